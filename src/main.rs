@@ -1,1 +1,113 @@
-fn main() {}
+//! `homa-nic`: the command-line entry point. See `homa-nic --help`.
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+use homa_nic::capture::{read_capture, read_hex};
+use homa_nic::decode::{Style, decode_frames};
+use homa_proto::wire::{ChecksumCapabilities, LinkType};
+use std::io::{BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Homa transport offload for FPGA SmartNICs.
+#[derive(Debug, Parser)]
+#[command(version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Decode Homa frames from a pcap/pcapng capture or from hex lines, like tcpdump.
+    ///
+    /// Exit status: 0 when every frame decoded, 1 when any was malformed, 2 on usage or I/O
+    /// errors.
+    Decode(DecodeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct DecodeArgs {
+    /// A pcap or pcapng file (the format is told by its magic number).
+    #[arg(required_unless_present = "hex", conflicts_with = "hex")]
+    capture: Option<PathBuf>,
+    /// Read hex-encoded frames, one per line, from FILE (or `-` for standard input).
+    #[arg(long, value_name = "FILE|-")]
+    hex: Option<String>,
+    /// Where hex frames start: at the Ethernet header or at the IP header.
+    #[arg(long, value_enum, default_value_t = Link::Eth, requires = "hex")]
+    link: Link,
+    /// One JSON object per line, with every header field.
+    #[arg(long)]
+    json: bool,
+    /// Do not verify IPv4 header checksums.
+    #[arg(long)]
+    no_verify_checksum: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Link {
+    /// Frames start at the Ethernet header.
+    Eth,
+    /// Frames start at the IPv4 or IPv6 header.
+    Ip,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Decode(args) => decode(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("homa-nic: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn decode(args: DecodeArgs) -> Result<ExitCode> {
+    let link = match args.link {
+        Link::Eth => LinkType::Ethernet,
+        Link::Ip => LinkType::Ip,
+    };
+    let frames = match (&args.capture, args.hex.as_deref()) {
+        (Some(path), _) => read_capture(path)?,
+        (None, Some("-")) => read_hex(std::io::stdin().lock(), link)
+            .context("failed to read hex frames from standard input")?,
+        (None, Some(file)) => {
+            let f = std::fs::File::open(file)
+                .with_context(|| format!("failed to open hex file {file}"))?;
+            read_hex(std::io::BufReader::new(f), link)
+                .with_context(|| format!("failed to read hex file {file}"))?
+        }
+        (None, None) => unreachable!("clap requires a capture or --hex"),
+    };
+    let style = if args.json { Style::Json } else { Style::Text };
+    let caps = ChecksumCapabilities {
+        ipv4_rx: !args.no_verify_checksum,
+        ..ChecksumCapabilities::default()
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let summary = match decode_frames(&frames, style, &caps, &mut out)
+        .and_then(|s| out.flush().map(|()| s))
+    {
+        Ok(summary) => summary,
+        // The reader went away (`| head`): stop quietly, as tcpdump does.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+        Err(e) => return Err(e).context("failed to write to standard output"),
+    };
+    eprintln!(
+        "homa-nic: {} frames: {} Homa, {} malformed, {} not Homa (skipped)",
+        frames.len(),
+        summary.homa,
+        summary.malformed,
+        summary.skipped
+    );
+    Ok(if summary.malformed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

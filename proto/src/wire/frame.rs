@@ -38,6 +38,17 @@ impl<'a> FrameRepr<'a> {
     /// carries both halves of the hijack marker (SPEC §1.2). Anything else is
     /// [`Reason::NotHoma`] at the IP layer.
     pub fn parse(bytes: &'a [u8], link: LinkType, caps: &ChecksumCapabilities) -> Result<Self> {
+        Self::parse_with_view(bytes, link, caps).map(|(repr, _)| repr)
+    }
+
+    /// Like [`parse`](Self::parse), and also returns a view of the Homa bytes, for callers
+    /// that want raw fields the `Repr` normalises away (`sequence`, `seg.offset`, `doff`,
+    /// the hijack marker).
+    pub fn parse_with_view(
+        bytes: &'a [u8],
+        link: LinkType,
+        caps: &ChecksumCapabilities,
+    ) -> Result<(Self, HomaPacket<&'a [u8]>)> {
         let (ethernet, ip_bytes) = match link {
             LinkType::Ethernet => {
                 let frame = EthernetFrame::new_checked(bytes)?;
@@ -72,8 +83,9 @@ impl<'a> FrameRepr<'a> {
             PROTOCOL_TCP if is_hijacked(homa_bytes) => {}
             _ => return Err(Error::new(layer, Reason::NotHoma)),
         }
-        let homa = Repr::parse(&HomaPacket::new_checked(homa_bytes)?)?;
-        Ok(FrameRepr { ethernet, ip, homa })
+        let view = HomaPacket::new_checked(homa_bytes)?;
+        let homa = Repr::parse(&view)?;
+        Ok((FrameRepr { ethernet, ip, homa }, view))
     }
 
     /// The Homa priority of the frame (top three bits of TOS / Traffic Class).
@@ -103,7 +115,8 @@ impl<'a> FrameRepr<'a> {
         ip.emit(&mut buf[at..], caps);
         at += ip.buffer_len();
         let end = at + self.homa.buffer_len();
-        self.homa.emit(&mut HomaPacket::new_unchecked(&mut buf[at..end]));
+        self.homa
+            .emit(&mut HomaPacket::new_unchecked(&mut buf[at..end]));
     }
 
     /// Emits into a new vector.

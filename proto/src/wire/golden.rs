@@ -18,9 +18,11 @@ const MARKER_AND_CLIENT_ID: &str = "06 0000 0000 b97d 0000000000000064";
 const MARKER_AND_SERVER_ID: &str = "06 0000 0000 b97d 0000000000000065";
 
 fn data_bytes() -> Vec<u8> {
-    h("0fa0 01f4 00000578 000000 10 e0 06 0000 0000 b97d 0000000000000064
+    h(
+        "0fa0 01f4 00000578 000000 10 e0 06 0000 0000 b97d 0000000000000064
        00001388 00000af0 0000000000000062 01f4 0003 00 000000 ffffffff
-       68656c6c6f")
+       68656c6c6f",
+    )
 }
 
 fn control_bytes(t: PacketType) -> Vec<u8> {
@@ -190,8 +192,14 @@ fn parse__rejects_with_reasons() {
     let mut bad_type = control_bytes(PacketType::Busy);
     bad_type[11] = 0x19;
     assert_eq!(parse(&bad_type), Err(homa(Reason::BadType)));
-    assert_eq!(parse(&golden(PacketType::Grant)[..32]), Err(homa(Reason::Truncated)));
-    assert_eq!(parse(&golden(PacketType::Busy)[..27]), Err(homa(Reason::Truncated)));
+    assert_eq!(
+        parse(&golden(PacketType::Grant)[..32]),
+        Err(homa(Reason::Truncated))
+    );
+    assert_eq!(
+        parse(&golden(PacketType::Busy)[..27]),
+        Err(homa(Reason::Truncated))
+    );
 
     let mut beyond_message = data_bytes();
     beyond_message[28..32].copy_from_slice(&1404u32.to_be_bytes());
@@ -275,7 +283,10 @@ fn frame__rejects_with_layer_and_reason() {
 
     let mut bad_sum = v4_frame();
     bad_sum[25] ^= 0xff;
-    assert_eq!(parse(&bad_sum), Err(Error::new(Layer::Ipv4, Reason::BadChecksum)));
+    assert_eq!(
+        parse(&bad_sum),
+        Err(Error::new(Layer::Ipv4, Reason::BadChecksum))
+    );
 
     let mut udp = v4_frame();
     udp[23] = 17;
@@ -289,11 +300,17 @@ fn frame__rejects_with_layer_and_reason() {
 
     let mut arp = v4_frame();
     arp[12..14].copy_from_slice(&[0x08, 0x06]);
-    assert_eq!(parse(&arp), Err(Error::new(Layer::Ethernet, Reason::NotHoma)));
+    assert_eq!(
+        parse(&arp),
+        Err(Error::new(Layer::Ethernet, Reason::NotHoma))
+    );
 
     let mut v6_other = v6_frame();
     v6_other[18 + 6] = 17;
-    assert_eq!(parse(&v6_other), Err(Error::new(Layer::Ipv6, Reason::NotHoma)));
+    assert_eq!(
+        parse(&v6_other),
+        Err(Error::new(Layer::Ipv6, Reason::NotHoma))
+    );
 
     let runt = &v4_frame()[..40];
     assert_eq!(parse(runt), Err(Error::new(Layer::Ipv4, Reason::Truncated)));

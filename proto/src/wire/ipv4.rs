@@ -262,8 +262,8 @@ mod tests {
     // A real IPv4 header (Wikipedia's checksum example): 4500 0073 0000 4000 4011 b861
     // c0a8 0001 c0a8 00c7, followed by 0x73 - 20 payload bytes.
     fn example() -> Vec<u8> {
-        let mut v = hex::decode("450000730000400040 11b861c0a80001c0a800c7".replace(' ', ""))
-            .unwrap();
+        let mut v =
+            hex::decode("450000730000400040 11b861c0a80001c0a800c7".replace(' ', "")).unwrap();
         v.resize(0x73, 0);
         v
     }

@@ -173,9 +173,8 @@ impl Ipv6Repr {
     /// Panics if `buf` is shorter than the header or `payload_len` exceeds 16 bits.
     pub fn emit(&self, buf: &mut [u8]) {
         let len = u16::try_from(self.payload_len).expect("IPv6 payload_len exceeds 16 bits");
-        let word0 = (6u32 << 28)
-            | (u32::from(self.traffic_class) << 20)
-            | (self.flow_label & 0x000f_ffff);
+        let word0 =
+            (6u32 << 28) | (u32::from(self.traffic_class) << 20) | (self.flow_label & 0x000f_ffff);
         buf[field::VER_TC_FLOW].copy_from_slice(&word0.to_be_bytes());
         buf[field::PAYLOAD_LEN].copy_from_slice(&len.to_be_bytes());
         buf[field::NEXT_HEADER] = self.next_header;
