@@ -7,8 +7,12 @@
 //!   Ethernet II (optionally 802.1Q-tagged), IPv4 and IPv6, as zero-copy views plus
 //!   high-level `Repr`s with `parse`/`emit` (the smoltcp pattern).
 //!
-//! Later issues add `regs` (the NIC register map and descriptor layouts), `core` (the sans-IO
-//! Homa protocol engine) and `policy` (the grant and SRPT decisions that the hardware must
-//! match).
+//! - [`policy`]: the grant, SRPT and priority decisions as pure functions: the reference
+//!   model the hardware must match.
+//! - [`core`]: the sans-IO Homa protocol engine of one host, built on `policy`.
+//!
+//! A later issue adds `regs` (the NIC register map and descriptor layouts).
 
+pub mod core;
+pub mod policy;
 pub mod wire;

@@ -1,0 +1,120 @@
+//! The receiver's grant scheduler (HomaModule `homa_grant.c`, SPEC §2.4): after every change
+//! to the inbound messages that need grants, choose the active set by SRPT with
+//! overcommitment, grant each active message up to `received + window` within the
+//! `max_incoming` budget, and give it the scheduled priority of its rank. The decisions are
+//! [`crate::policy`]'s; this file only gathers the state they need and sends the GRANTs.
+//!
+//! FIFO grants: every `fifo_grant_increment * 8 / (link rate * grant_fifo_fraction)` the
+//! oldest message that still needs grants gets `fifo_grant_increment` more bytes, at
+//! priority `num_priorities - 2`, so long messages cannot starve (skipped when that message
+//! already has `window + 2 * increment` outstanding: its sender is not responding).
+
+use super::rpc::RpcKey;
+use super::{Endpoint, Instant};
+use crate::policy::{self, GrantCandidate};
+use crate::wire::{Body, Grant};
+use core::time::Duration;
+
+impl Endpoint {
+    /// Recomputes grants for every inbound message that needs them.
+    pub(crate) fn update_grants(&mut self, now: Instant) {
+        self.grantable.retain(|k| self.rpcs.contains_key(k));
+        let mut keys = Vec::with_capacity(self.grantable.len());
+        let mut cands = Vec::with_capacity(self.grantable.len());
+        let mut outstanding: u64 = 0;
+        for key in &self.grantable {
+            let rpc = &self.rpcs[key];
+            let Some(m) = rpc.msgin.as_ref() else {
+                continue;
+            };
+            outstanding += u64::from(m.granted.saturating_sub(m.received));
+            if m.granted < m.length {
+                keys.push(*key);
+                cands.push(GrantCandidate {
+                    peer: self.peers.get(&rpc.peer).map_or(u32::MAX, |p| p.index),
+                    bytes_remaining: m.bytes_remaining(),
+                    age: m.age,
+                });
+            }
+        }
+        if cands.is_empty() {
+            return;
+        }
+        let active = policy::choose_active(&cands, usize::from(self.config.max_overcommit));
+        let n = active.len();
+        let window = policy::window(self.config.window, self.config.max_incoming, n);
+        let mut headroom = u64::from(self.config.max_incoming).saturating_sub(outstanding);
+        for (rank, &i) in active.iter().enumerate() {
+            let key = keys[i];
+            let priority = policy::sched_priority(rank, n, self.max_sched_prio);
+            let rpc = self.rpcs.get_mut(&key).expect("gathered above");
+            let m = rpc.msgin.as_mut().expect("gathered above");
+            let target = policy::grant_target(m.length, m.received, m.granted, window, headroom);
+            if target <= m.granted {
+                continue;
+            }
+            headroom -= u64::from(target - m.granted);
+            m.granted = target;
+            let (peer, sport, dport, id) = (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id);
+            self.queue_control(
+                peer,
+                sport,
+                dport,
+                id,
+                Body::Grant(Grant {
+                    offset: target,
+                    priority,
+                }),
+            );
+        }
+        self.arm_fifo(now);
+    }
+
+    /// Starts the FIFO-grant timer when it is enabled and not running.
+    fn arm_fifo(&mut self, now: Instant) {
+        if self.config.grant_fifo_fraction > 0 && self.next_fifo_grant.is_none() {
+            self.next_fifo_grant = Some(now + self.fifo_interval());
+        }
+    }
+
+    fn fifo_interval(&self) -> Duration {
+        // bits / (Mb/s * fraction) = microseconds.
+        let bits = u64::from(self.config.fifo_grant_increment) * 8;
+        let rate = u64::from(self.config.link_mbps) * u64::from(self.config.grant_fifo_fraction);
+        Duration::from_nanos(bits * 1_000_000 / rate)
+    }
+
+    /// One FIFO grant to the oldest message that needs grants.
+    pub(crate) fn fifo_grant(&mut self, now: Instant) {
+        self.next_fifo_grant = None;
+        let inc = self.config.fifo_grant_increment;
+        let window = policy::window(self.config.window, self.config.max_incoming, 0);
+        let oldest: Option<RpcKey> = self
+            .grantable
+            .iter()
+            .filter_map(|k| Some((*k, self.rpcs.get(k)?.msgin.as_ref()?)))
+            .filter(|(_, m)| m.granted < m.length)
+            .min_by_key(|(_, m)| m.age)
+            .map(|(k, _)| k);
+        let Some(key) = oldest else {
+            return;
+        };
+        let priority = self.config.num_priorities.saturating_sub(2);
+        let rpc = self.rpcs.get_mut(&key).expect("found above");
+        let m = rpc.msgin.as_mut().expect("found above");
+        if m.granted - m.received.min(m.granted) >= window.saturating_add(2 * inc) {
+            return;
+        }
+        m.granted = m.granted.saturating_add(inc).min(m.length);
+        let (peer, sport, dport, id, offset) =
+            (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id, m.granted);
+        self.queue_control(
+            peer,
+            sport,
+            dport,
+            id,
+            Body::Grant(Grant { offset, priority }),
+        );
+        self.arm_fifo(now);
+    }
+}

@@ -1,0 +1,371 @@
+//! `proto::core`: the Homa protocol engine of one host, deterministic and sans-IO.
+//!
+//! The engine does no I/O and reads no clock (the quinn-proto shape). Whoever drives it — the
+//! fast simulator, the Verilator co-simulation, a host over the NIC driver — feeds it packets
+//! and time and drains what it wants done:
+//!
+//! - inputs: [`Endpoint::handle_packet`], [`Endpoint::handle_timeout`], and the application's
+//!   commands [`Endpoint::send_request`], [`Endpoint::send_response`], [`Endpoint::cancel`],
+//!   [`Endpoint::bind`];
+//! - outputs, drained after any input, in this order: [`Endpoint::poll_event`] until `None`
+//!   (deliveries and failures), [`Endpoint::poll_transmit`] until `None` (control packets
+//!   first, then DATA by the sender's SRPT, within the pacer's budget), then
+//!   [`Endpoint::poll_timeout`] — the time at which to call `handle_timeout` next (also when
+//!   paced data may go).
+//!
+//! Contract: `now` never goes backwards across calls.
+//!
+//! The protocol is HomaModule's (SPEC §2): client ids from 2 by 2, the server's id is the
+//! client's | 1; unscheduled bytes up to `unsched_bytes` at priorities from the receiver's
+//! cutoffs (learnt through CUTOFFS); receiver grants by SRPT over up to `max_overcommit`
+//! messages with a window and a `max_incoming` budget and scheduled priorities by rank; FIFO
+//! grants to the oldest message; RESEND of exact ranges after `resend_ticks` of silence, BUSY
+//! and RPC_UNKNOWN; timeouts; NEED_ACK / ACK and piggybacked acks. The decisions themselves are
+//! the pure functions of [`crate::policy`], which the hardware must match.
+//!
+//! Design notes: state is per RPC ([`rpc`]), with the inbound and outbound halves in
+//! `incoming` and `outgoing`; the receiver-side grant scheduler is in `grant`, the pacer in
+//! `pacer`, timers in `timer`, packet handling in `dispatch`, and packet production in `xmit`.
+//! Payloads are `Bytes`: a DATA packet's payload is a slice of the application's message and
+//! a delivered message is the list of received slices, so nothing is copied inside the engine.
+
+mod config;
+mod dispatch;
+mod grant;
+mod incoming;
+mod metrics;
+mod outgoing;
+mod pacer;
+mod packet;
+mod peer;
+pub mod rpc;
+mod time;
+mod timer;
+mod xmit;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{Config, ConfigError};
+pub use incoming::Message;
+pub use metrics::Metrics;
+pub use pacer::ETHERNET_OVERHEAD;
+pub use packet::{Packet, Transmit, parse_ip_bytes};
+pub use rpc::RpcState;
+pub use time::Instant;
+
+use bytes::Bytes;
+use core::net::{IpAddr, SocketAddr};
+use outgoing::MessageOut;
+use peer::Peer;
+use rpc::{Rpc, RpcKey};
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// Why an RPC failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum RpcError {
+    /// Nothing came from the peer for `timeout_ticks`.
+    #[error("timed out: no packet from the peer for the timeout period")]
+    Timeout,
+    /// The server lost the RPC while the response was arriving (it answered RPC_UNKNOWN).
+    #[error("the server no longer knows this RPC")]
+    ServerLostRpc,
+}
+
+/// Why an application command was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    /// Zero-length or longer than `max_message_length`.
+    #[error("message length {length} is outside 1..={max}")]
+    BadLength {
+        /// The length given.
+        length: usize,
+        /// The configured maximum.
+        max: u32,
+    },
+    /// `send_response` for an RPC that is not waiting for one.
+    #[error("no request {id} from {peer} is waiting for a response")]
+    NoSuchRequest {
+        /// The peer named.
+        peer: IpAddr,
+        /// The id named.
+        id: u64,
+    },
+    /// The destination's address family differs from this host's.
+    #[error("destination {0} is not of this host's address family")]
+    AddressFamily(IpAddr),
+}
+
+/// A request delivered to a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The client's address and port.
+    pub peer: SocketAddr,
+    /// The local (bound) port it was sent to.
+    pub local_port: u16,
+    /// The server-side RPC id (odd); pass it to [`Endpoint::send_response`].
+    pub id: u64,
+    /// The request message.
+    pub message: Message,
+}
+
+/// Something for the application.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A whole request arrived at a bound port.
+    Request(Request),
+    /// The whole response of client RPC `id` arrived; the RPC is over.
+    Response {
+        /// The client-side RPC id returned by `send_request`.
+        id: u64,
+        /// The response.
+        message: Message,
+    },
+    /// Client RPC `id` failed; the RPC is over.
+    Failed {
+        /// The client-side RPC id.
+        id: u64,
+        /// Why.
+        error: RpcError,
+    },
+}
+
+/// The Homa engine of one host.
+#[derive(Debug)]
+pub struct Endpoint {
+    config: Config,
+    addr: IpAddr,
+    max_payload: u32,
+    ip_header_len: u32,
+    max_sched_prio: u8,
+    next_client_id: u64,
+    /// Age counter for SRPT and grant tie-breaks.
+    next_age: u64,
+    bound: HashSet<u16>,
+    rpcs: HashMap<RpcKey, Rpc>,
+    peers: HashMap<IpAddr, Peer>,
+    /// RPCs with a message to send (checked by the sender's SRPT).
+    sending: Vec<RpcKey>,
+    /// RPCs with an inbound message that needed grants when it started, until complete.
+    grantable: Vec<RpcKey>,
+    control: VecDeque<Transmit>,
+    events: VecDeque<Event>,
+    pacer: pacer::Pacer,
+    /// Set when data was held back by the pacer, so poll_timeout reports its wake time.
+    paced: bool,
+    next_tick: Option<Instant>,
+    next_fifo_grant: Option<Instant>,
+    metrics: Metrics,
+}
+
+impl Endpoint {
+    /// An engine for the host at `addr`. The configuration must be valid.
+    pub fn new(config: Config, addr: IpAddr) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let ip_header_len = if addr.is_ipv4() { 20 } else { 40 };
+        Ok(Endpoint {
+            max_payload: config.max_payload(ip_header_len),
+            max_sched_prio: config.max_sched_prio(),
+            pacer: pacer::Pacer::new(
+                config.link_mbps,
+                config.max_nic_est_backlog_usecs,
+                config.defer_min_bytes,
+            ),
+            config,
+            addr,
+            ip_header_len,
+            next_client_id: 2,
+            next_age: 0,
+            bound: HashSet::new(),
+            rpcs: HashMap::new(),
+            peers: HashMap::new(),
+            sending: Vec::new(),
+            grantable: Vec::new(),
+            control: VecDeque::new(),
+            events: VecDeque::new(),
+            paced: false,
+            next_tick: None,
+            next_fifo_grant: None,
+            metrics: Metrics::default(),
+        })
+    }
+
+    /// This host's address.
+    pub fn addr(&self) -> IpAddr {
+        self.addr
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Counters so far.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Live RPCs (either role).
+    pub fn rpc_count(&self) -> usize {
+        self.rpcs.len()
+    }
+
+    /// The state of client RPC `id`, if it is alive.
+    pub fn client_state(&self, id: u64) -> Option<RpcState> {
+        self.rpcs.get(&RpcKey::Client(id)).map(|r| r.state)
+    }
+
+    /// Accepts requests on `port` from now on.
+    pub fn bind(&mut self, port: u16) {
+        self.bound.insert(port);
+    }
+
+    /// Starts a client RPC from local port `sport` to `dest`; returns its id (even).
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        sport: u16,
+        dest: SocketAddr,
+        message: Bytes,
+    ) -> Result<u64, SendError> {
+        self.check_length(message.len())?;
+        if dest.is_ipv4() != self.addr.is_ipv4() {
+            return Err(SendError::AddressFamily(dest.ip()));
+        }
+        let id = self.next_client_id;
+        self.next_client_id += 2;
+        let msgout = self.new_msgout(dest.ip(), message);
+        let rpc = Rpc {
+            id,
+            peer: dest.ip(),
+            peer_port: dest.port(),
+            local_port: sport,
+            state: RpcState::Outgoing,
+            msgout: Some(msgout),
+            msgin: None,
+            silent_ticks: 0,
+            done_ticks: 0,
+        };
+        self.rpcs.insert(RpcKey::Client(id), rpc);
+        self.sending.push(RpcKey::Client(id));
+        self.arm_tick(now);
+        Ok(id)
+    }
+
+    /// Sends the response to server RPC `id` (from an [`Event::Request`]) from `peer`.
+    pub fn send_response(
+        &mut self,
+        now: Instant,
+        peer: IpAddr,
+        id: u64,
+        message: Bytes,
+    ) -> Result<(), SendError> {
+        self.check_length(message.len())?;
+        let key = RpcKey::Server(peer, id);
+        match self.rpcs.get(&key) {
+            Some(rpc) if rpc.state == RpcState::InService => {}
+            _ => return Err(SendError::NoSuchRequest { peer, id }),
+        }
+        let msgout = self.new_msgout(peer, message);
+        let rpc = self.rpcs.get_mut(&key).expect("checked above");
+        rpc.msgout = Some(msgout);
+        rpc.state = RpcState::Outgoing;
+        rpc.silent_ticks = 0;
+        self.sending.push(key);
+        self.arm_tick(now);
+        Ok(())
+    }
+
+    /// Abandons client RPC `id` without telling the server; `false` if it was not alive.
+    pub fn cancel(&mut self, id: u64) -> bool {
+        self.remove_rpc(RpcKey::Client(id)).is_some()
+    }
+
+    /// The next event for the application.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When `handle_timeout` should next be called, if anything is pending.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let pacer = self.paced.then(|| self.pacer.wake_time());
+        [self.next_tick, self.next_fifo_grant, pacer]
+            .into_iter()
+            .flatten()
+            .min()
+    }
+
+    fn check_length(&self, length: usize) -> Result<(), SendError> {
+        if length == 0 || length > self.config.max_message_length as usize {
+            return Err(SendError::BadLength {
+                length,
+                max: self.config.max_message_length,
+            });
+        }
+        Ok(())
+    }
+
+    fn new_msgout(&mut self, peer: IpAddr, message: Bytes) -> MessageOut {
+        let length = message.len() as u32;
+        let default_prio = self.config.default_unsched_priority();
+        let p = self.peer(peer);
+        let prio = if p.cutoff_version == 0 {
+            default_prio
+        } else {
+            crate::policy::unsched_priority(&p.cutoffs, length)
+        };
+        let age = self.age();
+        MessageOut::new(message, self.config.unsched_bytes, prio, age)
+    }
+
+    fn age(&mut self) -> u64 {
+        self.next_age += 1;
+        self.next_age
+    }
+
+    fn peer(&mut self, addr: IpAddr) -> &mut Peer {
+        let next = self.peers.len() as u32;
+        self.peers.entry(addr).or_insert_with(|| Peer::new(next))
+    }
+
+    /// Starts the timer tick if it is not running.
+    fn arm_tick(&mut self, now: Instant) {
+        if self.next_tick.is_none() {
+            self.next_tick = Some(now + self.tick());
+        }
+    }
+
+    fn tick(&self) -> core::time::Duration {
+        core::time::Duration::from_micros(u64::from(self.config.tick_usecs))
+    }
+
+    fn remove_rpc(&mut self, key: RpcKey) -> Option<Rpc> {
+        let rpc = self.rpcs.remove(&key)?;
+        self.sending.retain(|k| *k != key);
+        self.grantable.retain(|k| *k != key);
+        Some(rpc)
+    }
+
+    /// Queues a control packet to `peer` for RPC `rpc` (ports and id from it).
+    fn queue_control(
+        &mut self,
+        peer: IpAddr,
+        sport: u16,
+        dport: u16,
+        sender_id: u64,
+        body: crate::wire::Body<'static>,
+    ) {
+        let header = crate::wire::Repr {
+            sport,
+            dport,
+            sender_id,
+            body,
+        };
+        self.metrics.sent(header.packet_type());
+        self.control.push_back(Transmit {
+            dst: peer,
+            priority: self.config.control_priority(),
+            packet: Packet::control(header),
+        });
+    }
+}

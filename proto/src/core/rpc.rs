@@ -1,0 +1,47 @@
+//! One RPC as either end sees it: its identity, state and messages.
+
+use super::incoming::MessageIn;
+use super::outgoing::MessageOut;
+use core::net::IpAddr;
+
+/// Where an RPC is in its life (HomaModule `homa_rpc.h`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RpcState {
+    /// Client: the request is being sent. Server: the response is being sent.
+    Outgoing,
+    /// Client: the response is arriving. Server: the request is arriving.
+    Incoming,
+    /// Server only: the whole request was handed to the application; no response yet.
+    InService,
+}
+
+/// How the engine finds an RPC: clients by their local id (unique per host), servers by the
+/// client's address and their local id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum RpcKey {
+    Client(u64),
+    Server(IpAddr, u64),
+}
+
+/// One RPC.
+#[derive(Debug, Clone)]
+pub(crate) struct Rpc {
+    /// The id this host writes as `sender_id` (even for clients, odd for servers).
+    pub(crate) id: u64,
+    pub(crate) peer: IpAddr,
+    pub(crate) peer_port: u16,
+    pub(crate) local_port: u16,
+    pub(crate) state: RpcState,
+    pub(crate) msgout: Option<MessageOut>,
+    pub(crate) msgin: Option<MessageIn>,
+    /// Timer ticks without DATA, GRANT or BUSY while something was expected.
+    pub(crate) silent_ticks: u32,
+    /// Server: ticks since the whole response was sent (for NEED_ACK).
+    pub(crate) done_ticks: u32,
+}
+
+impl Rpc {
+    pub(crate) fn is_client(&self) -> bool {
+        self.id & 1 == 0
+    }
+}

@@ -1,0 +1,595 @@
+//! Engine tests over a small in-memory network: hosts joined by links with latency and a
+//! serialization rate, with seeded loss, duplication and reordering.
+#![allow(non_snake_case)]
+
+use super::*;
+use crate::wire::{Body, PacketType, Repr};
+use proptest::prelude::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// A deterministic xorshift generator for the harness.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next() % 1_000_000) as f64 / 1_000_000.0 < p
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Impair {
+    loss: f64,
+    dup: f64,
+    reorder: f64,
+}
+
+struct Net {
+    hosts: Vec<Endpoint>,
+    now: Instant,
+    /// (arrival ns, seq) -> (dst index, src addr, packet)
+    queue: BinaryHeap<Reverse<(u64, u64)>>,
+    packets: HashMap<u64, (usize, IpAddr, Packet)>,
+    seq: u64,
+    nic_free: Vec<u64>,
+    latency_ns: u64,
+    impair: Impair,
+    rng: Rng,
+    /// Hosts whose packets vanish (dead hosts).
+    dead: HashSet<usize>,
+    responses: HashMap<(usize, u64), Vec<u8>>,
+    failures: HashMap<(usize, u64), RpcError>,
+    trace: Vec<String>,
+    max_outstanding_grants: u64,
+}
+
+fn addr(i: usize) -> IpAddr {
+    IpAddr::from([10, 0, 0, i as u8 + 1])
+}
+
+fn pattern(len: usize, seed: u8) -> Bytes {
+    Bytes::from(
+        (0..len)
+            .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
+            .collect::<Vec<_>>(),
+    )
+}
+
+impl Net {
+    fn new(n: usize, config: Config, impair: Impair, seed: u64) -> Self {
+        let hosts = (0..n)
+            .map(|i| {
+                let mut e = Endpoint::new(config.clone(), addr(i)).unwrap();
+                e.bind(500);
+                e
+            })
+            .collect();
+        Net {
+            hosts,
+            now: Instant::ZERO,
+            queue: BinaryHeap::new(),
+            packets: HashMap::new(),
+            seq: 0,
+            nic_free: vec![0; n],
+            latency_ns: 1_000,
+            impair,
+            rng: Rng(seed | 1),
+            dead: HashSet::new(),
+            responses: HashMap::new(),
+            failures: HashMap::new(),
+            trace: Vec::new(),
+            max_outstanding_grants: 0,
+        }
+    }
+
+    fn index(&self, a: IpAddr) -> usize {
+        match a {
+            IpAddr::V4(v4) => usize::from(v4.octets()[3]) - 1,
+            IpAddr::V6(_) => unreachable!(),
+        }
+    }
+
+    fn call(&mut self, from: usize, to: usize, msg: Bytes) -> u64 {
+        let now = self.now;
+        self.hosts[from]
+            .send_request(now, 40000, SocketAddr::new(addr(to), 500), msg)
+            .unwrap()
+    }
+
+    /// Drains every host's events and packets at the current time.
+    fn drain(&mut self) {
+        for i in 0..self.hosts.len() {
+            while let Some(ev) = self.hosts[i].poll_event() {
+                match ev {
+                    Event::Request(r) => {
+                        // Echo servers answer with the request reversed.
+                        let mut v = r.message.to_vec();
+                        v.reverse();
+                        let now = self.now;
+                        self.hosts[i]
+                            .send_response(now, r.peer.ip(), r.id, Bytes::from(v))
+                            .unwrap();
+                    }
+                    Event::Response { id, message } => {
+                        self.responses.insert((i, id), message.to_vec());
+                    }
+                    Event::Failed { id, error } => {
+                        self.failures.insert((i, id), error);
+                    }
+                }
+            }
+            while let Some(t) = self.hosts[i].poll_transmit(self.now) {
+                self.trace
+                    .push(format!("{} > {} {}", i, self.index(t.dst), t.packet.repr()));
+                if self.dead.contains(&i) || self.rng.chance(self.impair.loss) {
+                    continue;
+                }
+                // A 10 Gb/s NIC per host: 0.8 ns per byte.
+                let bytes = t.packet.len() as u64 + 58;
+                let start = self.nic_free[i].max(self.now.as_nanos());
+                self.nic_free[i] = start + bytes * 8 / 10;
+                let mut at = self.nic_free[i] + self.latency_ns;
+                if self.rng.chance(self.impair.reorder) {
+                    at += 5_000;
+                }
+                let dst = self.index(t.dst);
+                let copies = if self.rng.chance(self.impair.dup) {
+                    2
+                } else {
+                    1
+                };
+                for _ in 0..copies {
+                    self.seq += 1;
+                    self.queue.push(Reverse((at, self.seq)));
+                    self.packets
+                        .insert(self.seq, (dst, addr(i), t.packet.clone()));
+                }
+            }
+            let outstanding: u64 = self.hosts[i]
+                .rpcs
+                .values()
+                .filter_map(|r| r.msgin.as_ref())
+                .map(|m| u64::from(m.granted.saturating_sub(m.received)))
+                .sum();
+            self.max_outstanding_grants = self.max_outstanding_grants.max(outstanding);
+        }
+    }
+
+    /// Runs until nothing is pending or `limit_ns` of simulated time passed.
+    fn run(&mut self, limit_ns: u64) {
+        loop {
+            self.drain();
+            let next_packet = self.queue.peek().map(|Reverse((t, _))| *t);
+            let next_timer = self.hosts.iter().filter_map(|h| h.poll_timeout()).min();
+            let next = match (next_packet, next_timer) {
+                (Some(p), Some(t)) => p.min(t.as_nanos()),
+                (Some(p), None) => p,
+                (None, Some(t)) => t.as_nanos(),
+                (None, None) => return,
+            };
+            if next > limit_ns {
+                return;
+            }
+            self.now = Instant::from_nanos(next.max(self.now.as_nanos()));
+            while let Some(Reverse((t, seq))) = self.queue.peek().copied() {
+                if t > self.now.as_nanos() {
+                    break;
+                }
+                self.queue.pop();
+                let (dst, src, p) = self.packets.remove(&seq).unwrap();
+                if !self.dead.contains(&dst) {
+                    self.hosts[dst].handle_packet(self.now, src, p);
+                }
+            }
+            for h in &mut self.hosts {
+                if h.poll_timeout().is_some_and(|t| t <= self.now) {
+                    h.handle_timeout(self.now);
+                }
+            }
+        }
+    }
+}
+
+fn config() -> Config {
+    Config {
+        link_mbps: 10_000,
+        unsched_bytes: 10_000,
+        ..Config::default()
+    }
+}
+
+fn reversed(b: &Bytes) -> Vec<u8> {
+    let mut v = b.to_vec();
+    v.reverse();
+    v
+}
+
+#[test]
+fn endpoint__basics_one_small_rpc_trace() {
+    let mut net = Net::new(2, config(), Impair::default(), 1);
+    let id = net.call(0, 1, pattern(100, 0));
+    net.run(1_000_000_000);
+    assert_eq!(net.responses[&(0, id)], reversed(&pattern(100, 0)));
+    assert_eq!(
+        net.trace,
+        [
+            "0 > 1 DATA id=2 offset=0 length=100 message_length=100 incoming=100 cutoff_version=0",
+            "1 > 0 CUTOFFS id=3 cutoffs=[1000000, 1000000, 1000000, 1000000, 1000000, 15000, 2800, 200] version=1",
+            "1 > 0 DATA id=3 offset=0 length=100 message_length=100 incoming=100 cutoff_version=0",
+            "0 > 1 CUTOFFS id=2 cutoffs=[1000000, 1000000, 1000000, 1000000, 1000000, 15000, 2800, 200] version=1",
+            // The server asks for an ack two ticks after its response; the client has it.
+            "1 > 0 NEED_ACK id=3",
+            "0 > 1 ACK id=2 acks=[2@500]",
+        ]
+    );
+    assert_eq!(
+        net.hosts[1].rpc_count(),
+        0,
+        "the server forgot the RPC after the ACK"
+    );
+    assert_eq!(net.hosts[0].rpc_count(), 0);
+}
+
+#[test]
+fn endpoint__payload_exact_from_1_byte_to_1_mb() {
+    let sizes = [
+        1, 1423, 1424, 1425, 9_999, 10_000, 10_001, 65_536, 250_000, 1_000_000,
+    ];
+    let mut net = Net::new(2, config(), Impair::default(), 2);
+    let ids: Vec<_> = sizes
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (net.call(0, 1, pattern(n, i as u8)), i, n))
+        .collect();
+    net.run(10_000_000_000);
+    for (id, i, n) in ids {
+        assert_eq!(
+            net.responses.get(&(0, id)),
+            Some(&reversed(&pattern(n, i as u8))),
+            "size {n}"
+        );
+    }
+    assert!(net.failures.is_empty());
+}
+
+#[test]
+fn endpoint__many_hosts_concurrent_rpcs() {
+    let mut net = Net::new(6, config(), Impair::default(), 3);
+    let mut want = Vec::new();
+    for k in 0..60usize {
+        let (from, to) = (k % 6, (k * 7 + 1) % 6);
+        let to = if to == from { (to + 1) % 6 } else { to };
+        let n = 1 + (k * 7919) % 120_000;
+        want.push((
+            from,
+            net.call(from, to, pattern(n, k as u8)),
+            pattern(n, k as u8),
+        ));
+    }
+    net.run(10_000_000_000);
+    for (from, id, msg) in want {
+        assert_eq!(net.responses.get(&(from, id)), Some(&reversed(&msg)));
+    }
+}
+
+#[test]
+fn endpoint__every_rpc_completes_under_loss() {
+    for (loss, seed) in [(0.01, 11), (0.05, 12)] {
+        let impair = Impair {
+            loss,
+            ..Impair::default()
+        };
+        let mut net = Net::new(4, config(), impair, seed);
+        let mut want = Vec::new();
+        for k in 0..40usize {
+            let n = 1 + (k * 104_729) % 200_000;
+            let (from, to) = (k % 4, (k + 1 + k / 4) % 4);
+            let to = if to == from { (to + 1) % 4 } else { to };
+            want.push((
+                from,
+                net.call(from, to, pattern(n, k as u8)),
+                pattern(n, k as u8),
+            ));
+        }
+        net.run(60_000_000_000);
+        assert!(net.failures.is_empty(), "loss {loss}: {:?}", net.failures);
+        for (from, id, msg) in want {
+            assert_eq!(
+                net.responses.get(&(from, id)),
+                Some(&reversed(&msg)),
+                "loss {loss}"
+            );
+        }
+        let resends: u64 = net
+            .hosts
+            .iter()
+            .map(|h| h.metrics().sent_of(PacketType::Resend))
+            .sum();
+        assert!(resends > 0, "loss {loss} must have needed RESENDs");
+    }
+}
+
+#[test]
+fn endpoint__duplicates_and_reordering_are_harmless() {
+    let impair = Impair {
+        dup: 0.05,
+        reorder: 0.1,
+        ..Impair::default()
+    };
+    let mut net = Net::new(3, config(), impair, 21);
+    let a = net.call(0, 1, pattern(300_000, 1));
+    let b = net.call(2, 1, pattern(5_000, 2));
+    net.run(10_000_000_000);
+    assert_eq!(net.responses[&(0, a)], reversed(&pattern(300_000, 1)));
+    assert_eq!(net.responses[&(2, b)], reversed(&pattern(5_000, 2)));
+    assert!(net.hosts[1].metrics().duplicate_bytes > 0);
+}
+
+#[test]
+fn endpoint__rpc_to_a_dead_host_times_out() {
+    let mut net = Net::new(2, config(), Impair::default(), 4);
+    net.dead.insert(1);
+    let id = net.call(0, 1, pattern(50_000, 0));
+    net.run(1_000_000_000);
+    assert_eq!(net.failures.get(&(0, id)), Some(&RpcError::Timeout));
+    assert_eq!(net.hosts[0].rpc_count(), 0);
+    // About timeout_ticks (100) of 1 ms.
+    assert!(net.now.as_nanos() >= 100_000_000 && net.now.as_nanos() < 110_000_000);
+}
+
+#[test]
+fn endpoint__incast_keeps_granted_bytes_within_budget() {
+    let cfg = Config {
+        max_incoming: 200_000,
+        ..config()
+    };
+    let mut net = Net::new(21, cfg.clone(), Impair::default(), 5);
+    let mut want = Vec::new();
+    for from in 1..21 {
+        want.push((from, net.call(from, 0, pattern(400_000, from as u8))));
+    }
+    net.run(30_000_000_000);
+    for (from, id) in want {
+        assert_eq!(
+            net.responses[&(from, id)],
+            reversed(&pattern(400_000, from as u8))
+        );
+    }
+    // Scheduled bytes stay within max_incoming; unscheduled ones come on top, one window
+    // per sender at most.
+    let bound = u64::from(cfg.max_incoming) + 20 * u64::from(cfg.unsched_bytes);
+    assert!(
+        net.max_outstanding_grants <= bound,
+        "{} > {bound}",
+        net.max_outstanding_grants
+    );
+}
+
+#[test]
+fn endpoint__sender_srpt_sends_shorter_message_first() {
+    let mut net = Net::new(2, config(), Impair::default(), 6);
+    net.call(0, 1, pattern(8_000, 1));
+    net.call(0, 1, pattern(3_000, 2));
+    net.drain();
+    let first: Vec<_> = net.trace.iter().take(2).cloned().collect();
+    assert!(first[0].contains("message_length=3000"), "{first:?}");
+    assert!(first[1].contains("message_length=3000"), "{first:?}");
+}
+
+#[test]
+fn endpoint__receiver_grants_srpt_with_overcommit_and_rank_priorities() {
+    let cfg = Config {
+        max_overcommit: 2,
+        window: 10_000,
+        grant_fifo_fraction: 0,
+        ..config()
+    };
+    let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
+    rx.bind(500);
+    let data = |sender: usize, id: u64, len: u32| Packet {
+        header: Repr {
+            sport: 40000,
+            dport: 500,
+            sender_id: id,
+            body: Body::Data(crate::wire::Data {
+                message_length: len,
+                incoming: 10_000,
+                ack: None,
+                cutoff_version: 1,
+                retransmit: false,
+                offset: 0,
+                payload: &[],
+            }),
+        },
+        payload: pattern(1_000, sender as u8),
+    };
+    let now = Instant::ZERO;
+    rx.handle_packet(now, addr(1), data(1, 2, 300_000));
+    rx.handle_packet(now, addr(2), data(2, 2, 100_000));
+    rx.handle_packet(now, addr(3), data(3, 2, 200_000));
+    let mut grants = Vec::new();
+    while let Some(t) = rx.poll_transmit(now) {
+        grants.push(format!("{} {}", t.dst, t.packet.repr()));
+    }
+    assert_eq!(
+        grants,
+        [
+            // First message alone: rank 0 of 1 uses the lowest scheduled level.
+            "10.0.0.2 GRANT id=3 offset=11000 prio=0",
+            // The 100 KB message outranks it: it takes the upper of the two levels.
+            "10.0.0.3 GRANT id=3 offset=11000 prio=1",
+            // The 200 KB message displaces the 300 KB one (two slots): its grant.
+            "10.0.0.4 GRANT id=3 offset=11000 prio=0",
+        ]
+    );
+}
+
+#[test]
+fn endpoint__unknown_rpcs() {
+    let mut e = Endpoint::new(config(), addr(0)).unwrap();
+    let now = Instant::ZERO;
+    let ctl = |id, body| {
+        Packet::control(Repr {
+            sport: 500,
+            dport: 40000,
+            sender_id: id,
+            body,
+        })
+    };
+    // A RESEND for an RPC we never had: RPC_UNKNOWN back.
+    e.handle_packet(
+        now,
+        addr(1),
+        ctl(
+            7,
+            Body::Resend(crate::wire::Resend {
+                offset: 0,
+                length: 10,
+                priority: 7,
+            }),
+        ),
+    );
+    let t = e.poll_transmit(now).unwrap();
+    assert_eq!(t.packet.repr().to_string(), "RPC_UNKNOWN id=6");
+    // GRANT, BUSY and response DATA for unknown client RPCs are dropped.
+    e.handle_packet(
+        now,
+        addr(1),
+        ctl(
+            9,
+            Body::Grant(crate::wire::Grant {
+                offset: 5,
+                priority: 1,
+            }),
+        ),
+    );
+    e.handle_packet(now, addr(1), ctl(9, Body::Busy));
+    assert_eq!(e.metrics().dropped_no_rpc, 2);
+    assert!(e.poll_transmit(now).is_none());
+    // A request to a port nobody bound creates nothing.
+    let mut req = ctl(4, Body::NeedAck);
+    req.header = Repr {
+        dport: 9,
+        ..req.header
+    };
+    e.handle_packet(now, addr(1), req);
+    assert_eq!(e.rpc_count(), 0);
+}
+
+#[test]
+fn endpoint__commands_reject_bad_input() {
+    let mut e = Endpoint::new(config(), addr(0)).unwrap();
+    let dest = SocketAddr::new(addr(1), 500);
+    let now = Instant::ZERO;
+    assert!(matches!(
+        e.send_request(now, 1, dest, Bytes::new()),
+        Err(SendError::BadLength { length: 0, .. })
+    ));
+    assert!(matches!(
+        e.send_request(now, 1, dest, Bytes::from(vec![0; 1_000_001])),
+        Err(SendError::BadLength { .. })
+    ));
+    let v6: SocketAddr = "[fd00::1]:500".parse().unwrap();
+    assert_eq!(
+        e.send_request(now, 1, v6, Bytes::from_static(b"x")),
+        Err(SendError::AddressFamily(v6.ip()))
+    );
+    assert!(matches!(
+        e.send_response(now, addr(1), 3, Bytes::from_static(b"x")),
+        Err(SendError::NoSuchRequest { .. })
+    ));
+    let id = e
+        .send_request(now, 1, dest, Bytes::from_static(b"hello"))
+        .unwrap();
+    assert_eq!(id, 2);
+    assert!(e.cancel(id));
+    assert!(!e.cancel(id));
+}
+
+fn arb_packet() -> impl Strategy<Value = Packet> {
+    let body = prop_oneof![
+        (
+            1u32..3_000_000,
+            any::<u32>(),
+            any::<u16>(),
+            any::<bool>(),
+            0u32..3_000_000,
+            0usize..1500
+        )
+            .prop_map(|(len, inc, cv, rt, off, n)| (
+                Body::Data(crate::wire::Data {
+                    message_length: len,
+                    incoming: inc,
+                    ack: None,
+                    cutoff_version: cv,
+                    retransmit: rt,
+                    offset: off,
+                    payload: &[],
+                }),
+                n
+            )),
+        (any::<u32>(), 0u8..8).prop_map(|(offset, priority)| (
+            Body::Grant(crate::wire::Grant { offset, priority }),
+            0
+        )),
+        (any::<u32>(), any::<u32>(), 0u8..8).prop_map(|(offset, length, priority)| (
+            Body::Resend(crate::wire::Resend {
+                offset,
+                length,
+                priority
+            }),
+            0
+        )),
+        Just((Body::RpcUnknown, 0)),
+        Just((Body::Busy, 0)),
+        Just((Body::NeedAck, 0)),
+        (any::<[u32; 8]>(), any::<u16>()).prop_map(|(c, v)| (
+            Body::Cutoffs(crate::wire::Cutoffs {
+                unsched_cutoffs: c,
+                cutoff_version: v
+            }),
+            0
+        )),
+        Just((Body::Ack(crate::wire::Acks::default()), 0)),
+    ];
+    (body, 0u64..12, any::<bool>()).prop_map(|((body, n), id, port)| Packet {
+        header: Repr {
+            sport: 40000,
+            dport: if port { 500 } else { 7 },
+            sender_id: id,
+            body,
+        },
+        payload: if matches!(body, Body::Data(_)) {
+            pattern(n, 0)
+        } else {
+            Bytes::new()
+        },
+    })
+}
+
+proptest! {
+    #[test]
+    fn endpoint__no_packet_sequence_panics(
+        packets in proptest::collection::vec((arb_packet(), 0usize..3, 0u64..3_000_000), 1..60),
+    ) {
+        let mut e = Endpoint::new(config(), addr(0)).unwrap();
+        e.bind(500);
+        let _ = e.send_request(Instant::ZERO, 40000, SocketAddr::new(addr(1), 500), pattern(30_000, 0));
+        let mut now = 0;
+        for (p, from, dt) in packets {
+            now += dt;
+            let t = Instant::from_nanos(now);
+            e.handle_packet(t, addr(from + 1), p);
+            while e.poll_event().is_some() {}
+            while e.poll_transmit(t).is_some() {}
+            if e.poll_timeout().is_some_and(|x| x <= t) {
+                e.handle_timeout(t);
+            }
+        }
+    }
+}

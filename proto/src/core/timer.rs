@@ -1,0 +1,127 @@
+//! The timer tick (HomaModule `homa_timer.c`, SPEC §2.6-2.7): silence counting, RESENDs,
+//! timeouts and NEED_ACK.
+//!
+//! Each tick, every RPC that expects something from its peer counts one more silent tick
+//! (DATA, GRANT and BUSY reset the count). An RPC expects nothing while it has granted bytes
+//! of its own to send, while all granted bytes of its inbound message are here (it waits for
+//! its own grants), and while a server holds a whole request in service. At `resend_ticks`,
+//! and every `resend_interval` after, the receiving side asks for the missing ranges (or, a
+//! client with no response yet, for everything); at `timeout_ticks` the RPC is aborted.
+
+use super::rpc::{RpcKey, RpcState};
+use super::{Endpoint, Event, Instant, RpcError};
+use crate::wire::{Body, Resend};
+
+impl Endpoint {
+    /// Runs due timers: the tick, FIFO grants, paced data (by making `poll_transmit` try).
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.next_fifo_grant.is_some_and(|t| t <= now) {
+            self.fifo_grant(now);
+        }
+        if let Some(t) = self.next_tick {
+            if t <= now {
+                self.run_tick(now);
+                let tick = self.tick();
+                let mut next = t + tick;
+                while next <= now {
+                    next = next + tick;
+                }
+                self.next_tick = (!self.rpcs.is_empty()).then_some(next);
+            }
+        }
+        self.paced = false;
+    }
+
+    fn run_tick(&mut self, _now: Instant) {
+        let c = &self.config;
+        let (resend_ticks, interval, timeout, ack_ticks) = (
+            c.resend_ticks,
+            c.resend_interval,
+            c.timeout_ticks,
+            c.request_ack_ticks,
+        );
+        let mut resend = Vec::new();
+        let mut need_ack = Vec::new();
+        let mut dead = Vec::new();
+        for (key, rpc) in self.rpcs.iter_mut() {
+            let sending = rpc.msgout.as_ref().is_some_and(|m| m.sendable());
+            let quiet = match rpc.state {
+                RpcState::InService => true,
+                RpcState::Outgoing if sending => true,
+                RpcState::Outgoing if !rpc.is_client() => {
+                    // Server: the response is out when every byte has been sent.
+                    if rpc.msgout.as_ref().is_some_and(|m| m.fully_sent()) {
+                        rpc.done_ticks += 1;
+                        if rpc.done_ticks >= ack_ticks {
+                            need_ack.push(*key);
+                        }
+                        if rpc.done_ticks >= timeout {
+                            dead.push(*key);
+                        }
+                        true
+                    } else {
+                        false
+                    }
+                }
+                RpcState::Outgoing => false,
+                RpcState::Incoming => rpc.msgin.as_ref().is_some_and(|m| m.has_all_granted()),
+            };
+            if quiet {
+                rpc.silent_ticks = 0;
+                continue;
+            }
+            rpc.silent_ticks += 1;
+            if rpc.silent_ticks >= timeout {
+                dead.push(*key);
+            } else if rpc.silent_ticks >= resend_ticks
+                && (rpc.silent_ticks - resend_ticks) % interval == 0
+            {
+                resend.push(*key);
+            }
+        }
+        for key in resend {
+            self.request_retransmission(key);
+        }
+        for key in need_ack {
+            if let Some(rpc) = self.rpcs.get(&key) {
+                let (peer, sport, dport, id) = (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id);
+                self.queue_control(peer, sport, dport, id, Body::NeedAck);
+            }
+        }
+        for key in dead {
+            if let Some(rpc) = self.remove_rpc(key) {
+                self.metrics.timeouts += 1;
+                if let RpcKey::Client(id) = key {
+                    self.events.push_back(Event::Failed {
+                        id,
+                        error: RpcError::Timeout,
+                    });
+                }
+                log::debug!("rpc {} with {} timed out", rpc.id, rpc.peer);
+            }
+        }
+    }
+
+    /// Sends RESENDs for what RPC `key` is missing: each gap and the tail up to `granted`,
+    /// or, with nothing received yet, everything (length 0xFFFFFFFF).
+    pub(crate) fn request_retransmission(&mut self, key: RpcKey) {
+        let Some(rpc) = self.rpcs.get(&key) else {
+            return;
+        };
+        let (peer, sport, dport, id) = (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id);
+        let priority = self.config.control_priority();
+        let ranges: Vec<(u32, u32)> = match rpc.msgin.as_ref() {
+            Some(m) if m.received > 0 => m.missing(),
+            _ => vec![(0, 0)],
+        };
+        for (start, end) in ranges {
+            let length = if end == 0 { Resend::ALL } else { end - start };
+            let body = Body::Resend(Resend {
+                offset: start,
+                length,
+                priority,
+            });
+            self.queue_control(peer, sport, dport, id, body);
+        }
+    }
+}
