@@ -1,0 +1,153 @@
+//! One egress port: eight strict-priority FIFOs (a host NIC uses only one), the packet on the
+//! wire and byte accounting.
+
+use std::collections::VecDeque;
+
+use super::topology::PortKind;
+use crate::time::{Ps, SEC, serialization_ps};
+
+/// Number of priority levels at a switch port.
+pub const PRIORITIES: usize = 8;
+
+/// Counters of one egress port, as returned by [`super::Fabric::port_stats`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortStats {
+    /// What the port drives.
+    pub kind: PortKind,
+    /// Packets fully transmitted.
+    pub packets: u64,
+    /// Bytes fully transmitted.
+    pub bytes: u64,
+    /// Bytes held now (waiting plus the packet on the wire; for a NIC also those in its send delay).
+    pub queued_bytes: u64,
+    /// Largest `queued_bytes` ever seen.
+    pub max_queued_bytes: u64,
+}
+
+#[derive(Debug)]
+pub(crate) struct Port<P> {
+    pub kind: PortKind,
+    rate_bps: u64,
+    /// Picoseconds per byte when the rate divides 8e12 exactly (the common case), for speed.
+    ps_per_byte: Option<u64>,
+    queues: [VecDeque<P>; PRIORITIES],
+    /// Bit `i` set when `queues[i]` is non-empty.
+    nonempty: u8,
+    /// The packet being serialized, if any.
+    pub on_wire: Option<P>,
+    pub queued_bytes: u64,
+    pub max_queued_bytes: u64,
+    pub packets: u64,
+    pub bytes: u64,
+}
+
+impl<P> Port<P> {
+    pub fn new(kind: PortKind, rate_bps: u64) -> Self {
+        let bits = 8 * SEC;
+        let ps_per_byte = (rate_bps > 0 && bits.is_multiple_of(rate_bps)).then(|| bits / rate_bps);
+        Self {
+            kind,
+            rate_bps,
+            ps_per_byte,
+            queues: std::array::from_fn(|_| VecDeque::new()),
+            nonempty: 0,
+            on_wire: None,
+            queued_bytes: 0,
+            max_queued_bytes: 0,
+            packets: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Serialization time of `bytes` on this port's link.
+    #[inline]
+    pub fn serialization(&self, bytes: u64) -> Ps {
+        match self.ps_per_byte {
+            Some(ps) => bytes.saturating_mul(ps),
+            None => serialization_ps(bytes, self.rate_bps),
+        }
+    }
+
+    /// Adds `bytes` to the held bytes and tracks the maximum.
+    #[inline]
+    pub fn hold(&mut self, bytes: u64) {
+        self.queued_bytes += bytes;
+        self.max_queued_bytes = self.max_queued_bytes.max(self.queued_bytes);
+    }
+
+    /// Appends `packet` to the FIFO of `priority` (values above 7 count as 7).
+    #[inline]
+    pub fn enqueue(&mut self, priority: u8, packet: P) {
+        let p = usize::from(priority).min(PRIORITIES - 1);
+        self.queues[p].push_back(packet);
+        self.nonempty |= 1 << p;
+    }
+
+    /// Removes the head of the highest non-empty priority.
+    #[inline]
+    pub fn dequeue(&mut self) -> Option<P> {
+        if self.nonempty == 0 {
+            return None;
+        }
+        let p = 7 - self.nonempty.leading_zeros() as usize;
+        let packet = self.queues[p].pop_front();
+        if self.queues[p].is_empty() {
+            self.nonempty &= !(1 << p);
+        }
+        packet
+    }
+
+    pub fn stats(&self) -> PortStats {
+        PortStats {
+            kind: self.kind,
+            packets: self.packets,
+            bytes: self.bytes,
+            queued_bytes: self.queued_bytes,
+            max_queued_bytes: self.max_queued_bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(non_snake_case)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dequeue__strict_priority_then_fifo() {
+        let mut port = Port::new(PortKind::ToHost { host: 0 }, 10_000_000_000);
+        port.enqueue(0, "low1");
+        port.enqueue(3, "mid");
+        port.enqueue(0, "low2");
+        port.enqueue(7, "high");
+        port.enqueue(200, "clamped-high");
+        let order: Vec<_> = std::iter::from_fn(|| port.dequeue()).collect();
+        assert_eq!(order, ["high", "clamped-high", "mid", "low1", "low2"]);
+        assert_eq!(port.dequeue(), None);
+    }
+
+    #[test]
+    fn serialization__fast_path_agrees_with_general_formula() {
+        for rate in [
+            10_000_000_000,
+            40_000_000_000,
+            25_000_000_000,
+            3_000_000_007,
+        ] {
+            let port: Port<()> = Port::new(PortKind::HostNic { host: 0 }, rate);
+            for bytes in [0, 1, 64, 1538, 9000] {
+                assert_eq!(port.serialization(bytes), serialization_ps(bytes, rate));
+            }
+        }
+    }
+
+    #[test]
+    fn hold__tracks_maximum() {
+        let mut port: Port<()> = Port::new(PortKind::HostNic { host: 0 }, 1);
+        port.hold(10);
+        port.hold(5);
+        port.queued_bytes -= 12;
+        port.hold(1);
+        assert_eq!((port.queued_bytes, port.max_queued_bytes), (4, 15));
+    }
+}
