@@ -4,9 +4,9 @@
 pub mod paper;
 
 pub use paper::{
-    PaperRow, PercentileBuckets, paper_buckets, paper_homa_row, paper_mean_slowdown,
-    paper_percentile_buckets, paper_percentile_buckets_for, paper_row, paper_rows,
-    paper_workload_name,
+    PAPER_LOADS, PaperRow, PercentileBuckets, paper_buckets, paper_homa_row, paper_load_key,
+    paper_mean_slowdown, paper_percentile_buckets, paper_percentile_buckets_for, paper_row,
+    paper_rows, paper_workload_name,
 };
 
 /// Bucket bounds that cannot be used.

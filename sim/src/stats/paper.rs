@@ -67,6 +67,14 @@ fn parse_row(line: &str) -> Option<PaperRow> {
     })
 }
 
+/// The network loads the published runs were made at.
+pub const PAPER_LOADS: [f64; 2] = [0.5, 0.8];
+
+/// The published load equal to `load` (within 0.005), to look rows up with, if any.
+pub fn paper_load_key(load: f64) -> Option<f64> {
+    PAPER_LOADS.into_iter().find(|l| (l - load).abs() < 0.005)
+}
+
 /// The data's workload name for `w1`..`w6` or a data name itself (any case), if known.
 pub fn paper_workload_name(workload: &str) -> Option<&'static str> {
     NAMES
@@ -312,6 +320,14 @@ mod tests {
         );
         let row = row.map(|r| (r.unsched_bytes, r.workload, r.count_pct > 0.0));
         assert_eq!(row, Some((9328, "FACEBOOK_KEY_VALUE".to_string(), true)));
+    }
+
+    #[test]
+    fn paper_load_key__finds_published_loads_only() {
+        assert_eq!(paper_load_key(0.8), Some(0.8));
+        assert_eq!(paper_load_key(0.501), Some(0.5));
+        assert_eq!(paper_load_key(0.7), None);
+        assert_eq!(paper_load_key(f64::NAN), None);
     }
 
     #[test]
