@@ -1,5 +1,7 @@
 //! `homa-nic`: the command-line entry point. See `homa-nic --help`.
 
+mod cmd_sim;
+
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
 use homa_nic::capture::{read_capture, read_hex};
@@ -24,6 +26,8 @@ enum Command {
     /// Exit status: 0 when every frame decoded, 1 when any was malformed, 2 on usage or I/O
     /// errors.
     Decode(DecodeArgs),
+    /// Simulate a Homa cluster on a workload and print the slowdown by message size.
+    Sim(cmd_sim::SimArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Decode(args) => decode(args),
+        Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

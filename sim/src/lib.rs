@@ -1,7 +1,8 @@
 //! `homa-sim`: everything needed to run homa-nic without an FPGA.
 //!
-//! Place in the workspace: over `homa-proto`. Today it holds the network-simulation half,
-//! generic over the packet type and free of Homa protocol logic:
+//! Place in the workspace: over `homa-proto`. It holds the network simulation, generic over
+//! the packet type and free of Homa protocol logic, and the cluster that runs the protocol
+//! engine on it:
 //! - [`time`]: simulated time in picoseconds and serialization helpers;
 //! - [`event`]: a deterministic discrete-event queue;
 //! - [`rng`]: the seeded, portable random generator every random choice uses;
@@ -12,11 +13,17 @@
 //! - [`stats`]: slowdown statistics per message-size bucket and the SIGCOMM'18 published
 //!   results to compare against.
 //!
-//! Still to come: the glue that runs the protocol engine of `homa-proto` over the fabric, the
-//! Verilator co-simulation of the generated RTL of `hw`, and the host-memory/DMA model.
+//! - [`preset`]: Homa parameters for simulations (the SIGCOMM'18 settings per workload);
+//! - [`cluster`]: the fast model — one `proto::core` engine per host on the fabric, driven by
+//!   a workload, measured as slowdown per message size.
+//!
+//! Still to come: the Verilator co-simulation of the generated RTL of `hw`, and the
+//! host-memory/DMA model.
 
+pub mod cluster;
 pub mod event;
 pub mod fabric;
+pub mod preset;
 pub mod rng;
 pub mod stats;
 pub mod time;

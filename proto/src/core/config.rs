@@ -145,6 +145,21 @@ impl Config {
         Ok(config)
     }
 
+    /// This configuration with the fields a TOML document sets replaced, then validated (how a
+    /// `--config` file applies over a preset).
+    pub fn with_overrides(&self, text: &str) -> Result<Self, ConfigError> {
+        let parse = |e: toml::de::Error| ConfigError::Parse(e.to_string());
+        let overrides: toml::Table = toml::from_str(text).map_err(parse)?;
+        let mut merged: toml::Table =
+            toml::Table::try_from(self).map_err(|e| ConfigError::Parse(e.to_string()))?;
+        for (k, v) in overrides {
+            merged.insert(k, v);
+        }
+        let config: Config = merged.try_into().map_err(parse)?;
+        config.validate()?;
+        Ok(config)
+    }
+
     /// The TOML text of this configuration.
     pub fn to_toml_string(&self) -> String {
         toml::to_string(self).unwrap_or_else(|e| format!("# failed to serialise: {e}\n"))
@@ -277,6 +292,18 @@ mod tests {
         assert_eq!(c.max_incoming, 400_000);
         let again = Config::from_toml_str(&c.to_toml_string()).unwrap();
         assert_eq!(again, c);
+    }
+
+    #[test]
+    fn with_overrides__replaces_only_given_fields() {
+        let base = Config {
+            unsched_bytes: 9_328,
+            ..Config::default()
+        };
+        let c = base.with_overrides("max_overcommit = 2").unwrap();
+        assert_eq!((c.unsched_bytes, c.max_overcommit), (9_328, 2));
+        assert!(base.with_overrides("max_overcommit = 0").is_err());
+        assert!(base.with_overrides("bogus = 1").is_err());
     }
 
     #[test]

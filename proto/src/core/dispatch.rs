@@ -266,12 +266,10 @@ impl Endpoint {
     }
 
     fn need_ack_pkt(&mut self, _now: Instant, src: IpAddr, key: RpcKey, h: &Repr<'static>) {
-        if let Some(rpc) = self.rpcs.get(&key) {
-            if rpc.is_client() {
-                // Still receiving the response: ask for what is missing instead.
-                self.request_retransmission(key);
-                return;
-            }
+        if self.rpcs.get(&key).is_some_and(|rpc| rpc.is_client()) {
+            // Still receiving the response: ask for what is missing instead.
+            self.request_retransmission(key);
+            return;
         }
         let p = self.peer(src);
         let acks = Acks::new(&p.acks).expect("at most five buffered");

@@ -215,6 +215,16 @@ impl Endpoint {
         self.rpcs.get(&RpcKey::Client(id)).map(|r| r.state)
     }
 
+    /// Takes `peer`'s unscheduled cutoffs as if it had sent them in a CUTOFFS packet: for a
+    /// host that knows its peers' settings (a simulated cluster in steady state), so that
+    /// first messages do not go out at the default priority.
+    pub fn set_peer_cutoffs(&mut self, peer: IpAddr, cutoffs: [u32; 8], version: u16) {
+        let p = self.peer(peer);
+        p.cutoffs = cutoffs;
+        p.cutoffs[0] = u32::MAX;
+        p.cutoff_version = version;
+    }
+
     /// Accepts requests on `port` from now on.
     pub fn bind(&mut self, port: u16) {
         self.bound.insert(port);
@@ -274,6 +284,18 @@ impl Endpoint {
         self.sending.push(key);
         self.arm_tick(now);
         Ok(())
+    }
+
+    /// Drops request `id` from `peer` without responding (the application will not answer;
+    /// the client times out or is told otherwise); `false` if no such request is in service.
+    ///
+    /// The simulator uses it to model the paper's one-way messages.
+    pub fn discard_request(&mut self, peer: IpAddr, id: u64) -> bool {
+        let key = RpcKey::Server(peer, id);
+        match self.rpcs.get(&key) {
+            Some(rpc) if rpc.state == RpcState::InService => self.remove_rpc(key).is_some(),
+            _ => false,
+        }
     }
 
     /// Abandons client RPC `id` without telling the server; `false` if it was not alive.

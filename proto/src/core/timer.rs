@@ -18,16 +18,16 @@ impl Endpoint {
         if self.next_fifo_grant.is_some_and(|t| t <= now) {
             self.fifo_grant(now);
         }
-        if let Some(t) = self.next_tick {
-            if t <= now {
-                self.run_tick(now);
-                let tick = self.tick();
-                let mut next = t + tick;
-                while next <= now {
-                    next = next + tick;
-                }
-                self.next_tick = (!self.rpcs.is_empty()).then_some(next);
+        if let Some(t) = self.next_tick
+            && t <= now
+        {
+            self.run_tick(now);
+            let tick = self.tick();
+            let mut next = t + tick;
+            while next <= now {
+                next = next + tick;
             }
+            self.next_tick = (!self.rpcs.is_empty()).then_some(next);
         }
         self.paced = false;
     }

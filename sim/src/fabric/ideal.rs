@@ -69,8 +69,8 @@ mod tests {
     fn ideal_delivery_ps__single_frame_same_rack_by_hand() {
         let c = FabricConfig::default();
         let t = Topology::paper();
-        // 0.5 tx + 2 x 1.2304 serialization + 0.25 switch + 0.5 rx.
-        let want = 500_000 + 2 * 1_230_400 + 250_000 + 500_000;
+        // 1.0 tx + 2 x 1.2304 serialization + 0.25 switch + 0.5 rx.
+        let want = 1_000_000 + 2 * 1_230_400 + 250_000 + 500_000;
         assert_eq!(ideal_delivery_ps(&c, &t, 0, 1, &[1538]), want);
     }
 
@@ -78,7 +78,7 @@ mod tests {
     fn ideal_delivery_ps__single_frame_cross_rack_by_hand() {
         let c = FabricConfig::default();
         let t = Topology::paper();
-        let want = 500_000 + 2 * 1_230_400 + 2 * 307_600 + 3 * 250_000 + 500_000;
+        let want = 1_000_000 + 2 * 1_230_400 + 2 * 307_600 + 3 * 250_000 + 500_000;
         assert_eq!(ideal_delivery_ps(&c, &t, 0, 16, &[1538]), want);
     }
 
@@ -89,7 +89,7 @@ mod tests {
         // n full frames: the first crosses both links, the others add one edge time each.
         let n = 10u64;
         let frames = vec![1538u32; n as usize];
-        let want = 500_000 + (n + 1) * 1_230_400 + 250_000 + 500_000;
+        let want = 1_000_000 + (n + 1) * 1_230_400 + 250_000 + 500_000;
         assert_eq!(ideal_delivery_ps(&c, &t, 0, 1, &frames), want);
         assert!(ideal_delivery_ps(&c, &t, 0, 1, &frames) > 10 * US);
         assert_eq!(ideal_delivery_ps(&c, &t, 0, 1, &[]), 0);

@@ -1,0 +1,108 @@
+//! What a run measured.
+
+use super::Cluster;
+use crate::fabric::FabricStats;
+use crate::time::SEC;
+use homa_proto::wire::PacketType;
+
+/// One message-size bucket.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BucketRow {
+    /// Largest message size in the bucket (bytes).
+    pub max_bytes: u32,
+    /// Messages measured.
+    pub count: u64,
+    /// Median slowdown.
+    pub p50_slowdown: f64,
+    /// 99th-percentile slowdown.
+    pub p99_slowdown: f64,
+    /// Mean slowdown.
+    pub mean_slowdown: f64,
+}
+
+/// The result of a run.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Workload name.
+    pub workload: String,
+    /// Offered load.
+    pub load: f64,
+    /// Hosts simulated.
+    pub hosts: usize,
+    /// Messages measured (may be fewer than asked when the time limit hit).
+    pub messages: u64,
+    /// Messages generated in all (warm-up and traffic after the measured ones included).
+    pub generated: u64,
+    /// Wall-clock seconds of the run.
+    pub wall_seconds: f64,
+    /// Simulated seconds.
+    pub simulated_seconds: f64,
+    /// Simulation steps (distinct event times).
+    pub steps: u64,
+    /// Per-bucket slowdowns, ascending by size.
+    pub buckets: Vec<BucketRow>,
+    /// Fabric counters.
+    pub fabric: FabricStats,
+    /// Packets sent by all hosts, by type name.
+    pub packets_by_type: Vec<(&'static str, u64)>,
+    /// RPCs aborted for silence, across hosts.
+    pub timeouts: u64,
+    /// Delivered messages whose bytes differ from what was sent (must be 0).
+    pub payload_errors: u64,
+    /// Bytes delivered over the run / (simulated time x hosts x host link rate): the load
+    /// the network actually carried.
+    pub achieved_load: f64,
+}
+
+impl Report {
+    /// Simulated packets per wall second (packets the hosts sent).
+    pub fn packets_per_wall_second(&self) -> f64 {
+        self.fabric.packets_sent as f64 / self.wall_seconds.max(1e-9)
+    }
+}
+
+pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64) -> Report {
+    let buckets = c
+        .stats
+        .buckets()
+        .into_iter()
+        .map(|b| BucketRow {
+            max_bytes: b.max_bytes,
+            count: b.count,
+            p50_slowdown: b.p50_slowdown,
+            p99_slowdown: b.p99_slowdown,
+            mean_slowdown: b.mean_slowdown,
+        })
+        .collect();
+    let packets_by_type = PacketType::ALL
+        .iter()
+        .map(|t| {
+            (
+                t.name(),
+                c.hosts.iter().map(|h| h.metrics().sent_of(*t)).sum(),
+            )
+        })
+        .collect();
+    Report {
+        workload: c.config.workload.name(),
+        load: c.config.load,
+        hosts: c.hosts.len(),
+        messages: c.measured_done,
+        generated: c.generated,
+        wall_seconds,
+        simulated_seconds: c.now as f64 / SEC as f64,
+        steps,
+        buckets,
+        fabric: c.fabric.stats(),
+        packets_by_type,
+        timeouts: c.hosts.iter().map(|h| h.metrics().timeouts).sum(),
+        payload_errors: c.payload_errors,
+        achieved_load: {
+            let fabric = c.fabric.stats();
+            let capacity = c.now as f64 / SEC as f64
+                * c.hosts.len() as f64
+                * c.config.fabric.host_link_bps as f64;
+            fabric.bytes_delivered as f64 * 8.0 / capacity.max(1.0)
+        },
+    }
+}

@@ -1,0 +1,306 @@
+//! `homa-nic sim`: a simulated Homa cluster and its slowdown by message size.
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use homa_sim::cluster::{Cluster, ClusterConfig, Pattern, Report};
+use homa_sim::fabric::{FabricConfig, Topology};
+use homa_sim::preset::{Preset, config_for};
+use homa_sim::stats;
+use homa_sim::time::MS;
+use homa_sim::workload::Workload;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct SimArgs {
+    /// What runs in each host: `model` is the software engine (proto::core).
+    #[arg(long, value_enum, default_value_t = Engine::Model)]
+    engine: Engine,
+    /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES.
+    #[arg(long, default_value = "w3")]
+    workload: String,
+    /// Offered load on every host link, strictly between 0 and 1.
+    #[arg(long, default_value_t = 0.5)]
+    load: f64,
+    /// Hosts on one switch (ignored with --topology paper).
+    #[arg(long, default_value_t = 16)]
+    hosts: usize,
+    /// `paper`: 144 hosts in 9 racks of 16, 10 Gb/s host links, 4 aggregation switches at
+    /// 40 Gb/s; `single`: --hosts hosts on one switch.
+    #[arg(long, value_enum, default_value_t = TopologyArg::Single)]
+    topology: TopologyArg,
+    /// Stop after this many messages have been measured (a tenth more warm the network up).
+    #[arg(long, default_value_t = 20_000)]
+    messages: u64,
+    /// Seed of the workload and fabric generators.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Homa parameters to start from, before --config.
+    #[arg(long, value_enum, default_value_t = PresetArg::Paper)]
+    preset: PresetArg,
+    /// A TOML file of Homa parameters (HomaModule names) that override the preset.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Drop this fraction of packets on the last hop (0 to <1).
+    #[arg(long, default_value_t = 0.0)]
+    loss: f64,
+    /// Per-port switch buffer in bytes (default: unlimited, as in the paper).
+    #[arg(long)]
+    buffer_bytes: Option<u64>,
+    /// Stop after this much simulated time (milliseconds) even if messages are outstanding.
+    #[arg(long, default_value_t = 60_000)]
+    time_limit_ms: u64,
+    /// Also write the results as JSON to FILE.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Engine {
+    /// The software protocol engine in every host.
+    Model,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TopologyArg {
+    /// The SIGCOMM'18 two-level topology (144 hosts).
+    Paper,
+    /// One switch.
+    Single,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum PresetArg {
+    /// The SIGCOMM'18 simulator's parameters for the workload.
+    Paper,
+    /// HomaModule's defaults, cutoffs from the workload.
+    Homamodule,
+}
+
+pub(crate) fn run(args: SimArgs) -> Result<()> {
+    let Engine::Model = args.engine;
+    let workload = Workload::parse(&args.workload)?;
+    let topology = match args.topology {
+        TopologyArg::Paper => Topology::paper(),
+        TopologyArg::Single => Topology::SingleSwitch { hosts: args.hosts },
+    };
+    let fabric = FabricConfig {
+        loss_rate: args.loss,
+        port_buffer_bytes: args.buffer_bytes,
+        seed: args.seed,
+        ..FabricConfig::default()
+    };
+    let preset = match args.preset {
+        PresetArg::Paper => Preset::Paper,
+        PresetArg::Homamodule => Preset::HomaModule,
+    };
+    let mut homa = config_for(preset, &workload, fabric.host_link_bps);
+    if let Some(path) = &args.config {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("failed to read Homa configuration {}", path.display()))?;
+        homa = homa
+            .with_overrides(&text)
+            .with_context(|| format!("in {}", path.display()))?;
+    }
+    let config = ClusterConfig {
+        topology,
+        fabric,
+        homa,
+        workload,
+        load: args.load,
+        messages: args.messages,
+        seed: args.seed,
+        time_limit_ps: args.time_limit_ms.saturating_mul(MS),
+        pattern: Pattern::Uniform,
+    };
+    let cluster = Cluster::new(config)?;
+    eprintln!(
+        "homa-nic sim: {} hosts, workload {}, load {}, {} messages, seed {}",
+        cluster.num_hosts(),
+        args.workload,
+        args.load,
+        args.messages,
+        args.seed
+    );
+    let bar = ProgressBar::new(args.messages);
+    if std::io::stdout().is_terminal() {
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} messages, eta {eta}",
+            )
+            .expect("static template")
+            .progress_chars("=> "),
+        );
+    } else {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let report = cluster.run(&mut |done, _| bar.set_position(done));
+    bar.finish_and_clear();
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report_json(&report))? + "\n";
+        std::fs::write(path, text)
+            .with_context(|| format!("failed to write {}", path.display()))?;
+    }
+    match print_report(&mut std::io::stdout().lock(), &report) {
+        // The reader went away (`| head`): not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.context("failed to write to standard output"),
+    }
+}
+
+/// The rows the paper's tables quote (smallest bucket and the buckets holding the P50, P90
+/// and P99 message): bucket, max_bytes, our p99, the paper's p99.
+fn paper_comparison(r: &Report) -> Vec<(&'static str, u32, Option<f64>, f64)> {
+    // Only the paper's own topology is comparable.
+    if r.hosts != Topology::paper().num_hosts() {
+        return Vec::new();
+    }
+    let Some(load) = stats::paper_load_key(r.load) else {
+        return Vec::new();
+    };
+    let Some(keys) = stats::paper_percentile_buckets(&r.workload, load) else {
+        return Vec::new();
+    };
+    [
+        ("smallest", keys.smallest),
+        ("P50", keys.p50),
+        ("P90", keys.p90),
+        ("P99", keys.p99),
+    ]
+    .into_iter()
+    .filter_map(|(name, max_bytes)| {
+        let paper = stats::paper_homa_row(&r.workload, load, max_bytes)?;
+        let ours = r.buckets.iter().find(|b| b.max_bytes == max_bytes);
+        Some((name, max_bytes, ours.map(|b| b.p99_slowdown), paper.p99))
+    })
+    .collect()
+}
+
+fn print_report(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
+    let paper = stats::paper_load_key(r.load).filter(|_| r.hosts == Topology::paper().num_hosts());
+    let head = if paper.is_some() {
+        "  paper_p50 paper_p99"
+    } else {
+        ""
+    };
+    writeln!(
+        out,
+        "{:>10} {:>8} {:>9} {:>9}{head}",
+        "max_bytes", "count", "p50", "p99"
+    )?;
+    for b in &r.buckets {
+        let row = paper.and_then(|l| stats::paper_homa_row(&r.workload, l, b.max_bytes));
+        let tail = row.map_or(String::new(), |p| {
+            format!("  {:>9.2} {:>9.2}", p.p50, p.p99)
+        });
+        writeln!(
+            out,
+            "{:>10} {:>8} {:>9.2} {:>9.2}{tail}",
+            b.max_bytes, b.count, b.p50_slowdown, b.p99_slowdown
+        )?;
+    }
+    writeln!(
+        out,
+        "\n{} messages measured ({} generated) on {} hosts, workload {}, load {}",
+        r.messages, r.generated, r.hosts, r.workload, r.load
+    )?;
+    writeln!(
+        out,
+        "simulated {:.3} ms in {:.1} s wall: {:.0} packets/s, {} packet-hops",
+        r.simulated_seconds * 1e3,
+        r.wall_seconds,
+        r.packets_per_wall_second(),
+        r.fabric.packet_hops
+    )?;
+    let sent: Vec<String> = r
+        .packets_by_type
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(t, n)| format!("{t} {n}"))
+        .collect();
+    writeln!(out, "packets sent: {}", sent.join(", "))?;
+    writeln!(
+        out,
+        "switch drops {}, injected losses {}, max switch queue {} B, timeouts {}",
+        r.fabric.buffer_drops,
+        r.fabric.injected_losses,
+        r.fabric.max_switch_queue_bytes,
+        r.timeouts
+    )?;
+    writeln!(
+        out,
+        "achieved load {:.3} (offered {})",
+        r.achieved_load, r.load
+    )?;
+    let rows = paper_comparison(r);
+    if !rows.is_empty() {
+        writeln!(
+            out,
+            "\np99 slowdown against SIGCOMM'18 (Homa, same workload and load):"
+        )?;
+        writeln!(
+            out,
+            "{:>9} {:>10} {:>8} {:>8} {:>7}",
+            "bucket", "max_bytes", "ours", "paper", "ratio"
+        )?;
+        for (name, max_bytes, ours, paper) in rows {
+            match ours {
+                Some(o) => writeln!(
+                    out,
+                    "{name:>9} {max_bytes:>10} {o:>8.2} {paper:>8.2} {:>7.2}",
+                    o / paper
+                )?,
+                None => writeln!(
+                    out,
+                    "{name:>9} {max_bytes:>10} {:>8} {paper:>8.2} {:>7}",
+                    "-", "-"
+                )?,
+            }
+        }
+    }
+    Ok(())
+}
+
+fn report_json(r: &Report) -> serde_json::Value {
+    let buckets: Vec<_> = r
+        .buckets
+        .iter()
+        .map(|b| {
+            json!({
+                "max_bytes": b.max_bytes,
+                "count": b.count,
+                "p50_slowdown": b.p50_slowdown,
+                "p99_slowdown": b.p99_slowdown,
+                "mean_slowdown": b.mean_slowdown,
+            })
+        })
+        .collect();
+    let comparison: Vec<_> = paper_comparison(r)
+        .into_iter()
+        .map(|(name, max_bytes, ours, paper)| {
+            json!({
+                "bucket": name,
+                "max_bytes": max_bytes,
+                "p99_slowdown": ours,
+                "paper_p99_slowdown": paper,
+            })
+        })
+        .collect();
+    json!({
+        "workload": r.workload,
+        "load": r.load,
+        "hosts": r.hosts,
+        "messages": r.messages,
+        "wall_seconds": r.wall_seconds,
+        "simulated_seconds": r.simulated_seconds,
+        "packets_per_wall_second": r.packets_per_wall_second(),
+        "achieved_load": r.achieved_load,
+        "switch_drops": r.fabric.buffer_drops,
+        "timeouts": r.timeouts,
+        "payload_errors": r.payload_errors,
+        "buckets": buckets,
+        "paper_comparison": comparison,
+    })
+}
