@@ -1,5 +1,6 @@
 //! `homa-nic`: the command-line entry point. See `homa-nic --help`.
 
+mod cmd_bench;
 mod cmd_sim;
 
 use anyhow::{Context, Result};
@@ -28,6 +29,9 @@ enum Command {
     Decode(DecodeArgs),
     /// Simulate a Homa cluster on a workload and print the slowdown by message size.
     Sim(cmd_sim::SimArgs),
+    /// Measure the speed of the protocol engine or of the simulator.
+    #[command(subcommand)]
+    Bench(cmd_bench::BenchCmd),
 }
 
 #[derive(Debug, clap::Args)]
@@ -62,6 +66,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Decode(args) => decode(args),
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Bench(cmd) => cmd_bench::run(cmd).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

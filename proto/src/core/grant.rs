@@ -19,8 +19,10 @@ impl Endpoint {
     /// Recomputes grants for every inbound message that needs them.
     pub(crate) fn update_grants(&mut self, now: Instant) {
         self.grantable.retain(|k| self.rpcs.contains_key(k));
-        let mut keys = Vec::with_capacity(self.grantable.len());
-        let mut cands = Vec::with_capacity(self.grantable.len());
+        let mut keys = std::mem::take(&mut self.scratch_keys);
+        let mut cands = std::mem::take(&mut self.scratch_cands);
+        keys.clear();
+        cands.clear();
         let mut outstanding: u64 = 0;
         for key in &self.grantable {
             let rpc = &self.rpcs[key];
@@ -36,9 +38,6 @@ impl Endpoint {
                     age: m.age,
                 });
             }
-        }
-        if cands.is_empty() {
-            return;
         }
         let active = policy::choose_active(&cands, usize::from(self.config.max_overcommit));
         let n = active.len();
@@ -67,7 +66,11 @@ impl Endpoint {
                 }),
             );
         }
-        self.arm_fifo(now);
+        self.scratch_keys = keys;
+        self.scratch_cands = cands;
+        if !active.is_empty() {
+            self.arm_fifo(now);
+        }
     }
 
     /// Starts the FIFO-grant timer when it is enabled and not running.

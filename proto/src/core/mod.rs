@@ -59,7 +59,8 @@ use core::net::{IpAddr, SocketAddr};
 use outgoing::MessageOut;
 use peer::Peer;
 use rpc::{Rpc, RpcKey};
-use std::collections::{HashMap, HashSet, VecDeque};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 
 /// Why an RPC failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -156,6 +157,10 @@ pub struct Endpoint {
     next_tick: Option<Instant>,
     next_fifo_grant: Option<Instant>,
     metrics: Metrics,
+    /// Reused buffers for per-packet decisions (no allocation on the fast path).
+    scratch_keys: Vec<RpcKey>,
+    scratch_cands: Vec<crate::policy::GrantCandidate>,
+    scratch_tx: Vec<crate::policy::TxCandidate>,
 }
 
 impl Endpoint {
@@ -176,9 +181,9 @@ impl Endpoint {
             ip_header_len,
             next_client_id: 2,
             next_age: 0,
-            bound: HashSet::new(),
-            rpcs: HashMap::new(),
-            peers: HashMap::new(),
+            bound: HashSet::default(),
+            rpcs: HashMap::default(),
+            peers: HashMap::default(),
             sending: Vec::new(),
             grantable: Vec::new(),
             control: VecDeque::new(),
@@ -187,6 +192,9 @@ impl Endpoint {
             next_tick: None,
             next_fifo_grant: None,
             metrics: Metrics::default(),
+            scratch_keys: Vec::new(),
+            scratch_cands: Vec::new(),
+            scratch_tx: Vec::new(),
         })
     }
 

@@ -12,38 +12,52 @@ impl Endpoint {
     /// The next packet to send, if any may go at `now`.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
         if let Some(t) = self.control.pop_front() {
+            // Control packets are never held back, but they occupy the NIC like data: the
+            // pacer must count them, or a busy sender's NIC queue grows without bound.
+            let wire = t.packet.len() as u32 + self.ip_header_len + ETHERNET_OVERHEAD;
+            self.pacer.on_send(now, wire);
             return Some(t);
         }
         self.next_data(now)
     }
 
     fn next_data(&mut self, now: Instant) -> Option<Transmit> {
-        let mut keys = Vec::new();
-        let mut cands = Vec::new();
+        // One pass over the senders: drop finished ones, note held ones, and collect the
+        // candidates (into reused buffers) for the reference SRPT policy.
+        let mut keys = std::mem::take(&mut self.scratch_keys);
+        let mut cands = std::mem::take(&mut self.scratch_tx);
+        keys.clear();
+        cands.clear();
         let mut held = false;
-        self.sending.retain(|k| {
-            self.rpcs
-                .get(k)
-                .and_then(|r| r.msgout.as_ref())
-                .is_some_and(|m| !m.fully_sent())
-        });
-        for key in &self.sending {
-            let m = self.rpcs[key].msgout.as_ref().expect("retained above");
-            if !m.sendable() {
-                continue;
+        let mut i = 0;
+        while i < self.sending.len() {
+            let key = self.sending[i];
+            match self.rpcs.get(&key).and_then(|r| r.msgout.as_ref()) {
+                Some(m) if !m.fully_sent() => {
+                    if m.sendable() {
+                        if self.pacer.may_send(now, m.bytes_remaining()) {
+                            keys.push(key);
+                            cands.push(TxCandidate {
+                                bytes_remaining: m.bytes_remaining(),
+                                age: m.age,
+                            });
+                        } else {
+                            held = true;
+                        }
+                    }
+                    i += 1;
+                }
+                // Order does not matter: ties are broken by age.
+                _ => {
+                    self.sending.swap_remove(i);
+                }
             }
-            if !self.pacer.may_send(now, m.bytes_remaining()) {
-                held = true;
-                continue;
-            }
-            keys.push(*key);
-            cands.push(TxCandidate {
-                bytes_remaining: m.bytes_remaining(),
-                age: m.age,
-            });
         }
         self.paced = held;
-        let key: RpcKey = keys[policy::srpt_pick(&cands)?];
+        let picked = policy::srpt_pick(cands.iter().copied()).map(|i| keys[i]);
+        self.scratch_keys = keys;
+        self.scratch_tx = cands;
+        let key: RpcKey = picked?;
         let max_payload = self.max_payload;
         let rpc = self.rpcs.get_mut(&key).expect("picked from live RPCs");
         let m = rpc.msgout.as_mut().expect("picked from senders");

@@ -116,9 +116,14 @@ pub struct TxCandidate {
     pub age: u64,
 }
 
-/// The sender's SRPT: the candidate with the fewest bytes left to send, older first on ties.
-pub fn srpt_pick(candidates: &[TxCandidate]) -> Option<usize> {
-    (0..candidates.len()).min_by_key(|&i| (candidates[i].bytes_remaining, candidates[i].age))
+/// The sender's SRPT: the position of the candidate with the fewest bytes left to send,
+/// older first on ties.
+pub fn srpt_pick(candidates: impl IntoIterator<Item = TxCandidate>) -> Option<usize> {
+    candidates
+        .into_iter()
+        .enumerate()
+        .min_by_key(|(_, c)| (c.bytes_remaining, c.age))
+        .map(|(i, _)| i)
 }
 
 /// The unscheduled priority of a message of `length` bytes: the largest level whose cutoff
@@ -220,8 +225,8 @@ mod tests {
             bytes_remaining,
             age,
         };
-        assert_eq!(srpt_pick(&[]), None);
-        assert_eq!(srpt_pick(&[t(5, 2), t(3, 9), t(3, 4)]), Some(2));
+        assert_eq!(srpt_pick([]), None);
+        assert_eq!(srpt_pick([t(5, 2), t(3, 9), t(3, 4)]), Some(2));
     }
 
     #[test]

@@ -1,0 +1,164 @@
+//! `homa-nic bench`: how fast the protocol engine and the simulator run on this machine.
+//!
+//! Each measurement is repeated and the median reported (these machines are noisy); compare
+//! numbers from one run with each other, not across machines.
+
+use anyhow::Result;
+use bytes::Bytes;
+use clap::Subcommand;
+use homa_proto::core::{Config, Endpoint, Event, Instant};
+use homa_sim::cluster::{Cluster, ClusterConfig, Pattern};
+use homa_sim::fabric::{FabricConfig, Topology};
+use homa_sim::preset::{Preset, config_for};
+use homa_sim::time::MS;
+use homa_sim::workload::Workload;
+use std::net::{IpAddr, SocketAddr};
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum BenchCmd {
+    /// Engine cost: nanoseconds of `proto::core` work per packet, two hosts back to back.
+    Engine {
+        /// Request size in bytes (responses are 100 bytes).
+        #[arg(long, default_value_t = 100_000)]
+        size: usize,
+        /// RPCs per repetition.
+        #[arg(long, default_value_t = 2_000)]
+        rpcs: u64,
+        /// Repetitions (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        repeat: usize,
+    },
+    /// Simulator speed: simulated packets per wall second on the paper topology at 80 % load.
+    Sim {
+        /// Workload.
+        #[arg(long, default_value = "w3")]
+        workload: String,
+        /// Messages per repetition.
+        #[arg(long, default_value_t = 20_000)]
+        messages: u64,
+        /// Repetitions (the median is reported).
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+    },
+}
+
+pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
+    match cmd {
+        BenchCmd::Engine { size, rpcs, repeat } => {
+            let mut samples = Vec::new();
+            let mut packets = 0;
+            for _ in 0..repeat.max(1) {
+                let (ns, n) = engine_once(size, rpcs)?;
+                samples.push(ns);
+                packets = n;
+            }
+            let med = median(&mut samples);
+            println!(
+                "engine: {packets} packets per repetition ({rpcs} RPCs of {size} B), median {med:.1} ns per packet \
+                 (handle + poll, both ends), {:.2} M packets/s",
+                1e3 / med
+            );
+        }
+        BenchCmd::Sim {
+            workload,
+            messages,
+            repeat,
+        } => {
+            let mut rates = Vec::new();
+            for seed in 1..=repeat.max(1) as u64 {
+                let wl = Workload::parse(&workload)?;
+                let fabric = FabricConfig {
+                    seed,
+                    ..FabricConfig::default()
+                };
+                let config = ClusterConfig {
+                    topology: Topology::paper(),
+                    homa: config_for(Preset::Paper, &wl, fabric.host_link_bps),
+                    fabric,
+                    workload: wl,
+                    load: 0.8,
+                    messages,
+                    seed,
+                    time_limit_ps: 60_000 * MS,
+                    pattern: Pattern::Uniform,
+                };
+                let r = Cluster::new(config)?.run(&mut |_, _| {});
+                rates.push(r.packets_per_wall_second());
+                eprintln!(
+                    "  seed {seed}: {} packets in {:.2} s wall",
+                    r.fabric.packets_sent, r.wall_seconds
+                );
+            }
+            let med = median(&mut rates);
+            println!(
+                "sim: paper topology (144 hosts), {workload} at 80 % load: median {:.0} simulated packets per wall second",
+                med
+            );
+        }
+    }
+    Ok(())
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// One repetition: `rpcs` RPCs between two engines with packets handed over directly;
+/// returns (ns per packet, packets).
+fn engine_once(size: usize, rpcs: u64) -> Result<(f64, u64)> {
+    let a: IpAddr = [10, 0, 0, 1].into();
+    let b: IpAddr = [10, 0, 0, 2].into();
+    let config = Config {
+        link_mbps: 100_000,
+        ..Config::default()
+    };
+    let mut hosts = [Endpoint::new(config.clone(), a)?, Endpoint::new(config, b)?];
+    hosts[1].bind(500);
+    let request = Bytes::from(vec![7u8; size]);
+    let response = Bytes::from(vec![9u8; 100]);
+    let mut now = 0u64;
+    let mut packets = 0u64;
+    let mut done = 0u64;
+    let mut outstanding = 0u64;
+    let start = std::time::Instant::now();
+    while done < rpcs {
+        let t = Instant::from_nanos(now);
+        while outstanding < 8 && done + outstanding < rpcs {
+            hosts[0].send_request(t, 40000, SocketAddr::new(b, 500), request.clone())?;
+            outstanding += 1;
+        }
+        let mut moved = false;
+        for i in 0..2 {
+            while let Some(ev) = hosts[i].poll_event() {
+                match ev {
+                    Event::Request(r) => {
+                        hosts[i].send_response(t, r.peer.ip(), r.id, response.clone())?;
+                    }
+                    Event::Response { .. } | Event::Failed { .. } => {
+                        done += 1;
+                        outstanding -= 1;
+                    }
+                }
+            }
+            let from = hosts[i].addr();
+            while let Some(tx) = hosts[i].poll_transmit(t) {
+                hosts[1 - i].handle_packet(t, from, tx.packet);
+                packets += 1;
+                moved = true;
+            }
+        }
+        // Advance time: to the next timer if nothing moved, else by a packet time.
+        now = match (moved, hosts.iter().filter_map(|h| h.poll_timeout()).min()) {
+            (false, Some(w)) => w.as_nanos().max(now + 1),
+            _ => now + 120,
+        };
+        for h in &mut hosts {
+            if h.poll_timeout().is_some_and(|w| w.as_nanos() <= now) {
+                h.handle_timeout(Instant::from_nanos(now));
+            }
+        }
+    }
+    let ns = start.elapsed().as_nanos() as f64 / packets.max(1) as f64;
+    Ok((ns, packets))
+}
