@@ -2,6 +2,7 @@
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
+use homa_nic::plot::{Series, slowdown_chart};
 use homa_sim::cluster::{Cluster, ClusterConfig, Pattern, Report};
 use homa_sim::fabric::{FabricConfig, Topology};
 use homa_sim::preset::{Preset, config_for};
@@ -55,6 +56,10 @@ pub(crate) struct SimArgs {
     /// Also write the results as JSON to FILE.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also draw p50 and p99 slowdown against message size (with the paper's, on the paper
+    /// topology) as an SVG chart into FILE.
+    #[arg(long)]
+    plot: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -104,6 +109,9 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             .with_overrides(&text)
             .with_context(|| format!("in {}", path.display()))?;
     }
+    // The engine logs at the configuration's level (RUST_LOG, when set, wins).
+    let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| homa.log_level.clone());
+    let _ = env_logger::Builder::new().parse_filters(&filter).try_init();
     let config = ClusterConfig {
         topology,
         fabric,
@@ -143,6 +151,10 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         std::fs::write(path, text)
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
+    if let Some(path) = &args.plot {
+        std::fs::write(path, chart(&report))
+            .with_context(|| format!("failed to write {}", path.display()))?;
+    }
     match print_report(&mut std::io::stdout().lock(), &report) {
         // The reader went away (`| head`): not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -176,6 +188,52 @@ fn paper_comparison(r: &Report) -> Vec<(&'static str, u32, Option<f64>, f64)> {
         Some((name, max_bytes, ours.map(|b| b.p99_slowdown), paper.p99))
     })
     .collect()
+}
+
+fn chart(r: &Report) -> String {
+    let ours = |label: &str, color, dashed, f: fn(&homa_sim::cluster::BucketRow) -> f64| Series {
+        label: label.into(),
+        color,
+        dashed,
+        points: r
+            .buckets
+            .iter()
+            .map(|b| (f64::from(b.max_bytes), f(b)))
+            .collect(),
+    };
+    let mut series = vec![
+        ours("p99 (homa-nic model)", "#c0392b", false, |b| b.p99_slowdown),
+        ours("p50 (homa-nic model)", "#2471a3", false, |b| b.p50_slowdown),
+    ];
+    let paper_rows = stats::paper_load_key(r.load)
+        .filter(|_| r.hosts == Topology::paper().num_hosts())
+        .map(|load| {
+            r.buckets
+                .iter()
+                .filter_map(|b| stats::paper_homa_row(&r.workload, load, b.max_bytes))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    if !paper_rows.is_empty() {
+        let paper = |label: &str, color, f: fn(&stats::PaperRow) -> f64| Series {
+            label: label.into(),
+            color,
+            dashed: true,
+            points: paper_rows
+                .iter()
+                .map(|p| (f64::from(p.max_bytes), f(p)))
+                .collect(),
+        };
+        series.push(paper("p99 (SIGCOMM'18)", "#c0392b", |p| p.p99));
+        series.push(paper("p50 (SIGCOMM'18)", "#2471a3", |p| p.p50));
+    }
+    let title = format!(
+        "Homa slowdown, {} at {:.0}% load, {} hosts",
+        r.workload,
+        r.load * 100.0,
+        r.hosts
+    );
+    slowdown_chart(&title, &series)
 }
 
 fn print_report(out: &mut impl Write, r: &Report) -> std::io::Result<()> {

@@ -6,9 +6,11 @@
 //!
 //! - [`capture`]: reading frames from pcap/pcapng files and writing pcap files.
 //! - [`decode`]: `homa-nic decode`, a tcpdump for Homa.
+//! - [`plot`]: the SVG chart of slowdown against message size that `homa-nic sim` draws.
 //! - [`samples`]: one frame of every Homa packet type, the content of
 //!   `tests/data/all-types.pcap`.
 
 pub mod capture;
 pub mod decode;
+pub mod plot;
 pub mod samples;

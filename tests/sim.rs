@@ -1,0 +1,102 @@
+//! `homa-nic sim` end to end: the JSON schema, the chart, and errors for bad input.
+#![allow(non_snake_case)]
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn homa_nic(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_homa-nic"))
+        .args(args)
+        .output()
+        .expect("run homa-nic")
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("homa-nic-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn sim__writes_json_schema_and_chart() {
+    let json = temp("sim.json");
+    let svg = temp("sim.svg");
+    let out = homa_nic(&[
+        "sim",
+        "--workload",
+        "w2",
+        "--load",
+        "0.5",
+        "--hosts",
+        "4",
+        "--messages",
+        "400",
+        "--seed",
+        "3",
+        "--json",
+        json.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("400 messages measured"), "{stdout}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("seed 3"), "the seed is printed: {stderr}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["workload"], "w2");
+    assert_eq!(v["load"], 0.5);
+    assert_eq!(v["hosts"], 4);
+    assert_eq!(v["messages"], 400);
+    assert_eq!(v["payload_errors"], 0);
+    assert!(v["wall_seconds"].as_f64().unwrap() > 0.0);
+    let buckets = v["buckets"].as_array().unwrap();
+    let sizes: Vec<u64> = buckets
+        .iter()
+        .map(|b| b["max_bytes"].as_u64().unwrap())
+        .collect();
+    assert!(
+        sizes.windows(2).all(|w| w[0] < w[1]),
+        "ascending: {sizes:?}"
+    );
+    let count: u64 = buckets.iter().map(|b| b["count"].as_u64().unwrap()).sum();
+    assert_eq!(count, 400);
+    for b in buckets {
+        assert!(b["p50_slowdown"].as_f64().unwrap() >= 0.99);
+        assert!(b["p99_slowdown"].as_f64().unwrap() >= b["p50_slowdown"].as_f64().unwrap());
+    }
+    let chart = std::fs::read_to_string(&svg).unwrap();
+    assert!(chart.starts_with("<svg") && chart.contains("<polyline"));
+    let _ = std::fs::remove_file(json);
+    let _ = std::fs::remove_file(svg);
+}
+
+#[test]
+fn sim__bad_input_is_a_clear_error() {
+    let out = homa_nic(&["sim", "--load", "1.5", "--messages", "10"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid load 1.5"));
+
+    let out = homa_nic(&["sim", "--workload", "w9"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fixed:BYTES"));
+
+    let config = temp("bad.toml");
+    std::fs::write(&config, "max_overcommit = 12\n").unwrap();
+    let out = homa_nic(&[
+        "sim",
+        "--config",
+        config.to_str().unwrap(),
+        "--messages",
+        "10",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("max_overcommit") && stderr.contains("1..=8"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_file(config);
+
+    let out = homa_nic(&["sim", "--config", "/nonexistent.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.toml"));
+}
