@@ -1,6 +1,7 @@
 //! `homa-nic`: the command-line entry point. See `homa-nic --help`.
 
 mod cmd_bench;
+mod cmd_regs;
 mod cmd_sim;
 
 use anyhow::{Context, Result};
@@ -29,6 +30,12 @@ enum Command {
     Decode(DecodeArgs),
     /// Simulate a Homa cluster on a workload and print the slowdown by message size.
     Sim(cmd_sim::SimArgs),
+    /// Print the NIC register map (from proto::regs).
+    Regs {
+        /// As Markdown: the text of docs/regs.md.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Measure the speed of the protocol engine or of the simulator.
     #[command(subcommand)]
     Bench(cmd_bench::BenchCmd),
@@ -66,6 +73,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Decode(args) => decode(args),
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Regs { markdown } => print_all(&cmd_regs::render(markdown)),
         Command::Bench(cmd) => cmd_bench::run(cmd).map(|()| ExitCode::SUCCESS),
     };
     match result {
@@ -74,6 +82,16 @@ fn main() -> ExitCode {
             eprintln!("homa-nic: error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Writes `text` to standard output; a reader that went away (`| head`) is not an error.
+fn print_all(text: &str) -> Result<ExitCode> {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(e).context("failed to write to standard output")
+        }
+        _ => Ok(ExitCode::SUCCESS),
     }
 }
 

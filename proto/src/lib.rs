@@ -11,8 +11,11 @@
 //!   model the hardware must match.
 //! - [`core`]: the sans-IO Homa protocol engine of one host, built on `policy`.
 //!
-//! A later issue adds `regs` (the NIC register map and descriptor layouts).
+//! - [`regs`]: the NIC register map (self-describing blocks), from which the hardware
+//!   decoder, the driver accessors and `docs/regs.md` are derived. Descriptor and completion
+//!   layouts join it with the driver.
 
 pub mod core;
 pub mod policy;
+pub mod regs;
 pub mod wire;
