@@ -593,3 +593,69 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn endpoint__unscheduled_priority_follows_learnt_cutoffs() {
+    let mut net = Net::new(2, config(), Impair::default(), 8);
+    let mut prios = Vec::new();
+    for _ in 0..2 {
+        let now = net.now;
+        net.hosts[0]
+            .send_request(now, 40000, SocketAddr::new(addr(1), 500), pattern(100, 0))
+            .unwrap();
+        let t = net.hosts[0].poll_transmit(now).unwrap();
+        prios.push(t.priority);
+        net.hosts[1].handle_packet(now, addr(0), t.packet);
+        // Hand the receiver's CUTOFFS (if any) back to the sender.
+        while let Some(back) = net.hosts[1].poll_transmit(now) {
+            net.hosts[0].handle_packet(now, addr(1), back.packet);
+        }
+    }
+    // First message: no cutoffs yet, level num_priorities - 2; then cutoffs[7] = 200 >= 100.
+    assert_eq!(prios, [6, 7]);
+}
+
+#[test]
+fn endpoint__fifo_grant_reaches_the_oldest_message() {
+    let cfg = Config {
+        max_overcommit: 1,
+        window: 10_000,
+        grant_fifo_fraction: 50,
+        fifo_grant_increment: 50_000,
+        ..config()
+    };
+    let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
+    rx.bind(500);
+    let data = |len: u32| Packet {
+        header: Repr {
+            sport: 40000,
+            dport: 500,
+            sender_id: 2,
+            body: Body::Data(crate::wire::Data {
+                message_length: len,
+                incoming: 10_000,
+                ack: None,
+                cutoff_version: 1,
+                retransmit: false,
+                offset: 0,
+                payload: &[],
+            }),
+        },
+        payload: pattern(1_000, 0),
+    };
+    let t0 = Instant::ZERO;
+    rx.handle_packet(t0, addr(1), data(1_000_000)); // old and long
+    rx.handle_packet(t0, addr(2), data(200_000)); // newer, shorter: takes the one slot
+    while rx.poll_transmit(t0).is_some() {}
+    let due = rx.poll_timeout().unwrap();
+    // 50 KB x 8 bits at 5 % of 10 Gb/s = 800 us.
+    assert_eq!(due.as_nanos(), 800_000);
+    rx.handle_timeout(due);
+    let g = rx.poll_transmit(due).unwrap();
+    assert_eq!(g.dst, addr(1));
+    // It had 11000 (1000 received + the window) while it was alone; FIFO adds 50000.
+    assert_eq!(
+        g.packet.repr().to_string(),
+        "GRANT id=3 offset=61000 prio=6"
+    );
+}
