@@ -381,17 +381,10 @@ fn endpoint__sender_srpt_sends_shorter_message_first() {
     assert!(first[1].contains("message_length=3000"), "{first:?}");
 }
 
-#[test]
-fn endpoint__receiver_grants_srpt_with_overcommit_and_rank_priorities() {
-    let cfg = Config {
-        max_overcommit: 2,
-        window: 10_000,
-        grant_fifo_fraction: 0,
-        ..config()
-    };
-    let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
-    rx.bind(500);
-    let data = |sender: usize, id: u64, len: u32| Packet {
+/// The first DATA packet (1000 bytes at offset 0, 10000 unscheduled) of a request `id` of
+/// `len` bytes to port 500.
+fn first_data(id: u64, len: u32, seed: u8) -> Packet {
+    Packet {
         header: Repr {
             sport: 40000,
             dport: 500,
@@ -406,8 +399,21 @@ fn endpoint__receiver_grants_srpt_with_overcommit_and_rank_priorities() {
                 payload: &[],
             }),
         },
-        payload: pattern(1_000, sender as u8),
+        payload: pattern(1_000, seed),
+    }
+}
+
+#[test]
+fn endpoint__receiver_grants_srpt_with_overcommit_and_rank_priorities() {
+    let cfg = Config {
+        max_overcommit: 2,
+        window: 10_000,
+        grant_fifo_fraction: 0,
+        ..config()
     };
+    let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
+    rx.bind(500);
+    let data = |sender: usize, id: u64, len: u32| first_data(id, len, sender as u8);
     let now = Instant::ZERO;
     rx.handle_packet(now, addr(1), data(1, 2, 300_000));
     rx.handle_packet(now, addr(2), data(2, 2, 100_000));
@@ -626,23 +632,7 @@ fn endpoint__fifo_grant_reaches_the_oldest_message() {
     };
     let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
     rx.bind(500);
-    let data = |len: u32| Packet {
-        header: Repr {
-            sport: 40000,
-            dport: 500,
-            sender_id: 2,
-            body: Body::Data(crate::wire::Data {
-                message_length: len,
-                incoming: 10_000,
-                ack: None,
-                cutoff_version: 1,
-                retransmit: false,
-                offset: 0,
-                payload: &[],
-            }),
-        },
-        payload: pattern(1_000, 0),
-    };
+    let data = |len: u32| first_data(2, len, 0);
     let t0 = Instant::ZERO;
     rx.handle_packet(t0, addr(1), data(1_000_000)); // old and long
     rx.handle_packet(t0, addr(2), data(200_000)); // newer, shorter: takes the one slot
