@@ -16,6 +16,8 @@
 //! - [`preset`]: Homa parameters for simulations (the SIGCOMM'18 settings per workload);
 //! - [`cluster`]: the fast model — one `proto::core` engine per host on the fabric, driven by
 //!   a workload, measured as slowdown per message size.
+//! - [`rtl`]: Verilator co-simulation — the Verilog models of `hw/rtl` built into Rust
+//!   wrappers driven cycle by cycle (the crate's only `unsafe`, in its FFI module).
 //!
 //! Still to come: the Verilator co-simulation of the generated RTL of `hw`, and the
 //! host-memory/DMA model.
@@ -25,6 +27,7 @@ pub mod event;
 pub mod fabric;
 pub mod preset;
 pub mod rng;
+pub mod rtl;
 pub mod stats;
 pub mod time;
 pub mod workload;
