@@ -19,7 +19,7 @@
 //! - [`rtl`]: Verilator co-simulation — the Verilog models of `hw/rtl` built into Rust
 //!   wrappers driven cycle by cycle (the crate's only `unsafe`, in its FFI module).
 //!
-//! Still to come: the Verilator co-simulation of the generated RTL of `hw`, and the
+//! Still to come: co-simulation tests of the hardware blocks against `proto::policy`, and the
 //! host-memory/DMA model.
 
 pub mod cluster;
