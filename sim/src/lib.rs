@@ -11,11 +11,10 @@
 //!   injected loss/duplication/reordering, and the ideal (idle-network) delivery time;
 //! - [`workload`]: the Homa paper's message-size distributions W1-W5 and Poisson arrivals;
 //! - [`stats`]: slowdown statistics per message-size bucket and the SIGCOMM'18 published
-//!   results to compare against.
-//!
+//!   results to compare against;
 //! - [`preset`]: Homa parameters for simulations (the SIGCOMM'18 settings per workload);
 //! - [`cluster`]: the fast model — one `proto::core` engine per host on the fabric, driven by
-//!   a workload, measured as slowdown per message size.
+//!   a workload, measured as slowdown per message size;
 //! - [`rtl`]: Verilator co-simulation — the Verilog models of `hw/rtl` built into Rust
 //!   wrappers driven cycle by cycle (the crate's only `unsafe`, in its FFI module).
 //!
