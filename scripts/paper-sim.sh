@@ -2,7 +2,8 @@
 # Reproduces the SIGCOMM'18 simulation tables (SPEC §5.3) with the fast model: W1-W5 at 50 %
 # and 80 % load on the paper's 144-host topology. Writes one JSON per run into OUT (default
 # out/paper) and prints, per run, the p99 slowdown of the smallest bucket and of the buckets
-# holding the P50, P90 and P99 message next to the paper's, with each run's wall time.
+# holding the P50, P90 and P99 message next to the paper's, with each run's wall time; an SVG
+# chart per run (ours against the paper, p50 and p99 by message size) goes beside the JSON.
 #
 # Usage: scripts/paper-sim.sh [OUT] [SCALE]   SCALE multiplies the message counts (default 1).
 set -euo pipefail
@@ -19,7 +20,7 @@ for wl in w1 w2 w3 w4 w5; do
     n=$(( ${messages[$wl]} * scale ))
     echo "== $wl load $load: $n messages" >&2
     "$bin" sim --topology paper --workload "$wl" --load "$load" --messages "$n" \
-      --json "$out/$wl-$load.json" > "$out/$wl-$load.txt"
+      --json "$out/$wl-$load.json" --plot "$out/$wl-$load.svg" > "$out/$wl-$load.txt"
   done
 done
 python3 - "$out" <<'PY'
