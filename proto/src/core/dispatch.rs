@@ -42,7 +42,7 @@ impl Endpoint {
                 peer.cutoff_version = c.cutoff_version;
             }
             Body::Freeze => {}
-            Body::NeedAck => self.need_ack_pkt(now, src, key, &h),
+            Body::NeedAck => self.need_ack_pkt(src, key, &h),
             Body::Ack(acks) => {
                 self.acked(src, h.sender_id);
                 for a in acks.as_slice() {
@@ -134,7 +134,7 @@ impl Endpoint {
             self.grantable.push(key);
         }
         if complete {
-            self.complete(now, key);
+            self.complete(key);
         }
         if needs_grants {
             self.update_grants(now);
@@ -142,7 +142,7 @@ impl Endpoint {
     }
 
     /// A whole inbound message: deliver it.
-    fn complete(&mut self, now: Instant, key: RpcKey) {
+    fn complete(&mut self, key: RpcKey) {
         self.grantable.retain(|k| *k != key);
         let Some(rpc) = self.rpcs.get_mut(&key) else {
             return;
@@ -157,7 +157,7 @@ impl Endpoint {
             self.remove_rpc(key);
             self.metrics.client_rpcs_completed += 1;
             self.events.push_back(Event::Response { id, message });
-            self.queue_ack(now, peer, peer_port, id);
+            self.queue_ack(peer, peer_port, id);
         } else {
             rpc.state = RpcState::InService;
             rpc.silent_ticks = 0;
@@ -173,7 +173,7 @@ impl Endpoint {
 
     /// Remembers an ack for the server; when the buffer is full, sends an ACK packet with it
     /// all (HomaModule `homa_peer_add_ack`).
-    fn queue_ack(&mut self, _now: Instant, peer: IpAddr, server_port: u16, client_id: u64) {
+    fn queue_ack(&mut self, peer: IpAddr, server_port: u16, client_id: u64) {
         let entry = AckEntry {
             client_id,
             server_port,
@@ -265,7 +265,7 @@ impl Endpoint {
         }
     }
 
-    fn need_ack_pkt(&mut self, _now: Instant, src: IpAddr, key: RpcKey, h: &Repr<'static>) {
+    fn need_ack_pkt(&mut self, src: IpAddr, key: RpcKey, h: &Repr<'static>) {
         if self.rpcs.get(&key).is_some_and(|rpc| rpc.is_client()) {
             // Still receiving the response: ask for what is missing instead.
             self.request_retransmission(key);

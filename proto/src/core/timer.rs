@@ -21,7 +21,7 @@ impl Endpoint {
         if let Some(t) = self.next_tick
             && t <= now
         {
-            self.run_tick(now);
+            self.run_tick();
             let tick = self.tick();
             let mut next = t + tick;
             while next <= now {
@@ -32,7 +32,7 @@ impl Endpoint {
         self.paced = false;
     }
 
-    fn run_tick(&mut self, _now: Instant) {
+    fn run_tick(&mut self) {
         let c = &self.config;
         let (resend_ticks, interval, timeout, ack_ticks) = (
             c.resend_ticks,
