@@ -42,7 +42,7 @@ pub use checksum::ChecksumCapabilities;
 pub use ethernet::{EtherType, EthernetAddress, EthernetFrame, EthernetRepr, VlanTag};
 pub use frame::{FrameRepr, LinkType};
 pub use homa::{HomaPacket, MAX_ACKS_PER_PACKET, MAX_MESSAGE_LENGTH, NUM_PRIORITIES};
-pub use ip::{IpRepr, PROTOCOL_HOMA};
+pub use ip::{IpRepr, PROTOCOL_HOMA, PROTOCOL_TCP};
 pub use ipv4::{Ipv4Packet, Ipv4Repr};
 pub use ipv6::{Ipv6Packet, Ipv6Repr};
 pub use packet_type::PacketType;
