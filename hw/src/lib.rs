@@ -2,9 +2,20 @@
 //!
 //! Place in the workspace: depends only on `homa-proto`, whose `wire::field` offsets and
 //! (later) `regs` tables it turns into hardware; `sim` verilates what it generates into
-//! `hw/rtl/`.
+//! `hw/rtl/`. rust-hdl is reached only through [`hdl`], the local seam.
 //!
-//! Status: empty. The blocks (RX parser, inbound message table and grant generator, TX SRPT
-//! scheduler, register file, host queues) and `homa-nic gen` arrive with the
-//! hardware-pipeline issue; see `DESIGN.md` §2 and §5 for what each must do and how it is
-//! tested.
+//! Blocks:
+//! - [`parser::HomaParser`]: the RX parser (Ethernet/IPv4/IPv6/Homa headers, drop counters,
+//!   DATA payload realigned), with its 64- and 512-bit instances.
+//! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
+//!
+//! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and Verilator-linted by its
+//! tests). Still to come with the hardware-pipeline issue (`DESIGN.md` §2, §5): inbound
+//! message table and grant generator, TX SRPT scheduler, register file, host queues.
+
+pub mod fifo;
+pub mod hdl;
+pub mod parser;
+// `gen` is a reserved word in edition 2024: the file keeps its name, the module is `verilog`.
+#[path = "gen.rs"]
+pub mod verilog;
