@@ -30,6 +30,12 @@ enum Command {
     Decode(DecodeArgs),
     /// Simulate a Homa cluster on a workload and print the slowdown by message size.
     Sim(cmd_sim::SimArgs),
+    /// Write the NIC's generated Verilog (and its lint waivers) into a directory.
+    Gen {
+        /// Output directory (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Print the NIC register map (from proto::regs).
     Regs {
         /// As Markdown: the text of docs/regs.md.
@@ -73,6 +79,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Decode(args) => decode(args),
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Gen { out } => generate(&out),
         Command::Regs { markdown } => print_all(&cmd_regs::render(markdown)),
         Command::Bench(cmd) => cmd_bench::run(cmd).map(|()| ExitCode::SUCCESS),
     };
@@ -83,6 +90,18 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `homa-nic gen`: every generated hardware file into `out`.
+fn generate(out: &std::path::Path) -> Result<ExitCode> {
+    std::fs::create_dir_all(out).with_context(|| format!("failed to create {}", out.display()))?;
+    for (name, text) in homa_hw::verilog::all_files() {
+        let path = out.join(&name);
+        std::fs::write(&path, text)
+            .with_context(|| format!("failed to write {}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Writes `text` to standard output; a reader that went away (`| head`) is not an error.

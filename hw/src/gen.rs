@@ -12,6 +12,20 @@
 use crate::hdl::*;
 use crate::parser::HomaParser;
 
+/// Verilator lint waivers for the generated files (`hw/rtl/verilator.vlt`), each justified
+/// in the file; `homa-nic gen` writes it beside the Verilog.
+pub const LINT_WAIVERS: &str = include_str!("../rtl/verilator.vlt");
+
+/// Every generated file: (file name, contents), for `homa-nic gen` and the golden test.
+pub fn all_files() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = PARSER_WIDTHS
+        .iter()
+        .map(|&w| (format!("{}.v", parser_module_name(w)), parser_verilog(w)))
+        .collect();
+    files.push(("verilator.vlt".into(), LINT_WAIVERS.into()));
+    files
+}
+
 /// The data widths at which the RX parser is generated into `hw/rtl/`.
 pub const PARSER_WIDTHS: [usize; 2] = [64, 512];
 
