@@ -3,6 +3,7 @@
 mod cmd_bench;
 mod cmd_regs;
 mod cmd_sim;
+mod cmd_synth;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -35,6 +36,16 @@ enum Command {
         /// Output directory (created if missing).
         #[arg(long)]
         out: PathBuf,
+    },
+    /// Resource estimates of the generated blocks (Yosys synth_xilinx): LUT, FF, carry, BRAM
+    /// and logic depth per block.
+    Synth {
+        /// Only this block (a module of hw/rtl/models.txt).
+        #[arg(long)]
+        block: Option<String>,
+        /// Directory of the generated Verilog.
+        #[arg(long, default_value = "hw/rtl")]
+        rtl: PathBuf,
     },
     /// Print the NIC register map (from proto::regs).
     Regs {
@@ -80,6 +91,9 @@ fn main() -> ExitCode {
         Command::Decode(args) => decode(args),
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
         Command::Gen { out } => generate(&out),
+        Command::Synth { block, rtl } => {
+            cmd_synth::run(&rtl, block.as_deref()).map(|()| ExitCode::SUCCESS)
+        }
         Command::Regs { markdown } => print_all(&cmd_regs::render(markdown)),
         Command::Bench(cmd) => cmd_bench::run(cmd).map(|()| ExitCode::SUCCESS),
     };
