@@ -49,6 +49,7 @@ mod tests;
 pub use config::{Config, ConfigError};
 pub use incoming::Message;
 pub use metrics::Metrics;
+pub use outgoing::segment_len;
 pub use pacer::ETHERNET_OVERHEAD;
 pub use packet::{Packet, Transmit, parse_ip_bytes};
 pub use rpc::RpcState;

@@ -4,6 +4,19 @@
 use bytes::Bytes;
 use std::collections::VecDeque;
 
+/// The payload length of the first-time packet at `offset` of a message of `length` bytes
+/// with `unscheduled` unscheduled bytes: at most `max_payload`, and never straddling the
+/// unscheduled limit, so no ungranted byte leaves early (HomaModule forces a frame boundary
+/// there). The one packetisation rule; the simulator's ideal times use it too.
+pub fn segment_len(offset: u32, unscheduled: u32, length: u32, max_payload: u32) -> u32 {
+    let boundary = if offset < unscheduled {
+        unscheduled
+    } else {
+        length
+    };
+    boundary.saturating_sub(offset).min(max_payload)
+}
+
 /// One DATA packet's worth of a message, chosen by [`MessageOut::next_packet`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Segment {
@@ -124,12 +137,7 @@ impl MessageOut {
             return None;
         }
         let offset = self.next_offset;
-        let boundary = if offset < self.unscheduled {
-            self.unscheduled
-        } else {
-            self.length
-        };
-        let len = (boundary - offset).min(max_payload);
+        let len = segment_len(offset, self.unscheduled, self.length, max_payload);
         let priority = if offset < self.unscheduled {
             self.unsched_priority
         } else {

@@ -2,7 +2,7 @@
 //! frames a message becomes.
 
 use crate::fabric::{FabricPacket, HostId};
-use homa_proto::core::{Config, ETHERNET_OVERHEAD, Packet, Transmit};
+use homa_proto::core::{Config, ETHERNET_OVERHEAD, Packet, Transmit, segment_len};
 use homa_proto::wire::field::homa::DATA_HEADER_LEN;
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -32,13 +32,11 @@ pub(crate) fn frames_of(config: &Config, size: u32) -> Vec<u32> {
     let max = config.max_payload(20);
     let unsched = config.unsched_bytes.min(size);
     let mut frames = Vec::new();
-    for (start, end) in [(0, unsched), (unsched, size)] {
-        let mut at = start;
-        while at < end {
-            let len = (end - at).min(max);
-            frames.push(wire_bytes(DATA_HEADER_LEN as u32 + len, 20));
-            at += len;
-        }
+    let mut at = 0;
+    while at < size {
+        let len = segment_len(at, unsched, size, max);
+        frames.push(wire_bytes(DATA_HEADER_LEN as u32 + len, 20));
+        at += len;
     }
     frames
 }
