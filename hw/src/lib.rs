@@ -8,18 +8,21 @@
 //! - [`parser::HomaParser`]: the RX parser (Ethernet/IPv4/IPv6/Homa headers, drop counters,
 //!   DATA payload realigned), with its 64- and 512-bit instances.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
+//! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
+//!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //!
 //! [`parser_model`] is the parser's oracle and stimulus (no rust-hdl), shared by this crate's
 //! rust-hdl tests and the Verilator co-simulation in `homa-sim`.
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and Verilator-linted by its
 //! tests). Still to come with the hardware-pipeline issue (`DESIGN.md` §2, §5): inbound
-//! message table and grant generator, TX SRPT scheduler, register file, host queues.
+//! message table and grant generator, register file, host queues.
 
 pub mod fifo;
 pub mod hdl;
 pub mod parser;
 pub mod parser_model;
+pub mod srpt;
 // `gen` is a reserved word in edition 2024: the file keeps its name, the module is `verilog`.
 #[path = "gen.rs"]
 pub mod verilog;

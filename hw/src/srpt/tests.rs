@@ -1,0 +1,191 @@
+//! [`SrptScheduler16`] against [`homa_proto::policy::srpt_pick`] on a Rust mirror of the
+//! occupied slots, with the direct `simulate()` loop and seeded random inserts, updates and
+//! removes (`HOMA_HW_SEED` replays a run).
+#![allow(non_snake_case)]
+
+use super::*;
+use crate::parser_model::{Rng, seed_from_env};
+use homa_proto::policy::{TxCandidate, srpt_pick};
+
+const N: usize = 16;
+
+struct Bench {
+    uut: SrptScheduler16,
+}
+
+impl Bench {
+    fn new() -> Self {
+        let mut uut = SrptScheduler16::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.s_ins_valid.connect();
+        uut.s_ins_id.connect();
+        uut.s_ins_remaining.connect();
+        uut.s_upd_valid.connect();
+        uut.s_upd_slot.connect();
+        uut.s_upd_remaining.connect();
+        uut.connect_all();
+        let mut b = Bench { uut };
+        b.uut.reset.next = true;
+        b.low();
+        b.high();
+        b.low();
+        b.high();
+        b.uut.reset.next = false;
+        b
+    }
+
+    fn settle(&mut self) {
+        assert!(simulate(&mut self.uut, 1000), "the model did not settle");
+    }
+
+    /// Low half of a cycle: inputs already set; outputs valid after this.
+    fn low(&mut self) {
+        self.uut.clock.next = Clock { clk: false };
+        self.settle();
+    }
+
+    /// Rising edge.
+    fn high(&mut self) {
+        self.uut.clock.next = Clock { clk: true };
+        self.settle();
+    }
+}
+
+/// A slot of the mirror: (id, remaining, insertion number).
+type Slot = Option<(u16, u32, u64)>;
+
+/// The pick the reference makes: `srpt_pick` over the occupied slots in age order.
+fn reference(slots: &[Slot; N]) -> Option<usize> {
+    let mut occupied: Vec<(usize, u32, u64)> = slots
+        .iter()
+        .enumerate()
+        .filter_map(|(s, x)| x.map(|(_, r, a)| (s, r, a)))
+        .collect();
+    occupied.sort_by_key(|&(_, _, a)| a);
+    srpt_pick(occupied.iter().map(|&(_, r, a)| TxCandidate {
+        bytes_remaining: r,
+        age: a,
+    }))
+    .map(|i| occupied[i].0)
+}
+
+fn run(seed: u64, cycles: usize) {
+    eprintln!("srpt random run: seed = {seed:#x} (HOMA_HW_SEED to replay), {cycles} cycles");
+    let mut rng = Rng::new(seed);
+    let mut b = Bench::new();
+    let mut slots: [Slot; N] = [None; N];
+    let mut inserted = 0u64;
+    let mut max_occ = 0;
+    // A small key range makes ties on `remaining` common, so age decides often.
+    let key_range = 1 + rng.below(64);
+    for cycle in 0..cycles {
+        let ins = rng.chance(45);
+        let ins_id = rng.next_u64() as u16;
+        let ins_rem = match rng.below(10) {
+            0 => u32::MAX - rng.below(3) as u32,
+            1 => rng.next_u64() as u32,
+            _ => rng.below(key_range) as u32 + 1,
+        };
+        let upd = rng.chance(50);
+        let upd_slot = rng.below(N as u64) as usize;
+        let upd_rem = if rng.chance(40) {
+            0
+        } else {
+            rng.below(key_range) as u32 + 1
+        };
+        b.uut.s_ins_valid.next = ins;
+        b.uut.s_ins_id.next = u64::from(ins_id).into();
+        b.uut.s_ins_remaining.next = u64::from(ins_rem).into();
+        b.uut.s_upd_valid.next = upd;
+        b.uut.s_upd_slot.next = (upd_slot as u64).into();
+        b.uut.s_upd_remaining.next = u64::from(upd_rem).into();
+        b.low();
+
+        let occupied = slots.iter().filter(|s| s.is_some()).count();
+        max_occ = max_occ.max(occupied);
+        let ctx = format!("seed {seed:#x}, cycle {cycle}, slots {slots:?}");
+        assert_eq!(b.uut.occupancy.val().index(), occupied, "{ctx}");
+        let free = slots.iter().position(|s| s.is_none());
+        assert_eq!(b.uut.s_ins_ready.val(), free.is_some(), "{ctx}");
+        match reference(&slots) {
+            None => assert!(!b.uut.m_pick_valid.val(), "{ctx}"),
+            Some(s) => {
+                let (id, rem, _) = slots[s].unwrap();
+                assert!(b.uut.m_pick_valid.val(), "{ctx}");
+                assert_eq!(b.uut.m_pick_slot.val().index(), s, "{ctx}");
+                assert_eq!(b.uut.m_pick_id.val().index(), usize::from(id), "{ctx}");
+                assert_eq!(b.uut.m_pick_remaining.val().index() as u32, rem, "{ctx}");
+            }
+        }
+
+        // The edge, in the mirror: updates touch occupied slots only, inserts a free one.
+        if upd && let Some((_, r, _)) = &mut slots[upd_slot] {
+            *r = upd_rem;
+            if upd_rem == 0 {
+                slots[upd_slot] = None;
+            }
+        }
+        if ins && let Some(f) = free {
+            slots[f] = Some((ins_id, ins_rem, inserted));
+            inserted += 1;
+        }
+        b.high();
+    }
+    assert!(
+        inserted > 256,
+        "the run crossed the age wrap ({inserted} inserts)"
+    );
+    assert_eq!(max_occ, N, "the run filled the scheduler");
+}
+
+#[test]
+fn srpt__matches_srpt_pick_random() {
+    let seed = seed_from_env(0x5e1f_7a11);
+    run(seed, if cfg!(debug_assertions) { 4000 } else { 40_000 });
+}
+
+#[test]
+fn srpt__fixed_seeds() {
+    for seed in 1..4 {
+        run(seed, 3000);
+    }
+}
+
+#[test]
+fn srpt__tie_goes_to_the_older() {
+    let mut b = Bench::new();
+    b.low();
+    assert!(!b.uut.m_pick_valid.val());
+    for (id, rem) in [(7u64, 100u64), (8, 50), (9, 50)] {
+        b.uut.s_ins_valid.next = true;
+        b.uut.s_ins_id.next = id.into();
+        b.uut.s_ins_remaining.next = rem.into();
+        b.low();
+        b.high();
+    }
+    b.uut.s_ins_valid.next = false;
+    b.low();
+    assert_eq!(b.uut.occupancy.val().index(), 3);
+    assert_eq!(b.uut.m_pick_id.val().index(), 8);
+    assert_eq!(b.uut.m_pick_slot.val().index(), 1);
+    // Slot 1 drops to 0 bytes (removed): slot 2 (id 9) is next; then slot 0 undercuts it.
+    b.uut.s_upd_valid.next = true;
+    b.uut.s_upd_slot.next = 1u64.into();
+    b.uut.s_upd_remaining.next = 0u64.into();
+    b.low();
+    b.high();
+    b.uut.s_upd_slot.next = 0u64.into();
+    b.uut.s_upd_remaining.next = 10u64.into();
+    b.low();
+    assert_eq!(
+        b.uut.m_pick_id.val().index(),
+        9,
+        "pick one cycle after the update"
+    );
+    b.high();
+    b.uut.s_upd_valid.next = false;
+    b.low();
+    assert_eq!(b.uut.m_pick_id.val().index(), 7);
+    assert_eq!(b.uut.occupancy.val().index(), 2);
+}
