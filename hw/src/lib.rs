@@ -11,7 +11,7 @@
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //!
-//! [`parser_model`] is the parser's oracle and stimulus (no rust-hdl), shared by this crate's
+//! [`parser_model`] and [`srpt_model`] are the blocks' oracles (no rust-hdl), shared by this crate's
 //! rust-hdl tests and the Verilator co-simulation in `homa-sim`.
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and Verilator-linted by its
@@ -23,6 +23,7 @@ pub mod hdl;
 pub mod parser;
 pub mod parser_model;
 pub mod srpt;
+pub mod srpt_model;
 // `gen` is a reserved word in edition 2024: the file keeps its name, the module is `verilog`.
 #[path = "gen.rs"]
 pub mod verilog;

@@ -14,28 +14,10 @@ fn srpt_cosim__SKIPPED_verilator_missing() {
 #[cfg(homa_rtl)]
 mod built {
     use homa_hw::parser_model::{Rng, seed_from_env};
-    use homa_proto::policy::{TxCandidate, srpt_pick};
+    use homa_hw::srpt_model::{Slot, reference};
     use homa_sim::rtl::models::HomaTxSrptN16;
 
     const N: usize = 16;
-    /// (id, remaining, insertion order)
-    type Slot = Option<(u16, u32, u64)>;
-
-    /// The reference: `srpt_pick` over the occupied slots in age order.
-    fn reference(slots: &[Slot; N]) -> Option<usize> {
-        let mut occupied: Vec<(usize, u32, u64)> = slots
-            .iter()
-            .enumerate()
-            .filter_map(|(s, x)| x.map(|(_, r, a)| (s, r, a)))
-            .collect();
-        occupied.sort_by_key(|&(_, _, a)| a);
-        srpt_pick(occupied.iter().map(|&(_, r, a)| TxCandidate {
-            bytes_remaining: r,
-            age: a,
-        }))
-        .map(|i| occupied[i].0)
-    }
-
     fn run(seed: u64, cycles: usize) {
         eprintln!("srpt co-sim: seed {seed:#x} (HOMA_HW_SEED to replay), {cycles} cycles");
         let mut rng = Rng::new(seed);

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::parser_model::{Rng, seed_from_env};
-use homa_proto::policy::{TxCandidate, srpt_pick};
+use crate::srpt_model::{Slot, reference};
 
 const N: usize = 16;
 
@@ -50,24 +50,6 @@ impl Bench {
         self.uut.clock.next = Clock { clk: true };
         self.settle();
     }
-}
-
-/// A slot of the mirror: (id, remaining, insertion number).
-type Slot = Option<(u16, u32, u64)>;
-
-/// The pick the reference makes: `srpt_pick` over the occupied slots in age order.
-fn reference(slots: &[Slot; N]) -> Option<usize> {
-    let mut occupied: Vec<(usize, u32, u64)> = slots
-        .iter()
-        .enumerate()
-        .filter_map(|(s, x)| x.map(|(_, r, a)| (s, r, a)))
-        .collect();
-    occupied.sort_by_key(|&(_, _, a)| a);
-    srpt_pick(occupied.iter().map(|&(_, r, a)| TxCandidate {
-        bytes_remaining: r,
-        age: a,
-    }))
-    .map(|i| occupied[i].0)
 }
 
 fn run(seed: u64, cycles: usize) {
