@@ -4,8 +4,8 @@
 #![allow(non_snake_case)]
 
 use super::*;
-use crate::parser_model::{Rng, seed_from_env};
-use crate::srpt_model::{Slot, reference};
+use crate::parser_model::seed_from_env;
+use crate::srpt_model::{Mirror, OpGen};
 
 const N: usize = 16;
 
@@ -54,69 +54,42 @@ impl Bench {
 
 fn run(seed: u64, cycles: usize) {
     eprintln!("srpt random run: seed = {seed:#x} (HOMA_HW_SEED to replay), {cycles} cycles");
-    let mut rng = Rng::new(seed);
+    let mut ops = OpGen::new(seed, N);
+    let mut mirror = Mirror::new(N);
     let mut b = Bench::new();
-    let mut slots: [Slot; N] = [None; N];
-    let mut inserted = 0u64;
     let mut max_occ = 0;
-    // A small key range makes ties on `remaining` common, so age decides often.
-    let key_range = 1 + rng.below(64);
     for cycle in 0..cycles {
-        let ins = rng.chance(45);
-        let ins_id = rng.next_u64() as u16;
-        let ins_rem = match rng.below(10) {
-            0 => u32::MAX - rng.below(3) as u32,
-            1 => rng.next_u64() as u32,
-            _ => rng.below(key_range) as u32 + 1,
-        };
-        let upd = rng.chance(50);
-        let upd_slot = rng.below(N as u64) as usize;
-        let upd_rem = if rng.chance(40) {
-            0
-        } else {
-            rng.below(key_range) as u32 + 1
-        };
-        b.uut.s_ins_valid.next = ins;
+        let op = ops.next_op();
+        let (ins_id, ins_rem) = op.insert.unwrap_or_default();
+        let (upd_slot, upd_rem) = op.update.unwrap_or_default();
+        b.uut.s_ins_valid.next = op.insert.is_some();
         b.uut.s_ins_id.next = u64::from(ins_id).into();
         b.uut.s_ins_remaining.next = u64::from(ins_rem).into();
-        b.uut.s_upd_valid.next = upd;
+        b.uut.s_upd_valid.next = op.update.is_some();
         b.uut.s_upd_slot.next = (upd_slot as u64).into();
         b.uut.s_upd_remaining.next = u64::from(upd_rem).into();
         b.low();
 
-        let occupied = slots.iter().filter(|s| s.is_some()).count();
-        max_occ = max_occ.max(occupied);
-        let ctx = format!("seed {seed:#x}, cycle {cycle}, slots {slots:?}");
-        assert_eq!(b.uut.occupancy.val().index(), occupied, "{ctx}");
-        let free = slots.iter().position(|s| s.is_none());
-        assert_eq!(b.uut.s_ins_ready.val(), free.is_some(), "{ctx}");
-        match reference(&slots) {
+        max_occ = max_occ.max(mirror.occupancy());
+        let ctx = format!("seed {seed:#x}, cycle {cycle}, slots {:?}", mirror.slots);
+        assert_eq!(b.uut.occupancy.val().index(), mirror.occupancy(), "{ctx}");
+        assert_eq!(b.uut.s_ins_ready.val(), mirror.free().is_some(), "{ctx}");
+        match mirror.pick() {
             None => assert!(!b.uut.m_pick_valid.val(), "{ctx}"),
-            Some(s) => {
-                let (id, rem, _) = slots[s].unwrap();
+            Some((slot, id, rem)) => {
                 assert!(b.uut.m_pick_valid.val(), "{ctx}");
-                assert_eq!(b.uut.m_pick_slot.val().index(), s, "{ctx}");
+                assert_eq!(b.uut.m_pick_slot.val().index(), slot, "{ctx}");
                 assert_eq!(b.uut.m_pick_id.val().index(), usize::from(id), "{ctx}");
                 assert_eq!(b.uut.m_pick_remaining.val().index() as u32, rem, "{ctx}");
             }
         }
-
-        // The edge, in the mirror: updates touch occupied slots only, inserts a free one.
-        if upd && let Some((_, r, _)) = &mut slots[upd_slot] {
-            *r = upd_rem;
-            if upd_rem == 0 {
-                slots[upd_slot] = None;
-            }
-        }
-        if ins && let Some(f) = free {
-            slots[f] = Some((ins_id, ins_rem, inserted));
-            inserted += 1;
-        }
+        mirror.apply(op);
         b.high();
     }
     assert!(
-        inserted > 256,
-        "the run crossed the age wrap ({inserted} inserts)"
+        mirror.inserted > 256,
+        "the run crossed the age wrap ({} inserts)",
+        mirror.inserted
     );
     assert_eq!(max_occ, N, "the run filled the scheduler");
 }
