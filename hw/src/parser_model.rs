@@ -321,6 +321,36 @@ pub struct Observed {
     pub input_stalls: u64,
 }
 
+impl Observed {
+    /// Records the verdicts that one cycle of counters tells: each counter (frames_ok,
+    /// dropped_runt, _bad_checksum, _not_homa, _bad_type, _bad_length) moves by at most one
+    /// per cycle, each `error_*` pulse (runt .. bad_length) fires exactly when its counter
+    /// moves. Panics (a test failure) otherwise; returns whether any verdict was recorded.
+    pub fn record_counters(&mut self, prev: &[u32; 6], now: &[u32; 6], pulses: &[bool; 5]) -> bool {
+        const ORDER: [Verdict; 6] = [
+            Verdict::Ok,
+            Verdict::Runt,
+            Verdict::BadChecksum,
+            Verdict::NotHoma,
+            Verdict::BadType,
+            Verdict::BadLength,
+        ];
+        let mut any = false;
+        for i in 0..6 {
+            let moved = now[i].wrapping_sub(prev[i]);
+            assert!(moved <= 1, "counter {i} moved by {moved} in one cycle");
+            if i > 0 {
+                assert_eq!(pulses[i - 1], moved == 1, "error pulse {i} vs counter");
+            }
+            if moved == 1 {
+                self.verdicts.push(ORDER[i]);
+                any = true;
+            }
+        }
+        any
+    }
+}
+
 /// Stimulus shape.
 #[derive(Debug, Clone, Copy)]
 pub struct Shape {
