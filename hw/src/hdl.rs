@@ -12,3 +12,11 @@ pub use rust_hdl::prelude::{
     block, dff_setup, generate_verilog, hdl_gen, logic, probe, simulate,
 };
 pub use rust_hdl::widgets::prelude::DFF;
+
+/// Sets a block's clock to `high` and lets its logic settle: one half-cycle of the direct
+/// simulation loop that the block tests use instead of rust-hdl's threaded testbench.
+/// Panics (a test failure) if the model does not settle within 1000 delta steps.
+pub fn clock_half<U: Block>(uut: &mut U, clock: fn(&mut U) -> &mut Signal<In, Clock>, high: bool) {
+    clock(uut).next = Clock { clk: high };
+    assert!(simulate(uut, 1000), "the model did not settle");
+}

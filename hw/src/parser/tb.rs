@@ -55,20 +55,14 @@ impl<const W: usize, const K: usize> Bench<W, K> {
         b
     }
 
-    fn settle(&mut self) {
-        assert!(simulate(&mut self.uut, 1000), "the model did not settle");
-    }
-
     /// Low half of a cycle: inputs already set; outputs valid after this.
     fn low(&mut self) {
-        self.uut.clock.next = Clock { clk: false };
-        self.settle();
+        clock_half(&mut self.uut, |u| &mut u.clock, false);
     }
 
     /// Rising edge.
     fn high(&mut self) {
-        self.uut.clock.next = Clock { clk: true };
-        self.settle();
+        clock_half(&mut self.uut, |u| &mut u.clock, true);
         self.cycle += 1;
     }
 
