@@ -16,6 +16,7 @@
 //!   layouts join it with the driver.
 
 pub mod core;
+pub mod hostif;
 pub mod policy;
 pub mod regs;
 pub mod wire;
