@@ -305,6 +305,113 @@ const TX: &[Register] = &[
     ),
 ];
 
+/// One ring's registers, `prefix` naming the ring.
+macro_rules! ring_regs {
+    ($prefix:literal, $at:expr, $what:literal, $producer_access:expr, $producer_doc:literal,
+     $consumer_access:expr, $consumer_doc:literal) => {
+        [
+            reg(
+                concat!($prefix, "_base_lo"),
+                $at,
+                Access::Rw,
+                0,
+                concat!(
+                    "IOVA of the ",
+                    $what,
+                    " ring, bits 31-0 (aligned to 4 KiB)."
+                ),
+            ),
+            reg(
+                concat!($prefix, "_base_hi"),
+                $at + 0x4,
+                Access::Rw,
+                0,
+                concat!("IOVA of the ", $what, " ring, bits 63-32."),
+            ),
+            reg(
+                concat!($prefix, "_log2_size"),
+                $at + 0x8,
+                Access::Rw,
+                0,
+                concat!(
+                    "log2 of the ",
+                    $what,
+                    " ring's entry count (1-16; 0 = ring off). Writing it resets both indices to 0."
+                ),
+            ),
+            reg(
+                concat!($prefix, "_producer"),
+                $at + 0xc,
+                $producer_access,
+                0,
+                $producer_doc,
+            ),
+            reg(
+                concat!($prefix, "_consumer"),
+                $at + 0x10,
+                $consumer_access,
+                0,
+                $consumer_doc,
+            ),
+        ]
+    };
+}
+
+const TX_RING: [Register; 5] = ring_regs!(
+    "tx",
+    0x00c,
+    "TX descriptor",
+    Access::Rw,
+    "Doorbell: free-running index of the next TX descriptor the host will write.",
+    Access::Ro,
+    "Free-running index of the next TX descriptor the NIC will read."
+);
+
+const RX_RING: [Register; 5] = ring_regs!(
+    "rx",
+    0x020,
+    "RX buffer",
+    Access::Rw,
+    "Doorbell: free-running index of the next RX buffer descriptor the host will write.",
+    Access::Ro,
+    "Free-running index of the next RX buffer descriptor the NIC will read."
+);
+
+const CQ_RING: [Register; 5] = ring_regs!(
+    "cq",
+    0x034,
+    "completion",
+    Access::Ro,
+    "Free-running index of the next completion the NIC will write.",
+    Access::Rw,
+    "Doorbell: free-running index of the next completion the host will read (frees the entries before it)."
+);
+
+const QUEUE: &[Register] = &[
+    TX_RING[0],
+    TX_RING[1],
+    TX_RING[2],
+    TX_RING[3],
+    TX_RING[4],
+    RX_RING[0],
+    RX_RING[1],
+    RX_RING[2],
+    RX_RING[3],
+    RX_RING[4],
+    CQ_RING[0],
+    CQ_RING[1],
+    CQ_RING[2],
+    CQ_RING[3],
+    CQ_RING[4],
+    reg(
+        "dma_errors",
+        0x048,
+        Access::Ro,
+        0,
+        "DMA transfers that failed or were refused (free-running).",
+    ),
+];
+
 /// Every block, in address order (the `next` chain follows this order).
 pub static BLOCKS: &[Block] = &[
     Block {
@@ -346,5 +453,13 @@ pub static BLOCKS: &[Block] = &[
         base: 4 * BLOCK_STRIDE,
         registers: TX,
         doc: "Transmit SRPT scheduler.",
+    },
+    Block {
+        name: "QUEUE",
+        type_id: 0x484d5155,
+        version: 0x00010000,
+        base: 5 * BLOCK_STRIDE,
+        registers: QUEUE,
+        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices.",
     },
 ];

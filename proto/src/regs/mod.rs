@@ -17,11 +17,44 @@
 //!  RX      0x0200  type version next | frames_ok dropped_* ... (counters)
 //!  GRANT   0x0300  type version next | messages_tracked capacity grants_sent ...
 //!  TX      0x0400  type version next | packets_sent capacity ...
+//!  QUEUE   0x0500  type version next | {tx,rx,cq}_{base_lo,base_hi,log2_size,producer,
+//!                  consumer} dma_errors  (the rings of `crate::hostif`)
 //! ```
+//!
+//! The NIC is PCI function [`PCI_VENDOR_ID`]:[`PCI_DEVICE_ID`] with this map in BAR0.
 
 mod map;
 
 pub use map::{BLOCK_STRIDE, BLOCKS};
+
+/// PCI vendor id of the NIC: Xilinx, whose FPGA boards carry it.
+pub const PCI_VENDOR_ID: u16 = 0x10ee;
+/// PCI device id of the NIC: "HN" (homa-nic).
+pub const PCI_DEVICE_ID: u16 = 0x4e48;
+/// The value of the ID block's `nic_id` register ("HOMA").
+pub const NIC_ID: u32 = 0x484f_4d41;
+
+/// The ring prefixes of the QUEUE block: every ring has the registers `<prefix>_base_lo`,
+/// `_base_hi`, `_log2_size`, `_producer` and `_consumer`.
+pub mod ring {
+    /// TX descriptors (host produces).
+    pub const TX: &str = "tx";
+    /// RX buffer descriptors (host produces).
+    pub const RX: &str = "rx";
+    /// Completions (NIC produces).
+    pub const CQ: &str = "cq";
+    /// The register suffixes of one ring, in address order.
+    pub const SUFFIXES: [&str; 5] = ["base_lo", "base_hi", "log2_size", "producer", "consumer"];
+}
+
+/// Bytes of BAR0 the register map needs: up to the end of the last block.
+pub fn map_len() -> u32 {
+    BLOCKS
+        .iter()
+        .map(|b| b.base + BLOCK_STRIDE)
+        .max()
+        .unwrap_or(0)
+}
 
 /// How software may access a register.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,6 +265,35 @@ mod tests {
             let name = format!("unsched_cutoff_{i}");
             assert_eq!(reset(&name), cfg.unsched_cutoffs[i], "{name}");
         }
+    }
+
+    #[test]
+    fn id_block__nic_id_matches_constant() {
+        let id = block("ID").unwrap();
+        assert_eq!(id.register("nic_id").unwrap().reset, NIC_ID);
+        assert_eq!(map_len(), 0x600);
+    }
+
+    #[test]
+    fn queue_block__every_ring_has_its_registers() {
+        let q = block("QUEUE").unwrap();
+        for prefix in [ring::TX, ring::RX, ring::CQ] {
+            let offsets: Vec<u32> = ring::SUFFIXES
+                .iter()
+                .map(|s| q.register(&format!("{prefix}_{s}")).unwrap().offset)
+                .collect();
+            assert!(
+                offsets.windows(2).all(|w| w[1] == w[0] + 4),
+                "{prefix}: {offsets:?}"
+            );
+        }
+        // The host writes its own index (the doorbell) and only reads the NIC's.
+        let access = |n: &str| q.register(n).unwrap().access;
+        assert_eq!(access("tx_producer"), Access::Rw);
+        assert_eq!(access("tx_consumer"), Access::Ro);
+        assert_eq!(access("cq_producer"), Access::Ro);
+        assert_eq!(access("cq_consumer"), Access::Rw);
+        assert!(q.register("dma_errors").is_some());
     }
 
     #[test]
