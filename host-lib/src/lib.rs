@@ -1,7 +1,35 @@
 //! `homa-host`: the Homa RPC library that applications link.
 //!
-//! Place in the workspace: the top library layer, over `homa-driver` (hosts with the NIC)
-//! or the sans-IO engine in `homa-proto` alone (hosts without it). It will offer endpoints
-//! bound to ports, client calls (blocking and non-blocking) and server receive/reply.
+//! Place in the workspace: the top library layer. It runs the sans-IO protocol engine of
+//! `homa_proto::core` over a [`Transport`] — the seam where frames leave the host. Two
+//! transports exist: [`MemNetwork`] (in-process, for tests and benchmarks) and
+//! [`RawIpTransport`] (raw IPv4 sockets, protocol 146, for hosts without the NIC). The NIC
+//! path (`homa-driver`'s `Device`) will be a third; see [`transport`].
 //!
-//! Status: empty; it arrives with the driver and host-library issue.
+//! The API, on an [`Endpoint`] bound to a port:
+//! - client: [`Endpoint::call`] (blocking), or [`Endpoint::submit`] then
+//!   [`Endpoint::poll`] / [`Endpoint::wait`];
+//! - server: [`Endpoint::recv_request`] / [`Endpoint::recv_request_timeout`] give a
+//!   [`Request`] with its payload and a [`ReplyToken`] for [`Endpoint::reply`].
+//!
+//! Messages are [`bytes::Bytes`]: a request or response is sliced into packets without
+//! copying, and a one-packet message is delivered as a slice of the buffer it arrived in.
+//! Every failure is an [`Error`].
+//!
+//! Threading: each endpoint has one I/O thread; its methods may be called from any thread
+//! (see [`Endpoint`]).
+
+mod endpoint;
+mod error;
+mod frame;
+mod io;
+mod memnet;
+mod rawip;
+pub mod transport;
+
+pub use endpoint::{Endpoint, ReplyToken, Request, RpcHandle, Stats};
+pub use error::{Error, Result, TransportError};
+pub use homa_proto::core::{Config, RpcError};
+pub use memnet::{MemNetwork, MemTransport};
+pub use rawip::RawIpTransport;
+pub use transport::{MonotonicClock, Transport};

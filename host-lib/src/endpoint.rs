@@ -1,0 +1,405 @@
+//! [`Endpoint`]: a Homa RPC endpoint — a client and a server on one bound port.
+//!
+//! # Threading model
+//!
+//! Each endpoint owns one background I/O thread that receives datagrams and runs the
+//! engine's timers; the engine itself sits behind a mutex shared with the application, so
+//! that every method here may be called from any thread, concurrently (`Endpoint` is
+//! `Send + Sync`: share it with `Arc` or scoped threads). Sends happen on the calling
+//! thread. The details are in the `io` module's notes.
+//!
+//! # Lifetimes
+//!
+//! Dropping an [`RpcHandle`] before its outcome is known cancels the RPC. Dropping a
+//! [`ReplyToken`] without replying discards the request (the client eventually fails with
+//! [`Error::Unreachable`]). Dropping the endpoint (or [`Endpoint::close`]) stops its I/O
+//! thread; RPCs still pending fail with [`Error::Closed`].
+
+use crate::error::{Error, Result, TransportError};
+use crate::io::{self, Closed, Completion, Pending, Shared};
+use crate::transport::Transport;
+use bytes::Bytes;
+use core::net::{IpAddr, SocketAddr};
+use core::time::Duration;
+use homa_proto::core::{self as engine, Config, Metrics, SendError};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+
+/// A Homa endpoint: one engine over one transport, bound to one port.
+///
+/// ```
+/// use bytes::Bytes;
+/// use homa_host::{Config, Endpoint, MemNetwork};
+/// use std::net::{IpAddr, SocketAddr};
+///
+/// let net = MemNetwork::new();
+/// let server_ip: IpAddr = [10, 0, 0, 1].into();
+/// let server = Endpoint::bind(net.attach(server_ip)?, 500, Config::default())?;
+/// let client = Endpoint::bind(net.attach([10, 0, 0, 2].into())?, 40_000, Config::default())?;
+/// std::thread::scope(|s| -> homa_host::Result<()> {
+///     s.spawn(|| -> homa_host::Result<()> {
+///         let req = server.recv_request()?;
+///         let answer = Bytes::from(req.payload.to_ascii_uppercase());
+///         server.reply(req.token, answer)
+///     });
+///     let response = client.call(SocketAddr::new(server_ip, 500), Bytes::from("ping"))?;
+///     assert_eq!(&response[..], b"PING");
+///     Ok(())
+/// })?;
+/// # Ok::<(), homa_host::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Endpoint {
+    shared: Arc<Shared>,
+    io: Option<JoinHandle<()>>,
+}
+
+/// A client RPC in progress, from [`Endpoint::submit`]. Dropping it while the RPC is in
+/// progress cancels the RPC.
+#[derive(Debug)]
+pub struct RpcHandle {
+    id: u64,
+    peer: SocketAddr,
+    completion: Arc<Completion>,
+    owner: Weak<Shared>,
+}
+
+/// A request delivered to the server side of an endpoint.
+#[derive(Debug)]
+pub struct Request {
+    /// The client's address and port.
+    pub peer: SocketAddr,
+    /// The request message.
+    pub payload: Bytes,
+    /// What [`Endpoint::reply`] needs to answer it.
+    pub token: ReplyToken,
+}
+
+/// The right to answer one request, consumed by [`Endpoint::reply`]. Dropping it without
+/// replying discards the request.
+#[derive(Debug)]
+pub struct ReplyToken {
+    peer: IpAddr,
+    id: u64,
+    owner: Weak<Shared>,
+    armed: bool,
+}
+
+/// A snapshot of an endpoint's counters.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// The engine's counters (packets by type, bytes, timeouts...).
+    pub engine: Metrics,
+    /// Datagrams taken from the transport.
+    pub datagrams_received: u64,
+    /// Datagrams that did not parse as Homa (dropped).
+    pub datagrams_malformed: u64,
+    /// Datagrams for another address or family (dropped).
+    pub datagrams_misaddressed: u64,
+    /// Datagrams the transport refused to send (counted as loss).
+    pub send_errors: u64,
+    /// Client RPCs in progress.
+    pub rpcs_pending: usize,
+    /// Requests delivered by the engine and not yet taken by `recv_request`.
+    pub requests_queued: usize,
+}
+
+impl Endpoint {
+    /// Starts an endpoint on `transport`, accepting requests on `port` and sending its own
+    /// requests from it. `config` sets the protocol (timeouts, MTU, maximum message length);
+    /// it must be valid.
+    pub fn bind(transport: impl Transport, port: u16, config: Config) -> Result<Endpoint> {
+        if port == 0 {
+            return Err(Error::BadArgument("port 0 cannot be bound".into()));
+        }
+        let mut engine = engine::Endpoint::new(config, transport.local_addr())?;
+        engine.bind(port);
+        let shared = Arc::new(Shared::new(Box::new(transport), port, engine));
+        let io = std::thread::Builder::new()
+            .name(format!("homa-io-{port}"))
+            .spawn({
+                let shared = Arc::clone(&shared);
+                move || io::run(shared)
+            })
+            .map_err(|e| TransportError::new("spawn the endpoint's I/O thread", e))?;
+        Ok(Endpoint {
+            shared,
+            io: Some(io),
+        })
+    }
+
+    /// The address and port requests to this endpoint go to.
+    pub fn local_addr(&self) -> SocketAddr {
+        SocketAddr::new(self.shared.addr, self.shared.port)
+    }
+
+    /// The longest message (request or response) this endpoint sends or accepts.
+    pub fn max_message_length(&self) -> usize {
+        self.shared.max_message_length as usize
+    }
+
+    /// Sends `request` to the server at `dest` and waits for its response.
+    ///
+    /// Errors: [`Error::Unreachable`] if the server goes silent for the engine's timeout
+    /// period (`tick_usecs * timeout_ticks`), [`Error::MessageTooLong`], [`Error::BadArgument`]
+    /// for an empty request or a destination of the other address family,
+    /// [`Error::Closed`].
+    pub fn call(&self, dest: SocketAddr, request: Bytes) -> Result<Bytes> {
+        let h = self.submit(dest, request)?;
+        h.completion.wait(h.id, None)
+    }
+
+    /// Starts an RPC without waiting; collect its outcome with [`poll`](Self::poll) or
+    /// [`wait`](Self::wait). Errors as for [`call`](Self::call), found before anything is
+    /// sent.
+    pub fn submit(&self, dest: SocketAddr, request: Bytes) -> Result<RpcHandle> {
+        self.check_message(request.len())?;
+        if dest.is_ipv4() != self.shared.addr.is_ipv4() {
+            return Err(Error::BadArgument(format!(
+                "destination {dest} is not of the endpoint's address family ({})",
+                self.shared.addr
+            )));
+        }
+        let mut st = self.shared.lock();
+        if let Some(c) = &st.closed {
+            return Err(c.error());
+        }
+        let now = self.shared.transport.now();
+        let id = st
+            .engine
+            .send_request(now, self.shared.port, dest, request)
+            .map_err(|e| self.send_error(e))?;
+        let completion = Arc::new(Completion::new());
+        st.pending.insert(
+            id,
+            Pending {
+                completion: Arc::clone(&completion),
+                peer: dest,
+            },
+        );
+        self.shared.after_command(&mut st, now);
+        Ok(RpcHandle {
+            id,
+            peer: dest,
+            completion,
+            owner: Arc::downgrade(&self.shared),
+        })
+    }
+
+    /// The RPC's outcome if it is known: `Ok(Some(response))`, `Ok(None)` while in
+    /// progress, or its error. An outcome is handed out once; asking again is
+    /// [`Error::BadArgument`].
+    pub fn poll(&self, handle: &RpcHandle) -> Result<Option<Bytes>> {
+        self.check_owner(&handle.owner)?;
+        handle.completion.try_take(handle.id)
+    }
+
+    /// Waits at most `timeout` for the RPC's outcome. [`Error::Timeout`] if it is still in
+    /// progress then (the RPC goes on: wait again, or drop the handle to cancel it).
+    pub fn wait(&self, handle: &RpcHandle, timeout: Duration) -> Result<Bytes> {
+        self.check_owner(&handle.owner)?;
+        handle.completion.wait(handle.id, Some(timeout))
+    }
+
+    /// Abandons an RPC (the server is not told); `false` if its outcome was already known.
+    pub fn cancel(&self, handle: RpcHandle) -> bool {
+        handle.cancel()
+    }
+
+    /// Waits for the next request to this endpoint's port.
+    pub fn recv_request(&self) -> Result<Request> {
+        self.next_request(None)
+    }
+
+    /// Waits at most `timeout` for the next request; [`Error::Timeout`] if none came.
+    pub fn recv_request_timeout(&self, timeout: Duration) -> Result<Request> {
+        self.next_request(Some(std::time::Instant::now() + timeout))
+    }
+
+    /// Sends `response` to the request that `token` came with. On error the request is
+    /// discarded (check lengths against [`max_message_length`](Self::max_message_length)
+    /// first to answer with something shorter instead).
+    pub fn reply(&self, mut token: ReplyToken, response: Bytes) -> Result<()> {
+        self.check_owner(&token.owner)?;
+        self.check_message(response.len())?;
+        let mut st = self.shared.lock();
+        if let Some(c) = &st.closed {
+            return Err(c.error());
+        }
+        let now = self.shared.transport.now();
+        token.armed = false;
+        st.engine
+            .send_response(now, token.peer, token.id, response)
+            .map_err(|e| self.send_error(e))?;
+        self.shared.after_command(&mut st, now);
+        Ok(())
+    }
+
+    /// The endpoint's counters.
+    pub fn stats(&self) -> Stats {
+        let st = self.shared.lock();
+        let (engine, c) = io::metrics(&st);
+        Stats {
+            engine,
+            datagrams_received: c.datagrams_received,
+            datagrams_malformed: c.datagrams_malformed,
+            datagrams_misaddressed: c.datagrams_misaddressed,
+            send_errors: c.send_errors,
+            rpcs_pending: st.pending.len(),
+            requests_queued: st.requests.len(),
+        }
+    }
+
+    /// Stops the endpoint and its I/O thread. [`Error::Closed`] with the cause if the
+    /// transport had failed before.
+    pub fn close(mut self) -> Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> Result<()> {
+        let before = {
+            let mut st = self.shared.lock();
+            let before = st.closed.clone();
+            self.shared.close(&mut st, Closed::ByUser);
+            before
+        };
+        if let Some(io) = self.io.take()
+            && io.join().is_err()
+        {
+            log::error!(
+                "homa endpoint {}: the I/O thread panicked",
+                self.local_addr()
+            );
+        }
+        match before {
+            Some(c @ Closed::Failed(_)) => Err(c.error()),
+            _ => Ok(()),
+        }
+    }
+
+    fn next_request(&self, deadline: Option<std::time::Instant>) -> Result<Request> {
+        let mut st = self.shared.lock();
+        loop {
+            if let Some(r) = st.requests.pop_front() {
+                return Ok(Request {
+                    peer: r.peer,
+                    payload: io::message_bytes(r.message),
+                    token: ReplyToken {
+                        peer: r.peer.ip(),
+                        id: r.id,
+                        owner: Arc::downgrade(&self.shared),
+                        armed: true,
+                    },
+                });
+            }
+            if let Some(c) = &st.closed {
+                return Err(c.error());
+            }
+            let cv = &self.shared.requests_ready;
+            st = match deadline {
+                None => cv
+                    .wait(st)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+                Some(d) => {
+                    let left = d.saturating_duration_since(std::time::Instant::now());
+                    if left.is_zero() {
+                        return Err(Error::Timeout);
+                    }
+                    cv.wait_timeout(st, left)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .0
+                }
+            };
+        }
+    }
+
+    fn check_message(&self, length: usize) -> Result<()> {
+        if length == 0 {
+            return Err(Error::BadArgument("Homa messages are not empty".into()));
+        }
+        if length > self.max_message_length() {
+            return Err(Error::MessageTooLong {
+                length,
+                max: self.shared.max_message_length,
+            });
+        }
+        Ok(())
+    }
+
+    fn check_owner(&self, owner: &Weak<Shared>) -> Result<()> {
+        if owner.as_ptr() == Arc::as_ptr(&self.shared) {
+            Ok(())
+        } else {
+            Err(Error::BadArgument(
+                "the handle or token belongs to another endpoint".into(),
+            ))
+        }
+    }
+
+    fn send_error(&self, e: SendError) -> Error {
+        match e {
+            SendError::BadLength { length, max } if length > 0 => {
+                Error::MessageTooLong { length, max }
+            }
+            e => Error::BadArgument(e.to_string()),
+        }
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        // A transport failure was reported to every waiter already.
+        let _ = self.shutdown();
+    }
+}
+
+impl RpcHandle {
+    /// The client-side RPC id (even; unique within the endpoint).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The server the request went to.
+    pub fn peer(&self) -> SocketAddr {
+        self.peer
+    }
+
+    fn cancel(&self) -> bool {
+        let Some(shared) = self.owner.upgrade() else {
+            return false;
+        };
+        let mut st = shared.lock();
+        if st.pending.remove(&self.id).is_some() {
+            st.engine.cancel(self.id);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+impl Drop for RpcHandle {
+    fn drop(&mut self) {
+        if self.completion.is_pending() {
+            self.cancel();
+        }
+    }
+}
+
+impl ReplyToken {
+    /// The client's address.
+    pub fn peer(&self) -> IpAddr {
+        self.peer
+    }
+}
+
+impl Drop for ReplyToken {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        if let Some(shared) = self.owner.upgrade() {
+            shared.lock().engine.discard_request(self.peer, self.id);
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! The seam between the RPC library and whatever moves frames: the [`Transport`] trait.
+//!
+//! An endpoint runs the `proto::core` engine over one transport. The transport knows nothing
+//! of Homa: it carries whole IP datagrams (IP header first, as
+//! [`Transmit::to_ip_bytes`](homa_proto::core::Transmit::to_ip_bytes) builds them and
+//! [`FrameRepr::parse`](homa_proto::wire::FrameRepr::parse) with [`LinkType::Ip`] reads them),
+//! tells the time, and lets the endpoint's I/O thread sleep until a frame, a deadline or a
+//! wake-up, whichever comes first.
+//!
+//! Implementations here: [`MemNetwork`](crate::MemNetwork)'s in-process ports and
+//! [`RawIpTransport`](crate::RawIpTransport) (raw IPv4 sockets, protocol 146).
+//!
+//! # The NIC path
+//!
+//! A `homa-driver` `Device` plugs in here as a third implementation: `send` posts a TX
+//! descriptor (adding the Ethernet header the device needs), `recv` reaps RX completions
+//! (waiting on the device's completion interrupt or event file descriptor when there are
+//! none), `wake` signals that wait, `now` reads the NIC's timestamp counter, and
+//! [`Transport::checksum_caps`] says which checksums the NIC checks and fills. Nothing above
+//! this trait changes. When the NIC also takes over grants and SRPT (DESIGN §2) the seam moves
+//! up to messages; that is a later interface, not this one.
+
+use crate::error::TransportError;
+use bytes::Bytes;
+use core::fmt;
+use core::net::IpAddr;
+use homa_proto::core::Instant;
+use homa_proto::wire::ChecksumCapabilities;
+
+/// Moves IP datagrams for one host address, with a clock and a wake-up.
+///
+/// Contract:
+/// - One endpoint per transport; the transport answers for one address
+///   ([`local_addr`](Self::local_addr)) and delivers only datagrams addressed to it.
+/// - `send` may be called from any thread, concurrently with `recv`; `recv` and its
+///   `wake` are used by the endpoint's single I/O thread (and `wake` by any thread).
+/// - A datagram that cannot be sent may be dropped: Homa recovers lost packets. Return an
+///   error only for what the caller should hear about.
+/// - `now` is monotonic, and `recv` interprets its deadline on the same clock.
+pub trait Transport: Send + Sync + fmt::Debug + 'static {
+    /// The address this transport sends from and receives for.
+    fn local_addr(&self) -> IpAddr;
+
+    /// The current time on this transport's clock.
+    fn now(&self) -> Instant;
+
+    /// Sends one IP datagram (IP header included) to `dst`.
+    fn send(&self, dst: IpAddr, datagram: Bytes) -> Result<(), TransportError>;
+
+    /// The next received datagram, waiting until one arrives, `deadline` passes (`None`: no
+    /// deadline) or [`wake`](Self::wake) is called. `Ok(None)` for the deadline or the
+    /// wake-up. A deadline already past never blocks: it returns a datagram already received,
+    /// if any.
+    fn recv(&self, deadline: Option<Instant>) -> Result<Option<Bytes>, TransportError>;
+
+    /// Makes a `recv` that is blocked return `Ok(None)` promptly; if none is blocked, the next
+    /// one that would block returns at once instead (the wake-up is not lost).
+    fn wake(&self);
+
+    /// Which checksums software must verify and compute (all of them, unless the device
+    /// offloads them).
+    fn checksum_caps(&self) -> ChecksumCapabilities {
+        ChecksumCapabilities::default()
+    }
+}
+
+/// A monotonic clock with its own origin, for transports that read the OS clock.
+#[derive(Debug, Clone, Copy)]
+pub struct MonotonicClock {
+    origin: std::time::Instant,
+}
+
+impl MonotonicClock {
+    /// A clock whose origin is now.
+    pub fn new() -> Self {
+        MonotonicClock {
+            origin: std::time::Instant::now(),
+        }
+    }
+
+    /// The time since the origin.
+    pub fn now(&self) -> Instant {
+        Instant::from_nanos(u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    /// The OS instant of `t`.
+    pub fn to_std(&self, t: Instant) -> std::time::Instant {
+        self.origin + core::time::Duration::from_nanos(t.as_nanos())
+    }
+}
+
+impl Default for MonotonicClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
