@@ -8,10 +8,12 @@
 //! - [`parser::HomaParser`]: the RX parser (Ethernet/IPv4/IPv6/Homa headers, drop counters,
 //!   DATA payload realigned), with its 64- and 512-bit instances.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
+//! - [`grant::GrantScheduler`]: the grant generator (which inbound messages to grant, how
+//!   far, at which priority, as `homa_proto::core` decides), with its 16-slot instance.
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //!
-//! [`parser_model`] and [`srpt_model`] are the blocks' oracles (no rust-hdl), shared by this crate's
+//! [`parser_model`], [`grant_model`] and [`srpt_model`] are the blocks' oracles (no rust-hdl), shared by this crate's
 //! rust-hdl tests and the Verilator co-simulation in `homa-sim`.
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and Verilator-linted by its
@@ -19,6 +21,8 @@
 //! message table and grant generator, register file, host queues.
 
 pub mod fifo;
+pub mod grant;
+pub mod grant_model;
 pub mod hdl;
 pub mod parser;
 pub mod parser_model;
