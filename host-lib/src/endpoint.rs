@@ -11,9 +11,10 @@
 //! # Lifetimes
 //!
 //! Dropping an [`RpcHandle`] before its outcome is known cancels the RPC. Dropping a
-//! [`ReplyToken`] without replying discards the request (the client eventually fails with
-//! [`Error::Unreachable`]). Dropping the endpoint (or [`Endpoint::close`]) stops its I/O
-//! thread; RPCs still pending fail with [`Error::Closed`].
+//! [`ReplyToken`] without replying discards the request; the client, finding on its next
+//! RESEND that the server no longer knows the RPC, sends the request again (Homa's restart),
+//! so the request is delivered anew. [`Endpoint::close`] (or dropping the endpoint) stops
+//! its I/O thread; RPCs still pending fail with [`Error::Closed`].
 
 use crate::error::{Error, Result, TransportError};
 use crate::io::{self, Closed, Completion, Pending, Shared};
@@ -22,7 +23,7 @@ use bytes::Bytes;
 use core::net::{IpAddr, SocketAddr};
 use core::time::Duration;
 use homa_proto::core::{self as engine, Config, Metrics, SendError};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
 
 /// A Homa endpoint: one engine over one transport, bound to one port.
@@ -51,7 +52,7 @@ use std::thread::JoinHandle;
 #[derive(Debug)]
 pub struct Endpoint {
     shared: Arc<Shared>,
-    io: Option<JoinHandle<()>>,
+    io: Mutex<Option<JoinHandle<()>>>,
 }
 
 /// A client RPC in progress, from [`Endpoint::submit`]. Dropping it while the RPC is in
@@ -76,7 +77,7 @@ pub struct Request {
 }
 
 /// The right to answer one request, consumed by [`Endpoint::reply`]. Dropping it without
-/// replying discards the request.
+/// replying discards the request (which the client's engine then sends again).
 #[derive(Debug)]
 pub struct ReplyToken {
     peer: IpAddr,
@@ -124,7 +125,7 @@ impl Endpoint {
             .map_err(|e| TransportError::new("spawn the endpoint's I/O thread", e))?;
         Ok(Endpoint {
             shared,
-            io: Some(io),
+            io: Mutex::new(Some(io)),
         })
     }
 
@@ -250,20 +251,18 @@ impl Endpoint {
         }
     }
 
-    /// Stops the endpoint and its I/O thread. [`Error::Closed`] with the cause if the
-    /// transport had failed before.
-    pub fn close(mut self) -> Result<()> {
-        self.shutdown()
-    }
-
-    fn shutdown(&mut self) -> Result<()> {
+    /// Stops the endpoint and waits for its I/O thread to end. Calls in progress on other
+    /// threads and later calls fail with [`Error::Closed`]. Closing twice is harmless.
+    /// [`Error::Closed`] with the cause if the transport had failed before.
+    pub fn close(&self) -> Result<()> {
         let before = {
             let mut st = self.shared.lock();
             let before = st.closed.clone();
             self.shared.close(&mut st, Closed::ByUser);
             before
         };
-        if let Some(io) = self.io.take()
+        let io = io::lock(&self.io).take();
+        if let Some(io) = io
             && io.join().is_err()
         {
             log::error!(
@@ -349,7 +348,7 @@ impl Endpoint {
 impl Drop for Endpoint {
     fn drop(&mut self) {
         // A transport failure was reported to every waiter already.
-        let _ = self.shutdown();
+        let _ = self.close();
     }
 }
 
