@@ -1,0 +1,39 @@
+//! The [`Device`] trait: what the ring logic and the init sequence need from a backend.
+
+use crate::{DmaRegion, Result};
+use std::sync::atomic::{Ordering, fence};
+
+/// A NIC as the driver sees it: BAR0 registers, DMA memory, doorbells.
+///
+/// Implemented by [`crate::VfioDevice`] (hardware), [`crate::MemDevice`] (plain memory, for
+/// tests) and, later, the simulated device over the Verilated NIC. Register offsets are
+/// byte offsets into BAR0, 4-byte aligned; the register map is [`homa_proto::regs`].
+pub trait Device {
+    /// A name for messages: the PCI address, or what the backend is.
+    fn name(&self) -> &str;
+
+    /// Bytes of BAR0.
+    fn bar_len(&self) -> u32;
+
+    /// Reads the 32-bit register at `offset`.
+    fn read32(&self, offset: u32) -> Result<u32>;
+
+    /// Writes the 32-bit register at `offset`.
+    fn write32(&self, offset: u32, value: u32) -> Result<()>;
+
+    /// Allocates at least `len` bytes of zeroed memory the device can reach by DMA.
+    fn alloc_dma(&self, len: usize) -> Result<DmaRegion>;
+
+    /// Rings a doorbell: writes `value` to the register at `offset` after every earlier write
+    /// to DMA memory is visible to the device.
+    fn doorbell(&self, offset: u32, value: u32) -> Result<()> {
+        fence(Ordering::SeqCst);
+        self.write32(offset, value)
+    }
+
+    /// Lets the device make progress before completions are polled: a simulated device
+    /// advances its clock here; hardware needs nothing (the default).
+    fn poll(&self) -> Result<()> {
+        Ok(())
+    }
+}

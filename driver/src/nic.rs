@@ -1,0 +1,776 @@
+//! [`Nic`]: the init sequence and the datapath calls over any [`Device`]; [`Probe`]: the
+//! read-only part (enumerate the register blocks, check the ID block), which
+//! `homa-nic probe` uses on its own.
+
+use crate::ring::{CompletionRing, RingRegs, RxBufRing, TxRing};
+use crate::{Device, DmaRegion, DriverError, Result};
+use homa_proto::core::Config;
+use homa_proto::hostif::{Completion, RxBufDescriptor, TxDescriptor};
+use homa_proto::regs::{BLOCKS, Block, NIC_ID, Register, block, header, ring};
+use std::net::Ipv4Addr;
+
+/// A register block found on the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FoundBlock {
+    /// Its BAR0 offset.
+    pub offset: u32,
+    /// Its `type` word.
+    pub type_id: u32,
+    /// Its `version` word (major << 16 | minor).
+    pub version: u32,
+    /// Its `next` word.
+    pub next: u32,
+    /// Its definition in `proto::regs`, or `None` for a type this driver does not know
+    /// (skipped: newer bitstreams may add blocks).
+    pub def: Option<&'static Block>,
+}
+
+impl FoundBlock {
+    /// The block's name, or "unknown".
+    pub fn name(&self) -> &'static str {
+        self.def.map_or("unknown", |b| b.name)
+    }
+}
+
+/// The ID block's registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdBlock {
+    /// "HOMA".
+    pub nic_id: u32,
+    /// Firmware version, major in bits 15-8.
+    pub fw_version: u32,
+    /// Low 32 bits of the bitstream's git commit.
+    pub git_hash: u32,
+    /// Build time, seconds since 1970.
+    pub build_date: u32,
+    /// Blocks present (bit 0 RX parser, bit 1 grants, bit 2 TX scheduler).
+    pub capabilities: u32,
+    /// Datapath width in bits.
+    pub data_width: u32,
+}
+
+/// What the driver learns before touching anything: the block chain and the ID block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Probe {
+    /// The device's name.
+    pub device: String,
+    /// Every block, in chain order (ID first).
+    pub blocks: Vec<FoundBlock>,
+    /// The ID block.
+    pub id: IdBlock,
+}
+
+fn lookup(b: &'static Block, register: &str) -> Result<&'static Register> {
+    b.register(register)
+        .ok_or_else(|| DriverError::LookupRegister {
+            block: b.name,
+            register: register.to_string(),
+        })
+}
+
+fn table(name: &'static str) -> Result<&'static Block> {
+    block(name).ok_or_else(|| DriverError::LookupRegister {
+        block: name,
+        register: String::new(),
+    })
+}
+
+impl Probe {
+    /// Checks the ID block at offset 0 (type and `nic_id`), then walks the `next` chain
+    /// (Corundum's layout, proto::regs): every header must lie in BAR0, 4-byte aligned,
+    /// without loops; every known block must have the major version of `proto::regs`.
+    pub fn run(dev: &impl Device) -> Result<Probe> {
+        let device = dev.name().to_string();
+        let id_def = table("ID")?;
+        // ID block at 0 first: on anything else the chain is not worth walking.
+        let type_id = dev.read32(header::TYPE)?;
+        let nic_id = dev.read32(lookup(id_def, "nic_id")?.offset)?;
+        if type_id != id_def.type_id || nic_id != NIC_ID {
+            return Err(DriverError::CheckNicId {
+                device,
+                type_id,
+                nic_id,
+            });
+        }
+        let blocks = walk(dev)?;
+        let id_reg = |name: &str| -> Result<u32> { dev.read32(lookup(id_def, name)?.offset) };
+        let id = IdBlock {
+            nic_id,
+            fw_version: id_reg("fw_version")?,
+            git_hash: id_reg("git_hash")?,
+            build_date: id_reg("build_date")?,
+            capabilities: id_reg("capabilities")?,
+            data_width: id_reg("data_width")?,
+        };
+        Ok(Probe { device, blocks, id })
+    }
+
+    /// The block called `name` and its offset, or an error naming what the bitstream lacks.
+    pub fn require(&self, name: &'static str) -> Result<(&'static Block, u32)> {
+        self.blocks
+            .iter()
+            .find_map(|b| b.def.filter(|d| d.name == name).map(|d| (d, b.offset)))
+            .ok_or_else(|| DriverError::FindRegisterBlock {
+                device: self.device.clone(),
+                block: name,
+            })
+    }
+
+    /// The BAR0 offset of `block.register` on this device.
+    pub fn address(&self, block: &'static str, register: &str) -> Result<u32> {
+        let (def, base) = self.require(block)?;
+        Ok(base + lookup(def, register)?.offset)
+    }
+}
+
+/// Follows the `next` pointers from offset 0.
+fn walk(dev: &impl Device) -> Result<Vec<FoundBlock>> {
+    let bar_len = dev.bar_len();
+    let broken = |offset: u32, reason: &str| DriverError::WalkRegisterBlocks {
+        device: dev.name().to_string(),
+        offset,
+        reason: reason.to_string(),
+    };
+    let mut blocks: Vec<FoundBlock> = Vec::new();
+    let mut at = 0u32;
+    loop {
+        if !at.is_multiple_of(4)
+            || at
+                .checked_add(header::FIRST)
+                .is_none_or(|end| end > bar_len)
+        {
+            return Err(broken(at, "a block header outside BAR0 or misaligned"));
+        }
+        if blocks.iter().any(|b| b.offset == at) {
+            return Err(broken(at, "the next pointers loop"));
+        }
+        let type_id = dev.read32(at + header::TYPE)?;
+        let version = dev.read32(at + header::VERSION)?;
+        let next = dev.read32(at + header::NEXT)?;
+        let def = BLOCKS.iter().find(|b| b.type_id == type_id);
+        if let Some(d) = def
+            && (version >> 16) as u16 != d.major()
+        {
+            return Err(DriverError::CheckBlockVersion {
+                device: dev.name().to_string(),
+                block: d.name,
+                major: (version >> 16) as u16,
+                minor: version as u16,
+                supported: d.major(),
+            });
+        }
+        blocks.push(FoundBlock {
+            offset: at,
+            type_id,
+            version,
+            next,
+            def,
+        });
+        if next == 0 {
+            return Ok(blocks);
+        }
+        at = next;
+    }
+}
+
+/// One register's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RegisterValue {
+    /// Its block.
+    pub block: &'static str,
+    /// Its definition.
+    pub register: &'static Register,
+    /// Its BAR0 offset on this device.
+    pub address: u32,
+    /// What it read.
+    pub value: u32,
+}
+
+/// Reads every register of every known block of `probe` (registers only; reads have no
+/// side effects in this map).
+pub fn read_registers(dev: &impl Device, probe: &Probe) -> Result<Vec<RegisterValue>> {
+    let mut out = Vec::new();
+    for b in &probe.blocks {
+        let Some(def) = b.def else { continue };
+        for r in def.registers {
+            let address = b.offset + r.offset;
+            out.push(RegisterValue {
+                block: def.name,
+                register: r,
+                address,
+                value: dev.read32(address)?,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Bits of CONFIG.enable.
+pub mod enable {
+    /// Receive.
+    pub const RX: u32 = 1 << 0;
+    /// Transmit.
+    pub const TX: u32 = 1 << 1;
+    /// Grants generated by the NIC.
+    pub const GRANTS: u32 = 1 << 2;
+}
+
+/// The CONFIG block's values, as the init sequence programs them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NicConfig {
+    /// Unscheduled bytes per message (rtt_bytes).
+    pub unsched_bytes: u32,
+    /// Grant window; 0 = dynamic.
+    pub window: u32,
+    /// Limit on granted-but-unreceived bytes.
+    pub max_incoming: u32,
+    /// Overcommitment degree (1-8).
+    pub max_overcommit: u32,
+    /// Priority levels (1-8).
+    pub num_priorities: u32,
+    /// Version of the cutoffs (1-65535).
+    pub cutoff_version: u32,
+    /// Unscheduled priority cutoffs.
+    pub unsched_cutoffs: [u32; 8],
+    /// Link speed, Mb/s.
+    pub link_mbps: u32,
+    /// Local MAC address.
+    pub mac: [u8; 6],
+    /// Local IPv4 address.
+    pub ipv4: Ipv4Addr,
+    /// CONFIG.enable bits set at the end of init ([`enable`]).
+    pub enable: u32,
+}
+
+impl From<&Config> for NicConfig {
+    /// The engine's parameters; MAC and IPv4 unset; receive, transmit and grants enabled.
+    fn from(c: &Config) -> NicConfig {
+        NicConfig {
+            unsched_bytes: c.unsched_bytes,
+            window: c.window,
+            max_incoming: c.max_incoming,
+            max_overcommit: u32::from(c.max_overcommit),
+            num_priorities: u32::from(c.num_priorities),
+            cutoff_version: u32::from(c.cutoff_version),
+            unsched_cutoffs: c.unsched_cutoffs,
+            link_mbps: c.link_mbps,
+            mac: [0; 6],
+            ipv4: Ipv4Addr::UNSPECIFIED,
+            enable: enable::RX | enable::TX | enable::GRANTS,
+        }
+    }
+}
+
+impl Default for NicConfig {
+    fn default() -> Self {
+        NicConfig::from(&Config::default())
+    }
+}
+
+impl NicConfig {
+    /// The CONFIG registers to write, by name, after range checks.
+    fn registers(&self) -> Result<Vec<(String, u32)>> {
+        let check = |field: &'static str, value: u32, ok: bool, reason: &'static str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(DriverError::ConfigureNic {
+                    field,
+                    value: u64::from(value),
+                    reason,
+                })
+            }
+        };
+        let o = self.max_overcommit;
+        check("max_overcommit", o, (1..=8).contains(&o), "must be 1-8")?;
+        let p = self.num_priorities;
+        check("num_priorities", p, (1..=8).contains(&p), "must be 1-8")?;
+        let v = self.cutoff_version;
+        check(
+            "cutoff_version",
+            v,
+            (1..=65535).contains(&v),
+            "must be 1-65535",
+        )?;
+        let e = self.enable;
+        let known = enable::RX | enable::TX | enable::GRANTS;
+        check(
+            "enable",
+            e,
+            e & !known == 0,
+            "has bits beyond rx, tx, grants",
+        )?;
+        let m = self.mac;
+        let mut regs = vec![
+            ("unsched_bytes".to_string(), self.unsched_bytes),
+            ("window".to_string(), self.window),
+            ("max_incoming".to_string(), self.max_incoming),
+            ("max_overcommit".to_string(), o),
+            ("num_priorities".to_string(), p),
+            ("cutoff_version".to_string(), v),
+            ("link_mbps".to_string(), self.link_mbps),
+            (
+                "mac_addr_lo".to_string(),
+                u32::from_be_bytes([m[2], m[3], m[4], m[5]]),
+            ),
+            (
+                "mac_addr_hi".to_string(),
+                u32::from(u16::from_be_bytes([m[0], m[1]])),
+            ),
+            ("ipv4_addr".to_string(), u32::from(self.ipv4)),
+        ];
+        for (i, c) in self.unsched_cutoffs.iter().enumerate() {
+            regs.push((format!("unsched_cutoff_{i}"), *c));
+        }
+        Ok(regs)
+    }
+}
+
+/// Ring sizes (log2 of the entry count, 1-16) and RX buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RingSizes {
+    /// TX descriptor ring.
+    pub tx_log2: u8,
+    /// RX buffer ring; this many buffers are allocated and posted.
+    pub rx_log2: u8,
+    /// Completion ring; make it at least as large as the other two together.
+    pub cq_log2: u8,
+    /// Bytes per RX buffer (a positive multiple of 64).
+    pub rx_buffer_len: u32,
+}
+
+impl Default for RingSizes {
+    fn default() -> Self {
+        RingSizes {
+            tx_log2: 8,
+            rx_log2: 8,
+            cq_log2: 10,
+            rx_buffer_len: 4096,
+        }
+    }
+}
+
+/// A NIC brought up and ready: its rings set up, RX buffers posted, CONFIG programmed.
+#[derive(Debug)]
+pub struct Nic<D: Device> {
+    dev: D,
+    probe: Probe,
+    tx: TxRing,
+    rx: RxBufRing,
+    cq: CompletionRing,
+    rx_pool: DmaRegion,
+    rx_buffer_len: u32,
+    rx_count: u32,
+}
+
+impl<D: Device> Nic<D> {
+    /// The init sequence; each step names the registers it uses.
+    pub fn init(dev: D, config: &NicConfig, sizes: &RingSizes) -> Result<Nic<D>> {
+        // 1. ID block and block chain (every block: type, version, next).
+        let probe = Probe::run(&dev)?;
+        let (queue, queue_base) = probe.require("QUEUE")?;
+        let enable_reg = probe.address("CONFIG", "enable")?;
+        let config_regs = config.registers()?;
+        let len = sizes.rx_buffer_len;
+        if len == 0 || !len.is_multiple_of(64) {
+            return Err(DriverError::ConfigureNic {
+                field: "rx_buffer_len",
+                value: u64::from(len),
+                reason: "must be a positive multiple of 64",
+            });
+        }
+
+        // 2. CONFIG.enable = 0: nothing moves while the rest is programmed.
+        dev.write32(enable_reg, 0)?;
+
+        // 3. CONFIG: protocol parameters.
+        for (name, value) in &config_regs {
+            dev.write32(probe.address("CONFIG", name)?, *value)?;
+        }
+
+        // 4. QUEUE: completion ring first, so the NIC can report on the others.
+        let cq = CompletionRing::new(
+            &dev,
+            RingRegs::resolve(queue, queue_base, ring::CQ)?,
+            sizes.cq_log2,
+        )?;
+        let mut rx = RxBufRing::new(
+            &dev,
+            RingRegs::resolve(queue, queue_base, ring::RX)?,
+            sizes.rx_log2,
+        )?;
+        let tx = TxRing::new(
+            &dev,
+            RingRegs::resolve(queue, queue_base, ring::TX)?,
+            sizes.tx_log2,
+        )?;
+
+        // 5. RX buffers: one pool, one buffer per RX ring slot, posted with one doorbell
+        //    (QUEUE.rx_producer).
+        let rx_count = rx.state().size();
+        let pool_len =
+            (rx_count as usize)
+                .checked_mul(len as usize)
+                .ok_or(DriverError::ConfigureNic {
+                    field: "rx_buffer_len",
+                    value: u64::from(len),
+                    reason: "times the RX ring size overflows",
+                })?;
+        let rx_pool = dev.alloc_dma(pool_len)?;
+        let bufs: Vec<RxBufDescriptor> = (0..rx_count)
+            .map(|id| RxBufDescriptor {
+                iova: rx_pool.iova() + u64::from(id) * u64::from(len),
+                length: len,
+                buffer_id: id,
+            })
+            .collect();
+        rx.post_batch(&dev, &bufs)?;
+
+        // 6. CONFIG.enable: go.
+        dev.write32(enable_reg, config.enable)?;
+        Ok(Nic {
+            dev,
+            probe,
+            tx,
+            rx,
+            cq,
+            rx_pool,
+            rx_buffer_len: len,
+            rx_count,
+        })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &D {
+        &self.dev
+    }
+
+    /// What the init sequence found.
+    pub fn probe(&self) -> &Probe {
+        &self.probe
+    }
+
+    /// The TX descriptor ring.
+    pub fn tx(&self) -> &TxRing {
+        &self.tx
+    }
+
+    /// The RX buffer ring.
+    pub fn rx(&self) -> &RxBufRing {
+        &self.rx
+    }
+
+    /// The completion ring.
+    pub fn cq(&self) -> &CompletionRing {
+        &self.cq
+    }
+
+    /// Posts a TX descriptor and rings the doorbell; its free-running ring index.
+    pub fn send(&mut self, desc: &TxDescriptor) -> Result<u32> {
+        self.tx.post(&self.dev, desc)
+    }
+
+    /// The next completion, if any (after letting the device make progress).
+    pub fn poll_completion(&mut self) -> Result<Option<Completion>> {
+        self.dev.poll()?;
+        self.cq.poll(&self.dev)
+    }
+
+    fn rx_offset(&self, buffer_id: u32) -> Result<usize> {
+        if buffer_id >= self.rx_count {
+            return Err(DriverError::RepostRxBuffer {
+                buffer_id,
+                count: self.rx_count,
+            });
+        }
+        Ok(buffer_id as usize * self.rx_buffer_len as usize)
+    }
+
+    /// Copies received bytes out of RX buffer `buffer_id`, from `offset` in the buffer.
+    pub fn read_rx_buffer(&self, buffer_id: u32, offset: usize, buf: &mut [u8]) -> Result<()> {
+        let base = self.rx_offset(buffer_id)?;
+        if offset.saturating_add(buf.len()) > self.rx_buffer_len as usize {
+            return Err(DriverError::DmaAccess {
+                iova: self.rx_pool.iova() + base as u64,
+                offset,
+                len: buf.len(),
+                region_len: self.rx_buffer_len as usize,
+            });
+        }
+        self.rx_pool.read(base + offset, buf)
+    }
+
+    /// Gives RX buffer `buffer_id` back to the NIC once its data has been read.
+    pub fn repost_rx_buffer(&mut self, buffer_id: u32) -> Result<()> {
+        let base = self.rx_offset(buffer_id)?;
+        let desc = RxBufDescriptor {
+            iova: self.rx_pool.iova() + base as u64,
+            length: self.rx_buffer_len,
+            buffer_id,
+        };
+        self.rx.post(&self.dev, &desc).map(|_| ())
+    }
+
+    /// Every register of every known block, read now (counters are free-running).
+    pub fn registers(&self) -> Result<Vec<RegisterValue>> {
+        read_registers(&self.dev, &self.probe)
+    }
+}
+
+#[cfg(test)]
+#[allow(non_snake_case)]
+mod tests {
+    use super::*;
+    use crate::MemDevice;
+    use homa_proto::hostif::{
+        COMPLETION_LEN, Event, RX_BUF_DESC_LEN, RingState, Status, TX_DESC_LEN, TxFlags, TxOp,
+        peer_address,
+    };
+
+    const SIZES: RingSizes = RingSizes {
+        tx_log2: 2,
+        rx_log2: 2,
+        cq_log2: 3,
+        rx_buffer_len: 256,
+    };
+
+    fn addr(b: &str, r: &str) -> u32 {
+        block(b).unwrap().address(r).unwrap()
+    }
+
+    #[test]
+    fn init__programs_config_then_rings_then_enables() {
+        let cfg = NicConfig {
+            mac: [0x02, 0x00, 0x00, 0x00, 0x00, 0x07],
+            ipv4: Ipv4Addr::new(10, 0, 0, 7),
+            ..NicConfig::default()
+        };
+        let nic = Nic::init(MemDevice::new(), &cfg, &SIZES).unwrap();
+        let writes = nic.device().take_writes();
+        let enable = addr("CONFIG", "enable");
+        assert_eq!(writes.first(), Some(&(enable, 0)), "quiesce first");
+        assert_eq!(writes.last(), Some(&(enable, 7)), "enable last");
+        let written = |a: u32| writes.iter().rev().find(|w| w.0 == a).map(|w| w.1);
+        assert_eq!(written(addr("CONFIG", "unsched_bytes")), Some(40000));
+        assert_eq!(written(addr("CONFIG", "unsched_cutoff_7")), Some(200));
+        assert_eq!(written(addr("CONFIG", "mac_addr_hi")), Some(0x0200));
+        assert_eq!(written(addr("CONFIG", "mac_addr_lo")), Some(7));
+        assert_eq!(written(addr("CONFIG", "ipv4_addr")), Some(0x0a00_0007));
+        let cq = nic.cq().region().iova();
+        assert_eq!(written(addr("QUEUE", "cq_base_lo")), Some(cq as u32));
+        assert_eq!(
+            written(addr("QUEUE", "cq_base_hi")),
+            Some((cq >> 32) as u32)
+        );
+        assert_eq!(written(addr("QUEUE", "cq_log2_size")), Some(3));
+        assert_eq!(written(addr("QUEUE", "tx_log2_size")), Some(2));
+        assert_eq!(
+            written(addr("QUEUE", "rx_producer")),
+            Some(4),
+            "4 buffers posted"
+        );
+        // The RX ring holds the pool's buffers, 256 bytes apart.
+        let dev = nic.device();
+        let mut ids = Vec::new();
+        for slot in 0..4u64 {
+            let mut b = [0u8; RX_BUF_DESC_LEN];
+            dev.dma_read(nic.rx().region().iova() + slot * 16, &mut b)
+                .unwrap();
+            let d = RxBufDescriptor::decode(&b).unwrap();
+            assert_eq!(d.length, 256);
+            ids.push((d.buffer_id, d.iova));
+        }
+        let base = ids[0].1;
+        assert_eq!(
+            ids,
+            [(0, base), (1, base + 256), (2, base + 512), (3, base + 768)]
+        );
+        assert_eq!(nic.probe().blocks.len(), BLOCKS.len());
+        assert_eq!(nic.probe().id.nic_id, NIC_ID);
+    }
+
+    #[test]
+    fn init__refuses_a_bad_id_block_without_writing() {
+        let dev = MemDevice::new();
+        dev.set_register(addr("ID", "nic_id"), 0x1234_5678).unwrap();
+        let e = Nic::init(dev, &NicConfig::default(), &SIZES).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DriverError::CheckNicId {
+                    nic_id: 0x1234_5678,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(
+            e.to_string()
+                .contains("expected type 0x484d4e49 nic_id 0x484f4d41")
+        );
+        let dev = MemDevice::new();
+        dev.set_register(0, 0xffff_ffff).unwrap();
+        let e = Probe::run(&dev).unwrap_err();
+        assert!(matches!(
+            e,
+            DriverError::CheckNicId {
+                type_id: 0xffff_ffff,
+                ..
+            }
+        ));
+        assert!(dev.take_writes().is_empty());
+    }
+
+    #[test]
+    fn probe__refuses_an_unknown_major_version() {
+        let dev = MemDevice::new();
+        let config = block("CONFIG").unwrap();
+        dev.set_register(config.base + header::VERSION, 0x0002_0003)
+            .unwrap();
+        let e = Probe::run(&dev).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "failed to use the CONFIG block of mem: version 2.3, this driver supports 1.x; \
+             use a driver and bitstream from the same release"
+        );
+        // A newer minor version is fine.
+        dev.set_register(config.base + header::VERSION, 0x0001_0007)
+            .unwrap();
+        assert!(Probe::run(&dev).is_ok());
+    }
+
+    #[test]
+    fn probe__refuses_a_looping_or_escaping_chain() {
+        let dev = MemDevice::new();
+        let tx = block("TX").unwrap();
+        dev.set_register(tx.base + header::NEXT, 0x100).unwrap();
+        let e = Probe::run(&dev).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("the next pointers loop at offset 0x100"),
+            "{e}"
+        );
+        dev.set_register(tx.base + header::NEXT, 0x10_0000).unwrap();
+        let e = Probe::run(&dev).unwrap_err();
+        assert!(matches!(
+            e,
+            DriverError::WalkRegisterBlocks {
+                offset: 0x10_0000,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn probe__skips_unknown_blocks_and_init_needs_queue() {
+        let dev = MemDevice::new();
+        let tx = block("TX").unwrap();
+        dev.set_register(tx.base, 0x5858_5858).unwrap();
+        let p = Probe::run(&dev).unwrap();
+        assert_eq!(p.blocks[4].name(), "unknown");
+        assert!(p.require("TX").is_err());
+        dev.set_register(tx.base + header::NEXT, 0).unwrap();
+        let e = Nic::init(dev, &NicConfig::default(), &SIZES).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "failed to find the QUEUE register block on mem: the bitstream lacks it (rebuild \
+             it with the host queues)"
+        );
+    }
+
+    #[test]
+    fn init__refuses_out_of_range_config() {
+        let cfg = NicConfig {
+            max_overcommit: 9,
+            ..NicConfig::default()
+        };
+        let e = Nic::init(MemDevice::new(), &cfg, &SIZES).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "failed to configure the NIC: max_overcommit = 9, must be 1-8"
+        );
+        let sizes = RingSizes {
+            rx_buffer_len: 100,
+            ..SIZES
+        };
+        assert!(Nic::init(MemDevice::new(), &NicConfig::default(), &sizes).is_err());
+    }
+
+    #[test]
+    fn send_and_poll_completion__through_the_rings() {
+        let mut nic = Nic::init(MemDevice::new(), &NicConfig::default(), &SIZES).unwrap();
+        let d = TxDescriptor {
+            op: TxOp::SendMessage,
+            flags: TxFlags::default(),
+            rpc_id: 11,
+            peer: peer_address("10.0.0.2".parse().unwrap()),
+            src_port: 1,
+            dst_port: 2,
+            message_length: 300,
+            payload_iova: 0x9_0000_0000,
+            cookie: 5,
+        };
+        assert_eq!(nic.send(&d).unwrap(), 0);
+        assert_eq!(nic.poll_completion().unwrap(), None);
+
+        // Device side: fetch the descriptor, deliver 3 bytes into RX buffer 2, complete.
+        let dev = nic.device();
+        let mut b = [0u8; TX_DESC_LEN];
+        dev.dma_read(nic.tx().region().iova(), &mut b).unwrap();
+        assert_eq!(TxDescriptor::decode(&b).unwrap(), d);
+        let mut rxd = [0u8; RX_BUF_DESC_LEN];
+        dev.dma_read(nic.rx().region().iova() + 2 * 16, &mut rxd)
+            .unwrap();
+        let buf = RxBufDescriptor::decode(&rxd).unwrap();
+        dev.dma_write(buf.iova, b"abc").unwrap();
+        let mut cq = RingState::new(SIZES.cq_log2).unwrap();
+        for event in [
+            Event::TxDone {
+                length: 300,
+                cookie: 5,
+            },
+            Event::RxData {
+                msg_slot: 0,
+                length: 3,
+                offset: 0,
+                buffer_id: buf.buffer_id,
+                message_length: 3,
+                local_port: 1,
+            },
+        ] {
+            let i = cq.push().unwrap();
+            let c = Completion {
+                rpc_id: 11,
+                status: Status::Ok,
+                event,
+                phase: cq.phase(i),
+            };
+            let mut e = [0u8; COMPLETION_LEN];
+            c.encode(&mut e);
+            dev.dma_write(nic.cq().region().iova() + u64::from(i) * 32, &e)
+                .unwrap();
+        }
+
+        let done = nic.poll_completion().unwrap().unwrap();
+        assert_eq!(done.to_string(), "TX_DONE id=11 len=300 cookie=5 status=ok");
+        let data = nic.poll_completion().unwrap().unwrap();
+        let Event::RxData { buffer_id, .. } = data.event else {
+            panic!("{data}");
+        };
+        let mut got = [0u8; 3];
+        nic.read_rx_buffer(buffer_id, 0, &mut got).unwrap();
+        assert_eq!(&got, b"abc");
+        assert!(nic.read_rx_buffer(buffer_id, 255, &mut got).is_err());
+        nic.device()
+            .set_register(addr("QUEUE", "rx_consumer"), 3)
+            .unwrap();
+        nic.repost_rx_buffer(buffer_id).unwrap();
+        assert_eq!(
+            nic.repost_rx_buffer(4).unwrap_err().to_string(),
+            "failed to repost RX buffer 4: only 4 buffers exist"
+        );
+        let regs = nic.registers().unwrap();
+        let nic_id = regs.iter().find(|r| r.register.name == "nic_id").unwrap();
+        assert_eq!(nic_id.value, NIC_ID);
+    }
+}
