@@ -1,6 +1,7 @@
 //! `homa-nic`: the command-line entry point. See `homa-nic --help`.
 
 mod cmd_bench;
+mod cmd_probe;
 mod cmd_regs;
 mod cmd_sim;
 mod cmd_synth;
@@ -56,6 +57,10 @@ enum Command {
     /// Measure the speed of the protocol engine or of the simulator.
     #[command(subcommand)]
     Bench(cmd_bench::BenchCmd),
+    /// Open a homa-nic through VFIO and print its ID block, configuration and counters.
+    ///
+    /// Exit status: 0 when read, 1 when the device could not be opened or read.
+    Probe(cmd_probe::ProbeArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -96,6 +101,7 @@ fn main() -> ExitCode {
         }
         Command::Regs { markdown } => print_all(&cmd_regs::render(markdown)),
         Command::Bench(cmd) => cmd_bench::run(cmd).map(|()| ExitCode::SUCCESS),
+        Command::Probe(args) => cmd_probe::run(args),
     };
     match result {
         Ok(code) => code,
