@@ -1,4 +1,5 @@
-//! `homa-nic bench`: how fast the protocol engine and the simulator run on this machine.
+//! `homa-nic bench`: how fast the protocol engine, the simulator and the RPC library run on
+//! this machine.
 //!
 //! Each measurement is repeated and the median reported (these machines are noisy); compare
 //! numbers from one run with each other, not across machines.
@@ -12,7 +13,9 @@ use homa_sim::fabric::{FabricConfig, Topology};
 use homa_sim::preset::{Preset, config_for};
 use homa_sim::time::MS;
 use homa_sim::workload::Workload;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchCmd {
@@ -39,6 +42,26 @@ pub(crate) enum BenchCmd {
         /// Repetitions (the median is reported).
         #[arg(long, default_value_t = 3)]
         repeat: usize,
+    },
+    /// RPC library (`homa-host` over `proto::core`): ping-pong round trip (median, p99) and
+    /// RPC rate with many RPCs outstanding, over the in-process network and, as root, over
+    /// raw IP on loopback.
+    Rpc {
+        /// Ping-pong RPCs timed one by one.
+        #[arg(long, default_value_t = 10_000)]
+        rpcs: usize,
+        /// Request and response size in bytes.
+        #[arg(long, default_value_t = 100)]
+        size: usize,
+        /// RPCs kept in flight for the rate measurement.
+        #[arg(long, default_value_t = 64)]
+        outstanding: usize,
+        /// RPCs completed for the rate measurement.
+        #[arg(long, default_value_t = 20_000)]
+        rate_rpcs: usize,
+        /// Skip raw IP even when the socket could be opened.
+        #[arg(long)]
+        no_raw: bool,
     },
 }
 
@@ -95,8 +118,143 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
                 med
             );
         }
+        BenchCmd::Rpc {
+            rpcs,
+            size,
+            outstanding,
+            rate_rpcs,
+            no_raw,
+        } => {
+            let run = RpcRun {
+                rpcs,
+                size,
+                outstanding: outstanding.max(1),
+                rate_rpcs,
+            };
+            let net = homa_host::MemNetwork::new();
+            run.measure(
+                "memnet",
+                net.attach([10, 0, 0, 1].into())?,
+                net.attach([10, 0, 0, 2].into())?,
+            )?;
+            if no_raw {
+                println!("raw IP: skipped (--no-raw)");
+            } else {
+                // Addresses of their own on loopback, apart from the examples' and tests'.
+                let open = |last| homa_host::RawIpTransport::open(Ipv4Addr::new(127, 0, 0, last));
+                match open(21).and_then(|s| Ok((s, open(22)?))) {
+                    Ok((server, client)) => run.measure("raw IP loopback", server, client)?,
+                    Err(e) => {
+                        let cause = std::error::Error::source(&e)
+                            .map_or_else(String::new, |c| format!(": {c}"));
+                        println!("raw IP: skipped: {e}{cause} (needs root or CAP_NET_RAW)");
+                    }
+                }
+            }
+        }
     }
     Ok(())
+}
+
+/// The parameters of `bench rpc`.
+struct RpcRun {
+    rpcs: usize,
+    size: usize,
+    outstanding: usize,
+    rate_rpcs: usize,
+}
+
+impl RpcRun {
+    /// Runs an echo server on `server` and measures a client on `client`.
+    fn measure(
+        &self,
+        name: &str,
+        server: impl homa_host::Transport,
+        client: impl homa_host::Transport,
+    ) -> Result<()> {
+        let config = homa_host::Config::default();
+        let server = Arc::new(homa_host::Endpoint::bind(server, 4000, config.clone())?);
+        let serving = {
+            let server = Arc::clone(&server);
+            std::thread::spawn(move || -> homa_host::Result<()> {
+                loop {
+                    let request = match server.recv_request() {
+                        Ok(r) => r,
+                        Err(homa_host::Error::Closed { .. }) => return Ok(()),
+                        Err(e) => return Err(e),
+                    };
+                    let payload = request.payload.clone();
+                    server.reply(request.token, payload)?;
+                }
+            })
+        };
+        let client = homa_host::Endpoint::bind(client, 4001, config)?;
+        let dest = server.local_addr();
+        let request = Bytes::from(vec![0x5a; self.size.max(1)]);
+        let result = self
+            .ping_pong(&client, dest, &request)
+            .and_then(|(median, p99)| {
+                let rate = self.rate(&client, dest, &request)?;
+                println!(
+                    "{name}: {} B RPCs: round trip median {:.1} us, p99 {:.1} us ({} ping-pongs); \
+                 rate {:.0} RPCs/s ({} outstanding)",
+                    request.len(),
+                    median,
+                    p99,
+                    self.rpcs,
+                    rate,
+                    self.outstanding
+                );
+                Ok(())
+            });
+        server.close()?;
+        match serving.join() {
+            Ok(served) => served?,
+            Err(_) => anyhow::bail!("{name}: the echo server thread panicked"),
+        }
+        result
+    }
+
+    /// Round trips of one RPC at a time; returns (median, p99) in microseconds.
+    fn ping_pong(
+        &self,
+        client: &homa_host::Endpoint,
+        dest: SocketAddr,
+        request: &Bytes,
+    ) -> Result<(f64, f64)> {
+        for _ in 0..self.rpcs.min(200) {
+            client.call(dest, request.clone())?;
+        }
+        let mut rtts = Vec::with_capacity(self.rpcs);
+        for _ in 0..self.rpcs.max(1) {
+            let start = std::time::Instant::now();
+            let response = client.call(dest, request.clone())?;
+            rtts.push(start.elapsed().as_secs_f64() * 1e6);
+            anyhow::ensure!(response == *request, "the echo differs from the request");
+        }
+        rtts.sort_by(f64::total_cmp);
+        let p99 = rtts[(rtts.len() * 99 / 100).min(rtts.len() - 1)];
+        Ok((rtts[rtts.len() / 2], p99))
+    }
+
+    /// Completed RPCs per second with `outstanding` in flight.
+    fn rate(&self, client: &homa_host::Endpoint, dest: SocketAddr, request: &Bytes) -> Result<f64> {
+        let total = self.rate_rpcs.max(1);
+        let mut window = std::collections::VecDeque::with_capacity(self.outstanding);
+        let (mut submitted, mut done) = (0, 0);
+        let start = std::time::Instant::now();
+        while done < total {
+            while window.len() < self.outstanding && submitted < total {
+                window.push_back(client.submit(dest, request.clone())?);
+                submitted += 1;
+            }
+            if let Some(h) = window.pop_front() {
+                client.wait(&h, Duration::from_secs(10))?;
+                done += 1;
+            }
+        }
+        Ok(total as f64 / start.elapsed().as_secs_f64())
+    }
 }
 
 fn median(v: &mut [f64]) -> f64 {
