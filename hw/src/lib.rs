@@ -22,6 +22,7 @@
 
 pub mod fifo;
 pub mod grant;
+pub mod grant_framer;
 pub mod grant_model;
 pub mod hdl;
 pub mod parser;

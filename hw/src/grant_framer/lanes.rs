@@ -1,0 +1,179 @@
+//! The framer's plain-data records: a 512-bit beat as byte lanes, and the zero-extensions its
+//! arithmetic needs (rust-hdl has no concatenation, and its `bit_cast` widening trips
+//! Verilator's WIDTH lint; assigning a struct field is a part-select write in Verilog).
+
+// The `LogicStruct` derive adds public `get_my_width_*` / `get_my_offset_*` accessors (used by
+// the `hdl_gen` translation) that it does not document; every item written here is documented.
+#![allow(missing_docs)]
+
+use crate::hdl::*;
+
+/// A 512-bit AXI-Stream beat as 64 byte lanes: `b0` is byte lane 0 (bits 7..0), the first
+/// byte of the beat on the wire. Assigning a field is a part-select write in Verilog.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct Beat512 {
+    /// Byte lane 0.
+    pub b0: Bits<8>,
+    /// Byte lane 1.
+    pub b1: Bits<8>,
+    /// Byte lane 2.
+    pub b2: Bits<8>,
+    /// Byte lane 3.
+    pub b3: Bits<8>,
+    /// Byte lane 4.
+    pub b4: Bits<8>,
+    /// Byte lane 5.
+    pub b5: Bits<8>,
+    /// Byte lane 6.
+    pub b6: Bits<8>,
+    /// Byte lane 7.
+    pub b7: Bits<8>,
+    /// Byte lane 8.
+    pub b8: Bits<8>,
+    /// Byte lane 9.
+    pub b9: Bits<8>,
+    /// Byte lane 10.
+    pub b10: Bits<8>,
+    /// Byte lane 11.
+    pub b11: Bits<8>,
+    /// Byte lane 12.
+    pub b12: Bits<8>,
+    /// Byte lane 13.
+    pub b13: Bits<8>,
+    /// Byte lane 14.
+    pub b14: Bits<8>,
+    /// Byte lane 15.
+    pub b15: Bits<8>,
+    /// Byte lane 16.
+    pub b16: Bits<8>,
+    /// Byte lane 17.
+    pub b17: Bits<8>,
+    /// Byte lane 18.
+    pub b18: Bits<8>,
+    /// Byte lane 19.
+    pub b19: Bits<8>,
+    /// Byte lane 20.
+    pub b20: Bits<8>,
+    /// Byte lane 21.
+    pub b21: Bits<8>,
+    /// Byte lane 22.
+    pub b22: Bits<8>,
+    /// Byte lane 23.
+    pub b23: Bits<8>,
+    /// Byte lane 24.
+    pub b24: Bits<8>,
+    /// Byte lane 25.
+    pub b25: Bits<8>,
+    /// Byte lane 26.
+    pub b26: Bits<8>,
+    /// Byte lane 27.
+    pub b27: Bits<8>,
+    /// Byte lane 28.
+    pub b28: Bits<8>,
+    /// Byte lane 29.
+    pub b29: Bits<8>,
+    /// Byte lane 30.
+    pub b30: Bits<8>,
+    /// Byte lane 31.
+    pub b31: Bits<8>,
+    /// Byte lane 32.
+    pub b32: Bits<8>,
+    /// Byte lane 33.
+    pub b33: Bits<8>,
+    /// Byte lane 34.
+    pub b34: Bits<8>,
+    /// Byte lane 35.
+    pub b35: Bits<8>,
+    /// Byte lane 36.
+    pub b36: Bits<8>,
+    /// Byte lane 37.
+    pub b37: Bits<8>,
+    /// Byte lane 38.
+    pub b38: Bits<8>,
+    /// Byte lane 39.
+    pub b39: Bits<8>,
+    /// Byte lane 40.
+    pub b40: Bits<8>,
+    /// Byte lane 41.
+    pub b41: Bits<8>,
+    /// Byte lane 42.
+    pub b42: Bits<8>,
+    /// Byte lane 43.
+    pub b43: Bits<8>,
+    /// Byte lane 44.
+    pub b44: Bits<8>,
+    /// Byte lane 45.
+    pub b45: Bits<8>,
+    /// Byte lane 46.
+    pub b46: Bits<8>,
+    /// Byte lane 47.
+    pub b47: Bits<8>,
+    /// Byte lane 48.
+    pub b48: Bits<8>,
+    /// Byte lane 49.
+    pub b49: Bits<8>,
+    /// Byte lane 50.
+    pub b50: Bits<8>,
+    /// Byte lane 51.
+    pub b51: Bits<8>,
+    /// Byte lane 52.
+    pub b52: Bits<8>,
+    /// Byte lane 53.
+    pub b53: Bits<8>,
+    /// Byte lane 54.
+    pub b54: Bits<8>,
+    /// Byte lane 55.
+    pub b55: Bits<8>,
+    /// Byte lane 56.
+    pub b56: Bits<8>,
+    /// Byte lane 57.
+    pub b57: Bits<8>,
+    /// Byte lane 58.
+    pub b58: Bits<8>,
+    /// Byte lane 59.
+    pub b59: Bits<8>,
+    /// Byte lane 60.
+    pub b60: Bits<8>,
+    /// Byte lane 61.
+    pub b61: Bits<8>,
+    /// Byte lane 62.
+    pub b62: Bits<8>,
+    /// Byte lane 63.
+    pub b63: Bits<8>,
+}
+
+/// A priority in bits 7..5 of a byte (the IPv4 TOS).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct Prio8 {
+    /// Bits 4..0: zero.
+    pub z: Bits<5>,
+    /// Bits 7..5: the priority.
+    pub p: Bits<3>,
+}
+
+/// A priority in bits 2..0 of a byte (the GRANT's priority field).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct Prio8Low {
+    /// Bits 2..0: the priority.
+    pub p: Bits<3>,
+    /// Bits 7..3: zero.
+    pub z: Bits<5>,
+}
+
+/// 16 bits zero-extended to 20.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct Lo16In20 {
+    /// The value.
+    pub lo: Bits<16>,
+    /// Zero.
+    pub z: Bits<4>,
+}
+
+/// 4 bits zero-extended to 20.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct Lo4In20 {
+    /// The value.
+    pub lo: Bits<4>,
+    /// Zero.
+    pub z: Bits<16>,
+}
