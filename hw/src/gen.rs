@@ -282,7 +282,7 @@ mod tests {
             let file = dir.join(format!("{name}.v"));
             std::fs::write(&file, verilog).expect("write temp Verilog");
             let out = Command::new("verilator")
-                .args(["--lint-only", "-Wall", "--top-module", &name])
+                .args(["--lint-only", "-Wall", "--top-module", name])
                 .arg(rtl_dir().join("verilator.vlt"))
                 .arg(&file)
                 .output()

@@ -4,21 +4,21 @@
 #![allow(non_snake_case)]
 
 use super::*;
+use crate::grant_model::Grant;
 use crate::parser_model::{Rng, seed_from_env};
 use homa_proto::wire::{FrameRepr, LinkType};
 
 /// The frame `proto::wire` emits for this GRANT.
-pub(crate) fn expected(
-    local_mac: u64,
-    local_ip: u32,
-    peer_mac: u64,
-    peer_ip: u32,
-    sport: u16,
-    dport: u16,
-    id: u64,
-    offset: u32,
-    priority: u8,
-) -> Vec<u8> {
+pub(crate) fn expected(local_mac: u64, local_ip: u32, g: &Grant) -> Vec<u8> {
+    let Grant {
+        peer: peer_ip,
+        mac: peer_mac,
+        id,
+        sport,
+        dport,
+        offset,
+        priority,
+    } = *g;
     let mac = |m: u64| wire::EthernetAddress(std::array::from_fn(|i| (m >> (40 - 8 * i)) as u8));
     FrameRepr {
         ethernet: Some(wire::EthernetRepr {
@@ -98,25 +98,23 @@ fn grant_framer__frames_match_proto_wire_under_back_pressure() {
         cycles += 1;
         assert!(cycles < 10_000, "seed {seed:#x}: no progress");
         if current.is_none() && rng.chance(70) {
-            let g = (
-                rng.next_u64() & 0xffff_ffff_ffff,
-                rng.next_u64() as u32,
-                rng.next_u64() as u16,
-                rng.next_u64() as u16,
-                rng.next_u64(),
-                rng.next_u64() as u32,
-                rng.below(8) as u8,
-            );
-            uut.s_grant_mac.next = g.0.into();
-            uut.s_grant_peer.next = u64::from(g.1).into();
-            uut.s_grant_sport.next = u64::from(g.2).into();
-            uut.s_grant_dport.next = u64::from(g.3).into();
-            uut.s_grant_id.next = g.4.into();
-            uut.s_grant_offset.next = u64::from(g.5).into();
-            uut.s_grant_priority.next = u64::from(g.6).into();
-            current = Some(expected(
-                local_mac, local_ip, g.0, g.1, g.2, g.3, g.4, g.5, g.6,
-            ));
+            let g = Grant {
+                mac: rng.next_u64() & 0xffff_ffff_ffff,
+                peer: rng.next_u64() as u32,
+                sport: rng.next_u64() as u16,
+                dport: rng.next_u64() as u16,
+                id: rng.next_u64(),
+                offset: rng.next_u64() as u32,
+                priority: rng.below(8) as u8,
+            };
+            uut.s_grant_mac.next = g.mac.into();
+            uut.s_grant_peer.next = u64::from(g.peer).into();
+            uut.s_grant_sport.next = u64::from(g.sport).into();
+            uut.s_grant_dport.next = u64::from(g.dport).into();
+            uut.s_grant_id.next = g.id.into();
+            uut.s_grant_offset.next = u64::from(g.offset).into();
+            uut.s_grant_priority.next = u64::from(g.priority).into();
+            current = Some(expected(local_mac, local_ip, &g));
         }
         uut.s_grant_valid.next = current.is_some();
         let ready = rng.chance(60);
