@@ -50,21 +50,7 @@ pub const FRAMER_MODULE: &str = "homa_rx_grant_framer_w512";
 /// The Verilog of the 512-bit GRANT framer ([`GrantFramer512`]), top module
 /// [`FRAMER_MODULE`].
 pub fn framer_verilog() -> String {
-    let mut uut = GrantFramer512::new();
-    uut.clock.connect();
-    uut.reset.connect();
-    uut.cfg_mac.connect();
-    uut.cfg_ip.connect();
-    uut.s_grant_valid.connect();
-    uut.s_grant_peer.connect();
-    uut.s_grant_mac.connect();
-    uut.s_grant_id.connect();
-    uut.s_grant_sport.connect();
-    uut.s_grant_dport.connect();
-    uut.s_grant_offset.connect();
-    uut.s_grant_priority.connect();
-    uut.m_axis_tready.connect();
-    uut.connect_all();
+    let uut = GrantFramer512::top_level();
     let body = rename_top(&generate_verilog(&uut), FRAMER_MODULE);
     format!(
         "// {FRAMER_MODULE}: the Homa GRANT framer (homa_hw::grant_framer::GrantFramer512),\n\
@@ -79,33 +65,7 @@ pub const GRANT_MODULE: &str = "homa_rx_grant_n16";
 /// The Verilog of the 16-slot grant generator ([`GrantScheduler16`]), top module
 /// [`GRANT_MODULE`].
 pub fn grant_verilog() -> String {
-    let mut uut = GrantScheduler16::new();
-    uut.clock.connect();
-    uut.reset.connect();
-    uut.cfg_max_overcommit.connect();
-    uut.cfg_max_sched_prio.connect();
-    uut.cfg_max_incoming.connect();
-    uut.cfg_window_0.connect();
-    uut.cfg_window_1.connect();
-    uut.cfg_window_2.connect();
-    uut.cfg_window_3.connect();
-    uut.cfg_window_4.connect();
-    uut.cfg_window_5.connect();
-    uut.cfg_window_6.connect();
-    uut.cfg_window_7.connect();
-    uut.cfg_window_8.connect();
-    uut.s_evt_valid.connect();
-    uut.s_evt_peer.connect();
-    uut.s_evt_id.connect();
-    uut.s_evt_sport.connect();
-    uut.s_evt_dport.connect();
-    uut.s_evt_mac.connect();
-    uut.s_evt_length.connect();
-    uut.s_evt_incoming.connect();
-    uut.s_evt_new.connect();
-    uut.s_evt_end.connect();
-    uut.m_grant_ready.connect();
-    uut.connect_all();
+    let uut = GrantScheduler16::top_level();
     let body = rename_top(&generate_verilog(&uut), GRANT_MODULE);
     format!(
         "// {GRANT_MODULE}: the Homa grant generator (homa_hw::grant::GrantScheduler<16, 4, 17, 256, 272>),\n\

@@ -372,6 +372,43 @@ impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC:
     }
 }
 
+impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC: usize>
+    GrantScheduler<N, S, N1, NN, NC>
+{
+    /// A new block as the top level of a design: every input driven from outside, the
+    /// rest connected (what the Verilog generator and the benches both start from).
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.cfg_max_overcommit.connect();
+        uut.cfg_max_sched_prio.connect();
+        uut.cfg_max_incoming.connect();
+        uut.cfg_window_0.connect();
+        uut.cfg_window_1.connect();
+        uut.cfg_window_2.connect();
+        uut.cfg_window_3.connect();
+        uut.cfg_window_4.connect();
+        uut.cfg_window_5.connect();
+        uut.cfg_window_6.connect();
+        uut.cfg_window_7.connect();
+        uut.cfg_window_8.connect();
+        uut.s_evt_valid.connect();
+        uut.s_evt_peer.connect();
+        uut.s_evt_id.connect();
+        uut.s_evt_sport.connect();
+        uut.s_evt_dport.connect();
+        uut.s_evt_mac.connect();
+        uut.s_evt_length.connect();
+        uut.s_evt_incoming.connect();
+        uut.s_evt_new.connect();
+        uut.s_evt_end.connect();
+        uut.m_grant_ready.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
 impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC: usize> Default
     for GrantScheduler<N, S, N1, NN, NC>
 {

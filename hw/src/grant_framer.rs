@@ -255,6 +255,29 @@ impl GrantFramer512 {
     }
 }
 
+impl GrantFramer512 {
+    /// A new framer as the top level of a design: every input driven from outside, the rest
+    /// connected (what the Verilog generator and the bench both start from).
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.cfg_mac.connect();
+        uut.cfg_ip.connect();
+        uut.s_grant_valid.connect();
+        uut.s_grant_peer.connect();
+        uut.s_grant_mac.connect();
+        uut.s_grant_id.connect();
+        uut.s_grant_sport.connect();
+        uut.s_grant_dport.connect();
+        uut.s_grant_offset.connect();
+        uut.s_grant_priority.connect();
+        uut.m_axis_tready.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
 impl Default for GrantFramer512 {
     fn default() -> Self {
         Self::new()

@@ -14,33 +14,7 @@ struct Bench {
 
 impl Bench {
     fn new() -> Self {
-        let mut uut = GrantScheduler16::new();
-        uut.clock.connect();
-        uut.reset.connect();
-        uut.cfg_max_overcommit.connect();
-        uut.cfg_max_sched_prio.connect();
-        uut.cfg_max_incoming.connect();
-        uut.cfg_window_0.connect();
-        uut.cfg_window_1.connect();
-        uut.cfg_window_2.connect();
-        uut.cfg_window_3.connect();
-        uut.cfg_window_4.connect();
-        uut.cfg_window_5.connect();
-        uut.cfg_window_6.connect();
-        uut.cfg_window_7.connect();
-        uut.cfg_window_8.connect();
-        uut.s_evt_valid.connect();
-        uut.s_evt_peer.connect();
-        uut.s_evt_id.connect();
-        uut.s_evt_sport.connect();
-        uut.s_evt_dport.connect();
-        uut.s_evt_mac.connect();
-        uut.s_evt_length.connect();
-        uut.s_evt_incoming.connect();
-        uut.s_evt_new.connect();
-        uut.s_evt_end.connect();
-        uut.m_grant_ready.connect();
-        uut.connect_all();
+        let uut = GrantScheduler16::top_level();
         Bench { uut }
     }
 
