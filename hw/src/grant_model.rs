@@ -188,6 +188,15 @@ impl Reference {
     }
 }
 
+/// One DATA packet on the wire: its header fields (`ev.new` unused) and payload offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Packet {
+    /// Header fields; `ev.end` is the payload's end offset.
+    pub ev: Event,
+    /// The payload's offset in the message.
+    pub offset: u32,
+}
+
 /// Disjoint sorted byte ranges: counts how many bytes of a packet are new.
 #[derive(Debug, Clone, Default)]
 struct Ranges(Vec<(u32, u32)>);
@@ -267,8 +276,19 @@ impl Traffic {
     }
 
     /// The next DATA packet's event, or `None` when nothing may be sent now (every live
-    /// message waits for grants and no new one started).
+    /// message waits for grants and no new one started). `new` is counted by the receiver's
+    /// range set, as `core` counts it.
     pub fn next_event(&mut self) -> Option<Event> {
+        let p = self.next_packet()?;
+        let new = self.deliver(&p, true);
+        Some(Event { new, ..p.ev })
+    }
+
+    /// The next DATA packet as it leaves its sender (`ev.new` is 0: the receiver counts),
+    /// or `None` when nothing may be sent now. Report what became of it with [`deliver`].
+    ///
+    /// [`deliver`]: Self::deliver
+    pub fn next_packet(&mut self) -> Option<Packet> {
         if self.senders.len() < self.max_live && self.rng.chance(20) {
             let length = self.length();
             let peer = 0x0A00_0001 + self.rng.below(self.peers) as u32;
@@ -294,42 +314,66 @@ impl Traffic {
                 ranges: Ranges::default(),
             });
         }
-        let ready: Vec<usize> = (0..self.senders.len())
-            .filter(|&i| {
-                let s = &self.senders[i];
-                s.next < s.granted || !s.lost.is_empty()
-            })
-            .collect();
-        if ready.is_empty() {
-            return None;
-        }
-        let i = ready[self.rng.below(ready.len() as u64) as usize];
-        let seg = self.seg;
-        let dup = self.rng.chance(3);
-        let retransmit = self.rng.chance(30);
-        let s = &mut self.senders[i];
-        let offset = if dup && !s.sent.is_empty() {
-            s.sent[self.rng.below(s.sent.len() as u64) as usize]
-        } else if retransmit && !s.lost.is_empty() || s.next >= s.granted {
-            s.lost.remove(0)
-        } else {
-            let o = s.next;
-            s.next = (o + seg).min(s.ev.length);
-            if self.rng.chance(4) {
-                // Lost on the way: the receiver never sees it; resent later.
-                s.lost.push(o);
-                return self.next_event();
+        loop {
+            let ready: Vec<usize> = (0..self.senders.len())
+                .filter(|&i| {
+                    let s = &self.senders[i];
+                    s.next < s.granted || !s.lost.is_empty()
+                })
+                .collect();
+            if ready.is_empty() {
+                return None;
             }
-            o
+            let i = ready[self.rng.below(ready.len() as u64) as usize];
+            let seg = self.seg;
+            let dup = self.rng.chance(3);
+            let retransmit = self.rng.chance(30);
+            let lose = self.rng.chance(4);
+            let s = &mut self.senders[i];
+            let offset = if dup && !s.sent.is_empty() {
+                s.sent[self.rng.below(s.sent.len() as u64) as usize]
+            } else if retransmit && !s.lost.is_empty() || s.next >= s.granted {
+                s.lost.remove(0)
+            } else {
+                let o = s.next;
+                s.next = (o + seg).min(s.ev.length);
+                if lose {
+                    // Lost on the way: the receiver never sees it; resent later.
+                    s.lost.push(o);
+                    continue;
+                }
+                o
+            };
+            s.sent.push(offset);
+            let end = (offset + seg).min(s.ev.length);
+            return Some(Packet {
+                ev: Event { end, ..s.ev },
+                offset,
+            });
+        }
+    }
+
+    /// What became of a packet from [`next_packet`](Self::next_packet): taken by the
+    /// receiver (returns the bytes that were new to it), or dropped (the sender resends it
+    /// later, as after a RESEND; returns 0).
+    pub fn deliver(&mut self, p: &Packet, taken: bool) -> u32 {
+        let Some(i) = self
+            .senders
+            .iter()
+            .position(|s| s.ev.peer == p.ev.peer && s.ev.id == p.ev.id)
+        else {
+            return 0;
         };
-        s.sent.push(offset);
-        let end = (offset + seg).min(s.ev.length);
-        let new = s.ranges.insert(offset, end);
-        let ev = Event { new, end, ..s.ev };
+        let s = &mut self.senders[i];
+        if !taken {
+            s.lost.push(p.offset);
+            return 0;
+        }
+        let new = s.ranges.insert(p.offset, p.ev.end);
         if s.ranges.0 == [(0, s.ev.length)] && s.lost.is_empty() && s.next >= s.ev.length {
             self.senders.remove(i);
         }
-        Some(ev)
+        new
     }
 
     /// Delivers a GRANT to its sender.

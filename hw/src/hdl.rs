@@ -11,7 +11,7 @@ pub use rust_hdl::prelude::{
     Signal, Synth, TypeDescriptor, TypeField, TypeKind, VCDValue, VerilogLiteral, ast, bit_cast,
     block, dff_setup, generate_verilog, hdl_gen, logic, probe, simulate,
 };
-pub use rust_hdl::widgets::prelude::DFF;
+pub use rust_hdl::widgets::prelude::{DFF, RAM};
 
 /// Sets a block's clock to `high` and lets its logic settle: one half-cycle of the direct
 /// simulation loop that the block tests use instead of rust-hdl's threaded testbench.

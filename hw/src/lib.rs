@@ -8,6 +8,8 @@
 //! - [`parser::HomaParser`]: the RX parser (Ethernet/IPv4/IPv6/Homa headers, drop counters,
 //!   DATA payload realigned), with its 64- and 512-bit instances.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
+//! - [`msg_table::MsgTable`]: the inbound message table (1024 messages in block RAM, two
+//!   received ranges each), which counts each DATA packet's new bytes for the grant generator.
 //! - [`grant::GrantScheduler`]: the grant generator (which inbound messages to grant, how
 //!   far, at which priority, as `homa_proto::core` decides), with its 16-slot instance.
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
@@ -25,6 +27,8 @@ pub mod grant;
 pub mod grant_framer;
 pub mod grant_model;
 pub mod hdl;
+pub mod msg_table;
+pub mod msg_table_model;
 pub mod parser;
 pub mod parser_model;
 pub mod srpt;

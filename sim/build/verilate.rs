@@ -107,9 +107,13 @@ pub const OPT_FAST: &str = "s";
 /// Optimisation of the run-once construction and trace-setup code (`OPT_SLOW`, none).
 pub const OPT_SLOW: &str = "0";
 
-/// The Verilator command-line options of every model (part of its cache key).
+/// The Verilator command-line options of every model (part of its cache key). Every
+/// variable, memories included, starts at 0 (`--x-initial 0`), as an FPGA's registers and
+/// block RAM do after configuration.
 pub const VERILATOR_ARGS: &[&str] = &[
     "--cc",
+    "--x-initial",
+    "0",
     "--trace",
     "--threads",
     "1",

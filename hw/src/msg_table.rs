@@ -1,0 +1,500 @@
+//! `MsgTable`: the inbound message table. Every DATA packet's header looks up its message by
+//! (peer, RPC id) in a table of `2^A` entries held in block RAM (1024 at the default `A = 10`),
+//! counts how many of its bytes are new, and hands the grant generator
+//! ([`crate::grant::GrantScheduler`]) its event: what `homa_proto::core` does with a message's
+//! range set, bounded to what hardware keeps per entry.
+//!
+//! ```text
+//!  s_pkt_* ─► hash(peer, id) ─► RAM read ──► stage 1: match, dedupe, ranges ──► RAM write
+//!                                   ▲  bypass of the write one edge earlier  └──► Fifo2 ─► m_evt_*
+//! ```
+//!
+//! Each entry keeps the message's received bytes as at most two disjoint ranges (one hole):
+//! `new` is the packet's length minus its overlap with them, exactly as `core` counts it.
+//! What the table does not track, it drops or passes by, and counts:
+//! - a packet that would open a third range (a second hole) is dropped (`dropped_holes`):
+//!   Homa repairs it like a loss, by RESEND, once the holes before it have filled;
+//! - a packet of a message whose bytes have all arrived is a late duplicate, dropped
+//!   (`dropped_late`); so is a packet whose message length disagrees with its entry's;
+//! - a packet whose entry holds another live message (a hash collision) is passed to the host
+//!   without an event (`collisions`): the hardware does not grant that message.
+//!
+//! Timing: a packet accepted at edge `t` reads its entry; its event enters the output FIFO at
+//! edge `t + 1` (and the entry is written back); `m_evt_valid` rises in the cycle after. One
+//! packet per cycle while the FIFO drains; a write at edge `t` is forwarded to a read of the
+//! same entry issued at that edge.
+
+mod records;
+
+pub use records::{GrantEvt, MsgEntry};
+
+use crate::fifo::Fifo2;
+use crate::hdl::*;
+
+fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
+    Constant::new(v.into())
+}
+
+/// The table's entry index of a message: the XOR of the low `2A` bits of the id and the peer,
+/// folded to `A` bits (the hardware's hash, restated for the reference model).
+pub fn index_of(peer: u32, id: u64, bits: u32) -> usize {
+    let m = (1u64 << bits) - 1;
+    let x = id ^ u64::from(peer);
+    ((x & m) ^ ((x >> bits) & m)) as usize
+}
+
+/// The inbound message table with `2^A` entries.
+#[derive(LogicBlock)]
+pub struct MsgTable<const A: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: empties the pipeline. The RAM is not cleared: pulse
+    /// `clear` for `2^A` cycles for that (the tests start from a cleared RAM model).
+    pub reset: Signal<In, Bit>,
+    /// A DATA header is offered.
+    pub s_pkt_valid: Signal<In, Bit>,
+    /// It is taken this cycle.
+    pub s_pkt_ready: Signal<Out, Bit>,
+    /// Its sending peer (IPv4 address).
+    pub s_pkt_peer: Signal<In, Bits<32>>,
+    /// Its RPC id.
+    pub s_pkt_id: Signal<In, Bits<64>>,
+    /// Its source port.
+    pub s_pkt_sport: Signal<In, Bits<16>>,
+    /// Its destination port.
+    pub s_pkt_dport: Signal<In, Bits<16>>,
+    /// Its source MAC address.
+    pub s_pkt_mac: Signal<In, Bits<48>>,
+    /// The message length.
+    pub s_pkt_length: Signal<In, Bits<32>>,
+    /// The header's `incoming`.
+    pub s_pkt_incoming: Signal<In, Bits<32>>,
+    /// The payload's offset in the message.
+    pub s_pkt_offset: Signal<In, Bits<32>>,
+    /// The payload's end offset (offset + length, at most the message length).
+    pub s_pkt_end: Signal<In, Bits<32>>,
+    /// An event for the grant generator.
+    pub m_evt_valid: Signal<Out, Bit>,
+    /// The event is taken.
+    pub m_evt_ready: Signal<In, Bit>,
+    /// Event: peer.
+    pub m_evt_peer: Signal<Out, Bits<32>>,
+    /// Event: RPC id.
+    pub m_evt_id: Signal<Out, Bits<64>>,
+    /// Event: source port.
+    pub m_evt_sport: Signal<Out, Bits<16>>,
+    /// Event: destination port.
+    pub m_evt_dport: Signal<Out, Bits<16>>,
+    /// Event: source MAC.
+    pub m_evt_mac: Signal<Out, Bits<48>>,
+    /// Event: message length.
+    pub m_evt_length: Signal<Out, Bits<32>>,
+    /// Event: `incoming`.
+    pub m_evt_incoming: Signal<Out, Bits<32>>,
+    /// Event: new bytes.
+    pub m_evt_new: Signal<Out, Bits<32>>,
+    /// Event: end offset.
+    pub m_evt_end: Signal<Out, Bits<32>>,
+    /// Packets dropped because they would open a second hole (free-running).
+    pub dropped_holes: Signal<Out, Bits<32>>,
+    /// Late duplicates and length mismatches dropped (free-running).
+    pub dropped_late: Signal<Out, Bits<32>>,
+    /// Packets of messages the table could not hold (free-running).
+    pub collisions: Signal<Out, Bits<32>>,
+    /// A pulse per packet dropped (either reason), with the packet leaving stage 1.
+    pub drop_pulse: Signal<Out, Bit>,
+    ram: RAM<MsgEntry, A>,
+    fifo: Fifo2<GrantEvt>,
+    s1_valid: DFF<Bit>,
+    s1_idx: DFF<Bits<A>>,
+    s1_peer: DFF<Bits<32>>,
+    s1_id: DFF<Bits<64>>,
+    s1_sport: DFF<Bits<16>>,
+    s1_dport: DFF<Bits<16>>,
+    s1_mac: DFF<Bits<48>>,
+    s1_length: DFF<Bits<32>>,
+    s1_incoming: DFF<Bits<32>>,
+    s1_offset: DFF<Bits<32>>,
+    s1_end: DFF<Bits<32>>,
+    byp_valid: DFF<Bit>,
+    byp_entry: DFF<MsgEntry>,
+    n_holes: DFF<Bits<32>>,
+    n_late: DFF<Bits<32>>,
+    n_coll: DFF<Bits<32>>,
+    idx: Signal<Local, Bits<A>>,
+    go: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    e: Signal<Local, MsgEntry>,
+    hit: Signal<Local, Bit>,
+    live_other: Signal<Local, Bit>,
+    plen: Signal<Local, Bits<32>>,
+    ov0_lo: Signal<Local, Bits<32>>,
+    ov0_hi: Signal<Local, Bits<32>>,
+    ov1_lo: Signal<Local, Bits<32>>,
+    ov1_hi: Signal<Local, Bits<32>>,
+    ov0: Signal<Local, Bits<32>>,
+    ov1: Signal<Local, Bits<32>>,
+    t0: Signal<Local, Bit>,
+    t1: Signal<Local, Bit>,
+    min_sa0: Signal<Local, Bits<32>>,
+    max_eb0: Signal<Local, Bits<32>>,
+    min_sa1: Signal<Local, Bits<32>>,
+    max_eb1: Signal<Local, Bits<32>>,
+    upd: Signal<Local, MsgEntry>,
+    new_bytes: Signal<Local, Bits<32>>,
+    drop_holes: Signal<Local, Bit>,
+    drop_late: Signal<Local, Bit>,
+    coll: Signal<Local, Bit>,
+    write: Signal<Local, Bit>,
+    emit: Signal<Local, Bit>,
+    evt: Signal<Local, GrantEvt>,
+    c_zero32: Constant<Bits<32>>,
+    c_one32: Constant<Bits<32>>,
+    c_lo: Constant<Bits<8>>,
+    c_hi: Constant<Bits<8>>,
+}
+
+/// The 1024-entry table, generated as `homa_rx_msg_table_a10`.
+pub type MsgTable1024 = MsgTable<10>;
+
+impl<const A: usize> MsgTable<A> {
+    /// An empty table.
+    pub fn new() -> Self {
+        assert!((4..=16).contains(&A), "MsgTable<{A}>: 4 to 16 index bits");
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            s_pkt_valid: Signal::default(),
+            s_pkt_ready: Signal::default(),
+            s_pkt_peer: Signal::default(),
+            s_pkt_id: Signal::default(),
+            s_pkt_sport: Signal::default(),
+            s_pkt_dport: Signal::default(),
+            s_pkt_mac: Signal::default(),
+            s_pkt_length: Signal::default(),
+            s_pkt_incoming: Signal::default(),
+            s_pkt_offset: Signal::default(),
+            s_pkt_end: Signal::default(),
+            m_evt_valid: Signal::default(),
+            m_evt_ready: Signal::default(),
+            m_evt_peer: Signal::default(),
+            m_evt_id: Signal::default(),
+            m_evt_sport: Signal::default(),
+            m_evt_dport: Signal::default(),
+            m_evt_mac: Signal::default(),
+            m_evt_length: Signal::default(),
+            m_evt_incoming: Signal::default(),
+            m_evt_new: Signal::default(),
+            m_evt_end: Signal::default(),
+            dropped_holes: Signal::default(),
+            dropped_late: Signal::default(),
+            collisions: Signal::default(),
+            drop_pulse: Signal::default(),
+            ram: RAM::default(),
+            fifo: Fifo2::default(),
+            s1_valid: DFF::default(),
+            s1_idx: DFF::default(),
+            s1_peer: DFF::default(),
+            s1_id: DFF::default(),
+            s1_sport: DFF::default(),
+            s1_dport: DFF::default(),
+            s1_mac: DFF::default(),
+            s1_length: DFF::default(),
+            s1_incoming: DFF::default(),
+            s1_offset: DFF::default(),
+            s1_end: DFF::default(),
+            byp_valid: DFF::default(),
+            byp_entry: DFF::default(),
+            n_holes: DFF::default(),
+            n_late: DFF::default(),
+            n_coll: DFF::default(),
+            idx: Signal::default(),
+            go: Signal::default(),
+            take: Signal::default(),
+            e: Signal::default(),
+            hit: Signal::default(),
+            live_other: Signal::default(),
+            plen: Signal::default(),
+            ov0_lo: Signal::default(),
+            ov0_hi: Signal::default(),
+            ov1_lo: Signal::default(),
+            ov1_hi: Signal::default(),
+            ov0: Signal::default(),
+            ov1: Signal::default(),
+            t0: Signal::default(),
+            t1: Signal::default(),
+            min_sa0: Signal::default(),
+            max_eb0: Signal::default(),
+            min_sa1: Signal::default(),
+            max_eb1: Signal::default(),
+            upd: Signal::default(),
+            new_bytes: Signal::default(),
+            drop_holes: Signal::default(),
+            drop_late: Signal::default(),
+            coll: Signal::default(),
+            write: Signal::default(),
+            emit: Signal::default(),
+            evt: Signal::default(),
+            c_zero32: k(0),
+            c_one32: k(1),
+            c_lo: k(0),
+            c_hi: k(A as u64),
+        }
+    }
+
+    /// A new table as the top level of a design: every input driven from outside, the rest
+    /// connected (what the Verilog generator and the benches both start from).
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.s_pkt_valid.connect();
+        uut.s_pkt_peer.connect();
+        uut.s_pkt_id.connect();
+        uut.s_pkt_sport.connect();
+        uut.s_pkt_dport.connect();
+        uut.s_pkt_mac.connect();
+        uut.s_pkt_length.connect();
+        uut.s_pkt_incoming.connect();
+        uut.s_pkt_offset.connect();
+        uut.s_pkt_end.connect();
+        uut.m_evt_ready.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
+impl<const A: usize> Default for MsgTable<A> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const A: usize> core::fmt::Debug for MsgTable<A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("MsgTable")
+            .field("entries", &(1usize << A))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<const A: usize> Logic for MsgTable<A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            s1_valid,
+            s1_idx,
+            s1_peer,
+            s1_id,
+            s1_sport,
+            s1_dport,
+            s1_mac,
+            s1_length,
+            s1_incoming,
+            s1_offset,
+            s1_end,
+            byp_valid,
+            byp_entry,
+            n_holes,
+            n_late,
+            n_coll
+        );
+        self.fifo.clock.next = self.clock.val();
+        self.fifo.reset.next = self.reset.val();
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
+        // Stage 1 retires when the FIFO has room; a new packet enters when stage 1 is free
+        // or retiring.
+        self.go.next = self.s1_valid.q.val() & !self.fifo.full.val();
+        self.s_pkt_ready.next = !self.s1_valid.q.val() | self.go.val();
+        self.take.next = self.s_pkt_valid.val() & self.s_pkt_ready.val();
+        self.idx.next = (self.s_pkt_id.val().get_bits::<A>(self.c_lo.val().index())
+            ^ self.s_pkt_id.val().get_bits::<A>(self.c_hi.val().index()))
+            ^ (self.s_pkt_peer.val().get_bits::<A>(self.c_lo.val().index())
+                ^ self.s_pkt_peer.val().get_bits::<A>(self.c_hi.val().index()));
+        // Read the new packet's entry, or re-read the held one.
+        self.ram.read_address.next = self.s1_idx.q.val();
+        if self.take.val() {
+            self.ram.read_address.next = self.idx.val();
+        }
+        // ---- Stage 1: the entry (forwarded from the write one edge earlier). ----
+        self.e.next = self.ram.read_data.val();
+        if self.byp_valid.q.val() {
+            self.e.next = self.byp_entry.q.val();
+        }
+        self.hit.next = self.e.val().valid
+            & (self.e.val().peer == self.s1_peer.q.val())
+            & (self.e.val().id == self.s1_id.q.val());
+        self.live_other.next = self.e.val().valid & !self.e.val().done & !self.hit.val();
+        self.plen.next = self.s1_end.q.val() - self.s1_offset.q.val();
+        // Overlap of [offset, end) with each range, and whether it touches them.
+        self.ov0_lo.next = self.s1_offset.q.val();
+        if self.e.val().a0 > self.s1_offset.q.val() {
+            self.ov0_lo.next = self.e.val().a0;
+        }
+        self.ov0_hi.next = self.s1_end.q.val();
+        if self.e.val().b0 < self.s1_end.q.val() {
+            self.ov0_hi.next = self.e.val().b0;
+        }
+        self.ov0.next = self.c_zero32.val();
+        if self.ov0_hi.val() > self.ov0_lo.val() {
+            self.ov0.next = self.ov0_hi.val() - self.ov0_lo.val();
+        }
+        self.ov1_lo.next = self.s1_offset.q.val();
+        if self.e.val().a1 > self.s1_offset.q.val() {
+            self.ov1_lo.next = self.e.val().a1;
+        }
+        self.ov1_hi.next = self.s1_end.q.val();
+        if self.e.val().b1 < self.s1_end.q.val() {
+            self.ov1_hi.next = self.e.val().b1;
+        }
+        self.ov1.next = self.c_zero32.val();
+        if self.e.val().r1v & (self.ov1_hi.val() > self.ov1_lo.val()) {
+            self.ov1.next = self.ov1_hi.val() - self.ov1_lo.val();
+        }
+        self.t0.next =
+            (self.s1_offset.q.val() <= self.e.val().b0) & (self.s1_end.q.val() >= self.e.val().a0);
+        self.t1.next = self.e.val().r1v
+            & (self.s1_offset.q.val() <= self.e.val().b1)
+            & (self.s1_end.q.val() >= self.e.val().a1);
+        self.min_sa0.next = self.s1_offset.q.val();
+        if self.e.val().a0 < self.s1_offset.q.val() {
+            self.min_sa0.next = self.e.val().a0;
+        }
+        self.max_eb0.next = self.s1_end.q.val();
+        if self.e.val().b0 > self.s1_end.q.val() {
+            self.max_eb0.next = self.e.val().b0;
+        }
+        self.min_sa1.next = self.s1_offset.q.val();
+        if self.e.val().a1 < self.s1_offset.q.val() {
+            self.min_sa1.next = self.e.val().a1;
+        }
+        self.max_eb1.next = self.s1_end.q.val();
+        if self.e.val().b1 > self.s1_end.q.val() {
+            self.max_eb1.next = self.e.val().b1;
+        }
+        // The updated entry: an existing message's ranges, or a new message.
+        self.upd.next = self.e.val();
+        self.new_bytes.next = self.plen.val() - self.ov0.val() - self.ov1.val();
+        self.drop_holes.next = false;
+        if self.t0.val() & self.t1.val() {
+            self.upd.next.a0 = self.min_sa0.val();
+            self.upd.next.b0 = self.max_eb1.val();
+            self.upd.next.r1v = false;
+        } else if self.t0.val() {
+            self.upd.next.a0 = self.min_sa0.val();
+            self.upd.next.b0 = self.max_eb0.val();
+        } else if self.t1.val() {
+            self.upd.next.a1 = self.min_sa1.val();
+            self.upd.next.b1 = self.max_eb1.val();
+        } else if !self.e.val().r1v {
+            self.upd.next.r1v = true;
+            if self.s1_end.q.val() < self.e.val().a0 {
+                self.upd.next.a0 = self.s1_offset.q.val();
+                self.upd.next.b0 = self.s1_end.q.val();
+                self.upd.next.a1 = self.e.val().a0;
+                self.upd.next.b1 = self.e.val().b0;
+            } else {
+                self.upd.next.a1 = self.s1_offset.q.val();
+                self.upd.next.b1 = self.s1_end.q.val();
+            }
+        } else {
+            self.drop_holes.next = true;
+        }
+        self.upd.next.received = self.e.val().received + self.new_bytes.val();
+        if (self.e.val().received + self.new_bytes.val()) >= self.e.val().length {
+            self.upd.next.done = true;
+        }
+        self.drop_late.next =
+            self.hit.val() & (self.e.val().done | (self.e.val().length != self.s1_length.q.val()));
+        self.coll.next = self.live_other.val();
+        if !self.hit.val() {
+            // A new message (replacing a free or finished entry).
+            self.new_bytes.next = self.plen.val();
+            self.drop_holes.next = false;
+            self.upd.next.valid = true;
+            self.upd.next.done = self.plen.val() >= self.s1_length.q.val();
+            self.upd.next.r1v = false;
+            self.upd.next.peer = self.s1_peer.q.val();
+            self.upd.next.id = self.s1_id.q.val();
+            self.upd.next.length = self.s1_length.q.val();
+            self.upd.next.received = self.plen.val();
+            self.upd.next.a0 = self.s1_offset.q.val();
+            self.upd.next.b0 = self.s1_end.q.val();
+            self.upd.next.a1 = self.c_zero32.val();
+            self.upd.next.b1 = self.c_zero32.val();
+        }
+        self.emit.next = self.go.val()
+            & !self.coll.val()
+            & !self.drop_late.val()
+            & !(self.hit.val() & self.drop_holes.val());
+        self.write.next = self.emit.val();
+        self.ram.write_address.next = self.s1_idx.q.val();
+        self.ram.write_data.next = self.upd.val();
+        self.ram.write_enable.next = self.write.val();
+        self.evt.next.peer = self.s1_peer.q.val();
+        self.evt.next.id = self.s1_id.q.val();
+        self.evt.next.sport = self.s1_sport.q.val();
+        self.evt.next.dport = self.s1_dport.q.val();
+        self.evt.next.mac = self.s1_mac.q.val();
+        self.evt.next.length = self.s1_length.q.val();
+        self.evt.next.incoming = self.s1_incoming.q.val();
+        self.evt.next.new = self.new_bytes.val();
+        self.evt.next.end = self.s1_end.q.val();
+        self.fifo.din.next = self.evt.val();
+        self.fifo.push.next = self.emit.val();
+        self.fifo.ready.next = self.m_evt_ready.val();
+        self.m_evt_valid.next = self.fifo.valid.val();
+        self.m_evt_peer.next = self.fifo.dout.val().peer;
+        self.m_evt_id.next = self.fifo.dout.val().id;
+        self.m_evt_sport.next = self.fifo.dout.val().sport;
+        self.m_evt_dport.next = self.fifo.dout.val().dport;
+        self.m_evt_mac.next = self.fifo.dout.val().mac;
+        self.m_evt_length.next = self.fifo.dout.val().length;
+        self.m_evt_incoming.next = self.fifo.dout.val().incoming;
+        self.m_evt_new.next = self.fifo.dout.val().new;
+        self.m_evt_end.next = self.fifo.dout.val().end;
+        // ---- Pipeline registers. ----
+        self.byp_valid.d.next =
+            self.write.val() & self.take.val() & (self.idx.val() == self.s1_idx.q.val());
+        self.byp_entry.d.next = self.upd.val();
+        if self.go.val() {
+            self.s1_valid.d.next = false;
+        }
+        if self.take.val() {
+            self.s1_valid.d.next = true;
+            self.s1_idx.d.next = self.idx.val();
+            self.s1_peer.d.next = self.s_pkt_peer.val();
+            self.s1_id.d.next = self.s_pkt_id.val();
+            self.s1_sport.d.next = self.s_pkt_sport.val();
+            self.s1_dport.d.next = self.s_pkt_dport.val();
+            self.s1_mac.d.next = self.s_pkt_mac.val();
+            self.s1_length.d.next = self.s_pkt_length.val();
+            self.s1_incoming.d.next = self.s_pkt_incoming.val();
+            self.s1_offset.d.next = self.s_pkt_offset.val();
+            self.s1_end.d.next = self.s_pkt_end.val();
+        }
+        self.drop_pulse.next = self.go.val() & !self.emit.val();
+        if self.go.val() & self.hit.val() & self.drop_holes.val() & !self.drop_late.val() {
+            self.n_holes.d.next = self.n_holes.q.val() + self.c_one32.val();
+        }
+        if self.go.val() & self.drop_late.val() {
+            self.n_late.d.next = self.n_late.q.val() + self.c_one32.val();
+        }
+        if self.go.val() & self.coll.val() {
+            self.n_coll.d.next = self.n_coll.q.val() + self.c_one32.val();
+        }
+        if self.reset.val() {
+            self.s1_valid.d.next = false;
+            self.byp_valid.d.next = false;
+        }
+        self.dropped_holes.next = self.n_holes.q.val();
+        self.dropped_late.next = self.n_late.q.val();
+        self.collisions.next = self.n_coll.q.val();
+    }
+}
+
+#[cfg(test)]
+mod tests;

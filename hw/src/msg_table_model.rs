@@ -1,0 +1,211 @@
+//! The message table's reference, shared by the rust-hdl tests and the Verilator
+//! co-simulation: the same direct-mapped table ([`crate::msg_table::index_of`]), each entry's
+//! received bytes as a range set merged exactly as `homa_proto::core` merges it, limited to
+//! two ranges; and the checking loop [`run`] over closed-loop traffic
+//! ([`crate::grant_model::Traffic`]) that every packet's fate feeds back into.
+
+use crate::grant_model::{Event, Grant, Packet, Traffic};
+use crate::msg_table::index_of;
+use crate::parser_model::Rng;
+
+/// What the table does with one packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The grant generator's event.
+    Event(Event),
+    /// Dropped: it would open a second hole.
+    DropHoles,
+    /// Dropped: its message is complete, or its length disagrees.
+    DropLate,
+    /// Passed to the host: its entry holds another live message.
+    Collision,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    peer: u32,
+    id: u64,
+    length: u32,
+    received: u32,
+    ranges: Vec<(u32, u32)>,
+    done: bool,
+}
+
+/// The reference table.
+#[derive(Debug, Clone)]
+pub struct TableModel {
+    bits: u32,
+    entries: Vec<Option<Entry>>,
+    /// (dropped_holes, dropped_late, collisions) so far.
+    pub counters: (u32, u32, u32),
+}
+
+/// Inserts `[start, end)` into sorted disjoint ranges, merging touching ones (as
+/// `core::incoming` does); returns the bytes not covered before.
+fn insert(ranges: &mut Vec<(u32, u32)>, start: u32, end: u32) -> u32 {
+    let i = ranges.partition_point(|r| r.1 < start);
+    let (mut s, mut e, mut covered, mut j) = (start, end, 0, i);
+    while j < ranges.len() && ranges[j].0 <= end {
+        let (a, b) = ranges[j];
+        covered += b.min(end).saturating_sub(a.max(start));
+        s = s.min(a);
+        e = e.max(b);
+        j += 1;
+    }
+    ranges.splice(i..j, [(s, e)]);
+    (end - start) - covered
+}
+
+impl TableModel {
+    /// An empty table of `2^bits` entries.
+    pub fn new(bits: u32) -> Self {
+        TableModel {
+            bits,
+            entries: vec![None; 1 << bits],
+            counters: (0, 0, 0),
+        }
+    }
+
+    /// Takes one packet.
+    pub fn packet(&mut self, p: &Packet) -> Outcome {
+        let ev = p.ev;
+        let slot = &mut self.entries[index_of(ev.peer, ev.id, self.bits)];
+        let plen = ev.end - p.offset;
+        match slot {
+            Some(e) if e.peer == ev.peer && e.id == ev.id => {
+                if e.done || e.length != ev.length {
+                    self.counters.1 += 1;
+                    return Outcome::DropLate;
+                }
+                let mut ranges = e.ranges.clone();
+                let new = insert(&mut ranges, p.offset, ev.end);
+                if ranges.len() > 2 {
+                    self.counters.0 += 1;
+                    return Outcome::DropHoles;
+                }
+                e.ranges = ranges;
+                e.received += new;
+                e.done = e.received >= e.length;
+                Outcome::Event(Event { new, ..ev })
+            }
+            Some(e) if !e.done => {
+                self.counters.2 += 1;
+                Outcome::Collision
+            }
+            _ => {
+                *slot = Some(Entry {
+                    peer: ev.peer,
+                    id: ev.id,
+                    length: ev.length,
+                    received: plen,
+                    ranges: vec![(p.offset, ev.end)],
+                    done: plen >= ev.length,
+                });
+                Outcome::Event(Event { new: plen, ..ev })
+            }
+        }
+    }
+}
+
+/// The table's ports as a co-simulation drives them (rust-hdl bench and Verilated model).
+pub trait TablePorts {
+    /// Resets the pipeline (the RAM starts cleared).
+    fn reset(&mut self);
+    /// Drives the inputs for this cycle and lets the outputs settle.
+    fn drive(&mut self, pkt: Option<&Packet>, evt_ready: bool);
+    /// Whether the offered packet is taken this cycle.
+    fn pkt_ready(&self) -> bool;
+    /// The event offered this cycle.
+    fn event(&self) -> Option<Event>;
+    /// (dropped_holes, dropped_late, collisions).
+    fn counters(&self) -> (u32, u32, u32);
+    /// The rising edge.
+    fn edge(&mut self);
+}
+
+/// Drives `packets` packets from `seed` (at most `max_live` messages at once, every message
+/// granted in full so that all of it flows) into `dut` with gaps and back-pressure, and
+/// checks every event and the counters against [`TableModel`] of `2^bits` entries.
+/// Returns (events, drops, collisions) seen.
+pub fn run<D: TablePorts>(
+    dut: &mut D,
+    seed: u64,
+    packets: u64,
+    bits: u32,
+    max_live: usize,
+) -> Result<(u64, u64, u64), String> {
+    let mut traffic = Traffic::new(seed, max_live);
+    let mut rng = Rng::new(seed ^ 0x7AB1_E000);
+    let mut model = TableModel::new(bits);
+    let mut expected = std::collections::VecDeque::new();
+    let mut offered: Option<Packet> = None;
+    let (mut taken, mut seen, mut cycles) = (0u64, 0u64, 0u64);
+    dut.reset();
+    while taken < packets || !expected.is_empty() {
+        cycles += 1;
+        if cycles > 50 * packets + 1000 {
+            return Err(format!(
+                "seed {seed:#x}: no progress after {cycles} cycles ({taken} packets, {} events owed)",
+                expected.len()
+            ));
+        }
+        if offered.is_none() && taken < packets && rng.chance(85) {
+            offered = traffic.next_packet();
+            if let Some(p) = offered {
+                // Every message may send all of it: this test is about the table.
+                traffic.grant(&Grant {
+                    peer: p.ev.peer,
+                    mac: 0,
+                    id: p.ev.id,
+                    sport: 0,
+                    dport: 0,
+                    offset: p.ev.length,
+                    priority: 0,
+                });
+            }
+        }
+        let valid = offered.is_some() && rng.chance(85);
+        let ready = rng.chance(70);
+        dut.drive(offered.as_ref().filter(|_| valid), ready);
+        if let (Some(got), true) = (dut.event(), ready) {
+            let want = expected.pop_front().ok_or_else(|| {
+                format!("seed {seed:#x}, cycle {cycles}: unexpected event {got:?}")
+            })?;
+            if got != want {
+                return Err(format!(
+                    "seed {seed:#x}, cycle {cycles}: event {got:?}, reference {want:?}"
+                ));
+            }
+            seen += 1;
+        }
+        if valid && dut.pkt_ready() {
+            let p = offered.take().expect("valid implies offered");
+            let outcome = model.packet(&p);
+            match outcome {
+                Outcome::Event(ev) => {
+                    expected.push_back(ev);
+                    traffic.deliver(&p, true);
+                }
+                Outcome::DropHoles | Outcome::Collision => {
+                    traffic.deliver(&p, false);
+                }
+                Outcome::DropLate => {}
+            }
+            taken += 1;
+        }
+        dut.edge();
+    }
+    // Let the last packet leave stage 1.
+    dut.drive(None, true);
+    dut.edge();
+    dut.drive(None, true);
+    if dut.counters() != model.counters {
+        return Err(format!(
+            "seed {seed:#x}: counters (holes, late, collisions) {:?}, reference {:?}",
+            dut.counters(),
+            model.counters
+        ));
+    }
+    let c = model.counters;
+    Ok((seen, u64::from(c.0 + c.1), u64::from(c.2)))
+}
