@@ -15,6 +15,9 @@
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //!
+//! - [`rx_core::HomaRxCore512`]: the receive half of the NIC core, composed of the above
+//!   (parser → message table → grant generator → GRANT framer).
+//!
 //! [`parser_model`], [`grant_model`] and [`srpt_model`] are the blocks' oracles (no rust-hdl), shared by this crate's
 //! rust-hdl tests and the Verilator co-simulation in `homa-sim`.
 //!
@@ -31,6 +34,7 @@ pub mod msg_table;
 pub mod msg_table_model;
 pub mod parser;
 pub mod parser_model;
+pub mod rx_core;
 pub mod srpt;
 pub mod srpt_model;
 // `gen` is a reserved word in edition 2024: the file keeps its name, the module is `verilog`.

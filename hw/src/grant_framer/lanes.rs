@@ -177,3 +177,12 @@ pub struct Lo4In20 {
     /// Zero.
     pub z: Bits<16>,
 }
+
+/// 16 bits zero-extended to 32.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct Lo16In32 {
+    /// The value.
+    pub lo: Bits<16>,
+    /// Zero.
+    pub z: Bits<16>,
+}
