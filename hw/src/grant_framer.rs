@@ -12,9 +12,10 @@
 //! beat. One GRANT every two cycles at most, against one DATA frame of at least two beats:
 //! the framer keeps up with any DATA stream at line rate.
 
+use crate::grant_model::Grant;
 use crate::hdl::*;
 use crate::parser::Be16In20;
-use homa_proto::wire::{self, ChecksumCapabilities};
+use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
 
 mod lanes;
 
@@ -74,6 +75,46 @@ pub fn template() -> Vec<u8> {
     bytes[14 + 10] = 0;
     bytes[14 + 11] = 0;
     bytes
+}
+
+/// The frame `proto::wire` emits for this GRANT from `local_mac`/`local_ip` (MACs as 48-bit
+/// values, first byte on the wire most significant): what the framer must send.
+pub fn reference_frame(local_mac: u64, local_ip: u32, g: &Grant) -> Vec<u8> {
+    let Grant {
+        peer: peer_ip,
+        mac: peer_mac,
+        id,
+        sport,
+        dport,
+        offset,
+        priority,
+    } = *g;
+    let mac = |m: u64| wire::EthernetAddress(std::array::from_fn(|i| (m >> (40 - 8 * i)) as u8));
+    FrameRepr {
+        ethernet: Some(wire::EthernetRepr {
+            src_addr: mac(local_mac),
+            dst_addr: mac(peer_mac),
+            vlan: None,
+            ethertype: wire::EtherType::IPV4,
+        }),
+        ip: wire::IpRepr::V4(wire::Ipv4Repr {
+            src_addr: local_ip.into(),
+            dst_addr: peer_ip.into(),
+            tos: priority << 5,
+            ident: 0,
+            dont_frag: true,
+            ttl: 64,
+            protocol: wire::PROTOCOL_HOMA,
+            payload_len: wire::field::homa::GRANT_LEN,
+        }),
+        homa: wire::Repr {
+            sport,
+            dport,
+            sender_id: id ^ 1,
+            body: wire::Body::Grant(wire::Grant { offset, priority }),
+        },
+    }
+    .to_bytes(&ChecksumCapabilities::default())
 }
 
 fn layout() -> Vec<(usize, Src, usize)> {

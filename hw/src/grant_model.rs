@@ -270,7 +270,9 @@ impl Traffic {
             2 | 3 => self.unsched + 1 + self.rng.below(200_000) as u32,
             _ => {
                 let bits = 1 + self.rng.below(20) as u32;
-                1 + (self.rng.next_u64() as u32 & ((1u32 << bits) - 1))
+                let mask = (1u32 << bits) - 1;
+                // At most the wire format's 1,000,000 (the parser drops longer messages).
+                (1 + (self.rng.next_u64() as u32 & mask)).min(homa_proto::wire::MAX_MESSAGE_LENGTH)
             }
         }
     }

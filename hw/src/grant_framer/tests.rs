@@ -8,45 +8,6 @@ use crate::grant_model::Grant;
 use crate::parser_model::{Rng, seed_from_env};
 use homa_proto::wire::{FrameRepr, LinkType};
 
-/// The frame `proto::wire` emits for this GRANT.
-pub(crate) fn expected(local_mac: u64, local_ip: u32, g: &Grant) -> Vec<u8> {
-    let Grant {
-        peer: peer_ip,
-        mac: peer_mac,
-        id,
-        sport,
-        dport,
-        offset,
-        priority,
-    } = *g;
-    let mac = |m: u64| wire::EthernetAddress(std::array::from_fn(|i| (m >> (40 - 8 * i)) as u8));
-    FrameRepr {
-        ethernet: Some(wire::EthernetRepr {
-            src_addr: mac(local_mac),
-            dst_addr: mac(peer_mac),
-            vlan: None,
-            ethertype: wire::EtherType::IPV4,
-        }),
-        ip: wire::IpRepr::V4(wire::Ipv4Repr {
-            src_addr: local_ip.into(),
-            dst_addr: peer_ip.into(),
-            tos: priority << 5,
-            ident: 0,
-            dont_frag: true,
-            ttl: 64,
-            protocol: wire::PROTOCOL_HOMA,
-            payload_len: wire::field::homa::GRANT_LEN,
-        }),
-        homa: wire::Repr {
-            sport,
-            dport,
-            sender_id: id ^ 1,
-            body: wire::Body::Grant(wire::Grant { offset, priority }),
-        },
-    }
-    .to_bytes(&ChecksumCapabilities::default())
-}
-
 fn beat_bytes(b: &Beat512) -> Vec<u8> {
     let bits: Bits<512> = (*b).into();
     (0..64)
@@ -100,7 +61,7 @@ fn grant_framer__frames_match_proto_wire_under_back_pressure() {
             uut.s_grant_id.next = g.id.into();
             uut.s_grant_offset.next = u64::from(g.offset).into();
             uut.s_grant_priority.next = u64::from(g.priority).into();
-            current = Some(expected(local_mac, local_ip, &g));
+            current = Some(reference_frame(local_mac, local_ip, &g));
         }
         uut.s_grant_valid.next = current.is_some();
         let ready = rng.chance(60);
