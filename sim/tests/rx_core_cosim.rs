@@ -250,7 +250,7 @@ mod built {
     #[test]
     fn rx_core_cosim__grant_frames_match_the_reference() {
         let packets = frames_from_env(2_000, 20_000) as u64;
-        let seed = seed_from_env(0xc0_4e_0001);
+        let seed = seed_from_env(0xc04e_0001);
         for (i, (k, window)) in [(8u8, 0u32), (2, 10_000)].into_iter().enumerate() {
             let cfg = GrantConfig {
                 max_overcommit: k,
