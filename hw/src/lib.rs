@@ -15,6 +15,7 @@
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //!
+//! - [`regfile::RegFile`]: the register file, generated from `homa_proto::regs`.
 //! - [`rx_core::HomaRxCore512`]: the receive half of the NIC core, composed of the above
 //!   (parser → message table → grant generator → GRANT framer).
 //!
@@ -34,6 +35,7 @@ pub mod msg_table;
 pub mod msg_table_model;
 pub mod parser;
 pub mod parser_model;
+pub mod regfile;
 pub mod rx_core;
 pub mod srpt;
 pub mod srpt_model;
