@@ -86,13 +86,13 @@ fn regfile__reads_writes_and_resets_as_proto_regs_says() {
         WordKind::Status => status[r],
         _ => w[r].3,
     };
-    for r in 0..w.len() {
+    for (r, word) in w.iter().enumerate() {
         assert_eq!(
-            b.read(w[r].2),
+            b.read(word.2),
             expect_reset(r),
             "{}.{} after reset",
-            w[r].0,
-            w[r].1
+            word.0,
+            word.1
         );
     }
     let written: Vec<u32> = (0..w.len()).map(|_| rng.next_u64() as u32).collect();
@@ -117,13 +117,13 @@ fn regfile__reads_writes_and_resets_as_proto_regs_says() {
     b.uut.reset.next = true;
     b.cycle();
     b.uut.reset.next = false;
-    for r in 0..w.len() {
+    for (r, word) in w.iter().enumerate() {
         assert_eq!(
-            b.read(w[r].2),
+            b.read(word.2),
             expect_reset(r),
             "{}.{} after a second reset",
-            w[r].0,
-            w[r].1
+            word.0,
+            word.1
         );
     }
 }
