@@ -6,7 +6,9 @@ use crate::ring::{CompletionRing, RingRegs, RxBufRing, TxRing};
 use crate::{Device, DmaRegion, DriverError, Result};
 use homa_proto::core::Config;
 use homa_proto::hostif::{Completion, RxBufDescriptor, TxDescriptor};
+use homa_proto::policy;
 use homa_proto::regs::{BLOCKS, Block, NIC_ID, Register, block, header, ring};
+use homa_proto::wire::MAX_MESSAGE_LENGTH;
 use std::net::Ipv4Addr;
 
 /// A register block found on the device.
@@ -236,6 +238,8 @@ pub struct NicConfig {
     pub link_mbps: u32,
     /// Local MAC address.
     pub mac: [u8; 6],
+    /// The next hop's MAC address: where the NIC sends the GRANTs it builds.
+    pub gateway_mac: [u8; 6],
     /// Local IPv4 address.
     pub ipv4: Ipv4Addr,
     /// CONFIG.enable bits set at the end of init ([`enable`]).
@@ -243,7 +247,7 @@ pub struct NicConfig {
 }
 
 impl From<&Config> for NicConfig {
-    /// The engine's parameters; MAC and IPv4 unset; receive, transmit and grants enabled.
+    /// The engine's parameters; MACs and IPv4 unset; receive, transmit and grants enabled.
     fn from(c: &Config) -> NicConfig {
         NicConfig {
             unsched_bytes: c.unsched_bytes,
@@ -255,6 +259,7 @@ impl From<&Config> for NicConfig {
             unsched_cutoffs: c.unsched_cutoffs,
             link_mbps: c.link_mbps,
             mac: [0; 6],
+            gateway_mac: [0; 6],
             ipv4: Ipv4Addr::UNSPECIFIED,
             enable: enable::RX | enable::TX | enable::GRANTS,
         }
@@ -322,6 +327,23 @@ impl NicConfig {
         for (i, c) in self.unsched_cutoffs.iter().enumerate() {
             regs.push((format!("unsched_cutoff_{i}"), *c));
         }
+        // What the hardware takes precomputed: the window for each number of active
+        // messages, and the highest scheduled level the cutoffs leave.
+        for n in 0..=8 {
+            let w = policy::window(self.window, self.max_incoming, n);
+            regs.push((format!("window_n{n}"), w));
+        }
+        let prio = policy::max_sched_priority(&self.unsched_cutoffs, MAX_MESSAGE_LENGTH);
+        regs.push(("max_sched_prio".to_string(), u32::from(prio)));
+        let g = self.gateway_mac;
+        regs.push((
+            "gw_mac_lo".to_string(),
+            u32::from_be_bytes([g[2], g[3], g[4], g[5]]),
+        ));
+        regs.push((
+            "gw_mac_hi".to_string(),
+            u32::from(u16::from_be_bytes([g[0], g[1]])),
+        ));
         Ok(regs)
     }
 }

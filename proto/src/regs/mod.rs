@@ -265,6 +265,16 @@ mod tests {
             let name = format!("unsched_cutoff_{i}");
             assert_eq!(reset(&name), cfg.unsched_cutoffs[i], "{name}");
         }
+        // The derived registers hold what the policy derives from those defaults.
+        for n in 0..=8 {
+            let want = crate::policy::window(cfg.window, cfg.max_incoming, n);
+            assert_eq!(reset(&format!("window_n{n}")), want, "window_n{n}");
+        }
+        let prio = crate::policy::max_sched_priority(
+            &cfg.unsched_cutoffs,
+            crate::wire::MAX_MESSAGE_LENGTH,
+        );
+        assert_eq!(reset("max_sched_prio"), u32::from(prio));
     }
 
     #[test]
