@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_pay_tdata,m_pay_tkeep,m_pay_tvalid,m_pay_tlast,m_pay_tuser,m_pay_tready,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_grant_axis_tdata,m_grant_axis_tkeep,m_grant_axis_tvalid,m_grant_axis_tlast,m_grant_axis_tready,cfg_max_overcommit,cfg_max_sched_prio,cfg_max_incoming,cfg_window_0,cfg_window_1,cfg_window_2,cfg_window_3,cfg_window_4,cfg_window_5,cfg_window_6,cfg_window_7,cfg_window_8,cfg_mac,cfg_ip,cfg_gw_mac,frames_ok,dropped_runt,dropped_bad_checksum,dropped_not_homa,dropped_bad_type,dropped_bad_length,dropped_holes,dropped_late,collisions,messages_tracked,grants_sent,table_full);
+module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_pay_tdata,m_pay_tkeep,m_pay_tvalid,m_pay_tlast,m_pay_tuser,m_pay_tready,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_grant_axis_tdata,m_grant_axis_tkeep,m_grant_axis_tvalid,m_grant_axis_tlast,m_grant_axis_tready,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid);
     
     // Module arguments
     input wire  clock;
@@ -47,35 +47,134 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     output reg  m_grant_axis_tvalid;
     output reg  m_grant_axis_tlast;
     input wire  m_grant_axis_tready;
-    input wire  [7:0] cfg_max_overcommit;
-    input wire  [7:0] cfg_max_sched_prio;
-    input wire  [31:0] cfg_max_incoming;
-    input wire  [31:0] cfg_window_0;
-    input wire  [31:0] cfg_window_1;
-    input wire  [31:0] cfg_window_2;
-    input wire  [31:0] cfg_window_3;
-    input wire  [31:0] cfg_window_4;
-    input wire  [31:0] cfg_window_5;
-    input wire  [31:0] cfg_window_6;
-    input wire  [31:0] cfg_window_7;
-    input wire  [31:0] cfg_window_8;
-    input wire  [47:0] cfg_mac;
-    input wire  [31:0] cfg_ip;
-    input wire  [47:0] cfg_gw_mac;
-    output reg  [31:0] frames_ok;
-    output reg  [31:0] dropped_runt;
-    output reg  [31:0] dropped_bad_checksum;
-    output reg  [31:0] dropped_not_homa;
-    output reg  [31:0] dropped_bad_type;
-    output reg  [31:0] dropped_bad_length;
-    output reg  [31:0] dropped_holes;
-    output reg  [31:0] dropped_late;
-    output reg  [31:0] collisions;
-    output reg  [31:0] messages_tracked;
-    output reg  [31:0] grants_sent;
-    output reg  [31:0] table_full;
+    input wire  [15:0] s_reg_addr;
+    input wire  [31:0] s_reg_wdata;
+    input wire  s_reg_we;
+    input wire  s_reg_re;
+    output reg  [31:0] m_reg_rdata;
+    output reg  m_reg_rvalid;
     
     // Constant declarations
+    localparam  c_r$0 = 8'h0;
+    localparam  c_r$1 = 8'h1;
+    localparam  c_r$2 = 8'h2;
+    localparam  c_r$3 = 8'h3;
+    localparam  c_r$4 = 8'h4;
+    localparam  c_r$5 = 8'h5;
+    localparam  c_r$6 = 8'h6;
+    localparam  c_r$7 = 8'h7;
+    localparam  c_r$8 = 8'h8;
+    localparam  c_r$9 = 8'h9;
+    localparam  c_r$10 = 8'ha;
+    localparam  c_r$11 = 8'hb;
+    localparam  c_r$12 = 8'hc;
+    localparam  c_r$13 = 8'hd;
+    localparam  c_r$14 = 8'he;
+    localparam  c_r$15 = 8'hf;
+    localparam  c_r$16 = 8'h10;
+    localparam  c_r$17 = 8'h11;
+    localparam  c_r$18 = 8'h12;
+    localparam  c_r$19 = 8'h13;
+    localparam  c_r$20 = 8'h14;
+    localparam  c_r$21 = 8'h15;
+    localparam  c_r$22 = 8'h16;
+    localparam  c_r$23 = 8'h17;
+    localparam  c_r$24 = 8'h18;
+    localparam  c_r$25 = 8'h19;
+    localparam  c_r$26 = 8'h1a;
+    localparam  c_r$27 = 8'h1b;
+    localparam  c_r$28 = 8'h1c;
+    localparam  c_r$29 = 8'h1d;
+    localparam  c_r$30 = 8'h1e;
+    localparam  c_r$31 = 8'h1f;
+    localparam  c_r$32 = 8'h20;
+    localparam  c_r$33 = 8'h21;
+    localparam  c_r$34 = 8'h22;
+    localparam  c_r$35 = 8'h23;
+    localparam  c_r$36 = 8'h24;
+    localparam  c_r$37 = 8'h25;
+    localparam  c_r$38 = 8'h26;
+    localparam  c_r$39 = 8'h27;
+    localparam  c_r$40 = 8'h28;
+    localparam  c_r$41 = 8'h29;
+    localparam  c_r$42 = 8'h2a;
+    localparam  c_r$43 = 8'h2b;
+    localparam  c_r$44 = 8'h2c;
+    localparam  c_r$45 = 8'h2d;
+    localparam  c_r$46 = 8'h2e;
+    localparam  c_r$47 = 8'h2f;
+    localparam  c_r$48 = 8'h30;
+    localparam  c_r$49 = 8'h31;
+    localparam  c_r$50 = 8'h32;
+    localparam  c_r$51 = 8'h33;
+    localparam  c_r$52 = 8'h34;
+    localparam  c_r$53 = 8'h35;
+    localparam  c_r$54 = 8'h36;
+    localparam  c_r$55 = 8'h37;
+    localparam  c_r$56 = 8'h38;
+    localparam  c_r$57 = 8'h39;
+    localparam  c_r$58 = 8'h3a;
+    localparam  c_r$59 = 8'h3b;
+    localparam  c_r$60 = 8'h3c;
+    localparam  c_r$61 = 8'h3d;
+    localparam  c_r$62 = 8'h3e;
+    localparam  c_r$63 = 8'h3f;
+    localparam  c_r$64 = 8'h40;
+    localparam  c_r$65 = 8'h41;
+    localparam  c_r$66 = 8'h42;
+    localparam  c_r$67 = 8'h43;
+    localparam  c_r$68 = 8'h44;
+    localparam  c_r$69 = 8'h45;
+    localparam  c_r$70 = 8'h46;
+    localparam  c_r$71 = 8'h47;
+    localparam  c_r$72 = 8'h48;
+    localparam  c_r$73 = 8'h49;
+    localparam  c_r$74 = 8'h4a;
+    localparam  c_r$75 = 8'h4b;
+    localparam  c_r$76 = 8'h4c;
+    localparam  c_r$77 = 8'h4d;
+    localparam  c_r$78 = 8'h4e;
+    localparam  c_r$79 = 8'h4f;
+    localparam  c_r$80 = 8'h50;
+    localparam  c_r$81 = 8'h51;
+    localparam  c_r$82 = 8'h52;
+    localparam  c_r$83 = 8'h53;
+    localparam  c_r$84 = 8'h54;
+    localparam  c_r$85 = 8'h55;
+    localparam  c_r$86 = 8'h56;
+    localparam  c_r$87 = 8'h57;
+    localparam  c_r$88 = 8'h58;
+    localparam  c_i_max_overcommit = 8'h10;
+    localparam  c_i_max_incoming = 8'hf;
+    localparam  c_i_max_sched_prio = 8'h21;
+    localparam  c_i_ipv4_addr = 8'h1e;
+    localparam  c_i_mac_addr_lo = 8'h1c;
+    localparam  c_i_mac_addr_hi = 8'h1d;
+    localparam  c_i_gw_mac_lo = 8'h1f;
+    localparam  c_i_gw_mac_hi = 8'h20;
+    localparam  c_i_window_n0 = 8'h22;
+    localparam  c_i_window_n1 = 8'h23;
+    localparam  c_i_window_n2 = 8'h24;
+    localparam  c_i_window_n3 = 8'h25;
+    localparam  c_i_window_n4 = 8'h26;
+    localparam  c_i_window_n5 = 8'h27;
+    localparam  c_i_window_n6 = 8'h28;
+    localparam  c_i_window_n7 = 8'h29;
+    localparam  c_i_window_n8 = 8'h2a;
+    localparam  c_i_frames_ok = 8'h2e;
+    localparam  c_i_dropped_runt = 8'h2f;
+    localparam  c_i_dropped_bad_checksum = 8'h30;
+    localparam  c_i_dropped_not_homa = 8'h31;
+    localparam  c_i_dropped_bad_type = 8'h32;
+    localparam  c_i_dropped_bad_length = 8'h33;
+    localparam  c_i_messages_tracked = 8'h39;
+    localparam  c_i_grants_sent = 8'h3a;
+    localparam  c_i_table_full = 8'h3b;
+    localparam  c_i_dropped_holes = 8'h3c;
+    localparam  c_i_dropped_late = 8'h3d;
+    localparam  c_i_collisions = 8'h3e;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_zero32 = 32'h0;
     localparam  c_data = 8'h10;
     localparam  c_v4 = 4'h4;
     localparam  c_lo = 8'h0;
@@ -214,8 +313,197 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     wire  framer$m_axis_tvalid;
     wire  framer$m_axis_tlast;
     reg  framer$m_axis_tready;
+    reg  regs$clock;
+    reg  regs$reset;
+    reg  [15:0] regs$s_reg_addr;
+    reg  [31:0] regs$s_reg_wdata;
+    reg  regs$s_reg_we;
+    reg  regs$s_reg_re;
+    wire  [31:0] regs$m_reg_rdata;
+    wire  regs$m_reg_rvalid;
+    reg  [31:0] regs$ro$0;
+    reg  [31:0] regs$ro$1;
+    reg  [31:0] regs$ro$2;
+    reg  [31:0] regs$ro$3;
+    reg  [31:0] regs$ro$4;
+    reg  [31:0] regs$ro$5;
+    reg  [31:0] regs$ro$6;
+    reg  [31:0] regs$ro$7;
+    reg  [31:0] regs$ro$8;
+    reg  [31:0] regs$ro$9;
+    reg  [31:0] regs$ro$10;
+    reg  [31:0] regs$ro$11;
+    reg  [31:0] regs$ro$12;
+    reg  [31:0] regs$ro$13;
+    reg  [31:0] regs$ro$14;
+    reg  [31:0] regs$ro$15;
+    reg  [31:0] regs$ro$16;
+    reg  [31:0] regs$ro$17;
+    reg  [31:0] regs$ro$18;
+    reg  [31:0] regs$ro$19;
+    reg  [31:0] regs$ro$20;
+    reg  [31:0] regs$ro$21;
+    reg  [31:0] regs$ro$22;
+    reg  [31:0] regs$ro$23;
+    reg  [31:0] regs$ro$24;
+    reg  [31:0] regs$ro$25;
+    reg  [31:0] regs$ro$26;
+    reg  [31:0] regs$ro$27;
+    reg  [31:0] regs$ro$28;
+    reg  [31:0] regs$ro$29;
+    reg  [31:0] regs$ro$30;
+    reg  [31:0] regs$ro$31;
+    reg  [31:0] regs$ro$32;
+    reg  [31:0] regs$ro$33;
+    reg  [31:0] regs$ro$34;
+    reg  [31:0] regs$ro$35;
+    reg  [31:0] regs$ro$36;
+    reg  [31:0] regs$ro$37;
+    reg  [31:0] regs$ro$38;
+    reg  [31:0] regs$ro$39;
+    reg  [31:0] regs$ro$40;
+    reg  [31:0] regs$ro$41;
+    reg  [31:0] regs$ro$42;
+    reg  [31:0] regs$ro$43;
+    reg  [31:0] regs$ro$44;
+    reg  [31:0] regs$ro$45;
+    reg  [31:0] regs$ro$46;
+    reg  [31:0] regs$ro$47;
+    reg  [31:0] regs$ro$48;
+    reg  [31:0] regs$ro$49;
+    reg  [31:0] regs$ro$50;
+    reg  [31:0] regs$ro$51;
+    reg  [31:0] regs$ro$52;
+    reg  [31:0] regs$ro$53;
+    reg  [31:0] regs$ro$54;
+    reg  [31:0] regs$ro$55;
+    reg  [31:0] regs$ro$56;
+    reg  [31:0] regs$ro$57;
+    reg  [31:0] regs$ro$58;
+    reg  [31:0] regs$ro$59;
+    reg  [31:0] regs$ro$60;
+    reg  [31:0] regs$ro$61;
+    reg  [31:0] regs$ro$62;
+    reg  [31:0] regs$ro$63;
+    reg  [31:0] regs$ro$64;
+    reg  [31:0] regs$ro$65;
+    reg  [31:0] regs$ro$66;
+    reg  [31:0] regs$ro$67;
+    reg  [31:0] regs$ro$68;
+    reg  [31:0] regs$ro$69;
+    reg  [31:0] regs$ro$70;
+    reg  [31:0] regs$ro$71;
+    reg  [31:0] regs$ro$72;
+    reg  [31:0] regs$ro$73;
+    reg  [31:0] regs$ro$74;
+    reg  [31:0] regs$ro$75;
+    reg  [31:0] regs$ro$76;
+    reg  [31:0] regs$ro$77;
+    reg  [31:0] regs$ro$78;
+    reg  [31:0] regs$ro$79;
+    reg  [31:0] regs$ro$80;
+    reg  [31:0] regs$ro$81;
+    reg  [31:0] regs$ro$82;
+    reg  [31:0] regs$ro$83;
+    reg  [31:0] regs$ro$84;
+    reg  [31:0] regs$ro$85;
+    reg  [31:0] regs$ro$86;
+    reg  [31:0] regs$ro$87;
+    reg  [31:0] regs$ro$88;
+    wire  [31:0] regs$rw$0;
+    wire  [31:0] regs$rw$1;
+    wire  [31:0] regs$rw$2;
+    wire  [31:0] regs$rw$3;
+    wire  [31:0] regs$rw$4;
+    wire  [31:0] regs$rw$5;
+    wire  [31:0] regs$rw$6;
+    wire  [31:0] regs$rw$7;
+    wire  [31:0] regs$rw$8;
+    wire  [31:0] regs$rw$9;
+    wire  [31:0] regs$rw$10;
+    wire  [31:0] regs$rw$11;
+    wire  [31:0] regs$rw$12;
+    wire  [31:0] regs$rw$13;
+    wire  [31:0] regs$rw$14;
+    wire  [31:0] regs$rw$15;
+    wire  [31:0] regs$rw$16;
+    wire  [31:0] regs$rw$17;
+    wire  [31:0] regs$rw$18;
+    wire  [31:0] regs$rw$19;
+    wire  [31:0] regs$rw$20;
+    wire  [31:0] regs$rw$21;
+    wire  [31:0] regs$rw$22;
+    wire  [31:0] regs$rw$23;
+    wire  [31:0] regs$rw$24;
+    wire  [31:0] regs$rw$25;
+    wire  [31:0] regs$rw$26;
+    wire  [31:0] regs$rw$27;
+    wire  [31:0] regs$rw$28;
+    wire  [31:0] regs$rw$29;
+    wire  [31:0] regs$rw$30;
+    wire  [31:0] regs$rw$31;
+    wire  [31:0] regs$rw$32;
+    wire  [31:0] regs$rw$33;
+    wire  [31:0] regs$rw$34;
+    wire  [31:0] regs$rw$35;
+    wire  [31:0] regs$rw$36;
+    wire  [31:0] regs$rw$37;
+    wire  [31:0] regs$rw$38;
+    wire  [31:0] regs$rw$39;
+    wire  [31:0] regs$rw$40;
+    wire  [31:0] regs$rw$41;
+    wire  [31:0] regs$rw$42;
+    wire  [31:0] regs$rw$43;
+    wire  [31:0] regs$rw$44;
+    wire  [31:0] regs$rw$45;
+    wire  [31:0] regs$rw$46;
+    wire  [31:0] regs$rw$47;
+    wire  [31:0] regs$rw$48;
+    wire  [31:0] regs$rw$49;
+    wire  [31:0] regs$rw$50;
+    wire  [31:0] regs$rw$51;
+    wire  [31:0] regs$rw$52;
+    wire  [31:0] regs$rw$53;
+    wire  [31:0] regs$rw$54;
+    wire  [31:0] regs$rw$55;
+    wire  [31:0] regs$rw$56;
+    wire  [31:0] regs$rw$57;
+    wire  [31:0] regs$rw$58;
+    wire  [31:0] regs$rw$59;
+    wire  [31:0] regs$rw$60;
+    wire  [31:0] regs$rw$61;
+    wire  [31:0] regs$rw$62;
+    wire  [31:0] regs$rw$63;
+    wire  [31:0] regs$rw$64;
+    wire  [31:0] regs$rw$65;
+    wire  [31:0] regs$rw$66;
+    wire  [31:0] regs$rw$67;
+    wire  [31:0] regs$rw$68;
+    wire  [31:0] regs$rw$69;
+    wire  [31:0] regs$rw$70;
+    wire  [31:0] regs$rw$71;
+    wire  [31:0] regs$rw$72;
+    wire  [31:0] regs$rw$73;
+    wire  [31:0] regs$rw$74;
+    wire  [31:0] regs$rw$75;
+    wire  [31:0] regs$rw$76;
+    wire  [31:0] regs$rw$77;
+    wire  [31:0] regs$rw$78;
+    wire  [31:0] regs$rw$79;
+    wire  [31:0] regs$rw$80;
+    wire  [31:0] regs$rw$81;
+    wire  [31:0] regs$rw$82;
+    wire  [31:0] regs$rw$83;
+    wire  [31:0] regs$rw$84;
+    wire  [31:0] regs$rw$85;
+    wire  [31:0] regs$rw$86;
+    wire  [31:0] regs$rw$87;
+    wire  [31:0] regs$rw$88;
     
     // Local signals
+    reg  [47:0] local_mac;
+    reg  [47:0] gw_mac;
+    reg  [31:0] cfg_ip;
     reg  is_data;
     reg  [31:0] end_len;
     
@@ -360,9 +648,8054 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .m_axis_tlast(framer$m_axis_tlast),
         .m_axis_tready(framer$m_axis_tready)
     );
+    homa_rx_core_w512$regs regs(
+        .clock(regs$clock),
+        .reset(regs$reset),
+        .s_reg_addr(regs$s_reg_addr),
+        .s_reg_wdata(regs$s_reg_wdata),
+        .s_reg_we(regs$s_reg_we),
+        .s_reg_re(regs$s_reg_re),
+        .m_reg_rdata(regs$m_reg_rdata),
+        .m_reg_rvalid(regs$m_reg_rvalid),
+        .ro$0(regs$ro$0),
+        .ro$1(regs$ro$1),
+        .ro$2(regs$ro$2),
+        .ro$3(regs$ro$3),
+        .ro$4(regs$ro$4),
+        .ro$5(regs$ro$5),
+        .ro$6(regs$ro$6),
+        .ro$7(regs$ro$7),
+        .ro$8(regs$ro$8),
+        .ro$9(regs$ro$9),
+        .ro$10(regs$ro$10),
+        .ro$11(regs$ro$11),
+        .ro$12(regs$ro$12),
+        .ro$13(regs$ro$13),
+        .ro$14(regs$ro$14),
+        .ro$15(regs$ro$15),
+        .ro$16(regs$ro$16),
+        .ro$17(regs$ro$17),
+        .ro$18(regs$ro$18),
+        .ro$19(regs$ro$19),
+        .ro$20(regs$ro$20),
+        .ro$21(regs$ro$21),
+        .ro$22(regs$ro$22),
+        .ro$23(regs$ro$23),
+        .ro$24(regs$ro$24),
+        .ro$25(regs$ro$25),
+        .ro$26(regs$ro$26),
+        .ro$27(regs$ro$27),
+        .ro$28(regs$ro$28),
+        .ro$29(regs$ro$29),
+        .ro$30(regs$ro$30),
+        .ro$31(regs$ro$31),
+        .ro$32(regs$ro$32),
+        .ro$33(regs$ro$33),
+        .ro$34(regs$ro$34),
+        .ro$35(regs$ro$35),
+        .ro$36(regs$ro$36),
+        .ro$37(regs$ro$37),
+        .ro$38(regs$ro$38),
+        .ro$39(regs$ro$39),
+        .ro$40(regs$ro$40),
+        .ro$41(regs$ro$41),
+        .ro$42(regs$ro$42),
+        .ro$43(regs$ro$43),
+        .ro$44(regs$ro$44),
+        .ro$45(regs$ro$45),
+        .ro$46(regs$ro$46),
+        .ro$47(regs$ro$47),
+        .ro$48(regs$ro$48),
+        .ro$49(regs$ro$49),
+        .ro$50(regs$ro$50),
+        .ro$51(regs$ro$51),
+        .ro$52(regs$ro$52),
+        .ro$53(regs$ro$53),
+        .ro$54(regs$ro$54),
+        .ro$55(regs$ro$55),
+        .ro$56(regs$ro$56),
+        .ro$57(regs$ro$57),
+        .ro$58(regs$ro$58),
+        .ro$59(regs$ro$59),
+        .ro$60(regs$ro$60),
+        .ro$61(regs$ro$61),
+        .ro$62(regs$ro$62),
+        .ro$63(regs$ro$63),
+        .ro$64(regs$ro$64),
+        .ro$65(regs$ro$65),
+        .ro$66(regs$ro$66),
+        .ro$67(regs$ro$67),
+        .ro$68(regs$ro$68),
+        .ro$69(regs$ro$69),
+        .ro$70(regs$ro$70),
+        .ro$71(regs$ro$71),
+        .ro$72(regs$ro$72),
+        .ro$73(regs$ro$73),
+        .ro$74(regs$ro$74),
+        .ro$75(regs$ro$75),
+        .ro$76(regs$ro$76),
+        .ro$77(regs$ro$77),
+        .ro$78(regs$ro$78),
+        .ro$79(regs$ro$79),
+        .ro$80(regs$ro$80),
+        .ro$81(regs$ro$81),
+        .ro$82(regs$ro$82),
+        .ro$83(regs$ro$83),
+        .ro$84(regs$ro$84),
+        .ro$85(regs$ro$85),
+        .ro$86(regs$ro$86),
+        .ro$87(regs$ro$87),
+        .ro$88(regs$ro$88),
+        .rw$0(regs$rw$0),
+        .rw$1(regs$rw$1),
+        .rw$2(regs$rw$2),
+        .rw$3(regs$rw$3),
+        .rw$4(regs$rw$4),
+        .rw$5(regs$rw$5),
+        .rw$6(regs$rw$6),
+        .rw$7(regs$rw$7),
+        .rw$8(regs$rw$8),
+        .rw$9(regs$rw$9),
+        .rw$10(regs$rw$10),
+        .rw$11(regs$rw$11),
+        .rw$12(regs$rw$12),
+        .rw$13(regs$rw$13),
+        .rw$14(regs$rw$14),
+        .rw$15(regs$rw$15),
+        .rw$16(regs$rw$16),
+        .rw$17(regs$rw$17),
+        .rw$18(regs$rw$18),
+        .rw$19(regs$rw$19),
+        .rw$20(regs$rw$20),
+        .rw$21(regs$rw$21),
+        .rw$22(regs$rw$22),
+        .rw$23(regs$rw$23),
+        .rw$24(regs$rw$24),
+        .rw$25(regs$rw$25),
+        .rw$26(regs$rw$26),
+        .rw$27(regs$rw$27),
+        .rw$28(regs$rw$28),
+        .rw$29(regs$rw$29),
+        .rw$30(regs$rw$30),
+        .rw$31(regs$rw$31),
+        .rw$32(regs$rw$32),
+        .rw$33(regs$rw$33),
+        .rw$34(regs$rw$34),
+        .rw$35(regs$rw$35),
+        .rw$36(regs$rw$36),
+        .rw$37(regs$rw$37),
+        .rw$38(regs$rw$38),
+        .rw$39(regs$rw$39),
+        .rw$40(regs$rw$40),
+        .rw$41(regs$rw$41),
+        .rw$42(regs$rw$42),
+        .rw$43(regs$rw$43),
+        .rw$44(regs$rw$44),
+        .rw$45(regs$rw$45),
+        .rw$46(regs$rw$46),
+        .rw$47(regs$rw$47),
+        .rw$48(regs$rw$48),
+        .rw$49(regs$rw$49),
+        .rw$50(regs$rw$50),
+        .rw$51(regs$rw$51),
+        .rw$52(regs$rw$52),
+        .rw$53(regs$rw$53),
+        .rw$54(regs$rw$54),
+        .rw$55(regs$rw$55),
+        .rw$56(regs$rw$56),
+        .rw$57(regs$rw$57),
+        .rw$58(regs$rw$58),
+        .rw$59(regs$rw$59),
+        .rw$60(regs$rw$60),
+        .rw$61(regs$rw$61),
+        .rw$62(regs$rw$62),
+        .rw$63(regs$rw$63),
+        .rw$64(regs$rw$64),
+        .rw$65(regs$rw$65),
+        .rw$66(regs$rw$66),
+        .rw$67(regs$rw$67),
+        .rw$68(regs$rw$68),
+        .rw$69(regs$rw$69),
+        .rw$70(regs$rw$70),
+        .rw$71(regs$rw$71),
+        .rw$72(regs$rw$72),
+        .rw$73(regs$rw$73),
+        .rw$74(regs$rw$74),
+        .rw$75(regs$rw$75),
+        .rw$76(regs$rw$76),
+        .rw$77(regs$rw$77),
+        .rw$78(regs$rw$78),
+        .rw$79(regs$rw$79),
+        .rw$80(regs$rw$80),
+        .rw$81(regs$rw$81),
+        .rw$82(regs$rw$82),
+        .rw$83(regs$rw$83),
+        .rw$84(regs$rw$84),
+        .rw$85(regs$rw$85),
+        .rw$86(regs$rw$86),
+        .rw$87(regs$rw$87),
+        .rw$88(regs$rw$88)
+    );
     
     // Update code
     always @(*) begin
+        regs$clock = clock;
+        regs$reset = reset;
+        regs$s_reg_addr = s_reg_addr;
+        regs$s_reg_wdata = s_reg_wdata;
+        regs$s_reg_we = s_reg_we;
+        regs$s_reg_re = s_reg_re;
+        m_reg_rdata = regs$m_reg_rdata;
+        m_reg_rvalid = regs$m_reg_rvalid;
+        grant$cfg_max_overcommit = c_zero8;
+        grant$cfg_max_sched_prio = c_zero8;
+        grant$cfg_max_incoming = c_zero32;
+        grant$cfg_window_0 = c_zero32;
+        grant$cfg_window_1 = c_zero32;
+        grant$cfg_window_2 = c_zero32;
+        grant$cfg_window_3 = c_zero32;
+        grant$cfg_window_4 = c_zero32;
+        grant$cfg_window_5 = c_zero32;
+        grant$cfg_window_6 = c_zero32;
+        grant$cfg_window_7 = c_zero32;
+        grant$cfg_window_8 = c_zero32;
+        cfg_ip = c_zero32;
+        local_mac[(64'h0)+:(32)] = c_zero32;
+        local_mac[(64'h20)+:(16)] = c_zero16;
+        gw_mac[(64'h0)+:(32)] = c_zero32;
+        gw_mac[(64'h20)+:(16)] = c_zero16;
+        if (c_r$0 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$0[(c_lo)+:(8)];
+        end
+        if (c_r$0 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$0[(c_lo)+:(8)];
+        end
+        if (c_r$0 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$0;
+        end
+        if (c_r$0 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$0;
+        end
+        if (c_r$0 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$0[(c_lo)+:(16)];
+        end
+        if (c_r$0 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$0[(c_lo)+:(16)];
+        end
+        if (c_r$0 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$0;
+        end
+        if (c_r$0 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$0;
+        end
+        if (c_r$0 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$0;
+        end
+        if (c_r$0 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$0;
+        end
+        if (c_r$0 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$0;
+        end
+        if (c_r$0 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$0;
+        end
+        if (c_r$0 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$0;
+        end
+        if (c_r$0 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$0;
+        end
+        if (c_r$0 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$0;
+        end
+        regs$ro$0 = c_zero32;
+        if (c_r$0 == c_i_frames_ok) begin
+            regs$ro$0 = parser$frames_ok;
+        end
+        if (c_r$0 == c_i_dropped_runt) begin
+            regs$ro$0 = parser$dropped_runt;
+        end
+        if (c_r$0 == c_i_dropped_bad_checksum) begin
+            regs$ro$0 = parser$dropped_bad_checksum;
+        end
+        if (c_r$0 == c_i_dropped_not_homa) begin
+            regs$ro$0 = parser$dropped_not_homa;
+        end
+        if (c_r$0 == c_i_dropped_bad_type) begin
+            regs$ro$0 = parser$dropped_bad_type;
+        end
+        if (c_r$0 == c_i_dropped_bad_length) begin
+            regs$ro$0 = parser$dropped_bad_length;
+        end
+        if (c_r$0 == c_i_messages_tracked) begin
+            regs$ro$0 = grant$messages_tracked;
+        end
+        if (c_r$0 == c_i_grants_sent) begin
+            regs$ro$0 = grant$grants_sent;
+        end
+        if (c_r$0 == c_i_table_full) begin
+            regs$ro$0 = grant$table_full;
+        end
+        if (c_r$0 == c_i_dropped_holes) begin
+            regs$ro$0 = msgs$dropped_holes;
+        end
+        if (c_r$0 == c_i_dropped_late) begin
+            regs$ro$0 = msgs$dropped_late;
+        end
+        if (c_r$0 == c_i_collisions) begin
+            regs$ro$0 = msgs$collisions;
+        end
+        if (c_r$1 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$1[(c_lo)+:(8)];
+        end
+        if (c_r$1 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$1[(c_lo)+:(8)];
+        end
+        if (c_r$1 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$1;
+        end
+        if (c_r$1 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$1;
+        end
+        if (c_r$1 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$1[(c_lo)+:(16)];
+        end
+        if (c_r$1 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$1[(c_lo)+:(16)];
+        end
+        if (c_r$1 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$1;
+        end
+        if (c_r$1 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$1;
+        end
+        if (c_r$1 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$1;
+        end
+        if (c_r$1 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$1;
+        end
+        if (c_r$1 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$1;
+        end
+        if (c_r$1 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$1;
+        end
+        if (c_r$1 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$1;
+        end
+        if (c_r$1 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$1;
+        end
+        if (c_r$1 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$1;
+        end
+        regs$ro$1 = c_zero32;
+        if (c_r$1 == c_i_frames_ok) begin
+            regs$ro$1 = parser$frames_ok;
+        end
+        if (c_r$1 == c_i_dropped_runt) begin
+            regs$ro$1 = parser$dropped_runt;
+        end
+        if (c_r$1 == c_i_dropped_bad_checksum) begin
+            regs$ro$1 = parser$dropped_bad_checksum;
+        end
+        if (c_r$1 == c_i_dropped_not_homa) begin
+            regs$ro$1 = parser$dropped_not_homa;
+        end
+        if (c_r$1 == c_i_dropped_bad_type) begin
+            regs$ro$1 = parser$dropped_bad_type;
+        end
+        if (c_r$1 == c_i_dropped_bad_length) begin
+            regs$ro$1 = parser$dropped_bad_length;
+        end
+        if (c_r$1 == c_i_messages_tracked) begin
+            regs$ro$1 = grant$messages_tracked;
+        end
+        if (c_r$1 == c_i_grants_sent) begin
+            regs$ro$1 = grant$grants_sent;
+        end
+        if (c_r$1 == c_i_table_full) begin
+            regs$ro$1 = grant$table_full;
+        end
+        if (c_r$1 == c_i_dropped_holes) begin
+            regs$ro$1 = msgs$dropped_holes;
+        end
+        if (c_r$1 == c_i_dropped_late) begin
+            regs$ro$1 = msgs$dropped_late;
+        end
+        if (c_r$1 == c_i_collisions) begin
+            regs$ro$1 = msgs$collisions;
+        end
+        if (c_r$2 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$2[(c_lo)+:(8)];
+        end
+        if (c_r$2 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$2[(c_lo)+:(8)];
+        end
+        if (c_r$2 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$2;
+        end
+        if (c_r$2 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$2;
+        end
+        if (c_r$2 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$2[(c_lo)+:(16)];
+        end
+        if (c_r$2 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$2[(c_lo)+:(16)];
+        end
+        if (c_r$2 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$2;
+        end
+        if (c_r$2 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$2;
+        end
+        if (c_r$2 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$2;
+        end
+        if (c_r$2 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$2;
+        end
+        if (c_r$2 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$2;
+        end
+        if (c_r$2 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$2;
+        end
+        if (c_r$2 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$2;
+        end
+        if (c_r$2 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$2;
+        end
+        if (c_r$2 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$2;
+        end
+        regs$ro$2 = c_zero32;
+        if (c_r$2 == c_i_frames_ok) begin
+            regs$ro$2 = parser$frames_ok;
+        end
+        if (c_r$2 == c_i_dropped_runt) begin
+            regs$ro$2 = parser$dropped_runt;
+        end
+        if (c_r$2 == c_i_dropped_bad_checksum) begin
+            regs$ro$2 = parser$dropped_bad_checksum;
+        end
+        if (c_r$2 == c_i_dropped_not_homa) begin
+            regs$ro$2 = parser$dropped_not_homa;
+        end
+        if (c_r$2 == c_i_dropped_bad_type) begin
+            regs$ro$2 = parser$dropped_bad_type;
+        end
+        if (c_r$2 == c_i_dropped_bad_length) begin
+            regs$ro$2 = parser$dropped_bad_length;
+        end
+        if (c_r$2 == c_i_messages_tracked) begin
+            regs$ro$2 = grant$messages_tracked;
+        end
+        if (c_r$2 == c_i_grants_sent) begin
+            regs$ro$2 = grant$grants_sent;
+        end
+        if (c_r$2 == c_i_table_full) begin
+            regs$ro$2 = grant$table_full;
+        end
+        if (c_r$2 == c_i_dropped_holes) begin
+            regs$ro$2 = msgs$dropped_holes;
+        end
+        if (c_r$2 == c_i_dropped_late) begin
+            regs$ro$2 = msgs$dropped_late;
+        end
+        if (c_r$2 == c_i_collisions) begin
+            regs$ro$2 = msgs$collisions;
+        end
+        if (c_r$3 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$3[(c_lo)+:(8)];
+        end
+        if (c_r$3 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$3[(c_lo)+:(8)];
+        end
+        if (c_r$3 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$3;
+        end
+        if (c_r$3 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$3;
+        end
+        if (c_r$3 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$3[(c_lo)+:(16)];
+        end
+        if (c_r$3 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$3[(c_lo)+:(16)];
+        end
+        if (c_r$3 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$3;
+        end
+        if (c_r$3 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$3;
+        end
+        if (c_r$3 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$3;
+        end
+        if (c_r$3 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$3;
+        end
+        if (c_r$3 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$3;
+        end
+        if (c_r$3 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$3;
+        end
+        if (c_r$3 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$3;
+        end
+        if (c_r$3 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$3;
+        end
+        if (c_r$3 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$3;
+        end
+        regs$ro$3 = c_zero32;
+        if (c_r$3 == c_i_frames_ok) begin
+            regs$ro$3 = parser$frames_ok;
+        end
+        if (c_r$3 == c_i_dropped_runt) begin
+            regs$ro$3 = parser$dropped_runt;
+        end
+        if (c_r$3 == c_i_dropped_bad_checksum) begin
+            regs$ro$3 = parser$dropped_bad_checksum;
+        end
+        if (c_r$3 == c_i_dropped_not_homa) begin
+            regs$ro$3 = parser$dropped_not_homa;
+        end
+        if (c_r$3 == c_i_dropped_bad_type) begin
+            regs$ro$3 = parser$dropped_bad_type;
+        end
+        if (c_r$3 == c_i_dropped_bad_length) begin
+            regs$ro$3 = parser$dropped_bad_length;
+        end
+        if (c_r$3 == c_i_messages_tracked) begin
+            regs$ro$3 = grant$messages_tracked;
+        end
+        if (c_r$3 == c_i_grants_sent) begin
+            regs$ro$3 = grant$grants_sent;
+        end
+        if (c_r$3 == c_i_table_full) begin
+            regs$ro$3 = grant$table_full;
+        end
+        if (c_r$3 == c_i_dropped_holes) begin
+            regs$ro$3 = msgs$dropped_holes;
+        end
+        if (c_r$3 == c_i_dropped_late) begin
+            regs$ro$3 = msgs$dropped_late;
+        end
+        if (c_r$3 == c_i_collisions) begin
+            regs$ro$3 = msgs$collisions;
+        end
+        if (c_r$4 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$4[(c_lo)+:(8)];
+        end
+        if (c_r$4 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$4[(c_lo)+:(8)];
+        end
+        if (c_r$4 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$4;
+        end
+        if (c_r$4 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$4;
+        end
+        if (c_r$4 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$4[(c_lo)+:(16)];
+        end
+        if (c_r$4 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$4[(c_lo)+:(16)];
+        end
+        if (c_r$4 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$4;
+        end
+        if (c_r$4 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$4;
+        end
+        if (c_r$4 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$4;
+        end
+        if (c_r$4 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$4;
+        end
+        if (c_r$4 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$4;
+        end
+        if (c_r$4 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$4;
+        end
+        if (c_r$4 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$4;
+        end
+        if (c_r$4 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$4;
+        end
+        if (c_r$4 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$4;
+        end
+        regs$ro$4 = c_zero32;
+        if (c_r$4 == c_i_frames_ok) begin
+            regs$ro$4 = parser$frames_ok;
+        end
+        if (c_r$4 == c_i_dropped_runt) begin
+            regs$ro$4 = parser$dropped_runt;
+        end
+        if (c_r$4 == c_i_dropped_bad_checksum) begin
+            regs$ro$4 = parser$dropped_bad_checksum;
+        end
+        if (c_r$4 == c_i_dropped_not_homa) begin
+            regs$ro$4 = parser$dropped_not_homa;
+        end
+        if (c_r$4 == c_i_dropped_bad_type) begin
+            regs$ro$4 = parser$dropped_bad_type;
+        end
+        if (c_r$4 == c_i_dropped_bad_length) begin
+            regs$ro$4 = parser$dropped_bad_length;
+        end
+        if (c_r$4 == c_i_messages_tracked) begin
+            regs$ro$4 = grant$messages_tracked;
+        end
+        if (c_r$4 == c_i_grants_sent) begin
+            regs$ro$4 = grant$grants_sent;
+        end
+        if (c_r$4 == c_i_table_full) begin
+            regs$ro$4 = grant$table_full;
+        end
+        if (c_r$4 == c_i_dropped_holes) begin
+            regs$ro$4 = msgs$dropped_holes;
+        end
+        if (c_r$4 == c_i_dropped_late) begin
+            regs$ro$4 = msgs$dropped_late;
+        end
+        if (c_r$4 == c_i_collisions) begin
+            regs$ro$4 = msgs$collisions;
+        end
+        if (c_r$5 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$5[(c_lo)+:(8)];
+        end
+        if (c_r$5 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$5[(c_lo)+:(8)];
+        end
+        if (c_r$5 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$5;
+        end
+        if (c_r$5 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$5;
+        end
+        if (c_r$5 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$5[(c_lo)+:(16)];
+        end
+        if (c_r$5 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$5[(c_lo)+:(16)];
+        end
+        if (c_r$5 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$5;
+        end
+        if (c_r$5 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$5;
+        end
+        if (c_r$5 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$5;
+        end
+        if (c_r$5 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$5;
+        end
+        if (c_r$5 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$5;
+        end
+        if (c_r$5 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$5;
+        end
+        if (c_r$5 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$5;
+        end
+        if (c_r$5 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$5;
+        end
+        if (c_r$5 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$5;
+        end
+        regs$ro$5 = c_zero32;
+        if (c_r$5 == c_i_frames_ok) begin
+            regs$ro$5 = parser$frames_ok;
+        end
+        if (c_r$5 == c_i_dropped_runt) begin
+            regs$ro$5 = parser$dropped_runt;
+        end
+        if (c_r$5 == c_i_dropped_bad_checksum) begin
+            regs$ro$5 = parser$dropped_bad_checksum;
+        end
+        if (c_r$5 == c_i_dropped_not_homa) begin
+            regs$ro$5 = parser$dropped_not_homa;
+        end
+        if (c_r$5 == c_i_dropped_bad_type) begin
+            regs$ro$5 = parser$dropped_bad_type;
+        end
+        if (c_r$5 == c_i_dropped_bad_length) begin
+            regs$ro$5 = parser$dropped_bad_length;
+        end
+        if (c_r$5 == c_i_messages_tracked) begin
+            regs$ro$5 = grant$messages_tracked;
+        end
+        if (c_r$5 == c_i_grants_sent) begin
+            regs$ro$5 = grant$grants_sent;
+        end
+        if (c_r$5 == c_i_table_full) begin
+            regs$ro$5 = grant$table_full;
+        end
+        if (c_r$5 == c_i_dropped_holes) begin
+            regs$ro$5 = msgs$dropped_holes;
+        end
+        if (c_r$5 == c_i_dropped_late) begin
+            regs$ro$5 = msgs$dropped_late;
+        end
+        if (c_r$5 == c_i_collisions) begin
+            regs$ro$5 = msgs$collisions;
+        end
+        if (c_r$6 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$6[(c_lo)+:(8)];
+        end
+        if (c_r$6 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$6[(c_lo)+:(8)];
+        end
+        if (c_r$6 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$6;
+        end
+        if (c_r$6 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$6;
+        end
+        if (c_r$6 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$6[(c_lo)+:(16)];
+        end
+        if (c_r$6 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$6[(c_lo)+:(16)];
+        end
+        if (c_r$6 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$6;
+        end
+        if (c_r$6 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$6;
+        end
+        if (c_r$6 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$6;
+        end
+        if (c_r$6 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$6;
+        end
+        if (c_r$6 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$6;
+        end
+        if (c_r$6 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$6;
+        end
+        if (c_r$6 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$6;
+        end
+        if (c_r$6 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$6;
+        end
+        if (c_r$6 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$6;
+        end
+        regs$ro$6 = c_zero32;
+        if (c_r$6 == c_i_frames_ok) begin
+            regs$ro$6 = parser$frames_ok;
+        end
+        if (c_r$6 == c_i_dropped_runt) begin
+            regs$ro$6 = parser$dropped_runt;
+        end
+        if (c_r$6 == c_i_dropped_bad_checksum) begin
+            regs$ro$6 = parser$dropped_bad_checksum;
+        end
+        if (c_r$6 == c_i_dropped_not_homa) begin
+            regs$ro$6 = parser$dropped_not_homa;
+        end
+        if (c_r$6 == c_i_dropped_bad_type) begin
+            regs$ro$6 = parser$dropped_bad_type;
+        end
+        if (c_r$6 == c_i_dropped_bad_length) begin
+            regs$ro$6 = parser$dropped_bad_length;
+        end
+        if (c_r$6 == c_i_messages_tracked) begin
+            regs$ro$6 = grant$messages_tracked;
+        end
+        if (c_r$6 == c_i_grants_sent) begin
+            regs$ro$6 = grant$grants_sent;
+        end
+        if (c_r$6 == c_i_table_full) begin
+            regs$ro$6 = grant$table_full;
+        end
+        if (c_r$6 == c_i_dropped_holes) begin
+            regs$ro$6 = msgs$dropped_holes;
+        end
+        if (c_r$6 == c_i_dropped_late) begin
+            regs$ro$6 = msgs$dropped_late;
+        end
+        if (c_r$6 == c_i_collisions) begin
+            regs$ro$6 = msgs$collisions;
+        end
+        if (c_r$7 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$7[(c_lo)+:(8)];
+        end
+        if (c_r$7 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$7[(c_lo)+:(8)];
+        end
+        if (c_r$7 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$7;
+        end
+        if (c_r$7 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$7;
+        end
+        if (c_r$7 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$7[(c_lo)+:(16)];
+        end
+        if (c_r$7 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$7[(c_lo)+:(16)];
+        end
+        if (c_r$7 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$7;
+        end
+        if (c_r$7 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$7;
+        end
+        if (c_r$7 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$7;
+        end
+        if (c_r$7 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$7;
+        end
+        if (c_r$7 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$7;
+        end
+        if (c_r$7 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$7;
+        end
+        if (c_r$7 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$7;
+        end
+        if (c_r$7 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$7;
+        end
+        if (c_r$7 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$7;
+        end
+        regs$ro$7 = c_zero32;
+        if (c_r$7 == c_i_frames_ok) begin
+            regs$ro$7 = parser$frames_ok;
+        end
+        if (c_r$7 == c_i_dropped_runt) begin
+            regs$ro$7 = parser$dropped_runt;
+        end
+        if (c_r$7 == c_i_dropped_bad_checksum) begin
+            regs$ro$7 = parser$dropped_bad_checksum;
+        end
+        if (c_r$7 == c_i_dropped_not_homa) begin
+            regs$ro$7 = parser$dropped_not_homa;
+        end
+        if (c_r$7 == c_i_dropped_bad_type) begin
+            regs$ro$7 = parser$dropped_bad_type;
+        end
+        if (c_r$7 == c_i_dropped_bad_length) begin
+            regs$ro$7 = parser$dropped_bad_length;
+        end
+        if (c_r$7 == c_i_messages_tracked) begin
+            regs$ro$7 = grant$messages_tracked;
+        end
+        if (c_r$7 == c_i_grants_sent) begin
+            regs$ro$7 = grant$grants_sent;
+        end
+        if (c_r$7 == c_i_table_full) begin
+            regs$ro$7 = grant$table_full;
+        end
+        if (c_r$7 == c_i_dropped_holes) begin
+            regs$ro$7 = msgs$dropped_holes;
+        end
+        if (c_r$7 == c_i_dropped_late) begin
+            regs$ro$7 = msgs$dropped_late;
+        end
+        if (c_r$7 == c_i_collisions) begin
+            regs$ro$7 = msgs$collisions;
+        end
+        if (c_r$8 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$8[(c_lo)+:(8)];
+        end
+        if (c_r$8 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$8[(c_lo)+:(8)];
+        end
+        if (c_r$8 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$8;
+        end
+        if (c_r$8 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$8;
+        end
+        if (c_r$8 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$8[(c_lo)+:(16)];
+        end
+        if (c_r$8 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$8[(c_lo)+:(16)];
+        end
+        if (c_r$8 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$8;
+        end
+        if (c_r$8 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$8;
+        end
+        if (c_r$8 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$8;
+        end
+        if (c_r$8 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$8;
+        end
+        if (c_r$8 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$8;
+        end
+        if (c_r$8 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$8;
+        end
+        if (c_r$8 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$8;
+        end
+        if (c_r$8 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$8;
+        end
+        if (c_r$8 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$8;
+        end
+        regs$ro$8 = c_zero32;
+        if (c_r$8 == c_i_frames_ok) begin
+            regs$ro$8 = parser$frames_ok;
+        end
+        if (c_r$8 == c_i_dropped_runt) begin
+            regs$ro$8 = parser$dropped_runt;
+        end
+        if (c_r$8 == c_i_dropped_bad_checksum) begin
+            regs$ro$8 = parser$dropped_bad_checksum;
+        end
+        if (c_r$8 == c_i_dropped_not_homa) begin
+            regs$ro$8 = parser$dropped_not_homa;
+        end
+        if (c_r$8 == c_i_dropped_bad_type) begin
+            regs$ro$8 = parser$dropped_bad_type;
+        end
+        if (c_r$8 == c_i_dropped_bad_length) begin
+            regs$ro$8 = parser$dropped_bad_length;
+        end
+        if (c_r$8 == c_i_messages_tracked) begin
+            regs$ro$8 = grant$messages_tracked;
+        end
+        if (c_r$8 == c_i_grants_sent) begin
+            regs$ro$8 = grant$grants_sent;
+        end
+        if (c_r$8 == c_i_table_full) begin
+            regs$ro$8 = grant$table_full;
+        end
+        if (c_r$8 == c_i_dropped_holes) begin
+            regs$ro$8 = msgs$dropped_holes;
+        end
+        if (c_r$8 == c_i_dropped_late) begin
+            regs$ro$8 = msgs$dropped_late;
+        end
+        if (c_r$8 == c_i_collisions) begin
+            regs$ro$8 = msgs$collisions;
+        end
+        if (c_r$9 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$9[(c_lo)+:(8)];
+        end
+        if (c_r$9 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$9[(c_lo)+:(8)];
+        end
+        if (c_r$9 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$9;
+        end
+        if (c_r$9 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$9;
+        end
+        if (c_r$9 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$9[(c_lo)+:(16)];
+        end
+        if (c_r$9 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$9[(c_lo)+:(16)];
+        end
+        if (c_r$9 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$9;
+        end
+        if (c_r$9 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$9;
+        end
+        if (c_r$9 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$9;
+        end
+        if (c_r$9 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$9;
+        end
+        if (c_r$9 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$9;
+        end
+        if (c_r$9 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$9;
+        end
+        if (c_r$9 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$9;
+        end
+        if (c_r$9 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$9;
+        end
+        if (c_r$9 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$9;
+        end
+        regs$ro$9 = c_zero32;
+        if (c_r$9 == c_i_frames_ok) begin
+            regs$ro$9 = parser$frames_ok;
+        end
+        if (c_r$9 == c_i_dropped_runt) begin
+            regs$ro$9 = parser$dropped_runt;
+        end
+        if (c_r$9 == c_i_dropped_bad_checksum) begin
+            regs$ro$9 = parser$dropped_bad_checksum;
+        end
+        if (c_r$9 == c_i_dropped_not_homa) begin
+            regs$ro$9 = parser$dropped_not_homa;
+        end
+        if (c_r$9 == c_i_dropped_bad_type) begin
+            regs$ro$9 = parser$dropped_bad_type;
+        end
+        if (c_r$9 == c_i_dropped_bad_length) begin
+            regs$ro$9 = parser$dropped_bad_length;
+        end
+        if (c_r$9 == c_i_messages_tracked) begin
+            regs$ro$9 = grant$messages_tracked;
+        end
+        if (c_r$9 == c_i_grants_sent) begin
+            regs$ro$9 = grant$grants_sent;
+        end
+        if (c_r$9 == c_i_table_full) begin
+            regs$ro$9 = grant$table_full;
+        end
+        if (c_r$9 == c_i_dropped_holes) begin
+            regs$ro$9 = msgs$dropped_holes;
+        end
+        if (c_r$9 == c_i_dropped_late) begin
+            regs$ro$9 = msgs$dropped_late;
+        end
+        if (c_r$9 == c_i_collisions) begin
+            regs$ro$9 = msgs$collisions;
+        end
+        if (c_r$10 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$10[(c_lo)+:(8)];
+        end
+        if (c_r$10 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$10[(c_lo)+:(8)];
+        end
+        if (c_r$10 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$10;
+        end
+        if (c_r$10 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$10;
+        end
+        if (c_r$10 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$10[(c_lo)+:(16)];
+        end
+        if (c_r$10 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$10[(c_lo)+:(16)];
+        end
+        if (c_r$10 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$10;
+        end
+        if (c_r$10 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$10;
+        end
+        if (c_r$10 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$10;
+        end
+        if (c_r$10 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$10;
+        end
+        if (c_r$10 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$10;
+        end
+        if (c_r$10 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$10;
+        end
+        if (c_r$10 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$10;
+        end
+        if (c_r$10 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$10;
+        end
+        if (c_r$10 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$10;
+        end
+        regs$ro$10 = c_zero32;
+        if (c_r$10 == c_i_frames_ok) begin
+            regs$ro$10 = parser$frames_ok;
+        end
+        if (c_r$10 == c_i_dropped_runt) begin
+            regs$ro$10 = parser$dropped_runt;
+        end
+        if (c_r$10 == c_i_dropped_bad_checksum) begin
+            regs$ro$10 = parser$dropped_bad_checksum;
+        end
+        if (c_r$10 == c_i_dropped_not_homa) begin
+            regs$ro$10 = parser$dropped_not_homa;
+        end
+        if (c_r$10 == c_i_dropped_bad_type) begin
+            regs$ro$10 = parser$dropped_bad_type;
+        end
+        if (c_r$10 == c_i_dropped_bad_length) begin
+            regs$ro$10 = parser$dropped_bad_length;
+        end
+        if (c_r$10 == c_i_messages_tracked) begin
+            regs$ro$10 = grant$messages_tracked;
+        end
+        if (c_r$10 == c_i_grants_sent) begin
+            regs$ro$10 = grant$grants_sent;
+        end
+        if (c_r$10 == c_i_table_full) begin
+            regs$ro$10 = grant$table_full;
+        end
+        if (c_r$10 == c_i_dropped_holes) begin
+            regs$ro$10 = msgs$dropped_holes;
+        end
+        if (c_r$10 == c_i_dropped_late) begin
+            regs$ro$10 = msgs$dropped_late;
+        end
+        if (c_r$10 == c_i_collisions) begin
+            regs$ro$10 = msgs$collisions;
+        end
+        if (c_r$11 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$11[(c_lo)+:(8)];
+        end
+        if (c_r$11 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$11[(c_lo)+:(8)];
+        end
+        if (c_r$11 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$11;
+        end
+        if (c_r$11 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$11;
+        end
+        if (c_r$11 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$11[(c_lo)+:(16)];
+        end
+        if (c_r$11 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$11[(c_lo)+:(16)];
+        end
+        if (c_r$11 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$11;
+        end
+        if (c_r$11 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$11;
+        end
+        if (c_r$11 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$11;
+        end
+        if (c_r$11 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$11;
+        end
+        if (c_r$11 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$11;
+        end
+        if (c_r$11 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$11;
+        end
+        if (c_r$11 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$11;
+        end
+        if (c_r$11 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$11;
+        end
+        if (c_r$11 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$11;
+        end
+        regs$ro$11 = c_zero32;
+        if (c_r$11 == c_i_frames_ok) begin
+            regs$ro$11 = parser$frames_ok;
+        end
+        if (c_r$11 == c_i_dropped_runt) begin
+            regs$ro$11 = parser$dropped_runt;
+        end
+        if (c_r$11 == c_i_dropped_bad_checksum) begin
+            regs$ro$11 = parser$dropped_bad_checksum;
+        end
+        if (c_r$11 == c_i_dropped_not_homa) begin
+            regs$ro$11 = parser$dropped_not_homa;
+        end
+        if (c_r$11 == c_i_dropped_bad_type) begin
+            regs$ro$11 = parser$dropped_bad_type;
+        end
+        if (c_r$11 == c_i_dropped_bad_length) begin
+            regs$ro$11 = parser$dropped_bad_length;
+        end
+        if (c_r$11 == c_i_messages_tracked) begin
+            regs$ro$11 = grant$messages_tracked;
+        end
+        if (c_r$11 == c_i_grants_sent) begin
+            regs$ro$11 = grant$grants_sent;
+        end
+        if (c_r$11 == c_i_table_full) begin
+            regs$ro$11 = grant$table_full;
+        end
+        if (c_r$11 == c_i_dropped_holes) begin
+            regs$ro$11 = msgs$dropped_holes;
+        end
+        if (c_r$11 == c_i_dropped_late) begin
+            regs$ro$11 = msgs$dropped_late;
+        end
+        if (c_r$11 == c_i_collisions) begin
+            regs$ro$11 = msgs$collisions;
+        end
+        if (c_r$12 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$12[(c_lo)+:(8)];
+        end
+        if (c_r$12 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$12[(c_lo)+:(8)];
+        end
+        if (c_r$12 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$12;
+        end
+        if (c_r$12 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$12;
+        end
+        if (c_r$12 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$12[(c_lo)+:(16)];
+        end
+        if (c_r$12 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$12[(c_lo)+:(16)];
+        end
+        if (c_r$12 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$12;
+        end
+        if (c_r$12 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$12;
+        end
+        if (c_r$12 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$12;
+        end
+        if (c_r$12 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$12;
+        end
+        if (c_r$12 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$12;
+        end
+        if (c_r$12 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$12;
+        end
+        if (c_r$12 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$12;
+        end
+        if (c_r$12 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$12;
+        end
+        if (c_r$12 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$12;
+        end
+        regs$ro$12 = c_zero32;
+        if (c_r$12 == c_i_frames_ok) begin
+            regs$ro$12 = parser$frames_ok;
+        end
+        if (c_r$12 == c_i_dropped_runt) begin
+            regs$ro$12 = parser$dropped_runt;
+        end
+        if (c_r$12 == c_i_dropped_bad_checksum) begin
+            regs$ro$12 = parser$dropped_bad_checksum;
+        end
+        if (c_r$12 == c_i_dropped_not_homa) begin
+            regs$ro$12 = parser$dropped_not_homa;
+        end
+        if (c_r$12 == c_i_dropped_bad_type) begin
+            regs$ro$12 = parser$dropped_bad_type;
+        end
+        if (c_r$12 == c_i_dropped_bad_length) begin
+            regs$ro$12 = parser$dropped_bad_length;
+        end
+        if (c_r$12 == c_i_messages_tracked) begin
+            regs$ro$12 = grant$messages_tracked;
+        end
+        if (c_r$12 == c_i_grants_sent) begin
+            regs$ro$12 = grant$grants_sent;
+        end
+        if (c_r$12 == c_i_table_full) begin
+            regs$ro$12 = grant$table_full;
+        end
+        if (c_r$12 == c_i_dropped_holes) begin
+            regs$ro$12 = msgs$dropped_holes;
+        end
+        if (c_r$12 == c_i_dropped_late) begin
+            regs$ro$12 = msgs$dropped_late;
+        end
+        if (c_r$12 == c_i_collisions) begin
+            regs$ro$12 = msgs$collisions;
+        end
+        if (c_r$13 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$13[(c_lo)+:(8)];
+        end
+        if (c_r$13 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$13[(c_lo)+:(8)];
+        end
+        if (c_r$13 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$13;
+        end
+        if (c_r$13 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$13;
+        end
+        if (c_r$13 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$13[(c_lo)+:(16)];
+        end
+        if (c_r$13 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$13[(c_lo)+:(16)];
+        end
+        if (c_r$13 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$13;
+        end
+        if (c_r$13 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$13;
+        end
+        if (c_r$13 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$13;
+        end
+        if (c_r$13 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$13;
+        end
+        if (c_r$13 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$13;
+        end
+        if (c_r$13 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$13;
+        end
+        if (c_r$13 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$13;
+        end
+        if (c_r$13 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$13;
+        end
+        if (c_r$13 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$13;
+        end
+        regs$ro$13 = c_zero32;
+        if (c_r$13 == c_i_frames_ok) begin
+            regs$ro$13 = parser$frames_ok;
+        end
+        if (c_r$13 == c_i_dropped_runt) begin
+            regs$ro$13 = parser$dropped_runt;
+        end
+        if (c_r$13 == c_i_dropped_bad_checksum) begin
+            regs$ro$13 = parser$dropped_bad_checksum;
+        end
+        if (c_r$13 == c_i_dropped_not_homa) begin
+            regs$ro$13 = parser$dropped_not_homa;
+        end
+        if (c_r$13 == c_i_dropped_bad_type) begin
+            regs$ro$13 = parser$dropped_bad_type;
+        end
+        if (c_r$13 == c_i_dropped_bad_length) begin
+            regs$ro$13 = parser$dropped_bad_length;
+        end
+        if (c_r$13 == c_i_messages_tracked) begin
+            regs$ro$13 = grant$messages_tracked;
+        end
+        if (c_r$13 == c_i_grants_sent) begin
+            regs$ro$13 = grant$grants_sent;
+        end
+        if (c_r$13 == c_i_table_full) begin
+            regs$ro$13 = grant$table_full;
+        end
+        if (c_r$13 == c_i_dropped_holes) begin
+            regs$ro$13 = msgs$dropped_holes;
+        end
+        if (c_r$13 == c_i_dropped_late) begin
+            regs$ro$13 = msgs$dropped_late;
+        end
+        if (c_r$13 == c_i_collisions) begin
+            regs$ro$13 = msgs$collisions;
+        end
+        if (c_r$14 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$14[(c_lo)+:(8)];
+        end
+        if (c_r$14 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$14[(c_lo)+:(8)];
+        end
+        if (c_r$14 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$14;
+        end
+        if (c_r$14 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$14;
+        end
+        if (c_r$14 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$14[(c_lo)+:(16)];
+        end
+        if (c_r$14 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$14[(c_lo)+:(16)];
+        end
+        if (c_r$14 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$14;
+        end
+        if (c_r$14 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$14;
+        end
+        if (c_r$14 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$14;
+        end
+        if (c_r$14 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$14;
+        end
+        if (c_r$14 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$14;
+        end
+        if (c_r$14 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$14;
+        end
+        if (c_r$14 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$14;
+        end
+        if (c_r$14 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$14;
+        end
+        if (c_r$14 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$14;
+        end
+        regs$ro$14 = c_zero32;
+        if (c_r$14 == c_i_frames_ok) begin
+            regs$ro$14 = parser$frames_ok;
+        end
+        if (c_r$14 == c_i_dropped_runt) begin
+            regs$ro$14 = parser$dropped_runt;
+        end
+        if (c_r$14 == c_i_dropped_bad_checksum) begin
+            regs$ro$14 = parser$dropped_bad_checksum;
+        end
+        if (c_r$14 == c_i_dropped_not_homa) begin
+            regs$ro$14 = parser$dropped_not_homa;
+        end
+        if (c_r$14 == c_i_dropped_bad_type) begin
+            regs$ro$14 = parser$dropped_bad_type;
+        end
+        if (c_r$14 == c_i_dropped_bad_length) begin
+            regs$ro$14 = parser$dropped_bad_length;
+        end
+        if (c_r$14 == c_i_messages_tracked) begin
+            regs$ro$14 = grant$messages_tracked;
+        end
+        if (c_r$14 == c_i_grants_sent) begin
+            regs$ro$14 = grant$grants_sent;
+        end
+        if (c_r$14 == c_i_table_full) begin
+            regs$ro$14 = grant$table_full;
+        end
+        if (c_r$14 == c_i_dropped_holes) begin
+            regs$ro$14 = msgs$dropped_holes;
+        end
+        if (c_r$14 == c_i_dropped_late) begin
+            regs$ro$14 = msgs$dropped_late;
+        end
+        if (c_r$14 == c_i_collisions) begin
+            regs$ro$14 = msgs$collisions;
+        end
+        if (c_r$15 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$15[(c_lo)+:(8)];
+        end
+        if (c_r$15 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$15[(c_lo)+:(8)];
+        end
+        if (c_r$15 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$15;
+        end
+        if (c_r$15 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$15;
+        end
+        if (c_r$15 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$15[(c_lo)+:(16)];
+        end
+        if (c_r$15 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$15[(c_lo)+:(16)];
+        end
+        if (c_r$15 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$15;
+        end
+        if (c_r$15 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$15;
+        end
+        if (c_r$15 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$15;
+        end
+        if (c_r$15 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$15;
+        end
+        if (c_r$15 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$15;
+        end
+        if (c_r$15 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$15;
+        end
+        if (c_r$15 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$15;
+        end
+        if (c_r$15 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$15;
+        end
+        if (c_r$15 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$15;
+        end
+        regs$ro$15 = c_zero32;
+        if (c_r$15 == c_i_frames_ok) begin
+            regs$ro$15 = parser$frames_ok;
+        end
+        if (c_r$15 == c_i_dropped_runt) begin
+            regs$ro$15 = parser$dropped_runt;
+        end
+        if (c_r$15 == c_i_dropped_bad_checksum) begin
+            regs$ro$15 = parser$dropped_bad_checksum;
+        end
+        if (c_r$15 == c_i_dropped_not_homa) begin
+            regs$ro$15 = parser$dropped_not_homa;
+        end
+        if (c_r$15 == c_i_dropped_bad_type) begin
+            regs$ro$15 = parser$dropped_bad_type;
+        end
+        if (c_r$15 == c_i_dropped_bad_length) begin
+            regs$ro$15 = parser$dropped_bad_length;
+        end
+        if (c_r$15 == c_i_messages_tracked) begin
+            regs$ro$15 = grant$messages_tracked;
+        end
+        if (c_r$15 == c_i_grants_sent) begin
+            regs$ro$15 = grant$grants_sent;
+        end
+        if (c_r$15 == c_i_table_full) begin
+            regs$ro$15 = grant$table_full;
+        end
+        if (c_r$15 == c_i_dropped_holes) begin
+            regs$ro$15 = msgs$dropped_holes;
+        end
+        if (c_r$15 == c_i_dropped_late) begin
+            regs$ro$15 = msgs$dropped_late;
+        end
+        if (c_r$15 == c_i_collisions) begin
+            regs$ro$15 = msgs$collisions;
+        end
+        if (c_r$16 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$16[(c_lo)+:(8)];
+        end
+        if (c_r$16 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$16[(c_lo)+:(8)];
+        end
+        if (c_r$16 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$16;
+        end
+        if (c_r$16 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$16;
+        end
+        if (c_r$16 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$16[(c_lo)+:(16)];
+        end
+        if (c_r$16 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$16[(c_lo)+:(16)];
+        end
+        if (c_r$16 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$16;
+        end
+        if (c_r$16 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$16;
+        end
+        if (c_r$16 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$16;
+        end
+        if (c_r$16 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$16;
+        end
+        if (c_r$16 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$16;
+        end
+        if (c_r$16 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$16;
+        end
+        if (c_r$16 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$16;
+        end
+        if (c_r$16 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$16;
+        end
+        if (c_r$16 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$16;
+        end
+        regs$ro$16 = c_zero32;
+        if (c_r$16 == c_i_frames_ok) begin
+            regs$ro$16 = parser$frames_ok;
+        end
+        if (c_r$16 == c_i_dropped_runt) begin
+            regs$ro$16 = parser$dropped_runt;
+        end
+        if (c_r$16 == c_i_dropped_bad_checksum) begin
+            regs$ro$16 = parser$dropped_bad_checksum;
+        end
+        if (c_r$16 == c_i_dropped_not_homa) begin
+            regs$ro$16 = parser$dropped_not_homa;
+        end
+        if (c_r$16 == c_i_dropped_bad_type) begin
+            regs$ro$16 = parser$dropped_bad_type;
+        end
+        if (c_r$16 == c_i_dropped_bad_length) begin
+            regs$ro$16 = parser$dropped_bad_length;
+        end
+        if (c_r$16 == c_i_messages_tracked) begin
+            regs$ro$16 = grant$messages_tracked;
+        end
+        if (c_r$16 == c_i_grants_sent) begin
+            regs$ro$16 = grant$grants_sent;
+        end
+        if (c_r$16 == c_i_table_full) begin
+            regs$ro$16 = grant$table_full;
+        end
+        if (c_r$16 == c_i_dropped_holes) begin
+            regs$ro$16 = msgs$dropped_holes;
+        end
+        if (c_r$16 == c_i_dropped_late) begin
+            regs$ro$16 = msgs$dropped_late;
+        end
+        if (c_r$16 == c_i_collisions) begin
+            regs$ro$16 = msgs$collisions;
+        end
+        if (c_r$17 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$17[(c_lo)+:(8)];
+        end
+        if (c_r$17 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$17[(c_lo)+:(8)];
+        end
+        if (c_r$17 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$17;
+        end
+        if (c_r$17 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$17;
+        end
+        if (c_r$17 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$17[(c_lo)+:(16)];
+        end
+        if (c_r$17 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$17[(c_lo)+:(16)];
+        end
+        if (c_r$17 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$17;
+        end
+        if (c_r$17 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$17;
+        end
+        if (c_r$17 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$17;
+        end
+        if (c_r$17 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$17;
+        end
+        if (c_r$17 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$17;
+        end
+        if (c_r$17 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$17;
+        end
+        if (c_r$17 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$17;
+        end
+        if (c_r$17 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$17;
+        end
+        if (c_r$17 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$17;
+        end
+        regs$ro$17 = c_zero32;
+        if (c_r$17 == c_i_frames_ok) begin
+            regs$ro$17 = parser$frames_ok;
+        end
+        if (c_r$17 == c_i_dropped_runt) begin
+            regs$ro$17 = parser$dropped_runt;
+        end
+        if (c_r$17 == c_i_dropped_bad_checksum) begin
+            regs$ro$17 = parser$dropped_bad_checksum;
+        end
+        if (c_r$17 == c_i_dropped_not_homa) begin
+            regs$ro$17 = parser$dropped_not_homa;
+        end
+        if (c_r$17 == c_i_dropped_bad_type) begin
+            regs$ro$17 = parser$dropped_bad_type;
+        end
+        if (c_r$17 == c_i_dropped_bad_length) begin
+            regs$ro$17 = parser$dropped_bad_length;
+        end
+        if (c_r$17 == c_i_messages_tracked) begin
+            regs$ro$17 = grant$messages_tracked;
+        end
+        if (c_r$17 == c_i_grants_sent) begin
+            regs$ro$17 = grant$grants_sent;
+        end
+        if (c_r$17 == c_i_table_full) begin
+            regs$ro$17 = grant$table_full;
+        end
+        if (c_r$17 == c_i_dropped_holes) begin
+            regs$ro$17 = msgs$dropped_holes;
+        end
+        if (c_r$17 == c_i_dropped_late) begin
+            regs$ro$17 = msgs$dropped_late;
+        end
+        if (c_r$17 == c_i_collisions) begin
+            regs$ro$17 = msgs$collisions;
+        end
+        if (c_r$18 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$18[(c_lo)+:(8)];
+        end
+        if (c_r$18 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$18[(c_lo)+:(8)];
+        end
+        if (c_r$18 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$18;
+        end
+        if (c_r$18 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$18;
+        end
+        if (c_r$18 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$18[(c_lo)+:(16)];
+        end
+        if (c_r$18 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$18[(c_lo)+:(16)];
+        end
+        if (c_r$18 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$18;
+        end
+        if (c_r$18 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$18;
+        end
+        if (c_r$18 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$18;
+        end
+        if (c_r$18 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$18;
+        end
+        if (c_r$18 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$18;
+        end
+        if (c_r$18 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$18;
+        end
+        if (c_r$18 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$18;
+        end
+        if (c_r$18 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$18;
+        end
+        if (c_r$18 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$18;
+        end
+        regs$ro$18 = c_zero32;
+        if (c_r$18 == c_i_frames_ok) begin
+            regs$ro$18 = parser$frames_ok;
+        end
+        if (c_r$18 == c_i_dropped_runt) begin
+            regs$ro$18 = parser$dropped_runt;
+        end
+        if (c_r$18 == c_i_dropped_bad_checksum) begin
+            regs$ro$18 = parser$dropped_bad_checksum;
+        end
+        if (c_r$18 == c_i_dropped_not_homa) begin
+            regs$ro$18 = parser$dropped_not_homa;
+        end
+        if (c_r$18 == c_i_dropped_bad_type) begin
+            regs$ro$18 = parser$dropped_bad_type;
+        end
+        if (c_r$18 == c_i_dropped_bad_length) begin
+            regs$ro$18 = parser$dropped_bad_length;
+        end
+        if (c_r$18 == c_i_messages_tracked) begin
+            regs$ro$18 = grant$messages_tracked;
+        end
+        if (c_r$18 == c_i_grants_sent) begin
+            regs$ro$18 = grant$grants_sent;
+        end
+        if (c_r$18 == c_i_table_full) begin
+            regs$ro$18 = grant$table_full;
+        end
+        if (c_r$18 == c_i_dropped_holes) begin
+            regs$ro$18 = msgs$dropped_holes;
+        end
+        if (c_r$18 == c_i_dropped_late) begin
+            regs$ro$18 = msgs$dropped_late;
+        end
+        if (c_r$18 == c_i_collisions) begin
+            regs$ro$18 = msgs$collisions;
+        end
+        if (c_r$19 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$19[(c_lo)+:(8)];
+        end
+        if (c_r$19 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$19[(c_lo)+:(8)];
+        end
+        if (c_r$19 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$19;
+        end
+        if (c_r$19 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$19;
+        end
+        if (c_r$19 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$19[(c_lo)+:(16)];
+        end
+        if (c_r$19 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$19[(c_lo)+:(16)];
+        end
+        if (c_r$19 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$19;
+        end
+        if (c_r$19 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$19;
+        end
+        if (c_r$19 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$19;
+        end
+        if (c_r$19 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$19;
+        end
+        if (c_r$19 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$19;
+        end
+        if (c_r$19 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$19;
+        end
+        if (c_r$19 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$19;
+        end
+        if (c_r$19 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$19;
+        end
+        if (c_r$19 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$19;
+        end
+        regs$ro$19 = c_zero32;
+        if (c_r$19 == c_i_frames_ok) begin
+            regs$ro$19 = parser$frames_ok;
+        end
+        if (c_r$19 == c_i_dropped_runt) begin
+            regs$ro$19 = parser$dropped_runt;
+        end
+        if (c_r$19 == c_i_dropped_bad_checksum) begin
+            regs$ro$19 = parser$dropped_bad_checksum;
+        end
+        if (c_r$19 == c_i_dropped_not_homa) begin
+            regs$ro$19 = parser$dropped_not_homa;
+        end
+        if (c_r$19 == c_i_dropped_bad_type) begin
+            regs$ro$19 = parser$dropped_bad_type;
+        end
+        if (c_r$19 == c_i_dropped_bad_length) begin
+            regs$ro$19 = parser$dropped_bad_length;
+        end
+        if (c_r$19 == c_i_messages_tracked) begin
+            regs$ro$19 = grant$messages_tracked;
+        end
+        if (c_r$19 == c_i_grants_sent) begin
+            regs$ro$19 = grant$grants_sent;
+        end
+        if (c_r$19 == c_i_table_full) begin
+            regs$ro$19 = grant$table_full;
+        end
+        if (c_r$19 == c_i_dropped_holes) begin
+            regs$ro$19 = msgs$dropped_holes;
+        end
+        if (c_r$19 == c_i_dropped_late) begin
+            regs$ro$19 = msgs$dropped_late;
+        end
+        if (c_r$19 == c_i_collisions) begin
+            regs$ro$19 = msgs$collisions;
+        end
+        if (c_r$20 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$20[(c_lo)+:(8)];
+        end
+        if (c_r$20 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$20[(c_lo)+:(8)];
+        end
+        if (c_r$20 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$20;
+        end
+        if (c_r$20 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$20;
+        end
+        if (c_r$20 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$20[(c_lo)+:(16)];
+        end
+        if (c_r$20 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$20[(c_lo)+:(16)];
+        end
+        if (c_r$20 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$20;
+        end
+        if (c_r$20 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$20;
+        end
+        if (c_r$20 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$20;
+        end
+        if (c_r$20 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$20;
+        end
+        if (c_r$20 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$20;
+        end
+        if (c_r$20 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$20;
+        end
+        if (c_r$20 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$20;
+        end
+        if (c_r$20 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$20;
+        end
+        if (c_r$20 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$20;
+        end
+        regs$ro$20 = c_zero32;
+        if (c_r$20 == c_i_frames_ok) begin
+            regs$ro$20 = parser$frames_ok;
+        end
+        if (c_r$20 == c_i_dropped_runt) begin
+            regs$ro$20 = parser$dropped_runt;
+        end
+        if (c_r$20 == c_i_dropped_bad_checksum) begin
+            regs$ro$20 = parser$dropped_bad_checksum;
+        end
+        if (c_r$20 == c_i_dropped_not_homa) begin
+            regs$ro$20 = parser$dropped_not_homa;
+        end
+        if (c_r$20 == c_i_dropped_bad_type) begin
+            regs$ro$20 = parser$dropped_bad_type;
+        end
+        if (c_r$20 == c_i_dropped_bad_length) begin
+            regs$ro$20 = parser$dropped_bad_length;
+        end
+        if (c_r$20 == c_i_messages_tracked) begin
+            regs$ro$20 = grant$messages_tracked;
+        end
+        if (c_r$20 == c_i_grants_sent) begin
+            regs$ro$20 = grant$grants_sent;
+        end
+        if (c_r$20 == c_i_table_full) begin
+            regs$ro$20 = grant$table_full;
+        end
+        if (c_r$20 == c_i_dropped_holes) begin
+            regs$ro$20 = msgs$dropped_holes;
+        end
+        if (c_r$20 == c_i_dropped_late) begin
+            regs$ro$20 = msgs$dropped_late;
+        end
+        if (c_r$20 == c_i_collisions) begin
+            regs$ro$20 = msgs$collisions;
+        end
+        if (c_r$21 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$21[(c_lo)+:(8)];
+        end
+        if (c_r$21 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$21[(c_lo)+:(8)];
+        end
+        if (c_r$21 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$21;
+        end
+        if (c_r$21 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$21;
+        end
+        if (c_r$21 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$21[(c_lo)+:(16)];
+        end
+        if (c_r$21 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$21[(c_lo)+:(16)];
+        end
+        if (c_r$21 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$21;
+        end
+        if (c_r$21 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$21;
+        end
+        if (c_r$21 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$21;
+        end
+        if (c_r$21 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$21;
+        end
+        if (c_r$21 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$21;
+        end
+        if (c_r$21 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$21;
+        end
+        if (c_r$21 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$21;
+        end
+        if (c_r$21 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$21;
+        end
+        if (c_r$21 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$21;
+        end
+        regs$ro$21 = c_zero32;
+        if (c_r$21 == c_i_frames_ok) begin
+            regs$ro$21 = parser$frames_ok;
+        end
+        if (c_r$21 == c_i_dropped_runt) begin
+            regs$ro$21 = parser$dropped_runt;
+        end
+        if (c_r$21 == c_i_dropped_bad_checksum) begin
+            regs$ro$21 = parser$dropped_bad_checksum;
+        end
+        if (c_r$21 == c_i_dropped_not_homa) begin
+            regs$ro$21 = parser$dropped_not_homa;
+        end
+        if (c_r$21 == c_i_dropped_bad_type) begin
+            regs$ro$21 = parser$dropped_bad_type;
+        end
+        if (c_r$21 == c_i_dropped_bad_length) begin
+            regs$ro$21 = parser$dropped_bad_length;
+        end
+        if (c_r$21 == c_i_messages_tracked) begin
+            regs$ro$21 = grant$messages_tracked;
+        end
+        if (c_r$21 == c_i_grants_sent) begin
+            regs$ro$21 = grant$grants_sent;
+        end
+        if (c_r$21 == c_i_table_full) begin
+            regs$ro$21 = grant$table_full;
+        end
+        if (c_r$21 == c_i_dropped_holes) begin
+            regs$ro$21 = msgs$dropped_holes;
+        end
+        if (c_r$21 == c_i_dropped_late) begin
+            regs$ro$21 = msgs$dropped_late;
+        end
+        if (c_r$21 == c_i_collisions) begin
+            regs$ro$21 = msgs$collisions;
+        end
+        if (c_r$22 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$22[(c_lo)+:(8)];
+        end
+        if (c_r$22 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$22[(c_lo)+:(8)];
+        end
+        if (c_r$22 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$22;
+        end
+        if (c_r$22 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$22;
+        end
+        if (c_r$22 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$22[(c_lo)+:(16)];
+        end
+        if (c_r$22 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$22[(c_lo)+:(16)];
+        end
+        if (c_r$22 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$22;
+        end
+        if (c_r$22 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$22;
+        end
+        if (c_r$22 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$22;
+        end
+        if (c_r$22 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$22;
+        end
+        if (c_r$22 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$22;
+        end
+        if (c_r$22 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$22;
+        end
+        if (c_r$22 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$22;
+        end
+        if (c_r$22 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$22;
+        end
+        if (c_r$22 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$22;
+        end
+        regs$ro$22 = c_zero32;
+        if (c_r$22 == c_i_frames_ok) begin
+            regs$ro$22 = parser$frames_ok;
+        end
+        if (c_r$22 == c_i_dropped_runt) begin
+            regs$ro$22 = parser$dropped_runt;
+        end
+        if (c_r$22 == c_i_dropped_bad_checksum) begin
+            regs$ro$22 = parser$dropped_bad_checksum;
+        end
+        if (c_r$22 == c_i_dropped_not_homa) begin
+            regs$ro$22 = parser$dropped_not_homa;
+        end
+        if (c_r$22 == c_i_dropped_bad_type) begin
+            regs$ro$22 = parser$dropped_bad_type;
+        end
+        if (c_r$22 == c_i_dropped_bad_length) begin
+            regs$ro$22 = parser$dropped_bad_length;
+        end
+        if (c_r$22 == c_i_messages_tracked) begin
+            regs$ro$22 = grant$messages_tracked;
+        end
+        if (c_r$22 == c_i_grants_sent) begin
+            regs$ro$22 = grant$grants_sent;
+        end
+        if (c_r$22 == c_i_table_full) begin
+            regs$ro$22 = grant$table_full;
+        end
+        if (c_r$22 == c_i_dropped_holes) begin
+            regs$ro$22 = msgs$dropped_holes;
+        end
+        if (c_r$22 == c_i_dropped_late) begin
+            regs$ro$22 = msgs$dropped_late;
+        end
+        if (c_r$22 == c_i_collisions) begin
+            regs$ro$22 = msgs$collisions;
+        end
+        if (c_r$23 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$23[(c_lo)+:(8)];
+        end
+        if (c_r$23 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$23[(c_lo)+:(8)];
+        end
+        if (c_r$23 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$23;
+        end
+        if (c_r$23 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$23;
+        end
+        if (c_r$23 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$23[(c_lo)+:(16)];
+        end
+        if (c_r$23 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$23[(c_lo)+:(16)];
+        end
+        if (c_r$23 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$23;
+        end
+        if (c_r$23 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$23;
+        end
+        if (c_r$23 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$23;
+        end
+        if (c_r$23 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$23;
+        end
+        if (c_r$23 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$23;
+        end
+        if (c_r$23 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$23;
+        end
+        if (c_r$23 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$23;
+        end
+        if (c_r$23 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$23;
+        end
+        if (c_r$23 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$23;
+        end
+        regs$ro$23 = c_zero32;
+        if (c_r$23 == c_i_frames_ok) begin
+            regs$ro$23 = parser$frames_ok;
+        end
+        if (c_r$23 == c_i_dropped_runt) begin
+            regs$ro$23 = parser$dropped_runt;
+        end
+        if (c_r$23 == c_i_dropped_bad_checksum) begin
+            regs$ro$23 = parser$dropped_bad_checksum;
+        end
+        if (c_r$23 == c_i_dropped_not_homa) begin
+            regs$ro$23 = parser$dropped_not_homa;
+        end
+        if (c_r$23 == c_i_dropped_bad_type) begin
+            regs$ro$23 = parser$dropped_bad_type;
+        end
+        if (c_r$23 == c_i_dropped_bad_length) begin
+            regs$ro$23 = parser$dropped_bad_length;
+        end
+        if (c_r$23 == c_i_messages_tracked) begin
+            regs$ro$23 = grant$messages_tracked;
+        end
+        if (c_r$23 == c_i_grants_sent) begin
+            regs$ro$23 = grant$grants_sent;
+        end
+        if (c_r$23 == c_i_table_full) begin
+            regs$ro$23 = grant$table_full;
+        end
+        if (c_r$23 == c_i_dropped_holes) begin
+            regs$ro$23 = msgs$dropped_holes;
+        end
+        if (c_r$23 == c_i_dropped_late) begin
+            regs$ro$23 = msgs$dropped_late;
+        end
+        if (c_r$23 == c_i_collisions) begin
+            regs$ro$23 = msgs$collisions;
+        end
+        if (c_r$24 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$24[(c_lo)+:(8)];
+        end
+        if (c_r$24 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$24[(c_lo)+:(8)];
+        end
+        if (c_r$24 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$24;
+        end
+        if (c_r$24 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$24;
+        end
+        if (c_r$24 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$24[(c_lo)+:(16)];
+        end
+        if (c_r$24 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$24[(c_lo)+:(16)];
+        end
+        if (c_r$24 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$24;
+        end
+        if (c_r$24 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$24;
+        end
+        if (c_r$24 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$24;
+        end
+        if (c_r$24 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$24;
+        end
+        if (c_r$24 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$24;
+        end
+        if (c_r$24 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$24;
+        end
+        if (c_r$24 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$24;
+        end
+        if (c_r$24 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$24;
+        end
+        if (c_r$24 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$24;
+        end
+        regs$ro$24 = c_zero32;
+        if (c_r$24 == c_i_frames_ok) begin
+            regs$ro$24 = parser$frames_ok;
+        end
+        if (c_r$24 == c_i_dropped_runt) begin
+            regs$ro$24 = parser$dropped_runt;
+        end
+        if (c_r$24 == c_i_dropped_bad_checksum) begin
+            regs$ro$24 = parser$dropped_bad_checksum;
+        end
+        if (c_r$24 == c_i_dropped_not_homa) begin
+            regs$ro$24 = parser$dropped_not_homa;
+        end
+        if (c_r$24 == c_i_dropped_bad_type) begin
+            regs$ro$24 = parser$dropped_bad_type;
+        end
+        if (c_r$24 == c_i_dropped_bad_length) begin
+            regs$ro$24 = parser$dropped_bad_length;
+        end
+        if (c_r$24 == c_i_messages_tracked) begin
+            regs$ro$24 = grant$messages_tracked;
+        end
+        if (c_r$24 == c_i_grants_sent) begin
+            regs$ro$24 = grant$grants_sent;
+        end
+        if (c_r$24 == c_i_table_full) begin
+            regs$ro$24 = grant$table_full;
+        end
+        if (c_r$24 == c_i_dropped_holes) begin
+            regs$ro$24 = msgs$dropped_holes;
+        end
+        if (c_r$24 == c_i_dropped_late) begin
+            regs$ro$24 = msgs$dropped_late;
+        end
+        if (c_r$24 == c_i_collisions) begin
+            regs$ro$24 = msgs$collisions;
+        end
+        if (c_r$25 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$25[(c_lo)+:(8)];
+        end
+        if (c_r$25 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$25[(c_lo)+:(8)];
+        end
+        if (c_r$25 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$25;
+        end
+        if (c_r$25 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$25;
+        end
+        if (c_r$25 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$25[(c_lo)+:(16)];
+        end
+        if (c_r$25 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$25[(c_lo)+:(16)];
+        end
+        if (c_r$25 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$25;
+        end
+        if (c_r$25 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$25;
+        end
+        if (c_r$25 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$25;
+        end
+        if (c_r$25 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$25;
+        end
+        if (c_r$25 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$25;
+        end
+        if (c_r$25 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$25;
+        end
+        if (c_r$25 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$25;
+        end
+        if (c_r$25 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$25;
+        end
+        if (c_r$25 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$25;
+        end
+        regs$ro$25 = c_zero32;
+        if (c_r$25 == c_i_frames_ok) begin
+            regs$ro$25 = parser$frames_ok;
+        end
+        if (c_r$25 == c_i_dropped_runt) begin
+            regs$ro$25 = parser$dropped_runt;
+        end
+        if (c_r$25 == c_i_dropped_bad_checksum) begin
+            regs$ro$25 = parser$dropped_bad_checksum;
+        end
+        if (c_r$25 == c_i_dropped_not_homa) begin
+            regs$ro$25 = parser$dropped_not_homa;
+        end
+        if (c_r$25 == c_i_dropped_bad_type) begin
+            regs$ro$25 = parser$dropped_bad_type;
+        end
+        if (c_r$25 == c_i_dropped_bad_length) begin
+            regs$ro$25 = parser$dropped_bad_length;
+        end
+        if (c_r$25 == c_i_messages_tracked) begin
+            regs$ro$25 = grant$messages_tracked;
+        end
+        if (c_r$25 == c_i_grants_sent) begin
+            regs$ro$25 = grant$grants_sent;
+        end
+        if (c_r$25 == c_i_table_full) begin
+            regs$ro$25 = grant$table_full;
+        end
+        if (c_r$25 == c_i_dropped_holes) begin
+            regs$ro$25 = msgs$dropped_holes;
+        end
+        if (c_r$25 == c_i_dropped_late) begin
+            regs$ro$25 = msgs$dropped_late;
+        end
+        if (c_r$25 == c_i_collisions) begin
+            regs$ro$25 = msgs$collisions;
+        end
+        if (c_r$26 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$26[(c_lo)+:(8)];
+        end
+        if (c_r$26 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$26[(c_lo)+:(8)];
+        end
+        if (c_r$26 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$26;
+        end
+        if (c_r$26 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$26;
+        end
+        if (c_r$26 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$26[(c_lo)+:(16)];
+        end
+        if (c_r$26 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$26[(c_lo)+:(16)];
+        end
+        if (c_r$26 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$26;
+        end
+        if (c_r$26 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$26;
+        end
+        if (c_r$26 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$26;
+        end
+        if (c_r$26 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$26;
+        end
+        if (c_r$26 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$26;
+        end
+        if (c_r$26 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$26;
+        end
+        if (c_r$26 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$26;
+        end
+        if (c_r$26 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$26;
+        end
+        if (c_r$26 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$26;
+        end
+        regs$ro$26 = c_zero32;
+        if (c_r$26 == c_i_frames_ok) begin
+            regs$ro$26 = parser$frames_ok;
+        end
+        if (c_r$26 == c_i_dropped_runt) begin
+            regs$ro$26 = parser$dropped_runt;
+        end
+        if (c_r$26 == c_i_dropped_bad_checksum) begin
+            regs$ro$26 = parser$dropped_bad_checksum;
+        end
+        if (c_r$26 == c_i_dropped_not_homa) begin
+            regs$ro$26 = parser$dropped_not_homa;
+        end
+        if (c_r$26 == c_i_dropped_bad_type) begin
+            regs$ro$26 = parser$dropped_bad_type;
+        end
+        if (c_r$26 == c_i_dropped_bad_length) begin
+            regs$ro$26 = parser$dropped_bad_length;
+        end
+        if (c_r$26 == c_i_messages_tracked) begin
+            regs$ro$26 = grant$messages_tracked;
+        end
+        if (c_r$26 == c_i_grants_sent) begin
+            regs$ro$26 = grant$grants_sent;
+        end
+        if (c_r$26 == c_i_table_full) begin
+            regs$ro$26 = grant$table_full;
+        end
+        if (c_r$26 == c_i_dropped_holes) begin
+            regs$ro$26 = msgs$dropped_holes;
+        end
+        if (c_r$26 == c_i_dropped_late) begin
+            regs$ro$26 = msgs$dropped_late;
+        end
+        if (c_r$26 == c_i_collisions) begin
+            regs$ro$26 = msgs$collisions;
+        end
+        if (c_r$27 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$27[(c_lo)+:(8)];
+        end
+        if (c_r$27 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$27[(c_lo)+:(8)];
+        end
+        if (c_r$27 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$27;
+        end
+        if (c_r$27 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$27;
+        end
+        if (c_r$27 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$27[(c_lo)+:(16)];
+        end
+        if (c_r$27 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$27[(c_lo)+:(16)];
+        end
+        if (c_r$27 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$27;
+        end
+        if (c_r$27 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$27;
+        end
+        if (c_r$27 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$27;
+        end
+        if (c_r$27 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$27;
+        end
+        if (c_r$27 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$27;
+        end
+        if (c_r$27 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$27;
+        end
+        if (c_r$27 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$27;
+        end
+        if (c_r$27 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$27;
+        end
+        if (c_r$27 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$27;
+        end
+        regs$ro$27 = c_zero32;
+        if (c_r$27 == c_i_frames_ok) begin
+            regs$ro$27 = parser$frames_ok;
+        end
+        if (c_r$27 == c_i_dropped_runt) begin
+            regs$ro$27 = parser$dropped_runt;
+        end
+        if (c_r$27 == c_i_dropped_bad_checksum) begin
+            regs$ro$27 = parser$dropped_bad_checksum;
+        end
+        if (c_r$27 == c_i_dropped_not_homa) begin
+            regs$ro$27 = parser$dropped_not_homa;
+        end
+        if (c_r$27 == c_i_dropped_bad_type) begin
+            regs$ro$27 = parser$dropped_bad_type;
+        end
+        if (c_r$27 == c_i_dropped_bad_length) begin
+            regs$ro$27 = parser$dropped_bad_length;
+        end
+        if (c_r$27 == c_i_messages_tracked) begin
+            regs$ro$27 = grant$messages_tracked;
+        end
+        if (c_r$27 == c_i_grants_sent) begin
+            regs$ro$27 = grant$grants_sent;
+        end
+        if (c_r$27 == c_i_table_full) begin
+            regs$ro$27 = grant$table_full;
+        end
+        if (c_r$27 == c_i_dropped_holes) begin
+            regs$ro$27 = msgs$dropped_holes;
+        end
+        if (c_r$27 == c_i_dropped_late) begin
+            regs$ro$27 = msgs$dropped_late;
+        end
+        if (c_r$27 == c_i_collisions) begin
+            regs$ro$27 = msgs$collisions;
+        end
+        if (c_r$28 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$28[(c_lo)+:(8)];
+        end
+        if (c_r$28 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$28[(c_lo)+:(8)];
+        end
+        if (c_r$28 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$28;
+        end
+        if (c_r$28 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$28;
+        end
+        if (c_r$28 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$28[(c_lo)+:(16)];
+        end
+        if (c_r$28 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$28[(c_lo)+:(16)];
+        end
+        if (c_r$28 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$28;
+        end
+        if (c_r$28 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$28;
+        end
+        if (c_r$28 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$28;
+        end
+        if (c_r$28 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$28;
+        end
+        if (c_r$28 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$28;
+        end
+        if (c_r$28 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$28;
+        end
+        if (c_r$28 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$28;
+        end
+        if (c_r$28 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$28;
+        end
+        if (c_r$28 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$28;
+        end
+        regs$ro$28 = c_zero32;
+        if (c_r$28 == c_i_frames_ok) begin
+            regs$ro$28 = parser$frames_ok;
+        end
+        if (c_r$28 == c_i_dropped_runt) begin
+            regs$ro$28 = parser$dropped_runt;
+        end
+        if (c_r$28 == c_i_dropped_bad_checksum) begin
+            regs$ro$28 = parser$dropped_bad_checksum;
+        end
+        if (c_r$28 == c_i_dropped_not_homa) begin
+            regs$ro$28 = parser$dropped_not_homa;
+        end
+        if (c_r$28 == c_i_dropped_bad_type) begin
+            regs$ro$28 = parser$dropped_bad_type;
+        end
+        if (c_r$28 == c_i_dropped_bad_length) begin
+            regs$ro$28 = parser$dropped_bad_length;
+        end
+        if (c_r$28 == c_i_messages_tracked) begin
+            regs$ro$28 = grant$messages_tracked;
+        end
+        if (c_r$28 == c_i_grants_sent) begin
+            regs$ro$28 = grant$grants_sent;
+        end
+        if (c_r$28 == c_i_table_full) begin
+            regs$ro$28 = grant$table_full;
+        end
+        if (c_r$28 == c_i_dropped_holes) begin
+            regs$ro$28 = msgs$dropped_holes;
+        end
+        if (c_r$28 == c_i_dropped_late) begin
+            regs$ro$28 = msgs$dropped_late;
+        end
+        if (c_r$28 == c_i_collisions) begin
+            regs$ro$28 = msgs$collisions;
+        end
+        if (c_r$29 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$29[(c_lo)+:(8)];
+        end
+        if (c_r$29 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$29[(c_lo)+:(8)];
+        end
+        if (c_r$29 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$29;
+        end
+        if (c_r$29 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$29;
+        end
+        if (c_r$29 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$29[(c_lo)+:(16)];
+        end
+        if (c_r$29 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$29[(c_lo)+:(16)];
+        end
+        if (c_r$29 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$29;
+        end
+        if (c_r$29 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$29;
+        end
+        if (c_r$29 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$29;
+        end
+        if (c_r$29 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$29;
+        end
+        if (c_r$29 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$29;
+        end
+        if (c_r$29 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$29;
+        end
+        if (c_r$29 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$29;
+        end
+        if (c_r$29 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$29;
+        end
+        if (c_r$29 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$29;
+        end
+        regs$ro$29 = c_zero32;
+        if (c_r$29 == c_i_frames_ok) begin
+            regs$ro$29 = parser$frames_ok;
+        end
+        if (c_r$29 == c_i_dropped_runt) begin
+            regs$ro$29 = parser$dropped_runt;
+        end
+        if (c_r$29 == c_i_dropped_bad_checksum) begin
+            regs$ro$29 = parser$dropped_bad_checksum;
+        end
+        if (c_r$29 == c_i_dropped_not_homa) begin
+            regs$ro$29 = parser$dropped_not_homa;
+        end
+        if (c_r$29 == c_i_dropped_bad_type) begin
+            regs$ro$29 = parser$dropped_bad_type;
+        end
+        if (c_r$29 == c_i_dropped_bad_length) begin
+            regs$ro$29 = parser$dropped_bad_length;
+        end
+        if (c_r$29 == c_i_messages_tracked) begin
+            regs$ro$29 = grant$messages_tracked;
+        end
+        if (c_r$29 == c_i_grants_sent) begin
+            regs$ro$29 = grant$grants_sent;
+        end
+        if (c_r$29 == c_i_table_full) begin
+            regs$ro$29 = grant$table_full;
+        end
+        if (c_r$29 == c_i_dropped_holes) begin
+            regs$ro$29 = msgs$dropped_holes;
+        end
+        if (c_r$29 == c_i_dropped_late) begin
+            regs$ro$29 = msgs$dropped_late;
+        end
+        if (c_r$29 == c_i_collisions) begin
+            regs$ro$29 = msgs$collisions;
+        end
+        if (c_r$30 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$30[(c_lo)+:(8)];
+        end
+        if (c_r$30 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$30[(c_lo)+:(8)];
+        end
+        if (c_r$30 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$30;
+        end
+        if (c_r$30 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$30;
+        end
+        if (c_r$30 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$30[(c_lo)+:(16)];
+        end
+        if (c_r$30 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$30[(c_lo)+:(16)];
+        end
+        if (c_r$30 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$30;
+        end
+        if (c_r$30 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$30;
+        end
+        if (c_r$30 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$30;
+        end
+        if (c_r$30 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$30;
+        end
+        if (c_r$30 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$30;
+        end
+        if (c_r$30 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$30;
+        end
+        if (c_r$30 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$30;
+        end
+        if (c_r$30 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$30;
+        end
+        if (c_r$30 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$30;
+        end
+        regs$ro$30 = c_zero32;
+        if (c_r$30 == c_i_frames_ok) begin
+            regs$ro$30 = parser$frames_ok;
+        end
+        if (c_r$30 == c_i_dropped_runt) begin
+            regs$ro$30 = parser$dropped_runt;
+        end
+        if (c_r$30 == c_i_dropped_bad_checksum) begin
+            regs$ro$30 = parser$dropped_bad_checksum;
+        end
+        if (c_r$30 == c_i_dropped_not_homa) begin
+            regs$ro$30 = parser$dropped_not_homa;
+        end
+        if (c_r$30 == c_i_dropped_bad_type) begin
+            regs$ro$30 = parser$dropped_bad_type;
+        end
+        if (c_r$30 == c_i_dropped_bad_length) begin
+            regs$ro$30 = parser$dropped_bad_length;
+        end
+        if (c_r$30 == c_i_messages_tracked) begin
+            regs$ro$30 = grant$messages_tracked;
+        end
+        if (c_r$30 == c_i_grants_sent) begin
+            regs$ro$30 = grant$grants_sent;
+        end
+        if (c_r$30 == c_i_table_full) begin
+            regs$ro$30 = grant$table_full;
+        end
+        if (c_r$30 == c_i_dropped_holes) begin
+            regs$ro$30 = msgs$dropped_holes;
+        end
+        if (c_r$30 == c_i_dropped_late) begin
+            regs$ro$30 = msgs$dropped_late;
+        end
+        if (c_r$30 == c_i_collisions) begin
+            regs$ro$30 = msgs$collisions;
+        end
+        if (c_r$31 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$31[(c_lo)+:(8)];
+        end
+        if (c_r$31 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$31[(c_lo)+:(8)];
+        end
+        if (c_r$31 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$31;
+        end
+        if (c_r$31 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$31;
+        end
+        if (c_r$31 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$31[(c_lo)+:(16)];
+        end
+        if (c_r$31 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$31[(c_lo)+:(16)];
+        end
+        if (c_r$31 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$31;
+        end
+        if (c_r$31 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$31;
+        end
+        if (c_r$31 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$31;
+        end
+        if (c_r$31 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$31;
+        end
+        if (c_r$31 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$31;
+        end
+        if (c_r$31 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$31;
+        end
+        if (c_r$31 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$31;
+        end
+        if (c_r$31 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$31;
+        end
+        if (c_r$31 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$31;
+        end
+        regs$ro$31 = c_zero32;
+        if (c_r$31 == c_i_frames_ok) begin
+            regs$ro$31 = parser$frames_ok;
+        end
+        if (c_r$31 == c_i_dropped_runt) begin
+            regs$ro$31 = parser$dropped_runt;
+        end
+        if (c_r$31 == c_i_dropped_bad_checksum) begin
+            regs$ro$31 = parser$dropped_bad_checksum;
+        end
+        if (c_r$31 == c_i_dropped_not_homa) begin
+            regs$ro$31 = parser$dropped_not_homa;
+        end
+        if (c_r$31 == c_i_dropped_bad_type) begin
+            regs$ro$31 = parser$dropped_bad_type;
+        end
+        if (c_r$31 == c_i_dropped_bad_length) begin
+            regs$ro$31 = parser$dropped_bad_length;
+        end
+        if (c_r$31 == c_i_messages_tracked) begin
+            regs$ro$31 = grant$messages_tracked;
+        end
+        if (c_r$31 == c_i_grants_sent) begin
+            regs$ro$31 = grant$grants_sent;
+        end
+        if (c_r$31 == c_i_table_full) begin
+            regs$ro$31 = grant$table_full;
+        end
+        if (c_r$31 == c_i_dropped_holes) begin
+            regs$ro$31 = msgs$dropped_holes;
+        end
+        if (c_r$31 == c_i_dropped_late) begin
+            regs$ro$31 = msgs$dropped_late;
+        end
+        if (c_r$31 == c_i_collisions) begin
+            regs$ro$31 = msgs$collisions;
+        end
+        if (c_r$32 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$32[(c_lo)+:(8)];
+        end
+        if (c_r$32 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$32[(c_lo)+:(8)];
+        end
+        if (c_r$32 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$32;
+        end
+        if (c_r$32 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$32;
+        end
+        if (c_r$32 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$32[(c_lo)+:(16)];
+        end
+        if (c_r$32 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$32[(c_lo)+:(16)];
+        end
+        if (c_r$32 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$32;
+        end
+        if (c_r$32 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$32;
+        end
+        if (c_r$32 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$32;
+        end
+        if (c_r$32 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$32;
+        end
+        if (c_r$32 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$32;
+        end
+        if (c_r$32 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$32;
+        end
+        if (c_r$32 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$32;
+        end
+        if (c_r$32 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$32;
+        end
+        if (c_r$32 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$32;
+        end
+        regs$ro$32 = c_zero32;
+        if (c_r$32 == c_i_frames_ok) begin
+            regs$ro$32 = parser$frames_ok;
+        end
+        if (c_r$32 == c_i_dropped_runt) begin
+            regs$ro$32 = parser$dropped_runt;
+        end
+        if (c_r$32 == c_i_dropped_bad_checksum) begin
+            regs$ro$32 = parser$dropped_bad_checksum;
+        end
+        if (c_r$32 == c_i_dropped_not_homa) begin
+            regs$ro$32 = parser$dropped_not_homa;
+        end
+        if (c_r$32 == c_i_dropped_bad_type) begin
+            regs$ro$32 = parser$dropped_bad_type;
+        end
+        if (c_r$32 == c_i_dropped_bad_length) begin
+            regs$ro$32 = parser$dropped_bad_length;
+        end
+        if (c_r$32 == c_i_messages_tracked) begin
+            regs$ro$32 = grant$messages_tracked;
+        end
+        if (c_r$32 == c_i_grants_sent) begin
+            regs$ro$32 = grant$grants_sent;
+        end
+        if (c_r$32 == c_i_table_full) begin
+            regs$ro$32 = grant$table_full;
+        end
+        if (c_r$32 == c_i_dropped_holes) begin
+            regs$ro$32 = msgs$dropped_holes;
+        end
+        if (c_r$32 == c_i_dropped_late) begin
+            regs$ro$32 = msgs$dropped_late;
+        end
+        if (c_r$32 == c_i_collisions) begin
+            regs$ro$32 = msgs$collisions;
+        end
+        if (c_r$33 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$33[(c_lo)+:(8)];
+        end
+        if (c_r$33 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$33[(c_lo)+:(8)];
+        end
+        if (c_r$33 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$33;
+        end
+        if (c_r$33 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$33;
+        end
+        if (c_r$33 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$33[(c_lo)+:(16)];
+        end
+        if (c_r$33 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$33[(c_lo)+:(16)];
+        end
+        if (c_r$33 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$33;
+        end
+        if (c_r$33 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$33;
+        end
+        if (c_r$33 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$33;
+        end
+        if (c_r$33 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$33;
+        end
+        if (c_r$33 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$33;
+        end
+        if (c_r$33 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$33;
+        end
+        if (c_r$33 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$33;
+        end
+        if (c_r$33 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$33;
+        end
+        if (c_r$33 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$33;
+        end
+        regs$ro$33 = c_zero32;
+        if (c_r$33 == c_i_frames_ok) begin
+            regs$ro$33 = parser$frames_ok;
+        end
+        if (c_r$33 == c_i_dropped_runt) begin
+            regs$ro$33 = parser$dropped_runt;
+        end
+        if (c_r$33 == c_i_dropped_bad_checksum) begin
+            regs$ro$33 = parser$dropped_bad_checksum;
+        end
+        if (c_r$33 == c_i_dropped_not_homa) begin
+            regs$ro$33 = parser$dropped_not_homa;
+        end
+        if (c_r$33 == c_i_dropped_bad_type) begin
+            regs$ro$33 = parser$dropped_bad_type;
+        end
+        if (c_r$33 == c_i_dropped_bad_length) begin
+            regs$ro$33 = parser$dropped_bad_length;
+        end
+        if (c_r$33 == c_i_messages_tracked) begin
+            regs$ro$33 = grant$messages_tracked;
+        end
+        if (c_r$33 == c_i_grants_sent) begin
+            regs$ro$33 = grant$grants_sent;
+        end
+        if (c_r$33 == c_i_table_full) begin
+            regs$ro$33 = grant$table_full;
+        end
+        if (c_r$33 == c_i_dropped_holes) begin
+            regs$ro$33 = msgs$dropped_holes;
+        end
+        if (c_r$33 == c_i_dropped_late) begin
+            regs$ro$33 = msgs$dropped_late;
+        end
+        if (c_r$33 == c_i_collisions) begin
+            regs$ro$33 = msgs$collisions;
+        end
+        if (c_r$34 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$34[(c_lo)+:(8)];
+        end
+        if (c_r$34 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$34[(c_lo)+:(8)];
+        end
+        if (c_r$34 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$34;
+        end
+        if (c_r$34 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$34;
+        end
+        if (c_r$34 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$34[(c_lo)+:(16)];
+        end
+        if (c_r$34 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$34[(c_lo)+:(16)];
+        end
+        if (c_r$34 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$34;
+        end
+        if (c_r$34 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$34;
+        end
+        if (c_r$34 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$34;
+        end
+        if (c_r$34 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$34;
+        end
+        if (c_r$34 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$34;
+        end
+        if (c_r$34 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$34;
+        end
+        if (c_r$34 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$34;
+        end
+        if (c_r$34 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$34;
+        end
+        if (c_r$34 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$34;
+        end
+        regs$ro$34 = c_zero32;
+        if (c_r$34 == c_i_frames_ok) begin
+            regs$ro$34 = parser$frames_ok;
+        end
+        if (c_r$34 == c_i_dropped_runt) begin
+            regs$ro$34 = parser$dropped_runt;
+        end
+        if (c_r$34 == c_i_dropped_bad_checksum) begin
+            regs$ro$34 = parser$dropped_bad_checksum;
+        end
+        if (c_r$34 == c_i_dropped_not_homa) begin
+            regs$ro$34 = parser$dropped_not_homa;
+        end
+        if (c_r$34 == c_i_dropped_bad_type) begin
+            regs$ro$34 = parser$dropped_bad_type;
+        end
+        if (c_r$34 == c_i_dropped_bad_length) begin
+            regs$ro$34 = parser$dropped_bad_length;
+        end
+        if (c_r$34 == c_i_messages_tracked) begin
+            regs$ro$34 = grant$messages_tracked;
+        end
+        if (c_r$34 == c_i_grants_sent) begin
+            regs$ro$34 = grant$grants_sent;
+        end
+        if (c_r$34 == c_i_table_full) begin
+            regs$ro$34 = grant$table_full;
+        end
+        if (c_r$34 == c_i_dropped_holes) begin
+            regs$ro$34 = msgs$dropped_holes;
+        end
+        if (c_r$34 == c_i_dropped_late) begin
+            regs$ro$34 = msgs$dropped_late;
+        end
+        if (c_r$34 == c_i_collisions) begin
+            regs$ro$34 = msgs$collisions;
+        end
+        if (c_r$35 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$35[(c_lo)+:(8)];
+        end
+        if (c_r$35 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$35[(c_lo)+:(8)];
+        end
+        if (c_r$35 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$35;
+        end
+        if (c_r$35 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$35;
+        end
+        if (c_r$35 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$35[(c_lo)+:(16)];
+        end
+        if (c_r$35 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$35[(c_lo)+:(16)];
+        end
+        if (c_r$35 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$35;
+        end
+        if (c_r$35 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$35;
+        end
+        if (c_r$35 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$35;
+        end
+        if (c_r$35 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$35;
+        end
+        if (c_r$35 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$35;
+        end
+        if (c_r$35 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$35;
+        end
+        if (c_r$35 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$35;
+        end
+        if (c_r$35 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$35;
+        end
+        if (c_r$35 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$35;
+        end
+        regs$ro$35 = c_zero32;
+        if (c_r$35 == c_i_frames_ok) begin
+            regs$ro$35 = parser$frames_ok;
+        end
+        if (c_r$35 == c_i_dropped_runt) begin
+            regs$ro$35 = parser$dropped_runt;
+        end
+        if (c_r$35 == c_i_dropped_bad_checksum) begin
+            regs$ro$35 = parser$dropped_bad_checksum;
+        end
+        if (c_r$35 == c_i_dropped_not_homa) begin
+            regs$ro$35 = parser$dropped_not_homa;
+        end
+        if (c_r$35 == c_i_dropped_bad_type) begin
+            regs$ro$35 = parser$dropped_bad_type;
+        end
+        if (c_r$35 == c_i_dropped_bad_length) begin
+            regs$ro$35 = parser$dropped_bad_length;
+        end
+        if (c_r$35 == c_i_messages_tracked) begin
+            regs$ro$35 = grant$messages_tracked;
+        end
+        if (c_r$35 == c_i_grants_sent) begin
+            regs$ro$35 = grant$grants_sent;
+        end
+        if (c_r$35 == c_i_table_full) begin
+            regs$ro$35 = grant$table_full;
+        end
+        if (c_r$35 == c_i_dropped_holes) begin
+            regs$ro$35 = msgs$dropped_holes;
+        end
+        if (c_r$35 == c_i_dropped_late) begin
+            regs$ro$35 = msgs$dropped_late;
+        end
+        if (c_r$35 == c_i_collisions) begin
+            regs$ro$35 = msgs$collisions;
+        end
+        if (c_r$36 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$36[(c_lo)+:(8)];
+        end
+        if (c_r$36 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$36[(c_lo)+:(8)];
+        end
+        if (c_r$36 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$36;
+        end
+        if (c_r$36 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$36;
+        end
+        if (c_r$36 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$36[(c_lo)+:(16)];
+        end
+        if (c_r$36 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$36[(c_lo)+:(16)];
+        end
+        if (c_r$36 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$36;
+        end
+        if (c_r$36 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$36;
+        end
+        if (c_r$36 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$36;
+        end
+        if (c_r$36 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$36;
+        end
+        if (c_r$36 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$36;
+        end
+        if (c_r$36 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$36;
+        end
+        if (c_r$36 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$36;
+        end
+        if (c_r$36 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$36;
+        end
+        if (c_r$36 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$36;
+        end
+        regs$ro$36 = c_zero32;
+        if (c_r$36 == c_i_frames_ok) begin
+            regs$ro$36 = parser$frames_ok;
+        end
+        if (c_r$36 == c_i_dropped_runt) begin
+            regs$ro$36 = parser$dropped_runt;
+        end
+        if (c_r$36 == c_i_dropped_bad_checksum) begin
+            regs$ro$36 = parser$dropped_bad_checksum;
+        end
+        if (c_r$36 == c_i_dropped_not_homa) begin
+            regs$ro$36 = parser$dropped_not_homa;
+        end
+        if (c_r$36 == c_i_dropped_bad_type) begin
+            regs$ro$36 = parser$dropped_bad_type;
+        end
+        if (c_r$36 == c_i_dropped_bad_length) begin
+            regs$ro$36 = parser$dropped_bad_length;
+        end
+        if (c_r$36 == c_i_messages_tracked) begin
+            regs$ro$36 = grant$messages_tracked;
+        end
+        if (c_r$36 == c_i_grants_sent) begin
+            regs$ro$36 = grant$grants_sent;
+        end
+        if (c_r$36 == c_i_table_full) begin
+            regs$ro$36 = grant$table_full;
+        end
+        if (c_r$36 == c_i_dropped_holes) begin
+            regs$ro$36 = msgs$dropped_holes;
+        end
+        if (c_r$36 == c_i_dropped_late) begin
+            regs$ro$36 = msgs$dropped_late;
+        end
+        if (c_r$36 == c_i_collisions) begin
+            regs$ro$36 = msgs$collisions;
+        end
+        if (c_r$37 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$37[(c_lo)+:(8)];
+        end
+        if (c_r$37 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$37[(c_lo)+:(8)];
+        end
+        if (c_r$37 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$37;
+        end
+        if (c_r$37 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$37;
+        end
+        if (c_r$37 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$37[(c_lo)+:(16)];
+        end
+        if (c_r$37 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$37[(c_lo)+:(16)];
+        end
+        if (c_r$37 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$37;
+        end
+        if (c_r$37 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$37;
+        end
+        if (c_r$37 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$37;
+        end
+        if (c_r$37 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$37;
+        end
+        if (c_r$37 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$37;
+        end
+        if (c_r$37 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$37;
+        end
+        if (c_r$37 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$37;
+        end
+        if (c_r$37 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$37;
+        end
+        if (c_r$37 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$37;
+        end
+        regs$ro$37 = c_zero32;
+        if (c_r$37 == c_i_frames_ok) begin
+            regs$ro$37 = parser$frames_ok;
+        end
+        if (c_r$37 == c_i_dropped_runt) begin
+            regs$ro$37 = parser$dropped_runt;
+        end
+        if (c_r$37 == c_i_dropped_bad_checksum) begin
+            regs$ro$37 = parser$dropped_bad_checksum;
+        end
+        if (c_r$37 == c_i_dropped_not_homa) begin
+            regs$ro$37 = parser$dropped_not_homa;
+        end
+        if (c_r$37 == c_i_dropped_bad_type) begin
+            regs$ro$37 = parser$dropped_bad_type;
+        end
+        if (c_r$37 == c_i_dropped_bad_length) begin
+            regs$ro$37 = parser$dropped_bad_length;
+        end
+        if (c_r$37 == c_i_messages_tracked) begin
+            regs$ro$37 = grant$messages_tracked;
+        end
+        if (c_r$37 == c_i_grants_sent) begin
+            regs$ro$37 = grant$grants_sent;
+        end
+        if (c_r$37 == c_i_table_full) begin
+            regs$ro$37 = grant$table_full;
+        end
+        if (c_r$37 == c_i_dropped_holes) begin
+            regs$ro$37 = msgs$dropped_holes;
+        end
+        if (c_r$37 == c_i_dropped_late) begin
+            regs$ro$37 = msgs$dropped_late;
+        end
+        if (c_r$37 == c_i_collisions) begin
+            regs$ro$37 = msgs$collisions;
+        end
+        if (c_r$38 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$38[(c_lo)+:(8)];
+        end
+        if (c_r$38 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$38[(c_lo)+:(8)];
+        end
+        if (c_r$38 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$38;
+        end
+        if (c_r$38 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$38;
+        end
+        if (c_r$38 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$38[(c_lo)+:(16)];
+        end
+        if (c_r$38 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$38[(c_lo)+:(16)];
+        end
+        if (c_r$38 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$38;
+        end
+        if (c_r$38 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$38;
+        end
+        if (c_r$38 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$38;
+        end
+        if (c_r$38 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$38;
+        end
+        if (c_r$38 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$38;
+        end
+        if (c_r$38 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$38;
+        end
+        if (c_r$38 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$38;
+        end
+        if (c_r$38 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$38;
+        end
+        if (c_r$38 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$38;
+        end
+        regs$ro$38 = c_zero32;
+        if (c_r$38 == c_i_frames_ok) begin
+            regs$ro$38 = parser$frames_ok;
+        end
+        if (c_r$38 == c_i_dropped_runt) begin
+            regs$ro$38 = parser$dropped_runt;
+        end
+        if (c_r$38 == c_i_dropped_bad_checksum) begin
+            regs$ro$38 = parser$dropped_bad_checksum;
+        end
+        if (c_r$38 == c_i_dropped_not_homa) begin
+            regs$ro$38 = parser$dropped_not_homa;
+        end
+        if (c_r$38 == c_i_dropped_bad_type) begin
+            regs$ro$38 = parser$dropped_bad_type;
+        end
+        if (c_r$38 == c_i_dropped_bad_length) begin
+            regs$ro$38 = parser$dropped_bad_length;
+        end
+        if (c_r$38 == c_i_messages_tracked) begin
+            regs$ro$38 = grant$messages_tracked;
+        end
+        if (c_r$38 == c_i_grants_sent) begin
+            regs$ro$38 = grant$grants_sent;
+        end
+        if (c_r$38 == c_i_table_full) begin
+            regs$ro$38 = grant$table_full;
+        end
+        if (c_r$38 == c_i_dropped_holes) begin
+            regs$ro$38 = msgs$dropped_holes;
+        end
+        if (c_r$38 == c_i_dropped_late) begin
+            regs$ro$38 = msgs$dropped_late;
+        end
+        if (c_r$38 == c_i_collisions) begin
+            regs$ro$38 = msgs$collisions;
+        end
+        if (c_r$39 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$39[(c_lo)+:(8)];
+        end
+        if (c_r$39 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$39[(c_lo)+:(8)];
+        end
+        if (c_r$39 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$39;
+        end
+        if (c_r$39 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$39;
+        end
+        if (c_r$39 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$39[(c_lo)+:(16)];
+        end
+        if (c_r$39 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$39[(c_lo)+:(16)];
+        end
+        if (c_r$39 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$39;
+        end
+        if (c_r$39 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$39;
+        end
+        if (c_r$39 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$39;
+        end
+        if (c_r$39 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$39;
+        end
+        if (c_r$39 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$39;
+        end
+        if (c_r$39 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$39;
+        end
+        if (c_r$39 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$39;
+        end
+        if (c_r$39 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$39;
+        end
+        if (c_r$39 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$39;
+        end
+        regs$ro$39 = c_zero32;
+        if (c_r$39 == c_i_frames_ok) begin
+            regs$ro$39 = parser$frames_ok;
+        end
+        if (c_r$39 == c_i_dropped_runt) begin
+            regs$ro$39 = parser$dropped_runt;
+        end
+        if (c_r$39 == c_i_dropped_bad_checksum) begin
+            regs$ro$39 = parser$dropped_bad_checksum;
+        end
+        if (c_r$39 == c_i_dropped_not_homa) begin
+            regs$ro$39 = parser$dropped_not_homa;
+        end
+        if (c_r$39 == c_i_dropped_bad_type) begin
+            regs$ro$39 = parser$dropped_bad_type;
+        end
+        if (c_r$39 == c_i_dropped_bad_length) begin
+            regs$ro$39 = parser$dropped_bad_length;
+        end
+        if (c_r$39 == c_i_messages_tracked) begin
+            regs$ro$39 = grant$messages_tracked;
+        end
+        if (c_r$39 == c_i_grants_sent) begin
+            regs$ro$39 = grant$grants_sent;
+        end
+        if (c_r$39 == c_i_table_full) begin
+            regs$ro$39 = grant$table_full;
+        end
+        if (c_r$39 == c_i_dropped_holes) begin
+            regs$ro$39 = msgs$dropped_holes;
+        end
+        if (c_r$39 == c_i_dropped_late) begin
+            regs$ro$39 = msgs$dropped_late;
+        end
+        if (c_r$39 == c_i_collisions) begin
+            regs$ro$39 = msgs$collisions;
+        end
+        if (c_r$40 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$40[(c_lo)+:(8)];
+        end
+        if (c_r$40 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$40[(c_lo)+:(8)];
+        end
+        if (c_r$40 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$40;
+        end
+        if (c_r$40 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$40;
+        end
+        if (c_r$40 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$40[(c_lo)+:(16)];
+        end
+        if (c_r$40 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$40[(c_lo)+:(16)];
+        end
+        if (c_r$40 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$40;
+        end
+        if (c_r$40 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$40;
+        end
+        if (c_r$40 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$40;
+        end
+        if (c_r$40 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$40;
+        end
+        if (c_r$40 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$40;
+        end
+        if (c_r$40 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$40;
+        end
+        if (c_r$40 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$40;
+        end
+        if (c_r$40 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$40;
+        end
+        if (c_r$40 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$40;
+        end
+        regs$ro$40 = c_zero32;
+        if (c_r$40 == c_i_frames_ok) begin
+            regs$ro$40 = parser$frames_ok;
+        end
+        if (c_r$40 == c_i_dropped_runt) begin
+            regs$ro$40 = parser$dropped_runt;
+        end
+        if (c_r$40 == c_i_dropped_bad_checksum) begin
+            regs$ro$40 = parser$dropped_bad_checksum;
+        end
+        if (c_r$40 == c_i_dropped_not_homa) begin
+            regs$ro$40 = parser$dropped_not_homa;
+        end
+        if (c_r$40 == c_i_dropped_bad_type) begin
+            regs$ro$40 = parser$dropped_bad_type;
+        end
+        if (c_r$40 == c_i_dropped_bad_length) begin
+            regs$ro$40 = parser$dropped_bad_length;
+        end
+        if (c_r$40 == c_i_messages_tracked) begin
+            regs$ro$40 = grant$messages_tracked;
+        end
+        if (c_r$40 == c_i_grants_sent) begin
+            regs$ro$40 = grant$grants_sent;
+        end
+        if (c_r$40 == c_i_table_full) begin
+            regs$ro$40 = grant$table_full;
+        end
+        if (c_r$40 == c_i_dropped_holes) begin
+            regs$ro$40 = msgs$dropped_holes;
+        end
+        if (c_r$40 == c_i_dropped_late) begin
+            regs$ro$40 = msgs$dropped_late;
+        end
+        if (c_r$40 == c_i_collisions) begin
+            regs$ro$40 = msgs$collisions;
+        end
+        if (c_r$41 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$41[(c_lo)+:(8)];
+        end
+        if (c_r$41 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$41[(c_lo)+:(8)];
+        end
+        if (c_r$41 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$41;
+        end
+        if (c_r$41 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$41;
+        end
+        if (c_r$41 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$41[(c_lo)+:(16)];
+        end
+        if (c_r$41 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$41[(c_lo)+:(16)];
+        end
+        if (c_r$41 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$41;
+        end
+        if (c_r$41 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$41;
+        end
+        if (c_r$41 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$41;
+        end
+        if (c_r$41 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$41;
+        end
+        if (c_r$41 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$41;
+        end
+        if (c_r$41 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$41;
+        end
+        if (c_r$41 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$41;
+        end
+        if (c_r$41 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$41;
+        end
+        if (c_r$41 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$41;
+        end
+        regs$ro$41 = c_zero32;
+        if (c_r$41 == c_i_frames_ok) begin
+            regs$ro$41 = parser$frames_ok;
+        end
+        if (c_r$41 == c_i_dropped_runt) begin
+            regs$ro$41 = parser$dropped_runt;
+        end
+        if (c_r$41 == c_i_dropped_bad_checksum) begin
+            regs$ro$41 = parser$dropped_bad_checksum;
+        end
+        if (c_r$41 == c_i_dropped_not_homa) begin
+            regs$ro$41 = parser$dropped_not_homa;
+        end
+        if (c_r$41 == c_i_dropped_bad_type) begin
+            regs$ro$41 = parser$dropped_bad_type;
+        end
+        if (c_r$41 == c_i_dropped_bad_length) begin
+            regs$ro$41 = parser$dropped_bad_length;
+        end
+        if (c_r$41 == c_i_messages_tracked) begin
+            regs$ro$41 = grant$messages_tracked;
+        end
+        if (c_r$41 == c_i_grants_sent) begin
+            regs$ro$41 = grant$grants_sent;
+        end
+        if (c_r$41 == c_i_table_full) begin
+            regs$ro$41 = grant$table_full;
+        end
+        if (c_r$41 == c_i_dropped_holes) begin
+            regs$ro$41 = msgs$dropped_holes;
+        end
+        if (c_r$41 == c_i_dropped_late) begin
+            regs$ro$41 = msgs$dropped_late;
+        end
+        if (c_r$41 == c_i_collisions) begin
+            regs$ro$41 = msgs$collisions;
+        end
+        if (c_r$42 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$42[(c_lo)+:(8)];
+        end
+        if (c_r$42 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$42[(c_lo)+:(8)];
+        end
+        if (c_r$42 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$42;
+        end
+        if (c_r$42 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$42;
+        end
+        if (c_r$42 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$42[(c_lo)+:(16)];
+        end
+        if (c_r$42 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$42[(c_lo)+:(16)];
+        end
+        if (c_r$42 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$42;
+        end
+        if (c_r$42 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$42;
+        end
+        if (c_r$42 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$42;
+        end
+        if (c_r$42 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$42;
+        end
+        if (c_r$42 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$42;
+        end
+        if (c_r$42 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$42;
+        end
+        if (c_r$42 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$42;
+        end
+        if (c_r$42 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$42;
+        end
+        if (c_r$42 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$42;
+        end
+        regs$ro$42 = c_zero32;
+        if (c_r$42 == c_i_frames_ok) begin
+            regs$ro$42 = parser$frames_ok;
+        end
+        if (c_r$42 == c_i_dropped_runt) begin
+            regs$ro$42 = parser$dropped_runt;
+        end
+        if (c_r$42 == c_i_dropped_bad_checksum) begin
+            regs$ro$42 = parser$dropped_bad_checksum;
+        end
+        if (c_r$42 == c_i_dropped_not_homa) begin
+            regs$ro$42 = parser$dropped_not_homa;
+        end
+        if (c_r$42 == c_i_dropped_bad_type) begin
+            regs$ro$42 = parser$dropped_bad_type;
+        end
+        if (c_r$42 == c_i_dropped_bad_length) begin
+            regs$ro$42 = parser$dropped_bad_length;
+        end
+        if (c_r$42 == c_i_messages_tracked) begin
+            regs$ro$42 = grant$messages_tracked;
+        end
+        if (c_r$42 == c_i_grants_sent) begin
+            regs$ro$42 = grant$grants_sent;
+        end
+        if (c_r$42 == c_i_table_full) begin
+            regs$ro$42 = grant$table_full;
+        end
+        if (c_r$42 == c_i_dropped_holes) begin
+            regs$ro$42 = msgs$dropped_holes;
+        end
+        if (c_r$42 == c_i_dropped_late) begin
+            regs$ro$42 = msgs$dropped_late;
+        end
+        if (c_r$42 == c_i_collisions) begin
+            regs$ro$42 = msgs$collisions;
+        end
+        if (c_r$43 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$43[(c_lo)+:(8)];
+        end
+        if (c_r$43 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$43[(c_lo)+:(8)];
+        end
+        if (c_r$43 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$43;
+        end
+        if (c_r$43 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$43;
+        end
+        if (c_r$43 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$43[(c_lo)+:(16)];
+        end
+        if (c_r$43 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$43[(c_lo)+:(16)];
+        end
+        if (c_r$43 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$43;
+        end
+        if (c_r$43 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$43;
+        end
+        if (c_r$43 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$43;
+        end
+        if (c_r$43 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$43;
+        end
+        if (c_r$43 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$43;
+        end
+        if (c_r$43 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$43;
+        end
+        if (c_r$43 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$43;
+        end
+        if (c_r$43 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$43;
+        end
+        if (c_r$43 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$43;
+        end
+        regs$ro$43 = c_zero32;
+        if (c_r$43 == c_i_frames_ok) begin
+            regs$ro$43 = parser$frames_ok;
+        end
+        if (c_r$43 == c_i_dropped_runt) begin
+            regs$ro$43 = parser$dropped_runt;
+        end
+        if (c_r$43 == c_i_dropped_bad_checksum) begin
+            regs$ro$43 = parser$dropped_bad_checksum;
+        end
+        if (c_r$43 == c_i_dropped_not_homa) begin
+            regs$ro$43 = parser$dropped_not_homa;
+        end
+        if (c_r$43 == c_i_dropped_bad_type) begin
+            regs$ro$43 = parser$dropped_bad_type;
+        end
+        if (c_r$43 == c_i_dropped_bad_length) begin
+            regs$ro$43 = parser$dropped_bad_length;
+        end
+        if (c_r$43 == c_i_messages_tracked) begin
+            regs$ro$43 = grant$messages_tracked;
+        end
+        if (c_r$43 == c_i_grants_sent) begin
+            regs$ro$43 = grant$grants_sent;
+        end
+        if (c_r$43 == c_i_table_full) begin
+            regs$ro$43 = grant$table_full;
+        end
+        if (c_r$43 == c_i_dropped_holes) begin
+            regs$ro$43 = msgs$dropped_holes;
+        end
+        if (c_r$43 == c_i_dropped_late) begin
+            regs$ro$43 = msgs$dropped_late;
+        end
+        if (c_r$43 == c_i_collisions) begin
+            regs$ro$43 = msgs$collisions;
+        end
+        if (c_r$44 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$44[(c_lo)+:(8)];
+        end
+        if (c_r$44 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$44[(c_lo)+:(8)];
+        end
+        if (c_r$44 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$44;
+        end
+        if (c_r$44 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$44;
+        end
+        if (c_r$44 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$44[(c_lo)+:(16)];
+        end
+        if (c_r$44 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$44[(c_lo)+:(16)];
+        end
+        if (c_r$44 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$44;
+        end
+        if (c_r$44 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$44;
+        end
+        if (c_r$44 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$44;
+        end
+        if (c_r$44 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$44;
+        end
+        if (c_r$44 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$44;
+        end
+        if (c_r$44 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$44;
+        end
+        if (c_r$44 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$44;
+        end
+        if (c_r$44 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$44;
+        end
+        if (c_r$44 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$44;
+        end
+        regs$ro$44 = c_zero32;
+        if (c_r$44 == c_i_frames_ok) begin
+            regs$ro$44 = parser$frames_ok;
+        end
+        if (c_r$44 == c_i_dropped_runt) begin
+            regs$ro$44 = parser$dropped_runt;
+        end
+        if (c_r$44 == c_i_dropped_bad_checksum) begin
+            regs$ro$44 = parser$dropped_bad_checksum;
+        end
+        if (c_r$44 == c_i_dropped_not_homa) begin
+            regs$ro$44 = parser$dropped_not_homa;
+        end
+        if (c_r$44 == c_i_dropped_bad_type) begin
+            regs$ro$44 = parser$dropped_bad_type;
+        end
+        if (c_r$44 == c_i_dropped_bad_length) begin
+            regs$ro$44 = parser$dropped_bad_length;
+        end
+        if (c_r$44 == c_i_messages_tracked) begin
+            regs$ro$44 = grant$messages_tracked;
+        end
+        if (c_r$44 == c_i_grants_sent) begin
+            regs$ro$44 = grant$grants_sent;
+        end
+        if (c_r$44 == c_i_table_full) begin
+            regs$ro$44 = grant$table_full;
+        end
+        if (c_r$44 == c_i_dropped_holes) begin
+            regs$ro$44 = msgs$dropped_holes;
+        end
+        if (c_r$44 == c_i_dropped_late) begin
+            regs$ro$44 = msgs$dropped_late;
+        end
+        if (c_r$44 == c_i_collisions) begin
+            regs$ro$44 = msgs$collisions;
+        end
+        if (c_r$45 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$45[(c_lo)+:(8)];
+        end
+        if (c_r$45 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$45[(c_lo)+:(8)];
+        end
+        if (c_r$45 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$45;
+        end
+        if (c_r$45 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$45;
+        end
+        if (c_r$45 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$45[(c_lo)+:(16)];
+        end
+        if (c_r$45 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$45[(c_lo)+:(16)];
+        end
+        if (c_r$45 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$45;
+        end
+        if (c_r$45 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$45;
+        end
+        if (c_r$45 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$45;
+        end
+        if (c_r$45 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$45;
+        end
+        if (c_r$45 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$45;
+        end
+        if (c_r$45 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$45;
+        end
+        if (c_r$45 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$45;
+        end
+        if (c_r$45 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$45;
+        end
+        if (c_r$45 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$45;
+        end
+        regs$ro$45 = c_zero32;
+        if (c_r$45 == c_i_frames_ok) begin
+            regs$ro$45 = parser$frames_ok;
+        end
+        if (c_r$45 == c_i_dropped_runt) begin
+            regs$ro$45 = parser$dropped_runt;
+        end
+        if (c_r$45 == c_i_dropped_bad_checksum) begin
+            regs$ro$45 = parser$dropped_bad_checksum;
+        end
+        if (c_r$45 == c_i_dropped_not_homa) begin
+            regs$ro$45 = parser$dropped_not_homa;
+        end
+        if (c_r$45 == c_i_dropped_bad_type) begin
+            regs$ro$45 = parser$dropped_bad_type;
+        end
+        if (c_r$45 == c_i_dropped_bad_length) begin
+            regs$ro$45 = parser$dropped_bad_length;
+        end
+        if (c_r$45 == c_i_messages_tracked) begin
+            regs$ro$45 = grant$messages_tracked;
+        end
+        if (c_r$45 == c_i_grants_sent) begin
+            regs$ro$45 = grant$grants_sent;
+        end
+        if (c_r$45 == c_i_table_full) begin
+            regs$ro$45 = grant$table_full;
+        end
+        if (c_r$45 == c_i_dropped_holes) begin
+            regs$ro$45 = msgs$dropped_holes;
+        end
+        if (c_r$45 == c_i_dropped_late) begin
+            regs$ro$45 = msgs$dropped_late;
+        end
+        if (c_r$45 == c_i_collisions) begin
+            regs$ro$45 = msgs$collisions;
+        end
+        if (c_r$46 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$46[(c_lo)+:(8)];
+        end
+        if (c_r$46 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$46[(c_lo)+:(8)];
+        end
+        if (c_r$46 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$46;
+        end
+        if (c_r$46 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$46;
+        end
+        if (c_r$46 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$46[(c_lo)+:(16)];
+        end
+        if (c_r$46 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$46[(c_lo)+:(16)];
+        end
+        if (c_r$46 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$46;
+        end
+        if (c_r$46 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$46;
+        end
+        if (c_r$46 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$46;
+        end
+        if (c_r$46 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$46;
+        end
+        if (c_r$46 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$46;
+        end
+        if (c_r$46 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$46;
+        end
+        if (c_r$46 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$46;
+        end
+        if (c_r$46 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$46;
+        end
+        if (c_r$46 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$46;
+        end
+        regs$ro$46 = c_zero32;
+        if (c_r$46 == c_i_frames_ok) begin
+            regs$ro$46 = parser$frames_ok;
+        end
+        if (c_r$46 == c_i_dropped_runt) begin
+            regs$ro$46 = parser$dropped_runt;
+        end
+        if (c_r$46 == c_i_dropped_bad_checksum) begin
+            regs$ro$46 = parser$dropped_bad_checksum;
+        end
+        if (c_r$46 == c_i_dropped_not_homa) begin
+            regs$ro$46 = parser$dropped_not_homa;
+        end
+        if (c_r$46 == c_i_dropped_bad_type) begin
+            regs$ro$46 = parser$dropped_bad_type;
+        end
+        if (c_r$46 == c_i_dropped_bad_length) begin
+            regs$ro$46 = parser$dropped_bad_length;
+        end
+        if (c_r$46 == c_i_messages_tracked) begin
+            regs$ro$46 = grant$messages_tracked;
+        end
+        if (c_r$46 == c_i_grants_sent) begin
+            regs$ro$46 = grant$grants_sent;
+        end
+        if (c_r$46 == c_i_table_full) begin
+            regs$ro$46 = grant$table_full;
+        end
+        if (c_r$46 == c_i_dropped_holes) begin
+            regs$ro$46 = msgs$dropped_holes;
+        end
+        if (c_r$46 == c_i_dropped_late) begin
+            regs$ro$46 = msgs$dropped_late;
+        end
+        if (c_r$46 == c_i_collisions) begin
+            regs$ro$46 = msgs$collisions;
+        end
+        if (c_r$47 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$47[(c_lo)+:(8)];
+        end
+        if (c_r$47 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$47[(c_lo)+:(8)];
+        end
+        if (c_r$47 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$47;
+        end
+        if (c_r$47 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$47;
+        end
+        if (c_r$47 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$47[(c_lo)+:(16)];
+        end
+        if (c_r$47 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$47[(c_lo)+:(16)];
+        end
+        if (c_r$47 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$47;
+        end
+        if (c_r$47 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$47;
+        end
+        if (c_r$47 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$47;
+        end
+        if (c_r$47 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$47;
+        end
+        if (c_r$47 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$47;
+        end
+        if (c_r$47 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$47;
+        end
+        if (c_r$47 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$47;
+        end
+        if (c_r$47 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$47;
+        end
+        if (c_r$47 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$47;
+        end
+        regs$ro$47 = c_zero32;
+        if (c_r$47 == c_i_frames_ok) begin
+            regs$ro$47 = parser$frames_ok;
+        end
+        if (c_r$47 == c_i_dropped_runt) begin
+            regs$ro$47 = parser$dropped_runt;
+        end
+        if (c_r$47 == c_i_dropped_bad_checksum) begin
+            regs$ro$47 = parser$dropped_bad_checksum;
+        end
+        if (c_r$47 == c_i_dropped_not_homa) begin
+            regs$ro$47 = parser$dropped_not_homa;
+        end
+        if (c_r$47 == c_i_dropped_bad_type) begin
+            regs$ro$47 = parser$dropped_bad_type;
+        end
+        if (c_r$47 == c_i_dropped_bad_length) begin
+            regs$ro$47 = parser$dropped_bad_length;
+        end
+        if (c_r$47 == c_i_messages_tracked) begin
+            regs$ro$47 = grant$messages_tracked;
+        end
+        if (c_r$47 == c_i_grants_sent) begin
+            regs$ro$47 = grant$grants_sent;
+        end
+        if (c_r$47 == c_i_table_full) begin
+            regs$ro$47 = grant$table_full;
+        end
+        if (c_r$47 == c_i_dropped_holes) begin
+            regs$ro$47 = msgs$dropped_holes;
+        end
+        if (c_r$47 == c_i_dropped_late) begin
+            regs$ro$47 = msgs$dropped_late;
+        end
+        if (c_r$47 == c_i_collisions) begin
+            regs$ro$47 = msgs$collisions;
+        end
+        if (c_r$48 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$48[(c_lo)+:(8)];
+        end
+        if (c_r$48 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$48[(c_lo)+:(8)];
+        end
+        if (c_r$48 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$48;
+        end
+        if (c_r$48 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$48;
+        end
+        if (c_r$48 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$48[(c_lo)+:(16)];
+        end
+        if (c_r$48 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$48[(c_lo)+:(16)];
+        end
+        if (c_r$48 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$48;
+        end
+        if (c_r$48 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$48;
+        end
+        if (c_r$48 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$48;
+        end
+        if (c_r$48 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$48;
+        end
+        if (c_r$48 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$48;
+        end
+        if (c_r$48 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$48;
+        end
+        if (c_r$48 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$48;
+        end
+        if (c_r$48 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$48;
+        end
+        if (c_r$48 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$48;
+        end
+        regs$ro$48 = c_zero32;
+        if (c_r$48 == c_i_frames_ok) begin
+            regs$ro$48 = parser$frames_ok;
+        end
+        if (c_r$48 == c_i_dropped_runt) begin
+            regs$ro$48 = parser$dropped_runt;
+        end
+        if (c_r$48 == c_i_dropped_bad_checksum) begin
+            regs$ro$48 = parser$dropped_bad_checksum;
+        end
+        if (c_r$48 == c_i_dropped_not_homa) begin
+            regs$ro$48 = parser$dropped_not_homa;
+        end
+        if (c_r$48 == c_i_dropped_bad_type) begin
+            regs$ro$48 = parser$dropped_bad_type;
+        end
+        if (c_r$48 == c_i_dropped_bad_length) begin
+            regs$ro$48 = parser$dropped_bad_length;
+        end
+        if (c_r$48 == c_i_messages_tracked) begin
+            regs$ro$48 = grant$messages_tracked;
+        end
+        if (c_r$48 == c_i_grants_sent) begin
+            regs$ro$48 = grant$grants_sent;
+        end
+        if (c_r$48 == c_i_table_full) begin
+            regs$ro$48 = grant$table_full;
+        end
+        if (c_r$48 == c_i_dropped_holes) begin
+            regs$ro$48 = msgs$dropped_holes;
+        end
+        if (c_r$48 == c_i_dropped_late) begin
+            regs$ro$48 = msgs$dropped_late;
+        end
+        if (c_r$48 == c_i_collisions) begin
+            regs$ro$48 = msgs$collisions;
+        end
+        if (c_r$49 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$49[(c_lo)+:(8)];
+        end
+        if (c_r$49 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$49[(c_lo)+:(8)];
+        end
+        if (c_r$49 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$49;
+        end
+        if (c_r$49 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$49;
+        end
+        if (c_r$49 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$49[(c_lo)+:(16)];
+        end
+        if (c_r$49 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$49[(c_lo)+:(16)];
+        end
+        if (c_r$49 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$49;
+        end
+        if (c_r$49 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$49;
+        end
+        if (c_r$49 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$49;
+        end
+        if (c_r$49 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$49;
+        end
+        if (c_r$49 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$49;
+        end
+        if (c_r$49 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$49;
+        end
+        if (c_r$49 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$49;
+        end
+        if (c_r$49 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$49;
+        end
+        if (c_r$49 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$49;
+        end
+        regs$ro$49 = c_zero32;
+        if (c_r$49 == c_i_frames_ok) begin
+            regs$ro$49 = parser$frames_ok;
+        end
+        if (c_r$49 == c_i_dropped_runt) begin
+            regs$ro$49 = parser$dropped_runt;
+        end
+        if (c_r$49 == c_i_dropped_bad_checksum) begin
+            regs$ro$49 = parser$dropped_bad_checksum;
+        end
+        if (c_r$49 == c_i_dropped_not_homa) begin
+            regs$ro$49 = parser$dropped_not_homa;
+        end
+        if (c_r$49 == c_i_dropped_bad_type) begin
+            regs$ro$49 = parser$dropped_bad_type;
+        end
+        if (c_r$49 == c_i_dropped_bad_length) begin
+            regs$ro$49 = parser$dropped_bad_length;
+        end
+        if (c_r$49 == c_i_messages_tracked) begin
+            regs$ro$49 = grant$messages_tracked;
+        end
+        if (c_r$49 == c_i_grants_sent) begin
+            regs$ro$49 = grant$grants_sent;
+        end
+        if (c_r$49 == c_i_table_full) begin
+            regs$ro$49 = grant$table_full;
+        end
+        if (c_r$49 == c_i_dropped_holes) begin
+            regs$ro$49 = msgs$dropped_holes;
+        end
+        if (c_r$49 == c_i_dropped_late) begin
+            regs$ro$49 = msgs$dropped_late;
+        end
+        if (c_r$49 == c_i_collisions) begin
+            regs$ro$49 = msgs$collisions;
+        end
+        if (c_r$50 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$50[(c_lo)+:(8)];
+        end
+        if (c_r$50 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$50[(c_lo)+:(8)];
+        end
+        if (c_r$50 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$50;
+        end
+        if (c_r$50 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$50;
+        end
+        if (c_r$50 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$50[(c_lo)+:(16)];
+        end
+        if (c_r$50 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$50[(c_lo)+:(16)];
+        end
+        if (c_r$50 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$50;
+        end
+        if (c_r$50 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$50;
+        end
+        if (c_r$50 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$50;
+        end
+        if (c_r$50 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$50;
+        end
+        if (c_r$50 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$50;
+        end
+        if (c_r$50 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$50;
+        end
+        if (c_r$50 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$50;
+        end
+        if (c_r$50 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$50;
+        end
+        if (c_r$50 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$50;
+        end
+        regs$ro$50 = c_zero32;
+        if (c_r$50 == c_i_frames_ok) begin
+            regs$ro$50 = parser$frames_ok;
+        end
+        if (c_r$50 == c_i_dropped_runt) begin
+            regs$ro$50 = parser$dropped_runt;
+        end
+        if (c_r$50 == c_i_dropped_bad_checksum) begin
+            regs$ro$50 = parser$dropped_bad_checksum;
+        end
+        if (c_r$50 == c_i_dropped_not_homa) begin
+            regs$ro$50 = parser$dropped_not_homa;
+        end
+        if (c_r$50 == c_i_dropped_bad_type) begin
+            regs$ro$50 = parser$dropped_bad_type;
+        end
+        if (c_r$50 == c_i_dropped_bad_length) begin
+            regs$ro$50 = parser$dropped_bad_length;
+        end
+        if (c_r$50 == c_i_messages_tracked) begin
+            regs$ro$50 = grant$messages_tracked;
+        end
+        if (c_r$50 == c_i_grants_sent) begin
+            regs$ro$50 = grant$grants_sent;
+        end
+        if (c_r$50 == c_i_table_full) begin
+            regs$ro$50 = grant$table_full;
+        end
+        if (c_r$50 == c_i_dropped_holes) begin
+            regs$ro$50 = msgs$dropped_holes;
+        end
+        if (c_r$50 == c_i_dropped_late) begin
+            regs$ro$50 = msgs$dropped_late;
+        end
+        if (c_r$50 == c_i_collisions) begin
+            regs$ro$50 = msgs$collisions;
+        end
+        if (c_r$51 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$51[(c_lo)+:(8)];
+        end
+        if (c_r$51 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$51[(c_lo)+:(8)];
+        end
+        if (c_r$51 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$51;
+        end
+        if (c_r$51 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$51;
+        end
+        if (c_r$51 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$51[(c_lo)+:(16)];
+        end
+        if (c_r$51 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$51[(c_lo)+:(16)];
+        end
+        if (c_r$51 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$51;
+        end
+        if (c_r$51 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$51;
+        end
+        if (c_r$51 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$51;
+        end
+        if (c_r$51 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$51;
+        end
+        if (c_r$51 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$51;
+        end
+        if (c_r$51 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$51;
+        end
+        if (c_r$51 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$51;
+        end
+        if (c_r$51 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$51;
+        end
+        if (c_r$51 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$51;
+        end
+        regs$ro$51 = c_zero32;
+        if (c_r$51 == c_i_frames_ok) begin
+            regs$ro$51 = parser$frames_ok;
+        end
+        if (c_r$51 == c_i_dropped_runt) begin
+            regs$ro$51 = parser$dropped_runt;
+        end
+        if (c_r$51 == c_i_dropped_bad_checksum) begin
+            regs$ro$51 = parser$dropped_bad_checksum;
+        end
+        if (c_r$51 == c_i_dropped_not_homa) begin
+            regs$ro$51 = parser$dropped_not_homa;
+        end
+        if (c_r$51 == c_i_dropped_bad_type) begin
+            regs$ro$51 = parser$dropped_bad_type;
+        end
+        if (c_r$51 == c_i_dropped_bad_length) begin
+            regs$ro$51 = parser$dropped_bad_length;
+        end
+        if (c_r$51 == c_i_messages_tracked) begin
+            regs$ro$51 = grant$messages_tracked;
+        end
+        if (c_r$51 == c_i_grants_sent) begin
+            regs$ro$51 = grant$grants_sent;
+        end
+        if (c_r$51 == c_i_table_full) begin
+            regs$ro$51 = grant$table_full;
+        end
+        if (c_r$51 == c_i_dropped_holes) begin
+            regs$ro$51 = msgs$dropped_holes;
+        end
+        if (c_r$51 == c_i_dropped_late) begin
+            regs$ro$51 = msgs$dropped_late;
+        end
+        if (c_r$51 == c_i_collisions) begin
+            regs$ro$51 = msgs$collisions;
+        end
+        if (c_r$52 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$52[(c_lo)+:(8)];
+        end
+        if (c_r$52 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$52[(c_lo)+:(8)];
+        end
+        if (c_r$52 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$52;
+        end
+        if (c_r$52 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$52;
+        end
+        if (c_r$52 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$52[(c_lo)+:(16)];
+        end
+        if (c_r$52 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$52[(c_lo)+:(16)];
+        end
+        if (c_r$52 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$52;
+        end
+        if (c_r$52 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$52;
+        end
+        if (c_r$52 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$52;
+        end
+        if (c_r$52 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$52;
+        end
+        if (c_r$52 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$52;
+        end
+        if (c_r$52 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$52;
+        end
+        if (c_r$52 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$52;
+        end
+        if (c_r$52 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$52;
+        end
+        if (c_r$52 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$52;
+        end
+        regs$ro$52 = c_zero32;
+        if (c_r$52 == c_i_frames_ok) begin
+            regs$ro$52 = parser$frames_ok;
+        end
+        if (c_r$52 == c_i_dropped_runt) begin
+            regs$ro$52 = parser$dropped_runt;
+        end
+        if (c_r$52 == c_i_dropped_bad_checksum) begin
+            regs$ro$52 = parser$dropped_bad_checksum;
+        end
+        if (c_r$52 == c_i_dropped_not_homa) begin
+            regs$ro$52 = parser$dropped_not_homa;
+        end
+        if (c_r$52 == c_i_dropped_bad_type) begin
+            regs$ro$52 = parser$dropped_bad_type;
+        end
+        if (c_r$52 == c_i_dropped_bad_length) begin
+            regs$ro$52 = parser$dropped_bad_length;
+        end
+        if (c_r$52 == c_i_messages_tracked) begin
+            regs$ro$52 = grant$messages_tracked;
+        end
+        if (c_r$52 == c_i_grants_sent) begin
+            regs$ro$52 = grant$grants_sent;
+        end
+        if (c_r$52 == c_i_table_full) begin
+            regs$ro$52 = grant$table_full;
+        end
+        if (c_r$52 == c_i_dropped_holes) begin
+            regs$ro$52 = msgs$dropped_holes;
+        end
+        if (c_r$52 == c_i_dropped_late) begin
+            regs$ro$52 = msgs$dropped_late;
+        end
+        if (c_r$52 == c_i_collisions) begin
+            regs$ro$52 = msgs$collisions;
+        end
+        if (c_r$53 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$53[(c_lo)+:(8)];
+        end
+        if (c_r$53 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$53[(c_lo)+:(8)];
+        end
+        if (c_r$53 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$53;
+        end
+        if (c_r$53 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$53;
+        end
+        if (c_r$53 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$53[(c_lo)+:(16)];
+        end
+        if (c_r$53 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$53[(c_lo)+:(16)];
+        end
+        if (c_r$53 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$53;
+        end
+        if (c_r$53 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$53;
+        end
+        if (c_r$53 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$53;
+        end
+        if (c_r$53 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$53;
+        end
+        if (c_r$53 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$53;
+        end
+        if (c_r$53 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$53;
+        end
+        if (c_r$53 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$53;
+        end
+        if (c_r$53 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$53;
+        end
+        if (c_r$53 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$53;
+        end
+        regs$ro$53 = c_zero32;
+        if (c_r$53 == c_i_frames_ok) begin
+            regs$ro$53 = parser$frames_ok;
+        end
+        if (c_r$53 == c_i_dropped_runt) begin
+            regs$ro$53 = parser$dropped_runt;
+        end
+        if (c_r$53 == c_i_dropped_bad_checksum) begin
+            regs$ro$53 = parser$dropped_bad_checksum;
+        end
+        if (c_r$53 == c_i_dropped_not_homa) begin
+            regs$ro$53 = parser$dropped_not_homa;
+        end
+        if (c_r$53 == c_i_dropped_bad_type) begin
+            regs$ro$53 = parser$dropped_bad_type;
+        end
+        if (c_r$53 == c_i_dropped_bad_length) begin
+            regs$ro$53 = parser$dropped_bad_length;
+        end
+        if (c_r$53 == c_i_messages_tracked) begin
+            regs$ro$53 = grant$messages_tracked;
+        end
+        if (c_r$53 == c_i_grants_sent) begin
+            regs$ro$53 = grant$grants_sent;
+        end
+        if (c_r$53 == c_i_table_full) begin
+            regs$ro$53 = grant$table_full;
+        end
+        if (c_r$53 == c_i_dropped_holes) begin
+            regs$ro$53 = msgs$dropped_holes;
+        end
+        if (c_r$53 == c_i_dropped_late) begin
+            regs$ro$53 = msgs$dropped_late;
+        end
+        if (c_r$53 == c_i_collisions) begin
+            regs$ro$53 = msgs$collisions;
+        end
+        if (c_r$54 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$54[(c_lo)+:(8)];
+        end
+        if (c_r$54 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$54[(c_lo)+:(8)];
+        end
+        if (c_r$54 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$54;
+        end
+        if (c_r$54 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$54;
+        end
+        if (c_r$54 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$54[(c_lo)+:(16)];
+        end
+        if (c_r$54 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$54[(c_lo)+:(16)];
+        end
+        if (c_r$54 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$54;
+        end
+        if (c_r$54 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$54;
+        end
+        if (c_r$54 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$54;
+        end
+        if (c_r$54 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$54;
+        end
+        if (c_r$54 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$54;
+        end
+        if (c_r$54 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$54;
+        end
+        if (c_r$54 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$54;
+        end
+        if (c_r$54 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$54;
+        end
+        if (c_r$54 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$54;
+        end
+        regs$ro$54 = c_zero32;
+        if (c_r$54 == c_i_frames_ok) begin
+            regs$ro$54 = parser$frames_ok;
+        end
+        if (c_r$54 == c_i_dropped_runt) begin
+            regs$ro$54 = parser$dropped_runt;
+        end
+        if (c_r$54 == c_i_dropped_bad_checksum) begin
+            regs$ro$54 = parser$dropped_bad_checksum;
+        end
+        if (c_r$54 == c_i_dropped_not_homa) begin
+            regs$ro$54 = parser$dropped_not_homa;
+        end
+        if (c_r$54 == c_i_dropped_bad_type) begin
+            regs$ro$54 = parser$dropped_bad_type;
+        end
+        if (c_r$54 == c_i_dropped_bad_length) begin
+            regs$ro$54 = parser$dropped_bad_length;
+        end
+        if (c_r$54 == c_i_messages_tracked) begin
+            regs$ro$54 = grant$messages_tracked;
+        end
+        if (c_r$54 == c_i_grants_sent) begin
+            regs$ro$54 = grant$grants_sent;
+        end
+        if (c_r$54 == c_i_table_full) begin
+            regs$ro$54 = grant$table_full;
+        end
+        if (c_r$54 == c_i_dropped_holes) begin
+            regs$ro$54 = msgs$dropped_holes;
+        end
+        if (c_r$54 == c_i_dropped_late) begin
+            regs$ro$54 = msgs$dropped_late;
+        end
+        if (c_r$54 == c_i_collisions) begin
+            regs$ro$54 = msgs$collisions;
+        end
+        if (c_r$55 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$55[(c_lo)+:(8)];
+        end
+        if (c_r$55 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$55[(c_lo)+:(8)];
+        end
+        if (c_r$55 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$55;
+        end
+        if (c_r$55 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$55;
+        end
+        if (c_r$55 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$55[(c_lo)+:(16)];
+        end
+        if (c_r$55 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$55[(c_lo)+:(16)];
+        end
+        if (c_r$55 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$55;
+        end
+        if (c_r$55 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$55;
+        end
+        if (c_r$55 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$55;
+        end
+        if (c_r$55 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$55;
+        end
+        if (c_r$55 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$55;
+        end
+        if (c_r$55 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$55;
+        end
+        if (c_r$55 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$55;
+        end
+        if (c_r$55 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$55;
+        end
+        if (c_r$55 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$55;
+        end
+        regs$ro$55 = c_zero32;
+        if (c_r$55 == c_i_frames_ok) begin
+            regs$ro$55 = parser$frames_ok;
+        end
+        if (c_r$55 == c_i_dropped_runt) begin
+            regs$ro$55 = parser$dropped_runt;
+        end
+        if (c_r$55 == c_i_dropped_bad_checksum) begin
+            regs$ro$55 = parser$dropped_bad_checksum;
+        end
+        if (c_r$55 == c_i_dropped_not_homa) begin
+            regs$ro$55 = parser$dropped_not_homa;
+        end
+        if (c_r$55 == c_i_dropped_bad_type) begin
+            regs$ro$55 = parser$dropped_bad_type;
+        end
+        if (c_r$55 == c_i_dropped_bad_length) begin
+            regs$ro$55 = parser$dropped_bad_length;
+        end
+        if (c_r$55 == c_i_messages_tracked) begin
+            regs$ro$55 = grant$messages_tracked;
+        end
+        if (c_r$55 == c_i_grants_sent) begin
+            regs$ro$55 = grant$grants_sent;
+        end
+        if (c_r$55 == c_i_table_full) begin
+            regs$ro$55 = grant$table_full;
+        end
+        if (c_r$55 == c_i_dropped_holes) begin
+            regs$ro$55 = msgs$dropped_holes;
+        end
+        if (c_r$55 == c_i_dropped_late) begin
+            regs$ro$55 = msgs$dropped_late;
+        end
+        if (c_r$55 == c_i_collisions) begin
+            regs$ro$55 = msgs$collisions;
+        end
+        if (c_r$56 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$56[(c_lo)+:(8)];
+        end
+        if (c_r$56 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$56[(c_lo)+:(8)];
+        end
+        if (c_r$56 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$56;
+        end
+        if (c_r$56 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$56;
+        end
+        if (c_r$56 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$56[(c_lo)+:(16)];
+        end
+        if (c_r$56 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$56[(c_lo)+:(16)];
+        end
+        if (c_r$56 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$56;
+        end
+        if (c_r$56 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$56;
+        end
+        if (c_r$56 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$56;
+        end
+        if (c_r$56 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$56;
+        end
+        if (c_r$56 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$56;
+        end
+        if (c_r$56 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$56;
+        end
+        if (c_r$56 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$56;
+        end
+        if (c_r$56 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$56;
+        end
+        if (c_r$56 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$56;
+        end
+        regs$ro$56 = c_zero32;
+        if (c_r$56 == c_i_frames_ok) begin
+            regs$ro$56 = parser$frames_ok;
+        end
+        if (c_r$56 == c_i_dropped_runt) begin
+            regs$ro$56 = parser$dropped_runt;
+        end
+        if (c_r$56 == c_i_dropped_bad_checksum) begin
+            regs$ro$56 = parser$dropped_bad_checksum;
+        end
+        if (c_r$56 == c_i_dropped_not_homa) begin
+            regs$ro$56 = parser$dropped_not_homa;
+        end
+        if (c_r$56 == c_i_dropped_bad_type) begin
+            regs$ro$56 = parser$dropped_bad_type;
+        end
+        if (c_r$56 == c_i_dropped_bad_length) begin
+            regs$ro$56 = parser$dropped_bad_length;
+        end
+        if (c_r$56 == c_i_messages_tracked) begin
+            regs$ro$56 = grant$messages_tracked;
+        end
+        if (c_r$56 == c_i_grants_sent) begin
+            regs$ro$56 = grant$grants_sent;
+        end
+        if (c_r$56 == c_i_table_full) begin
+            regs$ro$56 = grant$table_full;
+        end
+        if (c_r$56 == c_i_dropped_holes) begin
+            regs$ro$56 = msgs$dropped_holes;
+        end
+        if (c_r$56 == c_i_dropped_late) begin
+            regs$ro$56 = msgs$dropped_late;
+        end
+        if (c_r$56 == c_i_collisions) begin
+            regs$ro$56 = msgs$collisions;
+        end
+        if (c_r$57 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$57[(c_lo)+:(8)];
+        end
+        if (c_r$57 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$57[(c_lo)+:(8)];
+        end
+        if (c_r$57 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$57;
+        end
+        if (c_r$57 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$57;
+        end
+        if (c_r$57 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$57[(c_lo)+:(16)];
+        end
+        if (c_r$57 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$57[(c_lo)+:(16)];
+        end
+        if (c_r$57 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$57;
+        end
+        if (c_r$57 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$57;
+        end
+        if (c_r$57 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$57;
+        end
+        if (c_r$57 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$57;
+        end
+        if (c_r$57 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$57;
+        end
+        if (c_r$57 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$57;
+        end
+        if (c_r$57 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$57;
+        end
+        if (c_r$57 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$57;
+        end
+        if (c_r$57 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$57;
+        end
+        regs$ro$57 = c_zero32;
+        if (c_r$57 == c_i_frames_ok) begin
+            regs$ro$57 = parser$frames_ok;
+        end
+        if (c_r$57 == c_i_dropped_runt) begin
+            regs$ro$57 = parser$dropped_runt;
+        end
+        if (c_r$57 == c_i_dropped_bad_checksum) begin
+            regs$ro$57 = parser$dropped_bad_checksum;
+        end
+        if (c_r$57 == c_i_dropped_not_homa) begin
+            regs$ro$57 = parser$dropped_not_homa;
+        end
+        if (c_r$57 == c_i_dropped_bad_type) begin
+            regs$ro$57 = parser$dropped_bad_type;
+        end
+        if (c_r$57 == c_i_dropped_bad_length) begin
+            regs$ro$57 = parser$dropped_bad_length;
+        end
+        if (c_r$57 == c_i_messages_tracked) begin
+            regs$ro$57 = grant$messages_tracked;
+        end
+        if (c_r$57 == c_i_grants_sent) begin
+            regs$ro$57 = grant$grants_sent;
+        end
+        if (c_r$57 == c_i_table_full) begin
+            regs$ro$57 = grant$table_full;
+        end
+        if (c_r$57 == c_i_dropped_holes) begin
+            regs$ro$57 = msgs$dropped_holes;
+        end
+        if (c_r$57 == c_i_dropped_late) begin
+            regs$ro$57 = msgs$dropped_late;
+        end
+        if (c_r$57 == c_i_collisions) begin
+            regs$ro$57 = msgs$collisions;
+        end
+        if (c_r$58 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$58[(c_lo)+:(8)];
+        end
+        if (c_r$58 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$58[(c_lo)+:(8)];
+        end
+        if (c_r$58 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$58;
+        end
+        if (c_r$58 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$58;
+        end
+        if (c_r$58 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$58[(c_lo)+:(16)];
+        end
+        if (c_r$58 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$58[(c_lo)+:(16)];
+        end
+        if (c_r$58 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$58;
+        end
+        if (c_r$58 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$58;
+        end
+        if (c_r$58 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$58;
+        end
+        if (c_r$58 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$58;
+        end
+        if (c_r$58 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$58;
+        end
+        if (c_r$58 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$58;
+        end
+        if (c_r$58 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$58;
+        end
+        if (c_r$58 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$58;
+        end
+        if (c_r$58 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$58;
+        end
+        regs$ro$58 = c_zero32;
+        if (c_r$58 == c_i_frames_ok) begin
+            regs$ro$58 = parser$frames_ok;
+        end
+        if (c_r$58 == c_i_dropped_runt) begin
+            regs$ro$58 = parser$dropped_runt;
+        end
+        if (c_r$58 == c_i_dropped_bad_checksum) begin
+            regs$ro$58 = parser$dropped_bad_checksum;
+        end
+        if (c_r$58 == c_i_dropped_not_homa) begin
+            regs$ro$58 = parser$dropped_not_homa;
+        end
+        if (c_r$58 == c_i_dropped_bad_type) begin
+            regs$ro$58 = parser$dropped_bad_type;
+        end
+        if (c_r$58 == c_i_dropped_bad_length) begin
+            regs$ro$58 = parser$dropped_bad_length;
+        end
+        if (c_r$58 == c_i_messages_tracked) begin
+            regs$ro$58 = grant$messages_tracked;
+        end
+        if (c_r$58 == c_i_grants_sent) begin
+            regs$ro$58 = grant$grants_sent;
+        end
+        if (c_r$58 == c_i_table_full) begin
+            regs$ro$58 = grant$table_full;
+        end
+        if (c_r$58 == c_i_dropped_holes) begin
+            regs$ro$58 = msgs$dropped_holes;
+        end
+        if (c_r$58 == c_i_dropped_late) begin
+            regs$ro$58 = msgs$dropped_late;
+        end
+        if (c_r$58 == c_i_collisions) begin
+            regs$ro$58 = msgs$collisions;
+        end
+        if (c_r$59 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$59[(c_lo)+:(8)];
+        end
+        if (c_r$59 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$59[(c_lo)+:(8)];
+        end
+        if (c_r$59 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$59;
+        end
+        if (c_r$59 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$59;
+        end
+        if (c_r$59 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$59[(c_lo)+:(16)];
+        end
+        if (c_r$59 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$59[(c_lo)+:(16)];
+        end
+        if (c_r$59 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$59;
+        end
+        if (c_r$59 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$59;
+        end
+        if (c_r$59 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$59;
+        end
+        if (c_r$59 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$59;
+        end
+        if (c_r$59 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$59;
+        end
+        if (c_r$59 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$59;
+        end
+        if (c_r$59 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$59;
+        end
+        if (c_r$59 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$59;
+        end
+        if (c_r$59 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$59;
+        end
+        regs$ro$59 = c_zero32;
+        if (c_r$59 == c_i_frames_ok) begin
+            regs$ro$59 = parser$frames_ok;
+        end
+        if (c_r$59 == c_i_dropped_runt) begin
+            regs$ro$59 = parser$dropped_runt;
+        end
+        if (c_r$59 == c_i_dropped_bad_checksum) begin
+            regs$ro$59 = parser$dropped_bad_checksum;
+        end
+        if (c_r$59 == c_i_dropped_not_homa) begin
+            regs$ro$59 = parser$dropped_not_homa;
+        end
+        if (c_r$59 == c_i_dropped_bad_type) begin
+            regs$ro$59 = parser$dropped_bad_type;
+        end
+        if (c_r$59 == c_i_dropped_bad_length) begin
+            regs$ro$59 = parser$dropped_bad_length;
+        end
+        if (c_r$59 == c_i_messages_tracked) begin
+            regs$ro$59 = grant$messages_tracked;
+        end
+        if (c_r$59 == c_i_grants_sent) begin
+            regs$ro$59 = grant$grants_sent;
+        end
+        if (c_r$59 == c_i_table_full) begin
+            regs$ro$59 = grant$table_full;
+        end
+        if (c_r$59 == c_i_dropped_holes) begin
+            regs$ro$59 = msgs$dropped_holes;
+        end
+        if (c_r$59 == c_i_dropped_late) begin
+            regs$ro$59 = msgs$dropped_late;
+        end
+        if (c_r$59 == c_i_collisions) begin
+            regs$ro$59 = msgs$collisions;
+        end
+        if (c_r$60 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$60[(c_lo)+:(8)];
+        end
+        if (c_r$60 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$60[(c_lo)+:(8)];
+        end
+        if (c_r$60 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$60;
+        end
+        if (c_r$60 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$60;
+        end
+        if (c_r$60 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$60[(c_lo)+:(16)];
+        end
+        if (c_r$60 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$60[(c_lo)+:(16)];
+        end
+        if (c_r$60 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$60;
+        end
+        if (c_r$60 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$60;
+        end
+        if (c_r$60 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$60;
+        end
+        if (c_r$60 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$60;
+        end
+        if (c_r$60 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$60;
+        end
+        if (c_r$60 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$60;
+        end
+        if (c_r$60 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$60;
+        end
+        if (c_r$60 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$60;
+        end
+        if (c_r$60 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$60;
+        end
+        regs$ro$60 = c_zero32;
+        if (c_r$60 == c_i_frames_ok) begin
+            regs$ro$60 = parser$frames_ok;
+        end
+        if (c_r$60 == c_i_dropped_runt) begin
+            regs$ro$60 = parser$dropped_runt;
+        end
+        if (c_r$60 == c_i_dropped_bad_checksum) begin
+            regs$ro$60 = parser$dropped_bad_checksum;
+        end
+        if (c_r$60 == c_i_dropped_not_homa) begin
+            regs$ro$60 = parser$dropped_not_homa;
+        end
+        if (c_r$60 == c_i_dropped_bad_type) begin
+            regs$ro$60 = parser$dropped_bad_type;
+        end
+        if (c_r$60 == c_i_dropped_bad_length) begin
+            regs$ro$60 = parser$dropped_bad_length;
+        end
+        if (c_r$60 == c_i_messages_tracked) begin
+            regs$ro$60 = grant$messages_tracked;
+        end
+        if (c_r$60 == c_i_grants_sent) begin
+            regs$ro$60 = grant$grants_sent;
+        end
+        if (c_r$60 == c_i_table_full) begin
+            regs$ro$60 = grant$table_full;
+        end
+        if (c_r$60 == c_i_dropped_holes) begin
+            regs$ro$60 = msgs$dropped_holes;
+        end
+        if (c_r$60 == c_i_dropped_late) begin
+            regs$ro$60 = msgs$dropped_late;
+        end
+        if (c_r$60 == c_i_collisions) begin
+            regs$ro$60 = msgs$collisions;
+        end
+        if (c_r$61 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$61[(c_lo)+:(8)];
+        end
+        if (c_r$61 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$61[(c_lo)+:(8)];
+        end
+        if (c_r$61 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$61;
+        end
+        if (c_r$61 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$61;
+        end
+        if (c_r$61 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$61[(c_lo)+:(16)];
+        end
+        if (c_r$61 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$61[(c_lo)+:(16)];
+        end
+        if (c_r$61 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$61;
+        end
+        if (c_r$61 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$61;
+        end
+        if (c_r$61 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$61;
+        end
+        if (c_r$61 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$61;
+        end
+        if (c_r$61 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$61;
+        end
+        if (c_r$61 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$61;
+        end
+        if (c_r$61 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$61;
+        end
+        if (c_r$61 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$61;
+        end
+        if (c_r$61 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$61;
+        end
+        regs$ro$61 = c_zero32;
+        if (c_r$61 == c_i_frames_ok) begin
+            regs$ro$61 = parser$frames_ok;
+        end
+        if (c_r$61 == c_i_dropped_runt) begin
+            regs$ro$61 = parser$dropped_runt;
+        end
+        if (c_r$61 == c_i_dropped_bad_checksum) begin
+            regs$ro$61 = parser$dropped_bad_checksum;
+        end
+        if (c_r$61 == c_i_dropped_not_homa) begin
+            regs$ro$61 = parser$dropped_not_homa;
+        end
+        if (c_r$61 == c_i_dropped_bad_type) begin
+            regs$ro$61 = parser$dropped_bad_type;
+        end
+        if (c_r$61 == c_i_dropped_bad_length) begin
+            regs$ro$61 = parser$dropped_bad_length;
+        end
+        if (c_r$61 == c_i_messages_tracked) begin
+            regs$ro$61 = grant$messages_tracked;
+        end
+        if (c_r$61 == c_i_grants_sent) begin
+            regs$ro$61 = grant$grants_sent;
+        end
+        if (c_r$61 == c_i_table_full) begin
+            regs$ro$61 = grant$table_full;
+        end
+        if (c_r$61 == c_i_dropped_holes) begin
+            regs$ro$61 = msgs$dropped_holes;
+        end
+        if (c_r$61 == c_i_dropped_late) begin
+            regs$ro$61 = msgs$dropped_late;
+        end
+        if (c_r$61 == c_i_collisions) begin
+            regs$ro$61 = msgs$collisions;
+        end
+        if (c_r$62 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$62[(c_lo)+:(8)];
+        end
+        if (c_r$62 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$62[(c_lo)+:(8)];
+        end
+        if (c_r$62 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$62;
+        end
+        if (c_r$62 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$62;
+        end
+        if (c_r$62 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$62[(c_lo)+:(16)];
+        end
+        if (c_r$62 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$62[(c_lo)+:(16)];
+        end
+        if (c_r$62 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$62;
+        end
+        if (c_r$62 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$62;
+        end
+        if (c_r$62 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$62;
+        end
+        if (c_r$62 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$62;
+        end
+        if (c_r$62 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$62;
+        end
+        if (c_r$62 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$62;
+        end
+        if (c_r$62 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$62;
+        end
+        if (c_r$62 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$62;
+        end
+        if (c_r$62 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$62;
+        end
+        regs$ro$62 = c_zero32;
+        if (c_r$62 == c_i_frames_ok) begin
+            regs$ro$62 = parser$frames_ok;
+        end
+        if (c_r$62 == c_i_dropped_runt) begin
+            regs$ro$62 = parser$dropped_runt;
+        end
+        if (c_r$62 == c_i_dropped_bad_checksum) begin
+            regs$ro$62 = parser$dropped_bad_checksum;
+        end
+        if (c_r$62 == c_i_dropped_not_homa) begin
+            regs$ro$62 = parser$dropped_not_homa;
+        end
+        if (c_r$62 == c_i_dropped_bad_type) begin
+            regs$ro$62 = parser$dropped_bad_type;
+        end
+        if (c_r$62 == c_i_dropped_bad_length) begin
+            regs$ro$62 = parser$dropped_bad_length;
+        end
+        if (c_r$62 == c_i_messages_tracked) begin
+            regs$ro$62 = grant$messages_tracked;
+        end
+        if (c_r$62 == c_i_grants_sent) begin
+            regs$ro$62 = grant$grants_sent;
+        end
+        if (c_r$62 == c_i_table_full) begin
+            regs$ro$62 = grant$table_full;
+        end
+        if (c_r$62 == c_i_dropped_holes) begin
+            regs$ro$62 = msgs$dropped_holes;
+        end
+        if (c_r$62 == c_i_dropped_late) begin
+            regs$ro$62 = msgs$dropped_late;
+        end
+        if (c_r$62 == c_i_collisions) begin
+            regs$ro$62 = msgs$collisions;
+        end
+        if (c_r$63 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$63[(c_lo)+:(8)];
+        end
+        if (c_r$63 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$63[(c_lo)+:(8)];
+        end
+        if (c_r$63 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$63;
+        end
+        if (c_r$63 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$63;
+        end
+        if (c_r$63 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$63[(c_lo)+:(16)];
+        end
+        if (c_r$63 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$63[(c_lo)+:(16)];
+        end
+        if (c_r$63 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$63;
+        end
+        if (c_r$63 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$63;
+        end
+        if (c_r$63 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$63;
+        end
+        if (c_r$63 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$63;
+        end
+        if (c_r$63 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$63;
+        end
+        if (c_r$63 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$63;
+        end
+        if (c_r$63 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$63;
+        end
+        if (c_r$63 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$63;
+        end
+        if (c_r$63 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$63;
+        end
+        regs$ro$63 = c_zero32;
+        if (c_r$63 == c_i_frames_ok) begin
+            regs$ro$63 = parser$frames_ok;
+        end
+        if (c_r$63 == c_i_dropped_runt) begin
+            regs$ro$63 = parser$dropped_runt;
+        end
+        if (c_r$63 == c_i_dropped_bad_checksum) begin
+            regs$ro$63 = parser$dropped_bad_checksum;
+        end
+        if (c_r$63 == c_i_dropped_not_homa) begin
+            regs$ro$63 = parser$dropped_not_homa;
+        end
+        if (c_r$63 == c_i_dropped_bad_type) begin
+            regs$ro$63 = parser$dropped_bad_type;
+        end
+        if (c_r$63 == c_i_dropped_bad_length) begin
+            regs$ro$63 = parser$dropped_bad_length;
+        end
+        if (c_r$63 == c_i_messages_tracked) begin
+            regs$ro$63 = grant$messages_tracked;
+        end
+        if (c_r$63 == c_i_grants_sent) begin
+            regs$ro$63 = grant$grants_sent;
+        end
+        if (c_r$63 == c_i_table_full) begin
+            regs$ro$63 = grant$table_full;
+        end
+        if (c_r$63 == c_i_dropped_holes) begin
+            regs$ro$63 = msgs$dropped_holes;
+        end
+        if (c_r$63 == c_i_dropped_late) begin
+            regs$ro$63 = msgs$dropped_late;
+        end
+        if (c_r$63 == c_i_collisions) begin
+            regs$ro$63 = msgs$collisions;
+        end
+        if (c_r$64 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$64[(c_lo)+:(8)];
+        end
+        if (c_r$64 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$64[(c_lo)+:(8)];
+        end
+        if (c_r$64 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$64;
+        end
+        if (c_r$64 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$64;
+        end
+        if (c_r$64 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$64[(c_lo)+:(16)];
+        end
+        if (c_r$64 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$64[(c_lo)+:(16)];
+        end
+        if (c_r$64 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$64;
+        end
+        if (c_r$64 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$64;
+        end
+        if (c_r$64 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$64;
+        end
+        if (c_r$64 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$64;
+        end
+        if (c_r$64 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$64;
+        end
+        if (c_r$64 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$64;
+        end
+        if (c_r$64 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$64;
+        end
+        if (c_r$64 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$64;
+        end
+        if (c_r$64 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$64;
+        end
+        regs$ro$64 = c_zero32;
+        if (c_r$64 == c_i_frames_ok) begin
+            regs$ro$64 = parser$frames_ok;
+        end
+        if (c_r$64 == c_i_dropped_runt) begin
+            regs$ro$64 = parser$dropped_runt;
+        end
+        if (c_r$64 == c_i_dropped_bad_checksum) begin
+            regs$ro$64 = parser$dropped_bad_checksum;
+        end
+        if (c_r$64 == c_i_dropped_not_homa) begin
+            regs$ro$64 = parser$dropped_not_homa;
+        end
+        if (c_r$64 == c_i_dropped_bad_type) begin
+            regs$ro$64 = parser$dropped_bad_type;
+        end
+        if (c_r$64 == c_i_dropped_bad_length) begin
+            regs$ro$64 = parser$dropped_bad_length;
+        end
+        if (c_r$64 == c_i_messages_tracked) begin
+            regs$ro$64 = grant$messages_tracked;
+        end
+        if (c_r$64 == c_i_grants_sent) begin
+            regs$ro$64 = grant$grants_sent;
+        end
+        if (c_r$64 == c_i_table_full) begin
+            regs$ro$64 = grant$table_full;
+        end
+        if (c_r$64 == c_i_dropped_holes) begin
+            regs$ro$64 = msgs$dropped_holes;
+        end
+        if (c_r$64 == c_i_dropped_late) begin
+            regs$ro$64 = msgs$dropped_late;
+        end
+        if (c_r$64 == c_i_collisions) begin
+            regs$ro$64 = msgs$collisions;
+        end
+        if (c_r$65 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$65[(c_lo)+:(8)];
+        end
+        if (c_r$65 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$65[(c_lo)+:(8)];
+        end
+        if (c_r$65 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$65;
+        end
+        if (c_r$65 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$65;
+        end
+        if (c_r$65 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$65[(c_lo)+:(16)];
+        end
+        if (c_r$65 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$65[(c_lo)+:(16)];
+        end
+        if (c_r$65 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$65;
+        end
+        if (c_r$65 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$65;
+        end
+        if (c_r$65 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$65;
+        end
+        if (c_r$65 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$65;
+        end
+        if (c_r$65 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$65;
+        end
+        if (c_r$65 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$65;
+        end
+        if (c_r$65 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$65;
+        end
+        if (c_r$65 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$65;
+        end
+        if (c_r$65 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$65;
+        end
+        regs$ro$65 = c_zero32;
+        if (c_r$65 == c_i_frames_ok) begin
+            regs$ro$65 = parser$frames_ok;
+        end
+        if (c_r$65 == c_i_dropped_runt) begin
+            regs$ro$65 = parser$dropped_runt;
+        end
+        if (c_r$65 == c_i_dropped_bad_checksum) begin
+            regs$ro$65 = parser$dropped_bad_checksum;
+        end
+        if (c_r$65 == c_i_dropped_not_homa) begin
+            regs$ro$65 = parser$dropped_not_homa;
+        end
+        if (c_r$65 == c_i_dropped_bad_type) begin
+            regs$ro$65 = parser$dropped_bad_type;
+        end
+        if (c_r$65 == c_i_dropped_bad_length) begin
+            regs$ro$65 = parser$dropped_bad_length;
+        end
+        if (c_r$65 == c_i_messages_tracked) begin
+            regs$ro$65 = grant$messages_tracked;
+        end
+        if (c_r$65 == c_i_grants_sent) begin
+            regs$ro$65 = grant$grants_sent;
+        end
+        if (c_r$65 == c_i_table_full) begin
+            regs$ro$65 = grant$table_full;
+        end
+        if (c_r$65 == c_i_dropped_holes) begin
+            regs$ro$65 = msgs$dropped_holes;
+        end
+        if (c_r$65 == c_i_dropped_late) begin
+            regs$ro$65 = msgs$dropped_late;
+        end
+        if (c_r$65 == c_i_collisions) begin
+            regs$ro$65 = msgs$collisions;
+        end
+        if (c_r$66 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$66[(c_lo)+:(8)];
+        end
+        if (c_r$66 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$66[(c_lo)+:(8)];
+        end
+        if (c_r$66 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$66;
+        end
+        if (c_r$66 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$66;
+        end
+        if (c_r$66 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$66[(c_lo)+:(16)];
+        end
+        if (c_r$66 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$66[(c_lo)+:(16)];
+        end
+        if (c_r$66 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$66;
+        end
+        if (c_r$66 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$66;
+        end
+        if (c_r$66 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$66;
+        end
+        if (c_r$66 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$66;
+        end
+        if (c_r$66 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$66;
+        end
+        if (c_r$66 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$66;
+        end
+        if (c_r$66 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$66;
+        end
+        if (c_r$66 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$66;
+        end
+        if (c_r$66 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$66;
+        end
+        regs$ro$66 = c_zero32;
+        if (c_r$66 == c_i_frames_ok) begin
+            regs$ro$66 = parser$frames_ok;
+        end
+        if (c_r$66 == c_i_dropped_runt) begin
+            regs$ro$66 = parser$dropped_runt;
+        end
+        if (c_r$66 == c_i_dropped_bad_checksum) begin
+            regs$ro$66 = parser$dropped_bad_checksum;
+        end
+        if (c_r$66 == c_i_dropped_not_homa) begin
+            regs$ro$66 = parser$dropped_not_homa;
+        end
+        if (c_r$66 == c_i_dropped_bad_type) begin
+            regs$ro$66 = parser$dropped_bad_type;
+        end
+        if (c_r$66 == c_i_dropped_bad_length) begin
+            regs$ro$66 = parser$dropped_bad_length;
+        end
+        if (c_r$66 == c_i_messages_tracked) begin
+            regs$ro$66 = grant$messages_tracked;
+        end
+        if (c_r$66 == c_i_grants_sent) begin
+            regs$ro$66 = grant$grants_sent;
+        end
+        if (c_r$66 == c_i_table_full) begin
+            regs$ro$66 = grant$table_full;
+        end
+        if (c_r$66 == c_i_dropped_holes) begin
+            regs$ro$66 = msgs$dropped_holes;
+        end
+        if (c_r$66 == c_i_dropped_late) begin
+            regs$ro$66 = msgs$dropped_late;
+        end
+        if (c_r$66 == c_i_collisions) begin
+            regs$ro$66 = msgs$collisions;
+        end
+        if (c_r$67 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$67[(c_lo)+:(8)];
+        end
+        if (c_r$67 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$67[(c_lo)+:(8)];
+        end
+        if (c_r$67 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$67;
+        end
+        if (c_r$67 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$67;
+        end
+        if (c_r$67 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$67[(c_lo)+:(16)];
+        end
+        if (c_r$67 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$67[(c_lo)+:(16)];
+        end
+        if (c_r$67 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$67;
+        end
+        if (c_r$67 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$67;
+        end
+        if (c_r$67 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$67;
+        end
+        if (c_r$67 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$67;
+        end
+        if (c_r$67 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$67;
+        end
+        if (c_r$67 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$67;
+        end
+        if (c_r$67 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$67;
+        end
+        if (c_r$67 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$67;
+        end
+        if (c_r$67 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$67;
+        end
+        regs$ro$67 = c_zero32;
+        if (c_r$67 == c_i_frames_ok) begin
+            regs$ro$67 = parser$frames_ok;
+        end
+        if (c_r$67 == c_i_dropped_runt) begin
+            regs$ro$67 = parser$dropped_runt;
+        end
+        if (c_r$67 == c_i_dropped_bad_checksum) begin
+            regs$ro$67 = parser$dropped_bad_checksum;
+        end
+        if (c_r$67 == c_i_dropped_not_homa) begin
+            regs$ro$67 = parser$dropped_not_homa;
+        end
+        if (c_r$67 == c_i_dropped_bad_type) begin
+            regs$ro$67 = parser$dropped_bad_type;
+        end
+        if (c_r$67 == c_i_dropped_bad_length) begin
+            regs$ro$67 = parser$dropped_bad_length;
+        end
+        if (c_r$67 == c_i_messages_tracked) begin
+            regs$ro$67 = grant$messages_tracked;
+        end
+        if (c_r$67 == c_i_grants_sent) begin
+            regs$ro$67 = grant$grants_sent;
+        end
+        if (c_r$67 == c_i_table_full) begin
+            regs$ro$67 = grant$table_full;
+        end
+        if (c_r$67 == c_i_dropped_holes) begin
+            regs$ro$67 = msgs$dropped_holes;
+        end
+        if (c_r$67 == c_i_dropped_late) begin
+            regs$ro$67 = msgs$dropped_late;
+        end
+        if (c_r$67 == c_i_collisions) begin
+            regs$ro$67 = msgs$collisions;
+        end
+        if (c_r$68 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$68[(c_lo)+:(8)];
+        end
+        if (c_r$68 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$68[(c_lo)+:(8)];
+        end
+        if (c_r$68 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$68;
+        end
+        if (c_r$68 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$68;
+        end
+        if (c_r$68 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$68[(c_lo)+:(16)];
+        end
+        if (c_r$68 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$68[(c_lo)+:(16)];
+        end
+        if (c_r$68 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$68;
+        end
+        if (c_r$68 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$68;
+        end
+        if (c_r$68 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$68;
+        end
+        if (c_r$68 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$68;
+        end
+        if (c_r$68 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$68;
+        end
+        if (c_r$68 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$68;
+        end
+        if (c_r$68 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$68;
+        end
+        if (c_r$68 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$68;
+        end
+        if (c_r$68 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$68;
+        end
+        regs$ro$68 = c_zero32;
+        if (c_r$68 == c_i_frames_ok) begin
+            regs$ro$68 = parser$frames_ok;
+        end
+        if (c_r$68 == c_i_dropped_runt) begin
+            regs$ro$68 = parser$dropped_runt;
+        end
+        if (c_r$68 == c_i_dropped_bad_checksum) begin
+            regs$ro$68 = parser$dropped_bad_checksum;
+        end
+        if (c_r$68 == c_i_dropped_not_homa) begin
+            regs$ro$68 = parser$dropped_not_homa;
+        end
+        if (c_r$68 == c_i_dropped_bad_type) begin
+            regs$ro$68 = parser$dropped_bad_type;
+        end
+        if (c_r$68 == c_i_dropped_bad_length) begin
+            regs$ro$68 = parser$dropped_bad_length;
+        end
+        if (c_r$68 == c_i_messages_tracked) begin
+            regs$ro$68 = grant$messages_tracked;
+        end
+        if (c_r$68 == c_i_grants_sent) begin
+            regs$ro$68 = grant$grants_sent;
+        end
+        if (c_r$68 == c_i_table_full) begin
+            regs$ro$68 = grant$table_full;
+        end
+        if (c_r$68 == c_i_dropped_holes) begin
+            regs$ro$68 = msgs$dropped_holes;
+        end
+        if (c_r$68 == c_i_dropped_late) begin
+            regs$ro$68 = msgs$dropped_late;
+        end
+        if (c_r$68 == c_i_collisions) begin
+            regs$ro$68 = msgs$collisions;
+        end
+        if (c_r$69 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$69[(c_lo)+:(8)];
+        end
+        if (c_r$69 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$69[(c_lo)+:(8)];
+        end
+        if (c_r$69 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$69;
+        end
+        if (c_r$69 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$69;
+        end
+        if (c_r$69 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$69[(c_lo)+:(16)];
+        end
+        if (c_r$69 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$69[(c_lo)+:(16)];
+        end
+        if (c_r$69 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$69;
+        end
+        if (c_r$69 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$69;
+        end
+        if (c_r$69 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$69;
+        end
+        if (c_r$69 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$69;
+        end
+        if (c_r$69 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$69;
+        end
+        if (c_r$69 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$69;
+        end
+        if (c_r$69 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$69;
+        end
+        if (c_r$69 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$69;
+        end
+        if (c_r$69 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$69;
+        end
+        regs$ro$69 = c_zero32;
+        if (c_r$69 == c_i_frames_ok) begin
+            regs$ro$69 = parser$frames_ok;
+        end
+        if (c_r$69 == c_i_dropped_runt) begin
+            regs$ro$69 = parser$dropped_runt;
+        end
+        if (c_r$69 == c_i_dropped_bad_checksum) begin
+            regs$ro$69 = parser$dropped_bad_checksum;
+        end
+        if (c_r$69 == c_i_dropped_not_homa) begin
+            regs$ro$69 = parser$dropped_not_homa;
+        end
+        if (c_r$69 == c_i_dropped_bad_type) begin
+            regs$ro$69 = parser$dropped_bad_type;
+        end
+        if (c_r$69 == c_i_dropped_bad_length) begin
+            regs$ro$69 = parser$dropped_bad_length;
+        end
+        if (c_r$69 == c_i_messages_tracked) begin
+            regs$ro$69 = grant$messages_tracked;
+        end
+        if (c_r$69 == c_i_grants_sent) begin
+            regs$ro$69 = grant$grants_sent;
+        end
+        if (c_r$69 == c_i_table_full) begin
+            regs$ro$69 = grant$table_full;
+        end
+        if (c_r$69 == c_i_dropped_holes) begin
+            regs$ro$69 = msgs$dropped_holes;
+        end
+        if (c_r$69 == c_i_dropped_late) begin
+            regs$ro$69 = msgs$dropped_late;
+        end
+        if (c_r$69 == c_i_collisions) begin
+            regs$ro$69 = msgs$collisions;
+        end
+        if (c_r$70 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$70[(c_lo)+:(8)];
+        end
+        if (c_r$70 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$70[(c_lo)+:(8)];
+        end
+        if (c_r$70 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$70;
+        end
+        if (c_r$70 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$70;
+        end
+        if (c_r$70 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$70[(c_lo)+:(16)];
+        end
+        if (c_r$70 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$70[(c_lo)+:(16)];
+        end
+        if (c_r$70 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$70;
+        end
+        if (c_r$70 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$70;
+        end
+        if (c_r$70 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$70;
+        end
+        if (c_r$70 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$70;
+        end
+        if (c_r$70 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$70;
+        end
+        if (c_r$70 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$70;
+        end
+        if (c_r$70 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$70;
+        end
+        if (c_r$70 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$70;
+        end
+        if (c_r$70 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$70;
+        end
+        regs$ro$70 = c_zero32;
+        if (c_r$70 == c_i_frames_ok) begin
+            regs$ro$70 = parser$frames_ok;
+        end
+        if (c_r$70 == c_i_dropped_runt) begin
+            regs$ro$70 = parser$dropped_runt;
+        end
+        if (c_r$70 == c_i_dropped_bad_checksum) begin
+            regs$ro$70 = parser$dropped_bad_checksum;
+        end
+        if (c_r$70 == c_i_dropped_not_homa) begin
+            regs$ro$70 = parser$dropped_not_homa;
+        end
+        if (c_r$70 == c_i_dropped_bad_type) begin
+            regs$ro$70 = parser$dropped_bad_type;
+        end
+        if (c_r$70 == c_i_dropped_bad_length) begin
+            regs$ro$70 = parser$dropped_bad_length;
+        end
+        if (c_r$70 == c_i_messages_tracked) begin
+            regs$ro$70 = grant$messages_tracked;
+        end
+        if (c_r$70 == c_i_grants_sent) begin
+            regs$ro$70 = grant$grants_sent;
+        end
+        if (c_r$70 == c_i_table_full) begin
+            regs$ro$70 = grant$table_full;
+        end
+        if (c_r$70 == c_i_dropped_holes) begin
+            regs$ro$70 = msgs$dropped_holes;
+        end
+        if (c_r$70 == c_i_dropped_late) begin
+            regs$ro$70 = msgs$dropped_late;
+        end
+        if (c_r$70 == c_i_collisions) begin
+            regs$ro$70 = msgs$collisions;
+        end
+        if (c_r$71 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$71[(c_lo)+:(8)];
+        end
+        if (c_r$71 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$71[(c_lo)+:(8)];
+        end
+        if (c_r$71 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$71;
+        end
+        if (c_r$71 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$71;
+        end
+        if (c_r$71 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$71[(c_lo)+:(16)];
+        end
+        if (c_r$71 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$71[(c_lo)+:(16)];
+        end
+        if (c_r$71 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$71;
+        end
+        if (c_r$71 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$71;
+        end
+        if (c_r$71 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$71;
+        end
+        if (c_r$71 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$71;
+        end
+        if (c_r$71 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$71;
+        end
+        if (c_r$71 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$71;
+        end
+        if (c_r$71 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$71;
+        end
+        if (c_r$71 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$71;
+        end
+        if (c_r$71 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$71;
+        end
+        regs$ro$71 = c_zero32;
+        if (c_r$71 == c_i_frames_ok) begin
+            regs$ro$71 = parser$frames_ok;
+        end
+        if (c_r$71 == c_i_dropped_runt) begin
+            regs$ro$71 = parser$dropped_runt;
+        end
+        if (c_r$71 == c_i_dropped_bad_checksum) begin
+            regs$ro$71 = parser$dropped_bad_checksum;
+        end
+        if (c_r$71 == c_i_dropped_not_homa) begin
+            regs$ro$71 = parser$dropped_not_homa;
+        end
+        if (c_r$71 == c_i_dropped_bad_type) begin
+            regs$ro$71 = parser$dropped_bad_type;
+        end
+        if (c_r$71 == c_i_dropped_bad_length) begin
+            regs$ro$71 = parser$dropped_bad_length;
+        end
+        if (c_r$71 == c_i_messages_tracked) begin
+            regs$ro$71 = grant$messages_tracked;
+        end
+        if (c_r$71 == c_i_grants_sent) begin
+            regs$ro$71 = grant$grants_sent;
+        end
+        if (c_r$71 == c_i_table_full) begin
+            regs$ro$71 = grant$table_full;
+        end
+        if (c_r$71 == c_i_dropped_holes) begin
+            regs$ro$71 = msgs$dropped_holes;
+        end
+        if (c_r$71 == c_i_dropped_late) begin
+            regs$ro$71 = msgs$dropped_late;
+        end
+        if (c_r$71 == c_i_collisions) begin
+            regs$ro$71 = msgs$collisions;
+        end
+        if (c_r$72 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$72[(c_lo)+:(8)];
+        end
+        if (c_r$72 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$72[(c_lo)+:(8)];
+        end
+        if (c_r$72 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$72;
+        end
+        if (c_r$72 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$72;
+        end
+        if (c_r$72 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$72[(c_lo)+:(16)];
+        end
+        if (c_r$72 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$72[(c_lo)+:(16)];
+        end
+        if (c_r$72 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$72;
+        end
+        if (c_r$72 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$72;
+        end
+        if (c_r$72 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$72;
+        end
+        if (c_r$72 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$72;
+        end
+        if (c_r$72 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$72;
+        end
+        if (c_r$72 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$72;
+        end
+        if (c_r$72 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$72;
+        end
+        if (c_r$72 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$72;
+        end
+        if (c_r$72 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$72;
+        end
+        regs$ro$72 = c_zero32;
+        if (c_r$72 == c_i_frames_ok) begin
+            regs$ro$72 = parser$frames_ok;
+        end
+        if (c_r$72 == c_i_dropped_runt) begin
+            regs$ro$72 = parser$dropped_runt;
+        end
+        if (c_r$72 == c_i_dropped_bad_checksum) begin
+            regs$ro$72 = parser$dropped_bad_checksum;
+        end
+        if (c_r$72 == c_i_dropped_not_homa) begin
+            regs$ro$72 = parser$dropped_not_homa;
+        end
+        if (c_r$72 == c_i_dropped_bad_type) begin
+            regs$ro$72 = parser$dropped_bad_type;
+        end
+        if (c_r$72 == c_i_dropped_bad_length) begin
+            regs$ro$72 = parser$dropped_bad_length;
+        end
+        if (c_r$72 == c_i_messages_tracked) begin
+            regs$ro$72 = grant$messages_tracked;
+        end
+        if (c_r$72 == c_i_grants_sent) begin
+            regs$ro$72 = grant$grants_sent;
+        end
+        if (c_r$72 == c_i_table_full) begin
+            regs$ro$72 = grant$table_full;
+        end
+        if (c_r$72 == c_i_dropped_holes) begin
+            regs$ro$72 = msgs$dropped_holes;
+        end
+        if (c_r$72 == c_i_dropped_late) begin
+            regs$ro$72 = msgs$dropped_late;
+        end
+        if (c_r$72 == c_i_collisions) begin
+            regs$ro$72 = msgs$collisions;
+        end
+        if (c_r$73 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$73[(c_lo)+:(8)];
+        end
+        if (c_r$73 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$73[(c_lo)+:(8)];
+        end
+        if (c_r$73 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$73;
+        end
+        if (c_r$73 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$73;
+        end
+        if (c_r$73 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$73[(c_lo)+:(16)];
+        end
+        if (c_r$73 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$73[(c_lo)+:(16)];
+        end
+        if (c_r$73 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$73;
+        end
+        if (c_r$73 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$73;
+        end
+        if (c_r$73 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$73;
+        end
+        if (c_r$73 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$73;
+        end
+        if (c_r$73 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$73;
+        end
+        if (c_r$73 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$73;
+        end
+        if (c_r$73 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$73;
+        end
+        if (c_r$73 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$73;
+        end
+        if (c_r$73 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$73;
+        end
+        regs$ro$73 = c_zero32;
+        if (c_r$73 == c_i_frames_ok) begin
+            regs$ro$73 = parser$frames_ok;
+        end
+        if (c_r$73 == c_i_dropped_runt) begin
+            regs$ro$73 = parser$dropped_runt;
+        end
+        if (c_r$73 == c_i_dropped_bad_checksum) begin
+            regs$ro$73 = parser$dropped_bad_checksum;
+        end
+        if (c_r$73 == c_i_dropped_not_homa) begin
+            regs$ro$73 = parser$dropped_not_homa;
+        end
+        if (c_r$73 == c_i_dropped_bad_type) begin
+            regs$ro$73 = parser$dropped_bad_type;
+        end
+        if (c_r$73 == c_i_dropped_bad_length) begin
+            regs$ro$73 = parser$dropped_bad_length;
+        end
+        if (c_r$73 == c_i_messages_tracked) begin
+            regs$ro$73 = grant$messages_tracked;
+        end
+        if (c_r$73 == c_i_grants_sent) begin
+            regs$ro$73 = grant$grants_sent;
+        end
+        if (c_r$73 == c_i_table_full) begin
+            regs$ro$73 = grant$table_full;
+        end
+        if (c_r$73 == c_i_dropped_holes) begin
+            regs$ro$73 = msgs$dropped_holes;
+        end
+        if (c_r$73 == c_i_dropped_late) begin
+            regs$ro$73 = msgs$dropped_late;
+        end
+        if (c_r$73 == c_i_collisions) begin
+            regs$ro$73 = msgs$collisions;
+        end
+        if (c_r$74 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$74[(c_lo)+:(8)];
+        end
+        if (c_r$74 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$74[(c_lo)+:(8)];
+        end
+        if (c_r$74 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$74;
+        end
+        if (c_r$74 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$74;
+        end
+        if (c_r$74 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$74[(c_lo)+:(16)];
+        end
+        if (c_r$74 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$74[(c_lo)+:(16)];
+        end
+        if (c_r$74 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$74;
+        end
+        if (c_r$74 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$74;
+        end
+        if (c_r$74 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$74;
+        end
+        if (c_r$74 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$74;
+        end
+        if (c_r$74 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$74;
+        end
+        if (c_r$74 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$74;
+        end
+        if (c_r$74 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$74;
+        end
+        if (c_r$74 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$74;
+        end
+        if (c_r$74 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$74;
+        end
+        regs$ro$74 = c_zero32;
+        if (c_r$74 == c_i_frames_ok) begin
+            regs$ro$74 = parser$frames_ok;
+        end
+        if (c_r$74 == c_i_dropped_runt) begin
+            regs$ro$74 = parser$dropped_runt;
+        end
+        if (c_r$74 == c_i_dropped_bad_checksum) begin
+            regs$ro$74 = parser$dropped_bad_checksum;
+        end
+        if (c_r$74 == c_i_dropped_not_homa) begin
+            regs$ro$74 = parser$dropped_not_homa;
+        end
+        if (c_r$74 == c_i_dropped_bad_type) begin
+            regs$ro$74 = parser$dropped_bad_type;
+        end
+        if (c_r$74 == c_i_dropped_bad_length) begin
+            regs$ro$74 = parser$dropped_bad_length;
+        end
+        if (c_r$74 == c_i_messages_tracked) begin
+            regs$ro$74 = grant$messages_tracked;
+        end
+        if (c_r$74 == c_i_grants_sent) begin
+            regs$ro$74 = grant$grants_sent;
+        end
+        if (c_r$74 == c_i_table_full) begin
+            regs$ro$74 = grant$table_full;
+        end
+        if (c_r$74 == c_i_dropped_holes) begin
+            regs$ro$74 = msgs$dropped_holes;
+        end
+        if (c_r$74 == c_i_dropped_late) begin
+            regs$ro$74 = msgs$dropped_late;
+        end
+        if (c_r$74 == c_i_collisions) begin
+            regs$ro$74 = msgs$collisions;
+        end
+        if (c_r$75 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$75[(c_lo)+:(8)];
+        end
+        if (c_r$75 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$75[(c_lo)+:(8)];
+        end
+        if (c_r$75 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$75;
+        end
+        if (c_r$75 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$75;
+        end
+        if (c_r$75 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$75[(c_lo)+:(16)];
+        end
+        if (c_r$75 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$75[(c_lo)+:(16)];
+        end
+        if (c_r$75 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$75;
+        end
+        if (c_r$75 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$75;
+        end
+        if (c_r$75 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$75;
+        end
+        if (c_r$75 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$75;
+        end
+        if (c_r$75 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$75;
+        end
+        if (c_r$75 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$75;
+        end
+        if (c_r$75 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$75;
+        end
+        if (c_r$75 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$75;
+        end
+        if (c_r$75 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$75;
+        end
+        regs$ro$75 = c_zero32;
+        if (c_r$75 == c_i_frames_ok) begin
+            regs$ro$75 = parser$frames_ok;
+        end
+        if (c_r$75 == c_i_dropped_runt) begin
+            regs$ro$75 = parser$dropped_runt;
+        end
+        if (c_r$75 == c_i_dropped_bad_checksum) begin
+            regs$ro$75 = parser$dropped_bad_checksum;
+        end
+        if (c_r$75 == c_i_dropped_not_homa) begin
+            regs$ro$75 = parser$dropped_not_homa;
+        end
+        if (c_r$75 == c_i_dropped_bad_type) begin
+            regs$ro$75 = parser$dropped_bad_type;
+        end
+        if (c_r$75 == c_i_dropped_bad_length) begin
+            regs$ro$75 = parser$dropped_bad_length;
+        end
+        if (c_r$75 == c_i_messages_tracked) begin
+            regs$ro$75 = grant$messages_tracked;
+        end
+        if (c_r$75 == c_i_grants_sent) begin
+            regs$ro$75 = grant$grants_sent;
+        end
+        if (c_r$75 == c_i_table_full) begin
+            regs$ro$75 = grant$table_full;
+        end
+        if (c_r$75 == c_i_dropped_holes) begin
+            regs$ro$75 = msgs$dropped_holes;
+        end
+        if (c_r$75 == c_i_dropped_late) begin
+            regs$ro$75 = msgs$dropped_late;
+        end
+        if (c_r$75 == c_i_collisions) begin
+            regs$ro$75 = msgs$collisions;
+        end
+        if (c_r$76 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$76[(c_lo)+:(8)];
+        end
+        if (c_r$76 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$76[(c_lo)+:(8)];
+        end
+        if (c_r$76 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$76;
+        end
+        if (c_r$76 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$76;
+        end
+        if (c_r$76 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$76[(c_lo)+:(16)];
+        end
+        if (c_r$76 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$76[(c_lo)+:(16)];
+        end
+        if (c_r$76 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$76;
+        end
+        if (c_r$76 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$76;
+        end
+        if (c_r$76 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$76;
+        end
+        if (c_r$76 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$76;
+        end
+        if (c_r$76 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$76;
+        end
+        if (c_r$76 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$76;
+        end
+        if (c_r$76 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$76;
+        end
+        if (c_r$76 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$76;
+        end
+        if (c_r$76 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$76;
+        end
+        regs$ro$76 = c_zero32;
+        if (c_r$76 == c_i_frames_ok) begin
+            regs$ro$76 = parser$frames_ok;
+        end
+        if (c_r$76 == c_i_dropped_runt) begin
+            regs$ro$76 = parser$dropped_runt;
+        end
+        if (c_r$76 == c_i_dropped_bad_checksum) begin
+            regs$ro$76 = parser$dropped_bad_checksum;
+        end
+        if (c_r$76 == c_i_dropped_not_homa) begin
+            regs$ro$76 = parser$dropped_not_homa;
+        end
+        if (c_r$76 == c_i_dropped_bad_type) begin
+            regs$ro$76 = parser$dropped_bad_type;
+        end
+        if (c_r$76 == c_i_dropped_bad_length) begin
+            regs$ro$76 = parser$dropped_bad_length;
+        end
+        if (c_r$76 == c_i_messages_tracked) begin
+            regs$ro$76 = grant$messages_tracked;
+        end
+        if (c_r$76 == c_i_grants_sent) begin
+            regs$ro$76 = grant$grants_sent;
+        end
+        if (c_r$76 == c_i_table_full) begin
+            regs$ro$76 = grant$table_full;
+        end
+        if (c_r$76 == c_i_dropped_holes) begin
+            regs$ro$76 = msgs$dropped_holes;
+        end
+        if (c_r$76 == c_i_dropped_late) begin
+            regs$ro$76 = msgs$dropped_late;
+        end
+        if (c_r$76 == c_i_collisions) begin
+            regs$ro$76 = msgs$collisions;
+        end
+        if (c_r$77 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$77[(c_lo)+:(8)];
+        end
+        if (c_r$77 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$77[(c_lo)+:(8)];
+        end
+        if (c_r$77 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$77;
+        end
+        if (c_r$77 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$77;
+        end
+        if (c_r$77 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$77[(c_lo)+:(16)];
+        end
+        if (c_r$77 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$77[(c_lo)+:(16)];
+        end
+        if (c_r$77 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$77;
+        end
+        if (c_r$77 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$77;
+        end
+        if (c_r$77 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$77;
+        end
+        if (c_r$77 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$77;
+        end
+        if (c_r$77 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$77;
+        end
+        if (c_r$77 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$77;
+        end
+        if (c_r$77 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$77;
+        end
+        if (c_r$77 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$77;
+        end
+        if (c_r$77 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$77;
+        end
+        regs$ro$77 = c_zero32;
+        if (c_r$77 == c_i_frames_ok) begin
+            regs$ro$77 = parser$frames_ok;
+        end
+        if (c_r$77 == c_i_dropped_runt) begin
+            regs$ro$77 = parser$dropped_runt;
+        end
+        if (c_r$77 == c_i_dropped_bad_checksum) begin
+            regs$ro$77 = parser$dropped_bad_checksum;
+        end
+        if (c_r$77 == c_i_dropped_not_homa) begin
+            regs$ro$77 = parser$dropped_not_homa;
+        end
+        if (c_r$77 == c_i_dropped_bad_type) begin
+            regs$ro$77 = parser$dropped_bad_type;
+        end
+        if (c_r$77 == c_i_dropped_bad_length) begin
+            regs$ro$77 = parser$dropped_bad_length;
+        end
+        if (c_r$77 == c_i_messages_tracked) begin
+            regs$ro$77 = grant$messages_tracked;
+        end
+        if (c_r$77 == c_i_grants_sent) begin
+            regs$ro$77 = grant$grants_sent;
+        end
+        if (c_r$77 == c_i_table_full) begin
+            regs$ro$77 = grant$table_full;
+        end
+        if (c_r$77 == c_i_dropped_holes) begin
+            regs$ro$77 = msgs$dropped_holes;
+        end
+        if (c_r$77 == c_i_dropped_late) begin
+            regs$ro$77 = msgs$dropped_late;
+        end
+        if (c_r$77 == c_i_collisions) begin
+            regs$ro$77 = msgs$collisions;
+        end
+        if (c_r$78 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$78[(c_lo)+:(8)];
+        end
+        if (c_r$78 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$78[(c_lo)+:(8)];
+        end
+        if (c_r$78 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$78;
+        end
+        if (c_r$78 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$78;
+        end
+        if (c_r$78 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$78[(c_lo)+:(16)];
+        end
+        if (c_r$78 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$78[(c_lo)+:(16)];
+        end
+        if (c_r$78 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$78;
+        end
+        if (c_r$78 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$78;
+        end
+        if (c_r$78 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$78;
+        end
+        if (c_r$78 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$78;
+        end
+        if (c_r$78 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$78;
+        end
+        if (c_r$78 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$78;
+        end
+        if (c_r$78 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$78;
+        end
+        if (c_r$78 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$78;
+        end
+        if (c_r$78 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$78;
+        end
+        regs$ro$78 = c_zero32;
+        if (c_r$78 == c_i_frames_ok) begin
+            regs$ro$78 = parser$frames_ok;
+        end
+        if (c_r$78 == c_i_dropped_runt) begin
+            regs$ro$78 = parser$dropped_runt;
+        end
+        if (c_r$78 == c_i_dropped_bad_checksum) begin
+            regs$ro$78 = parser$dropped_bad_checksum;
+        end
+        if (c_r$78 == c_i_dropped_not_homa) begin
+            regs$ro$78 = parser$dropped_not_homa;
+        end
+        if (c_r$78 == c_i_dropped_bad_type) begin
+            regs$ro$78 = parser$dropped_bad_type;
+        end
+        if (c_r$78 == c_i_dropped_bad_length) begin
+            regs$ro$78 = parser$dropped_bad_length;
+        end
+        if (c_r$78 == c_i_messages_tracked) begin
+            regs$ro$78 = grant$messages_tracked;
+        end
+        if (c_r$78 == c_i_grants_sent) begin
+            regs$ro$78 = grant$grants_sent;
+        end
+        if (c_r$78 == c_i_table_full) begin
+            regs$ro$78 = grant$table_full;
+        end
+        if (c_r$78 == c_i_dropped_holes) begin
+            regs$ro$78 = msgs$dropped_holes;
+        end
+        if (c_r$78 == c_i_dropped_late) begin
+            regs$ro$78 = msgs$dropped_late;
+        end
+        if (c_r$78 == c_i_collisions) begin
+            regs$ro$78 = msgs$collisions;
+        end
+        if (c_r$79 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$79[(c_lo)+:(8)];
+        end
+        if (c_r$79 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$79[(c_lo)+:(8)];
+        end
+        if (c_r$79 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$79;
+        end
+        if (c_r$79 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$79;
+        end
+        if (c_r$79 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$79[(c_lo)+:(16)];
+        end
+        if (c_r$79 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$79[(c_lo)+:(16)];
+        end
+        if (c_r$79 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$79;
+        end
+        if (c_r$79 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$79;
+        end
+        if (c_r$79 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$79;
+        end
+        if (c_r$79 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$79;
+        end
+        if (c_r$79 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$79;
+        end
+        if (c_r$79 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$79;
+        end
+        if (c_r$79 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$79;
+        end
+        if (c_r$79 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$79;
+        end
+        if (c_r$79 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$79;
+        end
+        regs$ro$79 = c_zero32;
+        if (c_r$79 == c_i_frames_ok) begin
+            regs$ro$79 = parser$frames_ok;
+        end
+        if (c_r$79 == c_i_dropped_runt) begin
+            regs$ro$79 = parser$dropped_runt;
+        end
+        if (c_r$79 == c_i_dropped_bad_checksum) begin
+            regs$ro$79 = parser$dropped_bad_checksum;
+        end
+        if (c_r$79 == c_i_dropped_not_homa) begin
+            regs$ro$79 = parser$dropped_not_homa;
+        end
+        if (c_r$79 == c_i_dropped_bad_type) begin
+            regs$ro$79 = parser$dropped_bad_type;
+        end
+        if (c_r$79 == c_i_dropped_bad_length) begin
+            regs$ro$79 = parser$dropped_bad_length;
+        end
+        if (c_r$79 == c_i_messages_tracked) begin
+            regs$ro$79 = grant$messages_tracked;
+        end
+        if (c_r$79 == c_i_grants_sent) begin
+            regs$ro$79 = grant$grants_sent;
+        end
+        if (c_r$79 == c_i_table_full) begin
+            regs$ro$79 = grant$table_full;
+        end
+        if (c_r$79 == c_i_dropped_holes) begin
+            regs$ro$79 = msgs$dropped_holes;
+        end
+        if (c_r$79 == c_i_dropped_late) begin
+            regs$ro$79 = msgs$dropped_late;
+        end
+        if (c_r$79 == c_i_collisions) begin
+            regs$ro$79 = msgs$collisions;
+        end
+        if (c_r$80 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$80[(c_lo)+:(8)];
+        end
+        if (c_r$80 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$80[(c_lo)+:(8)];
+        end
+        if (c_r$80 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$80;
+        end
+        if (c_r$80 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$80;
+        end
+        if (c_r$80 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$80[(c_lo)+:(16)];
+        end
+        if (c_r$80 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$80[(c_lo)+:(16)];
+        end
+        if (c_r$80 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$80;
+        end
+        if (c_r$80 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$80;
+        end
+        if (c_r$80 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$80;
+        end
+        if (c_r$80 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$80;
+        end
+        if (c_r$80 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$80;
+        end
+        if (c_r$80 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$80;
+        end
+        if (c_r$80 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$80;
+        end
+        if (c_r$80 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$80;
+        end
+        if (c_r$80 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$80;
+        end
+        regs$ro$80 = c_zero32;
+        if (c_r$80 == c_i_frames_ok) begin
+            regs$ro$80 = parser$frames_ok;
+        end
+        if (c_r$80 == c_i_dropped_runt) begin
+            regs$ro$80 = parser$dropped_runt;
+        end
+        if (c_r$80 == c_i_dropped_bad_checksum) begin
+            regs$ro$80 = parser$dropped_bad_checksum;
+        end
+        if (c_r$80 == c_i_dropped_not_homa) begin
+            regs$ro$80 = parser$dropped_not_homa;
+        end
+        if (c_r$80 == c_i_dropped_bad_type) begin
+            regs$ro$80 = parser$dropped_bad_type;
+        end
+        if (c_r$80 == c_i_dropped_bad_length) begin
+            regs$ro$80 = parser$dropped_bad_length;
+        end
+        if (c_r$80 == c_i_messages_tracked) begin
+            regs$ro$80 = grant$messages_tracked;
+        end
+        if (c_r$80 == c_i_grants_sent) begin
+            regs$ro$80 = grant$grants_sent;
+        end
+        if (c_r$80 == c_i_table_full) begin
+            regs$ro$80 = grant$table_full;
+        end
+        if (c_r$80 == c_i_dropped_holes) begin
+            regs$ro$80 = msgs$dropped_holes;
+        end
+        if (c_r$80 == c_i_dropped_late) begin
+            regs$ro$80 = msgs$dropped_late;
+        end
+        if (c_r$80 == c_i_collisions) begin
+            regs$ro$80 = msgs$collisions;
+        end
+        if (c_r$81 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$81[(c_lo)+:(8)];
+        end
+        if (c_r$81 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$81[(c_lo)+:(8)];
+        end
+        if (c_r$81 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$81;
+        end
+        if (c_r$81 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$81;
+        end
+        if (c_r$81 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$81[(c_lo)+:(16)];
+        end
+        if (c_r$81 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$81[(c_lo)+:(16)];
+        end
+        if (c_r$81 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$81;
+        end
+        if (c_r$81 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$81;
+        end
+        if (c_r$81 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$81;
+        end
+        if (c_r$81 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$81;
+        end
+        if (c_r$81 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$81;
+        end
+        if (c_r$81 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$81;
+        end
+        if (c_r$81 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$81;
+        end
+        if (c_r$81 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$81;
+        end
+        if (c_r$81 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$81;
+        end
+        regs$ro$81 = c_zero32;
+        if (c_r$81 == c_i_frames_ok) begin
+            regs$ro$81 = parser$frames_ok;
+        end
+        if (c_r$81 == c_i_dropped_runt) begin
+            regs$ro$81 = parser$dropped_runt;
+        end
+        if (c_r$81 == c_i_dropped_bad_checksum) begin
+            regs$ro$81 = parser$dropped_bad_checksum;
+        end
+        if (c_r$81 == c_i_dropped_not_homa) begin
+            regs$ro$81 = parser$dropped_not_homa;
+        end
+        if (c_r$81 == c_i_dropped_bad_type) begin
+            regs$ro$81 = parser$dropped_bad_type;
+        end
+        if (c_r$81 == c_i_dropped_bad_length) begin
+            regs$ro$81 = parser$dropped_bad_length;
+        end
+        if (c_r$81 == c_i_messages_tracked) begin
+            regs$ro$81 = grant$messages_tracked;
+        end
+        if (c_r$81 == c_i_grants_sent) begin
+            regs$ro$81 = grant$grants_sent;
+        end
+        if (c_r$81 == c_i_table_full) begin
+            regs$ro$81 = grant$table_full;
+        end
+        if (c_r$81 == c_i_dropped_holes) begin
+            regs$ro$81 = msgs$dropped_holes;
+        end
+        if (c_r$81 == c_i_dropped_late) begin
+            regs$ro$81 = msgs$dropped_late;
+        end
+        if (c_r$81 == c_i_collisions) begin
+            regs$ro$81 = msgs$collisions;
+        end
+        if (c_r$82 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$82[(c_lo)+:(8)];
+        end
+        if (c_r$82 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$82[(c_lo)+:(8)];
+        end
+        if (c_r$82 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$82;
+        end
+        if (c_r$82 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$82;
+        end
+        if (c_r$82 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$82[(c_lo)+:(16)];
+        end
+        if (c_r$82 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$82[(c_lo)+:(16)];
+        end
+        if (c_r$82 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$82;
+        end
+        if (c_r$82 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$82;
+        end
+        if (c_r$82 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$82;
+        end
+        if (c_r$82 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$82;
+        end
+        if (c_r$82 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$82;
+        end
+        if (c_r$82 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$82;
+        end
+        if (c_r$82 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$82;
+        end
+        if (c_r$82 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$82;
+        end
+        if (c_r$82 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$82;
+        end
+        regs$ro$82 = c_zero32;
+        if (c_r$82 == c_i_frames_ok) begin
+            regs$ro$82 = parser$frames_ok;
+        end
+        if (c_r$82 == c_i_dropped_runt) begin
+            regs$ro$82 = parser$dropped_runt;
+        end
+        if (c_r$82 == c_i_dropped_bad_checksum) begin
+            regs$ro$82 = parser$dropped_bad_checksum;
+        end
+        if (c_r$82 == c_i_dropped_not_homa) begin
+            regs$ro$82 = parser$dropped_not_homa;
+        end
+        if (c_r$82 == c_i_dropped_bad_type) begin
+            regs$ro$82 = parser$dropped_bad_type;
+        end
+        if (c_r$82 == c_i_dropped_bad_length) begin
+            regs$ro$82 = parser$dropped_bad_length;
+        end
+        if (c_r$82 == c_i_messages_tracked) begin
+            regs$ro$82 = grant$messages_tracked;
+        end
+        if (c_r$82 == c_i_grants_sent) begin
+            regs$ro$82 = grant$grants_sent;
+        end
+        if (c_r$82 == c_i_table_full) begin
+            regs$ro$82 = grant$table_full;
+        end
+        if (c_r$82 == c_i_dropped_holes) begin
+            regs$ro$82 = msgs$dropped_holes;
+        end
+        if (c_r$82 == c_i_dropped_late) begin
+            regs$ro$82 = msgs$dropped_late;
+        end
+        if (c_r$82 == c_i_collisions) begin
+            regs$ro$82 = msgs$collisions;
+        end
+        if (c_r$83 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$83[(c_lo)+:(8)];
+        end
+        if (c_r$83 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$83[(c_lo)+:(8)];
+        end
+        if (c_r$83 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$83;
+        end
+        if (c_r$83 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$83;
+        end
+        if (c_r$83 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$83[(c_lo)+:(16)];
+        end
+        if (c_r$83 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$83[(c_lo)+:(16)];
+        end
+        if (c_r$83 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$83;
+        end
+        if (c_r$83 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$83;
+        end
+        if (c_r$83 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$83;
+        end
+        if (c_r$83 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$83;
+        end
+        if (c_r$83 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$83;
+        end
+        if (c_r$83 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$83;
+        end
+        if (c_r$83 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$83;
+        end
+        if (c_r$83 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$83;
+        end
+        if (c_r$83 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$83;
+        end
+        regs$ro$83 = c_zero32;
+        if (c_r$83 == c_i_frames_ok) begin
+            regs$ro$83 = parser$frames_ok;
+        end
+        if (c_r$83 == c_i_dropped_runt) begin
+            regs$ro$83 = parser$dropped_runt;
+        end
+        if (c_r$83 == c_i_dropped_bad_checksum) begin
+            regs$ro$83 = parser$dropped_bad_checksum;
+        end
+        if (c_r$83 == c_i_dropped_not_homa) begin
+            regs$ro$83 = parser$dropped_not_homa;
+        end
+        if (c_r$83 == c_i_dropped_bad_type) begin
+            regs$ro$83 = parser$dropped_bad_type;
+        end
+        if (c_r$83 == c_i_dropped_bad_length) begin
+            regs$ro$83 = parser$dropped_bad_length;
+        end
+        if (c_r$83 == c_i_messages_tracked) begin
+            regs$ro$83 = grant$messages_tracked;
+        end
+        if (c_r$83 == c_i_grants_sent) begin
+            regs$ro$83 = grant$grants_sent;
+        end
+        if (c_r$83 == c_i_table_full) begin
+            regs$ro$83 = grant$table_full;
+        end
+        if (c_r$83 == c_i_dropped_holes) begin
+            regs$ro$83 = msgs$dropped_holes;
+        end
+        if (c_r$83 == c_i_dropped_late) begin
+            regs$ro$83 = msgs$dropped_late;
+        end
+        if (c_r$83 == c_i_collisions) begin
+            regs$ro$83 = msgs$collisions;
+        end
+        if (c_r$84 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$84[(c_lo)+:(8)];
+        end
+        if (c_r$84 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$84[(c_lo)+:(8)];
+        end
+        if (c_r$84 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$84;
+        end
+        if (c_r$84 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$84;
+        end
+        if (c_r$84 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$84[(c_lo)+:(16)];
+        end
+        if (c_r$84 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$84[(c_lo)+:(16)];
+        end
+        if (c_r$84 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$84;
+        end
+        if (c_r$84 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$84;
+        end
+        if (c_r$84 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$84;
+        end
+        if (c_r$84 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$84;
+        end
+        if (c_r$84 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$84;
+        end
+        if (c_r$84 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$84;
+        end
+        if (c_r$84 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$84;
+        end
+        if (c_r$84 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$84;
+        end
+        if (c_r$84 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$84;
+        end
+        regs$ro$84 = c_zero32;
+        if (c_r$84 == c_i_frames_ok) begin
+            regs$ro$84 = parser$frames_ok;
+        end
+        if (c_r$84 == c_i_dropped_runt) begin
+            regs$ro$84 = parser$dropped_runt;
+        end
+        if (c_r$84 == c_i_dropped_bad_checksum) begin
+            regs$ro$84 = parser$dropped_bad_checksum;
+        end
+        if (c_r$84 == c_i_dropped_not_homa) begin
+            regs$ro$84 = parser$dropped_not_homa;
+        end
+        if (c_r$84 == c_i_dropped_bad_type) begin
+            regs$ro$84 = parser$dropped_bad_type;
+        end
+        if (c_r$84 == c_i_dropped_bad_length) begin
+            regs$ro$84 = parser$dropped_bad_length;
+        end
+        if (c_r$84 == c_i_messages_tracked) begin
+            regs$ro$84 = grant$messages_tracked;
+        end
+        if (c_r$84 == c_i_grants_sent) begin
+            regs$ro$84 = grant$grants_sent;
+        end
+        if (c_r$84 == c_i_table_full) begin
+            regs$ro$84 = grant$table_full;
+        end
+        if (c_r$84 == c_i_dropped_holes) begin
+            regs$ro$84 = msgs$dropped_holes;
+        end
+        if (c_r$84 == c_i_dropped_late) begin
+            regs$ro$84 = msgs$dropped_late;
+        end
+        if (c_r$84 == c_i_collisions) begin
+            regs$ro$84 = msgs$collisions;
+        end
+        if (c_r$85 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$85[(c_lo)+:(8)];
+        end
+        if (c_r$85 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$85[(c_lo)+:(8)];
+        end
+        if (c_r$85 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$85;
+        end
+        if (c_r$85 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$85;
+        end
+        if (c_r$85 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$85[(c_lo)+:(16)];
+        end
+        if (c_r$85 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$85[(c_lo)+:(16)];
+        end
+        if (c_r$85 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$85;
+        end
+        if (c_r$85 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$85;
+        end
+        if (c_r$85 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$85;
+        end
+        if (c_r$85 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$85;
+        end
+        if (c_r$85 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$85;
+        end
+        if (c_r$85 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$85;
+        end
+        if (c_r$85 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$85;
+        end
+        if (c_r$85 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$85;
+        end
+        if (c_r$85 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$85;
+        end
+        regs$ro$85 = c_zero32;
+        if (c_r$85 == c_i_frames_ok) begin
+            regs$ro$85 = parser$frames_ok;
+        end
+        if (c_r$85 == c_i_dropped_runt) begin
+            regs$ro$85 = parser$dropped_runt;
+        end
+        if (c_r$85 == c_i_dropped_bad_checksum) begin
+            regs$ro$85 = parser$dropped_bad_checksum;
+        end
+        if (c_r$85 == c_i_dropped_not_homa) begin
+            regs$ro$85 = parser$dropped_not_homa;
+        end
+        if (c_r$85 == c_i_dropped_bad_type) begin
+            regs$ro$85 = parser$dropped_bad_type;
+        end
+        if (c_r$85 == c_i_dropped_bad_length) begin
+            regs$ro$85 = parser$dropped_bad_length;
+        end
+        if (c_r$85 == c_i_messages_tracked) begin
+            regs$ro$85 = grant$messages_tracked;
+        end
+        if (c_r$85 == c_i_grants_sent) begin
+            regs$ro$85 = grant$grants_sent;
+        end
+        if (c_r$85 == c_i_table_full) begin
+            regs$ro$85 = grant$table_full;
+        end
+        if (c_r$85 == c_i_dropped_holes) begin
+            regs$ro$85 = msgs$dropped_holes;
+        end
+        if (c_r$85 == c_i_dropped_late) begin
+            regs$ro$85 = msgs$dropped_late;
+        end
+        if (c_r$85 == c_i_collisions) begin
+            regs$ro$85 = msgs$collisions;
+        end
+        if (c_r$86 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$86[(c_lo)+:(8)];
+        end
+        if (c_r$86 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$86[(c_lo)+:(8)];
+        end
+        if (c_r$86 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$86;
+        end
+        if (c_r$86 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$86;
+        end
+        if (c_r$86 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$86[(c_lo)+:(16)];
+        end
+        if (c_r$86 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$86[(c_lo)+:(16)];
+        end
+        if (c_r$86 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$86;
+        end
+        if (c_r$86 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$86;
+        end
+        if (c_r$86 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$86;
+        end
+        if (c_r$86 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$86;
+        end
+        if (c_r$86 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$86;
+        end
+        if (c_r$86 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$86;
+        end
+        if (c_r$86 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$86;
+        end
+        if (c_r$86 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$86;
+        end
+        if (c_r$86 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$86;
+        end
+        regs$ro$86 = c_zero32;
+        if (c_r$86 == c_i_frames_ok) begin
+            regs$ro$86 = parser$frames_ok;
+        end
+        if (c_r$86 == c_i_dropped_runt) begin
+            regs$ro$86 = parser$dropped_runt;
+        end
+        if (c_r$86 == c_i_dropped_bad_checksum) begin
+            regs$ro$86 = parser$dropped_bad_checksum;
+        end
+        if (c_r$86 == c_i_dropped_not_homa) begin
+            regs$ro$86 = parser$dropped_not_homa;
+        end
+        if (c_r$86 == c_i_dropped_bad_type) begin
+            regs$ro$86 = parser$dropped_bad_type;
+        end
+        if (c_r$86 == c_i_dropped_bad_length) begin
+            regs$ro$86 = parser$dropped_bad_length;
+        end
+        if (c_r$86 == c_i_messages_tracked) begin
+            regs$ro$86 = grant$messages_tracked;
+        end
+        if (c_r$86 == c_i_grants_sent) begin
+            regs$ro$86 = grant$grants_sent;
+        end
+        if (c_r$86 == c_i_table_full) begin
+            regs$ro$86 = grant$table_full;
+        end
+        if (c_r$86 == c_i_dropped_holes) begin
+            regs$ro$86 = msgs$dropped_holes;
+        end
+        if (c_r$86 == c_i_dropped_late) begin
+            regs$ro$86 = msgs$dropped_late;
+        end
+        if (c_r$86 == c_i_collisions) begin
+            regs$ro$86 = msgs$collisions;
+        end
+        if (c_r$87 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$87[(c_lo)+:(8)];
+        end
+        if (c_r$87 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$87[(c_lo)+:(8)];
+        end
+        if (c_r$87 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$87;
+        end
+        if (c_r$87 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$87;
+        end
+        if (c_r$87 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$87[(c_lo)+:(16)];
+        end
+        if (c_r$87 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$87[(c_lo)+:(16)];
+        end
+        if (c_r$87 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$87;
+        end
+        if (c_r$87 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$87;
+        end
+        if (c_r$87 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$87;
+        end
+        if (c_r$87 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$87;
+        end
+        if (c_r$87 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$87;
+        end
+        if (c_r$87 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$87;
+        end
+        if (c_r$87 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$87;
+        end
+        if (c_r$87 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$87;
+        end
+        if (c_r$87 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$87;
+        end
+        regs$ro$87 = c_zero32;
+        if (c_r$87 == c_i_frames_ok) begin
+            regs$ro$87 = parser$frames_ok;
+        end
+        if (c_r$87 == c_i_dropped_runt) begin
+            regs$ro$87 = parser$dropped_runt;
+        end
+        if (c_r$87 == c_i_dropped_bad_checksum) begin
+            regs$ro$87 = parser$dropped_bad_checksum;
+        end
+        if (c_r$87 == c_i_dropped_not_homa) begin
+            regs$ro$87 = parser$dropped_not_homa;
+        end
+        if (c_r$87 == c_i_dropped_bad_type) begin
+            regs$ro$87 = parser$dropped_bad_type;
+        end
+        if (c_r$87 == c_i_dropped_bad_length) begin
+            regs$ro$87 = parser$dropped_bad_length;
+        end
+        if (c_r$87 == c_i_messages_tracked) begin
+            regs$ro$87 = grant$messages_tracked;
+        end
+        if (c_r$87 == c_i_grants_sent) begin
+            regs$ro$87 = grant$grants_sent;
+        end
+        if (c_r$87 == c_i_table_full) begin
+            regs$ro$87 = grant$table_full;
+        end
+        if (c_r$87 == c_i_dropped_holes) begin
+            regs$ro$87 = msgs$dropped_holes;
+        end
+        if (c_r$87 == c_i_dropped_late) begin
+            regs$ro$87 = msgs$dropped_late;
+        end
+        if (c_r$87 == c_i_collisions) begin
+            regs$ro$87 = msgs$collisions;
+        end
+        if (c_r$88 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$88[(c_lo)+:(8)];
+        end
+        if (c_r$88 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$88[(c_lo)+:(8)];
+        end
+        if (c_r$88 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$88;
+        end
+        if (c_r$88 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$88;
+        end
+        if (c_r$88 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$88[(c_lo)+:(16)];
+        end
+        if (c_r$88 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$88[(c_lo)+:(16)];
+        end
+        if (c_r$88 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$88;
+        end
+        if (c_r$88 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$88;
+        end
+        if (c_r$88 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$88;
+        end
+        if (c_r$88 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$88;
+        end
+        if (c_r$88 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$88;
+        end
+        if (c_r$88 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$88;
+        end
+        if (c_r$88 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$88;
+        end
+        if (c_r$88 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$88;
+        end
+        if (c_r$88 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$88;
+        end
+        regs$ro$88 = c_zero32;
+        if (c_r$88 == c_i_frames_ok) begin
+            regs$ro$88 = parser$frames_ok;
+        end
+        if (c_r$88 == c_i_dropped_runt) begin
+            regs$ro$88 = parser$dropped_runt;
+        end
+        if (c_r$88 == c_i_dropped_bad_checksum) begin
+            regs$ro$88 = parser$dropped_bad_checksum;
+        end
+        if (c_r$88 == c_i_dropped_not_homa) begin
+            regs$ro$88 = parser$dropped_not_homa;
+        end
+        if (c_r$88 == c_i_dropped_bad_type) begin
+            regs$ro$88 = parser$dropped_bad_type;
+        end
+        if (c_r$88 == c_i_dropped_bad_length) begin
+            regs$ro$88 = parser$dropped_bad_length;
+        end
+        if (c_r$88 == c_i_messages_tracked) begin
+            regs$ro$88 = grant$messages_tracked;
+        end
+        if (c_r$88 == c_i_grants_sent) begin
+            regs$ro$88 = grant$grants_sent;
+        end
+        if (c_r$88 == c_i_table_full) begin
+            regs$ro$88 = grant$table_full;
+        end
+        if (c_r$88 == c_i_dropped_holes) begin
+            regs$ro$88 = msgs$dropped_holes;
+        end
+        if (c_r$88 == c_i_dropped_late) begin
+            regs$ro$88 = msgs$dropped_late;
+        end
+        if (c_r$88 == c_i_collisions) begin
+            regs$ro$88 = msgs$collisions;
+        end
         parser$clock = clock;
         msgs$clock = clock;
         grant$clock = clock;
@@ -413,7 +8746,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         msgs$s_pkt_id = parser$m_hdr_sender_id;
         msgs$s_pkt_sport = parser$m_hdr_sport;
         msgs$s_pkt_dport = parser$m_hdr_dport;
-        msgs$s_pkt_mac = cfg_gw_mac;
+        msgs$s_pkt_mac = ((gw_mac) & 48'hffffffffffff);
         msgs$s_pkt_length = parser$m_hdr_data_message_length;
         msgs$s_pkt_incoming = parser$m_hdr_data_incoming;
         msgs$s_pkt_offset = parser$m_hdr_data_offset;
@@ -429,18 +8762,6 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         grant$s_evt_incoming = msgs$m_evt_incoming;
         grant$s_evt_new = msgs$m_evt_new;
         grant$s_evt_end = msgs$m_evt_end;
-        grant$cfg_max_overcommit = cfg_max_overcommit;
-        grant$cfg_max_sched_prio = cfg_max_sched_prio;
-        grant$cfg_max_incoming = cfg_max_incoming;
-        grant$cfg_window_0 = cfg_window_0;
-        grant$cfg_window_1 = cfg_window_1;
-        grant$cfg_window_2 = cfg_window_2;
-        grant$cfg_window_3 = cfg_window_3;
-        grant$cfg_window_4 = cfg_window_4;
-        grant$cfg_window_5 = cfg_window_5;
-        grant$cfg_window_6 = cfg_window_6;
-        grant$cfg_window_7 = cfg_window_7;
-        grant$cfg_window_8 = cfg_window_8;
         framer$s_grant_valid = grant$m_grant_valid;
         grant$m_grant_ready = framer$s_grant_ready;
         framer$s_grant_peer = grant$m_grant_peer;
@@ -450,25 +8771,13 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         framer$s_grant_dport = grant$m_grant_dport;
         framer$s_grant_offset = grant$m_grant_offset;
         framer$s_grant_priority = grant$m_grant_priority;
-        framer$cfg_mac = cfg_mac;
+        framer$cfg_mac = ((local_mac) & 48'hffffffffffff);
         framer$cfg_ip = cfg_ip;
         m_grant_axis_tdata = framer$m_axis_tdata;
         m_grant_axis_tkeep = framer$m_axis_tkeep;
         m_grant_axis_tvalid = framer$m_axis_tvalid;
         m_grant_axis_tlast = framer$m_axis_tlast;
         framer$m_axis_tready = m_grant_axis_tready;
-        frames_ok = parser$frames_ok;
-        dropped_runt = parser$dropped_runt;
-        dropped_bad_checksum = parser$dropped_bad_checksum;
-        dropped_not_homa = parser$dropped_not_homa;
-        dropped_bad_type = parser$dropped_bad_type;
-        dropped_bad_length = parser$dropped_bad_length;
-        dropped_holes = msgs$dropped_holes;
-        dropped_late = msgs$dropped_late;
-        collisions = msgs$collisions;
-        messages_tracked = grant$messages_tracked;
-        grants_sent = grant$grants_sent;
-        table_full = grant$table_full;
     end
     
 endmodule // homa_rx_core_w512
@@ -42411,3 +50720,4906 @@ module homa_rx_core_w512$parser$s2_verdict(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$parser$s2_verdict
+
+
+module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid,ro$0,ro$1,ro$2,ro$3,ro$4,ro$5,ro$6,ro$7,ro$8,ro$9,ro$10,ro$11,ro$12,ro$13,ro$14,ro$15,ro$16,ro$17,ro$18,ro$19,ro$20,ro$21,ro$22,ro$23,ro$24,ro$25,ro$26,ro$27,ro$28,ro$29,ro$30,ro$31,ro$32,ro$33,ro$34,ro$35,ro$36,ro$37,ro$38,ro$39,ro$40,ro$41,ro$42,ro$43,ro$44,ro$45,ro$46,ro$47,ro$48,ro$49,ro$50,ro$51,ro$52,ro$53,ro$54,ro$55,ro$56,ro$57,ro$58,ro$59,ro$60,ro$61,ro$62,ro$63,ro$64,ro$65,ro$66,ro$67,ro$68,ro$69,ro$70,ro$71,ro$72,ro$73,ro$74,ro$75,ro$76,ro$77,ro$78,ro$79,ro$80,ro$81,ro$82,ro$83,ro$84,ro$85,ro$86,ro$87,ro$88,rw$0,rw$1,rw$2,rw$3,rw$4,rw$5,rw$6,rw$7,rw$8,rw$9,rw$10,rw$11,rw$12,rw$13,rw$14,rw$15,rw$16,rw$17,rw$18,rw$19,rw$20,rw$21,rw$22,rw$23,rw$24,rw$25,rw$26,rw$27,rw$28,rw$29,rw$30,rw$31,rw$32,rw$33,rw$34,rw$35,rw$36,rw$37,rw$38,rw$39,rw$40,rw$41,rw$42,rw$43,rw$44,rw$45,rw$46,rw$47,rw$48,rw$49,rw$50,rw$51,rw$52,rw$53,rw$54,rw$55,rw$56,rw$57,rw$58,rw$59,rw$60,rw$61,rw$62,rw$63,rw$64,rw$65,rw$66,rw$67,rw$68,rw$69,rw$70,rw$71,rw$72,rw$73,rw$74,rw$75,rw$76,rw$77,rw$78,rw$79,rw$80,rw$81,rw$82,rw$83,rw$84,rw$85,rw$86,rw$87,rw$88);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [15:0] s_reg_addr;
+    input wire  [31:0] s_reg_wdata;
+    input wire  s_reg_we;
+    input wire  s_reg_re;
+    output reg  [31:0] m_reg_rdata;
+    output reg  m_reg_rvalid;
+    input wire  [31:0] ro$0;
+    input wire  [31:0] ro$1;
+    input wire  [31:0] ro$2;
+    input wire  [31:0] ro$3;
+    input wire  [31:0] ro$4;
+    input wire  [31:0] ro$5;
+    input wire  [31:0] ro$6;
+    input wire  [31:0] ro$7;
+    input wire  [31:0] ro$8;
+    input wire  [31:0] ro$9;
+    input wire  [31:0] ro$10;
+    input wire  [31:0] ro$11;
+    input wire  [31:0] ro$12;
+    input wire  [31:0] ro$13;
+    input wire  [31:0] ro$14;
+    input wire  [31:0] ro$15;
+    input wire  [31:0] ro$16;
+    input wire  [31:0] ro$17;
+    input wire  [31:0] ro$18;
+    input wire  [31:0] ro$19;
+    input wire  [31:0] ro$20;
+    input wire  [31:0] ro$21;
+    input wire  [31:0] ro$22;
+    input wire  [31:0] ro$23;
+    input wire  [31:0] ro$24;
+    input wire  [31:0] ro$25;
+    input wire  [31:0] ro$26;
+    input wire  [31:0] ro$27;
+    input wire  [31:0] ro$28;
+    input wire  [31:0] ro$29;
+    input wire  [31:0] ro$30;
+    input wire  [31:0] ro$31;
+    input wire  [31:0] ro$32;
+    input wire  [31:0] ro$33;
+    input wire  [31:0] ro$34;
+    input wire  [31:0] ro$35;
+    input wire  [31:0] ro$36;
+    input wire  [31:0] ro$37;
+    input wire  [31:0] ro$38;
+    input wire  [31:0] ro$39;
+    input wire  [31:0] ro$40;
+    input wire  [31:0] ro$41;
+    input wire  [31:0] ro$42;
+    input wire  [31:0] ro$43;
+    input wire  [31:0] ro$44;
+    input wire  [31:0] ro$45;
+    input wire  [31:0] ro$46;
+    input wire  [31:0] ro$47;
+    input wire  [31:0] ro$48;
+    input wire  [31:0] ro$49;
+    input wire  [31:0] ro$50;
+    input wire  [31:0] ro$51;
+    input wire  [31:0] ro$52;
+    input wire  [31:0] ro$53;
+    input wire  [31:0] ro$54;
+    input wire  [31:0] ro$55;
+    input wire  [31:0] ro$56;
+    input wire  [31:0] ro$57;
+    input wire  [31:0] ro$58;
+    input wire  [31:0] ro$59;
+    input wire  [31:0] ro$60;
+    input wire  [31:0] ro$61;
+    input wire  [31:0] ro$62;
+    input wire  [31:0] ro$63;
+    input wire  [31:0] ro$64;
+    input wire  [31:0] ro$65;
+    input wire  [31:0] ro$66;
+    input wire  [31:0] ro$67;
+    input wire  [31:0] ro$68;
+    input wire  [31:0] ro$69;
+    input wire  [31:0] ro$70;
+    input wire  [31:0] ro$71;
+    input wire  [31:0] ro$72;
+    input wire  [31:0] ro$73;
+    input wire  [31:0] ro$74;
+    input wire  [31:0] ro$75;
+    input wire  [31:0] ro$76;
+    input wire  [31:0] ro$77;
+    input wire  [31:0] ro$78;
+    input wire  [31:0] ro$79;
+    input wire  [31:0] ro$80;
+    input wire  [31:0] ro$81;
+    input wire  [31:0] ro$82;
+    input wire  [31:0] ro$83;
+    input wire  [31:0] ro$84;
+    input wire  [31:0] ro$85;
+    input wire  [31:0] ro$86;
+    input wire  [31:0] ro$87;
+    input wire  [31:0] ro$88;
+    output reg  [31:0] rw$0;
+    output reg  [31:0] rw$1;
+    output reg  [31:0] rw$2;
+    output reg  [31:0] rw$3;
+    output reg  [31:0] rw$4;
+    output reg  [31:0] rw$5;
+    output reg  [31:0] rw$6;
+    output reg  [31:0] rw$7;
+    output reg  [31:0] rw$8;
+    output reg  [31:0] rw$9;
+    output reg  [31:0] rw$10;
+    output reg  [31:0] rw$11;
+    output reg  [31:0] rw$12;
+    output reg  [31:0] rw$13;
+    output reg  [31:0] rw$14;
+    output reg  [31:0] rw$15;
+    output reg  [31:0] rw$16;
+    output reg  [31:0] rw$17;
+    output reg  [31:0] rw$18;
+    output reg  [31:0] rw$19;
+    output reg  [31:0] rw$20;
+    output reg  [31:0] rw$21;
+    output reg  [31:0] rw$22;
+    output reg  [31:0] rw$23;
+    output reg  [31:0] rw$24;
+    output reg  [31:0] rw$25;
+    output reg  [31:0] rw$26;
+    output reg  [31:0] rw$27;
+    output reg  [31:0] rw$28;
+    output reg  [31:0] rw$29;
+    output reg  [31:0] rw$30;
+    output reg  [31:0] rw$31;
+    output reg  [31:0] rw$32;
+    output reg  [31:0] rw$33;
+    output reg  [31:0] rw$34;
+    output reg  [31:0] rw$35;
+    output reg  [31:0] rw$36;
+    output reg  [31:0] rw$37;
+    output reg  [31:0] rw$38;
+    output reg  [31:0] rw$39;
+    output reg  [31:0] rw$40;
+    output reg  [31:0] rw$41;
+    output reg  [31:0] rw$42;
+    output reg  [31:0] rw$43;
+    output reg  [31:0] rw$44;
+    output reg  [31:0] rw$45;
+    output reg  [31:0] rw$46;
+    output reg  [31:0] rw$47;
+    output reg  [31:0] rw$48;
+    output reg  [31:0] rw$49;
+    output reg  [31:0] rw$50;
+    output reg  [31:0] rw$51;
+    output reg  [31:0] rw$52;
+    output reg  [31:0] rw$53;
+    output reg  [31:0] rw$54;
+    output reg  [31:0] rw$55;
+    output reg  [31:0] rw$56;
+    output reg  [31:0] rw$57;
+    output reg  [31:0] rw$58;
+    output reg  [31:0] rw$59;
+    output reg  [31:0] rw$60;
+    output reg  [31:0] rw$61;
+    output reg  [31:0] rw$62;
+    output reg  [31:0] rw$63;
+    output reg  [31:0] rw$64;
+    output reg  [31:0] rw$65;
+    output reg  [31:0] rw$66;
+    output reg  [31:0] rw$67;
+    output reg  [31:0] rw$68;
+    output reg  [31:0] rw$69;
+    output reg  [31:0] rw$70;
+    output reg  [31:0] rw$71;
+    output reg  [31:0] rw$72;
+    output reg  [31:0] rw$73;
+    output reg  [31:0] rw$74;
+    output reg  [31:0] rw$75;
+    output reg  [31:0] rw$76;
+    output reg  [31:0] rw$77;
+    output reg  [31:0] rw$78;
+    output reg  [31:0] rw$79;
+    output reg  [31:0] rw$80;
+    output reg  [31:0] rw$81;
+    output reg  [31:0] rw$82;
+    output reg  [31:0] rw$83;
+    output reg  [31:0] rw$84;
+    output reg  [31:0] rw$85;
+    output reg  [31:0] rw$86;
+    output reg  [31:0] rw$87;
+    output reg  [31:0] rw$88;
+    
+    // Constant declarations
+    localparam  c_addr$0 = 16'h0;
+    localparam  c_addr$1 = 16'h4;
+    localparam  c_addr$2 = 16'h8;
+    localparam  c_addr$3 = 16'hc;
+    localparam  c_addr$4 = 16'h10;
+    localparam  c_addr$5 = 16'h14;
+    localparam  c_addr$6 = 16'h18;
+    localparam  c_addr$7 = 16'h1c;
+    localparam  c_addr$8 = 16'h20;
+    localparam  c_addr$9 = 16'h100;
+    localparam  c_addr$10 = 16'h104;
+    localparam  c_addr$11 = 16'h108;
+    localparam  c_addr$12 = 16'h10c;
+    localparam  c_addr$13 = 16'h110;
+    localparam  c_addr$14 = 16'h114;
+    localparam  c_addr$15 = 16'h118;
+    localparam  c_addr$16 = 16'h11c;
+    localparam  c_addr$17 = 16'h120;
+    localparam  c_addr$18 = 16'h124;
+    localparam  c_addr$19 = 16'h128;
+    localparam  c_addr$20 = 16'h12c;
+    localparam  c_addr$21 = 16'h130;
+    localparam  c_addr$22 = 16'h134;
+    localparam  c_addr$23 = 16'h138;
+    localparam  c_addr$24 = 16'h13c;
+    localparam  c_addr$25 = 16'h140;
+    localparam  c_addr$26 = 16'h144;
+    localparam  c_addr$27 = 16'h148;
+    localparam  c_addr$28 = 16'h14c;
+    localparam  c_addr$29 = 16'h150;
+    localparam  c_addr$30 = 16'h154;
+    localparam  c_addr$31 = 16'h158;
+    localparam  c_addr$32 = 16'h15c;
+    localparam  c_addr$33 = 16'h160;
+    localparam  c_addr$34 = 16'h164;
+    localparam  c_addr$35 = 16'h168;
+    localparam  c_addr$36 = 16'h16c;
+    localparam  c_addr$37 = 16'h170;
+    localparam  c_addr$38 = 16'h174;
+    localparam  c_addr$39 = 16'h178;
+    localparam  c_addr$40 = 16'h17c;
+    localparam  c_addr$41 = 16'h180;
+    localparam  c_addr$42 = 16'h184;
+    localparam  c_addr$43 = 16'h200;
+    localparam  c_addr$44 = 16'h204;
+    localparam  c_addr$45 = 16'h208;
+    localparam  c_addr$46 = 16'h20c;
+    localparam  c_addr$47 = 16'h210;
+    localparam  c_addr$48 = 16'h214;
+    localparam  c_addr$49 = 16'h218;
+    localparam  c_addr$50 = 16'h21c;
+    localparam  c_addr$51 = 16'h220;
+    localparam  c_addr$52 = 16'h224;
+    localparam  c_addr$53 = 16'h300;
+    localparam  c_addr$54 = 16'h304;
+    localparam  c_addr$55 = 16'h308;
+    localparam  c_addr$56 = 16'h30c;
+    localparam  c_addr$57 = 16'h310;
+    localparam  c_addr$58 = 16'h314;
+    localparam  c_addr$59 = 16'h318;
+    localparam  c_addr$60 = 16'h31c;
+    localparam  c_addr$61 = 16'h320;
+    localparam  c_addr$62 = 16'h324;
+    localparam  c_addr$63 = 16'h400;
+    localparam  c_addr$64 = 16'h404;
+    localparam  c_addr$65 = 16'h408;
+    localparam  c_addr$66 = 16'h40c;
+    localparam  c_addr$67 = 16'h410;
+    localparam  c_addr$68 = 16'h414;
+    localparam  c_addr$69 = 16'h418;
+    localparam  c_addr$70 = 16'h500;
+    localparam  c_addr$71 = 16'h504;
+    localparam  c_addr$72 = 16'h508;
+    localparam  c_addr$73 = 16'h50c;
+    localparam  c_addr$74 = 16'h510;
+    localparam  c_addr$75 = 16'h514;
+    localparam  c_addr$76 = 16'h518;
+    localparam  c_addr$77 = 16'h51c;
+    localparam  c_addr$78 = 16'h520;
+    localparam  c_addr$79 = 16'h524;
+    localparam  c_addr$80 = 16'h528;
+    localparam  c_addr$81 = 16'h52c;
+    localparam  c_addr$82 = 16'h530;
+    localparam  c_addr$83 = 16'h534;
+    localparam  c_addr$84 = 16'h538;
+    localparam  c_addr$85 = 16'h53c;
+    localparam  c_addr$86 = 16'h540;
+    localparam  c_addr$87 = 16'h544;
+    localparam  c_addr$88 = 16'h548;
+    localparam  c_value$0 = 32'h484d4e49;
+    localparam  c_value$1 = 32'h10000;
+    localparam  c_value$2 = 32'h100;
+    localparam  c_value$3 = 32'h484f4d41;
+    localparam  c_value$4 = 32'h100;
+    localparam  c_value$5 = 32'h0;
+    localparam  c_value$6 = 32'h0;
+    localparam  c_value$7 = 32'h0;
+    localparam  c_value$8 = 32'h200;
+    localparam  c_value$9 = 32'h484d4346;
+    localparam  c_value$10 = 32'h10000;
+    localparam  c_value$11 = 32'h100;
+    localparam  c_value$12 = 32'h0;
+    localparam  c_value$13 = 32'h9c40;
+    localparam  c_value$14 = 32'h0;
+    localparam  c_value$15 = 32'h61a80;
+    localparam  c_value$16 = 32'h8;
+    localparam  c_value$17 = 32'h8;
+    localparam  c_value$18 = 32'h1;
+    localparam  c_value$19 = 32'hf4240;
+    localparam  c_value$20 = 32'hf4240;
+    localparam  c_value$21 = 32'hf4240;
+    localparam  c_value$22 = 32'hf4240;
+    localparam  c_value$23 = 32'hf4240;
+    localparam  c_value$24 = 32'h3a98;
+    localparam  c_value$25 = 32'haf0;
+    localparam  c_value$26 = 32'hc8;
+    localparam  c_value$27 = 32'h186a0;
+    localparam  c_value$28 = 32'h0;
+    localparam  c_value$29 = 32'h0;
+    localparam  c_value$30 = 32'h0;
+    localparam  c_value$31 = 32'h0;
+    localparam  c_value$32 = 32'h0;
+    localparam  c_value$33 = 32'h3;
+    localparam  c_value$34 = 32'h61a80;
+    localparam  c_value$35 = 32'h30d40;
+    localparam  c_value$36 = 32'h208d5;
+    localparam  c_value$37 = 32'h186a0;
+    localparam  c_value$38 = 32'h13880;
+    localparam  c_value$39 = 32'h1046a;
+    localparam  c_value$40 = 32'hdf36;
+    localparam  c_value$41 = 32'hc350;
+    localparam  c_value$42 = 32'had9c;
+    localparam  c_value$43 = 32'h484d5258;
+    localparam  c_value$44 = 32'h10000;
+    localparam  c_value$45 = 32'h100;
+    localparam  c_value$46 = 32'h0;
+    localparam  c_value$47 = 32'h0;
+    localparam  c_value$48 = 32'h0;
+    localparam  c_value$49 = 32'h0;
+    localparam  c_value$50 = 32'h0;
+    localparam  c_value$51 = 32'h0;
+    localparam  c_value$52 = 32'h0;
+    localparam  c_value$53 = 32'h484d4752;
+    localparam  c_value$54 = 32'h10000;
+    localparam  c_value$55 = 32'h100;
+    localparam  c_value$56 = 32'h400;
+    localparam  c_value$57 = 32'h0;
+    localparam  c_value$58 = 32'h0;
+    localparam  c_value$59 = 32'h0;
+    localparam  c_value$60 = 32'h0;
+    localparam  c_value$61 = 32'h0;
+    localparam  c_value$62 = 32'h0;
+    localparam  c_value$63 = 32'h484d5458;
+    localparam  c_value$64 = 32'h10000;
+    localparam  c_value$65 = 32'h100;
+    localparam  c_value$66 = 32'h10;
+    localparam  c_value$67 = 32'h0;
+    localparam  c_value$68 = 32'h0;
+    localparam  c_value$69 = 32'h0;
+    localparam  c_value$70 = 32'h484d5155;
+    localparam  c_value$71 = 32'h10000;
+    localparam  c_value$72 = 32'h0;
+    localparam  c_value$73 = 32'h0;
+    localparam  c_value$74 = 32'h0;
+    localparam  c_value$75 = 32'h0;
+    localparam  c_value$76 = 32'h0;
+    localparam  c_value$77 = 32'h0;
+    localparam  c_value$78 = 32'h0;
+    localparam  c_value$79 = 32'h0;
+    localparam  c_value$80 = 32'h0;
+    localparam  c_value$81 = 32'h0;
+    localparam  c_value$82 = 32'h0;
+    localparam  c_value$83 = 32'h0;
+    localparam  c_value$84 = 32'h0;
+    localparam  c_value$85 = 32'h0;
+    localparam  c_value$86 = 32'h0;
+    localparam  c_value$87 = 32'h0;
+    localparam  c_value$88 = 32'h0;
+    localparam  c_control$0 = 1'b0;
+    localparam  c_control$1 = 1'b0;
+    localparam  c_control$2 = 1'b0;
+    localparam  c_control$3 = 1'b0;
+    localparam  c_control$4 = 1'b0;
+    localparam  c_control$5 = 1'b0;
+    localparam  c_control$6 = 1'b0;
+    localparam  c_control$7 = 1'b0;
+    localparam  c_control$8 = 1'b0;
+    localparam  c_control$9 = 1'b0;
+    localparam  c_control$10 = 1'b0;
+    localparam  c_control$11 = 1'b0;
+    localparam  c_control$12 = 1'b1;
+    localparam  c_control$13 = 1'b1;
+    localparam  c_control$14 = 1'b1;
+    localparam  c_control$15 = 1'b1;
+    localparam  c_control$16 = 1'b1;
+    localparam  c_control$17 = 1'b1;
+    localparam  c_control$18 = 1'b1;
+    localparam  c_control$19 = 1'b1;
+    localparam  c_control$20 = 1'b1;
+    localparam  c_control$21 = 1'b1;
+    localparam  c_control$22 = 1'b1;
+    localparam  c_control$23 = 1'b1;
+    localparam  c_control$24 = 1'b1;
+    localparam  c_control$25 = 1'b1;
+    localparam  c_control$26 = 1'b1;
+    localparam  c_control$27 = 1'b1;
+    localparam  c_control$28 = 1'b1;
+    localparam  c_control$29 = 1'b1;
+    localparam  c_control$30 = 1'b1;
+    localparam  c_control$31 = 1'b1;
+    localparam  c_control$32 = 1'b1;
+    localparam  c_control$33 = 1'b1;
+    localparam  c_control$34 = 1'b1;
+    localparam  c_control$35 = 1'b1;
+    localparam  c_control$36 = 1'b1;
+    localparam  c_control$37 = 1'b1;
+    localparam  c_control$38 = 1'b1;
+    localparam  c_control$39 = 1'b1;
+    localparam  c_control$40 = 1'b1;
+    localparam  c_control$41 = 1'b1;
+    localparam  c_control$42 = 1'b1;
+    localparam  c_control$43 = 1'b0;
+    localparam  c_control$44 = 1'b0;
+    localparam  c_control$45 = 1'b0;
+    localparam  c_control$46 = 1'b0;
+    localparam  c_control$47 = 1'b0;
+    localparam  c_control$48 = 1'b0;
+    localparam  c_control$49 = 1'b0;
+    localparam  c_control$50 = 1'b0;
+    localparam  c_control$51 = 1'b0;
+    localparam  c_control$52 = 1'b0;
+    localparam  c_control$53 = 1'b0;
+    localparam  c_control$54 = 1'b0;
+    localparam  c_control$55 = 1'b0;
+    localparam  c_control$56 = 1'b0;
+    localparam  c_control$57 = 1'b0;
+    localparam  c_control$58 = 1'b0;
+    localparam  c_control$59 = 1'b0;
+    localparam  c_control$60 = 1'b0;
+    localparam  c_control$61 = 1'b0;
+    localparam  c_control$62 = 1'b0;
+    localparam  c_control$63 = 1'b0;
+    localparam  c_control$64 = 1'b0;
+    localparam  c_control$65 = 1'b0;
+    localparam  c_control$66 = 1'b0;
+    localparam  c_control$67 = 1'b0;
+    localparam  c_control$68 = 1'b0;
+    localparam  c_control$69 = 1'b0;
+    localparam  c_control$70 = 1'b0;
+    localparam  c_control$71 = 1'b0;
+    localparam  c_control$72 = 1'b0;
+    localparam  c_control$73 = 1'b1;
+    localparam  c_control$74 = 1'b1;
+    localparam  c_control$75 = 1'b1;
+    localparam  c_control$76 = 1'b1;
+    localparam  c_control$77 = 1'b0;
+    localparam  c_control$78 = 1'b1;
+    localparam  c_control$79 = 1'b1;
+    localparam  c_control$80 = 1'b1;
+    localparam  c_control$81 = 1'b1;
+    localparam  c_control$82 = 1'b0;
+    localparam  c_control$83 = 1'b1;
+    localparam  c_control$84 = 1'b1;
+    localparam  c_control$85 = 1'b1;
+    localparam  c_control$86 = 1'b0;
+    localparam  c_control$87 = 1'b1;
+    localparam  c_control$88 = 1'b0;
+    localparam  c_status$0 = 1'b0;
+    localparam  c_status$1 = 1'b0;
+    localparam  c_status$2 = 1'b0;
+    localparam  c_status$3 = 1'b0;
+    localparam  c_status$4 = 1'b0;
+    localparam  c_status$5 = 1'b0;
+    localparam  c_status$6 = 1'b0;
+    localparam  c_status$7 = 1'b0;
+    localparam  c_status$8 = 1'b0;
+    localparam  c_status$9 = 1'b0;
+    localparam  c_status$10 = 1'b0;
+    localparam  c_status$11 = 1'b0;
+    localparam  c_status$12 = 1'b0;
+    localparam  c_status$13 = 1'b0;
+    localparam  c_status$14 = 1'b0;
+    localparam  c_status$15 = 1'b0;
+    localparam  c_status$16 = 1'b0;
+    localparam  c_status$17 = 1'b0;
+    localparam  c_status$18 = 1'b0;
+    localparam  c_status$19 = 1'b0;
+    localparam  c_status$20 = 1'b0;
+    localparam  c_status$21 = 1'b0;
+    localparam  c_status$22 = 1'b0;
+    localparam  c_status$23 = 1'b0;
+    localparam  c_status$24 = 1'b0;
+    localparam  c_status$25 = 1'b0;
+    localparam  c_status$26 = 1'b0;
+    localparam  c_status$27 = 1'b0;
+    localparam  c_status$28 = 1'b0;
+    localparam  c_status$29 = 1'b0;
+    localparam  c_status$30 = 1'b0;
+    localparam  c_status$31 = 1'b0;
+    localparam  c_status$32 = 1'b0;
+    localparam  c_status$33 = 1'b0;
+    localparam  c_status$34 = 1'b0;
+    localparam  c_status$35 = 1'b0;
+    localparam  c_status$36 = 1'b0;
+    localparam  c_status$37 = 1'b0;
+    localparam  c_status$38 = 1'b0;
+    localparam  c_status$39 = 1'b0;
+    localparam  c_status$40 = 1'b0;
+    localparam  c_status$41 = 1'b0;
+    localparam  c_status$42 = 1'b0;
+    localparam  c_status$43 = 1'b0;
+    localparam  c_status$44 = 1'b0;
+    localparam  c_status$45 = 1'b0;
+    localparam  c_status$46 = 1'b1;
+    localparam  c_status$47 = 1'b1;
+    localparam  c_status$48 = 1'b1;
+    localparam  c_status$49 = 1'b1;
+    localparam  c_status$50 = 1'b1;
+    localparam  c_status$51 = 1'b1;
+    localparam  c_status$52 = 1'b1;
+    localparam  c_status$53 = 1'b0;
+    localparam  c_status$54 = 1'b0;
+    localparam  c_status$55 = 1'b0;
+    localparam  c_status$56 = 1'b0;
+    localparam  c_status$57 = 1'b1;
+    localparam  c_status$58 = 1'b1;
+    localparam  c_status$59 = 1'b1;
+    localparam  c_status$60 = 1'b1;
+    localparam  c_status$61 = 1'b1;
+    localparam  c_status$62 = 1'b1;
+    localparam  c_status$63 = 1'b0;
+    localparam  c_status$64 = 1'b0;
+    localparam  c_status$65 = 1'b0;
+    localparam  c_status$66 = 1'b0;
+    localparam  c_status$67 = 1'b1;
+    localparam  c_status$68 = 1'b1;
+    localparam  c_status$69 = 1'b1;
+    localparam  c_status$70 = 1'b0;
+    localparam  c_status$71 = 1'b0;
+    localparam  c_status$72 = 1'b0;
+    localparam  c_status$73 = 1'b0;
+    localparam  c_status$74 = 1'b0;
+    localparam  c_status$75 = 1'b0;
+    localparam  c_status$76 = 1'b0;
+    localparam  c_status$77 = 1'b1;
+    localparam  c_status$78 = 1'b0;
+    localparam  c_status$79 = 1'b0;
+    localparam  c_status$80 = 1'b0;
+    localparam  c_status$81 = 1'b0;
+    localparam  c_status$82 = 1'b1;
+    localparam  c_status$83 = 1'b0;
+    localparam  c_status$84 = 1'b0;
+    localparam  c_status$85 = 1'b0;
+    localparam  c_status$86 = 1'b1;
+    localparam  c_status$87 = 1'b0;
+    localparam  c_status$88 = 1'b1;
+    localparam  c_zero = 32'h0;
+    
+    // Stub signals
+    reg  [31:0] regs$0$d;
+    wire  [31:0] regs$0$q;
+    reg  regs$0$clock;
+    reg  [31:0] regs$1$d;
+    wire  [31:0] regs$1$q;
+    reg  regs$1$clock;
+    reg  [31:0] regs$2$d;
+    wire  [31:0] regs$2$q;
+    reg  regs$2$clock;
+    reg  [31:0] regs$3$d;
+    wire  [31:0] regs$3$q;
+    reg  regs$3$clock;
+    reg  [31:0] regs$4$d;
+    wire  [31:0] regs$4$q;
+    reg  regs$4$clock;
+    reg  [31:0] regs$5$d;
+    wire  [31:0] regs$5$q;
+    reg  regs$5$clock;
+    reg  [31:0] regs$6$d;
+    wire  [31:0] regs$6$q;
+    reg  regs$6$clock;
+    reg  [31:0] regs$7$d;
+    wire  [31:0] regs$7$q;
+    reg  regs$7$clock;
+    reg  [31:0] regs$8$d;
+    wire  [31:0] regs$8$q;
+    reg  regs$8$clock;
+    reg  [31:0] regs$9$d;
+    wire  [31:0] regs$9$q;
+    reg  regs$9$clock;
+    reg  [31:0] regs$10$d;
+    wire  [31:0] regs$10$q;
+    reg  regs$10$clock;
+    reg  [31:0] regs$11$d;
+    wire  [31:0] regs$11$q;
+    reg  regs$11$clock;
+    reg  [31:0] regs$12$d;
+    wire  [31:0] regs$12$q;
+    reg  regs$12$clock;
+    reg  [31:0] regs$13$d;
+    wire  [31:0] regs$13$q;
+    reg  regs$13$clock;
+    reg  [31:0] regs$14$d;
+    wire  [31:0] regs$14$q;
+    reg  regs$14$clock;
+    reg  [31:0] regs$15$d;
+    wire  [31:0] regs$15$q;
+    reg  regs$15$clock;
+    reg  [31:0] regs$16$d;
+    wire  [31:0] regs$16$q;
+    reg  regs$16$clock;
+    reg  [31:0] regs$17$d;
+    wire  [31:0] regs$17$q;
+    reg  regs$17$clock;
+    reg  [31:0] regs$18$d;
+    wire  [31:0] regs$18$q;
+    reg  regs$18$clock;
+    reg  [31:0] regs$19$d;
+    wire  [31:0] regs$19$q;
+    reg  regs$19$clock;
+    reg  [31:0] regs$20$d;
+    wire  [31:0] regs$20$q;
+    reg  regs$20$clock;
+    reg  [31:0] regs$21$d;
+    wire  [31:0] regs$21$q;
+    reg  regs$21$clock;
+    reg  [31:0] regs$22$d;
+    wire  [31:0] regs$22$q;
+    reg  regs$22$clock;
+    reg  [31:0] regs$23$d;
+    wire  [31:0] regs$23$q;
+    reg  regs$23$clock;
+    reg  [31:0] regs$24$d;
+    wire  [31:0] regs$24$q;
+    reg  regs$24$clock;
+    reg  [31:0] regs$25$d;
+    wire  [31:0] regs$25$q;
+    reg  regs$25$clock;
+    reg  [31:0] regs$26$d;
+    wire  [31:0] regs$26$q;
+    reg  regs$26$clock;
+    reg  [31:0] regs$27$d;
+    wire  [31:0] regs$27$q;
+    reg  regs$27$clock;
+    reg  [31:0] regs$28$d;
+    wire  [31:0] regs$28$q;
+    reg  regs$28$clock;
+    reg  [31:0] regs$29$d;
+    wire  [31:0] regs$29$q;
+    reg  regs$29$clock;
+    reg  [31:0] regs$30$d;
+    wire  [31:0] regs$30$q;
+    reg  regs$30$clock;
+    reg  [31:0] regs$31$d;
+    wire  [31:0] regs$31$q;
+    reg  regs$31$clock;
+    reg  [31:0] regs$32$d;
+    wire  [31:0] regs$32$q;
+    reg  regs$32$clock;
+    reg  [31:0] regs$33$d;
+    wire  [31:0] regs$33$q;
+    reg  regs$33$clock;
+    reg  [31:0] regs$34$d;
+    wire  [31:0] regs$34$q;
+    reg  regs$34$clock;
+    reg  [31:0] regs$35$d;
+    wire  [31:0] regs$35$q;
+    reg  regs$35$clock;
+    reg  [31:0] regs$36$d;
+    wire  [31:0] regs$36$q;
+    reg  regs$36$clock;
+    reg  [31:0] regs$37$d;
+    wire  [31:0] regs$37$q;
+    reg  regs$37$clock;
+    reg  [31:0] regs$38$d;
+    wire  [31:0] regs$38$q;
+    reg  regs$38$clock;
+    reg  [31:0] regs$39$d;
+    wire  [31:0] regs$39$q;
+    reg  regs$39$clock;
+    reg  [31:0] regs$40$d;
+    wire  [31:0] regs$40$q;
+    reg  regs$40$clock;
+    reg  [31:0] regs$41$d;
+    wire  [31:0] regs$41$q;
+    reg  regs$41$clock;
+    reg  [31:0] regs$42$d;
+    wire  [31:0] regs$42$q;
+    reg  regs$42$clock;
+    reg  [31:0] regs$43$d;
+    wire  [31:0] regs$43$q;
+    reg  regs$43$clock;
+    reg  [31:0] regs$44$d;
+    wire  [31:0] regs$44$q;
+    reg  regs$44$clock;
+    reg  [31:0] regs$45$d;
+    wire  [31:0] regs$45$q;
+    reg  regs$45$clock;
+    reg  [31:0] regs$46$d;
+    wire  [31:0] regs$46$q;
+    reg  regs$46$clock;
+    reg  [31:0] regs$47$d;
+    wire  [31:0] regs$47$q;
+    reg  regs$47$clock;
+    reg  [31:0] regs$48$d;
+    wire  [31:0] regs$48$q;
+    reg  regs$48$clock;
+    reg  [31:0] regs$49$d;
+    wire  [31:0] regs$49$q;
+    reg  regs$49$clock;
+    reg  [31:0] regs$50$d;
+    wire  [31:0] regs$50$q;
+    reg  regs$50$clock;
+    reg  [31:0] regs$51$d;
+    wire  [31:0] regs$51$q;
+    reg  regs$51$clock;
+    reg  [31:0] regs$52$d;
+    wire  [31:0] regs$52$q;
+    reg  regs$52$clock;
+    reg  [31:0] regs$53$d;
+    wire  [31:0] regs$53$q;
+    reg  regs$53$clock;
+    reg  [31:0] regs$54$d;
+    wire  [31:0] regs$54$q;
+    reg  regs$54$clock;
+    reg  [31:0] regs$55$d;
+    wire  [31:0] regs$55$q;
+    reg  regs$55$clock;
+    reg  [31:0] regs$56$d;
+    wire  [31:0] regs$56$q;
+    reg  regs$56$clock;
+    reg  [31:0] regs$57$d;
+    wire  [31:0] regs$57$q;
+    reg  regs$57$clock;
+    reg  [31:0] regs$58$d;
+    wire  [31:0] regs$58$q;
+    reg  regs$58$clock;
+    reg  [31:0] regs$59$d;
+    wire  [31:0] regs$59$q;
+    reg  regs$59$clock;
+    reg  [31:0] regs$60$d;
+    wire  [31:0] regs$60$q;
+    reg  regs$60$clock;
+    reg  [31:0] regs$61$d;
+    wire  [31:0] regs$61$q;
+    reg  regs$61$clock;
+    reg  [31:0] regs$62$d;
+    wire  [31:0] regs$62$q;
+    reg  regs$62$clock;
+    reg  [31:0] regs$63$d;
+    wire  [31:0] regs$63$q;
+    reg  regs$63$clock;
+    reg  [31:0] regs$64$d;
+    wire  [31:0] regs$64$q;
+    reg  regs$64$clock;
+    reg  [31:0] regs$65$d;
+    wire  [31:0] regs$65$q;
+    reg  regs$65$clock;
+    reg  [31:0] regs$66$d;
+    wire  [31:0] regs$66$q;
+    reg  regs$66$clock;
+    reg  [31:0] regs$67$d;
+    wire  [31:0] regs$67$q;
+    reg  regs$67$clock;
+    reg  [31:0] regs$68$d;
+    wire  [31:0] regs$68$q;
+    reg  regs$68$clock;
+    reg  [31:0] regs$69$d;
+    wire  [31:0] regs$69$q;
+    reg  regs$69$clock;
+    reg  [31:0] regs$70$d;
+    wire  [31:0] regs$70$q;
+    reg  regs$70$clock;
+    reg  [31:0] regs$71$d;
+    wire  [31:0] regs$71$q;
+    reg  regs$71$clock;
+    reg  [31:0] regs$72$d;
+    wire  [31:0] regs$72$q;
+    reg  regs$72$clock;
+    reg  [31:0] regs$73$d;
+    wire  [31:0] regs$73$q;
+    reg  regs$73$clock;
+    reg  [31:0] regs$74$d;
+    wire  [31:0] regs$74$q;
+    reg  regs$74$clock;
+    reg  [31:0] regs$75$d;
+    wire  [31:0] regs$75$q;
+    reg  regs$75$clock;
+    reg  [31:0] regs$76$d;
+    wire  [31:0] regs$76$q;
+    reg  regs$76$clock;
+    reg  [31:0] regs$77$d;
+    wire  [31:0] regs$77$q;
+    reg  regs$77$clock;
+    reg  [31:0] regs$78$d;
+    wire  [31:0] regs$78$q;
+    reg  regs$78$clock;
+    reg  [31:0] regs$79$d;
+    wire  [31:0] regs$79$q;
+    reg  regs$79$clock;
+    reg  [31:0] regs$80$d;
+    wire  [31:0] regs$80$q;
+    reg  regs$80$clock;
+    reg  [31:0] regs$81$d;
+    wire  [31:0] regs$81$q;
+    reg  regs$81$clock;
+    reg  [31:0] regs$82$d;
+    wire  [31:0] regs$82$q;
+    reg  regs$82$clock;
+    reg  [31:0] regs$83$d;
+    wire  [31:0] regs$83$q;
+    reg  regs$83$clock;
+    reg  [31:0] regs$84$d;
+    wire  [31:0] regs$84$q;
+    reg  regs$84$clock;
+    reg  [31:0] regs$85$d;
+    wire  [31:0] regs$85$q;
+    reg  regs$85$clock;
+    reg  [31:0] regs$86$d;
+    wire  [31:0] regs$86$q;
+    reg  regs$86$clock;
+    reg  [31:0] regs$87$d;
+    wire  [31:0] regs$87$q;
+    reg  regs$87$clock;
+    reg  [31:0] regs$88$d;
+    wire  [31:0] regs$88$q;
+    reg  regs$88$clock;
+    reg  [31:0] rdata$d;
+    wire  [31:0] rdata$q;
+    reg  rdata$clock;
+    reg  rvalid$d;
+    wire  rvalid$q;
+    reg  rvalid$clock;
+    
+    // Local signals
+    reg  [31:0] read;
+    
+    // Sub module instances
+    homa_rx_core_w512$regs$regs$0 regs$0(
+        .d(regs$0$d),
+        .q(regs$0$q),
+        .clock(regs$0$clock)
+    );
+    homa_rx_core_w512$regs$regs$1 regs$1(
+        .d(regs$1$d),
+        .q(regs$1$q),
+        .clock(regs$1$clock)
+    );
+    homa_rx_core_w512$regs$regs$2 regs$2(
+        .d(regs$2$d),
+        .q(regs$2$q),
+        .clock(regs$2$clock)
+    );
+    homa_rx_core_w512$regs$regs$3 regs$3(
+        .d(regs$3$d),
+        .q(regs$3$q),
+        .clock(regs$3$clock)
+    );
+    homa_rx_core_w512$regs$regs$4 regs$4(
+        .d(regs$4$d),
+        .q(regs$4$q),
+        .clock(regs$4$clock)
+    );
+    homa_rx_core_w512$regs$regs$5 regs$5(
+        .d(regs$5$d),
+        .q(regs$5$q),
+        .clock(regs$5$clock)
+    );
+    homa_rx_core_w512$regs$regs$6 regs$6(
+        .d(regs$6$d),
+        .q(regs$6$q),
+        .clock(regs$6$clock)
+    );
+    homa_rx_core_w512$regs$regs$7 regs$7(
+        .d(regs$7$d),
+        .q(regs$7$q),
+        .clock(regs$7$clock)
+    );
+    homa_rx_core_w512$regs$regs$8 regs$8(
+        .d(regs$8$d),
+        .q(regs$8$q),
+        .clock(regs$8$clock)
+    );
+    homa_rx_core_w512$regs$regs$9 regs$9(
+        .d(regs$9$d),
+        .q(regs$9$q),
+        .clock(regs$9$clock)
+    );
+    homa_rx_core_w512$regs$regs$10 regs$10(
+        .d(regs$10$d),
+        .q(regs$10$q),
+        .clock(regs$10$clock)
+    );
+    homa_rx_core_w512$regs$regs$11 regs$11(
+        .d(regs$11$d),
+        .q(regs$11$q),
+        .clock(regs$11$clock)
+    );
+    homa_rx_core_w512$regs$regs$12 regs$12(
+        .d(regs$12$d),
+        .q(regs$12$q),
+        .clock(regs$12$clock)
+    );
+    homa_rx_core_w512$regs$regs$13 regs$13(
+        .d(regs$13$d),
+        .q(regs$13$q),
+        .clock(regs$13$clock)
+    );
+    homa_rx_core_w512$regs$regs$14 regs$14(
+        .d(regs$14$d),
+        .q(regs$14$q),
+        .clock(regs$14$clock)
+    );
+    homa_rx_core_w512$regs$regs$15 regs$15(
+        .d(regs$15$d),
+        .q(regs$15$q),
+        .clock(regs$15$clock)
+    );
+    homa_rx_core_w512$regs$regs$16 regs$16(
+        .d(regs$16$d),
+        .q(regs$16$q),
+        .clock(regs$16$clock)
+    );
+    homa_rx_core_w512$regs$regs$17 regs$17(
+        .d(regs$17$d),
+        .q(regs$17$q),
+        .clock(regs$17$clock)
+    );
+    homa_rx_core_w512$regs$regs$18 regs$18(
+        .d(regs$18$d),
+        .q(regs$18$q),
+        .clock(regs$18$clock)
+    );
+    homa_rx_core_w512$regs$regs$19 regs$19(
+        .d(regs$19$d),
+        .q(regs$19$q),
+        .clock(regs$19$clock)
+    );
+    homa_rx_core_w512$regs$regs$20 regs$20(
+        .d(regs$20$d),
+        .q(regs$20$q),
+        .clock(regs$20$clock)
+    );
+    homa_rx_core_w512$regs$regs$21 regs$21(
+        .d(regs$21$d),
+        .q(regs$21$q),
+        .clock(regs$21$clock)
+    );
+    homa_rx_core_w512$regs$regs$22 regs$22(
+        .d(regs$22$d),
+        .q(regs$22$q),
+        .clock(regs$22$clock)
+    );
+    homa_rx_core_w512$regs$regs$23 regs$23(
+        .d(regs$23$d),
+        .q(regs$23$q),
+        .clock(regs$23$clock)
+    );
+    homa_rx_core_w512$regs$regs$24 regs$24(
+        .d(regs$24$d),
+        .q(regs$24$q),
+        .clock(regs$24$clock)
+    );
+    homa_rx_core_w512$regs$regs$25 regs$25(
+        .d(regs$25$d),
+        .q(regs$25$q),
+        .clock(regs$25$clock)
+    );
+    homa_rx_core_w512$regs$regs$26 regs$26(
+        .d(regs$26$d),
+        .q(regs$26$q),
+        .clock(regs$26$clock)
+    );
+    homa_rx_core_w512$regs$regs$27 regs$27(
+        .d(regs$27$d),
+        .q(regs$27$q),
+        .clock(regs$27$clock)
+    );
+    homa_rx_core_w512$regs$regs$28 regs$28(
+        .d(regs$28$d),
+        .q(regs$28$q),
+        .clock(regs$28$clock)
+    );
+    homa_rx_core_w512$regs$regs$29 regs$29(
+        .d(regs$29$d),
+        .q(regs$29$q),
+        .clock(regs$29$clock)
+    );
+    homa_rx_core_w512$regs$regs$30 regs$30(
+        .d(regs$30$d),
+        .q(regs$30$q),
+        .clock(regs$30$clock)
+    );
+    homa_rx_core_w512$regs$regs$31 regs$31(
+        .d(regs$31$d),
+        .q(regs$31$q),
+        .clock(regs$31$clock)
+    );
+    homa_rx_core_w512$regs$regs$32 regs$32(
+        .d(regs$32$d),
+        .q(regs$32$q),
+        .clock(regs$32$clock)
+    );
+    homa_rx_core_w512$regs$regs$33 regs$33(
+        .d(regs$33$d),
+        .q(regs$33$q),
+        .clock(regs$33$clock)
+    );
+    homa_rx_core_w512$regs$regs$34 regs$34(
+        .d(regs$34$d),
+        .q(regs$34$q),
+        .clock(regs$34$clock)
+    );
+    homa_rx_core_w512$regs$regs$35 regs$35(
+        .d(regs$35$d),
+        .q(regs$35$q),
+        .clock(regs$35$clock)
+    );
+    homa_rx_core_w512$regs$regs$36 regs$36(
+        .d(regs$36$d),
+        .q(regs$36$q),
+        .clock(regs$36$clock)
+    );
+    homa_rx_core_w512$regs$regs$37 regs$37(
+        .d(regs$37$d),
+        .q(regs$37$q),
+        .clock(regs$37$clock)
+    );
+    homa_rx_core_w512$regs$regs$38 regs$38(
+        .d(regs$38$d),
+        .q(regs$38$q),
+        .clock(regs$38$clock)
+    );
+    homa_rx_core_w512$regs$regs$39 regs$39(
+        .d(regs$39$d),
+        .q(regs$39$q),
+        .clock(regs$39$clock)
+    );
+    homa_rx_core_w512$regs$regs$40 regs$40(
+        .d(regs$40$d),
+        .q(regs$40$q),
+        .clock(regs$40$clock)
+    );
+    homa_rx_core_w512$regs$regs$41 regs$41(
+        .d(regs$41$d),
+        .q(regs$41$q),
+        .clock(regs$41$clock)
+    );
+    homa_rx_core_w512$regs$regs$42 regs$42(
+        .d(regs$42$d),
+        .q(regs$42$q),
+        .clock(regs$42$clock)
+    );
+    homa_rx_core_w512$regs$regs$43 regs$43(
+        .d(regs$43$d),
+        .q(regs$43$q),
+        .clock(regs$43$clock)
+    );
+    homa_rx_core_w512$regs$regs$44 regs$44(
+        .d(regs$44$d),
+        .q(regs$44$q),
+        .clock(regs$44$clock)
+    );
+    homa_rx_core_w512$regs$regs$45 regs$45(
+        .d(regs$45$d),
+        .q(regs$45$q),
+        .clock(regs$45$clock)
+    );
+    homa_rx_core_w512$regs$regs$46 regs$46(
+        .d(regs$46$d),
+        .q(regs$46$q),
+        .clock(regs$46$clock)
+    );
+    homa_rx_core_w512$regs$regs$47 regs$47(
+        .d(regs$47$d),
+        .q(regs$47$q),
+        .clock(regs$47$clock)
+    );
+    homa_rx_core_w512$regs$regs$48 regs$48(
+        .d(regs$48$d),
+        .q(regs$48$q),
+        .clock(regs$48$clock)
+    );
+    homa_rx_core_w512$regs$regs$49 regs$49(
+        .d(regs$49$d),
+        .q(regs$49$q),
+        .clock(regs$49$clock)
+    );
+    homa_rx_core_w512$regs$regs$50 regs$50(
+        .d(regs$50$d),
+        .q(regs$50$q),
+        .clock(regs$50$clock)
+    );
+    homa_rx_core_w512$regs$regs$51 regs$51(
+        .d(regs$51$d),
+        .q(regs$51$q),
+        .clock(regs$51$clock)
+    );
+    homa_rx_core_w512$regs$regs$52 regs$52(
+        .d(regs$52$d),
+        .q(regs$52$q),
+        .clock(regs$52$clock)
+    );
+    homa_rx_core_w512$regs$regs$53 regs$53(
+        .d(regs$53$d),
+        .q(regs$53$q),
+        .clock(regs$53$clock)
+    );
+    homa_rx_core_w512$regs$regs$54 regs$54(
+        .d(regs$54$d),
+        .q(regs$54$q),
+        .clock(regs$54$clock)
+    );
+    homa_rx_core_w512$regs$regs$55 regs$55(
+        .d(regs$55$d),
+        .q(regs$55$q),
+        .clock(regs$55$clock)
+    );
+    homa_rx_core_w512$regs$regs$56 regs$56(
+        .d(regs$56$d),
+        .q(regs$56$q),
+        .clock(regs$56$clock)
+    );
+    homa_rx_core_w512$regs$regs$57 regs$57(
+        .d(regs$57$d),
+        .q(regs$57$q),
+        .clock(regs$57$clock)
+    );
+    homa_rx_core_w512$regs$regs$58 regs$58(
+        .d(regs$58$d),
+        .q(regs$58$q),
+        .clock(regs$58$clock)
+    );
+    homa_rx_core_w512$regs$regs$59 regs$59(
+        .d(regs$59$d),
+        .q(regs$59$q),
+        .clock(regs$59$clock)
+    );
+    homa_rx_core_w512$regs$regs$60 regs$60(
+        .d(regs$60$d),
+        .q(regs$60$q),
+        .clock(regs$60$clock)
+    );
+    homa_rx_core_w512$regs$regs$61 regs$61(
+        .d(regs$61$d),
+        .q(regs$61$q),
+        .clock(regs$61$clock)
+    );
+    homa_rx_core_w512$regs$regs$62 regs$62(
+        .d(regs$62$d),
+        .q(regs$62$q),
+        .clock(regs$62$clock)
+    );
+    homa_rx_core_w512$regs$regs$63 regs$63(
+        .d(regs$63$d),
+        .q(regs$63$q),
+        .clock(regs$63$clock)
+    );
+    homa_rx_core_w512$regs$regs$64 regs$64(
+        .d(regs$64$d),
+        .q(regs$64$q),
+        .clock(regs$64$clock)
+    );
+    homa_rx_core_w512$regs$regs$65 regs$65(
+        .d(regs$65$d),
+        .q(regs$65$q),
+        .clock(regs$65$clock)
+    );
+    homa_rx_core_w512$regs$regs$66 regs$66(
+        .d(regs$66$d),
+        .q(regs$66$q),
+        .clock(regs$66$clock)
+    );
+    homa_rx_core_w512$regs$regs$67 regs$67(
+        .d(regs$67$d),
+        .q(regs$67$q),
+        .clock(regs$67$clock)
+    );
+    homa_rx_core_w512$regs$regs$68 regs$68(
+        .d(regs$68$d),
+        .q(regs$68$q),
+        .clock(regs$68$clock)
+    );
+    homa_rx_core_w512$regs$regs$69 regs$69(
+        .d(regs$69$d),
+        .q(regs$69$q),
+        .clock(regs$69$clock)
+    );
+    homa_rx_core_w512$regs$regs$70 regs$70(
+        .d(regs$70$d),
+        .q(regs$70$q),
+        .clock(regs$70$clock)
+    );
+    homa_rx_core_w512$regs$regs$71 regs$71(
+        .d(regs$71$d),
+        .q(regs$71$q),
+        .clock(regs$71$clock)
+    );
+    homa_rx_core_w512$regs$regs$72 regs$72(
+        .d(regs$72$d),
+        .q(regs$72$q),
+        .clock(regs$72$clock)
+    );
+    homa_rx_core_w512$regs$regs$73 regs$73(
+        .d(regs$73$d),
+        .q(regs$73$q),
+        .clock(regs$73$clock)
+    );
+    homa_rx_core_w512$regs$regs$74 regs$74(
+        .d(regs$74$d),
+        .q(regs$74$q),
+        .clock(regs$74$clock)
+    );
+    homa_rx_core_w512$regs$regs$75 regs$75(
+        .d(regs$75$d),
+        .q(regs$75$q),
+        .clock(regs$75$clock)
+    );
+    homa_rx_core_w512$regs$regs$76 regs$76(
+        .d(regs$76$d),
+        .q(regs$76$q),
+        .clock(regs$76$clock)
+    );
+    homa_rx_core_w512$regs$regs$77 regs$77(
+        .d(regs$77$d),
+        .q(regs$77$q),
+        .clock(regs$77$clock)
+    );
+    homa_rx_core_w512$regs$regs$78 regs$78(
+        .d(regs$78$d),
+        .q(regs$78$q),
+        .clock(regs$78$clock)
+    );
+    homa_rx_core_w512$regs$regs$79 regs$79(
+        .d(regs$79$d),
+        .q(regs$79$q),
+        .clock(regs$79$clock)
+    );
+    homa_rx_core_w512$regs$regs$80 regs$80(
+        .d(regs$80$d),
+        .q(regs$80$q),
+        .clock(regs$80$clock)
+    );
+    homa_rx_core_w512$regs$regs$81 regs$81(
+        .d(regs$81$d),
+        .q(regs$81$q),
+        .clock(regs$81$clock)
+    );
+    homa_rx_core_w512$regs$regs$82 regs$82(
+        .d(regs$82$d),
+        .q(regs$82$q),
+        .clock(regs$82$clock)
+    );
+    homa_rx_core_w512$regs$regs$83 regs$83(
+        .d(regs$83$d),
+        .q(regs$83$q),
+        .clock(regs$83$clock)
+    );
+    homa_rx_core_w512$regs$regs$84 regs$84(
+        .d(regs$84$d),
+        .q(regs$84$q),
+        .clock(regs$84$clock)
+    );
+    homa_rx_core_w512$regs$regs$85 regs$85(
+        .d(regs$85$d),
+        .q(regs$85$q),
+        .clock(regs$85$clock)
+    );
+    homa_rx_core_w512$regs$regs$86 regs$86(
+        .d(regs$86$d),
+        .q(regs$86$q),
+        .clock(regs$86$clock)
+    );
+    homa_rx_core_w512$regs$regs$87 regs$87(
+        .d(regs$87$d),
+        .q(regs$87$q),
+        .clock(regs$87$clock)
+    );
+    homa_rx_core_w512$regs$regs$88 regs$88(
+        .d(regs$88$d),
+        .q(regs$88$q),
+        .clock(regs$88$clock)
+    );
+    homa_rx_core_w512$regs$rdata rdata(
+        .d(rdata$d),
+        .q(rdata$q),
+        .clock(rdata$clock)
+    );
+    homa_rx_core_w512$regs$rvalid rvalid(
+        .d(rvalid$d),
+        .q(rvalid$q),
+        .clock(rvalid$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        rdata$clock = clock;
+        rvalid$clock = clock;
+        rdata$d = rdata$q;
+        rvalid$d = rvalid$q;
+        read = c_zero;
+        regs$0$clock = clock;
+        regs$0$d = regs$0$q;
+        if (c_control$0 & s_reg_we & (s_reg_addr == c_addr$0)) begin
+            regs$0$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$0$d = c_value$0;
+        end
+        rw$0 = c_zero;
+        if (c_control$0) begin
+            rw$0 = regs$0$q;
+        end
+        if (s_reg_addr == c_addr$0) begin
+            read = c_value$0;
+            if (c_control$0) begin
+                read = regs$0$q;
+            end
+            if (c_status$0) begin
+                read = ro$0;
+            end
+        end
+        regs$1$clock = clock;
+        regs$1$d = regs$1$q;
+        if (c_control$1 & s_reg_we & (s_reg_addr == c_addr$1)) begin
+            regs$1$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$1$d = c_value$1;
+        end
+        rw$1 = c_zero;
+        if (c_control$1) begin
+            rw$1 = regs$1$q;
+        end
+        if (s_reg_addr == c_addr$1) begin
+            read = c_value$1;
+            if (c_control$1) begin
+                read = regs$1$q;
+            end
+            if (c_status$1) begin
+                read = ro$1;
+            end
+        end
+        regs$2$clock = clock;
+        regs$2$d = regs$2$q;
+        if (c_control$2 & s_reg_we & (s_reg_addr == c_addr$2)) begin
+            regs$2$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$2$d = c_value$2;
+        end
+        rw$2 = c_zero;
+        if (c_control$2) begin
+            rw$2 = regs$2$q;
+        end
+        if (s_reg_addr == c_addr$2) begin
+            read = c_value$2;
+            if (c_control$2) begin
+                read = regs$2$q;
+            end
+            if (c_status$2) begin
+                read = ro$2;
+            end
+        end
+        regs$3$clock = clock;
+        regs$3$d = regs$3$q;
+        if (c_control$3 & s_reg_we & (s_reg_addr == c_addr$3)) begin
+            regs$3$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$3$d = c_value$3;
+        end
+        rw$3 = c_zero;
+        if (c_control$3) begin
+            rw$3 = regs$3$q;
+        end
+        if (s_reg_addr == c_addr$3) begin
+            read = c_value$3;
+            if (c_control$3) begin
+                read = regs$3$q;
+            end
+            if (c_status$3) begin
+                read = ro$3;
+            end
+        end
+        regs$4$clock = clock;
+        regs$4$d = regs$4$q;
+        if (c_control$4 & s_reg_we & (s_reg_addr == c_addr$4)) begin
+            regs$4$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$4$d = c_value$4;
+        end
+        rw$4 = c_zero;
+        if (c_control$4) begin
+            rw$4 = regs$4$q;
+        end
+        if (s_reg_addr == c_addr$4) begin
+            read = c_value$4;
+            if (c_control$4) begin
+                read = regs$4$q;
+            end
+            if (c_status$4) begin
+                read = ro$4;
+            end
+        end
+        regs$5$clock = clock;
+        regs$5$d = regs$5$q;
+        if (c_control$5 & s_reg_we & (s_reg_addr == c_addr$5)) begin
+            regs$5$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$5$d = c_value$5;
+        end
+        rw$5 = c_zero;
+        if (c_control$5) begin
+            rw$5 = regs$5$q;
+        end
+        if (s_reg_addr == c_addr$5) begin
+            read = c_value$5;
+            if (c_control$5) begin
+                read = regs$5$q;
+            end
+            if (c_status$5) begin
+                read = ro$5;
+            end
+        end
+        regs$6$clock = clock;
+        regs$6$d = regs$6$q;
+        if (c_control$6 & s_reg_we & (s_reg_addr == c_addr$6)) begin
+            regs$6$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$6$d = c_value$6;
+        end
+        rw$6 = c_zero;
+        if (c_control$6) begin
+            rw$6 = regs$6$q;
+        end
+        if (s_reg_addr == c_addr$6) begin
+            read = c_value$6;
+            if (c_control$6) begin
+                read = regs$6$q;
+            end
+            if (c_status$6) begin
+                read = ro$6;
+            end
+        end
+        regs$7$clock = clock;
+        regs$7$d = regs$7$q;
+        if (c_control$7 & s_reg_we & (s_reg_addr == c_addr$7)) begin
+            regs$7$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$7$d = c_value$7;
+        end
+        rw$7 = c_zero;
+        if (c_control$7) begin
+            rw$7 = regs$7$q;
+        end
+        if (s_reg_addr == c_addr$7) begin
+            read = c_value$7;
+            if (c_control$7) begin
+                read = regs$7$q;
+            end
+            if (c_status$7) begin
+                read = ro$7;
+            end
+        end
+        regs$8$clock = clock;
+        regs$8$d = regs$8$q;
+        if (c_control$8 & s_reg_we & (s_reg_addr == c_addr$8)) begin
+            regs$8$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$8$d = c_value$8;
+        end
+        rw$8 = c_zero;
+        if (c_control$8) begin
+            rw$8 = regs$8$q;
+        end
+        if (s_reg_addr == c_addr$8) begin
+            read = c_value$8;
+            if (c_control$8) begin
+                read = regs$8$q;
+            end
+            if (c_status$8) begin
+                read = ro$8;
+            end
+        end
+        regs$9$clock = clock;
+        regs$9$d = regs$9$q;
+        if (c_control$9 & s_reg_we & (s_reg_addr == c_addr$9)) begin
+            regs$9$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$9$d = c_value$9;
+        end
+        rw$9 = c_zero;
+        if (c_control$9) begin
+            rw$9 = regs$9$q;
+        end
+        if (s_reg_addr == c_addr$9) begin
+            read = c_value$9;
+            if (c_control$9) begin
+                read = regs$9$q;
+            end
+            if (c_status$9) begin
+                read = ro$9;
+            end
+        end
+        regs$10$clock = clock;
+        regs$10$d = regs$10$q;
+        if (c_control$10 & s_reg_we & (s_reg_addr == c_addr$10)) begin
+            regs$10$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$10$d = c_value$10;
+        end
+        rw$10 = c_zero;
+        if (c_control$10) begin
+            rw$10 = regs$10$q;
+        end
+        if (s_reg_addr == c_addr$10) begin
+            read = c_value$10;
+            if (c_control$10) begin
+                read = regs$10$q;
+            end
+            if (c_status$10) begin
+                read = ro$10;
+            end
+        end
+        regs$11$clock = clock;
+        regs$11$d = regs$11$q;
+        if (c_control$11 & s_reg_we & (s_reg_addr == c_addr$11)) begin
+            regs$11$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$11$d = c_value$11;
+        end
+        rw$11 = c_zero;
+        if (c_control$11) begin
+            rw$11 = regs$11$q;
+        end
+        if (s_reg_addr == c_addr$11) begin
+            read = c_value$11;
+            if (c_control$11) begin
+                read = regs$11$q;
+            end
+            if (c_status$11) begin
+                read = ro$11;
+            end
+        end
+        regs$12$clock = clock;
+        regs$12$d = regs$12$q;
+        if (c_control$12 & s_reg_we & (s_reg_addr == c_addr$12)) begin
+            regs$12$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$12$d = c_value$12;
+        end
+        rw$12 = c_zero;
+        if (c_control$12) begin
+            rw$12 = regs$12$q;
+        end
+        if (s_reg_addr == c_addr$12) begin
+            read = c_value$12;
+            if (c_control$12) begin
+                read = regs$12$q;
+            end
+            if (c_status$12) begin
+                read = ro$12;
+            end
+        end
+        regs$13$clock = clock;
+        regs$13$d = regs$13$q;
+        if (c_control$13 & s_reg_we & (s_reg_addr == c_addr$13)) begin
+            regs$13$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$13$d = c_value$13;
+        end
+        rw$13 = c_zero;
+        if (c_control$13) begin
+            rw$13 = regs$13$q;
+        end
+        if (s_reg_addr == c_addr$13) begin
+            read = c_value$13;
+            if (c_control$13) begin
+                read = regs$13$q;
+            end
+            if (c_status$13) begin
+                read = ro$13;
+            end
+        end
+        regs$14$clock = clock;
+        regs$14$d = regs$14$q;
+        if (c_control$14 & s_reg_we & (s_reg_addr == c_addr$14)) begin
+            regs$14$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$14$d = c_value$14;
+        end
+        rw$14 = c_zero;
+        if (c_control$14) begin
+            rw$14 = regs$14$q;
+        end
+        if (s_reg_addr == c_addr$14) begin
+            read = c_value$14;
+            if (c_control$14) begin
+                read = regs$14$q;
+            end
+            if (c_status$14) begin
+                read = ro$14;
+            end
+        end
+        regs$15$clock = clock;
+        regs$15$d = regs$15$q;
+        if (c_control$15 & s_reg_we & (s_reg_addr == c_addr$15)) begin
+            regs$15$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$15$d = c_value$15;
+        end
+        rw$15 = c_zero;
+        if (c_control$15) begin
+            rw$15 = regs$15$q;
+        end
+        if (s_reg_addr == c_addr$15) begin
+            read = c_value$15;
+            if (c_control$15) begin
+                read = regs$15$q;
+            end
+            if (c_status$15) begin
+                read = ro$15;
+            end
+        end
+        regs$16$clock = clock;
+        regs$16$d = regs$16$q;
+        if (c_control$16 & s_reg_we & (s_reg_addr == c_addr$16)) begin
+            regs$16$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$16$d = c_value$16;
+        end
+        rw$16 = c_zero;
+        if (c_control$16) begin
+            rw$16 = regs$16$q;
+        end
+        if (s_reg_addr == c_addr$16) begin
+            read = c_value$16;
+            if (c_control$16) begin
+                read = regs$16$q;
+            end
+            if (c_status$16) begin
+                read = ro$16;
+            end
+        end
+        regs$17$clock = clock;
+        regs$17$d = regs$17$q;
+        if (c_control$17 & s_reg_we & (s_reg_addr == c_addr$17)) begin
+            regs$17$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$17$d = c_value$17;
+        end
+        rw$17 = c_zero;
+        if (c_control$17) begin
+            rw$17 = regs$17$q;
+        end
+        if (s_reg_addr == c_addr$17) begin
+            read = c_value$17;
+            if (c_control$17) begin
+                read = regs$17$q;
+            end
+            if (c_status$17) begin
+                read = ro$17;
+            end
+        end
+        regs$18$clock = clock;
+        regs$18$d = regs$18$q;
+        if (c_control$18 & s_reg_we & (s_reg_addr == c_addr$18)) begin
+            regs$18$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$18$d = c_value$18;
+        end
+        rw$18 = c_zero;
+        if (c_control$18) begin
+            rw$18 = regs$18$q;
+        end
+        if (s_reg_addr == c_addr$18) begin
+            read = c_value$18;
+            if (c_control$18) begin
+                read = regs$18$q;
+            end
+            if (c_status$18) begin
+                read = ro$18;
+            end
+        end
+        regs$19$clock = clock;
+        regs$19$d = regs$19$q;
+        if (c_control$19 & s_reg_we & (s_reg_addr == c_addr$19)) begin
+            regs$19$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$19$d = c_value$19;
+        end
+        rw$19 = c_zero;
+        if (c_control$19) begin
+            rw$19 = regs$19$q;
+        end
+        if (s_reg_addr == c_addr$19) begin
+            read = c_value$19;
+            if (c_control$19) begin
+                read = regs$19$q;
+            end
+            if (c_status$19) begin
+                read = ro$19;
+            end
+        end
+        regs$20$clock = clock;
+        regs$20$d = regs$20$q;
+        if (c_control$20 & s_reg_we & (s_reg_addr == c_addr$20)) begin
+            regs$20$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$20$d = c_value$20;
+        end
+        rw$20 = c_zero;
+        if (c_control$20) begin
+            rw$20 = regs$20$q;
+        end
+        if (s_reg_addr == c_addr$20) begin
+            read = c_value$20;
+            if (c_control$20) begin
+                read = regs$20$q;
+            end
+            if (c_status$20) begin
+                read = ro$20;
+            end
+        end
+        regs$21$clock = clock;
+        regs$21$d = regs$21$q;
+        if (c_control$21 & s_reg_we & (s_reg_addr == c_addr$21)) begin
+            regs$21$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$21$d = c_value$21;
+        end
+        rw$21 = c_zero;
+        if (c_control$21) begin
+            rw$21 = regs$21$q;
+        end
+        if (s_reg_addr == c_addr$21) begin
+            read = c_value$21;
+            if (c_control$21) begin
+                read = regs$21$q;
+            end
+            if (c_status$21) begin
+                read = ro$21;
+            end
+        end
+        regs$22$clock = clock;
+        regs$22$d = regs$22$q;
+        if (c_control$22 & s_reg_we & (s_reg_addr == c_addr$22)) begin
+            regs$22$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$22$d = c_value$22;
+        end
+        rw$22 = c_zero;
+        if (c_control$22) begin
+            rw$22 = regs$22$q;
+        end
+        if (s_reg_addr == c_addr$22) begin
+            read = c_value$22;
+            if (c_control$22) begin
+                read = regs$22$q;
+            end
+            if (c_status$22) begin
+                read = ro$22;
+            end
+        end
+        regs$23$clock = clock;
+        regs$23$d = regs$23$q;
+        if (c_control$23 & s_reg_we & (s_reg_addr == c_addr$23)) begin
+            regs$23$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$23$d = c_value$23;
+        end
+        rw$23 = c_zero;
+        if (c_control$23) begin
+            rw$23 = regs$23$q;
+        end
+        if (s_reg_addr == c_addr$23) begin
+            read = c_value$23;
+            if (c_control$23) begin
+                read = regs$23$q;
+            end
+            if (c_status$23) begin
+                read = ro$23;
+            end
+        end
+        regs$24$clock = clock;
+        regs$24$d = regs$24$q;
+        if (c_control$24 & s_reg_we & (s_reg_addr == c_addr$24)) begin
+            regs$24$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$24$d = c_value$24;
+        end
+        rw$24 = c_zero;
+        if (c_control$24) begin
+            rw$24 = regs$24$q;
+        end
+        if (s_reg_addr == c_addr$24) begin
+            read = c_value$24;
+            if (c_control$24) begin
+                read = regs$24$q;
+            end
+            if (c_status$24) begin
+                read = ro$24;
+            end
+        end
+        regs$25$clock = clock;
+        regs$25$d = regs$25$q;
+        if (c_control$25 & s_reg_we & (s_reg_addr == c_addr$25)) begin
+            regs$25$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$25$d = c_value$25;
+        end
+        rw$25 = c_zero;
+        if (c_control$25) begin
+            rw$25 = regs$25$q;
+        end
+        if (s_reg_addr == c_addr$25) begin
+            read = c_value$25;
+            if (c_control$25) begin
+                read = regs$25$q;
+            end
+            if (c_status$25) begin
+                read = ro$25;
+            end
+        end
+        regs$26$clock = clock;
+        regs$26$d = regs$26$q;
+        if (c_control$26 & s_reg_we & (s_reg_addr == c_addr$26)) begin
+            regs$26$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$26$d = c_value$26;
+        end
+        rw$26 = c_zero;
+        if (c_control$26) begin
+            rw$26 = regs$26$q;
+        end
+        if (s_reg_addr == c_addr$26) begin
+            read = c_value$26;
+            if (c_control$26) begin
+                read = regs$26$q;
+            end
+            if (c_status$26) begin
+                read = ro$26;
+            end
+        end
+        regs$27$clock = clock;
+        regs$27$d = regs$27$q;
+        if (c_control$27 & s_reg_we & (s_reg_addr == c_addr$27)) begin
+            regs$27$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$27$d = c_value$27;
+        end
+        rw$27 = c_zero;
+        if (c_control$27) begin
+            rw$27 = regs$27$q;
+        end
+        if (s_reg_addr == c_addr$27) begin
+            read = c_value$27;
+            if (c_control$27) begin
+                read = regs$27$q;
+            end
+            if (c_status$27) begin
+                read = ro$27;
+            end
+        end
+        regs$28$clock = clock;
+        regs$28$d = regs$28$q;
+        if (c_control$28 & s_reg_we & (s_reg_addr == c_addr$28)) begin
+            regs$28$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$28$d = c_value$28;
+        end
+        rw$28 = c_zero;
+        if (c_control$28) begin
+            rw$28 = regs$28$q;
+        end
+        if (s_reg_addr == c_addr$28) begin
+            read = c_value$28;
+            if (c_control$28) begin
+                read = regs$28$q;
+            end
+            if (c_status$28) begin
+                read = ro$28;
+            end
+        end
+        regs$29$clock = clock;
+        regs$29$d = regs$29$q;
+        if (c_control$29 & s_reg_we & (s_reg_addr == c_addr$29)) begin
+            regs$29$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$29$d = c_value$29;
+        end
+        rw$29 = c_zero;
+        if (c_control$29) begin
+            rw$29 = regs$29$q;
+        end
+        if (s_reg_addr == c_addr$29) begin
+            read = c_value$29;
+            if (c_control$29) begin
+                read = regs$29$q;
+            end
+            if (c_status$29) begin
+                read = ro$29;
+            end
+        end
+        regs$30$clock = clock;
+        regs$30$d = regs$30$q;
+        if (c_control$30 & s_reg_we & (s_reg_addr == c_addr$30)) begin
+            regs$30$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$30$d = c_value$30;
+        end
+        rw$30 = c_zero;
+        if (c_control$30) begin
+            rw$30 = regs$30$q;
+        end
+        if (s_reg_addr == c_addr$30) begin
+            read = c_value$30;
+            if (c_control$30) begin
+                read = regs$30$q;
+            end
+            if (c_status$30) begin
+                read = ro$30;
+            end
+        end
+        regs$31$clock = clock;
+        regs$31$d = regs$31$q;
+        if (c_control$31 & s_reg_we & (s_reg_addr == c_addr$31)) begin
+            regs$31$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$31$d = c_value$31;
+        end
+        rw$31 = c_zero;
+        if (c_control$31) begin
+            rw$31 = regs$31$q;
+        end
+        if (s_reg_addr == c_addr$31) begin
+            read = c_value$31;
+            if (c_control$31) begin
+                read = regs$31$q;
+            end
+            if (c_status$31) begin
+                read = ro$31;
+            end
+        end
+        regs$32$clock = clock;
+        regs$32$d = regs$32$q;
+        if (c_control$32 & s_reg_we & (s_reg_addr == c_addr$32)) begin
+            regs$32$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$32$d = c_value$32;
+        end
+        rw$32 = c_zero;
+        if (c_control$32) begin
+            rw$32 = regs$32$q;
+        end
+        if (s_reg_addr == c_addr$32) begin
+            read = c_value$32;
+            if (c_control$32) begin
+                read = regs$32$q;
+            end
+            if (c_status$32) begin
+                read = ro$32;
+            end
+        end
+        regs$33$clock = clock;
+        regs$33$d = regs$33$q;
+        if (c_control$33 & s_reg_we & (s_reg_addr == c_addr$33)) begin
+            regs$33$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$33$d = c_value$33;
+        end
+        rw$33 = c_zero;
+        if (c_control$33) begin
+            rw$33 = regs$33$q;
+        end
+        if (s_reg_addr == c_addr$33) begin
+            read = c_value$33;
+            if (c_control$33) begin
+                read = regs$33$q;
+            end
+            if (c_status$33) begin
+                read = ro$33;
+            end
+        end
+        regs$34$clock = clock;
+        regs$34$d = regs$34$q;
+        if (c_control$34 & s_reg_we & (s_reg_addr == c_addr$34)) begin
+            regs$34$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$34$d = c_value$34;
+        end
+        rw$34 = c_zero;
+        if (c_control$34) begin
+            rw$34 = regs$34$q;
+        end
+        if (s_reg_addr == c_addr$34) begin
+            read = c_value$34;
+            if (c_control$34) begin
+                read = regs$34$q;
+            end
+            if (c_status$34) begin
+                read = ro$34;
+            end
+        end
+        regs$35$clock = clock;
+        regs$35$d = regs$35$q;
+        if (c_control$35 & s_reg_we & (s_reg_addr == c_addr$35)) begin
+            regs$35$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$35$d = c_value$35;
+        end
+        rw$35 = c_zero;
+        if (c_control$35) begin
+            rw$35 = regs$35$q;
+        end
+        if (s_reg_addr == c_addr$35) begin
+            read = c_value$35;
+            if (c_control$35) begin
+                read = regs$35$q;
+            end
+            if (c_status$35) begin
+                read = ro$35;
+            end
+        end
+        regs$36$clock = clock;
+        regs$36$d = regs$36$q;
+        if (c_control$36 & s_reg_we & (s_reg_addr == c_addr$36)) begin
+            regs$36$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$36$d = c_value$36;
+        end
+        rw$36 = c_zero;
+        if (c_control$36) begin
+            rw$36 = regs$36$q;
+        end
+        if (s_reg_addr == c_addr$36) begin
+            read = c_value$36;
+            if (c_control$36) begin
+                read = regs$36$q;
+            end
+            if (c_status$36) begin
+                read = ro$36;
+            end
+        end
+        regs$37$clock = clock;
+        regs$37$d = regs$37$q;
+        if (c_control$37 & s_reg_we & (s_reg_addr == c_addr$37)) begin
+            regs$37$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$37$d = c_value$37;
+        end
+        rw$37 = c_zero;
+        if (c_control$37) begin
+            rw$37 = regs$37$q;
+        end
+        if (s_reg_addr == c_addr$37) begin
+            read = c_value$37;
+            if (c_control$37) begin
+                read = regs$37$q;
+            end
+            if (c_status$37) begin
+                read = ro$37;
+            end
+        end
+        regs$38$clock = clock;
+        regs$38$d = regs$38$q;
+        if (c_control$38 & s_reg_we & (s_reg_addr == c_addr$38)) begin
+            regs$38$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$38$d = c_value$38;
+        end
+        rw$38 = c_zero;
+        if (c_control$38) begin
+            rw$38 = regs$38$q;
+        end
+        if (s_reg_addr == c_addr$38) begin
+            read = c_value$38;
+            if (c_control$38) begin
+                read = regs$38$q;
+            end
+            if (c_status$38) begin
+                read = ro$38;
+            end
+        end
+        regs$39$clock = clock;
+        regs$39$d = regs$39$q;
+        if (c_control$39 & s_reg_we & (s_reg_addr == c_addr$39)) begin
+            regs$39$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$39$d = c_value$39;
+        end
+        rw$39 = c_zero;
+        if (c_control$39) begin
+            rw$39 = regs$39$q;
+        end
+        if (s_reg_addr == c_addr$39) begin
+            read = c_value$39;
+            if (c_control$39) begin
+                read = regs$39$q;
+            end
+            if (c_status$39) begin
+                read = ro$39;
+            end
+        end
+        regs$40$clock = clock;
+        regs$40$d = regs$40$q;
+        if (c_control$40 & s_reg_we & (s_reg_addr == c_addr$40)) begin
+            regs$40$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$40$d = c_value$40;
+        end
+        rw$40 = c_zero;
+        if (c_control$40) begin
+            rw$40 = regs$40$q;
+        end
+        if (s_reg_addr == c_addr$40) begin
+            read = c_value$40;
+            if (c_control$40) begin
+                read = regs$40$q;
+            end
+            if (c_status$40) begin
+                read = ro$40;
+            end
+        end
+        regs$41$clock = clock;
+        regs$41$d = regs$41$q;
+        if (c_control$41 & s_reg_we & (s_reg_addr == c_addr$41)) begin
+            regs$41$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$41$d = c_value$41;
+        end
+        rw$41 = c_zero;
+        if (c_control$41) begin
+            rw$41 = regs$41$q;
+        end
+        if (s_reg_addr == c_addr$41) begin
+            read = c_value$41;
+            if (c_control$41) begin
+                read = regs$41$q;
+            end
+            if (c_status$41) begin
+                read = ro$41;
+            end
+        end
+        regs$42$clock = clock;
+        regs$42$d = regs$42$q;
+        if (c_control$42 & s_reg_we & (s_reg_addr == c_addr$42)) begin
+            regs$42$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$42$d = c_value$42;
+        end
+        rw$42 = c_zero;
+        if (c_control$42) begin
+            rw$42 = regs$42$q;
+        end
+        if (s_reg_addr == c_addr$42) begin
+            read = c_value$42;
+            if (c_control$42) begin
+                read = regs$42$q;
+            end
+            if (c_status$42) begin
+                read = ro$42;
+            end
+        end
+        regs$43$clock = clock;
+        regs$43$d = regs$43$q;
+        if (c_control$43 & s_reg_we & (s_reg_addr == c_addr$43)) begin
+            regs$43$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$43$d = c_value$43;
+        end
+        rw$43 = c_zero;
+        if (c_control$43) begin
+            rw$43 = regs$43$q;
+        end
+        if (s_reg_addr == c_addr$43) begin
+            read = c_value$43;
+            if (c_control$43) begin
+                read = regs$43$q;
+            end
+            if (c_status$43) begin
+                read = ro$43;
+            end
+        end
+        regs$44$clock = clock;
+        regs$44$d = regs$44$q;
+        if (c_control$44 & s_reg_we & (s_reg_addr == c_addr$44)) begin
+            regs$44$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$44$d = c_value$44;
+        end
+        rw$44 = c_zero;
+        if (c_control$44) begin
+            rw$44 = regs$44$q;
+        end
+        if (s_reg_addr == c_addr$44) begin
+            read = c_value$44;
+            if (c_control$44) begin
+                read = regs$44$q;
+            end
+            if (c_status$44) begin
+                read = ro$44;
+            end
+        end
+        regs$45$clock = clock;
+        regs$45$d = regs$45$q;
+        if (c_control$45 & s_reg_we & (s_reg_addr == c_addr$45)) begin
+            regs$45$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$45$d = c_value$45;
+        end
+        rw$45 = c_zero;
+        if (c_control$45) begin
+            rw$45 = regs$45$q;
+        end
+        if (s_reg_addr == c_addr$45) begin
+            read = c_value$45;
+            if (c_control$45) begin
+                read = regs$45$q;
+            end
+            if (c_status$45) begin
+                read = ro$45;
+            end
+        end
+        regs$46$clock = clock;
+        regs$46$d = regs$46$q;
+        if (c_control$46 & s_reg_we & (s_reg_addr == c_addr$46)) begin
+            regs$46$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$46$d = c_value$46;
+        end
+        rw$46 = c_zero;
+        if (c_control$46) begin
+            rw$46 = regs$46$q;
+        end
+        if (s_reg_addr == c_addr$46) begin
+            read = c_value$46;
+            if (c_control$46) begin
+                read = regs$46$q;
+            end
+            if (c_status$46) begin
+                read = ro$46;
+            end
+        end
+        regs$47$clock = clock;
+        regs$47$d = regs$47$q;
+        if (c_control$47 & s_reg_we & (s_reg_addr == c_addr$47)) begin
+            regs$47$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$47$d = c_value$47;
+        end
+        rw$47 = c_zero;
+        if (c_control$47) begin
+            rw$47 = regs$47$q;
+        end
+        if (s_reg_addr == c_addr$47) begin
+            read = c_value$47;
+            if (c_control$47) begin
+                read = regs$47$q;
+            end
+            if (c_status$47) begin
+                read = ro$47;
+            end
+        end
+        regs$48$clock = clock;
+        regs$48$d = regs$48$q;
+        if (c_control$48 & s_reg_we & (s_reg_addr == c_addr$48)) begin
+            regs$48$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$48$d = c_value$48;
+        end
+        rw$48 = c_zero;
+        if (c_control$48) begin
+            rw$48 = regs$48$q;
+        end
+        if (s_reg_addr == c_addr$48) begin
+            read = c_value$48;
+            if (c_control$48) begin
+                read = regs$48$q;
+            end
+            if (c_status$48) begin
+                read = ro$48;
+            end
+        end
+        regs$49$clock = clock;
+        regs$49$d = regs$49$q;
+        if (c_control$49 & s_reg_we & (s_reg_addr == c_addr$49)) begin
+            regs$49$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$49$d = c_value$49;
+        end
+        rw$49 = c_zero;
+        if (c_control$49) begin
+            rw$49 = regs$49$q;
+        end
+        if (s_reg_addr == c_addr$49) begin
+            read = c_value$49;
+            if (c_control$49) begin
+                read = regs$49$q;
+            end
+            if (c_status$49) begin
+                read = ro$49;
+            end
+        end
+        regs$50$clock = clock;
+        regs$50$d = regs$50$q;
+        if (c_control$50 & s_reg_we & (s_reg_addr == c_addr$50)) begin
+            regs$50$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$50$d = c_value$50;
+        end
+        rw$50 = c_zero;
+        if (c_control$50) begin
+            rw$50 = regs$50$q;
+        end
+        if (s_reg_addr == c_addr$50) begin
+            read = c_value$50;
+            if (c_control$50) begin
+                read = regs$50$q;
+            end
+            if (c_status$50) begin
+                read = ro$50;
+            end
+        end
+        regs$51$clock = clock;
+        regs$51$d = regs$51$q;
+        if (c_control$51 & s_reg_we & (s_reg_addr == c_addr$51)) begin
+            regs$51$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$51$d = c_value$51;
+        end
+        rw$51 = c_zero;
+        if (c_control$51) begin
+            rw$51 = regs$51$q;
+        end
+        if (s_reg_addr == c_addr$51) begin
+            read = c_value$51;
+            if (c_control$51) begin
+                read = regs$51$q;
+            end
+            if (c_status$51) begin
+                read = ro$51;
+            end
+        end
+        regs$52$clock = clock;
+        regs$52$d = regs$52$q;
+        if (c_control$52 & s_reg_we & (s_reg_addr == c_addr$52)) begin
+            regs$52$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$52$d = c_value$52;
+        end
+        rw$52 = c_zero;
+        if (c_control$52) begin
+            rw$52 = regs$52$q;
+        end
+        if (s_reg_addr == c_addr$52) begin
+            read = c_value$52;
+            if (c_control$52) begin
+                read = regs$52$q;
+            end
+            if (c_status$52) begin
+                read = ro$52;
+            end
+        end
+        regs$53$clock = clock;
+        regs$53$d = regs$53$q;
+        if (c_control$53 & s_reg_we & (s_reg_addr == c_addr$53)) begin
+            regs$53$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$53$d = c_value$53;
+        end
+        rw$53 = c_zero;
+        if (c_control$53) begin
+            rw$53 = regs$53$q;
+        end
+        if (s_reg_addr == c_addr$53) begin
+            read = c_value$53;
+            if (c_control$53) begin
+                read = regs$53$q;
+            end
+            if (c_status$53) begin
+                read = ro$53;
+            end
+        end
+        regs$54$clock = clock;
+        regs$54$d = regs$54$q;
+        if (c_control$54 & s_reg_we & (s_reg_addr == c_addr$54)) begin
+            regs$54$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$54$d = c_value$54;
+        end
+        rw$54 = c_zero;
+        if (c_control$54) begin
+            rw$54 = regs$54$q;
+        end
+        if (s_reg_addr == c_addr$54) begin
+            read = c_value$54;
+            if (c_control$54) begin
+                read = regs$54$q;
+            end
+            if (c_status$54) begin
+                read = ro$54;
+            end
+        end
+        regs$55$clock = clock;
+        regs$55$d = regs$55$q;
+        if (c_control$55 & s_reg_we & (s_reg_addr == c_addr$55)) begin
+            regs$55$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$55$d = c_value$55;
+        end
+        rw$55 = c_zero;
+        if (c_control$55) begin
+            rw$55 = regs$55$q;
+        end
+        if (s_reg_addr == c_addr$55) begin
+            read = c_value$55;
+            if (c_control$55) begin
+                read = regs$55$q;
+            end
+            if (c_status$55) begin
+                read = ro$55;
+            end
+        end
+        regs$56$clock = clock;
+        regs$56$d = regs$56$q;
+        if (c_control$56 & s_reg_we & (s_reg_addr == c_addr$56)) begin
+            regs$56$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$56$d = c_value$56;
+        end
+        rw$56 = c_zero;
+        if (c_control$56) begin
+            rw$56 = regs$56$q;
+        end
+        if (s_reg_addr == c_addr$56) begin
+            read = c_value$56;
+            if (c_control$56) begin
+                read = regs$56$q;
+            end
+            if (c_status$56) begin
+                read = ro$56;
+            end
+        end
+        regs$57$clock = clock;
+        regs$57$d = regs$57$q;
+        if (c_control$57 & s_reg_we & (s_reg_addr == c_addr$57)) begin
+            regs$57$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$57$d = c_value$57;
+        end
+        rw$57 = c_zero;
+        if (c_control$57) begin
+            rw$57 = regs$57$q;
+        end
+        if (s_reg_addr == c_addr$57) begin
+            read = c_value$57;
+            if (c_control$57) begin
+                read = regs$57$q;
+            end
+            if (c_status$57) begin
+                read = ro$57;
+            end
+        end
+        regs$58$clock = clock;
+        regs$58$d = regs$58$q;
+        if (c_control$58 & s_reg_we & (s_reg_addr == c_addr$58)) begin
+            regs$58$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$58$d = c_value$58;
+        end
+        rw$58 = c_zero;
+        if (c_control$58) begin
+            rw$58 = regs$58$q;
+        end
+        if (s_reg_addr == c_addr$58) begin
+            read = c_value$58;
+            if (c_control$58) begin
+                read = regs$58$q;
+            end
+            if (c_status$58) begin
+                read = ro$58;
+            end
+        end
+        regs$59$clock = clock;
+        regs$59$d = regs$59$q;
+        if (c_control$59 & s_reg_we & (s_reg_addr == c_addr$59)) begin
+            regs$59$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$59$d = c_value$59;
+        end
+        rw$59 = c_zero;
+        if (c_control$59) begin
+            rw$59 = regs$59$q;
+        end
+        if (s_reg_addr == c_addr$59) begin
+            read = c_value$59;
+            if (c_control$59) begin
+                read = regs$59$q;
+            end
+            if (c_status$59) begin
+                read = ro$59;
+            end
+        end
+        regs$60$clock = clock;
+        regs$60$d = regs$60$q;
+        if (c_control$60 & s_reg_we & (s_reg_addr == c_addr$60)) begin
+            regs$60$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$60$d = c_value$60;
+        end
+        rw$60 = c_zero;
+        if (c_control$60) begin
+            rw$60 = regs$60$q;
+        end
+        if (s_reg_addr == c_addr$60) begin
+            read = c_value$60;
+            if (c_control$60) begin
+                read = regs$60$q;
+            end
+            if (c_status$60) begin
+                read = ro$60;
+            end
+        end
+        regs$61$clock = clock;
+        regs$61$d = regs$61$q;
+        if (c_control$61 & s_reg_we & (s_reg_addr == c_addr$61)) begin
+            regs$61$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$61$d = c_value$61;
+        end
+        rw$61 = c_zero;
+        if (c_control$61) begin
+            rw$61 = regs$61$q;
+        end
+        if (s_reg_addr == c_addr$61) begin
+            read = c_value$61;
+            if (c_control$61) begin
+                read = regs$61$q;
+            end
+            if (c_status$61) begin
+                read = ro$61;
+            end
+        end
+        regs$62$clock = clock;
+        regs$62$d = regs$62$q;
+        if (c_control$62 & s_reg_we & (s_reg_addr == c_addr$62)) begin
+            regs$62$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$62$d = c_value$62;
+        end
+        rw$62 = c_zero;
+        if (c_control$62) begin
+            rw$62 = regs$62$q;
+        end
+        if (s_reg_addr == c_addr$62) begin
+            read = c_value$62;
+            if (c_control$62) begin
+                read = regs$62$q;
+            end
+            if (c_status$62) begin
+                read = ro$62;
+            end
+        end
+        regs$63$clock = clock;
+        regs$63$d = regs$63$q;
+        if (c_control$63 & s_reg_we & (s_reg_addr == c_addr$63)) begin
+            regs$63$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$63$d = c_value$63;
+        end
+        rw$63 = c_zero;
+        if (c_control$63) begin
+            rw$63 = regs$63$q;
+        end
+        if (s_reg_addr == c_addr$63) begin
+            read = c_value$63;
+            if (c_control$63) begin
+                read = regs$63$q;
+            end
+            if (c_status$63) begin
+                read = ro$63;
+            end
+        end
+        regs$64$clock = clock;
+        regs$64$d = regs$64$q;
+        if (c_control$64 & s_reg_we & (s_reg_addr == c_addr$64)) begin
+            regs$64$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$64$d = c_value$64;
+        end
+        rw$64 = c_zero;
+        if (c_control$64) begin
+            rw$64 = regs$64$q;
+        end
+        if (s_reg_addr == c_addr$64) begin
+            read = c_value$64;
+            if (c_control$64) begin
+                read = regs$64$q;
+            end
+            if (c_status$64) begin
+                read = ro$64;
+            end
+        end
+        regs$65$clock = clock;
+        regs$65$d = regs$65$q;
+        if (c_control$65 & s_reg_we & (s_reg_addr == c_addr$65)) begin
+            regs$65$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$65$d = c_value$65;
+        end
+        rw$65 = c_zero;
+        if (c_control$65) begin
+            rw$65 = regs$65$q;
+        end
+        if (s_reg_addr == c_addr$65) begin
+            read = c_value$65;
+            if (c_control$65) begin
+                read = regs$65$q;
+            end
+            if (c_status$65) begin
+                read = ro$65;
+            end
+        end
+        regs$66$clock = clock;
+        regs$66$d = regs$66$q;
+        if (c_control$66 & s_reg_we & (s_reg_addr == c_addr$66)) begin
+            regs$66$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$66$d = c_value$66;
+        end
+        rw$66 = c_zero;
+        if (c_control$66) begin
+            rw$66 = regs$66$q;
+        end
+        if (s_reg_addr == c_addr$66) begin
+            read = c_value$66;
+            if (c_control$66) begin
+                read = regs$66$q;
+            end
+            if (c_status$66) begin
+                read = ro$66;
+            end
+        end
+        regs$67$clock = clock;
+        regs$67$d = regs$67$q;
+        if (c_control$67 & s_reg_we & (s_reg_addr == c_addr$67)) begin
+            regs$67$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$67$d = c_value$67;
+        end
+        rw$67 = c_zero;
+        if (c_control$67) begin
+            rw$67 = regs$67$q;
+        end
+        if (s_reg_addr == c_addr$67) begin
+            read = c_value$67;
+            if (c_control$67) begin
+                read = regs$67$q;
+            end
+            if (c_status$67) begin
+                read = ro$67;
+            end
+        end
+        regs$68$clock = clock;
+        regs$68$d = regs$68$q;
+        if (c_control$68 & s_reg_we & (s_reg_addr == c_addr$68)) begin
+            regs$68$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$68$d = c_value$68;
+        end
+        rw$68 = c_zero;
+        if (c_control$68) begin
+            rw$68 = regs$68$q;
+        end
+        if (s_reg_addr == c_addr$68) begin
+            read = c_value$68;
+            if (c_control$68) begin
+                read = regs$68$q;
+            end
+            if (c_status$68) begin
+                read = ro$68;
+            end
+        end
+        regs$69$clock = clock;
+        regs$69$d = regs$69$q;
+        if (c_control$69 & s_reg_we & (s_reg_addr == c_addr$69)) begin
+            regs$69$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$69$d = c_value$69;
+        end
+        rw$69 = c_zero;
+        if (c_control$69) begin
+            rw$69 = regs$69$q;
+        end
+        if (s_reg_addr == c_addr$69) begin
+            read = c_value$69;
+            if (c_control$69) begin
+                read = regs$69$q;
+            end
+            if (c_status$69) begin
+                read = ro$69;
+            end
+        end
+        regs$70$clock = clock;
+        regs$70$d = regs$70$q;
+        if (c_control$70 & s_reg_we & (s_reg_addr == c_addr$70)) begin
+            regs$70$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$70$d = c_value$70;
+        end
+        rw$70 = c_zero;
+        if (c_control$70) begin
+            rw$70 = regs$70$q;
+        end
+        if (s_reg_addr == c_addr$70) begin
+            read = c_value$70;
+            if (c_control$70) begin
+                read = regs$70$q;
+            end
+            if (c_status$70) begin
+                read = ro$70;
+            end
+        end
+        regs$71$clock = clock;
+        regs$71$d = regs$71$q;
+        if (c_control$71 & s_reg_we & (s_reg_addr == c_addr$71)) begin
+            regs$71$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$71$d = c_value$71;
+        end
+        rw$71 = c_zero;
+        if (c_control$71) begin
+            rw$71 = regs$71$q;
+        end
+        if (s_reg_addr == c_addr$71) begin
+            read = c_value$71;
+            if (c_control$71) begin
+                read = regs$71$q;
+            end
+            if (c_status$71) begin
+                read = ro$71;
+            end
+        end
+        regs$72$clock = clock;
+        regs$72$d = regs$72$q;
+        if (c_control$72 & s_reg_we & (s_reg_addr == c_addr$72)) begin
+            regs$72$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$72$d = c_value$72;
+        end
+        rw$72 = c_zero;
+        if (c_control$72) begin
+            rw$72 = regs$72$q;
+        end
+        if (s_reg_addr == c_addr$72) begin
+            read = c_value$72;
+            if (c_control$72) begin
+                read = regs$72$q;
+            end
+            if (c_status$72) begin
+                read = ro$72;
+            end
+        end
+        regs$73$clock = clock;
+        regs$73$d = regs$73$q;
+        if (c_control$73 & s_reg_we & (s_reg_addr == c_addr$73)) begin
+            regs$73$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$73$d = c_value$73;
+        end
+        rw$73 = c_zero;
+        if (c_control$73) begin
+            rw$73 = regs$73$q;
+        end
+        if (s_reg_addr == c_addr$73) begin
+            read = c_value$73;
+            if (c_control$73) begin
+                read = regs$73$q;
+            end
+            if (c_status$73) begin
+                read = ro$73;
+            end
+        end
+        regs$74$clock = clock;
+        regs$74$d = regs$74$q;
+        if (c_control$74 & s_reg_we & (s_reg_addr == c_addr$74)) begin
+            regs$74$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$74$d = c_value$74;
+        end
+        rw$74 = c_zero;
+        if (c_control$74) begin
+            rw$74 = regs$74$q;
+        end
+        if (s_reg_addr == c_addr$74) begin
+            read = c_value$74;
+            if (c_control$74) begin
+                read = regs$74$q;
+            end
+            if (c_status$74) begin
+                read = ro$74;
+            end
+        end
+        regs$75$clock = clock;
+        regs$75$d = regs$75$q;
+        if (c_control$75 & s_reg_we & (s_reg_addr == c_addr$75)) begin
+            regs$75$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$75$d = c_value$75;
+        end
+        rw$75 = c_zero;
+        if (c_control$75) begin
+            rw$75 = regs$75$q;
+        end
+        if (s_reg_addr == c_addr$75) begin
+            read = c_value$75;
+            if (c_control$75) begin
+                read = regs$75$q;
+            end
+            if (c_status$75) begin
+                read = ro$75;
+            end
+        end
+        regs$76$clock = clock;
+        regs$76$d = regs$76$q;
+        if (c_control$76 & s_reg_we & (s_reg_addr == c_addr$76)) begin
+            regs$76$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$76$d = c_value$76;
+        end
+        rw$76 = c_zero;
+        if (c_control$76) begin
+            rw$76 = regs$76$q;
+        end
+        if (s_reg_addr == c_addr$76) begin
+            read = c_value$76;
+            if (c_control$76) begin
+                read = regs$76$q;
+            end
+            if (c_status$76) begin
+                read = ro$76;
+            end
+        end
+        regs$77$clock = clock;
+        regs$77$d = regs$77$q;
+        if (c_control$77 & s_reg_we & (s_reg_addr == c_addr$77)) begin
+            regs$77$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$77$d = c_value$77;
+        end
+        rw$77 = c_zero;
+        if (c_control$77) begin
+            rw$77 = regs$77$q;
+        end
+        if (s_reg_addr == c_addr$77) begin
+            read = c_value$77;
+            if (c_control$77) begin
+                read = regs$77$q;
+            end
+            if (c_status$77) begin
+                read = ro$77;
+            end
+        end
+        regs$78$clock = clock;
+        regs$78$d = regs$78$q;
+        if (c_control$78 & s_reg_we & (s_reg_addr == c_addr$78)) begin
+            regs$78$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$78$d = c_value$78;
+        end
+        rw$78 = c_zero;
+        if (c_control$78) begin
+            rw$78 = regs$78$q;
+        end
+        if (s_reg_addr == c_addr$78) begin
+            read = c_value$78;
+            if (c_control$78) begin
+                read = regs$78$q;
+            end
+            if (c_status$78) begin
+                read = ro$78;
+            end
+        end
+        regs$79$clock = clock;
+        regs$79$d = regs$79$q;
+        if (c_control$79 & s_reg_we & (s_reg_addr == c_addr$79)) begin
+            regs$79$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$79$d = c_value$79;
+        end
+        rw$79 = c_zero;
+        if (c_control$79) begin
+            rw$79 = regs$79$q;
+        end
+        if (s_reg_addr == c_addr$79) begin
+            read = c_value$79;
+            if (c_control$79) begin
+                read = regs$79$q;
+            end
+            if (c_status$79) begin
+                read = ro$79;
+            end
+        end
+        regs$80$clock = clock;
+        regs$80$d = regs$80$q;
+        if (c_control$80 & s_reg_we & (s_reg_addr == c_addr$80)) begin
+            regs$80$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$80$d = c_value$80;
+        end
+        rw$80 = c_zero;
+        if (c_control$80) begin
+            rw$80 = regs$80$q;
+        end
+        if (s_reg_addr == c_addr$80) begin
+            read = c_value$80;
+            if (c_control$80) begin
+                read = regs$80$q;
+            end
+            if (c_status$80) begin
+                read = ro$80;
+            end
+        end
+        regs$81$clock = clock;
+        regs$81$d = regs$81$q;
+        if (c_control$81 & s_reg_we & (s_reg_addr == c_addr$81)) begin
+            regs$81$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$81$d = c_value$81;
+        end
+        rw$81 = c_zero;
+        if (c_control$81) begin
+            rw$81 = regs$81$q;
+        end
+        if (s_reg_addr == c_addr$81) begin
+            read = c_value$81;
+            if (c_control$81) begin
+                read = regs$81$q;
+            end
+            if (c_status$81) begin
+                read = ro$81;
+            end
+        end
+        regs$82$clock = clock;
+        regs$82$d = regs$82$q;
+        if (c_control$82 & s_reg_we & (s_reg_addr == c_addr$82)) begin
+            regs$82$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$82$d = c_value$82;
+        end
+        rw$82 = c_zero;
+        if (c_control$82) begin
+            rw$82 = regs$82$q;
+        end
+        if (s_reg_addr == c_addr$82) begin
+            read = c_value$82;
+            if (c_control$82) begin
+                read = regs$82$q;
+            end
+            if (c_status$82) begin
+                read = ro$82;
+            end
+        end
+        regs$83$clock = clock;
+        regs$83$d = regs$83$q;
+        if (c_control$83 & s_reg_we & (s_reg_addr == c_addr$83)) begin
+            regs$83$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$83$d = c_value$83;
+        end
+        rw$83 = c_zero;
+        if (c_control$83) begin
+            rw$83 = regs$83$q;
+        end
+        if (s_reg_addr == c_addr$83) begin
+            read = c_value$83;
+            if (c_control$83) begin
+                read = regs$83$q;
+            end
+            if (c_status$83) begin
+                read = ro$83;
+            end
+        end
+        regs$84$clock = clock;
+        regs$84$d = regs$84$q;
+        if (c_control$84 & s_reg_we & (s_reg_addr == c_addr$84)) begin
+            regs$84$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$84$d = c_value$84;
+        end
+        rw$84 = c_zero;
+        if (c_control$84) begin
+            rw$84 = regs$84$q;
+        end
+        if (s_reg_addr == c_addr$84) begin
+            read = c_value$84;
+            if (c_control$84) begin
+                read = regs$84$q;
+            end
+            if (c_status$84) begin
+                read = ro$84;
+            end
+        end
+        regs$85$clock = clock;
+        regs$85$d = regs$85$q;
+        if (c_control$85 & s_reg_we & (s_reg_addr == c_addr$85)) begin
+            regs$85$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$85$d = c_value$85;
+        end
+        rw$85 = c_zero;
+        if (c_control$85) begin
+            rw$85 = regs$85$q;
+        end
+        if (s_reg_addr == c_addr$85) begin
+            read = c_value$85;
+            if (c_control$85) begin
+                read = regs$85$q;
+            end
+            if (c_status$85) begin
+                read = ro$85;
+            end
+        end
+        regs$86$clock = clock;
+        regs$86$d = regs$86$q;
+        if (c_control$86 & s_reg_we & (s_reg_addr == c_addr$86)) begin
+            regs$86$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$86$d = c_value$86;
+        end
+        rw$86 = c_zero;
+        if (c_control$86) begin
+            rw$86 = regs$86$q;
+        end
+        if (s_reg_addr == c_addr$86) begin
+            read = c_value$86;
+            if (c_control$86) begin
+                read = regs$86$q;
+            end
+            if (c_status$86) begin
+                read = ro$86;
+            end
+        end
+        regs$87$clock = clock;
+        regs$87$d = regs$87$q;
+        if (c_control$87 & s_reg_we & (s_reg_addr == c_addr$87)) begin
+            regs$87$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$87$d = c_value$87;
+        end
+        rw$87 = c_zero;
+        if (c_control$87) begin
+            rw$87 = regs$87$q;
+        end
+        if (s_reg_addr == c_addr$87) begin
+            read = c_value$87;
+            if (c_control$87) begin
+                read = regs$87$q;
+            end
+            if (c_status$87) begin
+                read = ro$87;
+            end
+        end
+        regs$88$clock = clock;
+        regs$88$d = regs$88$q;
+        if (c_control$88 & s_reg_we & (s_reg_addr == c_addr$88)) begin
+            regs$88$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$88$d = c_value$88;
+        end
+        rw$88 = c_zero;
+        if (c_control$88) begin
+            rw$88 = regs$88$q;
+        end
+        if (s_reg_addr == c_addr$88) begin
+            read = c_value$88;
+            if (c_control$88) begin
+                read = regs$88$q;
+            end
+            if (c_status$88) begin
+                read = ro$88;
+            end
+        end
+        rvalid$d = s_reg_re;
+        if (s_reg_re) begin
+            rdata$d = read;
+        end
+        if (reset) begin
+            rvalid$d = 1'b0;
+        end
+        m_reg_rdata = rdata$q;
+        m_reg_rvalid = rvalid$q;
+    end
+    
+endmodule // homa_rx_core_w512$regs
+
+
+module homa_rx_core_w512$regs$rdata(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$rdata
+
+
+module homa_rx_core_w512$regs$regs$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$0
+
+
+module homa_rx_core_w512$regs$regs$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$1
+
+
+module homa_rx_core_w512$regs$regs$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$10
+
+
+module homa_rx_core_w512$regs$regs$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$11
+
+
+module homa_rx_core_w512$regs$regs$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$12
+
+
+module homa_rx_core_w512$regs$regs$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$13
+
+
+module homa_rx_core_w512$regs$regs$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$14
+
+
+module homa_rx_core_w512$regs$regs$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$15
+
+
+module homa_rx_core_w512$regs$regs$16(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$16
+
+
+module homa_rx_core_w512$regs$regs$17(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$17
+
+
+module homa_rx_core_w512$regs$regs$18(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$18
+
+
+module homa_rx_core_w512$regs$regs$19(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$19
+
+
+module homa_rx_core_w512$regs$regs$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$2
+
+
+module homa_rx_core_w512$regs$regs$20(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$20
+
+
+module homa_rx_core_w512$regs$regs$21(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$21
+
+
+module homa_rx_core_w512$regs$regs$22(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$22
+
+
+module homa_rx_core_w512$regs$regs$23(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$23
+
+
+module homa_rx_core_w512$regs$regs$24(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$24
+
+
+module homa_rx_core_w512$regs$regs$25(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$25
+
+
+module homa_rx_core_w512$regs$regs$26(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$26
+
+
+module homa_rx_core_w512$regs$regs$27(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$27
+
+
+module homa_rx_core_w512$regs$regs$28(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$28
+
+
+module homa_rx_core_w512$regs$regs$29(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$29
+
+
+module homa_rx_core_w512$regs$regs$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$3
+
+
+module homa_rx_core_w512$regs$regs$30(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$30
+
+
+module homa_rx_core_w512$regs$regs$31(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$31
+
+
+module homa_rx_core_w512$regs$regs$32(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$32
+
+
+module homa_rx_core_w512$regs$regs$33(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$33
+
+
+module homa_rx_core_w512$regs$regs$34(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$34
+
+
+module homa_rx_core_w512$regs$regs$35(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$35
+
+
+module homa_rx_core_w512$regs$regs$36(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$36
+
+
+module homa_rx_core_w512$regs$regs$37(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$37
+
+
+module homa_rx_core_w512$regs$regs$38(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$38
+
+
+module homa_rx_core_w512$regs$regs$39(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$39
+
+
+module homa_rx_core_w512$regs$regs$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$4
+
+
+module homa_rx_core_w512$regs$regs$40(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$40
+
+
+module homa_rx_core_w512$regs$regs$41(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$41
+
+
+module homa_rx_core_w512$regs$regs$42(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$42
+
+
+module homa_rx_core_w512$regs$regs$43(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$43
+
+
+module homa_rx_core_w512$regs$regs$44(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$44
+
+
+module homa_rx_core_w512$regs$regs$45(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$45
+
+
+module homa_rx_core_w512$regs$regs$46(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$46
+
+
+module homa_rx_core_w512$regs$regs$47(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$47
+
+
+module homa_rx_core_w512$regs$regs$48(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$48
+
+
+module homa_rx_core_w512$regs$regs$49(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$49
+
+
+module homa_rx_core_w512$regs$regs$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$5
+
+
+module homa_rx_core_w512$regs$regs$50(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$50
+
+
+module homa_rx_core_w512$regs$regs$51(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$51
+
+
+module homa_rx_core_w512$regs$regs$52(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$52
+
+
+module homa_rx_core_w512$regs$regs$53(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$53
+
+
+module homa_rx_core_w512$regs$regs$54(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$54
+
+
+module homa_rx_core_w512$regs$regs$55(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$55
+
+
+module homa_rx_core_w512$regs$regs$56(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$56
+
+
+module homa_rx_core_w512$regs$regs$57(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$57
+
+
+module homa_rx_core_w512$regs$regs$58(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$58
+
+
+module homa_rx_core_w512$regs$regs$59(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$59
+
+
+module homa_rx_core_w512$regs$regs$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$6
+
+
+module homa_rx_core_w512$regs$regs$60(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$60
+
+
+module homa_rx_core_w512$regs$regs$61(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$61
+
+
+module homa_rx_core_w512$regs$regs$62(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$62
+
+
+module homa_rx_core_w512$regs$regs$63(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$63
+
+
+module homa_rx_core_w512$regs$regs$64(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$64
+
+
+module homa_rx_core_w512$regs$regs$65(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$65
+
+
+module homa_rx_core_w512$regs$regs$66(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$66
+
+
+module homa_rx_core_w512$regs$regs$67(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$67
+
+
+module homa_rx_core_w512$regs$regs$68(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$68
+
+
+module homa_rx_core_w512$regs$regs$69(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$69
+
+
+module homa_rx_core_w512$regs$regs$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$7
+
+
+module homa_rx_core_w512$regs$regs$70(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$70
+
+
+module homa_rx_core_w512$regs$regs$71(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$71
+
+
+module homa_rx_core_w512$regs$regs$72(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$72
+
+
+module homa_rx_core_w512$regs$regs$73(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$73
+
+
+module homa_rx_core_w512$regs$regs$74(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$74
+
+
+module homa_rx_core_w512$regs$regs$75(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$75
+
+
+module homa_rx_core_w512$regs$regs$76(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$76
+
+
+module homa_rx_core_w512$regs$regs$77(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$77
+
+
+module homa_rx_core_w512$regs$regs$78(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$78
+
+
+module homa_rx_core_w512$regs$regs$79(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$79
+
+
+module homa_rx_core_w512$regs$regs$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$8
+
+
+module homa_rx_core_w512$regs$regs$80(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$80
+
+
+module homa_rx_core_w512$regs$regs$81(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$81
+
+
+module homa_rx_core_w512$regs$regs$82(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$82
+
+
+module homa_rx_core_w512$regs$regs$83(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$83
+
+
+module homa_rx_core_w512$regs$regs$84(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$84
+
+
+module homa_rx_core_w512$regs$regs$85(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$85
+
+
+module homa_rx_core_w512$regs$regs$86(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$86
+
+
+module homa_rx_core_w512$regs$regs$87(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$87
+
+
+module homa_rx_core_w512$regs$regs$88(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$88
+
+
+module homa_rx_core_w512$regs$regs$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$9
+
+
+module homa_rx_core_w512$regs$rvalid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$rvalid

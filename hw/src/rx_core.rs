@@ -10,15 +10,17 @@
 //!
 //! The header stream forks: a DATA header leaves when both the host side (`m_hdr_ready`) and
 //! the message table take it. GRANTs go to the next-hop MAC `cfg_gw_mac` (an L3 fabric: every
-//! frame leaves through the top-of-rack router). The configuration inputs are flat ports; the
-//! register file that drives them from BAR0 writes (`proto::regs`) is the next block.
+//! frame leaves through the top-of-rack router). Configuration and counters live in the
+//! register file generated from `proto::regs` ([`crate::regfile::RegFile`]), on the
+//! `s_reg_*`/`m_reg_*` bus: the driver programs the core by the same register names.
 //! IPv6 DATA reaches the host but not the table (the table keys peers by IPv4 address).
 
 use crate::grant::GrantScheduler16;
-use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32};
+use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32, Mac48};
 use crate::hdl::*;
 use crate::msg_table::MsgTable1024;
 use crate::parser::HomaParser512;
+use crate::regfile::{HOMA_REG_WORDS, HomaRegFile, index_of};
 
 /// The RX core at 512 bits.
 #[derive(LogicBlock)]
@@ -105,70 +107,70 @@ pub struct HomaRxCore512 {
     pub m_grant_axis_tlast: Signal<Out, Bit>,
     /// The beat is taken.
     pub m_grant_axis_tready: Signal<In, Bit>,
-    /// Overcommitment degree (1-8).
-    pub cfg_max_overcommit: Signal<In, Bits<8>>,
-    /// Highest scheduled priority (0-7).
-    pub cfg_max_sched_prio: Signal<In, Bits<8>>,
-    /// Limit on granted-but-unreceived bytes.
-    pub cfg_max_incoming: Signal<In, Bits<32>>,
-    /// Grant window when 0 messages are active (the driver computes the table).
-    pub cfg_window_0: Signal<In, Bits<32>>,
-    /// Grant window when 1 messages are active (the driver computes the table).
-    pub cfg_window_1: Signal<In, Bits<32>>,
-    /// Grant window when 2 messages are active (the driver computes the table).
-    pub cfg_window_2: Signal<In, Bits<32>>,
-    /// Grant window when 3 messages are active (the driver computes the table).
-    pub cfg_window_3: Signal<In, Bits<32>>,
-    /// Grant window when 4 messages are active (the driver computes the table).
-    pub cfg_window_4: Signal<In, Bits<32>>,
-    /// Grant window when 5 messages are active (the driver computes the table).
-    pub cfg_window_5: Signal<In, Bits<32>>,
-    /// Grant window when 6 messages are active (the driver computes the table).
-    pub cfg_window_6: Signal<In, Bits<32>>,
-    /// Grant window when 7 messages are active (the driver computes the table).
-    pub cfg_window_7: Signal<In, Bits<32>>,
-    /// Grant window when 8 messages are active (the driver computes the table).
-    pub cfg_window_8: Signal<In, Bits<32>>,
-    /// Local MAC address.
-    pub cfg_mac: Signal<In, Bits<48>>,
-    /// Local IPv4 address.
-    pub cfg_ip: Signal<In, Bits<32>>,
-    /// The next hop's MAC address (GRANTs are sent to it).
-    pub cfg_gw_mac: Signal<In, Bits<48>>,
-    /// Counter: `parser.frames_ok` (free-running).
-    pub frames_ok: Signal<Out, Bits<32>>,
-    /// Counter: `parser.dropped_runt` (free-running).
-    pub dropped_runt: Signal<Out, Bits<32>>,
-    /// Counter: `parser.dropped_bad_checksum` (free-running).
-    pub dropped_bad_checksum: Signal<Out, Bits<32>>,
-    /// Counter: `parser.dropped_not_homa` (free-running).
-    pub dropped_not_homa: Signal<Out, Bits<32>>,
-    /// Counter: `parser.dropped_bad_type` (free-running).
-    pub dropped_bad_type: Signal<Out, Bits<32>>,
-    /// Counter: `parser.dropped_bad_length` (free-running).
-    pub dropped_bad_length: Signal<Out, Bits<32>>,
-    /// Counter: `table.dropped_holes` (free-running).
-    pub dropped_holes: Signal<Out, Bits<32>>,
-    /// Counter: `table.dropped_late` (free-running).
-    pub dropped_late: Signal<Out, Bits<32>>,
-    /// Counter: `table.collisions` (free-running).
-    pub collisions: Signal<Out, Bits<32>>,
-    /// Counter: `grant.messages_tracked` (free-running).
-    pub messages_tracked: Signal<Out, Bits<32>>,
-    /// Counter: `grant.grants_sent` (free-running).
-    pub grants_sent: Signal<Out, Bits<32>>,
-    /// Counter: `grant.table_full` (free-running).
-    pub table_full: Signal<Out, Bits<32>>,
+    /// Register bus: byte address in BAR0.
+    pub s_reg_addr: Signal<In, Bits<16>>,
+    /// Register bus: data to write.
+    pub s_reg_wdata: Signal<In, Bits<32>>,
+    /// Register bus: write this cycle.
+    pub s_reg_we: Signal<In, Bit>,
+    /// Register bus: read this cycle.
+    pub s_reg_re: Signal<In, Bit>,
+    /// Register bus: the read data, the cycle after `s_reg_re`.
+    pub m_reg_rdata: Signal<Out, Bits<32>>,
+    /// Register bus: `m_reg_rdata` holds a read's result.
+    pub m_reg_rvalid: Signal<Out, Bit>,
     parser: HomaParser512,
     msgs: MsgTable1024,
     grant: GrantScheduler16,
     framer: GrantFramer512,
+    regs: HomaRegFile,
+    local_mac: Signal<Local, Mac48>,
+    gw_mac: Signal<Local, Mac48>,
+    cfg_ip: Signal<Local, Bits<32>>,
+    c_r: [Constant<Bits<8>>; HOMA_REG_WORDS],
+    c_i_max_overcommit: Constant<Bits<8>>,
+    c_i_max_incoming: Constant<Bits<8>>,
+    c_i_max_sched_prio: Constant<Bits<8>>,
+    c_i_ipv4_addr: Constant<Bits<8>>,
+    c_i_mac_addr_lo: Constant<Bits<8>>,
+    c_i_mac_addr_hi: Constant<Bits<8>>,
+    c_i_gw_mac_lo: Constant<Bits<8>>,
+    c_i_gw_mac_hi: Constant<Bits<8>>,
+    c_i_window_n0: Constant<Bits<8>>,
+    c_i_window_n1: Constant<Bits<8>>,
+    c_i_window_n2: Constant<Bits<8>>,
+    c_i_window_n3: Constant<Bits<8>>,
+    c_i_window_n4: Constant<Bits<8>>,
+    c_i_window_n5: Constant<Bits<8>>,
+    c_i_window_n6: Constant<Bits<8>>,
+    c_i_window_n7: Constant<Bits<8>>,
+    c_i_window_n8: Constant<Bits<8>>,
+    c_i_frames_ok: Constant<Bits<8>>,
+    c_i_dropped_runt: Constant<Bits<8>>,
+    c_i_dropped_bad_checksum: Constant<Bits<8>>,
+    c_i_dropped_not_homa: Constant<Bits<8>>,
+    c_i_dropped_bad_type: Constant<Bits<8>>,
+    c_i_dropped_bad_length: Constant<Bits<8>>,
+    c_i_messages_tracked: Constant<Bits<8>>,
+    c_i_grants_sent: Constant<Bits<8>>,
+    c_i_table_full: Constant<Bits<8>>,
+    c_i_dropped_holes: Constant<Bits<8>>,
+    c_i_dropped_late: Constant<Bits<8>>,
+    c_i_collisions: Constant<Bits<8>>,
+    c_zero8: Constant<Bits<8>>,
+    c_zero32: Constant<Bits<32>>,
     is_data: Signal<Local, Bit>,
     end_len: Signal<Local, Lo16In32>,
     c_data: Constant<Bits<8>>,
     c_v4: Constant<Bits<4>>,
     c_lo: Constant<Bits<8>>,
     c_zero16: Constant<Bits<16>>,
+}
+
+/// The word index of a register as a constant (the core selects registers by comparing
+/// constants, which synthesis folds).
+fn ix(block: &str, name: &str) -> Constant<Bits<8>> {
+    Constant::new((index_of(block, name) as u64).into())
 }
 
 impl HomaRxCore512 {
@@ -216,37 +218,52 @@ impl HomaRxCore512 {
             m_grant_axis_tvalid: Signal::default(),
             m_grant_axis_tlast: Signal::default(),
             m_grant_axis_tready: Signal::default(),
-            cfg_max_overcommit: Signal::default(),
-            cfg_max_sched_prio: Signal::default(),
-            cfg_max_incoming: Signal::default(),
-            cfg_window_0: Signal::default(),
-            cfg_window_1: Signal::default(),
-            cfg_window_2: Signal::default(),
-            cfg_window_3: Signal::default(),
-            cfg_window_4: Signal::default(),
-            cfg_window_5: Signal::default(),
-            cfg_window_6: Signal::default(),
-            cfg_window_7: Signal::default(),
-            cfg_window_8: Signal::default(),
-            cfg_mac: Signal::default(),
-            cfg_ip: Signal::default(),
-            cfg_gw_mac: Signal::default(),
-            frames_ok: Signal::default(),
-            dropped_runt: Signal::default(),
-            dropped_bad_checksum: Signal::default(),
-            dropped_not_homa: Signal::default(),
-            dropped_bad_type: Signal::default(),
-            dropped_bad_length: Signal::default(),
-            dropped_holes: Signal::default(),
-            dropped_late: Signal::default(),
-            collisions: Signal::default(),
-            messages_tracked: Signal::default(),
-            grants_sent: Signal::default(),
-            table_full: Signal::default(),
+            s_reg_addr: Signal::default(),
+            s_reg_wdata: Signal::default(),
+            s_reg_we: Signal::default(),
+            s_reg_re: Signal::default(),
+            m_reg_rdata: Signal::default(),
+            m_reg_rvalid: Signal::default(),
             parser: HomaParser512::new(),
             msgs: MsgTable1024::new(),
             grant: GrantScheduler16::new(),
             framer: GrantFramer512::new(),
+            regs: HomaRegFile::new(),
+            local_mac: Signal::default(),
+            gw_mac: Signal::default(),
+            cfg_ip: Signal::default(),
+            c_r: std::array::from_fn(|r| Constant::new((r as u64).into())),
+            c_i_max_overcommit: ix("CONFIG", "max_overcommit"),
+            c_i_max_incoming: ix("CONFIG", "max_incoming"),
+            c_i_max_sched_prio: ix("CONFIG", "max_sched_prio"),
+            c_i_ipv4_addr: ix("CONFIG", "ipv4_addr"),
+            c_i_mac_addr_lo: ix("CONFIG", "mac_addr_lo"),
+            c_i_mac_addr_hi: ix("CONFIG", "mac_addr_hi"),
+            c_i_gw_mac_lo: ix("CONFIG", "gw_mac_lo"),
+            c_i_gw_mac_hi: ix("CONFIG", "gw_mac_hi"),
+            c_i_window_n0: ix("CONFIG", "window_n0"),
+            c_i_window_n1: ix("CONFIG", "window_n1"),
+            c_i_window_n2: ix("CONFIG", "window_n2"),
+            c_i_window_n3: ix("CONFIG", "window_n3"),
+            c_i_window_n4: ix("CONFIG", "window_n4"),
+            c_i_window_n5: ix("CONFIG", "window_n5"),
+            c_i_window_n6: ix("CONFIG", "window_n6"),
+            c_i_window_n7: ix("CONFIG", "window_n7"),
+            c_i_window_n8: ix("CONFIG", "window_n8"),
+            c_i_frames_ok: ix("RX", "frames_ok"),
+            c_i_dropped_runt: ix("RX", "dropped_runt"),
+            c_i_dropped_bad_checksum: ix("RX", "dropped_bad_checksum"),
+            c_i_dropped_not_homa: ix("RX", "dropped_not_homa"),
+            c_i_dropped_bad_type: ix("RX", "dropped_bad_type"),
+            c_i_dropped_bad_length: ix("RX", "dropped_bad_length"),
+            c_i_messages_tracked: ix("GRANT", "messages_tracked"),
+            c_i_grants_sent: ix("GRANT", "grants_sent"),
+            c_i_table_full: ix("GRANT", "table_full"),
+            c_i_dropped_holes: ix("GRANT", "dropped_holes"),
+            c_i_dropped_late: ix("GRANT", "dropped_late"),
+            c_i_collisions: ix("GRANT", "collisions"),
+            c_zero8: Constant::new(0u64.into()),
+            c_zero32: Constant::new(0u64.into()),
             is_data: Signal::default(),
             end_len: Signal::default(),
             c_data: Constant::new(u64::from(u8::from(homa_proto::wire::PacketType::Data)).into()),
@@ -268,21 +285,10 @@ impl HomaRxCore512 {
         uut.m_pay_tready.connect();
         uut.m_hdr_ready.connect();
         uut.m_grant_axis_tready.connect();
-        uut.cfg_max_overcommit.connect();
-        uut.cfg_max_sched_prio.connect();
-        uut.cfg_max_incoming.connect();
-        uut.cfg_window_0.connect();
-        uut.cfg_window_1.connect();
-        uut.cfg_window_2.connect();
-        uut.cfg_window_3.connect();
-        uut.cfg_window_4.connect();
-        uut.cfg_window_5.connect();
-        uut.cfg_window_6.connect();
-        uut.cfg_window_7.connect();
-        uut.cfg_window_8.connect();
-        uut.cfg_mac.connect();
-        uut.cfg_ip.connect();
-        uut.cfg_gw_mac.connect();
+        uut.s_reg_addr.connect();
+        uut.s_reg_wdata.connect();
+        uut.s_reg_we.connect();
+        uut.s_reg_re.connect();
         uut.connect_all();
         uut
     }
@@ -303,6 +309,129 @@ impl core::fmt::Debug for HomaRxCore512 {
 impl Logic for HomaRxCore512 {
     #[hdl_gen]
     fn update(&mut self) {
+        self.regs.clock.next = self.clock.val();
+        self.regs.reset.next = self.reset.val();
+        self.regs.s_reg_addr.next = self.s_reg_addr.val();
+        self.regs.s_reg_wdata.next = self.s_reg_wdata.val();
+        self.regs.s_reg_we.next = self.s_reg_we.val();
+        self.regs.s_reg_re.next = self.s_reg_re.val();
+        self.m_reg_rdata.next = self.regs.m_reg_rdata.val();
+        self.m_reg_rvalid.next = self.regs.m_reg_rvalid.val();
+        // Configuration out of the register file, counters into it, by the word index
+        // of each register in proto::regs (constants: synthesis keeps one mux input each).
+        self.grant.cfg_max_overcommit.next = self.c_zero8.val();
+        self.grant.cfg_max_sched_prio.next = self.c_zero8.val();
+        self.grant.cfg_max_incoming.next = self.c_zero32.val();
+        self.grant.cfg_window_0.next = self.c_zero32.val();
+        self.grant.cfg_window_1.next = self.c_zero32.val();
+        self.grant.cfg_window_2.next = self.c_zero32.val();
+        self.grant.cfg_window_3.next = self.c_zero32.val();
+        self.grant.cfg_window_4.next = self.c_zero32.val();
+        self.grant.cfg_window_5.next = self.c_zero32.val();
+        self.grant.cfg_window_6.next = self.c_zero32.val();
+        self.grant.cfg_window_7.next = self.c_zero32.val();
+        self.grant.cfg_window_8.next = self.c_zero32.val();
+        self.cfg_ip.next = self.c_zero32.val();
+        self.local_mac.next.lo = self.c_zero32.val();
+        self.local_mac.next.hi = self.c_zero16.val();
+        self.gw_mac.next.lo = self.c_zero32.val();
+        self.gw_mac.next.hi = self.c_zero16.val();
+        for r in 0..HOMA_REG_WORDS {
+            if self.c_r[r].val() == self.c_i_max_overcommit.val() {
+                self.grant.cfg_max_overcommit.next =
+                    self.regs.rw[r].val().get_bits::<8>(self.c_lo.val().index());
+            }
+            if self.c_r[r].val() == self.c_i_max_sched_prio.val() {
+                self.grant.cfg_max_sched_prio.next =
+                    self.regs.rw[r].val().get_bits::<8>(self.c_lo.val().index());
+            }
+            if self.c_r[r].val() == self.c_i_max_incoming.val() {
+                self.grant.cfg_max_incoming.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_ipv4_addr.val() {
+                self.cfg_ip.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_mac_addr_lo.val() {
+                self.local_mac.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_mac_addr_hi.val() {
+                self.local_mac.next.hi = self.regs.rw[r]
+                    .val()
+                    .get_bits::<16>(self.c_lo.val().index());
+            }
+            if self.c_r[r].val() == self.c_i_gw_mac_lo.val() {
+                self.gw_mac.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_gw_mac_hi.val() {
+                self.gw_mac.next.hi = self.regs.rw[r]
+                    .val()
+                    .get_bits::<16>(self.c_lo.val().index());
+            }
+            if self.c_r[r].val() == self.c_i_window_n0.val() {
+                self.grant.cfg_window_0.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_window_n1.val() {
+                self.grant.cfg_window_1.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_window_n2.val() {
+                self.grant.cfg_window_2.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_window_n3.val() {
+                self.grant.cfg_window_3.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_window_n4.val() {
+                self.grant.cfg_window_4.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_window_n5.val() {
+                self.grant.cfg_window_5.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_window_n6.val() {
+                self.grant.cfg_window_6.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_window_n7.val() {
+                self.grant.cfg_window_7.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_window_n8.val() {
+                self.grant.cfg_window_8.next = self.regs.rw[r].val();
+            }
+            self.regs.ro[r].next = self.c_zero32.val();
+            if self.c_r[r].val() == self.c_i_frames_ok.val() {
+                self.regs.ro[r].next = self.parser.frames_ok.val();
+            }
+            if self.c_r[r].val() == self.c_i_dropped_runt.val() {
+                self.regs.ro[r].next = self.parser.dropped_runt.val();
+            }
+            if self.c_r[r].val() == self.c_i_dropped_bad_checksum.val() {
+                self.regs.ro[r].next = self.parser.dropped_bad_checksum.val();
+            }
+            if self.c_r[r].val() == self.c_i_dropped_not_homa.val() {
+                self.regs.ro[r].next = self.parser.dropped_not_homa.val();
+            }
+            if self.c_r[r].val() == self.c_i_dropped_bad_type.val() {
+                self.regs.ro[r].next = self.parser.dropped_bad_type.val();
+            }
+            if self.c_r[r].val() == self.c_i_dropped_bad_length.val() {
+                self.regs.ro[r].next = self.parser.dropped_bad_length.val();
+            }
+            if self.c_r[r].val() == self.c_i_messages_tracked.val() {
+                self.regs.ro[r].next = self.grant.messages_tracked.val();
+            }
+            if self.c_r[r].val() == self.c_i_grants_sent.val() {
+                self.regs.ro[r].next = self.grant.grants_sent.val();
+            }
+            if self.c_r[r].val() == self.c_i_table_full.val() {
+                self.regs.ro[r].next = self.grant.table_full.val();
+            }
+            if self.c_r[r].val() == self.c_i_dropped_holes.val() {
+                self.regs.ro[r].next = self.msgs.dropped_holes.val();
+            }
+            if self.c_r[r].val() == self.c_i_dropped_late.val() {
+                self.regs.ro[r].next = self.msgs.dropped_late.val();
+            }
+            if self.c_r[r].val() == self.c_i_collisions.val() {
+                self.regs.ro[r].next = self.msgs.collisions.val();
+            }
+        }
         self.parser.clock.next = self.clock.val();
         self.msgs.clock.next = self.clock.val();
         self.grant.clock.next = self.clock.val();
@@ -363,7 +492,7 @@ impl Logic for HomaRxCore512 {
         self.msgs.s_pkt_id.next = self.parser.m_hdr_sender_id.val();
         self.msgs.s_pkt_sport.next = self.parser.m_hdr_sport.val();
         self.msgs.s_pkt_dport.next = self.parser.m_hdr_dport.val();
-        self.msgs.s_pkt_mac.next = self.cfg_gw_mac.val();
+        self.msgs.s_pkt_mac.next = Bits::<48>::from(self.gw_mac.val());
         self.msgs.s_pkt_length.next = self.parser.m_hdr_data_message_length.val();
         self.msgs.s_pkt_incoming.next = self.parser.m_hdr_data_incoming.val();
         self.msgs.s_pkt_offset.next = self.parser.m_hdr_data_offset.val();
@@ -381,18 +510,6 @@ impl Logic for HomaRxCore512 {
         self.grant.s_evt_incoming.next = self.msgs.m_evt_incoming.val();
         self.grant.s_evt_new.next = self.msgs.m_evt_new.val();
         self.grant.s_evt_end.next = self.msgs.m_evt_end.val();
-        self.grant.cfg_max_overcommit.next = self.cfg_max_overcommit.val();
-        self.grant.cfg_max_sched_prio.next = self.cfg_max_sched_prio.val();
-        self.grant.cfg_max_incoming.next = self.cfg_max_incoming.val();
-        self.grant.cfg_window_0.next = self.cfg_window_0.val();
-        self.grant.cfg_window_1.next = self.cfg_window_1.val();
-        self.grant.cfg_window_2.next = self.cfg_window_2.val();
-        self.grant.cfg_window_3.next = self.cfg_window_3.val();
-        self.grant.cfg_window_4.next = self.cfg_window_4.val();
-        self.grant.cfg_window_5.next = self.cfg_window_5.val();
-        self.grant.cfg_window_6.next = self.cfg_window_6.val();
-        self.grant.cfg_window_7.next = self.cfg_window_7.val();
-        self.grant.cfg_window_8.next = self.cfg_window_8.val();
         // Grant generator → framer → MAC.
         self.framer.s_grant_valid.next = self.grant.m_grant_valid.val();
         self.grant.m_grant_ready.next = self.framer.s_grant_ready.val();
@@ -403,24 +520,12 @@ impl Logic for HomaRxCore512 {
         self.framer.s_grant_dport.next = self.grant.m_grant_dport.val();
         self.framer.s_grant_offset.next = self.grant.m_grant_offset.val();
         self.framer.s_grant_priority.next = self.grant.m_grant_priority.val();
-        self.framer.cfg_mac.next = self.cfg_mac.val();
+        self.framer.cfg_mac.next = Bits::<48>::from(self.local_mac.val());
         self.framer.cfg_ip.next = self.cfg_ip.val();
         self.m_grant_axis_tdata.next = self.framer.m_axis_tdata.val();
         self.m_grant_axis_tkeep.next = self.framer.m_axis_tkeep.val();
         self.m_grant_axis_tvalid.next = self.framer.m_axis_tvalid.val();
         self.m_grant_axis_tlast.next = self.framer.m_axis_tlast.val();
         self.framer.m_axis_tready.next = self.m_grant_axis_tready.val();
-        self.frames_ok.next = self.parser.frames_ok.val();
-        self.dropped_runt.next = self.parser.dropped_runt.val();
-        self.dropped_bad_checksum.next = self.parser.dropped_bad_checksum.val();
-        self.dropped_not_homa.next = self.parser.dropped_not_homa.val();
-        self.dropped_bad_type.next = self.parser.dropped_bad_type.val();
-        self.dropped_bad_length.next = self.parser.dropped_bad_length.val();
-        self.dropped_holes.next = self.msgs.dropped_holes.val();
-        self.dropped_late.next = self.msgs.dropped_late.val();
-        self.collisions.next = self.msgs.collisions.val();
-        self.messages_tracked.next = self.grant.messages_tracked.val();
-        self.grants_sent.next = self.grant.grants_sent.val();
-        self.table_full.next = self.grant.table_full.val();
     }
 }

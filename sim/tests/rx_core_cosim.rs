@@ -73,24 +73,48 @@ mod built {
         .to_bytes(&ChecksumCapabilities::default())
     }
 
+    fn address(block: &str, name: &str) -> u64 {
+        let b = homa_proto::regs::block(block).expect("a block of proto::regs");
+        u64::from(b.address(name).expect("a register of proto::regs"))
+    }
+
+    /// A register write on the core's bus (one cycle).
+    fn write_reg(m: &mut HomaRxCoreW512, block: &str, name: &str, value: u64) {
+        m.set_s_reg_addr(address(block, name));
+        m.set_s_reg_wdata(value);
+        m.set_s_reg_we(1);
+        m.tick();
+        m.set_s_reg_we(0);
+    }
+
+    /// A register read on the core's bus (one cycle).
+    fn read_reg(m: &mut HomaRxCoreW512, block: &str, name: &str) -> u64 {
+        m.set_s_reg_addr(address(block, name));
+        m.set_s_reg_re(1);
+        m.tick();
+        m.set_s_reg_re(0);
+        assert_eq!(m.get_m_reg_rvalid(), 1);
+        m.get_m_reg_rdata()
+    }
+
+    /// Resets the core and programs it through its registers, as the driver does.
     fn configure(m: &mut HomaRxCoreW512, cfg: &GrantConfig) {
-        m.set_cfg_max_overcommit(u64::from(cfg.max_overcommit));
-        m.set_cfg_max_sched_prio(u64::from(cfg.max_sched_prio));
-        m.set_cfg_max_incoming(u64::from(cfg.max_incoming));
-        let w = cfg.window_table().map(u64::from);
-        m.set_cfg_window_0(w[0]);
-        m.set_cfg_window_1(w[1]);
-        m.set_cfg_window_2(w[2]);
-        m.set_cfg_window_3(w[3]);
-        m.set_cfg_window_4(w[4]);
-        m.set_cfg_window_5(w[5]);
-        m.set_cfg_window_6(w[6]);
-        m.set_cfg_window_7(w[7]);
-        m.set_cfg_window_8(w[8]);
-        m.set_cfg_mac(LOCAL_MAC);
-        m.set_cfg_ip(u64::from(LOCAL_IP));
-        m.set_cfg_gw_mac(GW_MAC);
         m.reset(2);
+        assert_eq!(
+            read_reg(m, "ID", "nic_id"),
+            u64::from(homa_proto::regs::NIC_ID)
+        );
+        write_reg(m, "CONFIG", "max_overcommit", u64::from(cfg.max_overcommit));
+        write_reg(m, "CONFIG", "max_sched_prio", u64::from(cfg.max_sched_prio));
+        write_reg(m, "CONFIG", "max_incoming", u64::from(cfg.max_incoming));
+        for (n, w) in cfg.window_table().into_iter().enumerate() {
+            write_reg(m, "CONFIG", &format!("window_n{n}"), u64::from(w));
+        }
+        write_reg(m, "CONFIG", "mac_addr_lo", LOCAL_MAC & 0xffff_ffff);
+        write_reg(m, "CONFIG", "mac_addr_hi", LOCAL_MAC >> 32);
+        write_reg(m, "CONFIG", "gw_mac_lo", GW_MAC & 0xffff_ffff);
+        write_reg(m, "CONFIG", "gw_mac_hi", GW_MAC >> 32);
+        write_reg(m, "CONFIG", "ipv4_addr", u64::from(LOCAL_IP));
     }
 
     /// Offers `beat` (or nothing) on the frame input.
@@ -218,27 +242,34 @@ mod built {
             "  {sent} DATA frames, {checked} GRANT frames checked, {} messages, {cycles} cycles: {rate:.0} cycles/s",
             traffic.started
         );
-        let parser_drops = [
-            m.get_dropped_runt(),
-            m.get_dropped_bad_checksum(),
-            m.get_dropped_not_homa(),
-            m.get_dropped_bad_type(),
-            m.get_dropped_bad_length(),
+        offer(&mut m, None);
+        let mut reg = |b: &str, n: &str| read_reg(&mut m, b, n);
+        let rx = [
+            reg("RX", "frames_ok"),
+            reg("RX", "dropped_runt"),
+            reg("RX", "dropped_bad_checksum"),
+            reg("RX", "dropped_not_homa"),
+            reg("RX", "dropped_bad_type"),
+            reg("RX", "dropped_bad_length"),
         ];
         assert_eq!(
-            (m.get_frames_ok(), parser_drops),
-            (sent, [0; 5]),
-            "seed {seed:#x}: frames_ok and the parser's drops (runt, checksum, not Homa, type, length)"
+            rx,
+            [sent, 0, 0, 0, 0, 0],
+            "seed {seed:#x}: RX counters (frames_ok, runt, checksum, not Homa, type, length)"
         );
-        assert_eq!(m.get_grants_sent(), checked, "seed {seed:#x}: grants_sent");
+        assert_eq!(
+            reg("GRANT", "grants_sent"),
+            checked,
+            "seed {seed:#x}: grants_sent"
+        );
         let (h, l, c) = table.counters;
         assert_eq!(
-            (
-                m.get_dropped_holes(),
-                m.get_dropped_late(),
-                m.get_collisions()
-            ),
-            (u64::from(h), u64::from(l), u64::from(c)),
+            [
+                reg("GRANT", "dropped_holes"),
+                reg("GRANT", "dropped_late"),
+                reg("GRANT", "collisions")
+            ],
+            [u64::from(h), u64::from(l), u64::from(c)],
             "seed {seed:#x}: table counters"
         );
         assert!(

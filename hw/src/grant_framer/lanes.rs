@@ -186,3 +186,12 @@ pub struct Lo16In32 {
     /// Zero.
     pub z: Bits<16>,
 }
+
+/// A MAC address from its two registers: `lo` holds bytes 2-5, `hi` bytes 0-1.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct Mac48 {
+    /// Bytes 2-5 (byte 5 least significant).
+    pub lo: Bits<32>,
+    /// Bytes 0-1.
+    pub hi: Bits<16>,
+}

@@ -340,7 +340,7 @@ const GRANT: &[Register] = &[
         0x010,
         Access::Ro,
         0,
-        "Messages tracked now.",
+        "Messages competing for grants now (the grant generator's slots, 16).",
     ),
     reg(
         "grants_sent",
@@ -356,6 +356,27 @@ const GRANT: &[Register] = &[
         0,
         "Messages refused because the table was full (free-running).",
     ),
+    reg(
+        "dropped_holes",
+        0x01c,
+        Access::Ro,
+        0,
+        "DATA dropped because its message already had a hole (free-running; resent after RESEND).",
+    ),
+    reg(
+        "dropped_late",
+        0x020,
+        Access::Ro,
+        0,
+        "DATA of finished messages, or whose length disagreed, dropped (free-running).",
+    ),
+    reg(
+        "collisions",
+        0x024,
+        Access::Ro,
+        0,
+        "DATA of messages the table could not hold, passed to the host (free-running).",
+    ),
 ];
 
 const TX: &[Register] = &[
@@ -363,7 +384,7 @@ const TX: &[Register] = &[
         "capacity",
         0x00c,
         Access::Ro,
-        1024,
+        16,
         "Outbound messages the scheduler can hold.",
     ),
     reg(
