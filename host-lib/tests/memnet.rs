@@ -128,6 +128,27 @@ fn call__dead_peer_fails_unreachable_in_bounded_time() {
 }
 
 #[test]
+fn call__port_nobody_listens_on_fails_unreachable() {
+    // The host is up but the port is not bound: its engine answers RPC_UNKNOWN, and the
+    // client's restarts must end in a timeout instead of a call that never returns.
+    let net = MemNetwork::new();
+    let server = server_on(&net, 1, short_timeout_config());
+    let client = client_on(&net, 2, short_timeout_config());
+    let addr = server.local_addr();
+    let dest = SocketAddr::new(addr.ip(), addr.port() + 1);
+    let start = Instant::now();
+    match client.call(dest, pattern(10, 1)) {
+        Err(Error::Unreachable { cause, .. }) => assert_eq!(cause, RpcError::Timeout),
+        other => panic!("expected Unreachable, got {other:?}"),
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
 fn call__peer_that_dies_mid_conversation_fails_unreachable() {
     let net = MemNetwork::new();
     let server = server_on(&net, 1, short_timeout_config());

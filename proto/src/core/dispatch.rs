@@ -246,9 +246,10 @@ impl Endpoint {
         }
         match (rpc.state, rpc.msgout.as_mut()) {
             (RpcState::Outgoing, Some(m)) => {
-                // The server never got (or lost) the request: send it all again.
+                // The server never got (or lost) the request: send it all again. This is not
+                // progress: `silent_ticks` keeps counting, so a server that answers every
+                // restart with RPC_UNKNOWN (nobody bound to the port) ends in a timeout.
                 m.restart();
-                rpc.silent_ticks = 0;
                 self.metrics.restarts += 1;
                 if !self.sending.contains(&key) {
                     self.sending.push(key);

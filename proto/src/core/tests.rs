@@ -331,6 +331,27 @@ fn endpoint__duplicates_and_reordering_are_harmless() {
 }
 
 #[test]
+fn endpoint__rpc_to_an_unbound_port_times_out() {
+    // The host is alive but nobody listens on the port: it answers RESENDs with
+    // RPC_UNKNOWN, the client restarts, and the restarts must not keep the RPC alive.
+    let mut net = Net::new(2, config(), Impair::default(), 5);
+    let now = net.now;
+    let id = net.hosts[0]
+        .send_request(now, 40000, SocketAddr::new(addr(1), 501), pattern(5_000, 0))
+        .unwrap();
+    net.run(1_000_000_000);
+    assert_eq!(net.failures.get(&(0, id)), Some(&RpcError::Timeout));
+    assert!(
+        net.hosts[0].metrics().restarts > 0,
+        "the server answered RPC_UNKNOWN"
+    );
+    assert!(
+        net.now.as_nanos() < 110_000_000,
+        "about timeout_ticks of 1 ms"
+    );
+}
+
+#[test]
 fn endpoint__rpc_to_a_dead_host_times_out() {
     let mut net = Net::new(2, config(), Impair::default(), 4);
     net.dead.insert(1);
