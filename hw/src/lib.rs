@@ -1,30 +1,34 @@
 //! `homa-hw`: the on-NIC Homa pipeline, described in Rust-HDL, and its Verilog generator.
 //!
-//! Place in the workspace: depends only on `homa-proto`, whose `wire::field` offsets and
-//! (later) `regs` tables it turns into hardware; `sim` verilates what it generates into
-//! `hw/rtl/`. rust-hdl is reached only through [`hdl`], the local seam.
+//! Place in the workspace: depends only on `homa-proto`, whose `wire::field` offsets,
+//! `wire` emitter (the GRANT template), `policy` and `regs` tables it turns into hardware;
+//! `sim` verilates what it generates into `hw/rtl/`. rust-hdl is reached only through
+//! [`hdl`], the local seam.
 //!
 //! Blocks:
 //! - [`parser::HomaParser`]: the RX parser (Ethernet/IPv4/IPv6/Homa headers, drop counters,
 //!   DATA payload realigned), with its 64- and 512-bit instances.
-//! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //! - [`msg_table::MsgTable`]: the inbound message table (1024 messages in block RAM, two
 //!   received ranges each), which counts each DATA packet's new bytes for the grant generator.
 //! - [`grant::GrantScheduler`]: the grant generator (which inbound messages to grant, how
 //!   far, at which priority, as `homa_proto::core` decides), with its 16-slot instance.
-//! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
-//!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
-//!
+//! - [`grant_framer::GrantFramer512`]: GRANT frames built in hardware, byte-exact with
+//!   `proto::wire`.
 //! - [`regfile::RegFile`]: the register file, generated from `homa_proto::regs`.
 //! - [`rx_core::HomaRxCore512`]: the receive half of the NIC core, composed of the above
-//!   (parser → message table → grant generator → GRANT framer).
+//!   (parser → message table → grant generator → GRANT framer, register file).
+//! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
+//!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
+//! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
-//! [`parser_model`], [`grant_model`] and [`srpt_model`] are the blocks' oracles (no rust-hdl), shared by this crate's
-//! rust-hdl tests and the Verilator co-simulation in `homa-sim`.
+//! [`parser_model`], [`msg_table_model`], [`grant_model`] and [`srpt_model`] are the blocks'
+//! oracles (no rust-hdl), shared by this crate's rust-hdl tests and the Verilator
+//! co-simulation in `homa-sim`.
 //!
-//! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and Verilator-linted by its
-//! tests). Still to come with the hardware-pipeline issue (`DESIGN.md` §2, §5): inbound
-//! message table and grant generator, register file, host queues.
+//! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and
+//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the TX half (DATA
+//! frames from host descriptors, GRANTs into the SRPT scheduler), host queues and DMA, and a
+//! grant decision that closes timing at 250 MHz.
 
 pub mod fifo;
 pub mod grant;
