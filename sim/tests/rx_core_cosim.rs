@@ -5,7 +5,8 @@
 //! must equal, byte for byte and in order, the frame `proto::wire` emits for the GRANT the
 //! reference decides (message table model, then `proto::policy` as `core` applies it), under
 //! back-pressure on every output. Also measures the latency from a DATA frame's last beat
-//! to its GRANT's first beat, and the model's speed. `HOMA_HW_SEED` replays a seed;
+//! to its GRANT's first beat, and the model's speed. Malformed frames, control packets and
+//! IPv6 DATA are mixed in: the parser must count them and the grant path must not see them. `HOMA_HW_SEED` replays a seed;
 //! `HOMA_HW_FRAMES` sets the packets per run.
 
 #![allow(non_snake_case)]
@@ -21,8 +22,11 @@ mod built {
     use homa_hw::grant_framer::reference_frame;
     use homa_hw::grant_model::{Event, Grant, GrantConfig, Packet, Reference, Traffic};
     use homa_hw::msg_table_model::{Outcome, TableModel};
-    use homa_hw::parser_model::{Rng, frames_from_env, seed_from_env};
-    use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr, LinkType};
+    use homa_hw::parser_model::{
+        Rng, Verdict, expect, frame_of, frames_from_env, random_malformed, random_payload,
+        seed_from_env,
+    };
+    use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr, LinkType, PacketType};
     use homa_sim::rtl::models::HomaRxCoreW512;
     use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};
     use std::collections::VecDeque;
@@ -132,6 +136,38 @@ mod built {
         m.set_s_axis_tlast(u64::from(last));
     }
 
+    /// A frame that must not reach the grant path: a malformed frame (dropped and counted by
+    /// the parser), a valid control packet, or IPv6 DATA (both to the host only). Returns it
+    /// with the parser's verdict.
+    fn noise(rng: &mut Rng) -> (Vec<u8>, Verdict) {
+        loop {
+            let f = if rng.chance(50) {
+                random_malformed(rng)
+            } else {
+                let types = [
+                    PacketType::Data,
+                    PacketType::Grant,
+                    PacketType::Resend,
+                    PacketType::RpcUnknown,
+                    PacketType::Busy,
+                    PacketType::Cutoffs,
+                    PacketType::NeedAck,
+                    PacketType::Ack,
+                ];
+                let t = types[rng.below(types.len() as u64) as usize];
+                let v6 = t == PacketType::Data || rng.chance(30);
+                let vlan = rng.chance(20);
+                let payload = random_payload(rng);
+                frame_of(rng, t, v6, vlan, &payload)
+            };
+            let e = expect(&f);
+            let ipv4_data = e.hdr.is_some_and(|h| h.ptype == 0x10 && h.ip_version == 4);
+            if !ipv4_data {
+                return (f, e.verdict);
+            }
+        }
+    }
+
     /// The GRANT a frame carries, as the traffic's senders take it.
     fn grant_of(frame: &[u8]) -> Grant {
         let f = FrameRepr::parse(frame, LinkType::Ethernet, &ChecksumCapabilities::default())
@@ -168,24 +204,39 @@ mod built {
         let (mut frame, mut at, mut current): (Vec<u8>, usize, Option<Packet>) =
             (Vec::new(), 0, None);
         let (mut sent, mut checked, mut got, mut quiet) = (0u64, 0u64, Vec::new(), 0u64);
+        // Frames expected per parser verdict: ok, runt, checksum, not Homa, type, length.
+        let mut verdicts = [0u64; 6];
+        let mut noisy: Option<Verdict> = None;
         let t = std::time::Instant::now();
         let start = m.cycles();
         loop {
-            if sent >= packets && current.is_none() && expected.is_empty() && quiet > 50 {
+            if sent >= packets
+                && current.is_none()
+                && noisy.is_none()
+                && expected.is_empty()
+                && quiet > 50
+            {
                 break;
             }
             assert!(
                 m.cycles() - start < 400 * packets + 10_000,
                 "seed {seed:#x}: no progress"
             );
-            if current.is_none() && sent < packets {
-                current = traffic.next_packet();
-                if let Some(p) = current {
-                    frame = data_frame(&p, &payload);
+            if current.is_none() && noisy.is_none() && sent < packets {
+                if rng.chance(8) {
+                    let (f, v) = noise(&mut rng);
+                    frame = f;
                     at = 0;
+                    noisy = Some(v);
+                } else {
+                    current = traffic.next_packet();
+                    if let Some(p) = current {
+                        frame = data_frame(&p, &payload);
+                        at = 0;
+                    }
                 }
             }
-            let show = current.is_some() && rng.chance(90);
+            let show = (current.is_some() || noisy.is_some()) && rng.chance(90);
             let beat = show.then(|| {
                 let end = (at + 64).min(frame.len());
                 (&frame[at..end], end == frame.len())
@@ -217,7 +268,10 @@ mod built {
             {
                 at += 64;
                 quiet = 0;
-                if last {
+                if last && let Some(v) = noisy.take() {
+                    verdicts[v as usize] += 1;
+                } else if last {
+                    verdicts[Verdict::Ok as usize] += 1;
                     let p = current.take().expect("a frame in flight");
                     match table.packet(&p) {
                         Outcome::Event(ev) => {
@@ -239,8 +293,15 @@ mod built {
         let cycles = m.cycles() - start;
         let rate = cycles as f64 / t.elapsed().as_secs_f64();
         eprintln!(
-            "  {sent} DATA frames, {checked} GRANT frames checked, {} messages, {cycles} cycles: {rate:.0} cycles/s",
-            traffic.started
+            "  {sent} DATA frames, {checked} GRANT frames checked, {} messages, other frames by \
+             verdict (ok, runt, checksum, not Homa, type, length) {:?}, {cycles} cycles: \
+             {rate:.0} cycles/s",
+            traffic.started,
+            {
+                let mut v = verdicts;
+                v[0] -= sent;
+                v
+            }
         );
         offer(&mut m, None);
         let mut reg = |b: &str, n: &str| read_reg(&mut m, b, n);
@@ -252,9 +313,12 @@ mod built {
             reg("RX", "dropped_bad_type"),
             reg("RX", "dropped_bad_length"),
         ];
+        assert!(
+            verdicts[1..].iter().sum::<u64>() > 0,
+            "some malformed frames: {verdicts:?}"
+        );
         assert_eq!(
-            rx,
-            [sent, 0, 0, 0, 0, 0],
+            rx, verdicts,
             "seed {seed:#x}: RX counters (frames_ok, runt, checksum, not Homa, type, length)"
         );
         assert_eq!(
