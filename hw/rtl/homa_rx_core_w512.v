@@ -41736,6 +41736,12 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
     localparam  c_one32 = 32'h1;
     localparam  c_lo = 8'h0;
     localparam  c_hi = 8'ha;
+    localparam  c_hi2 = 8'h14;
+    localparam  c_sh$0 = 10'b1;
+    localparam  c_sh$1 = 10'b11;
+    localparam  c_sh$2 = 10'b100;
+    localparam  c_sh$3 = 10'b110;
+    localparam  c_sh$4 = 10'b1001;
     
     // Stub signals
     reg  [9:0] ram$read_address;
@@ -41804,6 +41810,8 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
     
     // Local signals
     reg  [9:0] idx;
+    reg  [9:0] id_fold;
+    reg  [9:0] peer_fold;
     reg  go;
     reg  take;
     reg  [290:0] e;
@@ -41973,7 +41981,9 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
         go = s1_valid$q & ~fifo$full;
         s_pkt_ready = ~s1_valid$q | go;
         take = s_pkt_valid & s_pkt_ready;
-        idx = (s_pkt_id[(c_lo)+:(10)] ^ s_pkt_id[(c_hi)+:(10)]) ^ (s_pkt_peer[(c_lo)+:(10)] ^ s_pkt_peer[(c_hi)+:(10)]);
+        id_fold = s_pkt_id[(c_lo)+:(10)] ^ s_pkt_id[(c_hi)+:(10)] ^ s_pkt_id[(c_hi2)+:(10)];
+        peer_fold = s_pkt_peer[(c_lo)+:(10)] ^ s_pkt_peer[(c_hi)+:(10)] ^ s_pkt_peer[(c_hi2)+:(10)];
+        idx = id_fold + peer_fold + (peer_fold << c_sh$0) + (peer_fold << c_sh$1) + (peer_fold << c_sh$2) + (peer_fold << c_sh$3) + (peer_fold << c_sh$4);
         ram$read_address = s1_idx$q;
         if (take) begin
             ram$read_address = idx;

@@ -35,12 +35,18 @@ fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
 }
 
-/// The table's entry index of a message: the XOR of the low `2A` bits of the id and the peer,
-/// folded to `A` bits (the hardware's hash, restated for the reference model).
+/// The multiplier of the hash: odd, with set bits 0, 1, 3, 4, 6 and 9 (shift-and-add).
+pub const HASH_K: u64 = 0b10_0101_1011;
+
+/// The table's entry index of a message (the hardware's hash, restated for the reference
+/// model): the id and the peer each XOR-folded to `bits` bits (three slices), then
+/// `id_fold + HASH_K * peer_fold` modulo `2^bits`. The multiply spreads neighbouring peers
+/// far apart, so sequential ids from neighbouring addresses do not collide (an XOR of the
+/// two folds did: `2 ^ 5 == 4 ^ 3`).
 pub fn index_of(peer: u32, id: u64, bits: u32) -> usize {
     let m = (1u64 << bits) - 1;
-    let x = id ^ u64::from(peer);
-    ((x & m) ^ ((x >> bits) & m)) as usize
+    let fold = |x: u64| (x & m) ^ ((x >> bits) & m) ^ ((x >> (2 * bits)) & m);
+    (fold(id).wrapping_add(fold(u64::from(peer)).wrapping_mul(HASH_K)) & m) as usize
 }
 
 /// The inbound message table with `2^A` entries.
@@ -122,6 +128,8 @@ pub struct MsgTable<const A: usize> {
     n_late: DFF<Bits<32>>,
     n_coll: DFF<Bits<32>>,
     idx: Signal<Local, Bits<A>>,
+    id_fold: Signal<Local, Bits<A>>,
+    peer_fold: Signal<Local, Bits<A>>,
     go: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     e: Signal<Local, MsgEntry>,
@@ -152,6 +160,8 @@ pub struct MsgTable<const A: usize> {
     c_one32: Constant<Bits<32>>,
     c_lo: Constant<Bits<8>>,
     c_hi: Constant<Bits<8>>,
+    c_hi2: Constant<Bits<8>>,
+    c_sh: [Constant<Bits<A>>; 5],
 }
 
 /// The 1024-entry table, generated as `homa_rx_msg_table_a10`.
@@ -160,7 +170,7 @@ pub type MsgTable1024 = MsgTable<10>;
 impl<const A: usize> MsgTable<A> {
     /// An empty table.
     pub fn new() -> Self {
-        assert!((4..=16).contains(&A), "MsgTable<{A}>: 4 to 16 index bits");
+        assert!((4..=10).contains(&A), "MsgTable<{A}>: 4 to 10 index bits");
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -209,6 +219,8 @@ impl<const A: usize> MsgTable<A> {
             n_late: DFF::default(),
             n_coll: DFF::default(),
             idx: Signal::default(),
+            id_fold: Signal::default(),
+            peer_fold: Signal::default(),
             go: Signal::default(),
             take: Signal::default(),
             e: Signal::default(),
@@ -239,6 +251,8 @@ impl<const A: usize> MsgTable<A> {
             c_one32: k(1),
             c_lo: k(0),
             c_hi: k(A as u64),
+            c_hi2: k(2 * A as u64),
+            c_sh: [k(1), k(3), k(4), k(6), k(9)],
         }
     }
 
@@ -310,10 +324,23 @@ impl<const A: usize> Logic for MsgTable<A> {
         self.go.next = self.s1_valid.q.val() & !self.fifo.full.val();
         self.s_pkt_ready.next = !self.s1_valid.q.val() | self.go.val();
         self.take.next = self.s_pkt_valid.val() & self.s_pkt_ready.val();
-        self.idx.next = (self.s_pkt_id.val().get_bits::<A>(self.c_lo.val().index())
-            ^ self.s_pkt_id.val().get_bits::<A>(self.c_hi.val().index()))
-            ^ (self.s_pkt_peer.val().get_bits::<A>(self.c_lo.val().index())
-                ^ self.s_pkt_peer.val().get_bits::<A>(self.c_hi.val().index()));
+        self.id_fold.next = self.s_pkt_id.val().get_bits::<A>(self.c_lo.val().index())
+            ^ self.s_pkt_id.val().get_bits::<A>(self.c_hi.val().index())
+            ^ self.s_pkt_id.val().get_bits::<A>(self.c_hi2.val().index());
+        self.peer_fold.next = self.s_pkt_peer.val().get_bits::<A>(self.c_lo.val().index())
+            ^ self.s_pkt_peer.val().get_bits::<A>(self.c_hi.val().index())
+            ^ self
+                .s_pkt_peer
+                .val()
+                .get_bits::<A>(self.c_hi2.val().index());
+        // id_fold + HASH_K * peer_fold, as shifts and adds.
+        self.idx.next = self.id_fold.val()
+            + self.peer_fold.val()
+            + (self.peer_fold.val() << self.c_sh[0].val())
+            + (self.peer_fold.val() << self.c_sh[1].val())
+            + (self.peer_fold.val() << self.c_sh[2].val())
+            + (self.peer_fold.val() << self.c_sh[3].val())
+            + (self.peer_fold.val() << self.c_sh[4].val());
         // Read the new packet's entry, or re-read the held one.
         self.ram.read_address.next = self.s1_idx.q.val();
         if self.take.val() {
