@@ -41,36 +41,19 @@ enum Src {
     Priority,
 }
 
-/// The template frame: a GRANT with every variable field zero, from `proto::wire`.
+/// The template frame: a GRANT with every variable field zero (the id's low bit set, so that
+/// the id on the wire is 0), as [`reference_frame`] builds it.
 pub fn template() -> Vec<u8> {
-    let frame = wire::FrameRepr {
-        ethernet: Some(wire::EthernetRepr {
-            src_addr: wire::EthernetAddress([0; 6]),
-            dst_addr: wire::EthernetAddress([0; 6]),
-            vlan: None,
-            ethertype: wire::EtherType::IPV4,
-        }),
-        ip: wire::IpRepr::V4(wire::Ipv4Repr {
-            src_addr: core::net::Ipv4Addr::UNSPECIFIED,
-            dst_addr: core::net::Ipv4Addr::UNSPECIFIED,
-            tos: 0,
-            ident: 0,
-            dont_frag: true,
-            ttl: 64,
-            protocol: wire::PROTOCOL_HOMA,
-            payload_len: wire::field::homa::GRANT_LEN,
-        }),
-        homa: wire::Repr {
-            sport: 0,
-            dport: 0,
-            sender_id: 0,
-            body: wire::Body::Grant(wire::Grant {
-                offset: 0,
-                priority: 0,
-            }),
-        },
+    let zero = Grant {
+        peer: 0,
+        mac: 0,
+        id: 1,
+        sport: 0,
+        dport: 0,
+        offset: 0,
+        priority: 0,
     };
-    let mut bytes = frame.to_bytes(&ChecksumCapabilities::default());
+    let mut bytes = reference_frame(0, 0, &zero);
     // The checksum bytes are computed by the block.
     bytes[14 + 10] = 0;
     bytes[14 + 11] = 0;

@@ -199,10 +199,12 @@ pub struct Packet {
 
 /// Disjoint sorted byte ranges: counts how many bytes of a packet are new.
 #[derive(Debug, Clone, Default)]
-struct Ranges(Vec<(u32, u32)>);
+pub(crate) struct Ranges(pub(crate) Vec<(u32, u32)>);
 
 impl Ranges {
-    fn insert(&mut self, start: u32, end: u32) -> u32 {
+    /// Inserts `[start, end)`, merging touching ranges (as `core::incoming` does); returns
+    /// the bytes not covered before.
+    pub(crate) fn insert(&mut self, start: u32, end: u32) -> u32 {
         let i = self.0.partition_point(|r| r.1 < start);
         let (mut s, mut e, mut covered, mut j) = (start, end, 0, i);
         while j < self.0.len() && self.0[j].0 <= end {

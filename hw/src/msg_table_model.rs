@@ -4,7 +4,7 @@
 //! two ranges; and the checking loop [`run`] over closed-loop traffic
 //! ([`crate::grant_model::Traffic`]) that every packet's fate feeds back into.
 
-use crate::grant_model::{Event, Grant, Packet, Traffic};
+use crate::grant_model::{Event, Grant, Packet, Ranges, Traffic};
 use crate::msg_table::index_of;
 use crate::parser_model::Rng;
 
@@ -27,7 +27,7 @@ struct Entry {
     id: u64,
     length: u32,
     received: u32,
-    ranges: Vec<(u32, u32)>,
+    ranges: Ranges,
     done: bool,
 }
 
@@ -38,22 +38,6 @@ pub struct TableModel {
     entries: Vec<Option<Entry>>,
     /// (dropped_holes, dropped_late, collisions) so far.
     pub counters: (u32, u32, u32),
-}
-
-/// Inserts `[start, end)` into sorted disjoint ranges, merging touching ones (as
-/// `core::incoming` does); returns the bytes not covered before.
-fn insert(ranges: &mut Vec<(u32, u32)>, start: u32, end: u32) -> u32 {
-    let i = ranges.partition_point(|r| r.1 < start);
-    let (mut s, mut e, mut covered, mut j) = (start, end, 0, i);
-    while j < ranges.len() && ranges[j].0 <= end {
-        let (a, b) = ranges[j];
-        covered += b.min(end).saturating_sub(a.max(start));
-        s = s.min(a);
-        e = e.max(b);
-        j += 1;
-    }
-    ranges.splice(i..j, [(s, e)]);
-    (end - start) - covered
 }
 
 impl TableModel {
@@ -78,8 +62,8 @@ impl TableModel {
                     return Outcome::DropLate;
                 }
                 let mut ranges = e.ranges.clone();
-                let new = insert(&mut ranges, p.offset, ev.end);
-                if ranges.len() > 2 {
+                let new = ranges.insert(p.offset, ev.end);
+                if ranges.0.len() > 2 {
                     self.counters.0 += 1;
                     return Outcome::DropHoles;
                 }
@@ -98,7 +82,7 @@ impl TableModel {
                     id: ev.id,
                     length: ev.length,
                     received: plen,
-                    ranges: vec![(p.offset, ev.end)],
+                    ranges: Ranges(vec![(p.offset, ev.end)]),
                     done: plen >= ev.length,
                 });
                 Outcome::Event(Event { new: plen, ..ev })
