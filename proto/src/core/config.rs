@@ -72,6 +72,13 @@ pub struct Config {
     pub max_message_length: u32,
     /// Log level of the engine: error, warn, info, debug or trace.
     pub log_level: String,
+    /// Grants are decided by the NIC (homa-nic's grant generator), not by this engine. The
+    /// engine learns each GRANT the NIC sends through [`super::Endpoint::note_offloaded_grant`]
+    /// (for RESENDs), and grants in software only the messages the NIC has not granted for
+    /// `resend_ticks` while every granted byte is in (messages the NIC could not track: its
+    /// decision set was full, or their table entry held another message). FIFO grants are not
+    /// offloaded: `grant_fifo_fraction` must be 0.
+    pub grant_offload: bool,
 }
 
 impl Default for Config {
@@ -106,6 +113,7 @@ impl Default for Config {
             request_ack_ticks: 2,
             max_message_length: MAX_MESSAGE_LENGTH,
             log_level: "warn".into(),
+            grant_offload: false,
         }
     }
 }
@@ -237,6 +245,13 @@ impl Config {
             10_000_000,
         )?;
         range("request_ack_ticks", self.request_ack_ticks, 1, 1_000_000)?;
+        if self.grant_offload && self.grant_fifo_fraction != 0 {
+            return Err(invalid(
+                "grant_fifo_fraction",
+                self.grant_fifo_fraction,
+                "0 when grant_offload is set (the NIC makes no FIFO grants)",
+            ));
+        }
         if !["error", "warn", "info", "debug", "trace"].contains(&self.log_level.as_str()) {
             return Err(invalid(
                 "log_level",

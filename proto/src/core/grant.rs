@@ -30,7 +30,8 @@ impl Endpoint {
                 continue;
             };
             outstanding += u64::from(m.granted.saturating_sub(m.received));
-            if m.granted < m.length {
+            // With the NIC granting, the engine decides only for the messages it took over.
+            if m.granted < m.length && (!self.config.grant_offload || m.soft_granted) {
                 keys.push(*key);
                 cands.push(GrantCandidate {
                     peer: self.peers.get(&rpc.peer).map_or(u32::MAX, |p| p.index),
@@ -71,6 +72,40 @@ impl Endpoint {
         if !active.is_empty() {
             self.arm_fifo(now);
         }
+    }
+
+    /// With `grant_offload`: the NIC sent `grant` (a GRANT this host sends, as it went on the
+    /// wire, to `peer`). Records the granted offset so that RESENDs cover it. Ignored when the
+    /// RPC is gone or the grant is not news.
+    pub fn note_offloaded_grant(&mut self, peer: core::net::IpAddr, grant: &crate::wire::Repr<'_>) {
+        let Body::Grant(g) = grant.body else {
+            return;
+        };
+        let id = grant.sender_id;
+        let key = if id & 1 == 0 {
+            RpcKey::Client(id)
+        } else {
+            RpcKey::Server(peer, id)
+        };
+        let Some(m) = self.rpcs.get_mut(&key).and_then(|r| r.msgin.as_mut()) else {
+            return;
+        };
+        self.metrics.offloaded_grants += 1;
+        m.granted = m.granted.max(g.offset.min(m.length));
+    }
+
+    /// With `grant_offload`: the NIC has not granted RPC `key`'s inbound message although
+    /// every granted byte is in; the engine grants it from now on.
+    pub(crate) fn take_over_grants(&mut self, now: Instant, key: RpcKey) {
+        let Some(m) = self.rpcs.get_mut(&key).and_then(|r| r.msgin.as_mut()) else {
+            return;
+        };
+        if m.soft_granted || m.granted >= m.length {
+            return;
+        }
+        m.soft_granted = true;
+        self.metrics.grant_fallbacks += 1;
+        self.update_grants(now);
     }
 
     /// Starts the FIFO-grant timer when it is enabled and not running.

@@ -62,6 +62,8 @@ pub(crate) struct MessageIn {
     /// Whether this message is in the receiver's grant list (length above its unscheduled
     /// part when it started).
     pub(crate) needs_grants: bool,
+    /// With `grant_offload`: the engine grants this message (the NIC did not).
+    pub(crate) soft_granted: bool,
 }
 
 impl MessageIn {
@@ -75,6 +77,7 @@ impl MessageIn {
             chunks: Vec::new(),
             age,
             needs_grants: granted < length,
+            soft_granted: false,
         }
     }
 

@@ -28,6 +28,11 @@ pub struct Metrics {
     pub dropped_invalid: u64,
     /// Restarts after RPC_UNKNOWN.
     pub restarts: u64,
+    /// With `grant_offload`: GRANTs the NIC reported sending.
+    pub offloaded_grants: u64,
+    /// With `grant_offload`: inbound messages the engine took over granting because the NIC
+    /// had not granted them.
+    pub grant_fallbacks: u64,
 }
 
 impl Metrics {

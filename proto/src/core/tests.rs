@@ -670,3 +670,75 @@ fn endpoint__fifo_grant_reaches_the_oldest_message() {
         "GRANT id=3 offset=61000 prio=6"
     );
 }
+
+#[test]
+fn endpoint__grant_offload_leaves_grants_to_the_nic_then_takes_over() {
+    let cfg = Config {
+        grant_offload: true,
+        grant_fifo_fraction: 0,
+        window: 10_000,
+        ..config()
+    };
+    let mut rx = Endpoint::new(cfg.clone(), addr(0)).unwrap();
+    rx.bind(500);
+    let mut now = Instant::ZERO;
+    rx.handle_packet(now, addr(1), first_data(2, 100_000, 1));
+    let sent = |rx: &mut Endpoint, now| {
+        let mut v = Vec::new();
+        while let Some(t) = rx.poll_transmit(now) {
+            v.push(format!("{}", t.packet.repr()));
+        }
+        v
+    };
+    assert_eq!(sent(&mut rx, now), Vec::<String>::new(), "the NIC grants");
+    // The NIC granted up to 21000: a RESEND after silence covers it.
+    let nic_grant = Repr {
+        sport: 500,
+        dport: 40000,
+        sender_id: 3,
+        body: Body::Grant(crate::wire::Grant {
+            offset: 21_000,
+            priority: 0,
+        }),
+    };
+    rx.note_offloaded_grant(addr(1), &nic_grant);
+    assert_eq!(rx.metrics().offloaded_grants, 1);
+    let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
+    for _ in 0..cfg.resend_ticks {
+        now = now + tick;
+        rx.handle_timeout(now);
+    }
+    assert_eq!(
+        sent(&mut rx, now),
+        ["RESEND id=3 offset=1000 length=20000 prio=7"],
+        "missing bytes up to the NIC's grant"
+    );
+    // Once every granted byte is in and the NIC stays silent, the engine grants it itself.
+    let mut rest = first_data(2, 100_000, 1);
+    if let Body::Data(d) = &mut rest.header.body {
+        d.offset = 1_000;
+    }
+    rest.payload = pattern(20_000, 1);
+    rx.handle_packet(now, addr(1), rest);
+    assert_eq!(sent(&mut rx, now), Vec::<String>::new());
+    for _ in 0..cfg.resend_ticks {
+        now = now + tick;
+        rx.handle_timeout(now);
+    }
+    assert_eq!(rx.metrics().grant_fallbacks, 1);
+    assert_eq!(sent(&mut rx, now), ["GRANT id=3 offset=31000 prio=0"]);
+}
+
+#[test]
+fn config__grant_offload_needs_no_fifo_grants() {
+    let c = Config {
+        grant_offload: true,
+        ..Config::default()
+    };
+    assert!(
+        c.validate()
+            .unwrap_err()
+            .to_string()
+            .contains("grant_fifo_fraction")
+    );
+}

@@ -21,7 +21,7 @@ impl Endpoint {
         if let Some(t) = self.next_tick
             && t <= now
         {
-            self.run_tick();
+            self.run_tick(now);
             let tick = self.tick();
             let mut next = t + tick;
             while next <= now {
@@ -32,8 +32,9 @@ impl Endpoint {
         self.paced = false;
     }
 
-    fn run_tick(&mut self) {
+    fn run_tick(&mut self, now: Instant) {
         let c = &self.config;
+        let offload = c.grant_offload;
         let (resend_ticks, interval, timeout, ack_ticks) = (
             c.resend_ticks,
             c.resend_interval,
@@ -43,6 +44,7 @@ impl Endpoint {
         let mut resend = Vec::new();
         let mut need_ack = Vec::new();
         let mut dead = Vec::new();
+        let mut take_over = Vec::new();
         for (key, rpc) in self.rpcs.iter_mut() {
             let sending = rpc.msgout.as_ref().is_some_and(|m| m.sendable());
             let quiet = match rpc.state {
@@ -64,7 +66,10 @@ impl Endpoint {
                     }
                 }
                 RpcState::Outgoing => false,
-                RpcState::Incoming => rpc.msgin.as_ref().is_some_and(|m| m.has_all_granted()),
+                // Waiting for its own grants, unless the NIC grants and has not for a while.
+                RpcState::Incoming => rpc.msgin.as_ref().is_some_and(|m| {
+                    m.has_all_granted() && !(offload && !m.soft_granted && m.granted < m.length)
+                }),
             };
             if quiet {
                 rpc.silent_ticks = 0;
@@ -76,8 +81,19 @@ impl Endpoint {
             } else if rpc.silent_ticks >= resend_ticks
                 && (rpc.silent_ticks - resend_ticks) % interval == 0
             {
-                resend.push(*key);
+                let waits_for_nic = offload
+                    && rpc.msgin.as_ref().is_some_and(|m| {
+                        m.has_all_granted() && !m.soft_granted && m.granted < m.length
+                    });
+                if waits_for_nic {
+                    take_over.push(*key);
+                } else {
+                    resend.push(*key);
+                }
             }
+        }
+        for key in take_over {
+            self.take_over_grants(now, key);
         }
         for key in resend {
             self.request_retransmission(key);
