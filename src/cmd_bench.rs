@@ -104,6 +104,7 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
                     seed,
                     time_limit_ps: 60_000 * MS,
                     pattern: Pattern::Uniform,
+                    engine: homa_sim::cluster::Engine::Model,
                 };
                 let r = Cluster::new(config)?.run(&mut |_, _| {});
                 rates.push(r.packets_per_wall_second());

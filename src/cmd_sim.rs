@@ -2,21 +2,33 @@
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
+use homa_nic::capture::{CaptureError, CaptureWriter};
 use homa_nic::plot::{Series, slowdown_chart};
-use homa_sim::cluster::{Cluster, ClusterConfig, Pattern, Report};
+use homa_sim::cluster::{
+    Cluster, ClusterConfig, Engine as ClusterEngine, NicReport, Pattern, Report,
+};
 use homa_sim::fabric::{FabricConfig, Topology};
+use homa_sim::nic::NicTiming;
 use homa_sim::preset::{Preset, config_for};
 use homa_sim::stats;
 use homa_sim::time::MS;
 use homa_sim::workload::Workload;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::BufWriter;
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SimArgs {
-    /// What runs in each host: `model` is the software engine (proto::core).
+    /// What runs in each host: `model` is the software engine (proto::core) alone; `rtl`
+    /// adds a Verilated homa-nic per host on 100 Gb/s links, which parses every frame and
+    /// decides and builds every GRANT.
     #[arg(long, value_enum, default_value_t = Engine::Model)]
     engine: Engine,
     /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES.
@@ -25,16 +37,17 @@ pub(crate) struct SimArgs {
     /// Offered load on every host link, strictly between 0 and 1.
     #[arg(long, default_value_t = 0.5)]
     load: f64,
-    /// Hosts on one switch (ignored with --topology paper).
-    #[arg(long, default_value_t = 16)]
-    hosts: usize,
+    /// Hosts on one switch (ignored with --topology paper) [default: 16, 4 with --engine rtl].
+    #[arg(long)]
+    hosts: Option<usize>,
     /// `paper`: 144 hosts in 9 racks of 16, 10 Gb/s host links, 4 aggregation switches at
     /// 40 Gb/s; `single`: --hosts hosts on one switch.
     #[arg(long, value_enum, default_value_t = TopologyArg::Single)]
     topology: TopologyArg,
-    /// Stop after this many messages have been measured (a tenth more warm the network up).
-    #[arg(long, default_value_t = 20_000)]
-    messages: u64,
+    /// Stop after this many messages have been measured (a tenth more warm the network up)
+    /// [default: 20000, 5000 with --engine rtl].
+    #[arg(long)]
+    messages: Option<u64>,
     /// Seed of the workload and fabric generators.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -56,6 +69,19 @@ pub(crate) struct SimArgs {
     /// Also write the results as JSON to FILE.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Also capture every frame the hosts put on the wire into FILE (pcap, Ethernet),
+    /// readable by `homa-nic decode` and tshark.
+    #[arg(long)]
+    pcap: Option<PathBuf>,
+    /// NIC clock in MHz (--engine rtl).
+    #[arg(long, default_value_t = 250)]
+    clock_mhz: u32,
+    /// Host-NIC latency over PCIe per crossing, ns (--engine rtl).
+    #[arg(long, default_value_t = 500)]
+    pcie_ns: u32,
+    /// Small RPCs (100-byte request and response, idle network) timed after the run.
+    #[arg(long, default_value_t = 20)]
+    rtt_samples: u32,
     /// Also draw p50 and p99 slowdown against message size (with the paper's, on the paper
     /// topology) as an SVG chart into FILE.
     #[arg(long)]
@@ -66,6 +92,8 @@ pub(crate) struct SimArgs {
 enum Engine {
     /// The software protocol engine in every host.
     Model,
+    /// The software engine over a Verilated homa-nic per host.
+    Rtl,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -85,23 +113,48 @@ enum PresetArg {
 }
 
 pub(crate) fn run(args: SimArgs) -> Result<()> {
-    let Engine::Model = args.engine;
-    let workload = Workload::parse(&args.workload)?;
+    let rtl = matches!(args.engine, Engine::Rtl);
+    let hosts = args.hosts.unwrap_or(if rtl { 4 } else { 16 });
+    let messages = args.messages.unwrap_or(if rtl { 5_000 } else { 20_000 });
+    let mut workload = Workload::parse(&args.workload)?;
+    let limit = homa_proto::wire::MAX_MESSAGE_LENGTH;
+    if rtl && workload.max_bytes() > limit {
+        // Real frames carry Homa's 1 MB limit (the model engine may exceed it).
+        let (capped, share) = workload.capped(limit);
+        eprintln!(
+            "homa-nic sim: engine rtl: {} has messages up to {} bytes; the {:.2} % above {limit} \
+             bytes (Homa's wire limit) are sent as {limit}-byte messages",
+            args.workload,
+            workload.max_bytes(),
+            share * 100.0
+        );
+        workload = capped;
+    }
     let topology = match args.topology {
         TopologyArg::Paper => Topology::paper(),
-        TopologyArg::Single => Topology::SingleSwitch { hosts: args.hosts },
+        TopologyArg::Single => Topology::SingleSwitch { hosts },
+    };
+    let base = if rtl {
+        FabricConfig::nic_100g(args.seed)
+    } else {
+        FabricConfig::default()
     };
     let fabric = FabricConfig {
         loss_rate: args.loss,
         port_buffer_bytes: args.buffer_bytes,
         seed: args.seed,
-        ..FabricConfig::default()
+        ..base
     };
     let preset = match args.preset {
         PresetArg::Paper => Preset::Paper,
         PresetArg::Homamodule => Preset::HomaModule,
     };
     let mut homa = config_for(preset, &workload, fabric.host_link_bps);
+    if rtl {
+        // Microsecond round trips at 100 Gb/s: a 10 us timer tick (RESEND after 50 us of
+        // silence) instead of HomaModule's 1 ms. --config can set it back.
+        homa.tick_usecs = 10;
+    }
     if let Some(path) = &args.config {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("failed to read Homa configuration {}", path.display()))?;
@@ -112,27 +165,47 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     // The engine logs at the configuration's level (RUST_LOG, when set, wins).
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| homa.log_level.clone());
     let _ = env_logger::Builder::new().parse_filters(&filter).try_init();
+    let timing = NicTiming {
+        clock_mhz: args.clock_mhz,
+        pcie_ns: args.pcie_ns,
+    };
+    if rtl && !(50..=1_000).contains(&args.clock_mhz) {
+        anyhow::bail!(
+            "invalid --clock-mhz {}: allowed 50 to 1000 (the NIC's clock)",
+            args.clock_mhz
+        );
+    }
     let config = ClusterConfig {
         topology,
         fabric,
         homa,
         workload,
         load: args.load,
-        messages: args.messages,
+        messages,
         seed: args.seed,
         time_limit_ps: args.time_limit_ms.saturating_mul(MS),
         pattern: Pattern::Uniform,
+        engine: if rtl {
+            ClusterEngine::Rtl(timing)
+        } else {
+            ClusterEngine::Model
+        },
     };
-    let cluster = Cluster::new(config)?;
+    let mut cluster = Cluster::new(config.clone())?;
     eprintln!(
-        "homa-nic sim: {} hosts, workload {}, load {}, {} messages, seed {}",
+        "homa-nic sim: engine {}, {} hosts, workload {}, load {}, {} messages, seed {}",
+        if rtl { "rtl" } else { "model" },
         cluster.num_hosts(),
         args.workload,
         args.load,
-        args.messages,
+        messages,
         args.seed
     );
-    let bar = ProgressBar::new(args.messages);
+    let capture = match &args.pcap {
+        Some(path) => Some(start_capture(&mut cluster, path)?),
+        None => None,
+    };
+    let bar = ProgressBar::new(messages);
     if std::io::stdout().is_terminal() {
         bar.set_style(
             ProgressStyle::with_template(
@@ -146,8 +219,23 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     }
     let report = cluster.run(&mut |done, _| bar.set_position(done));
     bar.finish_and_clear();
+    if let (Some(c), Some(path)) = (capture, &args.pcap) {
+        finish_capture(c, path)?;
+    }
+    let rtt = if args.rtt_samples > 0 {
+        let mut v = Cluster::round_trips(config, 100, 100, args.rtt_samples)
+            .context("timing small RPCs")?;
+        v.sort_unstable();
+        Some(v[v.len() / 2])
+    } else {
+        None
+    };
+    let run = RunInfo {
+        engine: if rtl { "rtl" } else { "model" },
+        small_rpc_rtt_ps: rtt,
+    };
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report_json(&report))? + "\n";
+        let text = serde_json::to_string_pretty(&report_json(&report, &run))? + "\n";
         std::fs::write(path, text)
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
@@ -155,11 +243,52 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         std::fs::write(path, chart(&report))
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
-    match print_report(&mut std::io::stdout().lock(), &report) {
+    match print_report(&mut std::io::stdout().lock(), &report, &run) {
         // The reader went away (`| head`): not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other.context("failed to write to standard output"),
     }
+}
+
+/// What the run adds to the cluster's report.
+struct RunInfo {
+    engine: &'static str,
+    /// Median round trip of a 100-byte RPC on the idle cluster.
+    small_rpc_rtt_ps: Option<u64>,
+}
+
+type Sink = Rc<RefCell<(CaptureWriter<BufWriter<File>>, Option<CaptureError>)>>;
+
+/// Opens the pcap file and hands the cluster a sink that writes to it.
+fn start_capture(cluster: &mut Cluster, path: &Path) -> Result<Sink> {
+    let file = File::create(path)
+        .with_context(|| format!("failed to create the capture {}", path.display()))?;
+    let writer = CaptureWriter::new(BufWriter::new(file))?;
+    let sink: Sink = Rc::new(RefCell::new((writer, None)));
+    let inner = sink.clone();
+    cluster.capture(move |ps, frame| {
+        let mut s = inner.borrow_mut();
+        if s.1.is_none()
+            && let Err(e) = s.0.write(Duration::from_nanos(ps / 1_000), frame)
+        {
+            s.1 = Some(e);
+        }
+    });
+    Ok(sink)
+}
+
+/// Flushes the capture; reports the first write error.
+fn finish_capture(sink: Sink, path: &Path) -> Result<()> {
+    let (writer, error) = Rc::try_unwrap(sink)
+        .map_err(|_| anyhow::anyhow!("the capture of {} is still in use", path.display()))?
+        .into_inner();
+    if let Some(e) = error {
+        return Err(e).with_context(|| format!("failed to write {}", path.display()));
+    }
+    writer
+        .into_inner()
+        .flush()
+        .with_context(|| format!("failed to write {}", path.display()))
 }
 
 /// The rows the paper's tables quote (smallest bucket and the buckets holding the P50, P90
@@ -236,7 +365,7 @@ fn chart(r: &Report) -> String {
     slowdown_chart(&title, &series)
 }
 
-fn print_report(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
+fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Result<()> {
     let paper = stats::paper_load_key(r.load).filter(|_| r.hosts == Topology::paper().num_hosts());
     let head = if paper.is_some() {
         "  paper_p50 paper_p99"
@@ -292,6 +421,45 @@ fn print_report(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
         "achieved load {:.3} (offered {})",
         r.achieved_load, r.load
     )?;
+    writeln!(
+        out,
+        "engine {}: RPCs completed {}, payload errors {}",
+        run.engine, r.completed, r.payload_errors
+    )?;
+    if let Some(rtt) = run.small_rpc_rtt_ps {
+        let cycles = r
+            .nic
+            .as_ref()
+            .map(|n| format!(" = {} cycles at {} MHz", rtt_cycles(rtt, n), n.clock_mhz))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "small RPC round trip (100 B request and response, idle network, median): {} ns{cycles}",
+            rtt / 1_000
+        )?;
+    }
+    if let Some(n) = &r.nic {
+        writeln!(
+            out,
+            "NICs (Verilated homa_rx_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
+             clocked; frames in {}, parser ok {} / dropped {}; GRANTs built in hardware {}; \
+             grant slots full {}, table collisions {}, hole drops {}; messages granted by host \
+             software {} ({} GRANTs); hardware/software parse mismatches {}",
+            n.clock_mhz,
+            n.pcie_ns,
+            n.cycles,
+            n.frames_in,
+            n.frames_ok,
+            n.frames_dropped,
+            n.grants_sent,
+            n.table_full,
+            n.collisions,
+            n.dropped_holes,
+            n.grant_fallbacks,
+            n.software_grants,
+            n.parse_mismatches
+        )?;
+    }
     let rows = paper_comparison(r);
     if !rows.is_empty() {
         writeln!(
@@ -321,7 +489,12 @@ fn print_report(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
     Ok(())
 }
 
-fn report_json(r: &Report) -> serde_json::Value {
+/// A round trip in NIC clock cycles.
+fn rtt_cycles(rtt_ps: u64, n: &NicReport) -> u64 {
+    rtt_ps * u64::from(n.clock_mhz) / 1_000_000
+}
+
+fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
     let buckets: Vec<_> = r
         .buckets
         .iter()
@@ -358,6 +531,28 @@ fn report_json(r: &Report) -> serde_json::Value {
         "switch_drops": r.fabric.buffer_drops,
         "timeouts": r.timeouts,
         "payload_errors": r.payload_errors,
+        "engine": run.engine,
+        "rpcs": r.completed,
+        "small_rpc_rtt_ns": run.small_rpc_rtt_ps.map(|p| p as f64 / 1_000.0),
+        "small_rpc_rtt_cycles": run
+            .small_rpc_rtt_ps
+            .zip(r.nic.as_ref())
+            .map(|(p, n)| rtt_cycles(p, n)),
+        "nic": r.nic.as_ref().map(|n| json!({
+            "clock_mhz": n.clock_mhz,
+            "pcie_ns": n.pcie_ns,
+            "cycles": n.cycles,
+            "frames_in": n.frames_in,
+            "frames_ok": n.frames_ok,
+            "frames_dropped": n.frames_dropped,
+            "grants_sent": n.grants_sent,
+            "table_full": n.table_full,
+            "collisions": n.collisions,
+            "dropped_holes": n.dropped_holes,
+            "grant_fallbacks": n.grant_fallbacks,
+            "software_grants": n.software_grants,
+            "parse_mismatches": n.parse_mismatches,
+        })),
         "buckets": buckets,
         "paper_comparison": comparison,
     })

@@ -273,8 +273,9 @@ impl Default for NicConfig {
 }
 
 impl NicConfig {
-    /// The CONFIG registers to write, by name, after range checks.
-    fn registers(&self) -> Result<Vec<(String, u32)>> {
+    /// The CONFIG registers to write, by name, after range checks: the values the init
+    /// sequence programs (also used by the simulated cluster to program Verilated NICs).
+    pub fn registers(&self) -> Result<Vec<(String, u32)>> {
         let check = |field: &'static str, value: u32, ok: bool, reason: &'static str| {
             if ok {
                 Ok(())

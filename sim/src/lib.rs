@@ -24,6 +24,7 @@
 pub mod cluster;
 pub mod event;
 pub mod fabric;
+pub mod nic;
 pub mod preset;
 pub mod rng;
 pub mod rtl;

@@ -189,6 +189,31 @@ impl Workload {
     pub fn max_bytes(&self) -> u32 {
         self.sizes().last().copied().unwrap_or(0)
     }
+
+    /// The same workload with every size above `max` cut to `max`, and the probability of a
+    /// message being cut. The name stays (the caller says that it capped).
+    pub fn capped(&self, max: u32) -> (Workload, f64) {
+        match self {
+            Self::Fixed(n) if *n > max => (Self::Fixed(max), 1.0),
+            Self::Fixed(_) => (self.clone(), 0.0),
+            Self::Cdf { name, points } => {
+                let cut = self
+                    .probabilities()
+                    .into_iter()
+                    .filter(|&(s, _)| s > max)
+                    .map(|(_, p)| p)
+                    .sum();
+                let points = points.iter().map(|&(s, f)| (s.min(max), f)).collect();
+                (
+                    Self::Cdf {
+                        name: name.clone(),
+                        points,
+                    },
+                    cut,
+                )
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -196,6 +221,17 @@ impl Workload {
 mod tests {
     use super::*;
     use crate::rng::seeded_rng;
+
+    #[test]
+    fn capped__cuts_sizes_and_reports_the_share() {
+        let w = Workload::from_points("t", vec![(10, 0.5), (100, 0.75), (1000, 1.0)]).unwrap();
+        let (c, cut) = w.capped(100);
+        assert_eq!(c.max_bytes(), 100);
+        assert!((cut - 0.25).abs() < 1e-12);
+        assert_eq!(c.probabilities(), [(10, 0.5), (100, 0.5)]);
+        assert_eq!(Workload::Fixed(5).capped(4), (Workload::Fixed(4), 1.0));
+        assert_eq!(Workload::Fixed(5).capped(5), (Workload::Fixed(5), 0.0));
+    }
 
     fn load(name: &str) -> Workload {
         match Workload::parse(name) {

@@ -17,18 +17,22 @@
 //! the fabric itself (`Fabric::ideal_delivery_ps`) for the exact frames the engine sends.
 
 mod host;
+mod nics;
+mod pingpong;
 mod report;
 
-pub use report::{BucketRow, Report};
+pub use report::{BucketRow, NicReport, Report};
 
 use crate::event::EventQueue;
 use crate::fabric::{Fabric, FabricConfig, FabricError, HostId, Topology};
+use crate::nic::{NicError, NicTiming};
 use crate::rng::{SimRng, seeded_rng};
 use crate::stats::SlowdownStats;
 use crate::time::{Ps, SEC};
 use crate::workload::{PoissonArrivals, Workload};
 use homa_proto::core::{Config, ConfigError, Endpoint, Event, Instant, Message};
 use host::{SimPacket, addr_of, frames_of};
+use nics::Nics;
 use rand::RngExt;
 use std::collections::HashMap;
 
@@ -53,6 +57,19 @@ pub struct ClusterConfig {
     pub time_limit_ps: Ps,
     /// Where messages go.
     pub pattern: Pattern,
+    /// What runs between each host's engine and the fabric.
+    pub engine: Engine,
+}
+
+/// What runs between each host's engine and the fabric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Engine {
+    /// Nothing: the engine's packets go straight to the fabric (the fast model).
+    #[default]
+    Model,
+    /// A Verilated homa-nic per host ([`crate::nic`]): the hardware parses every received
+    /// frame and decides and builds every GRANT (the engines run with `grant_offload`).
+    Rtl(NicTiming),
 }
 
 /// Destinations of the generated messages.
@@ -78,6 +95,9 @@ pub enum ClusterError {
     /// The Homa configuration is invalid.
     #[error(transparent)]
     Homa(#[from] ConfigError),
+    /// The simulated NICs could not be built.
+    #[error(transparent)]
+    Nic(#[from] NicError),
     /// A run parameter is out of range.
     #[error("invalid {field} {value}: allowed {allowed}")]
     Invalid {
@@ -96,6 +116,10 @@ enum Timer {
     Arrival(HostId),
     /// The host's engine asked to be woken (handle_timeout).
     Engine(HostId),
+    /// Something crossed PCIe from the host's NIC to its engine.
+    ToHost(HostId),
+    /// A packet the host's engine posted reaches the wire.
+    ToWire(HostId),
 }
 
 /// A message in flight.
@@ -131,6 +155,16 @@ pub struct Cluster {
     deliveries: Vec<crate::fabric::Delivery<SimPacket>>,
     /// Delivered messages whose bytes differ from what was sent.
     payload_errors: u64,
+    /// The Verilated NICs (`Engine::Rtl`).
+    nics: Option<Nics>,
+    /// Where frames leaving the hosts go ([`Cluster::capture`]).
+    capture: Option<Capture>,
+    /// Messages delivered, warm-up and later traffic included.
+    completed: u64,
+    /// Round-trip mode ([`Cluster::round_trips`]).
+    ping: Option<pingpong::Ping>,
+    /// NIC outputs of the current step.
+    nic_out: Vec<(Ps, crate::nic::NicOutput)>,
 }
 
 /// The port every host's server listens on.
@@ -140,7 +174,27 @@ const CLIENT_PORT: u16 = 40000;
 
 impl Cluster {
     /// Builds the cluster; nothing runs yet.
-    pub fn new(config: ClusterConfig) -> Result<Self, ClusterError> {
+    pub fn new(mut config: ClusterConfig) -> Result<Self, ClusterError> {
+        if let Engine::Rtl(_) = config.engine {
+            // The NIC grants; it makes no FIFO grants.
+            config.homa.grant_offload = true;
+            config.homa.grant_fifo_fraction = 0;
+            // Real frames: the wire's message length limit holds.
+            let limit = homa_proto::wire::MAX_MESSAGE_LENGTH;
+            if config.workload.max_bytes() > limit {
+                return Err(ClusterError::Invalid {
+                    field: "workload",
+                    value: format!(
+                        "{} (up to {} bytes)",
+                        config.workload.name(),
+                        config.workload.max_bytes()
+                    ),
+                    allowed: "messages of at most 1000000 bytes with the rtl engine (Homa's wire \
+                              limit; cap the workload with Workload::capped)",
+                });
+            }
+            config.homa.max_message_length = config.homa.max_message_length.min(limit);
+        }
         if !(config.load > 0.0 && config.load < 1.0) {
             return Err(ClusterError::Invalid {
                 field: "load",
@@ -236,7 +290,16 @@ impl Cluster {
             value: e.to_string(),
             allowed: "a non-empty ascending list",
         })?;
+        let nics = match config.engine {
+            Engine::Model => None,
+            Engine::Rtl(timing) => Some(Nics::new(n, &config.homa, timing)?),
+        };
         Ok(Cluster {
+            nics,
+            ping: None,
+            capture: None,
+            completed: 0,
+            nic_out: Vec::new(),
             rng: seeded_rng(config.seed),
             fabric,
             hosts,
@@ -269,60 +332,81 @@ impl Cluster {
         let total = self.config.messages;
         let mut events: u64 = 0;
         let mut last_reported = 0;
-        while self.measured_done < total {
-            let next = match (self.fabric.next_event_time(), self.timers.peek_time()) {
-                (Some(a), Some(b)) => a.min(b),
-                (Some(a), None) => a,
-                (None, Some(b)) => b,
-                (None, None) => break,
-            };
-            if next > self.config.time_limit_ps {
-                break;
-            }
-            self.now = next;
+        while self.measured_done < total && self.step() {
             events += 1;
-            self.deliveries.clear();
-            let mut deliveries = std::mem::take(&mut self.deliveries);
-            self.fabric.advance(next, &mut deliveries);
-            let now_ns = Instant::from_nanos(next / 1_000);
-            let mut touched: Vec<HostId> = Vec::new();
-            for d in deliveries.drain(..) {
-                let src = addr_of(d.packet.src);
-                self.hosts[d.host].handle_packet(now_ns, src, d.packet.packet);
-                touched.push(d.host);
-            }
-            self.deliveries = deliveries;
-            while self.timers.peek_time().is_some_and(|t| t <= next) {
-                let (_, timer) = self.timers.pop().expect("peeked");
-                match timer {
-                    Timer::Arrival(h) => {
-                        self.new_message(h, now_ns);
-                        let gap = self.arrivals[h].next_gap();
-                        self.timers.push(next + gap.max(1), Timer::Arrival(h));
-                    }
-                    Timer::Engine(h) => {
-                        if self.wake[h].is_some_and(|w| w <= next) {
-                            self.wake[h] = None;
-                            self.hosts[h].handle_timeout(now_ns);
-                        }
-                    }
-                }
-                touched.push(match timer {
-                    Timer::Arrival(h) | Timer::Engine(h) => h,
-                });
-            }
-            touched.sort_unstable();
-            touched.dedup();
-            for h in touched {
-                self.drain(h, now_ns);
-            }
             if self.measured_done >= last_reported + (total / 200).max(1) {
                 last_reported = self.measured_done;
                 progress(self.measured_done, total);
             }
         }
         progress(self.measured_done, total);
-        report::build(&self, events, wall.elapsed().as_secs_f64())
+        let nic = self.nic_report();
+        report::build(&self, events, wall.elapsed().as_secs_f64(), nic)
+    }
+
+    /// Advances to the next event time and handles everything due then. Returns false when
+    /// nothing is left to happen or the time limit is reached.
+    fn step(&mut self) -> bool {
+        let nic_edge = self.nics.as_ref().and_then(|n| n.next_edge());
+        let next = [
+            self.fabric.next_event_time(),
+            self.timers.peek_time(),
+            nic_edge,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let Some(next) = next else {
+            return false;
+        };
+        if next > self.config.time_limit_ps {
+            return false;
+        }
+        self.now = next;
+        self.deliveries.clear();
+        let mut deliveries = std::mem::take(&mut self.deliveries);
+        self.fabric.advance(next, &mut deliveries);
+        let now_ns = Instant::from_nanos(next / 1_000);
+        let mut touched: Vec<HostId> = Vec::new();
+        for d in deliveries.drain(..) {
+            match &mut self.nics {
+                None => {
+                    let src = addr_of(d.packet.src);
+                    self.hosts[d.host].handle_packet(now_ns, src, d.packet.packet);
+                    touched.push(d.host);
+                }
+                Some(nics) => nics.receive(next, d.host, &d.packet),
+            }
+        }
+        self.deliveries = deliveries;
+        self.run_nics(next);
+        while self.timers.peek_time().is_some_and(|t| t <= next) {
+            let (_, timer) = self.timers.pop().expect("peeked");
+            match timer {
+                Timer::Arrival(h) => {
+                    self.new_message(h, now_ns);
+                    let gap = self.arrivals[h].next_gap();
+                    self.timers.push(next + gap.max(1), Timer::Arrival(h));
+                }
+                Timer::Engine(h) => {
+                    if self.wake[h].is_some_and(|w| w <= next) {
+                        self.wake[h] = None;
+                        self.hosts[h].handle_timeout(now_ns);
+                    }
+                }
+                Timer::ToHost(h) => self.nic_to_host(h, next, now_ns),
+                Timer::ToWire(h) => self.nic_to_wire(h, next),
+            }
+            touched.push(match timer {
+                Timer::Arrival(h) | Timer::Engine(h) | Timer::ToHost(h) | Timer::ToWire(h) => h,
+            });
+        }
+        touched.sort_unstable();
+        touched.dedup();
+        for h in touched {
+            self.drain(h, now_ns);
+        }
+        true
     }
 
     fn new_message(&mut self, src: HostId, now: Instant) {
@@ -359,16 +443,27 @@ impl Cluster {
     /// Lets host `h` act at `now`: deliver events, send packets, re-arm its timer.
     fn drain(&mut self, h: HostId, now: Instant) {
         while let Some(ev) = self.hosts[h].poll_event() {
-            if let Event::Request(req) = ev {
-                self.delivered(h, req.peer.ip(), req.id, &req.message);
+            match ev {
+                Event::Request(req) if self.ping.is_some() => self.ping_request(h, now, req),
+                Event::Request(req) => self.delivered(h, req.peer.ip(), req.id, &req.message),
+                Event::Response { id, message } => self.ping_response(id, &message),
+                // Failures do not occur (runs end at the time limit before timeouts matter).
+                _ => {}
             }
-            // Responses and failures do not occur: every RPC ends at delivery.
         }
         let now_ps = self.now;
         while let Some(t) = self.hosts[h].poll_transmit(now) {
             let dst = host::host_of(t.dst);
             let packet = SimPacket::new(h, dst, t);
-            self.fabric.host_send(now_ps, packet);
+            match &mut self.nics {
+                None => self.wire_send(now_ps, packet, None),
+                Some(nics) => {
+                    // Posted to the NIC: on the wire one PCIe crossing later.
+                    let at = now_ps + nics.timing.pcie_ps();
+                    nics.to_wire[h].push_back((at, packet));
+                    self.timers.push(at, Timer::ToWire(h));
+                }
+            }
         }
         if let Some(t) = self.hosts[h].poll_timeout() {
             let at = (t.as_nanos() * 1_000).max(now_ps + 1);
@@ -393,6 +488,7 @@ impl Cluster {
             return;
         };
         self.hosts[t.src].cancel(t.client_id);
+        self.completed += 1;
         // Every message is a prefix of the shared pattern: compare each received chunk in place.
         let intact = message.len() == t.size as usize
             && message.chunks().iter().all(|(offset, chunk)| {
@@ -419,6 +515,38 @@ impl Cluster {
         let v = self.fabric.ideal_delivery_ps(src, dst, &frames).max(1);
         self.ideal_cache.insert((size, same), v);
         v
+    }
+}
+
+/// What receives captured frames: (time, Ethernet frame).
+type CaptureSink = Box<dyn FnMut(Ps, &[u8])>;
+
+/// A sink for the frames hosts put on the wire.
+pub struct Capture(CaptureSink);
+
+impl std::fmt::Debug for Capture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Capture")
+    }
+}
+
+impl Cluster {
+    /// Hands every frame a host (engine or NIC) puts on its link to `sink`, with the time
+    /// it starts: the bytes the NIC built (GRANTs of the `rtl` engine), else the frame
+    /// `proto::wire` emits for the packet, from the host's MAC to the switch's.
+    pub fn capture(&mut self, sink: impl FnMut(Ps, &[u8]) + 'static) {
+        self.capture = Some(Capture(Box::new(sink)));
+    }
+
+    /// Puts a packet on host `packet.src`'s link; `frame` is its bytes when already built.
+    fn wire_send(&mut self, at: Ps, packet: SimPacket, frame: Option<&[u8]>) {
+        if let Some(Capture(sink)) = &mut self.capture {
+            match frame {
+                Some(f) => sink(at, f),
+                None => sink(at, &nics::frame_of(&packet, nics::Hop::FromHost)),
+            }
+        }
+        self.fabric.host_send(at, packet);
     }
 }
 

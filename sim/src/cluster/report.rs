@@ -47,11 +47,50 @@ pub struct Report {
     pub packets_by_type: Vec<(&'static str, u64)>,
     /// RPCs aborted for silence, across hosts.
     pub timeouts: u64,
+    /// Messages delivered over the whole run (RPCs completed), warm-up included.
+    pub completed: u64,
     /// Delivered messages whose bytes differ from what was sent (must be 0).
     pub payload_errors: u64,
     /// Bytes delivered over the run / (simulated time x hosts x host link rate): the load
     /// the network actually carried.
     pub achieved_load: f64,
+    /// With the `rtl` engine: what the Verilated NICs did.
+    pub nic: Option<NicReport>,
+}
+
+/// What the Verilated NICs of an `rtl` run did, summed over the hosts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct NicReport {
+    /// NIC clock, MHz.
+    pub clock_mhz: u32,
+    /// Host-NIC latency per crossing, ns.
+    pub pcie_ns: u32,
+    /// Clock cycles simulated (idle NICs are not clocked).
+    pub cycles: u64,
+    /// Frames the NICs took from the wire.
+    pub frames_in: u64,
+    /// Packets the NICs passed to their hosts.
+    pub to_host: u64,
+    /// Frames the hardware parser accepted (RX.frames_ok).
+    pub frames_ok: u64,
+    /// Frames the hardware parser dropped as malformed (RX.dropped_*).
+    pub frames_dropped: u64,
+    /// GRANT frames the hardware built and sent (GRANT.grants_sent).
+    pub grants_sent: u64,
+    /// Messages the grant generator found no slot for (GRANT.table_full).
+    pub table_full: u64,
+    /// DATA packets passed to the host because their table entry held another message
+    /// (GRANT.collisions).
+    pub collisions: u64,
+    /// DATA packets the table dropped for opening a second hole (GRANT.dropped_holes).
+    pub dropped_holes: u64,
+    /// Messages whose grants the host engines took over (`grant_fallbacks`).
+    pub grant_fallbacks: u64,
+    /// GRANTs the host engines sent in software (for those messages).
+    pub software_grants: u64,
+    /// Headers or payloads the hardware output that differ from `proto::wire`'s parse of
+    /// the same frame, plus GRANT frames that did not parse (must be 0).
+    pub parse_mismatches: u64,
 }
 
 impl Report {
@@ -61,7 +100,7 @@ impl Report {
     }
 }
 
-pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64) -> Report {
+pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicReport>) -> Report {
     let buckets = c
         .stats
         .buckets()
@@ -97,6 +136,7 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64) -> Report {
         packets_by_type,
         timeouts: c.hosts.iter().map(|h| h.metrics().timeouts).sum(),
         payload_errors: c.payload_errors,
+        completed: c.completed,
         achieved_load: {
             let fabric = c.fabric.stats();
             let capacity = c.now as f64 / SEC as f64
@@ -104,5 +144,6 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64) -> Report {
                 * c.config.fabric.host_link_bps as f64;
             fabric.bytes_delivered as f64 * 8.0 / capacity.max(1.0)
         },
+        nic,
     }
 }

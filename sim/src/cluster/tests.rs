@@ -21,6 +21,7 @@ fn cluster(hosts: usize, workload: &str, load: f64, messages: u64, seed: u64) ->
         seed,
         time_limit_ps: 10_000 * MS,
         pattern: Pattern::Uniform,
+        engine: Engine::Model,
     }
 }
 
@@ -128,4 +129,67 @@ fn new__rejects_bad_parameters() {
     c.pattern = Pattern::Uniform;
     c.topology = Topology::SingleSwitch { hosts: 1 };
     assert!(Cluster::new(c).is_err());
+}
+
+/// A small cluster over Verilated NICs.
+#[cfg(homa_rtl)]
+fn rtl_cluster(hosts: usize, workload: &str, load: f64, messages: u64, seed: u64) -> ClusterConfig {
+    let workload = Workload::parse(workload).unwrap();
+    let fabric = FabricConfig::nic_100g(seed);
+    ClusterConfig {
+        topology: Topology::SingleSwitch { hosts },
+        homa: config_for(Preset::Paper, &workload, fabric.host_link_bps),
+        fabric,
+        workload,
+        load,
+        messages,
+        seed,
+        time_limit_ps: 1_000 * MS,
+        pattern: Pattern::Uniform,
+        engine: Engine::Rtl(crate::nic::NicTiming::default()),
+    }
+}
+
+#[cfg(homa_rtl)]
+#[test]
+fn run__rtl_engine_delivers_every_message_with_hardware_grants() {
+    let r = run(rtl_cluster(4, "fixed:30000", 0.5, 200, 3));
+    eprintln!("{r:#?}");
+    assert_eq!(r.messages, 200);
+    assert_eq!(r.payload_errors, 0);
+    assert_eq!(r.timeouts, 0);
+    let nic = r.nic.expect("a NIC report");
+    assert_eq!(nic.parse_mismatches, 0);
+    assert!(nic.grants_sent > 0, "{nic:?}");
+}
+
+#[test]
+fn round_trips__model_engine_small_rpcs_take_about_two_one_way_delays() {
+    let c = cluster(2, "w1", 0.5, 10, 1);
+    let rtts = Cluster::round_trips(c, 100, 100, 5).unwrap();
+    assert_eq!(rtts.len(), 5);
+    // Two one-way trips, each: host delays 1.5 us, two 10 Gb/s serialisations of a 214-byte
+    // frame (2 x 171 ns) and a 250 ns switch: 2.09 us.
+    for r in rtts {
+        assert!((4_000_000..4_400_000).contains(&r), "{r} ps");
+    }
+}
+
+#[cfg(homa_rtl)]
+#[test]
+fn round_trips__rtl_engine_small_rpcs() {
+    let c = rtl_cluster(2, "w1", 0.5, 10, 1);
+    let rtts = Cluster::round_trips(c, 100, 100, 5).unwrap();
+    eprintln!("{rtts:?}");
+    // Per direction: PCIe 500 ns twice, 2 x 15 ns serialisation, 250 ns switch, the parser.
+    for r in rtts {
+        assert!((2_500_000..3_000_000).contains(&r), "{r} ps");
+    }
+}
+
+#[test]
+fn round_trips__refuse_an_empty_request() {
+    let c = cluster(2, "w1", 0.5, 10, 1);
+    let e = Cluster::round_trips(c, 0, 100, 5).unwrap_err();
+    assert!(e.to_string().contains("request"), "{e}");
 }

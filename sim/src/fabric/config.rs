@@ -66,6 +66,22 @@ pub struct FabricConfig {
     pub seed: u64,
 }
 
+impl FabricConfig {
+    /// Links for homa-nic's 100 Gb/s NICs (host and switch links at 100 Gb/s, the default
+    /// switch delay) with no host software delays: the `rtl` engine models the NIC and PCIe
+    /// itself.
+    pub fn nic_100g(seed: u64) -> Self {
+        FabricConfig {
+            host_link_bps: 100_000_000_000,
+            core_link_bps: 100_000_000_000,
+            host_tx_delay_ps: 0,
+            host_rx_delay_ps: 0,
+            seed,
+            ..FabricConfig::default()
+        }
+    }
+}
+
 impl Default for FabricConfig {
     fn default() -> Self {
         Self {

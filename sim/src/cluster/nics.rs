@@ -1,0 +1,283 @@
+//! The `rtl` engine's part of the cluster: one Verilated NIC per host between the host's
+//! engine and the fabric (see [`crate::nic`] for what is RTL and what is modelled).
+
+use super::host::{SimPacket, addr_of, host_of};
+use crate::fabric::{FabricPacket, HostId};
+use crate::nic::{NicCounters, NicError, NicTiming};
+use crate::time::Ps;
+use homa_proto::core::{Config, Packet, Transmit};
+use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr, Repr};
+use std::collections::VecDeque;
+use std::net::IpAddr;
+
+/// Host `i`'s MAC address: 02:00:00:00:xx:xx with xx:xx = i + 1 (locally administered).
+pub(crate) fn mac_of(i: HostId) -> [u8; 6] {
+    let n = (i + 1) as u16;
+    let [hi, lo] = n.to_be_bytes();
+    [0x02, 0, 0, 0, hi, lo]
+}
+
+/// The switch's MAC: every host's next hop.
+pub(crate) const SWITCH_MAC: [u8; 6] = [0x02, 0, 0, 0xff, 0xff, 0xff];
+
+/// Which link a frame is on: its MAC addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hop {
+    /// From the sending host to the switch.
+    FromHost,
+    /// From the switch to the receiving host.
+    ToHost,
+}
+
+/// The Ethernet frame of a packet on one hop.
+pub(crate) fn frame_of(p: &SimPacket, hop: Hop) -> Vec<u8> {
+    let t = Transmit {
+        dst: addr_of(p.dst),
+        priority: p.priority(),
+        packet: p.packet.clone(),
+    };
+    let ip = t.to_ip_bytes(addr_of(p.src));
+    let mut f = Vec::with_capacity(14 + ip.len());
+    let (dst, src) = match hop {
+        Hop::FromHost => (SWITCH_MAC, mac_of(p.src)),
+        Hop::ToHost => (mac_of(p.dst), SWITCH_MAC),
+    };
+    f.extend_from_slice(&dst);
+    f.extend_from_slice(&src);
+    f.extend_from_slice(&[0x08, 0x00]);
+    f.extend_from_slice(&ip);
+    f
+}
+
+/// Something on its way from a NIC to its host's engine.
+#[derive(Debug)]
+pub(crate) enum ToHost {
+    /// A received packet.
+    Packet(IpAddr, Packet),
+    /// A GRANT the NIC sent to `peer`.
+    Granted(IpAddr, Repr<'static>),
+}
+
+/// A GRANT frame from the hardware as a fabric packet, and what the host learns of it.
+pub(crate) fn grant_packet(
+    from: HostId,
+    frame: &[u8],
+) -> Option<(SimPacket, IpAddr, Repr<'static>)> {
+    let caps = ChecksumCapabilities::default();
+    let f = FrameRepr::parse(frame, wire::LinkType::Ethernet, &caps).ok()?;
+    let dst = f.ip.dst_addr();
+    let to = host_of(dst);
+    let packet = Packet::from_repr(&f.homa);
+    let header = packet.header;
+    let t = Transmit {
+        dst,
+        priority: f.priority(),
+        packet,
+    };
+    Some((SimPacket::new(from, to, t), dst, header))
+}
+
+/// The NICs of all hosts and the PCIe queues between them and the engines.
+#[derive(Debug)]
+pub(crate) struct Nics {
+    #[cfg(homa_rtl)]
+    pub(crate) nics: Vec<crate::nic::RtlNic>,
+    pub(crate) timing: NicTiming,
+    /// Per host: what is crossing PCIe to the engine, with its arrival time.
+    pub(crate) to_host: Vec<VecDeque<(Ps, ToHost)>>,
+    /// Per host: what the engine posted, with the time it reaches the wire.
+    pub(crate) to_wire: Vec<VecDeque<(Ps, SimPacket)>>,
+    /// GRANT frames the hardware built that did not parse (must stay 0).
+    pub(crate) bad_grants: u64,
+}
+
+impl Nics {
+    /// One NIC per host, programmed from the engine's configuration.
+    #[cfg(homa_rtl)]
+    pub(crate) fn new(n: usize, homa: &Config, timing: NicTiming) -> Result<Nics, NicError> {
+        let mut nics = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut c = homa_driver::NicConfig::from(homa);
+            c.mac = mac_of(i);
+            c.gateway_mac = SWITCH_MAC;
+            c.ipv4 = match addr_of(i) {
+                IpAddr::V4(v4) => v4,
+                IpAddr::V6(_) => unreachable!("cluster hosts are IPv4"),
+            };
+            nics.push(crate::nic::RtlNic::new(&c, timing)?);
+        }
+        Ok(Nics {
+            nics,
+            timing,
+            to_host: (0..n).map(|_| VecDeque::new()).collect(),
+            to_wire: (0..n).map(|_| VecDeque::new()).collect(),
+            bad_grants: 0,
+        })
+    }
+
+    /// Without Verilator there is no NIC to simulate.
+    #[cfg(not(homa_rtl))]
+    pub(crate) fn new(_n: usize, _homa: &Config, _timing: NicTiming) -> Result<Nics, NicError> {
+        Err(NicError::NotBuilt)
+    }
+
+    /// The earliest clock edge any NIC needs.
+    pub(crate) fn next_edge(&self) -> Option<Ps> {
+        #[cfg(homa_rtl)]
+        {
+            self.nics.iter().filter_map(|n| n.next_edge()).min()
+        }
+        #[cfg(not(homa_rtl))]
+        None
+    }
+
+    /// The counters of every NIC, summed.
+    pub(crate) fn counters(&self) -> NicCounters {
+        #[allow(unused_mut)]
+        let mut sum = NicCounters::default();
+        #[cfg(homa_rtl)]
+        for n in &self.nics {
+            let c = n.counters();
+            sum.frames_in += c.frames_in;
+            sum.to_host += c.to_host;
+            sum.grants += c.grants;
+            sum.parse_mismatches += c.parse_mismatches;
+            sum.cycles += c.cycles;
+        }
+        sum
+    }
+
+    /// A hardware counter (`block.name`) summed over the NICs, read over their register
+    /// buses.
+    pub(crate) fn register_sum(
+        &mut self,
+        block: &'static str,
+        name: &str,
+    ) -> Result<u64, NicError> {
+        #[allow(unused_mut)]
+        let mut sum = 0;
+        #[cfg(homa_rtl)]
+        for n in &mut self.nics {
+            sum += u64::from(n.read_register(block, name)?);
+        }
+        let _ = (block, name);
+        Ok(sum)
+    }
+}
+
+impl Nics {
+    /// A packet from the fabric reaches host `h`'s NIC at `at`.
+    pub(crate) fn receive(&mut self, at: Ps, h: HostId, p: &SimPacket) {
+        #[cfg(homa_rtl)]
+        self.nics[h].receive(at, frame_of(p, Hop::ToHost));
+        #[cfg(not(homa_rtl))]
+        let _ = (at, h, p);
+    }
+}
+
+impl super::Cluster {
+    /// Clocks every NIC up to `now`: received packets and GRANT reports start across PCIe,
+    /// GRANT frames go on the wire.
+    pub(super) fn run_nics(&mut self, now: Ps) {
+        let Some(nics) = &mut self.nics else {
+            return;
+        };
+        let pcie = nics.timing.pcie_ps();
+        #[cfg(homa_rtl)]
+        for h in 0..nics.nics.len() {
+            let mut out = std::mem::take(&mut self.nic_out);
+            nics.nics[h].run_until(now, &mut out);
+            for (t, o) in out.drain(..) {
+                match o {
+                    crate::nic::NicOutput::Host { src, packet } => {
+                        nics.to_host[h].push_back((t + pcie, ToHost::Packet(src, packet)));
+                    }
+                    crate::nic::NicOutput::Grant { frame } => match grant_packet(h, &frame) {
+                        Some((packet, peer, header)) => {
+                            let capture = &mut self.capture;
+                            if let Some(super::Capture(sink)) = capture {
+                                sink(t, &frame);
+                            }
+                            self.fabric.host_send(t, packet);
+                            nics.to_host[h].push_back((t + pcie, ToHost::Granted(peer, header)));
+                        }
+                        None => nics.bad_grants += 1,
+                    },
+                }
+                self.timers.push(t + pcie, super::Timer::ToHost(h));
+            }
+            self.nic_out = out;
+        }
+        let _ = (now, pcie);
+    }
+
+    /// What crossed PCIe to host `h`'s engine by `now`.
+    pub(super) fn nic_to_host(&mut self, h: HostId, now: Ps, now_ns: homa_proto::core::Instant) {
+        let Some(nics) = &mut self.nics else {
+            return;
+        };
+        while nics.to_host[h].front().is_some_and(|(t, _)| *t <= now) {
+            let (_, item) = nics.to_host[h].pop_front().expect("peeked");
+            match item {
+                ToHost::Packet(src, packet) => self.hosts[h].handle_packet(now_ns, src, packet),
+                ToHost::Granted(peer, header) => self.hosts[h].note_offloaded_grant(peer, &header),
+            }
+        }
+    }
+
+    /// What host `h` posted that reaches the wire by `now`.
+    pub(super) fn nic_to_wire(&mut self, h: HostId, now: Ps) {
+        loop {
+            let Some(nics) = &mut self.nics else {
+                return;
+            };
+            if nics.to_wire[h].front().is_none_or(|(t, _)| *t > now) {
+                return;
+            }
+            let (_, packet) = nics.to_wire[h].pop_front().expect("peeked");
+            self.wire_send(now, packet, None);
+        }
+    }
+}
+
+impl super::Cluster {
+    /// What the NICs did, from their counters and registers (`None` without NICs).
+    pub(super) fn nic_report(&mut self) -> Option<super::NicReport> {
+        let nics = self.nics.as_mut()?;
+        let c = nics.counters();
+        let mut reg = |block, name| nics.register_sum(block, name).unwrap_or(u64::MAX);
+        let dropped = [
+            "dropped_runt",
+            "dropped_bad_checksum",
+            "dropped_not_homa",
+            "dropped_bad_type",
+            "dropped_bad_length",
+        ]
+        .iter()
+        .map(|n| reg("RX", n))
+        .sum();
+        let mut r = super::NicReport {
+            clock_mhz: 0,
+            pcie_ns: 0,
+            cycles: c.cycles,
+            frames_in: c.frames_in,
+            to_host: c.to_host,
+            frames_ok: reg("RX", "frames_ok"),
+            frames_dropped: dropped,
+            grants_sent: reg("GRANT", "grants_sent"),
+            table_full: reg("GRANT", "table_full"),
+            collisions: reg("GRANT", "collisions"),
+            dropped_holes: reg("GRANT", "dropped_holes"),
+            grant_fallbacks: self.hosts.iter().map(|h| h.metrics().grant_fallbacks).sum(),
+            software_grants: self
+                .hosts
+                .iter()
+                .map(|h| h.metrics().sent_of(wire::PacketType::Grant))
+                .sum(),
+            parse_mismatches: c.parse_mismatches + nics.bad_grants,
+        };
+        r.clock_mhz = nics.timing.clock_mhz;
+        r.pcie_ns = nics.timing.pcie_ns;
+        Some(r)
+    }
+}

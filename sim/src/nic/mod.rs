@@ -1,0 +1,132 @@
+//! A host's homa-nic in the cluster's `rtl` engine: the Verilated RX core of `hw/rtl`
+//! (`homa_rx_core_w512`: parser, inbound message table, grant generator, GRANT framer and
+//! register file) clocked at the NIC clock, between the fabric and the host's engine.
+//!
+//! ```text
+//!  fabric ──frame──► RtlNic::receive ─► inbox ─► s_axis (64 B/cycle) ─► Verilated RX core
+//!                                                                       │ m_hdr + m_pay
+//!       host engine ◄── pcie latency ◄── NicOutput::Host (packet from the hardware's fields)
+//!       host engine ◄── pcie latency ◄── NicOutput::Grant (the GRANT it sent, for RESENDs)
+//!  fabric ◄───────────────────────────── NicOutput::Grant (GRANT frame built by the RTL)
+//! ```
+//!
+//! What is RTL and what is modelled:
+//! - RTL, cycle by cycle: every received frame is parsed by the hardware parser (malformed
+//!   frames are dropped and counted there); every grant decision and every GRANT frame on
+//!   the wire comes from the hardware; configuration goes over the core's register bus, with
+//!   the values the driver's init sequence writes ([`homa_driver::NicConfig::registers`]).
+//! - Modelled: the host interface. DATA, GRANT and RESEND reach the host engine as the
+//!   hardware parsed them (header fields from `m_hdr_*`, payload from `m_pay`); the other
+//!   types, whose bodies the parser does not output, are passed as the frame (the DMA of the
+//!   whole frame). Each crossing of PCIe costs a fixed latency ([`NicTiming::pcie_ns`]); the
+//!   TX path (descriptor fetch, DATA framing, the TX SRPT block) is not in the loop yet: the
+//!   host's packets reach the wire one PCIe latency after the engine emits them.
+//!
+//! Every header the hardware outputs is checked against `proto::wire`'s parse of the same
+//! frame ([`NicCounters::parse_mismatches`] must stay 0), and so is every DATA payload.
+//!
+//! Idle NICs are not clocked: a core with nothing in flight and nothing to output holds its
+//! state, so the cluster skips to the next frame's arrival (the free-running cycle counter
+//! of the register file lags by the skipped cycles; nothing else reads the time).
+
+#[cfg(homa_rtl)]
+mod rtl;
+#[cfg(homa_rtl)]
+pub use rtl::RtlNic;
+
+use crate::time::Ps;
+use homa_proto::core::Packet;
+use std::net::IpAddr;
+
+/// Clock and host-interface timing of a simulated NIC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NicTiming {
+    /// NIC clock in MHz (250 for the 512-bit datapath at 100 Gb/s).
+    pub clock_mhz: u32,
+    /// One-way latency of a host-NIC transfer over PCIe, in ns: a received packet reaches
+    /// the host engine this long after the NIC outputs it, and a packet the engine sends
+    /// reaches the wire this long after it is posted.
+    pub pcie_ns: u32,
+}
+
+impl Default for NicTiming {
+    fn default() -> Self {
+        NicTiming {
+            clock_mhz: 250,
+            pcie_ns: 500,
+        }
+    }
+}
+
+impl NicTiming {
+    /// Picoseconds per NIC clock cycle.
+    pub fn period_ps(&self) -> Ps {
+        1_000_000 / Ps::from(self.clock_mhz.max(1))
+    }
+
+    /// The host-NIC latency in picoseconds.
+    pub fn pcie_ps(&self) -> Ps {
+        Ps::from(self.pcie_ns) * 1_000
+    }
+}
+
+/// What a NIC hands on.
+#[derive(Debug, Clone)]
+pub enum NicOutput {
+    /// A packet for the host engine, from `src` at network priority `priority`.
+    Host {
+        /// The sender's address.
+        src: IpAddr,
+        /// The packet.
+        packet: Packet,
+    },
+    /// A GRANT frame the hardware built: for the wire, and reported to the host engine.
+    Grant {
+        /// The Ethernet frame.
+        frame: Vec<u8>,
+    },
+}
+
+/// What a NIC counted; the hardware's own counters are read from its registers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NicCounters {
+    /// Frames the NIC took from the wire.
+    pub frames_in: u64,
+    /// Packets passed to the host.
+    pub to_host: u64,
+    /// GRANT frames the hardware sent.
+    pub grants: u64,
+    /// Headers or payloads the hardware output that differ from `proto::wire`'s parse of the
+    /// same frame, or that no valid frame explains.
+    pub parse_mismatches: u64,
+    /// Cycles the model was clocked.
+    pub cycles: u64,
+}
+
+/// Why a NIC could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum NicError {
+    /// The NIC configuration was refused by the driver's checks.
+    #[error("NIC configuration rejected: {0}")]
+    Config(#[from] homa_driver::DriverError),
+    /// The register map has no such register.
+    #[error("register {block}.{name} is not in proto::regs")]
+    NoRegister {
+        /// Block name.
+        block: &'static str,
+        /// Register name.
+        name: String,
+    },
+    /// The NIC's ID register did not read back as homa-nic's.
+    #[error("the Verilated core's ID register reads {0:#x}, not homa-nic's NIC_ID: rebuild hw/rtl")]
+    BadId(u32),
+    /// The RTL engine was asked for but Verilator was not available at build time.
+    #[error(
+        "the rtl engine needs the Verilated NIC, which was not built (Verilator was missing at \
+         build time): run scripts/setup.sh, then cargo build again"
+    )]
+    NotBuilt,
+}
+
+#[cfg(test)]
+mod tests;

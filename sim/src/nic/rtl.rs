@@ -1,0 +1,373 @@
+//! [`RtlNic`]: the Verilated RX core driven cycle by cycle from frames that arrive on the
+//! fabric, with its outputs turned into host packets and GRANT frames.
+
+use super::{NicCounters, NicError, NicOutput, NicTiming};
+use crate::rtl::models::HomaRxCoreW512;
+use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
+use crate::time::Ps;
+use bytes::Bytes;
+use homa_driver::NicConfig;
+use homa_hw::parser_model::Hdr;
+use homa_proto::core::Packet;
+use homa_proto::wire::{
+    self, AckEntry, Body, ChecksumCapabilities, FrameRepr, LinkType, PacketType, Repr,
+};
+use std::collections::VecDeque;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+
+/// Cycles without any transfer after which a core with nothing queued is idle (longer than
+/// the deepest path, frame in to GRANT out: 7 cycles, plus the framer's second beat).
+const DRAIN_CYCLES: u32 = 24;
+
+/// One host's NIC: the Verilated `homa_rx_core_w512` and the state around its streams.
+pub struct RtlNic {
+    core: HomaRxCoreW512,
+    period: Ps,
+    /// The NIC's time: the last clock edge simulated or skipped, in cycles.
+    cycle: u64,
+    /// Frames from the wire not yet offered, with their arrival cycle.
+    inbox: VecDeque<(u64, Vec<u8>)>,
+    /// The frame on `s_axis` and the offset of its next beat.
+    feeding: Option<(Vec<u8>, usize)>,
+    /// Frames taken that `proto::wire` accepts (header, DATA payload), waiting for the
+    /// hardware's header.
+    expect: VecDeque<(FrameRepr<'static>, Bytes)>,
+    /// Headers output with their frame, waiting for their payload.
+    headers: VecDeque<(Hdr, FrameRepr<'static>, Bytes)>,
+    /// Payload being collected from `m_pay`, and whole payloads not yet claimed.
+    payload: Vec<u8>,
+    payloads: VecDeque<Vec<u8>>,
+    /// GRANT frame being collected from `m_grant_axis`.
+    grant: Vec<u8>,
+    quiet: u32,
+    counters: NicCounters,
+}
+
+impl std::fmt::Debug for RtlNic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RtlNic")
+            .field("cycle", &self.cycle)
+            .field("inbox", &self.inbox.len())
+            .field("counters", &self.counters)
+            .finish_non_exhaustive()
+    }
+}
+
+fn address(block: &'static str, name: &str) -> Result<u64, NicError> {
+    homa_proto::regs::block(block)
+        .and_then(|b| b.address(name))
+        .map(u64::from)
+        .ok_or_else(|| NicError::NoRegister {
+            block,
+            name: name.to_string(),
+        })
+}
+
+/// A parsed frame with nothing borrowed: the header, and the DATA payload apart (as
+/// `Packet` keeps it).
+fn owned(frame: &FrameRepr<'_>) -> (FrameRepr<'static>, Bytes) {
+    let p = Packet::from_repr(&frame.homa);
+    let header = FrameRepr {
+        ethernet: frame.ethernet,
+        ip: frame.ip,
+        homa: p.header,
+    };
+    (header, p.payload)
+}
+
+impl RtlNic {
+    /// A NIC reset and programmed with `config` over its register bus, as the driver's init
+    /// sequence programs a real one.
+    pub fn new(config: &NicConfig, timing: NicTiming) -> Result<Self, NicError> {
+        let mut core = HomaRxCoreW512::new();
+        core.reset(2);
+        let mut nic = RtlNic {
+            core,
+            period: timing.period_ps(),
+            cycle: 0,
+            inbox: VecDeque::new(),
+            feeding: None,
+            expect: VecDeque::new(),
+            headers: VecDeque::new(),
+            payload: Vec::new(),
+            payloads: VecDeque::new(),
+            grant: Vec::new(),
+            quiet: DRAIN_CYCLES,
+            counters: NicCounters::default(),
+        };
+        let id = nic.read_register("ID", "nic_id")?;
+        if id != homa_proto::regs::NIC_ID {
+            return Err(NicError::BadId(id));
+        }
+        nic.write_register("CONFIG", "enable", 0)?;
+        for (name, value) in config.registers()? {
+            nic.write_register("CONFIG", &name, value)?;
+        }
+        nic.write_register("CONFIG", "enable", config.enable)?;
+        nic.core.set_m_pay_tready(1);
+        nic.core.set_m_hdr_ready(1);
+        nic.core.set_m_grant_axis_tready(1);
+        Ok(nic)
+    }
+
+    /// Writes a register over the core's bus (one cycle, not counted as NIC time).
+    pub fn write_register(
+        &mut self,
+        block: &'static str,
+        name: &str,
+        value: u32,
+    ) -> Result<(), NicError> {
+        self.core.set_s_reg_addr(address(block, name)?);
+        self.core.set_s_reg_wdata(u64::from(value));
+        self.core.set_s_reg_we(1);
+        self.core.tick();
+        self.core.set_s_reg_we(0);
+        Ok(())
+    }
+
+    /// Reads a register over the core's bus (one cycle, not counted as NIC time).
+    pub fn read_register(&mut self, block: &'static str, name: &str) -> Result<u32, NicError> {
+        self.core.set_s_reg_addr(address(block, name)?);
+        self.core.set_s_reg_re(1);
+        self.core.tick();
+        self.core.set_s_reg_re(0);
+        Ok(self.core.get_m_reg_rdata() as u32)
+    }
+
+    /// What the NIC counted.
+    pub fn counters(&self) -> NicCounters {
+        self.counters
+    }
+
+    /// A frame from the wire reaches the NIC at `at`.
+    pub fn receive(&mut self, at: Ps, frame: Vec<u8>) {
+        let arrival = at.div_ceil(self.period);
+        if self.is_idle() {
+            self.cycle = self.cycle.max(arrival);
+        }
+        self.inbox.push_back((arrival, frame));
+        self.counters.frames_in += 1;
+    }
+
+    fn is_idle(&self) -> bool {
+        self.inbox.is_empty() && self.feeding.is_none() && self.quiet >= DRAIN_CYCLES
+    }
+
+    /// When the NIC's next clock edge is due, if it has anything to do.
+    pub fn next_edge(&self) -> Option<Ps> {
+        if self.is_idle() {
+            return None;
+        }
+        let next = match (&self.feeding, self.inbox.front()) {
+            // Nothing in the core and the next frame later: skip to it.
+            (None, Some((arrival, _))) if self.quiet >= DRAIN_CYCLES => {
+                (*arrival).max(self.cycle + 1)
+            }
+            _ => self.cycle + 1,
+        };
+        Some(next * self.period)
+    }
+
+    /// Clocks every edge due at or before `until`; outputs go to `out` with their time.
+    pub fn run_until(&mut self, until: Ps, out: &mut Vec<(Ps, NicOutput)>) {
+        while let Some(edge) = self.next_edge() {
+            if edge > until {
+                break;
+            }
+            self.cycle = edge / self.period;
+            self.clock(edge, out);
+        }
+    }
+
+    /// One clock edge at `at`: offer the next beat, take every output, tick.
+    fn clock(&mut self, at: Ps, out: &mut Vec<(Ps, NicOutput)>) {
+        if self.feeding.is_none()
+            && self.inbox.front().is_some_and(|(a, _)| *a <= self.cycle)
+            && let Some((_, frame)) = self.inbox.pop_front()
+        {
+            self.feeding = Some((frame, 0));
+        }
+        let mut busy = false;
+        match &self.feeding {
+            Some((frame, pos)) => {
+                let end = (pos + 64).min(frame.len());
+                let beat = &frame[*pos..end];
+                let data: [u32; 16] = words_from_le_bytes(beat).unwrap_or([0; 16]);
+                self.core.set_s_axis_tdata(&data);
+                let keep = if beat.len() == 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << beat.len()) - 1
+                };
+                self.core.set_s_axis_tkeep(keep);
+                self.core.set_s_axis_tvalid(1);
+                self.core.set_s_axis_tlast(u64::from(end == frame.len()));
+            }
+            None => self.core.set_s_axis_tvalid(0),
+        }
+        if self.feeding.is_some() && self.core.get_s_axis_tready() == 1 {
+            busy = true;
+            let (frame, pos) = self.feeding.as_mut().expect("checked above");
+            *pos += 64;
+            if *pos >= frame.len() {
+                let (frame, _) = self.feeding.take().expect("checked above");
+                self.taken(&frame);
+            }
+        }
+        if self.core.get_m_hdr_valid() == 1 {
+            busy = true;
+            self.header();
+        }
+        if self.core.get_m_pay_tvalid() == 1 {
+            busy = true;
+            let keep = self.core.get_m_pay_tkeep();
+            let bytes = words_to_le_bytes(&self.core.get_m_pay_tdata());
+            let n = if keep == u64::MAX {
+                64
+            } else {
+                keep.count_ones() as usize
+            };
+            self.payload.extend_from_slice(&bytes[..n]);
+            if self.core.get_m_pay_tlast() == 1 {
+                self.payloads.push_back(std::mem::take(&mut self.payload));
+            }
+        }
+        if self.core.get_m_grant_axis_tvalid() == 1 {
+            busy = true;
+            let keep = self.core.get_m_grant_axis_tkeep();
+            let bytes = words_to_le_bytes(&self.core.get_m_grant_axis_tdata());
+            self.grant
+                .extend_from_slice(&bytes[..keep.count_ones() as usize]);
+            if self.core.get_m_grant_axis_tlast() == 1 {
+                self.counters.grants += 1;
+                let frame = std::mem::take(&mut self.grant);
+                out.push((at, NicOutput::Grant { frame }));
+            }
+        }
+        self.core.tick();
+        self.counters.cycles += 1;
+        self.quiet = if busy { 0 } else { self.quiet + 1 };
+        self.deliver(at, out);
+    }
+
+    /// The core took a frame's last beat: remember what the software parser makes of it.
+    fn taken(&mut self, frame: &[u8]) {
+        let caps = ChecksumCapabilities::default();
+        if let Ok(f) = FrameRepr::parse(frame, LinkType::Ethernet, &caps) {
+            self.expect.push_back(owned(&f));
+        }
+    }
+
+    /// The core outputs a header: pair it with the frame it came from.
+    fn header(&mut self) {
+        let c = &self.core;
+        let ip = |w: [u32; 4]| {
+            w.iter()
+                .rev()
+                .fold(0u128, |a, x| (a << 32) | u128::from(*x))
+        };
+        let hw = Hdr {
+            ip_version: c.get_m_hdr_ip_version() as u8,
+            src_ip: ip(c.get_m_hdr_src_ip()),
+            dst_ip: ip(c.get_m_hdr_dst_ip()),
+            priority: c.get_m_hdr_priority() as u8,
+            sport: c.get_m_hdr_sport() as u16,
+            dport: c.get_m_hdr_dport() as u16,
+            ptype: c.get_m_hdr_type() as u8,
+            sender_id: c.get_m_hdr_sender_id(),
+            message_length: c.get_m_hdr_data_message_length() as u32,
+            incoming: c.get_m_hdr_data_incoming() as u32,
+            offset: c.get_m_hdr_data_offset() as u32,
+            cutoff_version: c.get_m_hdr_data_cutoff_version() as u16,
+            retransmit: c.get_m_hdr_data_retransmit() == 1,
+            ack_client_id: c.get_m_hdr_data_ack_client_id(),
+            ack_server_port: c.get_m_hdr_data_ack_server_port() as u16,
+            payload_len: c.get_m_hdr_data_payload_len() as u16,
+            grant_offset: c.get_m_hdr_grant_offset() as u32,
+            grant_priority: c.get_m_hdr_grant_priority() as u8,
+            resend_offset: c.get_m_hdr_resend_offset() as u32,
+            resend_length: c.get_m_hdr_resend_length() as u32,
+            resend_priority: c.get_m_hdr_resend_priority() as u8,
+        }
+        .normalised();
+        match self.expect.pop_front() {
+            Some((f, payload)) => {
+                let mut want = Hdr::from_repr(&f).normalised();
+                if want.ptype == u8::from(PacketType::Data) {
+                    // `f` keeps its payload apart.
+                    want.payload_len = payload.len() as u16;
+                }
+                if want != hw {
+                    self.counters.parse_mismatches += 1;
+                }
+                self.headers.push_back((hw, f, payload));
+            }
+            None => self.counters.parse_mismatches += 1,
+        }
+    }
+
+    /// Hands on every header whose payload (if any) is in.
+    fn deliver(&mut self, at: Ps, out: &mut Vec<(Ps, NicOutput)>) {
+        while let Some((hw, _, _)) = self.headers.front() {
+            let needs_payload = hw.ptype == u8::from(PacketType::Data) && hw.payload_len > 0;
+            if needs_payload && self.payloads.is_empty() {
+                return;
+            }
+            let (hw, frame, sent) = self.headers.pop_front().expect("peeked");
+            let payload = if needs_payload {
+                self.payloads.pop_front().expect("checked above")
+            } else {
+                Vec::new()
+            };
+            if payload[..] != sent[..] {
+                self.counters.parse_mismatches += 1;
+            }
+            let src = if hw.ip_version == 4 {
+                IpAddr::V4(Ipv4Addr::from(hw.src_ip as u32))
+            } else {
+                IpAddr::V6(Ipv6Addr::from(hw.src_ip))
+            };
+            let packet = packet_of(&hw, &frame, payload);
+            self.counters.to_host += 1;
+            out.push((at, NicOutput::Host { src, packet }));
+        }
+    }
+}
+
+/// The packet the host gets: DATA, GRANT and RESEND from the hardware's fields, other types
+/// (whose bodies the parser does not output) from the frame.
+fn packet_of(hw: &Hdr, frame: &FrameRepr<'static>, payload: Vec<u8>) -> Packet {
+    let body = match PacketType::from(hw.ptype) {
+        PacketType::Data => Body::Data(wire::Data {
+            message_length: hw.message_length,
+            incoming: hw.incoming,
+            ack: (hw.ack_client_id != 0).then_some(AckEntry {
+                client_id: hw.ack_client_id,
+                server_port: hw.ack_server_port,
+            }),
+            cutoff_version: hw.cutoff_version,
+            retransmit: hw.retransmit,
+            offset: hw.offset,
+            payload: &[],
+        }),
+        PacketType::Grant => Body::Grant(wire::Grant {
+            offset: hw.grant_offset,
+            priority: hw.grant_priority,
+        }),
+        PacketType::Resend => Body::Resend(wire::Resend {
+            offset: hw.resend_offset,
+            length: hw.resend_length,
+            priority: hw.resend_priority,
+        }),
+        _ => return Packet::control(frame.homa),
+    };
+    Packet {
+        header: Repr {
+            sport: hw.sport,
+            dport: hw.dport,
+            sender_id: hw.sender_id,
+            body,
+        },
+        payload: Bytes::from(payload),
+    }
+}
