@@ -340,6 +340,7 @@ impl Cluster {
             }
         }
         progress(self.measured_done, total);
+        self.settle_nics();
         let nic = self.nic_report();
         report::build(&self, events, wall.elapsed().as_secs_f64(), nic)
     }

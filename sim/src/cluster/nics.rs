@@ -211,6 +211,14 @@ impl super::Cluster {
         let _ = (now, pcie);
     }
 
+    /// Clocks the NICs until each has finished what it was doing (their last GRANT frames
+    /// reach the wire), so that their counters agree with the capture. Nothing is delivered.
+    pub(super) fn settle_nics(&mut self) {
+        while let Some(edge) = self.nics.as_ref().and_then(|n| n.next_edge()) {
+            self.run_nics(edge);
+        }
+    }
+
     /// What crossed PCIe to host `h`'s engine by `now`.
     pub(super) fn nic_to_host(&mut self, h: HostId, now: Ps, now_ns: homa_proto::core::Instant) {
         let Some(nics) = &mut self.nics else {

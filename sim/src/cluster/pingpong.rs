@@ -12,6 +12,8 @@ use homa_proto::core::{Instant, Message, Request};
 pub(super) struct Ping {
     /// The response each server sends.
     response: bytes::Bytes,
+    /// The length of every request.
+    request_len: usize,
     /// The RPC in flight: its client id, and the response once it arrived intact (or not).
     waiting: Option<u64>,
     done: Option<bool>,
@@ -43,6 +45,7 @@ impl Cluster {
         c.timers = EventQueue::new();
         c.ping = Some(Ping {
             response: c.payload.slice(..response as usize),
+            request_len: request as usize,
             ..Ping::default()
         });
         let mut rtts = Vec::with_capacity(count as usize);
@@ -86,11 +89,19 @@ impl Cluster {
         Ok(rtts)
     }
 
-    /// A server got a request in round-trip mode: answer it.
+    /// A server got a request in round-trip mode: check it, answer it.
     pub(super) fn ping_request(&mut self, h: HostId, now: Instant, req: Request) {
         let Some(ping) = &self.ping else {
             return;
         };
+        let intact = req.message.len() == ping.request_len
+            && req.message.chunks().iter().all(|(offset, chunk)| {
+                let at = *offset as usize;
+                self.payload.get(at..at + chunk.len()) == Some(&chunk[..])
+            });
+        if !intact {
+            self.payload_errors += 1;
+        }
         let response = ping.response.clone();
         let _ = self.hosts[h].send_response(now, req.peer.ip(), req.id, response);
     }
