@@ -240,7 +240,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
     if let Some(path) = &args.plot {
-        std::fs::write(path, chart(&report))
+        std::fs::write(path, chart(&report, run.engine))
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
     match print_report(&mut std::io::stdout().lock(), &report, &run) {
@@ -319,7 +319,7 @@ fn paper_comparison(r: &Report) -> Vec<(&'static str, u32, Option<f64>, f64)> {
     .collect()
 }
 
-fn chart(r: &Report) -> String {
+fn chart(r: &Report, engine: &str) -> String {
     let ours = |label: &str, color, dashed, f: fn(&homa_sim::cluster::BucketRow) -> f64| Series {
         label: label.into(),
         color,
@@ -331,8 +331,12 @@ fn chart(r: &Report) -> String {
             .collect(),
     };
     let mut series = vec![
-        ours("p99 (homa-nic model)", "#c0392b", false, |b| b.p99_slowdown),
-        ours("p50 (homa-nic model)", "#2471a3", false, |b| b.p50_slowdown),
+        ours(&format!("p99 (homa-nic {engine})"), "#c0392b", false, |b| {
+            b.p99_slowdown
+        }),
+        ours(&format!("p50 (homa-nic {engine})"), "#2471a3", false, |b| {
+            b.p50_slowdown
+        }),
     ];
     let paper_rows = stats::paper_load_key(r.load)
         .filter(|_| r.hosts == Topology::paper().num_hosts())

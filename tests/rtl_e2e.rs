@@ -46,7 +46,10 @@ fn check(r: &Report, messages: u64) {
     assert_eq!(r.timeouts, 0);
     let nic = r.nic.as_ref().expect("a NIC report");
     assert_eq!(nic.parse_mismatches, 0, "{nic:?}");
-    assert_eq!(nic.frames_dropped, 0, "no malformed frames on this network: {nic:?}");
+    assert_eq!(
+        nic.frames_dropped, 0,
+        "no malformed frames on this network: {nic:?}"
+    );
 }
 
 #[test]
@@ -56,8 +59,8 @@ fn rtl_e2e__rpcs_from_1_byte_to_1_mb_byte_for_byte() {
     }
     for size in [1, 100, 1_400, 1_500, 9_000, 60_000, 300_000, 1_000_000] {
         let c = config(2, &format!("fixed:{size}"), 0.5, 1, 0.0);
-        let rtts = Cluster::round_trips(c, size, size, 2)
-            .unwrap_or_else(|e| panic!("{size} bytes: {e}"));
+        let rtts =
+            Cluster::round_trips(c, size, size, 2).unwrap_or_else(|e| panic!("{size} bytes: {e}"));
         // At least the serialisation of both messages at 100 Gb/s.
         let floor = 2 * u64::from(size) * 8 * 10;
         assert!(rtts.iter().all(|&r| r > floor), "{size} bytes: {rtts:?}");

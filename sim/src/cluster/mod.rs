@@ -513,7 +513,9 @@ impl Cluster {
             return *v;
         }
         let frames = frames_of(&self.config.homa, size);
-        let v = self.fabric.ideal_delivery_ps(src, dst, &frames).max(1);
+        // With NICs, the best case also crosses PCIe twice (posting, delivery).
+        let pcie = self.nics.as_ref().map_or(0, |n| 2 * n.timing.pcie_ps());
+        let v = (self.fabric.ideal_delivery_ps(src, dst, &frames) + pcie).max(1);
         self.ideal_cache.insert((size, same), v);
         v
     }
