@@ -8,8 +8,9 @@ use anyhow::Result;
 use bytes::Bytes;
 use clap::Subcommand;
 use homa_proto::core::{Config, Endpoint, Event, Instant};
-use homa_sim::cluster::{Cluster, ClusterConfig, Pattern};
+use homa_sim::cluster::{Cluster, ClusterConfig, Engine as SimEngine, Pattern};
 use homa_sim::fabric::{FabricConfig, Topology};
+use homa_sim::nic::NicTiming;
 use homa_sim::preset::{Preset, config_for};
 use homa_sim::time::MS;
 use homa_sim::workload::Workload;
@@ -43,9 +44,10 @@ pub(crate) enum BenchCmd {
         #[arg(long, default_value_t = 3)]
         repeat: usize,
     },
-    /// RPC library (`homa-host` over `proto::core`): ping-pong round trip (median, p99) and
-    /// RPC rate with many RPCs outstanding, over the in-process network and, as root, over
-    /// raw IP on loopback.
+    /// RPC round trip (median, p99) and rate with many RPCs outstanding: the RPC library
+    /// (`homa-host` over `proto::core`) over the in-process network and, as root, raw IP on
+    /// loopback; then, in simulated time, two hosts over Verilated NICs and one switch at
+    /// 100 Gb/s (`--engine rtl` of `homa-nic sim`) and the same without NICs.
     Rpc {
         /// Ping-pong RPCs timed one by one.
         #[arg(long, default_value_t = 10_000)]
@@ -62,6 +64,9 @@ pub(crate) enum BenchCmd {
         /// Skip raw IP even when the socket could be opened.
         #[arg(long)]
         no_raw: bool,
+        /// RPCs per measurement over the simulated cluster (ping-pong, then the rate).
+        #[arg(long, default_value_t = 2_000)]
+        sim_rpcs: u32,
     },
 }
 
@@ -125,6 +130,7 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
             outstanding,
             rate_rpcs,
             no_raw,
+            sim_rpcs,
         } => {
             let run = RpcRun {
                 rpcs,
@@ -152,8 +158,62 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
                     }
                 }
             }
+            let size = u32::try_from(size.max(1)).unwrap_or(u32::MAX);
+            let outstanding = u32::try_from(outstanding.max(1)).unwrap_or(u32::MAX);
+            for engine in [SimEngine::Rtl(NicTiming::default()), SimEngine::Model] {
+                sim_rpcs_once(engine, size, sim_rpcs, outstanding)?;
+            }
         }
     }
+    Ok(())
+}
+
+/// Round trips and rate of RPCs between two hosts of a simulated cluster (100 Gb/s links,
+/// one switch), in simulated time, with `engine` between each engine and its link.
+fn sim_rpcs_once(engine: SimEngine, size: u32, count: u32, outstanding: u32) -> Result<()> {
+    let workload = Workload::Fixed(size);
+    let fabric = FabricConfig::nic_100g(1);
+    let mut homa = config_for(Preset::Paper, &workload, fabric.host_link_bps);
+    homa.tick_usecs = 10;
+    let config = ClusterConfig {
+        topology: Topology::SingleSwitch { hosts: 2 },
+        homa,
+        fabric,
+        workload,
+        load: 0.5,
+        messages: 1,
+        seed: 1,
+        time_limit_ps: 60_000 * MS,
+        pattern: Pattern::Uniform,
+        engine,
+    };
+    let (name, clock) = match engine {
+        SimEngine::Rtl(t) => ("simulated NICs (rtl engine)", Some(t)),
+        SimEngine::Model => ("no NICs (model engine, same fabric)", None),
+    };
+    let wall = std::time::Instant::now();
+    let mut pings = Cluster::rpcs(config.clone(), size, size, count, 1)?.rtts;
+    let rate = Cluster::rpcs(config, size, size, count, outstanding)?;
+    let wall = wall.elapsed().as_secs_f64();
+    pings.sort_unstable();
+    let median = pings[pings.len() / 2];
+    let p99 = pings[(pings.len() * 99 / 100).min(pings.len() - 1)];
+    let cycles = clock.map_or(String::new(), |t| {
+        format!(
+            " = {} cycles at {} MHz",
+            median / t.period_ps(),
+            t.clock_mhz
+        )
+    });
+    println!(
+        "{name}: {size} B RPCs over one switch at 100 Gb/s: round trip median {} ns{cycles}, p99 {} ns \
+         ({count} ping-pongs); {:.2} M RPC/s with {outstanding} outstanding (simulated time; host software \
+         takes no time here); {:.1} s wall",
+        median / 1_000,
+        p99 / 1_000,
+        f64::from(count) / (rate.elapsed as f64 * 1e-12) / 1e6,
+        wall
+    );
     Ok(())
 }
 

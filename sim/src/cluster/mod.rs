@@ -21,6 +21,7 @@ mod nics;
 mod pingpong;
 mod report;
 
+pub use pingpong::RpcRun;
 pub use report::{BucketRow, NicReport, Report};
 
 use crate::event::EventQueue;

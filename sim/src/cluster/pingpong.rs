@@ -1,35 +1,60 @@
-//! Round trips of single RPCs on an otherwise idle cluster: the latency an application sees
-//! for one small RPC, engine and (with the `rtl` engine) NICs and PCIe included.
+//! RPCs between two hosts of an otherwise idle cluster: the round trip an application sees
+//! for one RPC, and the RPC rate with several outstanding, engine and (with the `rtl`
+//! engine) NICs and PCIe included.
 
 use super::{CLIENT_PORT, Cluster, ClusterConfig, ClusterError, SERVER_PORT, addr_of};
 use crate::event::EventQueue;
 use crate::fabric::HostId;
 use crate::time::Ps;
 use homa_proto::core::{Instant, Message, Request};
+use std::collections::HashMap;
 
-/// The state of a round-trip run.
+/// The state of an RPC run.
 #[derive(Debug, Default)]
 pub(super) struct Ping {
     /// The response each server sends.
     response: bytes::Bytes,
     /// The length of every request.
     request_len: usize,
-    /// The RPC in flight: its client id, and the response once it arrived intact (or not).
-    waiting: Option<u64>,
-    done: Option<bool>,
+    /// RPCs in flight: client id and start time.
+    waiting: HashMap<u64, Ps>,
+    /// Round trips of the RPCs done, in completion order.
+    rtts: Vec<Ps>,
+}
+
+/// What [`Cluster::rpcs`] measured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RpcRun {
+    /// Each RPC's round trip, from the client's call to the response in its engine, in
+    /// completion order.
+    pub rtts: Vec<Ps>,
+    /// Simulated time from the first call to the last response.
+    pub elapsed: Ps,
 }
 
 impl Cluster {
     /// Runs `count` RPCs one after another from host 0 to host 1, with requests of
     /// `request` bytes and responses of `response` bytes, on the cluster with no other
-    /// traffic, and returns each round trip: from the client's call to the response in its
-    /// engine.
+    /// traffic, and returns each round trip.
     pub fn round_trips(
         config: ClusterConfig,
         request: u32,
         response: u32,
         count: u32,
     ) -> Result<Vec<Ps>, ClusterError> {
+        Ok(Cluster::rpcs(config, request, response, count, 1)?.rtts)
+    }
+
+    /// Runs `count` RPCs from host 0 to host 1 keeping `outstanding` in flight (a new call
+    /// as each response arrives), on the cluster with no other traffic. Requests and
+    /// responses are checked byte for byte; a corrupted one is an error.
+    pub fn rpcs(
+        config: ClusterConfig,
+        request: u32,
+        response: u32,
+        count: u32,
+        outstanding: u32,
+    ) -> Result<RpcRun, ClusterError> {
         let mut c = Cluster::new(config)?;
         for (field, len) in [("request", request), ("response", response)] {
             if len == 0 || len > c.config.homa.max_message_length || len as usize > c.payload.len()
@@ -41,6 +66,13 @@ impl Cluster {
                 });
             }
         }
+        if outstanding == 0 {
+            return Err(ClusterError::Invalid {
+                field: "outstanding",
+                value: "0".into(),
+                allowed: "at least 1",
+            });
+        }
         // No workload: only the RPCs below.
         c.timers = EventQueue::new();
         c.ping = Some(Ping {
@@ -48,48 +80,64 @@ impl Cluster {
             request_len: request as usize,
             ..Ping::default()
         });
-        let mut rtts = Vec::with_capacity(count as usize);
-        for _ in 0..count {
-            let start = c.now;
-            let now = Instant::from_nanos(start / 1_000);
-            let data = c.payload.slice(..request as usize);
-            let dest = std::net::SocketAddr::new(addr_of(1), SERVER_PORT);
-            let id = c.hosts[0]
-                .send_request(now, CLIENT_PORT, dest, data)
-                .map_err(|e| ClusterError::Invalid {
-                    field: "request",
-                    value: e.to_string(),
-                    allowed: "a request the engine accepts",
-                })?;
-            let ping = c.ping.as_mut().expect("set above");
-            ping.waiting = Some(id);
-            ping.done = None;
-            c.drain(0, now);
-            while c.ping.as_ref().is_some_and(|p| p.done.is_none()) {
-                if !c.step() {
-                    return Err(ClusterError::Invalid {
-                        field: "time_limit",
-                        value: format!("{} ps", c.config.time_limit_ps),
-                        allowed: "enough time for every round trip",
-                    });
-                }
+        let start = c.now;
+        let mut called = 0;
+        loop {
+            let (in_flight, done) = c
+                .ping
+                .as_ref()
+                .map_or((0, 0), |p| (p.waiting.len(), p.rtts.len()));
+            if done >= count as usize {
+                break;
             }
-            if c.ping.as_ref().and_then(|p| p.done) == Some(false) {
-                c.payload_errors += 1;
+            if in_flight < outstanding as usize && called < count {
+                c.call(request)?;
+                called += 1;
+                continue;
             }
-            rtts.push(c.now - start);
+            if !c.step() {
+                return Err(ClusterError::Invalid {
+                    field: "time_limit",
+                    value: format!("{} ps", c.config.time_limit_ps),
+                    allowed: "enough simulated time for every RPC",
+                });
+            }
         }
         if c.payload_errors > 0 {
             return Err(ClusterError::Invalid {
-                field: "response",
-                value: format!("{} corrupted", c.payload_errors),
-                allowed: "every response intact",
+                field: "payload",
+                value: format!("{} corrupted messages", c.payload_errors),
+                allowed: "every request and response intact",
             });
         }
-        Ok(rtts)
+        let rtts = c.ping.take().map(|p| p.rtts).unwrap_or_default();
+        Ok(RpcRun {
+            rtts,
+            elapsed: c.now - start,
+        })
     }
 
-    /// A server got a request in round-trip mode: check it, answer it.
+    /// Host 0 calls host 1 now.
+    fn call(&mut self, request: u32) -> Result<(), ClusterError> {
+        let now = Instant::from_nanos(self.now / 1_000);
+        let data = self.payload.slice(..request as usize);
+        let dest = std::net::SocketAddr::new(addr_of(1), SERVER_PORT);
+        let id = self.hosts[0]
+            .send_request(now, CLIENT_PORT, dest, data)
+            .map_err(|e| ClusterError::Invalid {
+                field: "request",
+                value: e.to_string(),
+                allowed: "a request the engine accepts",
+            })?;
+        let at = self.now;
+        if let Some(p) = self.ping.as_mut() {
+            p.waiting.insert(id, at);
+        }
+        self.drain(0, now);
+        Ok(())
+    }
+
+    /// A server got a request in RPC mode: check it, answer it.
     pub(super) fn ping_request(&mut self, h: HostId, now: Instant, req: Request) {
         let Some(ping) = &self.ping else {
             return;
@@ -106,14 +154,17 @@ impl Cluster {
         let _ = self.hosts[h].send_response(now, req.peer.ip(), req.id, response);
     }
 
-    /// A client got a response in round-trip mode.
+    /// A client got a response in RPC mode.
     pub(super) fn ping_response(&mut self, id: u64, message: &Message) {
+        let now = self.now;
         let Some(ping) = &mut self.ping else {
             return;
         };
-        if ping.waiting == Some(id) {
-            ping.waiting = None;
-            ping.done = Some(message.to_vec() == ping.response[..]);
+        if let Some(start) = ping.waiting.remove(&id) {
+            if message.to_vec() != ping.response[..] {
+                self.payload_errors += 1;
+            }
+            ping.rtts.push(now - start);
         }
     }
 }
