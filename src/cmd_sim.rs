@@ -447,8 +447,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             out,
             "NICs (Verilated homa_rx_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
              clocked; frames in {}, parser ok {} / dropped {}; GRANTs built in hardware {}; \
-             grant slots full {}, table collisions {}, hole drops {}; messages granted by host \
-             software {} ({} GRANTs); hardware/software parse mismatches {}",
+             grant slots full {}, table collisions {}, hole drops {}; releases {}; messages \
+             granted by host software {} ({} GRANTs); hardware/software parse mismatches {}",
             n.clock_mhz,
             n.pcie_ns,
             n.cycles,
@@ -459,6 +459,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.table_full,
             n.collisions,
             n.dropped_holes,
+            n.releases,
             n.grant_fallbacks,
             n.software_grants,
             n.parse_mismatches
@@ -553,6 +554,7 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "table_full": n.table_full,
             "collisions": n.collisions,
             "dropped_holes": n.dropped_holes,
+            "releases": n.releases,
             "grant_fallbacks": n.grant_fallbacks,
             "software_grants": n.software_grants,
             "parse_mismatches": n.parse_mismatches,

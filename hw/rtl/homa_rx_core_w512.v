@@ -144,6 +144,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     localparam  c_r$86 = 8'h56;
     localparam  c_r$87 = 8'h57;
     localparam  c_r$88 = 8'h58;
+    localparam  c_r$89 = 8'h59;
+    localparam  c_r$90 = 8'h5a;
+    localparam  c_r$91 = 8'h5b;
+    localparam  c_r$92 = 8'h5c;
+    localparam  c_r$93 = 8'h5d;
+    localparam  c_r$94 = 8'h5e;
     localparam  c_i_max_overcommit = 8'h10;
     localparam  c_i_max_incoming = 8'hf;
     localparam  c_i_max_sched_prio = 8'h21;
@@ -173,6 +179,13 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     localparam  c_i_dropped_holes = 8'h3c;
     localparam  c_i_dropped_late = 8'h3d;
     localparam  c_i_collisions = 8'h3e;
+    localparam  c_i_release_peer = 8'h3f;
+    localparam  c_i_release_id_lo = 8'h40;
+    localparam  c_i_release_id_hi = 8'h41;
+    localparam  c_i_release_length = 8'h42;
+    localparam  c_i_releases = 8'h44;
+    localparam  c_a_release = 16'h338;
+    localparam  c_one32 = 32'h1;
     localparam  c_zero8 = 8'h0;
     localparam  c_zero32 = 32'h0;
     localparam  c_data = 8'h10;
@@ -242,6 +255,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  [31:0] msgs$s_pkt_incoming;
     reg  [31:0] msgs$s_pkt_offset;
     reg  [31:0] msgs$s_pkt_end;
+    reg  msgs$s_pkt_release;
     wire  msgs$m_evt_valid;
     reg  msgs$m_evt_ready;
     wire  [31:0] msgs$m_evt_peer;
@@ -410,6 +424,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  [31:0] regs$ro$86;
     reg  [31:0] regs$ro$87;
     reg  [31:0] regs$ro$88;
+    reg  [31:0] regs$ro$89;
+    reg  [31:0] regs$ro$90;
+    reg  [31:0] regs$ro$91;
+    reg  [31:0] regs$ro$92;
+    reg  [31:0] regs$ro$93;
+    reg  [31:0] regs$ro$94;
     wire  [31:0] regs$rw$0;
     wire  [31:0] regs$rw$1;
     wire  [31:0] regs$rw$2;
@@ -499,11 +519,37 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     wire  [31:0] regs$rw$86;
     wire  [31:0] regs$rw$87;
     wire  [31:0] regs$rw$88;
+    wire  [31:0] regs$rw$89;
+    wire  [31:0] regs$rw$90;
+    wire  [31:0] regs$rw$91;
+    wire  [31:0] regs$rw$92;
+    wire  [31:0] regs$rw$93;
+    wire  [31:0] regs$rw$94;
+    reg  rel_pending$d;
+    wire  rel_pending$q;
+    reg  rel_pending$clock;
+    reg  [31:0] rel_peer$d;
+    wire  [31:0] rel_peer$q;
+    reg  rel_peer$clock;
+    reg  [63:0] rel_id$d;
+    wire  [63:0] rel_id$q;
+    reg  rel_id$clock;
+    reg  [31:0] rel_len$d;
+    wire  [31:0] rel_len$q;
+    reg  rel_len$clock;
+    reg  [31:0] n_rel$d;
+    wire  [31:0] n_rel$q;
+    reg  n_rel$clock;
     
     // Local signals
     reg  [47:0] local_mac;
     reg  [47:0] gw_mac;
     reg  [31:0] cfg_ip;
+    reg  ring;
+    reg  [31:0] op_peer;
+    reg  [63:0] op_id;
+    reg  [31:0] op_len;
+    reg  data_ok;
     reg  is_data;
     reg  [31:0] end_len;
     
@@ -572,6 +618,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .s_pkt_incoming(msgs$s_pkt_incoming),
         .s_pkt_offset(msgs$s_pkt_offset),
         .s_pkt_end(msgs$s_pkt_end),
+        .s_pkt_release(msgs$s_pkt_release),
         .m_evt_valid(msgs$m_evt_valid),
         .m_evt_ready(msgs$m_evt_ready),
         .m_evt_peer(msgs$m_evt_peer),
@@ -746,6 +793,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .ro$86(regs$ro$86),
         .ro$87(regs$ro$87),
         .ro$88(regs$ro$88),
+        .ro$89(regs$ro$89),
+        .ro$90(regs$ro$90),
+        .ro$91(regs$ro$91),
+        .ro$92(regs$ro$92),
+        .ro$93(regs$ro$93),
+        .ro$94(regs$ro$94),
         .rw$0(regs$rw$0),
         .rw$1(regs$rw$1),
         .rw$2(regs$rw$2),
@@ -834,11 +887,52 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .rw$85(regs$rw$85),
         .rw$86(regs$rw$86),
         .rw$87(regs$rw$87),
-        .rw$88(regs$rw$88)
+        .rw$88(regs$rw$88),
+        .rw$89(regs$rw$89),
+        .rw$90(regs$rw$90),
+        .rw$91(regs$rw$91),
+        .rw$92(regs$rw$92),
+        .rw$93(regs$rw$93),
+        .rw$94(regs$rw$94)
+    );
+    homa_rx_core_w512$rel_pending rel_pending(
+        .d(rel_pending$d),
+        .q(rel_pending$q),
+        .clock(rel_pending$clock)
+    );
+    homa_rx_core_w512$rel_peer rel_peer(
+        .d(rel_peer$d),
+        .q(rel_peer$q),
+        .clock(rel_peer$clock)
+    );
+    homa_rx_core_w512$rel_id rel_id(
+        .d(rel_id$d),
+        .q(rel_id$q),
+        .clock(rel_id$clock)
+    );
+    homa_rx_core_w512$rel_len rel_len(
+        .d(rel_len$d),
+        .q(rel_len$q),
+        .clock(rel_len$clock)
+    );
+    homa_rx_core_w512$n_rel n_rel(
+        .d(n_rel$d),
+        .q(n_rel$q),
+        .clock(n_rel$clock)
     );
     
     // Update code
     always @(*) begin
+        rel_pending$clock = clock;
+        rel_peer$clock = clock;
+        rel_id$clock = clock;
+        rel_len$clock = clock;
+        n_rel$clock = clock;
+        rel_pending$d = rel_pending$q;
+        rel_peer$d = rel_peer$q;
+        rel_id$d = rel_id$q;
+        rel_len$d = rel_len$q;
+        n_rel$d = n_rel$q;
         regs$clock = clock;
         regs$reset = reset;
         regs$s_reg_addr = s_reg_addr;
@@ -864,6 +958,10 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         local_mac[(64'h20)+:(16)] = c_zero16;
         gw_mac[(64'h0)+:(32)] = c_zero32;
         gw_mac[(64'h20)+:(16)] = c_zero16;
+        op_peer = c_zero32;
+        op_id[(64'h0)+:(32)] = c_zero32;
+        op_id[(64'h20)+:(32)] = c_zero32;
+        op_len = c_zero32;
         if (c_r$0 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$0[(c_lo)+:(8)];
         end
@@ -948,6 +1046,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$0 == c_i_dropped_late) begin
             regs$ro$0 = msgs$dropped_late;
+        end
+        if (c_r$0 == c_i_release_peer) begin
+            op_peer = regs$rw$0;
+        end
+        if (c_r$0 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_release_length) begin
+            op_len = regs$rw$0;
+        end
+        if (c_r$0 == c_i_releases) begin
+            regs$ro$0 = n_rel$q;
         end
         if (c_r$0 == c_i_collisions) begin
             regs$ro$0 = msgs$collisions;
@@ -1037,6 +1150,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$1 == c_i_dropped_late) begin
             regs$ro$1 = msgs$dropped_late;
         end
+        if (c_r$1 == c_i_release_peer) begin
+            op_peer = regs$rw$1;
+        end
+        if (c_r$1 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_release_length) begin
+            op_len = regs$rw$1;
+        end
+        if (c_r$1 == c_i_releases) begin
+            regs$ro$1 = n_rel$q;
+        end
         if (c_r$1 == c_i_collisions) begin
             regs$ro$1 = msgs$collisions;
         end
@@ -1124,6 +1252,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$2 == c_i_dropped_late) begin
             regs$ro$2 = msgs$dropped_late;
+        end
+        if (c_r$2 == c_i_release_peer) begin
+            op_peer = regs$rw$2;
+        end
+        if (c_r$2 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_release_length) begin
+            op_len = regs$rw$2;
+        end
+        if (c_r$2 == c_i_releases) begin
+            regs$ro$2 = n_rel$q;
         end
         if (c_r$2 == c_i_collisions) begin
             regs$ro$2 = msgs$collisions;
@@ -1213,6 +1356,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$3 == c_i_dropped_late) begin
             regs$ro$3 = msgs$dropped_late;
         end
+        if (c_r$3 == c_i_release_peer) begin
+            op_peer = regs$rw$3;
+        end
+        if (c_r$3 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_release_length) begin
+            op_len = regs$rw$3;
+        end
+        if (c_r$3 == c_i_releases) begin
+            regs$ro$3 = n_rel$q;
+        end
         if (c_r$3 == c_i_collisions) begin
             regs$ro$3 = msgs$collisions;
         end
@@ -1300,6 +1458,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$4 == c_i_dropped_late) begin
             regs$ro$4 = msgs$dropped_late;
+        end
+        if (c_r$4 == c_i_release_peer) begin
+            op_peer = regs$rw$4;
+        end
+        if (c_r$4 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_release_length) begin
+            op_len = regs$rw$4;
+        end
+        if (c_r$4 == c_i_releases) begin
+            regs$ro$4 = n_rel$q;
         end
         if (c_r$4 == c_i_collisions) begin
             regs$ro$4 = msgs$collisions;
@@ -1389,6 +1562,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$5 == c_i_dropped_late) begin
             regs$ro$5 = msgs$dropped_late;
         end
+        if (c_r$5 == c_i_release_peer) begin
+            op_peer = regs$rw$5;
+        end
+        if (c_r$5 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_release_length) begin
+            op_len = regs$rw$5;
+        end
+        if (c_r$5 == c_i_releases) begin
+            regs$ro$5 = n_rel$q;
+        end
         if (c_r$5 == c_i_collisions) begin
             regs$ro$5 = msgs$collisions;
         end
@@ -1476,6 +1664,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$6 == c_i_dropped_late) begin
             regs$ro$6 = msgs$dropped_late;
+        end
+        if (c_r$6 == c_i_release_peer) begin
+            op_peer = regs$rw$6;
+        end
+        if (c_r$6 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_release_length) begin
+            op_len = regs$rw$6;
+        end
+        if (c_r$6 == c_i_releases) begin
+            regs$ro$6 = n_rel$q;
         end
         if (c_r$6 == c_i_collisions) begin
             regs$ro$6 = msgs$collisions;
@@ -1565,6 +1768,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$7 == c_i_dropped_late) begin
             regs$ro$7 = msgs$dropped_late;
         end
+        if (c_r$7 == c_i_release_peer) begin
+            op_peer = regs$rw$7;
+        end
+        if (c_r$7 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_release_length) begin
+            op_len = regs$rw$7;
+        end
+        if (c_r$7 == c_i_releases) begin
+            regs$ro$7 = n_rel$q;
+        end
         if (c_r$7 == c_i_collisions) begin
             regs$ro$7 = msgs$collisions;
         end
@@ -1652,6 +1870,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$8 == c_i_dropped_late) begin
             regs$ro$8 = msgs$dropped_late;
+        end
+        if (c_r$8 == c_i_release_peer) begin
+            op_peer = regs$rw$8;
+        end
+        if (c_r$8 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_release_length) begin
+            op_len = regs$rw$8;
+        end
+        if (c_r$8 == c_i_releases) begin
+            regs$ro$8 = n_rel$q;
         end
         if (c_r$8 == c_i_collisions) begin
             regs$ro$8 = msgs$collisions;
@@ -1741,6 +1974,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$9 == c_i_dropped_late) begin
             regs$ro$9 = msgs$dropped_late;
         end
+        if (c_r$9 == c_i_release_peer) begin
+            op_peer = regs$rw$9;
+        end
+        if (c_r$9 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_release_length) begin
+            op_len = regs$rw$9;
+        end
+        if (c_r$9 == c_i_releases) begin
+            regs$ro$9 = n_rel$q;
+        end
         if (c_r$9 == c_i_collisions) begin
             regs$ro$9 = msgs$collisions;
         end
@@ -1828,6 +2076,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$10 == c_i_dropped_late) begin
             regs$ro$10 = msgs$dropped_late;
+        end
+        if (c_r$10 == c_i_release_peer) begin
+            op_peer = regs$rw$10;
+        end
+        if (c_r$10 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_release_length) begin
+            op_len = regs$rw$10;
+        end
+        if (c_r$10 == c_i_releases) begin
+            regs$ro$10 = n_rel$q;
         end
         if (c_r$10 == c_i_collisions) begin
             regs$ro$10 = msgs$collisions;
@@ -1917,6 +2180,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$11 == c_i_dropped_late) begin
             regs$ro$11 = msgs$dropped_late;
         end
+        if (c_r$11 == c_i_release_peer) begin
+            op_peer = regs$rw$11;
+        end
+        if (c_r$11 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_release_length) begin
+            op_len = regs$rw$11;
+        end
+        if (c_r$11 == c_i_releases) begin
+            regs$ro$11 = n_rel$q;
+        end
         if (c_r$11 == c_i_collisions) begin
             regs$ro$11 = msgs$collisions;
         end
@@ -2004,6 +2282,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$12 == c_i_dropped_late) begin
             regs$ro$12 = msgs$dropped_late;
+        end
+        if (c_r$12 == c_i_release_peer) begin
+            op_peer = regs$rw$12;
+        end
+        if (c_r$12 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_release_length) begin
+            op_len = regs$rw$12;
+        end
+        if (c_r$12 == c_i_releases) begin
+            regs$ro$12 = n_rel$q;
         end
         if (c_r$12 == c_i_collisions) begin
             regs$ro$12 = msgs$collisions;
@@ -2093,6 +2386,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$13 == c_i_dropped_late) begin
             regs$ro$13 = msgs$dropped_late;
         end
+        if (c_r$13 == c_i_release_peer) begin
+            op_peer = regs$rw$13;
+        end
+        if (c_r$13 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_release_length) begin
+            op_len = regs$rw$13;
+        end
+        if (c_r$13 == c_i_releases) begin
+            regs$ro$13 = n_rel$q;
+        end
         if (c_r$13 == c_i_collisions) begin
             regs$ro$13 = msgs$collisions;
         end
@@ -2180,6 +2488,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$14 == c_i_dropped_late) begin
             regs$ro$14 = msgs$dropped_late;
+        end
+        if (c_r$14 == c_i_release_peer) begin
+            op_peer = regs$rw$14;
+        end
+        if (c_r$14 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_release_length) begin
+            op_len = regs$rw$14;
+        end
+        if (c_r$14 == c_i_releases) begin
+            regs$ro$14 = n_rel$q;
         end
         if (c_r$14 == c_i_collisions) begin
             regs$ro$14 = msgs$collisions;
@@ -2269,6 +2592,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$15 == c_i_dropped_late) begin
             regs$ro$15 = msgs$dropped_late;
         end
+        if (c_r$15 == c_i_release_peer) begin
+            op_peer = regs$rw$15;
+        end
+        if (c_r$15 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_release_length) begin
+            op_len = regs$rw$15;
+        end
+        if (c_r$15 == c_i_releases) begin
+            regs$ro$15 = n_rel$q;
+        end
         if (c_r$15 == c_i_collisions) begin
             regs$ro$15 = msgs$collisions;
         end
@@ -2356,6 +2694,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$16 == c_i_dropped_late) begin
             regs$ro$16 = msgs$dropped_late;
+        end
+        if (c_r$16 == c_i_release_peer) begin
+            op_peer = regs$rw$16;
+        end
+        if (c_r$16 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_release_length) begin
+            op_len = regs$rw$16;
+        end
+        if (c_r$16 == c_i_releases) begin
+            regs$ro$16 = n_rel$q;
         end
         if (c_r$16 == c_i_collisions) begin
             regs$ro$16 = msgs$collisions;
@@ -2445,6 +2798,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$17 == c_i_dropped_late) begin
             regs$ro$17 = msgs$dropped_late;
         end
+        if (c_r$17 == c_i_release_peer) begin
+            op_peer = regs$rw$17;
+        end
+        if (c_r$17 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_release_length) begin
+            op_len = regs$rw$17;
+        end
+        if (c_r$17 == c_i_releases) begin
+            regs$ro$17 = n_rel$q;
+        end
         if (c_r$17 == c_i_collisions) begin
             regs$ro$17 = msgs$collisions;
         end
@@ -2532,6 +2900,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$18 == c_i_dropped_late) begin
             regs$ro$18 = msgs$dropped_late;
+        end
+        if (c_r$18 == c_i_release_peer) begin
+            op_peer = regs$rw$18;
+        end
+        if (c_r$18 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_release_length) begin
+            op_len = regs$rw$18;
+        end
+        if (c_r$18 == c_i_releases) begin
+            regs$ro$18 = n_rel$q;
         end
         if (c_r$18 == c_i_collisions) begin
             regs$ro$18 = msgs$collisions;
@@ -2621,6 +3004,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$19 == c_i_dropped_late) begin
             regs$ro$19 = msgs$dropped_late;
         end
+        if (c_r$19 == c_i_release_peer) begin
+            op_peer = regs$rw$19;
+        end
+        if (c_r$19 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_release_length) begin
+            op_len = regs$rw$19;
+        end
+        if (c_r$19 == c_i_releases) begin
+            regs$ro$19 = n_rel$q;
+        end
         if (c_r$19 == c_i_collisions) begin
             regs$ro$19 = msgs$collisions;
         end
@@ -2708,6 +3106,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$20 == c_i_dropped_late) begin
             regs$ro$20 = msgs$dropped_late;
+        end
+        if (c_r$20 == c_i_release_peer) begin
+            op_peer = regs$rw$20;
+        end
+        if (c_r$20 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_release_length) begin
+            op_len = regs$rw$20;
+        end
+        if (c_r$20 == c_i_releases) begin
+            regs$ro$20 = n_rel$q;
         end
         if (c_r$20 == c_i_collisions) begin
             regs$ro$20 = msgs$collisions;
@@ -2797,6 +3210,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$21 == c_i_dropped_late) begin
             regs$ro$21 = msgs$dropped_late;
         end
+        if (c_r$21 == c_i_release_peer) begin
+            op_peer = regs$rw$21;
+        end
+        if (c_r$21 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_release_length) begin
+            op_len = regs$rw$21;
+        end
+        if (c_r$21 == c_i_releases) begin
+            regs$ro$21 = n_rel$q;
+        end
         if (c_r$21 == c_i_collisions) begin
             regs$ro$21 = msgs$collisions;
         end
@@ -2884,6 +3312,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$22 == c_i_dropped_late) begin
             regs$ro$22 = msgs$dropped_late;
+        end
+        if (c_r$22 == c_i_release_peer) begin
+            op_peer = regs$rw$22;
+        end
+        if (c_r$22 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_release_length) begin
+            op_len = regs$rw$22;
+        end
+        if (c_r$22 == c_i_releases) begin
+            regs$ro$22 = n_rel$q;
         end
         if (c_r$22 == c_i_collisions) begin
             regs$ro$22 = msgs$collisions;
@@ -2973,6 +3416,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$23 == c_i_dropped_late) begin
             regs$ro$23 = msgs$dropped_late;
         end
+        if (c_r$23 == c_i_release_peer) begin
+            op_peer = regs$rw$23;
+        end
+        if (c_r$23 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_release_length) begin
+            op_len = regs$rw$23;
+        end
+        if (c_r$23 == c_i_releases) begin
+            regs$ro$23 = n_rel$q;
+        end
         if (c_r$23 == c_i_collisions) begin
             regs$ro$23 = msgs$collisions;
         end
@@ -3060,6 +3518,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$24 == c_i_dropped_late) begin
             regs$ro$24 = msgs$dropped_late;
+        end
+        if (c_r$24 == c_i_release_peer) begin
+            op_peer = regs$rw$24;
+        end
+        if (c_r$24 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_release_length) begin
+            op_len = regs$rw$24;
+        end
+        if (c_r$24 == c_i_releases) begin
+            regs$ro$24 = n_rel$q;
         end
         if (c_r$24 == c_i_collisions) begin
             regs$ro$24 = msgs$collisions;
@@ -3149,6 +3622,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$25 == c_i_dropped_late) begin
             regs$ro$25 = msgs$dropped_late;
         end
+        if (c_r$25 == c_i_release_peer) begin
+            op_peer = regs$rw$25;
+        end
+        if (c_r$25 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_release_length) begin
+            op_len = regs$rw$25;
+        end
+        if (c_r$25 == c_i_releases) begin
+            regs$ro$25 = n_rel$q;
+        end
         if (c_r$25 == c_i_collisions) begin
             regs$ro$25 = msgs$collisions;
         end
@@ -3236,6 +3724,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$26 == c_i_dropped_late) begin
             regs$ro$26 = msgs$dropped_late;
+        end
+        if (c_r$26 == c_i_release_peer) begin
+            op_peer = regs$rw$26;
+        end
+        if (c_r$26 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_release_length) begin
+            op_len = regs$rw$26;
+        end
+        if (c_r$26 == c_i_releases) begin
+            regs$ro$26 = n_rel$q;
         end
         if (c_r$26 == c_i_collisions) begin
             regs$ro$26 = msgs$collisions;
@@ -3325,6 +3828,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$27 == c_i_dropped_late) begin
             regs$ro$27 = msgs$dropped_late;
         end
+        if (c_r$27 == c_i_release_peer) begin
+            op_peer = regs$rw$27;
+        end
+        if (c_r$27 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_release_length) begin
+            op_len = regs$rw$27;
+        end
+        if (c_r$27 == c_i_releases) begin
+            regs$ro$27 = n_rel$q;
+        end
         if (c_r$27 == c_i_collisions) begin
             regs$ro$27 = msgs$collisions;
         end
@@ -3412,6 +3930,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$28 == c_i_dropped_late) begin
             regs$ro$28 = msgs$dropped_late;
+        end
+        if (c_r$28 == c_i_release_peer) begin
+            op_peer = regs$rw$28;
+        end
+        if (c_r$28 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_release_length) begin
+            op_len = regs$rw$28;
+        end
+        if (c_r$28 == c_i_releases) begin
+            regs$ro$28 = n_rel$q;
         end
         if (c_r$28 == c_i_collisions) begin
             regs$ro$28 = msgs$collisions;
@@ -3501,6 +4034,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$29 == c_i_dropped_late) begin
             regs$ro$29 = msgs$dropped_late;
         end
+        if (c_r$29 == c_i_release_peer) begin
+            op_peer = regs$rw$29;
+        end
+        if (c_r$29 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_release_length) begin
+            op_len = regs$rw$29;
+        end
+        if (c_r$29 == c_i_releases) begin
+            regs$ro$29 = n_rel$q;
+        end
         if (c_r$29 == c_i_collisions) begin
             regs$ro$29 = msgs$collisions;
         end
@@ -3588,6 +4136,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$30 == c_i_dropped_late) begin
             regs$ro$30 = msgs$dropped_late;
+        end
+        if (c_r$30 == c_i_release_peer) begin
+            op_peer = regs$rw$30;
+        end
+        if (c_r$30 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_release_length) begin
+            op_len = regs$rw$30;
+        end
+        if (c_r$30 == c_i_releases) begin
+            regs$ro$30 = n_rel$q;
         end
         if (c_r$30 == c_i_collisions) begin
             regs$ro$30 = msgs$collisions;
@@ -3677,6 +4240,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$31 == c_i_dropped_late) begin
             regs$ro$31 = msgs$dropped_late;
         end
+        if (c_r$31 == c_i_release_peer) begin
+            op_peer = regs$rw$31;
+        end
+        if (c_r$31 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_release_length) begin
+            op_len = regs$rw$31;
+        end
+        if (c_r$31 == c_i_releases) begin
+            regs$ro$31 = n_rel$q;
+        end
         if (c_r$31 == c_i_collisions) begin
             regs$ro$31 = msgs$collisions;
         end
@@ -3764,6 +4342,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$32 == c_i_dropped_late) begin
             regs$ro$32 = msgs$dropped_late;
+        end
+        if (c_r$32 == c_i_release_peer) begin
+            op_peer = regs$rw$32;
+        end
+        if (c_r$32 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_release_length) begin
+            op_len = regs$rw$32;
+        end
+        if (c_r$32 == c_i_releases) begin
+            regs$ro$32 = n_rel$q;
         end
         if (c_r$32 == c_i_collisions) begin
             regs$ro$32 = msgs$collisions;
@@ -3853,6 +4446,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$33 == c_i_dropped_late) begin
             regs$ro$33 = msgs$dropped_late;
         end
+        if (c_r$33 == c_i_release_peer) begin
+            op_peer = regs$rw$33;
+        end
+        if (c_r$33 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_release_length) begin
+            op_len = regs$rw$33;
+        end
+        if (c_r$33 == c_i_releases) begin
+            regs$ro$33 = n_rel$q;
+        end
         if (c_r$33 == c_i_collisions) begin
             regs$ro$33 = msgs$collisions;
         end
@@ -3940,6 +4548,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$34 == c_i_dropped_late) begin
             regs$ro$34 = msgs$dropped_late;
+        end
+        if (c_r$34 == c_i_release_peer) begin
+            op_peer = regs$rw$34;
+        end
+        if (c_r$34 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_release_length) begin
+            op_len = regs$rw$34;
+        end
+        if (c_r$34 == c_i_releases) begin
+            regs$ro$34 = n_rel$q;
         end
         if (c_r$34 == c_i_collisions) begin
             regs$ro$34 = msgs$collisions;
@@ -4029,6 +4652,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$35 == c_i_dropped_late) begin
             regs$ro$35 = msgs$dropped_late;
         end
+        if (c_r$35 == c_i_release_peer) begin
+            op_peer = regs$rw$35;
+        end
+        if (c_r$35 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_release_length) begin
+            op_len = regs$rw$35;
+        end
+        if (c_r$35 == c_i_releases) begin
+            regs$ro$35 = n_rel$q;
+        end
         if (c_r$35 == c_i_collisions) begin
             regs$ro$35 = msgs$collisions;
         end
@@ -4116,6 +4754,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$36 == c_i_dropped_late) begin
             regs$ro$36 = msgs$dropped_late;
+        end
+        if (c_r$36 == c_i_release_peer) begin
+            op_peer = regs$rw$36;
+        end
+        if (c_r$36 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_release_length) begin
+            op_len = regs$rw$36;
+        end
+        if (c_r$36 == c_i_releases) begin
+            regs$ro$36 = n_rel$q;
         end
         if (c_r$36 == c_i_collisions) begin
             regs$ro$36 = msgs$collisions;
@@ -4205,6 +4858,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$37 == c_i_dropped_late) begin
             regs$ro$37 = msgs$dropped_late;
         end
+        if (c_r$37 == c_i_release_peer) begin
+            op_peer = regs$rw$37;
+        end
+        if (c_r$37 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_release_length) begin
+            op_len = regs$rw$37;
+        end
+        if (c_r$37 == c_i_releases) begin
+            regs$ro$37 = n_rel$q;
+        end
         if (c_r$37 == c_i_collisions) begin
             regs$ro$37 = msgs$collisions;
         end
@@ -4292,6 +4960,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$38 == c_i_dropped_late) begin
             regs$ro$38 = msgs$dropped_late;
+        end
+        if (c_r$38 == c_i_release_peer) begin
+            op_peer = regs$rw$38;
+        end
+        if (c_r$38 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_release_length) begin
+            op_len = regs$rw$38;
+        end
+        if (c_r$38 == c_i_releases) begin
+            regs$ro$38 = n_rel$q;
         end
         if (c_r$38 == c_i_collisions) begin
             regs$ro$38 = msgs$collisions;
@@ -4381,6 +5064,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$39 == c_i_dropped_late) begin
             regs$ro$39 = msgs$dropped_late;
         end
+        if (c_r$39 == c_i_release_peer) begin
+            op_peer = regs$rw$39;
+        end
+        if (c_r$39 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_release_length) begin
+            op_len = regs$rw$39;
+        end
+        if (c_r$39 == c_i_releases) begin
+            regs$ro$39 = n_rel$q;
+        end
         if (c_r$39 == c_i_collisions) begin
             regs$ro$39 = msgs$collisions;
         end
@@ -4468,6 +5166,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$40 == c_i_dropped_late) begin
             regs$ro$40 = msgs$dropped_late;
+        end
+        if (c_r$40 == c_i_release_peer) begin
+            op_peer = regs$rw$40;
+        end
+        if (c_r$40 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_release_length) begin
+            op_len = regs$rw$40;
+        end
+        if (c_r$40 == c_i_releases) begin
+            regs$ro$40 = n_rel$q;
         end
         if (c_r$40 == c_i_collisions) begin
             regs$ro$40 = msgs$collisions;
@@ -4557,6 +5270,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$41 == c_i_dropped_late) begin
             regs$ro$41 = msgs$dropped_late;
         end
+        if (c_r$41 == c_i_release_peer) begin
+            op_peer = regs$rw$41;
+        end
+        if (c_r$41 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_release_length) begin
+            op_len = regs$rw$41;
+        end
+        if (c_r$41 == c_i_releases) begin
+            regs$ro$41 = n_rel$q;
+        end
         if (c_r$41 == c_i_collisions) begin
             regs$ro$41 = msgs$collisions;
         end
@@ -4644,6 +5372,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$42 == c_i_dropped_late) begin
             regs$ro$42 = msgs$dropped_late;
+        end
+        if (c_r$42 == c_i_release_peer) begin
+            op_peer = regs$rw$42;
+        end
+        if (c_r$42 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_release_length) begin
+            op_len = regs$rw$42;
+        end
+        if (c_r$42 == c_i_releases) begin
+            regs$ro$42 = n_rel$q;
         end
         if (c_r$42 == c_i_collisions) begin
             regs$ro$42 = msgs$collisions;
@@ -4733,6 +5476,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$43 == c_i_dropped_late) begin
             regs$ro$43 = msgs$dropped_late;
         end
+        if (c_r$43 == c_i_release_peer) begin
+            op_peer = regs$rw$43;
+        end
+        if (c_r$43 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_release_length) begin
+            op_len = regs$rw$43;
+        end
+        if (c_r$43 == c_i_releases) begin
+            regs$ro$43 = n_rel$q;
+        end
         if (c_r$43 == c_i_collisions) begin
             regs$ro$43 = msgs$collisions;
         end
@@ -4820,6 +5578,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$44 == c_i_dropped_late) begin
             regs$ro$44 = msgs$dropped_late;
+        end
+        if (c_r$44 == c_i_release_peer) begin
+            op_peer = regs$rw$44;
+        end
+        if (c_r$44 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_release_length) begin
+            op_len = regs$rw$44;
+        end
+        if (c_r$44 == c_i_releases) begin
+            regs$ro$44 = n_rel$q;
         end
         if (c_r$44 == c_i_collisions) begin
             regs$ro$44 = msgs$collisions;
@@ -4909,6 +5682,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$45 == c_i_dropped_late) begin
             regs$ro$45 = msgs$dropped_late;
         end
+        if (c_r$45 == c_i_release_peer) begin
+            op_peer = regs$rw$45;
+        end
+        if (c_r$45 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_release_length) begin
+            op_len = regs$rw$45;
+        end
+        if (c_r$45 == c_i_releases) begin
+            regs$ro$45 = n_rel$q;
+        end
         if (c_r$45 == c_i_collisions) begin
             regs$ro$45 = msgs$collisions;
         end
@@ -4996,6 +5784,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$46 == c_i_dropped_late) begin
             regs$ro$46 = msgs$dropped_late;
+        end
+        if (c_r$46 == c_i_release_peer) begin
+            op_peer = regs$rw$46;
+        end
+        if (c_r$46 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_release_length) begin
+            op_len = regs$rw$46;
+        end
+        if (c_r$46 == c_i_releases) begin
+            regs$ro$46 = n_rel$q;
         end
         if (c_r$46 == c_i_collisions) begin
             regs$ro$46 = msgs$collisions;
@@ -5085,6 +5888,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$47 == c_i_dropped_late) begin
             regs$ro$47 = msgs$dropped_late;
         end
+        if (c_r$47 == c_i_release_peer) begin
+            op_peer = regs$rw$47;
+        end
+        if (c_r$47 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_release_length) begin
+            op_len = regs$rw$47;
+        end
+        if (c_r$47 == c_i_releases) begin
+            regs$ro$47 = n_rel$q;
+        end
         if (c_r$47 == c_i_collisions) begin
             regs$ro$47 = msgs$collisions;
         end
@@ -5172,6 +5990,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$48 == c_i_dropped_late) begin
             regs$ro$48 = msgs$dropped_late;
+        end
+        if (c_r$48 == c_i_release_peer) begin
+            op_peer = regs$rw$48;
+        end
+        if (c_r$48 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_release_length) begin
+            op_len = regs$rw$48;
+        end
+        if (c_r$48 == c_i_releases) begin
+            regs$ro$48 = n_rel$q;
         end
         if (c_r$48 == c_i_collisions) begin
             regs$ro$48 = msgs$collisions;
@@ -5261,6 +6094,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$49 == c_i_dropped_late) begin
             regs$ro$49 = msgs$dropped_late;
         end
+        if (c_r$49 == c_i_release_peer) begin
+            op_peer = regs$rw$49;
+        end
+        if (c_r$49 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_release_length) begin
+            op_len = regs$rw$49;
+        end
+        if (c_r$49 == c_i_releases) begin
+            regs$ro$49 = n_rel$q;
+        end
         if (c_r$49 == c_i_collisions) begin
             regs$ro$49 = msgs$collisions;
         end
@@ -5348,6 +6196,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$50 == c_i_dropped_late) begin
             regs$ro$50 = msgs$dropped_late;
+        end
+        if (c_r$50 == c_i_release_peer) begin
+            op_peer = regs$rw$50;
+        end
+        if (c_r$50 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_release_length) begin
+            op_len = regs$rw$50;
+        end
+        if (c_r$50 == c_i_releases) begin
+            regs$ro$50 = n_rel$q;
         end
         if (c_r$50 == c_i_collisions) begin
             regs$ro$50 = msgs$collisions;
@@ -5437,6 +6300,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$51 == c_i_dropped_late) begin
             regs$ro$51 = msgs$dropped_late;
         end
+        if (c_r$51 == c_i_release_peer) begin
+            op_peer = regs$rw$51;
+        end
+        if (c_r$51 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_release_length) begin
+            op_len = regs$rw$51;
+        end
+        if (c_r$51 == c_i_releases) begin
+            regs$ro$51 = n_rel$q;
+        end
         if (c_r$51 == c_i_collisions) begin
             regs$ro$51 = msgs$collisions;
         end
@@ -5524,6 +6402,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$52 == c_i_dropped_late) begin
             regs$ro$52 = msgs$dropped_late;
+        end
+        if (c_r$52 == c_i_release_peer) begin
+            op_peer = regs$rw$52;
+        end
+        if (c_r$52 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_release_length) begin
+            op_len = regs$rw$52;
+        end
+        if (c_r$52 == c_i_releases) begin
+            regs$ro$52 = n_rel$q;
         end
         if (c_r$52 == c_i_collisions) begin
             regs$ro$52 = msgs$collisions;
@@ -5613,6 +6506,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$53 == c_i_dropped_late) begin
             regs$ro$53 = msgs$dropped_late;
         end
+        if (c_r$53 == c_i_release_peer) begin
+            op_peer = regs$rw$53;
+        end
+        if (c_r$53 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_release_length) begin
+            op_len = regs$rw$53;
+        end
+        if (c_r$53 == c_i_releases) begin
+            regs$ro$53 = n_rel$q;
+        end
         if (c_r$53 == c_i_collisions) begin
             regs$ro$53 = msgs$collisions;
         end
@@ -5700,6 +6608,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$54 == c_i_dropped_late) begin
             regs$ro$54 = msgs$dropped_late;
+        end
+        if (c_r$54 == c_i_release_peer) begin
+            op_peer = regs$rw$54;
+        end
+        if (c_r$54 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_release_length) begin
+            op_len = regs$rw$54;
+        end
+        if (c_r$54 == c_i_releases) begin
+            regs$ro$54 = n_rel$q;
         end
         if (c_r$54 == c_i_collisions) begin
             regs$ro$54 = msgs$collisions;
@@ -5789,6 +6712,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$55 == c_i_dropped_late) begin
             regs$ro$55 = msgs$dropped_late;
         end
+        if (c_r$55 == c_i_release_peer) begin
+            op_peer = regs$rw$55;
+        end
+        if (c_r$55 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_release_length) begin
+            op_len = regs$rw$55;
+        end
+        if (c_r$55 == c_i_releases) begin
+            regs$ro$55 = n_rel$q;
+        end
         if (c_r$55 == c_i_collisions) begin
             regs$ro$55 = msgs$collisions;
         end
@@ -5876,6 +6814,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$56 == c_i_dropped_late) begin
             regs$ro$56 = msgs$dropped_late;
+        end
+        if (c_r$56 == c_i_release_peer) begin
+            op_peer = regs$rw$56;
+        end
+        if (c_r$56 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_release_length) begin
+            op_len = regs$rw$56;
+        end
+        if (c_r$56 == c_i_releases) begin
+            regs$ro$56 = n_rel$q;
         end
         if (c_r$56 == c_i_collisions) begin
             regs$ro$56 = msgs$collisions;
@@ -5965,6 +6918,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$57 == c_i_dropped_late) begin
             regs$ro$57 = msgs$dropped_late;
         end
+        if (c_r$57 == c_i_release_peer) begin
+            op_peer = regs$rw$57;
+        end
+        if (c_r$57 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_release_length) begin
+            op_len = regs$rw$57;
+        end
+        if (c_r$57 == c_i_releases) begin
+            regs$ro$57 = n_rel$q;
+        end
         if (c_r$57 == c_i_collisions) begin
             regs$ro$57 = msgs$collisions;
         end
@@ -6052,6 +7020,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$58 == c_i_dropped_late) begin
             regs$ro$58 = msgs$dropped_late;
+        end
+        if (c_r$58 == c_i_release_peer) begin
+            op_peer = regs$rw$58;
+        end
+        if (c_r$58 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_release_length) begin
+            op_len = regs$rw$58;
+        end
+        if (c_r$58 == c_i_releases) begin
+            regs$ro$58 = n_rel$q;
         end
         if (c_r$58 == c_i_collisions) begin
             regs$ro$58 = msgs$collisions;
@@ -6141,6 +7124,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$59 == c_i_dropped_late) begin
             regs$ro$59 = msgs$dropped_late;
         end
+        if (c_r$59 == c_i_release_peer) begin
+            op_peer = regs$rw$59;
+        end
+        if (c_r$59 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_release_length) begin
+            op_len = regs$rw$59;
+        end
+        if (c_r$59 == c_i_releases) begin
+            regs$ro$59 = n_rel$q;
+        end
         if (c_r$59 == c_i_collisions) begin
             regs$ro$59 = msgs$collisions;
         end
@@ -6228,6 +7226,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$60 == c_i_dropped_late) begin
             regs$ro$60 = msgs$dropped_late;
+        end
+        if (c_r$60 == c_i_release_peer) begin
+            op_peer = regs$rw$60;
+        end
+        if (c_r$60 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_release_length) begin
+            op_len = regs$rw$60;
+        end
+        if (c_r$60 == c_i_releases) begin
+            regs$ro$60 = n_rel$q;
         end
         if (c_r$60 == c_i_collisions) begin
             regs$ro$60 = msgs$collisions;
@@ -6317,6 +7330,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$61 == c_i_dropped_late) begin
             regs$ro$61 = msgs$dropped_late;
         end
+        if (c_r$61 == c_i_release_peer) begin
+            op_peer = regs$rw$61;
+        end
+        if (c_r$61 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_release_length) begin
+            op_len = regs$rw$61;
+        end
+        if (c_r$61 == c_i_releases) begin
+            regs$ro$61 = n_rel$q;
+        end
         if (c_r$61 == c_i_collisions) begin
             regs$ro$61 = msgs$collisions;
         end
@@ -6404,6 +7432,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$62 == c_i_dropped_late) begin
             regs$ro$62 = msgs$dropped_late;
+        end
+        if (c_r$62 == c_i_release_peer) begin
+            op_peer = regs$rw$62;
+        end
+        if (c_r$62 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_release_length) begin
+            op_len = regs$rw$62;
+        end
+        if (c_r$62 == c_i_releases) begin
+            regs$ro$62 = n_rel$q;
         end
         if (c_r$62 == c_i_collisions) begin
             regs$ro$62 = msgs$collisions;
@@ -6493,6 +7536,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$63 == c_i_dropped_late) begin
             regs$ro$63 = msgs$dropped_late;
         end
+        if (c_r$63 == c_i_release_peer) begin
+            op_peer = regs$rw$63;
+        end
+        if (c_r$63 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_release_length) begin
+            op_len = regs$rw$63;
+        end
+        if (c_r$63 == c_i_releases) begin
+            regs$ro$63 = n_rel$q;
+        end
         if (c_r$63 == c_i_collisions) begin
             regs$ro$63 = msgs$collisions;
         end
@@ -6580,6 +7638,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$64 == c_i_dropped_late) begin
             regs$ro$64 = msgs$dropped_late;
+        end
+        if (c_r$64 == c_i_release_peer) begin
+            op_peer = regs$rw$64;
+        end
+        if (c_r$64 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_release_length) begin
+            op_len = regs$rw$64;
+        end
+        if (c_r$64 == c_i_releases) begin
+            regs$ro$64 = n_rel$q;
         end
         if (c_r$64 == c_i_collisions) begin
             regs$ro$64 = msgs$collisions;
@@ -6669,6 +7742,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$65 == c_i_dropped_late) begin
             regs$ro$65 = msgs$dropped_late;
         end
+        if (c_r$65 == c_i_release_peer) begin
+            op_peer = regs$rw$65;
+        end
+        if (c_r$65 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_release_length) begin
+            op_len = regs$rw$65;
+        end
+        if (c_r$65 == c_i_releases) begin
+            regs$ro$65 = n_rel$q;
+        end
         if (c_r$65 == c_i_collisions) begin
             regs$ro$65 = msgs$collisions;
         end
@@ -6756,6 +7844,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$66 == c_i_dropped_late) begin
             regs$ro$66 = msgs$dropped_late;
+        end
+        if (c_r$66 == c_i_release_peer) begin
+            op_peer = regs$rw$66;
+        end
+        if (c_r$66 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_release_length) begin
+            op_len = regs$rw$66;
+        end
+        if (c_r$66 == c_i_releases) begin
+            regs$ro$66 = n_rel$q;
         end
         if (c_r$66 == c_i_collisions) begin
             regs$ro$66 = msgs$collisions;
@@ -6845,6 +7948,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$67 == c_i_dropped_late) begin
             regs$ro$67 = msgs$dropped_late;
         end
+        if (c_r$67 == c_i_release_peer) begin
+            op_peer = regs$rw$67;
+        end
+        if (c_r$67 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_release_length) begin
+            op_len = regs$rw$67;
+        end
+        if (c_r$67 == c_i_releases) begin
+            regs$ro$67 = n_rel$q;
+        end
         if (c_r$67 == c_i_collisions) begin
             regs$ro$67 = msgs$collisions;
         end
@@ -6932,6 +8050,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$68 == c_i_dropped_late) begin
             regs$ro$68 = msgs$dropped_late;
+        end
+        if (c_r$68 == c_i_release_peer) begin
+            op_peer = regs$rw$68;
+        end
+        if (c_r$68 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_release_length) begin
+            op_len = regs$rw$68;
+        end
+        if (c_r$68 == c_i_releases) begin
+            regs$ro$68 = n_rel$q;
         end
         if (c_r$68 == c_i_collisions) begin
             regs$ro$68 = msgs$collisions;
@@ -7021,6 +8154,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$69 == c_i_dropped_late) begin
             regs$ro$69 = msgs$dropped_late;
         end
+        if (c_r$69 == c_i_release_peer) begin
+            op_peer = regs$rw$69;
+        end
+        if (c_r$69 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_release_length) begin
+            op_len = regs$rw$69;
+        end
+        if (c_r$69 == c_i_releases) begin
+            regs$ro$69 = n_rel$q;
+        end
         if (c_r$69 == c_i_collisions) begin
             regs$ro$69 = msgs$collisions;
         end
@@ -7108,6 +8256,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$70 == c_i_dropped_late) begin
             regs$ro$70 = msgs$dropped_late;
+        end
+        if (c_r$70 == c_i_release_peer) begin
+            op_peer = regs$rw$70;
+        end
+        if (c_r$70 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_release_length) begin
+            op_len = regs$rw$70;
+        end
+        if (c_r$70 == c_i_releases) begin
+            regs$ro$70 = n_rel$q;
         end
         if (c_r$70 == c_i_collisions) begin
             regs$ro$70 = msgs$collisions;
@@ -7197,6 +8360,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$71 == c_i_dropped_late) begin
             regs$ro$71 = msgs$dropped_late;
         end
+        if (c_r$71 == c_i_release_peer) begin
+            op_peer = regs$rw$71;
+        end
+        if (c_r$71 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_release_length) begin
+            op_len = regs$rw$71;
+        end
+        if (c_r$71 == c_i_releases) begin
+            regs$ro$71 = n_rel$q;
+        end
         if (c_r$71 == c_i_collisions) begin
             regs$ro$71 = msgs$collisions;
         end
@@ -7284,6 +8462,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$72 == c_i_dropped_late) begin
             regs$ro$72 = msgs$dropped_late;
+        end
+        if (c_r$72 == c_i_release_peer) begin
+            op_peer = regs$rw$72;
+        end
+        if (c_r$72 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_release_length) begin
+            op_len = regs$rw$72;
+        end
+        if (c_r$72 == c_i_releases) begin
+            regs$ro$72 = n_rel$q;
         end
         if (c_r$72 == c_i_collisions) begin
             regs$ro$72 = msgs$collisions;
@@ -7373,6 +8566,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$73 == c_i_dropped_late) begin
             regs$ro$73 = msgs$dropped_late;
         end
+        if (c_r$73 == c_i_release_peer) begin
+            op_peer = regs$rw$73;
+        end
+        if (c_r$73 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_release_length) begin
+            op_len = regs$rw$73;
+        end
+        if (c_r$73 == c_i_releases) begin
+            regs$ro$73 = n_rel$q;
+        end
         if (c_r$73 == c_i_collisions) begin
             regs$ro$73 = msgs$collisions;
         end
@@ -7460,6 +8668,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$74 == c_i_dropped_late) begin
             regs$ro$74 = msgs$dropped_late;
+        end
+        if (c_r$74 == c_i_release_peer) begin
+            op_peer = regs$rw$74;
+        end
+        if (c_r$74 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_release_length) begin
+            op_len = regs$rw$74;
+        end
+        if (c_r$74 == c_i_releases) begin
+            regs$ro$74 = n_rel$q;
         end
         if (c_r$74 == c_i_collisions) begin
             regs$ro$74 = msgs$collisions;
@@ -7549,6 +8772,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$75 == c_i_dropped_late) begin
             regs$ro$75 = msgs$dropped_late;
         end
+        if (c_r$75 == c_i_release_peer) begin
+            op_peer = regs$rw$75;
+        end
+        if (c_r$75 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_release_length) begin
+            op_len = regs$rw$75;
+        end
+        if (c_r$75 == c_i_releases) begin
+            regs$ro$75 = n_rel$q;
+        end
         if (c_r$75 == c_i_collisions) begin
             regs$ro$75 = msgs$collisions;
         end
@@ -7636,6 +8874,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$76 == c_i_dropped_late) begin
             regs$ro$76 = msgs$dropped_late;
+        end
+        if (c_r$76 == c_i_release_peer) begin
+            op_peer = regs$rw$76;
+        end
+        if (c_r$76 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_release_length) begin
+            op_len = regs$rw$76;
+        end
+        if (c_r$76 == c_i_releases) begin
+            regs$ro$76 = n_rel$q;
         end
         if (c_r$76 == c_i_collisions) begin
             regs$ro$76 = msgs$collisions;
@@ -7725,6 +8978,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$77 == c_i_dropped_late) begin
             regs$ro$77 = msgs$dropped_late;
         end
+        if (c_r$77 == c_i_release_peer) begin
+            op_peer = regs$rw$77;
+        end
+        if (c_r$77 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_release_length) begin
+            op_len = regs$rw$77;
+        end
+        if (c_r$77 == c_i_releases) begin
+            regs$ro$77 = n_rel$q;
+        end
         if (c_r$77 == c_i_collisions) begin
             regs$ro$77 = msgs$collisions;
         end
@@ -7812,6 +9080,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$78 == c_i_dropped_late) begin
             regs$ro$78 = msgs$dropped_late;
+        end
+        if (c_r$78 == c_i_release_peer) begin
+            op_peer = regs$rw$78;
+        end
+        if (c_r$78 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_release_length) begin
+            op_len = regs$rw$78;
+        end
+        if (c_r$78 == c_i_releases) begin
+            regs$ro$78 = n_rel$q;
         end
         if (c_r$78 == c_i_collisions) begin
             regs$ro$78 = msgs$collisions;
@@ -7901,6 +9184,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$79 == c_i_dropped_late) begin
             regs$ro$79 = msgs$dropped_late;
         end
+        if (c_r$79 == c_i_release_peer) begin
+            op_peer = regs$rw$79;
+        end
+        if (c_r$79 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_release_length) begin
+            op_len = regs$rw$79;
+        end
+        if (c_r$79 == c_i_releases) begin
+            regs$ro$79 = n_rel$q;
+        end
         if (c_r$79 == c_i_collisions) begin
             regs$ro$79 = msgs$collisions;
         end
@@ -7988,6 +9286,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$80 == c_i_dropped_late) begin
             regs$ro$80 = msgs$dropped_late;
+        end
+        if (c_r$80 == c_i_release_peer) begin
+            op_peer = regs$rw$80;
+        end
+        if (c_r$80 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_release_length) begin
+            op_len = regs$rw$80;
+        end
+        if (c_r$80 == c_i_releases) begin
+            regs$ro$80 = n_rel$q;
         end
         if (c_r$80 == c_i_collisions) begin
             regs$ro$80 = msgs$collisions;
@@ -8077,6 +9390,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$81 == c_i_dropped_late) begin
             regs$ro$81 = msgs$dropped_late;
         end
+        if (c_r$81 == c_i_release_peer) begin
+            op_peer = regs$rw$81;
+        end
+        if (c_r$81 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_release_length) begin
+            op_len = regs$rw$81;
+        end
+        if (c_r$81 == c_i_releases) begin
+            regs$ro$81 = n_rel$q;
+        end
         if (c_r$81 == c_i_collisions) begin
             regs$ro$81 = msgs$collisions;
         end
@@ -8164,6 +9492,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$82 == c_i_dropped_late) begin
             regs$ro$82 = msgs$dropped_late;
+        end
+        if (c_r$82 == c_i_release_peer) begin
+            op_peer = regs$rw$82;
+        end
+        if (c_r$82 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_release_length) begin
+            op_len = regs$rw$82;
+        end
+        if (c_r$82 == c_i_releases) begin
+            regs$ro$82 = n_rel$q;
         end
         if (c_r$82 == c_i_collisions) begin
             regs$ro$82 = msgs$collisions;
@@ -8253,6 +9596,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$83 == c_i_dropped_late) begin
             regs$ro$83 = msgs$dropped_late;
         end
+        if (c_r$83 == c_i_release_peer) begin
+            op_peer = regs$rw$83;
+        end
+        if (c_r$83 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_release_length) begin
+            op_len = regs$rw$83;
+        end
+        if (c_r$83 == c_i_releases) begin
+            regs$ro$83 = n_rel$q;
+        end
         if (c_r$83 == c_i_collisions) begin
             regs$ro$83 = msgs$collisions;
         end
@@ -8340,6 +9698,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$84 == c_i_dropped_late) begin
             regs$ro$84 = msgs$dropped_late;
+        end
+        if (c_r$84 == c_i_release_peer) begin
+            op_peer = regs$rw$84;
+        end
+        if (c_r$84 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_release_length) begin
+            op_len = regs$rw$84;
+        end
+        if (c_r$84 == c_i_releases) begin
+            regs$ro$84 = n_rel$q;
         end
         if (c_r$84 == c_i_collisions) begin
             regs$ro$84 = msgs$collisions;
@@ -8429,6 +9802,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$85 == c_i_dropped_late) begin
             regs$ro$85 = msgs$dropped_late;
         end
+        if (c_r$85 == c_i_release_peer) begin
+            op_peer = regs$rw$85;
+        end
+        if (c_r$85 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_release_length) begin
+            op_len = regs$rw$85;
+        end
+        if (c_r$85 == c_i_releases) begin
+            regs$ro$85 = n_rel$q;
+        end
         if (c_r$85 == c_i_collisions) begin
             regs$ro$85 = msgs$collisions;
         end
@@ -8516,6 +9904,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$86 == c_i_dropped_late) begin
             regs$ro$86 = msgs$dropped_late;
+        end
+        if (c_r$86 == c_i_release_peer) begin
+            op_peer = regs$rw$86;
+        end
+        if (c_r$86 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_release_length) begin
+            op_len = regs$rw$86;
+        end
+        if (c_r$86 == c_i_releases) begin
+            regs$ro$86 = n_rel$q;
         end
         if (c_r$86 == c_i_collisions) begin
             regs$ro$86 = msgs$collisions;
@@ -8605,6 +10008,21 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$87 == c_i_dropped_late) begin
             regs$ro$87 = msgs$dropped_late;
         end
+        if (c_r$87 == c_i_release_peer) begin
+            op_peer = regs$rw$87;
+        end
+        if (c_r$87 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_release_length) begin
+            op_len = regs$rw$87;
+        end
+        if (c_r$87 == c_i_releases) begin
+            regs$ro$87 = n_rel$q;
+        end
         if (c_r$87 == c_i_collisions) begin
             regs$ro$87 = msgs$collisions;
         end
@@ -8693,8 +10111,641 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$88 == c_i_dropped_late) begin
             regs$ro$88 = msgs$dropped_late;
         end
+        if (c_r$88 == c_i_release_peer) begin
+            op_peer = regs$rw$88;
+        end
+        if (c_r$88 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_release_length) begin
+            op_len = regs$rw$88;
+        end
+        if (c_r$88 == c_i_releases) begin
+            regs$ro$88 = n_rel$q;
+        end
         if (c_r$88 == c_i_collisions) begin
             regs$ro$88 = msgs$collisions;
+        end
+        if (c_r$89 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$89[(c_lo)+:(8)];
+        end
+        if (c_r$89 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$89[(c_lo)+:(8)];
+        end
+        if (c_r$89 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$89;
+        end
+        if (c_r$89 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$89;
+        end
+        if (c_r$89 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$89[(c_lo)+:(16)];
+        end
+        if (c_r$89 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$89[(c_lo)+:(16)];
+        end
+        if (c_r$89 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$89;
+        end
+        if (c_r$89 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$89;
+        end
+        if (c_r$89 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$89;
+        end
+        if (c_r$89 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$89;
+        end
+        if (c_r$89 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$89;
+        end
+        if (c_r$89 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$89;
+        end
+        if (c_r$89 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$89;
+        end
+        if (c_r$89 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$89;
+        end
+        if (c_r$89 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$89;
+        end
+        regs$ro$89 = c_zero32;
+        if (c_r$89 == c_i_frames_ok) begin
+            regs$ro$89 = parser$frames_ok;
+        end
+        if (c_r$89 == c_i_dropped_runt) begin
+            regs$ro$89 = parser$dropped_runt;
+        end
+        if (c_r$89 == c_i_dropped_bad_checksum) begin
+            regs$ro$89 = parser$dropped_bad_checksum;
+        end
+        if (c_r$89 == c_i_dropped_not_homa) begin
+            regs$ro$89 = parser$dropped_not_homa;
+        end
+        if (c_r$89 == c_i_dropped_bad_type) begin
+            regs$ro$89 = parser$dropped_bad_type;
+        end
+        if (c_r$89 == c_i_dropped_bad_length) begin
+            regs$ro$89 = parser$dropped_bad_length;
+        end
+        if (c_r$89 == c_i_messages_tracked) begin
+            regs$ro$89 = grant$messages_tracked;
+        end
+        if (c_r$89 == c_i_grants_sent) begin
+            regs$ro$89 = grant$grants_sent;
+        end
+        if (c_r$89 == c_i_table_full) begin
+            regs$ro$89 = grant$table_full;
+        end
+        if (c_r$89 == c_i_dropped_holes) begin
+            regs$ro$89 = msgs$dropped_holes;
+        end
+        if (c_r$89 == c_i_dropped_late) begin
+            regs$ro$89 = msgs$dropped_late;
+        end
+        if (c_r$89 == c_i_release_peer) begin
+            op_peer = regs$rw$89;
+        end
+        if (c_r$89 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_release_length) begin
+            op_len = regs$rw$89;
+        end
+        if (c_r$89 == c_i_releases) begin
+            regs$ro$89 = n_rel$q;
+        end
+        if (c_r$89 == c_i_collisions) begin
+            regs$ro$89 = msgs$collisions;
+        end
+        if (c_r$90 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$90[(c_lo)+:(8)];
+        end
+        if (c_r$90 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$90[(c_lo)+:(8)];
+        end
+        if (c_r$90 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$90;
+        end
+        if (c_r$90 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$90;
+        end
+        if (c_r$90 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$90[(c_lo)+:(16)];
+        end
+        if (c_r$90 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$90[(c_lo)+:(16)];
+        end
+        if (c_r$90 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$90;
+        end
+        if (c_r$90 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$90;
+        end
+        if (c_r$90 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$90;
+        end
+        if (c_r$90 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$90;
+        end
+        if (c_r$90 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$90;
+        end
+        if (c_r$90 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$90;
+        end
+        if (c_r$90 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$90;
+        end
+        if (c_r$90 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$90;
+        end
+        if (c_r$90 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$90;
+        end
+        regs$ro$90 = c_zero32;
+        if (c_r$90 == c_i_frames_ok) begin
+            regs$ro$90 = parser$frames_ok;
+        end
+        if (c_r$90 == c_i_dropped_runt) begin
+            regs$ro$90 = parser$dropped_runt;
+        end
+        if (c_r$90 == c_i_dropped_bad_checksum) begin
+            regs$ro$90 = parser$dropped_bad_checksum;
+        end
+        if (c_r$90 == c_i_dropped_not_homa) begin
+            regs$ro$90 = parser$dropped_not_homa;
+        end
+        if (c_r$90 == c_i_dropped_bad_type) begin
+            regs$ro$90 = parser$dropped_bad_type;
+        end
+        if (c_r$90 == c_i_dropped_bad_length) begin
+            regs$ro$90 = parser$dropped_bad_length;
+        end
+        if (c_r$90 == c_i_messages_tracked) begin
+            regs$ro$90 = grant$messages_tracked;
+        end
+        if (c_r$90 == c_i_grants_sent) begin
+            regs$ro$90 = grant$grants_sent;
+        end
+        if (c_r$90 == c_i_table_full) begin
+            regs$ro$90 = grant$table_full;
+        end
+        if (c_r$90 == c_i_dropped_holes) begin
+            regs$ro$90 = msgs$dropped_holes;
+        end
+        if (c_r$90 == c_i_dropped_late) begin
+            regs$ro$90 = msgs$dropped_late;
+        end
+        if (c_r$90 == c_i_release_peer) begin
+            op_peer = regs$rw$90;
+        end
+        if (c_r$90 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_release_length) begin
+            op_len = regs$rw$90;
+        end
+        if (c_r$90 == c_i_releases) begin
+            regs$ro$90 = n_rel$q;
+        end
+        if (c_r$90 == c_i_collisions) begin
+            regs$ro$90 = msgs$collisions;
+        end
+        if (c_r$91 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$91[(c_lo)+:(8)];
+        end
+        if (c_r$91 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$91[(c_lo)+:(8)];
+        end
+        if (c_r$91 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$91;
+        end
+        if (c_r$91 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$91;
+        end
+        if (c_r$91 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$91[(c_lo)+:(16)];
+        end
+        if (c_r$91 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$91[(c_lo)+:(16)];
+        end
+        if (c_r$91 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$91;
+        end
+        if (c_r$91 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$91;
+        end
+        if (c_r$91 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$91;
+        end
+        if (c_r$91 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$91;
+        end
+        if (c_r$91 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$91;
+        end
+        if (c_r$91 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$91;
+        end
+        if (c_r$91 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$91;
+        end
+        if (c_r$91 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$91;
+        end
+        if (c_r$91 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$91;
+        end
+        regs$ro$91 = c_zero32;
+        if (c_r$91 == c_i_frames_ok) begin
+            regs$ro$91 = parser$frames_ok;
+        end
+        if (c_r$91 == c_i_dropped_runt) begin
+            regs$ro$91 = parser$dropped_runt;
+        end
+        if (c_r$91 == c_i_dropped_bad_checksum) begin
+            regs$ro$91 = parser$dropped_bad_checksum;
+        end
+        if (c_r$91 == c_i_dropped_not_homa) begin
+            regs$ro$91 = parser$dropped_not_homa;
+        end
+        if (c_r$91 == c_i_dropped_bad_type) begin
+            regs$ro$91 = parser$dropped_bad_type;
+        end
+        if (c_r$91 == c_i_dropped_bad_length) begin
+            regs$ro$91 = parser$dropped_bad_length;
+        end
+        if (c_r$91 == c_i_messages_tracked) begin
+            regs$ro$91 = grant$messages_tracked;
+        end
+        if (c_r$91 == c_i_grants_sent) begin
+            regs$ro$91 = grant$grants_sent;
+        end
+        if (c_r$91 == c_i_table_full) begin
+            regs$ro$91 = grant$table_full;
+        end
+        if (c_r$91 == c_i_dropped_holes) begin
+            regs$ro$91 = msgs$dropped_holes;
+        end
+        if (c_r$91 == c_i_dropped_late) begin
+            regs$ro$91 = msgs$dropped_late;
+        end
+        if (c_r$91 == c_i_release_peer) begin
+            op_peer = regs$rw$91;
+        end
+        if (c_r$91 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_release_length) begin
+            op_len = regs$rw$91;
+        end
+        if (c_r$91 == c_i_releases) begin
+            regs$ro$91 = n_rel$q;
+        end
+        if (c_r$91 == c_i_collisions) begin
+            regs$ro$91 = msgs$collisions;
+        end
+        if (c_r$92 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$92[(c_lo)+:(8)];
+        end
+        if (c_r$92 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$92[(c_lo)+:(8)];
+        end
+        if (c_r$92 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$92;
+        end
+        if (c_r$92 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$92;
+        end
+        if (c_r$92 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$92[(c_lo)+:(16)];
+        end
+        if (c_r$92 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$92[(c_lo)+:(16)];
+        end
+        if (c_r$92 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$92;
+        end
+        if (c_r$92 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$92;
+        end
+        if (c_r$92 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$92;
+        end
+        if (c_r$92 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$92;
+        end
+        if (c_r$92 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$92;
+        end
+        if (c_r$92 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$92;
+        end
+        if (c_r$92 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$92;
+        end
+        if (c_r$92 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$92;
+        end
+        if (c_r$92 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$92;
+        end
+        regs$ro$92 = c_zero32;
+        if (c_r$92 == c_i_frames_ok) begin
+            regs$ro$92 = parser$frames_ok;
+        end
+        if (c_r$92 == c_i_dropped_runt) begin
+            regs$ro$92 = parser$dropped_runt;
+        end
+        if (c_r$92 == c_i_dropped_bad_checksum) begin
+            regs$ro$92 = parser$dropped_bad_checksum;
+        end
+        if (c_r$92 == c_i_dropped_not_homa) begin
+            regs$ro$92 = parser$dropped_not_homa;
+        end
+        if (c_r$92 == c_i_dropped_bad_type) begin
+            regs$ro$92 = parser$dropped_bad_type;
+        end
+        if (c_r$92 == c_i_dropped_bad_length) begin
+            regs$ro$92 = parser$dropped_bad_length;
+        end
+        if (c_r$92 == c_i_messages_tracked) begin
+            regs$ro$92 = grant$messages_tracked;
+        end
+        if (c_r$92 == c_i_grants_sent) begin
+            regs$ro$92 = grant$grants_sent;
+        end
+        if (c_r$92 == c_i_table_full) begin
+            regs$ro$92 = grant$table_full;
+        end
+        if (c_r$92 == c_i_dropped_holes) begin
+            regs$ro$92 = msgs$dropped_holes;
+        end
+        if (c_r$92 == c_i_dropped_late) begin
+            regs$ro$92 = msgs$dropped_late;
+        end
+        if (c_r$92 == c_i_release_peer) begin
+            op_peer = regs$rw$92;
+        end
+        if (c_r$92 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_release_length) begin
+            op_len = regs$rw$92;
+        end
+        if (c_r$92 == c_i_releases) begin
+            regs$ro$92 = n_rel$q;
+        end
+        if (c_r$92 == c_i_collisions) begin
+            regs$ro$92 = msgs$collisions;
+        end
+        if (c_r$93 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$93[(c_lo)+:(8)];
+        end
+        if (c_r$93 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$93[(c_lo)+:(8)];
+        end
+        if (c_r$93 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$93;
+        end
+        if (c_r$93 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$93;
+        end
+        if (c_r$93 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$93[(c_lo)+:(16)];
+        end
+        if (c_r$93 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$93[(c_lo)+:(16)];
+        end
+        if (c_r$93 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$93;
+        end
+        if (c_r$93 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$93;
+        end
+        if (c_r$93 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$93;
+        end
+        if (c_r$93 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$93;
+        end
+        if (c_r$93 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$93;
+        end
+        if (c_r$93 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$93;
+        end
+        if (c_r$93 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$93;
+        end
+        if (c_r$93 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$93;
+        end
+        if (c_r$93 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$93;
+        end
+        regs$ro$93 = c_zero32;
+        if (c_r$93 == c_i_frames_ok) begin
+            regs$ro$93 = parser$frames_ok;
+        end
+        if (c_r$93 == c_i_dropped_runt) begin
+            regs$ro$93 = parser$dropped_runt;
+        end
+        if (c_r$93 == c_i_dropped_bad_checksum) begin
+            regs$ro$93 = parser$dropped_bad_checksum;
+        end
+        if (c_r$93 == c_i_dropped_not_homa) begin
+            regs$ro$93 = parser$dropped_not_homa;
+        end
+        if (c_r$93 == c_i_dropped_bad_type) begin
+            regs$ro$93 = parser$dropped_bad_type;
+        end
+        if (c_r$93 == c_i_dropped_bad_length) begin
+            regs$ro$93 = parser$dropped_bad_length;
+        end
+        if (c_r$93 == c_i_messages_tracked) begin
+            regs$ro$93 = grant$messages_tracked;
+        end
+        if (c_r$93 == c_i_grants_sent) begin
+            regs$ro$93 = grant$grants_sent;
+        end
+        if (c_r$93 == c_i_table_full) begin
+            regs$ro$93 = grant$table_full;
+        end
+        if (c_r$93 == c_i_dropped_holes) begin
+            regs$ro$93 = msgs$dropped_holes;
+        end
+        if (c_r$93 == c_i_dropped_late) begin
+            regs$ro$93 = msgs$dropped_late;
+        end
+        if (c_r$93 == c_i_release_peer) begin
+            op_peer = regs$rw$93;
+        end
+        if (c_r$93 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_release_length) begin
+            op_len = regs$rw$93;
+        end
+        if (c_r$93 == c_i_releases) begin
+            regs$ro$93 = n_rel$q;
+        end
+        if (c_r$93 == c_i_collisions) begin
+            regs$ro$93 = msgs$collisions;
+        end
+        if (c_r$94 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$94[(c_lo)+:(8)];
+        end
+        if (c_r$94 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$94[(c_lo)+:(8)];
+        end
+        if (c_r$94 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$94;
+        end
+        if (c_r$94 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$94;
+        end
+        if (c_r$94 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$94[(c_lo)+:(16)];
+        end
+        if (c_r$94 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$94[(c_lo)+:(16)];
+        end
+        if (c_r$94 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$94;
+        end
+        if (c_r$94 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$94;
+        end
+        if (c_r$94 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$94;
+        end
+        if (c_r$94 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$94;
+        end
+        if (c_r$94 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$94;
+        end
+        if (c_r$94 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$94;
+        end
+        if (c_r$94 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$94;
+        end
+        if (c_r$94 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$94;
+        end
+        if (c_r$94 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$94;
+        end
+        regs$ro$94 = c_zero32;
+        if (c_r$94 == c_i_frames_ok) begin
+            regs$ro$94 = parser$frames_ok;
+        end
+        if (c_r$94 == c_i_dropped_runt) begin
+            regs$ro$94 = parser$dropped_runt;
+        end
+        if (c_r$94 == c_i_dropped_bad_checksum) begin
+            regs$ro$94 = parser$dropped_bad_checksum;
+        end
+        if (c_r$94 == c_i_dropped_not_homa) begin
+            regs$ro$94 = parser$dropped_not_homa;
+        end
+        if (c_r$94 == c_i_dropped_bad_type) begin
+            regs$ro$94 = parser$dropped_bad_type;
+        end
+        if (c_r$94 == c_i_dropped_bad_length) begin
+            regs$ro$94 = parser$dropped_bad_length;
+        end
+        if (c_r$94 == c_i_messages_tracked) begin
+            regs$ro$94 = grant$messages_tracked;
+        end
+        if (c_r$94 == c_i_grants_sent) begin
+            regs$ro$94 = grant$grants_sent;
+        end
+        if (c_r$94 == c_i_table_full) begin
+            regs$ro$94 = grant$table_full;
+        end
+        if (c_r$94 == c_i_dropped_holes) begin
+            regs$ro$94 = msgs$dropped_holes;
+        end
+        if (c_r$94 == c_i_dropped_late) begin
+            regs$ro$94 = msgs$dropped_late;
+        end
+        if (c_r$94 == c_i_release_peer) begin
+            op_peer = regs$rw$94;
+        end
+        if (c_r$94 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_release_length) begin
+            op_len = regs$rw$94;
+        end
+        if (c_r$94 == c_i_releases) begin
+            regs$ro$94 = n_rel$q;
+        end
+        if (c_r$94 == c_i_collisions) begin
+            regs$ro$94 = msgs$collisions;
         end
         parser$clock = clock;
         msgs$clock = clock;
@@ -8716,8 +10767,9 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         m_pay_tuser = parser$m_axis_tuser;
         parser$m_axis_tready = m_pay_tready;
         is_data = (parser$m_hdr_type == c_data) & (parser$m_hdr_ip_version == c_v4);
-        parser$m_hdr_ready = m_hdr_ready & (~is_data | msgs$s_pkt_ready);
-        m_hdr_valid = parser$m_hdr_valid & (~is_data | msgs$s_pkt_ready);
+        data_ok = msgs$s_pkt_ready & ~rel_pending$q;
+        parser$m_hdr_ready = m_hdr_ready & (~is_data | data_ok);
+        m_hdr_valid = parser$m_hdr_valid & (~is_data | data_ok);
         m_hdr_ip_version = parser$m_hdr_ip_version;
         m_hdr_src_ip = parser$m_hdr_src_ip;
         m_hdr_dst_ip = parser$m_hdr_dst_ip;
@@ -8751,6 +10803,34 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         msgs$s_pkt_incoming = parser$m_hdr_data_incoming;
         msgs$s_pkt_offset = parser$m_hdr_data_offset;
         msgs$s_pkt_end = parser$m_hdr_data_offset + ((end_len) & 32'hffffffff);
+        msgs$s_pkt_release = 1'b0;
+        if (rel_pending$q) begin
+            msgs$s_pkt_valid = 1'b1;
+            msgs$s_pkt_peer = rel_peer$q;
+            msgs$s_pkt_id = ((rel_id$q) & 64'hffffffffffffffff);
+            msgs$s_pkt_sport = c_zero16;
+            msgs$s_pkt_dport = c_zero16;
+            msgs$s_pkt_length = rel_len$q;
+            msgs$s_pkt_incoming = rel_len$q;
+            msgs$s_pkt_offset = c_zero32;
+            msgs$s_pkt_end = rel_len$q;
+            msgs$s_pkt_release = 1'b1;
+        end
+        ring = s_reg_we & (s_reg_addr == c_a_release);
+        if (rel_pending$q & msgs$s_pkt_ready) begin
+            rel_pending$d = 1'b0;
+            n_rel$d = n_rel$q + c_one32;
+        end
+        if (ring & ~rel_pending$q) begin
+            rel_pending$d = 1'b1;
+            rel_peer$d = op_peer;
+            rel_id$d = op_id;
+            rel_len$d = op_len;
+        end
+        if (reset) begin
+            rel_pending$d = 1'b0;
+            n_rel$d = c_zero32;
+        end
         grant$s_evt_valid = msgs$m_evt_valid;
         msgs$m_evt_ready = grant$s_evt_ready;
         grant$s_evt_peer = msgs$m_evt_peer;
@@ -41699,7 +43779,7 @@ module homa_rx_core_w512$grant$valid$9(d,q,clock);
 endmodule // homa_rx_core_w512$grant$valid$9
 
 
-module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,dropped_holes,dropped_late,collisions,drop_pulse);
+module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,dropped_holes,dropped_late,collisions,drop_pulse);
     
     // Module arguments
     input wire  clock;
@@ -41715,6 +43795,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
     input wire  [31:0] s_pkt_incoming;
     input wire  [31:0] s_pkt_offset;
     input wire  [31:0] s_pkt_end;
+    input wire  s_pkt_release;
     output reg  m_evt_valid;
     input wire  m_evt_ready;
     output reg  [31:0] m_evt_peer;
@@ -41792,6 +43873,9 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
     reg  [31:0] s1_end$d;
     wire  [31:0] s1_end$q;
     reg  s1_end$clock;
+    reg  s1_release$d;
+    wire  s1_release$q;
+    reg  s1_release$clock;
     reg  byp_valid$d;
     wire  byp_valid$q;
     reg  byp_valid$clock;
@@ -41813,6 +43897,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
     reg  [9:0] id_fold;
     reg  [9:0] peer_fold;
     reg  go;
+    reg  counted;
     reg  take;
     reg  [290:0] e;
     reg  hit;
@@ -41914,6 +43999,11 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
         .q(s1_end$q),
         .clock(s1_end$clock)
     );
+    homa_rx_core_w512$msgs$s1_release s1_release(
+        .d(s1_release$d),
+        .q(s1_release$q),
+        .clock(s1_release$clock)
+    );
     homa_rx_core_w512$msgs$byp_valid byp_valid(
         .d(byp_valid$d),
         .q(byp_valid$q),
@@ -41953,6 +44043,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
         s1_incoming$clock = clock;
         s1_offset$clock = clock;
         s1_end$clock = clock;
+        s1_release$clock = clock;
         byp_valid$clock = clock;
         byp_entry$clock = clock;
         n_holes$clock = clock;
@@ -41969,6 +44060,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
         s1_incoming$d = s1_incoming$q;
         s1_offset$d = s1_offset$q;
         s1_end$d = s1_end$q;
+        s1_release$d = s1_release$q;
         byp_valid$d = byp_valid$q;
         byp_entry$d = byp_entry$q;
         n_holes$d = n_holes$q;
@@ -42090,7 +44182,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
             upd[(64'he3)+:(32)] = c_zero32;
             upd[(64'h103)+:(32)] = c_zero32;
         end
-        emit = go & ~coll & ~drop_late & ~(hit & drop_holes);
+        emit = go & ~coll & ~drop_late & ~(hit & drop_holes) & ~(s1_release$q & ~hit);
         write = emit;
         ram$write_address = s1_idx$q;
         ram$write_data = upd;
@@ -42134,15 +44226,17 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
             s1_incoming$d = s_pkt_incoming;
             s1_offset$d = s_pkt_offset;
             s1_end$d = s_pkt_end;
+            s1_release$d = s_pkt_release;
         end
-        drop_pulse = go & ~emit;
-        if (go & hit & drop_holes & ~drop_late) begin
+        drop_pulse = go & ~emit & ~s1_release$q;
+        counted = go & ~s1_release$q;
+        if (counted & hit & drop_holes & ~drop_late) begin
             n_holes$d = n_holes$q + c_one32;
         end
-        if (go & drop_late) begin
+        if (counted & drop_late) begin
             n_late$d = n_late$q + c_one32;
         end
-        if (go & coll) begin
+        if (counted & coll) begin
             n_coll$d = n_coll$q + c_one32;
         end
         if (reset) begin
@@ -42658,6 +44752,25 @@ module homa_rx_core_w512$msgs$s1_peer(d,q,clock);
 endmodule // homa_rx_core_w512$msgs$s1_peer
 
 
+module homa_rx_core_w512$msgs$s1_release(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$msgs$s1_release
+
+
 module homa_rx_core_w512$msgs$s1_sport(d,q,clock);
     
     // Module arguments
@@ -42694,6 +44807,25 @@ module homa_rx_core_w512$msgs$s1_valid(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$msgs$s1_valid
+
+
+module homa_rx_core_w512$n_rel(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$n_rel
 
 
 module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tuser,m_axis_tready,busy,frames_ok,dropped_runt,dropped_bad_checksum,dropped_not_homa,dropped_bad_type,dropped_bad_length,error_runt,error_bad_checksum,error_not_homa,error_bad_type,error_bad_length);
@@ -50732,7 +52864,7 @@ module homa_rx_core_w512$parser$s2_verdict(d,q,clock);
 endmodule // homa_rx_core_w512$parser$s2_verdict
 
 
-module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid,ro$0,ro$1,ro$2,ro$3,ro$4,ro$5,ro$6,ro$7,ro$8,ro$9,ro$10,ro$11,ro$12,ro$13,ro$14,ro$15,ro$16,ro$17,ro$18,ro$19,ro$20,ro$21,ro$22,ro$23,ro$24,ro$25,ro$26,ro$27,ro$28,ro$29,ro$30,ro$31,ro$32,ro$33,ro$34,ro$35,ro$36,ro$37,ro$38,ro$39,ro$40,ro$41,ro$42,ro$43,ro$44,ro$45,ro$46,ro$47,ro$48,ro$49,ro$50,ro$51,ro$52,ro$53,ro$54,ro$55,ro$56,ro$57,ro$58,ro$59,ro$60,ro$61,ro$62,ro$63,ro$64,ro$65,ro$66,ro$67,ro$68,ro$69,ro$70,ro$71,ro$72,ro$73,ro$74,ro$75,ro$76,ro$77,ro$78,ro$79,ro$80,ro$81,ro$82,ro$83,ro$84,ro$85,ro$86,ro$87,ro$88,rw$0,rw$1,rw$2,rw$3,rw$4,rw$5,rw$6,rw$7,rw$8,rw$9,rw$10,rw$11,rw$12,rw$13,rw$14,rw$15,rw$16,rw$17,rw$18,rw$19,rw$20,rw$21,rw$22,rw$23,rw$24,rw$25,rw$26,rw$27,rw$28,rw$29,rw$30,rw$31,rw$32,rw$33,rw$34,rw$35,rw$36,rw$37,rw$38,rw$39,rw$40,rw$41,rw$42,rw$43,rw$44,rw$45,rw$46,rw$47,rw$48,rw$49,rw$50,rw$51,rw$52,rw$53,rw$54,rw$55,rw$56,rw$57,rw$58,rw$59,rw$60,rw$61,rw$62,rw$63,rw$64,rw$65,rw$66,rw$67,rw$68,rw$69,rw$70,rw$71,rw$72,rw$73,rw$74,rw$75,rw$76,rw$77,rw$78,rw$79,rw$80,rw$81,rw$82,rw$83,rw$84,rw$85,rw$86,rw$87,rw$88);
+module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid,ro$0,ro$1,ro$2,ro$3,ro$4,ro$5,ro$6,ro$7,ro$8,ro$9,ro$10,ro$11,ro$12,ro$13,ro$14,ro$15,ro$16,ro$17,ro$18,ro$19,ro$20,ro$21,ro$22,ro$23,ro$24,ro$25,ro$26,ro$27,ro$28,ro$29,ro$30,ro$31,ro$32,ro$33,ro$34,ro$35,ro$36,ro$37,ro$38,ro$39,ro$40,ro$41,ro$42,ro$43,ro$44,ro$45,ro$46,ro$47,ro$48,ro$49,ro$50,ro$51,ro$52,ro$53,ro$54,ro$55,ro$56,ro$57,ro$58,ro$59,ro$60,ro$61,ro$62,ro$63,ro$64,ro$65,ro$66,ro$67,ro$68,ro$69,ro$70,ro$71,ro$72,ro$73,ro$74,ro$75,ro$76,ro$77,ro$78,ro$79,ro$80,ro$81,ro$82,ro$83,ro$84,ro$85,ro$86,ro$87,ro$88,ro$89,ro$90,ro$91,ro$92,ro$93,ro$94,rw$0,rw$1,rw$2,rw$3,rw$4,rw$5,rw$6,rw$7,rw$8,rw$9,rw$10,rw$11,rw$12,rw$13,rw$14,rw$15,rw$16,rw$17,rw$18,rw$19,rw$20,rw$21,rw$22,rw$23,rw$24,rw$25,rw$26,rw$27,rw$28,rw$29,rw$30,rw$31,rw$32,rw$33,rw$34,rw$35,rw$36,rw$37,rw$38,rw$39,rw$40,rw$41,rw$42,rw$43,rw$44,rw$45,rw$46,rw$47,rw$48,rw$49,rw$50,rw$51,rw$52,rw$53,rw$54,rw$55,rw$56,rw$57,rw$58,rw$59,rw$60,rw$61,rw$62,rw$63,rw$64,rw$65,rw$66,rw$67,rw$68,rw$69,rw$70,rw$71,rw$72,rw$73,rw$74,rw$75,rw$76,rw$77,rw$78,rw$79,rw$80,rw$81,rw$82,rw$83,rw$84,rw$85,rw$86,rw$87,rw$88,rw$89,rw$90,rw$91,rw$92,rw$93,rw$94);
     
     // Module arguments
     input wire  clock;
@@ -50832,6 +52964,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     input wire  [31:0] ro$86;
     input wire  [31:0] ro$87;
     input wire  [31:0] ro$88;
+    input wire  [31:0] ro$89;
+    input wire  [31:0] ro$90;
+    input wire  [31:0] ro$91;
+    input wire  [31:0] ro$92;
+    input wire  [31:0] ro$93;
+    input wire  [31:0] ro$94;
     output reg  [31:0] rw$0;
     output reg  [31:0] rw$1;
     output reg  [31:0] rw$2;
@@ -50921,6 +53059,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     output reg  [31:0] rw$86;
     output reg  [31:0] rw$87;
     output reg  [31:0] rw$88;
+    output reg  [31:0] rw$89;
+    output reg  [31:0] rw$90;
+    output reg  [31:0] rw$91;
+    output reg  [31:0] rw$92;
+    output reg  [31:0] rw$93;
+    output reg  [31:0] rw$94;
     
     // Constant declarations
     localparam  c_addr$0 = 16'h0;
@@ -50986,32 +53130,38 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_addr$60 = 16'h31c;
     localparam  c_addr$61 = 16'h320;
     localparam  c_addr$62 = 16'h324;
-    localparam  c_addr$63 = 16'h400;
-    localparam  c_addr$64 = 16'h404;
-    localparam  c_addr$65 = 16'h408;
-    localparam  c_addr$66 = 16'h40c;
-    localparam  c_addr$67 = 16'h410;
-    localparam  c_addr$68 = 16'h414;
-    localparam  c_addr$69 = 16'h418;
-    localparam  c_addr$70 = 16'h500;
-    localparam  c_addr$71 = 16'h504;
-    localparam  c_addr$72 = 16'h508;
-    localparam  c_addr$73 = 16'h50c;
-    localparam  c_addr$74 = 16'h510;
-    localparam  c_addr$75 = 16'h514;
-    localparam  c_addr$76 = 16'h518;
-    localparam  c_addr$77 = 16'h51c;
-    localparam  c_addr$78 = 16'h520;
-    localparam  c_addr$79 = 16'h524;
-    localparam  c_addr$80 = 16'h528;
-    localparam  c_addr$81 = 16'h52c;
-    localparam  c_addr$82 = 16'h530;
-    localparam  c_addr$83 = 16'h534;
-    localparam  c_addr$84 = 16'h538;
-    localparam  c_addr$85 = 16'h53c;
-    localparam  c_addr$86 = 16'h540;
-    localparam  c_addr$87 = 16'h544;
-    localparam  c_addr$88 = 16'h548;
+    localparam  c_addr$63 = 16'h328;
+    localparam  c_addr$64 = 16'h32c;
+    localparam  c_addr$65 = 16'h330;
+    localparam  c_addr$66 = 16'h334;
+    localparam  c_addr$67 = 16'h338;
+    localparam  c_addr$68 = 16'h33c;
+    localparam  c_addr$69 = 16'h400;
+    localparam  c_addr$70 = 16'h404;
+    localparam  c_addr$71 = 16'h408;
+    localparam  c_addr$72 = 16'h40c;
+    localparam  c_addr$73 = 16'h410;
+    localparam  c_addr$74 = 16'h414;
+    localparam  c_addr$75 = 16'h418;
+    localparam  c_addr$76 = 16'h500;
+    localparam  c_addr$77 = 16'h504;
+    localparam  c_addr$78 = 16'h508;
+    localparam  c_addr$79 = 16'h50c;
+    localparam  c_addr$80 = 16'h510;
+    localparam  c_addr$81 = 16'h514;
+    localparam  c_addr$82 = 16'h518;
+    localparam  c_addr$83 = 16'h51c;
+    localparam  c_addr$84 = 16'h520;
+    localparam  c_addr$85 = 16'h524;
+    localparam  c_addr$86 = 16'h528;
+    localparam  c_addr$87 = 16'h52c;
+    localparam  c_addr$88 = 16'h530;
+    localparam  c_addr$89 = 16'h534;
+    localparam  c_addr$90 = 16'h538;
+    localparam  c_addr$91 = 16'h53c;
+    localparam  c_addr$92 = 16'h540;
+    localparam  c_addr$93 = 16'h544;
+    localparam  c_addr$94 = 16'h548;
     localparam  c_value$0 = 32'h484d4e49;
     localparam  c_value$1 = 32'h10000;
     localparam  c_value$2 = 32'h100;
@@ -51066,7 +53216,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$51 = 32'h0;
     localparam  c_value$52 = 32'h0;
     localparam  c_value$53 = 32'h484d4752;
-    localparam  c_value$54 = 32'h10000;
+    localparam  c_value$54 = 32'h10001;
     localparam  c_value$55 = 32'h100;
     localparam  c_value$56 = 32'h400;
     localparam  c_value$57 = 32'h0;
@@ -51075,21 +53225,21 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$60 = 32'h0;
     localparam  c_value$61 = 32'h0;
     localparam  c_value$62 = 32'h0;
-    localparam  c_value$63 = 32'h484d5458;
-    localparam  c_value$64 = 32'h10000;
-    localparam  c_value$65 = 32'h100;
-    localparam  c_value$66 = 32'h10;
+    localparam  c_value$63 = 32'h0;
+    localparam  c_value$64 = 32'h0;
+    localparam  c_value$65 = 32'h0;
+    localparam  c_value$66 = 32'h0;
     localparam  c_value$67 = 32'h0;
     localparam  c_value$68 = 32'h0;
-    localparam  c_value$69 = 32'h0;
-    localparam  c_value$70 = 32'h484d5155;
-    localparam  c_value$71 = 32'h10000;
-    localparam  c_value$72 = 32'h0;
+    localparam  c_value$69 = 32'h484d5458;
+    localparam  c_value$70 = 32'h10000;
+    localparam  c_value$71 = 32'h100;
+    localparam  c_value$72 = 32'h10;
     localparam  c_value$73 = 32'h0;
     localparam  c_value$74 = 32'h0;
     localparam  c_value$75 = 32'h0;
-    localparam  c_value$76 = 32'h0;
-    localparam  c_value$77 = 32'h0;
+    localparam  c_value$76 = 32'h484d5155;
+    localparam  c_value$77 = 32'h10000;
     localparam  c_value$78 = 32'h0;
     localparam  c_value$79 = 32'h0;
     localparam  c_value$80 = 32'h0;
@@ -51101,6 +53251,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$86 = 32'h0;
     localparam  c_value$87 = 32'h0;
     localparam  c_value$88 = 32'h0;
+    localparam  c_value$89 = 32'h0;
+    localparam  c_value$90 = 32'h0;
+    localparam  c_value$91 = 32'h0;
+    localparam  c_value$92 = 32'h0;
+    localparam  c_value$93 = 32'h0;
+    localparam  c_value$94 = 32'h0;
     localparam  c_control$0 = 1'b0;
     localparam  c_control$1 = 1'b0;
     localparam  c_control$2 = 1'b0;
@@ -51164,32 +53320,38 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_control$60 = 1'b0;
     localparam  c_control$61 = 1'b0;
     localparam  c_control$62 = 1'b0;
-    localparam  c_control$63 = 1'b0;
-    localparam  c_control$64 = 1'b0;
-    localparam  c_control$65 = 1'b0;
-    localparam  c_control$66 = 1'b0;
-    localparam  c_control$67 = 1'b0;
+    localparam  c_control$63 = 1'b1;
+    localparam  c_control$64 = 1'b1;
+    localparam  c_control$65 = 1'b1;
+    localparam  c_control$66 = 1'b1;
+    localparam  c_control$67 = 1'b1;
     localparam  c_control$68 = 1'b0;
     localparam  c_control$69 = 1'b0;
     localparam  c_control$70 = 1'b0;
     localparam  c_control$71 = 1'b0;
     localparam  c_control$72 = 1'b0;
-    localparam  c_control$73 = 1'b1;
-    localparam  c_control$74 = 1'b1;
-    localparam  c_control$75 = 1'b1;
-    localparam  c_control$76 = 1'b1;
+    localparam  c_control$73 = 1'b0;
+    localparam  c_control$74 = 1'b0;
+    localparam  c_control$75 = 1'b0;
+    localparam  c_control$76 = 1'b0;
     localparam  c_control$77 = 1'b0;
-    localparam  c_control$78 = 1'b1;
+    localparam  c_control$78 = 1'b0;
     localparam  c_control$79 = 1'b1;
     localparam  c_control$80 = 1'b1;
     localparam  c_control$81 = 1'b1;
-    localparam  c_control$82 = 1'b0;
-    localparam  c_control$83 = 1'b1;
+    localparam  c_control$82 = 1'b1;
+    localparam  c_control$83 = 1'b0;
     localparam  c_control$84 = 1'b1;
     localparam  c_control$85 = 1'b1;
-    localparam  c_control$86 = 1'b0;
+    localparam  c_control$86 = 1'b1;
     localparam  c_control$87 = 1'b1;
     localparam  c_control$88 = 1'b0;
+    localparam  c_control$89 = 1'b1;
+    localparam  c_control$90 = 1'b1;
+    localparam  c_control$91 = 1'b1;
+    localparam  c_control$92 = 1'b0;
+    localparam  c_control$93 = 1'b1;
+    localparam  c_control$94 = 1'b0;
     localparam  c_status$0 = 1'b0;
     localparam  c_status$1 = 1'b0;
     localparam  c_status$2 = 1'b0;
@@ -51257,28 +53419,34 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_status$64 = 1'b0;
     localparam  c_status$65 = 1'b0;
     localparam  c_status$66 = 1'b0;
-    localparam  c_status$67 = 1'b1;
+    localparam  c_status$67 = 1'b0;
     localparam  c_status$68 = 1'b1;
-    localparam  c_status$69 = 1'b1;
+    localparam  c_status$69 = 1'b0;
     localparam  c_status$70 = 1'b0;
     localparam  c_status$71 = 1'b0;
     localparam  c_status$72 = 1'b0;
-    localparam  c_status$73 = 1'b0;
-    localparam  c_status$74 = 1'b0;
-    localparam  c_status$75 = 1'b0;
+    localparam  c_status$73 = 1'b1;
+    localparam  c_status$74 = 1'b1;
+    localparam  c_status$75 = 1'b1;
     localparam  c_status$76 = 1'b0;
-    localparam  c_status$77 = 1'b1;
+    localparam  c_status$77 = 1'b0;
     localparam  c_status$78 = 1'b0;
     localparam  c_status$79 = 1'b0;
     localparam  c_status$80 = 1'b0;
     localparam  c_status$81 = 1'b0;
-    localparam  c_status$82 = 1'b1;
-    localparam  c_status$83 = 1'b0;
+    localparam  c_status$82 = 1'b0;
+    localparam  c_status$83 = 1'b1;
     localparam  c_status$84 = 1'b0;
     localparam  c_status$85 = 1'b0;
-    localparam  c_status$86 = 1'b1;
+    localparam  c_status$86 = 1'b0;
     localparam  c_status$87 = 1'b0;
     localparam  c_status$88 = 1'b1;
+    localparam  c_status$89 = 1'b0;
+    localparam  c_status$90 = 1'b0;
+    localparam  c_status$91 = 1'b0;
+    localparam  c_status$92 = 1'b1;
+    localparam  c_status$93 = 1'b0;
+    localparam  c_status$94 = 1'b1;
     localparam  c_zero = 32'h0;
     
     // Stub signals
@@ -51549,6 +53717,24 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     reg  [31:0] regs$88$d;
     wire  [31:0] regs$88$q;
     reg  regs$88$clock;
+    reg  [31:0] regs$89$d;
+    wire  [31:0] regs$89$q;
+    reg  regs$89$clock;
+    reg  [31:0] regs$90$d;
+    wire  [31:0] regs$90$q;
+    reg  regs$90$clock;
+    reg  [31:0] regs$91$d;
+    wire  [31:0] regs$91$q;
+    reg  regs$91$clock;
+    reg  [31:0] regs$92$d;
+    wire  [31:0] regs$92$q;
+    reg  regs$92$clock;
+    reg  [31:0] regs$93$d;
+    wire  [31:0] regs$93$q;
+    reg  regs$93$clock;
+    reg  [31:0] regs$94$d;
+    wire  [31:0] regs$94$q;
+    reg  regs$94$clock;
     reg  [31:0] rdata$d;
     wire  [31:0] rdata$q;
     reg  rdata$clock;
@@ -52004,6 +54190,36 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
         .d(regs$88$d),
         .q(regs$88$q),
         .clock(regs$88$clock)
+    );
+    homa_rx_core_w512$regs$regs$89 regs$89(
+        .d(regs$89$d),
+        .q(regs$89$q),
+        .clock(regs$89$clock)
+    );
+    homa_rx_core_w512$regs$regs$90 regs$90(
+        .d(regs$90$d),
+        .q(regs$90$q),
+        .clock(regs$90$clock)
+    );
+    homa_rx_core_w512$regs$regs$91 regs$91(
+        .d(regs$91$d),
+        .q(regs$91$q),
+        .clock(regs$91$clock)
+    );
+    homa_rx_core_w512$regs$regs$92 regs$92(
+        .d(regs$92$d),
+        .q(regs$92$q),
+        .clock(regs$92$clock)
+    );
+    homa_rx_core_w512$regs$regs$93 regs$93(
+        .d(regs$93$d),
+        .q(regs$93$q),
+        .clock(regs$93$clock)
+    );
+    homa_rx_core_w512$regs$regs$94 regs$94(
+        .d(regs$94$d),
+        .q(regs$94$q),
+        .clock(regs$94$clock)
     );
     homa_rx_core_w512$regs$rdata rdata(
         .d(rdata$d),
@@ -53892,6 +56108,132 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
                 read = ro$88;
             end
         end
+        regs$89$clock = clock;
+        regs$89$d = regs$89$q;
+        if (c_control$89 & s_reg_we & (s_reg_addr == c_addr$89)) begin
+            regs$89$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$89$d = c_value$89;
+        end
+        rw$89 = c_zero;
+        if (c_control$89) begin
+            rw$89 = regs$89$q;
+        end
+        if (s_reg_addr == c_addr$89) begin
+            read = c_value$89;
+            if (c_control$89) begin
+                read = regs$89$q;
+            end
+            if (c_status$89) begin
+                read = ro$89;
+            end
+        end
+        regs$90$clock = clock;
+        regs$90$d = regs$90$q;
+        if (c_control$90 & s_reg_we & (s_reg_addr == c_addr$90)) begin
+            regs$90$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$90$d = c_value$90;
+        end
+        rw$90 = c_zero;
+        if (c_control$90) begin
+            rw$90 = regs$90$q;
+        end
+        if (s_reg_addr == c_addr$90) begin
+            read = c_value$90;
+            if (c_control$90) begin
+                read = regs$90$q;
+            end
+            if (c_status$90) begin
+                read = ro$90;
+            end
+        end
+        regs$91$clock = clock;
+        regs$91$d = regs$91$q;
+        if (c_control$91 & s_reg_we & (s_reg_addr == c_addr$91)) begin
+            regs$91$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$91$d = c_value$91;
+        end
+        rw$91 = c_zero;
+        if (c_control$91) begin
+            rw$91 = regs$91$q;
+        end
+        if (s_reg_addr == c_addr$91) begin
+            read = c_value$91;
+            if (c_control$91) begin
+                read = regs$91$q;
+            end
+            if (c_status$91) begin
+                read = ro$91;
+            end
+        end
+        regs$92$clock = clock;
+        regs$92$d = regs$92$q;
+        if (c_control$92 & s_reg_we & (s_reg_addr == c_addr$92)) begin
+            regs$92$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$92$d = c_value$92;
+        end
+        rw$92 = c_zero;
+        if (c_control$92) begin
+            rw$92 = regs$92$q;
+        end
+        if (s_reg_addr == c_addr$92) begin
+            read = c_value$92;
+            if (c_control$92) begin
+                read = regs$92$q;
+            end
+            if (c_status$92) begin
+                read = ro$92;
+            end
+        end
+        regs$93$clock = clock;
+        regs$93$d = regs$93$q;
+        if (c_control$93 & s_reg_we & (s_reg_addr == c_addr$93)) begin
+            regs$93$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$93$d = c_value$93;
+        end
+        rw$93 = c_zero;
+        if (c_control$93) begin
+            rw$93 = regs$93$q;
+        end
+        if (s_reg_addr == c_addr$93) begin
+            read = c_value$93;
+            if (c_control$93) begin
+                read = regs$93$q;
+            end
+            if (c_status$93) begin
+                read = ro$93;
+            end
+        end
+        regs$94$clock = clock;
+        regs$94$d = regs$94$q;
+        if (c_control$94 & s_reg_we & (s_reg_addr == c_addr$94)) begin
+            regs$94$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$94$d = c_value$94;
+        end
+        rw$94 = c_zero;
+        if (c_control$94) begin
+            rw$94 = regs$94$q;
+        end
+        if (s_reg_addr == c_addr$94) begin
+            read = c_value$94;
+            if (c_control$94) begin
+                read = regs$94$q;
+            end
+            if (c_status$94) begin
+                read = ro$94;
+            end
+        end
         rvalid$d = s_reg_re;
         if (s_reg_re) begin
             rdata$d = read;
@@ -55597,6 +57939,25 @@ module homa_rx_core_w512$regs$regs$88(d,q,clock);
 endmodule // homa_rx_core_w512$regs$regs$88
 
 
+module homa_rx_core_w512$regs$regs$89(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$89
+
+
 module homa_rx_core_w512$regs$regs$9(d,q,clock);
     
     // Module arguments
@@ -55616,6 +57977,101 @@ module homa_rx_core_w512$regs$regs$9(d,q,clock);
 endmodule // homa_rx_core_w512$regs$regs$9
 
 
+module homa_rx_core_w512$regs$regs$90(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$90
+
+
+module homa_rx_core_w512$regs$regs$91(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$91
+
+
+module homa_rx_core_w512$regs$regs$92(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$92
+
+
+module homa_rx_core_w512$regs$regs$93(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$93
+
+
+module homa_rx_core_w512$regs$regs$94(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$94
+
+
 module homa_rx_core_w512$regs$rvalid(d,q,clock);
     
     // Module arguments
@@ -55633,3 +58089,79 @@ module homa_rx_core_w512$regs$rvalid(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$regs$rvalid
+
+
+module homa_rx_core_w512$rel_id(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$rel_id
+
+
+module homa_rx_core_w512$rel_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$rel_len
+
+
+module homa_rx_core_w512$rel_peer(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$rel_peer
+
+
+module homa_rx_core_w512$rel_pending(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$rel_pending

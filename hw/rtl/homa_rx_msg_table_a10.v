@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,dropped_holes,dropped_late,collisions,drop_pulse);
+module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,dropped_holes,dropped_late,collisions,drop_pulse);
     
     // Module arguments
     input wire  clock;
@@ -19,6 +19,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     input wire  [31:0] s_pkt_incoming;
     input wire  [31:0] s_pkt_offset;
     input wire  [31:0] s_pkt_end;
+    input wire  s_pkt_release;
     output reg  m_evt_valid;
     input wire  m_evt_ready;
     output reg  [31:0] m_evt_peer;
@@ -96,6 +97,9 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     reg  [31:0] s1_end$d;
     wire  [31:0] s1_end$q;
     reg  s1_end$clock;
+    reg  s1_release$d;
+    wire  s1_release$q;
+    reg  s1_release$clock;
     reg  byp_valid$d;
     wire  byp_valid$q;
     reg  byp_valid$clock;
@@ -117,6 +121,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     reg  [9:0] id_fold;
     reg  [9:0] peer_fold;
     reg  go;
+    reg  counted;
     reg  take;
     reg  [290:0] e;
     reg  hit;
@@ -218,6 +223,11 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         .q(s1_end$q),
         .clock(s1_end$clock)
     );
+    homa_rx_msg_table_a10$s1_release s1_release(
+        .d(s1_release$d),
+        .q(s1_release$q),
+        .clock(s1_release$clock)
+    );
     homa_rx_msg_table_a10$byp_valid byp_valid(
         .d(byp_valid$d),
         .q(byp_valid$q),
@@ -257,6 +267,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         s1_incoming$clock = clock;
         s1_offset$clock = clock;
         s1_end$clock = clock;
+        s1_release$clock = clock;
         byp_valid$clock = clock;
         byp_entry$clock = clock;
         n_holes$clock = clock;
@@ -273,6 +284,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         s1_incoming$d = s1_incoming$q;
         s1_offset$d = s1_offset$q;
         s1_end$d = s1_end$q;
+        s1_release$d = s1_release$q;
         byp_valid$d = byp_valid$q;
         byp_entry$d = byp_entry$q;
         n_holes$d = n_holes$q;
@@ -394,7 +406,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
             upd[(64'he3)+:(32)] = c_zero32;
             upd[(64'h103)+:(32)] = c_zero32;
         end
-        emit = go & ~coll & ~drop_late & ~(hit & drop_holes);
+        emit = go & ~coll & ~drop_late & ~(hit & drop_holes) & ~(s1_release$q & ~hit);
         write = emit;
         ram$write_address = s1_idx$q;
         ram$write_data = upd;
@@ -438,15 +450,17 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
             s1_incoming$d = s_pkt_incoming;
             s1_offset$d = s_pkt_offset;
             s1_end$d = s_pkt_end;
+            s1_release$d = s_pkt_release;
         end
-        drop_pulse = go & ~emit;
-        if (go & hit & drop_holes & ~drop_late) begin
+        drop_pulse = go & ~emit & ~s1_release$q;
+        counted = go & ~s1_release$q;
+        if (counted & hit & drop_holes & ~drop_late) begin
             n_holes$d = n_holes$q + c_one32;
         end
-        if (go & drop_late) begin
+        if (counted & drop_late) begin
             n_late$d = n_late$q + c_one32;
         end
-        if (go & coll) begin
+        if (counted & coll) begin
             n_coll$d = n_coll$q + c_one32;
         end
         if (reset) begin
@@ -960,6 +974,25 @@ module homa_rx_msg_table_a10$s1_peer(d,q,clock);
     end
           
 endmodule // homa_rx_msg_table_a10$s1_peer
+
+
+module homa_rx_msg_table_a10$s1_release(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_msg_table_a10$s1_release
 
 
 module homa_rx_msg_table_a10$s1_sport(d,q,clock);

@@ -19,7 +19,7 @@ use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
 
 mod lanes;
 
-pub use lanes::{Beat512, Lo4In20, Lo16In20, Lo16In32, Mac48, Prio8, Prio8Low};
+pub use lanes::{Beat512, Lo4In20, Lo16In20, Lo16In32, Lo32Hi32, Mac48, Prio8, Prio8Low};
 
 /// Frame bytes emitted per GRANT.
 pub const GRANT_FRAME_LEN: usize = 14 + 20 + wire::field::homa::GRANT_LEN;

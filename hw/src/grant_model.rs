@@ -380,6 +380,16 @@ impl Traffic {
         new
     }
 
+    /// Ends a random message in flight (its receiver released it); returns its header
+    /// event, or `None` when nothing is in flight.
+    pub fn abort(&mut self) -> Option<Event> {
+        if self.senders.is_empty() {
+            return None;
+        }
+        let i = self.rng.below(self.senders.len() as u64) as usize;
+        Some(self.senders.remove(i).ev)
+    }
+
     /// Delivers a GRANT to its sender.
     pub fn grant(&mut self, g: &Grant) {
         if let Some(s) = self

@@ -19,6 +19,12 @@
 //! - a packet whose entry holds another live message (a hash collision) is passed to the host
 //!   without an event (`collisions`): the hardware does not grant that message.
 //!
+//! Releases (`s_pkt_release`, from the host through `GRANT.release`) take the same path as a
+//! packet covering the whole message: a live entry completes, and the event carries the bytes
+//! it still lacked, so the grant generator frees the message's slot. This is how messages
+//! whose packets the table dropped, or that the host gave up on, stop holding an entry and a
+//! slot.
+//!
 //! Timing: a packet accepted at edge `t` reads its entry; its event enters the output FIFO at
 //! edge `t + 1` (and the entry is written back); `m_evt_valid` rises in the cycle after. One
 //! packet per cycle while the FIFO drains; a write at edge `t` is forwarded to a read of the
@@ -79,6 +85,11 @@ pub struct MsgTable<const A: usize> {
     pub s_pkt_offset: Signal<In, Bits<32>>,
     /// The payload's end offset (offset + length, at most the message length).
     pub s_pkt_end: Signal<In, Bits<32>>,
+    /// The input is a release, not a packet: the host has the whole message (or gave it
+    /// up). Offered with offset 0 and end = length, it completes a live entry of that
+    /// message and its event frees the message's grant slot; it is ignored (no event, no
+    /// counter) when the entry is done, holds another message or has another length.
+    pub s_pkt_release: Signal<In, Bit>,
     /// An event for the grant generator.
     pub m_evt_valid: Signal<Out, Bit>,
     /// The event is taken.
@@ -122,6 +133,7 @@ pub struct MsgTable<const A: usize> {
     s1_incoming: DFF<Bits<32>>,
     s1_offset: DFF<Bits<32>>,
     s1_end: DFF<Bits<32>>,
+    s1_release: DFF<Bit>,
     byp_valid: DFF<Bit>,
     byp_entry: DFF<MsgEntry>,
     n_holes: DFF<Bits<32>>,
@@ -131,6 +143,7 @@ pub struct MsgTable<const A: usize> {
     id_fold: Signal<Local, Bits<A>>,
     peer_fold: Signal<Local, Bits<A>>,
     go: Signal<Local, Bit>,
+    counted: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     e: Signal<Local, MsgEntry>,
     hit: Signal<Local, Bit>,
@@ -185,6 +198,7 @@ impl<const A: usize> MsgTable<A> {
             s_pkt_incoming: Signal::default(),
             s_pkt_offset: Signal::default(),
             s_pkt_end: Signal::default(),
+            s_pkt_release: Signal::default(),
             m_evt_valid: Signal::default(),
             m_evt_ready: Signal::default(),
             m_evt_peer: Signal::default(),
@@ -213,6 +227,7 @@ impl<const A: usize> MsgTable<A> {
             s1_incoming: DFF::default(),
             s1_offset: DFF::default(),
             s1_end: DFF::default(),
+            s1_release: DFF::default(),
             byp_valid: DFF::default(),
             byp_entry: DFF::default(),
             n_holes: DFF::default(),
@@ -222,6 +237,7 @@ impl<const A: usize> MsgTable<A> {
             id_fold: Signal::default(),
             peer_fold: Signal::default(),
             go: Signal::default(),
+            counted: Signal::default(),
             take: Signal::default(),
             e: Signal::default(),
             hit: Signal::default(),
@@ -272,6 +288,7 @@ impl<const A: usize> MsgTable<A> {
         uut.s_pkt_incoming.connect();
         uut.s_pkt_offset.connect();
         uut.s_pkt_end.connect();
+        uut.s_pkt_release.connect();
         uut.m_evt_ready.connect();
         uut.connect_all();
         uut
@@ -309,6 +326,7 @@ impl<const A: usize> Logic for MsgTable<A> {
             s1_incoming,
             s1_offset,
             s1_end,
+            s1_release,
             byp_valid,
             byp_entry,
             n_holes,
@@ -456,7 +474,8 @@ impl<const A: usize> Logic for MsgTable<A> {
         self.emit.next = self.go.val()
             & !self.coll.val()
             & !self.drop_late.val()
-            & !(self.hit.val() & self.drop_holes.val());
+            & !(self.hit.val() & self.drop_holes.val())
+            & !(self.s1_release.q.val() & !self.hit.val());
         self.write.next = self.emit.val();
         self.ram.write_address.next = self.s1_idx.q.val();
         self.ram.write_data.next = self.upd.val();
@@ -502,15 +521,18 @@ impl<const A: usize> Logic for MsgTable<A> {
             self.s1_incoming.d.next = self.s_pkt_incoming.val();
             self.s1_offset.d.next = self.s_pkt_offset.val();
             self.s1_end.d.next = self.s_pkt_end.val();
+            self.s1_release.d.next = self.s_pkt_release.val();
         }
-        self.drop_pulse.next = self.go.val() & !self.emit.val();
-        if self.go.val() & self.hit.val() & self.drop_holes.val() & !self.drop_late.val() {
+        self.drop_pulse.next = self.go.val() & !self.emit.val() & !self.s1_release.q.val();
+        // Releases count nowhere here (the core counts them).
+        self.counted.next = self.go.val() & !self.s1_release.q.val();
+        if self.counted.val() & self.hit.val() & self.drop_holes.val() & !self.drop_late.val() {
             self.n_holes.d.next = self.n_holes.q.val() + self.c_one32.val();
         }
-        if self.go.val() & self.drop_late.val() {
+        if self.counted.val() & self.drop_late.val() {
             self.n_late.d.next = self.n_late.q.val() + self.c_one32.val();
         }
-        if self.go.val() & self.coll.val() {
+        if self.counted.val() & self.coll.val() {
             self.n_coll.d.next = self.n_coll.q.val() + self.c_one32.val();
         }
         if self.reset.val() {

@@ -50,6 +50,23 @@ impl TableModel {
         }
     }
 
+    /// Takes a release ([`release_packet`]): a live entry of that message and length
+    /// completes, and its event carries the bytes it still lacked; anything else is ignored
+    /// and counted nowhere.
+    pub fn release(&mut self, p: &Packet) -> Option<Event> {
+        let ev = p.ev;
+        let slot = &mut self.entries[index_of(ev.peer, ev.id, self.bits)];
+        match slot {
+            Some(e) if e.peer == ev.peer && e.id == ev.id && !e.done && e.length == ev.length => {
+                let new = e.ranges.insert(0, ev.length);
+                e.received += new;
+                e.done = true;
+                Some(Event { new, ..ev })
+            }
+            _ => None,
+        }
+    }
+
     /// Takes one packet.
     pub fn packet(&mut self, p: &Packet) -> Outcome {
         let ev = p.ev;
@@ -91,12 +108,33 @@ impl TableModel {
     }
 }
 
+/// The release of message `(peer, id)` of `length` bytes as the table's input takes it
+/// (offset 0, end = length, `incoming` = length so that the grant generator never inserts
+/// it; ports and MAC 0).
+pub fn release_packet(peer: u32, id: u64, length: u32) -> Packet {
+    Packet {
+        ev: Event {
+            peer,
+            id,
+            sport: 0,
+            dport: 0,
+            mac: 0,
+            length,
+            incoming: length,
+            new: 0,
+            end: length,
+        },
+        offset: 0,
+    }
+}
+
 /// The table's ports as a co-simulation drives them (rust-hdl bench and Verilated model).
 pub trait TablePorts {
     /// Resets the pipeline (the RAM starts cleared).
     fn reset(&mut self);
-    /// Drives the inputs for this cycle and lets the outputs settle.
-    fn drive(&mut self, pkt: Option<&Packet>, evt_ready: bool);
+    /// Drives the inputs for this cycle and lets the outputs settle: a packet, or with
+    /// `release` a release made by [`release_packet`].
+    fn drive(&mut self, pkt: Option<&Packet>, release: bool, evt_ready: bool);
     /// Whether the offered packet is taken this cycle.
     fn pkt_ready(&self) -> bool;
     /// The event offered this cycle.
@@ -122,8 +160,9 @@ pub fn run<D: TablePorts>(
     let mut rng = Rng::new(seed ^ 0x7AB1_E000);
     let mut model = TableModel::new(bits);
     let mut expected = std::collections::VecDeque::new();
-    let mut offered: Option<Packet> = None;
-    let (mut taken, mut seen, mut cycles) = (0u64, 0u64, 0u64);
+    // The input offered: a packet, or a release (true).
+    let mut offered: Option<(Packet, bool)> = None;
+    let (mut taken, mut seen, mut cycles, mut releases) = (0u64, 0u64, 0u64, 0u64);
     dut.reset();
     while taken < packets || !expected.is_empty() {
         cycles += 1;
@@ -133,9 +172,15 @@ pub fn run<D: TablePorts>(
                 expected.len()
             ));
         }
+        if offered.is_none() && taken < packets && rng.chance(3) {
+            // The host gives up on a message (or has it all): release it.
+            offered = traffic
+                .abort()
+                .map(|ev| (release_packet(ev.peer, ev.id, ev.length), true));
+        }
         if offered.is_none() && taken < packets && rng.chance(85) {
-            offered = traffic.next_packet();
-            if let Some(p) = offered {
+            offered = traffic.next_packet().map(|p| (p, false));
+            if let Some((p, _)) = offered {
                 // Every message may send all of it: this test is about the table.
                 traffic.grant(&Grant {
                     peer: p.ev.peer,
@@ -150,7 +195,12 @@ pub fn run<D: TablePorts>(
         }
         let valid = offered.is_some() && rng.chance(85);
         let ready = rng.chance(70);
-        dut.drive(offered.as_ref().filter(|_| valid), ready);
+        let release = offered.is_some_and(|(_, r)| r);
+        dut.drive(
+            offered.as_ref().map(|(p, _)| p).filter(|_| valid),
+            release,
+            ready,
+        );
         if let (Some(got), true) = (dut.event(), ready) {
             let want = expected.pop_front().ok_or_else(|| {
                 format!("seed {seed:#x}, cycle {cycles}: unexpected event {got:?}")
@@ -162,8 +212,14 @@ pub fn run<D: TablePorts>(
             }
             seen += 1;
         }
-        if valid && dut.pkt_ready() {
-            let p = offered.take().expect("valid implies offered");
+        if valid && dut.pkt_ready() && release {
+            let (p, _) = offered.take().expect("valid implies offered");
+            if let Some(ev) = model.release(&p) {
+                expected.push_back(ev);
+            }
+            releases += 1;
+        } else if valid && dut.pkt_ready() {
+            let (p, _) = offered.take().expect("valid implies offered");
             let outcome = model.packet(&p);
             match outcome {
                 Outcome::Event(ev) => {
@@ -180,9 +236,12 @@ pub fn run<D: TablePorts>(
         dut.edge();
     }
     // Let the last packet leave stage 1.
-    dut.drive(None, true);
+    dut.drive(None, false, true);
     dut.edge();
-    dut.drive(None, true);
+    dut.drive(None, false, true);
+    if releases == 0 && packets >= 1_000 {
+        return Err(format!("seed {seed:#x}: no release was offered"));
+    }
     if dut.counters() != model.counters {
         return Err(format!(
             "seed {seed:#x}: counters (holes, late, collisions) {:?}, reference {:?}",

@@ -16,7 +16,7 @@
 //! IPv6 DATA reaches the host but not the table (the table keys peers by IPv4 address).
 
 use crate::grant::GrantScheduler16;
-use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32, Mac48};
+use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32, Lo32Hi32, Mac48};
 use crate::hdl::*;
 use crate::msg_table::MsgTable1024;
 use crate::parser::HomaParser512;
@@ -157,6 +157,25 @@ pub struct HomaRxCore512 {
     c_i_dropped_holes: Constant<Bits<8>>,
     c_i_dropped_late: Constant<Bits<8>>,
     c_i_collisions: Constant<Bits<8>>,
+    c_i_release_peer: Constant<Bits<8>>,
+    c_i_release_id_lo: Constant<Bits<8>>,
+    c_i_release_id_hi: Constant<Bits<8>>,
+    c_i_release_length: Constant<Bits<8>>,
+    c_i_releases: Constant<Bits<8>>,
+    /// The byte address of GRANT.release (the doorbell).
+    c_a_release: Constant<Bits<16>>,
+    c_one32: Constant<Bits<32>>,
+    /// A release is waiting for the table, with its operands.
+    rel_pending: DFF<Bit>,
+    rel_peer: DFF<Bits<32>>,
+    rel_id: DFF<Lo32Hi32>,
+    rel_len: DFF<Bits<32>>,
+    n_rel: DFF<Bits<32>>,
+    ring: Signal<Local, Bit>,
+    op_peer: Signal<Local, Bits<32>>,
+    op_id: Signal<Local, Lo32Hi32>,
+    op_len: Signal<Local, Bits<32>>,
+    data_ok: Signal<Local, Bit>,
     c_zero8: Constant<Bits<8>>,
     c_zero32: Constant<Bits<32>>,
     is_data: Signal<Local, Bit>,
@@ -165,6 +184,13 @@ pub struct HomaRxCore512 {
     c_v4: Constant<Bits<4>>,
     c_lo: Constant<Bits<8>>,
     c_zero16: Constant<Bits<16>>,
+}
+
+/// The byte address of the release doorbell, GRANT.release.
+fn release_address() -> u32 {
+    homa_proto::regs::block("GRANT")
+        .and_then(|b| b.address("release"))
+        .expect("GRANT.release is in proto::regs")
 }
 
 /// The word index of a register as a constant (the core selects registers by comparing
@@ -262,6 +288,23 @@ impl HomaRxCore512 {
             c_i_dropped_holes: ix("GRANT", "dropped_holes"),
             c_i_dropped_late: ix("GRANT", "dropped_late"),
             c_i_collisions: ix("GRANT", "collisions"),
+            c_i_release_peer: ix("GRANT", "release_peer"),
+            c_i_release_id_lo: ix("GRANT", "release_id_lo"),
+            c_i_release_id_hi: ix("GRANT", "release_id_hi"),
+            c_i_release_length: ix("GRANT", "release_length"),
+            c_i_releases: ix("GRANT", "releases"),
+            c_a_release: Constant::new(u64::from(release_address()).into()),
+            c_one32: Constant::new(1u64.into()),
+            rel_pending: DFF::default(),
+            rel_peer: DFF::default(),
+            rel_id: DFF::default(),
+            rel_len: DFF::default(),
+            n_rel: DFF::default(),
+            ring: Signal::default(),
+            op_peer: Signal::default(),
+            op_id: Signal::default(),
+            op_len: Signal::default(),
+            data_ok: Signal::default(),
             c_zero8: Constant::new(0u64.into()),
             c_zero32: Constant::new(0u64.into()),
             is_data: Signal::default(),
@@ -309,6 +352,7 @@ impl core::fmt::Debug for HomaRxCore512 {
 impl Logic for HomaRxCore512 {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, rel_pending, rel_peer, rel_id, rel_len, n_rel);
         self.regs.clock.next = self.clock.val();
         self.regs.reset.next = self.reset.val();
         self.regs.s_reg_addr.next = self.s_reg_addr.val();
@@ -336,6 +380,10 @@ impl Logic for HomaRxCore512 {
         self.local_mac.next.hi = self.c_zero16.val();
         self.gw_mac.next.lo = self.c_zero32.val();
         self.gw_mac.next.hi = self.c_zero16.val();
+        self.op_peer.next = self.c_zero32.val();
+        self.op_id.next.lo = self.c_zero32.val();
+        self.op_id.next.hi = self.c_zero32.val();
+        self.op_len.next = self.c_zero32.val();
         for r in 0..HOMA_REG_WORDS {
             if self.c_r[r].val() == self.c_i_max_overcommit.val() {
                 self.grant.cfg_max_overcommit.next =
@@ -428,6 +476,21 @@ impl Logic for HomaRxCore512 {
             if self.c_r[r].val() == self.c_i_dropped_late.val() {
                 self.regs.ro[r].next = self.msgs.dropped_late.val();
             }
+            if self.c_r[r].val() == self.c_i_release_peer.val() {
+                self.op_peer.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_release_id_lo.val() {
+                self.op_id.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_release_id_hi.val() {
+                self.op_id.next.hi = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_release_length.val() {
+                self.op_len.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_releases.val() {
+                self.regs.ro[r].next = self.n_rel.q.val();
+            }
             if self.c_r[r].val() == self.c_i_collisions.val() {
                 self.regs.ro[r].next = self.msgs.collisions.val();
             }
@@ -455,10 +518,12 @@ impl Logic for HomaRxCore512 {
         // The header fork: the host always, the table for IPv4 DATA.
         self.is_data.next = (self.parser.m_hdr_type.val() == self.c_data.val())
             & (self.parser.m_hdr_ip_version.val() == self.c_v4.val());
+        // A pending release goes into the table first; DATA waits behind it.
+        self.data_ok.next = self.msgs.s_pkt_ready.val() & !self.rel_pending.q.val();
         self.parser.m_hdr_ready.next =
-            self.m_hdr_ready.val() & (!self.is_data.val() | self.msgs.s_pkt_ready.val());
+            self.m_hdr_ready.val() & (!self.is_data.val() | self.data_ok.val());
         self.m_hdr_valid.next =
-            self.parser.m_hdr_valid.val() & (!self.is_data.val() | self.msgs.s_pkt_ready.val());
+            self.parser.m_hdr_valid.val() & (!self.is_data.val() | self.data_ok.val());
         self.m_hdr_ip_version.next = self.parser.m_hdr_ip_version.val();
         self.m_hdr_src_ip.next = self.parser.m_hdr_src_ip.val();
         self.m_hdr_dst_ip.next = self.parser.m_hdr_dst_ip.val();
@@ -498,6 +563,36 @@ impl Logic for HomaRxCore512 {
         self.msgs.s_pkt_offset.next = self.parser.m_hdr_data_offset.val();
         self.msgs.s_pkt_end.next =
             self.parser.m_hdr_data_offset.val() + Bits::<32>::from(self.end_len.val());
+        self.msgs.s_pkt_release.next = false;
+        if self.rel_pending.q.val() {
+            self.msgs.s_pkt_valid.next = true;
+            self.msgs.s_pkt_peer.next = self.rel_peer.q.val();
+            self.msgs.s_pkt_id.next = Bits::<64>::from(self.rel_id.q.val());
+            self.msgs.s_pkt_sport.next = self.c_zero16.val();
+            self.msgs.s_pkt_dport.next = self.c_zero16.val();
+            self.msgs.s_pkt_length.next = self.rel_len.q.val();
+            self.msgs.s_pkt_incoming.next = self.rel_len.q.val();
+            self.msgs.s_pkt_offset.next = self.c_zero32.val();
+            self.msgs.s_pkt_end.next = self.rel_len.q.val();
+            self.msgs.s_pkt_release.next = true;
+        }
+        // Releases: the doorbell latches the operands unless one is still waiting (that
+        // doorbell is lost; `releases` counts those taken).
+        self.ring.next = self.s_reg_we.val() & (self.s_reg_addr.val() == self.c_a_release.val());
+        if self.rel_pending.q.val() & self.msgs.s_pkt_ready.val() {
+            self.rel_pending.d.next = false;
+            self.n_rel.d.next = self.n_rel.q.val() + self.c_one32.val();
+        }
+        if self.ring.val() & !self.rel_pending.q.val() {
+            self.rel_pending.d.next = true;
+            self.rel_peer.d.next = self.op_peer.val();
+            self.rel_id.d.next = self.op_id.val();
+            self.rel_len.d.next = self.op_len.val();
+        }
+        if self.reset.val() {
+            self.rel_pending.d.next = false;
+            self.n_rel.d.next = self.c_zero32.val();
+        }
         // Table → grant generator.
         self.grant.s_evt_valid.next = self.msgs.m_evt_valid.val();
         self.msgs.m_evt_ready.next = self.grant.s_evt_ready.val();

@@ -27,7 +27,7 @@ mod built {
             self.0.reset(2);
         }
 
-        fn drive(&mut self, pkt: Option<&Packet>, evt_ready: bool) {
+        fn drive(&mut self, pkt: Option<&Packet>, release: bool, evt_ready: bool) {
             let p = pkt.copied().unwrap_or(Packet {
                 ev: Event::default(),
                 offset: 0,
@@ -43,6 +43,7 @@ mod built {
             m.set_s_pkt_incoming(u64::from(p.ev.incoming));
             m.set_s_pkt_offset(u64::from(p.offset));
             m.set_s_pkt_end(u64::from(p.ev.end));
+            m.set_s_pkt_release(u64::from(release));
             m.set_m_evt_ready(u64::from(evt_ready));
         }
 

@@ -21,7 +21,7 @@ fn rx_core_cosim__SKIPPED_verilator_missing() {
 mod built {
     use homa_hw::grant_framer::reference_frame;
     use homa_hw::grant_model::{Event, Grant, GrantConfig, Packet, Reference, Traffic};
-    use homa_hw::msg_table_model::{Outcome, TableModel};
+    use homa_hw::msg_table_model::{Outcome, TableModel, release_packet};
     use homa_hw::parser_model::{
         Rng, Verdict, expect, frame_of, frames_from_env, random_malformed, random_payload,
         seed_from_env,
@@ -207,6 +207,9 @@ mod built {
         // Frames expected per parser verdict: ok, runt, checksum, not Homa, type, length.
         let mut verdicts = [0u64; 6];
         let mut noisy: Option<Verdict> = None;
+        // A release waits for the pipeline to empty (so that it meets the table after every
+        // frame before it, as in the reference), then goes in through the register bus.
+        let (mut release_wait, mut releases, mut released) = (0u32, 0u64, 0u64);
         let t = std::time::Instant::now();
         let start = m.cycles();
         loop {
@@ -222,7 +225,32 @@ mod built {
                 m.cycles() - start < 400 * packets + 10_000,
                 "seed {seed:#x}: no progress"
             );
-            if current.is_none() && noisy.is_none() && sent < packets {
+            if release_wait == 1 {
+                release_wait = 0;
+                if let Some(ev) = traffic.abort() {
+                    // The host gives the message up (or has it all): GRANT.release. Nothing
+                    // leaves the core meanwhile (the writes tick it).
+                    m.set_m_grant_axis_tready(0);
+                    offer(&mut m, None);
+                    write_reg(&mut m, "GRANT", "release_peer", u64::from(ev.peer));
+                    write_reg(&mut m, "GRANT", "release_id_lo", ev.id & 0xffff_ffff);
+                    write_reg(&mut m, "GRANT", "release_id_hi", ev.id >> 32);
+                    write_reg(&mut m, "GRANT", "release_length", u64::from(ev.length));
+                    write_reg(&mut m, "GRANT", "release", 1);
+                    releases += 1;
+                    if let Some(ev) = table.release(&release_packet(ev.peer, ev.id, ev.length)) {
+                        released += 1;
+                        for g in grants.event(&Event { mac: GW_MAC, ..ev }) {
+                            expected.push_back(reference_frame(LOCAL_MAC, LOCAL_IP, &g));
+                        }
+                    }
+                }
+            } else if release_wait > 1 {
+                release_wait -= 1;
+            } else if current.is_none() && noisy.is_none() && sent < packets && rng.chance(2) {
+                release_wait = 12;
+            }
+            if current.is_none() && noisy.is_none() && sent < packets && release_wait == 0 {
                 if rng.chance(8) {
                     let (f, v) = noise(&mut rng);
                     frame = f;
@@ -339,6 +367,16 @@ mod built {
         assert!(
             checked > packets / 10,
             "too few GRANTs to mean anything: {checked}"
+        );
+        assert_eq!(
+            reg("GRANT", "releases"),
+            releases,
+            "seed {seed:#x}: releases taken"
+        );
+        eprintln!("  {releases} releases, {released} of live messages");
+        assert!(
+            released > 0,
+            "seed {seed:#x}: no release met a live message"
         );
     }
 

@@ -187,6 +187,15 @@ pub struct Lo16In32 {
     pub z: Bits<16>,
 }
 
+/// A 64-bit value from its two 32-bit registers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct Lo32Hi32 {
+    /// Bits 31-0.
+    pub lo: Bits<32>,
+    /// Bits 63-32.
+    pub hi: Bits<32>,
+}
+
 /// A MAC address from its two registers: `lo` holds bytes 2-5, `hi` bytes 0-1.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct Mac48 {

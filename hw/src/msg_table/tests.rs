@@ -29,7 +29,7 @@ impl<const A: usize> TablePorts for Bench<A> {
         self.uut.reset.next = false;
     }
 
-    fn drive(&mut self, pkt: Option<&Packet>, evt_ready: bool) {
+    fn drive(&mut self, pkt: Option<&Packet>, release: bool, evt_ready: bool) {
         let p = pkt.copied().unwrap_or(Packet {
             ev: Event::default(),
             offset: 0,
@@ -45,6 +45,7 @@ impl<const A: usize> TablePorts for Bench<A> {
         u.s_pkt_incoming.next = u64::from(p.ev.incoming).into();
         u.s_pkt_offset.next = u64::from(p.offset).into();
         u.s_pkt_end.next = u64::from(p.ev.end).into();
+        u.s_pkt_release.next = release;
         u.m_evt_ready.next = evt_ready;
         self.half(false);
     }

@@ -377,6 +377,48 @@ const GRANT: &[Register] = &[
         0,
         "DATA of messages the table could not hold, passed to the host (free-running).",
     ),
+    reg(
+        "release_peer",
+        0x028,
+        Access::Rw,
+        0,
+        "Release operand: the sending peer's IPv4 address of the inbound message to release.",
+    ),
+    reg(
+        "release_id_lo",
+        0x02c,
+        Access::Rw,
+        0,
+        "Release operand: the message's RPC id as its DATA carry it (`sender_id`), bits 31-0.",
+    ),
+    reg(
+        "release_id_hi",
+        0x030,
+        Access::Rw,
+        0,
+        "Release operand: the RPC id, bits 63-32.",
+    ),
+    reg(
+        "release_length",
+        0x034,
+        Access::Rw,
+        0,
+        "Release operand: the message's length.",
+    ),
+    reg(
+        "release",
+        0x038,
+        Access::Rw,
+        0,
+        "Doorbell: any write releases the message the operands name (the host has all of it, or gave up): its table entry counts as complete and its grant slot frees. A message the table does not hold is ignored.",
+    ),
+    reg(
+        "releases",
+        0x03c,
+        Access::Ro,
+        0,
+        "Releases taken (free-running), including ignored ones.",
+    ),
 ];
 
 const TX: &[Register] = &[
@@ -546,7 +588,7 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "GRANT",
         type_id: 0x484d4752,
-        version: 0x00010000,
+        version: 0x00010001,
         base: 3 * BLOCK_STRIDE,
         registers: GRANT,
         doc: "Inbound message table and grant generator.",

@@ -486,6 +486,10 @@ impl Cluster {
         let src = host::host_of(client);
         let client_id = server_id ^ 1;
         self.hosts[dst].discard_request(client, server_id);
+        let now = self.now;
+        if let Some(nics) = &mut self.nics {
+            nics.release(now, dst, client, client_id, message.len() as u32);
+        }
         let Some(t) = self.in_flight.remove(&(dst, src, client_id)) else {
             return;
         };

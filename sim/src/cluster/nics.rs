@@ -166,6 +166,18 @@ impl Nics {
 }
 
 impl Nics {
+    /// Host `h`'s engine has the whole inbound message `id` (as its DATA carry it) of
+    /// `length` bytes from `peer`: the driver releases it in the NIC, one PCIe crossing later.
+    pub(crate) fn release(&mut self, at: Ps, h: HostId, peer: IpAddr, id: u64, length: u32) {
+        #[cfg(homa_rtl)]
+        if let IpAddr::V4(peer) = peer {
+            let at = at + self.timing.pcie_ps();
+            self.nics[h].release(at, peer, id, length);
+        }
+        #[cfg(not(homa_rtl))]
+        let _ = (at, h, peer, id, length);
+    }
+
     /// A packet from the fabric reaches host `h`'s NIC at `at`.
     pub(crate) fn receive(&mut self, at: Ps, h: HostId, p: &SimPacket) {
         #[cfg(homa_rtl)]
@@ -276,6 +288,7 @@ impl super::Cluster {
             table_full: reg("GRANT", "table_full"),
             collisions: reg("GRANT", "collisions"),
             dropped_holes: reg("GRANT", "dropped_holes"),
+            releases: reg("GRANT", "releases"),
             grant_fallbacks: self.hosts.iter().map(|h| h.metrics().grant_fallbacks).sum(),
             software_grants: self
                 .hosts

@@ -151,6 +151,11 @@ impl Cluster {
             self.payload_errors += 1;
         }
         let response = ping.response.clone();
+        let t = self.now;
+        if let Some(nics) = &mut self.nics {
+            // The request's DATA carry the client's id.
+            nics.release(t, h, req.peer.ip(), req.id ^ 1, req.message.len() as u32);
+        }
         let _ = self.hosts[h].send_response(now, req.peer.ip(), req.id, response);
     }
 
@@ -160,6 +165,10 @@ impl Cluster {
         let Some(ping) = &mut self.ping else {
             return;
         };
+        if let Some(nics) = &mut self.nics {
+            // The response's DATA carry the server's id.
+            nics.release(now, 0, addr_of(1), id ^ 1, message.len() as u32);
+        }
         if let Some(start) = ping.waiting.remove(&id) {
             if message.to_vec() != ping.response[..] {
                 self.payload_errors += 1;

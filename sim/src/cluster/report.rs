@@ -84,6 +84,8 @@ pub struct NicReport {
     pub collisions: u64,
     /// DATA packets the table dropped for opening a second hole (GRANT.dropped_holes).
     pub dropped_holes: u64,
+    /// Messages the hosts released in the NICs once complete (GRANT.releases).
+    pub releases: u64,
     /// Messages whose grants the host engines took over (`grant_fallbacks`).
     pub grant_fallbacks: u64,
     /// GRANTs the host engines sent in software (for those messages).

@@ -41,6 +41,10 @@ pub struct RtlNic {
     grant: Vec<u8>,
     quiet: u32,
     counters: NicCounters,
+    /// Register writes from the host, with the cycle they arrive: (address, value).
+    writes: VecDeque<(u64, u64, u32)>,
+    /// Byte addresses of GRANT.release_peer, _id_lo, _id_hi, _length and release.
+    release_regs: [u64; 5],
 }
 
 impl std::fmt::Debug for RtlNic {
@@ -94,6 +98,14 @@ impl RtlNic {
             grant: Vec::new(),
             quiet: DRAIN_CYCLES,
             counters: NicCounters::default(),
+            writes: VecDeque::new(),
+            release_regs: [
+                address("GRANT", "release_peer")?,
+                address("GRANT", "release_id_lo")?,
+                address("GRANT", "release_id_hi")?,
+                address("GRANT", "release_length")?,
+                address("GRANT", "release")?,
+            ],
         };
         let id = nic.read_register("ID", "nic_id")?;
         if id != homa_proto::regs::NIC_ID {
@@ -149,8 +161,24 @@ impl RtlNic {
         self.counters.frames_in += 1;
     }
 
+    /// The host releases inbound message `(peer, id)` of `length` bytes (it has all of it,
+    /// or gave up): five register writes, one per cycle from `at` (GRANT.release_*).
+    pub fn release(&mut self, at: Ps, peer: Ipv4Addr, id: u64, length: u32) {
+        let arrival = at.div_ceil(self.period);
+        if self.is_idle() {
+            self.cycle = self.cycle.max(arrival);
+        }
+        let values = [u32::from(peer), id as u32, (id >> 32) as u32, length, 1];
+        for (address, value) in self.release_regs.into_iter().zip(values) {
+            self.writes.push_back((arrival, address, value));
+        }
+    }
+
     fn is_idle(&self) -> bool {
-        self.inbox.is_empty() && self.feeding.is_none() && self.quiet >= DRAIN_CYCLES
+        self.inbox.is_empty()
+            && self.feeding.is_none()
+            && self.writes.is_empty()
+            && self.quiet >= DRAIN_CYCLES
     }
 
     /// When the NIC's next clock edge is due, if it has anything to do.
@@ -158,11 +186,16 @@ impl RtlNic {
         if self.is_idle() {
             return None;
         }
-        let next = match (&self.feeding, self.inbox.front()) {
-            // Nothing in the core and the next frame later: skip to it.
-            (None, Some((arrival, _))) if self.quiet >= DRAIN_CYCLES => {
-                (*arrival).max(self.cycle + 1)
-            }
+        let due = [
+            self.inbox.front().map(|(a, _)| *a),
+            self.writes.front().map(|(a, _, _)| *a),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let next = match (&self.feeding, due) {
+            // Nothing in the core and the next input later: skip to it.
+            (None, Some(arrival)) if self.quiet >= DRAIN_CYCLES => arrival.max(self.cycle + 1),
             _ => self.cycle + 1,
         };
         Some(next * self.period)
@@ -188,6 +221,17 @@ impl RtlNic {
             self.feeding = Some((frame, 0));
         }
         let mut busy = false;
+        // One register write per cycle from the host.
+        match self.writes.front() {
+            Some(&(due, address, value)) if due <= self.cycle => {
+                self.writes.pop_front();
+                self.core.set_s_reg_addr(address);
+                self.core.set_s_reg_wdata(u64::from(value));
+                self.core.set_s_reg_we(1);
+                busy = true;
+            }
+            _ => self.core.set_s_reg_we(0),
+        }
         match &self.feeding {
             Some((frame, pos)) => {
                 let end = (pos + 64).min(frame.len());
