@@ -447,7 +447,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             out,
             "NICs (Verilated homa_rx_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
              clocked; frames in {}, parser ok {} / dropped {}; GRANTs built in hardware {}; \
-             grant slots full {}, table collisions {}, hole drops {}; releases {}; messages \
+             grant slots full {}, table collisions {}, holes forgotten {}; releases {}; messages \
              granted by host software {} ({} GRANTs); hardware/software parse mismatches {}",
             n.clock_mhz,
             n.pcie_ns,
@@ -458,7 +458,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.grants_sent,
             n.table_full,
             n.collisions,
-            n.dropped_holes,
+            n.holes_forgotten,
             n.releases,
             n.grant_fallbacks,
             n.software_grants,
@@ -553,7 +553,7 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "grants_sent": n.grants_sent,
             "table_full": n.table_full,
             "collisions": n.collisions,
-            "dropped_holes": n.dropped_holes,
+            "holes_forgotten": n.holes_forgotten,
             "releases": n.releases,
             "grant_fallbacks": n.grant_fallbacks,
             "software_grants": n.software_grants,

@@ -176,7 +176,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     localparam  c_i_messages_tracked = 8'h39;
     localparam  c_i_grants_sent = 8'h3a;
     localparam  c_i_table_full = 8'h3b;
-    localparam  c_i_dropped_holes = 8'h3c;
+    localparam  c_i_holes_forgotten = 8'h3c;
     localparam  c_i_dropped_late = 8'h3d;
     localparam  c_i_collisions = 8'h3e;
     localparam  c_i_release_peer = 8'h3f;
@@ -267,7 +267,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     wire  [31:0] msgs$m_evt_incoming;
     wire  [31:0] msgs$m_evt_new;
     wire  [31:0] msgs$m_evt_end;
-    wire  [31:0] msgs$dropped_holes;
+    wire  [31:0] msgs$holes_forgotten;
     wire  [31:0] msgs$dropped_late;
     wire  [31:0] msgs$collisions;
     wire  msgs$drop_pulse;
@@ -630,7 +630,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .m_evt_incoming(msgs$m_evt_incoming),
         .m_evt_new(msgs$m_evt_new),
         .m_evt_end(msgs$m_evt_end),
-        .dropped_holes(msgs$dropped_holes),
+        .holes_forgotten(msgs$holes_forgotten),
         .dropped_late(msgs$dropped_late),
         .collisions(msgs$collisions),
         .drop_pulse(msgs$drop_pulse)
@@ -1041,8 +1041,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$0 == c_i_table_full) begin
             regs$ro$0 = grant$table_full;
         end
-        if (c_r$0 == c_i_dropped_holes) begin
-            regs$ro$0 = msgs$dropped_holes;
+        if (c_r$0 == c_i_holes_forgotten) begin
+            regs$ro$0 = msgs$holes_forgotten;
         end
         if (c_r$0 == c_i_dropped_late) begin
             regs$ro$0 = msgs$dropped_late;
@@ -1144,8 +1144,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$1 == c_i_table_full) begin
             regs$ro$1 = grant$table_full;
         end
-        if (c_r$1 == c_i_dropped_holes) begin
-            regs$ro$1 = msgs$dropped_holes;
+        if (c_r$1 == c_i_holes_forgotten) begin
+            regs$ro$1 = msgs$holes_forgotten;
         end
         if (c_r$1 == c_i_dropped_late) begin
             regs$ro$1 = msgs$dropped_late;
@@ -1247,8 +1247,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$2 == c_i_table_full) begin
             regs$ro$2 = grant$table_full;
         end
-        if (c_r$2 == c_i_dropped_holes) begin
-            regs$ro$2 = msgs$dropped_holes;
+        if (c_r$2 == c_i_holes_forgotten) begin
+            regs$ro$2 = msgs$holes_forgotten;
         end
         if (c_r$2 == c_i_dropped_late) begin
             regs$ro$2 = msgs$dropped_late;
@@ -1350,8 +1350,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$3 == c_i_table_full) begin
             regs$ro$3 = grant$table_full;
         end
-        if (c_r$3 == c_i_dropped_holes) begin
-            regs$ro$3 = msgs$dropped_holes;
+        if (c_r$3 == c_i_holes_forgotten) begin
+            regs$ro$3 = msgs$holes_forgotten;
         end
         if (c_r$3 == c_i_dropped_late) begin
             regs$ro$3 = msgs$dropped_late;
@@ -1453,8 +1453,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$4 == c_i_table_full) begin
             regs$ro$4 = grant$table_full;
         end
-        if (c_r$4 == c_i_dropped_holes) begin
-            regs$ro$4 = msgs$dropped_holes;
+        if (c_r$4 == c_i_holes_forgotten) begin
+            regs$ro$4 = msgs$holes_forgotten;
         end
         if (c_r$4 == c_i_dropped_late) begin
             regs$ro$4 = msgs$dropped_late;
@@ -1556,8 +1556,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$5 == c_i_table_full) begin
             regs$ro$5 = grant$table_full;
         end
-        if (c_r$5 == c_i_dropped_holes) begin
-            regs$ro$5 = msgs$dropped_holes;
+        if (c_r$5 == c_i_holes_forgotten) begin
+            regs$ro$5 = msgs$holes_forgotten;
         end
         if (c_r$5 == c_i_dropped_late) begin
             regs$ro$5 = msgs$dropped_late;
@@ -1659,8 +1659,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$6 == c_i_table_full) begin
             regs$ro$6 = grant$table_full;
         end
-        if (c_r$6 == c_i_dropped_holes) begin
-            regs$ro$6 = msgs$dropped_holes;
+        if (c_r$6 == c_i_holes_forgotten) begin
+            regs$ro$6 = msgs$holes_forgotten;
         end
         if (c_r$6 == c_i_dropped_late) begin
             regs$ro$6 = msgs$dropped_late;
@@ -1762,8 +1762,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$7 == c_i_table_full) begin
             regs$ro$7 = grant$table_full;
         end
-        if (c_r$7 == c_i_dropped_holes) begin
-            regs$ro$7 = msgs$dropped_holes;
+        if (c_r$7 == c_i_holes_forgotten) begin
+            regs$ro$7 = msgs$holes_forgotten;
         end
         if (c_r$7 == c_i_dropped_late) begin
             regs$ro$7 = msgs$dropped_late;
@@ -1865,8 +1865,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$8 == c_i_table_full) begin
             regs$ro$8 = grant$table_full;
         end
-        if (c_r$8 == c_i_dropped_holes) begin
-            regs$ro$8 = msgs$dropped_holes;
+        if (c_r$8 == c_i_holes_forgotten) begin
+            regs$ro$8 = msgs$holes_forgotten;
         end
         if (c_r$8 == c_i_dropped_late) begin
             regs$ro$8 = msgs$dropped_late;
@@ -1968,8 +1968,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$9 == c_i_table_full) begin
             regs$ro$9 = grant$table_full;
         end
-        if (c_r$9 == c_i_dropped_holes) begin
-            regs$ro$9 = msgs$dropped_holes;
+        if (c_r$9 == c_i_holes_forgotten) begin
+            regs$ro$9 = msgs$holes_forgotten;
         end
         if (c_r$9 == c_i_dropped_late) begin
             regs$ro$9 = msgs$dropped_late;
@@ -2071,8 +2071,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$10 == c_i_table_full) begin
             regs$ro$10 = grant$table_full;
         end
-        if (c_r$10 == c_i_dropped_holes) begin
-            regs$ro$10 = msgs$dropped_holes;
+        if (c_r$10 == c_i_holes_forgotten) begin
+            regs$ro$10 = msgs$holes_forgotten;
         end
         if (c_r$10 == c_i_dropped_late) begin
             regs$ro$10 = msgs$dropped_late;
@@ -2174,8 +2174,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$11 == c_i_table_full) begin
             regs$ro$11 = grant$table_full;
         end
-        if (c_r$11 == c_i_dropped_holes) begin
-            regs$ro$11 = msgs$dropped_holes;
+        if (c_r$11 == c_i_holes_forgotten) begin
+            regs$ro$11 = msgs$holes_forgotten;
         end
         if (c_r$11 == c_i_dropped_late) begin
             regs$ro$11 = msgs$dropped_late;
@@ -2277,8 +2277,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$12 == c_i_table_full) begin
             regs$ro$12 = grant$table_full;
         end
-        if (c_r$12 == c_i_dropped_holes) begin
-            regs$ro$12 = msgs$dropped_holes;
+        if (c_r$12 == c_i_holes_forgotten) begin
+            regs$ro$12 = msgs$holes_forgotten;
         end
         if (c_r$12 == c_i_dropped_late) begin
             regs$ro$12 = msgs$dropped_late;
@@ -2380,8 +2380,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$13 == c_i_table_full) begin
             regs$ro$13 = grant$table_full;
         end
-        if (c_r$13 == c_i_dropped_holes) begin
-            regs$ro$13 = msgs$dropped_holes;
+        if (c_r$13 == c_i_holes_forgotten) begin
+            regs$ro$13 = msgs$holes_forgotten;
         end
         if (c_r$13 == c_i_dropped_late) begin
             regs$ro$13 = msgs$dropped_late;
@@ -2483,8 +2483,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$14 == c_i_table_full) begin
             regs$ro$14 = grant$table_full;
         end
-        if (c_r$14 == c_i_dropped_holes) begin
-            regs$ro$14 = msgs$dropped_holes;
+        if (c_r$14 == c_i_holes_forgotten) begin
+            regs$ro$14 = msgs$holes_forgotten;
         end
         if (c_r$14 == c_i_dropped_late) begin
             regs$ro$14 = msgs$dropped_late;
@@ -2586,8 +2586,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$15 == c_i_table_full) begin
             regs$ro$15 = grant$table_full;
         end
-        if (c_r$15 == c_i_dropped_holes) begin
-            regs$ro$15 = msgs$dropped_holes;
+        if (c_r$15 == c_i_holes_forgotten) begin
+            regs$ro$15 = msgs$holes_forgotten;
         end
         if (c_r$15 == c_i_dropped_late) begin
             regs$ro$15 = msgs$dropped_late;
@@ -2689,8 +2689,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$16 == c_i_table_full) begin
             regs$ro$16 = grant$table_full;
         end
-        if (c_r$16 == c_i_dropped_holes) begin
-            regs$ro$16 = msgs$dropped_holes;
+        if (c_r$16 == c_i_holes_forgotten) begin
+            regs$ro$16 = msgs$holes_forgotten;
         end
         if (c_r$16 == c_i_dropped_late) begin
             regs$ro$16 = msgs$dropped_late;
@@ -2792,8 +2792,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$17 == c_i_table_full) begin
             regs$ro$17 = grant$table_full;
         end
-        if (c_r$17 == c_i_dropped_holes) begin
-            regs$ro$17 = msgs$dropped_holes;
+        if (c_r$17 == c_i_holes_forgotten) begin
+            regs$ro$17 = msgs$holes_forgotten;
         end
         if (c_r$17 == c_i_dropped_late) begin
             regs$ro$17 = msgs$dropped_late;
@@ -2895,8 +2895,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$18 == c_i_table_full) begin
             regs$ro$18 = grant$table_full;
         end
-        if (c_r$18 == c_i_dropped_holes) begin
-            regs$ro$18 = msgs$dropped_holes;
+        if (c_r$18 == c_i_holes_forgotten) begin
+            regs$ro$18 = msgs$holes_forgotten;
         end
         if (c_r$18 == c_i_dropped_late) begin
             regs$ro$18 = msgs$dropped_late;
@@ -2998,8 +2998,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$19 == c_i_table_full) begin
             regs$ro$19 = grant$table_full;
         end
-        if (c_r$19 == c_i_dropped_holes) begin
-            regs$ro$19 = msgs$dropped_holes;
+        if (c_r$19 == c_i_holes_forgotten) begin
+            regs$ro$19 = msgs$holes_forgotten;
         end
         if (c_r$19 == c_i_dropped_late) begin
             regs$ro$19 = msgs$dropped_late;
@@ -3101,8 +3101,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$20 == c_i_table_full) begin
             regs$ro$20 = grant$table_full;
         end
-        if (c_r$20 == c_i_dropped_holes) begin
-            regs$ro$20 = msgs$dropped_holes;
+        if (c_r$20 == c_i_holes_forgotten) begin
+            regs$ro$20 = msgs$holes_forgotten;
         end
         if (c_r$20 == c_i_dropped_late) begin
             regs$ro$20 = msgs$dropped_late;
@@ -3204,8 +3204,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$21 == c_i_table_full) begin
             regs$ro$21 = grant$table_full;
         end
-        if (c_r$21 == c_i_dropped_holes) begin
-            regs$ro$21 = msgs$dropped_holes;
+        if (c_r$21 == c_i_holes_forgotten) begin
+            regs$ro$21 = msgs$holes_forgotten;
         end
         if (c_r$21 == c_i_dropped_late) begin
             regs$ro$21 = msgs$dropped_late;
@@ -3307,8 +3307,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$22 == c_i_table_full) begin
             regs$ro$22 = grant$table_full;
         end
-        if (c_r$22 == c_i_dropped_holes) begin
-            regs$ro$22 = msgs$dropped_holes;
+        if (c_r$22 == c_i_holes_forgotten) begin
+            regs$ro$22 = msgs$holes_forgotten;
         end
         if (c_r$22 == c_i_dropped_late) begin
             regs$ro$22 = msgs$dropped_late;
@@ -3410,8 +3410,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$23 == c_i_table_full) begin
             regs$ro$23 = grant$table_full;
         end
-        if (c_r$23 == c_i_dropped_holes) begin
-            regs$ro$23 = msgs$dropped_holes;
+        if (c_r$23 == c_i_holes_forgotten) begin
+            regs$ro$23 = msgs$holes_forgotten;
         end
         if (c_r$23 == c_i_dropped_late) begin
             regs$ro$23 = msgs$dropped_late;
@@ -3513,8 +3513,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$24 == c_i_table_full) begin
             regs$ro$24 = grant$table_full;
         end
-        if (c_r$24 == c_i_dropped_holes) begin
-            regs$ro$24 = msgs$dropped_holes;
+        if (c_r$24 == c_i_holes_forgotten) begin
+            regs$ro$24 = msgs$holes_forgotten;
         end
         if (c_r$24 == c_i_dropped_late) begin
             regs$ro$24 = msgs$dropped_late;
@@ -3616,8 +3616,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$25 == c_i_table_full) begin
             regs$ro$25 = grant$table_full;
         end
-        if (c_r$25 == c_i_dropped_holes) begin
-            regs$ro$25 = msgs$dropped_holes;
+        if (c_r$25 == c_i_holes_forgotten) begin
+            regs$ro$25 = msgs$holes_forgotten;
         end
         if (c_r$25 == c_i_dropped_late) begin
             regs$ro$25 = msgs$dropped_late;
@@ -3719,8 +3719,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$26 == c_i_table_full) begin
             regs$ro$26 = grant$table_full;
         end
-        if (c_r$26 == c_i_dropped_holes) begin
-            regs$ro$26 = msgs$dropped_holes;
+        if (c_r$26 == c_i_holes_forgotten) begin
+            regs$ro$26 = msgs$holes_forgotten;
         end
         if (c_r$26 == c_i_dropped_late) begin
             regs$ro$26 = msgs$dropped_late;
@@ -3822,8 +3822,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$27 == c_i_table_full) begin
             regs$ro$27 = grant$table_full;
         end
-        if (c_r$27 == c_i_dropped_holes) begin
-            regs$ro$27 = msgs$dropped_holes;
+        if (c_r$27 == c_i_holes_forgotten) begin
+            regs$ro$27 = msgs$holes_forgotten;
         end
         if (c_r$27 == c_i_dropped_late) begin
             regs$ro$27 = msgs$dropped_late;
@@ -3925,8 +3925,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$28 == c_i_table_full) begin
             regs$ro$28 = grant$table_full;
         end
-        if (c_r$28 == c_i_dropped_holes) begin
-            regs$ro$28 = msgs$dropped_holes;
+        if (c_r$28 == c_i_holes_forgotten) begin
+            regs$ro$28 = msgs$holes_forgotten;
         end
         if (c_r$28 == c_i_dropped_late) begin
             regs$ro$28 = msgs$dropped_late;
@@ -4028,8 +4028,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$29 == c_i_table_full) begin
             regs$ro$29 = grant$table_full;
         end
-        if (c_r$29 == c_i_dropped_holes) begin
-            regs$ro$29 = msgs$dropped_holes;
+        if (c_r$29 == c_i_holes_forgotten) begin
+            regs$ro$29 = msgs$holes_forgotten;
         end
         if (c_r$29 == c_i_dropped_late) begin
             regs$ro$29 = msgs$dropped_late;
@@ -4131,8 +4131,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$30 == c_i_table_full) begin
             regs$ro$30 = grant$table_full;
         end
-        if (c_r$30 == c_i_dropped_holes) begin
-            regs$ro$30 = msgs$dropped_holes;
+        if (c_r$30 == c_i_holes_forgotten) begin
+            regs$ro$30 = msgs$holes_forgotten;
         end
         if (c_r$30 == c_i_dropped_late) begin
             regs$ro$30 = msgs$dropped_late;
@@ -4234,8 +4234,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$31 == c_i_table_full) begin
             regs$ro$31 = grant$table_full;
         end
-        if (c_r$31 == c_i_dropped_holes) begin
-            regs$ro$31 = msgs$dropped_holes;
+        if (c_r$31 == c_i_holes_forgotten) begin
+            regs$ro$31 = msgs$holes_forgotten;
         end
         if (c_r$31 == c_i_dropped_late) begin
             regs$ro$31 = msgs$dropped_late;
@@ -4337,8 +4337,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$32 == c_i_table_full) begin
             regs$ro$32 = grant$table_full;
         end
-        if (c_r$32 == c_i_dropped_holes) begin
-            regs$ro$32 = msgs$dropped_holes;
+        if (c_r$32 == c_i_holes_forgotten) begin
+            regs$ro$32 = msgs$holes_forgotten;
         end
         if (c_r$32 == c_i_dropped_late) begin
             regs$ro$32 = msgs$dropped_late;
@@ -4440,8 +4440,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$33 == c_i_table_full) begin
             regs$ro$33 = grant$table_full;
         end
-        if (c_r$33 == c_i_dropped_holes) begin
-            regs$ro$33 = msgs$dropped_holes;
+        if (c_r$33 == c_i_holes_forgotten) begin
+            regs$ro$33 = msgs$holes_forgotten;
         end
         if (c_r$33 == c_i_dropped_late) begin
             regs$ro$33 = msgs$dropped_late;
@@ -4543,8 +4543,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$34 == c_i_table_full) begin
             regs$ro$34 = grant$table_full;
         end
-        if (c_r$34 == c_i_dropped_holes) begin
-            regs$ro$34 = msgs$dropped_holes;
+        if (c_r$34 == c_i_holes_forgotten) begin
+            regs$ro$34 = msgs$holes_forgotten;
         end
         if (c_r$34 == c_i_dropped_late) begin
             regs$ro$34 = msgs$dropped_late;
@@ -4646,8 +4646,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$35 == c_i_table_full) begin
             regs$ro$35 = grant$table_full;
         end
-        if (c_r$35 == c_i_dropped_holes) begin
-            regs$ro$35 = msgs$dropped_holes;
+        if (c_r$35 == c_i_holes_forgotten) begin
+            regs$ro$35 = msgs$holes_forgotten;
         end
         if (c_r$35 == c_i_dropped_late) begin
             regs$ro$35 = msgs$dropped_late;
@@ -4749,8 +4749,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$36 == c_i_table_full) begin
             regs$ro$36 = grant$table_full;
         end
-        if (c_r$36 == c_i_dropped_holes) begin
-            regs$ro$36 = msgs$dropped_holes;
+        if (c_r$36 == c_i_holes_forgotten) begin
+            regs$ro$36 = msgs$holes_forgotten;
         end
         if (c_r$36 == c_i_dropped_late) begin
             regs$ro$36 = msgs$dropped_late;
@@ -4852,8 +4852,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$37 == c_i_table_full) begin
             regs$ro$37 = grant$table_full;
         end
-        if (c_r$37 == c_i_dropped_holes) begin
-            regs$ro$37 = msgs$dropped_holes;
+        if (c_r$37 == c_i_holes_forgotten) begin
+            regs$ro$37 = msgs$holes_forgotten;
         end
         if (c_r$37 == c_i_dropped_late) begin
             regs$ro$37 = msgs$dropped_late;
@@ -4955,8 +4955,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$38 == c_i_table_full) begin
             regs$ro$38 = grant$table_full;
         end
-        if (c_r$38 == c_i_dropped_holes) begin
-            regs$ro$38 = msgs$dropped_holes;
+        if (c_r$38 == c_i_holes_forgotten) begin
+            regs$ro$38 = msgs$holes_forgotten;
         end
         if (c_r$38 == c_i_dropped_late) begin
             regs$ro$38 = msgs$dropped_late;
@@ -5058,8 +5058,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$39 == c_i_table_full) begin
             regs$ro$39 = grant$table_full;
         end
-        if (c_r$39 == c_i_dropped_holes) begin
-            regs$ro$39 = msgs$dropped_holes;
+        if (c_r$39 == c_i_holes_forgotten) begin
+            regs$ro$39 = msgs$holes_forgotten;
         end
         if (c_r$39 == c_i_dropped_late) begin
             regs$ro$39 = msgs$dropped_late;
@@ -5161,8 +5161,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$40 == c_i_table_full) begin
             regs$ro$40 = grant$table_full;
         end
-        if (c_r$40 == c_i_dropped_holes) begin
-            regs$ro$40 = msgs$dropped_holes;
+        if (c_r$40 == c_i_holes_forgotten) begin
+            regs$ro$40 = msgs$holes_forgotten;
         end
         if (c_r$40 == c_i_dropped_late) begin
             regs$ro$40 = msgs$dropped_late;
@@ -5264,8 +5264,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$41 == c_i_table_full) begin
             regs$ro$41 = grant$table_full;
         end
-        if (c_r$41 == c_i_dropped_holes) begin
-            regs$ro$41 = msgs$dropped_holes;
+        if (c_r$41 == c_i_holes_forgotten) begin
+            regs$ro$41 = msgs$holes_forgotten;
         end
         if (c_r$41 == c_i_dropped_late) begin
             regs$ro$41 = msgs$dropped_late;
@@ -5367,8 +5367,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$42 == c_i_table_full) begin
             regs$ro$42 = grant$table_full;
         end
-        if (c_r$42 == c_i_dropped_holes) begin
-            regs$ro$42 = msgs$dropped_holes;
+        if (c_r$42 == c_i_holes_forgotten) begin
+            regs$ro$42 = msgs$holes_forgotten;
         end
         if (c_r$42 == c_i_dropped_late) begin
             regs$ro$42 = msgs$dropped_late;
@@ -5470,8 +5470,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$43 == c_i_table_full) begin
             regs$ro$43 = grant$table_full;
         end
-        if (c_r$43 == c_i_dropped_holes) begin
-            regs$ro$43 = msgs$dropped_holes;
+        if (c_r$43 == c_i_holes_forgotten) begin
+            regs$ro$43 = msgs$holes_forgotten;
         end
         if (c_r$43 == c_i_dropped_late) begin
             regs$ro$43 = msgs$dropped_late;
@@ -5573,8 +5573,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$44 == c_i_table_full) begin
             regs$ro$44 = grant$table_full;
         end
-        if (c_r$44 == c_i_dropped_holes) begin
-            regs$ro$44 = msgs$dropped_holes;
+        if (c_r$44 == c_i_holes_forgotten) begin
+            regs$ro$44 = msgs$holes_forgotten;
         end
         if (c_r$44 == c_i_dropped_late) begin
             regs$ro$44 = msgs$dropped_late;
@@ -5676,8 +5676,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$45 == c_i_table_full) begin
             regs$ro$45 = grant$table_full;
         end
-        if (c_r$45 == c_i_dropped_holes) begin
-            regs$ro$45 = msgs$dropped_holes;
+        if (c_r$45 == c_i_holes_forgotten) begin
+            regs$ro$45 = msgs$holes_forgotten;
         end
         if (c_r$45 == c_i_dropped_late) begin
             regs$ro$45 = msgs$dropped_late;
@@ -5779,8 +5779,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$46 == c_i_table_full) begin
             regs$ro$46 = grant$table_full;
         end
-        if (c_r$46 == c_i_dropped_holes) begin
-            regs$ro$46 = msgs$dropped_holes;
+        if (c_r$46 == c_i_holes_forgotten) begin
+            regs$ro$46 = msgs$holes_forgotten;
         end
         if (c_r$46 == c_i_dropped_late) begin
             regs$ro$46 = msgs$dropped_late;
@@ -5882,8 +5882,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$47 == c_i_table_full) begin
             regs$ro$47 = grant$table_full;
         end
-        if (c_r$47 == c_i_dropped_holes) begin
-            regs$ro$47 = msgs$dropped_holes;
+        if (c_r$47 == c_i_holes_forgotten) begin
+            regs$ro$47 = msgs$holes_forgotten;
         end
         if (c_r$47 == c_i_dropped_late) begin
             regs$ro$47 = msgs$dropped_late;
@@ -5985,8 +5985,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$48 == c_i_table_full) begin
             regs$ro$48 = grant$table_full;
         end
-        if (c_r$48 == c_i_dropped_holes) begin
-            regs$ro$48 = msgs$dropped_holes;
+        if (c_r$48 == c_i_holes_forgotten) begin
+            regs$ro$48 = msgs$holes_forgotten;
         end
         if (c_r$48 == c_i_dropped_late) begin
             regs$ro$48 = msgs$dropped_late;
@@ -6088,8 +6088,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$49 == c_i_table_full) begin
             regs$ro$49 = grant$table_full;
         end
-        if (c_r$49 == c_i_dropped_holes) begin
-            regs$ro$49 = msgs$dropped_holes;
+        if (c_r$49 == c_i_holes_forgotten) begin
+            regs$ro$49 = msgs$holes_forgotten;
         end
         if (c_r$49 == c_i_dropped_late) begin
             regs$ro$49 = msgs$dropped_late;
@@ -6191,8 +6191,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$50 == c_i_table_full) begin
             regs$ro$50 = grant$table_full;
         end
-        if (c_r$50 == c_i_dropped_holes) begin
-            regs$ro$50 = msgs$dropped_holes;
+        if (c_r$50 == c_i_holes_forgotten) begin
+            regs$ro$50 = msgs$holes_forgotten;
         end
         if (c_r$50 == c_i_dropped_late) begin
             regs$ro$50 = msgs$dropped_late;
@@ -6294,8 +6294,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$51 == c_i_table_full) begin
             regs$ro$51 = grant$table_full;
         end
-        if (c_r$51 == c_i_dropped_holes) begin
-            regs$ro$51 = msgs$dropped_holes;
+        if (c_r$51 == c_i_holes_forgotten) begin
+            regs$ro$51 = msgs$holes_forgotten;
         end
         if (c_r$51 == c_i_dropped_late) begin
             regs$ro$51 = msgs$dropped_late;
@@ -6397,8 +6397,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$52 == c_i_table_full) begin
             regs$ro$52 = grant$table_full;
         end
-        if (c_r$52 == c_i_dropped_holes) begin
-            regs$ro$52 = msgs$dropped_holes;
+        if (c_r$52 == c_i_holes_forgotten) begin
+            regs$ro$52 = msgs$holes_forgotten;
         end
         if (c_r$52 == c_i_dropped_late) begin
             regs$ro$52 = msgs$dropped_late;
@@ -6500,8 +6500,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$53 == c_i_table_full) begin
             regs$ro$53 = grant$table_full;
         end
-        if (c_r$53 == c_i_dropped_holes) begin
-            regs$ro$53 = msgs$dropped_holes;
+        if (c_r$53 == c_i_holes_forgotten) begin
+            regs$ro$53 = msgs$holes_forgotten;
         end
         if (c_r$53 == c_i_dropped_late) begin
             regs$ro$53 = msgs$dropped_late;
@@ -6603,8 +6603,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$54 == c_i_table_full) begin
             regs$ro$54 = grant$table_full;
         end
-        if (c_r$54 == c_i_dropped_holes) begin
-            regs$ro$54 = msgs$dropped_holes;
+        if (c_r$54 == c_i_holes_forgotten) begin
+            regs$ro$54 = msgs$holes_forgotten;
         end
         if (c_r$54 == c_i_dropped_late) begin
             regs$ro$54 = msgs$dropped_late;
@@ -6706,8 +6706,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$55 == c_i_table_full) begin
             regs$ro$55 = grant$table_full;
         end
-        if (c_r$55 == c_i_dropped_holes) begin
-            regs$ro$55 = msgs$dropped_holes;
+        if (c_r$55 == c_i_holes_forgotten) begin
+            regs$ro$55 = msgs$holes_forgotten;
         end
         if (c_r$55 == c_i_dropped_late) begin
             regs$ro$55 = msgs$dropped_late;
@@ -6809,8 +6809,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$56 == c_i_table_full) begin
             regs$ro$56 = grant$table_full;
         end
-        if (c_r$56 == c_i_dropped_holes) begin
-            regs$ro$56 = msgs$dropped_holes;
+        if (c_r$56 == c_i_holes_forgotten) begin
+            regs$ro$56 = msgs$holes_forgotten;
         end
         if (c_r$56 == c_i_dropped_late) begin
             regs$ro$56 = msgs$dropped_late;
@@ -6912,8 +6912,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$57 == c_i_table_full) begin
             regs$ro$57 = grant$table_full;
         end
-        if (c_r$57 == c_i_dropped_holes) begin
-            regs$ro$57 = msgs$dropped_holes;
+        if (c_r$57 == c_i_holes_forgotten) begin
+            regs$ro$57 = msgs$holes_forgotten;
         end
         if (c_r$57 == c_i_dropped_late) begin
             regs$ro$57 = msgs$dropped_late;
@@ -7015,8 +7015,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$58 == c_i_table_full) begin
             regs$ro$58 = grant$table_full;
         end
-        if (c_r$58 == c_i_dropped_holes) begin
-            regs$ro$58 = msgs$dropped_holes;
+        if (c_r$58 == c_i_holes_forgotten) begin
+            regs$ro$58 = msgs$holes_forgotten;
         end
         if (c_r$58 == c_i_dropped_late) begin
             regs$ro$58 = msgs$dropped_late;
@@ -7118,8 +7118,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$59 == c_i_table_full) begin
             regs$ro$59 = grant$table_full;
         end
-        if (c_r$59 == c_i_dropped_holes) begin
-            regs$ro$59 = msgs$dropped_holes;
+        if (c_r$59 == c_i_holes_forgotten) begin
+            regs$ro$59 = msgs$holes_forgotten;
         end
         if (c_r$59 == c_i_dropped_late) begin
             regs$ro$59 = msgs$dropped_late;
@@ -7221,8 +7221,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$60 == c_i_table_full) begin
             regs$ro$60 = grant$table_full;
         end
-        if (c_r$60 == c_i_dropped_holes) begin
-            regs$ro$60 = msgs$dropped_holes;
+        if (c_r$60 == c_i_holes_forgotten) begin
+            regs$ro$60 = msgs$holes_forgotten;
         end
         if (c_r$60 == c_i_dropped_late) begin
             regs$ro$60 = msgs$dropped_late;
@@ -7324,8 +7324,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$61 == c_i_table_full) begin
             regs$ro$61 = grant$table_full;
         end
-        if (c_r$61 == c_i_dropped_holes) begin
-            regs$ro$61 = msgs$dropped_holes;
+        if (c_r$61 == c_i_holes_forgotten) begin
+            regs$ro$61 = msgs$holes_forgotten;
         end
         if (c_r$61 == c_i_dropped_late) begin
             regs$ro$61 = msgs$dropped_late;
@@ -7427,8 +7427,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$62 == c_i_table_full) begin
             regs$ro$62 = grant$table_full;
         end
-        if (c_r$62 == c_i_dropped_holes) begin
-            regs$ro$62 = msgs$dropped_holes;
+        if (c_r$62 == c_i_holes_forgotten) begin
+            regs$ro$62 = msgs$holes_forgotten;
         end
         if (c_r$62 == c_i_dropped_late) begin
             regs$ro$62 = msgs$dropped_late;
@@ -7530,8 +7530,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$63 == c_i_table_full) begin
             regs$ro$63 = grant$table_full;
         end
-        if (c_r$63 == c_i_dropped_holes) begin
-            regs$ro$63 = msgs$dropped_holes;
+        if (c_r$63 == c_i_holes_forgotten) begin
+            regs$ro$63 = msgs$holes_forgotten;
         end
         if (c_r$63 == c_i_dropped_late) begin
             regs$ro$63 = msgs$dropped_late;
@@ -7633,8 +7633,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$64 == c_i_table_full) begin
             regs$ro$64 = grant$table_full;
         end
-        if (c_r$64 == c_i_dropped_holes) begin
-            regs$ro$64 = msgs$dropped_holes;
+        if (c_r$64 == c_i_holes_forgotten) begin
+            regs$ro$64 = msgs$holes_forgotten;
         end
         if (c_r$64 == c_i_dropped_late) begin
             regs$ro$64 = msgs$dropped_late;
@@ -7736,8 +7736,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$65 == c_i_table_full) begin
             regs$ro$65 = grant$table_full;
         end
-        if (c_r$65 == c_i_dropped_holes) begin
-            regs$ro$65 = msgs$dropped_holes;
+        if (c_r$65 == c_i_holes_forgotten) begin
+            regs$ro$65 = msgs$holes_forgotten;
         end
         if (c_r$65 == c_i_dropped_late) begin
             regs$ro$65 = msgs$dropped_late;
@@ -7839,8 +7839,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$66 == c_i_table_full) begin
             regs$ro$66 = grant$table_full;
         end
-        if (c_r$66 == c_i_dropped_holes) begin
-            regs$ro$66 = msgs$dropped_holes;
+        if (c_r$66 == c_i_holes_forgotten) begin
+            regs$ro$66 = msgs$holes_forgotten;
         end
         if (c_r$66 == c_i_dropped_late) begin
             regs$ro$66 = msgs$dropped_late;
@@ -7942,8 +7942,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$67 == c_i_table_full) begin
             regs$ro$67 = grant$table_full;
         end
-        if (c_r$67 == c_i_dropped_holes) begin
-            regs$ro$67 = msgs$dropped_holes;
+        if (c_r$67 == c_i_holes_forgotten) begin
+            regs$ro$67 = msgs$holes_forgotten;
         end
         if (c_r$67 == c_i_dropped_late) begin
             regs$ro$67 = msgs$dropped_late;
@@ -8045,8 +8045,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$68 == c_i_table_full) begin
             regs$ro$68 = grant$table_full;
         end
-        if (c_r$68 == c_i_dropped_holes) begin
-            regs$ro$68 = msgs$dropped_holes;
+        if (c_r$68 == c_i_holes_forgotten) begin
+            regs$ro$68 = msgs$holes_forgotten;
         end
         if (c_r$68 == c_i_dropped_late) begin
             regs$ro$68 = msgs$dropped_late;
@@ -8148,8 +8148,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$69 == c_i_table_full) begin
             regs$ro$69 = grant$table_full;
         end
-        if (c_r$69 == c_i_dropped_holes) begin
-            regs$ro$69 = msgs$dropped_holes;
+        if (c_r$69 == c_i_holes_forgotten) begin
+            regs$ro$69 = msgs$holes_forgotten;
         end
         if (c_r$69 == c_i_dropped_late) begin
             regs$ro$69 = msgs$dropped_late;
@@ -8251,8 +8251,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$70 == c_i_table_full) begin
             regs$ro$70 = grant$table_full;
         end
-        if (c_r$70 == c_i_dropped_holes) begin
-            regs$ro$70 = msgs$dropped_holes;
+        if (c_r$70 == c_i_holes_forgotten) begin
+            regs$ro$70 = msgs$holes_forgotten;
         end
         if (c_r$70 == c_i_dropped_late) begin
             regs$ro$70 = msgs$dropped_late;
@@ -8354,8 +8354,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$71 == c_i_table_full) begin
             regs$ro$71 = grant$table_full;
         end
-        if (c_r$71 == c_i_dropped_holes) begin
-            regs$ro$71 = msgs$dropped_holes;
+        if (c_r$71 == c_i_holes_forgotten) begin
+            regs$ro$71 = msgs$holes_forgotten;
         end
         if (c_r$71 == c_i_dropped_late) begin
             regs$ro$71 = msgs$dropped_late;
@@ -8457,8 +8457,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$72 == c_i_table_full) begin
             regs$ro$72 = grant$table_full;
         end
-        if (c_r$72 == c_i_dropped_holes) begin
-            regs$ro$72 = msgs$dropped_holes;
+        if (c_r$72 == c_i_holes_forgotten) begin
+            regs$ro$72 = msgs$holes_forgotten;
         end
         if (c_r$72 == c_i_dropped_late) begin
             regs$ro$72 = msgs$dropped_late;
@@ -8560,8 +8560,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$73 == c_i_table_full) begin
             regs$ro$73 = grant$table_full;
         end
-        if (c_r$73 == c_i_dropped_holes) begin
-            regs$ro$73 = msgs$dropped_holes;
+        if (c_r$73 == c_i_holes_forgotten) begin
+            regs$ro$73 = msgs$holes_forgotten;
         end
         if (c_r$73 == c_i_dropped_late) begin
             regs$ro$73 = msgs$dropped_late;
@@ -8663,8 +8663,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$74 == c_i_table_full) begin
             regs$ro$74 = grant$table_full;
         end
-        if (c_r$74 == c_i_dropped_holes) begin
-            regs$ro$74 = msgs$dropped_holes;
+        if (c_r$74 == c_i_holes_forgotten) begin
+            regs$ro$74 = msgs$holes_forgotten;
         end
         if (c_r$74 == c_i_dropped_late) begin
             regs$ro$74 = msgs$dropped_late;
@@ -8766,8 +8766,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$75 == c_i_table_full) begin
             regs$ro$75 = grant$table_full;
         end
-        if (c_r$75 == c_i_dropped_holes) begin
-            regs$ro$75 = msgs$dropped_holes;
+        if (c_r$75 == c_i_holes_forgotten) begin
+            regs$ro$75 = msgs$holes_forgotten;
         end
         if (c_r$75 == c_i_dropped_late) begin
             regs$ro$75 = msgs$dropped_late;
@@ -8869,8 +8869,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$76 == c_i_table_full) begin
             regs$ro$76 = grant$table_full;
         end
-        if (c_r$76 == c_i_dropped_holes) begin
-            regs$ro$76 = msgs$dropped_holes;
+        if (c_r$76 == c_i_holes_forgotten) begin
+            regs$ro$76 = msgs$holes_forgotten;
         end
         if (c_r$76 == c_i_dropped_late) begin
             regs$ro$76 = msgs$dropped_late;
@@ -8972,8 +8972,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$77 == c_i_table_full) begin
             regs$ro$77 = grant$table_full;
         end
-        if (c_r$77 == c_i_dropped_holes) begin
-            regs$ro$77 = msgs$dropped_holes;
+        if (c_r$77 == c_i_holes_forgotten) begin
+            regs$ro$77 = msgs$holes_forgotten;
         end
         if (c_r$77 == c_i_dropped_late) begin
             regs$ro$77 = msgs$dropped_late;
@@ -9075,8 +9075,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$78 == c_i_table_full) begin
             regs$ro$78 = grant$table_full;
         end
-        if (c_r$78 == c_i_dropped_holes) begin
-            regs$ro$78 = msgs$dropped_holes;
+        if (c_r$78 == c_i_holes_forgotten) begin
+            regs$ro$78 = msgs$holes_forgotten;
         end
         if (c_r$78 == c_i_dropped_late) begin
             regs$ro$78 = msgs$dropped_late;
@@ -9178,8 +9178,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$79 == c_i_table_full) begin
             regs$ro$79 = grant$table_full;
         end
-        if (c_r$79 == c_i_dropped_holes) begin
-            regs$ro$79 = msgs$dropped_holes;
+        if (c_r$79 == c_i_holes_forgotten) begin
+            regs$ro$79 = msgs$holes_forgotten;
         end
         if (c_r$79 == c_i_dropped_late) begin
             regs$ro$79 = msgs$dropped_late;
@@ -9281,8 +9281,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$80 == c_i_table_full) begin
             regs$ro$80 = grant$table_full;
         end
-        if (c_r$80 == c_i_dropped_holes) begin
-            regs$ro$80 = msgs$dropped_holes;
+        if (c_r$80 == c_i_holes_forgotten) begin
+            regs$ro$80 = msgs$holes_forgotten;
         end
         if (c_r$80 == c_i_dropped_late) begin
             regs$ro$80 = msgs$dropped_late;
@@ -9384,8 +9384,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$81 == c_i_table_full) begin
             regs$ro$81 = grant$table_full;
         end
-        if (c_r$81 == c_i_dropped_holes) begin
-            regs$ro$81 = msgs$dropped_holes;
+        if (c_r$81 == c_i_holes_forgotten) begin
+            regs$ro$81 = msgs$holes_forgotten;
         end
         if (c_r$81 == c_i_dropped_late) begin
             regs$ro$81 = msgs$dropped_late;
@@ -9487,8 +9487,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$82 == c_i_table_full) begin
             regs$ro$82 = grant$table_full;
         end
-        if (c_r$82 == c_i_dropped_holes) begin
-            regs$ro$82 = msgs$dropped_holes;
+        if (c_r$82 == c_i_holes_forgotten) begin
+            regs$ro$82 = msgs$holes_forgotten;
         end
         if (c_r$82 == c_i_dropped_late) begin
             regs$ro$82 = msgs$dropped_late;
@@ -9590,8 +9590,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$83 == c_i_table_full) begin
             regs$ro$83 = grant$table_full;
         end
-        if (c_r$83 == c_i_dropped_holes) begin
-            regs$ro$83 = msgs$dropped_holes;
+        if (c_r$83 == c_i_holes_forgotten) begin
+            regs$ro$83 = msgs$holes_forgotten;
         end
         if (c_r$83 == c_i_dropped_late) begin
             regs$ro$83 = msgs$dropped_late;
@@ -9693,8 +9693,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$84 == c_i_table_full) begin
             regs$ro$84 = grant$table_full;
         end
-        if (c_r$84 == c_i_dropped_holes) begin
-            regs$ro$84 = msgs$dropped_holes;
+        if (c_r$84 == c_i_holes_forgotten) begin
+            regs$ro$84 = msgs$holes_forgotten;
         end
         if (c_r$84 == c_i_dropped_late) begin
             regs$ro$84 = msgs$dropped_late;
@@ -9796,8 +9796,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$85 == c_i_table_full) begin
             regs$ro$85 = grant$table_full;
         end
-        if (c_r$85 == c_i_dropped_holes) begin
-            regs$ro$85 = msgs$dropped_holes;
+        if (c_r$85 == c_i_holes_forgotten) begin
+            regs$ro$85 = msgs$holes_forgotten;
         end
         if (c_r$85 == c_i_dropped_late) begin
             regs$ro$85 = msgs$dropped_late;
@@ -9899,8 +9899,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$86 == c_i_table_full) begin
             regs$ro$86 = grant$table_full;
         end
-        if (c_r$86 == c_i_dropped_holes) begin
-            regs$ro$86 = msgs$dropped_holes;
+        if (c_r$86 == c_i_holes_forgotten) begin
+            regs$ro$86 = msgs$holes_forgotten;
         end
         if (c_r$86 == c_i_dropped_late) begin
             regs$ro$86 = msgs$dropped_late;
@@ -10002,8 +10002,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$87 == c_i_table_full) begin
             regs$ro$87 = grant$table_full;
         end
-        if (c_r$87 == c_i_dropped_holes) begin
-            regs$ro$87 = msgs$dropped_holes;
+        if (c_r$87 == c_i_holes_forgotten) begin
+            regs$ro$87 = msgs$holes_forgotten;
         end
         if (c_r$87 == c_i_dropped_late) begin
             regs$ro$87 = msgs$dropped_late;
@@ -10105,8 +10105,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$88 == c_i_table_full) begin
             regs$ro$88 = grant$table_full;
         end
-        if (c_r$88 == c_i_dropped_holes) begin
-            regs$ro$88 = msgs$dropped_holes;
+        if (c_r$88 == c_i_holes_forgotten) begin
+            regs$ro$88 = msgs$holes_forgotten;
         end
         if (c_r$88 == c_i_dropped_late) begin
             regs$ro$88 = msgs$dropped_late;
@@ -10208,8 +10208,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$89 == c_i_table_full) begin
             regs$ro$89 = grant$table_full;
         end
-        if (c_r$89 == c_i_dropped_holes) begin
-            regs$ro$89 = msgs$dropped_holes;
+        if (c_r$89 == c_i_holes_forgotten) begin
+            regs$ro$89 = msgs$holes_forgotten;
         end
         if (c_r$89 == c_i_dropped_late) begin
             regs$ro$89 = msgs$dropped_late;
@@ -10311,8 +10311,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$90 == c_i_table_full) begin
             regs$ro$90 = grant$table_full;
         end
-        if (c_r$90 == c_i_dropped_holes) begin
-            regs$ro$90 = msgs$dropped_holes;
+        if (c_r$90 == c_i_holes_forgotten) begin
+            regs$ro$90 = msgs$holes_forgotten;
         end
         if (c_r$90 == c_i_dropped_late) begin
             regs$ro$90 = msgs$dropped_late;
@@ -10414,8 +10414,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$91 == c_i_table_full) begin
             regs$ro$91 = grant$table_full;
         end
-        if (c_r$91 == c_i_dropped_holes) begin
-            regs$ro$91 = msgs$dropped_holes;
+        if (c_r$91 == c_i_holes_forgotten) begin
+            regs$ro$91 = msgs$holes_forgotten;
         end
         if (c_r$91 == c_i_dropped_late) begin
             regs$ro$91 = msgs$dropped_late;
@@ -10517,8 +10517,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$92 == c_i_table_full) begin
             regs$ro$92 = grant$table_full;
         end
-        if (c_r$92 == c_i_dropped_holes) begin
-            regs$ro$92 = msgs$dropped_holes;
+        if (c_r$92 == c_i_holes_forgotten) begin
+            regs$ro$92 = msgs$holes_forgotten;
         end
         if (c_r$92 == c_i_dropped_late) begin
             regs$ro$92 = msgs$dropped_late;
@@ -10620,8 +10620,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$93 == c_i_table_full) begin
             regs$ro$93 = grant$table_full;
         end
-        if (c_r$93 == c_i_dropped_holes) begin
-            regs$ro$93 = msgs$dropped_holes;
+        if (c_r$93 == c_i_holes_forgotten) begin
+            regs$ro$93 = msgs$holes_forgotten;
         end
         if (c_r$93 == c_i_dropped_late) begin
             regs$ro$93 = msgs$dropped_late;
@@ -10723,8 +10723,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$94 == c_i_table_full) begin
             regs$ro$94 = grant$table_full;
         end
-        if (c_r$94 == c_i_dropped_holes) begin
-            regs$ro$94 = msgs$dropped_holes;
+        if (c_r$94 == c_i_holes_forgotten) begin
+            regs$ro$94 = msgs$holes_forgotten;
         end
         if (c_r$94 == c_i_dropped_late) begin
             regs$ro$94 = msgs$dropped_late;
@@ -43779,7 +43779,7 @@ module homa_rx_core_w512$grant$valid$9(d,q,clock);
 endmodule // homa_rx_core_w512$grant$valid$9
 
 
-module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,dropped_holes,dropped_late,collisions,drop_pulse);
+module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,holes_forgotten,dropped_late,collisions,drop_pulse);
     
     // Module arguments
     input wire  clock;
@@ -43807,7 +43807,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
     output reg  [31:0] m_evt_incoming;
     output reg  [31:0] m_evt_new;
     output reg  [31:0] m_evt_end;
-    output reg  [31:0] dropped_holes;
+    output reg  [31:0] holes_forgotten;
     output reg  [31:0] dropped_late;
     output reg  [31:0] collisions;
     output reg  drop_pulse;
@@ -43917,7 +43917,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
     reg  [31:0] max_eb1;
     reg  [290:0] upd;
     reg  [31:0] new_bytes;
-    reg  drop_holes;
+    reg  forgot;
     reg  drop_late;
     reg  coll;
     reg  write;
@@ -44131,7 +44131,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
         end
         upd = e;
         new_bytes = plen - ov0 - ov1;
-        drop_holes = 1'b0;
+        forgot = 1'b0;
         if (t0 & t1) begin
             upd[(64'ha3)+:(32)] = min_sa0;
             upd[(64'hc3)+:(32)] = max_eb1;
@@ -44159,7 +44159,16 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
             end
         end
         else begin
-            drop_holes = 1'b1;
+            forgot = 1'b1;
+            if (s1_end$q < e[(64'ha3)+:(32)]) begin
+                upd[(64'ha3)+:(32)] = s1_offset$q;
+            end
+            else if (s1_end$q < e[(64'he3)+:(32)]) begin
+                upd[(64'he3)+:(32)] = s1_offset$q;
+            end
+            else begin
+                upd[(64'h103)+:(32)] = s1_end$q;
+            end
         end
         upd[(64'h83)+:(32)] = e[(64'h83)+:(32)] + new_bytes;
         if ((e[(64'h83)+:(32)] + new_bytes) >= e[(64'h63)+:(32)]) begin
@@ -44169,7 +44178,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
         coll = live_other;
         if (~hit) begin
             new_bytes = plen;
-            drop_holes = 1'b0;
+            forgot = 1'b0;
             upd[(64'h0)+:(1)] = 1'b1;
             upd[(64'h1)+:(1)] = plen >= s1_length$q;
             upd[(64'h2)+:(1)] = 1'b0;
@@ -44182,7 +44191,15 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
             upd[(64'he3)+:(32)] = c_zero32;
             upd[(64'h103)+:(32)] = c_zero32;
         end
-        emit = go & ~coll & ~drop_late & ~(hit & drop_holes) & ~(s1_release$q & ~hit);
+        if (s1_release$q & hit) begin
+            new_bytes = e[(64'h63)+:(32)] - e[(64'h83)+:(32)];
+            upd[(64'h83)+:(32)] = e[(64'h63)+:(32)];
+            upd[(64'h1)+:(1)] = 1'b1;
+            upd[(64'ha3)+:(32)] = c_zero32;
+            upd[(64'hc3)+:(32)] = e[(64'h63)+:(32)];
+            upd[(64'h2)+:(1)] = 1'b0;
+        end
+        emit = go & ~coll & ~drop_late & ~(s1_release$q & ~hit);
         write = emit;
         ram$write_address = s1_idx$q;
         ram$write_data = upd;
@@ -44230,7 +44247,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
         end
         drop_pulse = go & ~emit & ~s1_release$q;
         counted = go & ~s1_release$q;
-        if (counted & hit & drop_holes & ~drop_late) begin
+        if (counted & hit & forgot & ~drop_late) begin
             n_holes$d = n_holes$q + c_one32;
         end
         if (counted & drop_late) begin
@@ -44243,7 +44260,7 @@ module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_p
             s1_valid$d = 1'b0;
             byp_valid$d = 1'b0;
         end
-        dropped_holes = n_holes$q;
+        holes_forgotten = n_holes$q;
         dropped_late = n_late$q;
         collisions = n_coll$q;
     end

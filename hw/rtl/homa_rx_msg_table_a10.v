@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,dropped_holes,dropped_late,collisions,drop_pulse);
+module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,holes_forgotten,dropped_late,collisions,drop_pulse);
     
     // Module arguments
     input wire  clock;
@@ -31,7 +31,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     output reg  [31:0] m_evt_incoming;
     output reg  [31:0] m_evt_new;
     output reg  [31:0] m_evt_end;
-    output reg  [31:0] dropped_holes;
+    output reg  [31:0] holes_forgotten;
     output reg  [31:0] dropped_late;
     output reg  [31:0] collisions;
     output reg  drop_pulse;
@@ -141,7 +141,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     reg  [31:0] max_eb1;
     reg  [290:0] upd;
     reg  [31:0] new_bytes;
-    reg  drop_holes;
+    reg  forgot;
     reg  drop_late;
     reg  coll;
     reg  write;
@@ -355,7 +355,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         end
         upd = e;
         new_bytes = plen - ov0 - ov1;
-        drop_holes = 1'b0;
+        forgot = 1'b0;
         if (t0 & t1) begin
             upd[(64'ha3)+:(32)] = min_sa0;
             upd[(64'hc3)+:(32)] = max_eb1;
@@ -383,7 +383,16 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
             end
         end
         else begin
-            drop_holes = 1'b1;
+            forgot = 1'b1;
+            if (s1_end$q < e[(64'ha3)+:(32)]) begin
+                upd[(64'ha3)+:(32)] = s1_offset$q;
+            end
+            else if (s1_end$q < e[(64'he3)+:(32)]) begin
+                upd[(64'he3)+:(32)] = s1_offset$q;
+            end
+            else begin
+                upd[(64'h103)+:(32)] = s1_end$q;
+            end
         end
         upd[(64'h83)+:(32)] = e[(64'h83)+:(32)] + new_bytes;
         if ((e[(64'h83)+:(32)] + new_bytes) >= e[(64'h63)+:(32)]) begin
@@ -393,7 +402,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         coll = live_other;
         if (~hit) begin
             new_bytes = plen;
-            drop_holes = 1'b0;
+            forgot = 1'b0;
             upd[(64'h0)+:(1)] = 1'b1;
             upd[(64'h1)+:(1)] = plen >= s1_length$q;
             upd[(64'h2)+:(1)] = 1'b0;
@@ -406,7 +415,15 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
             upd[(64'he3)+:(32)] = c_zero32;
             upd[(64'h103)+:(32)] = c_zero32;
         end
-        emit = go & ~coll & ~drop_late & ~(hit & drop_holes) & ~(s1_release$q & ~hit);
+        if (s1_release$q & hit) begin
+            new_bytes = e[(64'h63)+:(32)] - e[(64'h83)+:(32)];
+            upd[(64'h83)+:(32)] = e[(64'h63)+:(32)];
+            upd[(64'h1)+:(1)] = 1'b1;
+            upd[(64'ha3)+:(32)] = c_zero32;
+            upd[(64'hc3)+:(32)] = e[(64'h63)+:(32)];
+            upd[(64'h2)+:(1)] = 1'b0;
+        end
+        emit = go & ~coll & ~drop_late & ~(s1_release$q & ~hit);
         write = emit;
         ram$write_address = s1_idx$q;
         ram$write_data = upd;
@@ -454,7 +471,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         end
         drop_pulse = go & ~emit & ~s1_release$q;
         counted = go & ~s1_release$q;
-        if (counted & hit & drop_holes & ~drop_late) begin
+        if (counted & hit & forgot & ~drop_late) begin
             n_holes$d = n_holes$q + c_one32;
         end
         if (counted & drop_late) begin
@@ -467,7 +484,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
             s1_valid$d = 1'b0;
             byp_valid$d = 1'b0;
         end
-        dropped_holes = n_holes$q;
+        holes_forgotten = n_holes$q;
         dropped_late = n_late$q;
         collisions = n_coll$q;
     end

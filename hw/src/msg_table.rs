@@ -12,8 +12,11 @@
 //! Each entry keeps the message's received bytes as at most two disjoint ranges (one hole):
 //! `new` is the packet's length minus its overlap with them, exactly as `core` counts it.
 //! What the table does not track, it drops or passes by, and counts:
-//! - a packet that would open a third range (a second hole) is dropped (`dropped_holes`):
-//!   Homa repairs it like a loss, by RESEND, once the holes before it have filled;
+//! - a packet that would open a third range (a second hole) is counted, and its range joins
+//!   the neighbouring one, forgetting the gap between them (`holes_forgotten`): bytes that
+//!   arrive later in that gap count as duplicates, so the entry undercounts (grants lag by
+//!   the gap) and never completes by itself: the host releases it. Dropping such packets
+//!   instead would freeze the message's grants at its second loss;
 //! - a packet of a message whose bytes have all arrived is a late duplicate, dropped
 //!   (`dropped_late`); so is a packet whose message length disagrees with its entry's;
 //! - a packet whose entry holds another live message (a hash collision) is passed to the host
@@ -113,7 +116,7 @@ pub struct MsgTable<const A: usize> {
     /// Event: end offset.
     pub m_evt_end: Signal<Out, Bits<32>>,
     /// Packets dropped because they would open a second hole (free-running).
-    pub dropped_holes: Signal<Out, Bits<32>>,
+    pub holes_forgotten: Signal<Out, Bits<32>>,
     /// Late duplicates and length mismatches dropped (free-running).
     pub dropped_late: Signal<Out, Bits<32>>,
     /// Packets of messages the table could not hold (free-running).
@@ -163,7 +166,7 @@ pub struct MsgTable<const A: usize> {
     max_eb1: Signal<Local, Bits<32>>,
     upd: Signal<Local, MsgEntry>,
     new_bytes: Signal<Local, Bits<32>>,
-    drop_holes: Signal<Local, Bit>,
+    forgot: Signal<Local, Bit>,
     drop_late: Signal<Local, Bit>,
     coll: Signal<Local, Bit>,
     write: Signal<Local, Bit>,
@@ -210,7 +213,7 @@ impl<const A: usize> MsgTable<A> {
             m_evt_incoming: Signal::default(),
             m_evt_new: Signal::default(),
             m_evt_end: Signal::default(),
-            dropped_holes: Signal::default(),
+            holes_forgotten: Signal::default(),
             dropped_late: Signal::default(),
             collisions: Signal::default(),
             drop_pulse: Signal::default(),
@@ -257,7 +260,7 @@ impl<const A: usize> MsgTable<A> {
             max_eb1: Signal::default(),
             upd: Signal::default(),
             new_bytes: Signal::default(),
-            drop_holes: Signal::default(),
+            forgot: Signal::default(),
             drop_late: Signal::default(),
             coll: Signal::default(),
             write: Signal::default(),
@@ -423,7 +426,7 @@ impl<const A: usize> Logic for MsgTable<A> {
         // The updated entry: an existing message's ranges, or a new message.
         self.upd.next = self.e.val();
         self.new_bytes.next = self.plen.val() - self.ov0.val() - self.ov1.val();
-        self.drop_holes.next = false;
+        self.forgot.next = false;
         if self.t0.val() & self.t1.val() {
             self.upd.next.a0 = self.min_sa0.val();
             self.upd.next.b0 = self.max_eb1.val();
@@ -446,7 +449,15 @@ impl<const A: usize> Logic for MsgTable<A> {
                 self.upd.next.b1 = self.s1_end.q.val();
             }
         } else {
-            self.drop_holes.next = true;
+            // A third range: join the packet to its neighbour, forgetting the gap.
+            self.forgot.next = true;
+            if self.s1_end.q.val() < self.e.val().a0 {
+                self.upd.next.a0 = self.s1_offset.q.val();
+            } else if self.s1_end.q.val() < self.e.val().a1 {
+                self.upd.next.a1 = self.s1_offset.q.val();
+            } else {
+                self.upd.next.b1 = self.s1_end.q.val();
+            }
         }
         self.upd.next.received = self.e.val().received + self.new_bytes.val();
         if (self.e.val().received + self.new_bytes.val()) >= self.e.val().length {
@@ -458,7 +469,7 @@ impl<const A: usize> Logic for MsgTable<A> {
         if !self.hit.val() {
             // A new message (replacing a free or finished entry).
             self.new_bytes.next = self.plen.val();
-            self.drop_holes.next = false;
+            self.forgot.next = false;
             self.upd.next.valid = true;
             self.upd.next.done = self.plen.val() >= self.s1_length.q.val();
             self.upd.next.r1v = false;
@@ -471,10 +482,20 @@ impl<const A: usize> Logic for MsgTable<A> {
             self.upd.next.a1 = self.c_zero32.val();
             self.upd.next.b1 = self.c_zero32.val();
         }
+        if self.s1_release.q.val() & self.hit.val() {
+            // A release: the message is complete, whatever the entry counted (forgotten gaps
+            // included); the event carries the rest, so the grant generator's count reaches
+            // the length too.
+            self.new_bytes.next = self.e.val().length - self.e.val().received;
+            self.upd.next.received = self.e.val().length;
+            self.upd.next.done = true;
+            self.upd.next.a0 = self.c_zero32.val();
+            self.upd.next.b0 = self.e.val().length;
+            self.upd.next.r1v = false;
+        }
         self.emit.next = self.go.val()
             & !self.coll.val()
             & !self.drop_late.val()
-            & !(self.hit.val() & self.drop_holes.val())
             & !(self.s1_release.q.val() & !self.hit.val());
         self.write.next = self.emit.val();
         self.ram.write_address.next = self.s1_idx.q.val();
@@ -526,7 +547,7 @@ impl<const A: usize> Logic for MsgTable<A> {
         self.drop_pulse.next = self.go.val() & !self.emit.val() & !self.s1_release.q.val();
         // Releases count nowhere here (the core counts them).
         self.counted.next = self.go.val() & !self.s1_release.q.val();
-        if self.counted.val() & self.hit.val() & self.drop_holes.val() & !self.drop_late.val() {
+        if self.counted.val() & self.hit.val() & self.forgot.val() & !self.drop_late.val() {
             self.n_holes.d.next = self.n_holes.q.val() + self.c_one32.val();
         }
         if self.counted.val() & self.drop_late.val() {
@@ -539,7 +560,7 @@ impl<const A: usize> Logic for MsgTable<A> {
             self.s1_valid.d.next = false;
             self.byp_valid.d.next = false;
         }
-        self.dropped_holes.next = self.n_holes.q.val();
+        self.holes_forgotten.next = self.n_holes.q.val();
         self.dropped_late.next = self.n_late.q.val();
         self.collisions.next = self.n_coll.q.val();
     }

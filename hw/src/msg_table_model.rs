@@ -13,8 +13,6 @@ use crate::parser_model::Rng;
 pub enum Outcome {
     /// The grant generator's event.
     Event(Event),
-    /// Dropped: it would open a second hole.
-    DropHoles,
     /// Dropped: its message is complete, or its length disagrees.
     DropLate,
     /// Passed to the host: its entry holds another live message.
@@ -36,7 +34,7 @@ struct Entry {
 pub struct TableModel {
     bits: u32,
     entries: Vec<Option<Entry>>,
-    /// (dropped_holes, dropped_late, collisions) so far.
+    /// (holes_forgotten, dropped_late, collisions) so far.
     pub counters: (u32, u32, u32),
 }
 
@@ -51,15 +49,17 @@ impl TableModel {
     }
 
     /// Takes a release ([`release_packet`]): a live entry of that message and length
-    /// completes, and its event carries the bytes it still lacked; anything else is ignored
-    /// and counted nowhere.
+    /// completes, and its event carries the bytes it had not counted (so that the grant
+    /// generator's count reaches the length); anything else is ignored and counted nowhere.
     pub fn release(&mut self, p: &Packet) -> Option<Event> {
         let ev = p.ev;
         let slot = &mut self.entries[index_of(ev.peer, ev.id, self.bits)];
         match slot {
             Some(e) if e.peer == ev.peer && e.id == ev.id && !e.done && e.length == ev.length => {
-                let new = e.ranges.insert(0, ev.length);
-                e.received += new;
+                // Complete, whatever the entry counted (forgotten gaps included).
+                let new = e.length - e.received;
+                e.ranges = Ranges(vec![(0, e.length)]);
+                e.received = e.length;
                 e.done = true;
                 Some(Event { new, ..ev })
             }
@@ -81,8 +81,13 @@ impl TableModel {
                 let mut ranges = e.ranges.clone();
                 let new = ranges.insert(p.offset, ev.end);
                 if ranges.0.len() > 2 {
+                    // A second hole: the packet's range joins its neighbour (the first range
+                    // when it comes before it, else the second), forgetting the gap.
                     self.counters.0 += 1;
-                    return Outcome::DropHoles;
+                    let r = &mut ranges.0;
+                    let (a, b) = if p.offset < r[1].0 { (0, 1) } else { (1, 2) };
+                    r[a].1 = r[b].1;
+                    r.remove(b);
                 }
                 e.ranges = ranges;
                 e.received += new;
@@ -139,7 +144,7 @@ pub trait TablePorts {
     fn pkt_ready(&self) -> bool;
     /// The event offered this cycle.
     fn event(&self) -> Option<Event>;
-    /// (dropped_holes, dropped_late, collisions).
+    /// (holes_forgotten, dropped_late, collisions).
     fn counters(&self) -> (u32, u32, u32);
     /// The rising edge.
     fn edge(&mut self);
@@ -226,7 +231,7 @@ pub fn run<D: TablePorts>(
                     expected.push_back(ev);
                     traffic.deliver(&p, true);
                 }
-                Outcome::DropHoles | Outcome::Collision => {
+                Outcome::Collision => {
                     traffic.deliver(&p, false);
                 }
                 Outcome::DropLate => {}

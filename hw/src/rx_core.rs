@@ -154,7 +154,7 @@ pub struct HomaRxCore512 {
     c_i_messages_tracked: Constant<Bits<8>>,
     c_i_grants_sent: Constant<Bits<8>>,
     c_i_table_full: Constant<Bits<8>>,
-    c_i_dropped_holes: Constant<Bits<8>>,
+    c_i_holes_forgotten: Constant<Bits<8>>,
     c_i_dropped_late: Constant<Bits<8>>,
     c_i_collisions: Constant<Bits<8>>,
     c_i_release_peer: Constant<Bits<8>>,
@@ -285,7 +285,7 @@ impl HomaRxCore512 {
             c_i_messages_tracked: ix("GRANT", "messages_tracked"),
             c_i_grants_sent: ix("GRANT", "grants_sent"),
             c_i_table_full: ix("GRANT", "table_full"),
-            c_i_dropped_holes: ix("GRANT", "dropped_holes"),
+            c_i_holes_forgotten: ix("GRANT", "holes_forgotten"),
             c_i_dropped_late: ix("GRANT", "dropped_late"),
             c_i_collisions: ix("GRANT", "collisions"),
             c_i_release_peer: ix("GRANT", "release_peer"),
@@ -470,8 +470,8 @@ impl Logic for HomaRxCore512 {
             if self.c_r[r].val() == self.c_i_table_full.val() {
                 self.regs.ro[r].next = self.grant.table_full.val();
             }
-            if self.c_r[r].val() == self.c_i_dropped_holes.val() {
-                self.regs.ro[r].next = self.msgs.dropped_holes.val();
+            if self.c_r[r].val() == self.c_i_holes_forgotten.val() {
+                self.regs.ro[r].next = self.msgs.holes_forgotten.val();
             }
             if self.c_r[r].val() == self.c_i_dropped_late.val() {
                 self.regs.ro[r].next = self.msgs.dropped_late.val();

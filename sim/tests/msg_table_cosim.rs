@@ -69,7 +69,7 @@ mod built {
         fn counters(&self) -> (u32, u32, u32) {
             let m = &self.0;
             (
-                m.get_dropped_holes() as u32,
+                m.get_holes_forgotten() as u32,
                 m.get_dropped_late() as u32,
                 m.get_collisions() as u32,
             )

@@ -308,7 +308,7 @@ mod built {
                             }
                             traffic.deliver(&p, true);
                         }
-                        Outcome::DropHoles | Outcome::Collision => {
+                        Outcome::Collision => {
                             traffic.deliver(&p, false);
                         }
                         Outcome::DropLate => {}
@@ -357,7 +357,7 @@ mod built {
         let (h, l, c) = table.counters;
         assert_eq!(
             [
-                reg("GRANT", "dropped_holes"),
+                reg("GRANT", "holes_forgotten"),
                 reg("GRANT", "dropped_late"),
                 reg("GRANT", "collisions")
             ],

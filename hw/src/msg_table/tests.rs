@@ -72,7 +72,7 @@ impl<const A: usize> TablePorts for Bench<A> {
     fn counters(&self) -> (u32, u32, u32) {
         let u = &self.uut;
         (
-            u.dropped_holes.val().index() as u32,
+            u.holes_forgotten.val().index() as u32,
             u.dropped_late.val().index() as u32,
             u.collisions.val().index() as u32,
         )

@@ -357,11 +357,11 @@ const GRANT: &[Register] = &[
         "Messages refused because the table was full (free-running).",
     ),
     reg(
-        "dropped_holes",
+        "holes_forgotten",
         0x01c,
         Access::Ro,
         0,
-        "DATA dropped because its message already had a hole (free-running; resent after RESEND).",
+        "DATA that would have opened a second hole in its message's entry, which then joined it to the neighbouring range, forgetting the gap between them: bytes arriving later in that gap are not counted, so the message completes only when the host releases it (free-running).",
     ),
     reg(
         "dropped_late",

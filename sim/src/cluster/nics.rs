@@ -287,7 +287,7 @@ impl super::Cluster {
             grants_sent: reg("GRANT", "grants_sent"),
             table_full: reg("GRANT", "table_full"),
             collisions: reg("GRANT", "collisions"),
-            dropped_holes: reg("GRANT", "dropped_holes"),
+            holes_forgotten: reg("GRANT", "holes_forgotten"),
             releases: reg("GRANT", "releases"),
             grant_fallbacks: self.hosts.iter().map(|h| h.metrics().grant_fallbacks).sum(),
             software_grants: self

@@ -82,8 +82,9 @@ pub struct NicReport {
     /// DATA packets passed to the host because their table entry held another message
     /// (GRANT.collisions).
     pub collisions: u64,
-    /// DATA packets the table dropped for opening a second hole (GRANT.dropped_holes).
-    pub dropped_holes: u64,
+    /// DATA packets that would have opened a second hole: the table forgot a gap instead
+    /// (GRANT.holes_forgotten).
+    pub holes_forgotten: u64,
     /// Messages the hosts released in the NICs once complete (GRANT.releases).
     pub releases: u64,
     /// Messages whose grants the host engines took over (`grant_fallbacks`).
