@@ -1,6 +1,6 @@
 //! `homa-nic probe --pci <BDF>`: open a homa-nic through VFIO and print its register
 //! blocks, ID block, configuration and counters (names from `proto::regs::BLOCKS`). Reads
-//! only: it changes nothing on the NIC.
+//! only: it changes nothing on the NIC. `--sim` probes a Verilated NIC the same way.
 //!
 //! Exit status: 0 when the NIC was read, 1 when it could not be opened or read (the message
 //! names the device and the fix).
@@ -14,12 +14,30 @@ use std::process::ExitCode;
 #[derive(Debug, clap::Args)]
 pub(crate) struct ProbeArgs {
     /// PCI address of the NIC, as `lspci -D` prints it (e.g. 0000:01:00.0).
-    #[arg(long, value_name = "BDF")]
-    pci: String,
+    #[arg(
+        long,
+        value_name = "BDF",
+        required_unless_present = "sim",
+        conflicts_with = "sim"
+    )]
+    pci: Option<String>,
+    /// Probe a simulated NIC instead: the Verilated RX core of hw/rtl just out of reset,
+    /// through the same driver code (`homa_sim::nic::SimDevice`).
+    #[arg(long)]
+    sim: bool,
 }
 
 pub(crate) fn run(args: ProbeArgs) -> Result<ExitCode> {
-    let text = VfioDevice::open(&args.pci).and_then(|dev| report(&dev));
+    let text = match &args.pci {
+        Some(pci) => VfioDevice::open(pci).and_then(|dev| report(&dev)),
+        None => match homa_sim::nic::sim_device() {
+            Ok(dev) => report(&dev),
+            Err(e) => {
+                eprintln!("homa-nic: error: {e}");
+                return Ok(ExitCode::from(1));
+            }
+        },
+    };
     match text {
         Ok(text) => {
             print!("{text}");

@@ -49,3 +49,28 @@ fn probe__requires_the_address() {
     let out = homa_nic(&["probe"]);
     assert_eq!(out.status.code(), Some(2), "clap's usage error");
 }
+
+#[test]
+fn probe__sim_reads_the_verilated_nic_through_the_driver() {
+    if !homa_sim::rtl::MODELS_BUILT {
+        eprintln!("SKIP probe__sim: {}", homa_sim::rtl::SKIP_MESSAGE);
+        return;
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_homa-nic"))
+        .args(["probe", "--sim"])
+        .output()
+        .expect("run homa-nic");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Verilated homa_rx_core_w512"), "{text}");
+    for block in [
+        "ID at 0x0000",
+        "CONFIG at 0x0100",
+        "GRANT at 0x0300",
+        "QUEUE at 0x0500",
+    ] {
+        assert!(text.contains(block), "{block}: {text}");
+    }
+    assert!(text.contains("datapath 512 bits"), "{text}");
+    assert!(text.contains("releases"), "{text}");
+}

@@ -37,3 +37,28 @@ pub trait Device {
         Ok(())
     }
 }
+
+/// A boxed device is a device (backends chosen at run time).
+impl<D: Device + ?Sized> Device for Box<D> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn bar_len(&self) -> u32 {
+        (**self).bar_len()
+    }
+    fn read32(&self, offset: u32) -> Result<u32> {
+        (**self).read32(offset)
+    }
+    fn write32(&self, offset: u32, value: u32) -> Result<()> {
+        (**self).write32(offset, value)
+    }
+    fn alloc_dma(&self, len: usize) -> Result<DmaRegion> {
+        (**self).alloc_dma(len)
+    }
+    fn doorbell(&self, offset: u32, value: u32) -> Result<()> {
+        (**self).doorbell(offset, value)
+    }
+    fn poll(&self) -> Result<()> {
+        (**self).poll()
+    }
+}

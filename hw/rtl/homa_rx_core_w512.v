@@ -53190,7 +53190,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$8 = 32'h200;
     localparam  c_value$9 = 32'h484d4346;
     localparam  c_value$10 = 32'h10000;
-    localparam  c_value$11 = 32'h100;
+    localparam  c_value$11 = 32'h200;
     localparam  c_value$12 = 32'h0;
     localparam  c_value$13 = 32'h9c40;
     localparam  c_value$14 = 32'h0;
@@ -53224,7 +53224,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$42 = 32'had9c;
     localparam  c_value$43 = 32'h484d5258;
     localparam  c_value$44 = 32'h10000;
-    localparam  c_value$45 = 32'h100;
+    localparam  c_value$45 = 32'h300;
     localparam  c_value$46 = 32'h0;
     localparam  c_value$47 = 32'h0;
     localparam  c_value$48 = 32'h0;
@@ -53234,7 +53234,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$52 = 32'h0;
     localparam  c_value$53 = 32'h484d4752;
     localparam  c_value$54 = 32'h10001;
-    localparam  c_value$55 = 32'h100;
+    localparam  c_value$55 = 32'h400;
     localparam  c_value$56 = 32'h400;
     localparam  c_value$57 = 32'h0;
     localparam  c_value$58 = 32'h0;
@@ -53250,7 +53250,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$68 = 32'h0;
     localparam  c_value$69 = 32'h484d5458;
     localparam  c_value$70 = 32'h10000;
-    localparam  c_value$71 = 32'h100;
+    localparam  c_value$71 = 32'h500;
     localparam  c_value$72 = 32'h10;
     localparam  c_value$73 = 32'h0;
     localparam  c_value$74 = 32'h0;

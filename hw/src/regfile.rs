@@ -49,8 +49,8 @@ const CONSTANTS: &[(&str, &str)] = &[
 /// registers.
 pub fn words() -> Vec<Word> {
     let mut out = Vec::new();
-    for (i, b) in BLOCKS.iter().enumerate() {
-        let next = BLOCKS.get(i + 1).map_or(0, |n| n.base - b.base);
+    for b in BLOCKS {
+        let next = b.next();
         out.push((
             b.name,
             "type",

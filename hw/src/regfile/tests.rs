@@ -73,6 +73,22 @@ fn words__match_the_type_alias_and_cover_every_register() {
 }
 
 #[test]
+fn words__reset_values_are_proto_regs_reset_image() {
+    let w = words();
+    for b in BLOCKS {
+        for (offset, value) in b.reset_image() {
+            let word = w
+                .iter()
+                .find(|x| x.2 == b.base + offset)
+                .unwrap_or_else(|| panic!("{} + {offset:#x} missing", b.name));
+            if word.4 != WordKind::Status {
+                assert_eq!(word.3, value, "{}.{}", word.0, word.1);
+            }
+        }
+    }
+}
+
+#[test]
 fn regfile__reads_writes_and_resets_as_proto_regs_says() {
     let seed = seed_from_env(0x4e6_0001);
     let mut rng = Rng::new(seed);

@@ -14,7 +14,8 @@
 //! - RTL, cycle by cycle: every received frame is parsed by the hardware parser (malformed
 //!   frames are dropped and counted there); every grant decision and every GRANT frame on
 //!   the wire comes from the hardware; configuration goes over the core's register bus, with
-//!   the values the driver's init sequence writes ([`homa_driver::NicConfig::registers`]).
+//!   the driver's own probe and the values its init sequence writes, through
+//!   [`SimDevice`] (`homa_driver::Device` over the register bus).
 //! - Modelled: the host interface. DATA, GRANT and RESEND reach the host engine as the
 //!   hardware parsed them (header fields from `m_hdr_*`, payload from `m_pay`); the other
 //!   types, whose bodies the parser does not output, are passed as the frame (the DMA of the
@@ -30,7 +31,11 @@
 //! of the register file lags by the skipped cycles; nothing else reads the time).
 
 #[cfg(homa_rtl)]
+mod device;
+#[cfg(homa_rtl)]
 mod rtl;
+#[cfg(homa_rtl)]
+pub use device::SimDevice;
 #[cfg(homa_rtl)]
 pub use rtl::RtlNic;
 
@@ -106,9 +111,9 @@ pub struct NicCounters {
 /// Why a NIC could not be built.
 #[derive(Debug, thiserror::Error)]
 pub enum NicError {
-    /// The NIC configuration was refused by the driver's checks.
-    #[error("NIC configuration rejected: {0}")]
-    Config(#[from] homa_driver::DriverError),
+    /// The driver refused the configuration or the device (probe, ID, versions).
+    #[error("simulated NIC: {0}")]
+    Driver(#[from] homa_driver::DriverError),
     /// The register map has no such register.
     #[error("register {block}.{name} is not in proto::regs")]
     NoRegister {
@@ -117,15 +122,24 @@ pub enum NicError {
         /// Register name.
         name: String,
     },
-    /// The NIC's ID register did not read back as homa-nic's.
-    #[error("the Verilated core's ID register reads {0:#x}, not homa-nic's NIC_ID: rebuild hw/rtl")]
-    BadId(u32),
     /// The RTL engine was asked for but Verilator was not available at build time.
     #[error(
         "the rtl engine needs the Verilated NIC, which was not built (Verilator was missing at \
          build time): run scripts/setup.sh, then cargo build again"
     )]
     NotBuilt,
+}
+
+/// A simulated NIC as the driver sees it ([`homa_driver::Device`]): a Verilated core just
+/// out of reset (`SimDevice`), or [`NicError::NotBuilt`] when Verilator was missing at
+/// build time.
+pub fn sim_device() -> Result<Box<dyn homa_driver::Device>, NicError> {
+    #[cfg(homa_rtl)]
+    {
+        Ok(Box::new(SimDevice::new()))
+    }
+    #[cfg(not(homa_rtl))]
+    Err(NicError::NotBuilt)
 }
 
 #[cfg(test)]

@@ -1,12 +1,13 @@
 //! [`RtlNic`]: the Verilated RX core driven cycle by cycle from frames that arrive on the
 //! fabric, with its outputs turned into host packets and GRANT frames.
 
+use super::device::SimDevice;
 use super::{NicCounters, NicError, NicOutput, NicTiming};
 use crate::rtl::models::HomaRxCoreW512;
 use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
 use crate::time::Ps;
 use bytes::Bytes;
-use homa_driver::NicConfig;
+use homa_driver::{Device, NicConfig, Probe};
 use homa_hw::parser_model::Hdr;
 use homa_proto::core::Packet;
 use homa_proto::wire::{
@@ -80,12 +81,23 @@ fn owned(frame: &FrameRepr<'_>) -> (FrameRepr<'static>, Bytes) {
 }
 
 impl RtlNic {
-    /// A NIC reset and programmed with `config` over its register bus, as the driver's init
-    /// sequence programs a real one.
+    /// A NIC reset, probed and programmed with `config` by the driver's own code
+    /// ([`Probe::run`], [`NicConfig::registers`]) through [`SimDevice`].
     pub fn new(config: &NicConfig, timing: NicTiming) -> Result<Self, NicError> {
-        let mut core = HomaRxCoreW512::new();
-        core.reset(2);
-        let mut nic = RtlNic {
+        // The driver's probe and configuration, over the core's register bus.
+        let dev = SimDevice::new();
+        let probe = Probe::run(&dev)?;
+        let enable = probe.address("CONFIG", "enable")?;
+        dev.write32(enable, 0)?;
+        for (name, value) in config.registers()? {
+            dev.write32(probe.address("CONFIG", &name)?, value)?;
+        }
+        dev.write32(enable, config.enable)?;
+        let mut core = dev.into_core();
+        core.set_m_pay_tready(1);
+        core.set_m_hdr_ready(1);
+        core.set_m_grant_axis_tready(1);
+        Ok(RtlNic {
             core,
             period: timing.period_ps(),
             cycle: 0,
@@ -106,35 +118,7 @@ impl RtlNic {
                 address("GRANT", "release_length")?,
                 address("GRANT", "release")?,
             ],
-        };
-        let id = nic.read_register("ID", "nic_id")?;
-        if id != homa_proto::regs::NIC_ID {
-            return Err(NicError::BadId(id));
-        }
-        nic.write_register("CONFIG", "enable", 0)?;
-        for (name, value) in config.registers()? {
-            nic.write_register("CONFIG", &name, value)?;
-        }
-        nic.write_register("CONFIG", "enable", config.enable)?;
-        nic.core.set_m_pay_tready(1);
-        nic.core.set_m_hdr_ready(1);
-        nic.core.set_m_grant_axis_tready(1);
-        Ok(nic)
-    }
-
-    /// Writes a register over the core's bus (one cycle, not counted as NIC time).
-    pub fn write_register(
-        &mut self,
-        block: &'static str,
-        name: &str,
-        value: u32,
-    ) -> Result<(), NicError> {
-        self.core.set_s_reg_addr(address(block, name)?);
-        self.core.set_s_reg_wdata(u64::from(value));
-        self.core.set_s_reg_we(1);
-        self.core.tick();
-        self.core.set_s_reg_we(0);
-        Ok(())
+        })
     }
 
     /// Reads a register over the core's bus (one cycle, not counted as NIC time).

@@ -1,2 +1,113 @@
 //! Tests of the simulated NIC (they need the Verilated core).
 #![allow(non_snake_case)]
+#![cfg(homa_rtl)]
+
+use super::*;
+use homa_driver::{Device, NicConfig, Probe};
+use homa_proto::wire::{self, Body, ChecksumCapabilities, FrameRepr, LinkType};
+use std::net::Ipv4Addr;
+
+#[test]
+fn sim_device__the_driver_probes_the_rtl_register_file() {
+    let dev = SimDevice::new();
+    let probe = Probe::run(&dev).unwrap();
+    let names: Vec<&str> = probe
+        .blocks
+        .iter()
+        .filter_map(|b| b.def.map(|d| d.name))
+        .collect();
+    for b in ["ID", "CONFIG", "RX", "GRANT"] {
+        assert!(names.contains(&b), "{b} in {names:?}");
+    }
+    let e = dev.read32(dev.bar_len()).unwrap_err().to_string();
+    assert!(e.contains("simulated homa-nic"), "{e}");
+    assert!(dev.write32(2, 0).is_err(), "unaligned");
+}
+
+fn frame(payload: &[u8], offset: u32, length: u32) -> Vec<u8> {
+    FrameRepr {
+        ethernet: Some(wire::EthernetRepr {
+            src_addr: wire::EthernetAddress([2, 0, 0, 0xff, 0xff, 0xff]),
+            dst_addr: wire::EthernetAddress([2, 0, 0, 0, 0, 1]),
+            vlan: None,
+            ethertype: wire::EtherType::IPV4,
+        }),
+        ip: wire::IpRepr::V4(wire::Ipv4Repr {
+            src_addr: Ipv4Addr::new(10, 0, 0, 2),
+            dst_addr: Ipv4Addr::new(10, 0, 0, 1),
+            tos: 0,
+            ident: 0,
+            dont_frag: true,
+            ttl: 64,
+            protocol: wire::PROTOCOL_HOMA,
+            payload_len: 0,
+        }),
+        homa: wire::Repr {
+            sport: 40_000,
+            dport: 1_000,
+            sender_id: 8,
+            body: Body::Data(wire::Data {
+                message_length: length,
+                incoming: 10_000,
+                ack: None,
+                cutoff_version: 1,
+                retransmit: false,
+                offset,
+                payload,
+            }),
+        },
+    }
+    .to_bytes(&ChecksumCapabilities::default())
+}
+
+#[test]
+fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
+    let config = NicConfig {
+        mac: [2, 0, 0, 0, 0, 1],
+        gateway_mac: [2, 0, 0, 0xff, 0xff, 0xff],
+        ipv4: Ipv4Addr::new(10, 0, 0, 1),
+        window: 10_000,
+        ..NicConfig::default()
+    };
+    let mut nic = RtlNic::new(&config, NicTiming::default()).unwrap();
+    let payload: Vec<u8> = (0..1_400u32).map(|i| (i * 7) as u8).collect();
+    nic.receive(4_000_000, frame(&payload, 0, 100_000));
+    let mut out = Vec::new();
+    nic.run_until(10_000_000, &mut out);
+    assert!(nic.next_edge().is_none(), "idle again");
+    let mut host = Vec::new();
+    let mut grants = Vec::new();
+    for (t, o) in out {
+        assert!(t > 4_000_000, "after the frame arrived: {t}");
+        match o {
+            NicOutput::Host { src, packet } => host.push((src, packet)),
+            NicOutput::Grant { frame } => grants.push(frame),
+        }
+    }
+    assert_eq!(host.len(), 1);
+    assert_eq!(host[0].0, Ipv4Addr::new(10, 0, 0, 2));
+    assert_eq!(
+        &host[0].1.payload[..],
+        &payload[..],
+        "the hardware's payload"
+    );
+    assert_eq!(grants.len(), 1, "one GRANT for the one message");
+    let g = FrameRepr::parse(
+        &grants[0],
+        LinkType::Ethernet,
+        &ChecksumCapabilities::default(),
+    )
+    .unwrap();
+    assert_eq!(g.ip.dst_addr(), Ipv4Addr::new(10, 0, 0, 2));
+    assert_eq!(g.homa.sender_id, 9, "the receiver's id");
+    let Body::Grant(grant) = g.homa.body else {
+        panic!("{g:?}")
+    };
+    assert_eq!(grant.offset, 1_400 + 10_000, "received + window");
+    assert_eq!(nic.counters().parse_mismatches, 0);
+    // The host releases the message: GRANT.releases counts it.
+    nic.release(20_000_000, Ipv4Addr::new(10, 0, 0, 2), 8, 100_000);
+    nic.run_until(30_000_000, &mut Vec::new());
+    assert_eq!(nic.read_register("GRANT", "releases").unwrap(), 1);
+    assert_eq!(nic.read_register("GRANT", "messages_tracked").unwrap(), 0);
+}
