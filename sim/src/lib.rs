@@ -13,13 +13,17 @@
 //! - [`stats`]: slowdown statistics per message-size bucket and the SIGCOMM'18 published
 //!   results to compare against;
 //! - [`preset`]: Homa parameters for simulations (the SIGCOMM'18 settings per workload);
-//! - [`cluster`]: the fast model — one `proto::core` engine per host on the fabric, driven by
-//!   a workload, measured as slowdown per message size;
+//! - [`cluster`]: one `proto::core` engine per host on the fabric, driven by a workload,
+//!   measured as slowdown per message size, RPCs and round trips; with `Engine::Model` the
+//!   engines meet the fabric directly (the fast model), with `Engine::Rtl` through a
+//!   Verilated homa-nic each;
+//! - [`nic`]: that simulated NIC — the Verilated RX core clocked at the NIC clock, probed
+//!   and configured by the driver through [`nic::SimDevice`], with a PCIe latency model;
 //! - [`rtl`]: Verilator co-simulation — the Verilog models of `hw/rtl` built into Rust
 //!   wrappers driven cycle by cycle (the crate's only `unsafe`, in its FFI module).
 //!
-//! Still to come: co-simulation tests of the hardware blocks against `proto::policy`, and the
-//! host-memory/DMA model.
+//! Still to come: the NIC's host queues (descriptor rings and DMA) in RTL, served by a
+//! host-memory model, and the TX path.
 
 pub mod cluster;
 pub mod event;
