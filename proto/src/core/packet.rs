@@ -1,7 +1,9 @@
 //! Packets as the engine consumes and produces them: a parsed Homa header plus a payload
 //! that is shared, not copied (`Bytes`), so a simulator can move millions of them cheaply.
 
-use crate::wire::{Body, ChecksumCapabilities, Data, FrameRepr, IpRepr, LinkType, Repr};
+use crate::wire::{
+    Body, ChecksumCapabilities, Data, EtherType, EthernetRepr, FrameRepr, IpRepr, LinkType, Repr,
+};
 use bytes::Bytes;
 use core::net::IpAddr;
 
@@ -99,32 +101,45 @@ impl Transmit {
     /// The frame bytes of this packet from `src`, starting at the IP header (no Ethernet),
     /// with a computed IPv4 checksum. Panics if `src` and `dst` are of different families.
     pub fn to_ip_bytes(&self, src: IpAddr) -> Vec<u8> {
+        self.to_frame_bytes(src, None)
+    }
+
+    /// The frame bytes of this packet from `src`, behind `ethernet` when given (its
+    /// EtherType is set from the IP version), with a computed IPv4 checksum. Panics if `src`
+    /// and `dst` are of different families.
+    pub fn to_frame_bytes(&self, src: IpAddr, ethernet: Option<EthernetRepr>) -> Vec<u8> {
         let homa = self.packet.repr();
         let tos = self.priority << 5;
-        let ip = match (src, self.dst) {
-            (IpAddr::V4(s), IpAddr::V4(d)) => IpRepr::V4(crate::wire::Ipv4Repr {
-                src_addr: s,
-                dst_addr: d,
-                tos,
-                ident: 0,
-                dont_frag: true,
-                ttl: 64,
-                protocol: crate::wire::PROTOCOL_HOMA,
-                payload_len: homa.buffer_len(),
-            }),
-            (IpAddr::V6(s), IpAddr::V6(d)) => IpRepr::V6(crate::wire::Ipv6Repr {
-                src_addr: s,
-                dst_addr: d,
-                traffic_class: tos,
-                flow_label: 0,
-                hop_limit: 64,
-                next_header: crate::wire::PROTOCOL_HOMA,
-                payload_len: homa.buffer_len(),
-            }),
+        let (ip, ethertype) = match (src, self.dst) {
+            (IpAddr::V4(s), IpAddr::V4(d)) => (
+                IpRepr::V4(crate::wire::Ipv4Repr {
+                    src_addr: s,
+                    dst_addr: d,
+                    tos,
+                    ident: 0,
+                    dont_frag: true,
+                    ttl: 64,
+                    protocol: crate::wire::PROTOCOL_HOMA,
+                    payload_len: homa.buffer_len(),
+                }),
+                EtherType::IPV4,
+            ),
+            (IpAddr::V6(s), IpAddr::V6(d)) => (
+                IpRepr::V6(crate::wire::Ipv6Repr {
+                    src_addr: s,
+                    dst_addr: d,
+                    traffic_class: tos,
+                    flow_label: 0,
+                    hop_limit: 64,
+                    next_header: crate::wire::PROTOCOL_HOMA,
+                    payload_len: homa.buffer_len(),
+                }),
+                EtherType::IPV6,
+            ),
             _ => panic!("source {src} and destination {} differ in family", self.dst),
         };
         FrameRepr {
-            ethernet: None,
+            ethernet: ethernet.map(|e| EthernetRepr { ethertype, ..e }),
             ip,
             homa,
         }

@@ -495,13 +495,7 @@ impl Cluster {
         };
         self.hosts[t.src].cancel(t.client_id);
         self.completed += 1;
-        // Every message is a prefix of the shared pattern: compare each received chunk in place.
-        let intact = message.len() == t.size as usize
-            && message.chunks().iter().all(|(offset, chunk)| {
-                let at = *offset as usize;
-                self.payload.get(at..at + chunk.len()) == Some(&chunk[..])
-            });
-        if !intact {
+        if !self.intact(message, t.size as usize) {
             self.payload_errors += 1;
         }
         if t.measured {
@@ -523,6 +517,18 @@ impl Cluster {
         let v = (self.fabric.ideal_delivery_ps(src, dst, &frames) + pcie).max(1);
         self.ideal_cache.insert((size, same), v);
         v
+    }
+}
+
+impl Cluster {
+    /// Whether `message` is the first `len` bytes of the shared payload pattern (every
+    /// message is a prefix of it): each received chunk compared in place.
+    fn intact(&self, message: &Message, len: usize) -> bool {
+        message.len() == len
+            && message.chunks().iter().all(|(offset, chunk)| {
+                let at = *offset as usize;
+                self.payload.get(at..at + chunk.len()) == Some(&chunk[..])
+            })
     }
 }
 

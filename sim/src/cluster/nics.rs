@@ -36,17 +36,17 @@ pub(crate) fn frame_of(p: &SimPacket, hop: Hop) -> Vec<u8> {
         priority: p.priority(),
         packet: p.packet.clone(),
     };
-    let ip = t.to_ip_bytes(addr_of(p.src));
-    let mut f = Vec::with_capacity(14 + ip.len());
     let (dst, src) = match hop {
         Hop::FromHost => (SWITCH_MAC, mac_of(p.src)),
         Hop::ToHost => (mac_of(p.dst), SWITCH_MAC),
     };
-    f.extend_from_slice(&dst);
-    f.extend_from_slice(&src);
-    f.extend_from_slice(&[0x08, 0x00]);
-    f.extend_from_slice(&ip);
-    f
+    let ethernet = wire::EthernetRepr {
+        src_addr: wire::EthernetAddress(src),
+        dst_addr: wire::EthernetAddress(dst),
+        vlan: None,
+        ethertype: wire::EtherType::IPV4,
+    };
+    t.to_frame_bytes(addr_of(p.src), Some(ethernet))
 }
 
 /// Something on its way from a NIC to its host's engine.
