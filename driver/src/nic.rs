@@ -753,12 +753,14 @@ mod tests {
                 cookie: 5,
             },
             Event::RxData {
-                msg_slot: 0,
+                retransmit: false,
                 length: 3,
                 offset: 0,
                 buffer_id: buf.buffer_id,
                 message_length: 3,
                 local_port: 1,
+                peer_port: 2,
+                peer: homa_proto::hostif::peer_address("10.0.0.2".parse().unwrap()),
             },
         ] {
             let i = cq.push().unwrap();
@@ -770,8 +772,11 @@ mod tests {
             };
             let mut e = [0u8; COMPLETION_LEN];
             c.encode(&mut e);
-            dev.dma_write(nic.cq().region().iova() + u64::from(i) * 32, &e)
-                .unwrap();
+            dev.dma_write(
+                nic.cq().region().iova() + u64::from(cq.wrap(i)) * COMPLETION_LEN as u64,
+                &e,
+            )
+            .unwrap();
         }
 
         let done = nic.poll_completion().unwrap().unwrap();

@@ -53256,7 +53256,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$74 = 32'h0;
     localparam  c_value$75 = 32'h0;
     localparam  c_value$76 = 32'h484d5155;
-    localparam  c_value$77 = 32'h10000;
+    localparam  c_value$77 = 32'h20000;
     localparam  c_value$78 = 32'h0;
     localparam  c_value$79 = 32'h0;
     localparam  c_value$80 = 32'h0;

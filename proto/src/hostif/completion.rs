@@ -1,12 +1,12 @@
-//! Completion (NIC → host, 32 bytes): what the NIC reports back, one entry per event.
+//! Completion (NIC → host, 64 bytes): what the NIC reports back, one entry per event.
 //!
-//! Design notes: 32 bytes cannot hold an RPC id, a 16-byte peer address, an offset, a length
-//! and a buffer id at once, so the body (bytes 12-30) depends on the kind while the RPC id,
-//! kind, status and phase sit at fixed places. Receive data is reported per buffer
-//! (`RX_DATA`, carrying the NIC's inbound-message slot); the peer address and port come once
-//! per message in `RX_MESSAGE_COMPLETE` with the same slot, posted after the message's last
-//! `RX_DATA`. Together with the RPC id and the local port, the slot tells apart messages from
-//! different peers that use the same RPC id.
+//! Design notes: the RPC id, kind, status and phase sit at fixed places; the body depends on
+//! the kind. Receive data is reported per buffer (`RX_DATA`): one DATA packet's payload in one
+//! posted buffer, with everything the host needs to place it (the sender's address and port,
+//! the RPC id, the offset, the message's length). The host reassembles messages itself: the
+//! NIC's message table may forget a hole (see `GRANT.holes_forgotten`), so only the host knows
+//! when every byte of a message is in. Kind 3 is not used: it was `RX_MESSAGE_COMPLETE` in the
+//! 32-byte layout of QUEUE version 1, retired for that reason.
 
 use super::bytes::{get, put, u8_at, u16_at, u32_at, u64_at};
 use super::{Field, HostifError, Layout, check_reserved, peer_ip};
@@ -14,7 +14,7 @@ use std::fmt;
 use std::net::Ipv6Addr;
 
 /// Size of a completion in bytes.
-pub const COMPLETION_LEN: usize = 32;
+pub const COMPLETION_LEN: usize = 64;
 
 const NAME: &str = "completion";
 
@@ -36,18 +36,18 @@ pub(super) mod field {
         "kind",
         8,
         1,
-        "1 = TX_DONE, 2 = RX_DATA, 3 = RX_MESSAGE_COMPLETE, 4 = ERROR.",
+        "1 = TX_DONE, 2 = RX_DATA, 4 = ERROR (3 is not used).",
     );
     pub(crate) const STATUS: Field = f(
         "status",
         9,
         1,
         "0 ok, 1 out-of-bounds descriptor, 2 message too long, 3 no buffer, 4 table full, \
-         5 bad descriptor, 6 DMA error.",
+         5 bad descriptor, 6 DMA error, 7 buffer too small.",
     );
     pub(crate) const PHASE: Field = f(
         "phase",
-        31,
+        63,
         1,
         "Bit 0: phase (1 on the first pass over the ring, flips on each wrap); bits 7-1 \
          reserved (0). Written last.",
@@ -57,16 +57,22 @@ pub(super) mod field {
     pub(crate) const TX_RESERVED0: Field = f("reserved0", 10, 2, "Zero.");
     pub(crate) const TX_LENGTH: Field = f("length", 12, 4, "The message's length.");
     pub(crate) const TX_COOKIE: Field = f("cookie", 16, 8, "The TX descriptor's cookie.");
-    pub(crate) const TX_RESERVED1: Field = f("reserved1", 24, 7, "Zero.");
+    pub(crate) const TX_RESERVED1: Field = f("reserved1", 24, 39, "Zero.");
 
     // RX_DATA.
-    pub(crate) const MSG_SLOT: Field = f(
-        "msg_slot",
+    pub(crate) const RX_FLAGS: Field = f(
+        "flags",
         10,
-        2,
-        "The NIC's slot for the inbound message, shared with its RX_MESSAGE_COMPLETE.",
+        1,
+        "Bit 0: the DATA packet was a retransmission (RESEND answer). Bits 7-1 reserved (0).",
     );
-    pub(crate) const RX_LENGTH: Field = f("length", 12, 4, "Bytes written into the buffer.");
+    pub(crate) const RX_RESERVED0: Field = f("reserved0", 11, 1, "Zero.");
+    pub(crate) const RX_LENGTH: Field = f(
+        "length",
+        12,
+        4,
+        "Payload bytes written into the buffer, from its first byte.",
+    );
     pub(crate) const RX_OFFSET: Field = f(
         "offset",
         16,
@@ -83,17 +89,14 @@ pub(super) mod field {
         2,
         "Destination (local) Homa port of the message.",
     );
-    pub(crate) const RX_RESERVED: Field = f("reserved", 30, 1, "Zero.");
-
-    // RX_MESSAGE_COMPLETE.
+    pub(crate) const PEER_PORT: Field = f("peer_port", 30, 2, "Sender's (source) Homa port.");
     pub(crate) const PEER: Field = f(
         "peer",
-        12,
+        32,
         16,
         "Sender's address, network order; IPv4 as `::ffff:a.b.c.d`.",
     );
-    pub(crate) const PEER_PORT: Field = f("peer_port", 28, 2, "Sender's (source) Homa port.");
-    pub(crate) const MC_RESERVED: Field = f("reserved", 30, 1, "Zero.");
+    pub(crate) const RX_RESERVED1: Field = f("reserved1", 48, 15, "Zero.");
 
     // ERROR.
     pub(crate) const ERR_RESERVED0: Field = f("reserved0", 10, 2, "Zero.");
@@ -115,13 +118,12 @@ pub(super) mod field {
         1,
         "Ring of the descriptor at fault: 0 none, 1 TX descriptors, 2 RX buffers.",
     );
-    pub(crate) const ERR_RESERVED1: Field = f("reserved1", 25, 6, "Zero.");
+    pub(crate) const ERR_RESERVED1: Field = f("reserved1", 25, 38, "Zero.");
 }
 
 const _: () = assert!(field::PHASE.end() == COMPLETION_LEN);
 const _: () = assert!(field::TX_RESERVED1.end() == field::PHASE.offset);
-const _: () = assert!(field::RX_RESERVED.end() == field::PHASE.offset);
-const _: () = assert!(field::MC_RESERVED.end() == field::PHASE.offset);
+const _: () = assert!(field::RX_RESERVED1.end() == field::PHASE.offset);
 const _: () = assert!(field::ERR_RESERVED1.end() == field::PHASE.offset);
 
 use field::{KIND, PHASE, RPC_ID, STATUS};
@@ -147,35 +149,23 @@ pub(super) const LAYOUT_TX_DONE: Layout = Layout {
 pub(super) const LAYOUT_RX_DATA: Layout = Layout {
     name: "completion RX_DATA",
     size: COMPLETION_LEN,
-    doc: "NIC → host. One RX buffer holds received payload of an inbound message.",
+    doc: "NIC → host. One RX buffer holds the payload of one DATA packet. A buffer holds data \
+          of one packet and comes back in exactly one completion: this one, or an ERROR \
+          (buffer too small).",
     fields: &[
         RPC_ID,
         KIND,
         STATUS,
-        field::MSG_SLOT,
+        field::RX_FLAGS,
+        field::RX_RESERVED0,
         field::RX_LENGTH,
         field::RX_OFFSET,
         field::RX_BUFFER_ID,
         field::RX_MESSAGE_LENGTH,
         field::RX_LOCAL_PORT,
-        field::RX_RESERVED,
-        PHASE,
-    ],
-};
-
-pub(super) const LAYOUT_RX_MESSAGE_COMPLETE: Layout = Layout {
-    name: "completion RX_MESSAGE_COMPLETE",
-    size: COMPLETION_LEN,
-    doc: "NIC → host. Every byte of an inbound message is in host buffers (posted after its \
-          last RX_DATA); names the sender.",
-    fields: &[
-        RPC_ID,
-        KIND,
-        STATUS,
-        field::MSG_SLOT,
-        field::PEER,
         field::PEER_PORT,
-        field::MC_RESERVED,
+        field::PEER,
+        field::RX_RESERVED1,
         PHASE,
     ],
 };
@@ -206,8 +196,6 @@ pub enum CompletionKind {
     TxDone = 1,
     /// An RX buffer was filled.
     RxData = 2,
-    /// An inbound message is whole.
-    RxMessageComplete = 3,
     /// An error no other kind reports.
     Error = 4,
 }
@@ -218,7 +206,6 @@ impl CompletionKind {
         match v {
             1 => Some(CompletionKind::TxDone),
             2 => Some(CompletionKind::RxData),
-            3 => Some(CompletionKind::RxMessageComplete),
             4 => Some(CompletionKind::Error),
             _ => None,
         }
@@ -229,7 +216,6 @@ impl CompletionKind {
         match self {
             CompletionKind::TxDone => "TX_DONE",
             CompletionKind::RxData => "RX_DATA",
-            CompletionKind::RxMessageComplete => "RX_MESSAGE_COMPLETE",
             CompletionKind::Error => "ERROR",
         }
     }
@@ -253,6 +239,9 @@ pub enum Status {
     BadDescriptor = 5,
     /// A DMA transfer failed.
     DmaError = 6,
+    /// An RX buffer was smaller than a packet's payload: the payload was cut at the buffer's
+    /// end (nothing is written past it) and the buffer comes back in an ERROR.
+    BufferTooSmall = 7,
 }
 
 impl Status {
@@ -266,6 +255,7 @@ impl Status {
             4 => Some(Status::TableFull),
             5 => Some(Status::BadDescriptor),
             6 => Some(Status::DmaError),
+            7 => Some(Status::BufferTooSmall),
             _ => None,
         }
     }
@@ -280,6 +270,7 @@ impl Status {
             Status::TableFull => "table-full",
             Status::BadDescriptor => "bad-descriptor",
             Status::DmaError => "dma-error",
+            Status::BufferTooSmall => "buffer-too-small",
         }
     }
 }
@@ -317,10 +308,10 @@ pub enum Event {
         /// The descriptor's cookie.
         cookie: u64,
     },
-    /// An RX buffer holds payload.
+    /// An RX buffer holds the payload of one DATA packet.
     RxData {
-        /// The NIC's slot for the message.
-        msg_slot: u16,
+        /// The packet was a retransmission.
+        retransmit: bool,
         /// Bytes written into the buffer.
         length: u32,
         /// Offset in the message of the buffer's first byte.
@@ -331,15 +322,10 @@ pub enum Event {
         message_length: u32,
         /// Destination (local) port.
         local_port: u16,
-    },
-    /// An inbound message is whole.
-    RxMessageComplete {
-        /// The NIC's slot for the message.
-        msg_slot: u16,
+        /// Sender's (source) port.
+        peer_port: u16,
         /// Sender's address (IPv4 mapped).
         peer: Ipv6Addr,
-        /// Sender's port.
-        peer_port: u16,
     },
     /// An error no other kind reports.
     Error {
@@ -358,7 +344,6 @@ impl Event {
         match self {
             Event::TxDone { .. } => CompletionKind::TxDone,
             Event::RxData { .. } => CompletionKind::RxData,
-            Event::RxMessageComplete { .. } => CompletionKind::RxMessageComplete,
             Event::Error { .. } => CompletionKind::Error,
         }
     }
@@ -395,28 +380,23 @@ impl Completion {
                 put(buf, field::TX_COOKIE, &cookie.to_le_bytes());
             }
             Event::RxData {
-                msg_slot,
+                retransmit,
                 length,
                 offset,
                 buffer_id,
                 message_length,
                 local_port,
+                peer_port,
+                peer,
             } => {
-                put(buf, field::MSG_SLOT, &msg_slot.to_le_bytes());
+                put(buf, field::RX_FLAGS, &[u8::from(retransmit)]);
                 put(buf, field::RX_LENGTH, &length.to_le_bytes());
                 put(buf, field::RX_OFFSET, &offset.to_le_bytes());
                 put(buf, field::RX_BUFFER_ID, &buffer_id.to_le_bytes());
                 put(buf, field::RX_MESSAGE_LENGTH, &message_length.to_le_bytes());
                 put(buf, field::RX_LOCAL_PORT, &local_port.to_le_bytes());
-            }
-            Event::RxMessageComplete {
-                msg_slot,
-                peer,
-                peer_port,
-            } => {
-                put(buf, field::MSG_SLOT, &msg_slot.to_le_bytes());
-                put(buf, field::PEER, &peer.octets());
                 put(buf, field::PEER_PORT, &peer_port.to_le_bytes());
+                put(buf, field::PEER, &peer.octets());
             }
             Event::Error {
                 ring,
@@ -453,22 +433,24 @@ impl Completion {
                 }
             }
             Some(CompletionKind::RxData) => {
-                reserved(field::RX_RESERVED)?;
+                reserved(field::RX_RESERVED0)?;
+                reserved(field::RX_RESERVED1)?;
+                let flags = u8_at(buf, field::RX_FLAGS);
+                if flags & !1 != 0 {
+                    return Err(HostifError::Reserved {
+                        layout: NAME,
+                        field: field::RX_FLAGS.name,
+                    });
+                }
                 Event::RxData {
-                    msg_slot: u16_at(buf, field::MSG_SLOT),
+                    retransmit: flags & 1 != 0,
                     length: u32_at(buf, field::RX_LENGTH),
                     offset: u32_at(buf, field::RX_OFFSET),
                     buffer_id: u32_at(buf, field::RX_BUFFER_ID),
                     message_length: u32_at(buf, field::RX_MESSAGE_LENGTH),
                     local_port: u16_at(buf, field::RX_LOCAL_PORT),
-                }
-            }
-            Some(CompletionKind::RxMessageComplete) => {
-                reserved(field::MC_RESERVED)?;
-                Event::RxMessageComplete {
-                    msg_slot: u16_at(buf, field::MSG_SLOT),
-                    peer: Ipv6Addr::from(get::<16>(buf, field::PEER)),
                     peer_port: u16_at(buf, field::PEER_PORT),
+                    peer: Ipv6Addr::from(get::<16>(buf, field::PEER)),
                 }
             }
             Some(CompletionKind::Error) => {
@@ -498,28 +480,31 @@ impl Completion {
 }
 
 impl fmt::Display for Completion {
-    /// One line: `RX_DATA id=7 slot=3 port=99 2048@4096/10000 buf=5 status=ok`.
+    /// One line: `RX_DATA id=7 from=10.0.0.1:772 port=99 2048@4096/10000 buf=5 status=ok`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} id={}", self.event.kind().name(), self.rpc_id)?;
         match self.event {
             Event::TxDone { length, cookie } => write!(f, " len={length} cookie={cookie}")?,
             Event::RxData {
-                msg_slot,
+                retransmit,
                 length,
                 offset,
                 buffer_id,
                 message_length,
                 local_port,
-            } => write!(
-                f,
-                " slot={msg_slot} port={local_port} {length}@{offset}/{message_length} \
-                 buf={buffer_id}"
-            )?,
-            Event::RxMessageComplete {
-                msg_slot,
-                peer,
                 peer_port,
-            } => write!(f, " slot={msg_slot} from={}:{peer_port}", peer_ip(peer))?,
+                peer,
+            } => {
+                write!(
+                    f,
+                    " from={}:{peer_port} port={local_port} {length}@{offset}/{message_length} \
+                     buf={buffer_id}",
+                    peer_ip(peer)
+                )?;
+                if retransmit {
+                    write!(f, " retransmit")?;
+                }
+            }
             Event::Error {
                 ring,
                 index,
@@ -542,12 +527,14 @@ mod tests {
             rpc_id: 7,
             status: Status::Ok,
             event: Event::RxData {
-                msg_slot: 3,
+                retransmit: true,
                 length: 2048,
                 offset: 4096,
                 buffer_id: 5,
                 message_length: 10000,
                 local_port: 99,
+                peer_port: 0x0304,
+                peer: peer_address("10.0.0.1".parse().unwrap()),
             },
             phase: true,
         }
@@ -555,12 +542,15 @@ mod tests {
 
     const GOLDEN_RX_DATA: [u8; COMPLETION_LEN] = [
         7, 0, 0, 0, 0, 0, 0, 0, // rpc_id
-        2, 0, 3, 0, // kind status msg_slot
+        2, 0, 1, 0, // kind status flags reserved0
         0x00, 0x08, 0, 0, // length
         0x00, 0x10, 0, 0, // offset
         5, 0, 0, 0, // buffer_id
         0x10, 0x27, 0, 0, // message_length
-        99, 0, 0, 1, // local_port reserved phase
+        99, 0, 4, 3, // local_port peer_port
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1, // peer
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // reserved1
+        1, // phase
     ];
 
     #[test]
@@ -572,7 +562,7 @@ mod tests {
         assert!(Completion::phase_of(&buf));
         assert_eq!(
             rx_data().to_string(),
-            "RX_DATA id=7 slot=3 port=99 2048@4096/10000 buf=5 status=ok"
+            "RX_DATA id=7 from=10.0.0.1:772 port=99 2048@4096/10000 buf=5 retransmit status=ok"
         );
     }
 
@@ -600,30 +590,6 @@ mod tests {
             "TX_DONE id=8 len=5000 cookie=72623859790382856 status=ok"
         );
 
-        let whole = Completion {
-            rpc_id: 9,
-            status: Status::Ok,
-            event: Event::RxMessageComplete {
-                msg_slot: 0x0102,
-                peer: peer_address("10.0.0.1".parse().unwrap()),
-                peer_port: 0x0304,
-            },
-            phase: true,
-        };
-        whole.encode(&mut buf);
-        let mut want = [0u8; COMPLETION_LEN];
-        want[0] = 9;
-        want[8] = 3;
-        want[10..12].copy_from_slice(&[2, 1]);
-        want[22..28].copy_from_slice(&[0xff, 0xff, 10, 0, 0, 1]);
-        want[28..30].copy_from_slice(&[4, 3]);
-        want[31] = 1;
-        assert_eq!(buf, want);
-        assert_eq!(
-            whole.to_string(),
-            "RX_MESSAGE_COMPLETE id=9 slot=258 from=10.0.0.1:772 status=ok"
-        );
-
         let err = Completion {
             rpc_id: 0,
             status: Status::BadDescriptor,
@@ -641,7 +607,7 @@ mod tests {
         want[12] = 17;
         want[16] = 4;
         want[24] = 1;
-        want[31] = 1;
+        want[63] = 1;
         assert_eq!(buf, want);
         assert_eq!(
             err.to_string(),
@@ -658,19 +624,28 @@ mod tests {
         b[9] = 200;
         assert_eq!(Completion::decode(&b), Err(HostifError::UnknownStatus(200)));
         let mut b = GOLDEN_RX_DATA;
-        b[31] = 0x03;
+        b[8] = 3;
+        assert_eq!(Completion::decode(&b), Err(HostifError::UnknownKind(3)));
+        let mut b = GOLDEN_RX_DATA;
+        b[63] = 0x03;
         assert!(matches!(
             Completion::decode(&b),
             Err(HostifError::Reserved { field: "phase", .. })
         ));
         let mut b = GOLDEN_RX_DATA;
-        b[30] = 1;
+        b[50] = 1;
         assert!(matches!(
             Completion::decode(&b),
             Err(HostifError::Reserved {
-                field: "reserved",
+                field: "reserved1",
                 ..
             })
+        ));
+        let mut b = GOLDEN_RX_DATA;
+        b[10] = 2;
+        assert!(matches!(
+            Completion::decode(&b),
+            Err(HostifError::Reserved { field: "flags", .. })
         ));
         let mut b = [0u8; COMPLETION_LEN];
         b[8] = 4;
@@ -691,27 +666,24 @@ mod tests {
     }
 
     fn arb_status() -> impl Strategy<Value = Status> {
-        (0u8..=6).prop_map(|v| Status::from_u8(v).unwrap_or(Status::Ok))
+        (0u8..=7).prop_map(|v| Status::from_u8(v).unwrap_or(Status::Ok))
     }
 
     fn arb_event() -> impl Strategy<Value = Event> {
         prop_oneof![
             any::<(u32, u64)>().prop_map(|(length, cookie)| Event::TxDone { length, cookie }),
-            any::<(u16, u32, u32, u32, u32, u16)>().prop_map(|(s, l, o, b, m, p)| {
-                Event::RxData {
-                    msg_slot: s,
+            any::<(bool, u32, u32, u32, u32, u16, u16, [u8; 16])>().prop_map(
+                |(r, l, o, b, m, p, pp, a)| Event::RxData {
+                    retransmit: r,
                     length: l,
                     offset: o,
                     buffer_id: b,
                     message_length: m,
                     local_port: p,
+                    peer_port: pp,
+                    peer: Ipv6Addr::from(a),
                 }
-            }),
-            any::<(u16, [u8; 16], u16)>().prop_map(|(s, a, p)| Event::RxMessageComplete {
-                msg_slot: s,
-                peer: Ipv6Addr::from(a),
-                peer_port: p,
-            }),
+            ),
             (0u8..=2, any::<(u32, u64)>()).prop_map(|(r, (index, cookie))| Event::Error {
                 ring: ErrorRing::from_u8(r).unwrap_or(ErrorRing::None),
                 index,

@@ -8,7 +8,7 @@
 //!  ring                 entry                    producer     consumer
 //!  TX descriptors       TxDescriptor, 64 B       host         NIC
 //!  RX buffers           RxBufDescriptor, 16 B    host         NIC
-//!  completions          Completion, 32 B         NIC          host
+//!  completions          Completion, 64 B         NIC          host
 //! ```
 //!
 //! Design notes:
@@ -142,7 +142,6 @@ pub static LAYOUTS: &[Layout] = &[
     rxbuf::LAYOUT,
     completion::LAYOUT_TX_DONE,
     completion::LAYOUT_RX_DATA,
-    completion::LAYOUT_RX_MESSAGE_COMPLETE,
     completion::LAYOUT_ERROR,
 ];
 
@@ -216,8 +215,8 @@ pub fn markdown() -> String {
          Integers are little-endian; addresses are 16 bytes in network order (IPv4 as \
          `::ffff:a.b.c.d`). Reserved fields are written as zero and refused when not zero. \
          Ring indices are free-running 32-bit counters; the slot is the index modulo the ring \
-         size (a power of two). Completion entries carry a phase bit (bit 0 of byte 31) that \
-         is 1 on the first pass over the ring and flips on every wrap; the NIC writes byte 31 \
+         size (a power of two). Completion entries carry a phase bit (bit 0 of byte 63) that \
+         is 1 on the first pass over the ring and flips on every wrap; the NIC writes byte 63 \
          last.\n",
     );
     for l in LAYOUTS {

@@ -41,7 +41,8 @@ pub(super) const LAYOUT: Layout = Layout {
     name: NAME,
     size: RX_BUF_DESC_LEN,
     doc: "Host → NIC. A buffer the NIC fills with received payload; each buffer holds data \
-          of one message and comes back in exactly one RX_DATA completion.",
+          of one DATA packet and comes back in exactly one completion (RX_DATA, or ERROR when it \
+          is too small for the packet).",
     fields: field::ALL,
 };
 

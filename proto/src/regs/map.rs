@@ -604,9 +604,9 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "QUEUE",
         type_id: 0x484d5155,
-        version: 0x00010000,
+        version: 0x00020000,
         base: 5 * BLOCK_STRIDE,
         registers: QUEUE,
-        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices.",
+        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions.",
     },
 ];
