@@ -17,11 +17,13 @@
 //! - [`regfile::RegFile`]: the register file, generated from `homa_proto::regs`.
 //! - [`rx_core::HomaRxCore512`]: the receive half of the NIC core, composed of the above
 //!   (parser → message table → grant generator → GRANT framer, register file).
+//! - [`rx_dma::RxDma512`]: the receive DMA engine: each DATA payload into one posted host
+//!   buffer (writes cut at the buffer's end), one `RX_DATA` or `ERROR` completion per buffer.
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
-//! [`parser_model`], [`msg_table_model`], [`grant_model`] and [`srpt_model`] are the blocks'
+//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`] and [`srpt_model`] are the blocks'
 //! oracles (no rust-hdl), shared by this crate's rust-hdl tests and the Verilator
 //! co-simulation in `homa-sim`.
 //!
@@ -41,6 +43,8 @@ pub mod parser;
 pub mod parser_model;
 pub mod regfile;
 pub mod rx_core;
+pub mod rx_dma;
+pub mod rx_dma_model;
 pub mod srpt;
 pub mod srpt_model;
 // `gen` is a reserved word in edition 2024: the file keeps its name, the module is `verilog`.
