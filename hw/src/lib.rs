@@ -19,11 +19,13 @@
 //!   (parser → message table → grant generator → GRANT framer, register file).
 //! - [`rx_dma::RxDma512`]: the receive DMA engine: each DATA payload into one posted host
 //!   buffer (writes cut at the buffer's end), one `RX_DATA` or `ERROR` completion per buffer.
+//! - [`cq_writer::CqWriter512`]: completions into the host's completion ring (body, then the
+//!   phase byte; never over an entry the host has not consumed).
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
-//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`] and [`srpt_model`] are the blocks'
+//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`], [`cq_writer_model`] and [`srpt_model`] are the blocks'
 //! oracles (no rust-hdl), shared by this crate's rust-hdl tests and the Verilator
 //! co-simulation in `homa-sim`.
 //!
@@ -32,6 +34,8 @@
 //! frames from host descriptors, GRANTs into the SRPT scheduler), host queues and DMA, and a
 //! grant decision that closes timing at 250 MHz.
 
+pub mod cq_writer;
+pub mod cq_writer_model;
 pub mod fifo;
 pub mod grant;
 pub mod grant_framer;
