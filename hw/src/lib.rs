@@ -19,13 +19,15 @@
 //!   (parser → message table → grant generator → GRANT framer, register file).
 //! - [`rx_dma::RxDma512`]: the receive DMA engine: each DATA payload into one posted host
 //!   buffer (writes cut at the buffer's end), one `RX_DATA` or `ERROR` completion per buffer.
+//! - [`rx_ring::RxRing512`]: fetches the RX buffer descriptors the host posts, four per
+//!   DMA read, for the RX DMA engine.
 //! - [`cq_writer::CqWriter512`]: completions into the host's completion ring (body, then the
 //!   phase byte; never over an entry the host has not consumed).
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
-//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`], [`cq_writer_model`] and [`srpt_model`] are the blocks'
+//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`], [`rx_ring_model`], [`cq_writer_model`] and [`srpt_model`] are the blocks'
 //! oracles (no rust-hdl), shared by this crate's rust-hdl tests and the Verilator
 //! co-simulation in `homa-sim`.
 //!
@@ -49,6 +51,8 @@ pub mod regfile;
 pub mod rx_core;
 pub mod rx_dma;
 pub mod rx_dma_model;
+pub mod rx_ring;
+pub mod rx_ring_model;
 pub mod srpt;
 pub mod srpt_model;
 // `gen` is a reserved word in edition 2024: the file keeps its name, the module is `verilog`.

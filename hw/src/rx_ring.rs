@@ -1,0 +1,447 @@
+//! `RxRing512`: fetches the RX buffer descriptors the host posts (`proto::hostif`, 16 bytes
+//! each; QUEUE registers `rx_base_*`, `rx_log2_size`, `rx_producer`, `rx_consumer`) and
+//! hands them, in ring order, to the RX DMA engine ([`crate::rx_dma::RxDma512`]'s `s_buf_*`).
+//!
+//! ```text
+//!  cfg_producer (doorbell) ─► m_rd_* (up to 4 descriptors, one 64-byte read, ≤ 4 in flight)
+//!  s_rd_* (responses, in order) ─► descriptor FIFO (16) ─► m_buf_* (iova, length, id, index)
+//! ```
+//!
+//! Reads never cross the ring's end and never run ahead of the producer; the FIFO space is
+//! reserved when a read is issued, so responses are always taken. `consumer` (`rx_consumer`)
+//! counts descriptors whose read has returned: the host may reuse those slots. A descriptor
+//! of length 0, or whose buffer would wrap past the top of the address space, is skipped and
+//! counted (`bad`). `cfg_clear` (the `rx_log2_size` write) restarts the indices at 0 and
+//! empties the FIFO; responses to reads issued before it are discarded.
+
+#[cfg(test)]
+mod tests;
+
+use crate::grant_framer::Lo32Hi32;
+use crate::hdl::*;
+
+/// FIFO depth in descriptors.
+pub const RX_RING_FIFO: usize = 16;
+/// Descriptors per read (one 64-byte beat).
+pub const RX_RING_BATCH: usize = 4;
+
+/// The RX buffer ring fetcher.
+#[derive(LogicBlock)]
+pub struct RxRing512 {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// IOVA of the ring.
+    pub cfg_base: Signal<In, Bits<64>>,
+    /// log2 of the entry count (1-16; otherwise off).
+    pub cfg_log2: Signal<In, Bits<5>>,
+    /// The host's producer index (`rx_producer`).
+    pub cfg_producer: Signal<In, Bits<32>>,
+    /// Restart at 0 (`rx_log2_size` written).
+    pub cfg_clear: Signal<In, Bit>,
+    /// A DMA read is requested.
+    pub m_rd_valid: Signal<Out, Bit>,
+    /// The request is taken.
+    pub m_rd_ready: Signal<In, Bit>,
+    /// Host address to read.
+    pub m_rd_addr: Signal<Out, Bits<64>>,
+    /// Bytes to read (16 to 64).
+    pub m_rd_len: Signal<Out, Bits<32>>,
+    /// A read response (one beat per request, in request order).
+    pub s_rd_valid: Signal<In, Bit>,
+    /// The bytes read, byte 0 in bits 7..0.
+    pub s_rd_data: Signal<In, Bits<512>>,
+    /// A buffer is offered.
+    pub m_buf_valid: Signal<Out, Bit>,
+    /// The buffer is taken.
+    pub m_buf_ready: Signal<In, Bit>,
+    /// Its IOVA.
+    pub m_buf_iova: Signal<Out, Bits<64>>,
+    /// Its length.
+    pub m_buf_length: Signal<Out, Bits<32>>,
+    /// Its id.
+    pub m_buf_id: Signal<Out, Bits<32>>,
+    /// Its free-running ring index.
+    pub m_buf_index: Signal<Out, Bits<32>>,
+    /// Descriptors read back (`rx_consumer`).
+    pub consumer: Signal<Out, Bits<32>>,
+    /// Descriptors skipped as bad (free-running).
+    pub bad: Signal<Out, Bits<32>>,
+    fetch: DFF<Bits<32>>,
+    got: DFF<Bits<32>>,
+    count: DFF<Bits<32>>,
+    inflight: DFF<Bits<32>>,
+    reqs: DFF<Bits<32>>,
+    discard: DFF<Bits<32>>,
+    wr: DFF<Bits<4>>,
+    rd: DFF<Bits<4>>,
+    rq: [DFF<Bits<32>>; RX_RING_BATCH],
+    rq_wr: DFF<Bits<2>>,
+    rq_rd: DFF<Bits<2>>,
+    q_bad: [DFF<Bit>; RX_RING_FIFO],
+    q_iova: [DFF<Bits<64>>; RX_RING_FIFO],
+    q_len: [DFF<Bits<32>>; RX_RING_FIFO],
+    q_id: [DFF<Bits<32>>; RX_RING_FIFO],
+    q_index: [DFF<Bits<32>>; RX_RING_FIFO],
+    n_bad: DFF<Bits<32>>,
+    on: Signal<Local, Bit>,
+    size: Signal<Local, Bits<32>>,
+    slot: Signal<Local, Bits<32>>,
+    avail: Signal<Local, Bits<32>>,
+    to_end: Signal<Local, Bits<32>>,
+    space: Signal<Local, Bits<32>>,
+    n1: Signal<Local, Bits<32>>,
+    n2: Signal<Local, Bits<32>>,
+    n: Signal<Local, Bits<32>>,
+    off64: Signal<Local, Lo32Hi32>,
+    issue: Signal<Local, Bit>,
+    resp: Signal<Local, Bit>,
+    rn: Signal<Local, Bits<32>>,
+    h_bad: Signal<Local, Bit>,
+    has: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    d_iova: [Signal<Local, Bits<64>>; RX_RING_BATCH],
+    d_len: [Signal<Local, Bits<32>>; RX_RING_BATCH],
+    d_id: [Signal<Local, Bits<32>>; RX_RING_BATCH],
+    d_lo: [Signal<Local, Bits<32>>; RX_RING_BATCH],
+    d_hi: [Signal<Local, Bits<32>>; RX_RING_BATCH],
+    d_bad: [Signal<Local, Bit>; RX_RING_BATCH],
+    c_ones32: Constant<Bits<32>>,
+    c_zero5: Constant<Bits<5>>,
+    c_max_log2: Constant<Bits<5>>,
+    c_zero32: Constant<Bits<32>>,
+    c_one32: Constant<Bits<32>>,
+    c_four: Constant<Bits<32>>,
+    c_fifo: Constant<Bits<32>>,
+    c_shift16: Constant<Bits<32>>,
+    c_one4: Constant<Bits<4>>,
+    c_one2: Constant<Bits<2>>,
+    c_zero4: Constant<Bits<4>>,
+    c_zero2: Constant<Bits<2>>,
+    c_j: [Constant<Bits<32>>; RX_RING_BATCH],
+    c_j4: [Constant<Bits<4>>; RX_RING_BATCH],
+    c_s4: [Constant<Bits<4>>; RX_RING_FIFO],
+    c_s2: [Constant<Bits<2>>; RX_RING_BATCH],
+    c_at: [Constant<Bits<16>>; 3 * RX_RING_BATCH],
+}
+
+fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
+    Constant::new(v.into())
+}
+
+impl RxRing512 {
+    /// A fresh fetcher (ports unconnected: use [`RxRing512::top_level`] for Verilog).
+    pub fn new() -> Self {
+        use homa_proto::hostif::RX_BUF_DESC_LEN;
+        const _: () = assert!(RX_BUF_DESC_LEN * RX_RING_BATCH == 64);
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            cfg_base: Signal::default(),
+            cfg_log2: Signal::default(),
+            cfg_producer: Signal::default(),
+            cfg_clear: Signal::default(),
+            m_rd_valid: Signal::default(),
+            m_rd_ready: Signal::default(),
+            m_rd_addr: Signal::default(),
+            m_rd_len: Signal::default(),
+            s_rd_valid: Signal::default(),
+            s_rd_data: Signal::default(),
+            m_buf_valid: Signal::default(),
+            m_buf_ready: Signal::default(),
+            m_buf_iova: Signal::default(),
+            m_buf_length: Signal::default(),
+            m_buf_id: Signal::default(),
+            m_buf_index: Signal::default(),
+            consumer: Signal::default(),
+            bad: Signal::default(),
+            fetch: DFF::default(),
+            got: DFF::default(),
+            count: DFF::default(),
+            inflight: DFF::default(),
+            reqs: DFF::default(),
+            discard: DFF::default(),
+            wr: DFF::default(),
+            rd: DFF::default(),
+            rq: std::array::from_fn(|_| DFF::default()),
+            rq_wr: DFF::default(),
+            rq_rd: DFF::default(),
+            q_bad: std::array::from_fn(|_| DFF::default()),
+            q_iova: std::array::from_fn(|_| DFF::default()),
+            q_len: std::array::from_fn(|_| DFF::default()),
+            q_id: std::array::from_fn(|_| DFF::default()),
+            q_index: std::array::from_fn(|_| DFF::default()),
+            n_bad: DFF::default(),
+            on: Signal::default(),
+            size: Signal::default(),
+            slot: Signal::default(),
+            avail: Signal::default(),
+            to_end: Signal::default(),
+            space: Signal::default(),
+            n1: Signal::default(),
+            n2: Signal::default(),
+            n: Signal::default(),
+            off64: Signal::default(),
+            issue: Signal::default(),
+            resp: Signal::default(),
+            rn: Signal::default(),
+            h_bad: Signal::default(),
+            has: Signal::default(),
+            pop: Signal::default(),
+            d_iova: std::array::from_fn(|_| Signal::default()),
+            d_len: std::array::from_fn(|_| Signal::default()),
+            d_id: std::array::from_fn(|_| Signal::default()),
+            d_lo: std::array::from_fn(|_| Signal::default()),
+            d_hi: std::array::from_fn(|_| Signal::default()),
+            d_bad: std::array::from_fn(|_| Signal::default()),
+            c_ones32: k(u64::from(u32::MAX)),
+            c_zero5: k(0),
+            c_max_log2: k(16),
+            c_zero32: k(0),
+            c_one32: k(1),
+            c_four: k(RX_RING_BATCH as u64),
+            c_fifo: k(RX_RING_FIFO as u64),
+            c_shift16: k(4),
+            c_one4: k(1),
+            c_one2: k(1),
+            c_zero4: k(0),
+            c_zero2: k(0),
+            c_j: std::array::from_fn(|j| k(j as u64)),
+            c_j4: std::array::from_fn(|j| k(j as u64)),
+            c_s4: std::array::from_fn(|s| k(s as u64)),
+            c_s2: std::array::from_fn(|s| k(s as u64)),
+            // Bit offsets of iova, length and buffer_id of descriptor j in the beat.
+            c_at: std::array::from_fn(|i| {
+                let (j, f) = (i / 3, i % 3);
+                k((128 * j + [0, 64, 96][f]) as u64)
+            }),
+        }
+    }
+
+    /// The fetcher as a top-level module: every input connected, for Verilog generation.
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.cfg_base.connect();
+        uut.cfg_log2.connect();
+        uut.cfg_producer.connect();
+        uut.cfg_clear.connect();
+        uut.m_rd_ready.connect();
+        uut.s_rd_valid.connect();
+        uut.s_rd_data.connect();
+        uut.m_buf_ready.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
+impl Default for RxRing512 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for RxRing512 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RxRing512").finish_non_exhaustive()
+    }
+}
+
+impl Logic for RxRing512 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, fetch, got, count, inflight, reqs, discard, wr, rd, rq_wr, rq_rd, n_bad
+        );
+        for i in 0..RX_RING_BATCH {
+            self.rq[i].clock.next = self.clock.val();
+            self.rq[i].d.next = self.rq[i].q.val();
+        }
+        for i in 0..RX_RING_FIFO {
+            self.q_bad[i].clock.next = self.clock.val();
+            self.q_bad[i].d.next = self.q_bad[i].q.val();
+            self.q_iova[i].clock.next = self.clock.val();
+            self.q_iova[i].d.next = self.q_iova[i].q.val();
+            self.q_len[i].clock.next = self.clock.val();
+            self.q_len[i].d.next = self.q_len[i].q.val();
+            self.q_id[i].clock.next = self.clock.val();
+            self.q_id[i].d.next = self.q_id[i].q.val();
+            self.q_index[i].clock.next = self.clock.val();
+            self.q_index[i].d.next = self.q_index[i].q.val();
+        }
+        // The next read: up to 4 descriptors, within what is posted, the ring's end and the
+        // FIFO space not yet promised.
+        self.on.next = (self.cfg_log2.val() != self.c_zero5.val())
+            & (self.cfg_log2.val() <= self.c_max_log2.val());
+        self.size.next = self.c_one32.val() << self.cfg_log2.val();
+        self.slot.next = self.fetch.q.val() & (self.size.val() - self.c_one32.val());
+        self.avail.next = self.cfg_producer.val() - self.fetch.q.val();
+        if self.avail.val() > self.size.val() {
+            // A producer beyond the ring (a host fault): nothing is posted.
+            self.avail.next = self.c_zero32.val();
+        }
+        self.to_end.next = self.size.val() - self.slot.val();
+        self.space.next = self.c_fifo.val() - self.count.q.val() - self.inflight.q.val();
+        self.n1.next = self.c_four.val();
+        if self.avail.val() < self.c_four.val() {
+            self.n1.next = self.avail.val();
+        }
+        self.n2.next = self.n1.val();
+        if self.to_end.val() < self.n1.val() {
+            self.n2.next = self.to_end.val();
+        }
+        self.n.next = self.n2.val();
+        if self.space.val() < self.n2.val() {
+            self.n.next = self.space.val();
+        }
+        self.off64.next.lo = self.slot.val() << self.c_shift16.val();
+        self.off64.next.hi = self.c_zero32.val();
+        self.m_rd_addr.next = self.cfg_base.val() + Bits::<64>::from(self.off64.val());
+        self.m_rd_len.next = self.n.val() << self.c_shift16.val();
+        self.m_rd_valid.next = self.on.val()
+            & (self.n.val() != self.c_zero32.val())
+            & (self.reqs.q.val() < self.c_four.val())
+            & !self.cfg_clear.val()
+            & !self.reset.val();
+        self.issue.next = self.m_rd_valid.val() & self.m_rd_ready.val();
+        // Responses: the oldest request's count of descriptors.
+        self.rn.next = self.rq[0].q.val();
+        for i in 1..RX_RING_BATCH {
+            if self.rq_rd.q.val() == self.c_s2[i].val() {
+                self.rn.next = self.rq[i].q.val();
+            }
+        }
+        self.resp.next = self.s_rd_valid.val() & (self.discard.q.val() == self.c_zero32.val());
+        // Descriptor j of the beat: bad when empty or when its end wraps past 2^64.
+        for j in 0..RX_RING_BATCH {
+            self.d_iova[j].next = self
+                .s_rd_data
+                .val()
+                .get_bits::<64>(self.c_at[3 * j].val().index());
+            self.d_len[j].next = self
+                .s_rd_data
+                .val()
+                .get_bits::<32>(self.c_at[3 * j + 1].val().index());
+            self.d_id[j].next = self
+                .s_rd_data
+                .val()
+                .get_bits::<32>(self.c_at[3 * j + 2].val().index());
+            self.d_lo[j].next = self.d_iova[j].val().get_bits::<32>(0);
+            self.d_hi[j].next = self.d_iova[j].val().get_bits::<32>(32);
+            self.d_bad[j].next = (self.d_len[j].val() == self.c_zero32.val())
+                | ((self.d_hi[j].val() == self.c_ones32.val())
+                    & ((self.d_lo[j].val() + self.d_len[j].val()) < self.d_lo[j].val()));
+        }
+        for s in 0..RX_RING_FIFO {
+            for j in 0..RX_RING_BATCH {
+                if self.resp.val()
+                    & (self.c_j[j].val() < self.rn.val())
+                    & ((self.wr.q.val() + self.c_j4[j].val()) == self.c_s4[s].val())
+                {
+                    self.q_bad[s].d.next = self.d_bad[j].val();
+                    self.q_iova[s].d.next = self.d_iova[j].val();
+                    self.q_len[s].d.next = self.d_len[j].val();
+                    self.q_id[s].d.next = self.d_id[j].val();
+                    self.q_index[s].d.next = self.got.q.val() + self.c_j[j].val();
+                }
+            }
+        }
+        // The FIFO's head.
+        self.h_bad.next = self.q_bad[0].q.val();
+        self.m_buf_iova.next = self.q_iova[0].q.val();
+        self.m_buf_length.next = self.q_len[0].q.val();
+        self.m_buf_id.next = self.q_id[0].q.val();
+        self.m_buf_index.next = self.q_index[0].q.val();
+        for s in 1..RX_RING_FIFO {
+            if self.rd.q.val() == self.c_s4[s].val() {
+                self.h_bad.next = self.q_bad[s].q.val();
+                self.m_buf_iova.next = self.q_iova[s].q.val();
+                self.m_buf_length.next = self.q_len[s].q.val();
+                self.m_buf_id.next = self.q_id[s].q.val();
+                self.m_buf_index.next = self.q_index[s].q.val();
+            }
+        }
+        self.has.next = self.count.q.val() != self.c_zero32.val();
+        self.m_buf_valid.next = self.has.val() & !self.h_bad.val() & !self.reset.val();
+        self.pop.next = self.has.val() & (self.h_bad.val() | self.m_buf_ready.val());
+        if self.pop.val() & self.h_bad.val() {
+            self.n_bad.d.next = self.n_bad.q.val() + self.c_one32.val();
+        }
+        // Bookkeeping.
+        if self.issue.val() {
+            self.fetch.d.next = self.fetch.q.val() + self.n.val();
+            for i in 0..RX_RING_BATCH {
+                if self.rq_wr.q.val() == self.c_s2[i].val() {
+                    self.rq[i].d.next = self.n.val();
+                }
+            }
+            self.rq_wr.d.next = self.rq_wr.q.val() + self.c_one2.val();
+        }
+        if self.s_rd_valid.val() {
+            self.rq_rd.d.next = self.rq_rd.q.val() + self.c_one2.val();
+            if !self.resp.val() {
+                self.discard.d.next = self.discard.q.val() - self.c_one32.val();
+            }
+        }
+        if self.resp.val() {
+            self.got.d.next = self.got.q.val() + self.rn.val();
+            self.wr.d.next = self.wr.q.val() + self.rn.val().get_bits::<4>(0);
+        }
+        if self.pop.val() {
+            self.rd.d.next = self.rd.q.val() + self.c_one4.val();
+        }
+        self.count.d.next = self.count.q.val();
+        if self.resp.val() {
+            self.count.d.next = self.count.q.val() + self.rn.val();
+            if self.pop.val() {
+                self.count.d.next = self.count.q.val() + self.rn.val() - self.c_one32.val();
+            }
+        } else if self.pop.val() {
+            self.count.d.next = self.count.q.val() - self.c_one32.val();
+        }
+        self.inflight.d.next = self.inflight.q.val();
+        if self.issue.val() {
+            self.inflight.d.next = self.inflight.q.val() + self.n.val();
+            if self.resp.val() {
+                self.inflight.d.next = self.inflight.q.val() + self.n.val() - self.rn.val();
+            }
+        } else if self.resp.val() {
+            self.inflight.d.next = self.inflight.q.val() - self.rn.val();
+        }
+        if self.issue.val() & !self.s_rd_valid.val() {
+            self.reqs.d.next = self.reqs.q.val() + self.c_one32.val();
+        }
+        if !self.issue.val() & self.s_rd_valid.val() {
+            self.reqs.d.next = self.reqs.q.val() - self.c_one32.val();
+        }
+        self.consumer.next = self.got.q.val();
+        self.bad.next = self.n_bad.q.val();
+        // Clear: indices and FIFO restart; reads in flight are answered and discarded.
+        if self.cfg_clear.val() {
+            self.fetch.d.next = self.c_zero32.val();
+            self.got.d.next = self.c_zero32.val();
+            self.count.d.next = self.c_zero32.val();
+            self.inflight.d.next = self.c_zero32.val();
+            self.wr.d.next = self.c_zero4.val();
+            self.rd.d.next = self.c_zero4.val();
+            self.discard.d.next = self.reqs.q.val();
+            if self.s_rd_valid.val() {
+                self.discard.d.next = self.reqs.q.val() - self.c_one32.val();
+            }
+        }
+        if self.reset.val() {
+            self.fetch.d.next = self.c_zero32.val();
+            self.got.d.next = self.c_zero32.val();
+            self.count.d.next = self.c_zero32.val();
+            self.inflight.d.next = self.c_zero32.val();
+            self.reqs.d.next = self.c_zero32.val();
+            self.discard.d.next = self.c_zero32.val();
+            self.wr.d.next = self.c_zero4.val();
+            self.rd.d.next = self.c_zero4.val();
+            self.rq_wr.d.next = self.c_zero2.val();
+            self.rq_rd.d.next = self.c_zero2.val();
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! The bench for [`crate::rx_ring::RxRing512`], shared by its rust-hdl test and the Verilator
+//! co-simulation in `homa-sim`: a host that posts RX buffer descriptors (`proto::hostif`
+//! encoding, some bad) into its ring whenever `rx_consumer` leaves room, and a DMA read
+//! server that answers in order after a random latency, reading host memory when it answers.
+//!
+//! Checks: every good descriptor comes out once, in ring order, with its index; bad ones
+//! are counted; reads stay inside the ring, never cross its end, never ask for a slot the
+//! host has not posted; and since the host rewrites a slot as soon as `rx_consumer` passes
+//! it, a consumer that ran ahead of the reads would hand out a rewritten descriptor.
+
+use std::collections::VecDeque;
+
+use homa_proto::hostif::{RX_BUF_DESC_LEN, RxBufDescriptor};
+
+use crate::parser_model::Rng;
+use crate::rx_dma_model::Buffer;
+
+/// What the bench offers the fetcher in one cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RingOffer {
+    /// Ring IOVA.
+    pub base: u64,
+    /// log2 of the entry count.
+    pub log2: u8,
+    /// The host's producer index.
+    pub producer: u32,
+    /// A read request is taken.
+    pub rd_ready: bool,
+    /// A read response.
+    pub resp: Option<[u8; 64]>,
+    /// A buffer is taken.
+    pub buf_ready: bool,
+}
+
+/// What the fetcher answers, once settled.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RingAnswer {
+    /// A read request (address, bytes).
+    pub rd: Option<(u64, u16)>,
+    /// A buffer offered.
+    pub buf: Option<Buffer>,
+}
+
+/// The fetcher under test.
+pub trait RingPorts {
+    /// Resets it.
+    fn reset(&mut self);
+    /// Drives this cycle's inputs and returns the settled outputs.
+    fn drive(&mut self, offer: &RingOffer) -> RingAnswer;
+    /// (consumer, bad).
+    fn counters(&self) -> (u32, u32);
+    /// The rising edge.
+    fn edge(&mut self);
+}
+
+/// The result of [`run`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RingStats {
+    /// Cycles run.
+    pub cycles: u64,
+    /// Buffers handed out.
+    pub buffers: u64,
+    /// Bad descriptors skipped.
+    pub bad: u32,
+    /// Reads issued.
+    pub reads: u64,
+}
+
+fn descriptor(rng: &mut Rng, index: u32) -> (RxBufDescriptor, bool) {
+    let id = index ^ 0x5a00_0000;
+    match rng.below(25) {
+        0 => (
+            RxBufDescriptor {
+                iova: rng.next_u64(),
+                length: 0,
+                buffer_id: id,
+            },
+            true,
+        ),
+        1 => (
+            RxBufDescriptor {
+                iova: u64::MAX - rng.below(1000),
+                length: 2048,
+                buffer_id: id,
+            },
+            true,
+        ),
+        _ => (
+            RxBufDescriptor {
+                iova: rng.next_u64() >> 16,
+                length: 1 + rng.below(1 << 16) as u32,
+                buffer_id: id,
+            },
+            false,
+        ),
+    }
+}
+
+/// Posts `n` descriptors through a ring of random size and checks what the fetcher does.
+pub fn run<D: RingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<RingStats, String> {
+    let fail = |m: String| format!("seed {seed:#x}: {m}");
+    let mut rng = Rng::new(seed);
+    let log2 = 1 + rng.below(6) as u8;
+    let size = 1u32 << log2;
+    let base = 0x4000_0000 + 4096 * rng.below(1024);
+    let mut ring = vec![0u8; size as usize * RX_BUF_DESC_LEN];
+    let mut posted: VecDeque<(u32, RxBufDescriptor, bool)> = VecDeque::new();
+    let (mut producer, mut doorbell, mut fetch, mut bad_want) = (0u32, 0u32, 0u32, 0u32);
+    let mut reads: VecDeque<(u64, u64, u16)> = VecDeque::new(); // (due cycle, addr, len)
+    let mut stats = RingStats::default();
+    dut.reset();
+    let mut consumer = 0u32;
+    let mut drain = 0;
+    // Until every good descriptor is out and the trailing bad ones had time to be skipped.
+    while drain < 300 {
+        if producer == n && reads.is_empty() && posted.iter().all(|p| p.2) {
+            drain += 1;
+        }
+        stats.cycles += 1;
+        if stats.cycles > 400 * u64::from(n) + 1000 {
+            return Err(fail(format!(
+                "no progress: {} buffers, producer {producer}, consumer {consumer}",
+                stats.buffers
+            )));
+        }
+        // The host writes descriptors into slots the NIC has read, and rings the doorbell.
+        while producer < n && producer.wrapping_sub(consumer) < size && rng.chance(50) {
+            let (d, bad) = descriptor(&mut rng, producer);
+            let at = (producer & (size - 1)) as usize * RX_BUF_DESC_LEN;
+            let mut b = [0u8; RX_BUF_DESC_LEN];
+            d.encode(&mut b);
+            ring[at..at + RX_BUF_DESC_LEN].copy_from_slice(&b);
+            posted.push_back((producer, d, bad));
+            producer += 1;
+        }
+        if rng.chance(30) {
+            doorbell = producer;
+        }
+        // The read server: in order, after its latency, from memory as it is then.
+        let resp = match reads.front() {
+            Some(&(due, addr, len)) if due <= stats.cycles => {
+                reads.pop_front();
+                let mut data = [0xa5u8; 64];
+                let at = (addr - base) as usize;
+                data[..usize::from(len)].copy_from_slice(&ring[at..at + usize::from(len)]);
+                Some(data)
+            }
+            _ => None,
+        };
+        let offer = RingOffer {
+            base,
+            log2,
+            producer: doorbell,
+            rd_ready: rng.chance(70),
+            resp,
+            buf_ready: rng.chance(60),
+        };
+        let a = dut.drive(&offer);
+        if let Some((addr, len)) = a.rd.filter(|_| offer.rd_ready) {
+            let count = u32::from(len) / RX_BUF_DESC_LEN as u32;
+            let want = base + u64::from(fetch & (size - 1)) * RX_BUF_DESC_LEN as u64;
+            if addr != want
+                || len == 0
+                || usize::from(len) % RX_BUF_DESC_LEN != 0
+                || count > 4
+                || (fetch & (size - 1)) + count > size
+                || fetch.wrapping_add(count).wrapping_sub(doorbell) as i32 > 0
+            {
+                return Err(fail(format!(
+                    "read {addr:#x}+{len} at index {fetch} (ring {size} at {base:#x}, \
+                     doorbell {doorbell})"
+                )));
+            }
+            fetch = fetch.wrapping_add(count);
+            stats.reads += 1;
+            reads.push_back((stats.cycles + 5 + rng.below(60), addr, len));
+        }
+        if let Some(b) = a.buf.filter(|_| offer.buf_ready) {
+            loop {
+                let (index, d, bad) = posted
+                    .pop_front()
+                    .ok_or_else(|| fail(format!("buffer {b:?} never posted")))?;
+                if bad {
+                    bad_want += 1;
+                    continue;
+                }
+                let want = Buffer {
+                    iova: d.iova,
+                    length: d.length,
+                    id: d.buffer_id,
+                    index,
+                };
+                if b != want {
+                    return Err(fail(format!("buffer {b:?}, want {want:?}")));
+                }
+                break;
+            }
+            stats.buffers += 1;
+        }
+        dut.edge();
+        consumer = dut.counters().0;
+        if consumer.wrapping_sub(fetch) as i32 > 0 {
+            return Err(fail(format!(
+                "consumer {consumer} ahead of the reads ({fetch})"
+            )));
+        }
+    }
+    // Trailing bad descriptors: skipped, never handed out.
+    bad_want += posted.len() as u32;
+    let (consumer, bad) = dut.counters();
+    stats.bad = bad;
+    if bad != bad_want || consumer != n {
+        return Err(fail(format!(
+            "bad {bad} (want {bad_want}), consumer {consumer} (want {n})"
+        )));
+    }
+    Ok(stats)
+}
