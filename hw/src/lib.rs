@@ -33,8 +33,9 @@
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and
 //! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the TX half (DATA
-//! frames from host descriptors, GRANTs into the SRPT scheduler), host queues and DMA, and a
-//! grant decision that closes timing at 250 MHz.
+//! frames from host descriptors, GRANTs into the SRPT scheduler), the RX host-queue blocks
+//! composed into the core (register file, one DMA write port shared by payloads and
+//! completions), and a grant decision that closes timing at 250 MHz.
 
 pub mod cq_writer;
 pub mod cq_writer_model;
