@@ -129,6 +129,13 @@ fn run() -> Result<(), String> {
                 "cargo::warning=homa-sim: Verilator not available ({reason}): the RTL models \
                  are not built and the RTL tests will SKIP. Run scripts/setup.sh to install it."
             );
+            // Installing Verilator adds a file to a PATH directory: watch them, so the
+            // models get built on the next cargo run without a manual clean.
+            if let Some(path) = std::env::var_os("PATH") {
+                for dir in std::env::split_paths(&path).filter(|d| d.is_dir()) {
+                    println!("cargo::rerun-if-changed={}", dir.display());
+                }
+            }
             return Ok(());
         }
     };

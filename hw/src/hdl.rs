@@ -20,3 +20,23 @@ pub fn clock_half<U: Block>(uut: &mut U, clock: fn(&mut U) -> &mut Signal<In, Cl
     clock(uut).next = Clock { clk: high };
     assert!(simulate(uut, 1000), "the model did not settle");
 }
+
+/// A `W`-bit value whose byte lane `i` (bits `8i+7..8i`) is `bytes[i]`, missing bytes zero:
+/// how the benches drive a data bus from bytes. `W` is a multiple of 64.
+pub fn bits_from_le_bytes<const W: usize>(bytes: &[u8]) -> Bits<W> {
+    let mut v: Bits<W> = Bits::default();
+    for chunk in (0..W / 64).rev() {
+        let mut b = [0u8; 8];
+        for (i, x) in b.iter_mut().enumerate() {
+            *x = bytes.get(chunk * 8 + i).copied().unwrap_or(0);
+        }
+        let lane: Bits<W> = u64::from_le_bytes(b).into();
+        v = if W > 64 { (v << 64) | lane } else { lane };
+    }
+    v
+}
+
+/// The byte lanes of a `W`-bit value, lane 0 first (the inverse of [`bits_from_le_bytes`]).
+pub fn le_bytes_of<const W: usize>(v: Bits<W>) -> Vec<u8> {
+    (0..W / 8).map(|i| v.get_bits::<8>(8 * i).to_u8()).collect()
+}

@@ -33,7 +33,7 @@ mod built {
             m.set_cfg_base(o.base);
             m.set_cfg_log2(u64::from(o.log2));
             m.set_cfg_producer(u64::from(o.producer));
-            m.set_cfg_clear(0);
+            m.set_cfg_clear(u64::from(o.clear));
             m.set_m_rd_ready(u64::from(o.rd_ready));
             m.set_s_rd_valid(u64::from(o.resp.is_some()));
             let data: [u32; 16] =
@@ -72,5 +72,11 @@ mod built {
             eprintln!("  {stats:?}");
             assert!(stats.bad > 0 && stats.buffers + u64::from(stats.bad) == u64::from(n));
         }
+    }
+
+    #[test]
+    fn rx_ring_cosim__clear_discards_reads_in_flight_and_restarts_at_zero() {
+        rx_ring_model::clear_case(&mut Dut(HomaHostRxqW512::new()))
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

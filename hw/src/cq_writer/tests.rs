@@ -11,16 +11,6 @@ struct Bench {
     uut: CqWriter512,
 }
 
-fn bits512(bytes: &[u8]) -> Bits<512> {
-    let mut v: Bits<512> = Bits::default();
-    for chunk in (0..8).rev() {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&bytes[chunk * 8..chunk * 8 + 8]);
-        v = (v << 64) | Bits::<512>::from(u64::from_le_bytes(b));
-    }
-    v
-}
-
 impl Bench {
     fn half(&mut self, high: bool) {
         clock_half(&mut self.uut, |u| &mut u.clock, high);
@@ -44,7 +34,7 @@ impl CqPorts for Bench {
         u.cfg_consumer.next = u64::from(o.consumer).into();
         u.cfg_clear.next = o.clear;
         u.s_cpl_valid.next = o.cpl.is_some();
-        u.s_cpl_data.next = bits512(o.cpl.map_or(&[0u8; 64][..], |c| &c[..]));
+        u.s_cpl_data.next = bits_from_le_bytes::<512>(o.cpl.map_or(&[][..], |c| &c[..]));
         u.m_dma_ready.next = o.dma_ready;
         self.half(false);
         let u = &self.uut;
@@ -52,7 +42,9 @@ impl CqPorts for Bench {
             cpl_ready: u.s_cpl_ready.val(),
             dma: u.m_dma_valid.val().then(|| DmaWrite {
                 addr: u.m_dma_addr.val().to_u64(),
-                data: std::array::from_fn(|i| u.m_dma_data.val().get_bits::<8>(8 * i).to_u8()),
+                data: le_bytes_of(u.m_dma_data.val())
+                    .try_into()
+                    .expect("64 bytes"),
                 keep: u.m_dma_keep.val().to_u64(),
                 last: u.m_dma_last.val(),
             }),

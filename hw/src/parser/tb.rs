@@ -14,16 +14,7 @@ pub struct Bench<const W: usize, const K: usize> {
 }
 
 fn word<const W: usize>(bytes: &[u8]) -> Bits<W> {
-    let mut v: Bits<W> = Bits::default();
-    for chunk in (0..W / 64).rev() {
-        let mut b = [0u8; 8];
-        for (i, x) in b.iter_mut().enumerate() {
-            *x = bytes.get(chunk * 8 + i).copied().unwrap_or(0);
-        }
-        let lane: Bits<W> = u64::from_le_bytes(b).into();
-        v = if W > 64 { (v << 64) | lane } else { lane };
-    }
-    v
+    bits_from_le_bytes::<W>(bytes)
 }
 
 fn keep<const K: usize>(n: usize) -> Bits<K> {

@@ -12,23 +12,15 @@ struct Bench {
 }
 
 fn bits512(bytes: &[u8]) -> Bits<512> {
-    let mut v: Bits<512> = Bits::default();
-    for chunk in (0..8).rev() {
-        let mut b = [0u8; 8];
-        for (i, x) in b.iter_mut().enumerate() {
-            *x = bytes.get(chunk * 8 + i).copied().unwrap_or(0);
-        }
-        v = (v << 64) | Bits::<512>::from(u64::from_le_bytes(b));
-    }
-    v
+    bits_from_le_bytes::<512>(bytes)
 }
 
 fn bytes512(v: Bits<512>) -> [u8; 64] {
-    std::array::from_fn(|i| v.get_bits::<8>(8 * i).to_u8())
+    le_bytes_of(v).try_into().expect("64 bytes")
 }
 
 fn bits128(v: u128) -> Bits<128> {
-    (Bits::<128>::from((v >> 64) as u64) << 64) | Bits::<128>::from(v as u64)
+    bits_from_le_bytes::<128>(&v.to_le_bytes())
 }
 
 impl Bench {

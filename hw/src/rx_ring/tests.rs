@@ -11,16 +11,6 @@ struct Bench {
     uut: RxRing512,
 }
 
-fn bits512(bytes: &[u8; 64]) -> Bits<512> {
-    let mut v: Bits<512> = Bits::default();
-    for chunk in (0..8).rev() {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&bytes[chunk * 8..chunk * 8 + 8]);
-        v = (v << 64) | Bits::<512>::from(u64::from_le_bytes(b));
-    }
-    v
-}
-
 impl Bench {
     fn half(&mut self, high: bool) {
         clock_half(&mut self.uut, |u| &mut u.clock, high);
@@ -42,10 +32,10 @@ impl RingPorts for Bench {
         u.cfg_base.next = o.base.into();
         u.cfg_log2.next = u64::from(o.log2).into();
         u.cfg_producer.next = u64::from(o.producer).into();
-        u.cfg_clear.next = false;
+        u.cfg_clear.next = o.clear;
         u.m_rd_ready.next = o.rd_ready;
         u.s_rd_valid.next = o.resp.is_some();
-        u.s_rd_data.next = bits512(&o.resp.unwrap_or([0; 64]));
+        u.s_rd_data.next = bits_from_le_bytes::<512>(&o.resp.unwrap_or([0; 64]));
         u.m_buf_ready.next = o.buf_ready;
         self.half(false);
         let u = &self.uut;
@@ -88,4 +78,12 @@ fn rx_ring__hands_out_every_posted_buffer_in_order() {
         eprintln!("  {stats:?}");
         assert!(stats.buffers > 250 && stats.bad > 0, "{stats:?}");
     }
+}
+
+#[test]
+fn rx_ring__clear_discards_reads_in_flight_and_restarts_at_zero() {
+    let mut bench = Bench {
+        uut: RxRing512::top_level(),
+    };
+    rx_ring_model::clear_case(&mut bench).unwrap_or_else(|e| panic!("{e}"));
 }
