@@ -23,13 +23,16 @@
 //!   DMA read, for the RX DMA engine.
 //! - [`cq_writer::CqWriter512`]: completions into the host's completion ring (body, then the
 //!   phase byte; never over an entry the host has not consumed).
+//! - [`host_rx::HostRx512`]: the three above behind one DMA read port and one DMA write
+//!   port (completion entries win the write port over payload beats).
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
-//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`], [`rx_ring_model`], [`cq_writer_model`] and [`srpt_model`] are the blocks'
-//! oracles (no rust-hdl), shared by this crate's rust-hdl tests and the Verilator
-//! co-simulation in `homa-sim`.
+//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`],
+//! [`rx_ring_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
+//! blocks' oracles and benches (no rust-hdl), shared by this crate's rust-hdl tests and the
+//! Verilator co-simulation in `homa-sim`.
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and
 //! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the TX half (DATA
@@ -44,6 +47,8 @@ pub mod grant;
 pub mod grant_framer;
 pub mod grant_model;
 pub mod hdl;
+pub mod host_rx;
+pub mod host_rx_model;
 pub mod msg_table;
 pub mod msg_table_model;
 pub mod parser;

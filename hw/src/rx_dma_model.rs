@@ -291,14 +291,15 @@ pub trait DmaPorts {
 
 /// One packet of the traffic.
 #[derive(Clone, Debug)]
-struct Frame {
-    payload: Vec<u8>,
-    header: Header,
+pub(crate) struct Frame {
+    pub(crate) payload: Vec<u8>,
+    pub(crate) header: Header,
     /// The payload ends with `tuser` and no header follows.
-    bad: bool,
+    pub(crate) bad: bool,
 }
 
-fn frame(rng: &mut Rng, n: u64) -> Frame {
+/// A random packet (`n` makes its `sender_id` differ from its neighbours').
+pub(crate) fn frame(rng: &mut Rng, n: u64) -> Frame {
     let len = match rng.below(20) {
         0 => 0,
         1 => 1 + rng.below(64),
@@ -330,7 +331,8 @@ fn frame(rng: &mut Rng, n: u64) -> Frame {
     }
 }
 
-fn beats_of(f: &Frame) -> Vec<Beat> {
+/// A packet's payload as stream beats.
+pub(crate) fn beats_of(f: &Frame) -> Vec<Beat> {
     let n = f.payload.len().div_ceil(64);
     f.payload
         .chunks(64)

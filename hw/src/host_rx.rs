@@ -1,0 +1,319 @@
+//! `HostRx512`: the receive side of the host queue interface (DESIGN §3), composed from the
+//! three tested blocks: the RX buffer ring fetcher, the RX DMA engine and the completion ring
+//! writer, behind one DMA read port and one DMA write port.
+//!
+//! ```text
+//!  cfg_rx_* ─► RxRing512 ─ m_rd_* / s_rd_* (descriptor reads)
+//!                  └─ buffers ─► RxDma512 ◄─ s_pay_* (payload), s_hdr_* (DATA headers)
+//!                                  │  └─ completions ─► CqWriter512 ◄─ cfg_cq_*
+//!                                  └─ payload writes ─┐        └─ entry writes
+//!                                                     └──► m_wr_* ◄──┘ (entry writes first)
+//! ```
+//!
+//! The write port takes one 64-byte beat per cycle. Completion-ring writes win the port over
+//! payload writes: they are at most two beats per packet and never wait on the payload, so
+//! neither side starves (a waiting completion holds the DMA engine's headers, and with them,
+//! after eight payloads, its payload input). Order on the port is the order of the engine's
+//! decisions: a completion exists only after the last beat of its payload went out, so a
+//! host that sees a completion's phase bit sees its payload (PCIe posted writes stay in order).
+//!
+//! Nothing here adds state: the safety properties are the blocks' own (writes only inside a
+//! posted buffer or an entry the host has consumed; reads only of posted descriptors).
+
+#[cfg(test)]
+mod tests;
+
+use crate::cq_writer::CqWriter512;
+use crate::hdl::*;
+use crate::rx_dma::RxDma512;
+use crate::rx_ring::RxRing512;
+
+/// The RX host queues at 512 bits.
+#[derive(LogicBlock)]
+pub struct HostRx512 {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// RX buffer ring IOVA (`rx_base_hi:rx_base_lo`).
+    pub cfg_rx_base: Signal<In, Bits<64>>,
+    /// log2 of its entry count (`rx_log2_size`; 1-16, otherwise off).
+    pub cfg_rx_log2: Signal<In, Bits<5>>,
+    /// The host's producer index (`rx_producer`).
+    pub cfg_rx_producer: Signal<In, Bits<32>>,
+    /// `rx_log2_size` was written: restart the ring at 0.
+    pub cfg_rx_clear: Signal<In, Bit>,
+    /// Completion ring IOVA (`cq_base_hi:cq_base_lo`).
+    pub cfg_cq_base: Signal<In, Bits<64>>,
+    /// log2 of its entry count (`cq_log2_size`; 1-16, otherwise off).
+    pub cfg_cq_log2: Signal<In, Bits<5>>,
+    /// The host's consumer index (`cq_consumer`).
+    pub cfg_cq_consumer: Signal<In, Bits<32>>,
+    /// `cq_log2_size` was written: restart the ring at 0.
+    pub cfg_cq_clear: Signal<In, Bit>,
+    /// Payload (parser `m_axis`): byte 0 in lane 0.
+    pub s_pay_tdata: Signal<In, Bits<512>>,
+    /// Payload byte enables.
+    pub s_pay_tkeep: Signal<In, Bits<64>>,
+    /// A payload beat is offered.
+    pub s_pay_tvalid: Signal<In, Bit>,
+    /// The payload's last beat.
+    pub s_pay_tlast: Signal<In, Bit>,
+    /// The frame turned out bad (with `tlast`).
+    pub s_pay_tuser: Signal<In, Bit>,
+    /// The beat is taken.
+    pub s_pay_tready: Signal<Out, Bit>,
+    /// A DATA header is offered.
+    pub s_hdr_valid: Signal<In, Bit>,
+    /// The header is taken.
+    pub s_hdr_ready: Signal<Out, Bit>,
+    /// 4 or 6.
+    pub s_hdr_ip_version: Signal<In, Bits<4>>,
+    /// Sender address: IPv6, or IPv4 in the low 32 bits.
+    pub s_hdr_src_ip: Signal<In, Bits<128>>,
+    /// Sender's port.
+    pub s_hdr_sport: Signal<In, Bits<16>>,
+    /// Local port.
+    pub s_hdr_dport: Signal<In, Bits<16>>,
+    /// The DATA's `sender_id`.
+    pub s_hdr_sender_id: Signal<In, Bits<64>>,
+    /// The message's length.
+    pub s_hdr_message_length: Signal<In, Bits<32>>,
+    /// Offset of the payload in the message.
+    pub s_hdr_offset: Signal<In, Bits<32>>,
+    /// Payload bytes.
+    pub s_hdr_payload_len: Signal<In, Bits<16>>,
+    /// The DATA is a retransmission.
+    pub s_hdr_retransmit: Signal<In, Bit>,
+    /// A DMA read is requested.
+    pub m_rd_valid: Signal<Out, Bit>,
+    /// The request is taken.
+    pub m_rd_ready: Signal<In, Bit>,
+    /// Host address to read.
+    pub m_rd_addr: Signal<Out, Bits<64>>,
+    /// Bytes to read (16 to 64).
+    pub m_rd_len: Signal<Out, Bits<32>>,
+    /// A read response (one beat per request, in request order).
+    pub s_rd_valid: Signal<In, Bit>,
+    /// The bytes read, byte 0 in bits 7..0.
+    pub s_rd_data: Signal<In, Bits<512>>,
+    /// A DMA write beat is offered.
+    pub m_wr_valid: Signal<Out, Bit>,
+    /// The write beat is taken.
+    pub m_wr_ready: Signal<In, Bit>,
+    /// Host address of data byte 0.
+    pub m_wr_addr: Signal<Out, Bits<64>>,
+    /// Data: byte `i` goes to `addr + i` when `keep[i]`.
+    pub m_wr_data: Signal<Out, Bits<512>>,
+    /// Byte enables.
+    pub m_wr_keep: Signal<Out, Bits<64>>,
+    /// The last beat of a write (a payload's last beat into its buffer, every entry beat).
+    pub m_wr_last: Signal<Out, Bit>,
+    /// Descriptors read back (`rx_consumer`).
+    pub rx_consumer: Signal<Out, Bits<32>>,
+    /// Completions written (`cq_producer`).
+    pub cq_producer: Signal<Out, Bits<32>>,
+    /// `RX_DATA` completions posted.
+    pub rx_data: Signal<Out, Bits<32>>,
+    /// `ERROR` completions posted by the DMA engine.
+    pub rx_errors: Signal<Out, Bits<32>>,
+    /// Payloads dropped for want of a posted buffer.
+    pub no_buffer: Signal<Out, Bits<32>>,
+    /// Payloads of frames that ended bad.
+    pub bad_frames: Signal<Out, Bits<32>>,
+    /// DATA headers without payload.
+    pub empty: Signal<Out, Bits<32>>,
+    /// Bad RX descriptors skipped.
+    pub bad_descriptors: Signal<Out, Bits<32>>,
+    /// Completions dropped while the completion ring was off.
+    pub cq_dropped: Signal<Out, Bits<32>>,
+    ring: RxRing512,
+    dma: RxDma512,
+    cq: CqWriter512,
+}
+
+impl HostRx512 {
+    /// New host queues (ports unconnected: use [`HostRx512::top_level`] for Verilog).
+    pub fn new() -> Self {
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            cfg_rx_base: Signal::default(),
+            cfg_rx_log2: Signal::default(),
+            cfg_rx_producer: Signal::default(),
+            cfg_rx_clear: Signal::default(),
+            cfg_cq_base: Signal::default(),
+            cfg_cq_log2: Signal::default(),
+            cfg_cq_consumer: Signal::default(),
+            cfg_cq_clear: Signal::default(),
+            s_pay_tdata: Signal::default(),
+            s_pay_tkeep: Signal::default(),
+            s_pay_tvalid: Signal::default(),
+            s_pay_tlast: Signal::default(),
+            s_pay_tuser: Signal::default(),
+            s_pay_tready: Signal::default(),
+            s_hdr_valid: Signal::default(),
+            s_hdr_ready: Signal::default(),
+            s_hdr_ip_version: Signal::default(),
+            s_hdr_src_ip: Signal::default(),
+            s_hdr_sport: Signal::default(),
+            s_hdr_dport: Signal::default(),
+            s_hdr_sender_id: Signal::default(),
+            s_hdr_message_length: Signal::default(),
+            s_hdr_offset: Signal::default(),
+            s_hdr_payload_len: Signal::default(),
+            s_hdr_retransmit: Signal::default(),
+            m_rd_valid: Signal::default(),
+            m_rd_ready: Signal::default(),
+            m_rd_addr: Signal::default(),
+            m_rd_len: Signal::default(),
+            s_rd_valid: Signal::default(),
+            s_rd_data: Signal::default(),
+            m_wr_valid: Signal::default(),
+            m_wr_ready: Signal::default(),
+            m_wr_addr: Signal::default(),
+            m_wr_data: Signal::default(),
+            m_wr_keep: Signal::default(),
+            m_wr_last: Signal::default(),
+            rx_consumer: Signal::default(),
+            cq_producer: Signal::default(),
+            rx_data: Signal::default(),
+            rx_errors: Signal::default(),
+            no_buffer: Signal::default(),
+            bad_frames: Signal::default(),
+            empty: Signal::default(),
+            bad_descriptors: Signal::default(),
+            cq_dropped: Signal::default(),
+            ring: RxRing512::new(),
+            dma: RxDma512::new(),
+            cq: CqWriter512::new(),
+        }
+    }
+
+    /// The host queues as the top level of a design: every input driven from outside.
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.cfg_rx_base.connect();
+        uut.cfg_rx_log2.connect();
+        uut.cfg_rx_producer.connect();
+        uut.cfg_rx_clear.connect();
+        uut.cfg_cq_base.connect();
+        uut.cfg_cq_log2.connect();
+        uut.cfg_cq_consumer.connect();
+        uut.cfg_cq_clear.connect();
+        uut.s_pay_tdata.connect();
+        uut.s_pay_tkeep.connect();
+        uut.s_pay_tvalid.connect();
+        uut.s_pay_tlast.connect();
+        uut.s_pay_tuser.connect();
+        uut.s_hdr_valid.connect();
+        uut.s_hdr_ip_version.connect();
+        uut.s_hdr_src_ip.connect();
+        uut.s_hdr_sport.connect();
+        uut.s_hdr_dport.connect();
+        uut.s_hdr_sender_id.connect();
+        uut.s_hdr_message_length.connect();
+        uut.s_hdr_offset.connect();
+        uut.s_hdr_payload_len.connect();
+        uut.s_hdr_retransmit.connect();
+        uut.m_rd_ready.connect();
+        uut.s_rd_valid.connect();
+        uut.s_rd_data.connect();
+        uut.m_wr_ready.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
+impl Default for HostRx512 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for HostRx512 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("HostRx512").finish_non_exhaustive()
+    }
+}
+
+impl Logic for HostRx512 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.ring.clock.next = self.clock.val();
+        self.ring.reset.next = self.reset.val();
+        self.dma.clock.next = self.clock.val();
+        self.dma.reset.next = self.reset.val();
+        self.cq.clock.next = self.clock.val();
+        self.cq.reset.next = self.reset.val();
+        // The descriptor ring: configuration, the read port, buffers to the DMA engine.
+        self.ring.cfg_base.next = self.cfg_rx_base.val();
+        self.ring.cfg_log2.next = self.cfg_rx_log2.val();
+        self.ring.cfg_producer.next = self.cfg_rx_producer.val();
+        self.ring.cfg_clear.next = self.cfg_rx_clear.val();
+        self.m_rd_valid.next = self.ring.m_rd_valid.val();
+        self.m_rd_addr.next = self.ring.m_rd_addr.val();
+        self.m_rd_len.next = self.ring.m_rd_len.val();
+        self.ring.m_rd_ready.next = self.m_rd_ready.val();
+        self.ring.s_rd_valid.next = self.s_rd_valid.val();
+        self.ring.s_rd_data.next = self.s_rd_data.val();
+        self.dma.s_buf_valid.next = self.ring.m_buf_valid.val();
+        self.dma.s_buf_iova.next = self.ring.m_buf_iova.val();
+        self.dma.s_buf_length.next = self.ring.m_buf_length.val();
+        self.dma.s_buf_id.next = self.ring.m_buf_id.val();
+        self.dma.s_buf_index.next = self.ring.m_buf_index.val();
+        self.ring.m_buf_ready.next = self.dma.s_buf_ready.val();
+        // Payload and headers into the DMA engine.
+        self.dma.s_pay_tdata.next = self.s_pay_tdata.val();
+        self.dma.s_pay_tkeep.next = self.s_pay_tkeep.val();
+        self.dma.s_pay_tvalid.next = self.s_pay_tvalid.val();
+        self.dma.s_pay_tlast.next = self.s_pay_tlast.val();
+        self.dma.s_pay_tuser.next = self.s_pay_tuser.val();
+        self.s_pay_tready.next = self.dma.s_pay_tready.val();
+        self.dma.s_hdr_valid.next = self.s_hdr_valid.val();
+        self.s_hdr_ready.next = self.dma.s_hdr_ready.val();
+        self.dma.s_hdr_ip_version.next = self.s_hdr_ip_version.val();
+        self.dma.s_hdr_src_ip.next = self.s_hdr_src_ip.val();
+        self.dma.s_hdr_sport.next = self.s_hdr_sport.val();
+        self.dma.s_hdr_dport.next = self.s_hdr_dport.val();
+        self.dma.s_hdr_sender_id.next = self.s_hdr_sender_id.val();
+        self.dma.s_hdr_message_length.next = self.s_hdr_message_length.val();
+        self.dma.s_hdr_offset.next = self.s_hdr_offset.val();
+        self.dma.s_hdr_payload_len.next = self.s_hdr_payload_len.val();
+        self.dma.s_hdr_retransmit.next = self.s_hdr_retransmit.val();
+        // Completions into the ring writer.
+        self.cq.cfg_base.next = self.cfg_cq_base.val();
+        self.cq.cfg_log2.next = self.cfg_cq_log2.val();
+        self.cq.cfg_consumer.next = self.cfg_cq_consumer.val();
+        self.cq.cfg_clear.next = self.cfg_cq_clear.val();
+        self.cq.s_cpl_valid.next = self.dma.m_cpl_valid.val();
+        self.cq.s_cpl_data.next = self.dma.m_cpl_data.val();
+        self.dma.m_cpl_ready.next = self.cq.s_cpl_ready.val();
+        // The write port: entry writes first, payload writes otherwise.
+        self.cq.m_dma_ready.next = self.m_wr_ready.val();
+        self.dma.m_dma_ready.next = self.m_wr_ready.val() & !self.cq.m_dma_valid.val();
+        self.m_wr_valid.next = self.cq.m_dma_valid.val() | self.dma.m_dma_valid.val();
+        self.m_wr_addr.next = self.dma.m_dma_addr.val();
+        self.m_wr_data.next = self.dma.m_dma_data.val();
+        self.m_wr_keep.next = self.dma.m_dma_keep.val();
+        self.m_wr_last.next = self.dma.m_dma_last.val();
+        if self.cq.m_dma_valid.val() {
+            self.m_wr_addr.next = self.cq.m_dma_addr.val();
+            self.m_wr_data.next = self.cq.m_dma_data.val();
+            self.m_wr_keep.next = self.cq.m_dma_keep.val();
+            self.m_wr_last.next = self.cq.m_dma_last.val();
+        }
+        // Indices and counters.
+        self.rx_consumer.next = self.ring.consumer.val();
+        self.cq_producer.next = self.cq.producer.val();
+        self.rx_data.next = self.dma.rx_data.val();
+        self.rx_errors.next = self.dma.rx_errors.val();
+        self.no_buffer.next = self.dma.no_buffer.val();
+        self.bad_frames.next = self.dma.bad_frames.val();
+        self.empty.next = self.dma.empty.val();
+        self.bad_descriptors.next = self.ring.bad.val();
+        self.cq_dropped.next = self.cq.dropped.val();
+    }
+}
