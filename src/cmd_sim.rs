@@ -448,7 +448,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             "NICs (Verilated homa_rx_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
              clocked; frames in {}, parser ok {} / dropped {}; GRANTs built in hardware {}; \
              grant slots full {}, table collisions {}, holes forgotten {}; releases {}; messages \
-             granted by host software {} ({} GRANTs); hardware/software parse mismatches {}",
+             granted by host software {} ({} GRANTs); payloads DMAed into host buffers {}, \
+             dropped for want of a buffer {}; DMA faults {}; hardware/software parse mismatches {}",
             n.clock_mhz,
             n.pcie_ns,
             n.cycles,
@@ -462,6 +463,9 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.releases,
             n.grant_fallbacks,
             n.software_grants,
+            n.rx_dma,
+            n.rx_no_buffer,
+            n.dma_faults,
             n.parse_mismatches
         )?;
     }
@@ -558,6 +562,9 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "grant_fallbacks": n.grant_fallbacks,
             "software_grants": n.software_grants,
             "parse_mismatches": n.parse_mismatches,
+            "rx_dma": n.rx_dma,
+            "rx_no_buffer": n.rx_no_buffer,
+            "dma_faults": n.dma_faults,
         })),
         "buckets": buckets,
         "paper_comparison": comparison,

@@ -38,27 +38,36 @@ pub trait Device {
     }
 }
 
-/// A boxed device is a device (backends chosen at run time).
-impl<D: Device + ?Sized> Device for Box<D> {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn bar_len(&self) -> u32 {
-        (**self).bar_len()
-    }
-    fn read32(&self, offset: u32) -> Result<u32> {
-        (**self).read32(offset)
-    }
-    fn write32(&self, offset: u32, value: u32) -> Result<()> {
-        (**self).write32(offset, value)
-    }
-    fn alloc_dma(&self, len: usize) -> Result<DmaRegion> {
-        (**self).alloc_dma(len)
-    }
-    fn doorbell(&self, offset: u32, value: u32) -> Result<()> {
-        (**self).doorbell(offset, value)
-    }
-    fn poll(&self) -> Result<()> {
-        (**self).poll()
-    }
+/// Forwards every method to the device behind a pointer.
+macro_rules! forward_device {
+    ($($ptr:ident)::+) => {
+        impl<D: Device + ?Sized> Device for $($ptr)::+<D> {
+            fn name(&self) -> &str {
+                (**self).name()
+            }
+            fn bar_len(&self) -> u32 {
+                (**self).bar_len()
+            }
+            fn read32(&self, offset: u32) -> Result<u32> {
+                (**self).read32(offset)
+            }
+            fn write32(&self, offset: u32, value: u32) -> Result<()> {
+                (**self).write32(offset, value)
+            }
+            fn alloc_dma(&self, len: usize) -> Result<DmaRegion> {
+                (**self).alloc_dma(len)
+            }
+            fn doorbell(&self, offset: u32, value: u32) -> Result<()> {
+                (**self).doorbell(offset, value)
+            }
+            fn poll(&self) -> Result<()> {
+                (**self).poll()
+            }
+        }
+    };
 }
+
+// A boxed device is a device (backends chosen at run time); a shared one too (a simulated
+// NIC plays the device side of the memory the driver uses).
+forward_device!(Box);
+forward_device!(std::sync::Arc);

@@ -52,7 +52,8 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(2_000);
     let mut uut = HomaRxCore512::top_level();
-    uut.m_pay_tready.next = true;
+    uut.m_dma_wr_ready.next = true;
+    uut.m_dma_rd_ready.next = true;
     uut.m_hdr_ready.next = true;
     uut.m_grant_axis_tready.next = true;
     uut.reset.next = true;

@@ -132,6 +132,14 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     wire  cq$m_dma_last;
     wire  [31:0] cq$producer;
     wire  [31:0] cq$dropped;
+    reg  cpl$clock;
+    reg  cpl$reset;
+    reg  cpl$push;
+    reg  [511:0] cpl$din;
+    reg  cpl$ready;
+    wire  cpl$valid;
+    wire  [511:0] cpl$dout;
+    wire  cpl$full;
     
     // Sub module instances
     homa_host_rx_w512$ring ring(
@@ -216,6 +224,16 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         .producer(cq$producer),
         .dropped(cq$dropped)
     );
+    homa_host_rx_w512$cpl cpl(
+        .clock(cpl$clock),
+        .reset(cpl$reset),
+        .push(cpl$push),
+        .din(cpl$din),
+        .ready(cpl$ready),
+        .valid(cpl$valid),
+        .dout(cpl$dout),
+        .full(cpl$full)
+    );
     
     // Update code
     always @(*) begin
@@ -262,9 +280,14 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         cq$cfg_log2 = cfg_cq_log2;
         cq$cfg_consumer = cfg_cq_consumer;
         cq$cfg_clear = cfg_cq_clear;
-        cq$s_cpl_valid = dma$m_cpl_valid;
-        cq$s_cpl_data = dma$m_cpl_data;
-        dma$m_cpl_ready = cq$s_cpl_ready;
+        cpl$clock = clock;
+        cpl$reset = reset;
+        cpl$push = dma$m_cpl_valid & ~cpl$full;
+        cpl$din = dma$m_cpl_data;
+        dma$m_cpl_ready = ~cpl$full;
+        cq$s_cpl_valid = cpl$valid;
+        cq$s_cpl_data = cpl$dout;
+        cpl$ready = cq$s_cpl_ready;
         cq$m_dma_ready = m_wr_ready;
         dma$m_dma_ready = m_wr_ready & ~cq$m_dma_valid;
         m_wr_valid = cq$m_dma_valid | dma$m_dma_valid;
@@ -290,6 +313,212 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     end
     
 endmodule // homa_host_rx_w512
+
+
+module homa_host_rx_w512$cpl(clock,reset,push,din,ready,valid,dout,full);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  push;
+    input wire  [511:0] din;
+    input wire  ready;
+    output reg  valid;
+    output reg  [511:0] dout;
+    output reg  full;
+    
+    // Constant declarations
+    localparam  c_zero = 2'b0;
+    localparam  c_one = 2'b1;
+    localparam  c_two = 2'b10;
+    
+    // Stub signals
+    reg  [511:0] slot0$d;
+    wire  [511:0] slot0$q;
+    reg  slot0$clock;
+    reg  [511:0] slot1$d;
+    wire  [511:0] slot1$q;
+    reg  slot1$clock;
+    reg  wr$d;
+    wire  wr$q;
+    reg  wr$clock;
+    reg  rd$d;
+    wire  rd$q;
+    reg  rd$clock;
+    reg  [1:0] count$d;
+    wire  [1:0] count$q;
+    reg  count$clock;
+    
+    // Local signals
+    reg  pop;
+    
+    // Sub module instances
+    homa_host_rx_w512$cpl$slot0 slot0(
+        .d(slot0$d),
+        .q(slot0$q),
+        .clock(slot0$clock)
+    );
+    homa_host_rx_w512$cpl$slot1 slot1(
+        .d(slot1$d),
+        .q(slot1$q),
+        .clock(slot1$clock)
+    );
+    homa_host_rx_w512$cpl$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_host_rx_w512$cpl$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_host_rx_w512$cpl$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        slot0$clock = clock;
+        slot1$clock = clock;
+        wr$clock = clock;
+        rd$clock = clock;
+        count$clock = clock;
+        slot0$d = slot0$q;
+        slot1$d = slot1$q;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        count$d = count$q;
+        valid = count$q != c_zero;
+        full = count$q == c_two;
+        pop = (count$q != c_zero) & ready;
+        dout = slot0$q;
+        if (rd$q) begin
+            dout = slot1$q;
+        end
+        if (push) begin
+            wr$d = ~wr$q;
+            if (wr$q) begin
+                slot1$d = din;
+            end
+            else begin
+                slot0$d = din;
+            end
+        end
+        if (pop) begin
+            rd$d = ~rd$q;
+        end
+        if (push & ~pop) begin
+            count$d = count$q + c_one;
+        end
+        if (pop & ~push) begin
+            count$d = count$q - c_one;
+        end
+        if (reset) begin
+            wr$d = 1'b0;
+            rd$d = 1'b0;
+            count$d = c_zero;
+        end
+    end
+    
+endmodule // homa_host_rx_w512$cpl
+
+
+module homa_host_rx_w512$cpl$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$cpl$count
+
+
+module homa_host_rx_w512$cpl$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$cpl$rd
+
+
+module homa_host_rx_w512$cpl$slot0(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$cpl$slot0
+
+
+module homa_host_rx_w512$cpl$slot1(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$cpl$slot1
+
+
+module homa_host_rx_w512$cpl$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$cpl$wr
 
 
 module homa_host_rx_w512$cq(clock,reset,cfg_base,cfg_log2,cfg_consumer,cfg_clear,s_cpl_valid,s_cpl_ready,s_cpl_data,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,producer,dropped);

@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_pay_tdata,m_pay_tkeep,m_pay_tvalid,m_pay_tlast,m_pay_tuser,m_pay_tready,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_grant_axis_tdata,m_grant_axis_tkeep,m_grant_axis_tvalid,m_grant_axis_tlast,m_grant_axis_tready,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid);
+module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_dma_rd_valid,m_dma_rd_ready,m_dma_rd_addr,m_dma_rd_len,s_dma_rd_valid,s_dma_rd_data,m_dma_wr_valid,m_dma_wr_ready,m_dma_wr_addr,m_dma_wr_data,m_dma_wr_keep,m_dma_wr_last,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_grant_axis_tdata,m_grant_axis_tkeep,m_grant_axis_tvalid,m_grant_axis_tlast,m_grant_axis_tready,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid);
     
     // Module arguments
     input wire  clock;
@@ -13,12 +13,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     input wire  s_axis_tvalid;
     input wire  s_axis_tlast;
     output reg  s_axis_tready;
-    output reg  [511:0] m_pay_tdata;
-    output reg  [63:0] m_pay_tkeep;
-    output reg  m_pay_tvalid;
-    output reg  m_pay_tlast;
-    output reg  m_pay_tuser;
-    input wire  m_pay_tready;
+    output reg  m_dma_rd_valid;
+    input wire  m_dma_rd_ready;
+    output reg  [63:0] m_dma_rd_addr;
+    output reg  [31:0] m_dma_rd_len;
+    input wire  s_dma_rd_valid;
+    input wire  [511:0] s_dma_rd_data;
+    output reg  m_dma_wr_valid;
+    input wire  m_dma_wr_ready;
+    output reg  [63:0] m_dma_wr_addr;
+    output reg  [511:0] m_dma_wr_data;
+    output reg  [63:0] m_dma_wr_keep;
+    output reg  m_dma_wr_last;
     output reg  m_hdr_valid;
     input wire  m_hdr_ready;
     output reg  [3:0] m_hdr_ip_version;
@@ -55,6 +61,25 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     output reg  m_reg_rvalid;
     
     // Constant declarations
+    localparam  c_i_dropped_no_buffer = 8'h34;
+    localparam  c_i_rx_data = 8'h35;
+    localparam  c_i_rx_errors = 8'h36;
+    localparam  c_i_dropped_bad_payload = 8'h37;
+    localparam  c_i_data_empty = 8'h38;
+    localparam  c_i_rx_bad_descriptors = 8'h63;
+    localparam  c_i_cq_dropped = 8'h64;
+    localparam  c_i_rx_base_lo = 8'h58;
+    localparam  c_i_rx_base_hi = 8'h59;
+    localparam  c_i_rx_log2_size = 8'h5a;
+    localparam  c_i_rx_producer = 8'h5b;
+    localparam  c_i_rx_consumer = 8'h5c;
+    localparam  c_i_cq_base_lo = 8'h5d;
+    localparam  c_i_cq_base_hi = 8'h5e;
+    localparam  c_i_cq_log2_size = 8'h5f;
+    localparam  c_i_cq_producer = 8'h60;
+    localparam  c_i_cq_consumer = 8'h61;
+    localparam  c_a_rx_log2 = 16'h528;
+    localparam  c_a_cq_log2 = 16'h53c;
     localparam  c_r$0 = 8'h0;
     localparam  c_r$1 = 8'h1;
     localparam  c_r$2 = 8'h2;
@@ -150,6 +175,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     localparam  c_r$92 = 8'h5c;
     localparam  c_r$93 = 8'h5d;
     localparam  c_r$94 = 8'h5e;
+    localparam  c_r$95 = 8'h5f;
+    localparam  c_r$96 = 8'h60;
+    localparam  c_r$97 = 8'h61;
+    localparam  c_r$98 = 8'h62;
+    localparam  c_r$99 = 8'h63;
+    localparam  c_r$100 = 8'h64;
     localparam  c_i_max_overcommit = 8'h10;
     localparam  c_i_max_incoming = 8'hf;
     localparam  c_i_max_sched_prio = 8'h21;
@@ -173,17 +204,17 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     localparam  c_i_dropped_not_homa = 8'h31;
     localparam  c_i_dropped_bad_type = 8'h32;
     localparam  c_i_dropped_bad_length = 8'h33;
-    localparam  c_i_messages_tracked = 8'h39;
-    localparam  c_i_grants_sent = 8'h3a;
-    localparam  c_i_table_full = 8'h3b;
-    localparam  c_i_holes_forgotten = 8'h3c;
-    localparam  c_i_dropped_late = 8'h3d;
-    localparam  c_i_collisions = 8'h3e;
-    localparam  c_i_release_peer = 8'h3f;
-    localparam  c_i_release_id_lo = 8'h40;
-    localparam  c_i_release_id_hi = 8'h41;
-    localparam  c_i_release_length = 8'h42;
-    localparam  c_i_releases = 8'h44;
+    localparam  c_i_messages_tracked = 8'h3d;
+    localparam  c_i_grants_sent = 8'h3e;
+    localparam  c_i_table_full = 8'h3f;
+    localparam  c_i_holes_forgotten = 8'h40;
+    localparam  c_i_dropped_late = 8'h41;
+    localparam  c_i_collisions = 8'h42;
+    localparam  c_i_release_peer = 8'h43;
+    localparam  c_i_release_id_lo = 8'h44;
+    localparam  c_i_release_id_hi = 8'h45;
+    localparam  c_i_release_length = 8'h46;
+    localparam  c_i_releases = 8'h48;
     localparam  c_a_release = 16'h338;
     localparam  c_one32 = 32'h1;
     localparam  c_zero8 = 8'h0;
@@ -192,6 +223,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     localparam  c_v4 = 4'h4;
     localparam  c_lo = 8'h0;
     localparam  c_zero16 = 16'h0;
+    localparam  c_zero5 = 5'b0;
     
     // Stub signals
     reg  parser$clock;
@@ -430,6 +462,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  [31:0] regs$ro$92;
     reg  [31:0] regs$ro$93;
     reg  [31:0] regs$ro$94;
+    reg  [31:0] regs$ro$95;
+    reg  [31:0] regs$ro$96;
+    reg  [31:0] regs$ro$97;
+    reg  [31:0] regs$ro$98;
+    reg  [31:0] regs$ro$99;
+    reg  [31:0] regs$ro$100;
     wire  [31:0] regs$rw$0;
     wire  [31:0] regs$rw$1;
     wire  [31:0] regs$rw$2;
@@ -525,6 +563,68 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     wire  [31:0] regs$rw$92;
     wire  [31:0] regs$rw$93;
     wire  [31:0] regs$rw$94;
+    wire  [31:0] regs$rw$95;
+    wire  [31:0] regs$rw$96;
+    wire  [31:0] regs$rw$97;
+    wire  [31:0] regs$rw$98;
+    wire  [31:0] regs$rw$99;
+    wire  [31:0] regs$rw$100;
+    reg  hq$clock;
+    reg  hq$reset;
+    reg  [63:0] hq$cfg_rx_base;
+    reg  [4:0] hq$cfg_rx_log2;
+    reg  [31:0] hq$cfg_rx_producer;
+    reg  hq$cfg_rx_clear;
+    reg  [63:0] hq$cfg_cq_base;
+    reg  [4:0] hq$cfg_cq_log2;
+    reg  [31:0] hq$cfg_cq_consumer;
+    reg  hq$cfg_cq_clear;
+    reg  [511:0] hq$s_pay_tdata;
+    reg  [63:0] hq$s_pay_tkeep;
+    reg  hq$s_pay_tvalid;
+    reg  hq$s_pay_tlast;
+    reg  hq$s_pay_tuser;
+    wire  hq$s_pay_tready;
+    reg  hq$s_hdr_valid;
+    wire  hq$s_hdr_ready;
+    reg  [3:0] hq$s_hdr_ip_version;
+    reg  [127:0] hq$s_hdr_src_ip;
+    reg  [15:0] hq$s_hdr_sport;
+    reg  [15:0] hq$s_hdr_dport;
+    reg  [63:0] hq$s_hdr_sender_id;
+    reg  [31:0] hq$s_hdr_message_length;
+    reg  [31:0] hq$s_hdr_offset;
+    reg  [15:0] hq$s_hdr_payload_len;
+    reg  hq$s_hdr_retransmit;
+    wire  hq$m_rd_valid;
+    reg  hq$m_rd_ready;
+    wire  [63:0] hq$m_rd_addr;
+    wire  [31:0] hq$m_rd_len;
+    reg  hq$s_rd_valid;
+    reg  [511:0] hq$s_rd_data;
+    wire  hq$m_wr_valid;
+    reg  hq$m_wr_ready;
+    wire  [63:0] hq$m_wr_addr;
+    wire  [511:0] hq$m_wr_data;
+    wire  [63:0] hq$m_wr_keep;
+    wire  hq$m_wr_last;
+    wire  [31:0] hq$rx_consumer;
+    wire  [31:0] hq$cq_producer;
+    wire  [31:0] hq$rx_data;
+    wire  [31:0] hq$rx_errors;
+    wire  [31:0] hq$no_buffer;
+    wire  [31:0] hq$bad_frames;
+    wire  [31:0] hq$empty;
+    wire  [31:0] hq$bad_descriptors;
+    wire  [31:0] hq$cq_dropped;
+    reg  dhdr$clock;
+    reg  dhdr$reset;
+    reg  dhdr$push;
+    reg  [308:0] dhdr$din;
+    reg  dhdr$ready;
+    wire  dhdr$valid;
+    wire  [308:0] dhdr$dout;
+    wire  dhdr$full;
     reg  rel_pending$d;
     wire  rel_pending$q;
     reg  rel_pending$clock;
@@ -542,6 +642,11 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  n_rel$clock;
     
     // Local signals
+    reg  [63:0] rx_base;
+    reg  [63:0] cq_base;
+    reg  is_dma;
+    reg  dma_ok;
+    reg  table_ok;
     reg  [47:0] local_mac;
     reg  [47:0] gw_mac;
     reg  [31:0] cfg_ip;
@@ -799,6 +904,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .ro$92(regs$ro$92),
         .ro$93(regs$ro$93),
         .ro$94(regs$ro$94),
+        .ro$95(regs$ro$95),
+        .ro$96(regs$ro$96),
+        .ro$97(regs$ro$97),
+        .ro$98(regs$ro$98),
+        .ro$99(regs$ro$99),
+        .ro$100(regs$ro$100),
         .rw$0(regs$rw$0),
         .rw$1(regs$rw$1),
         .rw$2(regs$rw$2),
@@ -893,7 +1004,73 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .rw$91(regs$rw$91),
         .rw$92(regs$rw$92),
         .rw$93(regs$rw$93),
-        .rw$94(regs$rw$94)
+        .rw$94(regs$rw$94),
+        .rw$95(regs$rw$95),
+        .rw$96(regs$rw$96),
+        .rw$97(regs$rw$97),
+        .rw$98(regs$rw$98),
+        .rw$99(regs$rw$99),
+        .rw$100(regs$rw$100)
+    );
+    homa_rx_core_w512$hq hq(
+        .clock(hq$clock),
+        .reset(hq$reset),
+        .cfg_rx_base(hq$cfg_rx_base),
+        .cfg_rx_log2(hq$cfg_rx_log2),
+        .cfg_rx_producer(hq$cfg_rx_producer),
+        .cfg_rx_clear(hq$cfg_rx_clear),
+        .cfg_cq_base(hq$cfg_cq_base),
+        .cfg_cq_log2(hq$cfg_cq_log2),
+        .cfg_cq_consumer(hq$cfg_cq_consumer),
+        .cfg_cq_clear(hq$cfg_cq_clear),
+        .s_pay_tdata(hq$s_pay_tdata),
+        .s_pay_tkeep(hq$s_pay_tkeep),
+        .s_pay_tvalid(hq$s_pay_tvalid),
+        .s_pay_tlast(hq$s_pay_tlast),
+        .s_pay_tuser(hq$s_pay_tuser),
+        .s_pay_tready(hq$s_pay_tready),
+        .s_hdr_valid(hq$s_hdr_valid),
+        .s_hdr_ready(hq$s_hdr_ready),
+        .s_hdr_ip_version(hq$s_hdr_ip_version),
+        .s_hdr_src_ip(hq$s_hdr_src_ip),
+        .s_hdr_sport(hq$s_hdr_sport),
+        .s_hdr_dport(hq$s_hdr_dport),
+        .s_hdr_sender_id(hq$s_hdr_sender_id),
+        .s_hdr_message_length(hq$s_hdr_message_length),
+        .s_hdr_offset(hq$s_hdr_offset),
+        .s_hdr_payload_len(hq$s_hdr_payload_len),
+        .s_hdr_retransmit(hq$s_hdr_retransmit),
+        .m_rd_valid(hq$m_rd_valid),
+        .m_rd_ready(hq$m_rd_ready),
+        .m_rd_addr(hq$m_rd_addr),
+        .m_rd_len(hq$m_rd_len),
+        .s_rd_valid(hq$s_rd_valid),
+        .s_rd_data(hq$s_rd_data),
+        .m_wr_valid(hq$m_wr_valid),
+        .m_wr_ready(hq$m_wr_ready),
+        .m_wr_addr(hq$m_wr_addr),
+        .m_wr_data(hq$m_wr_data),
+        .m_wr_keep(hq$m_wr_keep),
+        .m_wr_last(hq$m_wr_last),
+        .rx_consumer(hq$rx_consumer),
+        .cq_producer(hq$cq_producer),
+        .rx_data(hq$rx_data),
+        .rx_errors(hq$rx_errors),
+        .no_buffer(hq$no_buffer),
+        .bad_frames(hq$bad_frames),
+        .empty(hq$empty),
+        .bad_descriptors(hq$bad_descriptors),
+        .cq_dropped(hq$cq_dropped)
+    );
+    homa_rx_core_w512$dhdr dhdr(
+        .clock(dhdr$clock),
+        .reset(dhdr$reset),
+        .push(dhdr$push),
+        .din(dhdr$din),
+        .ready(dhdr$ready),
+        .valid(dhdr$valid),
+        .dout(dhdr$dout),
+        .full(dhdr$full)
     );
     homa_rx_core_w512$rel_pending rel_pending(
         .d(rel_pending$d),
@@ -962,6 +1139,38 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         op_id[(64'h0)+:(32)] = c_zero32;
         op_id[(64'h20)+:(32)] = c_zero32;
         op_len = c_zero32;
+        rx_base[(64'h0)+:(32)] = c_zero32;
+        rx_base[(64'h20)+:(32)] = c_zero32;
+        cq_base[(64'h0)+:(32)] = c_zero32;
+        cq_base[(64'h20)+:(32)] = c_zero32;
+        hq$cfg_rx_log2 = c_zero5;
+        hq$cfg_cq_log2 = c_zero5;
+        hq$cfg_rx_producer = c_zero32;
+        hq$cfg_cq_consumer = c_zero32;
+        if (c_r$0 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$0[(c_lo)+:(5)];
+        end
+        if (c_r$0 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$0;
+        end
+        if (c_r$0 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$0[(c_lo)+:(5)];
+        end
+        if (c_r$0 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$0;
+        end
         if (c_r$0 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$0[(c_lo)+:(8)];
         end
@@ -1064,6 +1273,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$0 == c_i_collisions) begin
             regs$ro$0 = msgs$collisions;
+        end
+        if (c_r$0 == c_i_rx_consumer) begin
+            regs$ro$0 = hq$rx_consumer;
+        end
+        if (c_r$0 == c_i_cq_producer) begin
+            regs$ro$0 = hq$cq_producer;
+        end
+        if (c_r$0 == c_i_dropped_no_buffer) begin
+            regs$ro$0 = hq$no_buffer;
+        end
+        if (c_r$0 == c_i_rx_data) begin
+            regs$ro$0 = hq$rx_data;
+        end
+        if (c_r$0 == c_i_rx_errors) begin
+            regs$ro$0 = hq$rx_errors;
+        end
+        if (c_r$0 == c_i_dropped_bad_payload) begin
+            regs$ro$0 = hq$bad_frames;
+        end
+        if (c_r$0 == c_i_data_empty) begin
+            regs$ro$0 = hq$empty;
+        end
+        if (c_r$0 == c_i_rx_bad_descriptors) begin
+            regs$ro$0 = hq$bad_descriptors;
+        end
+        if (c_r$0 == c_i_cq_dropped) begin
+            regs$ro$0 = hq$cq_dropped;
+        end
+        if (c_r$1 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$1[(c_lo)+:(5)];
+        end
+        if (c_r$1 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$1;
+        end
+        if (c_r$1 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$1[(c_lo)+:(5)];
+        end
+        if (c_r$1 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$1;
         end
         if (c_r$1 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$1[(c_lo)+:(8)];
@@ -1168,6 +1428,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$1 == c_i_collisions) begin
             regs$ro$1 = msgs$collisions;
         end
+        if (c_r$1 == c_i_rx_consumer) begin
+            regs$ro$1 = hq$rx_consumer;
+        end
+        if (c_r$1 == c_i_cq_producer) begin
+            regs$ro$1 = hq$cq_producer;
+        end
+        if (c_r$1 == c_i_dropped_no_buffer) begin
+            regs$ro$1 = hq$no_buffer;
+        end
+        if (c_r$1 == c_i_rx_data) begin
+            regs$ro$1 = hq$rx_data;
+        end
+        if (c_r$1 == c_i_rx_errors) begin
+            regs$ro$1 = hq$rx_errors;
+        end
+        if (c_r$1 == c_i_dropped_bad_payload) begin
+            regs$ro$1 = hq$bad_frames;
+        end
+        if (c_r$1 == c_i_data_empty) begin
+            regs$ro$1 = hq$empty;
+        end
+        if (c_r$1 == c_i_rx_bad_descriptors) begin
+            regs$ro$1 = hq$bad_descriptors;
+        end
+        if (c_r$1 == c_i_cq_dropped) begin
+            regs$ro$1 = hq$cq_dropped;
+        end
+        if (c_r$2 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$2[(c_lo)+:(5)];
+        end
+        if (c_r$2 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$2;
+        end
+        if (c_r$2 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$2[(c_lo)+:(5)];
+        end
+        if (c_r$2 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$2;
+        end
         if (c_r$2 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$2[(c_lo)+:(8)];
         end
@@ -1270,6 +1581,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$2 == c_i_collisions) begin
             regs$ro$2 = msgs$collisions;
+        end
+        if (c_r$2 == c_i_rx_consumer) begin
+            regs$ro$2 = hq$rx_consumer;
+        end
+        if (c_r$2 == c_i_cq_producer) begin
+            regs$ro$2 = hq$cq_producer;
+        end
+        if (c_r$2 == c_i_dropped_no_buffer) begin
+            regs$ro$2 = hq$no_buffer;
+        end
+        if (c_r$2 == c_i_rx_data) begin
+            regs$ro$2 = hq$rx_data;
+        end
+        if (c_r$2 == c_i_rx_errors) begin
+            regs$ro$2 = hq$rx_errors;
+        end
+        if (c_r$2 == c_i_dropped_bad_payload) begin
+            regs$ro$2 = hq$bad_frames;
+        end
+        if (c_r$2 == c_i_data_empty) begin
+            regs$ro$2 = hq$empty;
+        end
+        if (c_r$2 == c_i_rx_bad_descriptors) begin
+            regs$ro$2 = hq$bad_descriptors;
+        end
+        if (c_r$2 == c_i_cq_dropped) begin
+            regs$ro$2 = hq$cq_dropped;
+        end
+        if (c_r$3 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$3[(c_lo)+:(5)];
+        end
+        if (c_r$3 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$3;
+        end
+        if (c_r$3 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$3[(c_lo)+:(5)];
+        end
+        if (c_r$3 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$3;
         end
         if (c_r$3 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$3[(c_lo)+:(8)];
@@ -1374,6 +1736,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$3 == c_i_collisions) begin
             regs$ro$3 = msgs$collisions;
         end
+        if (c_r$3 == c_i_rx_consumer) begin
+            regs$ro$3 = hq$rx_consumer;
+        end
+        if (c_r$3 == c_i_cq_producer) begin
+            regs$ro$3 = hq$cq_producer;
+        end
+        if (c_r$3 == c_i_dropped_no_buffer) begin
+            regs$ro$3 = hq$no_buffer;
+        end
+        if (c_r$3 == c_i_rx_data) begin
+            regs$ro$3 = hq$rx_data;
+        end
+        if (c_r$3 == c_i_rx_errors) begin
+            regs$ro$3 = hq$rx_errors;
+        end
+        if (c_r$3 == c_i_dropped_bad_payload) begin
+            regs$ro$3 = hq$bad_frames;
+        end
+        if (c_r$3 == c_i_data_empty) begin
+            regs$ro$3 = hq$empty;
+        end
+        if (c_r$3 == c_i_rx_bad_descriptors) begin
+            regs$ro$3 = hq$bad_descriptors;
+        end
+        if (c_r$3 == c_i_cq_dropped) begin
+            regs$ro$3 = hq$cq_dropped;
+        end
+        if (c_r$4 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$4[(c_lo)+:(5)];
+        end
+        if (c_r$4 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$4;
+        end
+        if (c_r$4 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$4[(c_lo)+:(5)];
+        end
+        if (c_r$4 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$4;
+        end
         if (c_r$4 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$4[(c_lo)+:(8)];
         end
@@ -1476,6 +1889,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$4 == c_i_collisions) begin
             regs$ro$4 = msgs$collisions;
+        end
+        if (c_r$4 == c_i_rx_consumer) begin
+            regs$ro$4 = hq$rx_consumer;
+        end
+        if (c_r$4 == c_i_cq_producer) begin
+            regs$ro$4 = hq$cq_producer;
+        end
+        if (c_r$4 == c_i_dropped_no_buffer) begin
+            regs$ro$4 = hq$no_buffer;
+        end
+        if (c_r$4 == c_i_rx_data) begin
+            regs$ro$4 = hq$rx_data;
+        end
+        if (c_r$4 == c_i_rx_errors) begin
+            regs$ro$4 = hq$rx_errors;
+        end
+        if (c_r$4 == c_i_dropped_bad_payload) begin
+            regs$ro$4 = hq$bad_frames;
+        end
+        if (c_r$4 == c_i_data_empty) begin
+            regs$ro$4 = hq$empty;
+        end
+        if (c_r$4 == c_i_rx_bad_descriptors) begin
+            regs$ro$4 = hq$bad_descriptors;
+        end
+        if (c_r$4 == c_i_cq_dropped) begin
+            regs$ro$4 = hq$cq_dropped;
+        end
+        if (c_r$5 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$5[(c_lo)+:(5)];
+        end
+        if (c_r$5 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$5;
+        end
+        if (c_r$5 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$5[(c_lo)+:(5)];
+        end
+        if (c_r$5 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$5;
         end
         if (c_r$5 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$5[(c_lo)+:(8)];
@@ -1580,6 +2044,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$5 == c_i_collisions) begin
             regs$ro$5 = msgs$collisions;
         end
+        if (c_r$5 == c_i_rx_consumer) begin
+            regs$ro$5 = hq$rx_consumer;
+        end
+        if (c_r$5 == c_i_cq_producer) begin
+            regs$ro$5 = hq$cq_producer;
+        end
+        if (c_r$5 == c_i_dropped_no_buffer) begin
+            regs$ro$5 = hq$no_buffer;
+        end
+        if (c_r$5 == c_i_rx_data) begin
+            regs$ro$5 = hq$rx_data;
+        end
+        if (c_r$5 == c_i_rx_errors) begin
+            regs$ro$5 = hq$rx_errors;
+        end
+        if (c_r$5 == c_i_dropped_bad_payload) begin
+            regs$ro$5 = hq$bad_frames;
+        end
+        if (c_r$5 == c_i_data_empty) begin
+            regs$ro$5 = hq$empty;
+        end
+        if (c_r$5 == c_i_rx_bad_descriptors) begin
+            regs$ro$5 = hq$bad_descriptors;
+        end
+        if (c_r$5 == c_i_cq_dropped) begin
+            regs$ro$5 = hq$cq_dropped;
+        end
+        if (c_r$6 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$6[(c_lo)+:(5)];
+        end
+        if (c_r$6 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$6;
+        end
+        if (c_r$6 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$6[(c_lo)+:(5)];
+        end
+        if (c_r$6 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$6;
+        end
         if (c_r$6 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$6[(c_lo)+:(8)];
         end
@@ -1682,6 +2197,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$6 == c_i_collisions) begin
             regs$ro$6 = msgs$collisions;
+        end
+        if (c_r$6 == c_i_rx_consumer) begin
+            regs$ro$6 = hq$rx_consumer;
+        end
+        if (c_r$6 == c_i_cq_producer) begin
+            regs$ro$6 = hq$cq_producer;
+        end
+        if (c_r$6 == c_i_dropped_no_buffer) begin
+            regs$ro$6 = hq$no_buffer;
+        end
+        if (c_r$6 == c_i_rx_data) begin
+            regs$ro$6 = hq$rx_data;
+        end
+        if (c_r$6 == c_i_rx_errors) begin
+            regs$ro$6 = hq$rx_errors;
+        end
+        if (c_r$6 == c_i_dropped_bad_payload) begin
+            regs$ro$6 = hq$bad_frames;
+        end
+        if (c_r$6 == c_i_data_empty) begin
+            regs$ro$6 = hq$empty;
+        end
+        if (c_r$6 == c_i_rx_bad_descriptors) begin
+            regs$ro$6 = hq$bad_descriptors;
+        end
+        if (c_r$6 == c_i_cq_dropped) begin
+            regs$ro$6 = hq$cq_dropped;
+        end
+        if (c_r$7 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$7[(c_lo)+:(5)];
+        end
+        if (c_r$7 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$7;
+        end
+        if (c_r$7 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$7[(c_lo)+:(5)];
+        end
+        if (c_r$7 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$7;
         end
         if (c_r$7 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$7[(c_lo)+:(8)];
@@ -1786,6 +2352,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$7 == c_i_collisions) begin
             regs$ro$7 = msgs$collisions;
         end
+        if (c_r$7 == c_i_rx_consumer) begin
+            regs$ro$7 = hq$rx_consumer;
+        end
+        if (c_r$7 == c_i_cq_producer) begin
+            regs$ro$7 = hq$cq_producer;
+        end
+        if (c_r$7 == c_i_dropped_no_buffer) begin
+            regs$ro$7 = hq$no_buffer;
+        end
+        if (c_r$7 == c_i_rx_data) begin
+            regs$ro$7 = hq$rx_data;
+        end
+        if (c_r$7 == c_i_rx_errors) begin
+            regs$ro$7 = hq$rx_errors;
+        end
+        if (c_r$7 == c_i_dropped_bad_payload) begin
+            regs$ro$7 = hq$bad_frames;
+        end
+        if (c_r$7 == c_i_data_empty) begin
+            regs$ro$7 = hq$empty;
+        end
+        if (c_r$7 == c_i_rx_bad_descriptors) begin
+            regs$ro$7 = hq$bad_descriptors;
+        end
+        if (c_r$7 == c_i_cq_dropped) begin
+            regs$ro$7 = hq$cq_dropped;
+        end
+        if (c_r$8 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$8[(c_lo)+:(5)];
+        end
+        if (c_r$8 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$8;
+        end
+        if (c_r$8 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$8[(c_lo)+:(5)];
+        end
+        if (c_r$8 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$8;
+        end
         if (c_r$8 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$8[(c_lo)+:(8)];
         end
@@ -1888,6 +2505,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$8 == c_i_collisions) begin
             regs$ro$8 = msgs$collisions;
+        end
+        if (c_r$8 == c_i_rx_consumer) begin
+            regs$ro$8 = hq$rx_consumer;
+        end
+        if (c_r$8 == c_i_cq_producer) begin
+            regs$ro$8 = hq$cq_producer;
+        end
+        if (c_r$8 == c_i_dropped_no_buffer) begin
+            regs$ro$8 = hq$no_buffer;
+        end
+        if (c_r$8 == c_i_rx_data) begin
+            regs$ro$8 = hq$rx_data;
+        end
+        if (c_r$8 == c_i_rx_errors) begin
+            regs$ro$8 = hq$rx_errors;
+        end
+        if (c_r$8 == c_i_dropped_bad_payload) begin
+            regs$ro$8 = hq$bad_frames;
+        end
+        if (c_r$8 == c_i_data_empty) begin
+            regs$ro$8 = hq$empty;
+        end
+        if (c_r$8 == c_i_rx_bad_descriptors) begin
+            regs$ro$8 = hq$bad_descriptors;
+        end
+        if (c_r$8 == c_i_cq_dropped) begin
+            regs$ro$8 = hq$cq_dropped;
+        end
+        if (c_r$9 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$9[(c_lo)+:(5)];
+        end
+        if (c_r$9 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$9;
+        end
+        if (c_r$9 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$9[(c_lo)+:(5)];
+        end
+        if (c_r$9 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$9;
         end
         if (c_r$9 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$9[(c_lo)+:(8)];
@@ -1992,6 +2660,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$9 == c_i_collisions) begin
             regs$ro$9 = msgs$collisions;
         end
+        if (c_r$9 == c_i_rx_consumer) begin
+            regs$ro$9 = hq$rx_consumer;
+        end
+        if (c_r$9 == c_i_cq_producer) begin
+            regs$ro$9 = hq$cq_producer;
+        end
+        if (c_r$9 == c_i_dropped_no_buffer) begin
+            regs$ro$9 = hq$no_buffer;
+        end
+        if (c_r$9 == c_i_rx_data) begin
+            regs$ro$9 = hq$rx_data;
+        end
+        if (c_r$9 == c_i_rx_errors) begin
+            regs$ro$9 = hq$rx_errors;
+        end
+        if (c_r$9 == c_i_dropped_bad_payload) begin
+            regs$ro$9 = hq$bad_frames;
+        end
+        if (c_r$9 == c_i_data_empty) begin
+            regs$ro$9 = hq$empty;
+        end
+        if (c_r$9 == c_i_rx_bad_descriptors) begin
+            regs$ro$9 = hq$bad_descriptors;
+        end
+        if (c_r$9 == c_i_cq_dropped) begin
+            regs$ro$9 = hq$cq_dropped;
+        end
+        if (c_r$10 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$10[(c_lo)+:(5)];
+        end
+        if (c_r$10 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$10;
+        end
+        if (c_r$10 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$10[(c_lo)+:(5)];
+        end
+        if (c_r$10 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$10;
+        end
         if (c_r$10 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$10[(c_lo)+:(8)];
         end
@@ -2094,6 +2813,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$10 == c_i_collisions) begin
             regs$ro$10 = msgs$collisions;
+        end
+        if (c_r$10 == c_i_rx_consumer) begin
+            regs$ro$10 = hq$rx_consumer;
+        end
+        if (c_r$10 == c_i_cq_producer) begin
+            regs$ro$10 = hq$cq_producer;
+        end
+        if (c_r$10 == c_i_dropped_no_buffer) begin
+            regs$ro$10 = hq$no_buffer;
+        end
+        if (c_r$10 == c_i_rx_data) begin
+            regs$ro$10 = hq$rx_data;
+        end
+        if (c_r$10 == c_i_rx_errors) begin
+            regs$ro$10 = hq$rx_errors;
+        end
+        if (c_r$10 == c_i_dropped_bad_payload) begin
+            regs$ro$10 = hq$bad_frames;
+        end
+        if (c_r$10 == c_i_data_empty) begin
+            regs$ro$10 = hq$empty;
+        end
+        if (c_r$10 == c_i_rx_bad_descriptors) begin
+            regs$ro$10 = hq$bad_descriptors;
+        end
+        if (c_r$10 == c_i_cq_dropped) begin
+            regs$ro$10 = hq$cq_dropped;
+        end
+        if (c_r$11 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$11[(c_lo)+:(5)];
+        end
+        if (c_r$11 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$11;
+        end
+        if (c_r$11 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$11[(c_lo)+:(5)];
+        end
+        if (c_r$11 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$11;
         end
         if (c_r$11 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$11[(c_lo)+:(8)];
@@ -2198,6 +2968,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$11 == c_i_collisions) begin
             regs$ro$11 = msgs$collisions;
         end
+        if (c_r$11 == c_i_rx_consumer) begin
+            regs$ro$11 = hq$rx_consumer;
+        end
+        if (c_r$11 == c_i_cq_producer) begin
+            regs$ro$11 = hq$cq_producer;
+        end
+        if (c_r$11 == c_i_dropped_no_buffer) begin
+            regs$ro$11 = hq$no_buffer;
+        end
+        if (c_r$11 == c_i_rx_data) begin
+            regs$ro$11 = hq$rx_data;
+        end
+        if (c_r$11 == c_i_rx_errors) begin
+            regs$ro$11 = hq$rx_errors;
+        end
+        if (c_r$11 == c_i_dropped_bad_payload) begin
+            regs$ro$11 = hq$bad_frames;
+        end
+        if (c_r$11 == c_i_data_empty) begin
+            regs$ro$11 = hq$empty;
+        end
+        if (c_r$11 == c_i_rx_bad_descriptors) begin
+            regs$ro$11 = hq$bad_descriptors;
+        end
+        if (c_r$11 == c_i_cq_dropped) begin
+            regs$ro$11 = hq$cq_dropped;
+        end
+        if (c_r$12 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$12[(c_lo)+:(5)];
+        end
+        if (c_r$12 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$12;
+        end
+        if (c_r$12 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$12[(c_lo)+:(5)];
+        end
+        if (c_r$12 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$12;
+        end
         if (c_r$12 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$12[(c_lo)+:(8)];
         end
@@ -2300,6 +3121,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$12 == c_i_collisions) begin
             regs$ro$12 = msgs$collisions;
+        end
+        if (c_r$12 == c_i_rx_consumer) begin
+            regs$ro$12 = hq$rx_consumer;
+        end
+        if (c_r$12 == c_i_cq_producer) begin
+            regs$ro$12 = hq$cq_producer;
+        end
+        if (c_r$12 == c_i_dropped_no_buffer) begin
+            regs$ro$12 = hq$no_buffer;
+        end
+        if (c_r$12 == c_i_rx_data) begin
+            regs$ro$12 = hq$rx_data;
+        end
+        if (c_r$12 == c_i_rx_errors) begin
+            regs$ro$12 = hq$rx_errors;
+        end
+        if (c_r$12 == c_i_dropped_bad_payload) begin
+            regs$ro$12 = hq$bad_frames;
+        end
+        if (c_r$12 == c_i_data_empty) begin
+            regs$ro$12 = hq$empty;
+        end
+        if (c_r$12 == c_i_rx_bad_descriptors) begin
+            regs$ro$12 = hq$bad_descriptors;
+        end
+        if (c_r$12 == c_i_cq_dropped) begin
+            regs$ro$12 = hq$cq_dropped;
+        end
+        if (c_r$13 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$13[(c_lo)+:(5)];
+        end
+        if (c_r$13 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$13;
+        end
+        if (c_r$13 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$13[(c_lo)+:(5)];
+        end
+        if (c_r$13 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$13;
         end
         if (c_r$13 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$13[(c_lo)+:(8)];
@@ -2404,6 +3276,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$13 == c_i_collisions) begin
             regs$ro$13 = msgs$collisions;
         end
+        if (c_r$13 == c_i_rx_consumer) begin
+            regs$ro$13 = hq$rx_consumer;
+        end
+        if (c_r$13 == c_i_cq_producer) begin
+            regs$ro$13 = hq$cq_producer;
+        end
+        if (c_r$13 == c_i_dropped_no_buffer) begin
+            regs$ro$13 = hq$no_buffer;
+        end
+        if (c_r$13 == c_i_rx_data) begin
+            regs$ro$13 = hq$rx_data;
+        end
+        if (c_r$13 == c_i_rx_errors) begin
+            regs$ro$13 = hq$rx_errors;
+        end
+        if (c_r$13 == c_i_dropped_bad_payload) begin
+            regs$ro$13 = hq$bad_frames;
+        end
+        if (c_r$13 == c_i_data_empty) begin
+            regs$ro$13 = hq$empty;
+        end
+        if (c_r$13 == c_i_rx_bad_descriptors) begin
+            regs$ro$13 = hq$bad_descriptors;
+        end
+        if (c_r$13 == c_i_cq_dropped) begin
+            regs$ro$13 = hq$cq_dropped;
+        end
+        if (c_r$14 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$14[(c_lo)+:(5)];
+        end
+        if (c_r$14 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$14;
+        end
+        if (c_r$14 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$14[(c_lo)+:(5)];
+        end
+        if (c_r$14 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$14;
+        end
         if (c_r$14 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$14[(c_lo)+:(8)];
         end
@@ -2506,6 +3429,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$14 == c_i_collisions) begin
             regs$ro$14 = msgs$collisions;
+        end
+        if (c_r$14 == c_i_rx_consumer) begin
+            regs$ro$14 = hq$rx_consumer;
+        end
+        if (c_r$14 == c_i_cq_producer) begin
+            regs$ro$14 = hq$cq_producer;
+        end
+        if (c_r$14 == c_i_dropped_no_buffer) begin
+            regs$ro$14 = hq$no_buffer;
+        end
+        if (c_r$14 == c_i_rx_data) begin
+            regs$ro$14 = hq$rx_data;
+        end
+        if (c_r$14 == c_i_rx_errors) begin
+            regs$ro$14 = hq$rx_errors;
+        end
+        if (c_r$14 == c_i_dropped_bad_payload) begin
+            regs$ro$14 = hq$bad_frames;
+        end
+        if (c_r$14 == c_i_data_empty) begin
+            regs$ro$14 = hq$empty;
+        end
+        if (c_r$14 == c_i_rx_bad_descriptors) begin
+            regs$ro$14 = hq$bad_descriptors;
+        end
+        if (c_r$14 == c_i_cq_dropped) begin
+            regs$ro$14 = hq$cq_dropped;
+        end
+        if (c_r$15 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$15[(c_lo)+:(5)];
+        end
+        if (c_r$15 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$15;
+        end
+        if (c_r$15 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$15[(c_lo)+:(5)];
+        end
+        if (c_r$15 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$15;
         end
         if (c_r$15 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$15[(c_lo)+:(8)];
@@ -2610,6 +3584,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$15 == c_i_collisions) begin
             regs$ro$15 = msgs$collisions;
         end
+        if (c_r$15 == c_i_rx_consumer) begin
+            regs$ro$15 = hq$rx_consumer;
+        end
+        if (c_r$15 == c_i_cq_producer) begin
+            regs$ro$15 = hq$cq_producer;
+        end
+        if (c_r$15 == c_i_dropped_no_buffer) begin
+            regs$ro$15 = hq$no_buffer;
+        end
+        if (c_r$15 == c_i_rx_data) begin
+            regs$ro$15 = hq$rx_data;
+        end
+        if (c_r$15 == c_i_rx_errors) begin
+            regs$ro$15 = hq$rx_errors;
+        end
+        if (c_r$15 == c_i_dropped_bad_payload) begin
+            regs$ro$15 = hq$bad_frames;
+        end
+        if (c_r$15 == c_i_data_empty) begin
+            regs$ro$15 = hq$empty;
+        end
+        if (c_r$15 == c_i_rx_bad_descriptors) begin
+            regs$ro$15 = hq$bad_descriptors;
+        end
+        if (c_r$15 == c_i_cq_dropped) begin
+            regs$ro$15 = hq$cq_dropped;
+        end
+        if (c_r$16 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$16[(c_lo)+:(5)];
+        end
+        if (c_r$16 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$16;
+        end
+        if (c_r$16 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$16[(c_lo)+:(5)];
+        end
+        if (c_r$16 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$16;
+        end
         if (c_r$16 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$16[(c_lo)+:(8)];
         end
@@ -2712,6 +3737,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$16 == c_i_collisions) begin
             regs$ro$16 = msgs$collisions;
+        end
+        if (c_r$16 == c_i_rx_consumer) begin
+            regs$ro$16 = hq$rx_consumer;
+        end
+        if (c_r$16 == c_i_cq_producer) begin
+            regs$ro$16 = hq$cq_producer;
+        end
+        if (c_r$16 == c_i_dropped_no_buffer) begin
+            regs$ro$16 = hq$no_buffer;
+        end
+        if (c_r$16 == c_i_rx_data) begin
+            regs$ro$16 = hq$rx_data;
+        end
+        if (c_r$16 == c_i_rx_errors) begin
+            regs$ro$16 = hq$rx_errors;
+        end
+        if (c_r$16 == c_i_dropped_bad_payload) begin
+            regs$ro$16 = hq$bad_frames;
+        end
+        if (c_r$16 == c_i_data_empty) begin
+            regs$ro$16 = hq$empty;
+        end
+        if (c_r$16 == c_i_rx_bad_descriptors) begin
+            regs$ro$16 = hq$bad_descriptors;
+        end
+        if (c_r$16 == c_i_cq_dropped) begin
+            regs$ro$16 = hq$cq_dropped;
+        end
+        if (c_r$17 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$17[(c_lo)+:(5)];
+        end
+        if (c_r$17 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$17;
+        end
+        if (c_r$17 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$17[(c_lo)+:(5)];
+        end
+        if (c_r$17 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$17;
         end
         if (c_r$17 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$17[(c_lo)+:(8)];
@@ -2816,6 +3892,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$17 == c_i_collisions) begin
             regs$ro$17 = msgs$collisions;
         end
+        if (c_r$17 == c_i_rx_consumer) begin
+            regs$ro$17 = hq$rx_consumer;
+        end
+        if (c_r$17 == c_i_cq_producer) begin
+            regs$ro$17 = hq$cq_producer;
+        end
+        if (c_r$17 == c_i_dropped_no_buffer) begin
+            regs$ro$17 = hq$no_buffer;
+        end
+        if (c_r$17 == c_i_rx_data) begin
+            regs$ro$17 = hq$rx_data;
+        end
+        if (c_r$17 == c_i_rx_errors) begin
+            regs$ro$17 = hq$rx_errors;
+        end
+        if (c_r$17 == c_i_dropped_bad_payload) begin
+            regs$ro$17 = hq$bad_frames;
+        end
+        if (c_r$17 == c_i_data_empty) begin
+            regs$ro$17 = hq$empty;
+        end
+        if (c_r$17 == c_i_rx_bad_descriptors) begin
+            regs$ro$17 = hq$bad_descriptors;
+        end
+        if (c_r$17 == c_i_cq_dropped) begin
+            regs$ro$17 = hq$cq_dropped;
+        end
+        if (c_r$18 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$18[(c_lo)+:(5)];
+        end
+        if (c_r$18 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$18;
+        end
+        if (c_r$18 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$18[(c_lo)+:(5)];
+        end
+        if (c_r$18 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$18;
+        end
         if (c_r$18 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$18[(c_lo)+:(8)];
         end
@@ -2918,6 +4045,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$18 == c_i_collisions) begin
             regs$ro$18 = msgs$collisions;
+        end
+        if (c_r$18 == c_i_rx_consumer) begin
+            regs$ro$18 = hq$rx_consumer;
+        end
+        if (c_r$18 == c_i_cq_producer) begin
+            regs$ro$18 = hq$cq_producer;
+        end
+        if (c_r$18 == c_i_dropped_no_buffer) begin
+            regs$ro$18 = hq$no_buffer;
+        end
+        if (c_r$18 == c_i_rx_data) begin
+            regs$ro$18 = hq$rx_data;
+        end
+        if (c_r$18 == c_i_rx_errors) begin
+            regs$ro$18 = hq$rx_errors;
+        end
+        if (c_r$18 == c_i_dropped_bad_payload) begin
+            regs$ro$18 = hq$bad_frames;
+        end
+        if (c_r$18 == c_i_data_empty) begin
+            regs$ro$18 = hq$empty;
+        end
+        if (c_r$18 == c_i_rx_bad_descriptors) begin
+            regs$ro$18 = hq$bad_descriptors;
+        end
+        if (c_r$18 == c_i_cq_dropped) begin
+            regs$ro$18 = hq$cq_dropped;
+        end
+        if (c_r$19 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$19[(c_lo)+:(5)];
+        end
+        if (c_r$19 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$19;
+        end
+        if (c_r$19 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$19[(c_lo)+:(5)];
+        end
+        if (c_r$19 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$19;
         end
         if (c_r$19 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$19[(c_lo)+:(8)];
@@ -3022,6 +4200,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$19 == c_i_collisions) begin
             regs$ro$19 = msgs$collisions;
         end
+        if (c_r$19 == c_i_rx_consumer) begin
+            regs$ro$19 = hq$rx_consumer;
+        end
+        if (c_r$19 == c_i_cq_producer) begin
+            regs$ro$19 = hq$cq_producer;
+        end
+        if (c_r$19 == c_i_dropped_no_buffer) begin
+            regs$ro$19 = hq$no_buffer;
+        end
+        if (c_r$19 == c_i_rx_data) begin
+            regs$ro$19 = hq$rx_data;
+        end
+        if (c_r$19 == c_i_rx_errors) begin
+            regs$ro$19 = hq$rx_errors;
+        end
+        if (c_r$19 == c_i_dropped_bad_payload) begin
+            regs$ro$19 = hq$bad_frames;
+        end
+        if (c_r$19 == c_i_data_empty) begin
+            regs$ro$19 = hq$empty;
+        end
+        if (c_r$19 == c_i_rx_bad_descriptors) begin
+            regs$ro$19 = hq$bad_descriptors;
+        end
+        if (c_r$19 == c_i_cq_dropped) begin
+            regs$ro$19 = hq$cq_dropped;
+        end
+        if (c_r$20 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$20[(c_lo)+:(5)];
+        end
+        if (c_r$20 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$20;
+        end
+        if (c_r$20 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$20[(c_lo)+:(5)];
+        end
+        if (c_r$20 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$20;
+        end
         if (c_r$20 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$20[(c_lo)+:(8)];
         end
@@ -3124,6 +4353,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$20 == c_i_collisions) begin
             regs$ro$20 = msgs$collisions;
+        end
+        if (c_r$20 == c_i_rx_consumer) begin
+            regs$ro$20 = hq$rx_consumer;
+        end
+        if (c_r$20 == c_i_cq_producer) begin
+            regs$ro$20 = hq$cq_producer;
+        end
+        if (c_r$20 == c_i_dropped_no_buffer) begin
+            regs$ro$20 = hq$no_buffer;
+        end
+        if (c_r$20 == c_i_rx_data) begin
+            regs$ro$20 = hq$rx_data;
+        end
+        if (c_r$20 == c_i_rx_errors) begin
+            regs$ro$20 = hq$rx_errors;
+        end
+        if (c_r$20 == c_i_dropped_bad_payload) begin
+            regs$ro$20 = hq$bad_frames;
+        end
+        if (c_r$20 == c_i_data_empty) begin
+            regs$ro$20 = hq$empty;
+        end
+        if (c_r$20 == c_i_rx_bad_descriptors) begin
+            regs$ro$20 = hq$bad_descriptors;
+        end
+        if (c_r$20 == c_i_cq_dropped) begin
+            regs$ro$20 = hq$cq_dropped;
+        end
+        if (c_r$21 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$21[(c_lo)+:(5)];
+        end
+        if (c_r$21 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$21;
+        end
+        if (c_r$21 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$21[(c_lo)+:(5)];
+        end
+        if (c_r$21 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$21;
         end
         if (c_r$21 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$21[(c_lo)+:(8)];
@@ -3228,6 +4508,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$21 == c_i_collisions) begin
             regs$ro$21 = msgs$collisions;
         end
+        if (c_r$21 == c_i_rx_consumer) begin
+            regs$ro$21 = hq$rx_consumer;
+        end
+        if (c_r$21 == c_i_cq_producer) begin
+            regs$ro$21 = hq$cq_producer;
+        end
+        if (c_r$21 == c_i_dropped_no_buffer) begin
+            regs$ro$21 = hq$no_buffer;
+        end
+        if (c_r$21 == c_i_rx_data) begin
+            regs$ro$21 = hq$rx_data;
+        end
+        if (c_r$21 == c_i_rx_errors) begin
+            regs$ro$21 = hq$rx_errors;
+        end
+        if (c_r$21 == c_i_dropped_bad_payload) begin
+            regs$ro$21 = hq$bad_frames;
+        end
+        if (c_r$21 == c_i_data_empty) begin
+            regs$ro$21 = hq$empty;
+        end
+        if (c_r$21 == c_i_rx_bad_descriptors) begin
+            regs$ro$21 = hq$bad_descriptors;
+        end
+        if (c_r$21 == c_i_cq_dropped) begin
+            regs$ro$21 = hq$cq_dropped;
+        end
+        if (c_r$22 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$22[(c_lo)+:(5)];
+        end
+        if (c_r$22 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$22;
+        end
+        if (c_r$22 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$22[(c_lo)+:(5)];
+        end
+        if (c_r$22 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$22;
+        end
         if (c_r$22 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$22[(c_lo)+:(8)];
         end
@@ -3330,6 +4661,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$22 == c_i_collisions) begin
             regs$ro$22 = msgs$collisions;
+        end
+        if (c_r$22 == c_i_rx_consumer) begin
+            regs$ro$22 = hq$rx_consumer;
+        end
+        if (c_r$22 == c_i_cq_producer) begin
+            regs$ro$22 = hq$cq_producer;
+        end
+        if (c_r$22 == c_i_dropped_no_buffer) begin
+            regs$ro$22 = hq$no_buffer;
+        end
+        if (c_r$22 == c_i_rx_data) begin
+            regs$ro$22 = hq$rx_data;
+        end
+        if (c_r$22 == c_i_rx_errors) begin
+            regs$ro$22 = hq$rx_errors;
+        end
+        if (c_r$22 == c_i_dropped_bad_payload) begin
+            regs$ro$22 = hq$bad_frames;
+        end
+        if (c_r$22 == c_i_data_empty) begin
+            regs$ro$22 = hq$empty;
+        end
+        if (c_r$22 == c_i_rx_bad_descriptors) begin
+            regs$ro$22 = hq$bad_descriptors;
+        end
+        if (c_r$22 == c_i_cq_dropped) begin
+            regs$ro$22 = hq$cq_dropped;
+        end
+        if (c_r$23 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$23[(c_lo)+:(5)];
+        end
+        if (c_r$23 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$23;
+        end
+        if (c_r$23 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$23[(c_lo)+:(5)];
+        end
+        if (c_r$23 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$23;
         end
         if (c_r$23 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$23[(c_lo)+:(8)];
@@ -3434,6 +4816,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$23 == c_i_collisions) begin
             regs$ro$23 = msgs$collisions;
         end
+        if (c_r$23 == c_i_rx_consumer) begin
+            regs$ro$23 = hq$rx_consumer;
+        end
+        if (c_r$23 == c_i_cq_producer) begin
+            regs$ro$23 = hq$cq_producer;
+        end
+        if (c_r$23 == c_i_dropped_no_buffer) begin
+            regs$ro$23 = hq$no_buffer;
+        end
+        if (c_r$23 == c_i_rx_data) begin
+            regs$ro$23 = hq$rx_data;
+        end
+        if (c_r$23 == c_i_rx_errors) begin
+            regs$ro$23 = hq$rx_errors;
+        end
+        if (c_r$23 == c_i_dropped_bad_payload) begin
+            regs$ro$23 = hq$bad_frames;
+        end
+        if (c_r$23 == c_i_data_empty) begin
+            regs$ro$23 = hq$empty;
+        end
+        if (c_r$23 == c_i_rx_bad_descriptors) begin
+            regs$ro$23 = hq$bad_descriptors;
+        end
+        if (c_r$23 == c_i_cq_dropped) begin
+            regs$ro$23 = hq$cq_dropped;
+        end
+        if (c_r$24 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$24[(c_lo)+:(5)];
+        end
+        if (c_r$24 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$24;
+        end
+        if (c_r$24 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$24[(c_lo)+:(5)];
+        end
+        if (c_r$24 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$24;
+        end
         if (c_r$24 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$24[(c_lo)+:(8)];
         end
@@ -3536,6 +4969,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$24 == c_i_collisions) begin
             regs$ro$24 = msgs$collisions;
+        end
+        if (c_r$24 == c_i_rx_consumer) begin
+            regs$ro$24 = hq$rx_consumer;
+        end
+        if (c_r$24 == c_i_cq_producer) begin
+            regs$ro$24 = hq$cq_producer;
+        end
+        if (c_r$24 == c_i_dropped_no_buffer) begin
+            regs$ro$24 = hq$no_buffer;
+        end
+        if (c_r$24 == c_i_rx_data) begin
+            regs$ro$24 = hq$rx_data;
+        end
+        if (c_r$24 == c_i_rx_errors) begin
+            regs$ro$24 = hq$rx_errors;
+        end
+        if (c_r$24 == c_i_dropped_bad_payload) begin
+            regs$ro$24 = hq$bad_frames;
+        end
+        if (c_r$24 == c_i_data_empty) begin
+            regs$ro$24 = hq$empty;
+        end
+        if (c_r$24 == c_i_rx_bad_descriptors) begin
+            regs$ro$24 = hq$bad_descriptors;
+        end
+        if (c_r$24 == c_i_cq_dropped) begin
+            regs$ro$24 = hq$cq_dropped;
+        end
+        if (c_r$25 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$25[(c_lo)+:(5)];
+        end
+        if (c_r$25 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$25;
+        end
+        if (c_r$25 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$25[(c_lo)+:(5)];
+        end
+        if (c_r$25 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$25;
         end
         if (c_r$25 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$25[(c_lo)+:(8)];
@@ -3640,6 +5124,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$25 == c_i_collisions) begin
             regs$ro$25 = msgs$collisions;
         end
+        if (c_r$25 == c_i_rx_consumer) begin
+            regs$ro$25 = hq$rx_consumer;
+        end
+        if (c_r$25 == c_i_cq_producer) begin
+            regs$ro$25 = hq$cq_producer;
+        end
+        if (c_r$25 == c_i_dropped_no_buffer) begin
+            regs$ro$25 = hq$no_buffer;
+        end
+        if (c_r$25 == c_i_rx_data) begin
+            regs$ro$25 = hq$rx_data;
+        end
+        if (c_r$25 == c_i_rx_errors) begin
+            regs$ro$25 = hq$rx_errors;
+        end
+        if (c_r$25 == c_i_dropped_bad_payload) begin
+            regs$ro$25 = hq$bad_frames;
+        end
+        if (c_r$25 == c_i_data_empty) begin
+            regs$ro$25 = hq$empty;
+        end
+        if (c_r$25 == c_i_rx_bad_descriptors) begin
+            regs$ro$25 = hq$bad_descriptors;
+        end
+        if (c_r$25 == c_i_cq_dropped) begin
+            regs$ro$25 = hq$cq_dropped;
+        end
+        if (c_r$26 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$26[(c_lo)+:(5)];
+        end
+        if (c_r$26 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$26;
+        end
+        if (c_r$26 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$26[(c_lo)+:(5)];
+        end
+        if (c_r$26 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$26;
+        end
         if (c_r$26 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$26[(c_lo)+:(8)];
         end
@@ -3742,6 +5277,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$26 == c_i_collisions) begin
             regs$ro$26 = msgs$collisions;
+        end
+        if (c_r$26 == c_i_rx_consumer) begin
+            regs$ro$26 = hq$rx_consumer;
+        end
+        if (c_r$26 == c_i_cq_producer) begin
+            regs$ro$26 = hq$cq_producer;
+        end
+        if (c_r$26 == c_i_dropped_no_buffer) begin
+            regs$ro$26 = hq$no_buffer;
+        end
+        if (c_r$26 == c_i_rx_data) begin
+            regs$ro$26 = hq$rx_data;
+        end
+        if (c_r$26 == c_i_rx_errors) begin
+            regs$ro$26 = hq$rx_errors;
+        end
+        if (c_r$26 == c_i_dropped_bad_payload) begin
+            regs$ro$26 = hq$bad_frames;
+        end
+        if (c_r$26 == c_i_data_empty) begin
+            regs$ro$26 = hq$empty;
+        end
+        if (c_r$26 == c_i_rx_bad_descriptors) begin
+            regs$ro$26 = hq$bad_descriptors;
+        end
+        if (c_r$26 == c_i_cq_dropped) begin
+            regs$ro$26 = hq$cq_dropped;
+        end
+        if (c_r$27 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$27[(c_lo)+:(5)];
+        end
+        if (c_r$27 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$27;
+        end
+        if (c_r$27 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$27[(c_lo)+:(5)];
+        end
+        if (c_r$27 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$27;
         end
         if (c_r$27 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$27[(c_lo)+:(8)];
@@ -3846,6 +5432,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$27 == c_i_collisions) begin
             regs$ro$27 = msgs$collisions;
         end
+        if (c_r$27 == c_i_rx_consumer) begin
+            regs$ro$27 = hq$rx_consumer;
+        end
+        if (c_r$27 == c_i_cq_producer) begin
+            regs$ro$27 = hq$cq_producer;
+        end
+        if (c_r$27 == c_i_dropped_no_buffer) begin
+            regs$ro$27 = hq$no_buffer;
+        end
+        if (c_r$27 == c_i_rx_data) begin
+            regs$ro$27 = hq$rx_data;
+        end
+        if (c_r$27 == c_i_rx_errors) begin
+            regs$ro$27 = hq$rx_errors;
+        end
+        if (c_r$27 == c_i_dropped_bad_payload) begin
+            regs$ro$27 = hq$bad_frames;
+        end
+        if (c_r$27 == c_i_data_empty) begin
+            regs$ro$27 = hq$empty;
+        end
+        if (c_r$27 == c_i_rx_bad_descriptors) begin
+            regs$ro$27 = hq$bad_descriptors;
+        end
+        if (c_r$27 == c_i_cq_dropped) begin
+            regs$ro$27 = hq$cq_dropped;
+        end
+        if (c_r$28 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$28[(c_lo)+:(5)];
+        end
+        if (c_r$28 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$28;
+        end
+        if (c_r$28 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$28[(c_lo)+:(5)];
+        end
+        if (c_r$28 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$28;
+        end
         if (c_r$28 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$28[(c_lo)+:(8)];
         end
@@ -3948,6 +5585,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$28 == c_i_collisions) begin
             regs$ro$28 = msgs$collisions;
+        end
+        if (c_r$28 == c_i_rx_consumer) begin
+            regs$ro$28 = hq$rx_consumer;
+        end
+        if (c_r$28 == c_i_cq_producer) begin
+            regs$ro$28 = hq$cq_producer;
+        end
+        if (c_r$28 == c_i_dropped_no_buffer) begin
+            regs$ro$28 = hq$no_buffer;
+        end
+        if (c_r$28 == c_i_rx_data) begin
+            regs$ro$28 = hq$rx_data;
+        end
+        if (c_r$28 == c_i_rx_errors) begin
+            regs$ro$28 = hq$rx_errors;
+        end
+        if (c_r$28 == c_i_dropped_bad_payload) begin
+            regs$ro$28 = hq$bad_frames;
+        end
+        if (c_r$28 == c_i_data_empty) begin
+            regs$ro$28 = hq$empty;
+        end
+        if (c_r$28 == c_i_rx_bad_descriptors) begin
+            regs$ro$28 = hq$bad_descriptors;
+        end
+        if (c_r$28 == c_i_cq_dropped) begin
+            regs$ro$28 = hq$cq_dropped;
+        end
+        if (c_r$29 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$29[(c_lo)+:(5)];
+        end
+        if (c_r$29 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$29;
+        end
+        if (c_r$29 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$29[(c_lo)+:(5)];
+        end
+        if (c_r$29 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$29;
         end
         if (c_r$29 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$29[(c_lo)+:(8)];
@@ -4052,6 +5740,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$29 == c_i_collisions) begin
             regs$ro$29 = msgs$collisions;
         end
+        if (c_r$29 == c_i_rx_consumer) begin
+            regs$ro$29 = hq$rx_consumer;
+        end
+        if (c_r$29 == c_i_cq_producer) begin
+            regs$ro$29 = hq$cq_producer;
+        end
+        if (c_r$29 == c_i_dropped_no_buffer) begin
+            regs$ro$29 = hq$no_buffer;
+        end
+        if (c_r$29 == c_i_rx_data) begin
+            regs$ro$29 = hq$rx_data;
+        end
+        if (c_r$29 == c_i_rx_errors) begin
+            regs$ro$29 = hq$rx_errors;
+        end
+        if (c_r$29 == c_i_dropped_bad_payload) begin
+            regs$ro$29 = hq$bad_frames;
+        end
+        if (c_r$29 == c_i_data_empty) begin
+            regs$ro$29 = hq$empty;
+        end
+        if (c_r$29 == c_i_rx_bad_descriptors) begin
+            regs$ro$29 = hq$bad_descriptors;
+        end
+        if (c_r$29 == c_i_cq_dropped) begin
+            regs$ro$29 = hq$cq_dropped;
+        end
+        if (c_r$30 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$30[(c_lo)+:(5)];
+        end
+        if (c_r$30 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$30;
+        end
+        if (c_r$30 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$30[(c_lo)+:(5)];
+        end
+        if (c_r$30 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$30;
+        end
         if (c_r$30 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$30[(c_lo)+:(8)];
         end
@@ -4154,6 +5893,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$30 == c_i_collisions) begin
             regs$ro$30 = msgs$collisions;
+        end
+        if (c_r$30 == c_i_rx_consumer) begin
+            regs$ro$30 = hq$rx_consumer;
+        end
+        if (c_r$30 == c_i_cq_producer) begin
+            regs$ro$30 = hq$cq_producer;
+        end
+        if (c_r$30 == c_i_dropped_no_buffer) begin
+            regs$ro$30 = hq$no_buffer;
+        end
+        if (c_r$30 == c_i_rx_data) begin
+            regs$ro$30 = hq$rx_data;
+        end
+        if (c_r$30 == c_i_rx_errors) begin
+            regs$ro$30 = hq$rx_errors;
+        end
+        if (c_r$30 == c_i_dropped_bad_payload) begin
+            regs$ro$30 = hq$bad_frames;
+        end
+        if (c_r$30 == c_i_data_empty) begin
+            regs$ro$30 = hq$empty;
+        end
+        if (c_r$30 == c_i_rx_bad_descriptors) begin
+            regs$ro$30 = hq$bad_descriptors;
+        end
+        if (c_r$30 == c_i_cq_dropped) begin
+            regs$ro$30 = hq$cq_dropped;
+        end
+        if (c_r$31 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$31[(c_lo)+:(5)];
+        end
+        if (c_r$31 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$31;
+        end
+        if (c_r$31 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$31[(c_lo)+:(5)];
+        end
+        if (c_r$31 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$31;
         end
         if (c_r$31 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$31[(c_lo)+:(8)];
@@ -4258,6 +6048,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$31 == c_i_collisions) begin
             regs$ro$31 = msgs$collisions;
         end
+        if (c_r$31 == c_i_rx_consumer) begin
+            regs$ro$31 = hq$rx_consumer;
+        end
+        if (c_r$31 == c_i_cq_producer) begin
+            regs$ro$31 = hq$cq_producer;
+        end
+        if (c_r$31 == c_i_dropped_no_buffer) begin
+            regs$ro$31 = hq$no_buffer;
+        end
+        if (c_r$31 == c_i_rx_data) begin
+            regs$ro$31 = hq$rx_data;
+        end
+        if (c_r$31 == c_i_rx_errors) begin
+            regs$ro$31 = hq$rx_errors;
+        end
+        if (c_r$31 == c_i_dropped_bad_payload) begin
+            regs$ro$31 = hq$bad_frames;
+        end
+        if (c_r$31 == c_i_data_empty) begin
+            regs$ro$31 = hq$empty;
+        end
+        if (c_r$31 == c_i_rx_bad_descriptors) begin
+            regs$ro$31 = hq$bad_descriptors;
+        end
+        if (c_r$31 == c_i_cq_dropped) begin
+            regs$ro$31 = hq$cq_dropped;
+        end
+        if (c_r$32 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$32[(c_lo)+:(5)];
+        end
+        if (c_r$32 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$32;
+        end
+        if (c_r$32 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$32[(c_lo)+:(5)];
+        end
+        if (c_r$32 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$32;
+        end
         if (c_r$32 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$32[(c_lo)+:(8)];
         end
@@ -4360,6 +6201,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$32 == c_i_collisions) begin
             regs$ro$32 = msgs$collisions;
+        end
+        if (c_r$32 == c_i_rx_consumer) begin
+            regs$ro$32 = hq$rx_consumer;
+        end
+        if (c_r$32 == c_i_cq_producer) begin
+            regs$ro$32 = hq$cq_producer;
+        end
+        if (c_r$32 == c_i_dropped_no_buffer) begin
+            regs$ro$32 = hq$no_buffer;
+        end
+        if (c_r$32 == c_i_rx_data) begin
+            regs$ro$32 = hq$rx_data;
+        end
+        if (c_r$32 == c_i_rx_errors) begin
+            regs$ro$32 = hq$rx_errors;
+        end
+        if (c_r$32 == c_i_dropped_bad_payload) begin
+            regs$ro$32 = hq$bad_frames;
+        end
+        if (c_r$32 == c_i_data_empty) begin
+            regs$ro$32 = hq$empty;
+        end
+        if (c_r$32 == c_i_rx_bad_descriptors) begin
+            regs$ro$32 = hq$bad_descriptors;
+        end
+        if (c_r$32 == c_i_cq_dropped) begin
+            regs$ro$32 = hq$cq_dropped;
+        end
+        if (c_r$33 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$33[(c_lo)+:(5)];
+        end
+        if (c_r$33 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$33;
+        end
+        if (c_r$33 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$33[(c_lo)+:(5)];
+        end
+        if (c_r$33 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$33;
         end
         if (c_r$33 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$33[(c_lo)+:(8)];
@@ -4464,6 +6356,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$33 == c_i_collisions) begin
             regs$ro$33 = msgs$collisions;
         end
+        if (c_r$33 == c_i_rx_consumer) begin
+            regs$ro$33 = hq$rx_consumer;
+        end
+        if (c_r$33 == c_i_cq_producer) begin
+            regs$ro$33 = hq$cq_producer;
+        end
+        if (c_r$33 == c_i_dropped_no_buffer) begin
+            regs$ro$33 = hq$no_buffer;
+        end
+        if (c_r$33 == c_i_rx_data) begin
+            regs$ro$33 = hq$rx_data;
+        end
+        if (c_r$33 == c_i_rx_errors) begin
+            regs$ro$33 = hq$rx_errors;
+        end
+        if (c_r$33 == c_i_dropped_bad_payload) begin
+            regs$ro$33 = hq$bad_frames;
+        end
+        if (c_r$33 == c_i_data_empty) begin
+            regs$ro$33 = hq$empty;
+        end
+        if (c_r$33 == c_i_rx_bad_descriptors) begin
+            regs$ro$33 = hq$bad_descriptors;
+        end
+        if (c_r$33 == c_i_cq_dropped) begin
+            regs$ro$33 = hq$cq_dropped;
+        end
+        if (c_r$34 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$34[(c_lo)+:(5)];
+        end
+        if (c_r$34 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$34;
+        end
+        if (c_r$34 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$34[(c_lo)+:(5)];
+        end
+        if (c_r$34 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$34;
+        end
         if (c_r$34 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$34[(c_lo)+:(8)];
         end
@@ -4566,6 +6509,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$34 == c_i_collisions) begin
             regs$ro$34 = msgs$collisions;
+        end
+        if (c_r$34 == c_i_rx_consumer) begin
+            regs$ro$34 = hq$rx_consumer;
+        end
+        if (c_r$34 == c_i_cq_producer) begin
+            regs$ro$34 = hq$cq_producer;
+        end
+        if (c_r$34 == c_i_dropped_no_buffer) begin
+            regs$ro$34 = hq$no_buffer;
+        end
+        if (c_r$34 == c_i_rx_data) begin
+            regs$ro$34 = hq$rx_data;
+        end
+        if (c_r$34 == c_i_rx_errors) begin
+            regs$ro$34 = hq$rx_errors;
+        end
+        if (c_r$34 == c_i_dropped_bad_payload) begin
+            regs$ro$34 = hq$bad_frames;
+        end
+        if (c_r$34 == c_i_data_empty) begin
+            regs$ro$34 = hq$empty;
+        end
+        if (c_r$34 == c_i_rx_bad_descriptors) begin
+            regs$ro$34 = hq$bad_descriptors;
+        end
+        if (c_r$34 == c_i_cq_dropped) begin
+            regs$ro$34 = hq$cq_dropped;
+        end
+        if (c_r$35 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$35[(c_lo)+:(5)];
+        end
+        if (c_r$35 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$35;
+        end
+        if (c_r$35 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$35[(c_lo)+:(5)];
+        end
+        if (c_r$35 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$35;
         end
         if (c_r$35 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$35[(c_lo)+:(8)];
@@ -4670,6 +6664,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$35 == c_i_collisions) begin
             regs$ro$35 = msgs$collisions;
         end
+        if (c_r$35 == c_i_rx_consumer) begin
+            regs$ro$35 = hq$rx_consumer;
+        end
+        if (c_r$35 == c_i_cq_producer) begin
+            regs$ro$35 = hq$cq_producer;
+        end
+        if (c_r$35 == c_i_dropped_no_buffer) begin
+            regs$ro$35 = hq$no_buffer;
+        end
+        if (c_r$35 == c_i_rx_data) begin
+            regs$ro$35 = hq$rx_data;
+        end
+        if (c_r$35 == c_i_rx_errors) begin
+            regs$ro$35 = hq$rx_errors;
+        end
+        if (c_r$35 == c_i_dropped_bad_payload) begin
+            regs$ro$35 = hq$bad_frames;
+        end
+        if (c_r$35 == c_i_data_empty) begin
+            regs$ro$35 = hq$empty;
+        end
+        if (c_r$35 == c_i_rx_bad_descriptors) begin
+            regs$ro$35 = hq$bad_descriptors;
+        end
+        if (c_r$35 == c_i_cq_dropped) begin
+            regs$ro$35 = hq$cq_dropped;
+        end
+        if (c_r$36 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$36[(c_lo)+:(5)];
+        end
+        if (c_r$36 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$36;
+        end
+        if (c_r$36 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$36[(c_lo)+:(5)];
+        end
+        if (c_r$36 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$36;
+        end
         if (c_r$36 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$36[(c_lo)+:(8)];
         end
@@ -4772,6 +6817,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$36 == c_i_collisions) begin
             regs$ro$36 = msgs$collisions;
+        end
+        if (c_r$36 == c_i_rx_consumer) begin
+            regs$ro$36 = hq$rx_consumer;
+        end
+        if (c_r$36 == c_i_cq_producer) begin
+            regs$ro$36 = hq$cq_producer;
+        end
+        if (c_r$36 == c_i_dropped_no_buffer) begin
+            regs$ro$36 = hq$no_buffer;
+        end
+        if (c_r$36 == c_i_rx_data) begin
+            regs$ro$36 = hq$rx_data;
+        end
+        if (c_r$36 == c_i_rx_errors) begin
+            regs$ro$36 = hq$rx_errors;
+        end
+        if (c_r$36 == c_i_dropped_bad_payload) begin
+            regs$ro$36 = hq$bad_frames;
+        end
+        if (c_r$36 == c_i_data_empty) begin
+            regs$ro$36 = hq$empty;
+        end
+        if (c_r$36 == c_i_rx_bad_descriptors) begin
+            regs$ro$36 = hq$bad_descriptors;
+        end
+        if (c_r$36 == c_i_cq_dropped) begin
+            regs$ro$36 = hq$cq_dropped;
+        end
+        if (c_r$37 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$37[(c_lo)+:(5)];
+        end
+        if (c_r$37 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$37;
+        end
+        if (c_r$37 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$37[(c_lo)+:(5)];
+        end
+        if (c_r$37 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$37;
         end
         if (c_r$37 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$37[(c_lo)+:(8)];
@@ -4876,6 +6972,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$37 == c_i_collisions) begin
             regs$ro$37 = msgs$collisions;
         end
+        if (c_r$37 == c_i_rx_consumer) begin
+            regs$ro$37 = hq$rx_consumer;
+        end
+        if (c_r$37 == c_i_cq_producer) begin
+            regs$ro$37 = hq$cq_producer;
+        end
+        if (c_r$37 == c_i_dropped_no_buffer) begin
+            regs$ro$37 = hq$no_buffer;
+        end
+        if (c_r$37 == c_i_rx_data) begin
+            regs$ro$37 = hq$rx_data;
+        end
+        if (c_r$37 == c_i_rx_errors) begin
+            regs$ro$37 = hq$rx_errors;
+        end
+        if (c_r$37 == c_i_dropped_bad_payload) begin
+            regs$ro$37 = hq$bad_frames;
+        end
+        if (c_r$37 == c_i_data_empty) begin
+            regs$ro$37 = hq$empty;
+        end
+        if (c_r$37 == c_i_rx_bad_descriptors) begin
+            regs$ro$37 = hq$bad_descriptors;
+        end
+        if (c_r$37 == c_i_cq_dropped) begin
+            regs$ro$37 = hq$cq_dropped;
+        end
+        if (c_r$38 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$38[(c_lo)+:(5)];
+        end
+        if (c_r$38 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$38;
+        end
+        if (c_r$38 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$38[(c_lo)+:(5)];
+        end
+        if (c_r$38 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$38;
+        end
         if (c_r$38 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$38[(c_lo)+:(8)];
         end
@@ -4978,6 +7125,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$38 == c_i_collisions) begin
             regs$ro$38 = msgs$collisions;
+        end
+        if (c_r$38 == c_i_rx_consumer) begin
+            regs$ro$38 = hq$rx_consumer;
+        end
+        if (c_r$38 == c_i_cq_producer) begin
+            regs$ro$38 = hq$cq_producer;
+        end
+        if (c_r$38 == c_i_dropped_no_buffer) begin
+            regs$ro$38 = hq$no_buffer;
+        end
+        if (c_r$38 == c_i_rx_data) begin
+            regs$ro$38 = hq$rx_data;
+        end
+        if (c_r$38 == c_i_rx_errors) begin
+            regs$ro$38 = hq$rx_errors;
+        end
+        if (c_r$38 == c_i_dropped_bad_payload) begin
+            regs$ro$38 = hq$bad_frames;
+        end
+        if (c_r$38 == c_i_data_empty) begin
+            regs$ro$38 = hq$empty;
+        end
+        if (c_r$38 == c_i_rx_bad_descriptors) begin
+            regs$ro$38 = hq$bad_descriptors;
+        end
+        if (c_r$38 == c_i_cq_dropped) begin
+            regs$ro$38 = hq$cq_dropped;
+        end
+        if (c_r$39 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$39[(c_lo)+:(5)];
+        end
+        if (c_r$39 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$39;
+        end
+        if (c_r$39 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$39[(c_lo)+:(5)];
+        end
+        if (c_r$39 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$39;
         end
         if (c_r$39 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$39[(c_lo)+:(8)];
@@ -5082,6 +7280,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$39 == c_i_collisions) begin
             regs$ro$39 = msgs$collisions;
         end
+        if (c_r$39 == c_i_rx_consumer) begin
+            regs$ro$39 = hq$rx_consumer;
+        end
+        if (c_r$39 == c_i_cq_producer) begin
+            regs$ro$39 = hq$cq_producer;
+        end
+        if (c_r$39 == c_i_dropped_no_buffer) begin
+            regs$ro$39 = hq$no_buffer;
+        end
+        if (c_r$39 == c_i_rx_data) begin
+            regs$ro$39 = hq$rx_data;
+        end
+        if (c_r$39 == c_i_rx_errors) begin
+            regs$ro$39 = hq$rx_errors;
+        end
+        if (c_r$39 == c_i_dropped_bad_payload) begin
+            regs$ro$39 = hq$bad_frames;
+        end
+        if (c_r$39 == c_i_data_empty) begin
+            regs$ro$39 = hq$empty;
+        end
+        if (c_r$39 == c_i_rx_bad_descriptors) begin
+            regs$ro$39 = hq$bad_descriptors;
+        end
+        if (c_r$39 == c_i_cq_dropped) begin
+            regs$ro$39 = hq$cq_dropped;
+        end
+        if (c_r$40 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$40[(c_lo)+:(5)];
+        end
+        if (c_r$40 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$40;
+        end
+        if (c_r$40 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$40[(c_lo)+:(5)];
+        end
+        if (c_r$40 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$40;
+        end
         if (c_r$40 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$40[(c_lo)+:(8)];
         end
@@ -5184,6 +7433,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$40 == c_i_collisions) begin
             regs$ro$40 = msgs$collisions;
+        end
+        if (c_r$40 == c_i_rx_consumer) begin
+            regs$ro$40 = hq$rx_consumer;
+        end
+        if (c_r$40 == c_i_cq_producer) begin
+            regs$ro$40 = hq$cq_producer;
+        end
+        if (c_r$40 == c_i_dropped_no_buffer) begin
+            regs$ro$40 = hq$no_buffer;
+        end
+        if (c_r$40 == c_i_rx_data) begin
+            regs$ro$40 = hq$rx_data;
+        end
+        if (c_r$40 == c_i_rx_errors) begin
+            regs$ro$40 = hq$rx_errors;
+        end
+        if (c_r$40 == c_i_dropped_bad_payload) begin
+            regs$ro$40 = hq$bad_frames;
+        end
+        if (c_r$40 == c_i_data_empty) begin
+            regs$ro$40 = hq$empty;
+        end
+        if (c_r$40 == c_i_rx_bad_descriptors) begin
+            regs$ro$40 = hq$bad_descriptors;
+        end
+        if (c_r$40 == c_i_cq_dropped) begin
+            regs$ro$40 = hq$cq_dropped;
+        end
+        if (c_r$41 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$41[(c_lo)+:(5)];
+        end
+        if (c_r$41 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$41;
+        end
+        if (c_r$41 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$41[(c_lo)+:(5)];
+        end
+        if (c_r$41 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$41;
         end
         if (c_r$41 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$41[(c_lo)+:(8)];
@@ -5288,6 +7588,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$41 == c_i_collisions) begin
             regs$ro$41 = msgs$collisions;
         end
+        if (c_r$41 == c_i_rx_consumer) begin
+            regs$ro$41 = hq$rx_consumer;
+        end
+        if (c_r$41 == c_i_cq_producer) begin
+            regs$ro$41 = hq$cq_producer;
+        end
+        if (c_r$41 == c_i_dropped_no_buffer) begin
+            regs$ro$41 = hq$no_buffer;
+        end
+        if (c_r$41 == c_i_rx_data) begin
+            regs$ro$41 = hq$rx_data;
+        end
+        if (c_r$41 == c_i_rx_errors) begin
+            regs$ro$41 = hq$rx_errors;
+        end
+        if (c_r$41 == c_i_dropped_bad_payload) begin
+            regs$ro$41 = hq$bad_frames;
+        end
+        if (c_r$41 == c_i_data_empty) begin
+            regs$ro$41 = hq$empty;
+        end
+        if (c_r$41 == c_i_rx_bad_descriptors) begin
+            regs$ro$41 = hq$bad_descriptors;
+        end
+        if (c_r$41 == c_i_cq_dropped) begin
+            regs$ro$41 = hq$cq_dropped;
+        end
+        if (c_r$42 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$42[(c_lo)+:(5)];
+        end
+        if (c_r$42 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$42;
+        end
+        if (c_r$42 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$42[(c_lo)+:(5)];
+        end
+        if (c_r$42 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$42;
+        end
         if (c_r$42 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$42[(c_lo)+:(8)];
         end
@@ -5390,6 +7741,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$42 == c_i_collisions) begin
             regs$ro$42 = msgs$collisions;
+        end
+        if (c_r$42 == c_i_rx_consumer) begin
+            regs$ro$42 = hq$rx_consumer;
+        end
+        if (c_r$42 == c_i_cq_producer) begin
+            regs$ro$42 = hq$cq_producer;
+        end
+        if (c_r$42 == c_i_dropped_no_buffer) begin
+            regs$ro$42 = hq$no_buffer;
+        end
+        if (c_r$42 == c_i_rx_data) begin
+            regs$ro$42 = hq$rx_data;
+        end
+        if (c_r$42 == c_i_rx_errors) begin
+            regs$ro$42 = hq$rx_errors;
+        end
+        if (c_r$42 == c_i_dropped_bad_payload) begin
+            regs$ro$42 = hq$bad_frames;
+        end
+        if (c_r$42 == c_i_data_empty) begin
+            regs$ro$42 = hq$empty;
+        end
+        if (c_r$42 == c_i_rx_bad_descriptors) begin
+            regs$ro$42 = hq$bad_descriptors;
+        end
+        if (c_r$42 == c_i_cq_dropped) begin
+            regs$ro$42 = hq$cq_dropped;
+        end
+        if (c_r$43 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$43[(c_lo)+:(5)];
+        end
+        if (c_r$43 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$43;
+        end
+        if (c_r$43 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$43[(c_lo)+:(5)];
+        end
+        if (c_r$43 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$43;
         end
         if (c_r$43 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$43[(c_lo)+:(8)];
@@ -5494,6 +7896,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$43 == c_i_collisions) begin
             regs$ro$43 = msgs$collisions;
         end
+        if (c_r$43 == c_i_rx_consumer) begin
+            regs$ro$43 = hq$rx_consumer;
+        end
+        if (c_r$43 == c_i_cq_producer) begin
+            regs$ro$43 = hq$cq_producer;
+        end
+        if (c_r$43 == c_i_dropped_no_buffer) begin
+            regs$ro$43 = hq$no_buffer;
+        end
+        if (c_r$43 == c_i_rx_data) begin
+            regs$ro$43 = hq$rx_data;
+        end
+        if (c_r$43 == c_i_rx_errors) begin
+            regs$ro$43 = hq$rx_errors;
+        end
+        if (c_r$43 == c_i_dropped_bad_payload) begin
+            regs$ro$43 = hq$bad_frames;
+        end
+        if (c_r$43 == c_i_data_empty) begin
+            regs$ro$43 = hq$empty;
+        end
+        if (c_r$43 == c_i_rx_bad_descriptors) begin
+            regs$ro$43 = hq$bad_descriptors;
+        end
+        if (c_r$43 == c_i_cq_dropped) begin
+            regs$ro$43 = hq$cq_dropped;
+        end
+        if (c_r$44 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$44[(c_lo)+:(5)];
+        end
+        if (c_r$44 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$44;
+        end
+        if (c_r$44 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$44[(c_lo)+:(5)];
+        end
+        if (c_r$44 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$44;
+        end
         if (c_r$44 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$44[(c_lo)+:(8)];
         end
@@ -5596,6 +8049,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$44 == c_i_collisions) begin
             regs$ro$44 = msgs$collisions;
+        end
+        if (c_r$44 == c_i_rx_consumer) begin
+            regs$ro$44 = hq$rx_consumer;
+        end
+        if (c_r$44 == c_i_cq_producer) begin
+            regs$ro$44 = hq$cq_producer;
+        end
+        if (c_r$44 == c_i_dropped_no_buffer) begin
+            regs$ro$44 = hq$no_buffer;
+        end
+        if (c_r$44 == c_i_rx_data) begin
+            regs$ro$44 = hq$rx_data;
+        end
+        if (c_r$44 == c_i_rx_errors) begin
+            regs$ro$44 = hq$rx_errors;
+        end
+        if (c_r$44 == c_i_dropped_bad_payload) begin
+            regs$ro$44 = hq$bad_frames;
+        end
+        if (c_r$44 == c_i_data_empty) begin
+            regs$ro$44 = hq$empty;
+        end
+        if (c_r$44 == c_i_rx_bad_descriptors) begin
+            regs$ro$44 = hq$bad_descriptors;
+        end
+        if (c_r$44 == c_i_cq_dropped) begin
+            regs$ro$44 = hq$cq_dropped;
+        end
+        if (c_r$45 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$45[(c_lo)+:(5)];
+        end
+        if (c_r$45 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$45;
+        end
+        if (c_r$45 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$45[(c_lo)+:(5)];
+        end
+        if (c_r$45 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$45;
         end
         if (c_r$45 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$45[(c_lo)+:(8)];
@@ -5700,6 +8204,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$45 == c_i_collisions) begin
             regs$ro$45 = msgs$collisions;
         end
+        if (c_r$45 == c_i_rx_consumer) begin
+            regs$ro$45 = hq$rx_consumer;
+        end
+        if (c_r$45 == c_i_cq_producer) begin
+            regs$ro$45 = hq$cq_producer;
+        end
+        if (c_r$45 == c_i_dropped_no_buffer) begin
+            regs$ro$45 = hq$no_buffer;
+        end
+        if (c_r$45 == c_i_rx_data) begin
+            regs$ro$45 = hq$rx_data;
+        end
+        if (c_r$45 == c_i_rx_errors) begin
+            regs$ro$45 = hq$rx_errors;
+        end
+        if (c_r$45 == c_i_dropped_bad_payload) begin
+            regs$ro$45 = hq$bad_frames;
+        end
+        if (c_r$45 == c_i_data_empty) begin
+            regs$ro$45 = hq$empty;
+        end
+        if (c_r$45 == c_i_rx_bad_descriptors) begin
+            regs$ro$45 = hq$bad_descriptors;
+        end
+        if (c_r$45 == c_i_cq_dropped) begin
+            regs$ro$45 = hq$cq_dropped;
+        end
+        if (c_r$46 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$46[(c_lo)+:(5)];
+        end
+        if (c_r$46 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$46;
+        end
+        if (c_r$46 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$46[(c_lo)+:(5)];
+        end
+        if (c_r$46 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$46;
+        end
         if (c_r$46 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$46[(c_lo)+:(8)];
         end
@@ -5802,6 +8357,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$46 == c_i_collisions) begin
             regs$ro$46 = msgs$collisions;
+        end
+        if (c_r$46 == c_i_rx_consumer) begin
+            regs$ro$46 = hq$rx_consumer;
+        end
+        if (c_r$46 == c_i_cq_producer) begin
+            regs$ro$46 = hq$cq_producer;
+        end
+        if (c_r$46 == c_i_dropped_no_buffer) begin
+            regs$ro$46 = hq$no_buffer;
+        end
+        if (c_r$46 == c_i_rx_data) begin
+            regs$ro$46 = hq$rx_data;
+        end
+        if (c_r$46 == c_i_rx_errors) begin
+            regs$ro$46 = hq$rx_errors;
+        end
+        if (c_r$46 == c_i_dropped_bad_payload) begin
+            regs$ro$46 = hq$bad_frames;
+        end
+        if (c_r$46 == c_i_data_empty) begin
+            regs$ro$46 = hq$empty;
+        end
+        if (c_r$46 == c_i_rx_bad_descriptors) begin
+            regs$ro$46 = hq$bad_descriptors;
+        end
+        if (c_r$46 == c_i_cq_dropped) begin
+            regs$ro$46 = hq$cq_dropped;
+        end
+        if (c_r$47 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$47[(c_lo)+:(5)];
+        end
+        if (c_r$47 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$47;
+        end
+        if (c_r$47 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$47[(c_lo)+:(5)];
+        end
+        if (c_r$47 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$47;
         end
         if (c_r$47 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$47[(c_lo)+:(8)];
@@ -5906,6 +8512,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$47 == c_i_collisions) begin
             regs$ro$47 = msgs$collisions;
         end
+        if (c_r$47 == c_i_rx_consumer) begin
+            regs$ro$47 = hq$rx_consumer;
+        end
+        if (c_r$47 == c_i_cq_producer) begin
+            regs$ro$47 = hq$cq_producer;
+        end
+        if (c_r$47 == c_i_dropped_no_buffer) begin
+            regs$ro$47 = hq$no_buffer;
+        end
+        if (c_r$47 == c_i_rx_data) begin
+            regs$ro$47 = hq$rx_data;
+        end
+        if (c_r$47 == c_i_rx_errors) begin
+            regs$ro$47 = hq$rx_errors;
+        end
+        if (c_r$47 == c_i_dropped_bad_payload) begin
+            regs$ro$47 = hq$bad_frames;
+        end
+        if (c_r$47 == c_i_data_empty) begin
+            regs$ro$47 = hq$empty;
+        end
+        if (c_r$47 == c_i_rx_bad_descriptors) begin
+            regs$ro$47 = hq$bad_descriptors;
+        end
+        if (c_r$47 == c_i_cq_dropped) begin
+            regs$ro$47 = hq$cq_dropped;
+        end
+        if (c_r$48 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$48[(c_lo)+:(5)];
+        end
+        if (c_r$48 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$48;
+        end
+        if (c_r$48 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$48[(c_lo)+:(5)];
+        end
+        if (c_r$48 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$48;
+        end
         if (c_r$48 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$48[(c_lo)+:(8)];
         end
@@ -6008,6 +8665,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$48 == c_i_collisions) begin
             regs$ro$48 = msgs$collisions;
+        end
+        if (c_r$48 == c_i_rx_consumer) begin
+            regs$ro$48 = hq$rx_consumer;
+        end
+        if (c_r$48 == c_i_cq_producer) begin
+            regs$ro$48 = hq$cq_producer;
+        end
+        if (c_r$48 == c_i_dropped_no_buffer) begin
+            regs$ro$48 = hq$no_buffer;
+        end
+        if (c_r$48 == c_i_rx_data) begin
+            regs$ro$48 = hq$rx_data;
+        end
+        if (c_r$48 == c_i_rx_errors) begin
+            regs$ro$48 = hq$rx_errors;
+        end
+        if (c_r$48 == c_i_dropped_bad_payload) begin
+            regs$ro$48 = hq$bad_frames;
+        end
+        if (c_r$48 == c_i_data_empty) begin
+            regs$ro$48 = hq$empty;
+        end
+        if (c_r$48 == c_i_rx_bad_descriptors) begin
+            regs$ro$48 = hq$bad_descriptors;
+        end
+        if (c_r$48 == c_i_cq_dropped) begin
+            regs$ro$48 = hq$cq_dropped;
+        end
+        if (c_r$49 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$49[(c_lo)+:(5)];
+        end
+        if (c_r$49 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$49;
+        end
+        if (c_r$49 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$49[(c_lo)+:(5)];
+        end
+        if (c_r$49 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$49;
         end
         if (c_r$49 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$49[(c_lo)+:(8)];
@@ -6112,6 +8820,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$49 == c_i_collisions) begin
             regs$ro$49 = msgs$collisions;
         end
+        if (c_r$49 == c_i_rx_consumer) begin
+            regs$ro$49 = hq$rx_consumer;
+        end
+        if (c_r$49 == c_i_cq_producer) begin
+            regs$ro$49 = hq$cq_producer;
+        end
+        if (c_r$49 == c_i_dropped_no_buffer) begin
+            regs$ro$49 = hq$no_buffer;
+        end
+        if (c_r$49 == c_i_rx_data) begin
+            regs$ro$49 = hq$rx_data;
+        end
+        if (c_r$49 == c_i_rx_errors) begin
+            regs$ro$49 = hq$rx_errors;
+        end
+        if (c_r$49 == c_i_dropped_bad_payload) begin
+            regs$ro$49 = hq$bad_frames;
+        end
+        if (c_r$49 == c_i_data_empty) begin
+            regs$ro$49 = hq$empty;
+        end
+        if (c_r$49 == c_i_rx_bad_descriptors) begin
+            regs$ro$49 = hq$bad_descriptors;
+        end
+        if (c_r$49 == c_i_cq_dropped) begin
+            regs$ro$49 = hq$cq_dropped;
+        end
+        if (c_r$50 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$50[(c_lo)+:(5)];
+        end
+        if (c_r$50 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$50;
+        end
+        if (c_r$50 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$50[(c_lo)+:(5)];
+        end
+        if (c_r$50 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$50;
+        end
         if (c_r$50 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$50[(c_lo)+:(8)];
         end
@@ -6214,6 +8973,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$50 == c_i_collisions) begin
             regs$ro$50 = msgs$collisions;
+        end
+        if (c_r$50 == c_i_rx_consumer) begin
+            regs$ro$50 = hq$rx_consumer;
+        end
+        if (c_r$50 == c_i_cq_producer) begin
+            regs$ro$50 = hq$cq_producer;
+        end
+        if (c_r$50 == c_i_dropped_no_buffer) begin
+            regs$ro$50 = hq$no_buffer;
+        end
+        if (c_r$50 == c_i_rx_data) begin
+            regs$ro$50 = hq$rx_data;
+        end
+        if (c_r$50 == c_i_rx_errors) begin
+            regs$ro$50 = hq$rx_errors;
+        end
+        if (c_r$50 == c_i_dropped_bad_payload) begin
+            regs$ro$50 = hq$bad_frames;
+        end
+        if (c_r$50 == c_i_data_empty) begin
+            regs$ro$50 = hq$empty;
+        end
+        if (c_r$50 == c_i_rx_bad_descriptors) begin
+            regs$ro$50 = hq$bad_descriptors;
+        end
+        if (c_r$50 == c_i_cq_dropped) begin
+            regs$ro$50 = hq$cq_dropped;
+        end
+        if (c_r$51 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$51[(c_lo)+:(5)];
+        end
+        if (c_r$51 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$51;
+        end
+        if (c_r$51 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$51[(c_lo)+:(5)];
+        end
+        if (c_r$51 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$51;
         end
         if (c_r$51 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$51[(c_lo)+:(8)];
@@ -6318,6 +9128,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$51 == c_i_collisions) begin
             regs$ro$51 = msgs$collisions;
         end
+        if (c_r$51 == c_i_rx_consumer) begin
+            regs$ro$51 = hq$rx_consumer;
+        end
+        if (c_r$51 == c_i_cq_producer) begin
+            regs$ro$51 = hq$cq_producer;
+        end
+        if (c_r$51 == c_i_dropped_no_buffer) begin
+            regs$ro$51 = hq$no_buffer;
+        end
+        if (c_r$51 == c_i_rx_data) begin
+            regs$ro$51 = hq$rx_data;
+        end
+        if (c_r$51 == c_i_rx_errors) begin
+            regs$ro$51 = hq$rx_errors;
+        end
+        if (c_r$51 == c_i_dropped_bad_payload) begin
+            regs$ro$51 = hq$bad_frames;
+        end
+        if (c_r$51 == c_i_data_empty) begin
+            regs$ro$51 = hq$empty;
+        end
+        if (c_r$51 == c_i_rx_bad_descriptors) begin
+            regs$ro$51 = hq$bad_descriptors;
+        end
+        if (c_r$51 == c_i_cq_dropped) begin
+            regs$ro$51 = hq$cq_dropped;
+        end
+        if (c_r$52 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$52[(c_lo)+:(5)];
+        end
+        if (c_r$52 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$52;
+        end
+        if (c_r$52 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$52[(c_lo)+:(5)];
+        end
+        if (c_r$52 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$52;
+        end
         if (c_r$52 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$52[(c_lo)+:(8)];
         end
@@ -6420,6 +9281,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$52 == c_i_collisions) begin
             regs$ro$52 = msgs$collisions;
+        end
+        if (c_r$52 == c_i_rx_consumer) begin
+            regs$ro$52 = hq$rx_consumer;
+        end
+        if (c_r$52 == c_i_cq_producer) begin
+            regs$ro$52 = hq$cq_producer;
+        end
+        if (c_r$52 == c_i_dropped_no_buffer) begin
+            regs$ro$52 = hq$no_buffer;
+        end
+        if (c_r$52 == c_i_rx_data) begin
+            regs$ro$52 = hq$rx_data;
+        end
+        if (c_r$52 == c_i_rx_errors) begin
+            regs$ro$52 = hq$rx_errors;
+        end
+        if (c_r$52 == c_i_dropped_bad_payload) begin
+            regs$ro$52 = hq$bad_frames;
+        end
+        if (c_r$52 == c_i_data_empty) begin
+            regs$ro$52 = hq$empty;
+        end
+        if (c_r$52 == c_i_rx_bad_descriptors) begin
+            regs$ro$52 = hq$bad_descriptors;
+        end
+        if (c_r$52 == c_i_cq_dropped) begin
+            regs$ro$52 = hq$cq_dropped;
+        end
+        if (c_r$53 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$53[(c_lo)+:(5)];
+        end
+        if (c_r$53 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$53;
+        end
+        if (c_r$53 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$53[(c_lo)+:(5)];
+        end
+        if (c_r$53 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$53;
         end
         if (c_r$53 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$53[(c_lo)+:(8)];
@@ -6524,6 +9436,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$53 == c_i_collisions) begin
             regs$ro$53 = msgs$collisions;
         end
+        if (c_r$53 == c_i_rx_consumer) begin
+            regs$ro$53 = hq$rx_consumer;
+        end
+        if (c_r$53 == c_i_cq_producer) begin
+            regs$ro$53 = hq$cq_producer;
+        end
+        if (c_r$53 == c_i_dropped_no_buffer) begin
+            regs$ro$53 = hq$no_buffer;
+        end
+        if (c_r$53 == c_i_rx_data) begin
+            regs$ro$53 = hq$rx_data;
+        end
+        if (c_r$53 == c_i_rx_errors) begin
+            regs$ro$53 = hq$rx_errors;
+        end
+        if (c_r$53 == c_i_dropped_bad_payload) begin
+            regs$ro$53 = hq$bad_frames;
+        end
+        if (c_r$53 == c_i_data_empty) begin
+            regs$ro$53 = hq$empty;
+        end
+        if (c_r$53 == c_i_rx_bad_descriptors) begin
+            regs$ro$53 = hq$bad_descriptors;
+        end
+        if (c_r$53 == c_i_cq_dropped) begin
+            regs$ro$53 = hq$cq_dropped;
+        end
+        if (c_r$54 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$54[(c_lo)+:(5)];
+        end
+        if (c_r$54 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$54;
+        end
+        if (c_r$54 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$54[(c_lo)+:(5)];
+        end
+        if (c_r$54 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$54;
+        end
         if (c_r$54 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$54[(c_lo)+:(8)];
         end
@@ -6626,6 +9589,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$54 == c_i_collisions) begin
             regs$ro$54 = msgs$collisions;
+        end
+        if (c_r$54 == c_i_rx_consumer) begin
+            regs$ro$54 = hq$rx_consumer;
+        end
+        if (c_r$54 == c_i_cq_producer) begin
+            regs$ro$54 = hq$cq_producer;
+        end
+        if (c_r$54 == c_i_dropped_no_buffer) begin
+            regs$ro$54 = hq$no_buffer;
+        end
+        if (c_r$54 == c_i_rx_data) begin
+            regs$ro$54 = hq$rx_data;
+        end
+        if (c_r$54 == c_i_rx_errors) begin
+            regs$ro$54 = hq$rx_errors;
+        end
+        if (c_r$54 == c_i_dropped_bad_payload) begin
+            regs$ro$54 = hq$bad_frames;
+        end
+        if (c_r$54 == c_i_data_empty) begin
+            regs$ro$54 = hq$empty;
+        end
+        if (c_r$54 == c_i_rx_bad_descriptors) begin
+            regs$ro$54 = hq$bad_descriptors;
+        end
+        if (c_r$54 == c_i_cq_dropped) begin
+            regs$ro$54 = hq$cq_dropped;
+        end
+        if (c_r$55 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$55[(c_lo)+:(5)];
+        end
+        if (c_r$55 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$55;
+        end
+        if (c_r$55 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$55[(c_lo)+:(5)];
+        end
+        if (c_r$55 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$55;
         end
         if (c_r$55 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$55[(c_lo)+:(8)];
@@ -6730,6 +9744,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$55 == c_i_collisions) begin
             regs$ro$55 = msgs$collisions;
         end
+        if (c_r$55 == c_i_rx_consumer) begin
+            regs$ro$55 = hq$rx_consumer;
+        end
+        if (c_r$55 == c_i_cq_producer) begin
+            regs$ro$55 = hq$cq_producer;
+        end
+        if (c_r$55 == c_i_dropped_no_buffer) begin
+            regs$ro$55 = hq$no_buffer;
+        end
+        if (c_r$55 == c_i_rx_data) begin
+            regs$ro$55 = hq$rx_data;
+        end
+        if (c_r$55 == c_i_rx_errors) begin
+            regs$ro$55 = hq$rx_errors;
+        end
+        if (c_r$55 == c_i_dropped_bad_payload) begin
+            regs$ro$55 = hq$bad_frames;
+        end
+        if (c_r$55 == c_i_data_empty) begin
+            regs$ro$55 = hq$empty;
+        end
+        if (c_r$55 == c_i_rx_bad_descriptors) begin
+            regs$ro$55 = hq$bad_descriptors;
+        end
+        if (c_r$55 == c_i_cq_dropped) begin
+            regs$ro$55 = hq$cq_dropped;
+        end
+        if (c_r$56 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$56[(c_lo)+:(5)];
+        end
+        if (c_r$56 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$56;
+        end
+        if (c_r$56 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$56[(c_lo)+:(5)];
+        end
+        if (c_r$56 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$56;
+        end
         if (c_r$56 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$56[(c_lo)+:(8)];
         end
@@ -6832,6 +9897,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$56 == c_i_collisions) begin
             regs$ro$56 = msgs$collisions;
+        end
+        if (c_r$56 == c_i_rx_consumer) begin
+            regs$ro$56 = hq$rx_consumer;
+        end
+        if (c_r$56 == c_i_cq_producer) begin
+            regs$ro$56 = hq$cq_producer;
+        end
+        if (c_r$56 == c_i_dropped_no_buffer) begin
+            regs$ro$56 = hq$no_buffer;
+        end
+        if (c_r$56 == c_i_rx_data) begin
+            regs$ro$56 = hq$rx_data;
+        end
+        if (c_r$56 == c_i_rx_errors) begin
+            regs$ro$56 = hq$rx_errors;
+        end
+        if (c_r$56 == c_i_dropped_bad_payload) begin
+            regs$ro$56 = hq$bad_frames;
+        end
+        if (c_r$56 == c_i_data_empty) begin
+            regs$ro$56 = hq$empty;
+        end
+        if (c_r$56 == c_i_rx_bad_descriptors) begin
+            regs$ro$56 = hq$bad_descriptors;
+        end
+        if (c_r$56 == c_i_cq_dropped) begin
+            regs$ro$56 = hq$cq_dropped;
+        end
+        if (c_r$57 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$57[(c_lo)+:(5)];
+        end
+        if (c_r$57 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$57;
+        end
+        if (c_r$57 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$57[(c_lo)+:(5)];
+        end
+        if (c_r$57 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$57;
         end
         if (c_r$57 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$57[(c_lo)+:(8)];
@@ -6936,6 +10052,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$57 == c_i_collisions) begin
             regs$ro$57 = msgs$collisions;
         end
+        if (c_r$57 == c_i_rx_consumer) begin
+            regs$ro$57 = hq$rx_consumer;
+        end
+        if (c_r$57 == c_i_cq_producer) begin
+            regs$ro$57 = hq$cq_producer;
+        end
+        if (c_r$57 == c_i_dropped_no_buffer) begin
+            regs$ro$57 = hq$no_buffer;
+        end
+        if (c_r$57 == c_i_rx_data) begin
+            regs$ro$57 = hq$rx_data;
+        end
+        if (c_r$57 == c_i_rx_errors) begin
+            regs$ro$57 = hq$rx_errors;
+        end
+        if (c_r$57 == c_i_dropped_bad_payload) begin
+            regs$ro$57 = hq$bad_frames;
+        end
+        if (c_r$57 == c_i_data_empty) begin
+            regs$ro$57 = hq$empty;
+        end
+        if (c_r$57 == c_i_rx_bad_descriptors) begin
+            regs$ro$57 = hq$bad_descriptors;
+        end
+        if (c_r$57 == c_i_cq_dropped) begin
+            regs$ro$57 = hq$cq_dropped;
+        end
+        if (c_r$58 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$58[(c_lo)+:(5)];
+        end
+        if (c_r$58 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$58;
+        end
+        if (c_r$58 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$58[(c_lo)+:(5)];
+        end
+        if (c_r$58 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$58;
+        end
         if (c_r$58 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$58[(c_lo)+:(8)];
         end
@@ -7038,6 +10205,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$58 == c_i_collisions) begin
             regs$ro$58 = msgs$collisions;
+        end
+        if (c_r$58 == c_i_rx_consumer) begin
+            regs$ro$58 = hq$rx_consumer;
+        end
+        if (c_r$58 == c_i_cq_producer) begin
+            regs$ro$58 = hq$cq_producer;
+        end
+        if (c_r$58 == c_i_dropped_no_buffer) begin
+            regs$ro$58 = hq$no_buffer;
+        end
+        if (c_r$58 == c_i_rx_data) begin
+            regs$ro$58 = hq$rx_data;
+        end
+        if (c_r$58 == c_i_rx_errors) begin
+            regs$ro$58 = hq$rx_errors;
+        end
+        if (c_r$58 == c_i_dropped_bad_payload) begin
+            regs$ro$58 = hq$bad_frames;
+        end
+        if (c_r$58 == c_i_data_empty) begin
+            regs$ro$58 = hq$empty;
+        end
+        if (c_r$58 == c_i_rx_bad_descriptors) begin
+            regs$ro$58 = hq$bad_descriptors;
+        end
+        if (c_r$58 == c_i_cq_dropped) begin
+            regs$ro$58 = hq$cq_dropped;
+        end
+        if (c_r$59 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$59[(c_lo)+:(5)];
+        end
+        if (c_r$59 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$59;
+        end
+        if (c_r$59 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$59[(c_lo)+:(5)];
+        end
+        if (c_r$59 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$59;
         end
         if (c_r$59 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$59[(c_lo)+:(8)];
@@ -7142,6 +10360,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$59 == c_i_collisions) begin
             regs$ro$59 = msgs$collisions;
         end
+        if (c_r$59 == c_i_rx_consumer) begin
+            regs$ro$59 = hq$rx_consumer;
+        end
+        if (c_r$59 == c_i_cq_producer) begin
+            regs$ro$59 = hq$cq_producer;
+        end
+        if (c_r$59 == c_i_dropped_no_buffer) begin
+            regs$ro$59 = hq$no_buffer;
+        end
+        if (c_r$59 == c_i_rx_data) begin
+            regs$ro$59 = hq$rx_data;
+        end
+        if (c_r$59 == c_i_rx_errors) begin
+            regs$ro$59 = hq$rx_errors;
+        end
+        if (c_r$59 == c_i_dropped_bad_payload) begin
+            regs$ro$59 = hq$bad_frames;
+        end
+        if (c_r$59 == c_i_data_empty) begin
+            regs$ro$59 = hq$empty;
+        end
+        if (c_r$59 == c_i_rx_bad_descriptors) begin
+            regs$ro$59 = hq$bad_descriptors;
+        end
+        if (c_r$59 == c_i_cq_dropped) begin
+            regs$ro$59 = hq$cq_dropped;
+        end
+        if (c_r$60 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$60[(c_lo)+:(5)];
+        end
+        if (c_r$60 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$60;
+        end
+        if (c_r$60 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$60[(c_lo)+:(5)];
+        end
+        if (c_r$60 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$60;
+        end
         if (c_r$60 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$60[(c_lo)+:(8)];
         end
@@ -7244,6 +10513,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$60 == c_i_collisions) begin
             regs$ro$60 = msgs$collisions;
+        end
+        if (c_r$60 == c_i_rx_consumer) begin
+            regs$ro$60 = hq$rx_consumer;
+        end
+        if (c_r$60 == c_i_cq_producer) begin
+            regs$ro$60 = hq$cq_producer;
+        end
+        if (c_r$60 == c_i_dropped_no_buffer) begin
+            regs$ro$60 = hq$no_buffer;
+        end
+        if (c_r$60 == c_i_rx_data) begin
+            regs$ro$60 = hq$rx_data;
+        end
+        if (c_r$60 == c_i_rx_errors) begin
+            regs$ro$60 = hq$rx_errors;
+        end
+        if (c_r$60 == c_i_dropped_bad_payload) begin
+            regs$ro$60 = hq$bad_frames;
+        end
+        if (c_r$60 == c_i_data_empty) begin
+            regs$ro$60 = hq$empty;
+        end
+        if (c_r$60 == c_i_rx_bad_descriptors) begin
+            regs$ro$60 = hq$bad_descriptors;
+        end
+        if (c_r$60 == c_i_cq_dropped) begin
+            regs$ro$60 = hq$cq_dropped;
+        end
+        if (c_r$61 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$61[(c_lo)+:(5)];
+        end
+        if (c_r$61 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$61;
+        end
+        if (c_r$61 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$61[(c_lo)+:(5)];
+        end
+        if (c_r$61 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$61;
         end
         if (c_r$61 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$61[(c_lo)+:(8)];
@@ -7348,6 +10668,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$61 == c_i_collisions) begin
             regs$ro$61 = msgs$collisions;
         end
+        if (c_r$61 == c_i_rx_consumer) begin
+            regs$ro$61 = hq$rx_consumer;
+        end
+        if (c_r$61 == c_i_cq_producer) begin
+            regs$ro$61 = hq$cq_producer;
+        end
+        if (c_r$61 == c_i_dropped_no_buffer) begin
+            regs$ro$61 = hq$no_buffer;
+        end
+        if (c_r$61 == c_i_rx_data) begin
+            regs$ro$61 = hq$rx_data;
+        end
+        if (c_r$61 == c_i_rx_errors) begin
+            regs$ro$61 = hq$rx_errors;
+        end
+        if (c_r$61 == c_i_dropped_bad_payload) begin
+            regs$ro$61 = hq$bad_frames;
+        end
+        if (c_r$61 == c_i_data_empty) begin
+            regs$ro$61 = hq$empty;
+        end
+        if (c_r$61 == c_i_rx_bad_descriptors) begin
+            regs$ro$61 = hq$bad_descriptors;
+        end
+        if (c_r$61 == c_i_cq_dropped) begin
+            regs$ro$61 = hq$cq_dropped;
+        end
+        if (c_r$62 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$62[(c_lo)+:(5)];
+        end
+        if (c_r$62 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$62;
+        end
+        if (c_r$62 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$62[(c_lo)+:(5)];
+        end
+        if (c_r$62 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$62;
+        end
         if (c_r$62 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$62[(c_lo)+:(8)];
         end
@@ -7450,6 +10821,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$62 == c_i_collisions) begin
             regs$ro$62 = msgs$collisions;
+        end
+        if (c_r$62 == c_i_rx_consumer) begin
+            regs$ro$62 = hq$rx_consumer;
+        end
+        if (c_r$62 == c_i_cq_producer) begin
+            regs$ro$62 = hq$cq_producer;
+        end
+        if (c_r$62 == c_i_dropped_no_buffer) begin
+            regs$ro$62 = hq$no_buffer;
+        end
+        if (c_r$62 == c_i_rx_data) begin
+            regs$ro$62 = hq$rx_data;
+        end
+        if (c_r$62 == c_i_rx_errors) begin
+            regs$ro$62 = hq$rx_errors;
+        end
+        if (c_r$62 == c_i_dropped_bad_payload) begin
+            regs$ro$62 = hq$bad_frames;
+        end
+        if (c_r$62 == c_i_data_empty) begin
+            regs$ro$62 = hq$empty;
+        end
+        if (c_r$62 == c_i_rx_bad_descriptors) begin
+            regs$ro$62 = hq$bad_descriptors;
+        end
+        if (c_r$62 == c_i_cq_dropped) begin
+            regs$ro$62 = hq$cq_dropped;
+        end
+        if (c_r$63 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$63[(c_lo)+:(5)];
+        end
+        if (c_r$63 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$63;
+        end
+        if (c_r$63 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$63[(c_lo)+:(5)];
+        end
+        if (c_r$63 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$63;
         end
         if (c_r$63 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$63[(c_lo)+:(8)];
@@ -7554,6 +10976,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$63 == c_i_collisions) begin
             regs$ro$63 = msgs$collisions;
         end
+        if (c_r$63 == c_i_rx_consumer) begin
+            regs$ro$63 = hq$rx_consumer;
+        end
+        if (c_r$63 == c_i_cq_producer) begin
+            regs$ro$63 = hq$cq_producer;
+        end
+        if (c_r$63 == c_i_dropped_no_buffer) begin
+            regs$ro$63 = hq$no_buffer;
+        end
+        if (c_r$63 == c_i_rx_data) begin
+            regs$ro$63 = hq$rx_data;
+        end
+        if (c_r$63 == c_i_rx_errors) begin
+            regs$ro$63 = hq$rx_errors;
+        end
+        if (c_r$63 == c_i_dropped_bad_payload) begin
+            regs$ro$63 = hq$bad_frames;
+        end
+        if (c_r$63 == c_i_data_empty) begin
+            regs$ro$63 = hq$empty;
+        end
+        if (c_r$63 == c_i_rx_bad_descriptors) begin
+            regs$ro$63 = hq$bad_descriptors;
+        end
+        if (c_r$63 == c_i_cq_dropped) begin
+            regs$ro$63 = hq$cq_dropped;
+        end
+        if (c_r$64 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$64[(c_lo)+:(5)];
+        end
+        if (c_r$64 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$64;
+        end
+        if (c_r$64 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$64[(c_lo)+:(5)];
+        end
+        if (c_r$64 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$64;
+        end
         if (c_r$64 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$64[(c_lo)+:(8)];
         end
@@ -7656,6 +11129,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$64 == c_i_collisions) begin
             regs$ro$64 = msgs$collisions;
+        end
+        if (c_r$64 == c_i_rx_consumer) begin
+            regs$ro$64 = hq$rx_consumer;
+        end
+        if (c_r$64 == c_i_cq_producer) begin
+            regs$ro$64 = hq$cq_producer;
+        end
+        if (c_r$64 == c_i_dropped_no_buffer) begin
+            regs$ro$64 = hq$no_buffer;
+        end
+        if (c_r$64 == c_i_rx_data) begin
+            regs$ro$64 = hq$rx_data;
+        end
+        if (c_r$64 == c_i_rx_errors) begin
+            regs$ro$64 = hq$rx_errors;
+        end
+        if (c_r$64 == c_i_dropped_bad_payload) begin
+            regs$ro$64 = hq$bad_frames;
+        end
+        if (c_r$64 == c_i_data_empty) begin
+            regs$ro$64 = hq$empty;
+        end
+        if (c_r$64 == c_i_rx_bad_descriptors) begin
+            regs$ro$64 = hq$bad_descriptors;
+        end
+        if (c_r$64 == c_i_cq_dropped) begin
+            regs$ro$64 = hq$cq_dropped;
+        end
+        if (c_r$65 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$65[(c_lo)+:(5)];
+        end
+        if (c_r$65 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$65;
+        end
+        if (c_r$65 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$65[(c_lo)+:(5)];
+        end
+        if (c_r$65 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$65;
         end
         if (c_r$65 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$65[(c_lo)+:(8)];
@@ -7760,6 +11284,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$65 == c_i_collisions) begin
             regs$ro$65 = msgs$collisions;
         end
+        if (c_r$65 == c_i_rx_consumer) begin
+            regs$ro$65 = hq$rx_consumer;
+        end
+        if (c_r$65 == c_i_cq_producer) begin
+            regs$ro$65 = hq$cq_producer;
+        end
+        if (c_r$65 == c_i_dropped_no_buffer) begin
+            regs$ro$65 = hq$no_buffer;
+        end
+        if (c_r$65 == c_i_rx_data) begin
+            regs$ro$65 = hq$rx_data;
+        end
+        if (c_r$65 == c_i_rx_errors) begin
+            regs$ro$65 = hq$rx_errors;
+        end
+        if (c_r$65 == c_i_dropped_bad_payload) begin
+            regs$ro$65 = hq$bad_frames;
+        end
+        if (c_r$65 == c_i_data_empty) begin
+            regs$ro$65 = hq$empty;
+        end
+        if (c_r$65 == c_i_rx_bad_descriptors) begin
+            regs$ro$65 = hq$bad_descriptors;
+        end
+        if (c_r$65 == c_i_cq_dropped) begin
+            regs$ro$65 = hq$cq_dropped;
+        end
+        if (c_r$66 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$66[(c_lo)+:(5)];
+        end
+        if (c_r$66 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$66;
+        end
+        if (c_r$66 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$66[(c_lo)+:(5)];
+        end
+        if (c_r$66 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$66;
+        end
         if (c_r$66 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$66[(c_lo)+:(8)];
         end
@@ -7862,6 +11437,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$66 == c_i_collisions) begin
             regs$ro$66 = msgs$collisions;
+        end
+        if (c_r$66 == c_i_rx_consumer) begin
+            regs$ro$66 = hq$rx_consumer;
+        end
+        if (c_r$66 == c_i_cq_producer) begin
+            regs$ro$66 = hq$cq_producer;
+        end
+        if (c_r$66 == c_i_dropped_no_buffer) begin
+            regs$ro$66 = hq$no_buffer;
+        end
+        if (c_r$66 == c_i_rx_data) begin
+            regs$ro$66 = hq$rx_data;
+        end
+        if (c_r$66 == c_i_rx_errors) begin
+            regs$ro$66 = hq$rx_errors;
+        end
+        if (c_r$66 == c_i_dropped_bad_payload) begin
+            regs$ro$66 = hq$bad_frames;
+        end
+        if (c_r$66 == c_i_data_empty) begin
+            regs$ro$66 = hq$empty;
+        end
+        if (c_r$66 == c_i_rx_bad_descriptors) begin
+            regs$ro$66 = hq$bad_descriptors;
+        end
+        if (c_r$66 == c_i_cq_dropped) begin
+            regs$ro$66 = hq$cq_dropped;
+        end
+        if (c_r$67 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$67[(c_lo)+:(5)];
+        end
+        if (c_r$67 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$67;
+        end
+        if (c_r$67 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$67[(c_lo)+:(5)];
+        end
+        if (c_r$67 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$67;
         end
         if (c_r$67 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$67[(c_lo)+:(8)];
@@ -7966,6 +11592,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$67 == c_i_collisions) begin
             regs$ro$67 = msgs$collisions;
         end
+        if (c_r$67 == c_i_rx_consumer) begin
+            regs$ro$67 = hq$rx_consumer;
+        end
+        if (c_r$67 == c_i_cq_producer) begin
+            regs$ro$67 = hq$cq_producer;
+        end
+        if (c_r$67 == c_i_dropped_no_buffer) begin
+            regs$ro$67 = hq$no_buffer;
+        end
+        if (c_r$67 == c_i_rx_data) begin
+            regs$ro$67 = hq$rx_data;
+        end
+        if (c_r$67 == c_i_rx_errors) begin
+            regs$ro$67 = hq$rx_errors;
+        end
+        if (c_r$67 == c_i_dropped_bad_payload) begin
+            regs$ro$67 = hq$bad_frames;
+        end
+        if (c_r$67 == c_i_data_empty) begin
+            regs$ro$67 = hq$empty;
+        end
+        if (c_r$67 == c_i_rx_bad_descriptors) begin
+            regs$ro$67 = hq$bad_descriptors;
+        end
+        if (c_r$67 == c_i_cq_dropped) begin
+            regs$ro$67 = hq$cq_dropped;
+        end
+        if (c_r$68 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$68[(c_lo)+:(5)];
+        end
+        if (c_r$68 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$68;
+        end
+        if (c_r$68 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$68[(c_lo)+:(5)];
+        end
+        if (c_r$68 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$68;
+        end
         if (c_r$68 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$68[(c_lo)+:(8)];
         end
@@ -8068,6 +11745,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$68 == c_i_collisions) begin
             regs$ro$68 = msgs$collisions;
+        end
+        if (c_r$68 == c_i_rx_consumer) begin
+            regs$ro$68 = hq$rx_consumer;
+        end
+        if (c_r$68 == c_i_cq_producer) begin
+            regs$ro$68 = hq$cq_producer;
+        end
+        if (c_r$68 == c_i_dropped_no_buffer) begin
+            regs$ro$68 = hq$no_buffer;
+        end
+        if (c_r$68 == c_i_rx_data) begin
+            regs$ro$68 = hq$rx_data;
+        end
+        if (c_r$68 == c_i_rx_errors) begin
+            regs$ro$68 = hq$rx_errors;
+        end
+        if (c_r$68 == c_i_dropped_bad_payload) begin
+            regs$ro$68 = hq$bad_frames;
+        end
+        if (c_r$68 == c_i_data_empty) begin
+            regs$ro$68 = hq$empty;
+        end
+        if (c_r$68 == c_i_rx_bad_descriptors) begin
+            regs$ro$68 = hq$bad_descriptors;
+        end
+        if (c_r$68 == c_i_cq_dropped) begin
+            regs$ro$68 = hq$cq_dropped;
+        end
+        if (c_r$69 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$69[(c_lo)+:(5)];
+        end
+        if (c_r$69 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$69;
+        end
+        if (c_r$69 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$69[(c_lo)+:(5)];
+        end
+        if (c_r$69 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$69;
         end
         if (c_r$69 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$69[(c_lo)+:(8)];
@@ -8172,6 +11900,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$69 == c_i_collisions) begin
             regs$ro$69 = msgs$collisions;
         end
+        if (c_r$69 == c_i_rx_consumer) begin
+            regs$ro$69 = hq$rx_consumer;
+        end
+        if (c_r$69 == c_i_cq_producer) begin
+            regs$ro$69 = hq$cq_producer;
+        end
+        if (c_r$69 == c_i_dropped_no_buffer) begin
+            regs$ro$69 = hq$no_buffer;
+        end
+        if (c_r$69 == c_i_rx_data) begin
+            regs$ro$69 = hq$rx_data;
+        end
+        if (c_r$69 == c_i_rx_errors) begin
+            regs$ro$69 = hq$rx_errors;
+        end
+        if (c_r$69 == c_i_dropped_bad_payload) begin
+            regs$ro$69 = hq$bad_frames;
+        end
+        if (c_r$69 == c_i_data_empty) begin
+            regs$ro$69 = hq$empty;
+        end
+        if (c_r$69 == c_i_rx_bad_descriptors) begin
+            regs$ro$69 = hq$bad_descriptors;
+        end
+        if (c_r$69 == c_i_cq_dropped) begin
+            regs$ro$69 = hq$cq_dropped;
+        end
+        if (c_r$70 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$70[(c_lo)+:(5)];
+        end
+        if (c_r$70 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$70;
+        end
+        if (c_r$70 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$70[(c_lo)+:(5)];
+        end
+        if (c_r$70 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$70;
+        end
         if (c_r$70 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$70[(c_lo)+:(8)];
         end
@@ -8274,6 +12053,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$70 == c_i_collisions) begin
             regs$ro$70 = msgs$collisions;
+        end
+        if (c_r$70 == c_i_rx_consumer) begin
+            regs$ro$70 = hq$rx_consumer;
+        end
+        if (c_r$70 == c_i_cq_producer) begin
+            regs$ro$70 = hq$cq_producer;
+        end
+        if (c_r$70 == c_i_dropped_no_buffer) begin
+            regs$ro$70 = hq$no_buffer;
+        end
+        if (c_r$70 == c_i_rx_data) begin
+            regs$ro$70 = hq$rx_data;
+        end
+        if (c_r$70 == c_i_rx_errors) begin
+            regs$ro$70 = hq$rx_errors;
+        end
+        if (c_r$70 == c_i_dropped_bad_payload) begin
+            regs$ro$70 = hq$bad_frames;
+        end
+        if (c_r$70 == c_i_data_empty) begin
+            regs$ro$70 = hq$empty;
+        end
+        if (c_r$70 == c_i_rx_bad_descriptors) begin
+            regs$ro$70 = hq$bad_descriptors;
+        end
+        if (c_r$70 == c_i_cq_dropped) begin
+            regs$ro$70 = hq$cq_dropped;
+        end
+        if (c_r$71 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$71[(c_lo)+:(5)];
+        end
+        if (c_r$71 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$71;
+        end
+        if (c_r$71 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$71[(c_lo)+:(5)];
+        end
+        if (c_r$71 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$71;
         end
         if (c_r$71 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$71[(c_lo)+:(8)];
@@ -8378,6 +12208,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$71 == c_i_collisions) begin
             regs$ro$71 = msgs$collisions;
         end
+        if (c_r$71 == c_i_rx_consumer) begin
+            regs$ro$71 = hq$rx_consumer;
+        end
+        if (c_r$71 == c_i_cq_producer) begin
+            regs$ro$71 = hq$cq_producer;
+        end
+        if (c_r$71 == c_i_dropped_no_buffer) begin
+            regs$ro$71 = hq$no_buffer;
+        end
+        if (c_r$71 == c_i_rx_data) begin
+            regs$ro$71 = hq$rx_data;
+        end
+        if (c_r$71 == c_i_rx_errors) begin
+            regs$ro$71 = hq$rx_errors;
+        end
+        if (c_r$71 == c_i_dropped_bad_payload) begin
+            regs$ro$71 = hq$bad_frames;
+        end
+        if (c_r$71 == c_i_data_empty) begin
+            regs$ro$71 = hq$empty;
+        end
+        if (c_r$71 == c_i_rx_bad_descriptors) begin
+            regs$ro$71 = hq$bad_descriptors;
+        end
+        if (c_r$71 == c_i_cq_dropped) begin
+            regs$ro$71 = hq$cq_dropped;
+        end
+        if (c_r$72 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$72[(c_lo)+:(5)];
+        end
+        if (c_r$72 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$72;
+        end
+        if (c_r$72 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$72[(c_lo)+:(5)];
+        end
+        if (c_r$72 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$72;
+        end
         if (c_r$72 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$72[(c_lo)+:(8)];
         end
@@ -8480,6 +12361,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$72 == c_i_collisions) begin
             regs$ro$72 = msgs$collisions;
+        end
+        if (c_r$72 == c_i_rx_consumer) begin
+            regs$ro$72 = hq$rx_consumer;
+        end
+        if (c_r$72 == c_i_cq_producer) begin
+            regs$ro$72 = hq$cq_producer;
+        end
+        if (c_r$72 == c_i_dropped_no_buffer) begin
+            regs$ro$72 = hq$no_buffer;
+        end
+        if (c_r$72 == c_i_rx_data) begin
+            regs$ro$72 = hq$rx_data;
+        end
+        if (c_r$72 == c_i_rx_errors) begin
+            regs$ro$72 = hq$rx_errors;
+        end
+        if (c_r$72 == c_i_dropped_bad_payload) begin
+            regs$ro$72 = hq$bad_frames;
+        end
+        if (c_r$72 == c_i_data_empty) begin
+            regs$ro$72 = hq$empty;
+        end
+        if (c_r$72 == c_i_rx_bad_descriptors) begin
+            regs$ro$72 = hq$bad_descriptors;
+        end
+        if (c_r$72 == c_i_cq_dropped) begin
+            regs$ro$72 = hq$cq_dropped;
+        end
+        if (c_r$73 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$73[(c_lo)+:(5)];
+        end
+        if (c_r$73 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$73;
+        end
+        if (c_r$73 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$73[(c_lo)+:(5)];
+        end
+        if (c_r$73 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$73;
         end
         if (c_r$73 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$73[(c_lo)+:(8)];
@@ -8584,6 +12516,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$73 == c_i_collisions) begin
             regs$ro$73 = msgs$collisions;
         end
+        if (c_r$73 == c_i_rx_consumer) begin
+            regs$ro$73 = hq$rx_consumer;
+        end
+        if (c_r$73 == c_i_cq_producer) begin
+            regs$ro$73 = hq$cq_producer;
+        end
+        if (c_r$73 == c_i_dropped_no_buffer) begin
+            regs$ro$73 = hq$no_buffer;
+        end
+        if (c_r$73 == c_i_rx_data) begin
+            regs$ro$73 = hq$rx_data;
+        end
+        if (c_r$73 == c_i_rx_errors) begin
+            regs$ro$73 = hq$rx_errors;
+        end
+        if (c_r$73 == c_i_dropped_bad_payload) begin
+            regs$ro$73 = hq$bad_frames;
+        end
+        if (c_r$73 == c_i_data_empty) begin
+            regs$ro$73 = hq$empty;
+        end
+        if (c_r$73 == c_i_rx_bad_descriptors) begin
+            regs$ro$73 = hq$bad_descriptors;
+        end
+        if (c_r$73 == c_i_cq_dropped) begin
+            regs$ro$73 = hq$cq_dropped;
+        end
+        if (c_r$74 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$74[(c_lo)+:(5)];
+        end
+        if (c_r$74 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$74;
+        end
+        if (c_r$74 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$74[(c_lo)+:(5)];
+        end
+        if (c_r$74 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$74;
+        end
         if (c_r$74 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$74[(c_lo)+:(8)];
         end
@@ -8686,6 +12669,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$74 == c_i_collisions) begin
             regs$ro$74 = msgs$collisions;
+        end
+        if (c_r$74 == c_i_rx_consumer) begin
+            regs$ro$74 = hq$rx_consumer;
+        end
+        if (c_r$74 == c_i_cq_producer) begin
+            regs$ro$74 = hq$cq_producer;
+        end
+        if (c_r$74 == c_i_dropped_no_buffer) begin
+            regs$ro$74 = hq$no_buffer;
+        end
+        if (c_r$74 == c_i_rx_data) begin
+            regs$ro$74 = hq$rx_data;
+        end
+        if (c_r$74 == c_i_rx_errors) begin
+            regs$ro$74 = hq$rx_errors;
+        end
+        if (c_r$74 == c_i_dropped_bad_payload) begin
+            regs$ro$74 = hq$bad_frames;
+        end
+        if (c_r$74 == c_i_data_empty) begin
+            regs$ro$74 = hq$empty;
+        end
+        if (c_r$74 == c_i_rx_bad_descriptors) begin
+            regs$ro$74 = hq$bad_descriptors;
+        end
+        if (c_r$74 == c_i_cq_dropped) begin
+            regs$ro$74 = hq$cq_dropped;
+        end
+        if (c_r$75 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$75[(c_lo)+:(5)];
+        end
+        if (c_r$75 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$75;
+        end
+        if (c_r$75 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$75[(c_lo)+:(5)];
+        end
+        if (c_r$75 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$75;
         end
         if (c_r$75 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$75[(c_lo)+:(8)];
@@ -8790,6 +12824,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$75 == c_i_collisions) begin
             regs$ro$75 = msgs$collisions;
         end
+        if (c_r$75 == c_i_rx_consumer) begin
+            regs$ro$75 = hq$rx_consumer;
+        end
+        if (c_r$75 == c_i_cq_producer) begin
+            regs$ro$75 = hq$cq_producer;
+        end
+        if (c_r$75 == c_i_dropped_no_buffer) begin
+            regs$ro$75 = hq$no_buffer;
+        end
+        if (c_r$75 == c_i_rx_data) begin
+            regs$ro$75 = hq$rx_data;
+        end
+        if (c_r$75 == c_i_rx_errors) begin
+            regs$ro$75 = hq$rx_errors;
+        end
+        if (c_r$75 == c_i_dropped_bad_payload) begin
+            regs$ro$75 = hq$bad_frames;
+        end
+        if (c_r$75 == c_i_data_empty) begin
+            regs$ro$75 = hq$empty;
+        end
+        if (c_r$75 == c_i_rx_bad_descriptors) begin
+            regs$ro$75 = hq$bad_descriptors;
+        end
+        if (c_r$75 == c_i_cq_dropped) begin
+            regs$ro$75 = hq$cq_dropped;
+        end
+        if (c_r$76 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$76[(c_lo)+:(5)];
+        end
+        if (c_r$76 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$76;
+        end
+        if (c_r$76 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$76[(c_lo)+:(5)];
+        end
+        if (c_r$76 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$76;
+        end
         if (c_r$76 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$76[(c_lo)+:(8)];
         end
@@ -8892,6 +12977,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$76 == c_i_collisions) begin
             regs$ro$76 = msgs$collisions;
+        end
+        if (c_r$76 == c_i_rx_consumer) begin
+            regs$ro$76 = hq$rx_consumer;
+        end
+        if (c_r$76 == c_i_cq_producer) begin
+            regs$ro$76 = hq$cq_producer;
+        end
+        if (c_r$76 == c_i_dropped_no_buffer) begin
+            regs$ro$76 = hq$no_buffer;
+        end
+        if (c_r$76 == c_i_rx_data) begin
+            regs$ro$76 = hq$rx_data;
+        end
+        if (c_r$76 == c_i_rx_errors) begin
+            regs$ro$76 = hq$rx_errors;
+        end
+        if (c_r$76 == c_i_dropped_bad_payload) begin
+            regs$ro$76 = hq$bad_frames;
+        end
+        if (c_r$76 == c_i_data_empty) begin
+            regs$ro$76 = hq$empty;
+        end
+        if (c_r$76 == c_i_rx_bad_descriptors) begin
+            regs$ro$76 = hq$bad_descriptors;
+        end
+        if (c_r$76 == c_i_cq_dropped) begin
+            regs$ro$76 = hq$cq_dropped;
+        end
+        if (c_r$77 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$77[(c_lo)+:(5)];
+        end
+        if (c_r$77 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$77;
+        end
+        if (c_r$77 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$77[(c_lo)+:(5)];
+        end
+        if (c_r$77 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$77;
         end
         if (c_r$77 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$77[(c_lo)+:(8)];
@@ -8996,6 +13132,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$77 == c_i_collisions) begin
             regs$ro$77 = msgs$collisions;
         end
+        if (c_r$77 == c_i_rx_consumer) begin
+            regs$ro$77 = hq$rx_consumer;
+        end
+        if (c_r$77 == c_i_cq_producer) begin
+            regs$ro$77 = hq$cq_producer;
+        end
+        if (c_r$77 == c_i_dropped_no_buffer) begin
+            regs$ro$77 = hq$no_buffer;
+        end
+        if (c_r$77 == c_i_rx_data) begin
+            regs$ro$77 = hq$rx_data;
+        end
+        if (c_r$77 == c_i_rx_errors) begin
+            regs$ro$77 = hq$rx_errors;
+        end
+        if (c_r$77 == c_i_dropped_bad_payload) begin
+            regs$ro$77 = hq$bad_frames;
+        end
+        if (c_r$77 == c_i_data_empty) begin
+            regs$ro$77 = hq$empty;
+        end
+        if (c_r$77 == c_i_rx_bad_descriptors) begin
+            regs$ro$77 = hq$bad_descriptors;
+        end
+        if (c_r$77 == c_i_cq_dropped) begin
+            regs$ro$77 = hq$cq_dropped;
+        end
+        if (c_r$78 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$78[(c_lo)+:(5)];
+        end
+        if (c_r$78 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$78;
+        end
+        if (c_r$78 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$78[(c_lo)+:(5)];
+        end
+        if (c_r$78 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$78;
+        end
         if (c_r$78 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$78[(c_lo)+:(8)];
         end
@@ -9098,6 +13285,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$78 == c_i_collisions) begin
             regs$ro$78 = msgs$collisions;
+        end
+        if (c_r$78 == c_i_rx_consumer) begin
+            regs$ro$78 = hq$rx_consumer;
+        end
+        if (c_r$78 == c_i_cq_producer) begin
+            regs$ro$78 = hq$cq_producer;
+        end
+        if (c_r$78 == c_i_dropped_no_buffer) begin
+            regs$ro$78 = hq$no_buffer;
+        end
+        if (c_r$78 == c_i_rx_data) begin
+            regs$ro$78 = hq$rx_data;
+        end
+        if (c_r$78 == c_i_rx_errors) begin
+            regs$ro$78 = hq$rx_errors;
+        end
+        if (c_r$78 == c_i_dropped_bad_payload) begin
+            regs$ro$78 = hq$bad_frames;
+        end
+        if (c_r$78 == c_i_data_empty) begin
+            regs$ro$78 = hq$empty;
+        end
+        if (c_r$78 == c_i_rx_bad_descriptors) begin
+            regs$ro$78 = hq$bad_descriptors;
+        end
+        if (c_r$78 == c_i_cq_dropped) begin
+            regs$ro$78 = hq$cq_dropped;
+        end
+        if (c_r$79 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$79[(c_lo)+:(5)];
+        end
+        if (c_r$79 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$79;
+        end
+        if (c_r$79 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$79[(c_lo)+:(5)];
+        end
+        if (c_r$79 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$79;
         end
         if (c_r$79 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$79[(c_lo)+:(8)];
@@ -9202,6 +13440,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$79 == c_i_collisions) begin
             regs$ro$79 = msgs$collisions;
         end
+        if (c_r$79 == c_i_rx_consumer) begin
+            regs$ro$79 = hq$rx_consumer;
+        end
+        if (c_r$79 == c_i_cq_producer) begin
+            regs$ro$79 = hq$cq_producer;
+        end
+        if (c_r$79 == c_i_dropped_no_buffer) begin
+            regs$ro$79 = hq$no_buffer;
+        end
+        if (c_r$79 == c_i_rx_data) begin
+            regs$ro$79 = hq$rx_data;
+        end
+        if (c_r$79 == c_i_rx_errors) begin
+            regs$ro$79 = hq$rx_errors;
+        end
+        if (c_r$79 == c_i_dropped_bad_payload) begin
+            regs$ro$79 = hq$bad_frames;
+        end
+        if (c_r$79 == c_i_data_empty) begin
+            regs$ro$79 = hq$empty;
+        end
+        if (c_r$79 == c_i_rx_bad_descriptors) begin
+            regs$ro$79 = hq$bad_descriptors;
+        end
+        if (c_r$79 == c_i_cq_dropped) begin
+            regs$ro$79 = hq$cq_dropped;
+        end
+        if (c_r$80 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$80[(c_lo)+:(5)];
+        end
+        if (c_r$80 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$80;
+        end
+        if (c_r$80 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$80[(c_lo)+:(5)];
+        end
+        if (c_r$80 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$80;
+        end
         if (c_r$80 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$80[(c_lo)+:(8)];
         end
@@ -9304,6 +13593,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$80 == c_i_collisions) begin
             regs$ro$80 = msgs$collisions;
+        end
+        if (c_r$80 == c_i_rx_consumer) begin
+            regs$ro$80 = hq$rx_consumer;
+        end
+        if (c_r$80 == c_i_cq_producer) begin
+            regs$ro$80 = hq$cq_producer;
+        end
+        if (c_r$80 == c_i_dropped_no_buffer) begin
+            regs$ro$80 = hq$no_buffer;
+        end
+        if (c_r$80 == c_i_rx_data) begin
+            regs$ro$80 = hq$rx_data;
+        end
+        if (c_r$80 == c_i_rx_errors) begin
+            regs$ro$80 = hq$rx_errors;
+        end
+        if (c_r$80 == c_i_dropped_bad_payload) begin
+            regs$ro$80 = hq$bad_frames;
+        end
+        if (c_r$80 == c_i_data_empty) begin
+            regs$ro$80 = hq$empty;
+        end
+        if (c_r$80 == c_i_rx_bad_descriptors) begin
+            regs$ro$80 = hq$bad_descriptors;
+        end
+        if (c_r$80 == c_i_cq_dropped) begin
+            regs$ro$80 = hq$cq_dropped;
+        end
+        if (c_r$81 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$81[(c_lo)+:(5)];
+        end
+        if (c_r$81 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$81;
+        end
+        if (c_r$81 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$81[(c_lo)+:(5)];
+        end
+        if (c_r$81 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$81;
         end
         if (c_r$81 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$81[(c_lo)+:(8)];
@@ -9408,6 +13748,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$81 == c_i_collisions) begin
             regs$ro$81 = msgs$collisions;
         end
+        if (c_r$81 == c_i_rx_consumer) begin
+            regs$ro$81 = hq$rx_consumer;
+        end
+        if (c_r$81 == c_i_cq_producer) begin
+            regs$ro$81 = hq$cq_producer;
+        end
+        if (c_r$81 == c_i_dropped_no_buffer) begin
+            regs$ro$81 = hq$no_buffer;
+        end
+        if (c_r$81 == c_i_rx_data) begin
+            regs$ro$81 = hq$rx_data;
+        end
+        if (c_r$81 == c_i_rx_errors) begin
+            regs$ro$81 = hq$rx_errors;
+        end
+        if (c_r$81 == c_i_dropped_bad_payload) begin
+            regs$ro$81 = hq$bad_frames;
+        end
+        if (c_r$81 == c_i_data_empty) begin
+            regs$ro$81 = hq$empty;
+        end
+        if (c_r$81 == c_i_rx_bad_descriptors) begin
+            regs$ro$81 = hq$bad_descriptors;
+        end
+        if (c_r$81 == c_i_cq_dropped) begin
+            regs$ro$81 = hq$cq_dropped;
+        end
+        if (c_r$82 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$82[(c_lo)+:(5)];
+        end
+        if (c_r$82 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$82;
+        end
+        if (c_r$82 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$82[(c_lo)+:(5)];
+        end
+        if (c_r$82 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$82;
+        end
         if (c_r$82 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$82[(c_lo)+:(8)];
         end
@@ -9510,6 +13901,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$82 == c_i_collisions) begin
             regs$ro$82 = msgs$collisions;
+        end
+        if (c_r$82 == c_i_rx_consumer) begin
+            regs$ro$82 = hq$rx_consumer;
+        end
+        if (c_r$82 == c_i_cq_producer) begin
+            regs$ro$82 = hq$cq_producer;
+        end
+        if (c_r$82 == c_i_dropped_no_buffer) begin
+            regs$ro$82 = hq$no_buffer;
+        end
+        if (c_r$82 == c_i_rx_data) begin
+            regs$ro$82 = hq$rx_data;
+        end
+        if (c_r$82 == c_i_rx_errors) begin
+            regs$ro$82 = hq$rx_errors;
+        end
+        if (c_r$82 == c_i_dropped_bad_payload) begin
+            regs$ro$82 = hq$bad_frames;
+        end
+        if (c_r$82 == c_i_data_empty) begin
+            regs$ro$82 = hq$empty;
+        end
+        if (c_r$82 == c_i_rx_bad_descriptors) begin
+            regs$ro$82 = hq$bad_descriptors;
+        end
+        if (c_r$82 == c_i_cq_dropped) begin
+            regs$ro$82 = hq$cq_dropped;
+        end
+        if (c_r$83 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$83[(c_lo)+:(5)];
+        end
+        if (c_r$83 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$83;
+        end
+        if (c_r$83 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$83[(c_lo)+:(5)];
+        end
+        if (c_r$83 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$83;
         end
         if (c_r$83 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$83[(c_lo)+:(8)];
@@ -9614,6 +14056,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$83 == c_i_collisions) begin
             regs$ro$83 = msgs$collisions;
         end
+        if (c_r$83 == c_i_rx_consumer) begin
+            regs$ro$83 = hq$rx_consumer;
+        end
+        if (c_r$83 == c_i_cq_producer) begin
+            regs$ro$83 = hq$cq_producer;
+        end
+        if (c_r$83 == c_i_dropped_no_buffer) begin
+            regs$ro$83 = hq$no_buffer;
+        end
+        if (c_r$83 == c_i_rx_data) begin
+            regs$ro$83 = hq$rx_data;
+        end
+        if (c_r$83 == c_i_rx_errors) begin
+            regs$ro$83 = hq$rx_errors;
+        end
+        if (c_r$83 == c_i_dropped_bad_payload) begin
+            regs$ro$83 = hq$bad_frames;
+        end
+        if (c_r$83 == c_i_data_empty) begin
+            regs$ro$83 = hq$empty;
+        end
+        if (c_r$83 == c_i_rx_bad_descriptors) begin
+            regs$ro$83 = hq$bad_descriptors;
+        end
+        if (c_r$83 == c_i_cq_dropped) begin
+            regs$ro$83 = hq$cq_dropped;
+        end
+        if (c_r$84 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$84[(c_lo)+:(5)];
+        end
+        if (c_r$84 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$84;
+        end
+        if (c_r$84 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$84[(c_lo)+:(5)];
+        end
+        if (c_r$84 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$84;
+        end
         if (c_r$84 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$84[(c_lo)+:(8)];
         end
@@ -9716,6 +14209,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$84 == c_i_collisions) begin
             regs$ro$84 = msgs$collisions;
+        end
+        if (c_r$84 == c_i_rx_consumer) begin
+            regs$ro$84 = hq$rx_consumer;
+        end
+        if (c_r$84 == c_i_cq_producer) begin
+            regs$ro$84 = hq$cq_producer;
+        end
+        if (c_r$84 == c_i_dropped_no_buffer) begin
+            regs$ro$84 = hq$no_buffer;
+        end
+        if (c_r$84 == c_i_rx_data) begin
+            regs$ro$84 = hq$rx_data;
+        end
+        if (c_r$84 == c_i_rx_errors) begin
+            regs$ro$84 = hq$rx_errors;
+        end
+        if (c_r$84 == c_i_dropped_bad_payload) begin
+            regs$ro$84 = hq$bad_frames;
+        end
+        if (c_r$84 == c_i_data_empty) begin
+            regs$ro$84 = hq$empty;
+        end
+        if (c_r$84 == c_i_rx_bad_descriptors) begin
+            regs$ro$84 = hq$bad_descriptors;
+        end
+        if (c_r$84 == c_i_cq_dropped) begin
+            regs$ro$84 = hq$cq_dropped;
+        end
+        if (c_r$85 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$85[(c_lo)+:(5)];
+        end
+        if (c_r$85 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$85;
+        end
+        if (c_r$85 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$85[(c_lo)+:(5)];
+        end
+        if (c_r$85 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$85;
         end
         if (c_r$85 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$85[(c_lo)+:(8)];
@@ -9820,6 +14364,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$85 == c_i_collisions) begin
             regs$ro$85 = msgs$collisions;
         end
+        if (c_r$85 == c_i_rx_consumer) begin
+            regs$ro$85 = hq$rx_consumer;
+        end
+        if (c_r$85 == c_i_cq_producer) begin
+            regs$ro$85 = hq$cq_producer;
+        end
+        if (c_r$85 == c_i_dropped_no_buffer) begin
+            regs$ro$85 = hq$no_buffer;
+        end
+        if (c_r$85 == c_i_rx_data) begin
+            regs$ro$85 = hq$rx_data;
+        end
+        if (c_r$85 == c_i_rx_errors) begin
+            regs$ro$85 = hq$rx_errors;
+        end
+        if (c_r$85 == c_i_dropped_bad_payload) begin
+            regs$ro$85 = hq$bad_frames;
+        end
+        if (c_r$85 == c_i_data_empty) begin
+            regs$ro$85 = hq$empty;
+        end
+        if (c_r$85 == c_i_rx_bad_descriptors) begin
+            regs$ro$85 = hq$bad_descriptors;
+        end
+        if (c_r$85 == c_i_cq_dropped) begin
+            regs$ro$85 = hq$cq_dropped;
+        end
+        if (c_r$86 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$86[(c_lo)+:(5)];
+        end
+        if (c_r$86 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$86;
+        end
+        if (c_r$86 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$86[(c_lo)+:(5)];
+        end
+        if (c_r$86 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$86;
+        end
         if (c_r$86 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$86[(c_lo)+:(8)];
         end
@@ -9922,6 +14517,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$86 == c_i_collisions) begin
             regs$ro$86 = msgs$collisions;
+        end
+        if (c_r$86 == c_i_rx_consumer) begin
+            regs$ro$86 = hq$rx_consumer;
+        end
+        if (c_r$86 == c_i_cq_producer) begin
+            regs$ro$86 = hq$cq_producer;
+        end
+        if (c_r$86 == c_i_dropped_no_buffer) begin
+            regs$ro$86 = hq$no_buffer;
+        end
+        if (c_r$86 == c_i_rx_data) begin
+            regs$ro$86 = hq$rx_data;
+        end
+        if (c_r$86 == c_i_rx_errors) begin
+            regs$ro$86 = hq$rx_errors;
+        end
+        if (c_r$86 == c_i_dropped_bad_payload) begin
+            regs$ro$86 = hq$bad_frames;
+        end
+        if (c_r$86 == c_i_data_empty) begin
+            regs$ro$86 = hq$empty;
+        end
+        if (c_r$86 == c_i_rx_bad_descriptors) begin
+            regs$ro$86 = hq$bad_descriptors;
+        end
+        if (c_r$86 == c_i_cq_dropped) begin
+            regs$ro$86 = hq$cq_dropped;
+        end
+        if (c_r$87 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$87[(c_lo)+:(5)];
+        end
+        if (c_r$87 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$87;
+        end
+        if (c_r$87 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$87[(c_lo)+:(5)];
+        end
+        if (c_r$87 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$87;
         end
         if (c_r$87 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$87[(c_lo)+:(8)];
@@ -10026,6 +14672,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$87 == c_i_collisions) begin
             regs$ro$87 = msgs$collisions;
         end
+        if (c_r$87 == c_i_rx_consumer) begin
+            regs$ro$87 = hq$rx_consumer;
+        end
+        if (c_r$87 == c_i_cq_producer) begin
+            regs$ro$87 = hq$cq_producer;
+        end
+        if (c_r$87 == c_i_dropped_no_buffer) begin
+            regs$ro$87 = hq$no_buffer;
+        end
+        if (c_r$87 == c_i_rx_data) begin
+            regs$ro$87 = hq$rx_data;
+        end
+        if (c_r$87 == c_i_rx_errors) begin
+            regs$ro$87 = hq$rx_errors;
+        end
+        if (c_r$87 == c_i_dropped_bad_payload) begin
+            regs$ro$87 = hq$bad_frames;
+        end
+        if (c_r$87 == c_i_data_empty) begin
+            regs$ro$87 = hq$empty;
+        end
+        if (c_r$87 == c_i_rx_bad_descriptors) begin
+            regs$ro$87 = hq$bad_descriptors;
+        end
+        if (c_r$87 == c_i_cq_dropped) begin
+            regs$ro$87 = hq$cq_dropped;
+        end
+        if (c_r$88 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$88[(c_lo)+:(5)];
+        end
+        if (c_r$88 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$88;
+        end
+        if (c_r$88 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$88[(c_lo)+:(5)];
+        end
+        if (c_r$88 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$88;
+        end
         if (c_r$88 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$88[(c_lo)+:(8)];
         end
@@ -10128,6 +14825,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$88 == c_i_collisions) begin
             regs$ro$88 = msgs$collisions;
+        end
+        if (c_r$88 == c_i_rx_consumer) begin
+            regs$ro$88 = hq$rx_consumer;
+        end
+        if (c_r$88 == c_i_cq_producer) begin
+            regs$ro$88 = hq$cq_producer;
+        end
+        if (c_r$88 == c_i_dropped_no_buffer) begin
+            regs$ro$88 = hq$no_buffer;
+        end
+        if (c_r$88 == c_i_rx_data) begin
+            regs$ro$88 = hq$rx_data;
+        end
+        if (c_r$88 == c_i_rx_errors) begin
+            regs$ro$88 = hq$rx_errors;
+        end
+        if (c_r$88 == c_i_dropped_bad_payload) begin
+            regs$ro$88 = hq$bad_frames;
+        end
+        if (c_r$88 == c_i_data_empty) begin
+            regs$ro$88 = hq$empty;
+        end
+        if (c_r$88 == c_i_rx_bad_descriptors) begin
+            regs$ro$88 = hq$bad_descriptors;
+        end
+        if (c_r$88 == c_i_cq_dropped) begin
+            regs$ro$88 = hq$cq_dropped;
+        end
+        if (c_r$89 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$89[(c_lo)+:(5)];
+        end
+        if (c_r$89 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$89;
+        end
+        if (c_r$89 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$89[(c_lo)+:(5)];
+        end
+        if (c_r$89 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$89;
         end
         if (c_r$89 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$89[(c_lo)+:(8)];
@@ -10232,6 +14980,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$89 == c_i_collisions) begin
             regs$ro$89 = msgs$collisions;
         end
+        if (c_r$89 == c_i_rx_consumer) begin
+            regs$ro$89 = hq$rx_consumer;
+        end
+        if (c_r$89 == c_i_cq_producer) begin
+            regs$ro$89 = hq$cq_producer;
+        end
+        if (c_r$89 == c_i_dropped_no_buffer) begin
+            regs$ro$89 = hq$no_buffer;
+        end
+        if (c_r$89 == c_i_rx_data) begin
+            regs$ro$89 = hq$rx_data;
+        end
+        if (c_r$89 == c_i_rx_errors) begin
+            regs$ro$89 = hq$rx_errors;
+        end
+        if (c_r$89 == c_i_dropped_bad_payload) begin
+            regs$ro$89 = hq$bad_frames;
+        end
+        if (c_r$89 == c_i_data_empty) begin
+            regs$ro$89 = hq$empty;
+        end
+        if (c_r$89 == c_i_rx_bad_descriptors) begin
+            regs$ro$89 = hq$bad_descriptors;
+        end
+        if (c_r$89 == c_i_cq_dropped) begin
+            regs$ro$89 = hq$cq_dropped;
+        end
+        if (c_r$90 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$90[(c_lo)+:(5)];
+        end
+        if (c_r$90 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$90;
+        end
+        if (c_r$90 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$90[(c_lo)+:(5)];
+        end
+        if (c_r$90 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$90;
+        end
         if (c_r$90 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$90[(c_lo)+:(8)];
         end
@@ -10334,6 +15133,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$90 == c_i_collisions) begin
             regs$ro$90 = msgs$collisions;
+        end
+        if (c_r$90 == c_i_rx_consumer) begin
+            regs$ro$90 = hq$rx_consumer;
+        end
+        if (c_r$90 == c_i_cq_producer) begin
+            regs$ro$90 = hq$cq_producer;
+        end
+        if (c_r$90 == c_i_dropped_no_buffer) begin
+            regs$ro$90 = hq$no_buffer;
+        end
+        if (c_r$90 == c_i_rx_data) begin
+            regs$ro$90 = hq$rx_data;
+        end
+        if (c_r$90 == c_i_rx_errors) begin
+            regs$ro$90 = hq$rx_errors;
+        end
+        if (c_r$90 == c_i_dropped_bad_payload) begin
+            regs$ro$90 = hq$bad_frames;
+        end
+        if (c_r$90 == c_i_data_empty) begin
+            regs$ro$90 = hq$empty;
+        end
+        if (c_r$90 == c_i_rx_bad_descriptors) begin
+            regs$ro$90 = hq$bad_descriptors;
+        end
+        if (c_r$90 == c_i_cq_dropped) begin
+            regs$ro$90 = hq$cq_dropped;
+        end
+        if (c_r$91 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$91[(c_lo)+:(5)];
+        end
+        if (c_r$91 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$91;
+        end
+        if (c_r$91 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$91[(c_lo)+:(5)];
+        end
+        if (c_r$91 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$91;
         end
         if (c_r$91 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$91[(c_lo)+:(8)];
@@ -10438,6 +15288,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$91 == c_i_collisions) begin
             regs$ro$91 = msgs$collisions;
         end
+        if (c_r$91 == c_i_rx_consumer) begin
+            regs$ro$91 = hq$rx_consumer;
+        end
+        if (c_r$91 == c_i_cq_producer) begin
+            regs$ro$91 = hq$cq_producer;
+        end
+        if (c_r$91 == c_i_dropped_no_buffer) begin
+            regs$ro$91 = hq$no_buffer;
+        end
+        if (c_r$91 == c_i_rx_data) begin
+            regs$ro$91 = hq$rx_data;
+        end
+        if (c_r$91 == c_i_rx_errors) begin
+            regs$ro$91 = hq$rx_errors;
+        end
+        if (c_r$91 == c_i_dropped_bad_payload) begin
+            regs$ro$91 = hq$bad_frames;
+        end
+        if (c_r$91 == c_i_data_empty) begin
+            regs$ro$91 = hq$empty;
+        end
+        if (c_r$91 == c_i_rx_bad_descriptors) begin
+            regs$ro$91 = hq$bad_descriptors;
+        end
+        if (c_r$91 == c_i_cq_dropped) begin
+            regs$ro$91 = hq$cq_dropped;
+        end
+        if (c_r$92 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$92[(c_lo)+:(5)];
+        end
+        if (c_r$92 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$92;
+        end
+        if (c_r$92 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$92[(c_lo)+:(5)];
+        end
+        if (c_r$92 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$92;
+        end
         if (c_r$92 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$92[(c_lo)+:(8)];
         end
@@ -10540,6 +15441,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$92 == c_i_collisions) begin
             regs$ro$92 = msgs$collisions;
+        end
+        if (c_r$92 == c_i_rx_consumer) begin
+            regs$ro$92 = hq$rx_consumer;
+        end
+        if (c_r$92 == c_i_cq_producer) begin
+            regs$ro$92 = hq$cq_producer;
+        end
+        if (c_r$92 == c_i_dropped_no_buffer) begin
+            regs$ro$92 = hq$no_buffer;
+        end
+        if (c_r$92 == c_i_rx_data) begin
+            regs$ro$92 = hq$rx_data;
+        end
+        if (c_r$92 == c_i_rx_errors) begin
+            regs$ro$92 = hq$rx_errors;
+        end
+        if (c_r$92 == c_i_dropped_bad_payload) begin
+            regs$ro$92 = hq$bad_frames;
+        end
+        if (c_r$92 == c_i_data_empty) begin
+            regs$ro$92 = hq$empty;
+        end
+        if (c_r$92 == c_i_rx_bad_descriptors) begin
+            regs$ro$92 = hq$bad_descriptors;
+        end
+        if (c_r$92 == c_i_cq_dropped) begin
+            regs$ro$92 = hq$cq_dropped;
+        end
+        if (c_r$93 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$93[(c_lo)+:(5)];
+        end
+        if (c_r$93 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$93;
+        end
+        if (c_r$93 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$93[(c_lo)+:(5)];
+        end
+        if (c_r$93 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$93;
         end
         if (c_r$93 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$93[(c_lo)+:(8)];
@@ -10644,6 +15596,57 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$93 == c_i_collisions) begin
             regs$ro$93 = msgs$collisions;
         end
+        if (c_r$93 == c_i_rx_consumer) begin
+            regs$ro$93 = hq$rx_consumer;
+        end
+        if (c_r$93 == c_i_cq_producer) begin
+            regs$ro$93 = hq$cq_producer;
+        end
+        if (c_r$93 == c_i_dropped_no_buffer) begin
+            regs$ro$93 = hq$no_buffer;
+        end
+        if (c_r$93 == c_i_rx_data) begin
+            regs$ro$93 = hq$rx_data;
+        end
+        if (c_r$93 == c_i_rx_errors) begin
+            regs$ro$93 = hq$rx_errors;
+        end
+        if (c_r$93 == c_i_dropped_bad_payload) begin
+            regs$ro$93 = hq$bad_frames;
+        end
+        if (c_r$93 == c_i_data_empty) begin
+            regs$ro$93 = hq$empty;
+        end
+        if (c_r$93 == c_i_rx_bad_descriptors) begin
+            regs$ro$93 = hq$bad_descriptors;
+        end
+        if (c_r$93 == c_i_cq_dropped) begin
+            regs$ro$93 = hq$cq_dropped;
+        end
+        if (c_r$94 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$94[(c_lo)+:(5)];
+        end
+        if (c_r$94 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$94;
+        end
+        if (c_r$94 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$94[(c_lo)+:(5)];
+        end
+        if (c_r$94 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$94;
+        end
         if (c_r$94 == c_i_max_overcommit) begin
             grant$cfg_max_overcommit = regs$rw$94[(c_lo)+:(8)];
         end
@@ -10747,6 +15750,957 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$94 == c_i_collisions) begin
             regs$ro$94 = msgs$collisions;
         end
+        if (c_r$94 == c_i_rx_consumer) begin
+            regs$ro$94 = hq$rx_consumer;
+        end
+        if (c_r$94 == c_i_cq_producer) begin
+            regs$ro$94 = hq$cq_producer;
+        end
+        if (c_r$94 == c_i_dropped_no_buffer) begin
+            regs$ro$94 = hq$no_buffer;
+        end
+        if (c_r$94 == c_i_rx_data) begin
+            regs$ro$94 = hq$rx_data;
+        end
+        if (c_r$94 == c_i_rx_errors) begin
+            regs$ro$94 = hq$rx_errors;
+        end
+        if (c_r$94 == c_i_dropped_bad_payload) begin
+            regs$ro$94 = hq$bad_frames;
+        end
+        if (c_r$94 == c_i_data_empty) begin
+            regs$ro$94 = hq$empty;
+        end
+        if (c_r$94 == c_i_rx_bad_descriptors) begin
+            regs$ro$94 = hq$bad_descriptors;
+        end
+        if (c_r$94 == c_i_cq_dropped) begin
+            regs$ro$94 = hq$cq_dropped;
+        end
+        if (c_r$95 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$95[(c_lo)+:(5)];
+        end
+        if (c_r$95 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$95;
+        end
+        if (c_r$95 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$95[(c_lo)+:(5)];
+        end
+        if (c_r$95 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$95;
+        end
+        if (c_r$95 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$95[(c_lo)+:(8)];
+        end
+        if (c_r$95 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$95[(c_lo)+:(8)];
+        end
+        if (c_r$95 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$95;
+        end
+        if (c_r$95 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$95;
+        end
+        if (c_r$95 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$95[(c_lo)+:(16)];
+        end
+        if (c_r$95 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$95[(c_lo)+:(16)];
+        end
+        if (c_r$95 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$95;
+        end
+        if (c_r$95 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$95;
+        end
+        if (c_r$95 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$95;
+        end
+        if (c_r$95 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$95;
+        end
+        if (c_r$95 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$95;
+        end
+        if (c_r$95 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$95;
+        end
+        if (c_r$95 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$95;
+        end
+        if (c_r$95 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$95;
+        end
+        if (c_r$95 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$95;
+        end
+        regs$ro$95 = c_zero32;
+        if (c_r$95 == c_i_frames_ok) begin
+            regs$ro$95 = parser$frames_ok;
+        end
+        if (c_r$95 == c_i_dropped_runt) begin
+            regs$ro$95 = parser$dropped_runt;
+        end
+        if (c_r$95 == c_i_dropped_bad_checksum) begin
+            regs$ro$95 = parser$dropped_bad_checksum;
+        end
+        if (c_r$95 == c_i_dropped_not_homa) begin
+            regs$ro$95 = parser$dropped_not_homa;
+        end
+        if (c_r$95 == c_i_dropped_bad_type) begin
+            regs$ro$95 = parser$dropped_bad_type;
+        end
+        if (c_r$95 == c_i_dropped_bad_length) begin
+            regs$ro$95 = parser$dropped_bad_length;
+        end
+        if (c_r$95 == c_i_messages_tracked) begin
+            regs$ro$95 = grant$messages_tracked;
+        end
+        if (c_r$95 == c_i_grants_sent) begin
+            regs$ro$95 = grant$grants_sent;
+        end
+        if (c_r$95 == c_i_table_full) begin
+            regs$ro$95 = grant$table_full;
+        end
+        if (c_r$95 == c_i_holes_forgotten) begin
+            regs$ro$95 = msgs$holes_forgotten;
+        end
+        if (c_r$95 == c_i_dropped_late) begin
+            regs$ro$95 = msgs$dropped_late;
+        end
+        if (c_r$95 == c_i_release_peer) begin
+            op_peer = regs$rw$95;
+        end
+        if (c_r$95 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_release_length) begin
+            op_len = regs$rw$95;
+        end
+        if (c_r$95 == c_i_releases) begin
+            regs$ro$95 = n_rel$q;
+        end
+        if (c_r$95 == c_i_collisions) begin
+            regs$ro$95 = msgs$collisions;
+        end
+        if (c_r$95 == c_i_rx_consumer) begin
+            regs$ro$95 = hq$rx_consumer;
+        end
+        if (c_r$95 == c_i_cq_producer) begin
+            regs$ro$95 = hq$cq_producer;
+        end
+        if (c_r$95 == c_i_dropped_no_buffer) begin
+            regs$ro$95 = hq$no_buffer;
+        end
+        if (c_r$95 == c_i_rx_data) begin
+            regs$ro$95 = hq$rx_data;
+        end
+        if (c_r$95 == c_i_rx_errors) begin
+            regs$ro$95 = hq$rx_errors;
+        end
+        if (c_r$95 == c_i_dropped_bad_payload) begin
+            regs$ro$95 = hq$bad_frames;
+        end
+        if (c_r$95 == c_i_data_empty) begin
+            regs$ro$95 = hq$empty;
+        end
+        if (c_r$95 == c_i_rx_bad_descriptors) begin
+            regs$ro$95 = hq$bad_descriptors;
+        end
+        if (c_r$95 == c_i_cq_dropped) begin
+            regs$ro$95 = hq$cq_dropped;
+        end
+        if (c_r$96 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$96[(c_lo)+:(5)];
+        end
+        if (c_r$96 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$96;
+        end
+        if (c_r$96 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$96[(c_lo)+:(5)];
+        end
+        if (c_r$96 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$96;
+        end
+        if (c_r$96 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$96[(c_lo)+:(8)];
+        end
+        if (c_r$96 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$96[(c_lo)+:(8)];
+        end
+        if (c_r$96 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$96;
+        end
+        if (c_r$96 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$96;
+        end
+        if (c_r$96 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$96[(c_lo)+:(16)];
+        end
+        if (c_r$96 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$96[(c_lo)+:(16)];
+        end
+        if (c_r$96 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$96;
+        end
+        if (c_r$96 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$96;
+        end
+        if (c_r$96 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$96;
+        end
+        if (c_r$96 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$96;
+        end
+        if (c_r$96 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$96;
+        end
+        if (c_r$96 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$96;
+        end
+        if (c_r$96 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$96;
+        end
+        if (c_r$96 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$96;
+        end
+        if (c_r$96 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$96;
+        end
+        regs$ro$96 = c_zero32;
+        if (c_r$96 == c_i_frames_ok) begin
+            regs$ro$96 = parser$frames_ok;
+        end
+        if (c_r$96 == c_i_dropped_runt) begin
+            regs$ro$96 = parser$dropped_runt;
+        end
+        if (c_r$96 == c_i_dropped_bad_checksum) begin
+            regs$ro$96 = parser$dropped_bad_checksum;
+        end
+        if (c_r$96 == c_i_dropped_not_homa) begin
+            regs$ro$96 = parser$dropped_not_homa;
+        end
+        if (c_r$96 == c_i_dropped_bad_type) begin
+            regs$ro$96 = parser$dropped_bad_type;
+        end
+        if (c_r$96 == c_i_dropped_bad_length) begin
+            regs$ro$96 = parser$dropped_bad_length;
+        end
+        if (c_r$96 == c_i_messages_tracked) begin
+            regs$ro$96 = grant$messages_tracked;
+        end
+        if (c_r$96 == c_i_grants_sent) begin
+            regs$ro$96 = grant$grants_sent;
+        end
+        if (c_r$96 == c_i_table_full) begin
+            regs$ro$96 = grant$table_full;
+        end
+        if (c_r$96 == c_i_holes_forgotten) begin
+            regs$ro$96 = msgs$holes_forgotten;
+        end
+        if (c_r$96 == c_i_dropped_late) begin
+            regs$ro$96 = msgs$dropped_late;
+        end
+        if (c_r$96 == c_i_release_peer) begin
+            op_peer = regs$rw$96;
+        end
+        if (c_r$96 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_release_length) begin
+            op_len = regs$rw$96;
+        end
+        if (c_r$96 == c_i_releases) begin
+            regs$ro$96 = n_rel$q;
+        end
+        if (c_r$96 == c_i_collisions) begin
+            regs$ro$96 = msgs$collisions;
+        end
+        if (c_r$96 == c_i_rx_consumer) begin
+            regs$ro$96 = hq$rx_consumer;
+        end
+        if (c_r$96 == c_i_cq_producer) begin
+            regs$ro$96 = hq$cq_producer;
+        end
+        if (c_r$96 == c_i_dropped_no_buffer) begin
+            regs$ro$96 = hq$no_buffer;
+        end
+        if (c_r$96 == c_i_rx_data) begin
+            regs$ro$96 = hq$rx_data;
+        end
+        if (c_r$96 == c_i_rx_errors) begin
+            regs$ro$96 = hq$rx_errors;
+        end
+        if (c_r$96 == c_i_dropped_bad_payload) begin
+            regs$ro$96 = hq$bad_frames;
+        end
+        if (c_r$96 == c_i_data_empty) begin
+            regs$ro$96 = hq$empty;
+        end
+        if (c_r$96 == c_i_rx_bad_descriptors) begin
+            regs$ro$96 = hq$bad_descriptors;
+        end
+        if (c_r$96 == c_i_cq_dropped) begin
+            regs$ro$96 = hq$cq_dropped;
+        end
+        if (c_r$97 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$97[(c_lo)+:(5)];
+        end
+        if (c_r$97 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$97;
+        end
+        if (c_r$97 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$97[(c_lo)+:(5)];
+        end
+        if (c_r$97 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$97;
+        end
+        if (c_r$97 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$97[(c_lo)+:(8)];
+        end
+        if (c_r$97 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$97[(c_lo)+:(8)];
+        end
+        if (c_r$97 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$97;
+        end
+        if (c_r$97 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$97;
+        end
+        if (c_r$97 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$97[(c_lo)+:(16)];
+        end
+        if (c_r$97 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$97[(c_lo)+:(16)];
+        end
+        if (c_r$97 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$97;
+        end
+        if (c_r$97 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$97;
+        end
+        if (c_r$97 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$97;
+        end
+        if (c_r$97 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$97;
+        end
+        if (c_r$97 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$97;
+        end
+        if (c_r$97 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$97;
+        end
+        if (c_r$97 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$97;
+        end
+        if (c_r$97 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$97;
+        end
+        if (c_r$97 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$97;
+        end
+        regs$ro$97 = c_zero32;
+        if (c_r$97 == c_i_frames_ok) begin
+            regs$ro$97 = parser$frames_ok;
+        end
+        if (c_r$97 == c_i_dropped_runt) begin
+            regs$ro$97 = parser$dropped_runt;
+        end
+        if (c_r$97 == c_i_dropped_bad_checksum) begin
+            regs$ro$97 = parser$dropped_bad_checksum;
+        end
+        if (c_r$97 == c_i_dropped_not_homa) begin
+            regs$ro$97 = parser$dropped_not_homa;
+        end
+        if (c_r$97 == c_i_dropped_bad_type) begin
+            regs$ro$97 = parser$dropped_bad_type;
+        end
+        if (c_r$97 == c_i_dropped_bad_length) begin
+            regs$ro$97 = parser$dropped_bad_length;
+        end
+        if (c_r$97 == c_i_messages_tracked) begin
+            regs$ro$97 = grant$messages_tracked;
+        end
+        if (c_r$97 == c_i_grants_sent) begin
+            regs$ro$97 = grant$grants_sent;
+        end
+        if (c_r$97 == c_i_table_full) begin
+            regs$ro$97 = grant$table_full;
+        end
+        if (c_r$97 == c_i_holes_forgotten) begin
+            regs$ro$97 = msgs$holes_forgotten;
+        end
+        if (c_r$97 == c_i_dropped_late) begin
+            regs$ro$97 = msgs$dropped_late;
+        end
+        if (c_r$97 == c_i_release_peer) begin
+            op_peer = regs$rw$97;
+        end
+        if (c_r$97 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_release_length) begin
+            op_len = regs$rw$97;
+        end
+        if (c_r$97 == c_i_releases) begin
+            regs$ro$97 = n_rel$q;
+        end
+        if (c_r$97 == c_i_collisions) begin
+            regs$ro$97 = msgs$collisions;
+        end
+        if (c_r$97 == c_i_rx_consumer) begin
+            regs$ro$97 = hq$rx_consumer;
+        end
+        if (c_r$97 == c_i_cq_producer) begin
+            regs$ro$97 = hq$cq_producer;
+        end
+        if (c_r$97 == c_i_dropped_no_buffer) begin
+            regs$ro$97 = hq$no_buffer;
+        end
+        if (c_r$97 == c_i_rx_data) begin
+            regs$ro$97 = hq$rx_data;
+        end
+        if (c_r$97 == c_i_rx_errors) begin
+            regs$ro$97 = hq$rx_errors;
+        end
+        if (c_r$97 == c_i_dropped_bad_payload) begin
+            regs$ro$97 = hq$bad_frames;
+        end
+        if (c_r$97 == c_i_data_empty) begin
+            regs$ro$97 = hq$empty;
+        end
+        if (c_r$97 == c_i_rx_bad_descriptors) begin
+            regs$ro$97 = hq$bad_descriptors;
+        end
+        if (c_r$97 == c_i_cq_dropped) begin
+            regs$ro$97 = hq$cq_dropped;
+        end
+        if (c_r$98 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$98[(c_lo)+:(5)];
+        end
+        if (c_r$98 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$98;
+        end
+        if (c_r$98 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$98[(c_lo)+:(5)];
+        end
+        if (c_r$98 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$98;
+        end
+        if (c_r$98 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$98[(c_lo)+:(8)];
+        end
+        if (c_r$98 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$98[(c_lo)+:(8)];
+        end
+        if (c_r$98 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$98;
+        end
+        if (c_r$98 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$98;
+        end
+        if (c_r$98 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$98[(c_lo)+:(16)];
+        end
+        if (c_r$98 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$98[(c_lo)+:(16)];
+        end
+        if (c_r$98 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$98;
+        end
+        if (c_r$98 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$98;
+        end
+        if (c_r$98 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$98;
+        end
+        if (c_r$98 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$98;
+        end
+        if (c_r$98 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$98;
+        end
+        if (c_r$98 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$98;
+        end
+        if (c_r$98 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$98;
+        end
+        if (c_r$98 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$98;
+        end
+        if (c_r$98 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$98;
+        end
+        regs$ro$98 = c_zero32;
+        if (c_r$98 == c_i_frames_ok) begin
+            regs$ro$98 = parser$frames_ok;
+        end
+        if (c_r$98 == c_i_dropped_runt) begin
+            regs$ro$98 = parser$dropped_runt;
+        end
+        if (c_r$98 == c_i_dropped_bad_checksum) begin
+            regs$ro$98 = parser$dropped_bad_checksum;
+        end
+        if (c_r$98 == c_i_dropped_not_homa) begin
+            regs$ro$98 = parser$dropped_not_homa;
+        end
+        if (c_r$98 == c_i_dropped_bad_type) begin
+            regs$ro$98 = parser$dropped_bad_type;
+        end
+        if (c_r$98 == c_i_dropped_bad_length) begin
+            regs$ro$98 = parser$dropped_bad_length;
+        end
+        if (c_r$98 == c_i_messages_tracked) begin
+            regs$ro$98 = grant$messages_tracked;
+        end
+        if (c_r$98 == c_i_grants_sent) begin
+            regs$ro$98 = grant$grants_sent;
+        end
+        if (c_r$98 == c_i_table_full) begin
+            regs$ro$98 = grant$table_full;
+        end
+        if (c_r$98 == c_i_holes_forgotten) begin
+            regs$ro$98 = msgs$holes_forgotten;
+        end
+        if (c_r$98 == c_i_dropped_late) begin
+            regs$ro$98 = msgs$dropped_late;
+        end
+        if (c_r$98 == c_i_release_peer) begin
+            op_peer = regs$rw$98;
+        end
+        if (c_r$98 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_release_length) begin
+            op_len = regs$rw$98;
+        end
+        if (c_r$98 == c_i_releases) begin
+            regs$ro$98 = n_rel$q;
+        end
+        if (c_r$98 == c_i_collisions) begin
+            regs$ro$98 = msgs$collisions;
+        end
+        if (c_r$98 == c_i_rx_consumer) begin
+            regs$ro$98 = hq$rx_consumer;
+        end
+        if (c_r$98 == c_i_cq_producer) begin
+            regs$ro$98 = hq$cq_producer;
+        end
+        if (c_r$98 == c_i_dropped_no_buffer) begin
+            regs$ro$98 = hq$no_buffer;
+        end
+        if (c_r$98 == c_i_rx_data) begin
+            regs$ro$98 = hq$rx_data;
+        end
+        if (c_r$98 == c_i_rx_errors) begin
+            regs$ro$98 = hq$rx_errors;
+        end
+        if (c_r$98 == c_i_dropped_bad_payload) begin
+            regs$ro$98 = hq$bad_frames;
+        end
+        if (c_r$98 == c_i_data_empty) begin
+            regs$ro$98 = hq$empty;
+        end
+        if (c_r$98 == c_i_rx_bad_descriptors) begin
+            regs$ro$98 = hq$bad_descriptors;
+        end
+        if (c_r$98 == c_i_cq_dropped) begin
+            regs$ro$98 = hq$cq_dropped;
+        end
+        if (c_r$99 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$99[(c_lo)+:(5)];
+        end
+        if (c_r$99 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$99;
+        end
+        if (c_r$99 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$99[(c_lo)+:(5)];
+        end
+        if (c_r$99 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$99;
+        end
+        if (c_r$99 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$99[(c_lo)+:(8)];
+        end
+        if (c_r$99 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$99[(c_lo)+:(8)];
+        end
+        if (c_r$99 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$99;
+        end
+        if (c_r$99 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$99;
+        end
+        if (c_r$99 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$99[(c_lo)+:(16)];
+        end
+        if (c_r$99 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$99[(c_lo)+:(16)];
+        end
+        if (c_r$99 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$99;
+        end
+        if (c_r$99 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$99;
+        end
+        if (c_r$99 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$99;
+        end
+        if (c_r$99 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$99;
+        end
+        if (c_r$99 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$99;
+        end
+        if (c_r$99 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$99;
+        end
+        if (c_r$99 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$99;
+        end
+        if (c_r$99 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$99;
+        end
+        if (c_r$99 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$99;
+        end
+        regs$ro$99 = c_zero32;
+        if (c_r$99 == c_i_frames_ok) begin
+            regs$ro$99 = parser$frames_ok;
+        end
+        if (c_r$99 == c_i_dropped_runt) begin
+            regs$ro$99 = parser$dropped_runt;
+        end
+        if (c_r$99 == c_i_dropped_bad_checksum) begin
+            regs$ro$99 = parser$dropped_bad_checksum;
+        end
+        if (c_r$99 == c_i_dropped_not_homa) begin
+            regs$ro$99 = parser$dropped_not_homa;
+        end
+        if (c_r$99 == c_i_dropped_bad_type) begin
+            regs$ro$99 = parser$dropped_bad_type;
+        end
+        if (c_r$99 == c_i_dropped_bad_length) begin
+            regs$ro$99 = parser$dropped_bad_length;
+        end
+        if (c_r$99 == c_i_messages_tracked) begin
+            regs$ro$99 = grant$messages_tracked;
+        end
+        if (c_r$99 == c_i_grants_sent) begin
+            regs$ro$99 = grant$grants_sent;
+        end
+        if (c_r$99 == c_i_table_full) begin
+            regs$ro$99 = grant$table_full;
+        end
+        if (c_r$99 == c_i_holes_forgotten) begin
+            regs$ro$99 = msgs$holes_forgotten;
+        end
+        if (c_r$99 == c_i_dropped_late) begin
+            regs$ro$99 = msgs$dropped_late;
+        end
+        if (c_r$99 == c_i_release_peer) begin
+            op_peer = regs$rw$99;
+        end
+        if (c_r$99 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_release_length) begin
+            op_len = regs$rw$99;
+        end
+        if (c_r$99 == c_i_releases) begin
+            regs$ro$99 = n_rel$q;
+        end
+        if (c_r$99 == c_i_collisions) begin
+            regs$ro$99 = msgs$collisions;
+        end
+        if (c_r$99 == c_i_rx_consumer) begin
+            regs$ro$99 = hq$rx_consumer;
+        end
+        if (c_r$99 == c_i_cq_producer) begin
+            regs$ro$99 = hq$cq_producer;
+        end
+        if (c_r$99 == c_i_dropped_no_buffer) begin
+            regs$ro$99 = hq$no_buffer;
+        end
+        if (c_r$99 == c_i_rx_data) begin
+            regs$ro$99 = hq$rx_data;
+        end
+        if (c_r$99 == c_i_rx_errors) begin
+            regs$ro$99 = hq$rx_errors;
+        end
+        if (c_r$99 == c_i_dropped_bad_payload) begin
+            regs$ro$99 = hq$bad_frames;
+        end
+        if (c_r$99 == c_i_data_empty) begin
+            regs$ro$99 = hq$empty;
+        end
+        if (c_r$99 == c_i_rx_bad_descriptors) begin
+            regs$ro$99 = hq$bad_descriptors;
+        end
+        if (c_r$99 == c_i_cq_dropped) begin
+            regs$ro$99 = hq$cq_dropped;
+        end
+        if (c_r$100 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$100[(c_lo)+:(5)];
+        end
+        if (c_r$100 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$100;
+        end
+        if (c_r$100 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$100[(c_lo)+:(5)];
+        end
+        if (c_r$100 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$100;
+        end
+        if (c_r$100 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$100[(c_lo)+:(8)];
+        end
+        if (c_r$100 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$100[(c_lo)+:(8)];
+        end
+        if (c_r$100 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$100;
+        end
+        if (c_r$100 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$100;
+        end
+        if (c_r$100 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$100[(c_lo)+:(16)];
+        end
+        if (c_r$100 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$100[(c_lo)+:(16)];
+        end
+        if (c_r$100 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$100;
+        end
+        if (c_r$100 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$100;
+        end
+        if (c_r$100 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$100;
+        end
+        if (c_r$100 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$100;
+        end
+        if (c_r$100 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$100;
+        end
+        if (c_r$100 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$100;
+        end
+        if (c_r$100 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$100;
+        end
+        if (c_r$100 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$100;
+        end
+        if (c_r$100 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$100;
+        end
+        regs$ro$100 = c_zero32;
+        if (c_r$100 == c_i_frames_ok) begin
+            regs$ro$100 = parser$frames_ok;
+        end
+        if (c_r$100 == c_i_dropped_runt) begin
+            regs$ro$100 = parser$dropped_runt;
+        end
+        if (c_r$100 == c_i_dropped_bad_checksum) begin
+            regs$ro$100 = parser$dropped_bad_checksum;
+        end
+        if (c_r$100 == c_i_dropped_not_homa) begin
+            regs$ro$100 = parser$dropped_not_homa;
+        end
+        if (c_r$100 == c_i_dropped_bad_type) begin
+            regs$ro$100 = parser$dropped_bad_type;
+        end
+        if (c_r$100 == c_i_dropped_bad_length) begin
+            regs$ro$100 = parser$dropped_bad_length;
+        end
+        if (c_r$100 == c_i_messages_tracked) begin
+            regs$ro$100 = grant$messages_tracked;
+        end
+        if (c_r$100 == c_i_grants_sent) begin
+            regs$ro$100 = grant$grants_sent;
+        end
+        if (c_r$100 == c_i_table_full) begin
+            regs$ro$100 = grant$table_full;
+        end
+        if (c_r$100 == c_i_holes_forgotten) begin
+            regs$ro$100 = msgs$holes_forgotten;
+        end
+        if (c_r$100 == c_i_dropped_late) begin
+            regs$ro$100 = msgs$dropped_late;
+        end
+        if (c_r$100 == c_i_release_peer) begin
+            op_peer = regs$rw$100;
+        end
+        if (c_r$100 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_release_length) begin
+            op_len = regs$rw$100;
+        end
+        if (c_r$100 == c_i_releases) begin
+            regs$ro$100 = n_rel$q;
+        end
+        if (c_r$100 == c_i_collisions) begin
+            regs$ro$100 = msgs$collisions;
+        end
+        if (c_r$100 == c_i_rx_consumer) begin
+            regs$ro$100 = hq$rx_consumer;
+        end
+        if (c_r$100 == c_i_cq_producer) begin
+            regs$ro$100 = hq$cq_producer;
+        end
+        if (c_r$100 == c_i_dropped_no_buffer) begin
+            regs$ro$100 = hq$no_buffer;
+        end
+        if (c_r$100 == c_i_rx_data) begin
+            regs$ro$100 = hq$rx_data;
+        end
+        if (c_r$100 == c_i_rx_errors) begin
+            regs$ro$100 = hq$rx_errors;
+        end
+        if (c_r$100 == c_i_dropped_bad_payload) begin
+            regs$ro$100 = hq$bad_frames;
+        end
+        if (c_r$100 == c_i_data_empty) begin
+            regs$ro$100 = hq$empty;
+        end
+        if (c_r$100 == c_i_rx_bad_descriptors) begin
+            regs$ro$100 = hq$bad_descriptors;
+        end
+        if (c_r$100 == c_i_cq_dropped) begin
+            regs$ro$100 = hq$cq_dropped;
+        end
         parser$clock = clock;
         msgs$clock = clock;
         grant$clock = clock;
@@ -10760,16 +16714,60 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         parser$s_axis_tvalid = s_axis_tvalid;
         parser$s_axis_tlast = s_axis_tlast;
         s_axis_tready = parser$s_axis_tready;
-        m_pay_tdata = parser$m_axis_tdata;
-        m_pay_tkeep = parser$m_axis_tkeep;
-        m_pay_tvalid = parser$m_axis_tvalid;
-        m_pay_tlast = parser$m_axis_tlast;
-        m_pay_tuser = parser$m_axis_tuser;
-        parser$m_axis_tready = m_pay_tready;
+        hq$clock = clock;
+        hq$reset = reset;
+        hq$cfg_rx_base = ((rx_base) & 64'hffffffffffffffff);
+        hq$cfg_cq_base = ((cq_base) & 64'hffffffffffffffff);
+        hq$cfg_rx_clear = s_reg_we & (s_reg_addr == c_a_rx_log2);
+        hq$cfg_cq_clear = s_reg_we & (s_reg_addr == c_a_cq_log2);
+        hq$s_pay_tdata = parser$m_axis_tdata;
+        hq$s_pay_tkeep = parser$m_axis_tkeep;
+        hq$s_pay_tvalid = parser$m_axis_tvalid;
+        hq$s_pay_tlast = parser$m_axis_tlast;
+        hq$s_pay_tuser = parser$m_axis_tuser;
+        parser$m_axis_tready = hq$s_pay_tready;
+        m_dma_rd_valid = hq$m_rd_valid;
+        m_dma_rd_addr = hq$m_rd_addr;
+        m_dma_rd_len = hq$m_rd_len;
+        hq$m_rd_ready = m_dma_rd_ready;
+        hq$s_rd_valid = s_dma_rd_valid;
+        hq$s_rd_data = s_dma_rd_data;
+        m_dma_wr_valid = hq$m_wr_valid;
+        m_dma_wr_addr = hq$m_wr_addr;
+        m_dma_wr_data = hq$m_wr_data;
+        m_dma_wr_keep = hq$m_wr_keep;
+        m_dma_wr_last = hq$m_wr_last;
+        hq$m_wr_ready = m_dma_wr_ready;
         is_data = (parser$m_hdr_type == c_data) & (parser$m_hdr_ip_version == c_v4);
+        is_dma = parser$m_hdr_type == c_data;
         data_ok = msgs$s_pkt_ready & ~rel_pending$q;
-        parser$m_hdr_ready = m_hdr_ready & (~is_data | data_ok);
-        m_hdr_valid = parser$m_hdr_valid & (~is_data | data_ok);
+        table_ok = ~is_data | data_ok;
+        dma_ok = ~is_dma | ~dhdr$full;
+        parser$m_hdr_ready = m_hdr_ready & table_ok & dma_ok;
+        m_hdr_valid = parser$m_hdr_valid & table_ok & dma_ok;
+        dhdr$clock = clock;
+        dhdr$reset = reset;
+        dhdr$push = parser$m_hdr_valid & is_dma & m_hdr_ready & table_ok & ~dhdr$full;
+        dhdr$din[(64'h0)+:(4)] = parser$m_hdr_ip_version;
+        dhdr$din[(64'h4)+:(128)] = parser$m_hdr_src_ip;
+        dhdr$din[(64'h84)+:(16)] = parser$m_hdr_sport;
+        dhdr$din[(64'h94)+:(16)] = parser$m_hdr_dport;
+        dhdr$din[(64'ha4)+:(64)] = parser$m_hdr_sender_id;
+        dhdr$din[(64'he4)+:(32)] = parser$m_hdr_data_message_length;
+        dhdr$din[(64'h104)+:(32)] = parser$m_hdr_data_offset;
+        dhdr$din[(64'h124)+:(16)] = parser$m_hdr_data_payload_len;
+        dhdr$din[(64'h134)+:(1)] = parser$m_hdr_data_retransmit;
+        hq$s_hdr_valid = dhdr$valid;
+        dhdr$ready = hq$s_hdr_ready;
+        hq$s_hdr_ip_version = dhdr$dout[(64'h0)+:(4)];
+        hq$s_hdr_src_ip = dhdr$dout[(64'h4)+:(128)];
+        hq$s_hdr_sport = dhdr$dout[(64'h84)+:(16)];
+        hq$s_hdr_dport = dhdr$dout[(64'h94)+:(16)];
+        hq$s_hdr_sender_id = dhdr$dout[(64'ha4)+:(64)];
+        hq$s_hdr_message_length = dhdr$dout[(64'he4)+:(32)];
+        hq$s_hdr_offset = dhdr$dout[(64'h104)+:(32)];
+        hq$s_hdr_payload_len = dhdr$dout[(64'h124)+:(16)];
+        hq$s_hdr_retransmit = dhdr$dout[(64'h134)+:(1)];
         m_hdr_ip_version = parser$m_hdr_ip_version;
         m_hdr_src_ip = parser$m_hdr_src_ip;
         m_hdr_dst_ip = parser$m_hdr_dst_ip;
@@ -10793,7 +16791,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         m_hdr_resend_priority = parser$m_hdr_resend_priority;
         end_len[(64'h0)+:(16)] = parser$m_hdr_data_payload_len;
         end_len[(64'h10)+:(16)] = c_zero16;
-        msgs$s_pkt_valid = parser$m_hdr_valid & is_data & m_hdr_ready;
+        msgs$s_pkt_valid = parser$m_hdr_valid & is_data & m_hdr_ready & ~dhdr$full;
         msgs$s_pkt_peer = parser$m_hdr_src_ip[(c_lo)+:(32)];
         msgs$s_pkt_id = parser$m_hdr_sender_id;
         msgs$s_pkt_sport = parser$m_hdr_sport;
@@ -10861,6 +16859,212 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     end
     
 endmodule // homa_rx_core_w512
+
+
+module homa_rx_core_w512$dhdr(clock,reset,push,din,ready,valid,dout,full);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  push;
+    input wire  [308:0] din;
+    input wire  ready;
+    output reg  valid;
+    output reg  [308:0] dout;
+    output reg  full;
+    
+    // Constant declarations
+    localparam  c_zero = 2'b0;
+    localparam  c_one = 2'b1;
+    localparam  c_two = 2'b10;
+    
+    // Stub signals
+    reg  [308:0] slot0$d;
+    wire  [308:0] slot0$q;
+    reg  slot0$clock;
+    reg  [308:0] slot1$d;
+    wire  [308:0] slot1$q;
+    reg  slot1$clock;
+    reg  wr$d;
+    wire  wr$q;
+    reg  wr$clock;
+    reg  rd$d;
+    wire  rd$q;
+    reg  rd$clock;
+    reg  [1:0] count$d;
+    wire  [1:0] count$q;
+    reg  count$clock;
+    
+    // Local signals
+    reg  pop;
+    
+    // Sub module instances
+    homa_rx_core_w512$dhdr$slot0 slot0(
+        .d(slot0$d),
+        .q(slot0$q),
+        .clock(slot0$clock)
+    );
+    homa_rx_core_w512$dhdr$slot1 slot1(
+        .d(slot1$d),
+        .q(slot1$q),
+        .clock(slot1$clock)
+    );
+    homa_rx_core_w512$dhdr$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_rx_core_w512$dhdr$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_rx_core_w512$dhdr$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        slot0$clock = clock;
+        slot1$clock = clock;
+        wr$clock = clock;
+        rd$clock = clock;
+        count$clock = clock;
+        slot0$d = slot0$q;
+        slot1$d = slot1$q;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        count$d = count$q;
+        valid = count$q != c_zero;
+        full = count$q == c_two;
+        pop = (count$q != c_zero) & ready;
+        dout = slot0$q;
+        if (rd$q) begin
+            dout = slot1$q;
+        end
+        if (push) begin
+            wr$d = ~wr$q;
+            if (wr$q) begin
+                slot1$d = din;
+            end
+            else begin
+                slot0$d = din;
+            end
+        end
+        if (pop) begin
+            rd$d = ~rd$q;
+        end
+        if (push & ~pop) begin
+            count$d = count$q + c_one;
+        end
+        if (pop & ~push) begin
+            count$d = count$q - c_one;
+        end
+        if (reset) begin
+            wr$d = 1'b0;
+            rd$d = 1'b0;
+            count$d = c_zero;
+        end
+    end
+    
+endmodule // homa_rx_core_w512$dhdr
+
+
+module homa_rx_core_w512$dhdr$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$dhdr$count
+
+
+module homa_rx_core_w512$dhdr$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$dhdr$rd
+
+
+module homa_rx_core_w512$dhdr$slot0(d,q,clock);
+    
+    // Module arguments
+    input wire  [308:0] d;
+    output reg  [308:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 309'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$dhdr$slot0
+
+
+module homa_rx_core_w512$dhdr$slot1(d,q,clock);
+    
+    // Module arguments
+    input wire  [308:0] d;
+    output reg  [308:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 309'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$dhdr$slot1
+
+
+module homa_rx_core_w512$dhdr$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$dhdr$wr
 
 
 module homa_rx_core_w512$framer(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_mac,s_grant_id,s_grant_sport,s_grant_dport,s_grant_offset,s_grant_priority,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tready);
@@ -43779,6 +49983,5507 @@ module homa_rx_core_w512$grant$valid$9(d,q,clock);
 endmodule // homa_rx_core_w512$grant$valid$9
 
 
+module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [63:0] cfg_rx_base;
+    input wire  [4:0] cfg_rx_log2;
+    input wire  [31:0] cfg_rx_producer;
+    input wire  cfg_rx_clear;
+    input wire  [63:0] cfg_cq_base;
+    input wire  [4:0] cfg_cq_log2;
+    input wire  [31:0] cfg_cq_consumer;
+    input wire  cfg_cq_clear;
+    input wire  [511:0] s_pay_tdata;
+    input wire  [63:0] s_pay_tkeep;
+    input wire  s_pay_tvalid;
+    input wire  s_pay_tlast;
+    input wire  s_pay_tuser;
+    output reg  s_pay_tready;
+    input wire  s_hdr_valid;
+    output reg  s_hdr_ready;
+    input wire  [3:0] s_hdr_ip_version;
+    input wire  [127:0] s_hdr_src_ip;
+    input wire  [15:0] s_hdr_sport;
+    input wire  [15:0] s_hdr_dport;
+    input wire  [63:0] s_hdr_sender_id;
+    input wire  [31:0] s_hdr_message_length;
+    input wire  [31:0] s_hdr_offset;
+    input wire  [15:0] s_hdr_payload_len;
+    input wire  s_hdr_retransmit;
+    output reg  m_rd_valid;
+    input wire  m_rd_ready;
+    output reg  [63:0] m_rd_addr;
+    output reg  [31:0] m_rd_len;
+    input wire  s_rd_valid;
+    input wire  [511:0] s_rd_data;
+    output reg  m_wr_valid;
+    input wire  m_wr_ready;
+    output reg  [63:0] m_wr_addr;
+    output reg  [511:0] m_wr_data;
+    output reg  [63:0] m_wr_keep;
+    output reg  m_wr_last;
+    output reg  [31:0] rx_consumer;
+    output reg  [31:0] cq_producer;
+    output reg  [31:0] rx_data;
+    output reg  [31:0] rx_errors;
+    output reg  [31:0] no_buffer;
+    output reg  [31:0] bad_frames;
+    output reg  [31:0] empty;
+    output reg  [31:0] bad_descriptors;
+    output reg  [31:0] cq_dropped;
+    
+    // Stub signals
+    reg  ring$clock;
+    reg  ring$reset;
+    reg  [63:0] ring$cfg_base;
+    reg  [4:0] ring$cfg_log2;
+    reg  [31:0] ring$cfg_producer;
+    reg  ring$cfg_clear;
+    wire  ring$m_rd_valid;
+    reg  ring$m_rd_ready;
+    wire  [63:0] ring$m_rd_addr;
+    wire  [31:0] ring$m_rd_len;
+    reg  ring$s_rd_valid;
+    reg  [511:0] ring$s_rd_data;
+    wire  ring$m_buf_valid;
+    reg  ring$m_buf_ready;
+    wire  [63:0] ring$m_buf_iova;
+    wire  [31:0] ring$m_buf_length;
+    wire  [31:0] ring$m_buf_id;
+    wire  [31:0] ring$m_buf_index;
+    wire  [31:0] ring$consumer;
+    wire  [31:0] ring$bad;
+    reg  dma$clock;
+    reg  dma$reset;
+    reg  [511:0] dma$s_pay_tdata;
+    reg  [63:0] dma$s_pay_tkeep;
+    reg  dma$s_pay_tvalid;
+    reg  dma$s_pay_tlast;
+    reg  dma$s_pay_tuser;
+    wire  dma$s_pay_tready;
+    reg  dma$s_hdr_valid;
+    wire  dma$s_hdr_ready;
+    reg  [3:0] dma$s_hdr_ip_version;
+    reg  [127:0] dma$s_hdr_src_ip;
+    reg  [15:0] dma$s_hdr_sport;
+    reg  [15:0] dma$s_hdr_dport;
+    reg  [63:0] dma$s_hdr_sender_id;
+    reg  [31:0] dma$s_hdr_message_length;
+    reg  [31:0] dma$s_hdr_offset;
+    reg  [15:0] dma$s_hdr_payload_len;
+    reg  dma$s_hdr_retransmit;
+    reg  dma$s_buf_valid;
+    wire  dma$s_buf_ready;
+    reg  [63:0] dma$s_buf_iova;
+    reg  [31:0] dma$s_buf_length;
+    reg  [31:0] dma$s_buf_id;
+    reg  [31:0] dma$s_buf_index;
+    wire  dma$m_dma_valid;
+    reg  dma$m_dma_ready;
+    wire  [63:0] dma$m_dma_addr;
+    wire  [511:0] dma$m_dma_data;
+    wire  [63:0] dma$m_dma_keep;
+    wire  dma$m_dma_last;
+    wire  dma$m_cpl_valid;
+    reg  dma$m_cpl_ready;
+    wire  [511:0] dma$m_cpl_data;
+    wire  [31:0] dma$rx_data;
+    wire  [31:0] dma$rx_errors;
+    wire  [31:0] dma$no_buffer;
+    wire  [31:0] dma$bad_frames;
+    wire  [31:0] dma$empty;
+    reg  cq$clock;
+    reg  cq$reset;
+    reg  [63:0] cq$cfg_base;
+    reg  [4:0] cq$cfg_log2;
+    reg  [31:0] cq$cfg_consumer;
+    reg  cq$cfg_clear;
+    reg  cq$s_cpl_valid;
+    wire  cq$s_cpl_ready;
+    reg  [511:0] cq$s_cpl_data;
+    wire  cq$m_dma_valid;
+    reg  cq$m_dma_ready;
+    wire  [63:0] cq$m_dma_addr;
+    wire  [511:0] cq$m_dma_data;
+    wire  [63:0] cq$m_dma_keep;
+    wire  cq$m_dma_last;
+    wire  [31:0] cq$producer;
+    wire  [31:0] cq$dropped;
+    reg  cpl$clock;
+    reg  cpl$reset;
+    reg  cpl$push;
+    reg  [511:0] cpl$din;
+    reg  cpl$ready;
+    wire  cpl$valid;
+    wire  [511:0] cpl$dout;
+    wire  cpl$full;
+    
+    // Sub module instances
+    homa_rx_core_w512$hq$ring ring(
+        .clock(ring$clock),
+        .reset(ring$reset),
+        .cfg_base(ring$cfg_base),
+        .cfg_log2(ring$cfg_log2),
+        .cfg_producer(ring$cfg_producer),
+        .cfg_clear(ring$cfg_clear),
+        .m_rd_valid(ring$m_rd_valid),
+        .m_rd_ready(ring$m_rd_ready),
+        .m_rd_addr(ring$m_rd_addr),
+        .m_rd_len(ring$m_rd_len),
+        .s_rd_valid(ring$s_rd_valid),
+        .s_rd_data(ring$s_rd_data),
+        .m_buf_valid(ring$m_buf_valid),
+        .m_buf_ready(ring$m_buf_ready),
+        .m_buf_iova(ring$m_buf_iova),
+        .m_buf_length(ring$m_buf_length),
+        .m_buf_id(ring$m_buf_id),
+        .m_buf_index(ring$m_buf_index),
+        .consumer(ring$consumer),
+        .bad(ring$bad)
+    );
+    homa_rx_core_w512$hq$dma dma(
+        .clock(dma$clock),
+        .reset(dma$reset),
+        .s_pay_tdata(dma$s_pay_tdata),
+        .s_pay_tkeep(dma$s_pay_tkeep),
+        .s_pay_tvalid(dma$s_pay_tvalid),
+        .s_pay_tlast(dma$s_pay_tlast),
+        .s_pay_tuser(dma$s_pay_tuser),
+        .s_pay_tready(dma$s_pay_tready),
+        .s_hdr_valid(dma$s_hdr_valid),
+        .s_hdr_ready(dma$s_hdr_ready),
+        .s_hdr_ip_version(dma$s_hdr_ip_version),
+        .s_hdr_src_ip(dma$s_hdr_src_ip),
+        .s_hdr_sport(dma$s_hdr_sport),
+        .s_hdr_dport(dma$s_hdr_dport),
+        .s_hdr_sender_id(dma$s_hdr_sender_id),
+        .s_hdr_message_length(dma$s_hdr_message_length),
+        .s_hdr_offset(dma$s_hdr_offset),
+        .s_hdr_payload_len(dma$s_hdr_payload_len),
+        .s_hdr_retransmit(dma$s_hdr_retransmit),
+        .s_buf_valid(dma$s_buf_valid),
+        .s_buf_ready(dma$s_buf_ready),
+        .s_buf_iova(dma$s_buf_iova),
+        .s_buf_length(dma$s_buf_length),
+        .s_buf_id(dma$s_buf_id),
+        .s_buf_index(dma$s_buf_index),
+        .m_dma_valid(dma$m_dma_valid),
+        .m_dma_ready(dma$m_dma_ready),
+        .m_dma_addr(dma$m_dma_addr),
+        .m_dma_data(dma$m_dma_data),
+        .m_dma_keep(dma$m_dma_keep),
+        .m_dma_last(dma$m_dma_last),
+        .m_cpl_valid(dma$m_cpl_valid),
+        .m_cpl_ready(dma$m_cpl_ready),
+        .m_cpl_data(dma$m_cpl_data),
+        .rx_data(dma$rx_data),
+        .rx_errors(dma$rx_errors),
+        .no_buffer(dma$no_buffer),
+        .bad_frames(dma$bad_frames),
+        .empty(dma$empty)
+    );
+    homa_rx_core_w512$hq$cq cq(
+        .clock(cq$clock),
+        .reset(cq$reset),
+        .cfg_base(cq$cfg_base),
+        .cfg_log2(cq$cfg_log2),
+        .cfg_consumer(cq$cfg_consumer),
+        .cfg_clear(cq$cfg_clear),
+        .s_cpl_valid(cq$s_cpl_valid),
+        .s_cpl_ready(cq$s_cpl_ready),
+        .s_cpl_data(cq$s_cpl_data),
+        .m_dma_valid(cq$m_dma_valid),
+        .m_dma_ready(cq$m_dma_ready),
+        .m_dma_addr(cq$m_dma_addr),
+        .m_dma_data(cq$m_dma_data),
+        .m_dma_keep(cq$m_dma_keep),
+        .m_dma_last(cq$m_dma_last),
+        .producer(cq$producer),
+        .dropped(cq$dropped)
+    );
+    homa_rx_core_w512$hq$cpl cpl(
+        .clock(cpl$clock),
+        .reset(cpl$reset),
+        .push(cpl$push),
+        .din(cpl$din),
+        .ready(cpl$ready),
+        .valid(cpl$valid),
+        .dout(cpl$dout),
+        .full(cpl$full)
+    );
+    
+    // Update code
+    always @(*) begin
+        ring$clock = clock;
+        ring$reset = reset;
+        dma$clock = clock;
+        dma$reset = reset;
+        cq$clock = clock;
+        cq$reset = reset;
+        ring$cfg_base = cfg_rx_base;
+        ring$cfg_log2 = cfg_rx_log2;
+        ring$cfg_producer = cfg_rx_producer;
+        ring$cfg_clear = cfg_rx_clear;
+        m_rd_valid = ring$m_rd_valid;
+        m_rd_addr = ring$m_rd_addr;
+        m_rd_len = ring$m_rd_len;
+        ring$m_rd_ready = m_rd_ready;
+        ring$s_rd_valid = s_rd_valid;
+        ring$s_rd_data = s_rd_data;
+        dma$s_buf_valid = ring$m_buf_valid;
+        dma$s_buf_iova = ring$m_buf_iova;
+        dma$s_buf_length = ring$m_buf_length;
+        dma$s_buf_id = ring$m_buf_id;
+        dma$s_buf_index = ring$m_buf_index;
+        ring$m_buf_ready = dma$s_buf_ready;
+        dma$s_pay_tdata = s_pay_tdata;
+        dma$s_pay_tkeep = s_pay_tkeep;
+        dma$s_pay_tvalid = s_pay_tvalid;
+        dma$s_pay_tlast = s_pay_tlast;
+        dma$s_pay_tuser = s_pay_tuser;
+        s_pay_tready = dma$s_pay_tready;
+        dma$s_hdr_valid = s_hdr_valid;
+        s_hdr_ready = dma$s_hdr_ready;
+        dma$s_hdr_ip_version = s_hdr_ip_version;
+        dma$s_hdr_src_ip = s_hdr_src_ip;
+        dma$s_hdr_sport = s_hdr_sport;
+        dma$s_hdr_dport = s_hdr_dport;
+        dma$s_hdr_sender_id = s_hdr_sender_id;
+        dma$s_hdr_message_length = s_hdr_message_length;
+        dma$s_hdr_offset = s_hdr_offset;
+        dma$s_hdr_payload_len = s_hdr_payload_len;
+        dma$s_hdr_retransmit = s_hdr_retransmit;
+        cq$cfg_base = cfg_cq_base;
+        cq$cfg_log2 = cfg_cq_log2;
+        cq$cfg_consumer = cfg_cq_consumer;
+        cq$cfg_clear = cfg_cq_clear;
+        cpl$clock = clock;
+        cpl$reset = reset;
+        cpl$push = dma$m_cpl_valid & ~cpl$full;
+        cpl$din = dma$m_cpl_data;
+        dma$m_cpl_ready = ~cpl$full;
+        cq$s_cpl_valid = cpl$valid;
+        cq$s_cpl_data = cpl$dout;
+        cpl$ready = cq$s_cpl_ready;
+        cq$m_dma_ready = m_wr_ready;
+        dma$m_dma_ready = m_wr_ready & ~cq$m_dma_valid;
+        m_wr_valid = cq$m_dma_valid | dma$m_dma_valid;
+        m_wr_addr = dma$m_dma_addr;
+        m_wr_data = dma$m_dma_data;
+        m_wr_keep = dma$m_dma_keep;
+        m_wr_last = dma$m_dma_last;
+        if (cq$m_dma_valid) begin
+            m_wr_addr = cq$m_dma_addr;
+            m_wr_data = cq$m_dma_data;
+            m_wr_keep = cq$m_dma_keep;
+            m_wr_last = cq$m_dma_last;
+        end
+        rx_consumer = ring$consumer;
+        cq_producer = cq$producer;
+        rx_data = dma$rx_data;
+        rx_errors = dma$rx_errors;
+        no_buffer = dma$no_buffer;
+        bad_frames = dma$bad_frames;
+        empty = dma$empty;
+        bad_descriptors = ring$bad;
+        cq_dropped = cq$dropped;
+    end
+    
+endmodule // homa_rx_core_w512$hq
+
+
+module homa_rx_core_w512$hq$cpl(clock,reset,push,din,ready,valid,dout,full);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  push;
+    input wire  [511:0] din;
+    input wire  ready;
+    output reg  valid;
+    output reg  [511:0] dout;
+    output reg  full;
+    
+    // Constant declarations
+    localparam  c_zero = 2'b0;
+    localparam  c_one = 2'b1;
+    localparam  c_two = 2'b10;
+    
+    // Stub signals
+    reg  [511:0] slot0$d;
+    wire  [511:0] slot0$q;
+    reg  slot0$clock;
+    reg  [511:0] slot1$d;
+    wire  [511:0] slot1$q;
+    reg  slot1$clock;
+    reg  wr$d;
+    wire  wr$q;
+    reg  wr$clock;
+    reg  rd$d;
+    wire  rd$q;
+    reg  rd$clock;
+    reg  [1:0] count$d;
+    wire  [1:0] count$q;
+    reg  count$clock;
+    
+    // Local signals
+    reg  pop;
+    
+    // Sub module instances
+    homa_rx_core_w512$hq$cpl$slot0 slot0(
+        .d(slot0$d),
+        .q(slot0$q),
+        .clock(slot0$clock)
+    );
+    homa_rx_core_w512$hq$cpl$slot1 slot1(
+        .d(slot1$d),
+        .q(slot1$q),
+        .clock(slot1$clock)
+    );
+    homa_rx_core_w512$hq$cpl$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_rx_core_w512$hq$cpl$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_rx_core_w512$hq$cpl$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        slot0$clock = clock;
+        slot1$clock = clock;
+        wr$clock = clock;
+        rd$clock = clock;
+        count$clock = clock;
+        slot0$d = slot0$q;
+        slot1$d = slot1$q;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        count$d = count$q;
+        valid = count$q != c_zero;
+        full = count$q == c_two;
+        pop = (count$q != c_zero) & ready;
+        dout = slot0$q;
+        if (rd$q) begin
+            dout = slot1$q;
+        end
+        if (push) begin
+            wr$d = ~wr$q;
+            if (wr$q) begin
+                slot1$d = din;
+            end
+            else begin
+                slot0$d = din;
+            end
+        end
+        if (pop) begin
+            rd$d = ~rd$q;
+        end
+        if (push & ~pop) begin
+            count$d = count$q + c_one;
+        end
+        if (pop & ~push) begin
+            count$d = count$q - c_one;
+        end
+        if (reset) begin
+            wr$d = 1'b0;
+            rd$d = 1'b0;
+            count$d = c_zero;
+        end
+    end
+    
+endmodule // homa_rx_core_w512$hq$cpl
+
+
+module homa_rx_core_w512$hq$cpl$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$cpl$count
+
+
+module homa_rx_core_w512$hq$cpl$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$cpl$rd
+
+
+module homa_rx_core_w512$hq$cpl$slot0(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$cpl$slot0
+
+
+module homa_rx_core_w512$hq$cpl$slot1(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$cpl$slot1
+
+
+module homa_rx_core_w512$hq$cpl$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$cpl$wr
+
+
+module homa_rx_core_w512$hq$cq(clock,reset,cfg_base,cfg_log2,cfg_consumer,cfg_clear,s_cpl_valid,s_cpl_ready,s_cpl_data,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,producer,dropped);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [63:0] cfg_base;
+    input wire  [4:0] cfg_log2;
+    input wire  [31:0] cfg_consumer;
+    input wire  cfg_clear;
+    input wire  s_cpl_valid;
+    output reg  s_cpl_ready;
+    input wire  [511:0] s_cpl_data;
+    output reg  m_dma_valid;
+    input wire  m_dma_ready;
+    output reg  [63:0] m_dma_addr;
+    output reg  [511:0] m_dma_data;
+    output reg  [63:0] m_dma_keep;
+    output reg  m_dma_last;
+    output reg  [31:0] producer;
+    output reg  [31:0] dropped;
+    
+    // Constant declarations
+    localparam  c_zero5 = 5'b0;
+    localparam  c_max_log2 = 5'b10000;
+    localparam  c_zero32 = 32'h0;
+    localparam  c_one32 = 32'h1;
+    localparam  c_six = 32'h6;
+    localparam  c_keep_body = 64'h7fffffffffffffff;
+    localparam  c_keep_last = 64'h8000000000000000;
+    localparam  c_phase1 = 512'h1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    localparam  c_zero512 = 512'h0;
+    
+    // Stub signals
+    reg  [31:0] prod$d;
+    wire  [31:0] prod$q;
+    reg  prod$clock;
+    reg  second$d;
+    wire  second$q;
+    reg  second$clock;
+    reg  [31:0] n_drop$d;
+    wire  [31:0] n_drop$q;
+    reg  n_drop$clock;
+    
+    // Local signals
+    reg  on;
+    reg  [31:0] size;
+    reg  full;
+    reg  [31:0] slot;
+    reg  [63:0] off64;
+    reg  [31:0] pass;
+    reg  phase;
+    reg  go;
+    
+    // Sub module instances
+    homa_rx_core_w512$hq$cq$prod prod(
+        .d(prod$d),
+        .q(prod$q),
+        .clock(prod$clock)
+    );
+    homa_rx_core_w512$hq$cq$second second(
+        .d(second$d),
+        .q(second$q),
+        .clock(second$clock)
+    );
+    homa_rx_core_w512$hq$cq$n_drop n_drop(
+        .d(n_drop$d),
+        .q(n_drop$q),
+        .clock(n_drop$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        prod$clock = clock;
+        second$clock = clock;
+        n_drop$clock = clock;
+        prod$d = prod$q;
+        second$d = second$q;
+        n_drop$d = n_drop$q;
+        on = (cfg_log2 != c_zero5) & (cfg_log2 <= c_max_log2);
+        size = c_one32 << cfg_log2;
+        full = (prod$q - cfg_consumer) >= size;
+        slot = prod$q & (size - c_one32);
+        off64[(64'h0)+:(32)] = slot << c_six;
+        off64[(64'h20)+:(32)] = c_zero32;
+        pass = prod$q >> cfg_log2;
+        phase = (pass & c_one32) == c_zero32;
+        m_dma_addr = cfg_base + ((off64) & 64'hffffffffffffffff);
+        m_dma_last = 1'b1;
+        m_dma_data = s_cpl_data;
+        m_dma_keep = c_keep_body;
+        if (second$q) begin
+            m_dma_keep = c_keep_last;
+            m_dma_data = c_phase1;
+            if (~phase) begin
+                m_dma_data = c_zero512;
+            end
+        end
+        m_dma_valid = s_cpl_valid & on & ~full & ~cfg_clear & ~reset;
+        go = m_dma_valid & m_dma_ready;
+        s_cpl_ready = ~reset & ((~on) | (second$q & go));
+        if (go) begin
+            second$d = ~second$q;
+            if (second$q) begin
+                prod$d = prod$q + c_one32;
+            end
+        end
+        if (s_cpl_valid & ~on & ~reset) begin
+            n_drop$d = n_drop$q + c_one32;
+        end
+        producer = prod$q;
+        dropped = n_drop$q;
+        if (reset | cfg_clear) begin
+            prod$d = c_zero32;
+            second$d = 1'b0;
+        end
+    end
+    
+endmodule // homa_rx_core_w512$hq$cq
+
+
+module homa_rx_core_w512$hq$cq$n_drop(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$cq$n_drop
+
+
+module homa_rx_core_w512$hq$cq$prod(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$cq$prod
+
+
+module homa_rx_core_w512$hq$cq$second(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$cq$second
+
+
+module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [511:0] s_pay_tdata;
+    input wire  [63:0] s_pay_tkeep;
+    input wire  s_pay_tvalid;
+    input wire  s_pay_tlast;
+    input wire  s_pay_tuser;
+    output reg  s_pay_tready;
+    input wire  s_hdr_valid;
+    output reg  s_hdr_ready;
+    input wire  [3:0] s_hdr_ip_version;
+    input wire  [127:0] s_hdr_src_ip;
+    input wire  [15:0] s_hdr_sport;
+    input wire  [15:0] s_hdr_dport;
+    input wire  [63:0] s_hdr_sender_id;
+    input wire  [31:0] s_hdr_message_length;
+    input wire  [31:0] s_hdr_offset;
+    input wire  [15:0] s_hdr_payload_len;
+    input wire  s_hdr_retransmit;
+    input wire  s_buf_valid;
+    output reg  s_buf_ready;
+    input wire  [63:0] s_buf_iova;
+    input wire  [31:0] s_buf_length;
+    input wire  [31:0] s_buf_id;
+    input wire  [31:0] s_buf_index;
+    output reg  m_dma_valid;
+    input wire  m_dma_ready;
+    output reg  [63:0] m_dma_addr;
+    output reg  [511:0] m_dma_data;
+    output reg  [63:0] m_dma_keep;
+    output reg  m_dma_last;
+    output reg  m_cpl_valid;
+    input wire  m_cpl_ready;
+    output reg  [511:0] m_cpl_data;
+    output reg  [31:0] rx_data;
+    output reg  [31:0] rx_errors;
+    output reg  [31:0] no_buffer;
+    output reg  [31:0] bad_frames;
+    output reg  [31:0] empty;
+    
+    // Constant declarations
+    localparam  c_zero16 = 16'h0;
+    localparam  c_zero32 = 32'h0;
+    localparam  c_one3 = 3'b1;
+    localparam  c_one4 = 4'h1;
+    localparam  c_full = 4'h8;
+    localparam  c_one32 = 32'h1;
+    localparam  c_one64 = 64'h1;
+    localparam  c_beat = 32'h40;
+    localparam  c_round = 32'h3f;
+    localparam  c_six = 32'h6;
+    localparam  c_ones64 = 64'hffffffffffffffff;
+    localparam  c_v4 = 4'h4;
+    localparam  c_mapped = 128'hffff00000000;
+    localparam  c_rx = 512'h20000000000000000;
+    localparam  c_er = 512'h2000000000000000000000000000006040000000000000000;
+    localparam  c_st_small = 8'h7;
+    localparam  c_zero4 = 4'h0;
+    localparam  c_one8 = 8'h1;
+    localparam  c_idx$0 = 8'h78;
+    localparam  c_idx$1 = 8'h70;
+    localparam  c_idx$2 = 8'h68;
+    localparam  c_idx$3 = 8'h60;
+    localparam  c_idx$4 = 8'h58;
+    localparam  c_idx$5 = 8'h50;
+    localparam  c_idx$6 = 8'h48;
+    localparam  c_idx$7 = 8'h40;
+    localparam  c_idx$8 = 8'h38;
+    localparam  c_idx$9 = 8'h30;
+    localparam  c_idx$10 = 8'h28;
+    localparam  c_idx$11 = 8'h20;
+    localparam  c_idx$12 = 8'h18;
+    localparam  c_idx$13 = 8'h10;
+    localparam  c_idx$14 = 8'h8;
+    localparam  c_idx$15 = 8'h0;
+    localparam  c_slot$0 = 3'b0;
+    localparam  c_slot$1 = 3'b1;
+    localparam  c_slot$2 = 3'b10;
+    localparam  c_slot$3 = 3'b11;
+    localparam  c_slot$4 = 3'b100;
+    localparam  c_slot$5 = 3'b101;
+    localparam  c_slot$6 = 3'b110;
+    localparam  c_slot$7 = 3'b111;
+    
+    // Stub signals
+    reg  have_buf$d;
+    wire  have_buf$q;
+    reg  have_buf$clock;
+    reg  [63:0] b_iova$d;
+    wire  [63:0] b_iova$q;
+    reg  b_iova$clock;
+    reg  [31:0] b_len$d;
+    wire  [31:0] b_len$q;
+    reg  b_len$clock;
+    reg  [31:0] b_id$d;
+    wire  [31:0] b_id$q;
+    reg  b_id$clock;
+    reg  [31:0] b_index$d;
+    wire  [31:0] b_index$q;
+    reg  b_index$clock;
+    reg  reuse$d;
+    wire  reuse$q;
+    reg  reuse$clock;
+    reg  [63:0] u_iova$d;
+    wire  [63:0] u_iova$q;
+    reg  u_iova$clock;
+    reg  [31:0] u_len$d;
+    wire  [31:0] u_len$q;
+    reg  u_len$clock;
+    reg  [31:0] u_id$d;
+    wire  [31:0] u_id$q;
+    reg  u_id$clock;
+    reg  [31:0] u_index$d;
+    wire  [31:0] u_index$q;
+    reg  u_index$clock;
+    reg  in_pay$d;
+    wire  in_pay$q;
+    reg  in_pay$clock;
+    reg  drop_pay$d;
+    wire  drop_pay$q;
+    reg  drop_pay$clock;
+    reg  [31:0] off$d;
+    wire  [31:0] off$q;
+    reg  off$clock;
+    reg  [31:0] beats$d;
+    wire  [31:0] beats$q;
+    reg  beats$clock;
+    reg  [128:0] q$0$d;
+    wire  [128:0] q$0$q;
+    reg  q$0$clock;
+    reg  [128:0] q$1$d;
+    wire  [128:0] q$1$q;
+    reg  q$1$clock;
+    reg  [128:0] q$2$d;
+    wire  [128:0] q$2$q;
+    reg  q$2$clock;
+    reg  [128:0] q$3$d;
+    wire  [128:0] q$3$q;
+    reg  q$3$clock;
+    reg  [128:0] q$4$d;
+    wire  [128:0] q$4$q;
+    reg  q$4$clock;
+    reg  [128:0] q$5$d;
+    wire  [128:0] q$5$q;
+    reg  q$5$clock;
+    reg  [128:0] q$6$d;
+    wire  [128:0] q$6$q;
+    reg  q$6$clock;
+    reg  [128:0] q$7$d;
+    wire  [128:0] q$7$q;
+    reg  q$7$clock;
+    reg  [2:0] wr$d;
+    wire  [2:0] wr$q;
+    reg  wr$clock;
+    reg  [2:0] rd$d;
+    wire  [2:0] rd$q;
+    reg  rd$clock;
+    reg  [3:0] count$d;
+    wire  [3:0] count$q;
+    reg  count$clock;
+    reg  [31:0] n_data$d;
+    wire  [31:0] n_data$q;
+    reg  n_data$clock;
+    reg  [31:0] n_err$d;
+    wire  [31:0] n_err$q;
+    reg  n_err$clock;
+    reg  [31:0] n_nobuf$d;
+    wire  [31:0] n_nobuf$q;
+    reg  n_nobuf$clock;
+    reg  [31:0] n_bad$d;
+    wire  [31:0] n_bad$q;
+    reg  n_bad$clock;
+    reg  [31:0] n_empty$d;
+    wire  [31:0] n_empty$q;
+    reg  n_empty$clock;
+    
+    // Local signals
+    reg  take;
+    reg  cur_have;
+    reg  [63:0] cur_iova;
+    reg  [31:0] cur_len;
+    reg  [31:0] cur_id;
+    reg  [31:0] cur_index;
+    reg  [31:0] cur_off;
+    reg  [31:0] cur_beats;
+    reg  [63:0] off64;
+    reg  [31:0] rem;
+    reg  writing;
+    reg  room;
+    reg  beat_go;
+    reg  push;
+    reg  [128:0] rec;
+    reg  [128:0] head;
+    reg  has_head;
+    reg  [31:0] plen;
+    reg  [31:0] plen32;
+    reg  [31:0] want_beats;
+    reg  fits;
+    reg  ok;
+    reg  hdr_empty;
+    reg  hdr_go;
+    reg  pop;
+    reg  [127:0] peer;
+    reg  [63:0] id_out;
+    reg  [511:0] rx;
+    reg  [511:0] er;
+    
+    // Sub module instances
+    homa_rx_core_w512$hq$dma$have_buf have_buf(
+        .d(have_buf$d),
+        .q(have_buf$q),
+        .clock(have_buf$clock)
+    );
+    homa_rx_core_w512$hq$dma$b_iova b_iova(
+        .d(b_iova$d),
+        .q(b_iova$q),
+        .clock(b_iova$clock)
+    );
+    homa_rx_core_w512$hq$dma$b_len b_len(
+        .d(b_len$d),
+        .q(b_len$q),
+        .clock(b_len$clock)
+    );
+    homa_rx_core_w512$hq$dma$b_id b_id(
+        .d(b_id$d),
+        .q(b_id$q),
+        .clock(b_id$clock)
+    );
+    homa_rx_core_w512$hq$dma$b_index b_index(
+        .d(b_index$d),
+        .q(b_index$q),
+        .clock(b_index$clock)
+    );
+    homa_rx_core_w512$hq$dma$reuse reuse(
+        .d(reuse$d),
+        .q(reuse$q),
+        .clock(reuse$clock)
+    );
+    homa_rx_core_w512$hq$dma$u_iova u_iova(
+        .d(u_iova$d),
+        .q(u_iova$q),
+        .clock(u_iova$clock)
+    );
+    homa_rx_core_w512$hq$dma$u_len u_len(
+        .d(u_len$d),
+        .q(u_len$q),
+        .clock(u_len$clock)
+    );
+    homa_rx_core_w512$hq$dma$u_id u_id(
+        .d(u_id$d),
+        .q(u_id$q),
+        .clock(u_id$clock)
+    );
+    homa_rx_core_w512$hq$dma$u_index u_index(
+        .d(u_index$d),
+        .q(u_index$q),
+        .clock(u_index$clock)
+    );
+    homa_rx_core_w512$hq$dma$in_pay in_pay(
+        .d(in_pay$d),
+        .q(in_pay$q),
+        .clock(in_pay$clock)
+    );
+    homa_rx_core_w512$hq$dma$drop_pay drop_pay(
+        .d(drop_pay$d),
+        .q(drop_pay$q),
+        .clock(drop_pay$clock)
+    );
+    homa_rx_core_w512$hq$dma$off off(
+        .d(off$d),
+        .q(off$q),
+        .clock(off$clock)
+    );
+    homa_rx_core_w512$hq$dma$beats beats(
+        .d(beats$d),
+        .q(beats$q),
+        .clock(beats$clock)
+    );
+    homa_rx_core_w512$hq$dma$q$0 q$0(
+        .d(q$0$d),
+        .q(q$0$q),
+        .clock(q$0$clock)
+    );
+    homa_rx_core_w512$hq$dma$q$1 q$1(
+        .d(q$1$d),
+        .q(q$1$q),
+        .clock(q$1$clock)
+    );
+    homa_rx_core_w512$hq$dma$q$2 q$2(
+        .d(q$2$d),
+        .q(q$2$q),
+        .clock(q$2$clock)
+    );
+    homa_rx_core_w512$hq$dma$q$3 q$3(
+        .d(q$3$d),
+        .q(q$3$q),
+        .clock(q$3$clock)
+    );
+    homa_rx_core_w512$hq$dma$q$4 q$4(
+        .d(q$4$d),
+        .q(q$4$q),
+        .clock(q$4$clock)
+    );
+    homa_rx_core_w512$hq$dma$q$5 q$5(
+        .d(q$5$d),
+        .q(q$5$q),
+        .clock(q$5$clock)
+    );
+    homa_rx_core_w512$hq$dma$q$6 q$6(
+        .d(q$6$d),
+        .q(q$6$q),
+        .clock(q$6$clock)
+    );
+    homa_rx_core_w512$hq$dma$q$7 q$7(
+        .d(q$7$d),
+        .q(q$7$q),
+        .clock(q$7$clock)
+    );
+    homa_rx_core_w512$hq$dma$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_rx_core_w512$hq$dma$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_rx_core_w512$hq$dma$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    homa_rx_core_w512$hq$dma$n_data n_data(
+        .d(n_data$d),
+        .q(n_data$q),
+        .clock(n_data$clock)
+    );
+    homa_rx_core_w512$hq$dma$n_err n_err(
+        .d(n_err$d),
+        .q(n_err$q),
+        .clock(n_err$clock)
+    );
+    homa_rx_core_w512$hq$dma$n_nobuf n_nobuf(
+        .d(n_nobuf$d),
+        .q(n_nobuf$q),
+        .clock(n_nobuf$clock)
+    );
+    homa_rx_core_w512$hq$dma$n_bad n_bad(
+        .d(n_bad$d),
+        .q(n_bad$q),
+        .clock(n_bad$clock)
+    );
+    homa_rx_core_w512$hq$dma$n_empty n_empty(
+        .d(n_empty$d),
+        .q(n_empty$q),
+        .clock(n_empty$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        have_buf$clock = clock;
+        b_iova$clock = clock;
+        b_len$clock = clock;
+        b_id$clock = clock;
+        b_index$clock = clock;
+        reuse$clock = clock;
+        u_iova$clock = clock;
+        u_len$clock = clock;
+        u_id$clock = clock;
+        u_index$clock = clock;
+        in_pay$clock = clock;
+        drop_pay$clock = clock;
+        off$clock = clock;
+        beats$clock = clock;
+        wr$clock = clock;
+        rd$clock = clock;
+        count$clock = clock;
+        n_data$clock = clock;
+        n_err$clock = clock;
+        n_nobuf$clock = clock;
+        n_bad$clock = clock;
+        n_empty$clock = clock;
+        have_buf$d = have_buf$q;
+        b_iova$d = b_iova$q;
+        b_len$d = b_len$q;
+        b_id$d = b_id$q;
+        b_index$d = b_index$q;
+        reuse$d = reuse$q;
+        u_iova$d = u_iova$q;
+        u_len$d = u_len$q;
+        u_id$d = u_id$q;
+        u_index$d = u_index$q;
+        in_pay$d = in_pay$q;
+        drop_pay$d = drop_pay$q;
+        off$d = off$q;
+        beats$d = beats$q;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        count$d = count$q;
+        n_data$d = n_data$q;
+        n_err$d = n_err$q;
+        n_nobuf$d = n_nobuf$q;
+        n_bad$d = n_bad$q;
+        n_empty$d = n_empty$q;
+        q$0$clock = clock;
+        q$0$d = q$0$q;
+        q$1$clock = clock;
+        q$1$d = q$1$q;
+        q$2$clock = clock;
+        q$2$d = q$2$q;
+        q$3$clock = clock;
+        q$3$d = q$3$q;
+        q$4$clock = clock;
+        q$4$d = q$4$q;
+        q$5$clock = clock;
+        q$5$d = q$5$q;
+        q$6$clock = clock;
+        q$6$d = q$6$q;
+        q$7$clock = clock;
+        q$7$d = q$7$q;
+        s_buf_ready = ~have_buf$q & ~reset;
+        take = s_buf_valid & ~have_buf$q & ~reset;
+        if (take) begin
+            have_buf$d = 1'b1;
+            b_iova$d = s_buf_iova;
+            b_len$d = s_buf_length;
+            b_id$d = s_buf_id;
+            b_index$d = s_buf_index;
+        end
+        cur_have = ~drop_pay$q;
+        cur_iova = u_iova$q;
+        cur_len = u_len$q;
+        cur_id = u_id$q;
+        cur_index = u_index$q;
+        cur_off = off$q;
+        cur_beats = beats$q;
+        if (~in_pay$q) begin
+            cur_have = reuse$q | have_buf$q | take;
+            cur_off = c_zero32;
+            cur_beats = c_zero32;
+            if (~reuse$q & have_buf$q) begin
+                cur_iova = b_iova$q;
+                cur_len = b_len$q;
+                cur_id = b_id$q;
+                cur_index = b_index$q;
+            end
+            if (~reuse$q & ~have_buf$q) begin
+                cur_iova = s_buf_iova;
+                cur_len = s_buf_length;
+                cur_id = s_buf_id;
+                cur_index = s_buf_index;
+            end
+        end
+        off64[(64'h0)+:(32)] = cur_off;
+        off64[(64'h20)+:(32)] = c_zero32;
+        rem = cur_len - cur_off;
+        writing = cur_have & (cur_len > cur_off);
+        room = count$q != c_full;
+        s_pay_tready = ~reset & room & (~writing | m_dma_ready);
+        beat_go = s_pay_tvalid & s_pay_tready;
+        m_dma_valid = s_pay_tvalid & writing & room & ~reset;
+        m_dma_addr = cur_iova + ((off64) & 64'hffffffffffffffff);
+        m_dma_data = s_pay_tdata;
+        m_dma_keep = s_pay_tkeep;
+        if (rem < c_beat) begin
+            m_dma_keep = s_pay_tkeep & ~(c_ones64 << rem[(32'h0)+:(6)]);
+        end
+        m_dma_last = s_pay_tlast | (rem <= c_beat);
+        push = beat_go & s_pay_tlast & ~s_pay_tuser;
+        rec[(64'h0)+:(1)] = ~cur_have;
+        rec[(64'h1)+:(32)] = cur_id;
+        rec[(64'h21)+:(32)] = cur_index;
+        rec[(64'h41)+:(32)] = cur_len;
+        rec[(64'h61)+:(32)] = cur_beats + c_one32;
+        if (beat_go & ~in_pay$q) begin
+            u_iova$d = cur_iova;
+            u_len$d = cur_len;
+            u_id$d = cur_id;
+            u_index$d = cur_index;
+            reuse$d = 1'b0;
+            if (~reuse$q) begin
+                have_buf$d = 1'b0;
+            end
+        end
+        if (beat_go) begin
+            in_pay$d = ~s_pay_tlast;
+            drop_pay$d = ~cur_have;
+            off$d = cur_off + c_beat;
+            beats$d = cur_beats + c_one32;
+            if (~in_pay$q & ~cur_have) begin
+                n_nobuf$d = n_nobuf$q + c_one32;
+            end
+            if (s_pay_tlast & s_pay_tuser) begin
+                n_bad$d = n_bad$q + c_one32;
+                reuse$d = cur_have;
+            end
+        end
+        if (push & (wr$q == c_slot$0)) begin
+            q$0$d = rec;
+        end
+        if (push & (wr$q == c_slot$1)) begin
+            q$1$d = rec;
+        end
+        if (push & (wr$q == c_slot$2)) begin
+            q$2$d = rec;
+        end
+        if (push & (wr$q == c_slot$3)) begin
+            q$3$d = rec;
+        end
+        if (push & (wr$q == c_slot$4)) begin
+            q$4$d = rec;
+        end
+        if (push & (wr$q == c_slot$5)) begin
+            q$5$d = rec;
+        end
+        if (push & (wr$q == c_slot$6)) begin
+            q$6$d = rec;
+        end
+        if (push & (wr$q == c_slot$7)) begin
+            q$7$d = rec;
+        end
+        head = q$0$q;
+        if (rd$q == c_slot$1) begin
+            head = q$1$q;
+        end
+        if (rd$q == c_slot$2) begin
+            head = q$2$q;
+        end
+        if (rd$q == c_slot$3) begin
+            head = q$3$q;
+        end
+        if (rd$q == c_slot$4) begin
+            head = q$4$q;
+        end
+        if (rd$q == c_slot$5) begin
+            head = q$5$q;
+        end
+        if (rd$q == c_slot$6) begin
+            head = q$6$q;
+        end
+        if (rd$q == c_slot$7) begin
+            head = q$7$q;
+        end
+        has_head = count$q != c_zero4;
+        plen[(64'h0)+:(16)] = s_hdr_payload_len;
+        plen[(64'h10)+:(16)] = c_zero16;
+        plen32 = ((plen) & 32'hffffffff);
+        want_beats = (plen32 + c_round) >> c_six;
+        fits = plen32 <= head[(64'h41)+:(32)];
+        ok = fits & (want_beats == head[(64'h61)+:(32)]);
+        hdr_empty = s_hdr_payload_len == c_zero16;
+        m_cpl_valid = s_hdr_valid & ~hdr_empty & has_head & ~head[(64'h0)+:(1)] & ~reset;
+        s_hdr_ready = ~reset & (hdr_empty | (has_head & (head[(64'h0)+:(1)] | m_cpl_ready)));
+        hdr_go = s_hdr_valid & s_hdr_ready;
+        pop = hdr_go & ~hdr_empty;
+        if (hdr_go & hdr_empty) begin
+            n_empty$d = n_empty$q + c_one32;
+        end
+        if (pop & ~head[(64'h0)+:(1)]) begin
+            if (ok) begin
+                n_data$d = n_data$q + c_one32;
+            end
+            else begin
+                n_err$d = n_err$q + c_one32;
+            end
+        end
+        if (push) begin
+            wr$d = wr$q + c_one3;
+        end
+        if (pop) begin
+            rd$d = rd$q + c_one3;
+        end
+        if (push & ~pop) begin
+            count$d = count$q + c_one4;
+        end
+        if (~push & pop) begin
+            count$d = count$q - c_one4;
+        end
+        peer = s_hdr_src_ip;
+        if (s_hdr_ip_version == c_v4) begin
+            peer = s_hdr_src_ip | c_mapped;
+        end
+        id_out = s_hdr_sender_id ^ c_one64;
+        rx = c_rx;
+        rx[(64'h0)+:(64)] = id_out;
+        if (s_hdr_retransmit) begin
+            rx[(64'h50)+:(8)] = c_one8;
+        end
+        rx[(64'h60)+:(32)] = plen32;
+        rx[(64'h80)+:(32)] = s_hdr_offset;
+        rx[(64'ha0)+:(32)] = head[(64'h1)+:(32)];
+        rx[(64'hc0)+:(32)] = s_hdr_message_length;
+        rx[(64'he0)+:(16)] = s_hdr_dport;
+        rx[(64'hf0)+:(16)] = s_hdr_sport;
+        rx[(64'h100)+:(8)] = peer[(c_idx$0)+:(8)];
+        rx[(64'h108)+:(8)] = peer[(c_idx$1)+:(8)];
+        rx[(64'h110)+:(8)] = peer[(c_idx$2)+:(8)];
+        rx[(64'h118)+:(8)] = peer[(c_idx$3)+:(8)];
+        rx[(64'h120)+:(8)] = peer[(c_idx$4)+:(8)];
+        rx[(64'h128)+:(8)] = peer[(c_idx$5)+:(8)];
+        rx[(64'h130)+:(8)] = peer[(c_idx$6)+:(8)];
+        rx[(64'h138)+:(8)] = peer[(c_idx$7)+:(8)];
+        rx[(64'h140)+:(8)] = peer[(c_idx$8)+:(8)];
+        rx[(64'h148)+:(8)] = peer[(c_idx$9)+:(8)];
+        rx[(64'h150)+:(8)] = peer[(c_idx$10)+:(8)];
+        rx[(64'h158)+:(8)] = peer[(c_idx$11)+:(8)];
+        rx[(64'h160)+:(8)] = peer[(c_idx$12)+:(8)];
+        rx[(64'h168)+:(8)] = peer[(c_idx$13)+:(8)];
+        rx[(64'h170)+:(8)] = peer[(c_idx$14)+:(8)];
+        rx[(64'h178)+:(8)] = peer[(c_idx$15)+:(8)];
+        er = c_er;
+        er[(64'h0)+:(64)] = id_out;
+        if (~fits) begin
+            er[(64'h48)+:(8)] = c_st_small;
+        end
+        er[(64'h60)+:(32)] = head[(64'h21)+:(32)];
+        er[(64'h80)+:(32)] = head[(64'h1)+:(32)];
+        m_cpl_data = ((er) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        if (ok) begin
+            m_cpl_data = ((rx) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        end
+        rx_data = n_data$q;
+        rx_errors = n_err$q;
+        no_buffer = n_nobuf$q;
+        bad_frames = n_bad$q;
+        empty = n_empty$q;
+        if (reset) begin
+            have_buf$d = 1'b0;
+            reuse$d = 1'b0;
+            in_pay$d = 1'b0;
+            wr$d = c_slot$0;
+            rd$d = c_slot$0;
+            count$d = c_zero4;
+        end
+    end
+    
+endmodule // homa_rx_core_w512$hq$dma
+
+
+module homa_rx_core_w512$hq$dma$b_id(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$b_id
+
+
+module homa_rx_core_w512$hq$dma$b_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$b_index
+
+
+module homa_rx_core_w512$hq$dma$b_iova(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$b_iova
+
+
+module homa_rx_core_w512$hq$dma$b_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$b_len
+
+
+module homa_rx_core_w512$hq$dma$beats(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$beats
+
+
+module homa_rx_core_w512$hq$dma$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$count
+
+
+module homa_rx_core_w512$hq$dma$drop_pay(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$drop_pay
+
+
+module homa_rx_core_w512$hq$dma$have_buf(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$have_buf
+
+
+module homa_rx_core_w512$hq$dma$in_pay(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$in_pay
+
+
+module homa_rx_core_w512$hq$dma$n_bad(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$n_bad
+
+
+module homa_rx_core_w512$hq$dma$n_data(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$n_data
+
+
+module homa_rx_core_w512$hq$dma$n_empty(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$n_empty
+
+
+module homa_rx_core_w512$hq$dma$n_err(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$n_err
+
+
+module homa_rx_core_w512$hq$dma$n_nobuf(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$n_nobuf
+
+
+module homa_rx_core_w512$hq$dma$off(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$off
+
+
+module homa_rx_core_w512$hq$dma$q$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [128:0] d;
+    output reg  [128:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 129'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$q$0
+
+
+module homa_rx_core_w512$hq$dma$q$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [128:0] d;
+    output reg  [128:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 129'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$q$1
+
+
+module homa_rx_core_w512$hq$dma$q$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [128:0] d;
+    output reg  [128:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 129'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$q$2
+
+
+module homa_rx_core_w512$hq$dma$q$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [128:0] d;
+    output reg  [128:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 129'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$q$3
+
+
+module homa_rx_core_w512$hq$dma$q$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [128:0] d;
+    output reg  [128:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 129'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$q$4
+
+
+module homa_rx_core_w512$hq$dma$q$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [128:0] d;
+    output reg  [128:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 129'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$q$5
+
+
+module homa_rx_core_w512$hq$dma$q$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [128:0] d;
+    output reg  [128:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 129'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$q$6
+
+
+module homa_rx_core_w512$hq$dma$q$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [128:0] d;
+    output reg  [128:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 129'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$q$7
+
+
+module homa_rx_core_w512$hq$dma$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$rd
+
+
+module homa_rx_core_w512$hq$dma$reuse(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$reuse
+
+
+module homa_rx_core_w512$hq$dma$u_id(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$u_id
+
+
+module homa_rx_core_w512$hq$dma$u_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$u_index
+
+
+module homa_rx_core_w512$hq$dma$u_iova(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$u_iova
+
+
+module homa_rx_core_w512$hq$dma$u_len(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$u_len
+
+
+module homa_rx_core_w512$hq$dma$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$dma$wr
+
+
+module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_buf_valid,m_buf_ready,m_buf_iova,m_buf_length,m_buf_id,m_buf_index,consumer,bad);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [63:0] cfg_base;
+    input wire  [4:0] cfg_log2;
+    input wire  [31:0] cfg_producer;
+    input wire  cfg_clear;
+    output reg  m_rd_valid;
+    input wire  m_rd_ready;
+    output reg  [63:0] m_rd_addr;
+    output reg  [31:0] m_rd_len;
+    input wire  s_rd_valid;
+    input wire  [511:0] s_rd_data;
+    output reg  m_buf_valid;
+    input wire  m_buf_ready;
+    output reg  [63:0] m_buf_iova;
+    output reg  [31:0] m_buf_length;
+    output reg  [31:0] m_buf_id;
+    output reg  [31:0] m_buf_index;
+    output reg  [31:0] consumer;
+    output reg  [31:0] bad;
+    
+    // Constant declarations
+    localparam  c_ones32 = 32'hffffffff;
+    localparam  c_zero5 = 5'b0;
+    localparam  c_max_log2 = 5'b10000;
+    localparam  c_zero32 = 32'h0;
+    localparam  c_one32 = 32'h1;
+    localparam  c_four = 32'h4;
+    localparam  c_fifo = 32'h10;
+    localparam  c_shift16 = 32'h4;
+    localparam  c_one4 = 4'h1;
+    localparam  c_one2 = 2'b1;
+    localparam  c_zero4 = 4'h0;
+    localparam  c_zero2 = 2'b0;
+    localparam  c_j$0 = 32'h0;
+    localparam  c_j$1 = 32'h1;
+    localparam  c_j$2 = 32'h2;
+    localparam  c_j$3 = 32'h3;
+    localparam  c_j4$0 = 4'h0;
+    localparam  c_j4$1 = 4'h1;
+    localparam  c_j4$2 = 4'h2;
+    localparam  c_j4$3 = 4'h3;
+    localparam  c_s4$0 = 4'h0;
+    localparam  c_s4$1 = 4'h1;
+    localparam  c_s4$2 = 4'h2;
+    localparam  c_s4$3 = 4'h3;
+    localparam  c_s4$4 = 4'h4;
+    localparam  c_s4$5 = 4'h5;
+    localparam  c_s4$6 = 4'h6;
+    localparam  c_s4$7 = 4'h7;
+    localparam  c_s4$8 = 4'h8;
+    localparam  c_s4$9 = 4'h9;
+    localparam  c_s4$10 = 4'ha;
+    localparam  c_s4$11 = 4'hb;
+    localparam  c_s4$12 = 4'hc;
+    localparam  c_s4$13 = 4'hd;
+    localparam  c_s4$14 = 4'he;
+    localparam  c_s4$15 = 4'hf;
+    localparam  c_s2$0 = 2'b0;
+    localparam  c_s2$1 = 2'b1;
+    localparam  c_s2$2 = 2'b10;
+    localparam  c_s2$3 = 2'b11;
+    localparam  c_at$0 = 16'h0;
+    localparam  c_at$1 = 16'h40;
+    localparam  c_at$2 = 16'h60;
+    localparam  c_at$3 = 16'h80;
+    localparam  c_at$4 = 16'hc0;
+    localparam  c_at$5 = 16'he0;
+    localparam  c_at$6 = 16'h100;
+    localparam  c_at$7 = 16'h140;
+    localparam  c_at$8 = 16'h160;
+    localparam  c_at$9 = 16'h180;
+    localparam  c_at$10 = 16'h1c0;
+    localparam  c_at$11 = 16'h1e0;
+    
+    // Stub signals
+    reg  [31:0] fetch$d;
+    wire  [31:0] fetch$q;
+    reg  fetch$clock;
+    reg  [31:0] got$d;
+    wire  [31:0] got$q;
+    reg  got$clock;
+    reg  [31:0] count$d;
+    wire  [31:0] count$q;
+    reg  count$clock;
+    reg  [31:0] inflight$d;
+    wire  [31:0] inflight$q;
+    reg  inflight$clock;
+    reg  [31:0] reqs$d;
+    wire  [31:0] reqs$q;
+    reg  reqs$clock;
+    reg  [31:0] discard$d;
+    wire  [31:0] discard$q;
+    reg  discard$clock;
+    reg  [3:0] wr$d;
+    wire  [3:0] wr$q;
+    reg  wr$clock;
+    reg  [3:0] rd$d;
+    wire  [3:0] rd$q;
+    reg  rd$clock;
+    reg  [31:0] rq$0$d;
+    wire  [31:0] rq$0$q;
+    reg  rq$0$clock;
+    reg  [31:0] rq$1$d;
+    wire  [31:0] rq$1$q;
+    reg  rq$1$clock;
+    reg  [31:0] rq$2$d;
+    wire  [31:0] rq$2$q;
+    reg  rq$2$clock;
+    reg  [31:0] rq$3$d;
+    wire  [31:0] rq$3$q;
+    reg  rq$3$clock;
+    reg  [1:0] rq_wr$d;
+    wire  [1:0] rq_wr$q;
+    reg  rq_wr$clock;
+    reg  [1:0] rq_rd$d;
+    wire  [1:0] rq_rd$q;
+    reg  rq_rd$clock;
+    reg  q_bad$0$d;
+    wire  q_bad$0$q;
+    reg  q_bad$0$clock;
+    reg  q_bad$1$d;
+    wire  q_bad$1$q;
+    reg  q_bad$1$clock;
+    reg  q_bad$2$d;
+    wire  q_bad$2$q;
+    reg  q_bad$2$clock;
+    reg  q_bad$3$d;
+    wire  q_bad$3$q;
+    reg  q_bad$3$clock;
+    reg  q_bad$4$d;
+    wire  q_bad$4$q;
+    reg  q_bad$4$clock;
+    reg  q_bad$5$d;
+    wire  q_bad$5$q;
+    reg  q_bad$5$clock;
+    reg  q_bad$6$d;
+    wire  q_bad$6$q;
+    reg  q_bad$6$clock;
+    reg  q_bad$7$d;
+    wire  q_bad$7$q;
+    reg  q_bad$7$clock;
+    reg  q_bad$8$d;
+    wire  q_bad$8$q;
+    reg  q_bad$8$clock;
+    reg  q_bad$9$d;
+    wire  q_bad$9$q;
+    reg  q_bad$9$clock;
+    reg  q_bad$10$d;
+    wire  q_bad$10$q;
+    reg  q_bad$10$clock;
+    reg  q_bad$11$d;
+    wire  q_bad$11$q;
+    reg  q_bad$11$clock;
+    reg  q_bad$12$d;
+    wire  q_bad$12$q;
+    reg  q_bad$12$clock;
+    reg  q_bad$13$d;
+    wire  q_bad$13$q;
+    reg  q_bad$13$clock;
+    reg  q_bad$14$d;
+    wire  q_bad$14$q;
+    reg  q_bad$14$clock;
+    reg  q_bad$15$d;
+    wire  q_bad$15$q;
+    reg  q_bad$15$clock;
+    reg  [63:0] q_iova$0$d;
+    wire  [63:0] q_iova$0$q;
+    reg  q_iova$0$clock;
+    reg  [63:0] q_iova$1$d;
+    wire  [63:0] q_iova$1$q;
+    reg  q_iova$1$clock;
+    reg  [63:0] q_iova$2$d;
+    wire  [63:0] q_iova$2$q;
+    reg  q_iova$2$clock;
+    reg  [63:0] q_iova$3$d;
+    wire  [63:0] q_iova$3$q;
+    reg  q_iova$3$clock;
+    reg  [63:0] q_iova$4$d;
+    wire  [63:0] q_iova$4$q;
+    reg  q_iova$4$clock;
+    reg  [63:0] q_iova$5$d;
+    wire  [63:0] q_iova$5$q;
+    reg  q_iova$5$clock;
+    reg  [63:0] q_iova$6$d;
+    wire  [63:0] q_iova$6$q;
+    reg  q_iova$6$clock;
+    reg  [63:0] q_iova$7$d;
+    wire  [63:0] q_iova$7$q;
+    reg  q_iova$7$clock;
+    reg  [63:0] q_iova$8$d;
+    wire  [63:0] q_iova$8$q;
+    reg  q_iova$8$clock;
+    reg  [63:0] q_iova$9$d;
+    wire  [63:0] q_iova$9$q;
+    reg  q_iova$9$clock;
+    reg  [63:0] q_iova$10$d;
+    wire  [63:0] q_iova$10$q;
+    reg  q_iova$10$clock;
+    reg  [63:0] q_iova$11$d;
+    wire  [63:0] q_iova$11$q;
+    reg  q_iova$11$clock;
+    reg  [63:0] q_iova$12$d;
+    wire  [63:0] q_iova$12$q;
+    reg  q_iova$12$clock;
+    reg  [63:0] q_iova$13$d;
+    wire  [63:0] q_iova$13$q;
+    reg  q_iova$13$clock;
+    reg  [63:0] q_iova$14$d;
+    wire  [63:0] q_iova$14$q;
+    reg  q_iova$14$clock;
+    reg  [63:0] q_iova$15$d;
+    wire  [63:0] q_iova$15$q;
+    reg  q_iova$15$clock;
+    reg  [31:0] q_len$0$d;
+    wire  [31:0] q_len$0$q;
+    reg  q_len$0$clock;
+    reg  [31:0] q_len$1$d;
+    wire  [31:0] q_len$1$q;
+    reg  q_len$1$clock;
+    reg  [31:0] q_len$2$d;
+    wire  [31:0] q_len$2$q;
+    reg  q_len$2$clock;
+    reg  [31:0] q_len$3$d;
+    wire  [31:0] q_len$3$q;
+    reg  q_len$3$clock;
+    reg  [31:0] q_len$4$d;
+    wire  [31:0] q_len$4$q;
+    reg  q_len$4$clock;
+    reg  [31:0] q_len$5$d;
+    wire  [31:0] q_len$5$q;
+    reg  q_len$5$clock;
+    reg  [31:0] q_len$6$d;
+    wire  [31:0] q_len$6$q;
+    reg  q_len$6$clock;
+    reg  [31:0] q_len$7$d;
+    wire  [31:0] q_len$7$q;
+    reg  q_len$7$clock;
+    reg  [31:0] q_len$8$d;
+    wire  [31:0] q_len$8$q;
+    reg  q_len$8$clock;
+    reg  [31:0] q_len$9$d;
+    wire  [31:0] q_len$9$q;
+    reg  q_len$9$clock;
+    reg  [31:0] q_len$10$d;
+    wire  [31:0] q_len$10$q;
+    reg  q_len$10$clock;
+    reg  [31:0] q_len$11$d;
+    wire  [31:0] q_len$11$q;
+    reg  q_len$11$clock;
+    reg  [31:0] q_len$12$d;
+    wire  [31:0] q_len$12$q;
+    reg  q_len$12$clock;
+    reg  [31:0] q_len$13$d;
+    wire  [31:0] q_len$13$q;
+    reg  q_len$13$clock;
+    reg  [31:0] q_len$14$d;
+    wire  [31:0] q_len$14$q;
+    reg  q_len$14$clock;
+    reg  [31:0] q_len$15$d;
+    wire  [31:0] q_len$15$q;
+    reg  q_len$15$clock;
+    reg  [31:0] q_id$0$d;
+    wire  [31:0] q_id$0$q;
+    reg  q_id$0$clock;
+    reg  [31:0] q_id$1$d;
+    wire  [31:0] q_id$1$q;
+    reg  q_id$1$clock;
+    reg  [31:0] q_id$2$d;
+    wire  [31:0] q_id$2$q;
+    reg  q_id$2$clock;
+    reg  [31:0] q_id$3$d;
+    wire  [31:0] q_id$3$q;
+    reg  q_id$3$clock;
+    reg  [31:0] q_id$4$d;
+    wire  [31:0] q_id$4$q;
+    reg  q_id$4$clock;
+    reg  [31:0] q_id$5$d;
+    wire  [31:0] q_id$5$q;
+    reg  q_id$5$clock;
+    reg  [31:0] q_id$6$d;
+    wire  [31:0] q_id$6$q;
+    reg  q_id$6$clock;
+    reg  [31:0] q_id$7$d;
+    wire  [31:0] q_id$7$q;
+    reg  q_id$7$clock;
+    reg  [31:0] q_id$8$d;
+    wire  [31:0] q_id$8$q;
+    reg  q_id$8$clock;
+    reg  [31:0] q_id$9$d;
+    wire  [31:0] q_id$9$q;
+    reg  q_id$9$clock;
+    reg  [31:0] q_id$10$d;
+    wire  [31:0] q_id$10$q;
+    reg  q_id$10$clock;
+    reg  [31:0] q_id$11$d;
+    wire  [31:0] q_id$11$q;
+    reg  q_id$11$clock;
+    reg  [31:0] q_id$12$d;
+    wire  [31:0] q_id$12$q;
+    reg  q_id$12$clock;
+    reg  [31:0] q_id$13$d;
+    wire  [31:0] q_id$13$q;
+    reg  q_id$13$clock;
+    reg  [31:0] q_id$14$d;
+    wire  [31:0] q_id$14$q;
+    reg  q_id$14$clock;
+    reg  [31:0] q_id$15$d;
+    wire  [31:0] q_id$15$q;
+    reg  q_id$15$clock;
+    reg  [31:0] q_index$0$d;
+    wire  [31:0] q_index$0$q;
+    reg  q_index$0$clock;
+    reg  [31:0] q_index$1$d;
+    wire  [31:0] q_index$1$q;
+    reg  q_index$1$clock;
+    reg  [31:0] q_index$2$d;
+    wire  [31:0] q_index$2$q;
+    reg  q_index$2$clock;
+    reg  [31:0] q_index$3$d;
+    wire  [31:0] q_index$3$q;
+    reg  q_index$3$clock;
+    reg  [31:0] q_index$4$d;
+    wire  [31:0] q_index$4$q;
+    reg  q_index$4$clock;
+    reg  [31:0] q_index$5$d;
+    wire  [31:0] q_index$5$q;
+    reg  q_index$5$clock;
+    reg  [31:0] q_index$6$d;
+    wire  [31:0] q_index$6$q;
+    reg  q_index$6$clock;
+    reg  [31:0] q_index$7$d;
+    wire  [31:0] q_index$7$q;
+    reg  q_index$7$clock;
+    reg  [31:0] q_index$8$d;
+    wire  [31:0] q_index$8$q;
+    reg  q_index$8$clock;
+    reg  [31:0] q_index$9$d;
+    wire  [31:0] q_index$9$q;
+    reg  q_index$9$clock;
+    reg  [31:0] q_index$10$d;
+    wire  [31:0] q_index$10$q;
+    reg  q_index$10$clock;
+    reg  [31:0] q_index$11$d;
+    wire  [31:0] q_index$11$q;
+    reg  q_index$11$clock;
+    reg  [31:0] q_index$12$d;
+    wire  [31:0] q_index$12$q;
+    reg  q_index$12$clock;
+    reg  [31:0] q_index$13$d;
+    wire  [31:0] q_index$13$q;
+    reg  q_index$13$clock;
+    reg  [31:0] q_index$14$d;
+    wire  [31:0] q_index$14$q;
+    reg  q_index$14$clock;
+    reg  [31:0] q_index$15$d;
+    wire  [31:0] q_index$15$q;
+    reg  q_index$15$clock;
+    reg  [31:0] n_bad$d;
+    wire  [31:0] n_bad$q;
+    reg  n_bad$clock;
+    
+    // Local signals
+    reg  on;
+    reg  [31:0] size;
+    reg  [31:0] slot;
+    reg  [31:0] avail;
+    reg  [31:0] to_end;
+    reg  [31:0] space;
+    reg  [31:0] n1;
+    reg  [31:0] n2;
+    reg  [31:0] n;
+    reg  [63:0] off64;
+    reg  issue;
+    reg  resp;
+    reg  [31:0] rn;
+    reg  h_bad;
+    reg  has;
+    reg  pop;
+    reg  [63:0] d_iova$0;
+    reg  [63:0] d_iova$1;
+    reg  [63:0] d_iova$2;
+    reg  [63:0] d_iova$3;
+    reg  [31:0] d_len$0;
+    reg  [31:0] d_len$1;
+    reg  [31:0] d_len$2;
+    reg  [31:0] d_len$3;
+    reg  [31:0] d_id$0;
+    reg  [31:0] d_id$1;
+    reg  [31:0] d_id$2;
+    reg  [31:0] d_id$3;
+    reg  [31:0] d_lo$0;
+    reg  [31:0] d_lo$1;
+    reg  [31:0] d_lo$2;
+    reg  [31:0] d_lo$3;
+    reg  [31:0] d_hi$0;
+    reg  [31:0] d_hi$1;
+    reg  [31:0] d_hi$2;
+    reg  [31:0] d_hi$3;
+    reg  d_bad$0;
+    reg  d_bad$1;
+    reg  d_bad$2;
+    reg  d_bad$3;
+    
+    // Sub module instances
+    homa_rx_core_w512$hq$ring$fetch fetch(
+        .d(fetch$d),
+        .q(fetch$q),
+        .clock(fetch$clock)
+    );
+    homa_rx_core_w512$hq$ring$got got(
+        .d(got$d),
+        .q(got$q),
+        .clock(got$clock)
+    );
+    homa_rx_core_w512$hq$ring$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    homa_rx_core_w512$hq$ring$inflight inflight(
+        .d(inflight$d),
+        .q(inflight$q),
+        .clock(inflight$clock)
+    );
+    homa_rx_core_w512$hq$ring$reqs reqs(
+        .d(reqs$d),
+        .q(reqs$q),
+        .clock(reqs$clock)
+    );
+    homa_rx_core_w512$hq$ring$discard discard(
+        .d(discard$d),
+        .q(discard$q),
+        .clock(discard$clock)
+    );
+    homa_rx_core_w512$hq$ring$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_rx_core_w512$hq$ring$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_rx_core_w512$hq$ring$rq$0 rq$0(
+        .d(rq$0$d),
+        .q(rq$0$q),
+        .clock(rq$0$clock)
+    );
+    homa_rx_core_w512$hq$ring$rq$1 rq$1(
+        .d(rq$1$d),
+        .q(rq$1$q),
+        .clock(rq$1$clock)
+    );
+    homa_rx_core_w512$hq$ring$rq$2 rq$2(
+        .d(rq$2$d),
+        .q(rq$2$q),
+        .clock(rq$2$clock)
+    );
+    homa_rx_core_w512$hq$ring$rq$3 rq$3(
+        .d(rq$3$d),
+        .q(rq$3$q),
+        .clock(rq$3$clock)
+    );
+    homa_rx_core_w512$hq$ring$rq_wr rq_wr(
+        .d(rq_wr$d),
+        .q(rq_wr$q),
+        .clock(rq_wr$clock)
+    );
+    homa_rx_core_w512$hq$ring$rq_rd rq_rd(
+        .d(rq_rd$d),
+        .q(rq_rd$q),
+        .clock(rq_rd$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$0 q_bad$0(
+        .d(q_bad$0$d),
+        .q(q_bad$0$q),
+        .clock(q_bad$0$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$1 q_bad$1(
+        .d(q_bad$1$d),
+        .q(q_bad$1$q),
+        .clock(q_bad$1$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$2 q_bad$2(
+        .d(q_bad$2$d),
+        .q(q_bad$2$q),
+        .clock(q_bad$2$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$3 q_bad$3(
+        .d(q_bad$3$d),
+        .q(q_bad$3$q),
+        .clock(q_bad$3$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$4 q_bad$4(
+        .d(q_bad$4$d),
+        .q(q_bad$4$q),
+        .clock(q_bad$4$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$5 q_bad$5(
+        .d(q_bad$5$d),
+        .q(q_bad$5$q),
+        .clock(q_bad$5$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$6 q_bad$6(
+        .d(q_bad$6$d),
+        .q(q_bad$6$q),
+        .clock(q_bad$6$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$7 q_bad$7(
+        .d(q_bad$7$d),
+        .q(q_bad$7$q),
+        .clock(q_bad$7$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$8 q_bad$8(
+        .d(q_bad$8$d),
+        .q(q_bad$8$q),
+        .clock(q_bad$8$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$9 q_bad$9(
+        .d(q_bad$9$d),
+        .q(q_bad$9$q),
+        .clock(q_bad$9$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$10 q_bad$10(
+        .d(q_bad$10$d),
+        .q(q_bad$10$q),
+        .clock(q_bad$10$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$11 q_bad$11(
+        .d(q_bad$11$d),
+        .q(q_bad$11$q),
+        .clock(q_bad$11$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$12 q_bad$12(
+        .d(q_bad$12$d),
+        .q(q_bad$12$q),
+        .clock(q_bad$12$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$13 q_bad$13(
+        .d(q_bad$13$d),
+        .q(q_bad$13$q),
+        .clock(q_bad$13$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$14 q_bad$14(
+        .d(q_bad$14$d),
+        .q(q_bad$14$q),
+        .clock(q_bad$14$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_bad$15 q_bad$15(
+        .d(q_bad$15$d),
+        .q(q_bad$15$q),
+        .clock(q_bad$15$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$0 q_iova$0(
+        .d(q_iova$0$d),
+        .q(q_iova$0$q),
+        .clock(q_iova$0$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$1 q_iova$1(
+        .d(q_iova$1$d),
+        .q(q_iova$1$q),
+        .clock(q_iova$1$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$2 q_iova$2(
+        .d(q_iova$2$d),
+        .q(q_iova$2$q),
+        .clock(q_iova$2$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$3 q_iova$3(
+        .d(q_iova$3$d),
+        .q(q_iova$3$q),
+        .clock(q_iova$3$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$4 q_iova$4(
+        .d(q_iova$4$d),
+        .q(q_iova$4$q),
+        .clock(q_iova$4$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$5 q_iova$5(
+        .d(q_iova$5$d),
+        .q(q_iova$5$q),
+        .clock(q_iova$5$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$6 q_iova$6(
+        .d(q_iova$6$d),
+        .q(q_iova$6$q),
+        .clock(q_iova$6$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$7 q_iova$7(
+        .d(q_iova$7$d),
+        .q(q_iova$7$q),
+        .clock(q_iova$7$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$8 q_iova$8(
+        .d(q_iova$8$d),
+        .q(q_iova$8$q),
+        .clock(q_iova$8$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$9 q_iova$9(
+        .d(q_iova$9$d),
+        .q(q_iova$9$q),
+        .clock(q_iova$9$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$10 q_iova$10(
+        .d(q_iova$10$d),
+        .q(q_iova$10$q),
+        .clock(q_iova$10$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$11 q_iova$11(
+        .d(q_iova$11$d),
+        .q(q_iova$11$q),
+        .clock(q_iova$11$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$12 q_iova$12(
+        .d(q_iova$12$d),
+        .q(q_iova$12$q),
+        .clock(q_iova$12$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$13 q_iova$13(
+        .d(q_iova$13$d),
+        .q(q_iova$13$q),
+        .clock(q_iova$13$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$14 q_iova$14(
+        .d(q_iova$14$d),
+        .q(q_iova$14$q),
+        .clock(q_iova$14$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_iova$15 q_iova$15(
+        .d(q_iova$15$d),
+        .q(q_iova$15$q),
+        .clock(q_iova$15$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$0 q_len$0(
+        .d(q_len$0$d),
+        .q(q_len$0$q),
+        .clock(q_len$0$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$1 q_len$1(
+        .d(q_len$1$d),
+        .q(q_len$1$q),
+        .clock(q_len$1$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$2 q_len$2(
+        .d(q_len$2$d),
+        .q(q_len$2$q),
+        .clock(q_len$2$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$3 q_len$3(
+        .d(q_len$3$d),
+        .q(q_len$3$q),
+        .clock(q_len$3$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$4 q_len$4(
+        .d(q_len$4$d),
+        .q(q_len$4$q),
+        .clock(q_len$4$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$5 q_len$5(
+        .d(q_len$5$d),
+        .q(q_len$5$q),
+        .clock(q_len$5$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$6 q_len$6(
+        .d(q_len$6$d),
+        .q(q_len$6$q),
+        .clock(q_len$6$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$7 q_len$7(
+        .d(q_len$7$d),
+        .q(q_len$7$q),
+        .clock(q_len$7$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$8 q_len$8(
+        .d(q_len$8$d),
+        .q(q_len$8$q),
+        .clock(q_len$8$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$9 q_len$9(
+        .d(q_len$9$d),
+        .q(q_len$9$q),
+        .clock(q_len$9$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$10 q_len$10(
+        .d(q_len$10$d),
+        .q(q_len$10$q),
+        .clock(q_len$10$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$11 q_len$11(
+        .d(q_len$11$d),
+        .q(q_len$11$q),
+        .clock(q_len$11$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$12 q_len$12(
+        .d(q_len$12$d),
+        .q(q_len$12$q),
+        .clock(q_len$12$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$13 q_len$13(
+        .d(q_len$13$d),
+        .q(q_len$13$q),
+        .clock(q_len$13$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$14 q_len$14(
+        .d(q_len$14$d),
+        .q(q_len$14$q),
+        .clock(q_len$14$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_len$15 q_len$15(
+        .d(q_len$15$d),
+        .q(q_len$15$q),
+        .clock(q_len$15$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$0 q_id$0(
+        .d(q_id$0$d),
+        .q(q_id$0$q),
+        .clock(q_id$0$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$1 q_id$1(
+        .d(q_id$1$d),
+        .q(q_id$1$q),
+        .clock(q_id$1$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$2 q_id$2(
+        .d(q_id$2$d),
+        .q(q_id$2$q),
+        .clock(q_id$2$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$3 q_id$3(
+        .d(q_id$3$d),
+        .q(q_id$3$q),
+        .clock(q_id$3$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$4 q_id$4(
+        .d(q_id$4$d),
+        .q(q_id$4$q),
+        .clock(q_id$4$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$5 q_id$5(
+        .d(q_id$5$d),
+        .q(q_id$5$q),
+        .clock(q_id$5$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$6 q_id$6(
+        .d(q_id$6$d),
+        .q(q_id$6$q),
+        .clock(q_id$6$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$7 q_id$7(
+        .d(q_id$7$d),
+        .q(q_id$7$q),
+        .clock(q_id$7$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$8 q_id$8(
+        .d(q_id$8$d),
+        .q(q_id$8$q),
+        .clock(q_id$8$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$9 q_id$9(
+        .d(q_id$9$d),
+        .q(q_id$9$q),
+        .clock(q_id$9$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$10 q_id$10(
+        .d(q_id$10$d),
+        .q(q_id$10$q),
+        .clock(q_id$10$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$11 q_id$11(
+        .d(q_id$11$d),
+        .q(q_id$11$q),
+        .clock(q_id$11$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$12 q_id$12(
+        .d(q_id$12$d),
+        .q(q_id$12$q),
+        .clock(q_id$12$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$13 q_id$13(
+        .d(q_id$13$d),
+        .q(q_id$13$q),
+        .clock(q_id$13$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$14 q_id$14(
+        .d(q_id$14$d),
+        .q(q_id$14$q),
+        .clock(q_id$14$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_id$15 q_id$15(
+        .d(q_id$15$d),
+        .q(q_id$15$q),
+        .clock(q_id$15$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$0 q_index$0(
+        .d(q_index$0$d),
+        .q(q_index$0$q),
+        .clock(q_index$0$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$1 q_index$1(
+        .d(q_index$1$d),
+        .q(q_index$1$q),
+        .clock(q_index$1$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$2 q_index$2(
+        .d(q_index$2$d),
+        .q(q_index$2$q),
+        .clock(q_index$2$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$3 q_index$3(
+        .d(q_index$3$d),
+        .q(q_index$3$q),
+        .clock(q_index$3$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$4 q_index$4(
+        .d(q_index$4$d),
+        .q(q_index$4$q),
+        .clock(q_index$4$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$5 q_index$5(
+        .d(q_index$5$d),
+        .q(q_index$5$q),
+        .clock(q_index$5$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$6 q_index$6(
+        .d(q_index$6$d),
+        .q(q_index$6$q),
+        .clock(q_index$6$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$7 q_index$7(
+        .d(q_index$7$d),
+        .q(q_index$7$q),
+        .clock(q_index$7$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$8 q_index$8(
+        .d(q_index$8$d),
+        .q(q_index$8$q),
+        .clock(q_index$8$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$9 q_index$9(
+        .d(q_index$9$d),
+        .q(q_index$9$q),
+        .clock(q_index$9$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$10 q_index$10(
+        .d(q_index$10$d),
+        .q(q_index$10$q),
+        .clock(q_index$10$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$11 q_index$11(
+        .d(q_index$11$d),
+        .q(q_index$11$q),
+        .clock(q_index$11$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$12 q_index$12(
+        .d(q_index$12$d),
+        .q(q_index$12$q),
+        .clock(q_index$12$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$13 q_index$13(
+        .d(q_index$13$d),
+        .q(q_index$13$q),
+        .clock(q_index$13$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$14 q_index$14(
+        .d(q_index$14$d),
+        .q(q_index$14$q),
+        .clock(q_index$14$clock)
+    );
+    homa_rx_core_w512$hq$ring$q_index$15 q_index$15(
+        .d(q_index$15$d),
+        .q(q_index$15$q),
+        .clock(q_index$15$clock)
+    );
+    homa_rx_core_w512$hq$ring$n_bad n_bad(
+        .d(n_bad$d),
+        .q(n_bad$q),
+        .clock(n_bad$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        fetch$clock = clock;
+        got$clock = clock;
+        count$clock = clock;
+        inflight$clock = clock;
+        reqs$clock = clock;
+        discard$clock = clock;
+        wr$clock = clock;
+        rd$clock = clock;
+        rq_wr$clock = clock;
+        rq_rd$clock = clock;
+        n_bad$clock = clock;
+        fetch$d = fetch$q;
+        got$d = got$q;
+        count$d = count$q;
+        inflight$d = inflight$q;
+        reqs$d = reqs$q;
+        discard$d = discard$q;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        rq_wr$d = rq_wr$q;
+        rq_rd$d = rq_rd$q;
+        n_bad$d = n_bad$q;
+        rq$0$clock = clock;
+        rq$0$d = rq$0$q;
+        rq$1$clock = clock;
+        rq$1$d = rq$1$q;
+        rq$2$clock = clock;
+        rq$2$d = rq$2$q;
+        rq$3$clock = clock;
+        rq$3$d = rq$3$q;
+        q_bad$0$clock = clock;
+        q_bad$0$d = q_bad$0$q;
+        q_iova$0$clock = clock;
+        q_iova$0$d = q_iova$0$q;
+        q_len$0$clock = clock;
+        q_len$0$d = q_len$0$q;
+        q_id$0$clock = clock;
+        q_id$0$d = q_id$0$q;
+        q_index$0$clock = clock;
+        q_index$0$d = q_index$0$q;
+        q_bad$1$clock = clock;
+        q_bad$1$d = q_bad$1$q;
+        q_iova$1$clock = clock;
+        q_iova$1$d = q_iova$1$q;
+        q_len$1$clock = clock;
+        q_len$1$d = q_len$1$q;
+        q_id$1$clock = clock;
+        q_id$1$d = q_id$1$q;
+        q_index$1$clock = clock;
+        q_index$1$d = q_index$1$q;
+        q_bad$2$clock = clock;
+        q_bad$2$d = q_bad$2$q;
+        q_iova$2$clock = clock;
+        q_iova$2$d = q_iova$2$q;
+        q_len$2$clock = clock;
+        q_len$2$d = q_len$2$q;
+        q_id$2$clock = clock;
+        q_id$2$d = q_id$2$q;
+        q_index$2$clock = clock;
+        q_index$2$d = q_index$2$q;
+        q_bad$3$clock = clock;
+        q_bad$3$d = q_bad$3$q;
+        q_iova$3$clock = clock;
+        q_iova$3$d = q_iova$3$q;
+        q_len$3$clock = clock;
+        q_len$3$d = q_len$3$q;
+        q_id$3$clock = clock;
+        q_id$3$d = q_id$3$q;
+        q_index$3$clock = clock;
+        q_index$3$d = q_index$3$q;
+        q_bad$4$clock = clock;
+        q_bad$4$d = q_bad$4$q;
+        q_iova$4$clock = clock;
+        q_iova$4$d = q_iova$4$q;
+        q_len$4$clock = clock;
+        q_len$4$d = q_len$4$q;
+        q_id$4$clock = clock;
+        q_id$4$d = q_id$4$q;
+        q_index$4$clock = clock;
+        q_index$4$d = q_index$4$q;
+        q_bad$5$clock = clock;
+        q_bad$5$d = q_bad$5$q;
+        q_iova$5$clock = clock;
+        q_iova$5$d = q_iova$5$q;
+        q_len$5$clock = clock;
+        q_len$5$d = q_len$5$q;
+        q_id$5$clock = clock;
+        q_id$5$d = q_id$5$q;
+        q_index$5$clock = clock;
+        q_index$5$d = q_index$5$q;
+        q_bad$6$clock = clock;
+        q_bad$6$d = q_bad$6$q;
+        q_iova$6$clock = clock;
+        q_iova$6$d = q_iova$6$q;
+        q_len$6$clock = clock;
+        q_len$6$d = q_len$6$q;
+        q_id$6$clock = clock;
+        q_id$6$d = q_id$6$q;
+        q_index$6$clock = clock;
+        q_index$6$d = q_index$6$q;
+        q_bad$7$clock = clock;
+        q_bad$7$d = q_bad$7$q;
+        q_iova$7$clock = clock;
+        q_iova$7$d = q_iova$7$q;
+        q_len$7$clock = clock;
+        q_len$7$d = q_len$7$q;
+        q_id$7$clock = clock;
+        q_id$7$d = q_id$7$q;
+        q_index$7$clock = clock;
+        q_index$7$d = q_index$7$q;
+        q_bad$8$clock = clock;
+        q_bad$8$d = q_bad$8$q;
+        q_iova$8$clock = clock;
+        q_iova$8$d = q_iova$8$q;
+        q_len$8$clock = clock;
+        q_len$8$d = q_len$8$q;
+        q_id$8$clock = clock;
+        q_id$8$d = q_id$8$q;
+        q_index$8$clock = clock;
+        q_index$8$d = q_index$8$q;
+        q_bad$9$clock = clock;
+        q_bad$9$d = q_bad$9$q;
+        q_iova$9$clock = clock;
+        q_iova$9$d = q_iova$9$q;
+        q_len$9$clock = clock;
+        q_len$9$d = q_len$9$q;
+        q_id$9$clock = clock;
+        q_id$9$d = q_id$9$q;
+        q_index$9$clock = clock;
+        q_index$9$d = q_index$9$q;
+        q_bad$10$clock = clock;
+        q_bad$10$d = q_bad$10$q;
+        q_iova$10$clock = clock;
+        q_iova$10$d = q_iova$10$q;
+        q_len$10$clock = clock;
+        q_len$10$d = q_len$10$q;
+        q_id$10$clock = clock;
+        q_id$10$d = q_id$10$q;
+        q_index$10$clock = clock;
+        q_index$10$d = q_index$10$q;
+        q_bad$11$clock = clock;
+        q_bad$11$d = q_bad$11$q;
+        q_iova$11$clock = clock;
+        q_iova$11$d = q_iova$11$q;
+        q_len$11$clock = clock;
+        q_len$11$d = q_len$11$q;
+        q_id$11$clock = clock;
+        q_id$11$d = q_id$11$q;
+        q_index$11$clock = clock;
+        q_index$11$d = q_index$11$q;
+        q_bad$12$clock = clock;
+        q_bad$12$d = q_bad$12$q;
+        q_iova$12$clock = clock;
+        q_iova$12$d = q_iova$12$q;
+        q_len$12$clock = clock;
+        q_len$12$d = q_len$12$q;
+        q_id$12$clock = clock;
+        q_id$12$d = q_id$12$q;
+        q_index$12$clock = clock;
+        q_index$12$d = q_index$12$q;
+        q_bad$13$clock = clock;
+        q_bad$13$d = q_bad$13$q;
+        q_iova$13$clock = clock;
+        q_iova$13$d = q_iova$13$q;
+        q_len$13$clock = clock;
+        q_len$13$d = q_len$13$q;
+        q_id$13$clock = clock;
+        q_id$13$d = q_id$13$q;
+        q_index$13$clock = clock;
+        q_index$13$d = q_index$13$q;
+        q_bad$14$clock = clock;
+        q_bad$14$d = q_bad$14$q;
+        q_iova$14$clock = clock;
+        q_iova$14$d = q_iova$14$q;
+        q_len$14$clock = clock;
+        q_len$14$d = q_len$14$q;
+        q_id$14$clock = clock;
+        q_id$14$d = q_id$14$q;
+        q_index$14$clock = clock;
+        q_index$14$d = q_index$14$q;
+        q_bad$15$clock = clock;
+        q_bad$15$d = q_bad$15$q;
+        q_iova$15$clock = clock;
+        q_iova$15$d = q_iova$15$q;
+        q_len$15$clock = clock;
+        q_len$15$d = q_len$15$q;
+        q_id$15$clock = clock;
+        q_id$15$d = q_id$15$q;
+        q_index$15$clock = clock;
+        q_index$15$d = q_index$15$q;
+        on = (cfg_log2 != c_zero5) & (cfg_log2 <= c_max_log2);
+        size = c_one32 << cfg_log2;
+        slot = fetch$q & (size - c_one32);
+        avail = cfg_producer - fetch$q;
+        if (avail > size) begin
+            avail = c_zero32;
+        end
+        to_end = size - slot;
+        space = c_fifo - count$q - inflight$q;
+        n1 = c_four;
+        if (avail < c_four) begin
+            n1 = avail;
+        end
+        n2 = n1;
+        if (to_end < n1) begin
+            n2 = to_end;
+        end
+        n = n2;
+        if (space < n2) begin
+            n = space;
+        end
+        off64[(64'h0)+:(32)] = slot << c_shift16;
+        off64[(64'h20)+:(32)] = c_zero32;
+        m_rd_addr = cfg_base + ((off64) & 64'hffffffffffffffff);
+        m_rd_len = n << c_shift16;
+        m_rd_valid = on & (n != c_zero32) & (reqs$q < c_four) & ~cfg_clear & ~reset;
+        issue = m_rd_valid & m_rd_ready;
+        rn = rq$0$q;
+        if (rq_rd$q == c_s2$1) begin
+            rn = rq$1$q;
+        end
+        if (rq_rd$q == c_s2$2) begin
+            rn = rq$2$q;
+        end
+        if (rq_rd$q == c_s2$3) begin
+            rn = rq$3$q;
+        end
+        resp = s_rd_valid & (discard$q == c_zero32);
+        d_iova$0 = s_rd_data[(c_at$0)+:(64)];
+        d_len$0 = s_rd_data[(c_at$1)+:(32)];
+        d_id$0 = s_rd_data[(c_at$2)+:(32)];
+        d_lo$0 = d_iova$0[(32'h0)+:(32)];
+        d_hi$0 = d_iova$0[(32'h20)+:(32)];
+        d_bad$0 = (d_len$0 == c_zero32) | ((d_hi$0 == c_ones32) & ((d_lo$0 + d_len$0) < d_lo$0));
+        d_iova$1 = s_rd_data[(c_at$3)+:(64)];
+        d_len$1 = s_rd_data[(c_at$4)+:(32)];
+        d_id$1 = s_rd_data[(c_at$5)+:(32)];
+        d_lo$1 = d_iova$1[(32'h0)+:(32)];
+        d_hi$1 = d_iova$1[(32'h20)+:(32)];
+        d_bad$1 = (d_len$1 == c_zero32) | ((d_hi$1 == c_ones32) & ((d_lo$1 + d_len$1) < d_lo$1));
+        d_iova$2 = s_rd_data[(c_at$6)+:(64)];
+        d_len$2 = s_rd_data[(c_at$7)+:(32)];
+        d_id$2 = s_rd_data[(c_at$8)+:(32)];
+        d_lo$2 = d_iova$2[(32'h0)+:(32)];
+        d_hi$2 = d_iova$2[(32'h20)+:(32)];
+        d_bad$2 = (d_len$2 == c_zero32) | ((d_hi$2 == c_ones32) & ((d_lo$2 + d_len$2) < d_lo$2));
+        d_iova$3 = s_rd_data[(c_at$9)+:(64)];
+        d_len$3 = s_rd_data[(c_at$10)+:(32)];
+        d_id$3 = s_rd_data[(c_at$11)+:(32)];
+        d_lo$3 = d_iova$3[(32'h0)+:(32)];
+        d_hi$3 = d_iova$3[(32'h20)+:(32)];
+        d_bad$3 = (d_len$3 == c_zero32) | ((d_hi$3 == c_ones32) & ((d_lo$3 + d_len$3) < d_lo$3));
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$0)) begin
+            q_bad$0$d = d_bad$0;
+            q_iova$0$d = d_iova$0;
+            q_len$0$d = d_len$0;
+            q_id$0$d = d_id$0;
+            q_index$0$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$0)) begin
+            q_bad$0$d = d_bad$1;
+            q_iova$0$d = d_iova$1;
+            q_len$0$d = d_len$1;
+            q_id$0$d = d_id$1;
+            q_index$0$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$0)) begin
+            q_bad$0$d = d_bad$2;
+            q_iova$0$d = d_iova$2;
+            q_len$0$d = d_len$2;
+            q_id$0$d = d_id$2;
+            q_index$0$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$0)) begin
+            q_bad$0$d = d_bad$3;
+            q_iova$0$d = d_iova$3;
+            q_len$0$d = d_len$3;
+            q_id$0$d = d_id$3;
+            q_index$0$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$1)) begin
+            q_bad$1$d = d_bad$0;
+            q_iova$1$d = d_iova$0;
+            q_len$1$d = d_len$0;
+            q_id$1$d = d_id$0;
+            q_index$1$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$1)) begin
+            q_bad$1$d = d_bad$1;
+            q_iova$1$d = d_iova$1;
+            q_len$1$d = d_len$1;
+            q_id$1$d = d_id$1;
+            q_index$1$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$1)) begin
+            q_bad$1$d = d_bad$2;
+            q_iova$1$d = d_iova$2;
+            q_len$1$d = d_len$2;
+            q_id$1$d = d_id$2;
+            q_index$1$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$1)) begin
+            q_bad$1$d = d_bad$3;
+            q_iova$1$d = d_iova$3;
+            q_len$1$d = d_len$3;
+            q_id$1$d = d_id$3;
+            q_index$1$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$2)) begin
+            q_bad$2$d = d_bad$0;
+            q_iova$2$d = d_iova$0;
+            q_len$2$d = d_len$0;
+            q_id$2$d = d_id$0;
+            q_index$2$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$2)) begin
+            q_bad$2$d = d_bad$1;
+            q_iova$2$d = d_iova$1;
+            q_len$2$d = d_len$1;
+            q_id$2$d = d_id$1;
+            q_index$2$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$2)) begin
+            q_bad$2$d = d_bad$2;
+            q_iova$2$d = d_iova$2;
+            q_len$2$d = d_len$2;
+            q_id$2$d = d_id$2;
+            q_index$2$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$2)) begin
+            q_bad$2$d = d_bad$3;
+            q_iova$2$d = d_iova$3;
+            q_len$2$d = d_len$3;
+            q_id$2$d = d_id$3;
+            q_index$2$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$3)) begin
+            q_bad$3$d = d_bad$0;
+            q_iova$3$d = d_iova$0;
+            q_len$3$d = d_len$0;
+            q_id$3$d = d_id$0;
+            q_index$3$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$3)) begin
+            q_bad$3$d = d_bad$1;
+            q_iova$3$d = d_iova$1;
+            q_len$3$d = d_len$1;
+            q_id$3$d = d_id$1;
+            q_index$3$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$3)) begin
+            q_bad$3$d = d_bad$2;
+            q_iova$3$d = d_iova$2;
+            q_len$3$d = d_len$2;
+            q_id$3$d = d_id$2;
+            q_index$3$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$3)) begin
+            q_bad$3$d = d_bad$3;
+            q_iova$3$d = d_iova$3;
+            q_len$3$d = d_len$3;
+            q_id$3$d = d_id$3;
+            q_index$3$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$4)) begin
+            q_bad$4$d = d_bad$0;
+            q_iova$4$d = d_iova$0;
+            q_len$4$d = d_len$0;
+            q_id$4$d = d_id$0;
+            q_index$4$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$4)) begin
+            q_bad$4$d = d_bad$1;
+            q_iova$4$d = d_iova$1;
+            q_len$4$d = d_len$1;
+            q_id$4$d = d_id$1;
+            q_index$4$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$4)) begin
+            q_bad$4$d = d_bad$2;
+            q_iova$4$d = d_iova$2;
+            q_len$4$d = d_len$2;
+            q_id$4$d = d_id$2;
+            q_index$4$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$4)) begin
+            q_bad$4$d = d_bad$3;
+            q_iova$4$d = d_iova$3;
+            q_len$4$d = d_len$3;
+            q_id$4$d = d_id$3;
+            q_index$4$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$5)) begin
+            q_bad$5$d = d_bad$0;
+            q_iova$5$d = d_iova$0;
+            q_len$5$d = d_len$0;
+            q_id$5$d = d_id$0;
+            q_index$5$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$5)) begin
+            q_bad$5$d = d_bad$1;
+            q_iova$5$d = d_iova$1;
+            q_len$5$d = d_len$1;
+            q_id$5$d = d_id$1;
+            q_index$5$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$5)) begin
+            q_bad$5$d = d_bad$2;
+            q_iova$5$d = d_iova$2;
+            q_len$5$d = d_len$2;
+            q_id$5$d = d_id$2;
+            q_index$5$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$5)) begin
+            q_bad$5$d = d_bad$3;
+            q_iova$5$d = d_iova$3;
+            q_len$5$d = d_len$3;
+            q_id$5$d = d_id$3;
+            q_index$5$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$6)) begin
+            q_bad$6$d = d_bad$0;
+            q_iova$6$d = d_iova$0;
+            q_len$6$d = d_len$0;
+            q_id$6$d = d_id$0;
+            q_index$6$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$6)) begin
+            q_bad$6$d = d_bad$1;
+            q_iova$6$d = d_iova$1;
+            q_len$6$d = d_len$1;
+            q_id$6$d = d_id$1;
+            q_index$6$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$6)) begin
+            q_bad$6$d = d_bad$2;
+            q_iova$6$d = d_iova$2;
+            q_len$6$d = d_len$2;
+            q_id$6$d = d_id$2;
+            q_index$6$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$6)) begin
+            q_bad$6$d = d_bad$3;
+            q_iova$6$d = d_iova$3;
+            q_len$6$d = d_len$3;
+            q_id$6$d = d_id$3;
+            q_index$6$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$7)) begin
+            q_bad$7$d = d_bad$0;
+            q_iova$7$d = d_iova$0;
+            q_len$7$d = d_len$0;
+            q_id$7$d = d_id$0;
+            q_index$7$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$7)) begin
+            q_bad$7$d = d_bad$1;
+            q_iova$7$d = d_iova$1;
+            q_len$7$d = d_len$1;
+            q_id$7$d = d_id$1;
+            q_index$7$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$7)) begin
+            q_bad$7$d = d_bad$2;
+            q_iova$7$d = d_iova$2;
+            q_len$7$d = d_len$2;
+            q_id$7$d = d_id$2;
+            q_index$7$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$7)) begin
+            q_bad$7$d = d_bad$3;
+            q_iova$7$d = d_iova$3;
+            q_len$7$d = d_len$3;
+            q_id$7$d = d_id$3;
+            q_index$7$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$8)) begin
+            q_bad$8$d = d_bad$0;
+            q_iova$8$d = d_iova$0;
+            q_len$8$d = d_len$0;
+            q_id$8$d = d_id$0;
+            q_index$8$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$8)) begin
+            q_bad$8$d = d_bad$1;
+            q_iova$8$d = d_iova$1;
+            q_len$8$d = d_len$1;
+            q_id$8$d = d_id$1;
+            q_index$8$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$8)) begin
+            q_bad$8$d = d_bad$2;
+            q_iova$8$d = d_iova$2;
+            q_len$8$d = d_len$2;
+            q_id$8$d = d_id$2;
+            q_index$8$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$8)) begin
+            q_bad$8$d = d_bad$3;
+            q_iova$8$d = d_iova$3;
+            q_len$8$d = d_len$3;
+            q_id$8$d = d_id$3;
+            q_index$8$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$9)) begin
+            q_bad$9$d = d_bad$0;
+            q_iova$9$d = d_iova$0;
+            q_len$9$d = d_len$0;
+            q_id$9$d = d_id$0;
+            q_index$9$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$9)) begin
+            q_bad$9$d = d_bad$1;
+            q_iova$9$d = d_iova$1;
+            q_len$9$d = d_len$1;
+            q_id$9$d = d_id$1;
+            q_index$9$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$9)) begin
+            q_bad$9$d = d_bad$2;
+            q_iova$9$d = d_iova$2;
+            q_len$9$d = d_len$2;
+            q_id$9$d = d_id$2;
+            q_index$9$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$9)) begin
+            q_bad$9$d = d_bad$3;
+            q_iova$9$d = d_iova$3;
+            q_len$9$d = d_len$3;
+            q_id$9$d = d_id$3;
+            q_index$9$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$10)) begin
+            q_bad$10$d = d_bad$0;
+            q_iova$10$d = d_iova$0;
+            q_len$10$d = d_len$0;
+            q_id$10$d = d_id$0;
+            q_index$10$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$10)) begin
+            q_bad$10$d = d_bad$1;
+            q_iova$10$d = d_iova$1;
+            q_len$10$d = d_len$1;
+            q_id$10$d = d_id$1;
+            q_index$10$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$10)) begin
+            q_bad$10$d = d_bad$2;
+            q_iova$10$d = d_iova$2;
+            q_len$10$d = d_len$2;
+            q_id$10$d = d_id$2;
+            q_index$10$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$10)) begin
+            q_bad$10$d = d_bad$3;
+            q_iova$10$d = d_iova$3;
+            q_len$10$d = d_len$3;
+            q_id$10$d = d_id$3;
+            q_index$10$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$11)) begin
+            q_bad$11$d = d_bad$0;
+            q_iova$11$d = d_iova$0;
+            q_len$11$d = d_len$0;
+            q_id$11$d = d_id$0;
+            q_index$11$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$11)) begin
+            q_bad$11$d = d_bad$1;
+            q_iova$11$d = d_iova$1;
+            q_len$11$d = d_len$1;
+            q_id$11$d = d_id$1;
+            q_index$11$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$11)) begin
+            q_bad$11$d = d_bad$2;
+            q_iova$11$d = d_iova$2;
+            q_len$11$d = d_len$2;
+            q_id$11$d = d_id$2;
+            q_index$11$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$11)) begin
+            q_bad$11$d = d_bad$3;
+            q_iova$11$d = d_iova$3;
+            q_len$11$d = d_len$3;
+            q_id$11$d = d_id$3;
+            q_index$11$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$12)) begin
+            q_bad$12$d = d_bad$0;
+            q_iova$12$d = d_iova$0;
+            q_len$12$d = d_len$0;
+            q_id$12$d = d_id$0;
+            q_index$12$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$12)) begin
+            q_bad$12$d = d_bad$1;
+            q_iova$12$d = d_iova$1;
+            q_len$12$d = d_len$1;
+            q_id$12$d = d_id$1;
+            q_index$12$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$12)) begin
+            q_bad$12$d = d_bad$2;
+            q_iova$12$d = d_iova$2;
+            q_len$12$d = d_len$2;
+            q_id$12$d = d_id$2;
+            q_index$12$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$12)) begin
+            q_bad$12$d = d_bad$3;
+            q_iova$12$d = d_iova$3;
+            q_len$12$d = d_len$3;
+            q_id$12$d = d_id$3;
+            q_index$12$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$13)) begin
+            q_bad$13$d = d_bad$0;
+            q_iova$13$d = d_iova$0;
+            q_len$13$d = d_len$0;
+            q_id$13$d = d_id$0;
+            q_index$13$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$13)) begin
+            q_bad$13$d = d_bad$1;
+            q_iova$13$d = d_iova$1;
+            q_len$13$d = d_len$1;
+            q_id$13$d = d_id$1;
+            q_index$13$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$13)) begin
+            q_bad$13$d = d_bad$2;
+            q_iova$13$d = d_iova$2;
+            q_len$13$d = d_len$2;
+            q_id$13$d = d_id$2;
+            q_index$13$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$13)) begin
+            q_bad$13$d = d_bad$3;
+            q_iova$13$d = d_iova$3;
+            q_len$13$d = d_len$3;
+            q_id$13$d = d_id$3;
+            q_index$13$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$14)) begin
+            q_bad$14$d = d_bad$0;
+            q_iova$14$d = d_iova$0;
+            q_len$14$d = d_len$0;
+            q_id$14$d = d_id$0;
+            q_index$14$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$14)) begin
+            q_bad$14$d = d_bad$1;
+            q_iova$14$d = d_iova$1;
+            q_len$14$d = d_len$1;
+            q_id$14$d = d_id$1;
+            q_index$14$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$14)) begin
+            q_bad$14$d = d_bad$2;
+            q_iova$14$d = d_iova$2;
+            q_len$14$d = d_len$2;
+            q_id$14$d = d_id$2;
+            q_index$14$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$14)) begin
+            q_bad$14$d = d_bad$3;
+            q_iova$14$d = d_iova$3;
+            q_len$14$d = d_len$3;
+            q_id$14$d = d_id$3;
+            q_index$14$d = got$q + c_j$3;
+        end
+        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$15)) begin
+            q_bad$15$d = d_bad$0;
+            q_iova$15$d = d_iova$0;
+            q_len$15$d = d_len$0;
+            q_id$15$d = d_id$0;
+            q_index$15$d = got$q + c_j$0;
+        end
+        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$15)) begin
+            q_bad$15$d = d_bad$1;
+            q_iova$15$d = d_iova$1;
+            q_len$15$d = d_len$1;
+            q_id$15$d = d_id$1;
+            q_index$15$d = got$q + c_j$1;
+        end
+        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$15)) begin
+            q_bad$15$d = d_bad$2;
+            q_iova$15$d = d_iova$2;
+            q_len$15$d = d_len$2;
+            q_id$15$d = d_id$2;
+            q_index$15$d = got$q + c_j$2;
+        end
+        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$15)) begin
+            q_bad$15$d = d_bad$3;
+            q_iova$15$d = d_iova$3;
+            q_len$15$d = d_len$3;
+            q_id$15$d = d_id$3;
+            q_index$15$d = got$q + c_j$3;
+        end
+        h_bad = q_bad$0$q;
+        m_buf_iova = q_iova$0$q;
+        m_buf_length = q_len$0$q;
+        m_buf_id = q_id$0$q;
+        m_buf_index = q_index$0$q;
+        if (rd$q == c_s4$1) begin
+            h_bad = q_bad$1$q;
+            m_buf_iova = q_iova$1$q;
+            m_buf_length = q_len$1$q;
+            m_buf_id = q_id$1$q;
+            m_buf_index = q_index$1$q;
+        end
+        if (rd$q == c_s4$2) begin
+            h_bad = q_bad$2$q;
+            m_buf_iova = q_iova$2$q;
+            m_buf_length = q_len$2$q;
+            m_buf_id = q_id$2$q;
+            m_buf_index = q_index$2$q;
+        end
+        if (rd$q == c_s4$3) begin
+            h_bad = q_bad$3$q;
+            m_buf_iova = q_iova$3$q;
+            m_buf_length = q_len$3$q;
+            m_buf_id = q_id$3$q;
+            m_buf_index = q_index$3$q;
+        end
+        if (rd$q == c_s4$4) begin
+            h_bad = q_bad$4$q;
+            m_buf_iova = q_iova$4$q;
+            m_buf_length = q_len$4$q;
+            m_buf_id = q_id$4$q;
+            m_buf_index = q_index$4$q;
+        end
+        if (rd$q == c_s4$5) begin
+            h_bad = q_bad$5$q;
+            m_buf_iova = q_iova$5$q;
+            m_buf_length = q_len$5$q;
+            m_buf_id = q_id$5$q;
+            m_buf_index = q_index$5$q;
+        end
+        if (rd$q == c_s4$6) begin
+            h_bad = q_bad$6$q;
+            m_buf_iova = q_iova$6$q;
+            m_buf_length = q_len$6$q;
+            m_buf_id = q_id$6$q;
+            m_buf_index = q_index$6$q;
+        end
+        if (rd$q == c_s4$7) begin
+            h_bad = q_bad$7$q;
+            m_buf_iova = q_iova$7$q;
+            m_buf_length = q_len$7$q;
+            m_buf_id = q_id$7$q;
+            m_buf_index = q_index$7$q;
+        end
+        if (rd$q == c_s4$8) begin
+            h_bad = q_bad$8$q;
+            m_buf_iova = q_iova$8$q;
+            m_buf_length = q_len$8$q;
+            m_buf_id = q_id$8$q;
+            m_buf_index = q_index$8$q;
+        end
+        if (rd$q == c_s4$9) begin
+            h_bad = q_bad$9$q;
+            m_buf_iova = q_iova$9$q;
+            m_buf_length = q_len$9$q;
+            m_buf_id = q_id$9$q;
+            m_buf_index = q_index$9$q;
+        end
+        if (rd$q == c_s4$10) begin
+            h_bad = q_bad$10$q;
+            m_buf_iova = q_iova$10$q;
+            m_buf_length = q_len$10$q;
+            m_buf_id = q_id$10$q;
+            m_buf_index = q_index$10$q;
+        end
+        if (rd$q == c_s4$11) begin
+            h_bad = q_bad$11$q;
+            m_buf_iova = q_iova$11$q;
+            m_buf_length = q_len$11$q;
+            m_buf_id = q_id$11$q;
+            m_buf_index = q_index$11$q;
+        end
+        if (rd$q == c_s4$12) begin
+            h_bad = q_bad$12$q;
+            m_buf_iova = q_iova$12$q;
+            m_buf_length = q_len$12$q;
+            m_buf_id = q_id$12$q;
+            m_buf_index = q_index$12$q;
+        end
+        if (rd$q == c_s4$13) begin
+            h_bad = q_bad$13$q;
+            m_buf_iova = q_iova$13$q;
+            m_buf_length = q_len$13$q;
+            m_buf_id = q_id$13$q;
+            m_buf_index = q_index$13$q;
+        end
+        if (rd$q == c_s4$14) begin
+            h_bad = q_bad$14$q;
+            m_buf_iova = q_iova$14$q;
+            m_buf_length = q_len$14$q;
+            m_buf_id = q_id$14$q;
+            m_buf_index = q_index$14$q;
+        end
+        if (rd$q == c_s4$15) begin
+            h_bad = q_bad$15$q;
+            m_buf_iova = q_iova$15$q;
+            m_buf_length = q_len$15$q;
+            m_buf_id = q_id$15$q;
+            m_buf_index = q_index$15$q;
+        end
+        has = count$q != c_zero32;
+        m_buf_valid = has & ~h_bad & ~reset;
+        pop = has & (h_bad | m_buf_ready);
+        if (pop & h_bad) begin
+            n_bad$d = n_bad$q + c_one32;
+        end
+        if (issue) begin
+            fetch$d = fetch$q + n;
+            if (rq_wr$q == c_s2$0) begin
+                rq$0$d = n;
+            end
+            if (rq_wr$q == c_s2$1) begin
+                rq$1$d = n;
+            end
+            if (rq_wr$q == c_s2$2) begin
+                rq$2$d = n;
+            end
+            if (rq_wr$q == c_s2$3) begin
+                rq$3$d = n;
+            end
+            rq_wr$d = rq_wr$q + c_one2;
+        end
+        if (s_rd_valid) begin
+            rq_rd$d = rq_rd$q + c_one2;
+            if (~resp) begin
+                discard$d = discard$q - c_one32;
+            end
+        end
+        if (resp) begin
+            got$d = got$q + rn;
+            wr$d = wr$q + rn[(32'h0)+:(4)];
+        end
+        if (pop) begin
+            rd$d = rd$q + c_one4;
+        end
+        count$d = count$q;
+        if (resp) begin
+            count$d = count$q + rn;
+            if (pop) begin
+                count$d = count$q + rn - c_one32;
+            end
+        end
+        else if (pop) begin
+            count$d = count$q - c_one32;
+        end
+        inflight$d = inflight$q;
+        if (issue) begin
+            inflight$d = inflight$q + n;
+            if (resp) begin
+                inflight$d = inflight$q + n - rn;
+            end
+        end
+        else if (resp) begin
+            inflight$d = inflight$q - rn;
+        end
+        if (issue & ~s_rd_valid) begin
+            reqs$d = reqs$q + c_one32;
+        end
+        if (~issue & s_rd_valid) begin
+            reqs$d = reqs$q - c_one32;
+        end
+        consumer = got$q;
+        bad = n_bad$q;
+        if (cfg_clear) begin
+            fetch$d = c_zero32;
+            got$d = c_zero32;
+            count$d = c_zero32;
+            inflight$d = c_zero32;
+            wr$d = c_zero4;
+            rd$d = c_zero4;
+            discard$d = reqs$q;
+            if (s_rd_valid) begin
+                discard$d = reqs$q - c_one32;
+            end
+        end
+        if (reset) begin
+            fetch$d = c_zero32;
+            got$d = c_zero32;
+            count$d = c_zero32;
+            inflight$d = c_zero32;
+            reqs$d = c_zero32;
+            discard$d = c_zero32;
+            wr$d = c_zero4;
+            rd$d = c_zero4;
+            rq_wr$d = c_zero2;
+            rq_rd$d = c_zero2;
+        end
+    end
+    
+endmodule // homa_rx_core_w512$hq$ring
+
+
+module homa_rx_core_w512$hq$ring$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$count
+
+
+module homa_rx_core_w512$hq$ring$discard(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$discard
+
+
+module homa_rx_core_w512$hq$ring$fetch(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$fetch
+
+
+module homa_rx_core_w512$hq$ring$got(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$got
+
+
+module homa_rx_core_w512$hq$ring$inflight(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$inflight
+
+
+module homa_rx_core_w512$hq$ring$n_bad(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$n_bad
+
+
+module homa_rx_core_w512$hq$ring$q_bad$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$0
+
+
+module homa_rx_core_w512$hq$ring$q_bad$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$1
+
+
+module homa_rx_core_w512$hq$ring$q_bad$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$10
+
+
+module homa_rx_core_w512$hq$ring$q_bad$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$11
+
+
+module homa_rx_core_w512$hq$ring$q_bad$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$12
+
+
+module homa_rx_core_w512$hq$ring$q_bad$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$13
+
+
+module homa_rx_core_w512$hq$ring$q_bad$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$14
+
+
+module homa_rx_core_w512$hq$ring$q_bad$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$15
+
+
+module homa_rx_core_w512$hq$ring$q_bad$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$2
+
+
+module homa_rx_core_w512$hq$ring$q_bad$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$3
+
+
+module homa_rx_core_w512$hq$ring$q_bad$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$4
+
+
+module homa_rx_core_w512$hq$ring$q_bad$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$5
+
+
+module homa_rx_core_w512$hq$ring$q_bad$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$6
+
+
+module homa_rx_core_w512$hq$ring$q_bad$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$7
+
+
+module homa_rx_core_w512$hq$ring$q_bad$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$8
+
+
+module homa_rx_core_w512$hq$ring$q_bad$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_bad$9
+
+
+module homa_rx_core_w512$hq$ring$q_id$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$0
+
+
+module homa_rx_core_w512$hq$ring$q_id$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$1
+
+
+module homa_rx_core_w512$hq$ring$q_id$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$10
+
+
+module homa_rx_core_w512$hq$ring$q_id$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$11
+
+
+module homa_rx_core_w512$hq$ring$q_id$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$12
+
+
+module homa_rx_core_w512$hq$ring$q_id$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$13
+
+
+module homa_rx_core_w512$hq$ring$q_id$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$14
+
+
+module homa_rx_core_w512$hq$ring$q_id$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$15
+
+
+module homa_rx_core_w512$hq$ring$q_id$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$2
+
+
+module homa_rx_core_w512$hq$ring$q_id$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$3
+
+
+module homa_rx_core_w512$hq$ring$q_id$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$4
+
+
+module homa_rx_core_w512$hq$ring$q_id$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$5
+
+
+module homa_rx_core_w512$hq$ring$q_id$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$6
+
+
+module homa_rx_core_w512$hq$ring$q_id$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$7
+
+
+module homa_rx_core_w512$hq$ring$q_id$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$8
+
+
+module homa_rx_core_w512$hq$ring$q_id$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_id$9
+
+
+module homa_rx_core_w512$hq$ring$q_index$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$0
+
+
+module homa_rx_core_w512$hq$ring$q_index$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$1
+
+
+module homa_rx_core_w512$hq$ring$q_index$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$10
+
+
+module homa_rx_core_w512$hq$ring$q_index$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$11
+
+
+module homa_rx_core_w512$hq$ring$q_index$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$12
+
+
+module homa_rx_core_w512$hq$ring$q_index$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$13
+
+
+module homa_rx_core_w512$hq$ring$q_index$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$14
+
+
+module homa_rx_core_w512$hq$ring$q_index$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$15
+
+
+module homa_rx_core_w512$hq$ring$q_index$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$2
+
+
+module homa_rx_core_w512$hq$ring$q_index$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$3
+
+
+module homa_rx_core_w512$hq$ring$q_index$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$4
+
+
+module homa_rx_core_w512$hq$ring$q_index$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$5
+
+
+module homa_rx_core_w512$hq$ring$q_index$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$6
+
+
+module homa_rx_core_w512$hq$ring$q_index$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$7
+
+
+module homa_rx_core_w512$hq$ring$q_index$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$8
+
+
+module homa_rx_core_w512$hq$ring$q_index$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_index$9
+
+
+module homa_rx_core_w512$hq$ring$q_iova$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$0
+
+
+module homa_rx_core_w512$hq$ring$q_iova$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$1
+
+
+module homa_rx_core_w512$hq$ring$q_iova$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$10
+
+
+module homa_rx_core_w512$hq$ring$q_iova$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$11
+
+
+module homa_rx_core_w512$hq$ring$q_iova$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$12
+
+
+module homa_rx_core_w512$hq$ring$q_iova$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$13
+
+
+module homa_rx_core_w512$hq$ring$q_iova$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$14
+
+
+module homa_rx_core_w512$hq$ring$q_iova$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$15
+
+
+module homa_rx_core_w512$hq$ring$q_iova$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$2
+
+
+module homa_rx_core_w512$hq$ring$q_iova$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$3
+
+
+module homa_rx_core_w512$hq$ring$q_iova$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$4
+
+
+module homa_rx_core_w512$hq$ring$q_iova$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$5
+
+
+module homa_rx_core_w512$hq$ring$q_iova$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$6
+
+
+module homa_rx_core_w512$hq$ring$q_iova$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$7
+
+
+module homa_rx_core_w512$hq$ring$q_iova$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$8
+
+
+module homa_rx_core_w512$hq$ring$q_iova$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_iova$9
+
+
+module homa_rx_core_w512$hq$ring$q_len$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$0
+
+
+module homa_rx_core_w512$hq$ring$q_len$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$1
+
+
+module homa_rx_core_w512$hq$ring$q_len$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$10
+
+
+module homa_rx_core_w512$hq$ring$q_len$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$11
+
+
+module homa_rx_core_w512$hq$ring$q_len$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$12
+
+
+module homa_rx_core_w512$hq$ring$q_len$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$13
+
+
+module homa_rx_core_w512$hq$ring$q_len$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$14
+
+
+module homa_rx_core_w512$hq$ring$q_len$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$15
+
+
+module homa_rx_core_w512$hq$ring$q_len$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$2
+
+
+module homa_rx_core_w512$hq$ring$q_len$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$3
+
+
+module homa_rx_core_w512$hq$ring$q_len$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$4
+
+
+module homa_rx_core_w512$hq$ring$q_len$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$5
+
+
+module homa_rx_core_w512$hq$ring$q_len$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$6
+
+
+module homa_rx_core_w512$hq$ring$q_len$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$7
+
+
+module homa_rx_core_w512$hq$ring$q_len$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$8
+
+
+module homa_rx_core_w512$hq$ring$q_len$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_len$9
+
+
+module homa_rx_core_w512$hq$ring$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$rd
+
+
+module homa_rx_core_w512$hq$ring$reqs(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$reqs
+
+
+module homa_rx_core_w512$hq$ring$rq$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$rq$0
+
+
+module homa_rx_core_w512$hq$ring$rq$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$rq$1
+
+
+module homa_rx_core_w512$hq$ring$rq$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$rq$2
+
+
+module homa_rx_core_w512$hq$ring$rq$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$rq$3
+
+
+module homa_rx_core_w512$hq$ring$rq_rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$rq_rd
+
+
+module homa_rx_core_w512$hq$ring$rq_wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$rq_wr
+
+
+module homa_rx_core_w512$hq$ring$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$wr
+
+
 module homa_rx_core_w512$msgs(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,holes_forgotten,dropped_late,collisions,drop_pulse);
     
     // Module arguments
@@ -52881,7 +64586,7 @@ module homa_rx_core_w512$parser$s2_verdict(d,q,clock);
 endmodule // homa_rx_core_w512$parser$s2_verdict
 
 
-module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid,ro$0,ro$1,ro$2,ro$3,ro$4,ro$5,ro$6,ro$7,ro$8,ro$9,ro$10,ro$11,ro$12,ro$13,ro$14,ro$15,ro$16,ro$17,ro$18,ro$19,ro$20,ro$21,ro$22,ro$23,ro$24,ro$25,ro$26,ro$27,ro$28,ro$29,ro$30,ro$31,ro$32,ro$33,ro$34,ro$35,ro$36,ro$37,ro$38,ro$39,ro$40,ro$41,ro$42,ro$43,ro$44,ro$45,ro$46,ro$47,ro$48,ro$49,ro$50,ro$51,ro$52,ro$53,ro$54,ro$55,ro$56,ro$57,ro$58,ro$59,ro$60,ro$61,ro$62,ro$63,ro$64,ro$65,ro$66,ro$67,ro$68,ro$69,ro$70,ro$71,ro$72,ro$73,ro$74,ro$75,ro$76,ro$77,ro$78,ro$79,ro$80,ro$81,ro$82,ro$83,ro$84,ro$85,ro$86,ro$87,ro$88,ro$89,ro$90,ro$91,ro$92,ro$93,ro$94,rw$0,rw$1,rw$2,rw$3,rw$4,rw$5,rw$6,rw$7,rw$8,rw$9,rw$10,rw$11,rw$12,rw$13,rw$14,rw$15,rw$16,rw$17,rw$18,rw$19,rw$20,rw$21,rw$22,rw$23,rw$24,rw$25,rw$26,rw$27,rw$28,rw$29,rw$30,rw$31,rw$32,rw$33,rw$34,rw$35,rw$36,rw$37,rw$38,rw$39,rw$40,rw$41,rw$42,rw$43,rw$44,rw$45,rw$46,rw$47,rw$48,rw$49,rw$50,rw$51,rw$52,rw$53,rw$54,rw$55,rw$56,rw$57,rw$58,rw$59,rw$60,rw$61,rw$62,rw$63,rw$64,rw$65,rw$66,rw$67,rw$68,rw$69,rw$70,rw$71,rw$72,rw$73,rw$74,rw$75,rw$76,rw$77,rw$78,rw$79,rw$80,rw$81,rw$82,rw$83,rw$84,rw$85,rw$86,rw$87,rw$88,rw$89,rw$90,rw$91,rw$92,rw$93,rw$94);
+module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid,ro$0,ro$1,ro$2,ro$3,ro$4,ro$5,ro$6,ro$7,ro$8,ro$9,ro$10,ro$11,ro$12,ro$13,ro$14,ro$15,ro$16,ro$17,ro$18,ro$19,ro$20,ro$21,ro$22,ro$23,ro$24,ro$25,ro$26,ro$27,ro$28,ro$29,ro$30,ro$31,ro$32,ro$33,ro$34,ro$35,ro$36,ro$37,ro$38,ro$39,ro$40,ro$41,ro$42,ro$43,ro$44,ro$45,ro$46,ro$47,ro$48,ro$49,ro$50,ro$51,ro$52,ro$53,ro$54,ro$55,ro$56,ro$57,ro$58,ro$59,ro$60,ro$61,ro$62,ro$63,ro$64,ro$65,ro$66,ro$67,ro$68,ro$69,ro$70,ro$71,ro$72,ro$73,ro$74,ro$75,ro$76,ro$77,ro$78,ro$79,ro$80,ro$81,ro$82,ro$83,ro$84,ro$85,ro$86,ro$87,ro$88,ro$89,ro$90,ro$91,ro$92,ro$93,ro$94,ro$95,ro$96,ro$97,ro$98,ro$99,ro$100,rw$0,rw$1,rw$2,rw$3,rw$4,rw$5,rw$6,rw$7,rw$8,rw$9,rw$10,rw$11,rw$12,rw$13,rw$14,rw$15,rw$16,rw$17,rw$18,rw$19,rw$20,rw$21,rw$22,rw$23,rw$24,rw$25,rw$26,rw$27,rw$28,rw$29,rw$30,rw$31,rw$32,rw$33,rw$34,rw$35,rw$36,rw$37,rw$38,rw$39,rw$40,rw$41,rw$42,rw$43,rw$44,rw$45,rw$46,rw$47,rw$48,rw$49,rw$50,rw$51,rw$52,rw$53,rw$54,rw$55,rw$56,rw$57,rw$58,rw$59,rw$60,rw$61,rw$62,rw$63,rw$64,rw$65,rw$66,rw$67,rw$68,rw$69,rw$70,rw$71,rw$72,rw$73,rw$74,rw$75,rw$76,rw$77,rw$78,rw$79,rw$80,rw$81,rw$82,rw$83,rw$84,rw$85,rw$86,rw$87,rw$88,rw$89,rw$90,rw$91,rw$92,rw$93,rw$94,rw$95,rw$96,rw$97,rw$98,rw$99,rw$100);
     
     // Module arguments
     input wire  clock;
@@ -52987,6 +64692,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     input wire  [31:0] ro$92;
     input wire  [31:0] ro$93;
     input wire  [31:0] ro$94;
+    input wire  [31:0] ro$95;
+    input wire  [31:0] ro$96;
+    input wire  [31:0] ro$97;
+    input wire  [31:0] ro$98;
+    input wire  [31:0] ro$99;
+    input wire  [31:0] ro$100;
     output reg  [31:0] rw$0;
     output reg  [31:0] rw$1;
     output reg  [31:0] rw$2;
@@ -53082,6 +64793,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     output reg  [31:0] rw$92;
     output reg  [31:0] rw$93;
     output reg  [31:0] rw$94;
+    output reg  [31:0] rw$95;
+    output reg  [31:0] rw$96;
+    output reg  [31:0] rw$97;
+    output reg  [31:0] rw$98;
+    output reg  [31:0] rw$99;
+    output reg  [31:0] rw$100;
     
     // Constant declarations
     localparam  c_addr$0 = 16'h0;
@@ -53137,48 +64854,54 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_addr$50 = 16'h21c;
     localparam  c_addr$51 = 16'h220;
     localparam  c_addr$52 = 16'h224;
-    localparam  c_addr$53 = 16'h300;
-    localparam  c_addr$54 = 16'h304;
-    localparam  c_addr$55 = 16'h308;
-    localparam  c_addr$56 = 16'h30c;
-    localparam  c_addr$57 = 16'h310;
-    localparam  c_addr$58 = 16'h314;
-    localparam  c_addr$59 = 16'h318;
-    localparam  c_addr$60 = 16'h31c;
-    localparam  c_addr$61 = 16'h320;
-    localparam  c_addr$62 = 16'h324;
-    localparam  c_addr$63 = 16'h328;
-    localparam  c_addr$64 = 16'h32c;
-    localparam  c_addr$65 = 16'h330;
-    localparam  c_addr$66 = 16'h334;
-    localparam  c_addr$67 = 16'h338;
-    localparam  c_addr$68 = 16'h33c;
-    localparam  c_addr$69 = 16'h400;
-    localparam  c_addr$70 = 16'h404;
-    localparam  c_addr$71 = 16'h408;
-    localparam  c_addr$72 = 16'h40c;
-    localparam  c_addr$73 = 16'h410;
-    localparam  c_addr$74 = 16'h414;
-    localparam  c_addr$75 = 16'h418;
-    localparam  c_addr$76 = 16'h500;
-    localparam  c_addr$77 = 16'h504;
-    localparam  c_addr$78 = 16'h508;
-    localparam  c_addr$79 = 16'h50c;
-    localparam  c_addr$80 = 16'h510;
-    localparam  c_addr$81 = 16'h514;
-    localparam  c_addr$82 = 16'h518;
-    localparam  c_addr$83 = 16'h51c;
-    localparam  c_addr$84 = 16'h520;
-    localparam  c_addr$85 = 16'h524;
-    localparam  c_addr$86 = 16'h528;
-    localparam  c_addr$87 = 16'h52c;
-    localparam  c_addr$88 = 16'h530;
-    localparam  c_addr$89 = 16'h534;
-    localparam  c_addr$90 = 16'h538;
-    localparam  c_addr$91 = 16'h53c;
-    localparam  c_addr$92 = 16'h540;
-    localparam  c_addr$93 = 16'h544;
-    localparam  c_addr$94 = 16'h548;
+    localparam  c_addr$53 = 16'h228;
+    localparam  c_addr$54 = 16'h22c;
+    localparam  c_addr$55 = 16'h230;
+    localparam  c_addr$56 = 16'h234;
+    localparam  c_addr$57 = 16'h300;
+    localparam  c_addr$58 = 16'h304;
+    localparam  c_addr$59 = 16'h308;
+    localparam  c_addr$60 = 16'h30c;
+    localparam  c_addr$61 = 16'h310;
+    localparam  c_addr$62 = 16'h314;
+    localparam  c_addr$63 = 16'h318;
+    localparam  c_addr$64 = 16'h31c;
+    localparam  c_addr$65 = 16'h320;
+    localparam  c_addr$66 = 16'h324;
+    localparam  c_addr$67 = 16'h328;
+    localparam  c_addr$68 = 16'h32c;
+    localparam  c_addr$69 = 16'h330;
+    localparam  c_addr$70 = 16'h334;
+    localparam  c_addr$71 = 16'h338;
+    localparam  c_addr$72 = 16'h33c;
+    localparam  c_addr$73 = 16'h400;
+    localparam  c_addr$74 = 16'h404;
+    localparam  c_addr$75 = 16'h408;
+    localparam  c_addr$76 = 16'h40c;
+    localparam  c_addr$77 = 16'h410;
+    localparam  c_addr$78 = 16'h414;
+    localparam  c_addr$79 = 16'h418;
+    localparam  c_addr$80 = 16'h500;
+    localparam  c_addr$81 = 16'h504;
+    localparam  c_addr$82 = 16'h508;
+    localparam  c_addr$83 = 16'h50c;
+    localparam  c_addr$84 = 16'h510;
+    localparam  c_addr$85 = 16'h514;
+    localparam  c_addr$86 = 16'h518;
+    localparam  c_addr$87 = 16'h51c;
+    localparam  c_addr$88 = 16'h520;
+    localparam  c_addr$89 = 16'h524;
+    localparam  c_addr$90 = 16'h528;
+    localparam  c_addr$91 = 16'h52c;
+    localparam  c_addr$92 = 16'h530;
+    localparam  c_addr$93 = 16'h534;
+    localparam  c_addr$94 = 16'h538;
+    localparam  c_addr$95 = 16'h53c;
+    localparam  c_addr$96 = 16'h540;
+    localparam  c_addr$97 = 16'h544;
+    localparam  c_addr$98 = 16'h548;
+    localparam  c_addr$99 = 16'h54c;
+    localparam  c_addr$100 = 16'h550;
     localparam  c_value$0 = 32'h484d4e49;
     localparam  c_value$1 = 32'h10000;
     localparam  c_value$2 = 32'h100;
@@ -53223,7 +64946,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$41 = 32'hc350;
     localparam  c_value$42 = 32'had9c;
     localparam  c_value$43 = 32'h484d5258;
-    localparam  c_value$44 = 32'h10000;
+    localparam  c_value$44 = 32'h10001;
     localparam  c_value$45 = 32'h300;
     localparam  c_value$46 = 32'h0;
     localparam  c_value$47 = 32'h0;
@@ -53232,14 +64955,14 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$50 = 32'h0;
     localparam  c_value$51 = 32'h0;
     localparam  c_value$52 = 32'h0;
-    localparam  c_value$53 = 32'h484d4752;
-    localparam  c_value$54 = 32'h10001;
-    localparam  c_value$55 = 32'h400;
-    localparam  c_value$56 = 32'h400;
-    localparam  c_value$57 = 32'h0;
-    localparam  c_value$58 = 32'h0;
-    localparam  c_value$59 = 32'h0;
-    localparam  c_value$60 = 32'h0;
+    localparam  c_value$53 = 32'h0;
+    localparam  c_value$54 = 32'h0;
+    localparam  c_value$55 = 32'h0;
+    localparam  c_value$56 = 32'h0;
+    localparam  c_value$57 = 32'h484d4752;
+    localparam  c_value$58 = 32'h10001;
+    localparam  c_value$59 = 32'h400;
+    localparam  c_value$60 = 32'h400;
     localparam  c_value$61 = 32'h0;
     localparam  c_value$62 = 32'h0;
     localparam  c_value$63 = 32'h0;
@@ -53248,19 +64971,19 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$66 = 32'h0;
     localparam  c_value$67 = 32'h0;
     localparam  c_value$68 = 32'h0;
-    localparam  c_value$69 = 32'h484d5458;
-    localparam  c_value$70 = 32'h10000;
-    localparam  c_value$71 = 32'h500;
-    localparam  c_value$72 = 32'h10;
-    localparam  c_value$73 = 32'h0;
-    localparam  c_value$74 = 32'h0;
-    localparam  c_value$75 = 32'h0;
-    localparam  c_value$76 = 32'h484d5155;
-    localparam  c_value$77 = 32'h20000;
+    localparam  c_value$69 = 32'h0;
+    localparam  c_value$70 = 32'h0;
+    localparam  c_value$71 = 32'h0;
+    localparam  c_value$72 = 32'h0;
+    localparam  c_value$73 = 32'h484d5458;
+    localparam  c_value$74 = 32'h10000;
+    localparam  c_value$75 = 32'h500;
+    localparam  c_value$76 = 32'h10;
+    localparam  c_value$77 = 32'h0;
     localparam  c_value$78 = 32'h0;
     localparam  c_value$79 = 32'h0;
-    localparam  c_value$80 = 32'h0;
-    localparam  c_value$81 = 32'h0;
+    localparam  c_value$80 = 32'h484d5155;
+    localparam  c_value$81 = 32'h20001;
     localparam  c_value$82 = 32'h0;
     localparam  c_value$83 = 32'h0;
     localparam  c_value$84 = 32'h0;
@@ -53274,6 +64997,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$92 = 32'h0;
     localparam  c_value$93 = 32'h0;
     localparam  c_value$94 = 32'h0;
+    localparam  c_value$95 = 32'h0;
+    localparam  c_value$96 = 32'h0;
+    localparam  c_value$97 = 32'h0;
+    localparam  c_value$98 = 32'h0;
+    localparam  c_value$99 = 32'h0;
+    localparam  c_value$100 = 32'h0;
     localparam  c_control$0 = 1'b0;
     localparam  c_control$1 = 1'b0;
     localparam  c_control$2 = 1'b0;
@@ -53337,15 +65066,15 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_control$60 = 1'b0;
     localparam  c_control$61 = 1'b0;
     localparam  c_control$62 = 1'b0;
-    localparam  c_control$63 = 1'b1;
-    localparam  c_control$64 = 1'b1;
-    localparam  c_control$65 = 1'b1;
-    localparam  c_control$66 = 1'b1;
+    localparam  c_control$63 = 1'b0;
+    localparam  c_control$64 = 1'b0;
+    localparam  c_control$65 = 1'b0;
+    localparam  c_control$66 = 1'b0;
     localparam  c_control$67 = 1'b1;
-    localparam  c_control$68 = 1'b0;
-    localparam  c_control$69 = 1'b0;
-    localparam  c_control$70 = 1'b0;
-    localparam  c_control$71 = 1'b0;
+    localparam  c_control$68 = 1'b1;
+    localparam  c_control$69 = 1'b1;
+    localparam  c_control$70 = 1'b1;
+    localparam  c_control$71 = 1'b1;
     localparam  c_control$72 = 1'b0;
     localparam  c_control$73 = 1'b0;
     localparam  c_control$74 = 1'b0;
@@ -53353,22 +65082,28 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_control$76 = 1'b0;
     localparam  c_control$77 = 1'b0;
     localparam  c_control$78 = 1'b0;
-    localparam  c_control$79 = 1'b1;
-    localparam  c_control$80 = 1'b1;
-    localparam  c_control$81 = 1'b1;
-    localparam  c_control$82 = 1'b1;
-    localparam  c_control$83 = 1'b0;
+    localparam  c_control$79 = 1'b0;
+    localparam  c_control$80 = 1'b0;
+    localparam  c_control$81 = 1'b0;
+    localparam  c_control$82 = 1'b0;
+    localparam  c_control$83 = 1'b1;
     localparam  c_control$84 = 1'b1;
     localparam  c_control$85 = 1'b1;
     localparam  c_control$86 = 1'b1;
-    localparam  c_control$87 = 1'b1;
-    localparam  c_control$88 = 1'b0;
+    localparam  c_control$87 = 1'b0;
+    localparam  c_control$88 = 1'b1;
     localparam  c_control$89 = 1'b1;
     localparam  c_control$90 = 1'b1;
     localparam  c_control$91 = 1'b1;
     localparam  c_control$92 = 1'b0;
     localparam  c_control$93 = 1'b1;
-    localparam  c_control$94 = 1'b0;
+    localparam  c_control$94 = 1'b1;
+    localparam  c_control$95 = 1'b1;
+    localparam  c_control$96 = 1'b0;
+    localparam  c_control$97 = 1'b1;
+    localparam  c_control$98 = 1'b0;
+    localparam  c_control$99 = 1'b0;
+    localparam  c_control$100 = 1'b0;
     localparam  c_status$0 = 1'b0;
     localparam  c_status$1 = 1'b0;
     localparam  c_status$2 = 1'b0;
@@ -53422,48 +65157,54 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_status$50 = 1'b1;
     localparam  c_status$51 = 1'b1;
     localparam  c_status$52 = 1'b1;
-    localparam  c_status$53 = 1'b0;
-    localparam  c_status$54 = 1'b0;
-    localparam  c_status$55 = 1'b0;
-    localparam  c_status$56 = 1'b0;
-    localparam  c_status$57 = 1'b1;
-    localparam  c_status$58 = 1'b1;
-    localparam  c_status$59 = 1'b1;
-    localparam  c_status$60 = 1'b1;
+    localparam  c_status$53 = 1'b1;
+    localparam  c_status$54 = 1'b1;
+    localparam  c_status$55 = 1'b1;
+    localparam  c_status$56 = 1'b1;
+    localparam  c_status$57 = 1'b0;
+    localparam  c_status$58 = 1'b0;
+    localparam  c_status$59 = 1'b0;
+    localparam  c_status$60 = 1'b0;
     localparam  c_status$61 = 1'b1;
     localparam  c_status$62 = 1'b1;
-    localparam  c_status$63 = 1'b0;
-    localparam  c_status$64 = 1'b0;
-    localparam  c_status$65 = 1'b0;
-    localparam  c_status$66 = 1'b0;
+    localparam  c_status$63 = 1'b1;
+    localparam  c_status$64 = 1'b1;
+    localparam  c_status$65 = 1'b1;
+    localparam  c_status$66 = 1'b1;
     localparam  c_status$67 = 1'b0;
-    localparam  c_status$68 = 1'b1;
+    localparam  c_status$68 = 1'b0;
     localparam  c_status$69 = 1'b0;
     localparam  c_status$70 = 1'b0;
     localparam  c_status$71 = 1'b0;
-    localparam  c_status$72 = 1'b0;
-    localparam  c_status$73 = 1'b1;
-    localparam  c_status$74 = 1'b1;
-    localparam  c_status$75 = 1'b1;
+    localparam  c_status$72 = 1'b1;
+    localparam  c_status$73 = 1'b0;
+    localparam  c_status$74 = 1'b0;
+    localparam  c_status$75 = 1'b0;
     localparam  c_status$76 = 1'b0;
-    localparam  c_status$77 = 1'b0;
-    localparam  c_status$78 = 1'b0;
-    localparam  c_status$79 = 1'b0;
+    localparam  c_status$77 = 1'b1;
+    localparam  c_status$78 = 1'b1;
+    localparam  c_status$79 = 1'b1;
     localparam  c_status$80 = 1'b0;
     localparam  c_status$81 = 1'b0;
     localparam  c_status$82 = 1'b0;
-    localparam  c_status$83 = 1'b1;
+    localparam  c_status$83 = 1'b0;
     localparam  c_status$84 = 1'b0;
     localparam  c_status$85 = 1'b0;
     localparam  c_status$86 = 1'b0;
-    localparam  c_status$87 = 1'b0;
-    localparam  c_status$88 = 1'b1;
+    localparam  c_status$87 = 1'b1;
+    localparam  c_status$88 = 1'b0;
     localparam  c_status$89 = 1'b0;
     localparam  c_status$90 = 1'b0;
     localparam  c_status$91 = 1'b0;
     localparam  c_status$92 = 1'b1;
     localparam  c_status$93 = 1'b0;
-    localparam  c_status$94 = 1'b1;
+    localparam  c_status$94 = 1'b0;
+    localparam  c_status$95 = 1'b0;
+    localparam  c_status$96 = 1'b1;
+    localparam  c_status$97 = 1'b0;
+    localparam  c_status$98 = 1'b1;
+    localparam  c_status$99 = 1'b1;
+    localparam  c_status$100 = 1'b1;
     localparam  c_zero = 32'h0;
     
     // Stub signals
@@ -53752,6 +65493,24 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     reg  [31:0] regs$94$d;
     wire  [31:0] regs$94$q;
     reg  regs$94$clock;
+    reg  [31:0] regs$95$d;
+    wire  [31:0] regs$95$q;
+    reg  regs$95$clock;
+    reg  [31:0] regs$96$d;
+    wire  [31:0] regs$96$q;
+    reg  regs$96$clock;
+    reg  [31:0] regs$97$d;
+    wire  [31:0] regs$97$q;
+    reg  regs$97$clock;
+    reg  [31:0] regs$98$d;
+    wire  [31:0] regs$98$q;
+    reg  regs$98$clock;
+    reg  [31:0] regs$99$d;
+    wire  [31:0] regs$99$q;
+    reg  regs$99$clock;
+    reg  [31:0] regs$100$d;
+    wire  [31:0] regs$100$q;
+    reg  regs$100$clock;
     reg  [31:0] rdata$d;
     wire  [31:0] rdata$q;
     reg  rdata$clock;
@@ -54237,6 +65996,36 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
         .d(regs$94$d),
         .q(regs$94$q),
         .clock(regs$94$clock)
+    );
+    homa_rx_core_w512$regs$regs$95 regs$95(
+        .d(regs$95$d),
+        .q(regs$95$q),
+        .clock(regs$95$clock)
+    );
+    homa_rx_core_w512$regs$regs$96 regs$96(
+        .d(regs$96$d),
+        .q(regs$96$q),
+        .clock(regs$96$clock)
+    );
+    homa_rx_core_w512$regs$regs$97 regs$97(
+        .d(regs$97$d),
+        .q(regs$97$q),
+        .clock(regs$97$clock)
+    );
+    homa_rx_core_w512$regs$regs$98 regs$98(
+        .d(regs$98$d),
+        .q(regs$98$q),
+        .clock(regs$98$clock)
+    );
+    homa_rx_core_w512$regs$regs$99 regs$99(
+        .d(regs$99$d),
+        .q(regs$99$q),
+        .clock(regs$99$clock)
+    );
+    homa_rx_core_w512$regs$regs$100 regs$100(
+        .d(regs$100$d),
+        .q(regs$100$q),
+        .clock(regs$100$clock)
     );
     homa_rx_core_w512$regs$rdata rdata(
         .d(rdata$d),
@@ -56251,6 +68040,132 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
                 read = ro$94;
             end
         end
+        regs$95$clock = clock;
+        regs$95$d = regs$95$q;
+        if (c_control$95 & s_reg_we & (s_reg_addr == c_addr$95)) begin
+            regs$95$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$95$d = c_value$95;
+        end
+        rw$95 = c_zero;
+        if (c_control$95) begin
+            rw$95 = regs$95$q;
+        end
+        if (s_reg_addr == c_addr$95) begin
+            read = c_value$95;
+            if (c_control$95) begin
+                read = regs$95$q;
+            end
+            if (c_status$95) begin
+                read = ro$95;
+            end
+        end
+        regs$96$clock = clock;
+        regs$96$d = regs$96$q;
+        if (c_control$96 & s_reg_we & (s_reg_addr == c_addr$96)) begin
+            regs$96$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$96$d = c_value$96;
+        end
+        rw$96 = c_zero;
+        if (c_control$96) begin
+            rw$96 = regs$96$q;
+        end
+        if (s_reg_addr == c_addr$96) begin
+            read = c_value$96;
+            if (c_control$96) begin
+                read = regs$96$q;
+            end
+            if (c_status$96) begin
+                read = ro$96;
+            end
+        end
+        regs$97$clock = clock;
+        regs$97$d = regs$97$q;
+        if (c_control$97 & s_reg_we & (s_reg_addr == c_addr$97)) begin
+            regs$97$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$97$d = c_value$97;
+        end
+        rw$97 = c_zero;
+        if (c_control$97) begin
+            rw$97 = regs$97$q;
+        end
+        if (s_reg_addr == c_addr$97) begin
+            read = c_value$97;
+            if (c_control$97) begin
+                read = regs$97$q;
+            end
+            if (c_status$97) begin
+                read = ro$97;
+            end
+        end
+        regs$98$clock = clock;
+        regs$98$d = regs$98$q;
+        if (c_control$98 & s_reg_we & (s_reg_addr == c_addr$98)) begin
+            regs$98$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$98$d = c_value$98;
+        end
+        rw$98 = c_zero;
+        if (c_control$98) begin
+            rw$98 = regs$98$q;
+        end
+        if (s_reg_addr == c_addr$98) begin
+            read = c_value$98;
+            if (c_control$98) begin
+                read = regs$98$q;
+            end
+            if (c_status$98) begin
+                read = ro$98;
+            end
+        end
+        regs$99$clock = clock;
+        regs$99$d = regs$99$q;
+        if (c_control$99 & s_reg_we & (s_reg_addr == c_addr$99)) begin
+            regs$99$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$99$d = c_value$99;
+        end
+        rw$99 = c_zero;
+        if (c_control$99) begin
+            rw$99 = regs$99$q;
+        end
+        if (s_reg_addr == c_addr$99) begin
+            read = c_value$99;
+            if (c_control$99) begin
+                read = regs$99$q;
+            end
+            if (c_status$99) begin
+                read = ro$99;
+            end
+        end
+        regs$100$clock = clock;
+        regs$100$d = regs$100$q;
+        if (c_control$100 & s_reg_we & (s_reg_addr == c_addr$100)) begin
+            regs$100$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$100$d = c_value$100;
+        end
+        rw$100 = c_zero;
+        if (c_control$100) begin
+            rw$100 = regs$100$q;
+        end
+        if (s_reg_addr == c_addr$100) begin
+            read = c_value$100;
+            if (c_control$100) begin
+                read = regs$100$q;
+            end
+            if (c_status$100) begin
+                read = ro$100;
+            end
+        end
         rvalid$d = s_reg_re;
         if (s_reg_re) begin
             rdata$d = read;
@@ -56339,6 +68254,25 @@ module homa_rx_core_w512$regs$regs$10(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$regs$regs$10
+
+
+module homa_rx_core_w512$regs$regs$100(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$100
 
 
 module homa_rx_core_w512$regs$regs$11(d,q,clock);
@@ -58087,6 +70021,101 @@ module homa_rx_core_w512$regs$regs$94(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$regs$regs$94
+
+
+module homa_rx_core_w512$regs$regs$95(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$95
+
+
+module homa_rx_core_w512$regs$regs$96(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$96
+
+
+module homa_rx_core_w512$regs$regs$97(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$97
+
+
+module homa_rx_core_w512$regs$regs$98(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$98
+
+
+module homa_rx_core_w512$regs$regs$99(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$99
 
 
 module homa_rx_core_w512$regs$rvalid(d,q,clock);

@@ -10,7 +10,9 @@
 //!                                                     └──► m_wr_* ◄──┘ (entry writes first)
 //! ```
 //!
-//! The write port takes one 64-byte beat per cycle. Completion-ring writes win the port over
+//! Completions pass through a two-entry FIFO on their way to the ring writer (which takes
+//! each with its second write), so the engine never waits on the write port's arbitration
+//! within a cycle. The write port takes one 64-byte beat per cycle. Completion-ring writes win the port over
 //! payload writes: they are at most two beats per packet and never wait on the payload, so
 //! neither side starves (a waiting completion holds the DMA engine's headers, and with them,
 //! after eight payloads, its payload input). Order on the port is the order of the engine's
@@ -20,10 +22,14 @@
 //! Nothing here adds state: the safety properties are the blocks' own (writes only inside a
 //! posted buffer or an entry the host has consumed; reads only of posted descriptors).
 
+mod records;
 #[cfg(test)]
 mod tests;
 
+pub use records::DataHdr;
+
 use crate::cq_writer::CqWriter512;
+use crate::fifo::Fifo2;
 use crate::hdl::*;
 use crate::rx_dma::RxDma512;
 use crate::rx_ring::RxRing512;
@@ -117,7 +123,7 @@ pub struct HostRx512 {
     pub rx_data: Signal<Out, Bits<32>>,
     /// `ERROR` completions posted by the DMA engine.
     pub rx_errors: Signal<Out, Bits<32>>,
-    /// Payloads dropped for want of a posted buffer.
+    /// Payloads dropped for want of a posted buffer (a bad frame's too).
     pub no_buffer: Signal<Out, Bits<32>>,
     /// Payloads of frames that ended bad.
     pub bad_frames: Signal<Out, Bits<32>>,
@@ -130,6 +136,10 @@ pub struct HostRx512 {
     ring: RxRing512,
     dma: RxDma512,
     cq: CqWriter512,
+    /// Completions between the DMA engine and the ring writer: the engine sees only this
+    /// FIFO's registered `full`, so no combinational path runs from the write port's
+    /// arbitration back into the engine.
+    cpl: Fifo2<Bits<512>>,
 }
 
 impl HostRx512 {
@@ -187,6 +197,7 @@ impl HostRx512 {
             ring: RxRing512::new(),
             dma: RxDma512::new(),
             cq: CqWriter512::new(),
+            cpl: Fifo2::default(),
         }
     }
 
@@ -288,9 +299,14 @@ impl Logic for HostRx512 {
         self.cq.cfg_log2.next = self.cfg_cq_log2.val();
         self.cq.cfg_consumer.next = self.cfg_cq_consumer.val();
         self.cq.cfg_clear.next = self.cfg_cq_clear.val();
-        self.cq.s_cpl_valid.next = self.dma.m_cpl_valid.val();
-        self.cq.s_cpl_data.next = self.dma.m_cpl_data.val();
-        self.dma.m_cpl_ready.next = self.cq.s_cpl_ready.val();
+        self.cpl.clock.next = self.clock.val();
+        self.cpl.reset.next = self.reset.val();
+        self.cpl.push.next = self.dma.m_cpl_valid.val() & !self.cpl.full.val();
+        self.cpl.din.next = self.dma.m_cpl_data.val();
+        self.dma.m_cpl_ready.next = !self.cpl.full.val();
+        self.cq.s_cpl_valid.next = self.cpl.valid.val();
+        self.cq.s_cpl_data.next = self.cpl.dout.val();
+        self.cpl.ready.next = self.cq.s_cpl_ready.val();
         // The write port: entry writes first, payload writes otherwise.
         self.cq.m_dma_ready.next = self.m_wr_ready.val();
         self.dma.m_dma_ready.next = self.m_wr_ready.val() & !self.cq.m_dma_valid.val();

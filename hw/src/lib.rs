@@ -16,7 +16,8 @@
 //!   `proto::wire`.
 //! - [`regfile::RegFile`]: the register file, generated from `homa_proto::regs`.
 //! - [`rx_core::HomaRxCore512`]: the receive half of the NIC core, composed of the above
-//!   (parser → message table → grant generator → GRANT framer, register file).
+//!   (parser → message table → grant generator → GRANT framer, register file, and the RX
+//!   host queues of [`host_rx::HostRx512`] for the payloads).
 //! - [`rx_dma::RxDma512`]: the receive DMA engine: each DATA payload into one posted host
 //!   buffer (writes cut at the buffer's end), one `RX_DATA` or `ERROR` completion per buffer.
 //! - [`rx_ring::RxRing512`]: fetches the RX buffer descriptors the host posts, four per
@@ -36,9 +37,9 @@
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and
 //! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the TX half (DATA
-//! frames from host descriptors, GRANTs into the SRPT scheduler), the RX host-queue blocks
-//! composed into the core (register file, one DMA write port shared by payloads and
-//! completions), and a grant decision that closes timing at 250 MHz.
+//! frames from host descriptors, GRANTs into the SRPT scheduler), completion kinds for
+//! control packets (the host still reads headers from the core's header port), and a grant
+//! decision that closes timing at 250 MHz.
 
 pub mod cq_writer;
 pub mod cq_writer_model;

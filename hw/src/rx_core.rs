@@ -1,23 +1,36 @@
 //! `HomaRxCore512`: the receive half of the NIC core at 100 Gb/s, composed from the tested
-//! blocks: RX parser → inbound message table → grant generator → GRANT framer.
+//! blocks: RX parser → inbound message table → grant generator → GRANT framer, and the RX
+//! host queues (descriptor ring fetcher, DMA engine, completion writer).
 //!
 //! ```text
-//!  s_axis_* ─► HomaParser512 ─┬─ payload ─────────────────────────────► m_pay_*   (to host DMA)
-//!                             ├─ every header ───────────────────────► m_hdr_*   (to the host)
+//!  s_axis_* ─► HomaParser512 ─┬─ payload ──────────► HostRx512 ─► m_dma_wr_* (payload, completions)
+//!                             │                        ▲  └────► m_dma_rd_* / s_dma_rd_* (descriptors)
+//!                             ├─ DATA headers ─────────┘
+//!                             ├─ every header ───────────────────► m_hdr_*   (to the host)
 //!                             └─ IPv4 DATA headers ─► MsgTable1024 ─► GrantScheduler16
 //!                                                                         └─► GrantFramer512 ─► m_grant_axis_*
 //! ```
 //!
-//! The header stream forks: a DATA header leaves when both the host side (`m_hdr_ready`) and
-//! the message table take it. GRANTs go to the next-hop MAC `cfg_gw_mac` (an L3 fabric: every
-//! frame leaves through the top-of-rack router). Configuration and counters live in the
-//! register file generated from `proto::regs` ([`crate::regfile::RegFile`]), on the
-//! `s_reg_*`/`m_reg_*` bus: the driver programs the core by the same register names.
-//! IPv6 DATA reaches the host but not the table (the table keys peers by IPv4 address).
+//! The header fork: a header leaves when every taker takes it: the host side
+//! (`m_hdr_ready`), the message table (IPv4 DATA), the host queues (DATA: its completion).
+//! Each DATA payload goes by DMA into one RX buffer the host posted (QUEUE `rx_*`), and its
+//! `RX_DATA` completion into the completion ring (QUEUE `cq_*`); writing `rx_log2_size` or
+//! `cq_log2_size` restarts that ring at index 0. Until the host sets the rings up, payloads
+//! are dropped (no buffer) and the grant path runs as before. `m_hdr_*` still carries every
+//! header to the host: control packets have no completion kind yet, and `RX_DATA` lacks
+//! three DATA fields the host stack uses (`incoming`, `cutoff_version`, the piggybacked ack).
+//!
+//! GRANTs go to the next-hop MAC `cfg_gw_mac` (an L3 fabric: every frame leaves through the
+//! top-of-rack router). Configuration and counters live in the register file generated from
+//! `proto::regs` ([`crate::regfile::RegFile`]), on the `s_reg_*`/`m_reg_*` bus: the driver
+//! programs the core by the same register names. IPv6 DATA reaches the host but not the
+//! table (the table keys peers by IPv4 address).
 
+use crate::fifo::Fifo2;
 use crate::grant::GrantScheduler16;
 use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32, Lo32Hi32, Mac48};
 use crate::hdl::*;
+use crate::host_rx::{DataHdr, HostRx512};
 use crate::msg_table::MsgTable1024;
 use crate::parser::HomaParser512;
 use crate::regfile::{HOMA_REG_WORDS, HomaRegFile, index_of};
@@ -39,18 +52,30 @@ pub struct HomaRxCore512 {
     pub s_axis_tlast: Signal<In, Bit>,
     /// The beat is taken.
     pub s_axis_tready: Signal<Out, Bit>,
-    /// DATA payload, realigned (to the host DMA engine).
-    pub m_pay_tdata: Signal<Out, Bits<512>>,
-    /// Payload byte enables.
-    pub m_pay_tkeep: Signal<Out, Bits<64>>,
-    /// A payload beat is offered.
-    pub m_pay_tvalid: Signal<Out, Bit>,
-    /// The payload's last beat.
-    pub m_pay_tlast: Signal<Out, Bit>,
-    /// The frame turned out bad: drop this payload.
-    pub m_pay_tuser: Signal<Out, Bit>,
-    /// The payload beat is taken.
-    pub m_pay_tready: Signal<In, Bit>,
+    /// DMA read request (RX buffer descriptors) is offered.
+    pub m_dma_rd_valid: Signal<Out, Bit>,
+    /// The read request is taken.
+    pub m_dma_rd_ready: Signal<In, Bit>,
+    /// Host address to read.
+    pub m_dma_rd_addr: Signal<Out, Bits<64>>,
+    /// Bytes to read (16 to 64).
+    pub m_dma_rd_len: Signal<Out, Bits<32>>,
+    /// A read response: one beat per request, in request order, always taken.
+    pub s_dma_rd_valid: Signal<In, Bit>,
+    /// The bytes read, byte 0 in bits 7..0.
+    pub s_dma_rd_data: Signal<In, Bits<512>>,
+    /// A DMA write beat (payload into an RX buffer, or a completion entry) is offered.
+    pub m_dma_wr_valid: Signal<Out, Bit>,
+    /// The write beat is taken.
+    pub m_dma_wr_ready: Signal<In, Bit>,
+    /// Host address of data byte 0.
+    pub m_dma_wr_addr: Signal<Out, Bits<64>>,
+    /// Data: byte `i` goes to `addr + i` when `keep[i]`.
+    pub m_dma_wr_data: Signal<Out, Bits<512>>,
+    /// Byte enables.
+    pub m_dma_wr_keep: Signal<Out, Bits<64>>,
+    /// The last beat of a write.
+    pub m_dma_wr_last: Signal<Out, Bit>,
     /// A parsed header is offered to the host.
     pub m_hdr_valid: Signal<Out, Bit>,
     /// The host takes it.
@@ -124,6 +149,35 @@ pub struct HomaRxCore512 {
     grant: GrantScheduler16,
     framer: GrantFramer512,
     regs: HomaRegFile,
+    hq: HostRx512,
+    /// DATA headers on their way to the host queues: the fork sees only this FIFO's
+    /// registered `full`, so no combinational path runs from the host queues to the table.
+    dhdr: Fifo2<DataHdr>,
+    c_i_dropped_no_buffer: Constant<Bits<8>>,
+    c_i_rx_data: Constant<Bits<8>>,
+    c_i_rx_errors: Constant<Bits<8>>,
+    c_i_dropped_bad_payload: Constant<Bits<8>>,
+    c_i_data_empty: Constant<Bits<8>>,
+    c_i_rx_bad_descriptors: Constant<Bits<8>>,
+    c_i_cq_dropped: Constant<Bits<8>>,
+    rx_base: Signal<Local, Lo32Hi32>,
+    cq_base: Signal<Local, Lo32Hi32>,
+    c_i_rx_base_lo: Constant<Bits<8>>,
+    c_i_rx_base_hi: Constant<Bits<8>>,
+    c_i_rx_log2_size: Constant<Bits<8>>,
+    c_i_rx_producer: Constant<Bits<8>>,
+    c_i_rx_consumer: Constant<Bits<8>>,
+    c_i_cq_base_lo: Constant<Bits<8>>,
+    c_i_cq_base_hi: Constant<Bits<8>>,
+    c_i_cq_log2_size: Constant<Bits<8>>,
+    c_i_cq_producer: Constant<Bits<8>>,
+    c_i_cq_consumer: Constant<Bits<8>>,
+    /// Byte addresses of QUEUE.rx_log2_size and QUEUE.cq_log2_size (a write restarts the ring).
+    c_a_rx_log2: Constant<Bits<16>>,
+    c_a_cq_log2: Constant<Bits<16>>,
+    is_dma: Signal<Local, Bit>,
+    dma_ok: Signal<Local, Bit>,
+    table_ok: Signal<Local, Bit>,
     local_mac: Signal<Local, Mac48>,
     gw_mac: Signal<Local, Mac48>,
     cfg_ip: Signal<Local, Bits<32>>,
@@ -184,13 +238,15 @@ pub struct HomaRxCore512 {
     c_v4: Constant<Bits<4>>,
     c_lo: Constant<Bits<8>>,
     c_zero16: Constant<Bits<16>>,
+    c_zero5: Constant<Bits<5>>,
 }
 
-/// The byte address of the release doorbell, GRANT.release.
-fn release_address() -> u32 {
-    homa_proto::regs::block("GRANT")
-        .and_then(|b| b.address("release"))
-        .expect("GRANT.release is in proto::regs")
+/// The byte address of a register, as a constant the core compares the bus address with.
+fn address_of(block: &str, name: &str) -> Constant<Bits<16>> {
+    let a = homa_proto::regs::block(block)
+        .and_then(|b| b.address(name))
+        .unwrap_or_else(|| panic!("{block}.{name} is in proto::regs"));
+    Constant::new(u64::from(a).into())
 }
 
 /// The word index of a register as a constant (the core selects registers by comparing
@@ -210,12 +266,18 @@ impl HomaRxCore512 {
             s_axis_tvalid: Signal::default(),
             s_axis_tlast: Signal::default(),
             s_axis_tready: Signal::default(),
-            m_pay_tdata: Signal::default(),
-            m_pay_tkeep: Signal::default(),
-            m_pay_tvalid: Signal::default(),
-            m_pay_tlast: Signal::default(),
-            m_pay_tuser: Signal::default(),
-            m_pay_tready: Signal::default(),
+            m_dma_rd_valid: Signal::default(),
+            m_dma_rd_ready: Signal::default(),
+            m_dma_rd_addr: Signal::default(),
+            m_dma_rd_len: Signal::default(),
+            s_dma_rd_valid: Signal::default(),
+            s_dma_rd_data: Signal::default(),
+            m_dma_wr_valid: Signal::default(),
+            m_dma_wr_ready: Signal::default(),
+            m_dma_wr_addr: Signal::default(),
+            m_dma_wr_data: Signal::default(),
+            m_dma_wr_keep: Signal::default(),
+            m_dma_wr_last: Signal::default(),
             m_hdr_valid: Signal::default(),
             m_hdr_ready: Signal::default(),
             m_hdr_ip_version: Signal::default(),
@@ -255,6 +317,32 @@ impl HomaRxCore512 {
             grant: GrantScheduler16::new(),
             framer: GrantFramer512::new(),
             regs: HomaRegFile::new(),
+            hq: HostRx512::new(),
+            dhdr: Fifo2::default(),
+            c_i_dropped_no_buffer: ix("RX", "dropped_no_buffer"),
+            c_i_rx_data: ix("RX", "rx_data"),
+            c_i_rx_errors: ix("RX", "rx_errors"),
+            c_i_dropped_bad_payload: ix("RX", "dropped_bad_payload"),
+            c_i_data_empty: ix("RX", "data_empty"),
+            c_i_rx_bad_descriptors: ix("QUEUE", "rx_bad_descriptors"),
+            c_i_cq_dropped: ix("QUEUE", "cq_dropped"),
+            rx_base: Signal::default(),
+            cq_base: Signal::default(),
+            c_i_rx_base_lo: ix("QUEUE", "rx_base_lo"),
+            c_i_rx_base_hi: ix("QUEUE", "rx_base_hi"),
+            c_i_rx_log2_size: ix("QUEUE", "rx_log2_size"),
+            c_i_rx_producer: ix("QUEUE", "rx_producer"),
+            c_i_rx_consumer: ix("QUEUE", "rx_consumer"),
+            c_i_cq_base_lo: ix("QUEUE", "cq_base_lo"),
+            c_i_cq_base_hi: ix("QUEUE", "cq_base_hi"),
+            c_i_cq_log2_size: ix("QUEUE", "cq_log2_size"),
+            c_i_cq_producer: ix("QUEUE", "cq_producer"),
+            c_i_cq_consumer: ix("QUEUE", "cq_consumer"),
+            c_a_rx_log2: address_of("QUEUE", "rx_log2_size"),
+            c_a_cq_log2: address_of("QUEUE", "cq_log2_size"),
+            is_dma: Signal::default(),
+            dma_ok: Signal::default(),
+            table_ok: Signal::default(),
             local_mac: Signal::default(),
             gw_mac: Signal::default(),
             cfg_ip: Signal::default(),
@@ -293,7 +381,7 @@ impl HomaRxCore512 {
             c_i_release_id_hi: ix("GRANT", "release_id_hi"),
             c_i_release_length: ix("GRANT", "release_length"),
             c_i_releases: ix("GRANT", "releases"),
-            c_a_release: Constant::new(u64::from(release_address()).into()),
+            c_a_release: address_of("GRANT", "release"),
             c_one32: Constant::new(1u64.into()),
             rel_pending: DFF::default(),
             rel_peer: DFF::default(),
@@ -313,6 +401,7 @@ impl HomaRxCore512 {
             c_v4: Constant::new(4u64.into()),
             c_lo: Constant::new(0u64.into()),
             c_zero16: Constant::new(0u64.into()),
+            c_zero5: Constant::new(0u64.into()),
         }
     }
 
@@ -325,7 +414,10 @@ impl HomaRxCore512 {
         uut.s_axis_tkeep.connect();
         uut.s_axis_tvalid.connect();
         uut.s_axis_tlast.connect();
-        uut.m_pay_tready.connect();
+        uut.m_dma_rd_ready.connect();
+        uut.s_dma_rd_valid.connect();
+        uut.s_dma_rd_data.connect();
+        uut.m_dma_wr_ready.connect();
         uut.m_hdr_ready.connect();
         uut.m_grant_axis_tready.connect();
         uut.s_reg_addr.connect();
@@ -384,7 +476,41 @@ impl Logic for HomaRxCore512 {
         self.op_id.next.lo = self.c_zero32.val();
         self.op_id.next.hi = self.c_zero32.val();
         self.op_len.next = self.c_zero32.val();
+        self.rx_base.next.lo = self.c_zero32.val();
+        self.rx_base.next.hi = self.c_zero32.val();
+        self.cq_base.next.lo = self.c_zero32.val();
+        self.cq_base.next.hi = self.c_zero32.val();
+        self.hq.cfg_rx_log2.next = self.c_zero5.val();
+        self.hq.cfg_cq_log2.next = self.c_zero5.val();
+        self.hq.cfg_rx_producer.next = self.c_zero32.val();
+        self.hq.cfg_cq_consumer.next = self.c_zero32.val();
         for r in 0..HOMA_REG_WORDS {
+            if self.c_r[r].val() == self.c_i_rx_base_lo.val() {
+                self.rx_base.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_rx_base_hi.val() {
+                self.rx_base.next.hi = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_rx_log2_size.val() {
+                self.hq.cfg_rx_log2.next =
+                    self.regs.rw[r].val().get_bits::<5>(self.c_lo.val().index());
+            }
+            if self.c_r[r].val() == self.c_i_rx_producer.val() {
+                self.hq.cfg_rx_producer.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cq_base_lo.val() {
+                self.cq_base.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cq_base_hi.val() {
+                self.cq_base.next.hi = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cq_log2_size.val() {
+                self.hq.cfg_cq_log2.next =
+                    self.regs.rw[r].val().get_bits::<5>(self.c_lo.val().index());
+            }
+            if self.c_r[r].val() == self.c_i_cq_consumer.val() {
+                self.hq.cfg_cq_consumer.next = self.regs.rw[r].val();
+            }
             if self.c_r[r].val() == self.c_i_max_overcommit.val() {
                 self.grant.cfg_max_overcommit.next =
                     self.regs.rw[r].val().get_bits::<8>(self.c_lo.val().index());
@@ -494,6 +620,33 @@ impl Logic for HomaRxCore512 {
             if self.c_r[r].val() == self.c_i_collisions.val() {
                 self.regs.ro[r].next = self.msgs.collisions.val();
             }
+            if self.c_r[r].val() == self.c_i_rx_consumer.val() {
+                self.regs.ro[r].next = self.hq.rx_consumer.val();
+            }
+            if self.c_r[r].val() == self.c_i_cq_producer.val() {
+                self.regs.ro[r].next = self.hq.cq_producer.val();
+            }
+            if self.c_r[r].val() == self.c_i_dropped_no_buffer.val() {
+                self.regs.ro[r].next = self.hq.no_buffer.val();
+            }
+            if self.c_r[r].val() == self.c_i_rx_data.val() {
+                self.regs.ro[r].next = self.hq.rx_data.val();
+            }
+            if self.c_r[r].val() == self.c_i_rx_errors.val() {
+                self.regs.ro[r].next = self.hq.rx_errors.val();
+            }
+            if self.c_r[r].val() == self.c_i_dropped_bad_payload.val() {
+                self.regs.ro[r].next = self.hq.bad_frames.val();
+            }
+            if self.c_r[r].val() == self.c_i_data_empty.val() {
+                self.regs.ro[r].next = self.hq.empty.val();
+            }
+            if self.c_r[r].val() == self.c_i_rx_bad_descriptors.val() {
+                self.regs.ro[r].next = self.hq.bad_descriptors.val();
+            }
+            if self.c_r[r].val() == self.c_i_cq_dropped.val() {
+                self.regs.ro[r].next = self.hq.cq_dropped.val();
+            }
         }
         self.parser.clock.next = self.clock.val();
         self.msgs.clock.next = self.clock.val();
@@ -509,21 +662,73 @@ impl Logic for HomaRxCore512 {
         self.parser.s_axis_tvalid.next = self.s_axis_tvalid.val();
         self.parser.s_axis_tlast.next = self.s_axis_tlast.val();
         self.s_axis_tready.next = self.parser.s_axis_tready.val();
-        self.m_pay_tdata.next = self.parser.m_axis_tdata.val();
-        self.m_pay_tkeep.next = self.parser.m_axis_tkeep.val();
-        self.m_pay_tvalid.next = self.parser.m_axis_tvalid.val();
-        self.m_pay_tlast.next = self.parser.m_axis_tlast.val();
-        self.m_pay_tuser.next = self.parser.m_axis_tuser.val();
-        self.parser.m_axis_tready.next = self.m_pay_tready.val();
-        // The header fork: the host always, the table for IPv4 DATA.
+        // Payload into the host queues (DMA into posted RX buffers).
+        self.hq.clock.next = self.clock.val();
+        self.hq.reset.next = self.reset.val();
+        self.hq.cfg_rx_base.next = Bits::<64>::from(self.rx_base.val());
+        self.hq.cfg_cq_base.next = Bits::<64>::from(self.cq_base.val());
+        self.hq.cfg_rx_clear.next =
+            self.s_reg_we.val() & (self.s_reg_addr.val() == self.c_a_rx_log2.val());
+        self.hq.cfg_cq_clear.next =
+            self.s_reg_we.val() & (self.s_reg_addr.val() == self.c_a_cq_log2.val());
+        self.hq.s_pay_tdata.next = self.parser.m_axis_tdata.val();
+        self.hq.s_pay_tkeep.next = self.parser.m_axis_tkeep.val();
+        self.hq.s_pay_tvalid.next = self.parser.m_axis_tvalid.val();
+        self.hq.s_pay_tlast.next = self.parser.m_axis_tlast.val();
+        self.hq.s_pay_tuser.next = self.parser.m_axis_tuser.val();
+        self.parser.m_axis_tready.next = self.hq.s_pay_tready.val();
+        self.m_dma_rd_valid.next = self.hq.m_rd_valid.val();
+        self.m_dma_rd_addr.next = self.hq.m_rd_addr.val();
+        self.m_dma_rd_len.next = self.hq.m_rd_len.val();
+        self.hq.m_rd_ready.next = self.m_dma_rd_ready.val();
+        self.hq.s_rd_valid.next = self.s_dma_rd_valid.val();
+        self.hq.s_rd_data.next = self.s_dma_rd_data.val();
+        self.m_dma_wr_valid.next = self.hq.m_wr_valid.val();
+        self.m_dma_wr_addr.next = self.hq.m_wr_addr.val();
+        self.m_dma_wr_data.next = self.hq.m_wr_data.val();
+        self.m_dma_wr_keep.next = self.hq.m_wr_keep.val();
+        self.m_dma_wr_last.next = self.hq.m_wr_last.val();
+        self.hq.m_wr_ready.next = self.m_dma_wr_ready.val();
+        // The header fork: the host always, the table for IPv4 DATA, the host queues for
+        // every DATA (its completion). A header leaves when all its takers take it.
         self.is_data.next = (self.parser.m_hdr_type.val() == self.c_data.val())
             & (self.parser.m_hdr_ip_version.val() == self.c_v4.val());
+        self.is_dma.next = self.parser.m_hdr_type.val() == self.c_data.val();
         // A pending release goes into the table first; DATA waits behind it.
         self.data_ok.next = self.msgs.s_pkt_ready.val() & !self.rel_pending.q.val();
+        self.table_ok.next = !self.is_data.val() | self.data_ok.val();
+        self.dma_ok.next = !self.is_dma.val() | !self.dhdr.full.val();
         self.parser.m_hdr_ready.next =
-            self.m_hdr_ready.val() & (!self.is_data.val() | self.data_ok.val());
+            self.m_hdr_ready.val() & self.table_ok.val() & self.dma_ok.val();
         self.m_hdr_valid.next =
-            self.parser.m_hdr_valid.val() & (!self.is_data.val() | self.data_ok.val());
+            self.parser.m_hdr_valid.val() & self.table_ok.val() & self.dma_ok.val();
+        self.dhdr.clock.next = self.clock.val();
+        self.dhdr.reset.next = self.reset.val();
+        self.dhdr.push.next = self.parser.m_hdr_valid.val()
+            & self.is_dma.val()
+            & self.m_hdr_ready.val()
+            & self.table_ok.val()
+            & !self.dhdr.full.val();
+        self.dhdr.din.next.ip_version = self.parser.m_hdr_ip_version.val();
+        self.dhdr.din.next.src_ip = self.parser.m_hdr_src_ip.val();
+        self.dhdr.din.next.sport = self.parser.m_hdr_sport.val();
+        self.dhdr.din.next.dport = self.parser.m_hdr_dport.val();
+        self.dhdr.din.next.sender_id = self.parser.m_hdr_sender_id.val();
+        self.dhdr.din.next.message_length = self.parser.m_hdr_data_message_length.val();
+        self.dhdr.din.next.offset = self.parser.m_hdr_data_offset.val();
+        self.dhdr.din.next.payload_len = self.parser.m_hdr_data_payload_len.val();
+        self.dhdr.din.next.retransmit = self.parser.m_hdr_data_retransmit.val();
+        self.hq.s_hdr_valid.next = self.dhdr.valid.val();
+        self.dhdr.ready.next = self.hq.s_hdr_ready.val();
+        self.hq.s_hdr_ip_version.next = self.dhdr.dout.val().ip_version;
+        self.hq.s_hdr_src_ip.next = self.dhdr.dout.val().src_ip;
+        self.hq.s_hdr_sport.next = self.dhdr.dout.val().sport;
+        self.hq.s_hdr_dport.next = self.dhdr.dout.val().dport;
+        self.hq.s_hdr_sender_id.next = self.dhdr.dout.val().sender_id;
+        self.hq.s_hdr_message_length.next = self.dhdr.dout.val().message_length;
+        self.hq.s_hdr_offset.next = self.dhdr.dout.val().offset;
+        self.hq.s_hdr_payload_len.next = self.dhdr.dout.val().payload_len;
+        self.hq.s_hdr_retransmit.next = self.dhdr.dout.val().retransmit;
         self.m_hdr_ip_version.next = self.parser.m_hdr_ip_version.val();
         self.m_hdr_src_ip.next = self.parser.m_hdr_src_ip.val();
         self.m_hdr_dst_ip.next = self.parser.m_hdr_dst_ip.val();
@@ -547,8 +752,10 @@ impl Logic for HomaRxCore512 {
         self.m_hdr_resend_priority.next = self.parser.m_hdr_resend_priority.val();
         self.end_len.next.lo = self.parser.m_hdr_data_payload_len.val();
         self.end_len.next.z = self.c_zero16.val();
-        self.msgs.s_pkt_valid.next =
-            self.parser.m_hdr_valid.val() & self.is_data.val() & self.m_hdr_ready.val();
+        self.msgs.s_pkt_valid.next = self.parser.m_hdr_valid.val()
+            & self.is_data.val()
+            & self.m_hdr_ready.val()
+            & !self.dhdr.full.val();
         self.msgs.s_pkt_peer.next = self
             .parser
             .m_hdr_src_ip

@@ -325,6 +325,34 @@ const RX: &[Register] = &[
         0,
         "DATA with no posted host buffer.",
     ),
+    reg(
+        "rx_data",
+        0x028,
+        Access::Ro,
+        0,
+        "RX_DATA completions posted: payloads written into host buffers.",
+    ),
+    reg(
+        "rx_errors",
+        0x02c,
+        Access::Ro,
+        0,
+        "ERROR completions for RX buffers (buffer too small, length fault).",
+    ),
+    reg(
+        "dropped_bad_payload",
+        0x030,
+        Access::Ro,
+        0,
+        "DATA payloads abandoned when their frame turned out bad after the payload had started.",
+    ),
+    reg(
+        "data_empty",
+        0x034,
+        Access::Ro,
+        0,
+        "DATA packets without payload (no buffer used).",
+    ),
 ];
 
 const GRANT: &[Register] = &[
@@ -557,6 +585,20 @@ const QUEUE: &[Register] = &[
         0,
         "DMA transfers that failed or were refused (free-running).",
     ),
+    reg(
+        "rx_bad_descriptors",
+        0x04c,
+        Access::Ro,
+        0,
+        "RX buffer descriptors skipped: length 0, or a buffer that wraps the address space.",
+    ),
+    reg(
+        "cq_dropped",
+        0x050,
+        Access::Ro,
+        0,
+        "Completions dropped while the completion ring was off (cq_log2_size 0).",
+    ),
 ];
 
 /// Every block, in address order (the `next` chain follows this order).
@@ -580,10 +622,10 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "RX",
         type_id: 0x484d5258,
-        version: 0x00010000,
+        version: 0x00010001,
         base: 2 * BLOCK_STRIDE,
         registers: RX,
-        doc: "Receive parser counters (free-running).",
+        doc: "Receive parser and RX DMA counters (free-running). Version 1.1: the DMA counters.",
     },
     Block {
         name: "GRANT",
@@ -604,9 +646,9 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "QUEUE",
         type_id: 0x484d5155,
-        version: 0x00020000,
+        version: 0x00020001,
         base: 5 * BLOCK_STRIDE,
         registers: QUEUE,
-        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions.",
+        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters.",
     },
 ];

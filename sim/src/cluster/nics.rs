@@ -143,6 +143,10 @@ impl Nics {
             sum.grants += c.grants;
             sum.parse_mismatches += c.parse_mismatches;
             sum.cycles += c.cycles;
+            sum.rx_completions += c.rx_completions;
+            sum.rx_errors += c.rx_errors;
+            sum.rx_lost += c.rx_lost;
+            sum.dma_faults += c.dma_faults;
         }
         sum
     }
@@ -265,6 +269,7 @@ impl super::Cluster {
     pub(super) fn nic_report(&mut self) -> Option<super::NicReport> {
         let nics = self.nics.as_mut()?;
         let c = nics.counters();
+        let bad_grants = nics.bad_grants;
         let mut reg = |block, name| nics.register_sum(block, name).unwrap_or(u64::MAX);
         let dropped = [
             "dropped_runt",
@@ -295,7 +300,10 @@ impl super::Cluster {
                 .iter()
                 .map(|h| h.metrics().sent_of(wire::PacketType::Grant))
                 .sum(),
-            parse_mismatches: c.parse_mismatches + nics.bad_grants,
+            parse_mismatches: c.parse_mismatches + bad_grants,
+            rx_dma: reg("RX", "rx_data"),
+            rx_no_buffer: reg("RX", "dropped_no_buffer"),
+            dma_faults: c.dma_faults,
         };
         r.clock_mhz = nics.timing.clock_mhz;
         r.pcie_ns = nics.timing.pcie_ns;

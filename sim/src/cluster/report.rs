@@ -94,6 +94,12 @@ pub struct NicReport {
     /// Headers or payloads the hardware output that differ from `proto::wire`'s parse of
     /// the same frame, plus GRANT frames that did not parse (must be 0).
     pub parse_mismatches: u64,
+    /// DATA payloads the hardware wrote into host RX buffers (RX.rx_data).
+    pub rx_dma: u64,
+    /// DATA payloads dropped for want of a posted RX buffer (RX.dropped_no_buffer).
+    pub rx_no_buffer: u64,
+    /// DMA accesses outside the memory the drivers allocated (must be 0).
+    pub dma_faults: u64,
 }
 
 impl Report {

@@ -161,6 +161,10 @@ fn run__rtl_engine_delivers_every_message_with_hardware_grants() {
     let nic = r.nic.expect("a NIC report");
     assert_eq!(nic.parse_mismatches, 0);
     assert!(nic.grants_sent > 0, "{nic:?}");
+    // Every payload went by the hardware's DMA into a posted buffer.
+    assert_eq!(nic.dma_faults, 0, "{nic:?}");
+    assert_eq!(nic.rx_no_buffer, 0, "{nic:?}");
+    assert!(nic.rx_dma >= 200 * 30_000 / 1_500, "{nic:?}");
 }
 
 #[test]

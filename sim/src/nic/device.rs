@@ -9,8 +9,8 @@ use std::cell::RefCell;
 
 /// A Verilated RX core seen through the driver's [`Device`] trait: every register access is
 /// a transaction on the core's register bus (one clock cycle); DMA memory comes from a
-/// host-memory model ([`MemDevice`]'s). The core has no DMA engine yet, so nothing it does
-/// reads that memory.
+/// host-memory model ([`MemDevice`]'s). Register access only: this device does not serve
+/// the core's DMA ports (the cluster's `RtlNic` does, from the driver's host memory).
 pub struct SimDevice {
     core: RefCell<HomaRxCoreW512>,
     memory: MemDevice,

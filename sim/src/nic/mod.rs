@@ -1,11 +1,14 @@
 //! A host's homa-nic in the cluster's `rtl` engine: the Verilated RX core of `hw/rtl`
-//! (`homa_rx_core_w512`: parser, inbound message table, grant generator, GRANT framer and
-//! register file) clocked at the NIC clock, between the fabric and the host's engine.
+//! (`homa_rx_core_w512`: parser, inbound message table, grant generator, GRANT framer, RX
+//! host queues and register file) clocked at the NIC clock, between the fabric and the
+//! host's engine.
 //!
 //! ```text
 //!  fabric ──frame──► RtlNic::receive ─► inbox ─► s_axis (64 B/cycle) ─► Verilated RX core
-//!                                                                       │ m_hdr + m_pay
-//!       host engine ◄── pcie latency ◄── NicOutput::Host (packet from the hardware's fields)
+//!                                                          m_dma_wr / m_dma_rd │ m_hdr
+//!       host memory (MemDevice) ◄── payloads, completions ─────────────────────┘
+//!         └─ the driver's rings (Nic): poll completions, copy out, repost buffers
+//!       host engine ◄── pcie latency ◄── NicOutput::Host (header fields + the buffer's bytes)
 //!       host engine ◄── pcie latency ◄── NicOutput::Grant (the GRANT it sent, for RESENDs)
 //!  fabric ◄───────────────────────────── NicOutput::Grant (GRANT frame built by the RTL)
 //! ```
@@ -13,18 +16,25 @@
 //! What is RTL and what is modelled:
 //! - RTL, cycle by cycle: every received frame is parsed by the hardware parser (malformed
 //!   frames are dropped and counted there); every grant decision and every GRANT frame on
-//!   the wire comes from the hardware; configuration goes over the core's register bus, with
-//!   the driver's own probe and the values its init sequence writes, through
-//!   [`SimDevice`] (`homa_driver::Device` over the register bus).
-//! - Modelled: the host interface. DATA, GRANT and RESEND reach the host engine as the
-//!   hardware parsed them (header fields from `m_hdr_*`, payload from `m_pay`); the other
-//!   types, whose bodies the parser does not output, are passed as the frame (the DMA of the
-//!   whole frame). Each crossing of PCIe costs a fixed latency ([`NicTiming::pcie_ns`]); the
-//!   TX path (descriptor fetch, DATA framing, the TX SRPT block) is not in the loop yet: the
-//!   host's packets reach the wire one PCIe latency after the engine emits them.
+//!   the wire comes from the hardware; every DATA payload is written by the hardware's DMA
+//!   engine into an RX buffer the driver posted, from descriptors the hardware fetched, and
+//!   reported in a completion the hardware wrote. Configuration goes over the core's
+//!   register bus: the driver's probe ([`SimDevice`]) and the driver's init sequence
+//!   (`homa_driver::Nic::init`: CONFIG, the rings, 256 RX buffers posted), replayed on it.
+//! - Modelled: host memory ([`homa_driver::MemDevice`]: DMA outside what the driver
+//!   allocated is refused and counted in [`NicCounters::dma_faults`]); PCIe as a fixed
+//!   one-way latency ([`NicTiming::pcie_ns`]) on DMA reads (a round trip), on the doorbells
+//!   the driver rings and on the packets handed to the engine; the header port `m_hdr`,
+//!   which still gives the host every header (control packets have no completion kind yet,
+//!   and `RX_DATA` lacks `incoming`, `cutoff_version` and the ack that the engine uses); the
+//!   RX consumer index, which the bus reads on idle cycles into the driver's view (as NICs
+//!   write ring indices back to memory). The TX path (descriptor fetch, DATA framing, the
+//!   TX SRPT block) is not in the loop yet: the host's packets reach the wire one PCIe
+//!   latency after the engine emits them.
 //!
 //! Every header the hardware outputs is checked against `proto::wire`'s parse of the same
-//! frame ([`NicCounters::parse_mismatches`] must stay 0), and so is every DATA payload.
+//! frame, every completion against its header, and every payload read out of a buffer
+//! against the frame's ([`NicCounters::parse_mismatches`] must stay 0).
 //!
 //! Idle NICs are not clocked: a core with nothing in flight and nothing to output holds its
 //! state, so the cluster skips to the next frame's arrival (the free-running cycle counter
@@ -106,6 +116,15 @@ pub struct NicCounters {
     pub parse_mismatches: u64,
     /// Cycles the model was clocked.
     pub cycles: u64,
+    /// Completions the host read from its completion ring.
+    pub rx_completions: u64,
+    /// `ERROR` completions among them.
+    pub rx_errors: u64,
+    /// DATA packets whose payload never reached a buffer (none was posted): Homa's RESEND
+    /// repairs them.
+    pub rx_lost: u64,
+    /// DMA accesses outside the memory the driver allocated (must be 0).
+    pub dma_faults: u64,
 }
 
 /// Why a NIC could not be built.

@@ -1,5 +1,6 @@
 //! [`RtlNic`]: the Verilated RX core driven cycle by cycle from frames that arrive on the
-//! fabric, with its outputs turned into host packets and GRANT frames.
+//! fabric, with its outputs turned into host packets and GRANT frames, and its DMA ports
+//! served from host memory that the driver's own ring code uses.
 
 use super::device::SimDevice;
 use super::{NicCounters, NicError, NicOutput, NicTiming};
@@ -7,22 +8,55 @@ use crate::rtl::models::HomaRxCoreW512;
 use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
 use crate::time::Ps;
 use bytes::Bytes;
-use homa_driver::{Device, NicConfig, Probe};
+use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, RingSizes};
 use homa_hw::parser_model::Hdr;
 use homa_proto::core::Packet;
+use homa_proto::hostif::{Completion, Event, Status};
 use homa_proto::wire::{
     self, AckEntry, Body, ChecksumCapabilities, FrameRepr, LinkType, PacketType, Repr,
 };
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::sync::Arc;
 
 /// Cycles without any transfer after which a core with nothing queued is idle (longer than
 /// the deepest path, frame in to GRANT out: 7 cycles, plus the framer's second beat).
 const DRAIN_CYCLES: u32 = 24;
 
+/// The same after host activity alone (a doorbell, a descriptor read, a completion polled):
+/// what it starts shows within a few cycles (a read request, a completion written).
+const HOST_DRAIN_CYCLES: u32 = 8;
+
+/// Cycles after its header within which a DATA payload's completion is written (a few
+/// cycles: the payload is in its buffer before the header leaves the parser); a header
+/// still without one after this lost its payload (no buffer was posted).
+const LOST_CYCLES: u64 = 256;
+
+/// The host's rings: RX buffers of 4 KiB (a whole MTU payload each), 256 of them posted,
+/// a completion ring of 1024 entries.
+const RINGS: RingSizes = RingSizes {
+    tx_log2: 4,
+    rx_log2: 8,
+    cq_log2: 10,
+    rx_buffer_len: 4096,
+};
+
 /// One host's NIC: the Verilated `homa_rx_core_w512` and the state around its streams.
 pub struct RtlNic {
     core: HomaRxCoreW512,
+    /// The host side: the driver's rings and RX buffers over a host-memory model that also
+    /// serves the core's DMA.
+    host: Nic<Arc<MemDevice>>,
+    memory: Arc<MemDevice>,
+    /// DMA reads in flight: (cycle the data is back, address, bytes).
+    reads: VecDeque<(u64, u64, usize)>,
+    /// One-way PCIe latency in cycles.
+    pcie_cycles: u64,
+    /// Byte address of QUEUE.rx_consumer, mirrored into the host's view.
+    rx_consumer: u32,
+    /// Completions polled, with the payload read out of their buffer, waiting for their
+    /// header from `m_hdr`.
+    completions: VecDeque<(Completion, Vec<u8>)>,
     period: Ps,
     /// The NIC's time: the last clock edge simulated or skipped, in cycles.
     cycle: u64,
@@ -33,14 +67,14 @@ pub struct RtlNic {
     /// Frames taken that `proto::wire` accepts (header, DATA payload), waiting for the
     /// hardware's header.
     expect: VecDeque<(FrameRepr<'static>, Bytes)>,
-    /// Headers output with their frame, waiting for their payload.
-    headers: VecDeque<(Hdr, FrameRepr<'static>, Bytes)>,
-    /// Payload being collected from `m_pay`, and whole payloads not yet claimed.
-    payload: Vec<u8>,
-    payloads: VecDeque<Vec<u8>>,
+    /// Headers output with their frame and cycle, waiting for their payload.
+    headers: VecDeque<(Hdr, FrameRepr<'static>, Bytes, u64)>,
     /// GRANT frame being collected from `m_grant_axis`.
     grant: Vec<u8>,
     quiet: u32,
+    /// Quiet cycles that make the core idle: [`DRAIN_CYCLES`] after frame traffic,
+    /// [`HOST_DRAIN_CYCLES`] after host traffic alone.
+    drain: u32,
     counters: NicCounters,
     /// Register writes from the host, with the cycle they arrive: (address, value).
     writes: VecDeque<(u64, u64, u32)>,
@@ -84,31 +118,39 @@ impl RtlNic {
     /// A NIC reset, probed and programmed with `config` by the driver's own code
     /// ([`Probe::run`], [`NicConfig::registers`]) through [`SimDevice`].
     pub fn new(config: &NicConfig, timing: NicTiming) -> Result<Self, NicError> {
-        // The driver's probe and configuration, over the core's register bus.
+        // The driver's probe over the core's register bus.
         let dev = SimDevice::new();
-        let probe = Probe::run(&dev)?;
-        let enable = probe.address("CONFIG", "enable")?;
-        dev.write32(enable, 0)?;
-        for (name, value) in config.registers()? {
-            dev.write32(probe.address("CONFIG", &name)?, value)?;
+        Probe::run(&dev)?;
+        // The driver's init sequence (configuration, rings, RX buffers posted) against the
+        // host memory, its register writes replayed on the core's bus in order.
+        let memory = Arc::new(MemDevice::new());
+        let host = Nic::init(Arc::clone(&memory), config, &RINGS)?;
+        for (offset, value) in memory.take_writes() {
+            dev.write32(offset, value)?;
         }
-        dev.write32(enable, config.enable)?;
         let mut core = dev.into_core();
-        core.set_m_pay_tready(1);
         core.set_m_hdr_ready(1);
         core.set_m_grant_axis_tready(1);
-        Ok(RtlNic {
+        core.set_m_dma_rd_ready(1);
+        core.set_m_dma_wr_ready(1);
+        let period = timing.period_ps();
+        let mut nic = RtlNic {
             core,
-            period: timing.period_ps(),
+            host,
+            memory,
+            reads: VecDeque::new(),
+            pcie_cycles: timing.pcie_ps().div_ceil(period),
+            rx_consumer: address("QUEUE", "rx_consumer")? as u32,
+            completions: VecDeque::new(),
+            period,
             cycle: 0,
             inbox: VecDeque::new(),
             feeding: None,
             expect: VecDeque::new(),
             headers: VecDeque::new(),
-            payload: Vec::new(),
-            payloads: VecDeque::new(),
             grant: Vec::new(),
             quiet: DRAIN_CYCLES,
+            drain: DRAIN_CYCLES,
             counters: NicCounters::default(),
             writes: VecDeque::new(),
             release_regs: [
@@ -118,7 +160,15 @@ impl RtlNic {
                 address("GRANT", "release_length")?,
                 address("GRANT", "release")?,
             ],
-        })
+        };
+        // Until idle: the core fetches its first RX buffer descriptors (one PCIe round trip),
+        // as a NIC does between the driver's init and the first packet. That happens before
+        // time 0: the NIC's clock and cycle count restart there.
+        nic.quiet = 0;
+        nic.run_until(Ps::MAX, &mut Vec::new());
+        nic.cycle = 0;
+        nic.counters.cycles = 0;
+        Ok(nic)
     }
 
     /// Reads a register over the core's bus (one cycle, not counted as NIC time).
@@ -162,7 +212,9 @@ impl RtlNic {
         self.inbox.is_empty()
             && self.feeding.is_none()
             && self.writes.is_empty()
-            && self.quiet >= DRAIN_CYCLES
+            && self.reads.is_empty()
+            && self.headers.is_empty()
+            && self.quiet >= self.drain
     }
 
     /// When the NIC's next clock edge is due, if it has anything to do.
@@ -173,13 +225,15 @@ impl RtlNic {
         let due = [
             self.inbox.front().map(|(a, _)| *a),
             self.writes.front().map(|(a, _, _)| *a),
+            self.reads.front().map(|(a, _, _)| *a),
+            self.headers.front().map(|h| h.3 + LOST_CYCLES + 1),
         ]
         .into_iter()
         .flatten()
         .min();
         let next = match (&self.feeding, due) {
             // Nothing in the core and the next input later: skip to it.
-            (None, Some(arrival)) if self.quiet >= DRAIN_CYCLES => arrival.max(self.cycle + 1),
+            (None, Some(arrival)) if self.quiet >= self.drain => arrival.max(self.cycle + 1),
             _ => self.cycle + 1,
         };
         Some(next * self.period)
@@ -205,17 +259,25 @@ impl RtlNic {
             self.feeding = Some((frame, 0));
         }
         let mut busy = false;
-        // One register write per cycle from the host.
+        // One register write per cycle from the host; otherwise the bus reads rx_consumer,
+        // which the host's view mirrors (as a NIC writes its ring indices back to memory).
         match self.writes.front() {
             Some(&(due, address, value)) if due <= self.cycle => {
                 self.writes.pop_front();
                 self.core.set_s_reg_addr(address);
                 self.core.set_s_reg_wdata(u64::from(value));
                 self.core.set_s_reg_we(1);
+                self.core.set_s_reg_re(0);
                 busy = true;
             }
-            _ => self.core.set_s_reg_we(0),
+            _ => {
+                self.core.set_s_reg_we(0);
+                self.core.set_s_reg_addr(u64::from(self.rx_consumer));
+                self.core.set_s_reg_re(1);
+            }
         }
+        busy |= self.dma_response();
+        // Every input is set before the first output is read: one evaluation of the model.
         match &self.feeding {
             Some((frame, pos)) => {
                 let end = (pos + 64).min(frame.len());
@@ -233,8 +295,12 @@ impl RtlNic {
             }
             None => self.core.set_s_axis_tvalid(0),
         }
+        let (dma_reads, dma_writes) = self.dma_requests();
+        busy |= dma_reads;
+        // Frame traffic from here on (DMA writes are payloads and their completions).
+        let mut frames = dma_writes;
         if self.feeding.is_some() && self.core.get_s_axis_tready() == 1 {
-            busy = true;
+            frames = true;
             let (frame, pos) = self.feeding.as_mut().expect("checked above");
             *pos += 64;
             if *pos >= frame.len() {
@@ -243,25 +309,11 @@ impl RtlNic {
             }
         }
         if self.core.get_m_hdr_valid() == 1 {
-            busy = true;
+            frames = true;
             self.header();
         }
-        if self.core.get_m_pay_tvalid() == 1 {
-            busy = true;
-            let keep = self.core.get_m_pay_tkeep();
-            let bytes = words_to_le_bytes(&self.core.get_m_pay_tdata());
-            let n = if keep == u64::MAX {
-                64
-            } else {
-                keep.count_ones() as usize
-            };
-            self.payload.extend_from_slice(&bytes[..n]);
-            if self.core.get_m_pay_tlast() == 1 {
-                self.payloads.push_back(std::mem::take(&mut self.payload));
-            }
-        }
         if self.core.get_m_grant_axis_tvalid() == 1 {
-            busy = true;
+            frames = true;
             let keep = self.core.get_m_grant_axis_tkeep();
             let bytes = words_to_le_bytes(&self.core.get_m_grant_axis_tdata());
             self.grant
@@ -274,8 +326,131 @@ impl RtlNic {
         }
         self.core.tick();
         self.counters.cycles += 1;
-        self.quiet = if busy { 0 } else { self.quiet + 1 };
+        if self.core.get_m_reg_rvalid() == 1 {
+            let consumer = self.core.get_m_reg_rdata() as u32;
+            // The address is in the register map (checked in `new`).
+            let _ = self.memory.set_register(self.rx_consumer, consumer);
+        }
+        busy |= self.poll_host();
+        if frames {
+            self.drain = DRAIN_CYCLES;
+        }
+        self.quiet = if busy || frames { 0 } else { self.quiet + 1 };
+        if self.quiet >= self.drain {
+            self.drain = HOST_DRAIN_CYCLES;
+        }
         self.deliver(at, out);
+    }
+
+    /// Serves the core's DMA ports for this cycle: read requests are answered from host
+    /// memory one PCIe round trip later, in order; write beats land in host memory at once
+    /// (the host sees them when it polls, and its packets reach the engine a PCIe latency
+    /// later). An access outside the memory the driver allocated is refused and counted.
+    ///
+    /// This half drives the read response due this cycle; whether there was one.
+    fn dma_response(&mut self) -> bool {
+        match self.reads.front() {
+            Some(&(due, addr, len)) if due <= self.cycle => {
+                self.reads.pop_front();
+                let mut data = [0u8; 64];
+                if self.memory.dma_read(addr, &mut data[..len]).is_err() {
+                    self.counters.dma_faults += 1;
+                }
+                let words: [u32; 16] = words_from_le_bytes(&data).unwrap_or([0; 16]);
+                self.core.set_s_dma_rd_data(&words);
+                self.core.set_s_dma_rd_valid(1);
+                true
+            }
+            _ => {
+                self.core.set_s_dma_rd_valid(0);
+                false
+            }
+        }
+    }
+
+    /// The other half, once every input is set: takes the read request and the write beat
+    /// offered; whether there was a request, and whether a write.
+    fn dma_requests(&mut self) -> (bool, bool) {
+        let (mut reads, mut writes) = (false, false);
+        if self.core.get_m_dma_rd_valid() == 1 {
+            let len = (self.core.get_m_dma_rd_len() as usize).min(64);
+            let due = self.cycle + 2 * self.pcie_cycles;
+            self.reads
+                .push_back((due, self.core.get_m_dma_rd_addr(), len));
+            reads = true;
+        }
+        if self.core.get_m_dma_wr_valid() == 1 {
+            let addr = self.core.get_m_dma_wr_addr();
+            let keep = self.core.get_m_dma_wr_keep();
+            let bytes = words_to_le_bytes(&self.core.get_m_dma_wr_data());
+            // Each run of enabled bytes is one write.
+            let mut i = 0;
+            while i < 64 {
+                if keep >> i & 1 == 0 {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < 64 && keep >> i & 1 == 1 {
+                    i += 1;
+                }
+                let at = addr.wrapping_add(start as u64);
+                if self.memory.dma_write(at, &bytes[start..i]).is_err() {
+                    self.counters.dma_faults += 1;
+                }
+            }
+            writes = true;
+        }
+        (reads, writes)
+    }
+
+    /// The host polls its completion ring (the driver's own code): each RX buffer's payload
+    /// is copied out and the buffer posted again; the doorbells it rings reach the core one
+    /// PCIe latency later.
+    fn poll_host(&mut self) -> bool {
+        let mut busy = false;
+        loop {
+            let c = match self.host.poll_completion() {
+                Ok(Some(c)) => c,
+                Ok(None) => break,
+                Err(_) => {
+                    self.counters.parse_mismatches += 1;
+                    continue;
+                }
+            };
+            busy = true;
+            self.counters.rx_completions += 1;
+            match c.event {
+                Event::RxData {
+                    length, buffer_id, ..
+                } => {
+                    let mut payload = vec![0u8; length as usize];
+                    if self
+                        .host
+                        .read_rx_buffer(buffer_id, 0, &mut payload)
+                        .is_err()
+                    {
+                        self.counters.dma_faults += 1;
+                    }
+                    if self.host.repost_rx_buffer(buffer_id).is_err() {
+                        self.counters.dma_faults += 1;
+                    }
+                    self.completions.push_back((c, payload));
+                }
+                Event::Error { cookie, .. } => {
+                    self.counters.rx_errors += 1;
+                    if self.host.repost_rx_buffer(cookie as u32).is_err() {
+                        self.counters.dma_faults += 1;
+                    }
+                }
+                Event::TxDone { .. } => self.counters.parse_mismatches += 1,
+            }
+        }
+        let arrival = self.cycle + self.pcie_cycles;
+        for (offset, value) in self.memory.take_writes() {
+            self.writes.push_back((arrival, u64::from(offset), value));
+        }
+        busy
     }
 
     /// The core took a frame's last beat: remember what the software parser makes of it.
@@ -328,25 +503,41 @@ impl RtlNic {
                 if want != hw {
                     self.counters.parse_mismatches += 1;
                 }
-                self.headers.push_back((hw, f, payload));
+                self.headers.push_back((hw, f, payload, self.cycle));
             }
             None => self.counters.parse_mismatches += 1,
         }
     }
 
-    /// Hands on every header whose payload (if any) is in.
+    /// Hands on every header whose payload (if any) is in: a DATA header with payload waits
+    /// for its `RX_DATA` completion. Completions come in header order; one that names a
+    /// later packet means this header's payload was dropped (no buffer, or an `ERROR`).
     fn deliver(&mut self, at: Ps, out: &mut Vec<(Ps, NicOutput)>) {
-        while let Some((hw, _, _)) = self.headers.front() {
+        while let Some((hw, _, _, since)) = self.headers.front() {
             let needs_payload = hw.ptype == u8::from(PacketType::Data) && hw.payload_len > 0;
-            if needs_payload && self.payloads.is_empty() {
-                return;
-            }
-            let (hw, frame, sent) = self.headers.pop_front().expect("peeked");
             let payload = if needs_payload {
-                self.payloads.pop_front().expect("checked above")
+                let Some((c, _)) = self.completions.front() else {
+                    if self.cycle > *since + LOST_CYCLES {
+                        self.headers.pop_front();
+                        self.counters.rx_lost += 1;
+                        continue;
+                    }
+                    return;
+                };
+                if c.rpc_id != hw.sender_id ^ 1 || completion_offset(c) != Some(hw.offset) {
+                    self.headers.pop_front();
+                    self.counters.rx_lost += 1;
+                    continue;
+                }
+                let (c, payload) = self.completions.pop_front().expect("peeked");
+                if !completion_matches(&c, hw) {
+                    self.counters.parse_mismatches += 1;
+                }
+                payload
             } else {
                 Vec::new()
             };
+            let (hw, frame, sent, _) = self.headers.pop_front().expect("peeked");
             if payload[..] != sent[..] {
                 self.counters.parse_mismatches += 1;
             }
@@ -360,6 +551,38 @@ impl RtlNic {
             out.push((at, NicOutput::Host { src, packet }));
         }
     }
+}
+
+/// The message offset an `RX_DATA` completion names.
+fn completion_offset(c: &Completion) -> Option<u32> {
+    match c.event {
+        Event::RxData { offset, .. } => Some(offset),
+        _ => None,
+    }
+}
+
+/// Whether an `RX_DATA` completion says what the header says.
+fn completion_matches(c: &Completion, hw: &Hdr) -> bool {
+    let peer = if hw.ip_version == 4 {
+        Ipv4Addr::from(hw.src_ip as u32).to_ipv6_mapped()
+    } else {
+        Ipv6Addr::from(hw.src_ip)
+    };
+    c.status == Status::Ok
+        && c.event
+            == Event::RxData {
+                retransmit: hw.retransmit,
+                length: u32::from(hw.payload_len),
+                offset: hw.offset,
+                buffer_id: match c.event {
+                    Event::RxData { buffer_id, .. } => buffer_id,
+                    _ => u32::MAX,
+                },
+                message_length: hw.message_length,
+                local_port: hw.dport,
+                peer_port: hw.sport,
+                peer,
+            }
 }
 
 /// The packet the host gets: DATA, GRANT and RESEND from the hardware's fields, other types

@@ -84,6 +84,16 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
             NicOutput::Grant { frame } => grants.push(frame),
         }
     }
+    // The payload came by DMA into a buffer the driver posted, with its completion.
+    assert_eq!(nic.read_register("RX", "rx_data").unwrap(), 1);
+    assert_eq!(nic.read_register("RX", "dropped_no_buffer").unwrap(), 0);
+    assert_eq!(nic.read_register("QUEUE", "cq_producer").unwrap(), 1);
+    let c = nic.counters();
+    assert_eq!(
+        (c.rx_completions, c.rx_lost, c.dma_faults),
+        (1, 0, 0),
+        "{c:?}"
+    );
     assert_eq!(host.len(), 1);
     assert_eq!(host[0].0, Ipv4Addr::new(10, 0, 0, 2));
     assert_eq!(
