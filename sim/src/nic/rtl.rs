@@ -32,6 +32,10 @@ const HOST_DRAIN_CYCLES: u32 = 8;
 /// still without one after this lost its payload (no buffer was posted).
 const LOST_CYCLES: u64 = 256;
 
+/// Cycles a new NIC runs before time 0 to fetch its first RX buffer descriptors (a few
+/// PCIe round trips are enough).
+const PRIME_CYCLES: u64 = 20_000;
+
 /// The host's rings: RX buffers of 4 KiB (a whole MTU payload each), 256 of them posted,
 /// a completion ring of 1024 entries.
 const RINGS: RingSizes = RingSizes {
@@ -115,8 +119,10 @@ fn owned(frame: &FrameRepr<'_>) -> (FrameRepr<'static>, Bytes) {
 }
 
 impl RtlNic {
-    /// A NIC reset, probed and programmed with `config` by the driver's own code
-    /// ([`Probe::run`], [`NicConfig::registers`]) through [`SimDevice`].
+    /// A NIC reset, probed by the driver's own code through [`SimDevice`] ([`Probe::run`]),
+    /// then brought up by the driver's init sequence ([`Nic::init`]: `config`, the rings,
+    /// 256 RX buffers of 4 KiB posted) over host memory, its register writes replayed on the
+    /// core's bus.
     pub fn new(config: &NicConfig, timing: NicTiming) -> Result<Self, NicError> {
         // The driver's probe over the core's register bus.
         let dev = SimDevice::new();
@@ -164,8 +170,9 @@ impl RtlNic {
         // Until idle: the core fetches its first RX buffer descriptors (one PCIe round trip),
         // as a NIC does between the driver's init and the first packet. That happens before
         // time 0: the NIC's clock and cycle count restart there.
+        // (Bounded: a fetcher that never settled would show up as a slow first packet.)
         nic.quiet = 0;
-        nic.run_until(Ps::MAX, &mut Vec::new());
+        nic.run_until(PRIME_CYCLES * period, &mut Vec::new());
         nic.cycle = 0;
         nic.counters.cycles = 0;
         Ok(nic)
