@@ -24,7 +24,7 @@ use homa_proto::hostif::{
 };
 
 use crate::parser_model::Rng;
-use crate::rx_dma_model::{Beat, DmaWrite, Frame, Header, beats_of, frame, peer_of};
+use crate::rx_dma_model::{Beat, DmaWrite, Frame, Header, beats_of, frame, rx_data_completion};
 
 /// What the bench offers the block in one cycle.
 #[derive(Clone, Copy, Debug, Default)]
@@ -280,25 +280,6 @@ impl Host {
     }
 }
 
-/// The completion packet `h` must produce in `buffer`.
-fn rx_data(h: &Header, buffer: &RxBufDescriptor) -> Completion {
-    Completion {
-        rpc_id: h.sender_id ^ 1,
-        status: Status::Ok,
-        event: Event::RxData {
-            retransmit: h.retransmit,
-            length: u32::from(h.payload_len),
-            offset: h.offset,
-            buffer_id: buffer.buffer_id,
-            message_length: h.message_length,
-            local_port: h.dport,
-            peer_port: h.sport,
-            peer: peer_of(h),
-        },
-        phase: false,
-    }
-}
-
 /// Runs `frames` random packets through `dut` and checks everything in the module doc.
 pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostStats, String> {
     let fail = |m: String| format!("seed {seed:#x}: {m}");
@@ -439,7 +420,7 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             let payload = &all[f].payload;
             let got = host.read(buffer.iova, payload.len().min(buffer.length as usize));
             let want = if payload.len() <= buffer.length as usize {
-                rx_data(h, &buffer)
+                rx_data_completion(h, buffer.buffer_id)
             } else {
                 stats.too_small += 1;
                 Completion {

@@ -199,21 +199,7 @@ impl DmaModel {
         let fits = u32::from(h.payload_len) <= b.length;
         if fits && u32::from(h.payload_len).div_ceil(64) == p.beats {
             self.counters.0 += 1;
-            return Ok(Some(Completion {
-                rpc_id,
-                status: Status::Ok,
-                event: Event::RxData {
-                    retransmit: h.retransmit,
-                    length: u32::from(h.payload_len),
-                    offset: h.offset,
-                    buffer_id: b.id,
-                    message_length: h.message_length,
-                    local_port: h.dport,
-                    peer_port: h.sport,
-                    peer: peer_of(h),
-                },
-                phase: false,
-            }));
+            return Ok(Some(rx_data_completion(h, b.id)));
         }
         self.counters.1 += 1;
         Ok(Some(Completion {
@@ -235,6 +221,26 @@ impl DmaModel {
     /// The counters the engine must show.
     pub fn counters(&self) -> Counters {
         self.counters
+    }
+}
+
+/// The `RX_DATA` completion (phase 0) of DATA header `h` whose payload fills buffer
+/// `buffer_id`: the RPC id is the receiver's (`sender_id` with bit 0 flipped).
+pub fn rx_data_completion(h: &Header, buffer_id: u32) -> Completion {
+    Completion {
+        rpc_id: h.sender_id ^ 1,
+        status: Status::Ok,
+        event: Event::RxData {
+            retransmit: h.retransmit,
+            length: u32::from(h.payload_len),
+            offset: h.offset,
+            buffer_id,
+            message_length: h.message_length,
+            local_port: h.dport,
+            peer_port: h.sport,
+            peer: peer_of(h),
+        },
+        phase: false,
     }
 }
 

@@ -10,8 +10,9 @@ use crate::time::Ps;
 use bytes::Bytes;
 use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, RingSizes};
 use homa_hw::parser_model::Hdr;
+use homa_hw::rx_dma_model::{Header, rx_data_completion};
 use homa_proto::core::Packet;
-use homa_proto::hostif::{Completion, Event, Status};
+use homa_proto::hostif::{Completion, Event};
 use homa_proto::wire::{
     self, AckEntry, Body, ChecksumCapabilities, FrameRepr, LinkType, PacketType, Repr,
 };
@@ -570,26 +571,21 @@ fn completion_offset(c: &Completion) -> Option<u32> {
 
 /// Whether an `RX_DATA` completion says what the header says.
 fn completion_matches(c: &Completion, hw: &Hdr) -> bool {
-    let peer = if hw.ip_version == 4 {
-        Ipv4Addr::from(hw.src_ip as u32).to_ipv6_mapped()
-    } else {
-        Ipv6Addr::from(hw.src_ip)
+    let Event::RxData { buffer_id, .. } = c.event else {
+        return false;
     };
-    c.status == Status::Ok
-        && c.event
-            == Event::RxData {
-                retransmit: hw.retransmit,
-                length: u32::from(hw.payload_len),
-                offset: hw.offset,
-                buffer_id: match c.event {
-                    Event::RxData { buffer_id, .. } => buffer_id,
-                    _ => u32::MAX,
-                },
-                message_length: hw.message_length,
-                local_port: hw.dport,
-                peer_port: hw.sport,
-                peer,
-            }
+    let h = Header {
+        ip_version: hw.ip_version,
+        src_ip: hw.src_ip,
+        sport: hw.sport,
+        dport: hw.dport,
+        sender_id: hw.sender_id,
+        message_length: hw.message_length,
+        offset: hw.offset,
+        payload_len: hw.payload_len,
+        retransmit: hw.retransmit,
+    };
+    Completion { phase: false, ..*c } == rx_data_completion(&h, buffer_id)
 }
 
 /// The packet the host gets: DATA, GRANT and RESEND from the hardware's fields, other types
