@@ -191,6 +191,10 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             ClusterEngine::Model
         },
     };
+    // Output paths are checked (their directories made) before a run of minutes, not after.
+    for path in [&args.json, &args.plot, &args.pcap].into_iter().flatten() {
+        make_parent(path)?;
+    }
     let mut cluster = Cluster::new(config.clone())?;
     eprintln!(
         "homa-nic sim: engine {}, {} hosts, workload {}, load {}, {} messages, seed {}",
@@ -234,6 +238,12 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         engine: if rtl { "rtl" } else { "model" },
         small_rpc_rtt_ps: rtt,
     };
+    // The report first: a file that cannot be written then does not cost the results.
+    match print_report(&mut std::io::stdout().lock(), &report, &run) {
+        // The reader went away (`| head`): not an error.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.context("failed to write to standard output")?,
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report_json(&report, &run))? + "\n";
         std::fs::write(path, text)
@@ -243,10 +253,15 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         std::fs::write(path, chart(&report, run.engine))
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
-    match print_report(&mut std::io::stdout().lock(), &report, &run) {
-        // The reader went away (`| head`): not an error.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other.context("failed to write to standard output"),
+    Ok(())
+}
+
+/// Creates the directory an output file goes into, if it is missing.
+fn make_parent(path: &Path) -> Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir)
+            .with_context(|| format!("failed to create the directory of {}", path.display())),
+        _ => Ok(()),
     }
 }
 

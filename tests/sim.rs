@@ -17,8 +17,10 @@ fn temp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn sim__writes_json_schema_and_chart() {
+    // The chart's directory does not exist yet: it is made.
     let json = temp("sim.json");
-    let svg = temp("sim.svg");
+    let dir = temp("out");
+    let svg = dir.join("sim.svg");
     let out = homa_nic(&[
         "sim",
         "--workload",
@@ -67,6 +69,7 @@ fn sim__writes_json_schema_and_chart() {
     assert!(chart.starts_with("<svg") && chart.contains("<polyline"));
     let _ = std::fs::remove_file(json);
     let _ = std::fs::remove_file(svg);
+    let _ = std::fs::remove_dir(dir);
 }
 
 #[test]
@@ -99,4 +102,24 @@ fn sim__bad_input_is_a_clear_error() {
     let out = homa_nic(&["sim", "--config", "/nonexistent.toml"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent.toml"));
+}
+
+#[test]
+fn sim__an_output_that_cannot_be_written_fails_before_the_run() {
+    // A directory below a plain file cannot be made.
+    let file = temp("plain-file");
+    std::fs::write(&file, b"x").unwrap();
+    let svg = file.join("chart.svg");
+    let out = homa_nic(&["sim", "--messages", "400", "--plot", svg.to_str().unwrap()]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("failed to create the directory of") && stderr.contains("chart.svg"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("messages, seed"),
+        "no run started: {stderr}"
+    );
+    std::fs::remove_file(&file).ok();
 }

@@ -440,6 +440,17 @@ impl<D: Device> Nic<D> {
                     reason: "times the RX ring size overflows",
                 })?;
         let rx_pool = dev.alloc_dma(pool_len)?;
+        // The RX window: the NIC refuses (with an ERROR completion) any RX descriptor that
+        // points outside the pool, so no descriptor can steer a payload elsewhere.
+        let (win_base, win_len) = (rx_pool.iova(), pool_len as u64);
+        for (name, value) in [
+            ("rx_window_base_lo", win_base as u32),
+            ("rx_window_base_hi", (win_base >> 32) as u32),
+            ("rx_window_len_lo", win_len as u32),
+            ("rx_window_len_hi", (win_len >> 32) as u32),
+        ] {
+            dev.write32(probe.address("QUEUE", name)?, value)?;
+        }
         let bufs: Vec<RxBufDescriptor> = (0..rx_count)
             .map(|id| RxBufDescriptor {
                 iova: rx_pool.iova() + u64::from(id) * u64::from(len),
@@ -521,6 +532,21 @@ impl<D: Device> Nic<D> {
             });
         }
         self.rx_pool.read(base + offset, buf)
+    }
+
+    /// The RX buffer pool: the NIC's RX window (QUEUE `rx_window_*`). RX buffer `i` is
+    /// `rx_buffer_len` bytes at `i * rx_buffer_len` in it.
+    pub fn rx_pool(&self) -> &DmaRegion {
+        &self.rx_pool
+    }
+
+    /// Posts an RX buffer descriptor as given and rings the doorbell; its free-running ring
+    /// index. [`repost_rx_buffer`](Self::repost_rx_buffer) is the usual way; this one posts
+    /// any buffer, and the NIC refuses, with an `ERROR` completion (status out of bounds or
+    /// bad descriptor, the cookie the descriptor's `buffer_id`), one that does not lie
+    /// inside [`rx_pool`](Self::rx_pool) or is empty.
+    pub fn post_rx_descriptor(&mut self, desc: &RxBufDescriptor) -> Result<u32> {
+        self.rx.post(&self.dev, desc)
     }
 
     /// Gives RX buffer `buffer_id` back to the NIC once its data has been read.
@@ -608,6 +634,20 @@ mod tests {
             ids,
             [(0, base), (1, base + 256), (2, base + 512), (3, base + 768)]
         );
+        // The RX window is the pool, set before the buffers are posted.
+        assert_eq!(nic.rx_pool().iova(), base);
+        assert_eq!(
+            written(addr("QUEUE", "rx_window_base_lo")),
+            Some(base as u32)
+        );
+        assert_eq!(
+            written(addr("QUEUE", "rx_window_base_hi")),
+            Some((base >> 32) as u32)
+        );
+        assert_eq!(written(addr("QUEUE", "rx_window_len_lo")), Some(1024));
+        assert_eq!(written(addr("QUEUE", "rx_window_len_hi")), Some(0));
+        let at = |a: u32| writes.iter().position(|w| w.0 == a).unwrap();
+        assert!(at(addr("QUEUE", "rx_window_len_lo")) < at(addr("QUEUE", "rx_producer")));
         assert_eq!(nic.probe().blocks.len(), BLOCKS.len());
         assert_eq!(nic.probe().id.nic_id, NIC_ID);
     }

@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
+module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
     
     // Module arguments
     input wire  clock;
@@ -12,6 +12,8 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     input wire  [4:0] cfg_rx_log2;
     input wire  [31:0] cfg_rx_producer;
     input wire  cfg_rx_clear;
+    input wire  [63:0] cfg_rx_win_base;
+    input wire  [63:0] cfg_rx_win_len;
     input wire  [63:0] cfg_cq_base;
     input wire  [4:0] cfg_cq_log2;
     input wire  [31:0] cfg_cq_consumer;
@@ -55,6 +57,9 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     output reg  [31:0] bad_descriptors;
     output reg  [31:0] cq_dropped;
     
+    // Constant declarations
+    localparam  c_refusal = 512'h2000000000000000000000000000000040000000000000000;
+    
     // Stub signals
     reg  ring$clock;
     reg  ring$reset;
@@ -62,6 +67,8 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     reg  [4:0] ring$cfg_log2;
     reg  [31:0] ring$cfg_producer;
     reg  ring$cfg_clear;
+    reg  [63:0] ring$cfg_win_base;
+    reg  [63:0] ring$cfg_win_len;
     wire  ring$m_rd_valid;
     reg  ring$m_rd_ready;
     wire  [63:0] ring$m_rd_addr;
@@ -74,6 +81,9 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     wire  [31:0] ring$m_buf_length;
     wire  [31:0] ring$m_buf_id;
     wire  [31:0] ring$m_buf_index;
+    wire  ring$m_err_valid;
+    reg  ring$m_err_ready;
+    wire  [7:0] ring$m_err_status;
     wire  [31:0] ring$consumer;
     wire  [31:0] ring$bad;
     reg  dma$clock;
@@ -141,6 +151,9 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     wire  [511:0] cpl$dout;
     wire  cpl$full;
     
+    // Local signals
+    reg  [511:0] refusal;
+    
     // Sub module instances
     homa_host_rx_w512$ring ring(
         .clock(ring$clock),
@@ -149,6 +162,8 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         .cfg_log2(ring$cfg_log2),
         .cfg_producer(ring$cfg_producer),
         .cfg_clear(ring$cfg_clear),
+        .cfg_win_base(ring$cfg_win_base),
+        .cfg_win_len(ring$cfg_win_len),
         .m_rd_valid(ring$m_rd_valid),
         .m_rd_ready(ring$m_rd_ready),
         .m_rd_addr(ring$m_rd_addr),
@@ -161,6 +176,9 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         .m_buf_length(ring$m_buf_length),
         .m_buf_id(ring$m_buf_id),
         .m_buf_index(ring$m_buf_index),
+        .m_err_valid(ring$m_err_valid),
+        .m_err_ready(ring$m_err_ready),
+        .m_err_status(ring$m_err_status),
         .consumer(ring$consumer),
         .bad(ring$bad)
     );
@@ -247,6 +265,8 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         ring$cfg_log2 = cfg_rx_log2;
         ring$cfg_producer = cfg_rx_producer;
         ring$cfg_clear = cfg_rx_clear;
+        ring$cfg_win_base = cfg_rx_win_base;
+        ring$cfg_win_len = cfg_rx_win_len;
         m_rd_valid = ring$m_rd_valid;
         m_rd_addr = ring$m_rd_addr;
         m_rd_len = ring$m_rd_len;
@@ -282,9 +302,17 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         cq$cfg_clear = cfg_cq_clear;
         cpl$clock = clock;
         cpl$reset = reset;
-        cpl$push = dma$m_cpl_valid & ~cpl$full;
+        refusal = c_refusal;
+        refusal[(64'h48)+:(8)] = ring$m_err_status;
+        refusal[(64'h60)+:(32)] = ring$m_buf_index;
+        refusal[(64'h80)+:(32)] = ring$m_buf_id;
+        cpl$push = (ring$m_err_valid | dma$m_cpl_valid) & ~cpl$full;
         cpl$din = dma$m_cpl_data;
-        dma$m_cpl_ready = ~cpl$full;
+        if (ring$m_err_valid) begin
+            cpl$din = ((refusal) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        end
+        ring$m_err_ready = ~cpl$full;
+        dma$m_cpl_ready = ~cpl$full & ~ring$m_err_valid;
         cq$s_cpl_valid = cpl$valid;
         cq$s_cpl_data = cpl$dout;
         cpl$ready = cq$s_cpl_ready;
@@ -1911,7 +1939,7 @@ module homa_host_rx_w512$dma$wr(d,q,clock);
 endmodule // homa_host_rx_w512$dma$wr
 
 
-module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_buf_valid,m_buf_ready,m_buf_iova,m_buf_length,m_buf_id,m_buf_index,consumer,bad);
+module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,cfg_win_base,cfg_win_len,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_buf_valid,m_buf_ready,m_buf_iova,m_buf_length,m_buf_id,m_buf_index,m_err_valid,m_err_ready,m_err_status,consumer,bad);
     
     // Module arguments
     input wire  clock;
@@ -1920,6 +1948,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
     input wire  [4:0] cfg_log2;
     input wire  [31:0] cfg_producer;
     input wire  cfg_clear;
+    input wire  [63:0] cfg_win_base;
+    input wire  [63:0] cfg_win_len;
     output reg  m_rd_valid;
     input wire  m_rd_ready;
     output reg  [63:0] m_rd_addr;
@@ -1932,11 +1962,18 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
     output reg  [31:0] m_buf_length;
     output reg  [31:0] m_buf_id;
     output reg  [31:0] m_buf_index;
+    output reg  m_err_valid;
+    input wire  m_err_ready;
+    output reg  [7:0] m_err_status;
     output reg  [31:0] consumer;
     output reg  [31:0] bad;
     
     // Constant declarations
-    localparam  c_ones32 = 32'hffffffff;
+    localparam  c_lo32 = 64'hffffffff;
+    localparam  c_zero64 = 64'h0;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_st_bad = 8'h5;
+    localparam  c_st_oob = 8'h1;
     localparam  c_zero5 = 5'b0;
     localparam  c_max_log2 = 5'b10000;
     localparam  c_zero32 = 32'h0;
@@ -2032,54 +2069,54 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
     reg  [1:0] rq_rd$d;
     wire  [1:0] rq_rd$q;
     reg  rq_rd$clock;
-    reg  q_bad$0$d;
-    wire  q_bad$0$q;
-    reg  q_bad$0$clock;
-    reg  q_bad$1$d;
-    wire  q_bad$1$q;
-    reg  q_bad$1$clock;
-    reg  q_bad$2$d;
-    wire  q_bad$2$q;
-    reg  q_bad$2$clock;
-    reg  q_bad$3$d;
-    wire  q_bad$3$q;
-    reg  q_bad$3$clock;
-    reg  q_bad$4$d;
-    wire  q_bad$4$q;
-    reg  q_bad$4$clock;
-    reg  q_bad$5$d;
-    wire  q_bad$5$q;
-    reg  q_bad$5$clock;
-    reg  q_bad$6$d;
-    wire  q_bad$6$q;
-    reg  q_bad$6$clock;
-    reg  q_bad$7$d;
-    wire  q_bad$7$q;
-    reg  q_bad$7$clock;
-    reg  q_bad$8$d;
-    wire  q_bad$8$q;
-    reg  q_bad$8$clock;
-    reg  q_bad$9$d;
-    wire  q_bad$9$q;
-    reg  q_bad$9$clock;
-    reg  q_bad$10$d;
-    wire  q_bad$10$q;
-    reg  q_bad$10$clock;
-    reg  q_bad$11$d;
-    wire  q_bad$11$q;
-    reg  q_bad$11$clock;
-    reg  q_bad$12$d;
-    wire  q_bad$12$q;
-    reg  q_bad$12$clock;
-    reg  q_bad$13$d;
-    wire  q_bad$13$q;
-    reg  q_bad$13$clock;
-    reg  q_bad$14$d;
-    wire  q_bad$14$q;
-    reg  q_bad$14$clock;
-    reg  q_bad$15$d;
-    wire  q_bad$15$q;
-    reg  q_bad$15$clock;
+    reg  [7:0] q_st$0$d;
+    wire  [7:0] q_st$0$q;
+    reg  q_st$0$clock;
+    reg  [7:0] q_st$1$d;
+    wire  [7:0] q_st$1$q;
+    reg  q_st$1$clock;
+    reg  [7:0] q_st$2$d;
+    wire  [7:0] q_st$2$q;
+    reg  q_st$2$clock;
+    reg  [7:0] q_st$3$d;
+    wire  [7:0] q_st$3$q;
+    reg  q_st$3$clock;
+    reg  [7:0] q_st$4$d;
+    wire  [7:0] q_st$4$q;
+    reg  q_st$4$clock;
+    reg  [7:0] q_st$5$d;
+    wire  [7:0] q_st$5$q;
+    reg  q_st$5$clock;
+    reg  [7:0] q_st$6$d;
+    wire  [7:0] q_st$6$q;
+    reg  q_st$6$clock;
+    reg  [7:0] q_st$7$d;
+    wire  [7:0] q_st$7$q;
+    reg  q_st$7$clock;
+    reg  [7:0] q_st$8$d;
+    wire  [7:0] q_st$8$q;
+    reg  q_st$8$clock;
+    reg  [7:0] q_st$9$d;
+    wire  [7:0] q_st$9$q;
+    reg  q_st$9$clock;
+    reg  [7:0] q_st$10$d;
+    wire  [7:0] q_st$10$q;
+    reg  q_st$10$clock;
+    reg  [7:0] q_st$11$d;
+    wire  [7:0] q_st$11$q;
+    reg  q_st$11$clock;
+    reg  [7:0] q_st$12$d;
+    wire  [7:0] q_st$12$q;
+    reg  q_st$12$clock;
+    reg  [7:0] q_st$13$d;
+    wire  [7:0] q_st$13$q;
+    reg  q_st$13$clock;
+    reg  [7:0] q_st$14$d;
+    wire  [7:0] q_st$14$q;
+    reg  q_st$14$clock;
+    reg  [7:0] q_st$15$d;
+    wire  [7:0] q_st$15$q;
+    reg  q_st$15$clock;
     reg  [63:0] q_iova$0$d;
     wire  [63:0] q_iova$0$q;
     reg  q_iova$0$clock;
@@ -2290,7 +2327,10 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
     reg  issue;
     reg  resp;
     reg  [31:0] rn;
+    reg  [7:0] h_st;
     reg  h_bad;
+    reg  win_on;
+    reg  [63:0] win_end;
     reg  has;
     reg  pop;
     reg  [63:0] d_iova$0;
@@ -2305,18 +2345,18 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
     reg  [31:0] d_id$1;
     reg  [31:0] d_id$2;
     reg  [31:0] d_id$3;
-    reg  [31:0] d_lo$0;
-    reg  [31:0] d_lo$1;
-    reg  [31:0] d_lo$2;
-    reg  [31:0] d_lo$3;
-    reg  [31:0] d_hi$0;
-    reg  [31:0] d_hi$1;
-    reg  [31:0] d_hi$2;
-    reg  [31:0] d_hi$3;
-    reg  d_bad$0;
-    reg  d_bad$1;
-    reg  d_bad$2;
-    reg  d_bad$3;
+    reg  [63:0] d_len64$0;
+    reg  [63:0] d_len64$1;
+    reg  [63:0] d_len64$2;
+    reg  [63:0] d_len64$3;
+    reg  [63:0] d_end$0;
+    reg  [63:0] d_end$1;
+    reg  [63:0] d_end$2;
+    reg  [63:0] d_end$3;
+    reg  [7:0] d_st$0;
+    reg  [7:0] d_st$1;
+    reg  [7:0] d_st$2;
+    reg  [7:0] d_st$3;
     
     // Sub module instances
     homa_host_rx_w512$ring$fetch fetch(
@@ -2389,85 +2429,85 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         .q(rq_rd$q),
         .clock(rq_rd$clock)
     );
-    homa_host_rx_w512$ring$q_bad$0 q_bad$0(
-        .d(q_bad$0$d),
-        .q(q_bad$0$q),
-        .clock(q_bad$0$clock)
+    homa_host_rx_w512$ring$q_st$0 q_st$0(
+        .d(q_st$0$d),
+        .q(q_st$0$q),
+        .clock(q_st$0$clock)
     );
-    homa_host_rx_w512$ring$q_bad$1 q_bad$1(
-        .d(q_bad$1$d),
-        .q(q_bad$1$q),
-        .clock(q_bad$1$clock)
+    homa_host_rx_w512$ring$q_st$1 q_st$1(
+        .d(q_st$1$d),
+        .q(q_st$1$q),
+        .clock(q_st$1$clock)
     );
-    homa_host_rx_w512$ring$q_bad$2 q_bad$2(
-        .d(q_bad$2$d),
-        .q(q_bad$2$q),
-        .clock(q_bad$2$clock)
+    homa_host_rx_w512$ring$q_st$2 q_st$2(
+        .d(q_st$2$d),
+        .q(q_st$2$q),
+        .clock(q_st$2$clock)
     );
-    homa_host_rx_w512$ring$q_bad$3 q_bad$3(
-        .d(q_bad$3$d),
-        .q(q_bad$3$q),
-        .clock(q_bad$3$clock)
+    homa_host_rx_w512$ring$q_st$3 q_st$3(
+        .d(q_st$3$d),
+        .q(q_st$3$q),
+        .clock(q_st$3$clock)
     );
-    homa_host_rx_w512$ring$q_bad$4 q_bad$4(
-        .d(q_bad$4$d),
-        .q(q_bad$4$q),
-        .clock(q_bad$4$clock)
+    homa_host_rx_w512$ring$q_st$4 q_st$4(
+        .d(q_st$4$d),
+        .q(q_st$4$q),
+        .clock(q_st$4$clock)
     );
-    homa_host_rx_w512$ring$q_bad$5 q_bad$5(
-        .d(q_bad$5$d),
-        .q(q_bad$5$q),
-        .clock(q_bad$5$clock)
+    homa_host_rx_w512$ring$q_st$5 q_st$5(
+        .d(q_st$5$d),
+        .q(q_st$5$q),
+        .clock(q_st$5$clock)
     );
-    homa_host_rx_w512$ring$q_bad$6 q_bad$6(
-        .d(q_bad$6$d),
-        .q(q_bad$6$q),
-        .clock(q_bad$6$clock)
+    homa_host_rx_w512$ring$q_st$6 q_st$6(
+        .d(q_st$6$d),
+        .q(q_st$6$q),
+        .clock(q_st$6$clock)
     );
-    homa_host_rx_w512$ring$q_bad$7 q_bad$7(
-        .d(q_bad$7$d),
-        .q(q_bad$7$q),
-        .clock(q_bad$7$clock)
+    homa_host_rx_w512$ring$q_st$7 q_st$7(
+        .d(q_st$7$d),
+        .q(q_st$7$q),
+        .clock(q_st$7$clock)
     );
-    homa_host_rx_w512$ring$q_bad$8 q_bad$8(
-        .d(q_bad$8$d),
-        .q(q_bad$8$q),
-        .clock(q_bad$8$clock)
+    homa_host_rx_w512$ring$q_st$8 q_st$8(
+        .d(q_st$8$d),
+        .q(q_st$8$q),
+        .clock(q_st$8$clock)
     );
-    homa_host_rx_w512$ring$q_bad$9 q_bad$9(
-        .d(q_bad$9$d),
-        .q(q_bad$9$q),
-        .clock(q_bad$9$clock)
+    homa_host_rx_w512$ring$q_st$9 q_st$9(
+        .d(q_st$9$d),
+        .q(q_st$9$q),
+        .clock(q_st$9$clock)
     );
-    homa_host_rx_w512$ring$q_bad$10 q_bad$10(
-        .d(q_bad$10$d),
-        .q(q_bad$10$q),
-        .clock(q_bad$10$clock)
+    homa_host_rx_w512$ring$q_st$10 q_st$10(
+        .d(q_st$10$d),
+        .q(q_st$10$q),
+        .clock(q_st$10$clock)
     );
-    homa_host_rx_w512$ring$q_bad$11 q_bad$11(
-        .d(q_bad$11$d),
-        .q(q_bad$11$q),
-        .clock(q_bad$11$clock)
+    homa_host_rx_w512$ring$q_st$11 q_st$11(
+        .d(q_st$11$d),
+        .q(q_st$11$q),
+        .clock(q_st$11$clock)
     );
-    homa_host_rx_w512$ring$q_bad$12 q_bad$12(
-        .d(q_bad$12$d),
-        .q(q_bad$12$q),
-        .clock(q_bad$12$clock)
+    homa_host_rx_w512$ring$q_st$12 q_st$12(
+        .d(q_st$12$d),
+        .q(q_st$12$q),
+        .clock(q_st$12$clock)
     );
-    homa_host_rx_w512$ring$q_bad$13 q_bad$13(
-        .d(q_bad$13$d),
-        .q(q_bad$13$q),
-        .clock(q_bad$13$clock)
+    homa_host_rx_w512$ring$q_st$13 q_st$13(
+        .d(q_st$13$d),
+        .q(q_st$13$q),
+        .clock(q_st$13$clock)
     );
-    homa_host_rx_w512$ring$q_bad$14 q_bad$14(
-        .d(q_bad$14$d),
-        .q(q_bad$14$q),
-        .clock(q_bad$14$clock)
+    homa_host_rx_w512$ring$q_st$14 q_st$14(
+        .d(q_st$14$d),
+        .q(q_st$14$q),
+        .clock(q_st$14$clock)
     );
-    homa_host_rx_w512$ring$q_bad$15 q_bad$15(
-        .d(q_bad$15$d),
-        .q(q_bad$15$q),
-        .clock(q_bad$15$clock)
+    homa_host_rx_w512$ring$q_st$15 q_st$15(
+        .d(q_st$15$d),
+        .q(q_st$15$q),
+        .clock(q_st$15$clock)
     );
     homa_host_rx_w512$ring$q_iova$0 q_iova$0(
         .d(q_iova$0$d),
@@ -2827,8 +2867,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         rq$2$d = rq$2$q;
         rq$3$clock = clock;
         rq$3$d = rq$3$q;
-        q_bad$0$clock = clock;
-        q_bad$0$d = q_bad$0$q;
+        q_st$0$clock = clock;
+        q_st$0$d = q_st$0$q;
         q_iova$0$clock = clock;
         q_iova$0$d = q_iova$0$q;
         q_len$0$clock = clock;
@@ -2837,8 +2877,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$0$d = q_id$0$q;
         q_index$0$clock = clock;
         q_index$0$d = q_index$0$q;
-        q_bad$1$clock = clock;
-        q_bad$1$d = q_bad$1$q;
+        q_st$1$clock = clock;
+        q_st$1$d = q_st$1$q;
         q_iova$1$clock = clock;
         q_iova$1$d = q_iova$1$q;
         q_len$1$clock = clock;
@@ -2847,8 +2887,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$1$d = q_id$1$q;
         q_index$1$clock = clock;
         q_index$1$d = q_index$1$q;
-        q_bad$2$clock = clock;
-        q_bad$2$d = q_bad$2$q;
+        q_st$2$clock = clock;
+        q_st$2$d = q_st$2$q;
         q_iova$2$clock = clock;
         q_iova$2$d = q_iova$2$q;
         q_len$2$clock = clock;
@@ -2857,8 +2897,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$2$d = q_id$2$q;
         q_index$2$clock = clock;
         q_index$2$d = q_index$2$q;
-        q_bad$3$clock = clock;
-        q_bad$3$d = q_bad$3$q;
+        q_st$3$clock = clock;
+        q_st$3$d = q_st$3$q;
         q_iova$3$clock = clock;
         q_iova$3$d = q_iova$3$q;
         q_len$3$clock = clock;
@@ -2867,8 +2907,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$3$d = q_id$3$q;
         q_index$3$clock = clock;
         q_index$3$d = q_index$3$q;
-        q_bad$4$clock = clock;
-        q_bad$4$d = q_bad$4$q;
+        q_st$4$clock = clock;
+        q_st$4$d = q_st$4$q;
         q_iova$4$clock = clock;
         q_iova$4$d = q_iova$4$q;
         q_len$4$clock = clock;
@@ -2877,8 +2917,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$4$d = q_id$4$q;
         q_index$4$clock = clock;
         q_index$4$d = q_index$4$q;
-        q_bad$5$clock = clock;
-        q_bad$5$d = q_bad$5$q;
+        q_st$5$clock = clock;
+        q_st$5$d = q_st$5$q;
         q_iova$5$clock = clock;
         q_iova$5$d = q_iova$5$q;
         q_len$5$clock = clock;
@@ -2887,8 +2927,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$5$d = q_id$5$q;
         q_index$5$clock = clock;
         q_index$5$d = q_index$5$q;
-        q_bad$6$clock = clock;
-        q_bad$6$d = q_bad$6$q;
+        q_st$6$clock = clock;
+        q_st$6$d = q_st$6$q;
         q_iova$6$clock = clock;
         q_iova$6$d = q_iova$6$q;
         q_len$6$clock = clock;
@@ -2897,8 +2937,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$6$d = q_id$6$q;
         q_index$6$clock = clock;
         q_index$6$d = q_index$6$q;
-        q_bad$7$clock = clock;
-        q_bad$7$d = q_bad$7$q;
+        q_st$7$clock = clock;
+        q_st$7$d = q_st$7$q;
         q_iova$7$clock = clock;
         q_iova$7$d = q_iova$7$q;
         q_len$7$clock = clock;
@@ -2907,8 +2947,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$7$d = q_id$7$q;
         q_index$7$clock = clock;
         q_index$7$d = q_index$7$q;
-        q_bad$8$clock = clock;
-        q_bad$8$d = q_bad$8$q;
+        q_st$8$clock = clock;
+        q_st$8$d = q_st$8$q;
         q_iova$8$clock = clock;
         q_iova$8$d = q_iova$8$q;
         q_len$8$clock = clock;
@@ -2917,8 +2957,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$8$d = q_id$8$q;
         q_index$8$clock = clock;
         q_index$8$d = q_index$8$q;
-        q_bad$9$clock = clock;
-        q_bad$9$d = q_bad$9$q;
+        q_st$9$clock = clock;
+        q_st$9$d = q_st$9$q;
         q_iova$9$clock = clock;
         q_iova$9$d = q_iova$9$q;
         q_len$9$clock = clock;
@@ -2927,8 +2967,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$9$d = q_id$9$q;
         q_index$9$clock = clock;
         q_index$9$d = q_index$9$q;
-        q_bad$10$clock = clock;
-        q_bad$10$d = q_bad$10$q;
+        q_st$10$clock = clock;
+        q_st$10$d = q_st$10$q;
         q_iova$10$clock = clock;
         q_iova$10$d = q_iova$10$q;
         q_len$10$clock = clock;
@@ -2937,8 +2977,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$10$d = q_id$10$q;
         q_index$10$clock = clock;
         q_index$10$d = q_index$10$q;
-        q_bad$11$clock = clock;
-        q_bad$11$d = q_bad$11$q;
+        q_st$11$clock = clock;
+        q_st$11$d = q_st$11$q;
         q_iova$11$clock = clock;
         q_iova$11$d = q_iova$11$q;
         q_len$11$clock = clock;
@@ -2947,8 +2987,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$11$d = q_id$11$q;
         q_index$11$clock = clock;
         q_index$11$d = q_index$11$q;
-        q_bad$12$clock = clock;
-        q_bad$12$d = q_bad$12$q;
+        q_st$12$clock = clock;
+        q_st$12$d = q_st$12$q;
         q_iova$12$clock = clock;
         q_iova$12$d = q_iova$12$q;
         q_len$12$clock = clock;
@@ -2957,8 +2997,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$12$d = q_id$12$q;
         q_index$12$clock = clock;
         q_index$12$d = q_index$12$q;
-        q_bad$13$clock = clock;
-        q_bad$13$d = q_bad$13$q;
+        q_st$13$clock = clock;
+        q_st$13$d = q_st$13$q;
         q_iova$13$clock = clock;
         q_iova$13$d = q_iova$13$q;
         q_len$13$clock = clock;
@@ -2967,8 +3007,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$13$d = q_id$13$q;
         q_index$13$clock = clock;
         q_index$13$d = q_index$13$q;
-        q_bad$14$clock = clock;
-        q_bad$14$d = q_bad$14$q;
+        q_st$14$clock = clock;
+        q_st$14$d = q_st$14$q;
         q_iova$14$clock = clock;
         q_iova$14$d = q_iova$14$q;
         q_len$14$clock = clock;
@@ -2977,8 +3017,8 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         q_id$14$d = q_id$14$q;
         q_index$14$clock = clock;
         q_index$14$d = q_index$14$q;
-        q_bad$15$clock = clock;
-        q_bad$15$d = q_bad$15$q;
+        q_st$15$clock = clock;
+        q_st$15$d = q_st$15$q;
         q_iova$15$clock = clock;
         q_iova$15$d = q_iova$15$q;
         q_len$15$clock = clock;
@@ -3025,591 +3065,620 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
             rn = rq$3$q;
         end
         resp = s_rd_valid & (discard$q == c_zero32);
+        win_on = cfg_win_len != c_zero64;
+        win_end = cfg_win_base + cfg_win_len;
         d_iova$0 = s_rd_data[(c_at$0)+:(64)];
         d_len$0 = s_rd_data[(c_at$1)+:(32)];
         d_id$0 = s_rd_data[(c_at$2)+:(32)];
-        d_lo$0 = d_iova$0[(32'h0)+:(32)];
-        d_hi$0 = d_iova$0[(32'h20)+:(32)];
-        d_bad$0 = (d_len$0 == c_zero32) | ((d_hi$0 == c_ones32) & ((d_lo$0 + d_len$0) < d_lo$0));
+        d_len64$0 = s_rd_data[(c_at$1)+:(64)] & c_lo32;
+        d_end$0 = d_iova$0 + d_len64$0;
+        d_st$0 = c_zero8;
+        if (win_on & ((d_iova$0 < cfg_win_base) | (d_end$0 > win_end))) begin
+            d_st$0 = c_st_oob;
+        end
+        if ((d_len$0 == c_zero32) | (d_end$0 <= d_iova$0)) begin
+            d_st$0 = c_st_bad;
+        end
         d_iova$1 = s_rd_data[(c_at$3)+:(64)];
         d_len$1 = s_rd_data[(c_at$4)+:(32)];
         d_id$1 = s_rd_data[(c_at$5)+:(32)];
-        d_lo$1 = d_iova$1[(32'h0)+:(32)];
-        d_hi$1 = d_iova$1[(32'h20)+:(32)];
-        d_bad$1 = (d_len$1 == c_zero32) | ((d_hi$1 == c_ones32) & ((d_lo$1 + d_len$1) < d_lo$1));
+        d_len64$1 = s_rd_data[(c_at$4)+:(64)] & c_lo32;
+        d_end$1 = d_iova$1 + d_len64$1;
+        d_st$1 = c_zero8;
+        if (win_on & ((d_iova$1 < cfg_win_base) | (d_end$1 > win_end))) begin
+            d_st$1 = c_st_oob;
+        end
+        if ((d_len$1 == c_zero32) | (d_end$1 <= d_iova$1)) begin
+            d_st$1 = c_st_bad;
+        end
         d_iova$2 = s_rd_data[(c_at$6)+:(64)];
         d_len$2 = s_rd_data[(c_at$7)+:(32)];
         d_id$2 = s_rd_data[(c_at$8)+:(32)];
-        d_lo$2 = d_iova$2[(32'h0)+:(32)];
-        d_hi$2 = d_iova$2[(32'h20)+:(32)];
-        d_bad$2 = (d_len$2 == c_zero32) | ((d_hi$2 == c_ones32) & ((d_lo$2 + d_len$2) < d_lo$2));
+        d_len64$2 = s_rd_data[(c_at$7)+:(64)] & c_lo32;
+        d_end$2 = d_iova$2 + d_len64$2;
+        d_st$2 = c_zero8;
+        if (win_on & ((d_iova$2 < cfg_win_base) | (d_end$2 > win_end))) begin
+            d_st$2 = c_st_oob;
+        end
+        if ((d_len$2 == c_zero32) | (d_end$2 <= d_iova$2)) begin
+            d_st$2 = c_st_bad;
+        end
         d_iova$3 = s_rd_data[(c_at$9)+:(64)];
         d_len$3 = s_rd_data[(c_at$10)+:(32)];
         d_id$3 = s_rd_data[(c_at$11)+:(32)];
-        d_lo$3 = d_iova$3[(32'h0)+:(32)];
-        d_hi$3 = d_iova$3[(32'h20)+:(32)];
-        d_bad$3 = (d_len$3 == c_zero32) | ((d_hi$3 == c_ones32) & ((d_lo$3 + d_len$3) < d_lo$3));
+        d_len64$3 = s_rd_data[(c_at$10)+:(64)] & c_lo32;
+        d_end$3 = d_iova$3 + d_len64$3;
+        d_st$3 = c_zero8;
+        if (win_on & ((d_iova$3 < cfg_win_base) | (d_end$3 > win_end))) begin
+            d_st$3 = c_st_oob;
+        end
+        if ((d_len$3 == c_zero32) | (d_end$3 <= d_iova$3)) begin
+            d_st$3 = c_st_bad;
+        end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$0)) begin
-            q_bad$0$d = d_bad$0;
+            q_st$0$d = d_st$0;
             q_iova$0$d = d_iova$0;
             q_len$0$d = d_len$0;
             q_id$0$d = d_id$0;
             q_index$0$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$0)) begin
-            q_bad$0$d = d_bad$1;
+            q_st$0$d = d_st$1;
             q_iova$0$d = d_iova$1;
             q_len$0$d = d_len$1;
             q_id$0$d = d_id$1;
             q_index$0$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$0)) begin
-            q_bad$0$d = d_bad$2;
+            q_st$0$d = d_st$2;
             q_iova$0$d = d_iova$2;
             q_len$0$d = d_len$2;
             q_id$0$d = d_id$2;
             q_index$0$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$0)) begin
-            q_bad$0$d = d_bad$3;
+            q_st$0$d = d_st$3;
             q_iova$0$d = d_iova$3;
             q_len$0$d = d_len$3;
             q_id$0$d = d_id$3;
             q_index$0$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$1)) begin
-            q_bad$1$d = d_bad$0;
+            q_st$1$d = d_st$0;
             q_iova$1$d = d_iova$0;
             q_len$1$d = d_len$0;
             q_id$1$d = d_id$0;
             q_index$1$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$1)) begin
-            q_bad$1$d = d_bad$1;
+            q_st$1$d = d_st$1;
             q_iova$1$d = d_iova$1;
             q_len$1$d = d_len$1;
             q_id$1$d = d_id$1;
             q_index$1$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$1)) begin
-            q_bad$1$d = d_bad$2;
+            q_st$1$d = d_st$2;
             q_iova$1$d = d_iova$2;
             q_len$1$d = d_len$2;
             q_id$1$d = d_id$2;
             q_index$1$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$1)) begin
-            q_bad$1$d = d_bad$3;
+            q_st$1$d = d_st$3;
             q_iova$1$d = d_iova$3;
             q_len$1$d = d_len$3;
             q_id$1$d = d_id$3;
             q_index$1$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$2)) begin
-            q_bad$2$d = d_bad$0;
+            q_st$2$d = d_st$0;
             q_iova$2$d = d_iova$0;
             q_len$2$d = d_len$0;
             q_id$2$d = d_id$0;
             q_index$2$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$2)) begin
-            q_bad$2$d = d_bad$1;
+            q_st$2$d = d_st$1;
             q_iova$2$d = d_iova$1;
             q_len$2$d = d_len$1;
             q_id$2$d = d_id$1;
             q_index$2$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$2)) begin
-            q_bad$2$d = d_bad$2;
+            q_st$2$d = d_st$2;
             q_iova$2$d = d_iova$2;
             q_len$2$d = d_len$2;
             q_id$2$d = d_id$2;
             q_index$2$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$2)) begin
-            q_bad$2$d = d_bad$3;
+            q_st$2$d = d_st$3;
             q_iova$2$d = d_iova$3;
             q_len$2$d = d_len$3;
             q_id$2$d = d_id$3;
             q_index$2$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$3)) begin
-            q_bad$3$d = d_bad$0;
+            q_st$3$d = d_st$0;
             q_iova$3$d = d_iova$0;
             q_len$3$d = d_len$0;
             q_id$3$d = d_id$0;
             q_index$3$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$3)) begin
-            q_bad$3$d = d_bad$1;
+            q_st$3$d = d_st$1;
             q_iova$3$d = d_iova$1;
             q_len$3$d = d_len$1;
             q_id$3$d = d_id$1;
             q_index$3$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$3)) begin
-            q_bad$3$d = d_bad$2;
+            q_st$3$d = d_st$2;
             q_iova$3$d = d_iova$2;
             q_len$3$d = d_len$2;
             q_id$3$d = d_id$2;
             q_index$3$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$3)) begin
-            q_bad$3$d = d_bad$3;
+            q_st$3$d = d_st$3;
             q_iova$3$d = d_iova$3;
             q_len$3$d = d_len$3;
             q_id$3$d = d_id$3;
             q_index$3$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$4)) begin
-            q_bad$4$d = d_bad$0;
+            q_st$4$d = d_st$0;
             q_iova$4$d = d_iova$0;
             q_len$4$d = d_len$0;
             q_id$4$d = d_id$0;
             q_index$4$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$4)) begin
-            q_bad$4$d = d_bad$1;
+            q_st$4$d = d_st$1;
             q_iova$4$d = d_iova$1;
             q_len$4$d = d_len$1;
             q_id$4$d = d_id$1;
             q_index$4$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$4)) begin
-            q_bad$4$d = d_bad$2;
+            q_st$4$d = d_st$2;
             q_iova$4$d = d_iova$2;
             q_len$4$d = d_len$2;
             q_id$4$d = d_id$2;
             q_index$4$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$4)) begin
-            q_bad$4$d = d_bad$3;
+            q_st$4$d = d_st$3;
             q_iova$4$d = d_iova$3;
             q_len$4$d = d_len$3;
             q_id$4$d = d_id$3;
             q_index$4$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$5)) begin
-            q_bad$5$d = d_bad$0;
+            q_st$5$d = d_st$0;
             q_iova$5$d = d_iova$0;
             q_len$5$d = d_len$0;
             q_id$5$d = d_id$0;
             q_index$5$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$5)) begin
-            q_bad$5$d = d_bad$1;
+            q_st$5$d = d_st$1;
             q_iova$5$d = d_iova$1;
             q_len$5$d = d_len$1;
             q_id$5$d = d_id$1;
             q_index$5$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$5)) begin
-            q_bad$5$d = d_bad$2;
+            q_st$5$d = d_st$2;
             q_iova$5$d = d_iova$2;
             q_len$5$d = d_len$2;
             q_id$5$d = d_id$2;
             q_index$5$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$5)) begin
-            q_bad$5$d = d_bad$3;
+            q_st$5$d = d_st$3;
             q_iova$5$d = d_iova$3;
             q_len$5$d = d_len$3;
             q_id$5$d = d_id$3;
             q_index$5$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$6)) begin
-            q_bad$6$d = d_bad$0;
+            q_st$6$d = d_st$0;
             q_iova$6$d = d_iova$0;
             q_len$6$d = d_len$0;
             q_id$6$d = d_id$0;
             q_index$6$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$6)) begin
-            q_bad$6$d = d_bad$1;
+            q_st$6$d = d_st$1;
             q_iova$6$d = d_iova$1;
             q_len$6$d = d_len$1;
             q_id$6$d = d_id$1;
             q_index$6$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$6)) begin
-            q_bad$6$d = d_bad$2;
+            q_st$6$d = d_st$2;
             q_iova$6$d = d_iova$2;
             q_len$6$d = d_len$2;
             q_id$6$d = d_id$2;
             q_index$6$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$6)) begin
-            q_bad$6$d = d_bad$3;
+            q_st$6$d = d_st$3;
             q_iova$6$d = d_iova$3;
             q_len$6$d = d_len$3;
             q_id$6$d = d_id$3;
             q_index$6$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$7)) begin
-            q_bad$7$d = d_bad$0;
+            q_st$7$d = d_st$0;
             q_iova$7$d = d_iova$0;
             q_len$7$d = d_len$0;
             q_id$7$d = d_id$0;
             q_index$7$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$7)) begin
-            q_bad$7$d = d_bad$1;
+            q_st$7$d = d_st$1;
             q_iova$7$d = d_iova$1;
             q_len$7$d = d_len$1;
             q_id$7$d = d_id$1;
             q_index$7$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$7)) begin
-            q_bad$7$d = d_bad$2;
+            q_st$7$d = d_st$2;
             q_iova$7$d = d_iova$2;
             q_len$7$d = d_len$2;
             q_id$7$d = d_id$2;
             q_index$7$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$7)) begin
-            q_bad$7$d = d_bad$3;
+            q_st$7$d = d_st$3;
             q_iova$7$d = d_iova$3;
             q_len$7$d = d_len$3;
             q_id$7$d = d_id$3;
             q_index$7$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$8)) begin
-            q_bad$8$d = d_bad$0;
+            q_st$8$d = d_st$0;
             q_iova$8$d = d_iova$0;
             q_len$8$d = d_len$0;
             q_id$8$d = d_id$0;
             q_index$8$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$8)) begin
-            q_bad$8$d = d_bad$1;
+            q_st$8$d = d_st$1;
             q_iova$8$d = d_iova$1;
             q_len$8$d = d_len$1;
             q_id$8$d = d_id$1;
             q_index$8$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$8)) begin
-            q_bad$8$d = d_bad$2;
+            q_st$8$d = d_st$2;
             q_iova$8$d = d_iova$2;
             q_len$8$d = d_len$2;
             q_id$8$d = d_id$2;
             q_index$8$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$8)) begin
-            q_bad$8$d = d_bad$3;
+            q_st$8$d = d_st$3;
             q_iova$8$d = d_iova$3;
             q_len$8$d = d_len$3;
             q_id$8$d = d_id$3;
             q_index$8$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$9)) begin
-            q_bad$9$d = d_bad$0;
+            q_st$9$d = d_st$0;
             q_iova$9$d = d_iova$0;
             q_len$9$d = d_len$0;
             q_id$9$d = d_id$0;
             q_index$9$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$9)) begin
-            q_bad$9$d = d_bad$1;
+            q_st$9$d = d_st$1;
             q_iova$9$d = d_iova$1;
             q_len$9$d = d_len$1;
             q_id$9$d = d_id$1;
             q_index$9$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$9)) begin
-            q_bad$9$d = d_bad$2;
+            q_st$9$d = d_st$2;
             q_iova$9$d = d_iova$2;
             q_len$9$d = d_len$2;
             q_id$9$d = d_id$2;
             q_index$9$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$9)) begin
-            q_bad$9$d = d_bad$3;
+            q_st$9$d = d_st$3;
             q_iova$9$d = d_iova$3;
             q_len$9$d = d_len$3;
             q_id$9$d = d_id$3;
             q_index$9$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$10)) begin
-            q_bad$10$d = d_bad$0;
+            q_st$10$d = d_st$0;
             q_iova$10$d = d_iova$0;
             q_len$10$d = d_len$0;
             q_id$10$d = d_id$0;
             q_index$10$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$10)) begin
-            q_bad$10$d = d_bad$1;
+            q_st$10$d = d_st$1;
             q_iova$10$d = d_iova$1;
             q_len$10$d = d_len$1;
             q_id$10$d = d_id$1;
             q_index$10$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$10)) begin
-            q_bad$10$d = d_bad$2;
+            q_st$10$d = d_st$2;
             q_iova$10$d = d_iova$2;
             q_len$10$d = d_len$2;
             q_id$10$d = d_id$2;
             q_index$10$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$10)) begin
-            q_bad$10$d = d_bad$3;
+            q_st$10$d = d_st$3;
             q_iova$10$d = d_iova$3;
             q_len$10$d = d_len$3;
             q_id$10$d = d_id$3;
             q_index$10$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$11)) begin
-            q_bad$11$d = d_bad$0;
+            q_st$11$d = d_st$0;
             q_iova$11$d = d_iova$0;
             q_len$11$d = d_len$0;
             q_id$11$d = d_id$0;
             q_index$11$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$11)) begin
-            q_bad$11$d = d_bad$1;
+            q_st$11$d = d_st$1;
             q_iova$11$d = d_iova$1;
             q_len$11$d = d_len$1;
             q_id$11$d = d_id$1;
             q_index$11$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$11)) begin
-            q_bad$11$d = d_bad$2;
+            q_st$11$d = d_st$2;
             q_iova$11$d = d_iova$2;
             q_len$11$d = d_len$2;
             q_id$11$d = d_id$2;
             q_index$11$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$11)) begin
-            q_bad$11$d = d_bad$3;
+            q_st$11$d = d_st$3;
             q_iova$11$d = d_iova$3;
             q_len$11$d = d_len$3;
             q_id$11$d = d_id$3;
             q_index$11$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$12)) begin
-            q_bad$12$d = d_bad$0;
+            q_st$12$d = d_st$0;
             q_iova$12$d = d_iova$0;
             q_len$12$d = d_len$0;
             q_id$12$d = d_id$0;
             q_index$12$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$12)) begin
-            q_bad$12$d = d_bad$1;
+            q_st$12$d = d_st$1;
             q_iova$12$d = d_iova$1;
             q_len$12$d = d_len$1;
             q_id$12$d = d_id$1;
             q_index$12$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$12)) begin
-            q_bad$12$d = d_bad$2;
+            q_st$12$d = d_st$2;
             q_iova$12$d = d_iova$2;
             q_len$12$d = d_len$2;
             q_id$12$d = d_id$2;
             q_index$12$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$12)) begin
-            q_bad$12$d = d_bad$3;
+            q_st$12$d = d_st$3;
             q_iova$12$d = d_iova$3;
             q_len$12$d = d_len$3;
             q_id$12$d = d_id$3;
             q_index$12$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$13)) begin
-            q_bad$13$d = d_bad$0;
+            q_st$13$d = d_st$0;
             q_iova$13$d = d_iova$0;
             q_len$13$d = d_len$0;
             q_id$13$d = d_id$0;
             q_index$13$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$13)) begin
-            q_bad$13$d = d_bad$1;
+            q_st$13$d = d_st$1;
             q_iova$13$d = d_iova$1;
             q_len$13$d = d_len$1;
             q_id$13$d = d_id$1;
             q_index$13$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$13)) begin
-            q_bad$13$d = d_bad$2;
+            q_st$13$d = d_st$2;
             q_iova$13$d = d_iova$2;
             q_len$13$d = d_len$2;
             q_id$13$d = d_id$2;
             q_index$13$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$13)) begin
-            q_bad$13$d = d_bad$3;
+            q_st$13$d = d_st$3;
             q_iova$13$d = d_iova$3;
             q_len$13$d = d_len$3;
             q_id$13$d = d_id$3;
             q_index$13$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$14)) begin
-            q_bad$14$d = d_bad$0;
+            q_st$14$d = d_st$0;
             q_iova$14$d = d_iova$0;
             q_len$14$d = d_len$0;
             q_id$14$d = d_id$0;
             q_index$14$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$14)) begin
-            q_bad$14$d = d_bad$1;
+            q_st$14$d = d_st$1;
             q_iova$14$d = d_iova$1;
             q_len$14$d = d_len$1;
             q_id$14$d = d_id$1;
             q_index$14$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$14)) begin
-            q_bad$14$d = d_bad$2;
+            q_st$14$d = d_st$2;
             q_iova$14$d = d_iova$2;
             q_len$14$d = d_len$2;
             q_id$14$d = d_id$2;
             q_index$14$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$14)) begin
-            q_bad$14$d = d_bad$3;
+            q_st$14$d = d_st$3;
             q_iova$14$d = d_iova$3;
             q_len$14$d = d_len$3;
             q_id$14$d = d_id$3;
             q_index$14$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$15)) begin
-            q_bad$15$d = d_bad$0;
+            q_st$15$d = d_st$0;
             q_iova$15$d = d_iova$0;
             q_len$15$d = d_len$0;
             q_id$15$d = d_id$0;
             q_index$15$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$15)) begin
-            q_bad$15$d = d_bad$1;
+            q_st$15$d = d_st$1;
             q_iova$15$d = d_iova$1;
             q_len$15$d = d_len$1;
             q_id$15$d = d_id$1;
             q_index$15$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$15)) begin
-            q_bad$15$d = d_bad$2;
+            q_st$15$d = d_st$2;
             q_iova$15$d = d_iova$2;
             q_len$15$d = d_len$2;
             q_id$15$d = d_id$2;
             q_index$15$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$15)) begin
-            q_bad$15$d = d_bad$3;
+            q_st$15$d = d_st$3;
             q_iova$15$d = d_iova$3;
             q_len$15$d = d_len$3;
             q_id$15$d = d_id$3;
             q_index$15$d = got$q + c_j$3;
         end
-        h_bad = q_bad$0$q;
+        h_st = q_st$0$q;
         m_buf_iova = q_iova$0$q;
         m_buf_length = q_len$0$q;
         m_buf_id = q_id$0$q;
         m_buf_index = q_index$0$q;
         if (rd$q == c_s4$1) begin
-            h_bad = q_bad$1$q;
+            h_st = q_st$1$q;
             m_buf_iova = q_iova$1$q;
             m_buf_length = q_len$1$q;
             m_buf_id = q_id$1$q;
             m_buf_index = q_index$1$q;
         end
         if (rd$q == c_s4$2) begin
-            h_bad = q_bad$2$q;
+            h_st = q_st$2$q;
             m_buf_iova = q_iova$2$q;
             m_buf_length = q_len$2$q;
             m_buf_id = q_id$2$q;
             m_buf_index = q_index$2$q;
         end
         if (rd$q == c_s4$3) begin
-            h_bad = q_bad$3$q;
+            h_st = q_st$3$q;
             m_buf_iova = q_iova$3$q;
             m_buf_length = q_len$3$q;
             m_buf_id = q_id$3$q;
             m_buf_index = q_index$3$q;
         end
         if (rd$q == c_s4$4) begin
-            h_bad = q_bad$4$q;
+            h_st = q_st$4$q;
             m_buf_iova = q_iova$4$q;
             m_buf_length = q_len$4$q;
             m_buf_id = q_id$4$q;
             m_buf_index = q_index$4$q;
         end
         if (rd$q == c_s4$5) begin
-            h_bad = q_bad$5$q;
+            h_st = q_st$5$q;
             m_buf_iova = q_iova$5$q;
             m_buf_length = q_len$5$q;
             m_buf_id = q_id$5$q;
             m_buf_index = q_index$5$q;
         end
         if (rd$q == c_s4$6) begin
-            h_bad = q_bad$6$q;
+            h_st = q_st$6$q;
             m_buf_iova = q_iova$6$q;
             m_buf_length = q_len$6$q;
             m_buf_id = q_id$6$q;
             m_buf_index = q_index$6$q;
         end
         if (rd$q == c_s4$7) begin
-            h_bad = q_bad$7$q;
+            h_st = q_st$7$q;
             m_buf_iova = q_iova$7$q;
             m_buf_length = q_len$7$q;
             m_buf_id = q_id$7$q;
             m_buf_index = q_index$7$q;
         end
         if (rd$q == c_s4$8) begin
-            h_bad = q_bad$8$q;
+            h_st = q_st$8$q;
             m_buf_iova = q_iova$8$q;
             m_buf_length = q_len$8$q;
             m_buf_id = q_id$8$q;
             m_buf_index = q_index$8$q;
         end
         if (rd$q == c_s4$9) begin
-            h_bad = q_bad$9$q;
+            h_st = q_st$9$q;
             m_buf_iova = q_iova$9$q;
             m_buf_length = q_len$9$q;
             m_buf_id = q_id$9$q;
             m_buf_index = q_index$9$q;
         end
         if (rd$q == c_s4$10) begin
-            h_bad = q_bad$10$q;
+            h_st = q_st$10$q;
             m_buf_iova = q_iova$10$q;
             m_buf_length = q_len$10$q;
             m_buf_id = q_id$10$q;
             m_buf_index = q_index$10$q;
         end
         if (rd$q == c_s4$11) begin
-            h_bad = q_bad$11$q;
+            h_st = q_st$11$q;
             m_buf_iova = q_iova$11$q;
             m_buf_length = q_len$11$q;
             m_buf_id = q_id$11$q;
             m_buf_index = q_index$11$q;
         end
         if (rd$q == c_s4$12) begin
-            h_bad = q_bad$12$q;
+            h_st = q_st$12$q;
             m_buf_iova = q_iova$12$q;
             m_buf_length = q_len$12$q;
             m_buf_id = q_id$12$q;
             m_buf_index = q_index$12$q;
         end
         if (rd$q == c_s4$13) begin
-            h_bad = q_bad$13$q;
+            h_st = q_st$13$q;
             m_buf_iova = q_iova$13$q;
             m_buf_length = q_len$13$q;
             m_buf_id = q_id$13$q;
             m_buf_index = q_index$13$q;
         end
         if (rd$q == c_s4$14) begin
-            h_bad = q_bad$14$q;
+            h_st = q_st$14$q;
             m_buf_iova = q_iova$14$q;
             m_buf_length = q_len$14$q;
             m_buf_id = q_id$14$q;
             m_buf_index = q_index$14$q;
         end
         if (rd$q == c_s4$15) begin
-            h_bad = q_bad$15$q;
+            h_st = q_st$15$q;
             m_buf_iova = q_iova$15$q;
             m_buf_length = q_len$15$q;
             m_buf_id = q_id$15$q;
             m_buf_index = q_index$15$q;
         end
+        h_bad = h_st != c_zero8;
+        m_err_status = h_st;
         has = count$q != c_zero32;
         m_buf_valid = has & ~h_bad & ~reset;
-        pop = has & (h_bad | m_buf_ready);
+        m_err_valid = has & h_bad & ~reset;
+        pop = has & ((~h_bad & m_buf_ready) | (h_bad & m_err_ready));
         if (pop & h_bad) begin
             n_bad$d = n_bad$q + c_one32;
         end
@@ -3811,310 +3880,6 @@ module homa_host_rx_w512$ring$n_bad(d,q,clock);
     end
           
 endmodule // homa_host_rx_w512$ring$n_bad
-
-
-module homa_host_rx_w512$ring$q_bad$0(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$0
-
-
-module homa_host_rx_w512$ring$q_bad$1(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$1
-
-
-module homa_host_rx_w512$ring$q_bad$10(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$10
-
-
-module homa_host_rx_w512$ring$q_bad$11(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$11
-
-
-module homa_host_rx_w512$ring$q_bad$12(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$12
-
-
-module homa_host_rx_w512$ring$q_bad$13(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$13
-
-
-module homa_host_rx_w512$ring$q_bad$14(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$14
-
-
-module homa_host_rx_w512$ring$q_bad$15(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$15
-
-
-module homa_host_rx_w512$ring$q_bad$2(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$2
-
-
-module homa_host_rx_w512$ring$q_bad$3(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$3
-
-
-module homa_host_rx_w512$ring$q_bad$4(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$4
-
-
-module homa_host_rx_w512$ring$q_bad$5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$5
-
-
-module homa_host_rx_w512$ring$q_bad$6(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$6
-
-
-module homa_host_rx_w512$ring$q_bad$7(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$7
-
-
-module homa_host_rx_w512$ring$q_bad$8(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$8
-
-
-module homa_host_rx_w512$ring$q_bad$9(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$ring$q_bad$9
 
 
 module homa_host_rx_w512$ring$q_id$0(d,q,clock);
@@ -5331,6 +5096,310 @@ module homa_host_rx_w512$ring$q_len$9(d,q,clock);
     end
           
 endmodule // homa_host_rx_w512$ring$q_len$9
+
+
+module homa_host_rx_w512$ring$q_st$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$0
+
+
+module homa_host_rx_w512$ring$q_st$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$1
+
+
+module homa_host_rx_w512$ring$q_st$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$10
+
+
+module homa_host_rx_w512$ring$q_st$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$11
+
+
+module homa_host_rx_w512$ring$q_st$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$12
+
+
+module homa_host_rx_w512$ring$q_st$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$13
+
+
+module homa_host_rx_w512$ring$q_st$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$14
+
+
+module homa_host_rx_w512$ring$q_st$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$15
+
+
+module homa_host_rx_w512$ring$q_st$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$2
+
+
+module homa_host_rx_w512$ring$q_st$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$3
+
+
+module homa_host_rx_w512$ring$q_st$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$4
+
+
+module homa_host_rx_w512$ring$q_st$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$5
+
+
+module homa_host_rx_w512$ring$q_st$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$6
+
+
+module homa_host_rx_w512$ring$q_st$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$7
+
+
+module homa_host_rx_w512$ring$q_st$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$8
+
+
+module homa_host_rx_w512$ring$q_st$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$q_st$9
 
 
 module homa_host_rx_w512$ring$rd(d,q,clock);

@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_buf_valid,m_buf_ready,m_buf_iova,m_buf_length,m_buf_id,m_buf_index,consumer,bad);
+module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,cfg_win_base,cfg_win_len,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_buf_valid,m_buf_ready,m_buf_iova,m_buf_length,m_buf_id,m_buf_index,m_err_valid,m_err_ready,m_err_status,consumer,bad);
     
     // Module arguments
     input wire  clock;
@@ -12,6 +12,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
     input wire  [4:0] cfg_log2;
     input wire  [31:0] cfg_producer;
     input wire  cfg_clear;
+    input wire  [63:0] cfg_win_base;
+    input wire  [63:0] cfg_win_len;
     output reg  m_rd_valid;
     input wire  m_rd_ready;
     output reg  [63:0] m_rd_addr;
@@ -24,11 +26,18 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
     output reg  [31:0] m_buf_length;
     output reg  [31:0] m_buf_id;
     output reg  [31:0] m_buf_index;
+    output reg  m_err_valid;
+    input wire  m_err_ready;
+    output reg  [7:0] m_err_status;
     output reg  [31:0] consumer;
     output reg  [31:0] bad;
     
     // Constant declarations
-    localparam  c_ones32 = 32'hffffffff;
+    localparam  c_lo32 = 64'hffffffff;
+    localparam  c_zero64 = 64'h0;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_st_bad = 8'h5;
+    localparam  c_st_oob = 8'h1;
     localparam  c_zero5 = 5'b0;
     localparam  c_max_log2 = 5'b10000;
     localparam  c_zero32 = 32'h0;
@@ -124,54 +133,54 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
     reg  [1:0] rq_rd$d;
     wire  [1:0] rq_rd$q;
     reg  rq_rd$clock;
-    reg  q_bad$0$d;
-    wire  q_bad$0$q;
-    reg  q_bad$0$clock;
-    reg  q_bad$1$d;
-    wire  q_bad$1$q;
-    reg  q_bad$1$clock;
-    reg  q_bad$2$d;
-    wire  q_bad$2$q;
-    reg  q_bad$2$clock;
-    reg  q_bad$3$d;
-    wire  q_bad$3$q;
-    reg  q_bad$3$clock;
-    reg  q_bad$4$d;
-    wire  q_bad$4$q;
-    reg  q_bad$4$clock;
-    reg  q_bad$5$d;
-    wire  q_bad$5$q;
-    reg  q_bad$5$clock;
-    reg  q_bad$6$d;
-    wire  q_bad$6$q;
-    reg  q_bad$6$clock;
-    reg  q_bad$7$d;
-    wire  q_bad$7$q;
-    reg  q_bad$7$clock;
-    reg  q_bad$8$d;
-    wire  q_bad$8$q;
-    reg  q_bad$8$clock;
-    reg  q_bad$9$d;
-    wire  q_bad$9$q;
-    reg  q_bad$9$clock;
-    reg  q_bad$10$d;
-    wire  q_bad$10$q;
-    reg  q_bad$10$clock;
-    reg  q_bad$11$d;
-    wire  q_bad$11$q;
-    reg  q_bad$11$clock;
-    reg  q_bad$12$d;
-    wire  q_bad$12$q;
-    reg  q_bad$12$clock;
-    reg  q_bad$13$d;
-    wire  q_bad$13$q;
-    reg  q_bad$13$clock;
-    reg  q_bad$14$d;
-    wire  q_bad$14$q;
-    reg  q_bad$14$clock;
-    reg  q_bad$15$d;
-    wire  q_bad$15$q;
-    reg  q_bad$15$clock;
+    reg  [7:0] q_st$0$d;
+    wire  [7:0] q_st$0$q;
+    reg  q_st$0$clock;
+    reg  [7:0] q_st$1$d;
+    wire  [7:0] q_st$1$q;
+    reg  q_st$1$clock;
+    reg  [7:0] q_st$2$d;
+    wire  [7:0] q_st$2$q;
+    reg  q_st$2$clock;
+    reg  [7:0] q_st$3$d;
+    wire  [7:0] q_st$3$q;
+    reg  q_st$3$clock;
+    reg  [7:0] q_st$4$d;
+    wire  [7:0] q_st$4$q;
+    reg  q_st$4$clock;
+    reg  [7:0] q_st$5$d;
+    wire  [7:0] q_st$5$q;
+    reg  q_st$5$clock;
+    reg  [7:0] q_st$6$d;
+    wire  [7:0] q_st$6$q;
+    reg  q_st$6$clock;
+    reg  [7:0] q_st$7$d;
+    wire  [7:0] q_st$7$q;
+    reg  q_st$7$clock;
+    reg  [7:0] q_st$8$d;
+    wire  [7:0] q_st$8$q;
+    reg  q_st$8$clock;
+    reg  [7:0] q_st$9$d;
+    wire  [7:0] q_st$9$q;
+    reg  q_st$9$clock;
+    reg  [7:0] q_st$10$d;
+    wire  [7:0] q_st$10$q;
+    reg  q_st$10$clock;
+    reg  [7:0] q_st$11$d;
+    wire  [7:0] q_st$11$q;
+    reg  q_st$11$clock;
+    reg  [7:0] q_st$12$d;
+    wire  [7:0] q_st$12$q;
+    reg  q_st$12$clock;
+    reg  [7:0] q_st$13$d;
+    wire  [7:0] q_st$13$q;
+    reg  q_st$13$clock;
+    reg  [7:0] q_st$14$d;
+    wire  [7:0] q_st$14$q;
+    reg  q_st$14$clock;
+    reg  [7:0] q_st$15$d;
+    wire  [7:0] q_st$15$q;
+    reg  q_st$15$clock;
     reg  [63:0] q_iova$0$d;
     wire  [63:0] q_iova$0$q;
     reg  q_iova$0$clock;
@@ -382,7 +391,10 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
     reg  issue;
     reg  resp;
     reg  [31:0] rn;
+    reg  [7:0] h_st;
     reg  h_bad;
+    reg  win_on;
+    reg  [63:0] win_end;
     reg  has;
     reg  pop;
     reg  [63:0] d_iova$0;
@@ -397,18 +409,18 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
     reg  [31:0] d_id$1;
     reg  [31:0] d_id$2;
     reg  [31:0] d_id$3;
-    reg  [31:0] d_lo$0;
-    reg  [31:0] d_lo$1;
-    reg  [31:0] d_lo$2;
-    reg  [31:0] d_lo$3;
-    reg  [31:0] d_hi$0;
-    reg  [31:0] d_hi$1;
-    reg  [31:0] d_hi$2;
-    reg  [31:0] d_hi$3;
-    reg  d_bad$0;
-    reg  d_bad$1;
-    reg  d_bad$2;
-    reg  d_bad$3;
+    reg  [63:0] d_len64$0;
+    reg  [63:0] d_len64$1;
+    reg  [63:0] d_len64$2;
+    reg  [63:0] d_len64$3;
+    reg  [63:0] d_end$0;
+    reg  [63:0] d_end$1;
+    reg  [63:0] d_end$2;
+    reg  [63:0] d_end$3;
+    reg  [7:0] d_st$0;
+    reg  [7:0] d_st$1;
+    reg  [7:0] d_st$2;
+    reg  [7:0] d_st$3;
     
     // Sub module instances
     homa_host_rxq_w512$fetch fetch(
@@ -481,85 +493,85 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         .q(rq_rd$q),
         .clock(rq_rd$clock)
     );
-    homa_host_rxq_w512$q_bad$0 q_bad$0(
-        .d(q_bad$0$d),
-        .q(q_bad$0$q),
-        .clock(q_bad$0$clock)
+    homa_host_rxq_w512$q_st$0 q_st$0(
+        .d(q_st$0$d),
+        .q(q_st$0$q),
+        .clock(q_st$0$clock)
     );
-    homa_host_rxq_w512$q_bad$1 q_bad$1(
-        .d(q_bad$1$d),
-        .q(q_bad$1$q),
-        .clock(q_bad$1$clock)
+    homa_host_rxq_w512$q_st$1 q_st$1(
+        .d(q_st$1$d),
+        .q(q_st$1$q),
+        .clock(q_st$1$clock)
     );
-    homa_host_rxq_w512$q_bad$2 q_bad$2(
-        .d(q_bad$2$d),
-        .q(q_bad$2$q),
-        .clock(q_bad$2$clock)
+    homa_host_rxq_w512$q_st$2 q_st$2(
+        .d(q_st$2$d),
+        .q(q_st$2$q),
+        .clock(q_st$2$clock)
     );
-    homa_host_rxq_w512$q_bad$3 q_bad$3(
-        .d(q_bad$3$d),
-        .q(q_bad$3$q),
-        .clock(q_bad$3$clock)
+    homa_host_rxq_w512$q_st$3 q_st$3(
+        .d(q_st$3$d),
+        .q(q_st$3$q),
+        .clock(q_st$3$clock)
     );
-    homa_host_rxq_w512$q_bad$4 q_bad$4(
-        .d(q_bad$4$d),
-        .q(q_bad$4$q),
-        .clock(q_bad$4$clock)
+    homa_host_rxq_w512$q_st$4 q_st$4(
+        .d(q_st$4$d),
+        .q(q_st$4$q),
+        .clock(q_st$4$clock)
     );
-    homa_host_rxq_w512$q_bad$5 q_bad$5(
-        .d(q_bad$5$d),
-        .q(q_bad$5$q),
-        .clock(q_bad$5$clock)
+    homa_host_rxq_w512$q_st$5 q_st$5(
+        .d(q_st$5$d),
+        .q(q_st$5$q),
+        .clock(q_st$5$clock)
     );
-    homa_host_rxq_w512$q_bad$6 q_bad$6(
-        .d(q_bad$6$d),
-        .q(q_bad$6$q),
-        .clock(q_bad$6$clock)
+    homa_host_rxq_w512$q_st$6 q_st$6(
+        .d(q_st$6$d),
+        .q(q_st$6$q),
+        .clock(q_st$6$clock)
     );
-    homa_host_rxq_w512$q_bad$7 q_bad$7(
-        .d(q_bad$7$d),
-        .q(q_bad$7$q),
-        .clock(q_bad$7$clock)
+    homa_host_rxq_w512$q_st$7 q_st$7(
+        .d(q_st$7$d),
+        .q(q_st$7$q),
+        .clock(q_st$7$clock)
     );
-    homa_host_rxq_w512$q_bad$8 q_bad$8(
-        .d(q_bad$8$d),
-        .q(q_bad$8$q),
-        .clock(q_bad$8$clock)
+    homa_host_rxq_w512$q_st$8 q_st$8(
+        .d(q_st$8$d),
+        .q(q_st$8$q),
+        .clock(q_st$8$clock)
     );
-    homa_host_rxq_w512$q_bad$9 q_bad$9(
-        .d(q_bad$9$d),
-        .q(q_bad$9$q),
-        .clock(q_bad$9$clock)
+    homa_host_rxq_w512$q_st$9 q_st$9(
+        .d(q_st$9$d),
+        .q(q_st$9$q),
+        .clock(q_st$9$clock)
     );
-    homa_host_rxq_w512$q_bad$10 q_bad$10(
-        .d(q_bad$10$d),
-        .q(q_bad$10$q),
-        .clock(q_bad$10$clock)
+    homa_host_rxq_w512$q_st$10 q_st$10(
+        .d(q_st$10$d),
+        .q(q_st$10$q),
+        .clock(q_st$10$clock)
     );
-    homa_host_rxq_w512$q_bad$11 q_bad$11(
-        .d(q_bad$11$d),
-        .q(q_bad$11$q),
-        .clock(q_bad$11$clock)
+    homa_host_rxq_w512$q_st$11 q_st$11(
+        .d(q_st$11$d),
+        .q(q_st$11$q),
+        .clock(q_st$11$clock)
     );
-    homa_host_rxq_w512$q_bad$12 q_bad$12(
-        .d(q_bad$12$d),
-        .q(q_bad$12$q),
-        .clock(q_bad$12$clock)
+    homa_host_rxq_w512$q_st$12 q_st$12(
+        .d(q_st$12$d),
+        .q(q_st$12$q),
+        .clock(q_st$12$clock)
     );
-    homa_host_rxq_w512$q_bad$13 q_bad$13(
-        .d(q_bad$13$d),
-        .q(q_bad$13$q),
-        .clock(q_bad$13$clock)
+    homa_host_rxq_w512$q_st$13 q_st$13(
+        .d(q_st$13$d),
+        .q(q_st$13$q),
+        .clock(q_st$13$clock)
     );
-    homa_host_rxq_w512$q_bad$14 q_bad$14(
-        .d(q_bad$14$d),
-        .q(q_bad$14$q),
-        .clock(q_bad$14$clock)
+    homa_host_rxq_w512$q_st$14 q_st$14(
+        .d(q_st$14$d),
+        .q(q_st$14$q),
+        .clock(q_st$14$clock)
     );
-    homa_host_rxq_w512$q_bad$15 q_bad$15(
-        .d(q_bad$15$d),
-        .q(q_bad$15$q),
-        .clock(q_bad$15$clock)
+    homa_host_rxq_w512$q_st$15 q_st$15(
+        .d(q_st$15$d),
+        .q(q_st$15$q),
+        .clock(q_st$15$clock)
     );
     homa_host_rxq_w512$q_iova$0 q_iova$0(
         .d(q_iova$0$d),
@@ -919,8 +931,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         rq$2$d = rq$2$q;
         rq$3$clock = clock;
         rq$3$d = rq$3$q;
-        q_bad$0$clock = clock;
-        q_bad$0$d = q_bad$0$q;
+        q_st$0$clock = clock;
+        q_st$0$d = q_st$0$q;
         q_iova$0$clock = clock;
         q_iova$0$d = q_iova$0$q;
         q_len$0$clock = clock;
@@ -929,8 +941,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$0$d = q_id$0$q;
         q_index$0$clock = clock;
         q_index$0$d = q_index$0$q;
-        q_bad$1$clock = clock;
-        q_bad$1$d = q_bad$1$q;
+        q_st$1$clock = clock;
+        q_st$1$d = q_st$1$q;
         q_iova$1$clock = clock;
         q_iova$1$d = q_iova$1$q;
         q_len$1$clock = clock;
@@ -939,8 +951,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$1$d = q_id$1$q;
         q_index$1$clock = clock;
         q_index$1$d = q_index$1$q;
-        q_bad$2$clock = clock;
-        q_bad$2$d = q_bad$2$q;
+        q_st$2$clock = clock;
+        q_st$2$d = q_st$2$q;
         q_iova$2$clock = clock;
         q_iova$2$d = q_iova$2$q;
         q_len$2$clock = clock;
@@ -949,8 +961,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$2$d = q_id$2$q;
         q_index$2$clock = clock;
         q_index$2$d = q_index$2$q;
-        q_bad$3$clock = clock;
-        q_bad$3$d = q_bad$3$q;
+        q_st$3$clock = clock;
+        q_st$3$d = q_st$3$q;
         q_iova$3$clock = clock;
         q_iova$3$d = q_iova$3$q;
         q_len$3$clock = clock;
@@ -959,8 +971,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$3$d = q_id$3$q;
         q_index$3$clock = clock;
         q_index$3$d = q_index$3$q;
-        q_bad$4$clock = clock;
-        q_bad$4$d = q_bad$4$q;
+        q_st$4$clock = clock;
+        q_st$4$d = q_st$4$q;
         q_iova$4$clock = clock;
         q_iova$4$d = q_iova$4$q;
         q_len$4$clock = clock;
@@ -969,8 +981,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$4$d = q_id$4$q;
         q_index$4$clock = clock;
         q_index$4$d = q_index$4$q;
-        q_bad$5$clock = clock;
-        q_bad$5$d = q_bad$5$q;
+        q_st$5$clock = clock;
+        q_st$5$d = q_st$5$q;
         q_iova$5$clock = clock;
         q_iova$5$d = q_iova$5$q;
         q_len$5$clock = clock;
@@ -979,8 +991,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$5$d = q_id$5$q;
         q_index$5$clock = clock;
         q_index$5$d = q_index$5$q;
-        q_bad$6$clock = clock;
-        q_bad$6$d = q_bad$6$q;
+        q_st$6$clock = clock;
+        q_st$6$d = q_st$6$q;
         q_iova$6$clock = clock;
         q_iova$6$d = q_iova$6$q;
         q_len$6$clock = clock;
@@ -989,8 +1001,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$6$d = q_id$6$q;
         q_index$6$clock = clock;
         q_index$6$d = q_index$6$q;
-        q_bad$7$clock = clock;
-        q_bad$7$d = q_bad$7$q;
+        q_st$7$clock = clock;
+        q_st$7$d = q_st$7$q;
         q_iova$7$clock = clock;
         q_iova$7$d = q_iova$7$q;
         q_len$7$clock = clock;
@@ -999,8 +1011,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$7$d = q_id$7$q;
         q_index$7$clock = clock;
         q_index$7$d = q_index$7$q;
-        q_bad$8$clock = clock;
-        q_bad$8$d = q_bad$8$q;
+        q_st$8$clock = clock;
+        q_st$8$d = q_st$8$q;
         q_iova$8$clock = clock;
         q_iova$8$d = q_iova$8$q;
         q_len$8$clock = clock;
@@ -1009,8 +1021,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$8$d = q_id$8$q;
         q_index$8$clock = clock;
         q_index$8$d = q_index$8$q;
-        q_bad$9$clock = clock;
-        q_bad$9$d = q_bad$9$q;
+        q_st$9$clock = clock;
+        q_st$9$d = q_st$9$q;
         q_iova$9$clock = clock;
         q_iova$9$d = q_iova$9$q;
         q_len$9$clock = clock;
@@ -1019,8 +1031,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$9$d = q_id$9$q;
         q_index$9$clock = clock;
         q_index$9$d = q_index$9$q;
-        q_bad$10$clock = clock;
-        q_bad$10$d = q_bad$10$q;
+        q_st$10$clock = clock;
+        q_st$10$d = q_st$10$q;
         q_iova$10$clock = clock;
         q_iova$10$d = q_iova$10$q;
         q_len$10$clock = clock;
@@ -1029,8 +1041,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$10$d = q_id$10$q;
         q_index$10$clock = clock;
         q_index$10$d = q_index$10$q;
-        q_bad$11$clock = clock;
-        q_bad$11$d = q_bad$11$q;
+        q_st$11$clock = clock;
+        q_st$11$d = q_st$11$q;
         q_iova$11$clock = clock;
         q_iova$11$d = q_iova$11$q;
         q_len$11$clock = clock;
@@ -1039,8 +1051,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$11$d = q_id$11$q;
         q_index$11$clock = clock;
         q_index$11$d = q_index$11$q;
-        q_bad$12$clock = clock;
-        q_bad$12$d = q_bad$12$q;
+        q_st$12$clock = clock;
+        q_st$12$d = q_st$12$q;
         q_iova$12$clock = clock;
         q_iova$12$d = q_iova$12$q;
         q_len$12$clock = clock;
@@ -1049,8 +1061,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$12$d = q_id$12$q;
         q_index$12$clock = clock;
         q_index$12$d = q_index$12$q;
-        q_bad$13$clock = clock;
-        q_bad$13$d = q_bad$13$q;
+        q_st$13$clock = clock;
+        q_st$13$d = q_st$13$q;
         q_iova$13$clock = clock;
         q_iova$13$d = q_iova$13$q;
         q_len$13$clock = clock;
@@ -1059,8 +1071,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$13$d = q_id$13$q;
         q_index$13$clock = clock;
         q_index$13$d = q_index$13$q;
-        q_bad$14$clock = clock;
-        q_bad$14$d = q_bad$14$q;
+        q_st$14$clock = clock;
+        q_st$14$d = q_st$14$q;
         q_iova$14$clock = clock;
         q_iova$14$d = q_iova$14$q;
         q_len$14$clock = clock;
@@ -1069,8 +1081,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
         q_id$14$d = q_id$14$q;
         q_index$14$clock = clock;
         q_index$14$d = q_index$14$q;
-        q_bad$15$clock = clock;
-        q_bad$15$d = q_bad$15$q;
+        q_st$15$clock = clock;
+        q_st$15$d = q_st$15$q;
         q_iova$15$clock = clock;
         q_iova$15$d = q_iova$15$q;
         q_len$15$clock = clock;
@@ -1117,591 +1129,620 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m
             rn = rq$3$q;
         end
         resp = s_rd_valid & (discard$q == c_zero32);
+        win_on = cfg_win_len != c_zero64;
+        win_end = cfg_win_base + cfg_win_len;
         d_iova$0 = s_rd_data[(c_at$0)+:(64)];
         d_len$0 = s_rd_data[(c_at$1)+:(32)];
         d_id$0 = s_rd_data[(c_at$2)+:(32)];
-        d_lo$0 = d_iova$0[(32'h0)+:(32)];
-        d_hi$0 = d_iova$0[(32'h20)+:(32)];
-        d_bad$0 = (d_len$0 == c_zero32) | ((d_hi$0 == c_ones32) & ((d_lo$0 + d_len$0) < d_lo$0));
+        d_len64$0 = s_rd_data[(c_at$1)+:(64)] & c_lo32;
+        d_end$0 = d_iova$0 + d_len64$0;
+        d_st$0 = c_zero8;
+        if (win_on & ((d_iova$0 < cfg_win_base) | (d_end$0 > win_end))) begin
+            d_st$0 = c_st_oob;
+        end
+        if ((d_len$0 == c_zero32) | (d_end$0 <= d_iova$0)) begin
+            d_st$0 = c_st_bad;
+        end
         d_iova$1 = s_rd_data[(c_at$3)+:(64)];
         d_len$1 = s_rd_data[(c_at$4)+:(32)];
         d_id$1 = s_rd_data[(c_at$5)+:(32)];
-        d_lo$1 = d_iova$1[(32'h0)+:(32)];
-        d_hi$1 = d_iova$1[(32'h20)+:(32)];
-        d_bad$1 = (d_len$1 == c_zero32) | ((d_hi$1 == c_ones32) & ((d_lo$1 + d_len$1) < d_lo$1));
+        d_len64$1 = s_rd_data[(c_at$4)+:(64)] & c_lo32;
+        d_end$1 = d_iova$1 + d_len64$1;
+        d_st$1 = c_zero8;
+        if (win_on & ((d_iova$1 < cfg_win_base) | (d_end$1 > win_end))) begin
+            d_st$1 = c_st_oob;
+        end
+        if ((d_len$1 == c_zero32) | (d_end$1 <= d_iova$1)) begin
+            d_st$1 = c_st_bad;
+        end
         d_iova$2 = s_rd_data[(c_at$6)+:(64)];
         d_len$2 = s_rd_data[(c_at$7)+:(32)];
         d_id$2 = s_rd_data[(c_at$8)+:(32)];
-        d_lo$2 = d_iova$2[(32'h0)+:(32)];
-        d_hi$2 = d_iova$2[(32'h20)+:(32)];
-        d_bad$2 = (d_len$2 == c_zero32) | ((d_hi$2 == c_ones32) & ((d_lo$2 + d_len$2) < d_lo$2));
+        d_len64$2 = s_rd_data[(c_at$7)+:(64)] & c_lo32;
+        d_end$2 = d_iova$2 + d_len64$2;
+        d_st$2 = c_zero8;
+        if (win_on & ((d_iova$2 < cfg_win_base) | (d_end$2 > win_end))) begin
+            d_st$2 = c_st_oob;
+        end
+        if ((d_len$2 == c_zero32) | (d_end$2 <= d_iova$2)) begin
+            d_st$2 = c_st_bad;
+        end
         d_iova$3 = s_rd_data[(c_at$9)+:(64)];
         d_len$3 = s_rd_data[(c_at$10)+:(32)];
         d_id$3 = s_rd_data[(c_at$11)+:(32)];
-        d_lo$3 = d_iova$3[(32'h0)+:(32)];
-        d_hi$3 = d_iova$3[(32'h20)+:(32)];
-        d_bad$3 = (d_len$3 == c_zero32) | ((d_hi$3 == c_ones32) & ((d_lo$3 + d_len$3) < d_lo$3));
+        d_len64$3 = s_rd_data[(c_at$10)+:(64)] & c_lo32;
+        d_end$3 = d_iova$3 + d_len64$3;
+        d_st$3 = c_zero8;
+        if (win_on & ((d_iova$3 < cfg_win_base) | (d_end$3 > win_end))) begin
+            d_st$3 = c_st_oob;
+        end
+        if ((d_len$3 == c_zero32) | (d_end$3 <= d_iova$3)) begin
+            d_st$3 = c_st_bad;
+        end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$0)) begin
-            q_bad$0$d = d_bad$0;
+            q_st$0$d = d_st$0;
             q_iova$0$d = d_iova$0;
             q_len$0$d = d_len$0;
             q_id$0$d = d_id$0;
             q_index$0$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$0)) begin
-            q_bad$0$d = d_bad$1;
+            q_st$0$d = d_st$1;
             q_iova$0$d = d_iova$1;
             q_len$0$d = d_len$1;
             q_id$0$d = d_id$1;
             q_index$0$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$0)) begin
-            q_bad$0$d = d_bad$2;
+            q_st$0$d = d_st$2;
             q_iova$0$d = d_iova$2;
             q_len$0$d = d_len$2;
             q_id$0$d = d_id$2;
             q_index$0$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$0)) begin
-            q_bad$0$d = d_bad$3;
+            q_st$0$d = d_st$3;
             q_iova$0$d = d_iova$3;
             q_len$0$d = d_len$3;
             q_id$0$d = d_id$3;
             q_index$0$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$1)) begin
-            q_bad$1$d = d_bad$0;
+            q_st$1$d = d_st$0;
             q_iova$1$d = d_iova$0;
             q_len$1$d = d_len$0;
             q_id$1$d = d_id$0;
             q_index$1$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$1)) begin
-            q_bad$1$d = d_bad$1;
+            q_st$1$d = d_st$1;
             q_iova$1$d = d_iova$1;
             q_len$1$d = d_len$1;
             q_id$1$d = d_id$1;
             q_index$1$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$1)) begin
-            q_bad$1$d = d_bad$2;
+            q_st$1$d = d_st$2;
             q_iova$1$d = d_iova$2;
             q_len$1$d = d_len$2;
             q_id$1$d = d_id$2;
             q_index$1$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$1)) begin
-            q_bad$1$d = d_bad$3;
+            q_st$1$d = d_st$3;
             q_iova$1$d = d_iova$3;
             q_len$1$d = d_len$3;
             q_id$1$d = d_id$3;
             q_index$1$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$2)) begin
-            q_bad$2$d = d_bad$0;
+            q_st$2$d = d_st$0;
             q_iova$2$d = d_iova$0;
             q_len$2$d = d_len$0;
             q_id$2$d = d_id$0;
             q_index$2$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$2)) begin
-            q_bad$2$d = d_bad$1;
+            q_st$2$d = d_st$1;
             q_iova$2$d = d_iova$1;
             q_len$2$d = d_len$1;
             q_id$2$d = d_id$1;
             q_index$2$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$2)) begin
-            q_bad$2$d = d_bad$2;
+            q_st$2$d = d_st$2;
             q_iova$2$d = d_iova$2;
             q_len$2$d = d_len$2;
             q_id$2$d = d_id$2;
             q_index$2$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$2)) begin
-            q_bad$2$d = d_bad$3;
+            q_st$2$d = d_st$3;
             q_iova$2$d = d_iova$3;
             q_len$2$d = d_len$3;
             q_id$2$d = d_id$3;
             q_index$2$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$3)) begin
-            q_bad$3$d = d_bad$0;
+            q_st$3$d = d_st$0;
             q_iova$3$d = d_iova$0;
             q_len$3$d = d_len$0;
             q_id$3$d = d_id$0;
             q_index$3$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$3)) begin
-            q_bad$3$d = d_bad$1;
+            q_st$3$d = d_st$1;
             q_iova$3$d = d_iova$1;
             q_len$3$d = d_len$1;
             q_id$3$d = d_id$1;
             q_index$3$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$3)) begin
-            q_bad$3$d = d_bad$2;
+            q_st$3$d = d_st$2;
             q_iova$3$d = d_iova$2;
             q_len$3$d = d_len$2;
             q_id$3$d = d_id$2;
             q_index$3$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$3)) begin
-            q_bad$3$d = d_bad$3;
+            q_st$3$d = d_st$3;
             q_iova$3$d = d_iova$3;
             q_len$3$d = d_len$3;
             q_id$3$d = d_id$3;
             q_index$3$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$4)) begin
-            q_bad$4$d = d_bad$0;
+            q_st$4$d = d_st$0;
             q_iova$4$d = d_iova$0;
             q_len$4$d = d_len$0;
             q_id$4$d = d_id$0;
             q_index$4$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$4)) begin
-            q_bad$4$d = d_bad$1;
+            q_st$4$d = d_st$1;
             q_iova$4$d = d_iova$1;
             q_len$4$d = d_len$1;
             q_id$4$d = d_id$1;
             q_index$4$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$4)) begin
-            q_bad$4$d = d_bad$2;
+            q_st$4$d = d_st$2;
             q_iova$4$d = d_iova$2;
             q_len$4$d = d_len$2;
             q_id$4$d = d_id$2;
             q_index$4$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$4)) begin
-            q_bad$4$d = d_bad$3;
+            q_st$4$d = d_st$3;
             q_iova$4$d = d_iova$3;
             q_len$4$d = d_len$3;
             q_id$4$d = d_id$3;
             q_index$4$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$5)) begin
-            q_bad$5$d = d_bad$0;
+            q_st$5$d = d_st$0;
             q_iova$5$d = d_iova$0;
             q_len$5$d = d_len$0;
             q_id$5$d = d_id$0;
             q_index$5$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$5)) begin
-            q_bad$5$d = d_bad$1;
+            q_st$5$d = d_st$1;
             q_iova$5$d = d_iova$1;
             q_len$5$d = d_len$1;
             q_id$5$d = d_id$1;
             q_index$5$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$5)) begin
-            q_bad$5$d = d_bad$2;
+            q_st$5$d = d_st$2;
             q_iova$5$d = d_iova$2;
             q_len$5$d = d_len$2;
             q_id$5$d = d_id$2;
             q_index$5$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$5)) begin
-            q_bad$5$d = d_bad$3;
+            q_st$5$d = d_st$3;
             q_iova$5$d = d_iova$3;
             q_len$5$d = d_len$3;
             q_id$5$d = d_id$3;
             q_index$5$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$6)) begin
-            q_bad$6$d = d_bad$0;
+            q_st$6$d = d_st$0;
             q_iova$6$d = d_iova$0;
             q_len$6$d = d_len$0;
             q_id$6$d = d_id$0;
             q_index$6$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$6)) begin
-            q_bad$6$d = d_bad$1;
+            q_st$6$d = d_st$1;
             q_iova$6$d = d_iova$1;
             q_len$6$d = d_len$1;
             q_id$6$d = d_id$1;
             q_index$6$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$6)) begin
-            q_bad$6$d = d_bad$2;
+            q_st$6$d = d_st$2;
             q_iova$6$d = d_iova$2;
             q_len$6$d = d_len$2;
             q_id$6$d = d_id$2;
             q_index$6$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$6)) begin
-            q_bad$6$d = d_bad$3;
+            q_st$6$d = d_st$3;
             q_iova$6$d = d_iova$3;
             q_len$6$d = d_len$3;
             q_id$6$d = d_id$3;
             q_index$6$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$7)) begin
-            q_bad$7$d = d_bad$0;
+            q_st$7$d = d_st$0;
             q_iova$7$d = d_iova$0;
             q_len$7$d = d_len$0;
             q_id$7$d = d_id$0;
             q_index$7$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$7)) begin
-            q_bad$7$d = d_bad$1;
+            q_st$7$d = d_st$1;
             q_iova$7$d = d_iova$1;
             q_len$7$d = d_len$1;
             q_id$7$d = d_id$1;
             q_index$7$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$7)) begin
-            q_bad$7$d = d_bad$2;
+            q_st$7$d = d_st$2;
             q_iova$7$d = d_iova$2;
             q_len$7$d = d_len$2;
             q_id$7$d = d_id$2;
             q_index$7$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$7)) begin
-            q_bad$7$d = d_bad$3;
+            q_st$7$d = d_st$3;
             q_iova$7$d = d_iova$3;
             q_len$7$d = d_len$3;
             q_id$7$d = d_id$3;
             q_index$7$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$8)) begin
-            q_bad$8$d = d_bad$0;
+            q_st$8$d = d_st$0;
             q_iova$8$d = d_iova$0;
             q_len$8$d = d_len$0;
             q_id$8$d = d_id$0;
             q_index$8$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$8)) begin
-            q_bad$8$d = d_bad$1;
+            q_st$8$d = d_st$1;
             q_iova$8$d = d_iova$1;
             q_len$8$d = d_len$1;
             q_id$8$d = d_id$1;
             q_index$8$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$8)) begin
-            q_bad$8$d = d_bad$2;
+            q_st$8$d = d_st$2;
             q_iova$8$d = d_iova$2;
             q_len$8$d = d_len$2;
             q_id$8$d = d_id$2;
             q_index$8$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$8)) begin
-            q_bad$8$d = d_bad$3;
+            q_st$8$d = d_st$3;
             q_iova$8$d = d_iova$3;
             q_len$8$d = d_len$3;
             q_id$8$d = d_id$3;
             q_index$8$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$9)) begin
-            q_bad$9$d = d_bad$0;
+            q_st$9$d = d_st$0;
             q_iova$9$d = d_iova$0;
             q_len$9$d = d_len$0;
             q_id$9$d = d_id$0;
             q_index$9$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$9)) begin
-            q_bad$9$d = d_bad$1;
+            q_st$9$d = d_st$1;
             q_iova$9$d = d_iova$1;
             q_len$9$d = d_len$1;
             q_id$9$d = d_id$1;
             q_index$9$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$9)) begin
-            q_bad$9$d = d_bad$2;
+            q_st$9$d = d_st$2;
             q_iova$9$d = d_iova$2;
             q_len$9$d = d_len$2;
             q_id$9$d = d_id$2;
             q_index$9$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$9)) begin
-            q_bad$9$d = d_bad$3;
+            q_st$9$d = d_st$3;
             q_iova$9$d = d_iova$3;
             q_len$9$d = d_len$3;
             q_id$9$d = d_id$3;
             q_index$9$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$10)) begin
-            q_bad$10$d = d_bad$0;
+            q_st$10$d = d_st$0;
             q_iova$10$d = d_iova$0;
             q_len$10$d = d_len$0;
             q_id$10$d = d_id$0;
             q_index$10$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$10)) begin
-            q_bad$10$d = d_bad$1;
+            q_st$10$d = d_st$1;
             q_iova$10$d = d_iova$1;
             q_len$10$d = d_len$1;
             q_id$10$d = d_id$1;
             q_index$10$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$10)) begin
-            q_bad$10$d = d_bad$2;
+            q_st$10$d = d_st$2;
             q_iova$10$d = d_iova$2;
             q_len$10$d = d_len$2;
             q_id$10$d = d_id$2;
             q_index$10$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$10)) begin
-            q_bad$10$d = d_bad$3;
+            q_st$10$d = d_st$3;
             q_iova$10$d = d_iova$3;
             q_len$10$d = d_len$3;
             q_id$10$d = d_id$3;
             q_index$10$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$11)) begin
-            q_bad$11$d = d_bad$0;
+            q_st$11$d = d_st$0;
             q_iova$11$d = d_iova$0;
             q_len$11$d = d_len$0;
             q_id$11$d = d_id$0;
             q_index$11$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$11)) begin
-            q_bad$11$d = d_bad$1;
+            q_st$11$d = d_st$1;
             q_iova$11$d = d_iova$1;
             q_len$11$d = d_len$1;
             q_id$11$d = d_id$1;
             q_index$11$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$11)) begin
-            q_bad$11$d = d_bad$2;
+            q_st$11$d = d_st$2;
             q_iova$11$d = d_iova$2;
             q_len$11$d = d_len$2;
             q_id$11$d = d_id$2;
             q_index$11$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$11)) begin
-            q_bad$11$d = d_bad$3;
+            q_st$11$d = d_st$3;
             q_iova$11$d = d_iova$3;
             q_len$11$d = d_len$3;
             q_id$11$d = d_id$3;
             q_index$11$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$12)) begin
-            q_bad$12$d = d_bad$0;
+            q_st$12$d = d_st$0;
             q_iova$12$d = d_iova$0;
             q_len$12$d = d_len$0;
             q_id$12$d = d_id$0;
             q_index$12$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$12)) begin
-            q_bad$12$d = d_bad$1;
+            q_st$12$d = d_st$1;
             q_iova$12$d = d_iova$1;
             q_len$12$d = d_len$1;
             q_id$12$d = d_id$1;
             q_index$12$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$12)) begin
-            q_bad$12$d = d_bad$2;
+            q_st$12$d = d_st$2;
             q_iova$12$d = d_iova$2;
             q_len$12$d = d_len$2;
             q_id$12$d = d_id$2;
             q_index$12$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$12)) begin
-            q_bad$12$d = d_bad$3;
+            q_st$12$d = d_st$3;
             q_iova$12$d = d_iova$3;
             q_len$12$d = d_len$3;
             q_id$12$d = d_id$3;
             q_index$12$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$13)) begin
-            q_bad$13$d = d_bad$0;
+            q_st$13$d = d_st$0;
             q_iova$13$d = d_iova$0;
             q_len$13$d = d_len$0;
             q_id$13$d = d_id$0;
             q_index$13$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$13)) begin
-            q_bad$13$d = d_bad$1;
+            q_st$13$d = d_st$1;
             q_iova$13$d = d_iova$1;
             q_len$13$d = d_len$1;
             q_id$13$d = d_id$1;
             q_index$13$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$13)) begin
-            q_bad$13$d = d_bad$2;
+            q_st$13$d = d_st$2;
             q_iova$13$d = d_iova$2;
             q_len$13$d = d_len$2;
             q_id$13$d = d_id$2;
             q_index$13$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$13)) begin
-            q_bad$13$d = d_bad$3;
+            q_st$13$d = d_st$3;
             q_iova$13$d = d_iova$3;
             q_len$13$d = d_len$3;
             q_id$13$d = d_id$3;
             q_index$13$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$14)) begin
-            q_bad$14$d = d_bad$0;
+            q_st$14$d = d_st$0;
             q_iova$14$d = d_iova$0;
             q_len$14$d = d_len$0;
             q_id$14$d = d_id$0;
             q_index$14$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$14)) begin
-            q_bad$14$d = d_bad$1;
+            q_st$14$d = d_st$1;
             q_iova$14$d = d_iova$1;
             q_len$14$d = d_len$1;
             q_id$14$d = d_id$1;
             q_index$14$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$14)) begin
-            q_bad$14$d = d_bad$2;
+            q_st$14$d = d_st$2;
             q_iova$14$d = d_iova$2;
             q_len$14$d = d_len$2;
             q_id$14$d = d_id$2;
             q_index$14$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$14)) begin
-            q_bad$14$d = d_bad$3;
+            q_st$14$d = d_st$3;
             q_iova$14$d = d_iova$3;
             q_len$14$d = d_len$3;
             q_id$14$d = d_id$3;
             q_index$14$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$15)) begin
-            q_bad$15$d = d_bad$0;
+            q_st$15$d = d_st$0;
             q_iova$15$d = d_iova$0;
             q_len$15$d = d_len$0;
             q_id$15$d = d_id$0;
             q_index$15$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$15)) begin
-            q_bad$15$d = d_bad$1;
+            q_st$15$d = d_st$1;
             q_iova$15$d = d_iova$1;
             q_len$15$d = d_len$1;
             q_id$15$d = d_id$1;
             q_index$15$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$15)) begin
-            q_bad$15$d = d_bad$2;
+            q_st$15$d = d_st$2;
             q_iova$15$d = d_iova$2;
             q_len$15$d = d_len$2;
             q_id$15$d = d_id$2;
             q_index$15$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$15)) begin
-            q_bad$15$d = d_bad$3;
+            q_st$15$d = d_st$3;
             q_iova$15$d = d_iova$3;
             q_len$15$d = d_len$3;
             q_id$15$d = d_id$3;
             q_index$15$d = got$q + c_j$3;
         end
-        h_bad = q_bad$0$q;
+        h_st = q_st$0$q;
         m_buf_iova = q_iova$0$q;
         m_buf_length = q_len$0$q;
         m_buf_id = q_id$0$q;
         m_buf_index = q_index$0$q;
         if (rd$q == c_s4$1) begin
-            h_bad = q_bad$1$q;
+            h_st = q_st$1$q;
             m_buf_iova = q_iova$1$q;
             m_buf_length = q_len$1$q;
             m_buf_id = q_id$1$q;
             m_buf_index = q_index$1$q;
         end
         if (rd$q == c_s4$2) begin
-            h_bad = q_bad$2$q;
+            h_st = q_st$2$q;
             m_buf_iova = q_iova$2$q;
             m_buf_length = q_len$2$q;
             m_buf_id = q_id$2$q;
             m_buf_index = q_index$2$q;
         end
         if (rd$q == c_s4$3) begin
-            h_bad = q_bad$3$q;
+            h_st = q_st$3$q;
             m_buf_iova = q_iova$3$q;
             m_buf_length = q_len$3$q;
             m_buf_id = q_id$3$q;
             m_buf_index = q_index$3$q;
         end
         if (rd$q == c_s4$4) begin
-            h_bad = q_bad$4$q;
+            h_st = q_st$4$q;
             m_buf_iova = q_iova$4$q;
             m_buf_length = q_len$4$q;
             m_buf_id = q_id$4$q;
             m_buf_index = q_index$4$q;
         end
         if (rd$q == c_s4$5) begin
-            h_bad = q_bad$5$q;
+            h_st = q_st$5$q;
             m_buf_iova = q_iova$5$q;
             m_buf_length = q_len$5$q;
             m_buf_id = q_id$5$q;
             m_buf_index = q_index$5$q;
         end
         if (rd$q == c_s4$6) begin
-            h_bad = q_bad$6$q;
+            h_st = q_st$6$q;
             m_buf_iova = q_iova$6$q;
             m_buf_length = q_len$6$q;
             m_buf_id = q_id$6$q;
             m_buf_index = q_index$6$q;
         end
         if (rd$q == c_s4$7) begin
-            h_bad = q_bad$7$q;
+            h_st = q_st$7$q;
             m_buf_iova = q_iova$7$q;
             m_buf_length = q_len$7$q;
             m_buf_id = q_id$7$q;
             m_buf_index = q_index$7$q;
         end
         if (rd$q == c_s4$8) begin
-            h_bad = q_bad$8$q;
+            h_st = q_st$8$q;
             m_buf_iova = q_iova$8$q;
             m_buf_length = q_len$8$q;
             m_buf_id = q_id$8$q;
             m_buf_index = q_index$8$q;
         end
         if (rd$q == c_s4$9) begin
-            h_bad = q_bad$9$q;
+            h_st = q_st$9$q;
             m_buf_iova = q_iova$9$q;
             m_buf_length = q_len$9$q;
             m_buf_id = q_id$9$q;
             m_buf_index = q_index$9$q;
         end
         if (rd$q == c_s4$10) begin
-            h_bad = q_bad$10$q;
+            h_st = q_st$10$q;
             m_buf_iova = q_iova$10$q;
             m_buf_length = q_len$10$q;
             m_buf_id = q_id$10$q;
             m_buf_index = q_index$10$q;
         end
         if (rd$q == c_s4$11) begin
-            h_bad = q_bad$11$q;
+            h_st = q_st$11$q;
             m_buf_iova = q_iova$11$q;
             m_buf_length = q_len$11$q;
             m_buf_id = q_id$11$q;
             m_buf_index = q_index$11$q;
         end
         if (rd$q == c_s4$12) begin
-            h_bad = q_bad$12$q;
+            h_st = q_st$12$q;
             m_buf_iova = q_iova$12$q;
             m_buf_length = q_len$12$q;
             m_buf_id = q_id$12$q;
             m_buf_index = q_index$12$q;
         end
         if (rd$q == c_s4$13) begin
-            h_bad = q_bad$13$q;
+            h_st = q_st$13$q;
             m_buf_iova = q_iova$13$q;
             m_buf_length = q_len$13$q;
             m_buf_id = q_id$13$q;
             m_buf_index = q_index$13$q;
         end
         if (rd$q == c_s4$14) begin
-            h_bad = q_bad$14$q;
+            h_st = q_st$14$q;
             m_buf_iova = q_iova$14$q;
             m_buf_length = q_len$14$q;
             m_buf_id = q_id$14$q;
             m_buf_index = q_index$14$q;
         end
         if (rd$q == c_s4$15) begin
-            h_bad = q_bad$15$q;
+            h_st = q_st$15$q;
             m_buf_iova = q_iova$15$q;
             m_buf_length = q_len$15$q;
             m_buf_id = q_id$15$q;
             m_buf_index = q_index$15$q;
         end
+        h_bad = h_st != c_zero8;
+        m_err_status = h_st;
         has = count$q != c_zero32;
         m_buf_valid = has & ~h_bad & ~reset;
-        pop = has & (h_bad | m_buf_ready);
+        m_err_valid = has & h_bad & ~reset;
+        pop = has & ((~h_bad & m_buf_ready) | (h_bad & m_err_ready));
         if (pop & h_bad) begin
             n_bad$d = n_bad$q + c_one32;
         end
@@ -1903,310 +1944,6 @@ module homa_host_rxq_w512$n_bad(d,q,clock);
     end
           
 endmodule // homa_host_rxq_w512$n_bad
-
-
-module homa_host_rxq_w512$q_bad$0(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$0
-
-
-module homa_host_rxq_w512$q_bad$1(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$1
-
-
-module homa_host_rxq_w512$q_bad$10(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$10
-
-
-module homa_host_rxq_w512$q_bad$11(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$11
-
-
-module homa_host_rxq_w512$q_bad$12(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$12
-
-
-module homa_host_rxq_w512$q_bad$13(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$13
-
-
-module homa_host_rxq_w512$q_bad$14(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$14
-
-
-module homa_host_rxq_w512$q_bad$15(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$15
-
-
-module homa_host_rxq_w512$q_bad$2(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$2
-
-
-module homa_host_rxq_w512$q_bad$3(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$3
-
-
-module homa_host_rxq_w512$q_bad$4(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$4
-
-
-module homa_host_rxq_w512$q_bad$5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$5
-
-
-module homa_host_rxq_w512$q_bad$6(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$6
-
-
-module homa_host_rxq_w512$q_bad$7(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$7
-
-
-module homa_host_rxq_w512$q_bad$8(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$8
-
-
-module homa_host_rxq_w512$q_bad$9(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_bad$9
 
 
 module homa_host_rxq_w512$q_id$0(d,q,clock);
@@ -3423,6 +3160,310 @@ module homa_host_rxq_w512$q_len$9(d,q,clock);
     end
           
 endmodule // homa_host_rxq_w512$q_len$9
+
+
+module homa_host_rxq_w512$q_st$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$0
+
+
+module homa_host_rxq_w512$q_st$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$1
+
+
+module homa_host_rxq_w512$q_st$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$10
+
+
+module homa_host_rxq_w512$q_st$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$11
+
+
+module homa_host_rxq_w512$q_st$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$12
+
+
+module homa_host_rxq_w512$q_st$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$13
+
+
+module homa_host_rxq_w512$q_st$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$14
+
+
+module homa_host_rxq_w512$q_st$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$15
+
+
+module homa_host_rxq_w512$q_st$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$2
+
+
+module homa_host_rxq_w512$q_st$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$3
+
+
+module homa_host_rxq_w512$q_st$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$4
+
+
+module homa_host_rxq_w512$q_st$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$5
+
+
+module homa_host_rxq_w512$q_st$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$6
+
+
+module homa_host_rxq_w512$q_st$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$7
+
+
+module homa_host_rxq_w512$q_st$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$8
+
+
+module homa_host_rxq_w512$q_st$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$q_st$9
 
 
 module homa_host_rxq_w512$rd(d,q,clock);

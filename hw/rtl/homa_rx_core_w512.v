@@ -68,6 +68,10 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     localparam  c_i_data_empty = 8'h38;
     localparam  c_i_rx_bad_descriptors = 8'h63;
     localparam  c_i_cq_dropped = 8'h64;
+    localparam  c_i_rx_win_base_lo = 8'h65;
+    localparam  c_i_rx_win_base_hi = 8'h66;
+    localparam  c_i_rx_win_len_lo = 8'h67;
+    localparam  c_i_rx_win_len_hi = 8'h68;
     localparam  c_i_rx_base_lo = 8'h58;
     localparam  c_i_rx_base_hi = 8'h59;
     localparam  c_i_rx_log2_size = 8'h5a;
@@ -181,6 +185,10 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     localparam  c_r$98 = 8'h62;
     localparam  c_r$99 = 8'h63;
     localparam  c_r$100 = 8'h64;
+    localparam  c_r$101 = 8'h65;
+    localparam  c_r$102 = 8'h66;
+    localparam  c_r$103 = 8'h67;
+    localparam  c_r$104 = 8'h68;
     localparam  c_i_max_overcommit = 8'h10;
     localparam  c_i_max_incoming = 8'hf;
     localparam  c_i_max_sched_prio = 8'h21;
@@ -468,6 +476,10 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  [31:0] regs$ro$98;
     reg  [31:0] regs$ro$99;
     reg  [31:0] regs$ro$100;
+    reg  [31:0] regs$ro$101;
+    reg  [31:0] regs$ro$102;
+    reg  [31:0] regs$ro$103;
+    reg  [31:0] regs$ro$104;
     wire  [31:0] regs$rw$0;
     wire  [31:0] regs$rw$1;
     wire  [31:0] regs$rw$2;
@@ -569,12 +581,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     wire  [31:0] regs$rw$98;
     wire  [31:0] regs$rw$99;
     wire  [31:0] regs$rw$100;
+    wire  [31:0] regs$rw$101;
+    wire  [31:0] regs$rw$102;
+    wire  [31:0] regs$rw$103;
+    wire  [31:0] regs$rw$104;
     reg  hq$clock;
     reg  hq$reset;
     reg  [63:0] hq$cfg_rx_base;
     reg  [4:0] hq$cfg_rx_log2;
     reg  [31:0] hq$cfg_rx_producer;
     reg  hq$cfg_rx_clear;
+    reg  [63:0] hq$cfg_rx_win_base;
+    reg  [63:0] hq$cfg_rx_win_len;
     reg  [63:0] hq$cfg_cq_base;
     reg  [4:0] hq$cfg_cq_log2;
     reg  [31:0] hq$cfg_cq_consumer;
@@ -644,6 +662,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     // Local signals
     reg  [63:0] rx_base;
     reg  [63:0] cq_base;
+    reg  [63:0] rx_win_base;
+    reg  [63:0] rx_win_len;
     reg  is_dma;
     reg  dma_ok;
     reg  table_ok;
@@ -910,6 +930,10 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .ro$98(regs$ro$98),
         .ro$99(regs$ro$99),
         .ro$100(regs$ro$100),
+        .ro$101(regs$ro$101),
+        .ro$102(regs$ro$102),
+        .ro$103(regs$ro$103),
+        .ro$104(regs$ro$104),
         .rw$0(regs$rw$0),
         .rw$1(regs$rw$1),
         .rw$2(regs$rw$2),
@@ -1010,7 +1034,11 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .rw$97(regs$rw$97),
         .rw$98(regs$rw$98),
         .rw$99(regs$rw$99),
-        .rw$100(regs$rw$100)
+        .rw$100(regs$rw$100),
+        .rw$101(regs$rw$101),
+        .rw$102(regs$rw$102),
+        .rw$103(regs$rw$103),
+        .rw$104(regs$rw$104)
     );
     homa_rx_core_w512$hq hq(
         .clock(hq$clock),
@@ -1019,6 +1047,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .cfg_rx_log2(hq$cfg_rx_log2),
         .cfg_rx_producer(hq$cfg_rx_producer),
         .cfg_rx_clear(hq$cfg_rx_clear),
+        .cfg_rx_win_base(hq$cfg_rx_win_base),
+        .cfg_rx_win_len(hq$cfg_rx_win_len),
         .cfg_cq_base(hq$cfg_cq_base),
         .cfg_cq_log2(hq$cfg_cq_log2),
         .cfg_cq_consumer(hq$cfg_cq_consumer),
@@ -1143,6 +1173,10 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         rx_base[(64'h20)+:(32)] = c_zero32;
         cq_base[(64'h0)+:(32)] = c_zero32;
         cq_base[(64'h20)+:(32)] = c_zero32;
+        rx_win_base[(64'h0)+:(32)] = c_zero32;
+        rx_win_base[(64'h20)+:(32)] = c_zero32;
+        rx_win_len[(64'h0)+:(32)] = c_zero32;
+        rx_win_len[(64'h20)+:(32)] = c_zero32;
         hq$cfg_rx_log2 = c_zero5;
         hq$cfg_cq_log2 = c_zero5;
         hq$cfg_rx_producer = c_zero32;
@@ -1152,6 +1186,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$0 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$0;
         end
         if (c_r$0 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$0[(c_lo)+:(5)];
@@ -1307,6 +1353,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$1 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$1;
         end
+        if (c_r$1 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$1;
+        end
         if (c_r$1 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$1[(c_lo)+:(5)];
         end
@@ -1460,6 +1518,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$2 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$2;
         end
         if (c_r$2 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$2[(c_lo)+:(5)];
@@ -1615,6 +1685,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$3 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$3;
         end
+        if (c_r$3 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$3;
+        end
         if (c_r$3 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$3[(c_lo)+:(5)];
         end
@@ -1768,6 +1850,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$4 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$4;
         end
         if (c_r$4 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$4[(c_lo)+:(5)];
@@ -1923,6 +2017,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$5 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$5;
         end
+        if (c_r$5 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$5;
+        end
         if (c_r$5 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$5[(c_lo)+:(5)];
         end
@@ -2076,6 +2182,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$6 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$6;
         end
         if (c_r$6 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$6[(c_lo)+:(5)];
@@ -2231,6 +2349,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$7 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$7;
         end
+        if (c_r$7 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$7;
+        end
         if (c_r$7 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$7[(c_lo)+:(5)];
         end
@@ -2384,6 +2514,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$8 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$8;
         end
         if (c_r$8 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$8[(c_lo)+:(5)];
@@ -2539,6 +2681,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$9 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$9;
         end
+        if (c_r$9 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$9;
+        end
         if (c_r$9 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$9[(c_lo)+:(5)];
         end
@@ -2692,6 +2846,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$10 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$10;
         end
         if (c_r$10 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$10[(c_lo)+:(5)];
@@ -2847,6 +3013,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$11 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$11;
         end
+        if (c_r$11 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$11;
+        end
         if (c_r$11 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$11[(c_lo)+:(5)];
         end
@@ -3000,6 +3178,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$12 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$12;
         end
         if (c_r$12 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$12[(c_lo)+:(5)];
@@ -3155,6 +3345,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$13 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$13;
         end
+        if (c_r$13 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$13;
+        end
         if (c_r$13 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$13[(c_lo)+:(5)];
         end
@@ -3308,6 +3510,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$14 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$14;
         end
         if (c_r$14 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$14[(c_lo)+:(5)];
@@ -3463,6 +3677,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$15 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$15;
         end
+        if (c_r$15 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$15;
+        end
         if (c_r$15 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$15[(c_lo)+:(5)];
         end
@@ -3616,6 +3842,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$16 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$16;
         end
         if (c_r$16 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$16[(c_lo)+:(5)];
@@ -3771,6 +4009,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$17 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$17;
         end
+        if (c_r$17 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$17;
+        end
         if (c_r$17 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$17[(c_lo)+:(5)];
         end
@@ -3924,6 +4174,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$18 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$18;
         end
         if (c_r$18 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$18[(c_lo)+:(5)];
@@ -4079,6 +4341,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$19 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$19;
         end
+        if (c_r$19 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$19;
+        end
         if (c_r$19 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$19[(c_lo)+:(5)];
         end
@@ -4232,6 +4506,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$20 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$20;
         end
         if (c_r$20 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$20[(c_lo)+:(5)];
@@ -4387,6 +4673,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$21 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$21;
         end
+        if (c_r$21 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$21;
+        end
         if (c_r$21 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$21[(c_lo)+:(5)];
         end
@@ -4540,6 +4838,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$22 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$22;
         end
         if (c_r$22 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$22[(c_lo)+:(5)];
@@ -4695,6 +5005,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$23 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$23;
         end
+        if (c_r$23 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$23;
+        end
         if (c_r$23 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$23[(c_lo)+:(5)];
         end
@@ -4848,6 +5170,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$24 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$24;
         end
         if (c_r$24 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$24[(c_lo)+:(5)];
@@ -5003,6 +5337,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$25 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$25;
         end
+        if (c_r$25 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$25;
+        end
         if (c_r$25 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$25[(c_lo)+:(5)];
         end
@@ -5156,6 +5502,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$26 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$26;
         end
         if (c_r$26 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$26[(c_lo)+:(5)];
@@ -5311,6 +5669,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$27 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$27;
         end
+        if (c_r$27 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$27;
+        end
         if (c_r$27 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$27[(c_lo)+:(5)];
         end
@@ -5464,6 +5834,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$28 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$28;
         end
         if (c_r$28 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$28[(c_lo)+:(5)];
@@ -5619,6 +6001,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$29 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$29;
         end
+        if (c_r$29 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$29;
+        end
         if (c_r$29 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$29[(c_lo)+:(5)];
         end
@@ -5772,6 +6166,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$30 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$30;
         end
         if (c_r$30 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$30[(c_lo)+:(5)];
@@ -5927,6 +6333,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$31 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$31;
         end
+        if (c_r$31 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$31;
+        end
         if (c_r$31 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$31[(c_lo)+:(5)];
         end
@@ -6080,6 +6498,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$32 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$32;
         end
         if (c_r$32 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$32[(c_lo)+:(5)];
@@ -6235,6 +6665,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$33 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$33;
         end
+        if (c_r$33 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$33;
+        end
         if (c_r$33 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$33[(c_lo)+:(5)];
         end
@@ -6388,6 +6830,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$34 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$34;
         end
         if (c_r$34 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$34[(c_lo)+:(5)];
@@ -6543,6 +6997,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$35 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$35;
         end
+        if (c_r$35 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$35;
+        end
         if (c_r$35 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$35[(c_lo)+:(5)];
         end
@@ -6696,6 +7162,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$36 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$36;
         end
         if (c_r$36 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$36[(c_lo)+:(5)];
@@ -6851,6 +7329,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$37 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$37;
         end
+        if (c_r$37 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$37;
+        end
         if (c_r$37 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$37[(c_lo)+:(5)];
         end
@@ -7004,6 +7494,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$38 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$38;
         end
         if (c_r$38 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$38[(c_lo)+:(5)];
@@ -7159,6 +7661,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$39 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$39;
         end
+        if (c_r$39 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$39;
+        end
         if (c_r$39 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$39[(c_lo)+:(5)];
         end
@@ -7312,6 +7826,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$40 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$40;
         end
         if (c_r$40 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$40[(c_lo)+:(5)];
@@ -7467,6 +7993,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$41 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$41;
         end
+        if (c_r$41 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$41;
+        end
         if (c_r$41 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$41[(c_lo)+:(5)];
         end
@@ -7620,6 +8158,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$42 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$42;
         end
         if (c_r$42 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$42[(c_lo)+:(5)];
@@ -7775,6 +8325,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$43 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$43;
         end
+        if (c_r$43 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$43;
+        end
         if (c_r$43 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$43[(c_lo)+:(5)];
         end
@@ -7928,6 +8490,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$44 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$44;
         end
         if (c_r$44 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$44[(c_lo)+:(5)];
@@ -8083,6 +8657,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$45 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$45;
         end
+        if (c_r$45 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$45;
+        end
         if (c_r$45 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$45[(c_lo)+:(5)];
         end
@@ -8236,6 +8822,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$46 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$46;
         end
         if (c_r$46 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$46[(c_lo)+:(5)];
@@ -8391,6 +8989,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$47 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$47;
         end
+        if (c_r$47 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$47;
+        end
         if (c_r$47 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$47[(c_lo)+:(5)];
         end
@@ -8544,6 +9154,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$48 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$48;
         end
         if (c_r$48 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$48[(c_lo)+:(5)];
@@ -8699,6 +9321,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$49 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$49;
         end
+        if (c_r$49 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$49;
+        end
         if (c_r$49 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$49[(c_lo)+:(5)];
         end
@@ -8852,6 +9486,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$50 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$50;
         end
         if (c_r$50 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$50[(c_lo)+:(5)];
@@ -9007,6 +9653,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$51 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$51;
         end
+        if (c_r$51 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$51;
+        end
         if (c_r$51 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$51[(c_lo)+:(5)];
         end
@@ -9160,6 +9818,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$52 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$52;
         end
         if (c_r$52 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$52[(c_lo)+:(5)];
@@ -9315,6 +9985,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$53 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$53;
         end
+        if (c_r$53 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$53;
+        end
         if (c_r$53 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$53[(c_lo)+:(5)];
         end
@@ -9468,6 +10150,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$54 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$54;
         end
         if (c_r$54 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$54[(c_lo)+:(5)];
@@ -9623,6 +10317,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$55 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$55;
         end
+        if (c_r$55 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$55;
+        end
         if (c_r$55 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$55[(c_lo)+:(5)];
         end
@@ -9776,6 +10482,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$56 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$56;
         end
         if (c_r$56 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$56[(c_lo)+:(5)];
@@ -9931,6 +10649,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$57 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$57;
         end
+        if (c_r$57 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$57;
+        end
         if (c_r$57 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$57[(c_lo)+:(5)];
         end
@@ -10084,6 +10814,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$58 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$58;
         end
         if (c_r$58 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$58[(c_lo)+:(5)];
@@ -10239,6 +10981,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$59 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$59;
         end
+        if (c_r$59 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$59;
+        end
         if (c_r$59 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$59[(c_lo)+:(5)];
         end
@@ -10392,6 +11146,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$60 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$60;
         end
         if (c_r$60 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$60[(c_lo)+:(5)];
@@ -10547,6 +11313,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$61 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$61;
         end
+        if (c_r$61 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$61;
+        end
         if (c_r$61 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$61[(c_lo)+:(5)];
         end
@@ -10700,6 +11478,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$62 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$62;
         end
         if (c_r$62 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$62[(c_lo)+:(5)];
@@ -10855,6 +11645,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$63 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$63;
         end
+        if (c_r$63 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$63;
+        end
         if (c_r$63 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$63[(c_lo)+:(5)];
         end
@@ -11008,6 +11810,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$64 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$64;
         end
         if (c_r$64 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$64[(c_lo)+:(5)];
@@ -11163,6 +11977,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$65 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$65;
         end
+        if (c_r$65 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$65;
+        end
         if (c_r$65 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$65[(c_lo)+:(5)];
         end
@@ -11316,6 +12142,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$66 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$66;
         end
         if (c_r$66 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$66[(c_lo)+:(5)];
@@ -11471,6 +12309,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$67 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$67;
         end
+        if (c_r$67 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$67;
+        end
         if (c_r$67 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$67[(c_lo)+:(5)];
         end
@@ -11624,6 +12474,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$68 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$68;
         end
         if (c_r$68 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$68[(c_lo)+:(5)];
@@ -11779,6 +12641,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$69 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$69;
         end
+        if (c_r$69 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$69;
+        end
         if (c_r$69 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$69[(c_lo)+:(5)];
         end
@@ -11932,6 +12806,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$70 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$70;
         end
         if (c_r$70 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$70[(c_lo)+:(5)];
@@ -12087,6 +12973,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$71 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$71;
         end
+        if (c_r$71 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$71;
+        end
         if (c_r$71 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$71[(c_lo)+:(5)];
         end
@@ -12240,6 +13138,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$72 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$72;
         end
         if (c_r$72 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$72[(c_lo)+:(5)];
@@ -12395,6 +13305,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$73 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$73;
         end
+        if (c_r$73 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$73;
+        end
         if (c_r$73 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$73[(c_lo)+:(5)];
         end
@@ -12548,6 +13470,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$74 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$74;
         end
         if (c_r$74 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$74[(c_lo)+:(5)];
@@ -12703,6 +13637,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$75 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$75;
         end
+        if (c_r$75 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$75;
+        end
         if (c_r$75 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$75[(c_lo)+:(5)];
         end
@@ -12856,6 +13802,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$76 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$76;
         end
         if (c_r$76 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$76[(c_lo)+:(5)];
@@ -13011,6 +13969,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$77 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$77;
         end
+        if (c_r$77 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$77;
+        end
         if (c_r$77 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$77[(c_lo)+:(5)];
         end
@@ -13164,6 +14134,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$78 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$78;
         end
         if (c_r$78 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$78[(c_lo)+:(5)];
@@ -13319,6 +14301,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$79 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$79;
         end
+        if (c_r$79 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$79;
+        end
         if (c_r$79 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$79[(c_lo)+:(5)];
         end
@@ -13472,6 +14466,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$80 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$80;
         end
         if (c_r$80 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$80[(c_lo)+:(5)];
@@ -13627,6 +14633,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$81 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$81;
         end
+        if (c_r$81 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$81;
+        end
         if (c_r$81 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$81[(c_lo)+:(5)];
         end
@@ -13780,6 +14798,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$82 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$82;
         end
         if (c_r$82 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$82[(c_lo)+:(5)];
@@ -13935,6 +14965,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$83 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$83;
         end
+        if (c_r$83 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$83;
+        end
         if (c_r$83 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$83[(c_lo)+:(5)];
         end
@@ -14088,6 +15130,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$84 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$84;
         end
         if (c_r$84 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$84[(c_lo)+:(5)];
@@ -14243,6 +15297,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$85 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$85;
         end
+        if (c_r$85 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$85;
+        end
         if (c_r$85 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$85[(c_lo)+:(5)];
         end
@@ -14396,6 +15462,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$86 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$86;
         end
         if (c_r$86 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$86[(c_lo)+:(5)];
@@ -14551,6 +15629,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$87 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$87;
         end
+        if (c_r$87 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$87;
+        end
         if (c_r$87 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$87[(c_lo)+:(5)];
         end
@@ -14704,6 +15794,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$88 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$88;
         end
         if (c_r$88 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$88[(c_lo)+:(5)];
@@ -14859,6 +15961,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$89 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$89;
         end
+        if (c_r$89 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$89;
+        end
         if (c_r$89 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$89[(c_lo)+:(5)];
         end
@@ -15012,6 +16126,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$90 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$90;
         end
         if (c_r$90 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$90[(c_lo)+:(5)];
@@ -15167,6 +16293,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$91 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$91;
         end
+        if (c_r$91 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$91;
+        end
         if (c_r$91 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$91[(c_lo)+:(5)];
         end
@@ -15320,6 +16458,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$92 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$92;
         end
         if (c_r$92 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$92[(c_lo)+:(5)];
@@ -15475,6 +16625,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$93 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$93;
         end
+        if (c_r$93 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$93;
+        end
         if (c_r$93 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$93[(c_lo)+:(5)];
         end
@@ -15628,6 +16790,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$94 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$94;
         end
         if (c_r$94 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$94[(c_lo)+:(5)];
@@ -15783,6 +16957,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$95 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$95;
         end
+        if (c_r$95 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$95;
+        end
         if (c_r$95 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$95[(c_lo)+:(5)];
         end
@@ -15936,6 +17122,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$96 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$96;
         end
         if (c_r$96 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$96[(c_lo)+:(5)];
@@ -16091,6 +17289,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$97 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$97;
         end
+        if (c_r$97 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$97;
+        end
         if (c_r$97 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$97[(c_lo)+:(5)];
         end
@@ -16244,6 +17454,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$98 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$98;
         end
         if (c_r$98 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$98[(c_lo)+:(5)];
@@ -16399,6 +17621,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$99 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$99;
         end
+        if (c_r$99 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$99;
+        end
         if (c_r$99 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$99[(c_lo)+:(5)];
         end
@@ -16553,6 +17787,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$100 == c_i_rx_base_hi) begin
             rx_base[(64'h20)+:(32)] = regs$rw$100;
         end
+        if (c_r$100 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$100;
+        end
         if (c_r$100 == c_i_rx_log2_size) begin
             hq$cfg_rx_log2 = regs$rw$100[(c_lo)+:(5)];
         end
@@ -16701,6 +17947,670 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$100 == c_i_cq_dropped) begin
             regs$ro$100 = hq$cq_dropped;
         end
+        if (c_r$101 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$101[(c_lo)+:(5)];
+        end
+        if (c_r$101 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$101;
+        end
+        if (c_r$101 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$101[(c_lo)+:(5)];
+        end
+        if (c_r$101 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$101;
+        end
+        if (c_r$101 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$101[(c_lo)+:(8)];
+        end
+        if (c_r$101 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$101[(c_lo)+:(8)];
+        end
+        if (c_r$101 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$101;
+        end
+        if (c_r$101 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$101;
+        end
+        if (c_r$101 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$101[(c_lo)+:(16)];
+        end
+        if (c_r$101 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$101[(c_lo)+:(16)];
+        end
+        if (c_r$101 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$101;
+        end
+        if (c_r$101 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$101;
+        end
+        if (c_r$101 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$101;
+        end
+        if (c_r$101 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$101;
+        end
+        if (c_r$101 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$101;
+        end
+        if (c_r$101 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$101;
+        end
+        if (c_r$101 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$101;
+        end
+        if (c_r$101 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$101;
+        end
+        if (c_r$101 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$101;
+        end
+        regs$ro$101 = c_zero32;
+        if (c_r$101 == c_i_frames_ok) begin
+            regs$ro$101 = parser$frames_ok;
+        end
+        if (c_r$101 == c_i_dropped_runt) begin
+            regs$ro$101 = parser$dropped_runt;
+        end
+        if (c_r$101 == c_i_dropped_bad_checksum) begin
+            regs$ro$101 = parser$dropped_bad_checksum;
+        end
+        if (c_r$101 == c_i_dropped_not_homa) begin
+            regs$ro$101 = parser$dropped_not_homa;
+        end
+        if (c_r$101 == c_i_dropped_bad_type) begin
+            regs$ro$101 = parser$dropped_bad_type;
+        end
+        if (c_r$101 == c_i_dropped_bad_length) begin
+            regs$ro$101 = parser$dropped_bad_length;
+        end
+        if (c_r$101 == c_i_messages_tracked) begin
+            regs$ro$101 = grant$messages_tracked;
+        end
+        if (c_r$101 == c_i_grants_sent) begin
+            regs$ro$101 = grant$grants_sent;
+        end
+        if (c_r$101 == c_i_table_full) begin
+            regs$ro$101 = grant$table_full;
+        end
+        if (c_r$101 == c_i_holes_forgotten) begin
+            regs$ro$101 = msgs$holes_forgotten;
+        end
+        if (c_r$101 == c_i_dropped_late) begin
+            regs$ro$101 = msgs$dropped_late;
+        end
+        if (c_r$101 == c_i_release_peer) begin
+            op_peer = regs$rw$101;
+        end
+        if (c_r$101 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_release_length) begin
+            op_len = regs$rw$101;
+        end
+        if (c_r$101 == c_i_releases) begin
+            regs$ro$101 = n_rel$q;
+        end
+        if (c_r$101 == c_i_collisions) begin
+            regs$ro$101 = msgs$collisions;
+        end
+        if (c_r$101 == c_i_rx_consumer) begin
+            regs$ro$101 = hq$rx_consumer;
+        end
+        if (c_r$101 == c_i_cq_producer) begin
+            regs$ro$101 = hq$cq_producer;
+        end
+        if (c_r$101 == c_i_dropped_no_buffer) begin
+            regs$ro$101 = hq$no_buffer;
+        end
+        if (c_r$101 == c_i_rx_data) begin
+            regs$ro$101 = hq$rx_data;
+        end
+        if (c_r$101 == c_i_rx_errors) begin
+            regs$ro$101 = hq$rx_errors;
+        end
+        if (c_r$101 == c_i_dropped_bad_payload) begin
+            regs$ro$101 = hq$bad_frames;
+        end
+        if (c_r$101 == c_i_data_empty) begin
+            regs$ro$101 = hq$empty;
+        end
+        if (c_r$101 == c_i_rx_bad_descriptors) begin
+            regs$ro$101 = hq$bad_descriptors;
+        end
+        if (c_r$101 == c_i_cq_dropped) begin
+            regs$ro$101 = hq$cq_dropped;
+        end
+        if (c_r$102 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$102[(c_lo)+:(5)];
+        end
+        if (c_r$102 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$102;
+        end
+        if (c_r$102 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$102[(c_lo)+:(5)];
+        end
+        if (c_r$102 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$102;
+        end
+        if (c_r$102 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$102[(c_lo)+:(8)];
+        end
+        if (c_r$102 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$102[(c_lo)+:(8)];
+        end
+        if (c_r$102 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$102;
+        end
+        if (c_r$102 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$102;
+        end
+        if (c_r$102 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$102[(c_lo)+:(16)];
+        end
+        if (c_r$102 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$102[(c_lo)+:(16)];
+        end
+        if (c_r$102 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$102;
+        end
+        if (c_r$102 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$102;
+        end
+        if (c_r$102 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$102;
+        end
+        if (c_r$102 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$102;
+        end
+        if (c_r$102 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$102;
+        end
+        if (c_r$102 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$102;
+        end
+        if (c_r$102 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$102;
+        end
+        if (c_r$102 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$102;
+        end
+        if (c_r$102 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$102;
+        end
+        regs$ro$102 = c_zero32;
+        if (c_r$102 == c_i_frames_ok) begin
+            regs$ro$102 = parser$frames_ok;
+        end
+        if (c_r$102 == c_i_dropped_runt) begin
+            regs$ro$102 = parser$dropped_runt;
+        end
+        if (c_r$102 == c_i_dropped_bad_checksum) begin
+            regs$ro$102 = parser$dropped_bad_checksum;
+        end
+        if (c_r$102 == c_i_dropped_not_homa) begin
+            regs$ro$102 = parser$dropped_not_homa;
+        end
+        if (c_r$102 == c_i_dropped_bad_type) begin
+            regs$ro$102 = parser$dropped_bad_type;
+        end
+        if (c_r$102 == c_i_dropped_bad_length) begin
+            regs$ro$102 = parser$dropped_bad_length;
+        end
+        if (c_r$102 == c_i_messages_tracked) begin
+            regs$ro$102 = grant$messages_tracked;
+        end
+        if (c_r$102 == c_i_grants_sent) begin
+            regs$ro$102 = grant$grants_sent;
+        end
+        if (c_r$102 == c_i_table_full) begin
+            regs$ro$102 = grant$table_full;
+        end
+        if (c_r$102 == c_i_holes_forgotten) begin
+            regs$ro$102 = msgs$holes_forgotten;
+        end
+        if (c_r$102 == c_i_dropped_late) begin
+            regs$ro$102 = msgs$dropped_late;
+        end
+        if (c_r$102 == c_i_release_peer) begin
+            op_peer = regs$rw$102;
+        end
+        if (c_r$102 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_release_length) begin
+            op_len = regs$rw$102;
+        end
+        if (c_r$102 == c_i_releases) begin
+            regs$ro$102 = n_rel$q;
+        end
+        if (c_r$102 == c_i_collisions) begin
+            regs$ro$102 = msgs$collisions;
+        end
+        if (c_r$102 == c_i_rx_consumer) begin
+            regs$ro$102 = hq$rx_consumer;
+        end
+        if (c_r$102 == c_i_cq_producer) begin
+            regs$ro$102 = hq$cq_producer;
+        end
+        if (c_r$102 == c_i_dropped_no_buffer) begin
+            regs$ro$102 = hq$no_buffer;
+        end
+        if (c_r$102 == c_i_rx_data) begin
+            regs$ro$102 = hq$rx_data;
+        end
+        if (c_r$102 == c_i_rx_errors) begin
+            regs$ro$102 = hq$rx_errors;
+        end
+        if (c_r$102 == c_i_dropped_bad_payload) begin
+            regs$ro$102 = hq$bad_frames;
+        end
+        if (c_r$102 == c_i_data_empty) begin
+            regs$ro$102 = hq$empty;
+        end
+        if (c_r$102 == c_i_rx_bad_descriptors) begin
+            regs$ro$102 = hq$bad_descriptors;
+        end
+        if (c_r$102 == c_i_cq_dropped) begin
+            regs$ro$102 = hq$cq_dropped;
+        end
+        if (c_r$103 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$103[(c_lo)+:(5)];
+        end
+        if (c_r$103 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$103;
+        end
+        if (c_r$103 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$103[(c_lo)+:(5)];
+        end
+        if (c_r$103 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$103;
+        end
+        if (c_r$103 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$103[(c_lo)+:(8)];
+        end
+        if (c_r$103 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$103[(c_lo)+:(8)];
+        end
+        if (c_r$103 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$103;
+        end
+        if (c_r$103 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$103;
+        end
+        if (c_r$103 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$103[(c_lo)+:(16)];
+        end
+        if (c_r$103 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$103[(c_lo)+:(16)];
+        end
+        if (c_r$103 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$103;
+        end
+        if (c_r$103 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$103;
+        end
+        if (c_r$103 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$103;
+        end
+        if (c_r$103 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$103;
+        end
+        if (c_r$103 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$103;
+        end
+        if (c_r$103 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$103;
+        end
+        if (c_r$103 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$103;
+        end
+        if (c_r$103 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$103;
+        end
+        if (c_r$103 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$103;
+        end
+        regs$ro$103 = c_zero32;
+        if (c_r$103 == c_i_frames_ok) begin
+            regs$ro$103 = parser$frames_ok;
+        end
+        if (c_r$103 == c_i_dropped_runt) begin
+            regs$ro$103 = parser$dropped_runt;
+        end
+        if (c_r$103 == c_i_dropped_bad_checksum) begin
+            regs$ro$103 = parser$dropped_bad_checksum;
+        end
+        if (c_r$103 == c_i_dropped_not_homa) begin
+            regs$ro$103 = parser$dropped_not_homa;
+        end
+        if (c_r$103 == c_i_dropped_bad_type) begin
+            regs$ro$103 = parser$dropped_bad_type;
+        end
+        if (c_r$103 == c_i_dropped_bad_length) begin
+            regs$ro$103 = parser$dropped_bad_length;
+        end
+        if (c_r$103 == c_i_messages_tracked) begin
+            regs$ro$103 = grant$messages_tracked;
+        end
+        if (c_r$103 == c_i_grants_sent) begin
+            regs$ro$103 = grant$grants_sent;
+        end
+        if (c_r$103 == c_i_table_full) begin
+            regs$ro$103 = grant$table_full;
+        end
+        if (c_r$103 == c_i_holes_forgotten) begin
+            regs$ro$103 = msgs$holes_forgotten;
+        end
+        if (c_r$103 == c_i_dropped_late) begin
+            regs$ro$103 = msgs$dropped_late;
+        end
+        if (c_r$103 == c_i_release_peer) begin
+            op_peer = regs$rw$103;
+        end
+        if (c_r$103 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_release_length) begin
+            op_len = regs$rw$103;
+        end
+        if (c_r$103 == c_i_releases) begin
+            regs$ro$103 = n_rel$q;
+        end
+        if (c_r$103 == c_i_collisions) begin
+            regs$ro$103 = msgs$collisions;
+        end
+        if (c_r$103 == c_i_rx_consumer) begin
+            regs$ro$103 = hq$rx_consumer;
+        end
+        if (c_r$103 == c_i_cq_producer) begin
+            regs$ro$103 = hq$cq_producer;
+        end
+        if (c_r$103 == c_i_dropped_no_buffer) begin
+            regs$ro$103 = hq$no_buffer;
+        end
+        if (c_r$103 == c_i_rx_data) begin
+            regs$ro$103 = hq$rx_data;
+        end
+        if (c_r$103 == c_i_rx_errors) begin
+            regs$ro$103 = hq$rx_errors;
+        end
+        if (c_r$103 == c_i_dropped_bad_payload) begin
+            regs$ro$103 = hq$bad_frames;
+        end
+        if (c_r$103 == c_i_data_empty) begin
+            regs$ro$103 = hq$empty;
+        end
+        if (c_r$103 == c_i_rx_bad_descriptors) begin
+            regs$ro$103 = hq$bad_descriptors;
+        end
+        if (c_r$103 == c_i_cq_dropped) begin
+            regs$ro$103 = hq$cq_dropped;
+        end
+        if (c_r$104 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$104[(c_lo)+:(5)];
+        end
+        if (c_r$104 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$104;
+        end
+        if (c_r$104 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$104[(c_lo)+:(5)];
+        end
+        if (c_r$104 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$104;
+        end
+        if (c_r$104 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$104[(c_lo)+:(8)];
+        end
+        if (c_r$104 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$104[(c_lo)+:(8)];
+        end
+        if (c_r$104 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$104;
+        end
+        if (c_r$104 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$104;
+        end
+        if (c_r$104 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$104[(c_lo)+:(16)];
+        end
+        if (c_r$104 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$104[(c_lo)+:(16)];
+        end
+        if (c_r$104 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$104;
+        end
+        if (c_r$104 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$104;
+        end
+        if (c_r$104 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$104;
+        end
+        if (c_r$104 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$104;
+        end
+        if (c_r$104 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$104;
+        end
+        if (c_r$104 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$104;
+        end
+        if (c_r$104 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$104;
+        end
+        if (c_r$104 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$104;
+        end
+        if (c_r$104 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$104;
+        end
+        regs$ro$104 = c_zero32;
+        if (c_r$104 == c_i_frames_ok) begin
+            regs$ro$104 = parser$frames_ok;
+        end
+        if (c_r$104 == c_i_dropped_runt) begin
+            regs$ro$104 = parser$dropped_runt;
+        end
+        if (c_r$104 == c_i_dropped_bad_checksum) begin
+            regs$ro$104 = parser$dropped_bad_checksum;
+        end
+        if (c_r$104 == c_i_dropped_not_homa) begin
+            regs$ro$104 = parser$dropped_not_homa;
+        end
+        if (c_r$104 == c_i_dropped_bad_type) begin
+            regs$ro$104 = parser$dropped_bad_type;
+        end
+        if (c_r$104 == c_i_dropped_bad_length) begin
+            regs$ro$104 = parser$dropped_bad_length;
+        end
+        if (c_r$104 == c_i_messages_tracked) begin
+            regs$ro$104 = grant$messages_tracked;
+        end
+        if (c_r$104 == c_i_grants_sent) begin
+            regs$ro$104 = grant$grants_sent;
+        end
+        if (c_r$104 == c_i_table_full) begin
+            regs$ro$104 = grant$table_full;
+        end
+        if (c_r$104 == c_i_holes_forgotten) begin
+            regs$ro$104 = msgs$holes_forgotten;
+        end
+        if (c_r$104 == c_i_dropped_late) begin
+            regs$ro$104 = msgs$dropped_late;
+        end
+        if (c_r$104 == c_i_release_peer) begin
+            op_peer = regs$rw$104;
+        end
+        if (c_r$104 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_release_length) begin
+            op_len = regs$rw$104;
+        end
+        if (c_r$104 == c_i_releases) begin
+            regs$ro$104 = n_rel$q;
+        end
+        if (c_r$104 == c_i_collisions) begin
+            regs$ro$104 = msgs$collisions;
+        end
+        if (c_r$104 == c_i_rx_consumer) begin
+            regs$ro$104 = hq$rx_consumer;
+        end
+        if (c_r$104 == c_i_cq_producer) begin
+            regs$ro$104 = hq$cq_producer;
+        end
+        if (c_r$104 == c_i_dropped_no_buffer) begin
+            regs$ro$104 = hq$no_buffer;
+        end
+        if (c_r$104 == c_i_rx_data) begin
+            regs$ro$104 = hq$rx_data;
+        end
+        if (c_r$104 == c_i_rx_errors) begin
+            regs$ro$104 = hq$rx_errors;
+        end
+        if (c_r$104 == c_i_dropped_bad_payload) begin
+            regs$ro$104 = hq$bad_frames;
+        end
+        if (c_r$104 == c_i_data_empty) begin
+            regs$ro$104 = hq$empty;
+        end
+        if (c_r$104 == c_i_rx_bad_descriptors) begin
+            regs$ro$104 = hq$bad_descriptors;
+        end
+        if (c_r$104 == c_i_cq_dropped) begin
+            regs$ro$104 = hq$cq_dropped;
+        end
         parser$clock = clock;
         msgs$clock = clock;
         grant$clock = clock;
@@ -16718,6 +18628,8 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         hq$reset = reset;
         hq$cfg_rx_base = ((rx_base) & 64'hffffffffffffffff);
         hq$cfg_cq_base = ((cq_base) & 64'hffffffffffffffff);
+        hq$cfg_rx_win_base = ((rx_win_base) & 64'hffffffffffffffff);
+        hq$cfg_rx_win_len = ((rx_win_len) & 64'hffffffffffffffff);
         hq$cfg_rx_clear = s_reg_we & (s_reg_addr == c_a_rx_log2);
         hq$cfg_cq_clear = s_reg_we & (s_reg_addr == c_a_cq_log2);
         hq$s_pay_tdata = parser$m_axis_tdata;
@@ -49983,7 +51895,7 @@ module homa_rx_core_w512$grant$valid$9(d,q,clock);
 endmodule // homa_rx_core_w512$grant$valid$9
 
 
-module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
+module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
     
     // Module arguments
     input wire  clock;
@@ -49992,6 +51904,8 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     input wire  [4:0] cfg_rx_log2;
     input wire  [31:0] cfg_rx_producer;
     input wire  cfg_rx_clear;
+    input wire  [63:0] cfg_rx_win_base;
+    input wire  [63:0] cfg_rx_win_len;
     input wire  [63:0] cfg_cq_base;
     input wire  [4:0] cfg_cq_log2;
     input wire  [31:0] cfg_cq_consumer;
@@ -50035,6 +51949,9 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     output reg  [31:0] bad_descriptors;
     output reg  [31:0] cq_dropped;
     
+    // Constant declarations
+    localparam  c_refusal = 512'h2000000000000000000000000000000040000000000000000;
+    
     // Stub signals
     reg  ring$clock;
     reg  ring$reset;
@@ -50042,6 +51959,8 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     reg  [4:0] ring$cfg_log2;
     reg  [31:0] ring$cfg_producer;
     reg  ring$cfg_clear;
+    reg  [63:0] ring$cfg_win_base;
+    reg  [63:0] ring$cfg_win_len;
     wire  ring$m_rd_valid;
     reg  ring$m_rd_ready;
     wire  [63:0] ring$m_rd_addr;
@@ -50054,6 +51973,9 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     wire  [31:0] ring$m_buf_length;
     wire  [31:0] ring$m_buf_id;
     wire  [31:0] ring$m_buf_index;
+    wire  ring$m_err_valid;
+    reg  ring$m_err_ready;
+    wire  [7:0] ring$m_err_status;
     wire  [31:0] ring$consumer;
     wire  [31:0] ring$bad;
     reg  dma$clock;
@@ -50121,6 +52043,9 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     wire  [511:0] cpl$dout;
     wire  cpl$full;
     
+    // Local signals
+    reg  [511:0] refusal;
+    
     // Sub module instances
     homa_rx_core_w512$hq$ring ring(
         .clock(ring$clock),
@@ -50129,6 +52054,8 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
         .cfg_log2(ring$cfg_log2),
         .cfg_producer(ring$cfg_producer),
         .cfg_clear(ring$cfg_clear),
+        .cfg_win_base(ring$cfg_win_base),
+        .cfg_win_len(ring$cfg_win_len),
         .m_rd_valid(ring$m_rd_valid),
         .m_rd_ready(ring$m_rd_ready),
         .m_rd_addr(ring$m_rd_addr),
@@ -50141,6 +52068,9 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
         .m_buf_length(ring$m_buf_length),
         .m_buf_id(ring$m_buf_id),
         .m_buf_index(ring$m_buf_index),
+        .m_err_valid(ring$m_err_valid),
+        .m_err_ready(ring$m_err_ready),
+        .m_err_status(ring$m_err_status),
         .consumer(ring$consumer),
         .bad(ring$bad)
     );
@@ -50227,6 +52157,8 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
         ring$cfg_log2 = cfg_rx_log2;
         ring$cfg_producer = cfg_rx_producer;
         ring$cfg_clear = cfg_rx_clear;
+        ring$cfg_win_base = cfg_rx_win_base;
+        ring$cfg_win_len = cfg_rx_win_len;
         m_rd_valid = ring$m_rd_valid;
         m_rd_addr = ring$m_rd_addr;
         m_rd_len = ring$m_rd_len;
@@ -50262,9 +52194,17 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
         cq$cfg_clear = cfg_cq_clear;
         cpl$clock = clock;
         cpl$reset = reset;
-        cpl$push = dma$m_cpl_valid & ~cpl$full;
+        refusal = c_refusal;
+        refusal[(64'h48)+:(8)] = ring$m_err_status;
+        refusal[(64'h60)+:(32)] = ring$m_buf_index;
+        refusal[(64'h80)+:(32)] = ring$m_buf_id;
+        cpl$push = (ring$m_err_valid | dma$m_cpl_valid) & ~cpl$full;
         cpl$din = dma$m_cpl_data;
-        dma$m_cpl_ready = ~cpl$full;
+        if (ring$m_err_valid) begin
+            cpl$din = ((refusal) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        end
+        ring$m_err_ready = ~cpl$full;
+        dma$m_cpl_ready = ~cpl$full & ~ring$m_err_valid;
         cq$s_cpl_valid = cpl$valid;
         cq$s_cpl_data = cpl$dout;
         cpl$ready = cq$s_cpl_ready;
@@ -51891,7 +53831,7 @@ module homa_rx_core_w512$hq$dma$wr(d,q,clock);
 endmodule // homa_rx_core_w512$hq$dma$wr
 
 
-module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_buf_valid,m_buf_ready,m_buf_iova,m_buf_length,m_buf_id,m_buf_index,consumer,bad);
+module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,cfg_win_base,cfg_win_len,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_buf_valid,m_buf_ready,m_buf_iova,m_buf_length,m_buf_id,m_buf_index,m_err_valid,m_err_ready,m_err_status,consumer,bad);
     
     // Module arguments
     input wire  clock;
@@ -51900,6 +53840,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
     input wire  [4:0] cfg_log2;
     input wire  [31:0] cfg_producer;
     input wire  cfg_clear;
+    input wire  [63:0] cfg_win_base;
+    input wire  [63:0] cfg_win_len;
     output reg  m_rd_valid;
     input wire  m_rd_ready;
     output reg  [63:0] m_rd_addr;
@@ -51912,11 +53854,18 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
     output reg  [31:0] m_buf_length;
     output reg  [31:0] m_buf_id;
     output reg  [31:0] m_buf_index;
+    output reg  m_err_valid;
+    input wire  m_err_ready;
+    output reg  [7:0] m_err_status;
     output reg  [31:0] consumer;
     output reg  [31:0] bad;
     
     // Constant declarations
-    localparam  c_ones32 = 32'hffffffff;
+    localparam  c_lo32 = 64'hffffffff;
+    localparam  c_zero64 = 64'h0;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_st_bad = 8'h5;
+    localparam  c_st_oob = 8'h1;
     localparam  c_zero5 = 5'b0;
     localparam  c_max_log2 = 5'b10000;
     localparam  c_zero32 = 32'h0;
@@ -52012,54 +53961,54 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
     reg  [1:0] rq_rd$d;
     wire  [1:0] rq_rd$q;
     reg  rq_rd$clock;
-    reg  q_bad$0$d;
-    wire  q_bad$0$q;
-    reg  q_bad$0$clock;
-    reg  q_bad$1$d;
-    wire  q_bad$1$q;
-    reg  q_bad$1$clock;
-    reg  q_bad$2$d;
-    wire  q_bad$2$q;
-    reg  q_bad$2$clock;
-    reg  q_bad$3$d;
-    wire  q_bad$3$q;
-    reg  q_bad$3$clock;
-    reg  q_bad$4$d;
-    wire  q_bad$4$q;
-    reg  q_bad$4$clock;
-    reg  q_bad$5$d;
-    wire  q_bad$5$q;
-    reg  q_bad$5$clock;
-    reg  q_bad$6$d;
-    wire  q_bad$6$q;
-    reg  q_bad$6$clock;
-    reg  q_bad$7$d;
-    wire  q_bad$7$q;
-    reg  q_bad$7$clock;
-    reg  q_bad$8$d;
-    wire  q_bad$8$q;
-    reg  q_bad$8$clock;
-    reg  q_bad$9$d;
-    wire  q_bad$9$q;
-    reg  q_bad$9$clock;
-    reg  q_bad$10$d;
-    wire  q_bad$10$q;
-    reg  q_bad$10$clock;
-    reg  q_bad$11$d;
-    wire  q_bad$11$q;
-    reg  q_bad$11$clock;
-    reg  q_bad$12$d;
-    wire  q_bad$12$q;
-    reg  q_bad$12$clock;
-    reg  q_bad$13$d;
-    wire  q_bad$13$q;
-    reg  q_bad$13$clock;
-    reg  q_bad$14$d;
-    wire  q_bad$14$q;
-    reg  q_bad$14$clock;
-    reg  q_bad$15$d;
-    wire  q_bad$15$q;
-    reg  q_bad$15$clock;
+    reg  [7:0] q_st$0$d;
+    wire  [7:0] q_st$0$q;
+    reg  q_st$0$clock;
+    reg  [7:0] q_st$1$d;
+    wire  [7:0] q_st$1$q;
+    reg  q_st$1$clock;
+    reg  [7:0] q_st$2$d;
+    wire  [7:0] q_st$2$q;
+    reg  q_st$2$clock;
+    reg  [7:0] q_st$3$d;
+    wire  [7:0] q_st$3$q;
+    reg  q_st$3$clock;
+    reg  [7:0] q_st$4$d;
+    wire  [7:0] q_st$4$q;
+    reg  q_st$4$clock;
+    reg  [7:0] q_st$5$d;
+    wire  [7:0] q_st$5$q;
+    reg  q_st$5$clock;
+    reg  [7:0] q_st$6$d;
+    wire  [7:0] q_st$6$q;
+    reg  q_st$6$clock;
+    reg  [7:0] q_st$7$d;
+    wire  [7:0] q_st$7$q;
+    reg  q_st$7$clock;
+    reg  [7:0] q_st$8$d;
+    wire  [7:0] q_st$8$q;
+    reg  q_st$8$clock;
+    reg  [7:0] q_st$9$d;
+    wire  [7:0] q_st$9$q;
+    reg  q_st$9$clock;
+    reg  [7:0] q_st$10$d;
+    wire  [7:0] q_st$10$q;
+    reg  q_st$10$clock;
+    reg  [7:0] q_st$11$d;
+    wire  [7:0] q_st$11$q;
+    reg  q_st$11$clock;
+    reg  [7:0] q_st$12$d;
+    wire  [7:0] q_st$12$q;
+    reg  q_st$12$clock;
+    reg  [7:0] q_st$13$d;
+    wire  [7:0] q_st$13$q;
+    reg  q_st$13$clock;
+    reg  [7:0] q_st$14$d;
+    wire  [7:0] q_st$14$q;
+    reg  q_st$14$clock;
+    reg  [7:0] q_st$15$d;
+    wire  [7:0] q_st$15$q;
+    reg  q_st$15$clock;
     reg  [63:0] q_iova$0$d;
     wire  [63:0] q_iova$0$q;
     reg  q_iova$0$clock;
@@ -52270,7 +54219,10 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
     reg  issue;
     reg  resp;
     reg  [31:0] rn;
+    reg  [7:0] h_st;
     reg  h_bad;
+    reg  win_on;
+    reg  [63:0] win_end;
     reg  has;
     reg  pop;
     reg  [63:0] d_iova$0;
@@ -52285,18 +54237,18 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
     reg  [31:0] d_id$1;
     reg  [31:0] d_id$2;
     reg  [31:0] d_id$3;
-    reg  [31:0] d_lo$0;
-    reg  [31:0] d_lo$1;
-    reg  [31:0] d_lo$2;
-    reg  [31:0] d_lo$3;
-    reg  [31:0] d_hi$0;
-    reg  [31:0] d_hi$1;
-    reg  [31:0] d_hi$2;
-    reg  [31:0] d_hi$3;
-    reg  d_bad$0;
-    reg  d_bad$1;
-    reg  d_bad$2;
-    reg  d_bad$3;
+    reg  [63:0] d_len64$0;
+    reg  [63:0] d_len64$1;
+    reg  [63:0] d_len64$2;
+    reg  [63:0] d_len64$3;
+    reg  [63:0] d_end$0;
+    reg  [63:0] d_end$1;
+    reg  [63:0] d_end$2;
+    reg  [63:0] d_end$3;
+    reg  [7:0] d_st$0;
+    reg  [7:0] d_st$1;
+    reg  [7:0] d_st$2;
+    reg  [7:0] d_st$3;
     
     // Sub module instances
     homa_rx_core_w512$hq$ring$fetch fetch(
@@ -52369,85 +54321,85 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         .q(rq_rd$q),
         .clock(rq_rd$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$0 q_bad$0(
-        .d(q_bad$0$d),
-        .q(q_bad$0$q),
-        .clock(q_bad$0$clock)
+    homa_rx_core_w512$hq$ring$q_st$0 q_st$0(
+        .d(q_st$0$d),
+        .q(q_st$0$q),
+        .clock(q_st$0$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$1 q_bad$1(
-        .d(q_bad$1$d),
-        .q(q_bad$1$q),
-        .clock(q_bad$1$clock)
+    homa_rx_core_w512$hq$ring$q_st$1 q_st$1(
+        .d(q_st$1$d),
+        .q(q_st$1$q),
+        .clock(q_st$1$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$2 q_bad$2(
-        .d(q_bad$2$d),
-        .q(q_bad$2$q),
-        .clock(q_bad$2$clock)
+    homa_rx_core_w512$hq$ring$q_st$2 q_st$2(
+        .d(q_st$2$d),
+        .q(q_st$2$q),
+        .clock(q_st$2$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$3 q_bad$3(
-        .d(q_bad$3$d),
-        .q(q_bad$3$q),
-        .clock(q_bad$3$clock)
+    homa_rx_core_w512$hq$ring$q_st$3 q_st$3(
+        .d(q_st$3$d),
+        .q(q_st$3$q),
+        .clock(q_st$3$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$4 q_bad$4(
-        .d(q_bad$4$d),
-        .q(q_bad$4$q),
-        .clock(q_bad$4$clock)
+    homa_rx_core_w512$hq$ring$q_st$4 q_st$4(
+        .d(q_st$4$d),
+        .q(q_st$4$q),
+        .clock(q_st$4$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$5 q_bad$5(
-        .d(q_bad$5$d),
-        .q(q_bad$5$q),
-        .clock(q_bad$5$clock)
+    homa_rx_core_w512$hq$ring$q_st$5 q_st$5(
+        .d(q_st$5$d),
+        .q(q_st$5$q),
+        .clock(q_st$5$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$6 q_bad$6(
-        .d(q_bad$6$d),
-        .q(q_bad$6$q),
-        .clock(q_bad$6$clock)
+    homa_rx_core_w512$hq$ring$q_st$6 q_st$6(
+        .d(q_st$6$d),
+        .q(q_st$6$q),
+        .clock(q_st$6$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$7 q_bad$7(
-        .d(q_bad$7$d),
-        .q(q_bad$7$q),
-        .clock(q_bad$7$clock)
+    homa_rx_core_w512$hq$ring$q_st$7 q_st$7(
+        .d(q_st$7$d),
+        .q(q_st$7$q),
+        .clock(q_st$7$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$8 q_bad$8(
-        .d(q_bad$8$d),
-        .q(q_bad$8$q),
-        .clock(q_bad$8$clock)
+    homa_rx_core_w512$hq$ring$q_st$8 q_st$8(
+        .d(q_st$8$d),
+        .q(q_st$8$q),
+        .clock(q_st$8$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$9 q_bad$9(
-        .d(q_bad$9$d),
-        .q(q_bad$9$q),
-        .clock(q_bad$9$clock)
+    homa_rx_core_w512$hq$ring$q_st$9 q_st$9(
+        .d(q_st$9$d),
+        .q(q_st$9$q),
+        .clock(q_st$9$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$10 q_bad$10(
-        .d(q_bad$10$d),
-        .q(q_bad$10$q),
-        .clock(q_bad$10$clock)
+    homa_rx_core_w512$hq$ring$q_st$10 q_st$10(
+        .d(q_st$10$d),
+        .q(q_st$10$q),
+        .clock(q_st$10$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$11 q_bad$11(
-        .d(q_bad$11$d),
-        .q(q_bad$11$q),
-        .clock(q_bad$11$clock)
+    homa_rx_core_w512$hq$ring$q_st$11 q_st$11(
+        .d(q_st$11$d),
+        .q(q_st$11$q),
+        .clock(q_st$11$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$12 q_bad$12(
-        .d(q_bad$12$d),
-        .q(q_bad$12$q),
-        .clock(q_bad$12$clock)
+    homa_rx_core_w512$hq$ring$q_st$12 q_st$12(
+        .d(q_st$12$d),
+        .q(q_st$12$q),
+        .clock(q_st$12$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$13 q_bad$13(
-        .d(q_bad$13$d),
-        .q(q_bad$13$q),
-        .clock(q_bad$13$clock)
+    homa_rx_core_w512$hq$ring$q_st$13 q_st$13(
+        .d(q_st$13$d),
+        .q(q_st$13$q),
+        .clock(q_st$13$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$14 q_bad$14(
-        .d(q_bad$14$d),
-        .q(q_bad$14$q),
-        .clock(q_bad$14$clock)
+    homa_rx_core_w512$hq$ring$q_st$14 q_st$14(
+        .d(q_st$14$d),
+        .q(q_st$14$q),
+        .clock(q_st$14$clock)
     );
-    homa_rx_core_w512$hq$ring$q_bad$15 q_bad$15(
-        .d(q_bad$15$d),
-        .q(q_bad$15$q),
-        .clock(q_bad$15$clock)
+    homa_rx_core_w512$hq$ring$q_st$15 q_st$15(
+        .d(q_st$15$d),
+        .q(q_st$15$q),
+        .clock(q_st$15$clock)
     );
     homa_rx_core_w512$hq$ring$q_iova$0 q_iova$0(
         .d(q_iova$0$d),
@@ -52807,8 +54759,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         rq$2$d = rq$2$q;
         rq$3$clock = clock;
         rq$3$d = rq$3$q;
-        q_bad$0$clock = clock;
-        q_bad$0$d = q_bad$0$q;
+        q_st$0$clock = clock;
+        q_st$0$d = q_st$0$q;
         q_iova$0$clock = clock;
         q_iova$0$d = q_iova$0$q;
         q_len$0$clock = clock;
@@ -52817,8 +54769,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$0$d = q_id$0$q;
         q_index$0$clock = clock;
         q_index$0$d = q_index$0$q;
-        q_bad$1$clock = clock;
-        q_bad$1$d = q_bad$1$q;
+        q_st$1$clock = clock;
+        q_st$1$d = q_st$1$q;
         q_iova$1$clock = clock;
         q_iova$1$d = q_iova$1$q;
         q_len$1$clock = clock;
@@ -52827,8 +54779,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$1$d = q_id$1$q;
         q_index$1$clock = clock;
         q_index$1$d = q_index$1$q;
-        q_bad$2$clock = clock;
-        q_bad$2$d = q_bad$2$q;
+        q_st$2$clock = clock;
+        q_st$2$d = q_st$2$q;
         q_iova$2$clock = clock;
         q_iova$2$d = q_iova$2$q;
         q_len$2$clock = clock;
@@ -52837,8 +54789,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$2$d = q_id$2$q;
         q_index$2$clock = clock;
         q_index$2$d = q_index$2$q;
-        q_bad$3$clock = clock;
-        q_bad$3$d = q_bad$3$q;
+        q_st$3$clock = clock;
+        q_st$3$d = q_st$3$q;
         q_iova$3$clock = clock;
         q_iova$3$d = q_iova$3$q;
         q_len$3$clock = clock;
@@ -52847,8 +54799,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$3$d = q_id$3$q;
         q_index$3$clock = clock;
         q_index$3$d = q_index$3$q;
-        q_bad$4$clock = clock;
-        q_bad$4$d = q_bad$4$q;
+        q_st$4$clock = clock;
+        q_st$4$d = q_st$4$q;
         q_iova$4$clock = clock;
         q_iova$4$d = q_iova$4$q;
         q_len$4$clock = clock;
@@ -52857,8 +54809,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$4$d = q_id$4$q;
         q_index$4$clock = clock;
         q_index$4$d = q_index$4$q;
-        q_bad$5$clock = clock;
-        q_bad$5$d = q_bad$5$q;
+        q_st$5$clock = clock;
+        q_st$5$d = q_st$5$q;
         q_iova$5$clock = clock;
         q_iova$5$d = q_iova$5$q;
         q_len$5$clock = clock;
@@ -52867,8 +54819,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$5$d = q_id$5$q;
         q_index$5$clock = clock;
         q_index$5$d = q_index$5$q;
-        q_bad$6$clock = clock;
-        q_bad$6$d = q_bad$6$q;
+        q_st$6$clock = clock;
+        q_st$6$d = q_st$6$q;
         q_iova$6$clock = clock;
         q_iova$6$d = q_iova$6$q;
         q_len$6$clock = clock;
@@ -52877,8 +54829,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$6$d = q_id$6$q;
         q_index$6$clock = clock;
         q_index$6$d = q_index$6$q;
-        q_bad$7$clock = clock;
-        q_bad$7$d = q_bad$7$q;
+        q_st$7$clock = clock;
+        q_st$7$d = q_st$7$q;
         q_iova$7$clock = clock;
         q_iova$7$d = q_iova$7$q;
         q_len$7$clock = clock;
@@ -52887,8 +54839,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$7$d = q_id$7$q;
         q_index$7$clock = clock;
         q_index$7$d = q_index$7$q;
-        q_bad$8$clock = clock;
-        q_bad$8$d = q_bad$8$q;
+        q_st$8$clock = clock;
+        q_st$8$d = q_st$8$q;
         q_iova$8$clock = clock;
         q_iova$8$d = q_iova$8$q;
         q_len$8$clock = clock;
@@ -52897,8 +54849,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$8$d = q_id$8$q;
         q_index$8$clock = clock;
         q_index$8$d = q_index$8$q;
-        q_bad$9$clock = clock;
-        q_bad$9$d = q_bad$9$q;
+        q_st$9$clock = clock;
+        q_st$9$d = q_st$9$q;
         q_iova$9$clock = clock;
         q_iova$9$d = q_iova$9$q;
         q_len$9$clock = clock;
@@ -52907,8 +54859,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$9$d = q_id$9$q;
         q_index$9$clock = clock;
         q_index$9$d = q_index$9$q;
-        q_bad$10$clock = clock;
-        q_bad$10$d = q_bad$10$q;
+        q_st$10$clock = clock;
+        q_st$10$d = q_st$10$q;
         q_iova$10$clock = clock;
         q_iova$10$d = q_iova$10$q;
         q_len$10$clock = clock;
@@ -52917,8 +54869,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$10$d = q_id$10$q;
         q_index$10$clock = clock;
         q_index$10$d = q_index$10$q;
-        q_bad$11$clock = clock;
-        q_bad$11$d = q_bad$11$q;
+        q_st$11$clock = clock;
+        q_st$11$d = q_st$11$q;
         q_iova$11$clock = clock;
         q_iova$11$d = q_iova$11$q;
         q_len$11$clock = clock;
@@ -52927,8 +54879,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$11$d = q_id$11$q;
         q_index$11$clock = clock;
         q_index$11$d = q_index$11$q;
-        q_bad$12$clock = clock;
-        q_bad$12$d = q_bad$12$q;
+        q_st$12$clock = clock;
+        q_st$12$d = q_st$12$q;
         q_iova$12$clock = clock;
         q_iova$12$d = q_iova$12$q;
         q_len$12$clock = clock;
@@ -52937,8 +54889,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$12$d = q_id$12$q;
         q_index$12$clock = clock;
         q_index$12$d = q_index$12$q;
-        q_bad$13$clock = clock;
-        q_bad$13$d = q_bad$13$q;
+        q_st$13$clock = clock;
+        q_st$13$d = q_st$13$q;
         q_iova$13$clock = clock;
         q_iova$13$d = q_iova$13$q;
         q_len$13$clock = clock;
@@ -52947,8 +54899,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$13$d = q_id$13$q;
         q_index$13$clock = clock;
         q_index$13$d = q_index$13$q;
-        q_bad$14$clock = clock;
-        q_bad$14$d = q_bad$14$q;
+        q_st$14$clock = clock;
+        q_st$14$d = q_st$14$q;
         q_iova$14$clock = clock;
         q_iova$14$d = q_iova$14$q;
         q_len$14$clock = clock;
@@ -52957,8 +54909,8 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         q_id$14$d = q_id$14$q;
         q_index$14$clock = clock;
         q_index$14$d = q_index$14$q;
-        q_bad$15$clock = clock;
-        q_bad$15$d = q_bad$15$q;
+        q_st$15$clock = clock;
+        q_st$15$d = q_st$15$q;
         q_iova$15$clock = clock;
         q_iova$15$d = q_iova$15$q;
         q_len$15$clock = clock;
@@ -53005,591 +54957,620 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
             rn = rq$3$q;
         end
         resp = s_rd_valid & (discard$q == c_zero32);
+        win_on = cfg_win_len != c_zero64;
+        win_end = cfg_win_base + cfg_win_len;
         d_iova$0 = s_rd_data[(c_at$0)+:(64)];
         d_len$0 = s_rd_data[(c_at$1)+:(32)];
         d_id$0 = s_rd_data[(c_at$2)+:(32)];
-        d_lo$0 = d_iova$0[(32'h0)+:(32)];
-        d_hi$0 = d_iova$0[(32'h20)+:(32)];
-        d_bad$0 = (d_len$0 == c_zero32) | ((d_hi$0 == c_ones32) & ((d_lo$0 + d_len$0) < d_lo$0));
+        d_len64$0 = s_rd_data[(c_at$1)+:(64)] & c_lo32;
+        d_end$0 = d_iova$0 + d_len64$0;
+        d_st$0 = c_zero8;
+        if (win_on & ((d_iova$0 < cfg_win_base) | (d_end$0 > win_end))) begin
+            d_st$0 = c_st_oob;
+        end
+        if ((d_len$0 == c_zero32) | (d_end$0 <= d_iova$0)) begin
+            d_st$0 = c_st_bad;
+        end
         d_iova$1 = s_rd_data[(c_at$3)+:(64)];
         d_len$1 = s_rd_data[(c_at$4)+:(32)];
         d_id$1 = s_rd_data[(c_at$5)+:(32)];
-        d_lo$1 = d_iova$1[(32'h0)+:(32)];
-        d_hi$1 = d_iova$1[(32'h20)+:(32)];
-        d_bad$1 = (d_len$1 == c_zero32) | ((d_hi$1 == c_ones32) & ((d_lo$1 + d_len$1) < d_lo$1));
+        d_len64$1 = s_rd_data[(c_at$4)+:(64)] & c_lo32;
+        d_end$1 = d_iova$1 + d_len64$1;
+        d_st$1 = c_zero8;
+        if (win_on & ((d_iova$1 < cfg_win_base) | (d_end$1 > win_end))) begin
+            d_st$1 = c_st_oob;
+        end
+        if ((d_len$1 == c_zero32) | (d_end$1 <= d_iova$1)) begin
+            d_st$1 = c_st_bad;
+        end
         d_iova$2 = s_rd_data[(c_at$6)+:(64)];
         d_len$2 = s_rd_data[(c_at$7)+:(32)];
         d_id$2 = s_rd_data[(c_at$8)+:(32)];
-        d_lo$2 = d_iova$2[(32'h0)+:(32)];
-        d_hi$2 = d_iova$2[(32'h20)+:(32)];
-        d_bad$2 = (d_len$2 == c_zero32) | ((d_hi$2 == c_ones32) & ((d_lo$2 + d_len$2) < d_lo$2));
+        d_len64$2 = s_rd_data[(c_at$7)+:(64)] & c_lo32;
+        d_end$2 = d_iova$2 + d_len64$2;
+        d_st$2 = c_zero8;
+        if (win_on & ((d_iova$2 < cfg_win_base) | (d_end$2 > win_end))) begin
+            d_st$2 = c_st_oob;
+        end
+        if ((d_len$2 == c_zero32) | (d_end$2 <= d_iova$2)) begin
+            d_st$2 = c_st_bad;
+        end
         d_iova$3 = s_rd_data[(c_at$9)+:(64)];
         d_len$3 = s_rd_data[(c_at$10)+:(32)];
         d_id$3 = s_rd_data[(c_at$11)+:(32)];
-        d_lo$3 = d_iova$3[(32'h0)+:(32)];
-        d_hi$3 = d_iova$3[(32'h20)+:(32)];
-        d_bad$3 = (d_len$3 == c_zero32) | ((d_hi$3 == c_ones32) & ((d_lo$3 + d_len$3) < d_lo$3));
+        d_len64$3 = s_rd_data[(c_at$10)+:(64)] & c_lo32;
+        d_end$3 = d_iova$3 + d_len64$3;
+        d_st$3 = c_zero8;
+        if (win_on & ((d_iova$3 < cfg_win_base) | (d_end$3 > win_end))) begin
+            d_st$3 = c_st_oob;
+        end
+        if ((d_len$3 == c_zero32) | (d_end$3 <= d_iova$3)) begin
+            d_st$3 = c_st_bad;
+        end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$0)) begin
-            q_bad$0$d = d_bad$0;
+            q_st$0$d = d_st$0;
             q_iova$0$d = d_iova$0;
             q_len$0$d = d_len$0;
             q_id$0$d = d_id$0;
             q_index$0$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$0)) begin
-            q_bad$0$d = d_bad$1;
+            q_st$0$d = d_st$1;
             q_iova$0$d = d_iova$1;
             q_len$0$d = d_len$1;
             q_id$0$d = d_id$1;
             q_index$0$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$0)) begin
-            q_bad$0$d = d_bad$2;
+            q_st$0$d = d_st$2;
             q_iova$0$d = d_iova$2;
             q_len$0$d = d_len$2;
             q_id$0$d = d_id$2;
             q_index$0$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$0)) begin
-            q_bad$0$d = d_bad$3;
+            q_st$0$d = d_st$3;
             q_iova$0$d = d_iova$3;
             q_len$0$d = d_len$3;
             q_id$0$d = d_id$3;
             q_index$0$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$1)) begin
-            q_bad$1$d = d_bad$0;
+            q_st$1$d = d_st$0;
             q_iova$1$d = d_iova$0;
             q_len$1$d = d_len$0;
             q_id$1$d = d_id$0;
             q_index$1$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$1)) begin
-            q_bad$1$d = d_bad$1;
+            q_st$1$d = d_st$1;
             q_iova$1$d = d_iova$1;
             q_len$1$d = d_len$1;
             q_id$1$d = d_id$1;
             q_index$1$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$1)) begin
-            q_bad$1$d = d_bad$2;
+            q_st$1$d = d_st$2;
             q_iova$1$d = d_iova$2;
             q_len$1$d = d_len$2;
             q_id$1$d = d_id$2;
             q_index$1$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$1)) begin
-            q_bad$1$d = d_bad$3;
+            q_st$1$d = d_st$3;
             q_iova$1$d = d_iova$3;
             q_len$1$d = d_len$3;
             q_id$1$d = d_id$3;
             q_index$1$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$2)) begin
-            q_bad$2$d = d_bad$0;
+            q_st$2$d = d_st$0;
             q_iova$2$d = d_iova$0;
             q_len$2$d = d_len$0;
             q_id$2$d = d_id$0;
             q_index$2$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$2)) begin
-            q_bad$2$d = d_bad$1;
+            q_st$2$d = d_st$1;
             q_iova$2$d = d_iova$1;
             q_len$2$d = d_len$1;
             q_id$2$d = d_id$1;
             q_index$2$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$2)) begin
-            q_bad$2$d = d_bad$2;
+            q_st$2$d = d_st$2;
             q_iova$2$d = d_iova$2;
             q_len$2$d = d_len$2;
             q_id$2$d = d_id$2;
             q_index$2$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$2)) begin
-            q_bad$2$d = d_bad$3;
+            q_st$2$d = d_st$3;
             q_iova$2$d = d_iova$3;
             q_len$2$d = d_len$3;
             q_id$2$d = d_id$3;
             q_index$2$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$3)) begin
-            q_bad$3$d = d_bad$0;
+            q_st$3$d = d_st$0;
             q_iova$3$d = d_iova$0;
             q_len$3$d = d_len$0;
             q_id$3$d = d_id$0;
             q_index$3$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$3)) begin
-            q_bad$3$d = d_bad$1;
+            q_st$3$d = d_st$1;
             q_iova$3$d = d_iova$1;
             q_len$3$d = d_len$1;
             q_id$3$d = d_id$1;
             q_index$3$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$3)) begin
-            q_bad$3$d = d_bad$2;
+            q_st$3$d = d_st$2;
             q_iova$3$d = d_iova$2;
             q_len$3$d = d_len$2;
             q_id$3$d = d_id$2;
             q_index$3$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$3)) begin
-            q_bad$3$d = d_bad$3;
+            q_st$3$d = d_st$3;
             q_iova$3$d = d_iova$3;
             q_len$3$d = d_len$3;
             q_id$3$d = d_id$3;
             q_index$3$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$4)) begin
-            q_bad$4$d = d_bad$0;
+            q_st$4$d = d_st$0;
             q_iova$4$d = d_iova$0;
             q_len$4$d = d_len$0;
             q_id$4$d = d_id$0;
             q_index$4$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$4)) begin
-            q_bad$4$d = d_bad$1;
+            q_st$4$d = d_st$1;
             q_iova$4$d = d_iova$1;
             q_len$4$d = d_len$1;
             q_id$4$d = d_id$1;
             q_index$4$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$4)) begin
-            q_bad$4$d = d_bad$2;
+            q_st$4$d = d_st$2;
             q_iova$4$d = d_iova$2;
             q_len$4$d = d_len$2;
             q_id$4$d = d_id$2;
             q_index$4$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$4)) begin
-            q_bad$4$d = d_bad$3;
+            q_st$4$d = d_st$3;
             q_iova$4$d = d_iova$3;
             q_len$4$d = d_len$3;
             q_id$4$d = d_id$3;
             q_index$4$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$5)) begin
-            q_bad$5$d = d_bad$0;
+            q_st$5$d = d_st$0;
             q_iova$5$d = d_iova$0;
             q_len$5$d = d_len$0;
             q_id$5$d = d_id$0;
             q_index$5$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$5)) begin
-            q_bad$5$d = d_bad$1;
+            q_st$5$d = d_st$1;
             q_iova$5$d = d_iova$1;
             q_len$5$d = d_len$1;
             q_id$5$d = d_id$1;
             q_index$5$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$5)) begin
-            q_bad$5$d = d_bad$2;
+            q_st$5$d = d_st$2;
             q_iova$5$d = d_iova$2;
             q_len$5$d = d_len$2;
             q_id$5$d = d_id$2;
             q_index$5$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$5)) begin
-            q_bad$5$d = d_bad$3;
+            q_st$5$d = d_st$3;
             q_iova$5$d = d_iova$3;
             q_len$5$d = d_len$3;
             q_id$5$d = d_id$3;
             q_index$5$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$6)) begin
-            q_bad$6$d = d_bad$0;
+            q_st$6$d = d_st$0;
             q_iova$6$d = d_iova$0;
             q_len$6$d = d_len$0;
             q_id$6$d = d_id$0;
             q_index$6$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$6)) begin
-            q_bad$6$d = d_bad$1;
+            q_st$6$d = d_st$1;
             q_iova$6$d = d_iova$1;
             q_len$6$d = d_len$1;
             q_id$6$d = d_id$1;
             q_index$6$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$6)) begin
-            q_bad$6$d = d_bad$2;
+            q_st$6$d = d_st$2;
             q_iova$6$d = d_iova$2;
             q_len$6$d = d_len$2;
             q_id$6$d = d_id$2;
             q_index$6$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$6)) begin
-            q_bad$6$d = d_bad$3;
+            q_st$6$d = d_st$3;
             q_iova$6$d = d_iova$3;
             q_len$6$d = d_len$3;
             q_id$6$d = d_id$3;
             q_index$6$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$7)) begin
-            q_bad$7$d = d_bad$0;
+            q_st$7$d = d_st$0;
             q_iova$7$d = d_iova$0;
             q_len$7$d = d_len$0;
             q_id$7$d = d_id$0;
             q_index$7$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$7)) begin
-            q_bad$7$d = d_bad$1;
+            q_st$7$d = d_st$1;
             q_iova$7$d = d_iova$1;
             q_len$7$d = d_len$1;
             q_id$7$d = d_id$1;
             q_index$7$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$7)) begin
-            q_bad$7$d = d_bad$2;
+            q_st$7$d = d_st$2;
             q_iova$7$d = d_iova$2;
             q_len$7$d = d_len$2;
             q_id$7$d = d_id$2;
             q_index$7$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$7)) begin
-            q_bad$7$d = d_bad$3;
+            q_st$7$d = d_st$3;
             q_iova$7$d = d_iova$3;
             q_len$7$d = d_len$3;
             q_id$7$d = d_id$3;
             q_index$7$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$8)) begin
-            q_bad$8$d = d_bad$0;
+            q_st$8$d = d_st$0;
             q_iova$8$d = d_iova$0;
             q_len$8$d = d_len$0;
             q_id$8$d = d_id$0;
             q_index$8$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$8)) begin
-            q_bad$8$d = d_bad$1;
+            q_st$8$d = d_st$1;
             q_iova$8$d = d_iova$1;
             q_len$8$d = d_len$1;
             q_id$8$d = d_id$1;
             q_index$8$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$8)) begin
-            q_bad$8$d = d_bad$2;
+            q_st$8$d = d_st$2;
             q_iova$8$d = d_iova$2;
             q_len$8$d = d_len$2;
             q_id$8$d = d_id$2;
             q_index$8$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$8)) begin
-            q_bad$8$d = d_bad$3;
+            q_st$8$d = d_st$3;
             q_iova$8$d = d_iova$3;
             q_len$8$d = d_len$3;
             q_id$8$d = d_id$3;
             q_index$8$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$9)) begin
-            q_bad$9$d = d_bad$0;
+            q_st$9$d = d_st$0;
             q_iova$9$d = d_iova$0;
             q_len$9$d = d_len$0;
             q_id$9$d = d_id$0;
             q_index$9$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$9)) begin
-            q_bad$9$d = d_bad$1;
+            q_st$9$d = d_st$1;
             q_iova$9$d = d_iova$1;
             q_len$9$d = d_len$1;
             q_id$9$d = d_id$1;
             q_index$9$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$9)) begin
-            q_bad$9$d = d_bad$2;
+            q_st$9$d = d_st$2;
             q_iova$9$d = d_iova$2;
             q_len$9$d = d_len$2;
             q_id$9$d = d_id$2;
             q_index$9$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$9)) begin
-            q_bad$9$d = d_bad$3;
+            q_st$9$d = d_st$3;
             q_iova$9$d = d_iova$3;
             q_len$9$d = d_len$3;
             q_id$9$d = d_id$3;
             q_index$9$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$10)) begin
-            q_bad$10$d = d_bad$0;
+            q_st$10$d = d_st$0;
             q_iova$10$d = d_iova$0;
             q_len$10$d = d_len$0;
             q_id$10$d = d_id$0;
             q_index$10$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$10)) begin
-            q_bad$10$d = d_bad$1;
+            q_st$10$d = d_st$1;
             q_iova$10$d = d_iova$1;
             q_len$10$d = d_len$1;
             q_id$10$d = d_id$1;
             q_index$10$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$10)) begin
-            q_bad$10$d = d_bad$2;
+            q_st$10$d = d_st$2;
             q_iova$10$d = d_iova$2;
             q_len$10$d = d_len$2;
             q_id$10$d = d_id$2;
             q_index$10$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$10)) begin
-            q_bad$10$d = d_bad$3;
+            q_st$10$d = d_st$3;
             q_iova$10$d = d_iova$3;
             q_len$10$d = d_len$3;
             q_id$10$d = d_id$3;
             q_index$10$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$11)) begin
-            q_bad$11$d = d_bad$0;
+            q_st$11$d = d_st$0;
             q_iova$11$d = d_iova$0;
             q_len$11$d = d_len$0;
             q_id$11$d = d_id$0;
             q_index$11$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$11)) begin
-            q_bad$11$d = d_bad$1;
+            q_st$11$d = d_st$1;
             q_iova$11$d = d_iova$1;
             q_len$11$d = d_len$1;
             q_id$11$d = d_id$1;
             q_index$11$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$11)) begin
-            q_bad$11$d = d_bad$2;
+            q_st$11$d = d_st$2;
             q_iova$11$d = d_iova$2;
             q_len$11$d = d_len$2;
             q_id$11$d = d_id$2;
             q_index$11$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$11)) begin
-            q_bad$11$d = d_bad$3;
+            q_st$11$d = d_st$3;
             q_iova$11$d = d_iova$3;
             q_len$11$d = d_len$3;
             q_id$11$d = d_id$3;
             q_index$11$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$12)) begin
-            q_bad$12$d = d_bad$0;
+            q_st$12$d = d_st$0;
             q_iova$12$d = d_iova$0;
             q_len$12$d = d_len$0;
             q_id$12$d = d_id$0;
             q_index$12$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$12)) begin
-            q_bad$12$d = d_bad$1;
+            q_st$12$d = d_st$1;
             q_iova$12$d = d_iova$1;
             q_len$12$d = d_len$1;
             q_id$12$d = d_id$1;
             q_index$12$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$12)) begin
-            q_bad$12$d = d_bad$2;
+            q_st$12$d = d_st$2;
             q_iova$12$d = d_iova$2;
             q_len$12$d = d_len$2;
             q_id$12$d = d_id$2;
             q_index$12$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$12)) begin
-            q_bad$12$d = d_bad$3;
+            q_st$12$d = d_st$3;
             q_iova$12$d = d_iova$3;
             q_len$12$d = d_len$3;
             q_id$12$d = d_id$3;
             q_index$12$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$13)) begin
-            q_bad$13$d = d_bad$0;
+            q_st$13$d = d_st$0;
             q_iova$13$d = d_iova$0;
             q_len$13$d = d_len$0;
             q_id$13$d = d_id$0;
             q_index$13$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$13)) begin
-            q_bad$13$d = d_bad$1;
+            q_st$13$d = d_st$1;
             q_iova$13$d = d_iova$1;
             q_len$13$d = d_len$1;
             q_id$13$d = d_id$1;
             q_index$13$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$13)) begin
-            q_bad$13$d = d_bad$2;
+            q_st$13$d = d_st$2;
             q_iova$13$d = d_iova$2;
             q_len$13$d = d_len$2;
             q_id$13$d = d_id$2;
             q_index$13$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$13)) begin
-            q_bad$13$d = d_bad$3;
+            q_st$13$d = d_st$3;
             q_iova$13$d = d_iova$3;
             q_len$13$d = d_len$3;
             q_id$13$d = d_id$3;
             q_index$13$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$14)) begin
-            q_bad$14$d = d_bad$0;
+            q_st$14$d = d_st$0;
             q_iova$14$d = d_iova$0;
             q_len$14$d = d_len$0;
             q_id$14$d = d_id$0;
             q_index$14$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$14)) begin
-            q_bad$14$d = d_bad$1;
+            q_st$14$d = d_st$1;
             q_iova$14$d = d_iova$1;
             q_len$14$d = d_len$1;
             q_id$14$d = d_id$1;
             q_index$14$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$14)) begin
-            q_bad$14$d = d_bad$2;
+            q_st$14$d = d_st$2;
             q_iova$14$d = d_iova$2;
             q_len$14$d = d_len$2;
             q_id$14$d = d_id$2;
             q_index$14$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$14)) begin
-            q_bad$14$d = d_bad$3;
+            q_st$14$d = d_st$3;
             q_iova$14$d = d_iova$3;
             q_len$14$d = d_len$3;
             q_id$14$d = d_id$3;
             q_index$14$d = got$q + c_j$3;
         end
         if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$15)) begin
-            q_bad$15$d = d_bad$0;
+            q_st$15$d = d_st$0;
             q_iova$15$d = d_iova$0;
             q_len$15$d = d_len$0;
             q_id$15$d = d_id$0;
             q_index$15$d = got$q + c_j$0;
         end
         if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$15)) begin
-            q_bad$15$d = d_bad$1;
+            q_st$15$d = d_st$1;
             q_iova$15$d = d_iova$1;
             q_len$15$d = d_len$1;
             q_id$15$d = d_id$1;
             q_index$15$d = got$q + c_j$1;
         end
         if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$15)) begin
-            q_bad$15$d = d_bad$2;
+            q_st$15$d = d_st$2;
             q_iova$15$d = d_iova$2;
             q_len$15$d = d_len$2;
             q_id$15$d = d_id$2;
             q_index$15$d = got$q + c_j$2;
         end
         if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$15)) begin
-            q_bad$15$d = d_bad$3;
+            q_st$15$d = d_st$3;
             q_iova$15$d = d_iova$3;
             q_len$15$d = d_len$3;
             q_id$15$d = d_id$3;
             q_index$15$d = got$q + c_j$3;
         end
-        h_bad = q_bad$0$q;
+        h_st = q_st$0$q;
         m_buf_iova = q_iova$0$q;
         m_buf_length = q_len$0$q;
         m_buf_id = q_id$0$q;
         m_buf_index = q_index$0$q;
         if (rd$q == c_s4$1) begin
-            h_bad = q_bad$1$q;
+            h_st = q_st$1$q;
             m_buf_iova = q_iova$1$q;
             m_buf_length = q_len$1$q;
             m_buf_id = q_id$1$q;
             m_buf_index = q_index$1$q;
         end
         if (rd$q == c_s4$2) begin
-            h_bad = q_bad$2$q;
+            h_st = q_st$2$q;
             m_buf_iova = q_iova$2$q;
             m_buf_length = q_len$2$q;
             m_buf_id = q_id$2$q;
             m_buf_index = q_index$2$q;
         end
         if (rd$q == c_s4$3) begin
-            h_bad = q_bad$3$q;
+            h_st = q_st$3$q;
             m_buf_iova = q_iova$3$q;
             m_buf_length = q_len$3$q;
             m_buf_id = q_id$3$q;
             m_buf_index = q_index$3$q;
         end
         if (rd$q == c_s4$4) begin
-            h_bad = q_bad$4$q;
+            h_st = q_st$4$q;
             m_buf_iova = q_iova$4$q;
             m_buf_length = q_len$4$q;
             m_buf_id = q_id$4$q;
             m_buf_index = q_index$4$q;
         end
         if (rd$q == c_s4$5) begin
-            h_bad = q_bad$5$q;
+            h_st = q_st$5$q;
             m_buf_iova = q_iova$5$q;
             m_buf_length = q_len$5$q;
             m_buf_id = q_id$5$q;
             m_buf_index = q_index$5$q;
         end
         if (rd$q == c_s4$6) begin
-            h_bad = q_bad$6$q;
+            h_st = q_st$6$q;
             m_buf_iova = q_iova$6$q;
             m_buf_length = q_len$6$q;
             m_buf_id = q_id$6$q;
             m_buf_index = q_index$6$q;
         end
         if (rd$q == c_s4$7) begin
-            h_bad = q_bad$7$q;
+            h_st = q_st$7$q;
             m_buf_iova = q_iova$7$q;
             m_buf_length = q_len$7$q;
             m_buf_id = q_id$7$q;
             m_buf_index = q_index$7$q;
         end
         if (rd$q == c_s4$8) begin
-            h_bad = q_bad$8$q;
+            h_st = q_st$8$q;
             m_buf_iova = q_iova$8$q;
             m_buf_length = q_len$8$q;
             m_buf_id = q_id$8$q;
             m_buf_index = q_index$8$q;
         end
         if (rd$q == c_s4$9) begin
-            h_bad = q_bad$9$q;
+            h_st = q_st$9$q;
             m_buf_iova = q_iova$9$q;
             m_buf_length = q_len$9$q;
             m_buf_id = q_id$9$q;
             m_buf_index = q_index$9$q;
         end
         if (rd$q == c_s4$10) begin
-            h_bad = q_bad$10$q;
+            h_st = q_st$10$q;
             m_buf_iova = q_iova$10$q;
             m_buf_length = q_len$10$q;
             m_buf_id = q_id$10$q;
             m_buf_index = q_index$10$q;
         end
         if (rd$q == c_s4$11) begin
-            h_bad = q_bad$11$q;
+            h_st = q_st$11$q;
             m_buf_iova = q_iova$11$q;
             m_buf_length = q_len$11$q;
             m_buf_id = q_id$11$q;
             m_buf_index = q_index$11$q;
         end
         if (rd$q == c_s4$12) begin
-            h_bad = q_bad$12$q;
+            h_st = q_st$12$q;
             m_buf_iova = q_iova$12$q;
             m_buf_length = q_len$12$q;
             m_buf_id = q_id$12$q;
             m_buf_index = q_index$12$q;
         end
         if (rd$q == c_s4$13) begin
-            h_bad = q_bad$13$q;
+            h_st = q_st$13$q;
             m_buf_iova = q_iova$13$q;
             m_buf_length = q_len$13$q;
             m_buf_id = q_id$13$q;
             m_buf_index = q_index$13$q;
         end
         if (rd$q == c_s4$14) begin
-            h_bad = q_bad$14$q;
+            h_st = q_st$14$q;
             m_buf_iova = q_iova$14$q;
             m_buf_length = q_len$14$q;
             m_buf_id = q_id$14$q;
             m_buf_index = q_index$14$q;
         end
         if (rd$q == c_s4$15) begin
-            h_bad = q_bad$15$q;
+            h_st = q_st$15$q;
             m_buf_iova = q_iova$15$q;
             m_buf_length = q_len$15$q;
             m_buf_id = q_id$15$q;
             m_buf_index = q_index$15$q;
         end
+        h_bad = h_st != c_zero8;
+        m_err_status = h_st;
         has = count$q != c_zero32;
         m_buf_valid = has & ~h_bad & ~reset;
-        pop = has & (h_bad | m_buf_ready);
+        m_err_valid = has & h_bad & ~reset;
+        pop = has & ((~h_bad & m_buf_ready) | (h_bad & m_err_ready));
         if (pop & h_bad) begin
             n_bad$d = n_bad$q + c_one32;
         end
@@ -53791,310 +55772,6 @@ module homa_rx_core_w512$hq$ring$n_bad(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$hq$ring$n_bad
-
-
-module homa_rx_core_w512$hq$ring$q_bad$0(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$0
-
-
-module homa_rx_core_w512$hq$ring$q_bad$1(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$1
-
-
-module homa_rx_core_w512$hq$ring$q_bad$10(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$10
-
-
-module homa_rx_core_w512$hq$ring$q_bad$11(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$11
-
-
-module homa_rx_core_w512$hq$ring$q_bad$12(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$12
-
-
-module homa_rx_core_w512$hq$ring$q_bad$13(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$13
-
-
-module homa_rx_core_w512$hq$ring$q_bad$14(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$14
-
-
-module homa_rx_core_w512$hq$ring$q_bad$15(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$15
-
-
-module homa_rx_core_w512$hq$ring$q_bad$2(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$2
-
-
-module homa_rx_core_w512$hq$ring$q_bad$3(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$3
-
-
-module homa_rx_core_w512$hq$ring$q_bad$4(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$4
-
-
-module homa_rx_core_w512$hq$ring$q_bad$5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$5
-
-
-module homa_rx_core_w512$hq$ring$q_bad$6(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$6
-
-
-module homa_rx_core_w512$hq$ring$q_bad$7(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$7
-
-
-module homa_rx_core_w512$hq$ring$q_bad$8(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$8
-
-
-module homa_rx_core_w512$hq$ring$q_bad$9(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_core_w512$hq$ring$q_bad$9
 
 
 module homa_rx_core_w512$hq$ring$q_id$0(d,q,clock);
@@ -55311,6 +56988,310 @@ module homa_rx_core_w512$hq$ring$q_len$9(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$hq$ring$q_len$9
+
+
+module homa_rx_core_w512$hq$ring$q_st$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$0
+
+
+module homa_rx_core_w512$hq$ring$q_st$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$1
+
+
+module homa_rx_core_w512$hq$ring$q_st$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$10
+
+
+module homa_rx_core_w512$hq$ring$q_st$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$11
+
+
+module homa_rx_core_w512$hq$ring$q_st$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$12
+
+
+module homa_rx_core_w512$hq$ring$q_st$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$13
+
+
+module homa_rx_core_w512$hq$ring$q_st$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$14
+
+
+module homa_rx_core_w512$hq$ring$q_st$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$15
+
+
+module homa_rx_core_w512$hq$ring$q_st$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$2
+
+
+module homa_rx_core_w512$hq$ring$q_st$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$3
+
+
+module homa_rx_core_w512$hq$ring$q_st$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$4
+
+
+module homa_rx_core_w512$hq$ring$q_st$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$5
+
+
+module homa_rx_core_w512$hq$ring$q_st$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$6
+
+
+module homa_rx_core_w512$hq$ring$q_st$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$7
+
+
+module homa_rx_core_w512$hq$ring$q_st$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$8
+
+
+module homa_rx_core_w512$hq$ring$q_st$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$hq$ring$q_st$9
 
 
 module homa_rx_core_w512$hq$ring$rd(d,q,clock);
@@ -64586,7 +66567,7 @@ module homa_rx_core_w512$parser$s2_verdict(d,q,clock);
 endmodule // homa_rx_core_w512$parser$s2_verdict
 
 
-module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid,ro$0,ro$1,ro$2,ro$3,ro$4,ro$5,ro$6,ro$7,ro$8,ro$9,ro$10,ro$11,ro$12,ro$13,ro$14,ro$15,ro$16,ro$17,ro$18,ro$19,ro$20,ro$21,ro$22,ro$23,ro$24,ro$25,ro$26,ro$27,ro$28,ro$29,ro$30,ro$31,ro$32,ro$33,ro$34,ro$35,ro$36,ro$37,ro$38,ro$39,ro$40,ro$41,ro$42,ro$43,ro$44,ro$45,ro$46,ro$47,ro$48,ro$49,ro$50,ro$51,ro$52,ro$53,ro$54,ro$55,ro$56,ro$57,ro$58,ro$59,ro$60,ro$61,ro$62,ro$63,ro$64,ro$65,ro$66,ro$67,ro$68,ro$69,ro$70,ro$71,ro$72,ro$73,ro$74,ro$75,ro$76,ro$77,ro$78,ro$79,ro$80,ro$81,ro$82,ro$83,ro$84,ro$85,ro$86,ro$87,ro$88,ro$89,ro$90,ro$91,ro$92,ro$93,ro$94,ro$95,ro$96,ro$97,ro$98,ro$99,ro$100,rw$0,rw$1,rw$2,rw$3,rw$4,rw$5,rw$6,rw$7,rw$8,rw$9,rw$10,rw$11,rw$12,rw$13,rw$14,rw$15,rw$16,rw$17,rw$18,rw$19,rw$20,rw$21,rw$22,rw$23,rw$24,rw$25,rw$26,rw$27,rw$28,rw$29,rw$30,rw$31,rw$32,rw$33,rw$34,rw$35,rw$36,rw$37,rw$38,rw$39,rw$40,rw$41,rw$42,rw$43,rw$44,rw$45,rw$46,rw$47,rw$48,rw$49,rw$50,rw$51,rw$52,rw$53,rw$54,rw$55,rw$56,rw$57,rw$58,rw$59,rw$60,rw$61,rw$62,rw$63,rw$64,rw$65,rw$66,rw$67,rw$68,rw$69,rw$70,rw$71,rw$72,rw$73,rw$74,rw$75,rw$76,rw$77,rw$78,rw$79,rw$80,rw$81,rw$82,rw$83,rw$84,rw$85,rw$86,rw$87,rw$88,rw$89,rw$90,rw$91,rw$92,rw$93,rw$94,rw$95,rw$96,rw$97,rw$98,rw$99,rw$100);
+module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid,ro$0,ro$1,ro$2,ro$3,ro$4,ro$5,ro$6,ro$7,ro$8,ro$9,ro$10,ro$11,ro$12,ro$13,ro$14,ro$15,ro$16,ro$17,ro$18,ro$19,ro$20,ro$21,ro$22,ro$23,ro$24,ro$25,ro$26,ro$27,ro$28,ro$29,ro$30,ro$31,ro$32,ro$33,ro$34,ro$35,ro$36,ro$37,ro$38,ro$39,ro$40,ro$41,ro$42,ro$43,ro$44,ro$45,ro$46,ro$47,ro$48,ro$49,ro$50,ro$51,ro$52,ro$53,ro$54,ro$55,ro$56,ro$57,ro$58,ro$59,ro$60,ro$61,ro$62,ro$63,ro$64,ro$65,ro$66,ro$67,ro$68,ro$69,ro$70,ro$71,ro$72,ro$73,ro$74,ro$75,ro$76,ro$77,ro$78,ro$79,ro$80,ro$81,ro$82,ro$83,ro$84,ro$85,ro$86,ro$87,ro$88,ro$89,ro$90,ro$91,ro$92,ro$93,ro$94,ro$95,ro$96,ro$97,ro$98,ro$99,ro$100,ro$101,ro$102,ro$103,ro$104,rw$0,rw$1,rw$2,rw$3,rw$4,rw$5,rw$6,rw$7,rw$8,rw$9,rw$10,rw$11,rw$12,rw$13,rw$14,rw$15,rw$16,rw$17,rw$18,rw$19,rw$20,rw$21,rw$22,rw$23,rw$24,rw$25,rw$26,rw$27,rw$28,rw$29,rw$30,rw$31,rw$32,rw$33,rw$34,rw$35,rw$36,rw$37,rw$38,rw$39,rw$40,rw$41,rw$42,rw$43,rw$44,rw$45,rw$46,rw$47,rw$48,rw$49,rw$50,rw$51,rw$52,rw$53,rw$54,rw$55,rw$56,rw$57,rw$58,rw$59,rw$60,rw$61,rw$62,rw$63,rw$64,rw$65,rw$66,rw$67,rw$68,rw$69,rw$70,rw$71,rw$72,rw$73,rw$74,rw$75,rw$76,rw$77,rw$78,rw$79,rw$80,rw$81,rw$82,rw$83,rw$84,rw$85,rw$86,rw$87,rw$88,rw$89,rw$90,rw$91,rw$92,rw$93,rw$94,rw$95,rw$96,rw$97,rw$98,rw$99,rw$100,rw$101,rw$102,rw$103,rw$104);
     
     // Module arguments
     input wire  clock;
@@ -64698,6 +66679,10 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     input wire  [31:0] ro$98;
     input wire  [31:0] ro$99;
     input wire  [31:0] ro$100;
+    input wire  [31:0] ro$101;
+    input wire  [31:0] ro$102;
+    input wire  [31:0] ro$103;
+    input wire  [31:0] ro$104;
     output reg  [31:0] rw$0;
     output reg  [31:0] rw$1;
     output reg  [31:0] rw$2;
@@ -64799,6 +66784,10 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     output reg  [31:0] rw$98;
     output reg  [31:0] rw$99;
     output reg  [31:0] rw$100;
+    output reg  [31:0] rw$101;
+    output reg  [31:0] rw$102;
+    output reg  [31:0] rw$103;
+    output reg  [31:0] rw$104;
     
     // Constant declarations
     localparam  c_addr$0 = 16'h0;
@@ -64902,6 +66891,10 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_addr$98 = 16'h548;
     localparam  c_addr$99 = 16'h54c;
     localparam  c_addr$100 = 16'h550;
+    localparam  c_addr$101 = 16'h554;
+    localparam  c_addr$102 = 16'h558;
+    localparam  c_addr$103 = 16'h55c;
+    localparam  c_addr$104 = 16'h560;
     localparam  c_value$0 = 32'h484d4e49;
     localparam  c_value$1 = 32'h10000;
     localparam  c_value$2 = 32'h100;
@@ -64983,7 +66976,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$78 = 32'h0;
     localparam  c_value$79 = 32'h0;
     localparam  c_value$80 = 32'h484d5155;
-    localparam  c_value$81 = 32'h20001;
+    localparam  c_value$81 = 32'h20002;
     localparam  c_value$82 = 32'h0;
     localparam  c_value$83 = 32'h0;
     localparam  c_value$84 = 32'h0;
@@ -65003,6 +66996,10 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$98 = 32'h0;
     localparam  c_value$99 = 32'h0;
     localparam  c_value$100 = 32'h0;
+    localparam  c_value$101 = 32'h0;
+    localparam  c_value$102 = 32'h0;
+    localparam  c_value$103 = 32'h0;
+    localparam  c_value$104 = 32'h0;
     localparam  c_control$0 = 1'b0;
     localparam  c_control$1 = 1'b0;
     localparam  c_control$2 = 1'b0;
@@ -65104,6 +67101,10 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_control$98 = 1'b0;
     localparam  c_control$99 = 1'b0;
     localparam  c_control$100 = 1'b0;
+    localparam  c_control$101 = 1'b1;
+    localparam  c_control$102 = 1'b1;
+    localparam  c_control$103 = 1'b1;
+    localparam  c_control$104 = 1'b1;
     localparam  c_status$0 = 1'b0;
     localparam  c_status$1 = 1'b0;
     localparam  c_status$2 = 1'b0;
@@ -65205,6 +67206,10 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_status$98 = 1'b1;
     localparam  c_status$99 = 1'b1;
     localparam  c_status$100 = 1'b1;
+    localparam  c_status$101 = 1'b0;
+    localparam  c_status$102 = 1'b0;
+    localparam  c_status$103 = 1'b0;
+    localparam  c_status$104 = 1'b0;
     localparam  c_zero = 32'h0;
     
     // Stub signals
@@ -65511,6 +67516,18 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     reg  [31:0] regs$100$d;
     wire  [31:0] regs$100$q;
     reg  regs$100$clock;
+    reg  [31:0] regs$101$d;
+    wire  [31:0] regs$101$q;
+    reg  regs$101$clock;
+    reg  [31:0] regs$102$d;
+    wire  [31:0] regs$102$q;
+    reg  regs$102$clock;
+    reg  [31:0] regs$103$d;
+    wire  [31:0] regs$103$q;
+    reg  regs$103$clock;
+    reg  [31:0] regs$104$d;
+    wire  [31:0] regs$104$q;
+    reg  regs$104$clock;
     reg  [31:0] rdata$d;
     wire  [31:0] rdata$q;
     reg  rdata$clock;
@@ -66026,6 +68043,26 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
         .d(regs$100$d),
         .q(regs$100$q),
         .clock(regs$100$clock)
+    );
+    homa_rx_core_w512$regs$regs$101 regs$101(
+        .d(regs$101$d),
+        .q(regs$101$q),
+        .clock(regs$101$clock)
+    );
+    homa_rx_core_w512$regs$regs$102 regs$102(
+        .d(regs$102$d),
+        .q(regs$102$q),
+        .clock(regs$102$clock)
+    );
+    homa_rx_core_w512$regs$regs$103 regs$103(
+        .d(regs$103$d),
+        .q(regs$103$q),
+        .clock(regs$103$clock)
+    );
+    homa_rx_core_w512$regs$regs$104 regs$104(
+        .d(regs$104$d),
+        .q(regs$104$q),
+        .clock(regs$104$clock)
     );
     homa_rx_core_w512$regs$rdata rdata(
         .d(rdata$d),
@@ -68166,6 +70203,90 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
                 read = ro$100;
             end
         end
+        regs$101$clock = clock;
+        regs$101$d = regs$101$q;
+        if (c_control$101 & s_reg_we & (s_reg_addr == c_addr$101)) begin
+            regs$101$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$101$d = c_value$101;
+        end
+        rw$101 = c_zero;
+        if (c_control$101) begin
+            rw$101 = regs$101$q;
+        end
+        if (s_reg_addr == c_addr$101) begin
+            read = c_value$101;
+            if (c_control$101) begin
+                read = regs$101$q;
+            end
+            if (c_status$101) begin
+                read = ro$101;
+            end
+        end
+        regs$102$clock = clock;
+        regs$102$d = regs$102$q;
+        if (c_control$102 & s_reg_we & (s_reg_addr == c_addr$102)) begin
+            regs$102$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$102$d = c_value$102;
+        end
+        rw$102 = c_zero;
+        if (c_control$102) begin
+            rw$102 = regs$102$q;
+        end
+        if (s_reg_addr == c_addr$102) begin
+            read = c_value$102;
+            if (c_control$102) begin
+                read = regs$102$q;
+            end
+            if (c_status$102) begin
+                read = ro$102;
+            end
+        end
+        regs$103$clock = clock;
+        regs$103$d = regs$103$q;
+        if (c_control$103 & s_reg_we & (s_reg_addr == c_addr$103)) begin
+            regs$103$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$103$d = c_value$103;
+        end
+        rw$103 = c_zero;
+        if (c_control$103) begin
+            rw$103 = regs$103$q;
+        end
+        if (s_reg_addr == c_addr$103) begin
+            read = c_value$103;
+            if (c_control$103) begin
+                read = regs$103$q;
+            end
+            if (c_status$103) begin
+                read = ro$103;
+            end
+        end
+        regs$104$clock = clock;
+        regs$104$d = regs$104$q;
+        if (c_control$104 & s_reg_we & (s_reg_addr == c_addr$104)) begin
+            regs$104$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$104$d = c_value$104;
+        end
+        rw$104 = c_zero;
+        if (c_control$104) begin
+            rw$104 = regs$104$q;
+        end
+        if (s_reg_addr == c_addr$104) begin
+            read = c_value$104;
+            if (c_control$104) begin
+                read = regs$104$q;
+            end
+            if (c_status$104) begin
+                read = ro$104;
+            end
+        end
         rvalid$d = s_reg_re;
         if (s_reg_re) begin
             rdata$d = read;
@@ -68273,6 +70394,82 @@ module homa_rx_core_w512$regs$regs$100(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$regs$regs$100
+
+
+module homa_rx_core_w512$regs$regs$101(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$101
+
+
+module homa_rx_core_w512$regs$regs$102(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$102
+
+
+module homa_rx_core_w512$regs$regs$103(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$103
+
+
+module homa_rx_core_w512$regs$regs$104(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$104
 
 
 module homa_rx_core_w512$regs$regs$11(d,q,clock);

@@ -4,11 +4,16 @@
 //!
 //! ```text
 //!  cfg_rx_* ─► RxRing512 ─ m_rd_* / s_rd_* (descriptor reads)
-//!                  └─ buffers ─► RxDma512 ◄─ s_pay_* (payload), s_hdr_* (DATA headers)
-//!                                  │  └─ completions ─► CqWriter512 ◄─ cfg_cq_*
+//!                  ├─ buffers ─► RxDma512 ◄─ s_pay_* (payload), s_hdr_* (DATA headers)
+//!                  └─ refusals ─────┐  └─ completions ─► CqWriter512 ◄─ cfg_cq_*
 //!                                  └─ payload writes ─┐        └─ entry writes
 //!                                                     └──► m_wr_* ◄──┘ (entry writes first)
 //! ```
+//!
+//! A descriptor the ring fetcher refuses (bad, or outside the RX window `cfg_rx_win_*`) comes
+//! back as an `ERROR` completion (ring 2, its index, its `buffer_id` as the cookie, status 5 or
+//! 1); refusals enter the completion FIFO ahead of the DMA engine's completions (they are
+//! rare, and only they can unblock the buffers queued behind them).
 //!
 //! Completions pass through a two-entry FIFO on their way to the ring writer (which takes
 //! each with its second write), so the engine never waits on the write port's arbitration
@@ -31,8 +36,9 @@ pub use records::DataHdr;
 use crate::cq_writer::CqWriter512;
 use crate::fifo::Fifo2;
 use crate::hdl::*;
-use crate::rx_dma::RxDma512;
+use crate::rx_dma::{ErrorCpl, RxDma512};
 use crate::rx_ring::RxRing512;
+use homa_proto::hostif::{CompletionKind, ErrorRing};
 
 /// The RX host queues at 512 bits.
 #[derive(LogicBlock)]
@@ -49,6 +55,10 @@ pub struct HostRx512 {
     pub cfg_rx_producer: Signal<In, Bits<32>>,
     /// `rx_log2_size` was written: restart the ring at 0.
     pub cfg_rx_clear: Signal<In, Bit>,
+    /// First IOVA of the RX window (`rx_window_base_hi:_lo`).
+    pub cfg_rx_win_base: Signal<In, Bits<64>>,
+    /// Its length in bytes (`rx_window_len_hi:_lo`; 0: no window).
+    pub cfg_rx_win_len: Signal<In, Bits<64>>,
     /// Completion ring IOVA (`cq_base_hi:cq_base_lo`).
     pub cfg_cq_base: Signal<In, Bits<64>>,
     /// log2 of its entry count (`cq_log2_size`; 1-16, otherwise off).
@@ -129,7 +139,7 @@ pub struct HostRx512 {
     pub bad_frames: Signal<Out, Bits<32>>,
     /// DATA headers without payload.
     pub empty: Signal<Out, Bits<32>>,
-    /// Bad RX descriptors skipped.
+    /// RX descriptors refused (each reported in an `ERROR`).
     pub bad_descriptors: Signal<Out, Bits<32>>,
     /// Completions dropped while the completion ring was off.
     pub cq_dropped: Signal<Out, Bits<32>>,
@@ -140,6 +150,8 @@ pub struct HostRx512 {
     /// FIFO's registered `full`, so no combinational path runs from the write port's
     /// arbitration back into the engine.
     cpl: Fifo2<Bits<512>>,
+    refusal: Signal<Local, ErrorCpl>,
+    c_refusal: Constant<ErrorCpl>,
 }
 
 impl HostRx512 {
@@ -152,6 +164,8 @@ impl HostRx512 {
             cfg_rx_log2: Signal::default(),
             cfg_rx_producer: Signal::default(),
             cfg_rx_clear: Signal::default(),
+            cfg_rx_win_base: Signal::default(),
+            cfg_rx_win_len: Signal::default(),
             cfg_cq_base: Signal::default(),
             cfg_cq_log2: Signal::default(),
             cfg_cq_consumer: Signal::default(),
@@ -198,6 +212,12 @@ impl HostRx512 {
             dma: RxDma512::new(),
             cq: CqWriter512::new(),
             cpl: Fifo2::default(),
+            refusal: Signal::default(),
+            c_refusal: Constant::new(ErrorCpl {
+                kind: (CompletionKind::Error as u64).into(),
+                ring: (ErrorRing::RxBuf as u64).into(),
+                ..ErrorCpl::default()
+            }),
         }
     }
 
@@ -210,6 +230,8 @@ impl HostRx512 {
         uut.cfg_rx_log2.connect();
         uut.cfg_rx_producer.connect();
         uut.cfg_rx_clear.connect();
+        uut.cfg_rx_win_base.connect();
+        uut.cfg_rx_win_len.connect();
         uut.cfg_cq_base.connect();
         uut.cfg_cq_log2.connect();
         uut.cfg_cq_consumer.connect();
@@ -264,6 +286,8 @@ impl Logic for HostRx512 {
         self.ring.cfg_log2.next = self.cfg_rx_log2.val();
         self.ring.cfg_producer.next = self.cfg_rx_producer.val();
         self.ring.cfg_clear.next = self.cfg_rx_clear.val();
+        self.ring.cfg_win_base.next = self.cfg_rx_win_base.val();
+        self.ring.cfg_win_len.next = self.cfg_rx_win_len.val();
         self.m_rd_valid.next = self.ring.m_rd_valid.val();
         self.m_rd_addr.next = self.ring.m_rd_addr.val();
         self.m_rd_len.next = self.ring.m_rd_len.val();
@@ -301,9 +325,18 @@ impl Logic for HostRx512 {
         self.cq.cfg_clear.next = self.cfg_cq_clear.val();
         self.cpl.clock.next = self.clock.val();
         self.cpl.reset.next = self.reset.val();
-        self.cpl.push.next = self.dma.m_cpl_valid.val() & !self.cpl.full.val();
+        self.refusal.next = self.c_refusal.val();
+        self.refusal.next.status = self.ring.m_err_status.val();
+        self.refusal.next.index = self.ring.m_buf_index.val();
+        self.refusal.next.cookie_lo = self.ring.m_buf_id.val();
+        self.cpl.push.next =
+            (self.ring.m_err_valid.val() | self.dma.m_cpl_valid.val()) & !self.cpl.full.val();
         self.cpl.din.next = self.dma.m_cpl_data.val();
-        self.dma.m_cpl_ready.next = !self.cpl.full.val();
+        if self.ring.m_err_valid.val() {
+            self.cpl.din.next = Bits::<512>::from(self.refusal.val());
+        }
+        self.ring.m_err_ready.next = !self.cpl.full.val();
+        self.dma.m_cpl_ready.next = !self.cpl.full.val() & !self.ring.m_err_valid.val();
         self.cq.s_cpl_valid.next = self.cpl.valid.val();
         self.cq.s_cpl_data.next = self.cpl.dout.val();
         self.cpl.ready.next = self.cq.s_cpl_ready.val();

@@ -1,6 +1,6 @@
 //! The bench for [`crate::host_rx::HostRx512`], shared by its rust-hdl test and the Verilator
 //! co-simulation in `homa-sim`: the whole receive path from the host's side. A host posts RX
-//! buffer descriptors (some bad) into its ring and polls the completion ring by phase bits,
+//! buffer descriptors (some bad, some outside its RX window) into its ring and polls the completion ring by phase bits,
 //! as the driver does; one memory serves the NIC's DMA reads after a random latency and
 //! takes its writes under random back-pressure; payloads and DATA headers arrive as the
 //! parser hands them over, with gaps, droughts of buffers and bad frames.
@@ -12,15 +12,18 @@
 //! - the host reads completions in packet order; an `RX_DATA` names its packet (id, peer,
 //!   ports, offset, lengths, retransmit) and the oldest buffer still out, which then holds
 //!   exactly the payload; an `ERROR` (status 7) comes for a payload longer than its buffer,
-//!   whose bytes hold the payload's head;
+//!   whose bytes hold the payload's head; every refused descriptor (`RxBufDescriptor::
+//!   refusal`) comes back once in an `ERROR` naming its index, id and status, and is never
+//!   written;
 //! - at the end, every packet with a payload is accounted for: completed, dropped for want of
-//!   a buffer, or a bad frame; and the counters agree with what the host saw.
+//!   a buffer, or a bad frame; every descriptor is used or refused; and the counters agree
+//!   with what the host saw.
 
 use std::collections::{HashMap, VecDeque};
 
 use homa_proto::hostif::{
     COMPLETION_LEN, Completion, ErrorRing, Event, RX_BUF_DESC_LEN, RingState, RxBufDescriptor,
-    Status,
+    RxWindow, Status,
 };
 
 use crate::parser_model::Rng;
@@ -43,6 +46,8 @@ pub struct HostOffer<'a> {
     pub cq_consumer: u32,
     /// The `*_log2_size` write pulse (both rings restart).
     pub clear: bool,
+    /// The RX window.
+    pub rx_window: RxWindow,
     /// A payload beat.
     pub beat: Option<&'a Beat>,
     /// A DATA header.
@@ -85,7 +90,7 @@ pub struct HostCounters {
     pub bad_frames: u32,
     /// Headers without payload.
     pub empty: u32,
-    /// Bad descriptors skipped.
+    /// Descriptors refused.
     pub bad_descriptors: u32,
     /// Completions dropped while the ring was off.
     pub cq_dropped: u32,
@@ -112,6 +117,8 @@ pub struct HostStats {
     pub completions: u64,
     /// Of which `ERROR` (buffer too small).
     pub too_small: u64,
+    /// Of which `ERROR` for a refused descriptor.
+    pub refused: u64,
     /// The block's counters at the end.
     pub counters: HostCounters,
 }
@@ -120,32 +127,37 @@ pub struct HostStats {
 const RX_RING: u64 = 0x7f00_0000_0000;
 const CQ_RING: u64 = 0x7f10_0000_0000;
 
-/// A posted descriptor: free-running index, the descriptor, whether the NIC must skip it.
-type Posted = (u32, RxBufDescriptor, bool);
+/// The RX window: the host's buffers lie in it (its end is in reach of a buffer's).
+const WINDOW: RxWindow = RxWindow {
+    base: 1 << 32,
+    len: 1 << 36,
+};
 
-fn descriptor(rng: &mut Rng, index: u32) -> (RxBufDescriptor, bool) {
+/// A posted descriptor: free-running index, the descriptor, why the NIC must refuse it.
+type Posted = (u32, RxBufDescriptor, Option<Status>);
+
+fn descriptor(rng: &mut Rng, index: u32) -> RxBufDescriptor {
     let buffer_id = index ^ 0x3c00_0000;
-    if rng.below(30) == 0 {
-        return (
-            RxBufDescriptor {
-                iova: rng.next_u64(),
-                length: 0,
-                buffer_id,
-            },
-            true,
-        );
-    }
     let length = match rng.below(10) {
         0 => 1 + rng.below(1500) as u32,
         1 => 65_536,
         _ => 2048 + rng.below(8192) as u32,
     };
-    let d = RxBufDescriptor {
-        iova: (u64::from(index) << 20) + (rng.next_u64() & 0x3_ffff) + (1 << 32),
+    let end = WINDOW.base + WINDOW.len;
+    let (iova, length) = match rng.below(60) {
+        0 | 1 => (rng.next_u64(), 0),
+        2 => (rng.next_u64() & 0xffff_ffff, length),
+        3 => (end - 100, length.max(101)),
+        _ => (
+            WINDOW.base + (u64::from(index) << 20) + (rng.next_u64() & 0x3_ffff),
+            length,
+        ),
+    };
+    RxBufDescriptor {
+        iova,
         length,
         buffer_id,
-    };
-    (d, false)
+    }
 }
 
 /// The host: its memory, its two rings, what it posted and what it expects.
@@ -179,12 +191,12 @@ impl Host {
         let size = 1u32 << self.rx_log2;
         while self.producer < limit && self.producer.wrapping_sub(consumer) < size && rng.chance(60)
         {
-            let (d, bad) = descriptor(rng, self.producer);
+            let d = descriptor(rng, self.producer);
             let mut b = [0u8; RX_BUF_DESC_LEN];
             d.encode(&mut b);
             let slot = u64::from(self.producer & (size - 1));
             self.write(RX_RING + slot * RX_BUF_DESC_LEN as u64, &b);
-            self.posted.push_back((self.producer, d, bad));
+            self.posted.push_back((self.producer, d, d.refusal(WINDOW)));
             self.producer += 1;
         }
         if rng.chance(40) {
@@ -192,18 +204,40 @@ impl Host {
         }
     }
 
-    /// The oldest posted buffer the NIC may be writing (bad descriptors dropped off).
-    fn oldest(&mut self, consumer: u32) -> Option<(u32, RxBufDescriptor)> {
-        while let Some(&(index, _, true)) = self.posted.front() {
-            if index >= consumer {
-                break;
-            }
-            self.posted.pop_front();
-        }
+    /// The oldest posted buffer the NIC may be writing (refused descriptors passed over):
+    /// its place in `posted`, its index, the descriptor.
+    fn oldest(&self, consumer: u32) -> Option<(usize, u32, RxBufDescriptor)> {
         self.posted
-            .front()
-            .filter(|p| !p.2 && p.0 < consumer)
-            .map(|p| (p.0, p.1))
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.2.is_none())
+            .filter(|(_, p)| p.0 < consumer)
+            .map(|(at, p)| (at, p.0, p.1))
+    }
+
+    /// Checks an `ERROR` for a refused descriptor and forgets the descriptor.
+    fn refused(&mut self, c: &Completion, consumer: u32) -> Result<(), String> {
+        let Event::Error {
+            ring: ErrorRing::RxBuf,
+            index,
+            cookie,
+        } = c.event
+        else {
+            return Err(format!("not a refusal: {c}"));
+        };
+        let at = self
+            .posted
+            .iter()
+            .position(|p| p.0 == index && p.0 < consumer)
+            .ok_or_else(|| format!("refusal of descriptor {index}, not fetched or posted: {c}"))?;
+        let (_, d, why) = self.posted[at];
+        if why != Some(c.status) || cookie != u64::from(d.buffer_id) || c.rpc_id != 0 {
+            return Err(format!(
+                "refusal {c} for descriptor {index} ({d}), want status {why:?}"
+            ));
+        }
+        self.posted.remove(at);
+        Ok(())
     }
 
     /// Checks one write beat and applies it.
@@ -237,7 +271,7 @@ impl Host {
             let held: Vec<RxBufDescriptor> = self
                 .posted
                 .iter()
-                .filter(|p| !p.2 && p.0 < consumer)
+                .filter(|p| p.2.is_none() && p.0 < consumer)
                 .map(|p| p.1)
                 .collect();
             for (addr, _) in w.bytes() {
@@ -363,6 +397,7 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             cq_log2,
             cq_consumer: host.cq.consumer(),
             clear,
+            rx_window: WINDOW,
             beat,
             header,
             rd_ready: rng.chance(70),
@@ -402,6 +437,11 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             };
             stats.completions += 1;
             busy = true;
+            if matches!(c.status, Status::BadDescriptor | Status::OutOfBounds) {
+                host.refused(&c, counters.rx_consumer).map_err(&fail)?;
+                stats.refused += 1;
+                continue;
+            }
             let f = *by_id
                 .get(&c.rpc_id)
                 .ok_or_else(|| fail(format!("completion for no packet: {c}")))?;
@@ -413,7 +453,7 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
                 )));
             }
             last_completed = Some(f);
-            let (index, buffer) = host
+            let (at, index, buffer) = host
                 .oldest(counters.rx_consumer)
                 .ok_or_else(|| fail(format!("packet {f}: a completion with no buffer out: {c}")))?;
             let h = &all[f].header;
@@ -444,7 +484,7 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
                     "packet {f}: buffer {index} does not hold its payload"
                 )));
             }
-            host.posted.pop_front();
+            host.posted.remove(at);
         }
         quiet = if busy { 0 } else { quiet + 1 };
     }
@@ -454,12 +494,22 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     let empty = all.iter().filter(|f| f.payload.is_empty()).count() as u32;
     let c = counters;
     let completed = u64::from(c.rx_data) + u64::from(c.rx_errors);
+    // A refusal waits for the good descriptors fetched before it to be used; none may be
+    // left unreported ahead of every buffer still out.
+    let refused_left = host
+        .posted
+        .iter()
+        .take_while(|p| p.2.is_some())
+        .filter(|p| p.0 < c.rx_consumer)
+        .count();
     // Every good payload is completed or dropped for want of a buffer; `no_buffer` also
     // counts bad frames that found no buffer, `bad_frames` every bad frame.
     let good = with_payload - u64::from(bad);
     let accounted = completed + u64::from(c.no_buffer);
-    if stats.completions != completed
-        || u64::from(c.cq_producer) != completed
+    if stats.completions != completed + stats.refused
+        || u64::from(c.cq_producer) != stats.completions
+        || u64::from(c.bad_descriptors) != stats.refused
+        || refused_left != 0
         || accounted < good
         || accounted > good + u64::from(bad)
         || c.empty != empty
@@ -468,9 +518,10 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
         || c.cq_dropped != 0
     {
         return Err(fail(format!(
-            "accounts: host read {} completions ({} too small); {} packets with payload, \
-             {bad} bad, {empty} empty; counters {c:?}",
-            stats.completions, stats.too_small, with_payload
+            "accounts: host read {} completions ({} too small, {} refused descriptors, {} \
+             refused and unreported); {} packets with payload, {bad} bad, {empty} empty; \
+             counters {c:?}",
+            stats.completions, stats.too_small, stats.refused, refused_left, with_payload
         )));
     }
     stats.counters = c;

@@ -15,7 +15,9 @@
 //! (`m_hdr_ready`), the message table (IPv4 DATA), the host queues (DATA: its completion).
 //! Each DATA payload goes by DMA into one RX buffer the host posted (QUEUE `rx_*`), and its
 //! `RX_DATA` completion into the completion ring (QUEUE `cq_*`); writing `rx_log2_size` or
-//! `cq_log2_size` restarts that ring at index 0. Until the host sets the rings up, payloads
+//! `cq_log2_size` restarts that ring at index 0. A descriptor outside the RX window (QUEUE
+//! `rx_window_*`, the driver's buffer pool) or malformed comes back in an `ERROR` completion
+//! and is never written. Until the host sets the rings up, payloads
 //! are dropped (no buffer) and the grant path runs as before. `m_hdr_*` still carries every
 //! header to the host: control packets have no completion kind yet, and `RX_DATA` lacks
 //! three DATA fields the host stack uses (`incoming`, `cutoff_version`, the piggybacked ack).
@@ -162,6 +164,12 @@ pub struct HomaRxCore512 {
     c_i_cq_dropped: Constant<Bits<8>>,
     rx_base: Signal<Local, Lo32Hi32>,
     cq_base: Signal<Local, Lo32Hi32>,
+    rx_win_base: Signal<Local, Lo32Hi32>,
+    rx_win_len: Signal<Local, Lo32Hi32>,
+    c_i_rx_win_base_lo: Constant<Bits<8>>,
+    c_i_rx_win_base_hi: Constant<Bits<8>>,
+    c_i_rx_win_len_lo: Constant<Bits<8>>,
+    c_i_rx_win_len_hi: Constant<Bits<8>>,
     c_i_rx_base_lo: Constant<Bits<8>>,
     c_i_rx_base_hi: Constant<Bits<8>>,
     c_i_rx_log2_size: Constant<Bits<8>>,
@@ -328,6 +336,12 @@ impl HomaRxCore512 {
             c_i_cq_dropped: ix("QUEUE", "cq_dropped"),
             rx_base: Signal::default(),
             cq_base: Signal::default(),
+            rx_win_base: Signal::default(),
+            rx_win_len: Signal::default(),
+            c_i_rx_win_base_lo: ix("QUEUE", "rx_window_base_lo"),
+            c_i_rx_win_base_hi: ix("QUEUE", "rx_window_base_hi"),
+            c_i_rx_win_len_lo: ix("QUEUE", "rx_window_len_lo"),
+            c_i_rx_win_len_hi: ix("QUEUE", "rx_window_len_hi"),
             c_i_rx_base_lo: ix("QUEUE", "rx_base_lo"),
             c_i_rx_base_hi: ix("QUEUE", "rx_base_hi"),
             c_i_rx_log2_size: ix("QUEUE", "rx_log2_size"),
@@ -480,6 +494,10 @@ impl Logic for HomaRxCore512 {
         self.rx_base.next.hi = self.c_zero32.val();
         self.cq_base.next.lo = self.c_zero32.val();
         self.cq_base.next.hi = self.c_zero32.val();
+        self.rx_win_base.next.lo = self.c_zero32.val();
+        self.rx_win_base.next.hi = self.c_zero32.val();
+        self.rx_win_len.next.lo = self.c_zero32.val();
+        self.rx_win_len.next.hi = self.c_zero32.val();
         self.hq.cfg_rx_log2.next = self.c_zero5.val();
         self.hq.cfg_cq_log2.next = self.c_zero5.val();
         self.hq.cfg_rx_producer.next = self.c_zero32.val();
@@ -490,6 +508,18 @@ impl Logic for HomaRxCore512 {
             }
             if self.c_r[r].val() == self.c_i_rx_base_hi.val() {
                 self.rx_base.next.hi = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_rx_win_base_lo.val() {
+                self.rx_win_base.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_rx_win_base_hi.val() {
+                self.rx_win_base.next.hi = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_rx_win_len_lo.val() {
+                self.rx_win_len.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_rx_win_len_hi.val() {
+                self.rx_win_len.next.hi = self.regs.rw[r].val();
             }
             if self.c_r[r].val() == self.c_i_rx_log2_size.val() {
                 self.hq.cfg_rx_log2.next =
@@ -667,6 +697,8 @@ impl Logic for HomaRxCore512 {
         self.hq.reset.next = self.reset.val();
         self.hq.cfg_rx_base.next = Bits::<64>::from(self.rx_base.val());
         self.hq.cfg_cq_base.next = Bits::<64>::from(self.cq_base.val());
+        self.hq.cfg_rx_win_base.next = Bits::<64>::from(self.rx_win_base.val());
+        self.hq.cfg_rx_win_len.next = Bits::<64>::from(self.rx_win_len.val());
         self.hq.cfg_rx_clear.next =
             self.s_reg_we.val() & (self.s_reg_addr.val() == self.c_a_rx_log2.val());
         self.hq.cfg_cq_clear.next =

@@ -5,20 +5,32 @@
 //! ```text
 //!  cfg_producer (doorbell) ─► m_rd_* (up to 4 descriptors, one 64-byte read, ≤ 4 in flight)
 //!  s_rd_* (responses, in order) ─► descriptor FIFO (16) ─► m_buf_* (iova, length, id, index)
+//!                                                        └─► m_err_* (status; id, index)
 //! ```
 //!
 //! Reads never cross the ring's end and never run ahead of the producer; the FIFO space is
 //! reserved when a read is issued, so responses are always taken. `consumer` (`rx_consumer`)
-//! counts descriptors whose read has returned: the host may reuse those slots. A descriptor
-//! of length 0, or whose buffer would wrap past the top of the address space, is skipped and
-//! counted (`bad`). `cfg_clear` (the `rx_log2_size` write) restarts the indices at 0 and
-//! empties the FIFO; responses to reads issued before it are discarded.
+//! counts descriptors whose read has returned: the host may reuse those slots.
+//!
+//! A descriptor the engine must not use is refused: it leaves the FIFO, in ring order, on
+//! `m_err_*` instead of `m_buf_*` (its id and index on `m_buf_id`/`m_buf_index`), so that it
+//! comes back to the host in an `ERROR` completion, and is counted (`bad`):
+//! - status 5 (bad descriptor): length 0, or a buffer that wraps past the top of the
+//!   address space;
+//! - status 1 (out of bounds): the RX window is on (`cfg_win_len` ≠ 0) and the buffer does not
+//!   lie inside `[cfg_win_base, cfg_win_base + cfg_win_len)`. The driver sets the window to
+//!   its RX buffer pool, so a stray descriptor can never steer a payload elsewhere in host
+//!   memory, whatever the IOMMU allows.
+//!
+//! `cfg_clear` (the `rx_log2_size` write) restarts the indices at 0 and empties the FIFO;
+//! responses to reads issued before it are discarded.
 
 #[cfg(test)]
 mod tests;
 
 use crate::grant_framer::Lo32Hi32;
 use crate::hdl::*;
+use homa_proto::hostif::Status;
 
 /// FIFO depth in descriptors.
 pub const RX_RING_FIFO: usize = 16;
@@ -40,6 +52,10 @@ pub struct RxRing512 {
     pub cfg_producer: Signal<In, Bits<32>>,
     /// Restart at 0 (`rx_log2_size` written).
     pub cfg_clear: Signal<In, Bit>,
+    /// First IOVA of the RX window.
+    pub cfg_win_base: Signal<In, Bits<64>>,
+    /// Bytes in the RX window (0: no window check).
+    pub cfg_win_len: Signal<In, Bits<64>>,
     /// A DMA read is requested.
     pub m_rd_valid: Signal<Out, Bit>,
     /// The request is taken.
@@ -64,9 +80,15 @@ pub struct RxRing512 {
     pub m_buf_id: Signal<Out, Bits<32>>,
     /// Its free-running ring index.
     pub m_buf_index: Signal<Out, Bits<32>>,
+    /// A refused descriptor is offered (its id and index on `m_buf_id`, `m_buf_index`).
+    pub m_err_valid: Signal<Out, Bit>,
+    /// The refusal is taken (reported).
+    pub m_err_ready: Signal<In, Bit>,
+    /// Why: `Status::BadDescriptor` or `Status::OutOfBounds`.
+    pub m_err_status: Signal<Out, Bits<8>>,
     /// Descriptors read back (`rx_consumer`).
     pub consumer: Signal<Out, Bits<32>>,
-    /// Descriptors skipped as bad (free-running).
+    /// Descriptors refused (free-running).
     pub bad: Signal<Out, Bits<32>>,
     fetch: DFF<Bits<32>>,
     got: DFF<Bits<32>>,
@@ -79,7 +101,7 @@ pub struct RxRing512 {
     rq: [DFF<Bits<32>>; RX_RING_BATCH],
     rq_wr: DFF<Bits<2>>,
     rq_rd: DFF<Bits<2>>,
-    q_bad: [DFF<Bit>; RX_RING_FIFO],
+    q_st: [DFF<Bits<8>>; RX_RING_FIFO],
     q_iova: [DFF<Bits<64>>; RX_RING_FIFO],
     q_len: [DFF<Bits<32>>; RX_RING_FIFO],
     q_id: [DFF<Bits<32>>; RX_RING_FIFO],
@@ -98,16 +120,23 @@ pub struct RxRing512 {
     issue: Signal<Local, Bit>,
     resp: Signal<Local, Bit>,
     rn: Signal<Local, Bits<32>>,
+    h_st: Signal<Local, Bits<8>>,
     h_bad: Signal<Local, Bit>,
+    win_on: Signal<Local, Bit>,
+    win_end: Signal<Local, Bits<64>>,
     has: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
     d_iova: [Signal<Local, Bits<64>>; RX_RING_BATCH],
     d_len: [Signal<Local, Bits<32>>; RX_RING_BATCH],
     d_id: [Signal<Local, Bits<32>>; RX_RING_BATCH],
-    d_lo: [Signal<Local, Bits<32>>; RX_RING_BATCH],
-    d_hi: [Signal<Local, Bits<32>>; RX_RING_BATCH],
-    d_bad: [Signal<Local, Bit>; RX_RING_BATCH],
-    c_ones32: Constant<Bits<32>>,
+    d_len64: [Signal<Local, Bits<64>>; RX_RING_BATCH],
+    d_end: [Signal<Local, Bits<64>>; RX_RING_BATCH],
+    d_st: [Signal<Local, Bits<8>>; RX_RING_BATCH],
+    c_lo32: Constant<Bits<64>>,
+    c_zero64: Constant<Bits<64>>,
+    c_zero8: Constant<Bits<8>>,
+    c_st_bad: Constant<Bits<8>>,
+    c_st_oob: Constant<Bits<8>>,
     c_zero5: Constant<Bits<5>>,
     c_max_log2: Constant<Bits<5>>,
     c_zero32: Constant<Bits<32>>,
@@ -142,6 +171,8 @@ impl RxRing512 {
             cfg_log2: Signal::default(),
             cfg_producer: Signal::default(),
             cfg_clear: Signal::default(),
+            cfg_win_base: Signal::default(),
+            cfg_win_len: Signal::default(),
             m_rd_valid: Signal::default(),
             m_rd_ready: Signal::default(),
             m_rd_addr: Signal::default(),
@@ -154,6 +185,9 @@ impl RxRing512 {
             m_buf_length: Signal::default(),
             m_buf_id: Signal::default(),
             m_buf_index: Signal::default(),
+            m_err_valid: Signal::default(),
+            m_err_ready: Signal::default(),
+            m_err_status: Signal::default(),
             consumer: Signal::default(),
             bad: Signal::default(),
             fetch: DFF::default(),
@@ -167,7 +201,7 @@ impl RxRing512 {
             rq: std::array::from_fn(|_| DFF::default()),
             rq_wr: DFF::default(),
             rq_rd: DFF::default(),
-            q_bad: std::array::from_fn(|_| DFF::default()),
+            q_st: std::array::from_fn(|_| DFF::default()),
             q_iova: std::array::from_fn(|_| DFF::default()),
             q_len: std::array::from_fn(|_| DFF::default()),
             q_id: std::array::from_fn(|_| DFF::default()),
@@ -186,16 +220,23 @@ impl RxRing512 {
             issue: Signal::default(),
             resp: Signal::default(),
             rn: Signal::default(),
+            h_st: Signal::default(),
             h_bad: Signal::default(),
+            win_on: Signal::default(),
+            win_end: Signal::default(),
             has: Signal::default(),
             pop: Signal::default(),
             d_iova: std::array::from_fn(|_| Signal::default()),
             d_len: std::array::from_fn(|_| Signal::default()),
             d_id: std::array::from_fn(|_| Signal::default()),
-            d_lo: std::array::from_fn(|_| Signal::default()),
-            d_hi: std::array::from_fn(|_| Signal::default()),
-            d_bad: std::array::from_fn(|_| Signal::default()),
-            c_ones32: k(u64::from(u32::MAX)),
+            d_len64: std::array::from_fn(|_| Signal::default()),
+            d_end: std::array::from_fn(|_| Signal::default()),
+            d_st: std::array::from_fn(|_| Signal::default()),
+            c_lo32: k(u64::from(u32::MAX)),
+            c_zero64: k(0),
+            c_zero8: k(0),
+            c_st_bad: k(Status::BadDescriptor as u64),
+            c_st_oob: k(Status::OutOfBounds as u64),
             c_zero5: k(0),
             c_max_log2: k(16),
             c_zero32: k(0),
@@ -228,10 +269,13 @@ impl RxRing512 {
         uut.cfg_log2.connect();
         uut.cfg_producer.connect();
         uut.cfg_clear.connect();
+        uut.cfg_win_base.connect();
+        uut.cfg_win_len.connect();
         uut.m_rd_ready.connect();
         uut.s_rd_valid.connect();
         uut.s_rd_data.connect();
         uut.m_buf_ready.connect();
+        uut.m_err_ready.connect();
         uut.connect_all();
         uut
     }
@@ -260,8 +304,8 @@ impl Logic for RxRing512 {
             self.rq[i].d.next = self.rq[i].q.val();
         }
         for i in 0..RX_RING_FIFO {
-            self.q_bad[i].clock.next = self.clock.val();
-            self.q_bad[i].d.next = self.q_bad[i].q.val();
+            self.q_st[i].clock.next = self.clock.val();
+            self.q_st[i].d.next = self.q_st[i].q.val();
             self.q_iova[i].clock.next = self.clock.val();
             self.q_iova[i].d.next = self.q_iova[i].q.val();
             self.q_len[i].clock.next = self.clock.val();
@@ -314,7 +358,10 @@ impl Logic for RxRing512 {
             }
         }
         self.resp.next = self.s_rd_valid.val() & (self.discard.q.val() == self.c_zero32.val());
-        // Descriptor j of the beat: bad when empty or when its end wraps past 2^64.
+        // Descriptor j of the beat: bad when empty or when its end wraps past 2^64; out of
+        // bounds when the window is on and the buffer is not inside it.
+        self.win_on.next = self.cfg_win_len.val() != self.c_zero64.val();
+        self.win_end.next = self.cfg_win_base.val() + self.cfg_win_len.val();
         for j in 0..RX_RING_BATCH {
             self.d_iova[j].next = self
                 .s_rd_data
@@ -328,11 +375,25 @@ impl Logic for RxRing512 {
                 .s_rd_data
                 .val()
                 .get_bits::<32>(self.c_at[3 * j + 2].val().index());
-            self.d_lo[j].next = self.d_iova[j].val().get_bits::<32>(0);
-            self.d_hi[j].next = self.d_iova[j].val().get_bits::<32>(32);
-            self.d_bad[j].next = (self.d_len[j].val() == self.c_zero32.val())
-                | ((self.d_hi[j].val() == self.c_ones32.val())
-                    & ((self.d_lo[j].val() + self.d_len[j].val()) < self.d_lo[j].val()));
+            // The length, zero-extended: the 64 bits from its offset, the id's half masked.
+            self.d_len64[j].next = self
+                .s_rd_data
+                .val()
+                .get_bits::<64>(self.c_at[3 * j + 1].val().index())
+                & self.c_lo32.val();
+            self.d_end[j].next = self.d_iova[j].val() + self.d_len64[j].val();
+            self.d_st[j].next = self.c_zero8.val();
+            if self.win_on.val()
+                & ((self.d_iova[j].val() < self.cfg_win_base.val())
+                    | (self.d_end[j].val() > self.win_end.val()))
+            {
+                self.d_st[j].next = self.c_st_oob.val();
+            }
+            if (self.d_len[j].val() == self.c_zero32.val())
+                | (self.d_end[j].val() <= self.d_iova[j].val())
+            {
+                self.d_st[j].next = self.c_st_bad.val();
+            }
         }
         for s in 0..RX_RING_FIFO {
             for j in 0..RX_RING_BATCH {
@@ -340,7 +401,7 @@ impl Logic for RxRing512 {
                     & (self.c_j[j].val() < self.rn.val())
                     & ((self.wr.q.val() + self.c_j4[j].val()) == self.c_s4[s].val())
                 {
-                    self.q_bad[s].d.next = self.d_bad[j].val();
+                    self.q_st[s].d.next = self.d_st[j].val();
                     self.q_iova[s].d.next = self.d_iova[j].val();
                     self.q_len[s].d.next = self.d_len[j].val();
                     self.q_id[s].d.next = self.d_id[j].val();
@@ -349,23 +410,28 @@ impl Logic for RxRing512 {
             }
         }
         // The FIFO's head.
-        self.h_bad.next = self.q_bad[0].q.val();
+        self.h_st.next = self.q_st[0].q.val();
         self.m_buf_iova.next = self.q_iova[0].q.val();
         self.m_buf_length.next = self.q_len[0].q.val();
         self.m_buf_id.next = self.q_id[0].q.val();
         self.m_buf_index.next = self.q_index[0].q.val();
         for s in 1..RX_RING_FIFO {
             if self.rd.q.val() == self.c_s4[s].val() {
-                self.h_bad.next = self.q_bad[s].q.val();
+                self.h_st.next = self.q_st[s].q.val();
                 self.m_buf_iova.next = self.q_iova[s].q.val();
                 self.m_buf_length.next = self.q_len[s].q.val();
                 self.m_buf_id.next = self.q_id[s].q.val();
                 self.m_buf_index.next = self.q_index[s].q.val();
             }
         }
+        self.h_bad.next = self.h_st.val() != self.c_zero8.val();
+        self.m_err_status.next = self.h_st.val();
         self.has.next = self.count.q.val() != self.c_zero32.val();
         self.m_buf_valid.next = self.has.val() & !self.h_bad.val() & !self.reset.val();
-        self.pop.next = self.has.val() & (self.h_bad.val() | self.m_buf_ready.val());
+        self.m_err_valid.next = self.has.val() & self.h_bad.val() & !self.reset.val();
+        self.pop.next = self.has.val()
+            & ((!self.h_bad.val() & self.m_buf_ready.val())
+                | (self.h_bad.val() & self.m_err_ready.val()));
         if self.pop.val() & self.h_bad.val() {
             self.n_bad.d.next = self.n_bad.q.val() + self.c_one32.val();
         }

@@ -1,16 +1,18 @@
 //! The bench for [`crate::rx_ring::RxRing512`], shared by its rust-hdl test and the Verilator
 //! co-simulation in `homa-sim`: a host that posts RX buffer descriptors (`proto::hostif`
-//! encoding, some bad) into its ring whenever `rx_consumer` leaves room, and a DMA read
-//! server that answers in order after a random latency, reading host memory when it answers.
+//! encoding, some bad, some outside the RX window when one is set) into its ring whenever
+//! `rx_consumer` leaves room, and a DMA read server that answers in order after a random
+//! latency, reading host memory when it answers.
 //!
-//! Checks: every good descriptor comes out once, in ring order, with its index; bad ones
-//! are counted; reads stay inside the ring, never cross its end, never ask for a slot the
+//! Checks: every descriptor comes out once, in ring order, with its index: a good one as a
+//! buffer, a refused one as a refusal with the status `RxBufDescriptor::refusal` gives; the
+//! refusals are counted; reads stay inside the ring, never cross its end, never ask for a slot the
 //! host has not posted; and since the host rewrites a slot as soon as `rx_consumer` passes
 //! it, a consumer that ran ahead of the reads would hand out a rewritten descriptor.
 
 use std::collections::VecDeque;
 
-use homa_proto::hostif::{RX_BUF_DESC_LEN, RxBufDescriptor};
+use homa_proto::hostif::{RX_BUF_DESC_LEN, RxBufDescriptor, RxWindow, Status};
 
 use crate::parser_model::Rng;
 use crate::rx_dma_model::Buffer;
@@ -32,6 +34,10 @@ pub struct RingOffer {
     pub resp: Option<[u8; 64]>,
     /// A buffer is taken.
     pub buf_ready: bool,
+    /// The RX window.
+    pub window: RxWindow,
+    /// A refusal is taken.
+    pub err_ready: bool,
 }
 
 /// What the fetcher answers, once settled.
@@ -41,6 +47,8 @@ pub struct RingAnswer {
     pub rd: Option<(u64, u16)>,
     /// A buffer offered.
     pub buf: Option<Buffer>,
+    /// A refused descriptor offered (id and index as in a buffer), with its status byte.
+    pub err: Option<(Buffer, u8)>,
 }
 
 /// The fetcher under test.
@@ -62,39 +70,40 @@ pub struct RingStats {
     pub cycles: u64,
     /// Buffers handed out.
     pub buffers: u64,
-    /// Bad descriptors skipped.
+    /// Descriptors refused.
     pub bad: u32,
+    /// Of which outside the window.
+    pub out_of_bounds: u32,
     /// Reads issued.
     pub reads: u64,
 }
 
-fn descriptor(rng: &mut Rng, index: u32) -> (RxBufDescriptor, bool) {
-    let id = index ^ 0x5a00_0000;
-    match rng.below(25) {
-        0 => (
-            RxBufDescriptor {
-                iova: rng.next_u64(),
-                length: 0,
-                buffer_id: id,
-            },
-            true,
-        ),
-        1 => (
-            RxBufDescriptor {
-                iova: u64::MAX - rng.below(1000),
-                length: 2048,
-                buffer_id: id,
-            },
-            true,
-        ),
-        _ => (
-            RxBufDescriptor {
-                iova: rng.next_u64() >> 16,
-                length: 1 + rng.below(1 << 16) as u32,
-                buffer_id: id,
-            },
-            false,
-        ),
+/// The window a run uses, when it uses one: 2^46 bytes from 2^40.
+pub const WINDOW: RxWindow = RxWindow {
+    base: 1 << 40,
+    len: 1 << 46,
+};
+
+/// A random descriptor for ring slot `index`: mostly good (inside [`WINDOW`]); some empty,
+/// wrapping, or outside the window or across one of its ends.
+pub fn descriptor(rng: &mut Rng, index: u32) -> RxBufDescriptor {
+    let buffer_id = index ^ 0x5a00_0000;
+    let length = 1 + rng.below(1 << 16) as u32;
+    let end = WINDOW.base + WINDOW.len;
+    let (iova, length) = match rng.below(40) {
+        0 => (rng.next_u64(), 0),
+        1 => (u64::MAX - rng.below(1000), 2048),
+        2 => (rng.next_u64() >> 30, length),
+        3 => (WINDOW.base - rng.below(64), length),
+        4 => (end - u64::from(length) + 1 + rng.below(64), length),
+        5 => (end + rng.below(1 << 20), length),
+        6 => (end - u64::from(length), length),
+        _ => (WINDOW.base + (rng.next_u64() >> 19), length),
+    };
+    RxBufDescriptor {
+        iova,
+        length,
+        buffer_id,
     }
 }
 
@@ -106,16 +115,22 @@ pub fn run<D: RingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<RingStats, St
     let size = 1u32 << log2;
     let base = 0x4000_0000 + 4096 * rng.below(1024);
     let mut ring = vec![0u8; size as usize * RX_BUF_DESC_LEN];
-    let mut posted: VecDeque<(u32, RxBufDescriptor, bool)> = VecDeque::new();
-    let (mut producer, mut doorbell, mut fetch, mut bad_want) = (0u32, 0u32, 0u32, 0u32);
+    // Even seeds set the window, odd ones leave it off.
+    let window = if seed.is_multiple_of(2) {
+        WINDOW
+    } else {
+        RxWindow::default()
+    };
+    let mut posted: VecDeque<(u32, RxBufDescriptor)> = VecDeque::new();
+    let (mut producer, mut doorbell, mut fetch) = (0u32, 0u32, 0u32);
     let mut reads: VecDeque<(u64, u64, u16)> = VecDeque::new(); // (due cycle, addr, len)
     let mut stats = RingStats::default();
     dut.reset();
     let mut consumer = 0u32;
     let mut drain = 0;
-    // Until every good descriptor is out and the trailing bad ones had time to be skipped.
+    // Until every descriptor is out (and a while longer, to catch extra output).
     while drain < 300 {
-        if producer == n && reads.is_empty() && posted.iter().all(|p| p.2) {
+        if producer == n && reads.is_empty() && posted.is_empty() {
             drain += 1;
         }
         stats.cycles += 1;
@@ -127,12 +142,12 @@ pub fn run<D: RingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<RingStats, St
         }
         // The host writes descriptors into slots the NIC has read, and rings the doorbell.
         while producer < n && producer.wrapping_sub(consumer) < size && rng.chance(50) {
-            let (d, bad) = descriptor(&mut rng, producer);
+            let d = descriptor(&mut rng, producer);
             let at = (producer & (size - 1)) as usize * RX_BUF_DESC_LEN;
             let mut b = [0u8; RX_BUF_DESC_LEN];
             d.encode(&mut b);
             ring[at..at + RX_BUF_DESC_LEN].copy_from_slice(&b);
-            posted.push_back((producer, d, bad));
+            posted.push_back((producer, d));
             producer += 1;
         }
         if rng.chance(30) {
@@ -157,6 +172,8 @@ pub fn run<D: RingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<RingStats, St
             rd_ready: rng.chance(70),
             resp,
             buf_ready: rng.chance(60),
+            window,
+            err_ready: rng.chance(60),
         };
         let a = dut.drive(&offer);
         if let Some((addr, len)) = a.rd.filter(|_| offer.rd_ready) {
@@ -178,27 +195,42 @@ pub fn run<D: RingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<RingStats, St
             stats.reads += 1;
             reads.push_back((stats.cycles + 5 + rng.below(60), addr, len));
         }
-        if let Some(b) = a.buf.filter(|_| offer.buf_ready) {
-            loop {
-                let (index, d, bad) = posted
-                    .pop_front()
-                    .ok_or_else(|| fail(format!("buffer {b:?} never posted")))?;
-                if bad {
-                    bad_want += 1;
-                    continue;
-                }
-                let want = Buffer {
-                    iova: d.iova,
-                    length: d.length,
-                    id: d.buffer_id,
-                    index,
-                };
-                if b != want {
-                    return Err(fail(format!("buffer {b:?}, want {want:?}")));
-                }
-                break;
+        if a.buf.is_some() && a.err.is_some() {
+            return Err(fail(format!("a buffer and a refusal at once: {a:?}")));
+        }
+        let taken = a
+            .buf
+            .filter(|_| offer.buf_ready)
+            .map(|b| (b, 0))
+            .or(a.err.filter(|_| offer.err_ready));
+        if let Some((b, status)) = taken {
+            let (index, d) = posted
+                .pop_front()
+                .ok_or_else(|| fail(format!("{b:?} (status {status}) never posted")))?;
+            let want_status = d.refusal(window).map_or(0, |s| s as u8);
+            let want = Buffer {
+                iova: d.iova,
+                length: d.length,
+                id: d.buffer_id,
+                index,
+            };
+            // A refusal carries only the id and the index.
+            let same = if status == 0 {
+                b == want
+            } else {
+                (b.id, b.index) == (want.id, want.index)
+            };
+            if !same || status != want_status {
+                return Err(fail(format!(
+                    "{b:?} status {status}, want {want:?} status {want_status} ({d}, window \
+                     {window:?})"
+                )));
             }
-            stats.buffers += 1;
+            match status {
+                0 => stats.buffers += 1,
+                s if s == Status::OutOfBounds as u8 => stats.out_of_bounds += 1,
+                _ => {}
+            }
         }
         dut.edge();
         consumer = dut.counters().0;
@@ -208,13 +240,12 @@ pub fn run<D: RingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<RingStats, St
             )));
         }
     }
-    // Trailing bad descriptors: skipped, never handed out.
-    bad_want += posted.len() as u32;
     let (consumer, bad) = dut.counters();
     stats.bad = bad;
+    let bad_want = n - stats.buffers as u32;
     if bad != bad_want || consumer != n {
         return Err(fail(format!(
-            "bad {bad} (want {bad_want}), consumer {consumer} (want {n})"
+            "refused {bad} (want {bad_want}), consumer {consumer} (want {n})"
         )));
     }
     Ok(stats)
@@ -284,6 +315,7 @@ pub fn clear_case<D: RingPorts>(dut: &mut D) -> Result<(), String> {
             rd_ready: pending_read.is_none(),
             resp: pending_read.take(),
             buf_ready: true,
+            err_ready: true,
             ..idle
         });
         if let Some((addr, len)) = a.rd {

@@ -1,7 +1,7 @@
 //! Co-simulation of the generated RX host queues (`hw/rtl/homa_host_rx_w512.v`: descriptor
 //! ring fetcher, RX DMA engine and completion writer behind one read and one write port)
 //! under Verilator with `homa_hw::host_rx_model`'s host: descriptors posted into a ring (some
-//! bad), reads answered after 5-65 cycles, writes under back-pressure, completions polled by
+//! bad, some outside the RX window: each must come back in an `ERROR`), reads answered after 5-65 cycles, writes under back-pressure, completions polled by
 //! phase bit at a random pace, payloads of 0 B to 64 KiB with bad frames and buffer droughts.
 //! Every byte written must lie in a held buffer or the entry being written; every packet with
 //! a payload is completed in order with its bytes in its buffer, or accounted as dropped.
@@ -36,6 +36,8 @@ mod built {
             m.set_cfg_rx_log2(u64::from(o.rx_log2));
             m.set_cfg_rx_producer(u64::from(o.rx_producer));
             m.set_cfg_rx_clear(u64::from(o.clear));
+            m.set_cfg_rx_win_base(o.rx_window.base);
+            m.set_cfg_rx_win_len(o.rx_window.len);
             m.set_cfg_cq_base(o.cq_base);
             m.set_cfg_cq_log2(u64::from(o.cq_log2));
             m.set_cfg_cq_consumer(u64::from(o.cq_consumer));
@@ -120,7 +122,8 @@ mod built {
                     && c.no_buffer > 0
                     && c.bad_frames > 0
                     && c.empty > 0
-                    && c.bad_descriptors > 0,
+                    && c.bad_descriptors > 0
+                    && stats.refused == u64::from(c.bad_descriptors),
                 "{stats:?}"
             );
         }

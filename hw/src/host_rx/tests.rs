@@ -33,6 +33,8 @@ impl HostRxPorts for Bench {
         u.cfg_rx_log2.next = u64::from(o.rx_log2).into();
         u.cfg_rx_producer.next = u64::from(o.rx_producer).into();
         u.cfg_rx_clear.next = o.clear;
+        u.cfg_rx_win_base.next = o.rx_window.base.into();
+        u.cfg_rx_win_len.next = o.rx_window.len.into();
         u.cfg_cq_base.next = o.cq_base.into();
         u.cfg_cq_log2.next = u64::from(o.cq_log2).into();
         u.cfg_cq_consumer.next = u64::from(o.cq_consumer).into();
@@ -107,7 +109,7 @@ fn host_rx__delivers_every_payload_into_posted_buffers_with_its_completion() {
     eprintln!("  {stats:?}");
     let c = stats.counters;
     assert!(
-        c.rx_data > 60 && c.bad_frames > 0 && c.empty > 0,
+        c.rx_data > 60 && c.bad_frames > 0 && c.empty > 0 && stats.refused > 0,
         "{stats:?}"
     );
 }

@@ -37,7 +37,7 @@ mod tx;
 
 pub use completion::{COMPLETION_LEN, Completion, CompletionKind, ErrorRing, Event, Status};
 pub use ring::{MAX_LOG2_SIZE, MIN_LOG2_SIZE, RingState};
-pub use rxbuf::{RX_BUF_DESC_LEN, RxBufDescriptor};
+pub use rxbuf::{RX_BUF_DESC_LEN, RxBufDescriptor, RxWindow};
 pub use tx::{TX_DESC_LEN, TxDescriptor, TxFlags, TxOp, TxOpcode};
 
 use std::net::{IpAddr, Ipv6Addr};

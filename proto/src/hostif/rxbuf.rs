@@ -2,7 +2,7 @@
 //! received payload.
 
 use super::bytes::{put, u32_at, u64_at};
-use super::{Field, HostifError, Layout};
+use super::{Field, HostifError, Layout, Status};
 use std::fmt;
 
 /// Size of an RX buffer descriptor in bytes.
@@ -82,6 +82,34 @@ impl RxBufDescriptor {
     }
 }
 
+/// The IOVA range the NIC may fill with received payload (QUEUE `rx_window_*`): the driver
+/// sets it to its RX buffer pool. A length of 0 means no window (every IOVA allowed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct RxWindow {
+    /// First IOVA of the window.
+    pub base: u64,
+    /// Bytes in it (0: no window).
+    pub len: u64,
+}
+
+impl RxBufDescriptor {
+    /// Why the NIC refuses this descriptor, if it does: [`Status::BadDescriptor`] for a length
+    /// of 0 or a buffer that wraps past the top of the address space, else
+    /// [`Status::OutOfBounds`] for a buffer not wholly inside an active `window` (the window
+    /// is computed modulo 2^64, as the hardware adds it: one that wraps refuses everything).
+    /// A refused descriptor comes back in an `ERROR` completion (ring `RX buffers`, its index,
+    /// its `buffer_id` as the cookie); nothing is ever written into it.
+    pub fn refusal(&self, window: RxWindow) -> Option<Status> {
+        let end = self.iova.wrapping_add(u64::from(self.length));
+        if self.length == 0 || end <= self.iova {
+            return Some(Status::BadDescriptor);
+        }
+        let win_end = window.base.wrapping_add(window.len);
+        (window.len != 0 && (self.iova < window.base || end > win_end))
+            .then_some(Status::OutOfBounds)
+    }
+}
+
 impl fmt::Display for RxBufDescriptor {
     /// One line: `RXBUF id=4 iova=0x10000 len=2048`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -133,6 +161,36 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn refusal__bad_descriptors_and_the_window() {
+        let d = |iova: u64, length: u32| RxBufDescriptor {
+            iova,
+            length,
+            buffer_id: 9,
+        };
+        let off = RxWindow::default();
+        let win = RxWindow {
+            base: 0x10_0000,
+            len: 0x1_0000,
+        };
+        assert_eq!(d(0x10_0000, 0).refusal(off), Some(Status::BadDescriptor));
+        assert_eq!(
+            d(u64::MAX - 10, 11).refusal(off),
+            Some(Status::BadDescriptor)
+        );
+        assert_eq!(d(u64::MAX - 10, 10).refusal(off), None);
+        assert_eq!(d(5, 100).refusal(off), None);
+        assert_eq!(d(0x10_0000, 0x1_0000).refusal(win), None);
+        assert_eq!(
+            d(0x10_0000, 0x1_0001).refusal(win),
+            Some(Status::OutOfBounds)
+        );
+        assert_eq!(d(0xf_ffff, 2).refusal(win), Some(Status::OutOfBounds));
+        assert_eq!(d(0x10_ffff, 1).refusal(win), None);
+        assert_eq!(d(0x11_0000, 1).refusal(win), Some(Status::OutOfBounds));
+        assert_eq!(d(0x10_0000, 0).refusal(win), Some(Status::BadDescriptor));
     }
 
     proptest! {

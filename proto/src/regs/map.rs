@@ -590,7 +590,7 @@ const QUEUE: &[Register] = &[
         0x04c,
         Access::Ro,
         0,
-        "RX buffer descriptors skipped: length 0, or a buffer that wraps the address space.",
+        "RX buffer descriptors refused, each reported in an ERROR completion: length 0 or a buffer that wraps the address space (status 5), or outside the RX window (status 1).",
     ),
     reg(
         "cq_dropped",
@@ -598,6 +598,34 @@ const QUEUE: &[Register] = &[
         Access::Ro,
         0,
         "Completions dropped while the completion ring was off (cq_log2_size 0).",
+    ),
+    reg(
+        "rx_window_base_lo",
+        0x054,
+        Access::Rw,
+        0,
+        "RX window, first IOVA, bits 31-0: RX buffer descriptors must lie inside the window.",
+    ),
+    reg(
+        "rx_window_base_hi",
+        0x058,
+        Access::Rw,
+        0,
+        "RX window, first IOVA, bits 63-32.",
+    ),
+    reg(
+        "rx_window_len_lo",
+        0x05c,
+        Access::Rw,
+        0,
+        "RX window length in bytes, bits 31-0 (0 with _hi: no window). A descriptor outside it is refused with an ERROR (status 1, out of bounds).",
+    ),
+    reg(
+        "rx_window_len_hi",
+        0x060,
+        Access::Rw,
+        0,
+        "RX window length in bytes, bits 63-32.",
     ),
 ];
 
@@ -646,9 +674,9 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "QUEUE",
         type_id: 0x484d5155,
-        version: 0x00020001,
+        version: 0x00020002,
         base: 5 * BLOCK_STRIDE,
         registers: QUEUE,
-        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters.",
+        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters; 2.2: the RX window, refused descriptors reported in ERROR completions.",
     },
 ];

@@ -12,7 +12,7 @@ use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, RingSizes};
 use homa_hw::parser_model::Hdr;
 use homa_hw::rx_dma_model::{Header, rx_data_completion};
 use homa_proto::core::Packet;
-use homa_proto::hostif::{Completion, Event};
+use homa_proto::hostif::{Completion, Event, RxBufDescriptor, Status};
 use homa_proto::wire::{
     self, AckEntry, Body, ChecksumCapabilities, FrameRepr, LinkType, PacketType, Repr,
 };
@@ -81,6 +81,8 @@ pub struct RtlNic {
     /// [`HOST_DRAIN_CYCLES`] after host traffic alone.
     drain: u32,
     counters: NicCounters,
+    /// Descriptors the NIC refused (`ERROR` other than buffer-too-small): buffer id, status.
+    refusals: Vec<(u32, Status)>,
     /// Register writes from the host, with the cycle they arrive: (address, value).
     writes: VecDeque<(u64, u64, u32)>,
     /// Byte addresses of GRANT.release_peer, _id_lo, _id_hi, _length and release.
@@ -159,6 +161,7 @@ impl RtlNic {
             quiet: DRAIN_CYCLES,
             drain: DRAIN_CYCLES,
             counters: NicCounters::default(),
+            refusals: Vec::new(),
             writes: VecDeque::new(),
             release_regs: [
                 address("GRANT", "release_peer")?,
@@ -191,6 +194,26 @@ impl RtlNic {
     /// What the NIC counted.
     pub fn counters(&self) -> NicCounters {
         self.counters
+    }
+
+    /// Descriptors the NIC refused so far, in the order their `ERROR`s came: the buffer id
+    /// and the status (out of bounds, bad descriptor). The driver never reposts them.
+    pub fn refusals(&self) -> &[(u32, Status)] {
+        &self.refusals
+    }
+
+    /// The host posts an RX buffer descriptor of its own at `at` (the driver's
+    /// `post_rx_descriptor`); the doorbell reaches the core one PCIe latency later.
+    pub fn post_rx_descriptor(&mut self, at: Ps, desc: &RxBufDescriptor) -> Result<(), NicError> {
+        self.host.post_rx_descriptor(desc)?;
+        let arrival = at.div_ceil(self.period) + self.pcie_cycles;
+        if self.is_idle() {
+            self.cycle = self.cycle.max(at.div_ceil(self.period));
+        }
+        for (offset, value) in self.memory.take_writes() {
+            self.writes.push_back((arrival, u64::from(offset), value));
+        }
+        Ok(())
     }
 
     /// A frame from the wire reaches the NIC at `at`.
@@ -447,8 +470,14 @@ impl RtlNic {
                 }
                 Event::Error { cookie, .. } => {
                     self.counters.rx_errors += 1;
-                    if self.host.repost_rx_buffer(cookie as u32).is_err() {
-                        self.counters.dma_faults += 1;
+                    if c.status == Status::BufferTooSmall {
+                        // The buffer comes back unused: post it again.
+                        if self.host.repost_rx_buffer(cookie as u32).is_err() {
+                            self.counters.dma_faults += 1;
+                        }
+                    } else {
+                        // Refused: not one to reuse.
+                        self.refusals.push((cookie as u32, c.status));
                     }
                 }
                 Event::TxDone { .. } => self.counters.parse_mismatches += 1,

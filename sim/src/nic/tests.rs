@@ -4,6 +4,7 @@
 
 use super::*;
 use homa_driver::{Device, NicConfig, Probe};
+use homa_proto::hostif::{RxBufDescriptor, Status};
 use homa_proto::wire::{self, Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::net::Ipv4Addr;
 
@@ -120,4 +121,73 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
     nic.run_until(30_000_000, &mut Vec::new());
     assert_eq!(nic.read_register("GRANT", "releases").unwrap(), 1);
     assert_eq!(nic.read_register("GRANT", "messages_tracked").unwrap(), 0);
+}
+
+#[test]
+fn rtl_nic__descriptors_outside_dma_memory_or_empty_come_back_in_errors() {
+    let config = NicConfig {
+        mac: [2, 0, 0, 0, 0, 1],
+        gateway_mac: [2, 0, 0, 0xff, 0xff, 0xff],
+        ipv4: Ipv4Addr::new(10, 0, 0, 1),
+        ..NicConfig::default()
+    };
+    let mut nic = RtlNic::new(&config, NicTiming::default()).unwrap();
+    // The RX window the driver set: its buffer pool.
+    let mut reg64 = |name: &str| {
+        let lo = nic.read_register("QUEUE", &format!("{name}_lo")).unwrap();
+        let hi = nic.read_register("QUEUE", &format!("{name}_hi")).unwrap();
+        u64::from(hi) << 32 | u64::from(lo)
+    };
+    let (base, len) = (reg64("rx_window_base"), reg64("rx_window_len"));
+    assert_eq!(len, 256 * 4096);
+    // Behind the driver's 256 buffers: one far outside the DMA memory, one across each end
+    // of the pool, one that wraps the address space (the driver refuses an empty one).
+    let rogue = [
+        (0xdead_0000_0000, 4096, 9001, Status::OutOfBounds),
+        (base + len - 100, 4096, 9002, Status::OutOfBounds),
+        (base - 64, 4096, 9003, Status::OutOfBounds),
+        (u64::MAX - 100, 4096, 9004, Status::BadDescriptor),
+    ];
+    for (iova, length, buffer_id, _) in rogue {
+        nic.post_rx_descriptor(
+            0,
+            &RxBufDescriptor {
+                iova,
+                length,
+                buffer_id,
+            },
+        )
+        .unwrap();
+    }
+    // Enough DATA packets to use every buffer ahead of them, and more.
+    let n = 300u32;
+    let payloads: Vec<Vec<u8>> = (0..n)
+        .map(|i| (0..100u32).map(|b| (b * 3 + i) as u8).collect())
+        .collect();
+    for (i, p) in payloads.iter().enumerate() {
+        nic.receive(
+            1_000_000 + 200_000 * i as u64,
+            frame(p, 100 * i as u32, 100 * n),
+        );
+    }
+    let mut out = Vec::new();
+    nic.run_until(200_000_000, &mut out);
+    let got: Vec<Vec<u8>> = out
+        .into_iter()
+        .filter_map(|(_, o)| match o {
+            NicOutput::Host { packet, .. } => Some(packet.payload.to_vec()),
+            NicOutput::Grant { .. } => None,
+        })
+        .collect();
+    assert_eq!(got, payloads, "every payload, in a posted buffer, in order");
+    let want: Vec<(u32, Status)> = rogue.iter().map(|r| (r.2, r.3)).collect();
+    assert_eq!(nic.refusals(), &want[..]);
+    let c = nic.counters();
+    assert_eq!(
+        (c.dma_faults, c.rx_lost, c.parse_mismatches),
+        (0, 0, 0),
+        "{c:?}"
+    );
+    assert_eq!(c.rx_errors, 4, "{c:?}");
+    assert_eq!(nic.read_register("QUEUE", "rx_bad_descriptors").unwrap(), 4);
 }
