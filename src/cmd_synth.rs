@@ -9,6 +9,8 @@ use std::process::Command;
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Resources {
     pub(crate) luts: u64,
+    /// LUTs used as distributed RAM (in SLICEMs), apart from `luts`.
+    pub(crate) lutram: u64,
     pub(crate) ffs: u64,
     pub(crate) carry: u64,
     pub(crate) muxf: u64,
@@ -32,6 +34,7 @@ pub(crate) fn parse(stat: &str, ltp: &str) -> Resources {
             c if c.starts_with("CARRY") => r.carry += n,
             c if c.starts_with("MUXF") => r.muxf += n,
             c if c.starts_with("RAMB") => r.bram += n,
+            c if c.starts_with("RAM") => r.lutram += n * lutram_luts(c),
             _ => {}
         }
     }
@@ -40,6 +43,16 @@ pub(crate) fn parse(stat: &str, ltp: &str) -> Resources {
         .find_map(|l| l.split("(length=").nth(1))
         .and_then(|s| s.trim_end_matches(['(', ')', ':']).parse().ok());
     r
+}
+
+/// LUTs one distributed-RAM primitive occupies (UG474: RAM32M/RAM64M take a SLICEM's four).
+fn lutram_luts(cell: &str) -> u64 {
+    match cell {
+        "RAM32X1S" | "RAM64X1S" => 1,
+        "RAM32X1D" | "RAM64X1D" | "RAM128X1S" => 2,
+        "RAM32M" | "RAM64M" | "RAM128X1D" | "RAM256X1S" => 4,
+        _ => 8, // RAM32M16, RAM64M8, RAM256X1D
+    }
 }
 
 fn synth_one(rtl: &Path, module: &str, work: &Path) -> Result<Resources> {
@@ -87,14 +100,15 @@ pub(crate) fn run(rtl: &Path, only: Option<&str>) -> Result<()> {
     let work: PathBuf = std::env::temp_dir().join(format!("homa-nic-synth-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
     println!(
-        "{:<24} {:>7} {:>7} {:>6} {:>6} {:>5} {:>6}",
-        "block", "LUT", "FF", "CARRY", "MUXF", "BRAM", "depth"
+        "{:<24} {:>7} {:>7} {:>7} {:>6} {:>6} {:>5} {:>6}",
+        "block", "LUT", "LUTRAM", "FF", "CARRY", "MUXF", "BRAM", "depth"
     );
     for m in modules {
         let r = synth_one(rtl, m, &work)?;
         println!(
-            "{m:<24} {:>7} {:>7} {:>6} {:>6} {:>5} {:>6}",
+            "{m:<24} {:>7} {:>7} {:>7} {:>6} {:>6} {:>5} {:>6}",
             r.luts,
+            r.lutram,
             r.ffs,
             r.carry,
             r.muxf,
@@ -103,7 +117,10 @@ pub(crate) fn run(rtl: &Path, only: Option<&str>) -> Result<()> {
         );
     }
     let _ = std::fs::remove_dir_all(&work);
-    println!("(Yosys synth_xilinx, 7-series cells; depth = ltp -noff, cells on the longest path)");
+    println!(
+        "(Yosys synth_xilinx, 7-series cells; LUTRAM = LUTs used as distributed RAM, not in LUT; \
+         depth = ltp -noff, cells on the longest path)"
+    );
     Ok(())
 }
 
@@ -114,12 +131,13 @@ mod tests {
 
     #[test]
     fn parse__sums_cell_classes_and_reads_depth() {
-        let stat = "   Number of cells: 9\n     CARRY4 202\n     FDRE 3252\n     FDSE 3\n     LUT2 378\n     LUT6 756\n     MUXF7 220\n     RAMB36E1 2\n     OBUF 953\n";
+        let stat = "   Number of cells: 9\n     CARRY4 202\n     FDRE 3252\n     FDSE 3\n     LUT2 378\n     LUT6 756\n     MUXF7 220\n     RAMB36E1 2\n     RAM32M 96\n     RAM64X1D 3\n     OBUF 953\n";
         let ltp = "Longest topological path in top (length=200):\n";
         assert_eq!(
             parse(stat, ltp),
             Resources {
                 luts: 1134,
+                lutram: 390,
                 ffs: 3255,
                 carry: 202,
                 muxf: 220,

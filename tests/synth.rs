@@ -3,16 +3,15 @@
 
 use std::process::Command;
 
-#[test]
-fn synth__rx_parser_w64_synthesises() {
+/// The counts of `homa-nic synth --block <block>`: LUT, LUTRAM, FF, CARRY, MUXF, BRAM, depth;
+/// `None` (with a message) when Yosys is not installed.
+fn synth(test: &str, block: &str) -> Option<Vec<u64>> {
     if Command::new("yosys").arg("-V").output().is_err() {
-        eprintln!(
-            "SKIP synth__rx_parser_w64_synthesises: yosys is not installed (scripts/setup.sh installs it)"
-        );
-        return;
+        eprintln!("SKIP {test}: yosys is not installed (scripts/setup.sh installs it)");
+        return None;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_homa-nic"))
-        .args(["synth", "--block", "homa_rx_parser_w64", "--rtl"])
+        .args(["synth", "--block", block, "--rtl"])
         .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/hw/rtl"))
         .output()
         .expect("run homa-nic synth");
@@ -20,16 +19,38 @@ fn synth__rx_parser_w64_synthesises() {
     let text = String::from_utf8(out.stdout).unwrap();
     let row = text
         .lines()
-        .find(|l| l.starts_with("homa_rx_parser_w64"))
+        .find(|l| l.starts_with(block))
         .expect("a row for the block");
+    eprintln!("{row}");
     let n: Vec<u64> = row
         .split_whitespace()
         .skip(1)
         .filter_map(|x| x.parse().ok())
         .collect();
-    let (luts, ffs) = (n[0], n[1]);
-    assert!((500..50_000).contains(&luts), "{row}");
-    assert!((500..50_000).contains(&ffs), "{row}");
+    assert_eq!(n.len(), 7, "{row}");
+    Some(n)
+}
+
+#[test]
+fn synth__rx_parser_w64_synthesises() {
+    let Some(n) = synth("synth__rx_parser_w64_synthesises", "homa_rx_parser_w64") else {
+        return;
+    };
+    let (luts, ffs) = (n[0], n[2]);
+    assert!((500..50_000).contains(&luts), "{n:?}");
+    assert!((500..50_000).contains(&ffs), "{n:?}");
+}
+
+#[test]
+fn synth__rx_ring_fifo_is_in_lut_ram() {
+    // 64 descriptors of 128 bits plus a status byte: 96 RAM32M, 384 LUTs as RAM; the flop
+    // FIFO of 16 it replaced took 11785 LUTs.
+    let Some(n) = synth("synth__rx_ring_fifo_is_in_lut_ram", "homa_host_rxq_w512") else {
+        return;
+    };
+    let (luts, lutram, ffs) = (n[0], n[1], n[2]);
+    assert!((256..=1024).contains(&lutram), "{n:?}");
+    assert!(luts < 5_000 && ffs < 1_000, "{n:?}");
 }
 
 #[test]

@@ -43,52 +43,61 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     localparam  c_zero32 = 32'h0;
     localparam  c_one32 = 32'h1;
     localparam  c_four = 32'h4;
-    localparam  c_fifo = 32'h10;
+    localparam  c_fifo = 32'h40;
+    localparam  c_reads = 32'h10;
     localparam  c_shift16 = 32'h4;
+    localparam  c_one6 = 6'b1;
     localparam  c_one4 = 4'h1;
-    localparam  c_one2 = 2'b1;
+    localparam  c_zero6 = 6'b0;
     localparam  c_zero4 = 4'h0;
-    localparam  c_zero2 = 2'b0;
     localparam  c_j$0 = 32'h0;
     localparam  c_j$1 = 32'h1;
     localparam  c_j$2 = 32'h2;
     localparam  c_j$3 = 32'h3;
-    localparam  c_j4$0 = 4'h0;
-    localparam  c_j4$1 = 4'h1;
-    localparam  c_j4$2 = 4'h2;
-    localparam  c_j4$3 = 4'h3;
-    localparam  c_s4$0 = 4'h0;
-    localparam  c_s4$1 = 4'h1;
-    localparam  c_s4$2 = 4'h2;
-    localparam  c_s4$3 = 4'h3;
-    localparam  c_s4$4 = 4'h4;
-    localparam  c_s4$5 = 4'h5;
-    localparam  c_s4$6 = 4'h6;
-    localparam  c_s4$7 = 4'h7;
-    localparam  c_s4$8 = 4'h8;
-    localparam  c_s4$9 = 4'h9;
-    localparam  c_s4$10 = 4'ha;
-    localparam  c_s4$11 = 4'hb;
-    localparam  c_s4$12 = 4'hc;
-    localparam  c_s4$13 = 4'hd;
-    localparam  c_s4$14 = 4'he;
-    localparam  c_s4$15 = 4'hf;
-    localparam  c_s2$0 = 2'b0;
-    localparam  c_s2$1 = 2'b1;
-    localparam  c_s2$2 = 2'b10;
-    localparam  c_s2$3 = 2'b11;
+    localparam  c_j2$0 = 2'b0;
+    localparam  c_j2$1 = 2'b1;
+    localparam  c_j2$2 = 2'b10;
+    localparam  c_j2$3 = 2'b11;
+    localparam  c_j6$0 = 6'b0;
+    localparam  c_j6$1 = 6'b1;
+    localparam  c_j6$2 = 6'b10;
+    localparam  c_j6$3 = 6'b11;
+    localparam  c_n3$0 = 3'b1;
+    localparam  c_n3$1 = 3'b10;
+    localparam  c_n3$2 = 3'b11;
+    localparam  c_n3$3 = 3'b100;
+    localparam  c_n32$0 = 32'h1;
+    localparam  c_n32$1 = 32'h2;
+    localparam  c_n32$2 = 32'h3;
+    localparam  c_n32$3 = 32'h4;
+    localparam  c_r4$0 = 4'h0;
+    localparam  c_r4$1 = 4'h1;
+    localparam  c_r4$2 = 4'h2;
+    localparam  c_r4$3 = 4'h3;
+    localparam  c_r4$4 = 4'h4;
+    localparam  c_r4$5 = 4'h5;
+    localparam  c_r4$6 = 4'h6;
+    localparam  c_r4$7 = 4'h7;
+    localparam  c_r4$8 = 4'h8;
+    localparam  c_r4$9 = 4'h9;
+    localparam  c_r4$10 = 4'ha;
+    localparam  c_r4$11 = 4'hb;
+    localparam  c_r4$12 = 4'hc;
+    localparam  c_r4$13 = 4'hd;
+    localparam  c_r4$14 = 4'he;
+    localparam  c_r4$15 = 4'hf;
+    localparam  c_desc_at$0 = 16'h0;
+    localparam  c_desc_at$1 = 16'h80;
+    localparam  c_desc_at$2 = 16'h100;
+    localparam  c_desc_at$3 = 16'h180;
     localparam  c_at$0 = 16'h0;
     localparam  c_at$1 = 16'h40;
-    localparam  c_at$2 = 16'h60;
-    localparam  c_at$3 = 16'h80;
-    localparam  c_at$4 = 16'hc0;
-    localparam  c_at$5 = 16'he0;
-    localparam  c_at$6 = 16'h100;
-    localparam  c_at$7 = 16'h140;
-    localparam  c_at$8 = 16'h160;
-    localparam  c_at$9 = 16'h180;
-    localparam  c_at$10 = 16'h1c0;
-    localparam  c_at$11 = 16'h1e0;
+    localparam  c_at$2 = 16'h80;
+    localparam  c_at$3 = 16'hc0;
+    localparam  c_at$4 = 16'h100;
+    localparam  c_at$5 = 16'h140;
+    localparam  c_at$6 = 16'h180;
+    localparam  c_at$7 = 16'h1c0;
     
     // Stub signals
     reg  [31:0] fetch$d;
@@ -109,270 +118,117 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     reg  [31:0] discard$d;
     wire  [31:0] discard$q;
     reg  discard$clock;
-    reg  [3:0] wr$d;
-    wire  [3:0] wr$q;
+    reg  [5:0] wr$d;
+    wire  [5:0] wr$q;
     reg  wr$clock;
-    reg  [3:0] rd$d;
-    wire  [3:0] rd$q;
+    reg  [5:0] rd$d;
+    wire  [5:0] rd$q;
     reg  rd$clock;
-    reg  [31:0] rq$0$d;
-    wire  [31:0] rq$0$q;
+    reg  [31:0] popped$d;
+    wire  [31:0] popped$q;
+    reg  popped$clock;
+    reg  [2:0] rq$0$d;
+    wire  [2:0] rq$0$q;
     reg  rq$0$clock;
-    reg  [31:0] rq$1$d;
-    wire  [31:0] rq$1$q;
+    reg  [2:0] rq$1$d;
+    wire  [2:0] rq$1$q;
     reg  rq$1$clock;
-    reg  [31:0] rq$2$d;
-    wire  [31:0] rq$2$q;
+    reg  [2:0] rq$2$d;
+    wire  [2:0] rq$2$q;
     reg  rq$2$clock;
-    reg  [31:0] rq$3$d;
-    wire  [31:0] rq$3$q;
+    reg  [2:0] rq$3$d;
+    wire  [2:0] rq$3$q;
     reg  rq$3$clock;
-    reg  [1:0] rq_wr$d;
-    wire  [1:0] rq_wr$q;
+    reg  [2:0] rq$4$d;
+    wire  [2:0] rq$4$q;
+    reg  rq$4$clock;
+    reg  [2:0] rq$5$d;
+    wire  [2:0] rq$5$q;
+    reg  rq$5$clock;
+    reg  [2:0] rq$6$d;
+    wire  [2:0] rq$6$q;
+    reg  rq$6$clock;
+    reg  [2:0] rq$7$d;
+    wire  [2:0] rq$7$q;
+    reg  rq$7$clock;
+    reg  [2:0] rq$8$d;
+    wire  [2:0] rq$8$q;
+    reg  rq$8$clock;
+    reg  [2:0] rq$9$d;
+    wire  [2:0] rq$9$q;
+    reg  rq$9$clock;
+    reg  [2:0] rq$10$d;
+    wire  [2:0] rq$10$q;
+    reg  rq$10$clock;
+    reg  [2:0] rq$11$d;
+    wire  [2:0] rq$11$q;
+    reg  rq$11$clock;
+    reg  [2:0] rq$12$d;
+    wire  [2:0] rq$12$q;
+    reg  rq$12$clock;
+    reg  [2:0] rq$13$d;
+    wire  [2:0] rq$13$q;
+    reg  rq$13$clock;
+    reg  [2:0] rq$14$d;
+    wire  [2:0] rq$14$q;
+    reg  rq$14$clock;
+    reg  [2:0] rq$15$d;
+    wire  [2:0] rq$15$q;
+    reg  rq$15$clock;
+    reg  [3:0] rq_wr$d;
+    wire  [3:0] rq_wr$q;
     reg  rq_wr$clock;
-    reg  [1:0] rq_rd$d;
-    wire  [1:0] rq_rd$q;
+    reg  [3:0] rq_rd$d;
+    wire  [3:0] rq_rd$q;
     reg  rq_rd$clock;
-    reg  [7:0] q_st$0$d;
-    wire  [7:0] q_st$0$q;
-    reg  q_st$0$clock;
-    reg  [7:0] q_st$1$d;
-    wire  [7:0] q_st$1$q;
-    reg  q_st$1$clock;
-    reg  [7:0] q_st$2$d;
-    wire  [7:0] q_st$2$q;
-    reg  q_st$2$clock;
-    reg  [7:0] q_st$3$d;
-    wire  [7:0] q_st$3$q;
-    reg  q_st$3$clock;
-    reg  [7:0] q_st$4$d;
-    wire  [7:0] q_st$4$q;
-    reg  q_st$4$clock;
-    reg  [7:0] q_st$5$d;
-    wire  [7:0] q_st$5$q;
-    reg  q_st$5$clock;
-    reg  [7:0] q_st$6$d;
-    wire  [7:0] q_st$6$q;
-    reg  q_st$6$clock;
-    reg  [7:0] q_st$7$d;
-    wire  [7:0] q_st$7$q;
-    reg  q_st$7$clock;
-    reg  [7:0] q_st$8$d;
-    wire  [7:0] q_st$8$q;
-    reg  q_st$8$clock;
-    reg  [7:0] q_st$9$d;
-    wire  [7:0] q_st$9$q;
-    reg  q_st$9$clock;
-    reg  [7:0] q_st$10$d;
-    wire  [7:0] q_st$10$q;
-    reg  q_st$10$clock;
-    reg  [7:0] q_st$11$d;
-    wire  [7:0] q_st$11$q;
-    reg  q_st$11$clock;
-    reg  [7:0] q_st$12$d;
-    wire  [7:0] q_st$12$q;
-    reg  q_st$12$clock;
-    reg  [7:0] q_st$13$d;
-    wire  [7:0] q_st$13$q;
-    reg  q_st$13$clock;
-    reg  [7:0] q_st$14$d;
-    wire  [7:0] q_st$14$q;
-    reg  q_st$14$clock;
-    reg  [7:0] q_st$15$d;
-    wire  [7:0] q_st$15$q;
-    reg  q_st$15$clock;
-    reg  [63:0] q_iova$0$d;
-    wire  [63:0] q_iova$0$q;
-    reg  q_iova$0$clock;
-    reg  [63:0] q_iova$1$d;
-    wire  [63:0] q_iova$1$q;
-    reg  q_iova$1$clock;
-    reg  [63:0] q_iova$2$d;
-    wire  [63:0] q_iova$2$q;
-    reg  q_iova$2$clock;
-    reg  [63:0] q_iova$3$d;
-    wire  [63:0] q_iova$3$q;
-    reg  q_iova$3$clock;
-    reg  [63:0] q_iova$4$d;
-    wire  [63:0] q_iova$4$q;
-    reg  q_iova$4$clock;
-    reg  [63:0] q_iova$5$d;
-    wire  [63:0] q_iova$5$q;
-    reg  q_iova$5$clock;
-    reg  [63:0] q_iova$6$d;
-    wire  [63:0] q_iova$6$q;
-    reg  q_iova$6$clock;
-    reg  [63:0] q_iova$7$d;
-    wire  [63:0] q_iova$7$q;
-    reg  q_iova$7$clock;
-    reg  [63:0] q_iova$8$d;
-    wire  [63:0] q_iova$8$q;
-    reg  q_iova$8$clock;
-    reg  [63:0] q_iova$9$d;
-    wire  [63:0] q_iova$9$q;
-    reg  q_iova$9$clock;
-    reg  [63:0] q_iova$10$d;
-    wire  [63:0] q_iova$10$q;
-    reg  q_iova$10$clock;
-    reg  [63:0] q_iova$11$d;
-    wire  [63:0] q_iova$11$q;
-    reg  q_iova$11$clock;
-    reg  [63:0] q_iova$12$d;
-    wire  [63:0] q_iova$12$q;
-    reg  q_iova$12$clock;
-    reg  [63:0] q_iova$13$d;
-    wire  [63:0] q_iova$13$q;
-    reg  q_iova$13$clock;
-    reg  [63:0] q_iova$14$d;
-    wire  [63:0] q_iova$14$q;
-    reg  q_iova$14$clock;
-    reg  [63:0] q_iova$15$d;
-    wire  [63:0] q_iova$15$q;
-    reg  q_iova$15$clock;
-    reg  [31:0] q_len$0$d;
-    wire  [31:0] q_len$0$q;
-    reg  q_len$0$clock;
-    reg  [31:0] q_len$1$d;
-    wire  [31:0] q_len$1$q;
-    reg  q_len$1$clock;
-    reg  [31:0] q_len$2$d;
-    wire  [31:0] q_len$2$q;
-    reg  q_len$2$clock;
-    reg  [31:0] q_len$3$d;
-    wire  [31:0] q_len$3$q;
-    reg  q_len$3$clock;
-    reg  [31:0] q_len$4$d;
-    wire  [31:0] q_len$4$q;
-    reg  q_len$4$clock;
-    reg  [31:0] q_len$5$d;
-    wire  [31:0] q_len$5$q;
-    reg  q_len$5$clock;
-    reg  [31:0] q_len$6$d;
-    wire  [31:0] q_len$6$q;
-    reg  q_len$6$clock;
-    reg  [31:0] q_len$7$d;
-    wire  [31:0] q_len$7$q;
-    reg  q_len$7$clock;
-    reg  [31:0] q_len$8$d;
-    wire  [31:0] q_len$8$q;
-    reg  q_len$8$clock;
-    reg  [31:0] q_len$9$d;
-    wire  [31:0] q_len$9$q;
-    reg  q_len$9$clock;
-    reg  [31:0] q_len$10$d;
-    wire  [31:0] q_len$10$q;
-    reg  q_len$10$clock;
-    reg  [31:0] q_len$11$d;
-    wire  [31:0] q_len$11$q;
-    reg  q_len$11$clock;
-    reg  [31:0] q_len$12$d;
-    wire  [31:0] q_len$12$q;
-    reg  q_len$12$clock;
-    reg  [31:0] q_len$13$d;
-    wire  [31:0] q_len$13$q;
-    reg  q_len$13$clock;
-    reg  [31:0] q_len$14$d;
-    wire  [31:0] q_len$14$q;
-    reg  q_len$14$clock;
-    reg  [31:0] q_len$15$d;
-    wire  [31:0] q_len$15$q;
-    reg  q_len$15$clock;
-    reg  [31:0] q_id$0$d;
-    wire  [31:0] q_id$0$q;
-    reg  q_id$0$clock;
-    reg  [31:0] q_id$1$d;
-    wire  [31:0] q_id$1$q;
-    reg  q_id$1$clock;
-    reg  [31:0] q_id$2$d;
-    wire  [31:0] q_id$2$q;
-    reg  q_id$2$clock;
-    reg  [31:0] q_id$3$d;
-    wire  [31:0] q_id$3$q;
-    reg  q_id$3$clock;
-    reg  [31:0] q_id$4$d;
-    wire  [31:0] q_id$4$q;
-    reg  q_id$4$clock;
-    reg  [31:0] q_id$5$d;
-    wire  [31:0] q_id$5$q;
-    reg  q_id$5$clock;
-    reg  [31:0] q_id$6$d;
-    wire  [31:0] q_id$6$q;
-    reg  q_id$6$clock;
-    reg  [31:0] q_id$7$d;
-    wire  [31:0] q_id$7$q;
-    reg  q_id$7$clock;
-    reg  [31:0] q_id$8$d;
-    wire  [31:0] q_id$8$q;
-    reg  q_id$8$clock;
-    reg  [31:0] q_id$9$d;
-    wire  [31:0] q_id$9$q;
-    reg  q_id$9$clock;
-    reg  [31:0] q_id$10$d;
-    wire  [31:0] q_id$10$q;
-    reg  q_id$10$clock;
-    reg  [31:0] q_id$11$d;
-    wire  [31:0] q_id$11$q;
-    reg  q_id$11$clock;
-    reg  [31:0] q_id$12$d;
-    wire  [31:0] q_id$12$q;
-    reg  q_id$12$clock;
-    reg  [31:0] q_id$13$d;
-    wire  [31:0] q_id$13$q;
-    reg  q_id$13$clock;
-    reg  [31:0] q_id$14$d;
-    wire  [31:0] q_id$14$q;
-    reg  q_id$14$clock;
-    reg  [31:0] q_id$15$d;
-    wire  [31:0] q_id$15$q;
-    reg  q_id$15$clock;
-    reg  [31:0] q_index$0$d;
-    wire  [31:0] q_index$0$q;
-    reg  q_index$0$clock;
-    reg  [31:0] q_index$1$d;
-    wire  [31:0] q_index$1$q;
-    reg  q_index$1$clock;
-    reg  [31:0] q_index$2$d;
-    wire  [31:0] q_index$2$q;
-    reg  q_index$2$clock;
-    reg  [31:0] q_index$3$d;
-    wire  [31:0] q_index$3$q;
-    reg  q_index$3$clock;
-    reg  [31:0] q_index$4$d;
-    wire  [31:0] q_index$4$q;
-    reg  q_index$4$clock;
-    reg  [31:0] q_index$5$d;
-    wire  [31:0] q_index$5$q;
-    reg  q_index$5$clock;
-    reg  [31:0] q_index$6$d;
-    wire  [31:0] q_index$6$q;
-    reg  q_index$6$clock;
-    reg  [31:0] q_index$7$d;
-    wire  [31:0] q_index$7$q;
-    reg  q_index$7$clock;
-    reg  [31:0] q_index$8$d;
-    wire  [31:0] q_index$8$q;
-    reg  q_index$8$clock;
-    reg  [31:0] q_index$9$d;
-    wire  [31:0] q_index$9$q;
-    reg  q_index$9$clock;
-    reg  [31:0] q_index$10$d;
-    wire  [31:0] q_index$10$q;
-    reg  q_index$10$clock;
-    reg  [31:0] q_index$11$d;
-    wire  [31:0] q_index$11$q;
-    reg  q_index$11$clock;
-    reg  [31:0] q_index$12$d;
-    wire  [31:0] q_index$12$q;
-    reg  q_index$12$clock;
-    reg  [31:0] q_index$13$d;
-    wire  [31:0] q_index$13$q;
-    reg  q_index$13$clock;
-    reg  [31:0] q_index$14$d;
-    wire  [31:0] q_index$14$q;
-    reg  q_index$14$clock;
-    reg  [31:0] q_index$15$d;
-    wire  [31:0] q_index$15$q;
-    reg  q_index$15$clock;
+    reg  bank$0$clock;
+    reg  [3:0] bank$0$read_address;
+    wire  [127:0] bank$0$read_data;
+    reg  [3:0] bank$0$write_address;
+    reg  [127:0] bank$0$write_data;
+    reg  bank$0$write_enable;
+    reg  bank$1$clock;
+    reg  [3:0] bank$1$read_address;
+    wire  [127:0] bank$1$read_data;
+    reg  [3:0] bank$1$write_address;
+    reg  [127:0] bank$1$write_data;
+    reg  bank$1$write_enable;
+    reg  bank$2$clock;
+    reg  [3:0] bank$2$read_address;
+    wire  [127:0] bank$2$read_data;
+    reg  [3:0] bank$2$write_address;
+    reg  [127:0] bank$2$write_data;
+    reg  bank$2$write_enable;
+    reg  bank$3$clock;
+    reg  [3:0] bank$3$read_address;
+    wire  [127:0] bank$3$read_data;
+    reg  [3:0] bank$3$write_address;
+    reg  [127:0] bank$3$write_data;
+    reg  bank$3$write_enable;
+    reg  st_bank$0$clock;
+    reg  [3:0] st_bank$0$read_address;
+    wire  [7:0] st_bank$0$read_data;
+    reg  [3:0] st_bank$0$write_address;
+    reg  [7:0] st_bank$0$write_data;
+    reg  st_bank$0$write_enable;
+    reg  st_bank$1$clock;
+    reg  [3:0] st_bank$1$read_address;
+    wire  [7:0] st_bank$1$read_data;
+    reg  [3:0] st_bank$1$write_address;
+    reg  [7:0] st_bank$1$write_data;
+    reg  st_bank$1$write_enable;
+    reg  st_bank$2$clock;
+    reg  [3:0] st_bank$2$read_address;
+    wire  [7:0] st_bank$2$read_data;
+    reg  [3:0] st_bank$2$write_address;
+    reg  [7:0] st_bank$2$write_data;
+    reg  st_bank$2$write_enable;
+    reg  st_bank$3$clock;
+    reg  [3:0] st_bank$3$read_address;
+    wire  [7:0] st_bank$3$read_data;
+    reg  [3:0] st_bank$3$write_address;
+    reg  [7:0] st_bank$3$write_data;
+    reg  st_bank$3$write_enable;
     reg  [31:0] n_bad$d;
     wire  [31:0] n_bad$q;
     reg  n_bad$clock;
@@ -390,13 +246,15 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     reg  [63:0] off64;
     reg  issue;
     reg  resp;
+    reg  [2:0] rn3;
     reg  [31:0] rn;
+    reg  [127:0] head;
     reg  [7:0] h_st;
     reg  h_bad;
-    reg  win_on;
-    reg  [63:0] win_end;
     reg  has;
     reg  pop;
+    reg  win_on;
+    reg  [63:0] win_end;
     reg  [63:0] d_iova$0;
     reg  [63:0] d_iova$1;
     reg  [63:0] d_iova$2;
@@ -405,10 +263,6 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     reg  [31:0] d_len$1;
     reg  [31:0] d_len$2;
     reg  [31:0] d_len$3;
-    reg  [31:0] d_id$0;
-    reg  [31:0] d_id$1;
-    reg  [31:0] d_id$2;
-    reg  [31:0] d_id$3;
     reg  [63:0] d_len64$0;
     reg  [63:0] d_len64$1;
     reg  [63:0] d_len64$2;
@@ -421,6 +275,14 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     reg  [7:0] d_st$1;
     reg  [7:0] d_st$2;
     reg  [7:0] d_st$3;
+    reg  [1:0] b_j$0;
+    reg  [1:0] b_j$1;
+    reg  [1:0] b_j$2;
+    reg  [1:0] b_j$3;
+    reg  [5:0] b_slot$0;
+    reg  [5:0] b_slot$1;
+    reg  [5:0] b_slot$2;
+    reg  [5:0] b_slot$3;
     
     // Sub module instances
     homa_host_rxq_w512$fetch fetch(
@@ -463,6 +325,11 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         .q(rd$q),
         .clock(rd$clock)
     );
+    homa_host_rxq_w512$popped popped(
+        .d(popped$d),
+        .q(popped$q),
+        .clock(popped$clock)
+    );
     homa_host_rxq_w512$rq$0 rq$0(
         .d(rq$0$d),
         .q(rq$0$q),
@@ -483,6 +350,66 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         .q(rq$3$q),
         .clock(rq$3$clock)
     );
+    homa_host_rxq_w512$rq$4 rq$4(
+        .d(rq$4$d),
+        .q(rq$4$q),
+        .clock(rq$4$clock)
+    );
+    homa_host_rxq_w512$rq$5 rq$5(
+        .d(rq$5$d),
+        .q(rq$5$q),
+        .clock(rq$5$clock)
+    );
+    homa_host_rxq_w512$rq$6 rq$6(
+        .d(rq$6$d),
+        .q(rq$6$q),
+        .clock(rq$6$clock)
+    );
+    homa_host_rxq_w512$rq$7 rq$7(
+        .d(rq$7$d),
+        .q(rq$7$q),
+        .clock(rq$7$clock)
+    );
+    homa_host_rxq_w512$rq$8 rq$8(
+        .d(rq$8$d),
+        .q(rq$8$q),
+        .clock(rq$8$clock)
+    );
+    homa_host_rxq_w512$rq$9 rq$9(
+        .d(rq$9$d),
+        .q(rq$9$q),
+        .clock(rq$9$clock)
+    );
+    homa_host_rxq_w512$rq$10 rq$10(
+        .d(rq$10$d),
+        .q(rq$10$q),
+        .clock(rq$10$clock)
+    );
+    homa_host_rxq_w512$rq$11 rq$11(
+        .d(rq$11$d),
+        .q(rq$11$q),
+        .clock(rq$11$clock)
+    );
+    homa_host_rxq_w512$rq$12 rq$12(
+        .d(rq$12$d),
+        .q(rq$12$q),
+        .clock(rq$12$clock)
+    );
+    homa_host_rxq_w512$rq$13 rq$13(
+        .d(rq$13$d),
+        .q(rq$13$q),
+        .clock(rq$13$clock)
+    );
+    homa_host_rxq_w512$rq$14 rq$14(
+        .d(rq$14$d),
+        .q(rq$14$q),
+        .clock(rq$14$clock)
+    );
+    homa_host_rxq_w512$rq$15 rq$15(
+        .d(rq$15$d),
+        .q(rq$15$q),
+        .clock(rq$15$clock)
+    );
     homa_host_rxq_w512$rq_wr rq_wr(
         .d(rq_wr$d),
         .q(rq_wr$q),
@@ -493,405 +420,69 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         .q(rq_rd$q),
         .clock(rq_rd$clock)
     );
-    homa_host_rxq_w512$q_st$0 q_st$0(
-        .d(q_st$0$d),
-        .q(q_st$0$q),
-        .clock(q_st$0$clock)
-    );
-    homa_host_rxq_w512$q_st$1 q_st$1(
-        .d(q_st$1$d),
-        .q(q_st$1$q),
-        .clock(q_st$1$clock)
-    );
-    homa_host_rxq_w512$q_st$2 q_st$2(
-        .d(q_st$2$d),
-        .q(q_st$2$q),
-        .clock(q_st$2$clock)
-    );
-    homa_host_rxq_w512$q_st$3 q_st$3(
-        .d(q_st$3$d),
-        .q(q_st$3$q),
-        .clock(q_st$3$clock)
-    );
-    homa_host_rxq_w512$q_st$4 q_st$4(
-        .d(q_st$4$d),
-        .q(q_st$4$q),
-        .clock(q_st$4$clock)
-    );
-    homa_host_rxq_w512$q_st$5 q_st$5(
-        .d(q_st$5$d),
-        .q(q_st$5$q),
-        .clock(q_st$5$clock)
-    );
-    homa_host_rxq_w512$q_st$6 q_st$6(
-        .d(q_st$6$d),
-        .q(q_st$6$q),
-        .clock(q_st$6$clock)
-    );
-    homa_host_rxq_w512$q_st$7 q_st$7(
-        .d(q_st$7$d),
-        .q(q_st$7$q),
-        .clock(q_st$7$clock)
-    );
-    homa_host_rxq_w512$q_st$8 q_st$8(
-        .d(q_st$8$d),
-        .q(q_st$8$q),
-        .clock(q_st$8$clock)
-    );
-    homa_host_rxq_w512$q_st$9 q_st$9(
-        .d(q_st$9$d),
-        .q(q_st$9$q),
-        .clock(q_st$9$clock)
-    );
-    homa_host_rxq_w512$q_st$10 q_st$10(
-        .d(q_st$10$d),
-        .q(q_st$10$q),
-        .clock(q_st$10$clock)
-    );
-    homa_host_rxq_w512$q_st$11 q_st$11(
-        .d(q_st$11$d),
-        .q(q_st$11$q),
-        .clock(q_st$11$clock)
-    );
-    homa_host_rxq_w512$q_st$12 q_st$12(
-        .d(q_st$12$d),
-        .q(q_st$12$q),
-        .clock(q_st$12$clock)
-    );
-    homa_host_rxq_w512$q_st$13 q_st$13(
-        .d(q_st$13$d),
-        .q(q_st$13$q),
-        .clock(q_st$13$clock)
-    );
-    homa_host_rxq_w512$q_st$14 q_st$14(
-        .d(q_st$14$d),
-        .q(q_st$14$q),
-        .clock(q_st$14$clock)
-    );
-    homa_host_rxq_w512$q_st$15 q_st$15(
-        .d(q_st$15$d),
-        .q(q_st$15$q),
-        .clock(q_st$15$clock)
-    );
-    homa_host_rxq_w512$q_iova$0 q_iova$0(
-        .d(q_iova$0$d),
-        .q(q_iova$0$q),
-        .clock(q_iova$0$clock)
-    );
-    homa_host_rxq_w512$q_iova$1 q_iova$1(
-        .d(q_iova$1$d),
-        .q(q_iova$1$q),
-        .clock(q_iova$1$clock)
-    );
-    homa_host_rxq_w512$q_iova$2 q_iova$2(
-        .d(q_iova$2$d),
-        .q(q_iova$2$q),
-        .clock(q_iova$2$clock)
-    );
-    homa_host_rxq_w512$q_iova$3 q_iova$3(
-        .d(q_iova$3$d),
-        .q(q_iova$3$q),
-        .clock(q_iova$3$clock)
-    );
-    homa_host_rxq_w512$q_iova$4 q_iova$4(
-        .d(q_iova$4$d),
-        .q(q_iova$4$q),
-        .clock(q_iova$4$clock)
-    );
-    homa_host_rxq_w512$q_iova$5 q_iova$5(
-        .d(q_iova$5$d),
-        .q(q_iova$5$q),
-        .clock(q_iova$5$clock)
-    );
-    homa_host_rxq_w512$q_iova$6 q_iova$6(
-        .d(q_iova$6$d),
-        .q(q_iova$6$q),
-        .clock(q_iova$6$clock)
-    );
-    homa_host_rxq_w512$q_iova$7 q_iova$7(
-        .d(q_iova$7$d),
-        .q(q_iova$7$q),
-        .clock(q_iova$7$clock)
-    );
-    homa_host_rxq_w512$q_iova$8 q_iova$8(
-        .d(q_iova$8$d),
-        .q(q_iova$8$q),
-        .clock(q_iova$8$clock)
-    );
-    homa_host_rxq_w512$q_iova$9 q_iova$9(
-        .d(q_iova$9$d),
-        .q(q_iova$9$q),
-        .clock(q_iova$9$clock)
-    );
-    homa_host_rxq_w512$q_iova$10 q_iova$10(
-        .d(q_iova$10$d),
-        .q(q_iova$10$q),
-        .clock(q_iova$10$clock)
-    );
-    homa_host_rxq_w512$q_iova$11 q_iova$11(
-        .d(q_iova$11$d),
-        .q(q_iova$11$q),
-        .clock(q_iova$11$clock)
-    );
-    homa_host_rxq_w512$q_iova$12 q_iova$12(
-        .d(q_iova$12$d),
-        .q(q_iova$12$q),
-        .clock(q_iova$12$clock)
-    );
-    homa_host_rxq_w512$q_iova$13 q_iova$13(
-        .d(q_iova$13$d),
-        .q(q_iova$13$q),
-        .clock(q_iova$13$clock)
-    );
-    homa_host_rxq_w512$q_iova$14 q_iova$14(
-        .d(q_iova$14$d),
-        .q(q_iova$14$q),
-        .clock(q_iova$14$clock)
-    );
-    homa_host_rxq_w512$q_iova$15 q_iova$15(
-        .d(q_iova$15$d),
-        .q(q_iova$15$q),
-        .clock(q_iova$15$clock)
-    );
-    homa_host_rxq_w512$q_len$0 q_len$0(
-        .d(q_len$0$d),
-        .q(q_len$0$q),
-        .clock(q_len$0$clock)
-    );
-    homa_host_rxq_w512$q_len$1 q_len$1(
-        .d(q_len$1$d),
-        .q(q_len$1$q),
-        .clock(q_len$1$clock)
-    );
-    homa_host_rxq_w512$q_len$2 q_len$2(
-        .d(q_len$2$d),
-        .q(q_len$2$q),
-        .clock(q_len$2$clock)
-    );
-    homa_host_rxq_w512$q_len$3 q_len$3(
-        .d(q_len$3$d),
-        .q(q_len$3$q),
-        .clock(q_len$3$clock)
-    );
-    homa_host_rxq_w512$q_len$4 q_len$4(
-        .d(q_len$4$d),
-        .q(q_len$4$q),
-        .clock(q_len$4$clock)
-    );
-    homa_host_rxq_w512$q_len$5 q_len$5(
-        .d(q_len$5$d),
-        .q(q_len$5$q),
-        .clock(q_len$5$clock)
-    );
-    homa_host_rxq_w512$q_len$6 q_len$6(
-        .d(q_len$6$d),
-        .q(q_len$6$q),
-        .clock(q_len$6$clock)
-    );
-    homa_host_rxq_w512$q_len$7 q_len$7(
-        .d(q_len$7$d),
-        .q(q_len$7$q),
-        .clock(q_len$7$clock)
-    );
-    homa_host_rxq_w512$q_len$8 q_len$8(
-        .d(q_len$8$d),
-        .q(q_len$8$q),
-        .clock(q_len$8$clock)
-    );
-    homa_host_rxq_w512$q_len$9 q_len$9(
-        .d(q_len$9$d),
-        .q(q_len$9$q),
-        .clock(q_len$9$clock)
-    );
-    homa_host_rxq_w512$q_len$10 q_len$10(
-        .d(q_len$10$d),
-        .q(q_len$10$q),
-        .clock(q_len$10$clock)
-    );
-    homa_host_rxq_w512$q_len$11 q_len$11(
-        .d(q_len$11$d),
-        .q(q_len$11$q),
-        .clock(q_len$11$clock)
-    );
-    homa_host_rxq_w512$q_len$12 q_len$12(
-        .d(q_len$12$d),
-        .q(q_len$12$q),
-        .clock(q_len$12$clock)
-    );
-    homa_host_rxq_w512$q_len$13 q_len$13(
-        .d(q_len$13$d),
-        .q(q_len$13$q),
-        .clock(q_len$13$clock)
-    );
-    homa_host_rxq_w512$q_len$14 q_len$14(
-        .d(q_len$14$d),
-        .q(q_len$14$q),
-        .clock(q_len$14$clock)
-    );
-    homa_host_rxq_w512$q_len$15 q_len$15(
-        .d(q_len$15$d),
-        .q(q_len$15$q),
-        .clock(q_len$15$clock)
-    );
-    homa_host_rxq_w512$q_id$0 q_id$0(
-        .d(q_id$0$d),
-        .q(q_id$0$q),
-        .clock(q_id$0$clock)
-    );
-    homa_host_rxq_w512$q_id$1 q_id$1(
-        .d(q_id$1$d),
-        .q(q_id$1$q),
-        .clock(q_id$1$clock)
-    );
-    homa_host_rxq_w512$q_id$2 q_id$2(
-        .d(q_id$2$d),
-        .q(q_id$2$q),
-        .clock(q_id$2$clock)
-    );
-    homa_host_rxq_w512$q_id$3 q_id$3(
-        .d(q_id$3$d),
-        .q(q_id$3$q),
-        .clock(q_id$3$clock)
-    );
-    homa_host_rxq_w512$q_id$4 q_id$4(
-        .d(q_id$4$d),
-        .q(q_id$4$q),
-        .clock(q_id$4$clock)
-    );
-    homa_host_rxq_w512$q_id$5 q_id$5(
-        .d(q_id$5$d),
-        .q(q_id$5$q),
-        .clock(q_id$5$clock)
-    );
-    homa_host_rxq_w512$q_id$6 q_id$6(
-        .d(q_id$6$d),
-        .q(q_id$6$q),
-        .clock(q_id$6$clock)
-    );
-    homa_host_rxq_w512$q_id$7 q_id$7(
-        .d(q_id$7$d),
-        .q(q_id$7$q),
-        .clock(q_id$7$clock)
-    );
-    homa_host_rxq_w512$q_id$8 q_id$8(
-        .d(q_id$8$d),
-        .q(q_id$8$q),
-        .clock(q_id$8$clock)
-    );
-    homa_host_rxq_w512$q_id$9 q_id$9(
-        .d(q_id$9$d),
-        .q(q_id$9$q),
-        .clock(q_id$9$clock)
-    );
-    homa_host_rxq_w512$q_id$10 q_id$10(
-        .d(q_id$10$d),
-        .q(q_id$10$q),
-        .clock(q_id$10$clock)
-    );
-    homa_host_rxq_w512$q_id$11 q_id$11(
-        .d(q_id$11$d),
-        .q(q_id$11$q),
-        .clock(q_id$11$clock)
-    );
-    homa_host_rxq_w512$q_id$12 q_id$12(
-        .d(q_id$12$d),
-        .q(q_id$12$q),
-        .clock(q_id$12$clock)
-    );
-    homa_host_rxq_w512$q_id$13 q_id$13(
-        .d(q_id$13$d),
-        .q(q_id$13$q),
-        .clock(q_id$13$clock)
-    );
-    homa_host_rxq_w512$q_id$14 q_id$14(
-        .d(q_id$14$d),
-        .q(q_id$14$q),
-        .clock(q_id$14$clock)
-    );
-    homa_host_rxq_w512$q_id$15 q_id$15(
-        .d(q_id$15$d),
-        .q(q_id$15$q),
-        .clock(q_id$15$clock)
-    );
-    homa_host_rxq_w512$q_index$0 q_index$0(
-        .d(q_index$0$d),
-        .q(q_index$0$q),
-        .clock(q_index$0$clock)
-    );
-    homa_host_rxq_w512$q_index$1 q_index$1(
-        .d(q_index$1$d),
-        .q(q_index$1$q),
-        .clock(q_index$1$clock)
-    );
-    homa_host_rxq_w512$q_index$2 q_index$2(
-        .d(q_index$2$d),
-        .q(q_index$2$q),
-        .clock(q_index$2$clock)
-    );
-    homa_host_rxq_w512$q_index$3 q_index$3(
-        .d(q_index$3$d),
-        .q(q_index$3$q),
-        .clock(q_index$3$clock)
-    );
-    homa_host_rxq_w512$q_index$4 q_index$4(
-        .d(q_index$4$d),
-        .q(q_index$4$q),
-        .clock(q_index$4$clock)
-    );
-    homa_host_rxq_w512$q_index$5 q_index$5(
-        .d(q_index$5$d),
-        .q(q_index$5$q),
-        .clock(q_index$5$clock)
-    );
-    homa_host_rxq_w512$q_index$6 q_index$6(
-        .d(q_index$6$d),
-        .q(q_index$6$q),
-        .clock(q_index$6$clock)
-    );
-    homa_host_rxq_w512$q_index$7 q_index$7(
-        .d(q_index$7$d),
-        .q(q_index$7$q),
-        .clock(q_index$7$clock)
-    );
-    homa_host_rxq_w512$q_index$8 q_index$8(
-        .d(q_index$8$d),
-        .q(q_index$8$q),
-        .clock(q_index$8$clock)
-    );
-    homa_host_rxq_w512$q_index$9 q_index$9(
-        .d(q_index$9$d),
-        .q(q_index$9$q),
-        .clock(q_index$9$clock)
-    );
-    homa_host_rxq_w512$q_index$10 q_index$10(
-        .d(q_index$10$d),
-        .q(q_index$10$q),
-        .clock(q_index$10$clock)
-    );
-    homa_host_rxq_w512$q_index$11 q_index$11(
-        .d(q_index$11$d),
-        .q(q_index$11$q),
-        .clock(q_index$11$clock)
-    );
-    homa_host_rxq_w512$q_index$12 q_index$12(
-        .d(q_index$12$d),
-        .q(q_index$12$q),
-        .clock(q_index$12$clock)
-    );
-    homa_host_rxq_w512$q_index$13 q_index$13(
-        .d(q_index$13$d),
-        .q(q_index$13$q),
-        .clock(q_index$13$clock)
-    );
-    homa_host_rxq_w512$q_index$14 q_index$14(
-        .d(q_index$14$d),
-        .q(q_index$14$q),
-        .clock(q_index$14$clock)
-    );
-    homa_host_rxq_w512$q_index$15 q_index$15(
-        .d(q_index$15$d),
-        .q(q_index$15$q),
-        .clock(q_index$15$clock)
+    homa_host_rxq_w512$bank$0 bank$0(
+        .clock(bank$0$clock),
+        .read_address(bank$0$read_address),
+        .read_data(bank$0$read_data),
+        .write_address(bank$0$write_address),
+        .write_data(bank$0$write_data),
+        .write_enable(bank$0$write_enable)
+    );
+    homa_host_rxq_w512$bank$1 bank$1(
+        .clock(bank$1$clock),
+        .read_address(bank$1$read_address),
+        .read_data(bank$1$read_data),
+        .write_address(bank$1$write_address),
+        .write_data(bank$1$write_data),
+        .write_enable(bank$1$write_enable)
+    );
+    homa_host_rxq_w512$bank$2 bank$2(
+        .clock(bank$2$clock),
+        .read_address(bank$2$read_address),
+        .read_data(bank$2$read_data),
+        .write_address(bank$2$write_address),
+        .write_data(bank$2$write_data),
+        .write_enable(bank$2$write_enable)
+    );
+    homa_host_rxq_w512$bank$3 bank$3(
+        .clock(bank$3$clock),
+        .read_address(bank$3$read_address),
+        .read_data(bank$3$read_data),
+        .write_address(bank$3$write_address),
+        .write_data(bank$3$write_data),
+        .write_enable(bank$3$write_enable)
+    );
+    homa_host_rxq_w512$st_bank$0 st_bank$0(
+        .clock(st_bank$0$clock),
+        .read_address(st_bank$0$read_address),
+        .read_data(st_bank$0$read_data),
+        .write_address(st_bank$0$write_address),
+        .write_data(st_bank$0$write_data),
+        .write_enable(st_bank$0$write_enable)
+    );
+    homa_host_rxq_w512$st_bank$1 st_bank$1(
+        .clock(st_bank$1$clock),
+        .read_address(st_bank$1$read_address),
+        .read_data(st_bank$1$read_data),
+        .write_address(st_bank$1$write_address),
+        .write_data(st_bank$1$write_data),
+        .write_enable(st_bank$1$write_enable)
+    );
+    homa_host_rxq_w512$st_bank$2 st_bank$2(
+        .clock(st_bank$2$clock),
+        .read_address(st_bank$2$read_address),
+        .read_data(st_bank$2$read_data),
+        .write_address(st_bank$2$write_address),
+        .write_data(st_bank$2$write_data),
+        .write_enable(st_bank$2$write_enable)
+    );
+    homa_host_rxq_w512$st_bank$3 st_bank$3(
+        .clock(st_bank$3$clock),
+        .read_address(st_bank$3$read_address),
+        .read_data(st_bank$3$read_data),
+        .write_address(st_bank$3$write_address),
+        .write_data(st_bank$3$write_data),
+        .write_enable(st_bank$3$write_enable)
     );
     homa_host_rxq_w512$n_bad n_bad(
         .d(n_bad$d),
@@ -909,6 +500,7 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         discard$clock = clock;
         wr$clock = clock;
         rd$clock = clock;
+        popped$clock = clock;
         rq_wr$clock = clock;
         rq_rd$clock = clock;
         n_bad$clock = clock;
@@ -920,6 +512,7 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         discard$d = discard$q;
         wr$d = wr$q;
         rd$d = rd$q;
+        popped$d = popped$q;
         rq_wr$d = rq_wr$q;
         rq_rd$d = rq_rd$q;
         n_bad$d = n_bad$q;
@@ -931,166 +524,30 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         rq$2$d = rq$2$q;
         rq$3$clock = clock;
         rq$3$d = rq$3$q;
-        q_st$0$clock = clock;
-        q_st$0$d = q_st$0$q;
-        q_iova$0$clock = clock;
-        q_iova$0$d = q_iova$0$q;
-        q_len$0$clock = clock;
-        q_len$0$d = q_len$0$q;
-        q_id$0$clock = clock;
-        q_id$0$d = q_id$0$q;
-        q_index$0$clock = clock;
-        q_index$0$d = q_index$0$q;
-        q_st$1$clock = clock;
-        q_st$1$d = q_st$1$q;
-        q_iova$1$clock = clock;
-        q_iova$1$d = q_iova$1$q;
-        q_len$1$clock = clock;
-        q_len$1$d = q_len$1$q;
-        q_id$1$clock = clock;
-        q_id$1$d = q_id$1$q;
-        q_index$1$clock = clock;
-        q_index$1$d = q_index$1$q;
-        q_st$2$clock = clock;
-        q_st$2$d = q_st$2$q;
-        q_iova$2$clock = clock;
-        q_iova$2$d = q_iova$2$q;
-        q_len$2$clock = clock;
-        q_len$2$d = q_len$2$q;
-        q_id$2$clock = clock;
-        q_id$2$d = q_id$2$q;
-        q_index$2$clock = clock;
-        q_index$2$d = q_index$2$q;
-        q_st$3$clock = clock;
-        q_st$3$d = q_st$3$q;
-        q_iova$3$clock = clock;
-        q_iova$3$d = q_iova$3$q;
-        q_len$3$clock = clock;
-        q_len$3$d = q_len$3$q;
-        q_id$3$clock = clock;
-        q_id$3$d = q_id$3$q;
-        q_index$3$clock = clock;
-        q_index$3$d = q_index$3$q;
-        q_st$4$clock = clock;
-        q_st$4$d = q_st$4$q;
-        q_iova$4$clock = clock;
-        q_iova$4$d = q_iova$4$q;
-        q_len$4$clock = clock;
-        q_len$4$d = q_len$4$q;
-        q_id$4$clock = clock;
-        q_id$4$d = q_id$4$q;
-        q_index$4$clock = clock;
-        q_index$4$d = q_index$4$q;
-        q_st$5$clock = clock;
-        q_st$5$d = q_st$5$q;
-        q_iova$5$clock = clock;
-        q_iova$5$d = q_iova$5$q;
-        q_len$5$clock = clock;
-        q_len$5$d = q_len$5$q;
-        q_id$5$clock = clock;
-        q_id$5$d = q_id$5$q;
-        q_index$5$clock = clock;
-        q_index$5$d = q_index$5$q;
-        q_st$6$clock = clock;
-        q_st$6$d = q_st$6$q;
-        q_iova$6$clock = clock;
-        q_iova$6$d = q_iova$6$q;
-        q_len$6$clock = clock;
-        q_len$6$d = q_len$6$q;
-        q_id$6$clock = clock;
-        q_id$6$d = q_id$6$q;
-        q_index$6$clock = clock;
-        q_index$6$d = q_index$6$q;
-        q_st$7$clock = clock;
-        q_st$7$d = q_st$7$q;
-        q_iova$7$clock = clock;
-        q_iova$7$d = q_iova$7$q;
-        q_len$7$clock = clock;
-        q_len$7$d = q_len$7$q;
-        q_id$7$clock = clock;
-        q_id$7$d = q_id$7$q;
-        q_index$7$clock = clock;
-        q_index$7$d = q_index$7$q;
-        q_st$8$clock = clock;
-        q_st$8$d = q_st$8$q;
-        q_iova$8$clock = clock;
-        q_iova$8$d = q_iova$8$q;
-        q_len$8$clock = clock;
-        q_len$8$d = q_len$8$q;
-        q_id$8$clock = clock;
-        q_id$8$d = q_id$8$q;
-        q_index$8$clock = clock;
-        q_index$8$d = q_index$8$q;
-        q_st$9$clock = clock;
-        q_st$9$d = q_st$9$q;
-        q_iova$9$clock = clock;
-        q_iova$9$d = q_iova$9$q;
-        q_len$9$clock = clock;
-        q_len$9$d = q_len$9$q;
-        q_id$9$clock = clock;
-        q_id$9$d = q_id$9$q;
-        q_index$9$clock = clock;
-        q_index$9$d = q_index$9$q;
-        q_st$10$clock = clock;
-        q_st$10$d = q_st$10$q;
-        q_iova$10$clock = clock;
-        q_iova$10$d = q_iova$10$q;
-        q_len$10$clock = clock;
-        q_len$10$d = q_len$10$q;
-        q_id$10$clock = clock;
-        q_id$10$d = q_id$10$q;
-        q_index$10$clock = clock;
-        q_index$10$d = q_index$10$q;
-        q_st$11$clock = clock;
-        q_st$11$d = q_st$11$q;
-        q_iova$11$clock = clock;
-        q_iova$11$d = q_iova$11$q;
-        q_len$11$clock = clock;
-        q_len$11$d = q_len$11$q;
-        q_id$11$clock = clock;
-        q_id$11$d = q_id$11$q;
-        q_index$11$clock = clock;
-        q_index$11$d = q_index$11$q;
-        q_st$12$clock = clock;
-        q_st$12$d = q_st$12$q;
-        q_iova$12$clock = clock;
-        q_iova$12$d = q_iova$12$q;
-        q_len$12$clock = clock;
-        q_len$12$d = q_len$12$q;
-        q_id$12$clock = clock;
-        q_id$12$d = q_id$12$q;
-        q_index$12$clock = clock;
-        q_index$12$d = q_index$12$q;
-        q_st$13$clock = clock;
-        q_st$13$d = q_st$13$q;
-        q_iova$13$clock = clock;
-        q_iova$13$d = q_iova$13$q;
-        q_len$13$clock = clock;
-        q_len$13$d = q_len$13$q;
-        q_id$13$clock = clock;
-        q_id$13$d = q_id$13$q;
-        q_index$13$clock = clock;
-        q_index$13$d = q_index$13$q;
-        q_st$14$clock = clock;
-        q_st$14$d = q_st$14$q;
-        q_iova$14$clock = clock;
-        q_iova$14$d = q_iova$14$q;
-        q_len$14$clock = clock;
-        q_len$14$d = q_len$14$q;
-        q_id$14$clock = clock;
-        q_id$14$d = q_id$14$q;
-        q_index$14$clock = clock;
-        q_index$14$d = q_index$14$q;
-        q_st$15$clock = clock;
-        q_st$15$d = q_st$15$q;
-        q_iova$15$clock = clock;
-        q_iova$15$d = q_iova$15$q;
-        q_len$15$clock = clock;
-        q_len$15$d = q_len$15$q;
-        q_id$15$clock = clock;
-        q_id$15$d = q_id$15$q;
-        q_index$15$clock = clock;
-        q_index$15$d = q_index$15$q;
+        rq$4$clock = clock;
+        rq$4$d = rq$4$q;
+        rq$5$clock = clock;
+        rq$5$d = rq$5$q;
+        rq$6$clock = clock;
+        rq$6$d = rq$6$q;
+        rq$7$clock = clock;
+        rq$7$d = rq$7$q;
+        rq$8$clock = clock;
+        rq$8$d = rq$8$q;
+        rq$9$clock = clock;
+        rq$9$d = rq$9$q;
+        rq$10$clock = clock;
+        rq$10$d = rq$10$q;
+        rq$11$clock = clock;
+        rq$11$d = rq$11$q;
+        rq$12$clock = clock;
+        rq$12$d = rq$12$q;
+        rq$13$clock = clock;
+        rq$13$d = rq$13$q;
+        rq$14$clock = clock;
+        rq$14$d = rq$14$q;
+        rq$15$clock = clock;
+        rq$15$d = rq$15$q;
         on = (cfg_log2 != c_zero5) & (cfg_log2 <= c_max_log2);
         size = c_one32 << cfg_log2;
         slot = fetch$q & (size - c_one32);
@@ -1116,24 +573,72 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         off64[(64'h20)+:(32)] = c_zero32;
         m_rd_addr = cfg_base + ((off64) & 64'hffffffffffffffff);
         m_rd_len = n << c_shift16;
-        m_rd_valid = on & (n != c_zero32) & (reqs$q < c_four) & ~cfg_clear & ~reset;
+        m_rd_valid = on & (n != c_zero32) & (reqs$q < c_reads) & ~cfg_clear & ~reset;
         issue = m_rd_valid & m_rd_ready;
-        rn = rq$0$q;
-        if (rq_rd$q == c_s2$1) begin
-            rn = rq$1$q;
+        rn3 = rq$0$q;
+        if (rq_rd$q == c_r4$1) begin
+            rn3 = rq$1$q;
         end
-        if (rq_rd$q == c_s2$2) begin
-            rn = rq$2$q;
+        if (rq_rd$q == c_r4$2) begin
+            rn3 = rq$2$q;
         end
-        if (rq_rd$q == c_s2$3) begin
-            rn = rq$3$q;
+        if (rq_rd$q == c_r4$3) begin
+            rn3 = rq$3$q;
+        end
+        if (rq_rd$q == c_r4$4) begin
+            rn3 = rq$4$q;
+        end
+        if (rq_rd$q == c_r4$5) begin
+            rn3 = rq$5$q;
+        end
+        if (rq_rd$q == c_r4$6) begin
+            rn3 = rq$6$q;
+        end
+        if (rq_rd$q == c_r4$7) begin
+            rn3 = rq$7$q;
+        end
+        if (rq_rd$q == c_r4$8) begin
+            rn3 = rq$8$q;
+        end
+        if (rq_rd$q == c_r4$9) begin
+            rn3 = rq$9$q;
+        end
+        if (rq_rd$q == c_r4$10) begin
+            rn3 = rq$10$q;
+        end
+        if (rq_rd$q == c_r4$11) begin
+            rn3 = rq$11$q;
+        end
+        if (rq_rd$q == c_r4$12) begin
+            rn3 = rq$12$q;
+        end
+        if (rq_rd$q == c_r4$13) begin
+            rn3 = rq$13$q;
+        end
+        if (rq_rd$q == c_r4$14) begin
+            rn3 = rq$14$q;
+        end
+        if (rq_rd$q == c_r4$15) begin
+            rn3 = rq$15$q;
+        end
+        rn = c_zero32;
+        if (rn3 == c_n3$0) begin
+            rn = c_n32$0;
+        end
+        if (rn3 == c_n3$1) begin
+            rn = c_n32$1;
+        end
+        if (rn3 == c_n3$2) begin
+            rn = c_n32$2;
+        end
+        if (rn3 == c_n3$3) begin
+            rn = c_n32$3;
         end
         resp = s_rd_valid & (discard$q == c_zero32);
         win_on = cfg_win_len != c_zero64;
         win_end = cfg_win_base + cfg_win_len;
         d_iova$0 = s_rd_data[(c_at$0)+:(64)];
         d_len$0 = s_rd_data[(c_at$1)+:(32)];
-        d_id$0 = s_rd_data[(c_at$2)+:(32)];
         d_len64$0 = s_rd_data[(c_at$1)+:(64)] & c_lo32;
         d_end$0 = d_iova$0 + d_len64$0;
         d_st$0 = c_zero8;
@@ -1143,10 +648,9 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         if ((d_len$0 == c_zero32) | (d_end$0 <= d_iova$0)) begin
             d_st$0 = c_st_bad;
         end
-        d_iova$1 = s_rd_data[(c_at$3)+:(64)];
-        d_len$1 = s_rd_data[(c_at$4)+:(32)];
-        d_id$1 = s_rd_data[(c_at$5)+:(32)];
-        d_len64$1 = s_rd_data[(c_at$4)+:(64)] & c_lo32;
+        d_iova$1 = s_rd_data[(c_at$2)+:(64)];
+        d_len$1 = s_rd_data[(c_at$3)+:(32)];
+        d_len64$1 = s_rd_data[(c_at$3)+:(64)] & c_lo32;
         d_end$1 = d_iova$1 + d_len64$1;
         d_st$1 = c_zero8;
         if (win_on & ((d_iova$1 < cfg_win_base) | (d_end$1 > win_end))) begin
@@ -1155,10 +659,9 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         if ((d_len$1 == c_zero32) | (d_end$1 <= d_iova$1)) begin
             d_st$1 = c_st_bad;
         end
-        d_iova$2 = s_rd_data[(c_at$6)+:(64)];
-        d_len$2 = s_rd_data[(c_at$7)+:(32)];
-        d_id$2 = s_rd_data[(c_at$8)+:(32)];
-        d_len64$2 = s_rd_data[(c_at$7)+:(64)] & c_lo32;
+        d_iova$2 = s_rd_data[(c_at$4)+:(64)];
+        d_len$2 = s_rd_data[(c_at$5)+:(32)];
+        d_len64$2 = s_rd_data[(c_at$5)+:(64)] & c_lo32;
         d_end$2 = d_iova$2 + d_len64$2;
         d_st$2 = c_zero8;
         if (win_on & ((d_iova$2 < cfg_win_base) | (d_end$2 > win_end))) begin
@@ -1167,10 +670,9 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         if ((d_len$2 == c_zero32) | (d_end$2 <= d_iova$2)) begin
             d_st$2 = c_st_bad;
         end
-        d_iova$3 = s_rd_data[(c_at$9)+:(64)];
-        d_len$3 = s_rd_data[(c_at$10)+:(32)];
-        d_id$3 = s_rd_data[(c_at$11)+:(32)];
-        d_len64$3 = s_rd_data[(c_at$10)+:(64)] & c_lo32;
+        d_iova$3 = s_rd_data[(c_at$6)+:(64)];
+        d_len$3 = s_rd_data[(c_at$7)+:(32)];
+        d_len64$3 = s_rd_data[(c_at$7)+:(64)] & c_lo32;
         d_end$3 = d_iova$3 + d_len64$3;
         d_st$3 = c_zero8;
         if (win_on & ((d_iova$3 < cfg_win_base) | (d_end$3 > win_end))) begin
@@ -1179,564 +681,168 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         if ((d_len$3 == c_zero32) | (d_end$3 <= d_iova$3)) begin
             d_st$3 = c_st_bad;
         end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$0)) begin
-            q_st$0$d = d_st$0;
-            q_iova$0$d = d_iova$0;
-            q_len$0$d = d_len$0;
-            q_id$0$d = d_id$0;
-            q_index$0$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$0)) begin
-            q_st$0$d = d_st$1;
-            q_iova$0$d = d_iova$1;
-            q_len$0$d = d_len$1;
-            q_id$0$d = d_id$1;
-            q_index$0$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$0)) begin
-            q_st$0$d = d_st$2;
-            q_iova$0$d = d_iova$2;
-            q_len$0$d = d_len$2;
-            q_id$0$d = d_id$2;
-            q_index$0$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$0)) begin
-            q_st$0$d = d_st$3;
-            q_iova$0$d = d_iova$3;
-            q_len$0$d = d_len$3;
-            q_id$0$d = d_id$3;
-            q_index$0$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$1)) begin
-            q_st$1$d = d_st$0;
-            q_iova$1$d = d_iova$0;
-            q_len$1$d = d_len$0;
-            q_id$1$d = d_id$0;
-            q_index$1$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$1)) begin
-            q_st$1$d = d_st$1;
-            q_iova$1$d = d_iova$1;
-            q_len$1$d = d_len$1;
-            q_id$1$d = d_id$1;
-            q_index$1$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$1)) begin
-            q_st$1$d = d_st$2;
-            q_iova$1$d = d_iova$2;
-            q_len$1$d = d_len$2;
-            q_id$1$d = d_id$2;
-            q_index$1$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$1)) begin
-            q_st$1$d = d_st$3;
-            q_iova$1$d = d_iova$3;
-            q_len$1$d = d_len$3;
-            q_id$1$d = d_id$3;
-            q_index$1$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$2)) begin
-            q_st$2$d = d_st$0;
-            q_iova$2$d = d_iova$0;
-            q_len$2$d = d_len$0;
-            q_id$2$d = d_id$0;
-            q_index$2$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$2)) begin
-            q_st$2$d = d_st$1;
-            q_iova$2$d = d_iova$1;
-            q_len$2$d = d_len$1;
-            q_id$2$d = d_id$1;
-            q_index$2$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$2)) begin
-            q_st$2$d = d_st$2;
-            q_iova$2$d = d_iova$2;
-            q_len$2$d = d_len$2;
-            q_id$2$d = d_id$2;
-            q_index$2$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$2)) begin
-            q_st$2$d = d_st$3;
-            q_iova$2$d = d_iova$3;
-            q_len$2$d = d_len$3;
-            q_id$2$d = d_id$3;
-            q_index$2$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$3)) begin
-            q_st$3$d = d_st$0;
-            q_iova$3$d = d_iova$0;
-            q_len$3$d = d_len$0;
-            q_id$3$d = d_id$0;
-            q_index$3$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$3)) begin
-            q_st$3$d = d_st$1;
-            q_iova$3$d = d_iova$1;
-            q_len$3$d = d_len$1;
-            q_id$3$d = d_id$1;
-            q_index$3$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$3)) begin
-            q_st$3$d = d_st$2;
-            q_iova$3$d = d_iova$2;
-            q_len$3$d = d_len$2;
-            q_id$3$d = d_id$2;
-            q_index$3$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$3)) begin
-            q_st$3$d = d_st$3;
-            q_iova$3$d = d_iova$3;
-            q_len$3$d = d_len$3;
-            q_id$3$d = d_id$3;
-            q_index$3$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$4)) begin
-            q_st$4$d = d_st$0;
-            q_iova$4$d = d_iova$0;
-            q_len$4$d = d_len$0;
-            q_id$4$d = d_id$0;
-            q_index$4$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$4)) begin
-            q_st$4$d = d_st$1;
-            q_iova$4$d = d_iova$1;
-            q_len$4$d = d_len$1;
-            q_id$4$d = d_id$1;
-            q_index$4$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$4)) begin
-            q_st$4$d = d_st$2;
-            q_iova$4$d = d_iova$2;
-            q_len$4$d = d_len$2;
-            q_id$4$d = d_id$2;
-            q_index$4$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$4)) begin
-            q_st$4$d = d_st$3;
-            q_iova$4$d = d_iova$3;
-            q_len$4$d = d_len$3;
-            q_id$4$d = d_id$3;
-            q_index$4$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$5)) begin
-            q_st$5$d = d_st$0;
-            q_iova$5$d = d_iova$0;
-            q_len$5$d = d_len$0;
-            q_id$5$d = d_id$0;
-            q_index$5$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$5)) begin
-            q_st$5$d = d_st$1;
-            q_iova$5$d = d_iova$1;
-            q_len$5$d = d_len$1;
-            q_id$5$d = d_id$1;
-            q_index$5$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$5)) begin
-            q_st$5$d = d_st$2;
-            q_iova$5$d = d_iova$2;
-            q_len$5$d = d_len$2;
-            q_id$5$d = d_id$2;
-            q_index$5$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$5)) begin
-            q_st$5$d = d_st$3;
-            q_iova$5$d = d_iova$3;
-            q_len$5$d = d_len$3;
-            q_id$5$d = d_id$3;
-            q_index$5$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$6)) begin
-            q_st$6$d = d_st$0;
-            q_iova$6$d = d_iova$0;
-            q_len$6$d = d_len$0;
-            q_id$6$d = d_id$0;
-            q_index$6$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$6)) begin
-            q_st$6$d = d_st$1;
-            q_iova$6$d = d_iova$1;
-            q_len$6$d = d_len$1;
-            q_id$6$d = d_id$1;
-            q_index$6$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$6)) begin
-            q_st$6$d = d_st$2;
-            q_iova$6$d = d_iova$2;
-            q_len$6$d = d_len$2;
-            q_id$6$d = d_id$2;
-            q_index$6$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$6)) begin
-            q_st$6$d = d_st$3;
-            q_iova$6$d = d_iova$3;
-            q_len$6$d = d_len$3;
-            q_id$6$d = d_id$3;
-            q_index$6$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$7)) begin
-            q_st$7$d = d_st$0;
-            q_iova$7$d = d_iova$0;
-            q_len$7$d = d_len$0;
-            q_id$7$d = d_id$0;
-            q_index$7$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$7)) begin
-            q_st$7$d = d_st$1;
-            q_iova$7$d = d_iova$1;
-            q_len$7$d = d_len$1;
-            q_id$7$d = d_id$1;
-            q_index$7$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$7)) begin
-            q_st$7$d = d_st$2;
-            q_iova$7$d = d_iova$2;
-            q_len$7$d = d_len$2;
-            q_id$7$d = d_id$2;
-            q_index$7$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$7)) begin
-            q_st$7$d = d_st$3;
-            q_iova$7$d = d_iova$3;
-            q_len$7$d = d_len$3;
-            q_id$7$d = d_id$3;
-            q_index$7$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$8)) begin
-            q_st$8$d = d_st$0;
-            q_iova$8$d = d_iova$0;
-            q_len$8$d = d_len$0;
-            q_id$8$d = d_id$0;
-            q_index$8$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$8)) begin
-            q_st$8$d = d_st$1;
-            q_iova$8$d = d_iova$1;
-            q_len$8$d = d_len$1;
-            q_id$8$d = d_id$1;
-            q_index$8$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$8)) begin
-            q_st$8$d = d_st$2;
-            q_iova$8$d = d_iova$2;
-            q_len$8$d = d_len$2;
-            q_id$8$d = d_id$2;
-            q_index$8$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$8)) begin
-            q_st$8$d = d_st$3;
-            q_iova$8$d = d_iova$3;
-            q_len$8$d = d_len$3;
-            q_id$8$d = d_id$3;
-            q_index$8$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$9)) begin
-            q_st$9$d = d_st$0;
-            q_iova$9$d = d_iova$0;
-            q_len$9$d = d_len$0;
-            q_id$9$d = d_id$0;
-            q_index$9$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$9)) begin
-            q_st$9$d = d_st$1;
-            q_iova$9$d = d_iova$1;
-            q_len$9$d = d_len$1;
-            q_id$9$d = d_id$1;
-            q_index$9$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$9)) begin
-            q_st$9$d = d_st$2;
-            q_iova$9$d = d_iova$2;
-            q_len$9$d = d_len$2;
-            q_id$9$d = d_id$2;
-            q_index$9$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$9)) begin
-            q_st$9$d = d_st$3;
-            q_iova$9$d = d_iova$3;
-            q_len$9$d = d_len$3;
-            q_id$9$d = d_id$3;
-            q_index$9$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$10)) begin
-            q_st$10$d = d_st$0;
-            q_iova$10$d = d_iova$0;
-            q_len$10$d = d_len$0;
-            q_id$10$d = d_id$0;
-            q_index$10$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$10)) begin
-            q_st$10$d = d_st$1;
-            q_iova$10$d = d_iova$1;
-            q_len$10$d = d_len$1;
-            q_id$10$d = d_id$1;
-            q_index$10$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$10)) begin
-            q_st$10$d = d_st$2;
-            q_iova$10$d = d_iova$2;
-            q_len$10$d = d_len$2;
-            q_id$10$d = d_id$2;
-            q_index$10$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$10)) begin
-            q_st$10$d = d_st$3;
-            q_iova$10$d = d_iova$3;
-            q_len$10$d = d_len$3;
-            q_id$10$d = d_id$3;
-            q_index$10$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$11)) begin
-            q_st$11$d = d_st$0;
-            q_iova$11$d = d_iova$0;
-            q_len$11$d = d_len$0;
-            q_id$11$d = d_id$0;
-            q_index$11$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$11)) begin
-            q_st$11$d = d_st$1;
-            q_iova$11$d = d_iova$1;
-            q_len$11$d = d_len$1;
-            q_id$11$d = d_id$1;
-            q_index$11$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$11)) begin
-            q_st$11$d = d_st$2;
-            q_iova$11$d = d_iova$2;
-            q_len$11$d = d_len$2;
-            q_id$11$d = d_id$2;
-            q_index$11$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$11)) begin
-            q_st$11$d = d_st$3;
-            q_iova$11$d = d_iova$3;
-            q_len$11$d = d_len$3;
-            q_id$11$d = d_id$3;
-            q_index$11$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$12)) begin
-            q_st$12$d = d_st$0;
-            q_iova$12$d = d_iova$0;
-            q_len$12$d = d_len$0;
-            q_id$12$d = d_id$0;
-            q_index$12$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$12)) begin
-            q_st$12$d = d_st$1;
-            q_iova$12$d = d_iova$1;
-            q_len$12$d = d_len$1;
-            q_id$12$d = d_id$1;
-            q_index$12$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$12)) begin
-            q_st$12$d = d_st$2;
-            q_iova$12$d = d_iova$2;
-            q_len$12$d = d_len$2;
-            q_id$12$d = d_id$2;
-            q_index$12$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$12)) begin
-            q_st$12$d = d_st$3;
-            q_iova$12$d = d_iova$3;
-            q_len$12$d = d_len$3;
-            q_id$12$d = d_id$3;
-            q_index$12$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$13)) begin
-            q_st$13$d = d_st$0;
-            q_iova$13$d = d_iova$0;
-            q_len$13$d = d_len$0;
-            q_id$13$d = d_id$0;
-            q_index$13$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$13)) begin
-            q_st$13$d = d_st$1;
-            q_iova$13$d = d_iova$1;
-            q_len$13$d = d_len$1;
-            q_id$13$d = d_id$1;
-            q_index$13$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$13)) begin
-            q_st$13$d = d_st$2;
-            q_iova$13$d = d_iova$2;
-            q_len$13$d = d_len$2;
-            q_id$13$d = d_id$2;
-            q_index$13$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$13)) begin
-            q_st$13$d = d_st$3;
-            q_iova$13$d = d_iova$3;
-            q_len$13$d = d_len$3;
-            q_id$13$d = d_id$3;
-            q_index$13$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$14)) begin
-            q_st$14$d = d_st$0;
-            q_iova$14$d = d_iova$0;
-            q_len$14$d = d_len$0;
-            q_id$14$d = d_id$0;
-            q_index$14$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$14)) begin
-            q_st$14$d = d_st$1;
-            q_iova$14$d = d_iova$1;
-            q_len$14$d = d_len$1;
-            q_id$14$d = d_id$1;
-            q_index$14$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$14)) begin
-            q_st$14$d = d_st$2;
-            q_iova$14$d = d_iova$2;
-            q_len$14$d = d_len$2;
-            q_id$14$d = d_id$2;
-            q_index$14$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$14)) begin
-            q_st$14$d = d_st$3;
-            q_iova$14$d = d_iova$3;
-            q_len$14$d = d_len$3;
-            q_id$14$d = d_id$3;
-            q_index$14$d = got$q + c_j$3;
-        end
-        if (resp & (c_j$0 < rn) & ((wr$q + c_j4$0) == c_s4$15)) begin
-            q_st$15$d = d_st$0;
-            q_iova$15$d = d_iova$0;
-            q_len$15$d = d_len$0;
-            q_id$15$d = d_id$0;
-            q_index$15$d = got$q + c_j$0;
-        end
-        if (resp & (c_j$1 < rn) & ((wr$q + c_j4$1) == c_s4$15)) begin
-            q_st$15$d = d_st$1;
-            q_iova$15$d = d_iova$1;
-            q_len$15$d = d_len$1;
-            q_id$15$d = d_id$1;
-            q_index$15$d = got$q + c_j$1;
-        end
-        if (resp & (c_j$2 < rn) & ((wr$q + c_j4$2) == c_s4$15)) begin
-            q_st$15$d = d_st$2;
-            q_iova$15$d = d_iova$2;
-            q_len$15$d = d_len$2;
-            q_id$15$d = d_id$2;
-            q_index$15$d = got$q + c_j$2;
-        end
-        if (resp & (c_j$3 < rn) & ((wr$q + c_j4$3) == c_s4$15)) begin
-            q_st$15$d = d_st$3;
-            q_iova$15$d = d_iova$3;
-            q_len$15$d = d_len$3;
-            q_id$15$d = d_id$3;
-            q_index$15$d = got$q + c_j$3;
-        end
-        h_st = q_st$0$q;
-        m_buf_iova = q_iova$0$q;
-        m_buf_length = q_len$0$q;
-        m_buf_id = q_id$0$q;
-        m_buf_index = q_index$0$q;
-        if (rd$q == c_s4$1) begin
-            h_st = q_st$1$q;
-            m_buf_iova = q_iova$1$q;
-            m_buf_length = q_len$1$q;
-            m_buf_id = q_id$1$q;
-            m_buf_index = q_index$1$q;
-        end
-        if (rd$q == c_s4$2) begin
-            h_st = q_st$2$q;
-            m_buf_iova = q_iova$2$q;
-            m_buf_length = q_len$2$q;
-            m_buf_id = q_id$2$q;
-            m_buf_index = q_index$2$q;
-        end
-        if (rd$q == c_s4$3) begin
-            h_st = q_st$3$q;
-            m_buf_iova = q_iova$3$q;
-            m_buf_length = q_len$3$q;
-            m_buf_id = q_id$3$q;
-            m_buf_index = q_index$3$q;
-        end
-        if (rd$q == c_s4$4) begin
-            h_st = q_st$4$q;
-            m_buf_iova = q_iova$4$q;
-            m_buf_length = q_len$4$q;
-            m_buf_id = q_id$4$q;
-            m_buf_index = q_index$4$q;
-        end
-        if (rd$q == c_s4$5) begin
-            h_st = q_st$5$q;
-            m_buf_iova = q_iova$5$q;
-            m_buf_length = q_len$5$q;
-            m_buf_id = q_id$5$q;
-            m_buf_index = q_index$5$q;
-        end
-        if (rd$q == c_s4$6) begin
-            h_st = q_st$6$q;
-            m_buf_iova = q_iova$6$q;
-            m_buf_length = q_len$6$q;
-            m_buf_id = q_id$6$q;
-            m_buf_index = q_index$6$q;
-        end
-        if (rd$q == c_s4$7) begin
-            h_st = q_st$7$q;
-            m_buf_iova = q_iova$7$q;
-            m_buf_length = q_len$7$q;
-            m_buf_id = q_id$7$q;
-            m_buf_index = q_index$7$q;
-        end
-        if (rd$q == c_s4$8) begin
-            h_st = q_st$8$q;
-            m_buf_iova = q_iova$8$q;
-            m_buf_length = q_len$8$q;
-            m_buf_id = q_id$8$q;
-            m_buf_index = q_index$8$q;
-        end
-        if (rd$q == c_s4$9) begin
-            h_st = q_st$9$q;
-            m_buf_iova = q_iova$9$q;
-            m_buf_length = q_len$9$q;
-            m_buf_id = q_id$9$q;
-            m_buf_index = q_index$9$q;
-        end
-        if (rd$q == c_s4$10) begin
-            h_st = q_st$10$q;
-            m_buf_iova = q_iova$10$q;
-            m_buf_length = q_len$10$q;
-            m_buf_id = q_id$10$q;
-            m_buf_index = q_index$10$q;
-        end
-        if (rd$q == c_s4$11) begin
-            h_st = q_st$11$q;
-            m_buf_iova = q_iova$11$q;
-            m_buf_length = q_len$11$q;
-            m_buf_id = q_id$11$q;
-            m_buf_index = q_index$11$q;
-        end
-        if (rd$q == c_s4$12) begin
-            h_st = q_st$12$q;
-            m_buf_iova = q_iova$12$q;
-            m_buf_length = q_len$12$q;
-            m_buf_id = q_id$12$q;
-            m_buf_index = q_index$12$q;
-        end
-        if (rd$q == c_s4$13) begin
-            h_st = q_st$13$q;
-            m_buf_iova = q_iova$13$q;
-            m_buf_length = q_len$13$q;
-            m_buf_id = q_id$13$q;
-            m_buf_index = q_index$13$q;
-        end
-        if (rd$q == c_s4$14) begin
-            h_st = q_st$14$q;
-            m_buf_iova = q_iova$14$q;
-            m_buf_length = q_len$14$q;
-            m_buf_id = q_id$14$q;
-            m_buf_index = q_index$14$q;
-        end
-        if (rd$q == c_s4$15) begin
-            h_st = q_st$15$q;
-            m_buf_iova = q_iova$15$q;
-            m_buf_length = q_len$15$q;
-            m_buf_id = q_id$15$q;
-            m_buf_index = q_index$15$q;
-        end
+        bank$0$clock = clock;
+        st_bank$0$clock = clock;
+        b_j$0 = c_j2$0 - wr$q[(32'h0)+:(2)];
+        b_slot$0 = wr$q;
+        bank$0$write_enable = 1'b0;
+        bank$0$write_data = s_rd_data[(c_desc_at$0)+:(128)];
+        st_bank$0$write_data = d_st$0;
+        if (b_j$0 == c_j2$0) begin
+            b_slot$0 = wr$q + c_j6$0;
+            bank$0$write_enable = resp & (c_j$0 < rn);
+            bank$0$write_data = s_rd_data[(c_desc_at$0)+:(128)];
+            st_bank$0$write_data = d_st$0;
+        end
+        if (b_j$0 == c_j2$1) begin
+            b_slot$0 = wr$q + c_j6$1;
+            bank$0$write_enable = resp & (c_j$1 < rn);
+            bank$0$write_data = s_rd_data[(c_desc_at$1)+:(128)];
+            st_bank$0$write_data = d_st$1;
+        end
+        if (b_j$0 == c_j2$2) begin
+            b_slot$0 = wr$q + c_j6$2;
+            bank$0$write_enable = resp & (c_j$2 < rn);
+            bank$0$write_data = s_rd_data[(c_desc_at$2)+:(128)];
+            st_bank$0$write_data = d_st$2;
+        end
+        if (b_j$0 == c_j2$3) begin
+            b_slot$0 = wr$q + c_j6$3;
+            bank$0$write_enable = resp & (c_j$3 < rn);
+            bank$0$write_data = s_rd_data[(c_desc_at$3)+:(128)];
+            st_bank$0$write_data = d_st$3;
+        end
+        bank$0$write_address = b_slot$0[(32'h2)+:(4)];
+        st_bank$0$write_address = b_slot$0[(32'h2)+:(4)];
+        st_bank$0$write_enable = bank$0$write_enable;
+        bank$0$read_address = rd$q[(32'h2)+:(4)];
+        st_bank$0$read_address = rd$q[(32'h2)+:(4)];
+        bank$1$clock = clock;
+        st_bank$1$clock = clock;
+        b_j$1 = c_j2$1 - wr$q[(32'h0)+:(2)];
+        b_slot$1 = wr$q;
+        bank$1$write_enable = 1'b0;
+        bank$1$write_data = s_rd_data[(c_desc_at$0)+:(128)];
+        st_bank$1$write_data = d_st$0;
+        if (b_j$1 == c_j2$0) begin
+            b_slot$1 = wr$q + c_j6$0;
+            bank$1$write_enable = resp & (c_j$0 < rn);
+            bank$1$write_data = s_rd_data[(c_desc_at$0)+:(128)];
+            st_bank$1$write_data = d_st$0;
+        end
+        if (b_j$1 == c_j2$1) begin
+            b_slot$1 = wr$q + c_j6$1;
+            bank$1$write_enable = resp & (c_j$1 < rn);
+            bank$1$write_data = s_rd_data[(c_desc_at$1)+:(128)];
+            st_bank$1$write_data = d_st$1;
+        end
+        if (b_j$1 == c_j2$2) begin
+            b_slot$1 = wr$q + c_j6$2;
+            bank$1$write_enable = resp & (c_j$2 < rn);
+            bank$1$write_data = s_rd_data[(c_desc_at$2)+:(128)];
+            st_bank$1$write_data = d_st$2;
+        end
+        if (b_j$1 == c_j2$3) begin
+            b_slot$1 = wr$q + c_j6$3;
+            bank$1$write_enable = resp & (c_j$3 < rn);
+            bank$1$write_data = s_rd_data[(c_desc_at$3)+:(128)];
+            st_bank$1$write_data = d_st$3;
+        end
+        bank$1$write_address = b_slot$1[(32'h2)+:(4)];
+        st_bank$1$write_address = b_slot$1[(32'h2)+:(4)];
+        st_bank$1$write_enable = bank$1$write_enable;
+        bank$1$read_address = rd$q[(32'h2)+:(4)];
+        st_bank$1$read_address = rd$q[(32'h2)+:(4)];
+        bank$2$clock = clock;
+        st_bank$2$clock = clock;
+        b_j$2 = c_j2$2 - wr$q[(32'h0)+:(2)];
+        b_slot$2 = wr$q;
+        bank$2$write_enable = 1'b0;
+        bank$2$write_data = s_rd_data[(c_desc_at$0)+:(128)];
+        st_bank$2$write_data = d_st$0;
+        if (b_j$2 == c_j2$0) begin
+            b_slot$2 = wr$q + c_j6$0;
+            bank$2$write_enable = resp & (c_j$0 < rn);
+            bank$2$write_data = s_rd_data[(c_desc_at$0)+:(128)];
+            st_bank$2$write_data = d_st$0;
+        end
+        if (b_j$2 == c_j2$1) begin
+            b_slot$2 = wr$q + c_j6$1;
+            bank$2$write_enable = resp & (c_j$1 < rn);
+            bank$2$write_data = s_rd_data[(c_desc_at$1)+:(128)];
+            st_bank$2$write_data = d_st$1;
+        end
+        if (b_j$2 == c_j2$2) begin
+            b_slot$2 = wr$q + c_j6$2;
+            bank$2$write_enable = resp & (c_j$2 < rn);
+            bank$2$write_data = s_rd_data[(c_desc_at$2)+:(128)];
+            st_bank$2$write_data = d_st$2;
+        end
+        if (b_j$2 == c_j2$3) begin
+            b_slot$2 = wr$q + c_j6$3;
+            bank$2$write_enable = resp & (c_j$3 < rn);
+            bank$2$write_data = s_rd_data[(c_desc_at$3)+:(128)];
+            st_bank$2$write_data = d_st$3;
+        end
+        bank$2$write_address = b_slot$2[(32'h2)+:(4)];
+        st_bank$2$write_address = b_slot$2[(32'h2)+:(4)];
+        st_bank$2$write_enable = bank$2$write_enable;
+        bank$2$read_address = rd$q[(32'h2)+:(4)];
+        st_bank$2$read_address = rd$q[(32'h2)+:(4)];
+        bank$3$clock = clock;
+        st_bank$3$clock = clock;
+        b_j$3 = c_j2$3 - wr$q[(32'h0)+:(2)];
+        b_slot$3 = wr$q;
+        bank$3$write_enable = 1'b0;
+        bank$3$write_data = s_rd_data[(c_desc_at$0)+:(128)];
+        st_bank$3$write_data = d_st$0;
+        if (b_j$3 == c_j2$0) begin
+            b_slot$3 = wr$q + c_j6$0;
+            bank$3$write_enable = resp & (c_j$0 < rn);
+            bank$3$write_data = s_rd_data[(c_desc_at$0)+:(128)];
+            st_bank$3$write_data = d_st$0;
+        end
+        if (b_j$3 == c_j2$1) begin
+            b_slot$3 = wr$q + c_j6$1;
+            bank$3$write_enable = resp & (c_j$1 < rn);
+            bank$3$write_data = s_rd_data[(c_desc_at$1)+:(128)];
+            st_bank$3$write_data = d_st$1;
+        end
+        if (b_j$3 == c_j2$2) begin
+            b_slot$3 = wr$q + c_j6$2;
+            bank$3$write_enable = resp & (c_j$2 < rn);
+            bank$3$write_data = s_rd_data[(c_desc_at$2)+:(128)];
+            st_bank$3$write_data = d_st$2;
+        end
+        if (b_j$3 == c_j2$3) begin
+            b_slot$3 = wr$q + c_j6$3;
+            bank$3$write_enable = resp & (c_j$3 < rn);
+            bank$3$write_data = s_rd_data[(c_desc_at$3)+:(128)];
+            st_bank$3$write_data = d_st$3;
+        end
+        bank$3$write_address = b_slot$3[(32'h2)+:(4)];
+        st_bank$3$write_address = b_slot$3[(32'h2)+:(4)];
+        st_bank$3$write_enable = bank$3$write_enable;
+        bank$3$read_address = rd$q[(32'h2)+:(4)];
+        st_bank$3$read_address = rd$q[(32'h2)+:(4)];
+        head = bank$0$read_data;
+        h_st = st_bank$0$read_data;
+        if (rd$q[(32'h0)+:(2)] == c_j2$1) begin
+            head = bank$1$read_data;
+            h_st = st_bank$1$read_data;
+        end
+        if (rd$q[(32'h0)+:(2)] == c_j2$2) begin
+            head = bank$2$read_data;
+            h_st = st_bank$2$read_data;
+        end
+        if (rd$q[(32'h0)+:(2)] == c_j2$3) begin
+            head = bank$3$read_data;
+            h_st = st_bank$3$read_data;
+        end
+        m_buf_iova = head[(32'h0)+:(64)];
+        m_buf_length = head[(32'h40)+:(32)];
+        m_buf_id = head[(32'h60)+:(32)];
+        m_buf_index = popped$q;
         h_bad = h_st != c_zero8;
         m_err_status = h_st;
         has = count$q != c_zero32;
@@ -1748,32 +854,69 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         end
         if (issue) begin
             fetch$d = fetch$q + n;
-            if (rq_wr$q == c_s2$0) begin
-                rq$0$d = n;
+            if (rq_wr$q == c_r4$0) begin
+                rq$0$d = n[(32'h0)+:(3)];
             end
-            if (rq_wr$q == c_s2$1) begin
-                rq$1$d = n;
+            if (rq_wr$q == c_r4$1) begin
+                rq$1$d = n[(32'h0)+:(3)];
             end
-            if (rq_wr$q == c_s2$2) begin
-                rq$2$d = n;
+            if (rq_wr$q == c_r4$2) begin
+                rq$2$d = n[(32'h0)+:(3)];
             end
-            if (rq_wr$q == c_s2$3) begin
-                rq$3$d = n;
+            if (rq_wr$q == c_r4$3) begin
+                rq$3$d = n[(32'h0)+:(3)];
             end
-            rq_wr$d = rq_wr$q + c_one2;
+            if (rq_wr$q == c_r4$4) begin
+                rq$4$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$5) begin
+                rq$5$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$6) begin
+                rq$6$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$7) begin
+                rq$7$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$8) begin
+                rq$8$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$9) begin
+                rq$9$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$10) begin
+                rq$10$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$11) begin
+                rq$11$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$12) begin
+                rq$12$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$13) begin
+                rq$13$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$14) begin
+                rq$14$d = n[(32'h0)+:(3)];
+            end
+            if (rq_wr$q == c_r4$15) begin
+                rq$15$d = n[(32'h0)+:(3)];
+            end
+            rq_wr$d = rq_wr$q + c_one4;
         end
         if (s_rd_valid) begin
-            rq_rd$d = rq_rd$q + c_one2;
+            rq_rd$d = rq_rd$q + c_one4;
             if (~resp) begin
                 discard$d = discard$q - c_one32;
             end
         end
         if (resp) begin
             got$d = got$q + rn;
-            wr$d = wr$q + rn[(32'h0)+:(4)];
+            wr$d = wr$q + rn[(32'h0)+:(6)];
         end
         if (pop) begin
-            rd$d = rd$q + c_one4;
+            rd$d = rd$q + c_one6;
+            popped$d = popped$q + c_one32;
         end
         count$d = count$q;
         if (resp) begin
@@ -1808,8 +951,9 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
             got$d = c_zero32;
             count$d = c_zero32;
             inflight$d = c_zero32;
-            wr$d = c_zero4;
-            rd$d = c_zero4;
+            wr$d = c_zero6;
+            rd$d = c_zero6;
+            popped$d = c_zero32;
             discard$d = reqs$q;
             if (s_rd_valid) begin
                 discard$d = reqs$q - c_one32;
@@ -1822,14 +966,115 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
             inflight$d = c_zero32;
             reqs$d = c_zero32;
             discard$d = c_zero32;
-            wr$d = c_zero4;
-            rd$d = c_zero4;
-            rq_wr$d = c_zero2;
-            rq_rd$d = c_zero2;
+            wr$d = c_zero6;
+            rd$d = c_zero6;
+            popped$d = c_zero32;
+            rq_wr$d = c_zero4;
+            rq_rd$d = c_zero4;
         end
     end
     
 endmodule // homa_host_rxq_w512
+
+
+module homa_host_rxq_w512$bank$0(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [127:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [127:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [127:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_rxq_w512$bank$0
+
+
+module homa_host_rxq_w512$bank$1(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [127:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [127:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [127:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_rxq_w512$bank$1
+
+
+module homa_host_rxq_w512$bank$2(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [127:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [127:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [127:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_rxq_w512$bank$2
+
+
+module homa_host_rxq_w512$bank$3(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [127:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [127:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [127:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_rxq_w512$bank$3
 
 
 module homa_host_rxq_w512$count(d,q,clock);
@@ -1946,7 +1191,7 @@ module homa_host_rxq_w512$n_bad(d,q,clock);
 endmodule // homa_host_rxq_w512$n_bad
 
 
-module homa_host_rxq_w512$q_id$0(d,q,clock);
+module homa_host_rxq_w512$popped(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -1962,1520 +1207,19 @@ module homa_host_rxq_w512$q_id$0(d,q,clock);
        q <= d;
     end
           
-endmodule // homa_host_rxq_w512$q_id$0
-
-
-module homa_host_rxq_w512$q_id$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$1
-
-
-module homa_host_rxq_w512$q_id$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$10
-
-
-module homa_host_rxq_w512$q_id$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$11
-
-
-module homa_host_rxq_w512$q_id$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$12
-
-
-module homa_host_rxq_w512$q_id$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$13
-
-
-module homa_host_rxq_w512$q_id$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$14
-
-
-module homa_host_rxq_w512$q_id$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$15
-
-
-module homa_host_rxq_w512$q_id$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$2
-
-
-module homa_host_rxq_w512$q_id$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$3
-
-
-module homa_host_rxq_w512$q_id$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$4
-
-
-module homa_host_rxq_w512$q_id$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$5
-
-
-module homa_host_rxq_w512$q_id$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$6
-
-
-module homa_host_rxq_w512$q_id$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$7
-
-
-module homa_host_rxq_w512$q_id$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$8
-
-
-module homa_host_rxq_w512$q_id$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_id$9
-
-
-module homa_host_rxq_w512$q_index$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$0
-
-
-module homa_host_rxq_w512$q_index$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$1
-
-
-module homa_host_rxq_w512$q_index$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$10
-
-
-module homa_host_rxq_w512$q_index$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$11
-
-
-module homa_host_rxq_w512$q_index$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$12
-
-
-module homa_host_rxq_w512$q_index$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$13
-
-
-module homa_host_rxq_w512$q_index$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$14
-
-
-module homa_host_rxq_w512$q_index$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$15
-
-
-module homa_host_rxq_w512$q_index$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$2
-
-
-module homa_host_rxq_w512$q_index$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$3
-
-
-module homa_host_rxq_w512$q_index$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$4
-
-
-module homa_host_rxq_w512$q_index$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$5
-
-
-module homa_host_rxq_w512$q_index$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$6
-
-
-module homa_host_rxq_w512$q_index$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$7
-
-
-module homa_host_rxq_w512$q_index$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$8
-
-
-module homa_host_rxq_w512$q_index$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_index$9
-
-
-module homa_host_rxq_w512$q_iova$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$0
-
-
-module homa_host_rxq_w512$q_iova$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$1
-
-
-module homa_host_rxq_w512$q_iova$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$10
-
-
-module homa_host_rxq_w512$q_iova$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$11
-
-
-module homa_host_rxq_w512$q_iova$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$12
-
-
-module homa_host_rxq_w512$q_iova$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$13
-
-
-module homa_host_rxq_w512$q_iova$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$14
-
-
-module homa_host_rxq_w512$q_iova$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$15
-
-
-module homa_host_rxq_w512$q_iova$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$2
-
-
-module homa_host_rxq_w512$q_iova$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$3
-
-
-module homa_host_rxq_w512$q_iova$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$4
-
-
-module homa_host_rxq_w512$q_iova$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$5
-
-
-module homa_host_rxq_w512$q_iova$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$6
-
-
-module homa_host_rxq_w512$q_iova$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$7
-
-
-module homa_host_rxq_w512$q_iova$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$8
-
-
-module homa_host_rxq_w512$q_iova$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_iova$9
-
-
-module homa_host_rxq_w512$q_len$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$0
-
-
-module homa_host_rxq_w512$q_len$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$1
-
-
-module homa_host_rxq_w512$q_len$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$10
-
-
-module homa_host_rxq_w512$q_len$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$11
-
-
-module homa_host_rxq_w512$q_len$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$12
-
-
-module homa_host_rxq_w512$q_len$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$13
-
-
-module homa_host_rxq_w512$q_len$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$14
-
-
-module homa_host_rxq_w512$q_len$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$15
-
-
-module homa_host_rxq_w512$q_len$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$2
-
-
-module homa_host_rxq_w512$q_len$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$3
-
-
-module homa_host_rxq_w512$q_len$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$4
-
-
-module homa_host_rxq_w512$q_len$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$5
-
-
-module homa_host_rxq_w512$q_len$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$6
-
-
-module homa_host_rxq_w512$q_len$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$7
-
-
-module homa_host_rxq_w512$q_len$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$8
-
-
-module homa_host_rxq_w512$q_len$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_len$9
-
-
-module homa_host_rxq_w512$q_st$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$0
-
-
-module homa_host_rxq_w512$q_st$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$1
-
-
-module homa_host_rxq_w512$q_st$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$10
-
-
-module homa_host_rxq_w512$q_st$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$11
-
-
-module homa_host_rxq_w512$q_st$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$12
-
-
-module homa_host_rxq_w512$q_st$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$13
-
-
-module homa_host_rxq_w512$q_st$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$14
-
-
-module homa_host_rxq_w512$q_st$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$15
-
-
-module homa_host_rxq_w512$q_st$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$2
-
-
-module homa_host_rxq_w512$q_st$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$3
-
-
-module homa_host_rxq_w512$q_st$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$4
-
-
-module homa_host_rxq_w512$q_st$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$5
-
-
-module homa_host_rxq_w512$q_st$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$6
-
-
-module homa_host_rxq_w512$q_st$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$7
-
-
-module homa_host_rxq_w512$q_st$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$8
-
-
-module homa_host_rxq_w512$q_st$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rxq_w512$q_st$9
+endmodule // homa_host_rxq_w512$popped
 
 
 module homa_host_rxq_w512$rd(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 6'h0;
     end
     
     always @(posedge clock) begin
@@ -3507,13 +1251,13 @@ endmodule // homa_host_rxq_w512$reqs
 module homa_host_rxq_w512$rq$0(d,q,clock);
     
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 3'h0;
     end
     
     always @(posedge clock) begin
@@ -3526,13 +1270,13 @@ endmodule // homa_host_rxq_w512$rq$0
 module homa_host_rxq_w512$rq$1(d,q,clock);
     
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 3'h0;
     end
     
     always @(posedge clock) begin
@@ -3542,16 +1286,130 @@ module homa_host_rxq_w512$rq$1(d,q,clock);
 endmodule // homa_host_rxq_w512$rq$1
 
 
-module homa_host_rxq_w512$rq$2(d,q,clock);
+module homa_host_rxq_w512$rq$10(d,q,clock);
     
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$10
+
+
+module homa_host_rxq_w512$rq$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$11
+
+
+module homa_host_rxq_w512$rq$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$12
+
+
+module homa_host_rxq_w512$rq$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$13
+
+
+module homa_host_rxq_w512$rq$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$14
+
+
+module homa_host_rxq_w512$rq$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$15
+
+
+module homa_host_rxq_w512$rq$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
     end
     
     always @(posedge clock) begin
@@ -3564,13 +1422,13 @@ endmodule // homa_host_rxq_w512$rq$2
 module homa_host_rxq_w512$rq$3(d,q,clock);
     
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 3'h0;
     end
     
     always @(posedge clock) begin
@@ -3580,16 +1438,130 @@ module homa_host_rxq_w512$rq$3(d,q,clock);
 endmodule // homa_host_rxq_w512$rq$3
 
 
-module homa_host_rxq_w512$rq_rd(d,q,clock);
+module homa_host_rxq_w512$rq$4(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$4
+
+
+module homa_host_rxq_w512$rq$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$5
+
+
+module homa_host_rxq_w512$rq$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$6
+
+
+module homa_host_rxq_w512$rq$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$7
+
+
+module homa_host_rxq_w512$rq$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$8
+
+
+module homa_host_rxq_w512$rq$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$rq$9
+
+
+module homa_host_rxq_w512$rq_rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
     end
     
     always @(posedge clock) begin
@@ -3602,13 +1574,13 @@ endmodule // homa_host_rxq_w512$rq_rd
 module homa_host_rxq_w512$rq_wr(d,q,clock);
     
     // Module arguments
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 2'h0;
+       q = 4'h0;
     end
     
     always @(posedge clock) begin
@@ -3618,16 +1590,116 @@ module homa_host_rxq_w512$rq_wr(d,q,clock);
 endmodule // homa_host_rxq_w512$rq_wr
 
 
+module homa_host_rxq_w512$st_bank$0(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [7:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [7:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [7:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_rxq_w512$st_bank$0
+
+
+module homa_host_rxq_w512$st_bank$1(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [7:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [7:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [7:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_rxq_w512$st_bank$1
+
+
+module homa_host_rxq_w512$st_bank$2(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [7:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [7:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [7:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_rxq_w512$st_bank$2
+
+
+module homa_host_rxq_w512$st_bank$3(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [7:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [7:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [7:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_rxq_w512$st_bank$3
+
+
 module homa_host_rxq_w512$wr(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 6'h0;
     end
     
     always @(posedge clock) begin

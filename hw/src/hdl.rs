@@ -8,8 +8,8 @@
 
 pub use rust_hdl::prelude::{
     Bit, Bits, Block, Clock, Constant, In, LiteralType, Local, Logic, LogicBlock, LogicStruct, Out,
-    Signal, Synth, TypeDescriptor, TypeField, TypeKind, VCDValue, VerilogLiteral, ast, bit_cast,
-    block, dff_setup, generate_verilog, hdl_gen, logic, probe, simulate,
+    Signal, Synth, TypeDescriptor, TypeField, TypeKind, VCDValue, Verilog, VerilogLiteral, ast,
+    bit_cast, block, dff_setup, generate_verilog, hdl_gen, logic, probe, simulate,
 };
 pub use rust_hdl::widgets::prelude::{DFF, RAM};
 

@@ -21,7 +21,9 @@
 //! - [`rx_dma::RxDma512`]: the receive DMA engine: each DATA payload into one posted host
 //!   buffer (writes cut at the buffer's end), one `RX_DATA` or `ERROR` completion per buffer.
 //! - [`rx_ring::RxRing512`]: fetches the RX buffer descriptors the host posts, four per
-//!   DMA read, for the RX DMA engine.
+//!   DMA read and up to 16 reads in flight, into a 64-entry FIFO in LUT RAM, for the RX DMA
+//!   engine; refuses (with an `ERROR` completion) descriptors outside the RX window.
+//! - [`lutram::LutRam`]: distributed RAM with a combinational read port, for FIFOs.
 //! - [`cq_writer::CqWriter512`]: completions into the host's completion ring (body, then the
 //!   phase byte; never over an entry the host has not consumed).
 //! - [`host_rx::HostRx512`]: the three above behind one DMA read port and one DMA write
@@ -50,6 +52,7 @@ pub mod grant_model;
 pub mod hdl;
 pub mod host_rx;
 pub mod host_rx_model;
+pub mod lutram;
 pub mod msg_table;
 pub mod msg_table_model;
 pub mod parser;

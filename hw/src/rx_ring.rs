@@ -3,10 +3,18 @@
 //! hands them, in ring order, to the RX DMA engine ([`crate::rx_dma::RxDma512`]'s `s_buf_*`).
 //!
 //! ```text
-//!  cfg_producer (doorbell) ─► m_rd_* (up to 4 descriptors, one 64-byte read, ≤ 4 in flight)
-//!  s_rd_* (responses, in order) ─► descriptor FIFO (16) ─► m_buf_* (iova, length, id, index)
+//!  cfg_producer (doorbell) ─► m_rd_* (up to 4 descriptors, one 64-byte read, ≤ 16 in flight)
+//!  s_rd_* (responses, in order) ─► descriptor FIFO (64) ─► m_buf_* (iova, length, id, index)
 //!                                                        └─► m_err_* (status; id, index)
 //! ```
+//!
+//! Depth: a PCIe read takes about 1 µs (250 cycles) to come back, and a burst of short DATA
+//! packets at 100 Gb/s uses a buffer every 2-10 cycles; 16 reads of 4 descriptors in flight
+//! and a 64-entry FIFO keep buffers coming through such bursts (16 and 4 reads lost payloads
+//! in the cluster's W3 runs). The FIFO lies in four banks of LUT RAM ([`LutRam`]), slot `s`
+//! in bank `s mod 4` (with its refusal status, decided as the descriptor arrives, in a
+//! parallel bank): the up to four descriptors of one response go to four different banks,
+//! one write each, and the head is one bank's combinational read.
 //!
 //! Reads never cross the ring's end and never run ahead of the producer; the FIFO space is
 //! reserved when a read is issued, so responses are always taken. `consumer` (`rx_consumer`)
@@ -30,12 +38,15 @@ mod tests;
 
 use crate::grant_framer::Lo32Hi32;
 use crate::hdl::*;
+use crate::lutram::LutRam;
 use homa_proto::hostif::Status;
 
 /// FIFO depth in descriptors.
-pub const RX_RING_FIFO: usize = 16;
-/// Descriptors per read (one 64-byte beat).
+pub const RX_RING_FIFO: usize = 64;
+/// Descriptors per read (one 64-byte beat); also the number of FIFO banks.
 pub const RX_RING_BATCH: usize = 4;
+/// Descriptor reads in flight at most.
+pub const RX_RING_READS: usize = 16;
 
 /// The RX buffer ring fetcher.
 #[derive(LogicBlock)]
@@ -96,16 +107,18 @@ pub struct RxRing512 {
     inflight: DFF<Bits<32>>,
     reqs: DFF<Bits<32>>,
     discard: DFF<Bits<32>>,
-    wr: DFF<Bits<4>>,
-    rd: DFF<Bits<4>>,
-    rq: [DFF<Bits<32>>; RX_RING_BATCH],
-    rq_wr: DFF<Bits<2>>,
-    rq_rd: DFF<Bits<2>>,
-    q_st: [DFF<Bits<8>>; RX_RING_FIFO],
-    q_iova: [DFF<Bits<64>>; RX_RING_FIFO],
-    q_len: [DFF<Bits<32>>; RX_RING_FIFO],
-    q_id: [DFF<Bits<32>>; RX_RING_FIFO],
-    q_index: [DFF<Bits<32>>; RX_RING_FIFO],
+    /// Slot of the next write and of the head (6 bits: 64 slots).
+    wr: DFF<Bits<6>>,
+    rd: DFF<Bits<6>>,
+    /// Descriptors popped since the clear: the head's ring index.
+    popped: DFF<Bits<32>>,
+    /// Descriptor count of each read in flight, in issue order.
+    rq: [DFF<Bits<3>>; RX_RING_READS],
+    rq_wr: DFF<Bits<4>>,
+    rq_rd: DFF<Bits<4>>,
+    /// The FIFO: descriptors as read, and their refusal status (0: good).
+    bank: [LutRam<Bits<128>, 4>; RX_RING_BATCH],
+    st_bank: [LutRam<Bits<8>, 4>; RX_RING_BATCH],
     n_bad: DFF<Bits<32>>,
     on: Signal<Local, Bit>,
     size: Signal<Local, Bits<32>>,
@@ -119,19 +132,23 @@ pub struct RxRing512 {
     off64: Signal<Local, Lo32Hi32>,
     issue: Signal<Local, Bit>,
     resp: Signal<Local, Bit>,
+    rn3: Signal<Local, Bits<3>>,
     rn: Signal<Local, Bits<32>>,
+    head: Signal<Local, Bits<128>>,
     h_st: Signal<Local, Bits<8>>,
     h_bad: Signal<Local, Bit>,
-    win_on: Signal<Local, Bit>,
-    win_end: Signal<Local, Bits<64>>,
     has: Signal<Local, Bit>,
     pop: Signal<Local, Bit>,
+    win_on: Signal<Local, Bit>,
+    win_end: Signal<Local, Bits<64>>,
     d_iova: [Signal<Local, Bits<64>>; RX_RING_BATCH],
     d_len: [Signal<Local, Bits<32>>; RX_RING_BATCH],
-    d_id: [Signal<Local, Bits<32>>; RX_RING_BATCH],
     d_len64: [Signal<Local, Bits<64>>; RX_RING_BATCH],
     d_end: [Signal<Local, Bits<64>>; RX_RING_BATCH],
     d_st: [Signal<Local, Bits<8>>; RX_RING_BATCH],
+    /// Which descriptor of the beat bank b takes, and the slot it goes to.
+    b_j: [Signal<Local, Bits<2>>; RX_RING_BATCH],
+    b_slot: [Signal<Local, Bits<6>>; RX_RING_BATCH],
     c_lo32: Constant<Bits<64>>,
     c_zero64: Constant<Bits<64>>,
     c_zero8: Constant<Bits<8>>,
@@ -143,16 +160,21 @@ pub struct RxRing512 {
     c_one32: Constant<Bits<32>>,
     c_four: Constant<Bits<32>>,
     c_fifo: Constant<Bits<32>>,
+    c_reads: Constant<Bits<32>>,
     c_shift16: Constant<Bits<32>>,
+    c_one6: Constant<Bits<6>>,
     c_one4: Constant<Bits<4>>,
-    c_one2: Constant<Bits<2>>,
+    c_zero6: Constant<Bits<6>>,
     c_zero4: Constant<Bits<4>>,
-    c_zero2: Constant<Bits<2>>,
     c_j: [Constant<Bits<32>>; RX_RING_BATCH],
-    c_j4: [Constant<Bits<4>>; RX_RING_BATCH],
-    c_s4: [Constant<Bits<4>>; RX_RING_FIFO],
-    c_s2: [Constant<Bits<2>>; RX_RING_BATCH],
-    c_at: [Constant<Bits<16>>; 3 * RX_RING_BATCH],
+    c_j2: [Constant<Bits<2>>; RX_RING_BATCH],
+    c_j6: [Constant<Bits<6>>; RX_RING_BATCH],
+    /// 1 to 4, in 3 and in 32 bits.
+    c_n3: [Constant<Bits<3>>; RX_RING_BATCH],
+    c_n32: [Constant<Bits<32>>; RX_RING_BATCH],
+    c_r4: [Constant<Bits<4>>; RX_RING_READS],
+    c_desc_at: [Constant<Bits<16>>; RX_RING_BATCH],
+    c_at: [Constant<Bits<16>>; 2 * RX_RING_BATCH],
 }
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
@@ -164,6 +186,8 @@ impl RxRing512 {
     pub fn new() -> Self {
         use homa_proto::hostif::RX_BUF_DESC_LEN;
         const _: () = assert!(RX_BUF_DESC_LEN * RX_RING_BATCH == 64);
+        const _: () = assert!(8 * RX_BUF_DESC_LEN == 128);
+        const _: () = assert!(RX_RING_FIFO == 16 * RX_RING_BATCH);
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -198,14 +222,12 @@ impl RxRing512 {
             discard: DFF::default(),
             wr: DFF::default(),
             rd: DFF::default(),
+            popped: DFF::default(),
             rq: std::array::from_fn(|_| DFF::default()),
             rq_wr: DFF::default(),
             rq_rd: DFF::default(),
-            q_st: std::array::from_fn(|_| DFF::default()),
-            q_iova: std::array::from_fn(|_| DFF::default()),
-            q_len: std::array::from_fn(|_| DFF::default()),
-            q_id: std::array::from_fn(|_| DFF::default()),
-            q_index: std::array::from_fn(|_| DFF::default()),
+            bank: std::array::from_fn(|_| LutRam::default()),
+            st_bank: std::array::from_fn(|_| LutRam::default()),
             n_bad: DFF::default(),
             on: Signal::default(),
             size: Signal::default(),
@@ -219,19 +241,22 @@ impl RxRing512 {
             off64: Signal::default(),
             issue: Signal::default(),
             resp: Signal::default(),
+            rn3: Signal::default(),
             rn: Signal::default(),
+            head: Signal::default(),
             h_st: Signal::default(),
             h_bad: Signal::default(),
-            win_on: Signal::default(),
-            win_end: Signal::default(),
             has: Signal::default(),
             pop: Signal::default(),
+            win_on: Signal::default(),
+            win_end: Signal::default(),
             d_iova: std::array::from_fn(|_| Signal::default()),
             d_len: std::array::from_fn(|_| Signal::default()),
-            d_id: std::array::from_fn(|_| Signal::default()),
             d_len64: std::array::from_fn(|_| Signal::default()),
             d_end: std::array::from_fn(|_| Signal::default()),
             d_st: std::array::from_fn(|_| Signal::default()),
+            b_j: std::array::from_fn(|_| Signal::default()),
+            b_slot: std::array::from_fn(|_| Signal::default()),
             c_lo32: k(u64::from(u32::MAX)),
             c_zero64: k(0),
             c_zero8: k(0),
@@ -243,19 +268,24 @@ impl RxRing512 {
             c_one32: k(1),
             c_four: k(RX_RING_BATCH as u64),
             c_fifo: k(RX_RING_FIFO as u64),
+            c_reads: k(RX_RING_READS as u64),
             c_shift16: k(4),
+            c_one6: k(1),
             c_one4: k(1),
-            c_one2: k(1),
+            c_zero6: k(0),
             c_zero4: k(0),
-            c_zero2: k(0),
             c_j: std::array::from_fn(|j| k(j as u64)),
-            c_j4: std::array::from_fn(|j| k(j as u64)),
-            c_s4: std::array::from_fn(|s| k(s as u64)),
-            c_s2: std::array::from_fn(|s| k(s as u64)),
-            // Bit offsets of iova, length and buffer_id of descriptor j in the beat.
+            c_j2: std::array::from_fn(|j| k(j as u64)),
+            c_j6: std::array::from_fn(|j| k(j as u64)),
+            c_n3: std::array::from_fn(|v| k(v as u64 + 1)),
+            c_n32: std::array::from_fn(|v| k(v as u64 + 1)),
+            c_r4: std::array::from_fn(|r| k(r as u64)),
+            // Bit offset of descriptor j in the beat.
+            c_desc_at: std::array::from_fn(|j| k(128 * j as u64)),
+            // Bit offsets of iova and length of descriptor j in the beat.
             c_at: std::array::from_fn(|i| {
-                let (j, f) = (i / 3, i % 3);
-                k((128 * j + [0, 64, 96][f]) as u64)
+                let (j, f) = (i / 2, i % 2);
+                k((128 * j + [0, 64][f]) as u64)
             }),
         }
     }
@@ -297,23 +327,12 @@ impl Logic for RxRing512 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, fetch, got, count, inflight, reqs, discard, wr, rd, rq_wr, rq_rd, n_bad
+            self, clock, fetch, got, count, inflight, reqs, discard, wr, rd, popped, rq_wr, rq_rd,
+            n_bad
         );
-        for i in 0..RX_RING_BATCH {
+        for i in 0..RX_RING_READS {
             self.rq[i].clock.next = self.clock.val();
             self.rq[i].d.next = self.rq[i].q.val();
-        }
-        for i in 0..RX_RING_FIFO {
-            self.q_st[i].clock.next = self.clock.val();
-            self.q_st[i].d.next = self.q_st[i].q.val();
-            self.q_iova[i].clock.next = self.clock.val();
-            self.q_iova[i].d.next = self.q_iova[i].q.val();
-            self.q_len[i].clock.next = self.clock.val();
-            self.q_len[i].d.next = self.q_len[i].q.val();
-            self.q_id[i].clock.next = self.clock.val();
-            self.q_id[i].d.next = self.q_id[i].q.val();
-            self.q_index[i].clock.next = self.clock.val();
-            self.q_index[i].d.next = self.q_index[i].q.val();
         }
         // The next read: up to 4 descriptors, within what is posted, the ring's end and the
         // FIFO space not yet promised.
@@ -346,15 +365,22 @@ impl Logic for RxRing512 {
         self.m_rd_len.next = self.n.val() << self.c_shift16.val();
         self.m_rd_valid.next = self.on.val()
             & (self.n.val() != self.c_zero32.val())
-            & (self.reqs.q.val() < self.c_four.val())
+            & (self.reqs.q.val() < self.c_reads.val())
             & !self.cfg_clear.val()
             & !self.reset.val();
         self.issue.next = self.m_rd_valid.val() & self.m_rd_ready.val();
         // Responses: the oldest request's count of descriptors.
-        self.rn.next = self.rq[0].q.val();
-        for i in 1..RX_RING_BATCH {
-            if self.rq_rd.q.val() == self.c_s2[i].val() {
-                self.rn.next = self.rq[i].q.val();
+        self.rn3.next = self.rq[0].q.val();
+        for i in 1..RX_RING_READS {
+            if self.rq_rd.q.val() == self.c_r4[i].val() {
+                self.rn3.next = self.rq[i].q.val();
+            }
+        }
+        // Zero-extended (a cast would not be width-clean Verilog): 1 to 4, never 0.
+        self.rn.next = self.c_zero32.val();
+        for v in 0..RX_RING_BATCH {
+            if self.rn3.val() == self.c_n3[v].val() {
+                self.rn.next = self.c_n32[v].val();
             }
         }
         self.resp.next = self.s_rd_valid.val() & (self.discard.q.val() == self.c_zero32.val());
@@ -366,20 +392,16 @@ impl Logic for RxRing512 {
             self.d_iova[j].next = self
                 .s_rd_data
                 .val()
-                .get_bits::<64>(self.c_at[3 * j].val().index());
+                .get_bits::<64>(self.c_at[2 * j].val().index());
             self.d_len[j].next = self
                 .s_rd_data
                 .val()
-                .get_bits::<32>(self.c_at[3 * j + 1].val().index());
-            self.d_id[j].next = self
-                .s_rd_data
-                .val()
-                .get_bits::<32>(self.c_at[3 * j + 2].val().index());
+                .get_bits::<32>(self.c_at[2 * j + 1].val().index());
             // The length, zero-extended: the 64 bits from its offset, the id's half masked.
             self.d_len64[j].next = self
                 .s_rd_data
                 .val()
-                .get_bits::<64>(self.c_at[3 * j + 1].val().index())
+                .get_bits::<64>(self.c_at[2 * j + 1].val().index())
                 & self.c_lo32.val();
             self.d_end[j].next = self.d_iova[j].val() + self.d_len64[j].val();
             self.d_st[j].next = self.c_zero8.val();
@@ -395,35 +417,50 @@ impl Logic for RxRing512 {
                 self.d_st[j].next = self.c_st_bad.val();
             }
         }
-        for s in 0..RX_RING_FIFO {
+        // Into the banks: bank b takes descriptor j = (b - wr) mod 4, at slot wr + j (row
+        // bits 5-2 of the slot).
+        for b in 0..RX_RING_BATCH {
+            self.bank[b].clock.next = self.clock.val();
+            self.st_bank[b].clock.next = self.clock.val();
+            self.b_j[b].next = self.c_j2[b].val() - self.wr.q.val().get_bits::<2>(0);
+            self.b_slot[b].next = self.wr.q.val();
+            self.bank[b].write_enable.next = false;
+            self.bank[b].write_data.next = self
+                .s_rd_data
+                .val()
+                .get_bits::<128>(self.c_desc_at[0].val().index());
+            self.st_bank[b].write_data.next = self.d_st[0].val();
             for j in 0..RX_RING_BATCH {
-                if self.resp.val()
-                    & (self.c_j[j].val() < self.rn.val())
-                    & ((self.wr.q.val() + self.c_j4[j].val()) == self.c_s4[s].val())
-                {
-                    self.q_st[s].d.next = self.d_st[j].val();
-                    self.q_iova[s].d.next = self.d_iova[j].val();
-                    self.q_len[s].d.next = self.d_len[j].val();
-                    self.q_id[s].d.next = self.d_id[j].val();
-                    self.q_index[s].d.next = self.got.q.val() + self.c_j[j].val();
+                if self.b_j[b].val() == self.c_j2[j].val() {
+                    self.b_slot[b].next = self.wr.q.val() + self.c_j6[j].val();
+                    self.bank[b].write_enable.next =
+                        self.resp.val() & (self.c_j[j].val() < self.rn.val());
+                    self.bank[b].write_data.next = self
+                        .s_rd_data
+                        .val()
+                        .get_bits::<128>(self.c_desc_at[j].val().index());
+                    self.st_bank[b].write_data.next = self.d_st[j].val();
                 }
             }
+            self.bank[b].write_address.next = self.b_slot[b].val().get_bits::<4>(2);
+            self.st_bank[b].write_address.next = self.b_slot[b].val().get_bits::<4>(2);
+            self.st_bank[b].write_enable.next = self.bank[b].write_enable.val();
+            self.bank[b].read_address.next = self.rd.q.val().get_bits::<4>(2);
+            self.st_bank[b].read_address.next = self.rd.q.val().get_bits::<4>(2);
         }
-        // The FIFO's head.
-        self.h_st.next = self.q_st[0].q.val();
-        self.m_buf_iova.next = self.q_iova[0].q.val();
-        self.m_buf_length.next = self.q_len[0].q.val();
-        self.m_buf_id.next = self.q_id[0].q.val();
-        self.m_buf_index.next = self.q_index[0].q.val();
-        for s in 1..RX_RING_FIFO {
-            if self.rd.q.val() == self.c_s4[s].val() {
-                self.h_st.next = self.q_st[s].q.val();
-                self.m_buf_iova.next = self.q_iova[s].q.val();
-                self.m_buf_length.next = self.q_len[s].q.val();
-                self.m_buf_id.next = self.q_id[s].q.val();
-                self.m_buf_index.next = self.q_index[s].q.val();
+        // The FIFO's head: bank rd mod 4.
+        self.head.next = self.bank[0].read_data.val();
+        self.h_st.next = self.st_bank[0].read_data.val();
+        for b in 1..RX_RING_BATCH {
+            if self.rd.q.val().get_bits::<2>(0) == self.c_j2[b].val() {
+                self.head.next = self.bank[b].read_data.val();
+                self.h_st.next = self.st_bank[b].read_data.val();
             }
         }
+        self.m_buf_iova.next = self.head.val().get_bits::<64>(0);
+        self.m_buf_length.next = self.head.val().get_bits::<32>(64);
+        self.m_buf_id.next = self.head.val().get_bits::<32>(96);
+        self.m_buf_index.next = self.popped.q.val();
         self.h_bad.next = self.h_st.val() != self.c_zero8.val();
         self.m_err_status.next = self.h_st.val();
         self.has.next = self.count.q.val() != self.c_zero32.val();
@@ -438,25 +475,26 @@ impl Logic for RxRing512 {
         // Bookkeeping.
         if self.issue.val() {
             self.fetch.d.next = self.fetch.q.val() + self.n.val();
-            for i in 0..RX_RING_BATCH {
-                if self.rq_wr.q.val() == self.c_s2[i].val() {
-                    self.rq[i].d.next = self.n.val();
+            for i in 0..RX_RING_READS {
+                if self.rq_wr.q.val() == self.c_r4[i].val() {
+                    self.rq[i].d.next = self.n.val().get_bits::<3>(0);
                 }
             }
-            self.rq_wr.d.next = self.rq_wr.q.val() + self.c_one2.val();
+            self.rq_wr.d.next = self.rq_wr.q.val() + self.c_one4.val();
         }
         if self.s_rd_valid.val() {
-            self.rq_rd.d.next = self.rq_rd.q.val() + self.c_one2.val();
+            self.rq_rd.d.next = self.rq_rd.q.val() + self.c_one4.val();
             if !self.resp.val() {
                 self.discard.d.next = self.discard.q.val() - self.c_one32.val();
             }
         }
         if self.resp.val() {
             self.got.d.next = self.got.q.val() + self.rn.val();
-            self.wr.d.next = self.wr.q.val() + self.rn.val().get_bits::<4>(0);
+            self.wr.d.next = self.wr.q.val() + self.rn.val().get_bits::<6>(0);
         }
         if self.pop.val() {
-            self.rd.d.next = self.rd.q.val() + self.c_one4.val();
+            self.rd.d.next = self.rd.q.val() + self.c_one6.val();
+            self.popped.d.next = self.popped.q.val() + self.c_one32.val();
         }
         self.count.d.next = self.count.q.val();
         if self.resp.val() {
@@ -490,8 +528,9 @@ impl Logic for RxRing512 {
             self.got.d.next = self.c_zero32.val();
             self.count.d.next = self.c_zero32.val();
             self.inflight.d.next = self.c_zero32.val();
-            self.wr.d.next = self.c_zero4.val();
-            self.rd.d.next = self.c_zero4.val();
+            self.wr.d.next = self.c_zero6.val();
+            self.rd.d.next = self.c_zero6.val();
+            self.popped.d.next = self.c_zero32.val();
             self.discard.d.next = self.reqs.q.val();
             if self.s_rd_valid.val() {
                 self.discard.d.next = self.reqs.q.val() - self.c_one32.val();
@@ -504,10 +543,11 @@ impl Logic for RxRing512 {
             self.inflight.d.next = self.c_zero32.val();
             self.reqs.d.next = self.c_zero32.val();
             self.discard.d.next = self.c_zero32.val();
-            self.wr.d.next = self.c_zero4.val();
-            self.rd.d.next = self.c_zero4.val();
-            self.rq_wr.d.next = self.c_zero2.val();
-            self.rq_rd.d.next = self.c_zero2.val();
+            self.wr.d.next = self.c_zero6.val();
+            self.rd.d.next = self.c_zero6.val();
+            self.popped.d.next = self.c_zero32.val();
+            self.rq_wr.d.next = self.c_zero4.val();
+            self.rq_rd.d.next = self.c_zero4.val();
         }
     }
 }

@@ -111,7 +111,7 @@ pub fn descriptor(rng: &mut Rng, index: u32) -> RxBufDescriptor {
 pub fn run<D: RingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<RingStats, String> {
     let fail = |m: String| format!("seed {seed:#x}: {m}");
     let mut rng = Rng::new(seed);
-    let log2 = 1 + rng.below(6) as u8;
+    let log2 = 1 + rng.below(8) as u8;
     let size = 1u32 << log2;
     let base = 0x4000_0000 + 4096 * rng.below(1024);
     let mut ring = vec![0u8; size as usize * RX_BUF_DESC_LEN];

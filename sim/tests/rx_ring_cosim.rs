@@ -1,5 +1,5 @@
 //! Co-simulation of the generated RX buffer ring fetcher (`hw/rtl/homa_host_rxq_w512.v`) under
-//! Verilator with `homa_hw::rx_ring_model`'s host and DMA read server: rings of 2 to 64
+//! Verilator with `homa_hw::rx_ring_model`'s host and DMA read server: rings of 2 to 256
 //! entries, descriptors posted as `rx_consumer` frees slots (some bad, some outside the RX
 //! window), reads answered in order after 5-65 cycles from memory as it is then,
 //! back-pressure on reads, buffers and refusals. Every descriptor must come out once, in
