@@ -510,6 +510,14 @@ impl<D: Device> Nic<D> {
         self.cq.poll(&self.dev)
     }
 
+    /// Up to `max` completions appended to `out` (after letting the device make progress),
+    /// with one `cq_consumer` write for all of them; how many. A completion that fails to
+    /// decode ends the batch with an error; it and the ones before it are consumed.
+    pub fn poll_completions(&mut self, out: &mut Vec<Completion>, max: usize) -> Result<usize> {
+        self.dev.poll()?;
+        self.cq.poll_batch(&self.dev, out, max)
+    }
+
     fn rx_offset(&self, buffer_id: u32) -> Result<usize> {
         if buffer_id >= self.rx_count {
             return Err(DriverError::RepostRxBuffer {
@@ -558,6 +566,23 @@ impl<D: Device> Nic<D> {
             buffer_id,
         };
         self.rx.post(&self.dev, &desc).map(|_| ())
+    }
+
+    /// Gives RX buffers back to the NIC with one doorbell (`rx_producer`) for all of them; how
+    /// many were posted (fewer when the ring is full). An id outside the pool is an error and
+    /// nothing is posted.
+    pub fn repost_rx_buffers(&mut self, buffer_ids: &[u32]) -> Result<usize> {
+        let descs = buffer_ids
+            .iter()
+            .map(|&id| {
+                Ok(RxBufDescriptor {
+                    iova: self.rx_pool.iova() + self.rx_offset(id)? as u64,
+                    length: self.rx_buffer_len,
+                    buffer_id: id,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.rx.post_batch(&self.dev, &descs)
     }
 
     /// Every register of every known block, read now (counters are free-running).
@@ -840,5 +865,66 @@ mod tests {
         let regs = nic.registers().unwrap();
         let nic_id = regs.iter().find(|r| r.register.name == "nic_id").unwrap();
         assert_eq!(nic_id.value, NIC_ID);
+    }
+
+    #[test]
+    fn batches__one_doorbell_for_many_buffers_and_one_for_many_completions() {
+        let mut nic = Nic::init(MemDevice::new(), &NicConfig::default(), &SIZES).unwrap();
+        let producer = addr("QUEUE", "rx_producer");
+        let consumer = addr("QUEUE", "cq_consumer");
+        nic.device().take_writes();
+        // The NIC has read 3 of the 4 descriptors: 3 slots free.
+        nic.device()
+            .set_register(addr("QUEUE", "rx_consumer"), 3)
+            .unwrap();
+        assert_eq!(nic.repost_rx_buffers(&[2, 0, 1, 3]).unwrap(), 3, "3 fit");
+        let w = nic.device().take_writes();
+        assert_eq!(w.iter().filter(|x| x.0 == producer).count(), 1, "{w:?}");
+        assert_eq!(w.iter().rev().find(|x| x.0 == producer).unwrap().1, 7);
+        // An id outside the pool: nothing posted.
+        assert!(nic.repost_rx_buffers(&[0, 9]).is_err());
+        assert!(nic.device().take_writes().is_empty());
+
+        // Three RX_DATA completions, taken with one cq_consumer write.
+        let dev = nic.device();
+        let mut cq = RingState::new(SIZES.cq_log2).unwrap();
+        for id in 0..3u32 {
+            let i = cq.push().unwrap();
+            let c = Completion {
+                rpc_id: 20 + u64::from(id),
+                status: Status::Ok,
+                event: Event::RxData {
+                    retransmit: false,
+                    length: 1,
+                    offset: id,
+                    buffer_id: id,
+                    message_length: 3,
+                    local_port: 1,
+                    peer_port: 2,
+                    peer: peer_address("10.0.0.2".parse().unwrap()),
+                },
+                phase: cq.phase(i),
+            };
+            let mut e = [0u8; COMPLETION_LEN];
+            c.encode(&mut e);
+            dev.dma_write(
+                nic.cq().region().iova() + u64::from(cq.wrap(i)) * COMPLETION_LEN as u64,
+                &e,
+            )
+            .unwrap();
+        }
+        let mut out = Vec::new();
+        assert_eq!(nic.poll_completions(&mut out, 2).unwrap(), 2, "at most max");
+        assert_eq!(nic.poll_completions(&mut out, 10).unwrap(), 1);
+        assert_eq!(nic.poll_completions(&mut out, 10).unwrap(), 0);
+        let ids: Vec<u64> = out.iter().map(|c| c.rpc_id).collect();
+        assert_eq!(ids, [20, 21, 22]);
+        let w = nic.device().take_writes();
+        let returned: Vec<u32> = w.iter().filter(|x| x.0 == consumer).map(|x| x.1).collect();
+        assert_eq!(
+            returned,
+            [2, 3],
+            "one write per batch, none for an empty one"
+        );
     }
 }

@@ -61,14 +61,21 @@ fn frame(payload: &[u8], offset: u32, length: u32) -> Vec<u8> {
     .to_bytes(&ChecksumCapabilities::default())
 }
 
-#[test]
-fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
-    let config = NicConfig {
+/// The NIC of host 10.0.0.1, behind the router 02:00:00:ff:ff:ff that `frame` comes from.
+fn config() -> NicConfig {
+    NicConfig {
         mac: [2, 0, 0, 0, 0, 1],
         gateway_mac: [2, 0, 0, 0xff, 0xff, 0xff],
         ipv4: Ipv4Addr::new(10, 0, 0, 1),
-        window: 10_000,
         ..NicConfig::default()
+    }
+}
+
+#[test]
+fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
+    let config = NicConfig {
+        window: 10_000,
+        ..config()
     };
     let mut nic = RtlNic::new(&config, NicTiming::default()).unwrap();
     let payload: Vec<u8> = (0..1_400u32).map(|i| (i * 7) as u8).collect();
@@ -124,14 +131,8 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
 }
 
 #[test]
-fn rtl_nic__descriptors_outside_dma_memory_or_empty_come_back_in_errors() {
-    let config = NicConfig {
-        mac: [2, 0, 0, 0, 0, 1],
-        gateway_mac: [2, 0, 0, 0xff, 0xff, 0xff],
-        ipv4: Ipv4Addr::new(10, 0, 0, 1),
-        ..NicConfig::default()
-    };
-    let mut nic = RtlNic::new(&config, NicTiming::default()).unwrap();
+fn rtl_nic__descriptors_outside_dma_memory_or_wrapping_come_back_in_errors() {
+    let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
     // The RX window the driver set: its buffer pool.
     let mut reg64 = |name: &str| {
         let lo = nic.read_register("QUEUE", &format!("{name}_lo")).unwrap();
