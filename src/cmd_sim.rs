@@ -461,7 +461,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
         writeln!(
             out,
             "NICs (Verilated homa_rx_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
-             clocked; frames in {}, parser ok {} / dropped {}; GRANTs built in hardware {}; \
+             clocked; frames in {} (dropped by the MAC, FIFO full: {}), parser ok {} / dropped {}; GRANTs built in hardware {}; \
              grant slots full {}, table collisions {}, holes forgotten {}; releases {}; messages \
              granted by host software {} ({} GRANTs); payloads DMAed into host buffers {}, \
              dropped for want of a buffer {}; DMA faults {}; hardware/software parse mismatches {}",
@@ -469,6 +469,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.pcie_ns,
             n.cycles,
             n.frames_in,
+            n.mac_drops,
             n.frames_ok,
             n.frames_dropped,
             n.grants_sent,
@@ -580,6 +581,7 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "rx_dma": n.rx_dma,
             "rx_no_buffer": n.rx_no_buffer,
             "dma_faults": n.dma_faults,
+            "mac_drops": n.mac_drops,
         })),
         "buckets": buckets,
         "paper_comparison": comparison,

@@ -147,6 +147,7 @@ impl Nics {
             sum.rx_errors += c.rx_errors;
             sum.rx_lost += c.rx_lost;
             sum.dma_faults += c.dma_faults;
+            sum.mac_drops += c.mac_drops;
         }
         sum
     }
@@ -304,6 +305,7 @@ impl super::Cluster {
             rx_dma: reg("RX", "rx_data"),
             rx_no_buffer: reg("RX", "dropped_no_buffer"),
             dma_faults: c.dma_faults,
+            mac_drops: c.mac_drops,
         };
         r.clock_mhz = nics.timing.clock_mhz;
         r.pcie_ns = nics.timing.pcie_ns;

@@ -100,6 +100,8 @@ pub struct NicReport {
     pub rx_no_buffer: u64,
     /// DMA accesses outside the memory the drivers allocated (must be 0).
     pub dma_faults: u64,
+    /// Frames the MACs dropped, their receive FIFO full.
+    pub mac_drops: u64,
 }
 
 impl Report {

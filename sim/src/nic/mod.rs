@@ -21,8 +21,11 @@
 //!   reported in a completion the hardware wrote. Configuration goes over the core's
 //!   register bus: the driver's probe ([`SimDevice`]) and the driver's init sequence
 //!   (`homa_driver::Nic::init`: CONFIG, the rings, 256 RX buffers posted), replayed on it.
-//! - Modelled: host memory ([`homa_driver::MemDevice`]: DMA outside what the driver
-//!   allocated is refused and counted in [`NicCounters::dma_faults`]); PCIe as a fixed
+//! - Modelled: the MAC's receive FIFO in front of the core (128 KiB: a frame that finds it
+//!   full is dropped and counted, [`NicCounters::mac_drops`], as a MAC drops when the core
+//!   back-pressures it, e.g. when the host stops taking completions); host memory
+//!   ([`homa_driver::MemDevice`]: DMA outside what the driver allocated is refused and
+//!   counted in [`NicCounters::dma_faults`]); PCIe as a fixed
 //!   one-way latency ([`NicTiming::pcie_ns`]) on DMA reads (a round trip), on the doorbells
 //!   the driver rings and on the packets handed to the engine; the header port `m_hdr`,
 //!   which still gives the host every header (control packets have no completion kind yet,
@@ -125,6 +128,9 @@ pub struct NicCounters {
     pub rx_lost: u64,
     /// DMA accesses outside the memory the driver allocated (must be 0).
     pub dma_faults: u64,
+    /// Frames the MAC dropped because its receive FIFO in front of the core was full (the
+    /// core stalled, or frames came faster than it takes them). Homa's RESEND repairs them.
+    pub mac_drops: u64,
 }
 
 /// Why a NIC could not be built.

@@ -192,3 +192,30 @@ fn rtl_nic__descriptors_outside_dma_memory_or_wrapping_come_back_in_errors() {
     assert_eq!(c.rx_errors, 4, "{c:?}");
     assert_eq!(nic.read_register("QUEUE", "rx_bad_descriptors").unwrap(), 4);
 }
+
+#[test]
+fn rtl_nic__a_burst_beyond_the_mac_fifo_is_dropped_not_buffered() {
+    let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
+    // 200 full frames at the same instant: 300 KB, more than the MAC's 128 KiB FIFO.
+    let payload = vec![0x5a; 1_400];
+    let n = 200u32;
+    for i in 0..n {
+        nic.receive(1_000_000, frame(&payload, 1_400 * i, 1_400 * n));
+    }
+    let c = nic.counters();
+    let kept = u64::from(n) - c.mac_drops;
+    assert!(c.mac_drops > 0 && kept >= 85, "{c:?}");
+    let mut out = Vec::new();
+    nic.run_until(100_000_000, &mut out);
+    let delivered = out
+        .iter()
+        .filter(|(_, o)| matches!(o, NicOutput::Host { .. }))
+        .count() as u64;
+    assert_eq!(
+        delivered, kept,
+        "every frame the FIFO kept reaches the host"
+    );
+    // Once drained, the FIFO takes frames again.
+    nic.receive(200_000_000, frame(&payload, 0, 1_400 * n));
+    assert_eq!(nic.counters().mac_drops, c.mac_drops);
+}
