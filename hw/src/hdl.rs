@@ -21,6 +21,21 @@ pub fn clock_half<U: Block>(uut: &mut U, clock: fn(&mut U) -> &mut Signal<In, Cl
     assert!(simulate(uut, 1000), "the model did not settle");
 }
 
+/// The benches' reset: `reset` high for two clock cycles, then low again before the next
+/// rising edge.
+pub fn reset_two_cycles<U: Block>(
+    uut: &mut U,
+    clock: fn(&mut U) -> &mut Signal<In, Clock>,
+    reset: fn(&mut U) -> &mut Signal<In, Bit>,
+) {
+    reset(uut).next = true;
+    for _ in 0..2 {
+        clock_half(uut, clock, false);
+        clock_half(uut, clock, true);
+    }
+    reset(uut).next = false;
+}
+
 /// A `W`-bit value whose byte lane `i` (bits `8i+7..8i`) is `bytes[i]`, missing bytes zero:
 /// how the benches drive a data bus from bytes. `W` is a multiple of 64.
 pub fn bits_from_le_bytes<const W: usize>(bytes: &[u8]) -> Bits<W> {

@@ -19,12 +19,7 @@ impl Bench {
 
 impl HostRxPorts for Bench {
     fn reset(&mut self) {
-        self.uut.reset.next = true;
-        for _ in 0..2 {
-            self.half(false);
-            self.half(true);
-        }
-        self.uut.reset.next = false;
+        reset_two_cycles(&mut self.uut, |u| &mut u.clock, |u| &mut u.reset);
     }
 
     fn drive(&mut self, o: &HostOffer<'_>) -> HostAnswer {

@@ -21,12 +21,7 @@ impl<const A: usize> Bench<A> {
 
 impl<const A: usize> TablePorts for Bench<A> {
     fn reset(&mut self) {
-        self.uut.reset.next = true;
-        for _ in 0..2 {
-            self.half(false);
-            self.half(true);
-        }
-        self.uut.reset.next = false;
+        reset_two_cycles(&mut self.uut, |u| &mut u.clock, |u| &mut u.reset);
     }
 
     fn drive(&mut self, pkt: Option<&Packet>, release: bool, evt_ready: bool) {

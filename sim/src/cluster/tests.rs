@@ -164,7 +164,10 @@ fn run__rtl_engine_delivers_every_message_with_hardware_grants() {
     // Every payload went by the hardware's DMA into a posted buffer.
     assert_eq!(nic.dma_faults, 0, "{nic:?}");
     assert_eq!(nic.rx_no_buffer, 0, "{nic:?}");
-    assert_eq!(nic.mac_drops, 0, "the cores keep up with the links: {nic:?}");
+    assert_eq!(
+        nic.mac_drops, 0,
+        "the cores keep up with the links: {nic:?}"
+    );
     assert!(nic.rx_dma >= 200 * 30_000 / 1_500, "{nic:?}");
 }
 
