@@ -608,6 +608,22 @@ mod tests {
         rx_buffer_len: 256,
     };
 
+    /// The device side: writes completion `rpc_id`/`event` into the next entry of the ring
+    /// `cq` tracks, with its pass's phase.
+    fn complete(nic: &Nic<MemDevice>, cq: &mut RingState, rpc_id: u64, event: Event) {
+        let i = cq.push().unwrap();
+        let c = Completion {
+            rpc_id,
+            status: Status::Ok,
+            event,
+            phase: cq.phase(i),
+        };
+        let mut e = [0u8; COMPLETION_LEN];
+        c.encode(&mut e);
+        let at = nic.cq().region().iova() + u64::from(cq.wrap(i)) * COMPLETION_LEN as u64;
+        nic.device().dma_write(at, &e).unwrap();
+    }
+
     fn addr(b: &str, r: &str) -> u32 {
         block(b).unwrap().address(r).unwrap()
     }
@@ -828,20 +844,7 @@ mod tests {
                 peer: homa_proto::hostif::peer_address("10.0.0.2".parse().unwrap()),
             },
         ] {
-            let i = cq.push().unwrap();
-            let c = Completion {
-                rpc_id: 11,
-                status: Status::Ok,
-                event,
-                phase: cq.phase(i),
-            };
-            let mut e = [0u8; COMPLETION_LEN];
-            c.encode(&mut e);
-            dev.dma_write(
-                nic.cq().region().iova() + u64::from(cq.wrap(i)) * COMPLETION_LEN as u64,
-                &e,
-            )
-            .unwrap();
+            complete(&nic, &mut cq, 11, event);
         }
 
         let done = nic.poll_completion().unwrap().unwrap();
@@ -886,32 +889,19 @@ mod tests {
         assert!(nic.device().take_writes().is_empty());
 
         // Three RX_DATA completions, taken with one cq_consumer write.
-        let dev = nic.device();
         let mut cq = RingState::new(SIZES.cq_log2).unwrap();
         for id in 0..3u32 {
-            let i = cq.push().unwrap();
-            let c = Completion {
-                rpc_id: 20 + u64::from(id),
-                status: Status::Ok,
-                event: Event::RxData {
-                    retransmit: false,
-                    length: 1,
-                    offset: id,
-                    buffer_id: id,
-                    message_length: 3,
-                    local_port: 1,
-                    peer_port: 2,
-                    peer: peer_address("10.0.0.2".parse().unwrap()),
-                },
-                phase: cq.phase(i),
+            let event = Event::RxData {
+                retransmit: false,
+                length: 1,
+                offset: id,
+                buffer_id: id,
+                message_length: 3,
+                local_port: 1,
+                peer_port: 2,
+                peer: peer_address("10.0.0.2".parse().unwrap()),
             };
-            let mut e = [0u8; COMPLETION_LEN];
-            c.encode(&mut e);
-            dev.dma_write(
-                nic.cq().region().iova() + u64::from(cq.wrap(i)) * COMPLETION_LEN as u64,
-                &e,
-            )
-            .unwrap();
+            complete(&nic, &mut cq, 20 + u64::from(id), event);
         }
         let mut out = Vec::new();
         assert_eq!(nic.poll_completions(&mut out, 2).unwrap(), 2, "at most max");
