@@ -54087,10 +54087,6 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
     reg  [63:0] d_iova$1;
     reg  [63:0] d_iova$2;
     reg  [63:0] d_iova$3;
-    reg  [31:0] d_len$0;
-    reg  [31:0] d_len$1;
-    reg  [31:0] d_len$2;
-    reg  [31:0] d_len$3;
     reg  [63:0] d_len64$0;
     reg  [63:0] d_len64$1;
     reg  [63:0] d_len64$2;
@@ -54466,47 +54462,43 @@ module homa_rx_core_w512$hq$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_
         win_on = cfg_win_len != c_zero64;
         win_end = cfg_win_base + cfg_win_len;
         d_iova$0 = s_rd_data[(c_at$0)+:(64)];
-        d_len$0 = s_rd_data[(c_at$1)+:(32)];
         d_len64$0 = s_rd_data[(c_at$1)+:(64)] & c_lo32;
         d_end$0 = d_iova$0 + d_len64$0;
         d_st$0 = c_zero8;
         if (win_on & ((d_iova$0 < cfg_win_base) | (d_end$0 > win_end))) begin
             d_st$0 = c_st_oob;
         end
-        if ((d_len$0 == c_zero32) | (d_end$0 <= d_iova$0)) begin
+        if (d_end$0 <= d_iova$0) begin
             d_st$0 = c_st_bad;
         end
         d_iova$1 = s_rd_data[(c_at$2)+:(64)];
-        d_len$1 = s_rd_data[(c_at$3)+:(32)];
         d_len64$1 = s_rd_data[(c_at$3)+:(64)] & c_lo32;
         d_end$1 = d_iova$1 + d_len64$1;
         d_st$1 = c_zero8;
         if (win_on & ((d_iova$1 < cfg_win_base) | (d_end$1 > win_end))) begin
             d_st$1 = c_st_oob;
         end
-        if ((d_len$1 == c_zero32) | (d_end$1 <= d_iova$1)) begin
+        if (d_end$1 <= d_iova$1) begin
             d_st$1 = c_st_bad;
         end
         d_iova$2 = s_rd_data[(c_at$4)+:(64)];
-        d_len$2 = s_rd_data[(c_at$5)+:(32)];
         d_len64$2 = s_rd_data[(c_at$5)+:(64)] & c_lo32;
         d_end$2 = d_iova$2 + d_len64$2;
         d_st$2 = c_zero8;
         if (win_on & ((d_iova$2 < cfg_win_base) | (d_end$2 > win_end))) begin
             d_st$2 = c_st_oob;
         end
-        if ((d_len$2 == c_zero32) | (d_end$2 <= d_iova$2)) begin
+        if (d_end$2 <= d_iova$2) begin
             d_st$2 = c_st_bad;
         end
         d_iova$3 = s_rd_data[(c_at$6)+:(64)];
-        d_len$3 = s_rd_data[(c_at$7)+:(32)];
         d_len64$3 = s_rd_data[(c_at$7)+:(64)] & c_lo32;
         d_end$3 = d_iova$3 + d_len64$3;
         d_st$3 = c_zero8;
         if (win_on & ((d_iova$3 < cfg_win_base) | (d_end$3 > win_end))) begin
             d_st$3 = c_st_oob;
         end
-        if ((d_len$3 == c_zero32) | (d_end$3 <= d_iova$3)) begin
+        if (d_end$3 <= d_iova$3) begin
             d_st$3 = c_st_bad;
         end
         bank$0$clock = clock;

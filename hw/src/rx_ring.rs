@@ -142,7 +142,6 @@ pub struct RxRing512 {
     win_on: Signal<Local, Bit>,
     win_end: Signal<Local, Bits<64>>,
     d_iova: [Signal<Local, Bits<64>>; RX_RING_BATCH],
-    d_len: [Signal<Local, Bits<32>>; RX_RING_BATCH],
     d_len64: [Signal<Local, Bits<64>>; RX_RING_BATCH],
     d_end: [Signal<Local, Bits<64>>; RX_RING_BATCH],
     d_st: [Signal<Local, Bits<8>>; RX_RING_BATCH],
@@ -251,7 +250,6 @@ impl RxRing512 {
             win_on: Signal::default(),
             win_end: Signal::default(),
             d_iova: std::array::from_fn(|_| Signal::default()),
-            d_len: std::array::from_fn(|_| Signal::default()),
             d_len64: std::array::from_fn(|_| Signal::default()),
             d_end: std::array::from_fn(|_| Signal::default()),
             d_st: std::array::from_fn(|_| Signal::default()),
@@ -393,10 +391,6 @@ impl Logic for RxRing512 {
                 .s_rd_data
                 .val()
                 .get_bits::<64>(self.c_at[2 * j].val().index());
-            self.d_len[j].next = self
-                .s_rd_data
-                .val()
-                .get_bits::<32>(self.c_at[2 * j + 1].val().index());
             // The length, zero-extended: the 64 bits from its offset, the id's half masked.
             self.d_len64[j].next = self
                 .s_rd_data
@@ -411,9 +405,8 @@ impl Logic for RxRing512 {
             {
                 self.d_st[j].next = self.c_st_oob.val();
             }
-            if (self.d_len[j].val() == self.c_zero32.val())
-                | (self.d_end[j].val() <= self.d_iova[j].val())
-            {
+            // An end at or below the start: the buffer is empty (length 0) or wraps.
+            if self.d_end[j].val() <= self.d_iova[j].val() {
                 self.d_st[j].next = self.c_st_bad.val();
             }
         }
