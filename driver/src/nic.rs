@@ -452,11 +452,7 @@ impl<D: Device> Nic<D> {
             dev.write32(probe.address("QUEUE", name)?, value)?;
         }
         let bufs: Vec<RxBufDescriptor> = (0..rx_count)
-            .map(|id| RxBufDescriptor {
-                iova: rx_pool.iova() + u64::from(id) * u64::from(len),
-                length: len,
-                buffer_id: id,
-            })
+            .map(|id| pool_buffer(&rx_pool, len, id))
             .collect();
         rx.post_batch(&dev, &bufs)?;
 
@@ -528,6 +524,12 @@ impl<D: Device> Nic<D> {
         Ok(buffer_id as usize * self.rx_buffer_len as usize)
     }
 
+    /// The descriptor of pool buffer `buffer_id`, if the pool has one.
+    fn rx_descriptor(&self, buffer_id: u32) -> Result<RxBufDescriptor> {
+        self.rx_offset(buffer_id)?;
+        Ok(pool_buffer(&self.rx_pool, self.rx_buffer_len, buffer_id))
+    }
+
     /// Copies received bytes out of RX buffer `buffer_id`, from `offset` in the buffer.
     pub fn read_rx_buffer(&self, buffer_id: u32, offset: usize, buf: &mut [u8]) -> Result<()> {
         let base = self.rx_offset(buffer_id)?;
@@ -559,12 +561,7 @@ impl<D: Device> Nic<D> {
 
     /// Gives RX buffer `buffer_id` back to the NIC once its data has been read.
     pub fn repost_rx_buffer(&mut self, buffer_id: u32) -> Result<()> {
-        let base = self.rx_offset(buffer_id)?;
-        let desc = RxBufDescriptor {
-            iova: self.rx_pool.iova() + base as u64,
-            length: self.rx_buffer_len,
-            buffer_id,
-        };
+        let desc = self.rx_descriptor(buffer_id)?;
         self.rx.post(&self.dev, &desc).map(|_| ())
     }
 
@@ -574,13 +571,7 @@ impl<D: Device> Nic<D> {
     pub fn repost_rx_buffers(&mut self, buffer_ids: &[u32]) -> Result<usize> {
         let descs = buffer_ids
             .iter()
-            .map(|&id| {
-                Ok(RxBufDescriptor {
-                    iova: self.rx_pool.iova() + self.rx_offset(id)? as u64,
-                    length: self.rx_buffer_len,
-                    buffer_id: id,
-                })
-            })
+            .map(|&id| self.rx_descriptor(id))
             .collect::<Result<Vec<_>>>()?;
         self.rx.post_batch(&self.dev, &descs)
     }
@@ -588,6 +579,15 @@ impl<D: Device> Nic<D> {
     /// Every register of every known block, read now (counters are free-running).
     pub fn registers(&self) -> Result<Vec<RegisterValue>> {
         read_registers(&self.dev, &self.probe)
+    }
+}
+
+/// RX buffer `id` of a pool of `len`-byte buffers: `len` bytes at `id * len` in it.
+fn pool_buffer(pool: &DmaRegion, len: u32, id: u32) -> RxBufDescriptor {
+    RxBufDescriptor {
+        iova: pool.iova() + u64::from(id) * u64::from(len),
+        length: len,
+        buffer_id: id,
     }
 }
 

@@ -216,13 +216,10 @@ impl RtlNic {
     /// `post_rx_descriptor`); the doorbell reaches the core one PCIe latency later.
     pub fn post_rx_descriptor(&mut self, at: Ps, desc: &RxBufDescriptor) -> Result<(), NicError> {
         self.host.post_rx_descriptor(desc)?;
-        let arrival = at.div_ceil(self.period) + self.pcie_cycles;
         if self.is_idle() {
             self.cycle = self.cycle.max(at.div_ceil(self.period));
         }
-        for (offset, value) in self.memory.take_writes() {
-            self.writes.push_back((arrival, u64::from(offset), value));
-        }
+        self.send_host_writes(at.div_ceil(self.period) + self.pcie_cycles);
         Ok(())
     }
 
@@ -511,11 +508,16 @@ impl RtlNic {
                 }
             }
         }
-        let arrival = self.cycle + self.pcie_cycles;
+        self.send_host_writes(self.cycle + self.pcie_cycles);
+        busy
+    }
+
+    /// The register writes the driver made since the last call reach the core's bus at cycle
+    /// `arrival`, in order.
+    fn send_host_writes(&mut self, arrival: u64) {
         for (offset, value) in self.memory.take_writes() {
             self.writes.push_back((arrival, u64::from(offset), value));
         }
-        busy
     }
 
     /// The core took a frame's last beat: remember what the software parser makes of it.
