@@ -464,7 +464,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
              clocked; frames in {} (dropped by the MAC, FIFO full: {}), parser ok {} / dropped {}; GRANTs built in hardware {}; \
              grant slots full {}, table collisions {}, holes forgotten {}; releases {}; messages \
              granted by host software {} ({} GRANTs); payloads DMAed into host buffers {}, \
-             dropped for want of a buffer {}; DMA faults {}; hardware/software parse mismatches {}",
+             dropped for want of a buffer {}; DMA faults {}; ACK entries a completion could not \
+             carry {}; packets rebuilt from completions that differ from the wire {}",
             n.clock_mhz,
             n.pcie_ns,
             n.cycles,
@@ -482,6 +483,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.rx_dma,
             n.rx_no_buffer,
             n.dma_faults,
+            n.acks_not_carried,
             n.parse_mismatches
         )?;
     }
@@ -582,6 +584,7 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "rx_no_buffer": n.rx_no_buffer,
             "dma_faults": n.dma_faults,
             "mac_drops": n.mac_drops,
+            "acks_not_carried": n.acks_not_carried,
         })),
         "buckets": buckets,
         "paper_comparison": comparison,

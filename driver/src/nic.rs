@@ -836,12 +836,16 @@ mod tests {
             Event::RxData {
                 retransmit: false,
                 length: 3,
+                cutoff_version: 0,
                 offset: 0,
                 buffer_id: buf.buffer_id,
                 message_length: 3,
                 local_port: 1,
                 peer_port: 2,
                 peer: homa_proto::hostif::peer_address("10.0.0.2".parse().unwrap()),
+                incoming: 0,
+                ack_client_id: 0,
+                ack_server_port: 0,
             },
         ] {
             complete(&nic, &mut cq, 11, event);
@@ -894,12 +898,16 @@ mod tests {
             let event = Event::RxData {
                 retransmit: false,
                 length: 1,
+                cutoff_version: 0,
                 offset: id,
                 buffer_id: id,
                 message_length: 3,
                 local_port: 1,
                 peer_port: 2,
                 peer: peer_address("10.0.0.2".parse().unwrap()),
+                incoming: 0,
+                ack_client_id: 0,
+                ack_server_port: 0,
             };
             complete(&nic, &mut cq, 20 + u64::from(id), event);
         }

@@ -54,7 +54,6 @@ fn main() {
     let mut uut = HomaRxCore512::top_level();
     uut.m_dma_wr_ready.next = true;
     uut.m_dma_rd_ready.next = true;
-    uut.m_hdr_ready.next = true;
     uut.m_grant_axis_tready.next = true;
     uut.reset.next = true;
     for high in [false, true, false, true] {

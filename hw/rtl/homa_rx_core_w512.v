@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_dma_rd_valid,m_dma_rd_ready,m_dma_rd_addr,m_dma_rd_len,s_dma_rd_valid,s_dma_rd_data,m_dma_wr_valid,m_dma_wr_ready,m_dma_wr_addr,m_dma_wr_data,m_dma_wr_keep,m_dma_wr_last,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_grant_axis_tdata,m_grant_axis_tkeep,m_grant_axis_tvalid,m_grant_axis_tlast,m_grant_axis_tready,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid);
+module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_dma_rd_valid,m_dma_rd_ready,m_dma_rd_addr,m_dma_rd_len,s_dma_rd_valid,s_dma_rd_data,m_dma_wr_valid,m_dma_wr_ready,m_dma_wr_addr,m_dma_wr_data,m_dma_wr_keep,m_dma_wr_last,m_grant_axis_tdata,m_grant_axis_tkeep,m_grant_axis_tvalid,m_grant_axis_tlast,m_grant_axis_tready,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid);
     
     // Module arguments
     input wire  clock;
@@ -25,29 +25,6 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     output reg  [511:0] m_dma_wr_data;
     output reg  [63:0] m_dma_wr_keep;
     output reg  m_dma_wr_last;
-    output reg  m_hdr_valid;
-    input wire  m_hdr_ready;
-    output reg  [3:0] m_hdr_ip_version;
-    output reg  [127:0] m_hdr_src_ip;
-    output reg  [127:0] m_hdr_dst_ip;
-    output reg  [2:0] m_hdr_priority;
-    output reg  [15:0] m_hdr_sport;
-    output reg  [15:0] m_hdr_dport;
-    output reg  [7:0] m_hdr_type;
-    output reg  [63:0] m_hdr_sender_id;
-    output reg  [31:0] m_hdr_data_message_length;
-    output reg  [31:0] m_hdr_data_incoming;
-    output reg  [31:0] m_hdr_data_offset;
-    output reg  [15:0] m_hdr_data_cutoff_version;
-    output reg  m_hdr_data_retransmit;
-    output reg  [63:0] m_hdr_data_ack_client_id;
-    output reg  [15:0] m_hdr_data_ack_server_port;
-    output reg  [15:0] m_hdr_data_payload_len;
-    output reg  [31:0] m_hdr_grant_offset;
-    output reg  [2:0] m_hdr_grant_priority;
-    output reg  [31:0] m_hdr_resend_offset;
-    output reg  [31:0] m_hdr_resend_length;
-    output reg  [2:0] m_hdr_resend_priority;
     output reg  [511:0] m_grant_axis_tdata;
     output reg  [63:0] m_grant_axis_tkeep;
     output reg  m_grant_axis_tvalid;
@@ -264,6 +241,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     wire  [31:0] parser$m_hdr_resend_offset;
     wire  [31:0] parser$m_hdr_resend_length;
     wire  [2:0] parser$m_hdr_resend_priority;
+    wire  [247:0] parser$m_hdr_body;
     wire  [511:0] parser$m_axis_tdata;
     wire  [63:0] parser$m_axis_tkeep;
     wire  parser$m_axis_tvalid;
@@ -614,6 +592,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  [31:0] hq$s_hdr_offset;
     reg  [15:0] hq$s_hdr_payload_len;
     reg  hq$s_hdr_retransmit;
+    reg  [7:0] hq$s_hdr_type;
+    reg  [31:0] hq$s_hdr_incoming;
+    reg  [15:0] hq$s_hdr_cutoff_version;
+    reg  [63:0] hq$s_hdr_ack_client_id;
+    reg  [15:0] hq$s_hdr_ack_server_port;
+    reg  [247:0] hq$s_hdr_body;
     wire  hq$m_rd_valid;
     reg  hq$m_rd_ready;
     wire  [63:0] hq$m_rd_addr;
@@ -638,10 +622,10 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  dhdr$clock;
     reg  dhdr$reset;
     reg  dhdr$push;
-    reg  [308:0] dhdr$din;
+    reg  [692:0] dhdr$din;
     reg  dhdr$ready;
     wire  dhdr$valid;
-    wire  [308:0] dhdr$dout;
+    wire  [692:0] dhdr$dout;
     wire  dhdr$full;
     reg  rel_pending$d;
     wire  rel_pending$q;
@@ -664,7 +648,6 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  [63:0] cq_base;
     reg  [63:0] rx_win_base;
     reg  [63:0] rx_win_len;
-    reg  is_dma;
     reg  dma_ok;
     reg  table_ok;
     reg  [47:0] local_mac;
@@ -710,6 +693,7 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .m_hdr_resend_offset(parser$m_hdr_resend_offset),
         .m_hdr_resend_length(parser$m_hdr_resend_length),
         .m_hdr_resend_priority(parser$m_hdr_resend_priority),
+        .m_hdr_body(parser$m_hdr_body),
         .m_axis_tdata(parser$m_axis_tdata),
         .m_axis_tkeep(parser$m_axis_tkeep),
         .m_axis_tvalid(parser$m_axis_tvalid),
@@ -1070,6 +1054,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .s_hdr_offset(hq$s_hdr_offset),
         .s_hdr_payload_len(hq$s_hdr_payload_len),
         .s_hdr_retransmit(hq$s_hdr_retransmit),
+        .s_hdr_type(hq$s_hdr_type),
+        .s_hdr_incoming(hq$s_hdr_incoming),
+        .s_hdr_cutoff_version(hq$s_hdr_cutoff_version),
+        .s_hdr_ack_client_id(hq$s_hdr_ack_client_id),
+        .s_hdr_ack_server_port(hq$s_hdr_ack_server_port),
+        .s_hdr_body(hq$s_hdr_body),
         .m_rd_valid(hq$m_rd_valid),
         .m_rd_ready(hq$m_rd_ready),
         .m_rd_addr(hq$m_rd_addr),
@@ -18651,15 +18641,13 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         m_dma_wr_last = hq$m_wr_last;
         hq$m_wr_ready = m_dma_wr_ready;
         is_data = (parser$m_hdr_type == c_data) & (parser$m_hdr_ip_version == c_v4);
-        is_dma = parser$m_hdr_type == c_data;
         data_ok = msgs$s_pkt_ready & ~rel_pending$q;
         table_ok = ~is_data | data_ok;
-        dma_ok = ~is_dma | ~dhdr$full;
-        parser$m_hdr_ready = m_hdr_ready & table_ok & dma_ok;
-        m_hdr_valid = parser$m_hdr_valid & table_ok & dma_ok;
+        dma_ok = ~dhdr$full;
+        parser$m_hdr_ready = table_ok & dma_ok;
         dhdr$clock = clock;
         dhdr$reset = reset;
-        dhdr$push = parser$m_hdr_valid & is_dma & m_hdr_ready & table_ok & ~dhdr$full;
+        dhdr$push = parser$m_hdr_valid & table_ok & ~dhdr$full;
         dhdr$din[(64'h0)+:(4)] = parser$m_hdr_ip_version;
         dhdr$din[(64'h4)+:(128)] = parser$m_hdr_src_ip;
         dhdr$din[(64'h84)+:(16)] = parser$m_hdr_sport;
@@ -18669,6 +18657,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         dhdr$din[(64'h104)+:(32)] = parser$m_hdr_data_offset;
         dhdr$din[(64'h124)+:(16)] = parser$m_hdr_data_payload_len;
         dhdr$din[(64'h134)+:(1)] = parser$m_hdr_data_retransmit;
+        dhdr$din[(64'h135)+:(8)] = parser$m_hdr_type;
+        dhdr$din[(64'h13d)+:(32)] = parser$m_hdr_data_incoming;
+        dhdr$din[(64'h15d)+:(16)] = parser$m_hdr_data_cutoff_version;
+        dhdr$din[(64'h16d)+:(64)] = parser$m_hdr_data_ack_client_id;
+        dhdr$din[(64'h1ad)+:(16)] = parser$m_hdr_data_ack_server_port;
+        dhdr$din[(64'h1bd)+:(248)] = parser$m_hdr_body;
         hq$s_hdr_valid = dhdr$valid;
         dhdr$ready = hq$s_hdr_ready;
         hq$s_hdr_ip_version = dhdr$dout[(64'h0)+:(4)];
@@ -18680,30 +18674,15 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         hq$s_hdr_offset = dhdr$dout[(64'h104)+:(32)];
         hq$s_hdr_payload_len = dhdr$dout[(64'h124)+:(16)];
         hq$s_hdr_retransmit = dhdr$dout[(64'h134)+:(1)];
-        m_hdr_ip_version = parser$m_hdr_ip_version;
-        m_hdr_src_ip = parser$m_hdr_src_ip;
-        m_hdr_dst_ip = parser$m_hdr_dst_ip;
-        m_hdr_priority = parser$m_hdr_priority;
-        m_hdr_sport = parser$m_hdr_sport;
-        m_hdr_dport = parser$m_hdr_dport;
-        m_hdr_type = parser$m_hdr_type;
-        m_hdr_sender_id = parser$m_hdr_sender_id;
-        m_hdr_data_message_length = parser$m_hdr_data_message_length;
-        m_hdr_data_incoming = parser$m_hdr_data_incoming;
-        m_hdr_data_offset = parser$m_hdr_data_offset;
-        m_hdr_data_cutoff_version = parser$m_hdr_data_cutoff_version;
-        m_hdr_data_retransmit = parser$m_hdr_data_retransmit;
-        m_hdr_data_ack_client_id = parser$m_hdr_data_ack_client_id;
-        m_hdr_data_ack_server_port = parser$m_hdr_data_ack_server_port;
-        m_hdr_data_payload_len = parser$m_hdr_data_payload_len;
-        m_hdr_grant_offset = parser$m_hdr_grant_offset;
-        m_hdr_grant_priority = parser$m_hdr_grant_priority;
-        m_hdr_resend_offset = parser$m_hdr_resend_offset;
-        m_hdr_resend_length = parser$m_hdr_resend_length;
-        m_hdr_resend_priority = parser$m_hdr_resend_priority;
+        hq$s_hdr_type = dhdr$dout[(64'h135)+:(8)];
+        hq$s_hdr_incoming = dhdr$dout[(64'h13d)+:(32)];
+        hq$s_hdr_cutoff_version = dhdr$dout[(64'h15d)+:(16)];
+        hq$s_hdr_ack_client_id = dhdr$dout[(64'h16d)+:(64)];
+        hq$s_hdr_ack_server_port = dhdr$dout[(64'h1ad)+:(16)];
+        hq$s_hdr_body = dhdr$dout[(64'h1bd)+:(248)];
         end_len[(64'h0)+:(16)] = parser$m_hdr_data_payload_len;
         end_len[(64'h10)+:(16)] = c_zero16;
-        msgs$s_pkt_valid = parser$m_hdr_valid & is_data & m_hdr_ready & ~dhdr$full;
+        msgs$s_pkt_valid = parser$m_hdr_valid & is_data & ~dhdr$full;
         msgs$s_pkt_peer = parser$m_hdr_src_ip[(c_lo)+:(32)];
         msgs$s_pkt_id = parser$m_hdr_sender_id;
         msgs$s_pkt_sport = parser$m_hdr_sport;
@@ -18779,10 +18758,10 @@ module homa_rx_core_w512$dhdr(clock,reset,push,din,ready,valid,dout,full);
     input wire  clock;
     input wire  reset;
     input wire  push;
-    input wire  [308:0] din;
+    input wire  [692:0] din;
     input wire  ready;
     output reg  valid;
-    output reg  [308:0] dout;
+    output reg  [692:0] dout;
     output reg  full;
     
     // Constant declarations
@@ -18791,11 +18770,11 @@ module homa_rx_core_w512$dhdr(clock,reset,push,din,ready,valid,dout,full);
     localparam  c_two = 2'b10;
     
     // Stub signals
-    reg  [308:0] slot0$d;
-    wire  [308:0] slot0$q;
+    reg  [692:0] slot0$d;
+    wire  [692:0] slot0$q;
     reg  slot0$clock;
-    reg  [308:0] slot1$d;
-    wire  [308:0] slot1$q;
+    reg  [692:0] slot1$d;
+    wire  [692:0] slot1$q;
     reg  slot1$clock;
     reg  wr$d;
     wire  wr$q;
@@ -18925,13 +18904,13 @@ endmodule // homa_rx_core_w512$dhdr$rd
 module homa_rx_core_w512$dhdr$slot0(d,q,clock);
     
     // Module arguments
-    input wire  [308:0] d;
-    output reg  [308:0] q;
+    input wire  [692:0] d;
+    output reg  [692:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 309'h0;
+       q = 693'h0;
     end
     
     always @(posedge clock) begin
@@ -18944,13 +18923,13 @@ endmodule // homa_rx_core_w512$dhdr$slot0
 module homa_rx_core_w512$dhdr$slot1(d,q,clock);
     
     // Module arguments
-    input wire  [308:0] d;
-    output reg  [308:0] q;
+    input wire  [692:0] d;
+    output reg  [692:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 309'h0;
+       q = 693'h0;
     end
     
     always @(posedge clock) begin
@@ -51895,7 +51874,7 @@ module homa_rx_core_w512$grant$valid$9(d,q,clock);
 endmodule // homa_rx_core_w512$grant$valid$9
 
 
-module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
+module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
     
     // Module arguments
     input wire  clock;
@@ -51927,6 +51906,12 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     input wire  [31:0] s_hdr_offset;
     input wire  [15:0] s_hdr_payload_len;
     input wire  s_hdr_retransmit;
+    input wire  [7:0] s_hdr_type;
+    input wire  [31:0] s_hdr_incoming;
+    input wire  [15:0] s_hdr_cutoff_version;
+    input wire  [63:0] s_hdr_ack_client_id;
+    input wire  [15:0] s_hdr_ack_server_port;
+    input wire  [247:0] s_hdr_body;
     output reg  m_rd_valid;
     input wire  m_rd_ready;
     output reg  [63:0] m_rd_addr;
@@ -51997,6 +51982,12 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     reg  [31:0] dma$s_hdr_offset;
     reg  [15:0] dma$s_hdr_payload_len;
     reg  dma$s_hdr_retransmit;
+    reg  [7:0] dma$s_hdr_type;
+    reg  [31:0] dma$s_hdr_incoming;
+    reg  [15:0] dma$s_hdr_cutoff_version;
+    reg  [63:0] dma$s_hdr_ack_client_id;
+    reg  [15:0] dma$s_hdr_ack_server_port;
+    reg  [247:0] dma$s_hdr_body;
     reg  dma$s_buf_valid;
     wire  dma$s_buf_ready;
     reg  [63:0] dma$s_buf_iova;
@@ -52094,6 +52085,12 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
         .s_hdr_offset(dma$s_hdr_offset),
         .s_hdr_payload_len(dma$s_hdr_payload_len),
         .s_hdr_retransmit(dma$s_hdr_retransmit),
+        .s_hdr_type(dma$s_hdr_type),
+        .s_hdr_incoming(dma$s_hdr_incoming),
+        .s_hdr_cutoff_version(dma$s_hdr_cutoff_version),
+        .s_hdr_ack_client_id(dma$s_hdr_ack_client_id),
+        .s_hdr_ack_server_port(dma$s_hdr_ack_server_port),
+        .s_hdr_body(dma$s_hdr_body),
         .s_buf_valid(dma$s_buf_valid),
         .s_buf_ready(dma$s_buf_ready),
         .s_buf_iova(dma$s_buf_iova),
@@ -52188,6 +52185,12 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
         dma$s_hdr_offset = s_hdr_offset;
         dma$s_hdr_payload_len = s_hdr_payload_len;
         dma$s_hdr_retransmit = s_hdr_retransmit;
+        dma$s_hdr_type = s_hdr_type;
+        dma$s_hdr_incoming = s_hdr_incoming;
+        dma$s_hdr_cutoff_version = s_hdr_cutoff_version;
+        dma$s_hdr_ack_client_id = s_hdr_ack_client_id;
+        dma$s_hdr_ack_server_port = s_hdr_ack_server_port;
+        dma$s_hdr_body = s_hdr_body;
         cq$cfg_base = cfg_cq_base;
         cq$cfg_log2 = cfg_cq_log2;
         cq$cfg_consumer = cfg_cq_consumer;
@@ -52618,7 +52621,7 @@ module homa_rx_core_w512$hq$cq$second(d,q,clock);
 endmodule // homa_rx_core_w512$hq$cq$second
 
 
-module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
+module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
     
     // Module arguments
     input wire  clock;
@@ -52640,6 +52643,12 @@ module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid
     input wire  [31:0] s_hdr_offset;
     input wire  [15:0] s_hdr_payload_len;
     input wire  s_hdr_retransmit;
+    input wire  [7:0] s_hdr_type;
+    input wire  [31:0] s_hdr_incoming;
+    input wire  [15:0] s_hdr_cutoff_version;
+    input wire  [63:0] s_hdr_ack_client_id;
+    input wire  [15:0] s_hdr_ack_server_port;
+    input wire  [247:0] s_hdr_body;
     input wire  s_buf_valid;
     output reg  s_buf_ready;
     input wire  [63:0] s_buf_iova;
@@ -52677,6 +52686,8 @@ module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid
     localparam  c_mapped = 128'hffff00000000;
     localparam  c_rx = 512'h20000000000000000;
     localparam  c_er = 512'h2000000000000000000000000000006040000000000000000;
+    localparam  c_ct = 512'h50000000000000000;
+    localparam  c_data = 8'h10;
     localparam  c_st_small = 8'h7;
     localparam  c_zero4 = 4'h0;
     localparam  c_one8 = 8'h1;
@@ -52827,6 +52838,8 @@ module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid
     reg  [63:0] id_out;
     reg  [511:0] rx;
     reg  [511:0] er;
+    reg  [511:0] ct;
+    reg  is_ctl;
     
     // Sub module instances
     homa_rx_core_w512$hq$dma$have_buf have_buf(
@@ -53172,11 +53185,12 @@ module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid
         want_beats = (plen32 + c_round) >> c_six;
         fits = plen32 <= head[(64'h41)+:(32)];
         ok = fits & (want_beats == head[(64'h61)+:(32)]);
-        hdr_empty = s_hdr_payload_len == c_zero16;
-        m_cpl_valid = s_hdr_valid & ~hdr_empty & has_head & ~head[(64'h0)+:(1)] & ~reset;
-        s_hdr_ready = ~reset & (hdr_empty | (has_head & (head[(64'h0)+:(1)] | m_cpl_ready)));
+        is_ctl = s_hdr_type != c_data;
+        hdr_empty = ~is_ctl & (s_hdr_payload_len == c_zero16);
+        m_cpl_valid = s_hdr_valid & (is_ctl | (~hdr_empty & has_head & ~head[(64'h0)+:(1)])) & ~reset;
+        s_hdr_ready = ~reset & (hdr_empty | (is_ctl & m_cpl_ready) | (~is_ctl & has_head & (head[(64'h0)+:(1)] | m_cpl_ready)));
         hdr_go = s_hdr_valid & s_hdr_ready;
-        pop = hdr_go & ~hdr_empty;
+        pop = hdr_go & ~hdr_empty & ~is_ctl;
         if (hdr_go & hdr_empty) begin
             n_empty$d = n_empty$q + c_one32;
         end
@@ -53210,7 +53224,11 @@ module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid
         if (s_hdr_retransmit) begin
             rx[(64'h50)+:(8)] = c_one8;
         end
-        rx[(64'h60)+:(32)] = plen32;
+        rx[(64'h60)+:(16)] = s_hdr_payload_len;
+        rx[(64'h70)+:(16)] = s_hdr_cutoff_version;
+        rx[(64'h1c0)+:(32)] = s_hdr_incoming;
+        rx[(64'h180)+:(64)] = s_hdr_ack_client_id;
+        rx[(64'h1e0)+:(16)] = s_hdr_ack_server_port;
         rx[(64'h80)+:(32)] = s_hdr_offset;
         rx[(64'ha0)+:(32)] = head[(64'h1)+:(32)];
         rx[(64'hc0)+:(32)] = s_hdr_message_length;
@@ -53232,6 +53250,28 @@ module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid
         rx[(64'h168)+:(8)] = peer[(c_idx$13)+:(8)];
         rx[(64'h170)+:(8)] = peer[(c_idx$14)+:(8)];
         rx[(64'h178)+:(8)] = peer[(c_idx$15)+:(8)];
+        ct = c_ct;
+        ct[(64'h0)+:(64)] = id_out;
+        ct[(64'h50)+:(8)] = s_hdr_type;
+        ct[(64'h60)+:(16)] = s_hdr_dport;
+        ct[(64'h70)+:(16)] = s_hdr_sport;
+        ct[(64'h80)+:(8)] = rx[(64'h100)+:(8)];
+        ct[(64'h88)+:(8)] = rx[(64'h108)+:(8)];
+        ct[(64'h90)+:(8)] = rx[(64'h110)+:(8)];
+        ct[(64'h98)+:(8)] = rx[(64'h118)+:(8)];
+        ct[(64'ha0)+:(8)] = rx[(64'h120)+:(8)];
+        ct[(64'ha8)+:(8)] = rx[(64'h128)+:(8)];
+        ct[(64'hb0)+:(8)] = rx[(64'h130)+:(8)];
+        ct[(64'hb8)+:(8)] = rx[(64'h138)+:(8)];
+        ct[(64'hc0)+:(8)] = rx[(64'h140)+:(8)];
+        ct[(64'hc8)+:(8)] = rx[(64'h148)+:(8)];
+        ct[(64'hd0)+:(8)] = rx[(64'h150)+:(8)];
+        ct[(64'hd8)+:(8)] = rx[(64'h158)+:(8)];
+        ct[(64'he0)+:(8)] = rx[(64'h160)+:(8)];
+        ct[(64'he8)+:(8)] = rx[(64'h168)+:(8)];
+        ct[(64'hf0)+:(8)] = rx[(64'h170)+:(8)];
+        ct[(64'hf8)+:(8)] = rx[(64'h178)+:(8)];
+        ct[(64'h100)+:(248)] = s_hdr_body;
         er = c_er;
         er[(64'h0)+:(64)] = id_out;
         if (~fits) begin
@@ -53242,6 +53282,9 @@ module homa_rx_core_w512$hq$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid
         m_cpl_data = ((er) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         if (ok) begin
             m_cpl_data = ((rx) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        end
+        if (is_ctl) begin
+            m_cpl_data = ((ct) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         end
         rx_data = n_data$q;
         rx_errors = n_err$q;
@@ -56595,7 +56638,7 @@ module homa_rx_core_w512$n_rel(d,q,clock);
 endmodule // homa_rx_core_w512$n_rel
 
 
-module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tuser,m_axis_tready,busy,frames_ok,dropped_runt,dropped_bad_checksum,dropped_not_homa,dropped_bad_type,dropped_bad_length,error_runt,error_bad_checksum,error_not_homa,error_bad_type,error_bad_length);
+module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_hdr_body,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tuser,m_axis_tready,busy,frames_ok,dropped_runt,dropped_bad_checksum,dropped_not_homa,dropped_bad_type,dropped_bad_length,error_runt,error_bad_checksum,error_not_homa,error_bad_type,error_bad_length);
     
     // Module arguments
     input wire  clock;
@@ -56628,6 +56671,7 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     output reg  [31:0] m_hdr_resend_offset;
     output reg  [31:0] m_hdr_resend_length;
     output reg  [2:0] m_hdr_resend_priority;
+    output reg  [247:0] m_hdr_body;
     output reg  [511:0] m_axis_tdata;
     output reg  [63:0] m_axis_tkeep;
     output reg  m_axis_tvalid;
@@ -56750,6 +56794,13 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     localparam  c_beat$99 = 8'h1;
     localparam  c_beat$100 = 8'h1;
     localparam  c_beat$101 = 8'h1;
+    localparam  c_beat$102 = 8'h1;
+    localparam  c_beat$103 = 8'h1;
+    localparam  c_beat$104 = 8'h1;
+    localparam  c_beat$105 = 8'h1;
+    localparam  c_beat$106 = 8'h1;
+    localparam  c_beat$107 = 8'h1;
+    localparam  c_beat$108 = 8'h1;
     localparam  c_lane$0 = 16'h60;
     localparam  c_lane$1 = 16'h68;
     localparam  c_lane$2 = 16'h70;
@@ -56852,6 +56903,13 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     localparam  c_lane$99 = 16'h178;
     localparam  c_lane$100 = 16'h180;
     localparam  c_lane$101 = 16'h188;
+    localparam  c_lane$102 = 16'h190;
+    localparam  c_lane$103 = 16'h198;
+    localparam  c_lane$104 = 16'h1a0;
+    localparam  c_lane$105 = 16'h1a8;
+    localparam  c_lane$106 = 16'h1b0;
+    localparam  c_lane$107 = 16'h1b8;
+    localparam  c_lane$108 = 16'h1c0;
     localparam  c_beat_max = 8'hff;
     localparam  c_zero8 = 8'h0;
     localparam  c_one8 = 8'h1;
@@ -56907,6 +56965,47 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     localparam  c_type_grant = 8'h11;
     localparam  c_type_resend = 8'h12;
     localparam  c_type_ack = 8'h18;
+    localparam  c_type_cutoffs = 8'h15;
+    localparam  c_wlen$0 = 8'h0;
+    localparam  c_wlen$1 = 8'h5;
+    localparam  c_wlen$2 = 8'h9;
+    localparam  c_wlen$3 = 8'h0;
+    localparam  c_wlen$4 = 8'h0;
+    localparam  c_wlen$5 = 8'h1e;
+    localparam  c_wlen$6 = 8'h0;
+    localparam  c_wlen$7 = 8'h0;
+    localparam  c_wlen$8 = 8'h1f;
+    localparam  c_bi$0 = 8'h0;
+    localparam  c_bi$1 = 8'h1;
+    localparam  c_bi$2 = 8'h2;
+    localparam  c_bi$3 = 8'h3;
+    localparam  c_bi$4 = 8'h4;
+    localparam  c_bi$5 = 8'h5;
+    localparam  c_bi$6 = 8'h6;
+    localparam  c_bi$7 = 8'h7;
+    localparam  c_bi$8 = 8'h8;
+    localparam  c_bi$9 = 8'h9;
+    localparam  c_bi$10 = 8'ha;
+    localparam  c_bi$11 = 8'hb;
+    localparam  c_bi$12 = 8'hc;
+    localparam  c_bi$13 = 8'hd;
+    localparam  c_bi$14 = 8'he;
+    localparam  c_bi$15 = 8'hf;
+    localparam  c_bi$16 = 8'h10;
+    localparam  c_bi$17 = 8'h11;
+    localparam  c_bi$18 = 8'h12;
+    localparam  c_bi$19 = 8'h13;
+    localparam  c_bi$20 = 8'h14;
+    localparam  c_bi$21 = 8'h15;
+    localparam  c_bi$22 = 8'h16;
+    localparam  c_bi$23 = 8'h17;
+    localparam  c_bi$24 = 8'h18;
+    localparam  c_bi$25 = 8'h19;
+    localparam  c_bi$26 = 8'h1a;
+    localparam  c_bi$27 = 8'h1b;
+    localparam  c_bi$28 = 8'h1c;
+    localparam  c_bi$29 = 8'h1d;
+    localparam  c_bi$30 = 8'h1e;
     localparam  c_max_msg = 32'hf4240;
     localparam  c_nprio = 8'h8;
     localparam  c_max_acks = 16'h5;
@@ -57466,6 +57565,27 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     reg  [7:0] hb$101$d;
     wire  [7:0] hb$101$q;
     reg  hb$101$clock;
+    reg  [7:0] hb$102$d;
+    wire  [7:0] hb$102$q;
+    reg  hb$102$clock;
+    reg  [7:0] hb$103$d;
+    wire  [7:0] hb$103$q;
+    reg  hb$103$clock;
+    reg  [7:0] hb$104$d;
+    wire  [7:0] hb$104$q;
+    reg  hb$104$clock;
+    reg  [7:0] hb$105$d;
+    wire  [7:0] hb$105$q;
+    reg  hb$105$clock;
+    reg  [7:0] hb$106$d;
+    wire  [7:0] hb$106$q;
+    reg  hb$106$clock;
+    reg  [7:0] hb$107$d;
+    wire  [7:0] hb$107$q;
+    reg  hb$107$clock;
+    reg  [7:0] hb$108$d;
+    wire  [7:0] hb$108$q;
+    reg  hb$108$clock;
     reg  s1_valid$d;
     wire  s1_valid$q;
     reg  s1_valid$clock;
@@ -57508,8 +57628,8 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     reg  [2:0] s2_verdict$d;
     wire  [2:0] s2_verdict$q;
     reg  s2_verdict$clock;
-    reg  [677:0] s2_hdr$d;
-    wire  [677:0] s2_hdr$q;
+    reg  [925:0] s2_hdr$d;
+    wire  [925:0] s2_hdr$q;
     reg  s2_hdr$clock;
     reg  [511:0] r_prev$d;
     wire  [511:0] r_prev$q;
@@ -57562,10 +57682,10 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     reg  hdr_fifo$clock;
     reg  hdr_fifo$reset;
     reg  hdr_fifo$push;
-    reg  [677:0] hdr_fifo$din;
+    reg  [925:0] hdr_fifo$din;
     reg  hdr_fifo$ready;
     wire  hdr_fifo$valid;
-    wire  [677:0] hdr_fifo$dout;
+    wire  [925:0] hdr_fifo$dout;
     wire  hdr_fifo$full;
     reg  pay_data$clock;
     reg  pay_data$reset;
@@ -57706,6 +57826,13 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     reg  [7:0] u$95;
     reg  [7:0] u$96;
     reg  [7:0] u$97;
+    reg  [7:0] u$98;
+    reg  [7:0] u$99;
+    reg  [7:0] u$100;
+    reg  [7:0] u$101;
+    reg  [7:0] u$102;
+    reg  [7:0] u$103;
+    reg  [7:0] u$104;
     reg  [7:0] ip$0;
     reg  [7:0] ip$1;
     reg  [7:0] ip$2;
@@ -57802,6 +57929,13 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     reg  [7:0] l4$53;
     reg  [7:0] l4$54;
     reg  [7:0] l4$55;
+    reg  [7:0] l4$56;
+    reg  [7:0] l4$57;
+    reg  [7:0] l4$58;
+    reg  [7:0] l4$59;
+    reg  [7:0] l4$60;
+    reg  [7:0] l4$61;
+    reg  [7:0] l4$62;
     reg  [1:0] cls;
     reg  [31:0] kbytes;
     reg  [31:0] frame_len;
@@ -57849,6 +57983,40 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     reg  [31:0] f_resend_len;
     reg  [7:0] f_resend_prio;
     reg  [15:0] f_num_acks;
+    reg  [7:0] wlen;
+    reg  is_cutoffs;
+    reg  [7:0] bw$0;
+    reg  [7:0] bw$1;
+    reg  [7:0] bw$2;
+    reg  [7:0] bw$3;
+    reg  [7:0] bw$4;
+    reg  [7:0] bw$5;
+    reg  [7:0] bw$6;
+    reg  [7:0] bw$7;
+    reg  [7:0] bw$8;
+    reg  [7:0] bw$9;
+    reg  [7:0] bw$10;
+    reg  [7:0] bw$11;
+    reg  [7:0] bw$12;
+    reg  [7:0] bw$13;
+    reg  [7:0] bw$14;
+    reg  [7:0] bw$15;
+    reg  [7:0] bw$16;
+    reg  [7:0] bw$17;
+    reg  [7:0] bw$18;
+    reg  [7:0] bw$19;
+    reg  [7:0] bw$20;
+    reg  [7:0] bw$21;
+    reg  [7:0] bw$22;
+    reg  [7:0] bw$23;
+    reg  [7:0] bw$24;
+    reg  [7:0] bw$25;
+    reg  [7:0] bw$26;
+    reg  [7:0] bw$27;
+    reg  [7:0] bw$28;
+    reg  [7:0] bw$29;
+    reg  [7:0] bw$30;
+    reg  [247:0] f_body;
     reg  [31:0] data_off;
     reg  [31:0] paylen;
     reg  known_type;
@@ -57871,7 +58039,7 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
     reg  e_bad_body;
     reg  [2:0] verdict;
     reg  gate;
-    reg  [677:0] hdr_c;
+    reg  [925:0] hdr_c;
     reg  fire;
     reg  trunc;
     reg  [31:0] pay_end;
@@ -58418,6 +58586,41 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
         .d(hb$101$d),
         .q(hb$101$q),
         .clock(hb$101$clock)
+    );
+    homa_rx_core_w512$parser$hb$102 hb$102(
+        .d(hb$102$d),
+        .q(hb$102$q),
+        .clock(hb$102$clock)
+    );
+    homa_rx_core_w512$parser$hb$103 hb$103(
+        .d(hb$103$d),
+        .q(hb$103$q),
+        .clock(hb$103$clock)
+    );
+    homa_rx_core_w512$parser$hb$104 hb$104(
+        .d(hb$104$d),
+        .q(hb$104$q),
+        .clock(hb$104$clock)
+    );
+    homa_rx_core_w512$parser$hb$105 hb$105(
+        .d(hb$105$d),
+        .q(hb$105$q),
+        .clock(hb$105$clock)
+    );
+    homa_rx_core_w512$parser$hb$106 hb$106(
+        .d(hb$106$d),
+        .q(hb$106$q),
+        .clock(hb$106$clock)
+    );
+    homa_rx_core_w512$parser$hb$107 hb$107(
+        .d(hb$107$d),
+        .q(hb$107$q),
+        .clock(hb$107$clock)
+    );
+    homa_rx_core_w512$parser$hb$108 hb$108(
+        .d(hb$108$d),
+        .q(hb$108$q),
+        .clock(hb$108$clock)
     );
     homa_rx_core_w512$parser$s1_valid s1_valid(
         .d(s1_valid$d),
@@ -59220,6 +59423,41 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
         if (acc & (beat$q == c_beat$101)) begin
             hb$101$d = s_axis_tdata[(c_lane$101)+:(8)];
         end
+        hb$102$clock = clock;
+        hb$102$d = hb$102$q;
+        if (acc & (beat$q == c_beat$102)) begin
+            hb$102$d = s_axis_tdata[(c_lane$102)+:(8)];
+        end
+        hb$103$clock = clock;
+        hb$103$d = hb$103$q;
+        if (acc & (beat$q == c_beat$103)) begin
+            hb$103$d = s_axis_tdata[(c_lane$103)+:(8)];
+        end
+        hb$104$clock = clock;
+        hb$104$d = hb$104$q;
+        if (acc & (beat$q == c_beat$104)) begin
+            hb$104$d = s_axis_tdata[(c_lane$104)+:(8)];
+        end
+        hb$105$clock = clock;
+        hb$105$d = hb$105$q;
+        if (acc & (beat$q == c_beat$105)) begin
+            hb$105$d = s_axis_tdata[(c_lane$105)+:(8)];
+        end
+        hb$106$clock = clock;
+        hb$106$d = hb$106$q;
+        if (acc & (beat$q == c_beat$106)) begin
+            hb$106$d = s_axis_tdata[(c_lane$106)+:(8)];
+        end
+        hb$107$clock = clock;
+        hb$107$d = hb$107$q;
+        if (acc & (beat$q == c_beat$107)) begin
+            hb$107$d = s_axis_tdata[(c_lane$107)+:(8)];
+        end
+        hb$108$clock = clock;
+        hb$108$d = hb$108$q;
+        if (acc & (beat$q == c_beat$108)) begin
+            hb$108$d = s_axis_tdata[(c_lane$108)+:(8)];
+        end
         if (adv) begin
             s1_valid$d = acc;
             s1_last$d = s_axis_tlast;
@@ -59624,6 +59862,34 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
         if (is_tagged) begin
             u$97 = hb$101$q;
         end
+        u$98 = hb$98$q;
+        if (is_tagged) begin
+            u$98 = hb$102$q;
+        end
+        u$99 = hb$99$q;
+        if (is_tagged) begin
+            u$99 = hb$103$q;
+        end
+        u$100 = hb$100$q;
+        if (is_tagged) begin
+            u$100 = hb$104$q;
+        end
+        u$101 = hb$101$q;
+        if (is_tagged) begin
+            u$101 = hb$105$q;
+        end
+        u$102 = hb$102$q;
+        if (is_tagged) begin
+            u$102 = hb$106$q;
+        end
+        u$103 = hb$103$q;
+        if (is_tagged) begin
+            u$103 = hb$107$q;
+        end
+        u$104 = hb$104$q;
+        if (is_tagged) begin
+            u$104 = hb$108$q;
+        end
         eff_et[(64'h8)+:(8)] = u$0;
         eff_et[(64'h0)+:(8)] = u$1;
         v6 = ((eff_et) & 16'hffff) == c_ipv6;
@@ -59890,6 +60156,34 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
         l4$55 = u$77;
         if (v6) begin
             l4$55 = u$97;
+        end
+        l4$56 = u$78;
+        if (v6) begin
+            l4$56 = u$98;
+        end
+        l4$57 = u$79;
+        if (v6) begin
+            l4$57 = u$99;
+        end
+        l4$58 = u$80;
+        if (v6) begin
+            l4$58 = u$100;
+        end
+        l4$59 = u$81;
+        if (v6) begin
+            l4$59 = u$101;
+        end
+        l4$60 = u$82;
+        if (v6) begin
+            l4$60 = u$102;
+        end
+        l4$61 = u$83;
+        if (v6) begin
+            l4$61 = u$103;
+        end
+        l4$62 = u$84;
+        if (v6) begin
+            l4$62 = u$104;
         end
         cls = c_cls$0;
         if ((is_tagged == c_cls_tag$0) & (v6 == c_cls_v6$0)) begin
@@ -60325,42 +60619,301 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
         paylen = homa_len - c_data_hdr;
         known_type = 1'b0;
         need_len = c_zero32;
+        wlen = c_zero8;
         if (f_type == c_type$0) begin
             known_type = 1'b1;
             need_len = c_hlen$0;
+            wlen = c_wlen$0;
         end
         if (f_type == c_type$1) begin
             known_type = 1'b1;
             need_len = c_hlen$1;
+            wlen = c_wlen$1;
         end
         if (f_type == c_type$2) begin
             known_type = 1'b1;
             need_len = c_hlen$2;
+            wlen = c_wlen$2;
         end
         if (f_type == c_type$3) begin
             known_type = 1'b1;
             need_len = c_hlen$3;
+            wlen = c_wlen$3;
         end
         if (f_type == c_type$4) begin
             known_type = 1'b1;
             need_len = c_hlen$4;
+            wlen = c_wlen$4;
         end
         if (f_type == c_type$5) begin
             known_type = 1'b1;
             need_len = c_hlen$5;
+            wlen = c_wlen$5;
         end
         if (f_type == c_type$6) begin
             known_type = 1'b1;
             need_len = c_hlen$6;
+            wlen = c_wlen$6;
         end
         if (f_type == c_type$7) begin
             known_type = 1'b1;
             need_len = c_hlen$7;
+            wlen = c_wlen$7;
         end
         if (f_type == c_type$8) begin
             known_type = 1'b1;
             need_len = c_hlen$8;
+            wlen = c_wlen$8;
         end
+        is_cutoffs = f_type == c_type_cutoffs;
+        bw$0 = c_zero8;
+        if (c_bi$0 < wlen) begin
+            bw$0 = l4$28;
+            if (is_cutoffs) begin
+                bw$0 = l4$32;
+            end
+        end
+        bw$1 = c_zero8;
+        if (c_bi$1 < wlen) begin
+            bw$1 = l4$29;
+            if (is_cutoffs) begin
+                bw$1 = l4$33;
+            end
+        end
+        bw$2 = c_zero8;
+        if (c_bi$2 < wlen) begin
+            bw$2 = l4$30;
+            if (is_cutoffs) begin
+                bw$2 = l4$34;
+            end
+        end
+        bw$3 = c_zero8;
+        if (c_bi$3 < wlen) begin
+            bw$3 = l4$31;
+            if (is_cutoffs) begin
+                bw$3 = l4$35;
+            end
+        end
+        bw$4 = c_zero8;
+        if (c_bi$4 < wlen) begin
+            bw$4 = l4$32;
+            if (is_cutoffs) begin
+                bw$4 = l4$36;
+            end
+        end
+        bw$5 = c_zero8;
+        if (c_bi$5 < wlen) begin
+            bw$5 = l4$33;
+            if (is_cutoffs) begin
+                bw$5 = l4$37;
+            end
+        end
+        bw$6 = c_zero8;
+        if (c_bi$6 < wlen) begin
+            bw$6 = l4$34;
+            if (is_cutoffs) begin
+                bw$6 = l4$38;
+            end
+        end
+        bw$7 = c_zero8;
+        if (c_bi$7 < wlen) begin
+            bw$7 = l4$35;
+            if (is_cutoffs) begin
+                bw$7 = l4$39;
+            end
+        end
+        bw$8 = c_zero8;
+        if (c_bi$8 < wlen) begin
+            bw$8 = l4$36;
+            if (is_cutoffs) begin
+                bw$8 = l4$40;
+            end
+        end
+        bw$9 = c_zero8;
+        if (c_bi$9 < wlen) begin
+            bw$9 = l4$37;
+            if (is_cutoffs) begin
+                bw$9 = l4$41;
+            end
+        end
+        bw$10 = c_zero8;
+        if (c_bi$10 < wlen) begin
+            bw$10 = l4$38;
+            if (is_cutoffs) begin
+                bw$10 = l4$42;
+            end
+        end
+        bw$11 = c_zero8;
+        if (c_bi$11 < wlen) begin
+            bw$11 = l4$39;
+            if (is_cutoffs) begin
+                bw$11 = l4$43;
+            end
+        end
+        bw$12 = c_zero8;
+        if (c_bi$12 < wlen) begin
+            bw$12 = l4$40;
+            if (is_cutoffs) begin
+                bw$12 = l4$44;
+            end
+        end
+        bw$13 = c_zero8;
+        if (c_bi$13 < wlen) begin
+            bw$13 = l4$41;
+            if (is_cutoffs) begin
+                bw$13 = l4$45;
+            end
+        end
+        bw$14 = c_zero8;
+        if (c_bi$14 < wlen) begin
+            bw$14 = l4$42;
+            if (is_cutoffs) begin
+                bw$14 = l4$46;
+            end
+        end
+        bw$15 = c_zero8;
+        if (c_bi$15 < wlen) begin
+            bw$15 = l4$43;
+            if (is_cutoffs) begin
+                bw$15 = l4$47;
+            end
+        end
+        bw$16 = c_zero8;
+        if (c_bi$16 < wlen) begin
+            bw$16 = l4$44;
+            if (is_cutoffs) begin
+                bw$16 = l4$48;
+            end
+        end
+        bw$17 = c_zero8;
+        if (c_bi$17 < wlen) begin
+            bw$17 = l4$45;
+            if (is_cutoffs) begin
+                bw$17 = l4$49;
+            end
+        end
+        bw$18 = c_zero8;
+        if (c_bi$18 < wlen) begin
+            bw$18 = l4$46;
+            if (is_cutoffs) begin
+                bw$18 = l4$50;
+            end
+        end
+        bw$19 = c_zero8;
+        if (c_bi$19 < wlen) begin
+            bw$19 = l4$47;
+            if (is_cutoffs) begin
+                bw$19 = l4$51;
+            end
+        end
+        bw$20 = c_zero8;
+        if (c_bi$20 < wlen) begin
+            bw$20 = l4$48;
+            if (is_cutoffs) begin
+                bw$20 = l4$52;
+            end
+        end
+        bw$21 = c_zero8;
+        if (c_bi$21 < wlen) begin
+            bw$21 = l4$49;
+            if (is_cutoffs) begin
+                bw$21 = l4$53;
+            end
+        end
+        bw$22 = c_zero8;
+        if (c_bi$22 < wlen) begin
+            bw$22 = l4$50;
+            if (is_cutoffs) begin
+                bw$22 = l4$54;
+            end
+        end
+        bw$23 = c_zero8;
+        if (c_bi$23 < wlen) begin
+            bw$23 = l4$51;
+            if (is_cutoffs) begin
+                bw$23 = l4$55;
+            end
+        end
+        bw$24 = c_zero8;
+        if (c_bi$24 < wlen) begin
+            bw$24 = l4$52;
+            if (is_cutoffs) begin
+                bw$24 = l4$56;
+            end
+        end
+        bw$25 = c_zero8;
+        if (c_bi$25 < wlen) begin
+            bw$25 = l4$53;
+            if (is_cutoffs) begin
+                bw$25 = l4$57;
+            end
+        end
+        bw$26 = c_zero8;
+        if (c_bi$26 < wlen) begin
+            bw$26 = l4$54;
+            if (is_cutoffs) begin
+                bw$26 = l4$58;
+            end
+        end
+        bw$27 = c_zero8;
+        if (c_bi$27 < wlen) begin
+            bw$27 = l4$55;
+            if (is_cutoffs) begin
+                bw$27 = l4$59;
+            end
+        end
+        bw$28 = c_zero8;
+        if (c_bi$28 < wlen) begin
+            bw$28 = l4$56;
+            if (is_cutoffs) begin
+                bw$28 = l4$60;
+            end
+        end
+        bw$29 = c_zero8;
+        if (c_bi$29 < wlen) begin
+            bw$29 = l4$57;
+            if (is_cutoffs) begin
+                bw$29 = l4$61;
+            end
+        end
+        bw$30 = c_zero8;
+        if (c_bi$30 < wlen) begin
+            bw$30 = l4$58;
+            if (is_cutoffs) begin
+                bw$30 = l4$62;
+            end
+        end
+        f_body[(64'h0)+:(8)] = bw$0;
+        f_body[(64'h8)+:(8)] = bw$1;
+        f_body[(64'h10)+:(8)] = bw$2;
+        f_body[(64'h18)+:(8)] = bw$3;
+        f_body[(64'h20)+:(8)] = bw$4;
+        f_body[(64'h28)+:(8)] = bw$5;
+        f_body[(64'h30)+:(8)] = bw$6;
+        f_body[(64'h38)+:(8)] = bw$7;
+        f_body[(64'h40)+:(8)] = bw$8;
+        f_body[(64'h48)+:(8)] = bw$9;
+        f_body[(64'h50)+:(8)] = bw$10;
+        f_body[(64'h58)+:(8)] = bw$11;
+        f_body[(64'h60)+:(8)] = bw$12;
+        f_body[(64'h68)+:(8)] = bw$13;
+        f_body[(64'h70)+:(8)] = bw$14;
+        f_body[(64'h78)+:(8)] = bw$15;
+        f_body[(64'h80)+:(8)] = bw$16;
+        f_body[(64'h88)+:(8)] = bw$17;
+        f_body[(64'h90)+:(8)] = bw$18;
+        f_body[(64'h98)+:(8)] = bw$19;
+        f_body[(64'ha0)+:(8)] = bw$20;
+        f_body[(64'ha8)+:(8)] = bw$21;
+        f_body[(64'hb0)+:(8)] = bw$22;
+        f_body[(64'hb8)+:(8)] = bw$23;
+        f_body[(64'hc0)+:(8)] = bw$24;
+        f_body[(64'hc8)+:(8)] = bw$25;
+        f_body[(64'hd0)+:(8)] = bw$26;
+        f_body[(64'hd8)+:(8)] = bw$27;
+        f_body[(64'he0)+:(8)] = bw$28;
+        f_body[(64'he8)+:(8)] = bw$29;
+        f_body[(64'hf0)+:(8)] = bw$30;
         e_runt_eth = frame_len < c_eth_untagged;
         e_qinq = ((et_outer) & 16'hffff) == c_qinq;
         e_runt_tag = is_tagged & (frame_len < c_eth_tagged);
@@ -60445,6 +60998,7 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
         hdr_c[(64'h260)+:(3)] = f_grant_prio[(c_bit0_8)+:(3)];
         hdr_c[(64'h263)+:(32)] = ((f_resend_off) & 32'hffffffff);
         hdr_c[(64'h283)+:(32)] = ((f_resend_len) & 32'hffffffff);
+        hdr_c[(64'h2a6)+:(248)] = ((f_body) & 248'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         hdr_c[(64'h2a3)+:(3)] = f_resend_prio[(c_bit0_8)+:(3)];
         if (adv) begin
             s2_valid$d = s1_valid$q;
@@ -61010,6 +61564,7 @@ module homa_rx_core_w512$parser(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tva
         m_hdr_resend_offset = hdr_fifo$dout[(64'h263)+:(32)];
         m_hdr_resend_length = hdr_fifo$dout[(64'h283)+:(32)];
         m_hdr_resend_priority = hdr_fifo$dout[(64'h2a3)+:(3)];
+        m_hdr_body = hdr_fifo$dout[(64'h2a6)+:(248)];
         pay_data$ready = m_axis_tready;
         pay_keep$ready = m_axis_tready;
         pay_last$ready = m_axis_tready;
@@ -61338,6 +61893,139 @@ module homa_rx_core_w512$parser$hb$101(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$parser$hb$101
+
+
+module homa_rx_core_w512$parser$hb$102(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$parser$hb$102
+
+
+module homa_rx_core_w512$parser$hb$103(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$parser$hb$103
+
+
+module homa_rx_core_w512$parser$hb$104(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$parser$hb$104
+
+
+module homa_rx_core_w512$parser$hb$105(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$parser$hb$105
+
+
+module homa_rx_core_w512$parser$hb$106(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$parser$hb$106
+
+
+module homa_rx_core_w512$parser$hb$107(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$parser$hb$107
+
+
+module homa_rx_core_w512$parser$hb$108(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$parser$hb$108
 
 
 module homa_rx_core_w512$parser$hb$11(d,q,clock);
@@ -63189,10 +63877,10 @@ module homa_rx_core_w512$parser$hdr_fifo(clock,reset,push,din,ready,valid,dout,f
     input wire  clock;
     input wire  reset;
     input wire  push;
-    input wire  [677:0] din;
+    input wire  [925:0] din;
     input wire  ready;
     output reg  valid;
-    output reg  [677:0] dout;
+    output reg  [925:0] dout;
     output reg  full;
     
     // Constant declarations
@@ -63201,11 +63889,11 @@ module homa_rx_core_w512$parser$hdr_fifo(clock,reset,push,din,ready,valid,dout,f
     localparam  c_two = 2'b10;
     
     // Stub signals
-    reg  [677:0] slot0$d;
-    wire  [677:0] slot0$q;
+    reg  [925:0] slot0$d;
+    wire  [925:0] slot0$q;
     reg  slot0$clock;
-    reg  [677:0] slot1$d;
-    wire  [677:0] slot1$q;
+    reg  [925:0] slot1$d;
+    wire  [925:0] slot1$q;
     reg  slot1$clock;
     reg  wr$d;
     wire  wr$q;
@@ -63335,13 +64023,13 @@ endmodule // homa_rx_core_w512$parser$hdr_fifo$rd
 module homa_rx_core_w512$parser$hdr_fifo$slot0(d,q,clock);
     
     // Module arguments
-    input wire  [677:0] d;
-    output reg  [677:0] q;
+    input wire  [925:0] d;
+    output reg  [925:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 678'h0;
+       q = 926'h0;
     end
     
     always @(posedge clock) begin
@@ -63354,13 +64042,13 @@ endmodule // homa_rx_core_w512$parser$hdr_fifo$slot0
 module homa_rx_core_w512$parser$hdr_fifo$slot1(d,q,clock);
     
     // Module arguments
-    input wire  [677:0] d;
-    output reg  [677:0] q;
+    input wire  [925:0] d;
+    output reg  [925:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 678'h0;
+       q = 926'h0;
     end
     
     always @(posedge clock) begin
@@ -64520,13 +65208,13 @@ endmodule // homa_rx_core_w512$parser$s2_gate
 module homa_rx_core_w512$parser$s2_hdr(d,q,clock);
     
     // Module arguments
-    input wire  [677:0] d;
-    output reg  [677:0] q;
+    input wire  [925:0] d;
+    output reg  [925:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 678'h0;
+       q = 926'h0;
     end
     
     always @(posedge clock) begin
@@ -65040,7 +65728,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$78 = 32'h0;
     localparam  c_value$79 = 32'h0;
     localparam  c_value$80 = 32'h484d5155;
-    localparam  c_value$81 = 32'h20002;
+    localparam  c_value$81 = 32'h30000;
     localparam  c_value$82 = 32'h0;
     localparam  c_value$83 = 32'h0;
     localparam  c_value$84 = 32'h0;

@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
+module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
     
     // Module arguments
     input wire  clock;
@@ -25,6 +25,12 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
     input wire  [31:0] s_hdr_offset;
     input wire  [15:0] s_hdr_payload_len;
     input wire  s_hdr_retransmit;
+    input wire  [7:0] s_hdr_type;
+    input wire  [31:0] s_hdr_incoming;
+    input wire  [15:0] s_hdr_cutoff_version;
+    input wire  [63:0] s_hdr_ack_client_id;
+    input wire  [15:0] s_hdr_ack_server_port;
+    input wire  [247:0] s_hdr_body;
     input wire  s_buf_valid;
     output reg  s_buf_ready;
     input wire  [63:0] s_buf_iova;
@@ -62,6 +68,8 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
     localparam  c_mapped = 128'hffff00000000;
     localparam  c_rx = 512'h20000000000000000;
     localparam  c_er = 512'h2000000000000000000000000000006040000000000000000;
+    localparam  c_ct = 512'h50000000000000000;
+    localparam  c_data = 8'h10;
     localparam  c_st_small = 8'h7;
     localparam  c_zero4 = 4'h0;
     localparam  c_one8 = 8'h1;
@@ -212,6 +220,8 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
     reg  [63:0] id_out;
     reg  [511:0] rx;
     reg  [511:0] er;
+    reg  [511:0] ct;
+    reg  is_ctl;
     
     // Sub module instances
     homa_rx_dma_w512$have_buf have_buf(
@@ -557,11 +567,12 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
         want_beats = (plen32 + c_round) >> c_six;
         fits = plen32 <= head[(64'h41)+:(32)];
         ok = fits & (want_beats == head[(64'h61)+:(32)]);
-        hdr_empty = s_hdr_payload_len == c_zero16;
-        m_cpl_valid = s_hdr_valid & ~hdr_empty & has_head & ~head[(64'h0)+:(1)] & ~reset;
-        s_hdr_ready = ~reset & (hdr_empty | (has_head & (head[(64'h0)+:(1)] | m_cpl_ready)));
+        is_ctl = s_hdr_type != c_data;
+        hdr_empty = ~is_ctl & (s_hdr_payload_len == c_zero16);
+        m_cpl_valid = s_hdr_valid & (is_ctl | (~hdr_empty & has_head & ~head[(64'h0)+:(1)])) & ~reset;
+        s_hdr_ready = ~reset & (hdr_empty | (is_ctl & m_cpl_ready) | (~is_ctl & has_head & (head[(64'h0)+:(1)] | m_cpl_ready)));
         hdr_go = s_hdr_valid & s_hdr_ready;
-        pop = hdr_go & ~hdr_empty;
+        pop = hdr_go & ~hdr_empty & ~is_ctl;
         if (hdr_go & hdr_empty) begin
             n_empty$d = n_empty$q + c_one32;
         end
@@ -595,7 +606,11 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
         if (s_hdr_retransmit) begin
             rx[(64'h50)+:(8)] = c_one8;
         end
-        rx[(64'h60)+:(32)] = plen32;
+        rx[(64'h60)+:(16)] = s_hdr_payload_len;
+        rx[(64'h70)+:(16)] = s_hdr_cutoff_version;
+        rx[(64'h1c0)+:(32)] = s_hdr_incoming;
+        rx[(64'h180)+:(64)] = s_hdr_ack_client_id;
+        rx[(64'h1e0)+:(16)] = s_hdr_ack_server_port;
         rx[(64'h80)+:(32)] = s_hdr_offset;
         rx[(64'ha0)+:(32)] = head[(64'h1)+:(32)];
         rx[(64'hc0)+:(32)] = s_hdr_message_length;
@@ -617,6 +632,28 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
         rx[(64'h168)+:(8)] = peer[(c_idx$13)+:(8)];
         rx[(64'h170)+:(8)] = peer[(c_idx$14)+:(8)];
         rx[(64'h178)+:(8)] = peer[(c_idx$15)+:(8)];
+        ct = c_ct;
+        ct[(64'h0)+:(64)] = id_out;
+        ct[(64'h50)+:(8)] = s_hdr_type;
+        ct[(64'h60)+:(16)] = s_hdr_dport;
+        ct[(64'h70)+:(16)] = s_hdr_sport;
+        ct[(64'h80)+:(8)] = rx[(64'h100)+:(8)];
+        ct[(64'h88)+:(8)] = rx[(64'h108)+:(8)];
+        ct[(64'h90)+:(8)] = rx[(64'h110)+:(8)];
+        ct[(64'h98)+:(8)] = rx[(64'h118)+:(8)];
+        ct[(64'ha0)+:(8)] = rx[(64'h120)+:(8)];
+        ct[(64'ha8)+:(8)] = rx[(64'h128)+:(8)];
+        ct[(64'hb0)+:(8)] = rx[(64'h130)+:(8)];
+        ct[(64'hb8)+:(8)] = rx[(64'h138)+:(8)];
+        ct[(64'hc0)+:(8)] = rx[(64'h140)+:(8)];
+        ct[(64'hc8)+:(8)] = rx[(64'h148)+:(8)];
+        ct[(64'hd0)+:(8)] = rx[(64'h150)+:(8)];
+        ct[(64'hd8)+:(8)] = rx[(64'h158)+:(8)];
+        ct[(64'he0)+:(8)] = rx[(64'h160)+:(8)];
+        ct[(64'he8)+:(8)] = rx[(64'h168)+:(8)];
+        ct[(64'hf0)+:(8)] = rx[(64'h170)+:(8)];
+        ct[(64'hf8)+:(8)] = rx[(64'h178)+:(8)];
+        ct[(64'h100)+:(248)] = s_hdr_body;
         er = c_er;
         er[(64'h0)+:(64)] = id_out;
         if (~fits) begin
@@ -627,6 +664,9 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
         m_cpl_data = ((er) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         if (ok) begin
             m_cpl_data = ((rx) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        end
+        if (is_ctl) begin
+            m_cpl_data = ((ct) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         end
         rx_data = n_data$q;
         rx_errors = n_err$q;

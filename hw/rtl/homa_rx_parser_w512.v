@@ -3,7 +3,7 @@
 // Lint waivers: verilator.vlt.
 
 
-module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tuser,m_axis_tready,busy,frames_ok,dropped_runt,dropped_bad_checksum,dropped_not_homa,dropped_bad_type,dropped_bad_length,error_runt,error_bad_checksum,error_not_homa,error_bad_type,error_bad_length);
+module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_hdr_valid,m_hdr_ready,m_hdr_ip_version,m_hdr_src_ip,m_hdr_dst_ip,m_hdr_priority,m_hdr_sport,m_hdr_dport,m_hdr_type,m_hdr_sender_id,m_hdr_data_message_length,m_hdr_data_incoming,m_hdr_data_offset,m_hdr_data_cutoff_version,m_hdr_data_retransmit,m_hdr_data_ack_client_id,m_hdr_data_ack_server_port,m_hdr_data_payload_len,m_hdr_grant_offset,m_hdr_grant_priority,m_hdr_resend_offset,m_hdr_resend_length,m_hdr_resend_priority,m_hdr_body,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tuser,m_axis_tready,busy,frames_ok,dropped_runt,dropped_bad_checksum,dropped_not_homa,dropped_bad_type,dropped_bad_length,error_runt,error_bad_checksum,error_not_homa,error_bad_type,error_bad_length);
     
     // Module arguments
     input wire  clock;
@@ -36,6 +36,7 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     output reg  [31:0] m_hdr_resend_offset;
     output reg  [31:0] m_hdr_resend_length;
     output reg  [2:0] m_hdr_resend_priority;
+    output reg  [247:0] m_hdr_body;
     output reg  [511:0] m_axis_tdata;
     output reg  [63:0] m_axis_tkeep;
     output reg  m_axis_tvalid;
@@ -158,6 +159,13 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     localparam  c_beat$99 = 8'h1;
     localparam  c_beat$100 = 8'h1;
     localparam  c_beat$101 = 8'h1;
+    localparam  c_beat$102 = 8'h1;
+    localparam  c_beat$103 = 8'h1;
+    localparam  c_beat$104 = 8'h1;
+    localparam  c_beat$105 = 8'h1;
+    localparam  c_beat$106 = 8'h1;
+    localparam  c_beat$107 = 8'h1;
+    localparam  c_beat$108 = 8'h1;
     localparam  c_lane$0 = 16'h60;
     localparam  c_lane$1 = 16'h68;
     localparam  c_lane$2 = 16'h70;
@@ -260,6 +268,13 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     localparam  c_lane$99 = 16'h178;
     localparam  c_lane$100 = 16'h180;
     localparam  c_lane$101 = 16'h188;
+    localparam  c_lane$102 = 16'h190;
+    localparam  c_lane$103 = 16'h198;
+    localparam  c_lane$104 = 16'h1a0;
+    localparam  c_lane$105 = 16'h1a8;
+    localparam  c_lane$106 = 16'h1b0;
+    localparam  c_lane$107 = 16'h1b8;
+    localparam  c_lane$108 = 16'h1c0;
     localparam  c_beat_max = 8'hff;
     localparam  c_zero8 = 8'h0;
     localparam  c_one8 = 8'h1;
@@ -315,6 +330,47 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     localparam  c_type_grant = 8'h11;
     localparam  c_type_resend = 8'h12;
     localparam  c_type_ack = 8'h18;
+    localparam  c_type_cutoffs = 8'h15;
+    localparam  c_wlen$0 = 8'h0;
+    localparam  c_wlen$1 = 8'h5;
+    localparam  c_wlen$2 = 8'h9;
+    localparam  c_wlen$3 = 8'h0;
+    localparam  c_wlen$4 = 8'h0;
+    localparam  c_wlen$5 = 8'h1e;
+    localparam  c_wlen$6 = 8'h0;
+    localparam  c_wlen$7 = 8'h0;
+    localparam  c_wlen$8 = 8'h1f;
+    localparam  c_bi$0 = 8'h0;
+    localparam  c_bi$1 = 8'h1;
+    localparam  c_bi$2 = 8'h2;
+    localparam  c_bi$3 = 8'h3;
+    localparam  c_bi$4 = 8'h4;
+    localparam  c_bi$5 = 8'h5;
+    localparam  c_bi$6 = 8'h6;
+    localparam  c_bi$7 = 8'h7;
+    localparam  c_bi$8 = 8'h8;
+    localparam  c_bi$9 = 8'h9;
+    localparam  c_bi$10 = 8'ha;
+    localparam  c_bi$11 = 8'hb;
+    localparam  c_bi$12 = 8'hc;
+    localparam  c_bi$13 = 8'hd;
+    localparam  c_bi$14 = 8'he;
+    localparam  c_bi$15 = 8'hf;
+    localparam  c_bi$16 = 8'h10;
+    localparam  c_bi$17 = 8'h11;
+    localparam  c_bi$18 = 8'h12;
+    localparam  c_bi$19 = 8'h13;
+    localparam  c_bi$20 = 8'h14;
+    localparam  c_bi$21 = 8'h15;
+    localparam  c_bi$22 = 8'h16;
+    localparam  c_bi$23 = 8'h17;
+    localparam  c_bi$24 = 8'h18;
+    localparam  c_bi$25 = 8'h19;
+    localparam  c_bi$26 = 8'h1a;
+    localparam  c_bi$27 = 8'h1b;
+    localparam  c_bi$28 = 8'h1c;
+    localparam  c_bi$29 = 8'h1d;
+    localparam  c_bi$30 = 8'h1e;
     localparam  c_max_msg = 32'hf4240;
     localparam  c_nprio = 8'h8;
     localparam  c_max_acks = 16'h5;
@@ -874,6 +930,27 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  [7:0] hb$101$d;
     wire  [7:0] hb$101$q;
     reg  hb$101$clock;
+    reg  [7:0] hb$102$d;
+    wire  [7:0] hb$102$q;
+    reg  hb$102$clock;
+    reg  [7:0] hb$103$d;
+    wire  [7:0] hb$103$q;
+    reg  hb$103$clock;
+    reg  [7:0] hb$104$d;
+    wire  [7:0] hb$104$q;
+    reg  hb$104$clock;
+    reg  [7:0] hb$105$d;
+    wire  [7:0] hb$105$q;
+    reg  hb$105$clock;
+    reg  [7:0] hb$106$d;
+    wire  [7:0] hb$106$q;
+    reg  hb$106$clock;
+    reg  [7:0] hb$107$d;
+    wire  [7:0] hb$107$q;
+    reg  hb$107$clock;
+    reg  [7:0] hb$108$d;
+    wire  [7:0] hb$108$q;
+    reg  hb$108$clock;
     reg  s1_valid$d;
     wire  s1_valid$q;
     reg  s1_valid$clock;
@@ -916,8 +993,8 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  [2:0] s2_verdict$d;
     wire  [2:0] s2_verdict$q;
     reg  s2_verdict$clock;
-    reg  [677:0] s2_hdr$d;
-    wire  [677:0] s2_hdr$q;
+    reg  [925:0] s2_hdr$d;
+    wire  [925:0] s2_hdr$q;
     reg  s2_hdr$clock;
     reg  [511:0] r_prev$d;
     wire  [511:0] r_prev$q;
@@ -970,10 +1047,10 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  hdr_fifo$clock;
     reg  hdr_fifo$reset;
     reg  hdr_fifo$push;
-    reg  [677:0] hdr_fifo$din;
+    reg  [925:0] hdr_fifo$din;
     reg  hdr_fifo$ready;
     wire  hdr_fifo$valid;
-    wire  [677:0] hdr_fifo$dout;
+    wire  [925:0] hdr_fifo$dout;
     wire  hdr_fifo$full;
     reg  pay_data$clock;
     reg  pay_data$reset;
@@ -1114,6 +1191,13 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  [7:0] u$95;
     reg  [7:0] u$96;
     reg  [7:0] u$97;
+    reg  [7:0] u$98;
+    reg  [7:0] u$99;
+    reg  [7:0] u$100;
+    reg  [7:0] u$101;
+    reg  [7:0] u$102;
+    reg  [7:0] u$103;
+    reg  [7:0] u$104;
     reg  [7:0] ip$0;
     reg  [7:0] ip$1;
     reg  [7:0] ip$2;
@@ -1210,6 +1294,13 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  [7:0] l4$53;
     reg  [7:0] l4$54;
     reg  [7:0] l4$55;
+    reg  [7:0] l4$56;
+    reg  [7:0] l4$57;
+    reg  [7:0] l4$58;
+    reg  [7:0] l4$59;
+    reg  [7:0] l4$60;
+    reg  [7:0] l4$61;
+    reg  [7:0] l4$62;
     reg  [1:0] cls;
     reg  [31:0] kbytes;
     reg  [31:0] frame_len;
@@ -1257,6 +1348,40 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  [31:0] f_resend_len;
     reg  [7:0] f_resend_prio;
     reg  [15:0] f_num_acks;
+    reg  [7:0] wlen;
+    reg  is_cutoffs;
+    reg  [7:0] bw$0;
+    reg  [7:0] bw$1;
+    reg  [7:0] bw$2;
+    reg  [7:0] bw$3;
+    reg  [7:0] bw$4;
+    reg  [7:0] bw$5;
+    reg  [7:0] bw$6;
+    reg  [7:0] bw$7;
+    reg  [7:0] bw$8;
+    reg  [7:0] bw$9;
+    reg  [7:0] bw$10;
+    reg  [7:0] bw$11;
+    reg  [7:0] bw$12;
+    reg  [7:0] bw$13;
+    reg  [7:0] bw$14;
+    reg  [7:0] bw$15;
+    reg  [7:0] bw$16;
+    reg  [7:0] bw$17;
+    reg  [7:0] bw$18;
+    reg  [7:0] bw$19;
+    reg  [7:0] bw$20;
+    reg  [7:0] bw$21;
+    reg  [7:0] bw$22;
+    reg  [7:0] bw$23;
+    reg  [7:0] bw$24;
+    reg  [7:0] bw$25;
+    reg  [7:0] bw$26;
+    reg  [7:0] bw$27;
+    reg  [7:0] bw$28;
+    reg  [7:0] bw$29;
+    reg  [7:0] bw$30;
+    reg  [247:0] f_body;
     reg  [31:0] data_off;
     reg  [31:0] paylen;
     reg  known_type;
@@ -1279,7 +1404,7 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  e_bad_body;
     reg  [2:0] verdict;
     reg  gate;
-    reg  [677:0] hdr_c;
+    reg  [925:0] hdr_c;
     reg  fire;
     reg  trunc;
     reg  [31:0] pay_end;
@@ -1826,6 +1951,41 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         .d(hb$101$d),
         .q(hb$101$q),
         .clock(hb$101$clock)
+    );
+    homa_rx_parser_w512$hb$102 hb$102(
+        .d(hb$102$d),
+        .q(hb$102$q),
+        .clock(hb$102$clock)
+    );
+    homa_rx_parser_w512$hb$103 hb$103(
+        .d(hb$103$d),
+        .q(hb$103$q),
+        .clock(hb$103$clock)
+    );
+    homa_rx_parser_w512$hb$104 hb$104(
+        .d(hb$104$d),
+        .q(hb$104$q),
+        .clock(hb$104$clock)
+    );
+    homa_rx_parser_w512$hb$105 hb$105(
+        .d(hb$105$d),
+        .q(hb$105$q),
+        .clock(hb$105$clock)
+    );
+    homa_rx_parser_w512$hb$106 hb$106(
+        .d(hb$106$d),
+        .q(hb$106$q),
+        .clock(hb$106$clock)
+    );
+    homa_rx_parser_w512$hb$107 hb$107(
+        .d(hb$107$d),
+        .q(hb$107$q),
+        .clock(hb$107$clock)
+    );
+    homa_rx_parser_w512$hb$108 hb$108(
+        .d(hb$108$d),
+        .q(hb$108$q),
+        .clock(hb$108$clock)
     );
     homa_rx_parser_w512$s1_valid s1_valid(
         .d(s1_valid$d),
@@ -2628,6 +2788,41 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         if (acc & (beat$q == c_beat$101)) begin
             hb$101$d = s_axis_tdata[(c_lane$101)+:(8)];
         end
+        hb$102$clock = clock;
+        hb$102$d = hb$102$q;
+        if (acc & (beat$q == c_beat$102)) begin
+            hb$102$d = s_axis_tdata[(c_lane$102)+:(8)];
+        end
+        hb$103$clock = clock;
+        hb$103$d = hb$103$q;
+        if (acc & (beat$q == c_beat$103)) begin
+            hb$103$d = s_axis_tdata[(c_lane$103)+:(8)];
+        end
+        hb$104$clock = clock;
+        hb$104$d = hb$104$q;
+        if (acc & (beat$q == c_beat$104)) begin
+            hb$104$d = s_axis_tdata[(c_lane$104)+:(8)];
+        end
+        hb$105$clock = clock;
+        hb$105$d = hb$105$q;
+        if (acc & (beat$q == c_beat$105)) begin
+            hb$105$d = s_axis_tdata[(c_lane$105)+:(8)];
+        end
+        hb$106$clock = clock;
+        hb$106$d = hb$106$q;
+        if (acc & (beat$q == c_beat$106)) begin
+            hb$106$d = s_axis_tdata[(c_lane$106)+:(8)];
+        end
+        hb$107$clock = clock;
+        hb$107$d = hb$107$q;
+        if (acc & (beat$q == c_beat$107)) begin
+            hb$107$d = s_axis_tdata[(c_lane$107)+:(8)];
+        end
+        hb$108$clock = clock;
+        hb$108$d = hb$108$q;
+        if (acc & (beat$q == c_beat$108)) begin
+            hb$108$d = s_axis_tdata[(c_lane$108)+:(8)];
+        end
         if (adv) begin
             s1_valid$d = acc;
             s1_last$d = s_axis_tlast;
@@ -3032,6 +3227,34 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         if (is_tagged) begin
             u$97 = hb$101$q;
         end
+        u$98 = hb$98$q;
+        if (is_tagged) begin
+            u$98 = hb$102$q;
+        end
+        u$99 = hb$99$q;
+        if (is_tagged) begin
+            u$99 = hb$103$q;
+        end
+        u$100 = hb$100$q;
+        if (is_tagged) begin
+            u$100 = hb$104$q;
+        end
+        u$101 = hb$101$q;
+        if (is_tagged) begin
+            u$101 = hb$105$q;
+        end
+        u$102 = hb$102$q;
+        if (is_tagged) begin
+            u$102 = hb$106$q;
+        end
+        u$103 = hb$103$q;
+        if (is_tagged) begin
+            u$103 = hb$107$q;
+        end
+        u$104 = hb$104$q;
+        if (is_tagged) begin
+            u$104 = hb$108$q;
+        end
         eff_et[(64'h8)+:(8)] = u$0;
         eff_et[(64'h0)+:(8)] = u$1;
         v6 = ((eff_et) & 16'hffff) == c_ipv6;
@@ -3298,6 +3521,34 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         l4$55 = u$77;
         if (v6) begin
             l4$55 = u$97;
+        end
+        l4$56 = u$78;
+        if (v6) begin
+            l4$56 = u$98;
+        end
+        l4$57 = u$79;
+        if (v6) begin
+            l4$57 = u$99;
+        end
+        l4$58 = u$80;
+        if (v6) begin
+            l4$58 = u$100;
+        end
+        l4$59 = u$81;
+        if (v6) begin
+            l4$59 = u$101;
+        end
+        l4$60 = u$82;
+        if (v6) begin
+            l4$60 = u$102;
+        end
+        l4$61 = u$83;
+        if (v6) begin
+            l4$61 = u$103;
+        end
+        l4$62 = u$84;
+        if (v6) begin
+            l4$62 = u$104;
         end
         cls = c_cls$0;
         if ((is_tagged == c_cls_tag$0) & (v6 == c_cls_v6$0)) begin
@@ -3733,42 +3984,301 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         paylen = homa_len - c_data_hdr;
         known_type = 1'b0;
         need_len = c_zero32;
+        wlen = c_zero8;
         if (f_type == c_type$0) begin
             known_type = 1'b1;
             need_len = c_hlen$0;
+            wlen = c_wlen$0;
         end
         if (f_type == c_type$1) begin
             known_type = 1'b1;
             need_len = c_hlen$1;
+            wlen = c_wlen$1;
         end
         if (f_type == c_type$2) begin
             known_type = 1'b1;
             need_len = c_hlen$2;
+            wlen = c_wlen$2;
         end
         if (f_type == c_type$3) begin
             known_type = 1'b1;
             need_len = c_hlen$3;
+            wlen = c_wlen$3;
         end
         if (f_type == c_type$4) begin
             known_type = 1'b1;
             need_len = c_hlen$4;
+            wlen = c_wlen$4;
         end
         if (f_type == c_type$5) begin
             known_type = 1'b1;
             need_len = c_hlen$5;
+            wlen = c_wlen$5;
         end
         if (f_type == c_type$6) begin
             known_type = 1'b1;
             need_len = c_hlen$6;
+            wlen = c_wlen$6;
         end
         if (f_type == c_type$7) begin
             known_type = 1'b1;
             need_len = c_hlen$7;
+            wlen = c_wlen$7;
         end
         if (f_type == c_type$8) begin
             known_type = 1'b1;
             need_len = c_hlen$8;
+            wlen = c_wlen$8;
         end
+        is_cutoffs = f_type == c_type_cutoffs;
+        bw$0 = c_zero8;
+        if (c_bi$0 < wlen) begin
+            bw$0 = l4$28;
+            if (is_cutoffs) begin
+                bw$0 = l4$32;
+            end
+        end
+        bw$1 = c_zero8;
+        if (c_bi$1 < wlen) begin
+            bw$1 = l4$29;
+            if (is_cutoffs) begin
+                bw$1 = l4$33;
+            end
+        end
+        bw$2 = c_zero8;
+        if (c_bi$2 < wlen) begin
+            bw$2 = l4$30;
+            if (is_cutoffs) begin
+                bw$2 = l4$34;
+            end
+        end
+        bw$3 = c_zero8;
+        if (c_bi$3 < wlen) begin
+            bw$3 = l4$31;
+            if (is_cutoffs) begin
+                bw$3 = l4$35;
+            end
+        end
+        bw$4 = c_zero8;
+        if (c_bi$4 < wlen) begin
+            bw$4 = l4$32;
+            if (is_cutoffs) begin
+                bw$4 = l4$36;
+            end
+        end
+        bw$5 = c_zero8;
+        if (c_bi$5 < wlen) begin
+            bw$5 = l4$33;
+            if (is_cutoffs) begin
+                bw$5 = l4$37;
+            end
+        end
+        bw$6 = c_zero8;
+        if (c_bi$6 < wlen) begin
+            bw$6 = l4$34;
+            if (is_cutoffs) begin
+                bw$6 = l4$38;
+            end
+        end
+        bw$7 = c_zero8;
+        if (c_bi$7 < wlen) begin
+            bw$7 = l4$35;
+            if (is_cutoffs) begin
+                bw$7 = l4$39;
+            end
+        end
+        bw$8 = c_zero8;
+        if (c_bi$8 < wlen) begin
+            bw$8 = l4$36;
+            if (is_cutoffs) begin
+                bw$8 = l4$40;
+            end
+        end
+        bw$9 = c_zero8;
+        if (c_bi$9 < wlen) begin
+            bw$9 = l4$37;
+            if (is_cutoffs) begin
+                bw$9 = l4$41;
+            end
+        end
+        bw$10 = c_zero8;
+        if (c_bi$10 < wlen) begin
+            bw$10 = l4$38;
+            if (is_cutoffs) begin
+                bw$10 = l4$42;
+            end
+        end
+        bw$11 = c_zero8;
+        if (c_bi$11 < wlen) begin
+            bw$11 = l4$39;
+            if (is_cutoffs) begin
+                bw$11 = l4$43;
+            end
+        end
+        bw$12 = c_zero8;
+        if (c_bi$12 < wlen) begin
+            bw$12 = l4$40;
+            if (is_cutoffs) begin
+                bw$12 = l4$44;
+            end
+        end
+        bw$13 = c_zero8;
+        if (c_bi$13 < wlen) begin
+            bw$13 = l4$41;
+            if (is_cutoffs) begin
+                bw$13 = l4$45;
+            end
+        end
+        bw$14 = c_zero8;
+        if (c_bi$14 < wlen) begin
+            bw$14 = l4$42;
+            if (is_cutoffs) begin
+                bw$14 = l4$46;
+            end
+        end
+        bw$15 = c_zero8;
+        if (c_bi$15 < wlen) begin
+            bw$15 = l4$43;
+            if (is_cutoffs) begin
+                bw$15 = l4$47;
+            end
+        end
+        bw$16 = c_zero8;
+        if (c_bi$16 < wlen) begin
+            bw$16 = l4$44;
+            if (is_cutoffs) begin
+                bw$16 = l4$48;
+            end
+        end
+        bw$17 = c_zero8;
+        if (c_bi$17 < wlen) begin
+            bw$17 = l4$45;
+            if (is_cutoffs) begin
+                bw$17 = l4$49;
+            end
+        end
+        bw$18 = c_zero8;
+        if (c_bi$18 < wlen) begin
+            bw$18 = l4$46;
+            if (is_cutoffs) begin
+                bw$18 = l4$50;
+            end
+        end
+        bw$19 = c_zero8;
+        if (c_bi$19 < wlen) begin
+            bw$19 = l4$47;
+            if (is_cutoffs) begin
+                bw$19 = l4$51;
+            end
+        end
+        bw$20 = c_zero8;
+        if (c_bi$20 < wlen) begin
+            bw$20 = l4$48;
+            if (is_cutoffs) begin
+                bw$20 = l4$52;
+            end
+        end
+        bw$21 = c_zero8;
+        if (c_bi$21 < wlen) begin
+            bw$21 = l4$49;
+            if (is_cutoffs) begin
+                bw$21 = l4$53;
+            end
+        end
+        bw$22 = c_zero8;
+        if (c_bi$22 < wlen) begin
+            bw$22 = l4$50;
+            if (is_cutoffs) begin
+                bw$22 = l4$54;
+            end
+        end
+        bw$23 = c_zero8;
+        if (c_bi$23 < wlen) begin
+            bw$23 = l4$51;
+            if (is_cutoffs) begin
+                bw$23 = l4$55;
+            end
+        end
+        bw$24 = c_zero8;
+        if (c_bi$24 < wlen) begin
+            bw$24 = l4$52;
+            if (is_cutoffs) begin
+                bw$24 = l4$56;
+            end
+        end
+        bw$25 = c_zero8;
+        if (c_bi$25 < wlen) begin
+            bw$25 = l4$53;
+            if (is_cutoffs) begin
+                bw$25 = l4$57;
+            end
+        end
+        bw$26 = c_zero8;
+        if (c_bi$26 < wlen) begin
+            bw$26 = l4$54;
+            if (is_cutoffs) begin
+                bw$26 = l4$58;
+            end
+        end
+        bw$27 = c_zero8;
+        if (c_bi$27 < wlen) begin
+            bw$27 = l4$55;
+            if (is_cutoffs) begin
+                bw$27 = l4$59;
+            end
+        end
+        bw$28 = c_zero8;
+        if (c_bi$28 < wlen) begin
+            bw$28 = l4$56;
+            if (is_cutoffs) begin
+                bw$28 = l4$60;
+            end
+        end
+        bw$29 = c_zero8;
+        if (c_bi$29 < wlen) begin
+            bw$29 = l4$57;
+            if (is_cutoffs) begin
+                bw$29 = l4$61;
+            end
+        end
+        bw$30 = c_zero8;
+        if (c_bi$30 < wlen) begin
+            bw$30 = l4$58;
+            if (is_cutoffs) begin
+                bw$30 = l4$62;
+            end
+        end
+        f_body[(64'h0)+:(8)] = bw$0;
+        f_body[(64'h8)+:(8)] = bw$1;
+        f_body[(64'h10)+:(8)] = bw$2;
+        f_body[(64'h18)+:(8)] = bw$3;
+        f_body[(64'h20)+:(8)] = bw$4;
+        f_body[(64'h28)+:(8)] = bw$5;
+        f_body[(64'h30)+:(8)] = bw$6;
+        f_body[(64'h38)+:(8)] = bw$7;
+        f_body[(64'h40)+:(8)] = bw$8;
+        f_body[(64'h48)+:(8)] = bw$9;
+        f_body[(64'h50)+:(8)] = bw$10;
+        f_body[(64'h58)+:(8)] = bw$11;
+        f_body[(64'h60)+:(8)] = bw$12;
+        f_body[(64'h68)+:(8)] = bw$13;
+        f_body[(64'h70)+:(8)] = bw$14;
+        f_body[(64'h78)+:(8)] = bw$15;
+        f_body[(64'h80)+:(8)] = bw$16;
+        f_body[(64'h88)+:(8)] = bw$17;
+        f_body[(64'h90)+:(8)] = bw$18;
+        f_body[(64'h98)+:(8)] = bw$19;
+        f_body[(64'ha0)+:(8)] = bw$20;
+        f_body[(64'ha8)+:(8)] = bw$21;
+        f_body[(64'hb0)+:(8)] = bw$22;
+        f_body[(64'hb8)+:(8)] = bw$23;
+        f_body[(64'hc0)+:(8)] = bw$24;
+        f_body[(64'hc8)+:(8)] = bw$25;
+        f_body[(64'hd0)+:(8)] = bw$26;
+        f_body[(64'hd8)+:(8)] = bw$27;
+        f_body[(64'he0)+:(8)] = bw$28;
+        f_body[(64'he8)+:(8)] = bw$29;
+        f_body[(64'hf0)+:(8)] = bw$30;
         e_runt_eth = frame_len < c_eth_untagged;
         e_qinq = ((et_outer) & 16'hffff) == c_qinq;
         e_runt_tag = is_tagged & (frame_len < c_eth_tagged);
@@ -3853,6 +4363,7 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         hdr_c[(64'h260)+:(3)] = f_grant_prio[(c_bit0_8)+:(3)];
         hdr_c[(64'h263)+:(32)] = ((f_resend_off) & 32'hffffffff);
         hdr_c[(64'h283)+:(32)] = ((f_resend_len) & 32'hffffffff);
+        hdr_c[(64'h2a6)+:(248)] = ((f_body) & 248'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         hdr_c[(64'h2a3)+:(3)] = f_resend_prio[(c_bit0_8)+:(3)];
         if (adv) begin
             s2_valid$d = s1_valid$q;
@@ -4418,6 +4929,7 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         m_hdr_resend_offset = hdr_fifo$dout[(64'h263)+:(32)];
         m_hdr_resend_length = hdr_fifo$dout[(64'h283)+:(32)];
         m_hdr_resend_priority = hdr_fifo$dout[(64'h2a3)+:(3)];
+        m_hdr_body = hdr_fifo$dout[(64'h2a6)+:(248)];
         pay_data$ready = m_axis_tready;
         pay_keep$ready = m_axis_tready;
         pay_last$ready = m_axis_tready;
@@ -4746,6 +5258,139 @@ module homa_rx_parser_w512$hb$101(d,q,clock);
     end
           
 endmodule // homa_rx_parser_w512$hb$101
+
+
+module homa_rx_parser_w512$hb$102(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_parser_w512$hb$102
+
+
+module homa_rx_parser_w512$hb$103(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_parser_w512$hb$103
+
+
+module homa_rx_parser_w512$hb$104(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_parser_w512$hb$104
+
+
+module homa_rx_parser_w512$hb$105(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_parser_w512$hb$105
+
+
+module homa_rx_parser_w512$hb$106(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_parser_w512$hb$106
+
+
+module homa_rx_parser_w512$hb$107(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_parser_w512$hb$107
+
+
+module homa_rx_parser_w512$hb$108(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_parser_w512$hb$108
 
 
 module homa_rx_parser_w512$hb$11(d,q,clock);
@@ -6597,10 +7242,10 @@ module homa_rx_parser_w512$hdr_fifo(clock,reset,push,din,ready,valid,dout,full);
     input wire  clock;
     input wire  reset;
     input wire  push;
-    input wire  [677:0] din;
+    input wire  [925:0] din;
     input wire  ready;
     output reg  valid;
-    output reg  [677:0] dout;
+    output reg  [925:0] dout;
     output reg  full;
     
     // Constant declarations
@@ -6609,11 +7254,11 @@ module homa_rx_parser_w512$hdr_fifo(clock,reset,push,din,ready,valid,dout,full);
     localparam  c_two = 2'b10;
     
     // Stub signals
-    reg  [677:0] slot0$d;
-    wire  [677:0] slot0$q;
+    reg  [925:0] slot0$d;
+    wire  [925:0] slot0$q;
     reg  slot0$clock;
-    reg  [677:0] slot1$d;
-    wire  [677:0] slot1$q;
+    reg  [925:0] slot1$d;
+    wire  [925:0] slot1$q;
     reg  slot1$clock;
     reg  wr$d;
     wire  wr$q;
@@ -6743,13 +7388,13 @@ endmodule // homa_rx_parser_w512$hdr_fifo$rd
 module homa_rx_parser_w512$hdr_fifo$slot0(d,q,clock);
     
     // Module arguments
-    input wire  [677:0] d;
-    output reg  [677:0] q;
+    input wire  [925:0] d;
+    output reg  [925:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 678'h0;
+       q = 926'h0;
     end
     
     always @(posedge clock) begin
@@ -6762,13 +7407,13 @@ endmodule // homa_rx_parser_w512$hdr_fifo$slot0
 module homa_rx_parser_w512$hdr_fifo$slot1(d,q,clock);
     
     // Module arguments
-    input wire  [677:0] d;
-    output reg  [677:0] q;
+    input wire  [925:0] d;
+    output reg  [925:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 678'h0;
+       q = 926'h0;
     end
     
     always @(posedge clock) begin
@@ -7928,13 +8573,13 @@ endmodule // homa_rx_parser_w512$s2_gate
 module homa_rx_parser_w512$s2_hdr(d,q,clock);
     
     // Module arguments
-    input wire  [677:0] d;
-    output reg  [677:0] q;
+    input wire  [925:0] d;
+    output reg  [925:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 678'h0;
+       q = 926'h0;
     end
     
     always @(posedge clock) begin

@@ -37,10 +37,10 @@ pub fn reset_two_cycles<U: Block>(
 }
 
 /// A `W`-bit value whose byte lane `i` (bits `8i+7..8i`) is `bytes[i]`, missing bytes zero:
-/// how the benches drive a data bus from bytes. `W` is a multiple of 64.
+/// how the benches drive a data bus from bytes. Bytes past `W` bits are dropped.
 pub fn bits_from_le_bytes<const W: usize>(bytes: &[u8]) -> Bits<W> {
     let mut v: Bits<W> = Bits::default();
-    for chunk in (0..W / 64).rev() {
+    for chunk in (0..W.div_ceil(64)).rev() {
         let mut b = [0u8; 8];
         for (i, x) in b.iter_mut().enumerate() {
             *x = bytes.get(chunk * 8 + i).copied().unwrap_or(0);

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!  cfg_rx_* ─► RxRing512 ─ m_rd_* / s_rd_* (descriptor reads)
-//!                  ├─ buffers ─► RxDma512 ◄─ s_pay_* (payload), s_hdr_* (DATA headers)
+//!                  ├─ buffers ─► RxDma512 ◄─ s_pay_* (payload), s_hdr_* (headers)
 //!                  └─ refusals ─────┐  └─ completions ─► CqWriter512 ◄─ cfg_cq_*
 //!                                  └─ payload writes ─┐        └─ entry writes
 //!                                                     └──► m_wr_* ◄──┘ (entry writes first)
@@ -31,7 +31,7 @@ mod records;
 #[cfg(test)]
 mod tests;
 
-pub use records::DataHdr;
+pub use records::HostHdr;
 
 use crate::cq_writer::CqWriter512;
 use crate::fifo::Fifo2;
@@ -101,6 +101,18 @@ pub struct HostRx512 {
     pub s_hdr_payload_len: Signal<In, Bits<16>>,
     /// The DATA is a retransmission.
     pub s_hdr_retransmit: Signal<In, Bit>,
+    /// The packet type (0x10 DATA; any other makes a `CONTROL` completion).
+    pub s_hdr_type: Signal<In, Bits<8>>,
+    /// DATA: `incoming`.
+    pub s_hdr_incoming: Signal<In, Bits<32>>,
+    /// DATA: `cutoff_version`.
+    pub s_hdr_cutoff_version: Signal<In, Bits<16>>,
+    /// DATA: the piggybacked ack's client id.
+    pub s_hdr_ack_client_id: Signal<In, Bits<64>>,
+    /// DATA: the piggybacked ack's server port.
+    pub s_hdr_ack_server_port: Signal<In, Bits<16>>,
+    /// Control packets: the body window.
+    pub s_hdr_body: Signal<In, Bits<248>>,
     /// A DMA read is requested.
     pub m_rd_valid: Signal<Out, Bit>,
     /// The request is taken.
@@ -187,6 +199,12 @@ impl HostRx512 {
             s_hdr_offset: Signal::default(),
             s_hdr_payload_len: Signal::default(),
             s_hdr_retransmit: Signal::default(),
+            s_hdr_type: Signal::default(),
+            s_hdr_incoming: Signal::default(),
+            s_hdr_cutoff_version: Signal::default(),
+            s_hdr_ack_client_id: Signal::default(),
+            s_hdr_ack_server_port: Signal::default(),
+            s_hdr_body: Signal::default(),
             m_rd_valid: Signal::default(),
             m_rd_ready: Signal::default(),
             m_rd_addr: Signal::default(),
@@ -251,6 +269,12 @@ impl HostRx512 {
         uut.s_hdr_offset.connect();
         uut.s_hdr_payload_len.connect();
         uut.s_hdr_retransmit.connect();
+        uut.s_hdr_type.connect();
+        uut.s_hdr_incoming.connect();
+        uut.s_hdr_cutoff_version.connect();
+        uut.s_hdr_ack_client_id.connect();
+        uut.s_hdr_ack_server_port.connect();
+        uut.s_hdr_body.connect();
         uut.m_rd_ready.connect();
         uut.s_rd_valid.connect();
         uut.s_rd_data.connect();
@@ -318,6 +342,12 @@ impl Logic for HostRx512 {
         self.dma.s_hdr_offset.next = self.s_hdr_offset.val();
         self.dma.s_hdr_payload_len.next = self.s_hdr_payload_len.val();
         self.dma.s_hdr_retransmit.next = self.s_hdr_retransmit.val();
+        self.dma.s_hdr_type.next = self.s_hdr_type.val();
+        self.dma.s_hdr_incoming.next = self.s_hdr_incoming.val();
+        self.dma.s_hdr_cutoff_version.next = self.s_hdr_cutoff_version.val();
+        self.dma.s_hdr_ack_client_id.next = self.s_hdr_ack_client_id.val();
+        self.dma.s_hdr_ack_server_port.next = self.s_hdr_ack_server_port.val();
+        self.dma.s_hdr_body.next = self.s_hdr_body.val();
         // Completions into the ring writer.
         self.cq.cfg_base.next = self.cfg_cq_base.val();
         self.cq.cfg_log2.next = self.cfg_cq_log2.val();

@@ -27,7 +27,9 @@ use homa_proto::hostif::{
 };
 
 use crate::parser_model::Rng;
-use crate::rx_dma_model::{Beat, DmaWrite, Frame, Header, beats_of, frame, rx_data_completion};
+use crate::rx_dma_model::{
+    Beat, DATA, DmaWrite, Frame, Header, beats_of, control_completion, frame, rx_data_completion,
+};
 
 /// What the bench offers the block in one cycle.
 #[derive(Clone, Copy, Debug, Default)]
@@ -119,6 +121,8 @@ pub struct HostStats {
     pub too_small: u64,
     /// Of which `ERROR` for a refused descriptor.
     pub refused: u64,
+    /// Of which `CONTROL` (control packets).
+    pub control: u64,
     /// The block's counters at the end.
     pub counters: HostCounters,
 }
@@ -445,7 +449,11 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             let f = *by_id
                 .get(&c.rpc_id)
                 .ok_or_else(|| fail(format!("completion for no packet: {c}")))?;
-            if last_completed.is_some_and(|l| l >= f) || all[f].bad || all[f].payload.is_empty() {
+            let control = all[f].header.ptype != DATA;
+            if last_completed.is_some_and(|l| l >= f)
+                || all[f].bad
+                || (all[f].payload.is_empty() && !control)
+            {
                 return Err(fail(format!(
                     "completion for packet {f} after packet {last_completed:?} (bad {}, {} bytes)",
                     all[f].bad,
@@ -453,6 +461,15 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
                 )));
             }
             last_completed = Some(f);
+            if control {
+                // No buffer: the completion is the packet.
+                let want = control_completion(&all[f].header);
+                if (Completion { phase: false, ..c }) != want {
+                    return Err(fail(format!("packet {f}:\n  got  {c}\n  want {want}")));
+                }
+                stats.control += 1;
+                continue;
+            }
             let (at, index, buffer) = host
                 .oldest(counters.rx_consumer)
                 .ok_or_else(|| fail(format!("packet {f}: a completion with no buffer out: {c}")))?;
@@ -491,7 +508,11 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     // Everything accounted for.
     let with_payload = all.iter().filter(|f| !f.payload.is_empty()).count() as u64;
     let bad = all.iter().filter(|f| f.bad).count() as u32;
-    let empty = all.iter().filter(|f| f.payload.is_empty()).count() as u32;
+    let empty = all
+        .iter()
+        .filter(|f| f.payload.is_empty() && f.header.ptype == DATA)
+        .count() as u32;
+    let control = all.iter().filter(|f| f.header.ptype != DATA).count() as u64;
     let c = counters;
     let completed = u64::from(c.rx_data) + u64::from(c.rx_errors);
     // A refusal waits for the good descriptors fetched before it to be used; none may be
@@ -506,7 +527,8 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     // counts bad frames that found no buffer, `bad_frames` every bad frame.
     let good = with_payload - u64::from(bad);
     let accounted = completed + u64::from(c.no_buffer);
-    if stats.completions != completed + stats.refused
+    if stats.completions != completed + stats.refused + stats.control
+        || stats.control != control
         || u64::from(c.cq_producer) != stats.completions
         || u64::from(c.bad_descriptors) != stats.refused
         || refused_left != 0
@@ -519,9 +541,14 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     {
         return Err(fail(format!(
             "accounts: host read {} completions ({} too small, {} refused descriptors, {} \
-             refused and unreported); {} packets with payload, {bad} bad, {empty} empty; \
-             counters {c:?}",
-            stats.completions, stats.too_small, stats.refused, refused_left, with_payload
+             refused and unreported, {} control); {} packets with payload, {bad} bad, {empty} \
+             empty, {control} control; counters {c:?}",
+            stats.completions,
+            stats.too_small,
+            stats.refused,
+            refused_left,
+            stats.control,
+            with_payload
         )));
     }
     stats.counters = c;

@@ -28,10 +28,13 @@
 //! | E+12..20 / E+8..40 | source, destination address       | `src_ip`, `dst_ip`                   |
 //! | L4+0..28           | ports, sequence, type, flags, urgent, sender_id | common header fields   |
 //! | L4+28..56          | DATA / GRANT / RESEND / ACK bodies| type fields, length and range checks |
+//! | L4+28..59 (CUTOFFS L4+32..62) | control bodies         | `m_hdr_body`, masked to the type      |
 //! | L4+56..IP end      | DATA payload                      | `m_axis`, realigned to lane 0        |
 //!
-//! CUTOFFS, ACK, RPC_UNKNOWN, BUSY, FREEZE and NEED_ACK pass as *type only*: their header
-//! length is checked (and ACK's `num_acks` ≤ 5), but no body field is output yet.
+//! Every control type's header length is checked (and ACK's `num_acks` ≤ 5); its body leaves
+//! as raw bytes on `m_hdr_body`, the window a `CONTROL` completion carries
+//! (`homa_proto::hostif::control_window`: GRANT, RESEND and CUTOFFS whole, an ACK's first two
+//! entries).
 //!
 //! # Verdicts
 //!
@@ -76,10 +79,11 @@
 
 mod header;
 
-pub use header::{Be16, Be16In20, Be16In32, Be32, Be64, Be128, HomaHeader};
+pub use header::{Be16, Be16In20, Be16In32, Be32, Be64, Be128, Body31, HomaHeader};
 
 use crate::fifo::Fifo2;
 use crate::hdl::*;
+use homa_proto::hostif::{CONTROL_BODY_LEN, control_window};
 use homa_proto::wire::field::{ethernet as eth, homa, ipv4, ipv6};
 use homa_proto::wire::{
     EtherType, MAX_ACKS_PER_PACKET, MAX_MESSAGE_LENGTH, NUM_PRIORITIES, PROTOCOL_HOMA,
@@ -90,8 +94,8 @@ use homa_proto::wire::{
 const HB0: usize = eth::ETHERTYPE.start;
 /// Extra bytes an 802.1Q tag puts before the IP header.
 const TAG: usize = eth::TAGGED_HEADER_LEN - eth::HEADER_LEN;
-/// One past the last frame byte any check reads: a DATA header after a tag and IPv6.
-const HB_END: usize = eth::TAGGED_HEADER_LEN + ipv6::HEADER_LEN + homa::DATA_HEADER_LEN;
+/// One past the last frame byte the parser reads: a Homa view after a tag and IPv6.
+const HB_END: usize = eth::TAGGED_HEADER_LEN + ipv6::HEADER_LEN + NL4;
 /// Captured header bytes: frame bytes `HB0..HB_END`.
 const NHB: usize = HB_END - HB0;
 /// Bytes of the untagged view `u` (frame bytes from `HB0` as if there were no tag).
@@ -104,8 +108,19 @@ const NIP: usize = ipv6::HEADER_LEN;
 const L4_V4: usize = IP0 + ipv4::HEADER_LEN;
 /// See [`L4_V4`].
 const L4_V6: usize = IP0 + ipv6::HEADER_LEN;
-/// Bytes of the Homa view (the longest header the parser reads: DATA).
-const NL4: usize = homa::DATA_HEADER_LEN;
+/// Bytes of a control header a `CONTROL` completion carries (`proto::hostif`).
+const BODY_LEN: usize = CONTROL_BODY_LEN;
+/// Where the body window starts in the Homa header: after the common header, and for
+/// CUTOFFS past `unsched_cutoffs[0]` (`hostif::control_window`).
+const BODY0: usize = control_window(PacketType::Grant).0;
+/// See [`BODY0`].
+const BODY_CUTOFFS: usize = control_window(PacketType::Cutoffs).0;
+/// Bytes of the Homa view: the DATA header, or the furthest body window byte.
+const NL4: usize = if homa::DATA_HEADER_LEN > BODY_CUTOFFS + BODY_LEN {
+    homa::DATA_HEADER_LEN
+} else {
+    BODY_CUTOFFS + BODY_LEN
+};
 /// 16-bit words of the IPv4 header (options unsupported).
 const CSUM_WORDS: usize = ipv4::HEADER_LEN / 2;
 /// Homa priorities are the top bits of TOS / Traffic Class (SPEC §1.1).
@@ -129,6 +144,7 @@ const NTYPES: usize = PacketType::ALL.len();
 const NCLASS: usize = 4;
 
 const _: () = assert!(CSUM_WORDS == 10, "the checksum sum below adds ten words");
+const _: () = assert!(8 * BODY_LEN == 248, "m_hdr_body and Body31 are 31 bytes");
 const _: () = assert!(ipv4::VER_IHL == ipv6::VER_TC_FLOW.start);
 const _: () = assert!(eth::ETHERTYPE.end - eth::ETHERTYPE.start == 2);
 const _: () = assert!(eth::VLAN_ETHERTYPE.end - eth::VLAN_ETHERTYPE.start == 2);
@@ -237,6 +253,10 @@ pub struct HomaParser<const W: usize, const K: usize> {
     pub m_hdr_resend_length: Signal<Out, Bits<32>>,
     /// RESEND: priority.
     pub m_hdr_resend_priority: Signal<Out, Bits<3>>,
+    /// Control packets: the body window a `CONTROL` completion carries
+    /// (`hostif::control_window`), wire byte `i` in bits `8i+7..8i`, zero past the type's
+    /// window; zero for DATA.
+    pub m_hdr_body: Signal<Out, Bits<248>>,
     /// Payload beat data, payload byte 0 in lane 0.
     pub m_axis_tdata: Signal<Out, Bits<W>>,
     /// Payload byte enables (contiguous from lane 0).
@@ -341,6 +361,11 @@ pub struct HomaParser<const W: usize, const K: usize> {
     f_resend_len: Signal<Local, Be32>,
     f_resend_prio: Signal<Local, Bits<8>>,
     f_num_acks: Signal<Local, Be16>,
+    // The body window: its length for the type, its bytes, packed.
+    wlen: Signal<Local, Bits<8>>,
+    is_cutoffs: Signal<Local, Bit>,
+    bw: [Signal<Local, Bits<8>>; BODY_LEN],
+    f_body: Signal<Local, Body31>,
     data_off: Signal<Local, Bits<32>>,
     paylen: Signal<Local, Bits<32>>,
     known_type: Signal<Local, Bit>,
@@ -464,6 +489,9 @@ pub struct HomaParser<const W: usize, const K: usize> {
     c_type_grant: Constant<Bits<8>>,
     c_type_resend: Constant<Bits<8>>,
     c_type_ack: Constant<Bits<8>>,
+    c_type_cutoffs: Constant<Bits<8>>,
+    c_wlen: [Constant<Bits<8>>; NTYPES],
+    c_bi: [Constant<Bits<8>>; BODY_LEN],
     c_max_msg: Constant<Bits<32>>,
     c_nprio: Constant<Bits<8>>,
     c_max_acks: Constant<Bits<16>>,
@@ -560,6 +588,7 @@ impl<const W: usize, const K: usize> HomaParser<W, K> {
             m_hdr_resend_offset: Signal::default(),
             m_hdr_resend_length: Signal::default(),
             m_hdr_resend_priority: Signal::default(),
+            m_hdr_body: Signal::default(),
             m_axis_tdata: Signal::default(),
             m_axis_tkeep: Signal::default(),
             m_axis_tvalid: Signal::default(),
@@ -643,6 +672,10 @@ impl<const W: usize, const K: usize> HomaParser<W, K> {
             f_resend_len: Signal::default(),
             f_resend_prio: Signal::default(),
             f_num_acks: Signal::default(),
+            wlen: Signal::default(),
+            is_cutoffs: Signal::default(),
+            bw: std::array::from_fn(|_| Signal::default()),
+            f_body: Signal::default(),
             data_off: Signal::default(),
             paylen: Signal::default(),
             known_type: Signal::default(),
@@ -763,6 +796,9 @@ impl<const W: usize, const K: usize> HomaParser<W, K> {
             c_type_grant: k(u8::from(PacketType::Grant).into()),
             c_type_resend: k(u8::from(PacketType::Resend).into()),
             c_type_ack: k(u8::from(PacketType::Ack).into()),
+            c_type_cutoffs: k(u8::from(PacketType::Cutoffs).into()),
+            c_wlen: std::array::from_fn(|i| k(control_window(PacketType::ALL[i]).1 as u64)),
+            c_bi: std::array::from_fn(|i| k(i as u64)),
             c_max_msg: k(MAX_MESSAGE_LENGTH.into()),
             c_nprio: k(NUM_PRIORITIES as u64),
             c_max_acks: k(MAX_ACKS_PER_PACKET as u64),
@@ -1244,12 +1280,61 @@ impl<const W: usize, const K: usize> Logic for HomaParser<W, K> {
         self.paylen.next = self.homa_len.val() - self.c_data_hdr.val();
         self.known_type.next = false;
         self.need_len.next = self.c_zero32.val();
+        self.wlen.next = self.c_zero8.val();
         for i in 0..NTYPES {
             if self.f_type.val() == self.c_type[i].val() {
                 self.known_type.next = true;
                 self.need_len.next = self.c_hlen[i].val();
+                self.wlen.next = self.c_wlen[i].val();
             }
         }
+        // The body window of a control packet (zero past the type's window, so a short
+        // header never shows a previous frame's bytes).
+        self.is_cutoffs.next = self.f_type.val() == self.c_type_cutoffs.val();
+        for a in BODY0..(BODY0 + 1) {
+            for c in BODY_CUTOFFS..(BODY_CUTOFFS + 1) {
+                for i in 0..BODY_LEN {
+                    self.bw[i].next = self.c_zero8.val();
+                    if self.c_bi[i].val() < self.wlen.val() {
+                        self.bw[i].next = self.l4[i + a].val();
+                        if self.is_cutoffs.val() {
+                            self.bw[i].next = self.l4[i + c].val();
+                        }
+                    }
+                }
+            }
+        }
+        self.f_body.next.b0 = self.bw[0].val();
+        self.f_body.next.b1 = self.bw[1].val();
+        self.f_body.next.b2 = self.bw[2].val();
+        self.f_body.next.b3 = self.bw[3].val();
+        self.f_body.next.b4 = self.bw[4].val();
+        self.f_body.next.b5 = self.bw[5].val();
+        self.f_body.next.b6 = self.bw[6].val();
+        self.f_body.next.b7 = self.bw[7].val();
+        self.f_body.next.b8 = self.bw[8].val();
+        self.f_body.next.b9 = self.bw[9].val();
+        self.f_body.next.b10 = self.bw[10].val();
+        self.f_body.next.b11 = self.bw[11].val();
+        self.f_body.next.b12 = self.bw[12].val();
+        self.f_body.next.b13 = self.bw[13].val();
+        self.f_body.next.b14 = self.bw[14].val();
+        self.f_body.next.b15 = self.bw[15].val();
+        self.f_body.next.b16 = self.bw[16].val();
+        self.f_body.next.b17 = self.bw[17].val();
+        self.f_body.next.b18 = self.bw[18].val();
+        self.f_body.next.b19 = self.bw[19].val();
+        self.f_body.next.b20 = self.bw[20].val();
+        self.f_body.next.b21 = self.bw[21].val();
+        self.f_body.next.b22 = self.bw[22].val();
+        self.f_body.next.b23 = self.bw[23].val();
+        self.f_body.next.b24 = self.bw[24].val();
+        self.f_body.next.b25 = self.bw[25].val();
+        self.f_body.next.b26 = self.bw[26].val();
+        self.f_body.next.b27 = self.bw[27].val();
+        self.f_body.next.b28 = self.bw[28].val();
+        self.f_body.next.b29 = self.bw[29].val();
+        self.f_body.next.b30 = self.bw[30].val();
 
         // ---------------- S1: checks, in FrameRepr::parse's order
         self.e_runt_eth.next = self.frame_len.val() < self.c_eth_untagged.val();
@@ -1375,6 +1460,7 @@ impl<const W: usize, const K: usize> Logic for HomaParser<W, K> {
             .get_bits::<3>(self.c_bit0_8.val().index());
         self.hdr_c.next.resend_offset = Bits::<32>::from(self.f_resend_off.val());
         self.hdr_c.next.resend_length = Bits::<32>::from(self.f_resend_len.val());
+        self.hdr_c.next.body = Bits::<248>::from(self.f_body.val());
         self.hdr_c.next.resend_priority = self
             .f_resend_prio
             .val()
@@ -1568,6 +1654,7 @@ impl<const W: usize, const K: usize> Logic for HomaParser<W, K> {
         self.m_hdr_resend_offset.next = self.hdr_fifo.dout.val().resend_offset;
         self.m_hdr_resend_length.next = self.hdr_fifo.dout.val().resend_length;
         self.m_hdr_resend_priority.next = self.hdr_fifo.dout.val().resend_priority;
+        self.m_hdr_body.next = self.hdr_fifo.dout.val().body;
         self.pay_data.ready.next = self.m_axis_tready.val();
         self.pay_keep.ready.next = self.m_axis_tready.val();
         self.pay_last.ready.next = self.m_axis_tready.val();

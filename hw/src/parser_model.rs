@@ -5,11 +5,13 @@
 //! Nothing here depends on rust-hdl.
 #![allow(missing_docs)] // Field-for-port records: each field is the port of the same name.
 
+use homa_proto::hostif::{CONTROL_BODY_LEN, Completion, Event, control_window};
 use homa_proto::wire::field::{ethernet as eth, homa, ipv4, ipv6};
 use homa_proto::wire::{
     AckEntry, Acks, Cutoffs, Data, EthernetAddress, EthernetRepr, Grant, Ipv4Repr, Ipv6Repr,
     MAX_MESSAGE_LENGTH, PROTOCOL_HOMA, PROTOCOL_TCP, PacketType, Repr, Resend, VlanTag,
 };
+use std::net::IpAddr;
 
 use homa_proto::wire::{
     Body, ChecksumCapabilities, Error, EtherType, FrameRepr, IpRepr, Layer, LinkType, Reason,
@@ -88,6 +90,8 @@ pub struct Hdr {
     pub resend_offset: u32,
     pub resend_length: u32,
     pub resend_priority: u8,
+    /// Control packets: the `CONTROL` completion's body window (`hostif::control_window`).
+    pub body: [u8; CONTROL_BODY_LEN],
 }
 
 const DATA: u8 = 0x10;
@@ -97,6 +101,9 @@ const RESEND: u8 = 0x12;
 impl Hdr {
     /// Zeroes the fields that mean nothing for this packet type.
     pub fn normalised(mut self) -> Self {
+        if self.ptype == DATA {
+            self.body = [0; CONTROL_BODY_LEN];
+        }
         if self.ptype != DATA {
             self.message_length = 0;
             self.incoming = 0;
@@ -165,7 +172,38 @@ impl Hdr {
             }
             _ => {}
         }
+        let src = match repr.ip {
+            IpRepr::V4(r) => IpAddr::V4(r.src_addr),
+            IpRepr::V6(r) => IpAddr::V6(r.src_addr),
+        };
+        if let Some(Completion {
+            event: Event::Control { body, .. },
+            ..
+        }) = Completion::control(src, &repr.homa)
+        {
+            h.body = body;
+        }
         h.normalised()
+    }
+
+    /// The same, with the body window taken from the frame's own bytes (as the parser takes
+    /// them: bytes a header's fields do not use, such as an ACK's unused entries, included).
+    pub fn from_frame(repr: &FrameRepr<'_>, frame: &[u8]) -> Self {
+        let mut h = Self::from_repr(repr);
+        let t = repr.homa.packet_type();
+        if t != PacketType::Data
+            && let Some((s, _)) = ip_start(frame)
+        {
+            let l4 = s + if h.ip_version == 6 {
+                ipv6::HEADER_LEN
+            } else {
+                ipv4::HEADER_LEN
+            };
+            let (start, len) = control_window(t);
+            h.body = [0; CONTROL_BODY_LEN];
+            h.body[..len].copy_from_slice(&frame[l4 + start..l4 + start + len]);
+        }
+        h
     }
 }
 
@@ -261,7 +299,7 @@ pub fn expect(frame: &[u8]) -> Expect {
             };
             Expect {
                 verdict: Verdict::Ok,
-                hdr: Some(Hdr::from_repr(&repr)),
+                hdr: Some(Hdr::from_frame(&repr, &view)),
                 payload,
                 error: None,
             }

@@ -3,24 +3,24 @@
 //! host queues (descriptor ring fetcher, DMA engine, completion writer).
 //!
 //! ```text
-//!  s_axis_* ─► HomaParser512 ─┬─ payload ──────────► HostRx512 ─► m_dma_wr_* (payload, completions)
+//!  s_axis_* ─► HomaParser512 ─┬─ payload ──────────► HostRx512 ─► m_dma_wr_* (payloads, completions)
 //!                             │                        ▲  └────► m_dma_rd_* / s_dma_rd_* (descriptors)
-//!                             ├─ DATA headers ─────────┘
-//!                             ├─ every header ───────────────────► m_hdr_*   (to the host)
+//!                             ├─ every header ─────────┘
 //!                             └─ IPv4 DATA headers ─► MsgTable1024 ─► GrantScheduler16
 //!                                                                         └─► GrantFramer512 ─► m_grant_axis_*
 //! ```
 //!
-//! The header fork: a header leaves when every taker takes it: the host side
-//! (`m_hdr_ready`), the message table (IPv4 DATA), the host queues (DATA: its completion).
-//! Each DATA payload goes by DMA into one RX buffer the host posted (QUEUE `rx_*`), and its
-//! `RX_DATA` completion into the completion ring (QUEUE `cq_*`); writing `rx_log2_size` or
-//! `cq_log2_size` restarts that ring at index 0. A descriptor outside the RX window (QUEUE
-//! `rx_window_*`, the driver's buffer pool) or malformed comes back in an `ERROR` completion
-//! and is never written. Until the host sets the rings up, payloads
-//! are dropped (no buffer) and the grant path runs as before. `m_hdr_*` still carries every
-//! header to the host: control packets have no completion kind yet, and `RX_DATA` lacks
-//! three DATA fields the host stack uses (`incoming`, `cutoff_version`, the piggybacked ack).
+//! The header fork: a header leaves when both takers take it: the message table (IPv4 DATA)
+//! and the host queues (every header: its completion). The host hears of every packet
+//! through its completion ring alone (QUEUE version 3): each DATA payload goes by DMA into
+//! one RX buffer the host posted (QUEUE `rx_*`), with an `RX_DATA` completion that carries
+//! the rest of its header; every other packet becomes a `CONTROL` completion (its type,
+//! addresses and body window). Writing `rx_log2_size` or `cq_log2_size` restarts that ring
+//! at index 0. A descriptor outside the RX window (QUEUE `rx_window_*`, the driver's buffer
+//! pool) or malformed comes back in an `ERROR` completion and is never written. Until the
+//! host sets the rings up, payloads are dropped (no buffer), completions are dropped (the
+//! ring is off) and the grant path runs as before; a full completion ring back-pressures
+//! the header fork, and with it the parser's input.
 //!
 //! GRANTs go to the next-hop MAC `cfg_gw_mac` (an L3 fabric: every frame leaves through the
 //! top-of-rack router). Configuration and counters live in the register file generated from
@@ -32,7 +32,7 @@ use crate::fifo::Fifo2;
 use crate::grant::GrantScheduler16;
 use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32, Lo32Hi32, Mac48};
 use crate::hdl::*;
-use crate::host_rx::{DataHdr, HostRx512};
+use crate::host_rx::{HostHdr, HostRx512};
 use crate::msg_table::MsgTable1024;
 use crate::parser::HomaParser512;
 use crate::regfile::{HOMA_REG_WORDS, HomaRegFile, index_of};
@@ -78,52 +78,6 @@ pub struct HomaRxCore512 {
     pub m_dma_wr_keep: Signal<Out, Bits<64>>,
     /// The last beat of a write.
     pub m_dma_wr_last: Signal<Out, Bit>,
-    /// A parsed header is offered to the host.
-    pub m_hdr_valid: Signal<Out, Bit>,
-    /// The host takes it.
-    pub m_hdr_ready: Signal<In, Bit>,
-    /// Parsed header (to the host): `ip_version`.
-    pub m_hdr_ip_version: Signal<Out, Bits<4>>,
-    /// Parsed header (to the host): `src_ip`.
-    pub m_hdr_src_ip: Signal<Out, Bits<128>>,
-    /// Parsed header (to the host): `dst_ip`.
-    pub m_hdr_dst_ip: Signal<Out, Bits<128>>,
-    /// Parsed header (to the host): `priority`.
-    pub m_hdr_priority: Signal<Out, Bits<3>>,
-    /// Parsed header (to the host): `sport`.
-    pub m_hdr_sport: Signal<Out, Bits<16>>,
-    /// Parsed header (to the host): `dport`.
-    pub m_hdr_dport: Signal<Out, Bits<16>>,
-    /// Parsed header (to the host): `type`.
-    pub m_hdr_type: Signal<Out, Bits<8>>,
-    /// Parsed header (to the host): `sender_id`.
-    pub m_hdr_sender_id: Signal<Out, Bits<64>>,
-    /// Parsed header (to the host): `data_message_length`.
-    pub m_hdr_data_message_length: Signal<Out, Bits<32>>,
-    /// Parsed header (to the host): `data_incoming`.
-    pub m_hdr_data_incoming: Signal<Out, Bits<32>>,
-    /// Parsed header (to the host): `data_offset`.
-    pub m_hdr_data_offset: Signal<Out, Bits<32>>,
-    /// Parsed header (to the host): `data_cutoff_version`.
-    pub m_hdr_data_cutoff_version: Signal<Out, Bits<16>>,
-    /// Parsed header (to the host): `data_retransmit`.
-    pub m_hdr_data_retransmit: Signal<Out, Bit>,
-    /// Parsed header (to the host): `data_ack_client_id`.
-    pub m_hdr_data_ack_client_id: Signal<Out, Bits<64>>,
-    /// Parsed header (to the host): `data_ack_server_port`.
-    pub m_hdr_data_ack_server_port: Signal<Out, Bits<16>>,
-    /// Parsed header (to the host): `data_payload_len`.
-    pub m_hdr_data_payload_len: Signal<Out, Bits<16>>,
-    /// Parsed header (to the host): `grant_offset`.
-    pub m_hdr_grant_offset: Signal<Out, Bits<32>>,
-    /// Parsed header (to the host): `grant_priority`.
-    pub m_hdr_grant_priority: Signal<Out, Bits<3>>,
-    /// Parsed header (to the host): `resend_offset`.
-    pub m_hdr_resend_offset: Signal<Out, Bits<32>>,
-    /// Parsed header (to the host): `resend_length`.
-    pub m_hdr_resend_length: Signal<Out, Bits<32>>,
-    /// Parsed header (to the host): `resend_priority`.
-    pub m_hdr_resend_priority: Signal<Out, Bits<3>>,
     /// GRANT frames to the MAC: data.
     pub m_grant_axis_tdata: Signal<Out, Beat512>,
     /// Byte enables.
@@ -154,7 +108,7 @@ pub struct HomaRxCore512 {
     hq: HostRx512,
     /// DATA headers on their way to the host queues: the fork sees only this FIFO's
     /// registered `full`, so no combinational path runs from the host queues to the table.
-    dhdr: Fifo2<DataHdr>,
+    dhdr: Fifo2<HostHdr>,
     c_i_dropped_no_buffer: Constant<Bits<8>>,
     c_i_rx_data: Constant<Bits<8>>,
     c_i_rx_errors: Constant<Bits<8>>,
@@ -183,7 +137,6 @@ pub struct HomaRxCore512 {
     /// Byte addresses of QUEUE.rx_log2_size and QUEUE.cq_log2_size (a write restarts the ring).
     c_a_rx_log2: Constant<Bits<16>>,
     c_a_cq_log2: Constant<Bits<16>>,
-    is_dma: Signal<Local, Bit>,
     dma_ok: Signal<Local, Bit>,
     table_ok: Signal<Local, Bit>,
     local_mac: Signal<Local, Mac48>,
@@ -286,29 +239,6 @@ impl HomaRxCore512 {
             m_dma_wr_data: Signal::default(),
             m_dma_wr_keep: Signal::default(),
             m_dma_wr_last: Signal::default(),
-            m_hdr_valid: Signal::default(),
-            m_hdr_ready: Signal::default(),
-            m_hdr_ip_version: Signal::default(),
-            m_hdr_src_ip: Signal::default(),
-            m_hdr_dst_ip: Signal::default(),
-            m_hdr_priority: Signal::default(),
-            m_hdr_sport: Signal::default(),
-            m_hdr_dport: Signal::default(),
-            m_hdr_type: Signal::default(),
-            m_hdr_sender_id: Signal::default(),
-            m_hdr_data_message_length: Signal::default(),
-            m_hdr_data_incoming: Signal::default(),
-            m_hdr_data_offset: Signal::default(),
-            m_hdr_data_cutoff_version: Signal::default(),
-            m_hdr_data_retransmit: Signal::default(),
-            m_hdr_data_ack_client_id: Signal::default(),
-            m_hdr_data_ack_server_port: Signal::default(),
-            m_hdr_data_payload_len: Signal::default(),
-            m_hdr_grant_offset: Signal::default(),
-            m_hdr_grant_priority: Signal::default(),
-            m_hdr_resend_offset: Signal::default(),
-            m_hdr_resend_length: Signal::default(),
-            m_hdr_resend_priority: Signal::default(),
             m_grant_axis_tdata: Signal::default(),
             m_grant_axis_tkeep: Signal::default(),
             m_grant_axis_tvalid: Signal::default(),
@@ -354,7 +284,6 @@ impl HomaRxCore512 {
             c_i_cq_consumer: ix("QUEUE", "cq_consumer"),
             c_a_rx_log2: address_of("QUEUE", "rx_log2_size"),
             c_a_cq_log2: address_of("QUEUE", "cq_log2_size"),
-            is_dma: Signal::default(),
             dma_ok: Signal::default(),
             table_ok: Signal::default(),
             local_mac: Signal::default(),
@@ -432,7 +361,6 @@ impl HomaRxCore512 {
         uut.s_dma_rd_valid.connect();
         uut.s_dma_rd_data.connect();
         uut.m_dma_wr_ready.connect();
-        uut.m_hdr_ready.connect();
         uut.m_grant_axis_tready.connect();
         uut.s_reg_addr.connect();
         uut.s_reg_wdata.connect();
@@ -721,26 +649,19 @@ impl Logic for HomaRxCore512 {
         self.m_dma_wr_keep.next = self.hq.m_wr_keep.val();
         self.m_dma_wr_last.next = self.hq.m_wr_last.val();
         self.hq.m_wr_ready.next = self.m_dma_wr_ready.val();
-        // The header fork: the host always, the table for IPv4 DATA, the host queues for
-        // every DATA (its completion). A header leaves when all its takers take it.
+        // The header fork: the table for IPv4 DATA, the host queues for every header (its
+        // completion). A header leaves when both its takers take it.
         self.is_data.next = (self.parser.m_hdr_type.val() == self.c_data.val())
             & (self.parser.m_hdr_ip_version.val() == self.c_v4.val());
-        self.is_dma.next = self.parser.m_hdr_type.val() == self.c_data.val();
         // A pending release goes into the table first; DATA waits behind it.
         self.data_ok.next = self.msgs.s_pkt_ready.val() & !self.rel_pending.q.val();
         self.table_ok.next = !self.is_data.val() | self.data_ok.val();
-        self.dma_ok.next = !self.is_dma.val() | !self.dhdr.full.val();
-        self.parser.m_hdr_ready.next =
-            self.m_hdr_ready.val() & self.table_ok.val() & self.dma_ok.val();
-        self.m_hdr_valid.next =
-            self.parser.m_hdr_valid.val() & self.table_ok.val() & self.dma_ok.val();
+        self.dma_ok.next = !self.dhdr.full.val();
+        self.parser.m_hdr_ready.next = self.table_ok.val() & self.dma_ok.val();
         self.dhdr.clock.next = self.clock.val();
         self.dhdr.reset.next = self.reset.val();
-        self.dhdr.push.next = self.parser.m_hdr_valid.val()
-            & self.is_dma.val()
-            & self.m_hdr_ready.val()
-            & self.table_ok.val()
-            & !self.dhdr.full.val();
+        self.dhdr.push.next =
+            self.parser.m_hdr_valid.val() & self.table_ok.val() & !self.dhdr.full.val();
         self.dhdr.din.next.ip_version = self.parser.m_hdr_ip_version.val();
         self.dhdr.din.next.src_ip = self.parser.m_hdr_src_ip.val();
         self.dhdr.din.next.sport = self.parser.m_hdr_sport.val();
@@ -750,6 +671,12 @@ impl Logic for HomaRxCore512 {
         self.dhdr.din.next.offset = self.parser.m_hdr_data_offset.val();
         self.dhdr.din.next.payload_len = self.parser.m_hdr_data_payload_len.val();
         self.dhdr.din.next.retransmit = self.parser.m_hdr_data_retransmit.val();
+        self.dhdr.din.next.ptype = self.parser.m_hdr_type.val();
+        self.dhdr.din.next.incoming = self.parser.m_hdr_data_incoming.val();
+        self.dhdr.din.next.cutoff_version = self.parser.m_hdr_data_cutoff_version.val();
+        self.dhdr.din.next.ack_client_id = self.parser.m_hdr_data_ack_client_id.val();
+        self.dhdr.din.next.ack_server_port = self.parser.m_hdr_data_ack_server_port.val();
+        self.dhdr.din.next.body = self.parser.m_hdr_body.val();
         self.hq.s_hdr_valid.next = self.dhdr.valid.val();
         self.dhdr.ready.next = self.hq.s_hdr_ready.val();
         self.hq.s_hdr_ip_version.next = self.dhdr.dout.val().ip_version;
@@ -761,33 +688,16 @@ impl Logic for HomaRxCore512 {
         self.hq.s_hdr_offset.next = self.dhdr.dout.val().offset;
         self.hq.s_hdr_payload_len.next = self.dhdr.dout.val().payload_len;
         self.hq.s_hdr_retransmit.next = self.dhdr.dout.val().retransmit;
-        self.m_hdr_ip_version.next = self.parser.m_hdr_ip_version.val();
-        self.m_hdr_src_ip.next = self.parser.m_hdr_src_ip.val();
-        self.m_hdr_dst_ip.next = self.parser.m_hdr_dst_ip.val();
-        self.m_hdr_priority.next = self.parser.m_hdr_priority.val();
-        self.m_hdr_sport.next = self.parser.m_hdr_sport.val();
-        self.m_hdr_dport.next = self.parser.m_hdr_dport.val();
-        self.m_hdr_type.next = self.parser.m_hdr_type.val();
-        self.m_hdr_sender_id.next = self.parser.m_hdr_sender_id.val();
-        self.m_hdr_data_message_length.next = self.parser.m_hdr_data_message_length.val();
-        self.m_hdr_data_incoming.next = self.parser.m_hdr_data_incoming.val();
-        self.m_hdr_data_offset.next = self.parser.m_hdr_data_offset.val();
-        self.m_hdr_data_cutoff_version.next = self.parser.m_hdr_data_cutoff_version.val();
-        self.m_hdr_data_retransmit.next = self.parser.m_hdr_data_retransmit.val();
-        self.m_hdr_data_ack_client_id.next = self.parser.m_hdr_data_ack_client_id.val();
-        self.m_hdr_data_ack_server_port.next = self.parser.m_hdr_data_ack_server_port.val();
-        self.m_hdr_data_payload_len.next = self.parser.m_hdr_data_payload_len.val();
-        self.m_hdr_grant_offset.next = self.parser.m_hdr_grant_offset.val();
-        self.m_hdr_grant_priority.next = self.parser.m_hdr_grant_priority.val();
-        self.m_hdr_resend_offset.next = self.parser.m_hdr_resend_offset.val();
-        self.m_hdr_resend_length.next = self.parser.m_hdr_resend_length.val();
-        self.m_hdr_resend_priority.next = self.parser.m_hdr_resend_priority.val();
+        self.hq.s_hdr_type.next = self.dhdr.dout.val().ptype;
+        self.hq.s_hdr_incoming.next = self.dhdr.dout.val().incoming;
+        self.hq.s_hdr_cutoff_version.next = self.dhdr.dout.val().cutoff_version;
+        self.hq.s_hdr_ack_client_id.next = self.dhdr.dout.val().ack_client_id;
+        self.hq.s_hdr_ack_server_port.next = self.dhdr.dout.val().ack_server_port;
+        self.hq.s_hdr_body.next = self.dhdr.dout.val().body;
         self.end_len.next.lo = self.parser.m_hdr_data_payload_len.val();
         self.end_len.next.z = self.c_zero16.val();
-        self.msgs.s_pkt_valid.next = self.parser.m_hdr_valid.val()
-            & self.is_data.val()
-            & self.m_hdr_ready.val()
-            & !self.dhdr.full.val();
+        self.msgs.s_pkt_valid.next =
+            self.parser.m_hdr_valid.val() & self.is_data.val() & !self.dhdr.full.val();
         self.msgs.s_pkt_peer.next = self
             .parser
             .m_hdr_src_ip

@@ -1,11 +1,13 @@
 //! `RxDma512`: the receive DMA engine. It writes each DATA packet's payload into one host
-//! buffer the driver posted and reports it in one 64-byte completion (`proto::hostif`).
+//! buffer the driver posted and reports it in one 64-byte completion (`proto::hostif`); every
+//! other packet it reports in a `CONTROL` completion.
 //!
 //! ```text
 //!  s_pay_* (parser payload) ──► write into the held buffer ──► m_dma_*  (DMA write requests)
 //!  s_buf_* (RX buffer ring) ──► held buffer (one)                 │
 //!                                   └─► pending records (8) ──┐   │
-//!  s_hdr_* (parser DATA header) ───────────────────────────────┴─► m_cpl_* (RX_DATA or ERROR)
+//!  s_hdr_* (parser header) ────────────────────────────────────┴─► m_cpl_* (RX_DATA, ERROR,
+//!                                                                              CONTROL)
 //! ```
 //!
 //! One buffer per packet: the engine holds one posted buffer (`s_buf_*`, from the RX buffer
@@ -15,7 +17,8 @@
 //! to 8) and writes the completion when the header arrives:
 //! - `RX_DATA` (status ok) when the payload fitted: the RPC id (the DATA's `sender_id` with
 //!   bit 0 flipped, the receiver's id as in GRANTs), sender address (IPv4 mapped) and ports,
-//!   offset, lengths, the buffer's id, the retransmit flag.
+//!   offset, lengths, the buffer's id, and the rest of the DATA header (retransmit flag,
+//!   `incoming`, `cutoff_version`, the piggybacked ack): the host needs nothing else.
 //! - `ERROR` (ring 2, the buffer's index and id) when it did not: status 7 (buffer too small)
 //!   when the header's payload length exceeds the buffer, status 6 when the beats streamed
 //!   disagree with the header's length (a parser fault; never seen in the co-simulation).
@@ -26,8 +29,12 @@
 //! Homa's RESEND repairs the loss, and the parser, whose headers also feed the grant path,
 //! is never stalled for want of host buffers.
 //! A payload that ends with `tuser` (a frame the parser found short after its payload had
-//! started) keeps its buffer for the next payload and posts nothing (`bad_frames`); a header
-//! with no payload posts nothing (`empty`).
+//! started) keeps its buffer for the next payload and posts nothing (`bad_frames`); a DATA
+//! header with no payload posts nothing (`empty`).
+//!
+//! A control header (any type but DATA) pairs with no payload: it becomes a `CONTROL`
+//! completion at once (type, addresses, the parser's body window), in header order with the
+//! DATA completions; its DATA fields, payload length included, are ignored.
 //!
 //! Timing: one beat per cycle. A payload's first beat may use a buffer offered in the same
 //! cycle; a header takes one cycle. Back-pressure on `m_dma` or on `m_cpl` stops the payload
@@ -38,11 +45,12 @@ mod records;
 #[cfg(test)]
 mod tests;
 
-pub use records::{ErrorCpl, Pending, RxDataCpl};
+pub use records::{ControlCpl, ErrorCpl, Pending, RxDataCpl};
 
 use crate::grant_framer::{Lo16In32, Lo32Hi32};
 use crate::hdl::*;
 use homa_proto::hostif::{CompletionKind, ErrorRing, Status};
+use homa_proto::wire::PacketType;
 
 /// Depth of the pending-record queue: payloads streamed whose headers have not arrived.
 /// The parser holds at most four headers behind their payloads (two in its stages, two in
@@ -90,6 +98,18 @@ pub struct RxDma512 {
     pub s_hdr_payload_len: Signal<In, Bits<16>>,
     /// The DATA is a retransmission.
     pub s_hdr_retransmit: Signal<In, Bit>,
+    /// The packet type (0x10 DATA; any other makes a `CONTROL` completion).
+    pub s_hdr_type: Signal<In, Bits<8>>,
+    /// DATA: `incoming`.
+    pub s_hdr_incoming: Signal<In, Bits<32>>,
+    /// DATA: `cutoff_version`.
+    pub s_hdr_cutoff_version: Signal<In, Bits<16>>,
+    /// DATA: the piggybacked ack's client id.
+    pub s_hdr_ack_client_id: Signal<In, Bits<64>>,
+    /// DATA: the piggybacked ack's server port.
+    pub s_hdr_ack_server_port: Signal<In, Bits<16>>,
+    /// Control packets: the body window, copied into the `CONTROL` completion.
+    pub s_hdr_body: Signal<In, Bits<248>>,
     /// A posted RX buffer is offered.
     pub s_buf_valid: Signal<In, Bit>,
     /// The buffer is taken (whenever none is held).
@@ -187,6 +207,8 @@ pub struct RxDma512 {
     id_out: Signal<Local, Bits<64>>,
     rx: Signal<Local, RxDataCpl>,
     er: Signal<Local, ErrorCpl>,
+    ct: Signal<Local, ControlCpl>,
+    is_ctl: Signal<Local, Bit>,
     // Constants.
     c_zero16: Constant<Bits<16>>,
     c_zero32: Constant<Bits<32>>,
@@ -203,6 +225,8 @@ pub struct RxDma512 {
     c_mapped: Constant<Bits<128>>,
     c_rx: Constant<RxDataCpl>,
     c_er: Constant<ErrorCpl>,
+    c_ct: Constant<ControlCpl>,
+    c_data: Constant<Bits<8>>,
     c_st_small: Constant<Bits<8>>,
     c_zero4: Constant<Bits<4>>,
     c_one8: Constant<Bits<8>>,
@@ -237,6 +261,12 @@ impl RxDma512 {
             s_hdr_offset: Signal::default(),
             s_hdr_payload_len: Signal::default(),
             s_hdr_retransmit: Signal::default(),
+            s_hdr_type: Signal::default(),
+            s_hdr_incoming: Signal::default(),
+            s_hdr_cutoff_version: Signal::default(),
+            s_hdr_ack_client_id: Signal::default(),
+            s_hdr_ack_server_port: Signal::default(),
+            s_hdr_body: Signal::default(),
             s_buf_valid: Signal::default(),
             s_buf_ready: Signal::default(),
             s_buf_iova: Signal::default(),
@@ -309,6 +339,8 @@ impl RxDma512 {
             id_out: Signal::default(),
             rx: Signal::default(),
             er: Signal::default(),
+            ct: Signal::default(),
+            is_ctl: Signal::default(),
             c_zero16: k(0),
             c_zero32: k(0),
             c_one3: k(1),
@@ -333,6 +365,12 @@ impl RxDma512 {
                 ring: (ErrorRing::RxBuf as u64).into(),
                 ..ErrorCpl::default()
             }),
+            c_ct: Constant::new(ControlCpl {
+                kind: (CompletionKind::Control as u64).into(),
+                status: (Status::Ok as u64).into(),
+                ..ControlCpl::default()
+            }),
+            c_data: k(u8::from(PacketType::Data).into()),
             c_st_small: k(Status::BufferTooSmall as u64),
             c_zero4: k(0),
             c_one8: k(1),
@@ -361,6 +399,12 @@ impl RxDma512 {
         uut.s_hdr_offset.connect();
         uut.s_hdr_payload_len.connect();
         uut.s_hdr_retransmit.connect();
+        uut.s_hdr_type.connect();
+        uut.s_hdr_incoming.connect();
+        uut.s_hdr_cutoff_version.connect();
+        uut.s_hdr_ack_client_id.connect();
+        uut.s_hdr_ack_server_port.connect();
+        uut.s_hdr_body.connect();
         uut.s_buf_valid.connect();
         uut.s_buf_iova.connect();
         uut.s_buf_length.connect();
@@ -505,17 +549,23 @@ impl Logic for RxDma512 {
         self.want_beats.next = (self.plen32.val() + self.c_round.val()) >> self.c_six.val();
         self.fits.next = self.plen32.val() <= self.head.val().buf_len;
         self.ok.next = self.fits.val() & (self.want_beats.val() == self.head.val().beats);
-        self.hdr_empty.next = self.s_hdr_payload_len.val() == self.c_zero16.val();
+        // A control header makes its completion at once; a DATA header pairs with the oldest
+        // record (its payload), unless it has no payload.
+        self.is_ctl.next = self.s_hdr_type.val() != self.c_data.val();
+        self.hdr_empty.next =
+            !self.is_ctl.val() & (self.s_hdr_payload_len.val() == self.c_zero16.val());
         self.m_cpl_valid.next = self.s_hdr_valid.val()
-            & !self.hdr_empty.val()
-            & self.has_head.val()
-            & !self.head.val().dropped
+            & (self.is_ctl.val()
+                | (!self.hdr_empty.val() & self.has_head.val() & !self.head.val().dropped))
             & !self.reset.val();
         self.s_hdr_ready.next = !self.reset.val()
             & (self.hdr_empty.val()
-                | (self.has_head.val() & (self.head.val().dropped | self.m_cpl_ready.val())));
+                | (self.is_ctl.val() & self.m_cpl_ready.val())
+                | (!self.is_ctl.val()
+                    & self.has_head.val()
+                    & (self.head.val().dropped | self.m_cpl_ready.val())));
         self.hdr_go.next = self.s_hdr_valid.val() & self.s_hdr_ready.val();
-        self.pop.next = self.hdr_go.val() & !self.hdr_empty.val();
+        self.pop.next = self.hdr_go.val() & !self.hdr_empty.val() & !self.is_ctl.val();
         if self.hdr_go.val() & self.hdr_empty.val() {
             self.n_empty.d.next = self.n_empty.q.val() + self.c_one32.val();
         }
@@ -550,7 +600,11 @@ impl Logic for RxDma512 {
         if self.s_hdr_retransmit.val() {
             self.rx.next.flags = self.c_one8.val();
         }
-        self.rx.next.length = self.plen32.val();
+        self.rx.next.length = self.s_hdr_payload_len.val();
+        self.rx.next.cutoff_version = self.s_hdr_cutoff_version.val();
+        self.rx.next.incoming = self.s_hdr_incoming.val();
+        self.rx.next.ack_client_id = self.s_hdr_ack_client_id.val();
+        self.rx.next.ack_server_port = self.s_hdr_ack_server_port.val();
         self.rx.next.offset = self.s_hdr_offset.val();
         self.rx.next.buffer_id = self.head.val().buf_id;
         self.rx.next.message_length = self.s_hdr_message_length.val();
@@ -572,6 +626,28 @@ impl Logic for RxDma512 {
         self.rx.next.p13 = self.peer.val().get_bits::<8>(self.c_idx[13].val().index());
         self.rx.next.p14 = self.peer.val().get_bits::<8>(self.c_idx[14].val().index());
         self.rx.next.p15 = self.peer.val().get_bits::<8>(self.c_idx[15].val().index());
+        self.ct.next = self.c_ct.val();
+        self.ct.next.rpc_id = self.id_out.val();
+        self.ct.next.ptype = self.s_hdr_type.val();
+        self.ct.next.local_port = self.s_hdr_dport.val();
+        self.ct.next.peer_port = self.s_hdr_sport.val();
+        self.ct.next.p0 = self.rx.val().p0;
+        self.ct.next.p1 = self.rx.val().p1;
+        self.ct.next.p2 = self.rx.val().p2;
+        self.ct.next.p3 = self.rx.val().p3;
+        self.ct.next.p4 = self.rx.val().p4;
+        self.ct.next.p5 = self.rx.val().p5;
+        self.ct.next.p6 = self.rx.val().p6;
+        self.ct.next.p7 = self.rx.val().p7;
+        self.ct.next.p8 = self.rx.val().p8;
+        self.ct.next.p9 = self.rx.val().p9;
+        self.ct.next.p10 = self.rx.val().p10;
+        self.ct.next.p11 = self.rx.val().p11;
+        self.ct.next.p12 = self.rx.val().p12;
+        self.ct.next.p13 = self.rx.val().p13;
+        self.ct.next.p14 = self.rx.val().p14;
+        self.ct.next.p15 = self.rx.val().p15;
+        self.ct.next.body = self.s_hdr_body.val();
         self.er.next = self.c_er.val();
         self.er.next.rpc_id = self.id_out.val();
         if !self.fits.val() {
@@ -582,6 +658,9 @@ impl Logic for RxDma512 {
         self.m_cpl_data.next = Bits::<512>::from(self.er.val());
         if self.ok.val() {
             self.m_cpl_data.next = Bits::<512>::from(self.rx.val());
+        }
+        if self.is_ctl.val() {
+            self.m_cpl_data.next = Bits::<512>::from(self.ct.val());
         }
         // Counters.
         self.rx_data.next = self.n_data.q.val();

@@ -11,7 +11,10 @@
 use std::collections::{HashMap, VecDeque};
 use std::net::Ipv6Addr;
 
-use homa_proto::hostif::{COMPLETION_LEN, Completion, ErrorRing, Event, Status};
+use homa_proto::hostif::{
+    COMPLETION_LEN, CONTROL_BODY_LEN, Completion, ErrorRing, Event, Status, control_window,
+};
+use homa_proto::wire::PacketType;
 
 use crate::parser_model::Rng;
 
@@ -28,9 +31,12 @@ pub struct Buffer {
     pub index: u32,
 }
 
-/// A DATA header as the parser hands it over.
+/// A header as the parser hands it over: DATA, or a control packet (whose payload length
+/// is 0 and whose `body` is its window).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Header {
+    /// The packet type byte (0x10 DATA).
+    pub ptype: u8,
     /// 4 or 6.
     pub ip_version: u8,
     /// Sender address: IPv6, or IPv4 in the low 32 bits.
@@ -49,7 +55,20 @@ pub struct Header {
     pub payload_len: u16,
     /// A retransmission.
     pub retransmit: bool,
+    /// DATA: `incoming`.
+    pub incoming: u32,
+    /// DATA: `cutoff_version`.
+    pub cutoff_version: u16,
+    /// DATA: the piggybacked ack's client id (0: none).
+    pub ack_client_id: u64,
+    /// DATA: the piggybacked ack's server port.
+    pub ack_server_port: u16,
+    /// Control packets: the body window (`hostif::control_window`).
+    pub body: [u8; CONTROL_BODY_LEN],
 }
+
+/// The DATA type byte.
+pub const DATA: u8 = 0x10;
 
 /// One payload beat: up to 64 bytes from lane 0.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -184,6 +203,9 @@ impl DmaModel {
 
     /// The engine took header `h`: the completion it must have offered with it (phase 0).
     pub fn header(&mut self, h: &Header) -> Result<Option<Completion>, String> {
+        if h.ptype != DATA {
+            return Ok(Some(control_completion(h)));
+        }
         if h.payload_len == 0 {
             self.counters.4 += 1;
             return Ok(None);
@@ -232,13 +254,33 @@ pub fn rx_data_completion(h: &Header, buffer_id: u32) -> Completion {
         status: Status::Ok,
         event: Event::RxData {
             retransmit: h.retransmit,
-            length: u32::from(h.payload_len),
+            length: h.payload_len,
+            cutoff_version: h.cutoff_version,
             offset: h.offset,
             buffer_id,
             message_length: h.message_length,
             local_port: h.dport,
             peer_port: h.sport,
             peer: peer_of(h),
+            incoming: h.incoming,
+            ack_client_id: h.ack_client_id,
+            ack_server_port: h.ack_server_port,
+        },
+        phase: false,
+    }
+}
+
+/// The `CONTROL` completion (phase 0) of control header `h`: its body window verbatim.
+pub fn control_completion(h: &Header) -> Completion {
+    Completion {
+        rpc_id: h.sender_id ^ 1,
+        status: Status::Ok,
+        event: Event::Control {
+            packet_type: PacketType::from(h.ptype),
+            local_port: h.dport,
+            peer_port: h.sport,
+            peer: peer_of(h),
+            body: h.body,
         },
         phase: false,
     }
@@ -304,9 +346,12 @@ pub(crate) struct Frame {
     pub(crate) bad: bool,
 }
 
-/// A random packet (`n` makes its `sender_id` differ from its neighbours').
+/// A random packet (`n` makes its `sender_id` differ from its neighbours'): one in five is a
+/// control packet.
 pub(crate) fn frame(rng: &mut Rng, n: u64) -> Frame {
+    let control = rng.chance(20);
     let len = match rng.below(20) {
+        _ if control => 0,
         0 => 0,
         1 => 1 + rng.below(64),
         2 => 1400 + rng.below(8000),
@@ -329,6 +374,30 @@ pub(crate) fn frame(rng: &mut Rng, n: u64) -> Frame {
         offset: rng.next_u64() as u32,
         payload_len: len as u16,
         retransmit: rng.chance(10),
+        incoming: rng.next_u64() as u32,
+        cutoff_version: rng.next_u64() as u16,
+        ack_client_id: if rng.chance(50) { rng.next_u64() } else { 0 },
+        ack_server_port: rng.next_u64() as u16,
+        ..Header::default()
+    };
+    let header = if control {
+        let t = PacketType::ALL[1 + rng.below(PacketType::ALL.len() as u64 - 1) as usize];
+        let (_, window) = control_window(t);
+        let mut body = [0u8; CONTROL_BODY_LEN];
+        body[..window].iter_mut().for_each(|b| *b = rng.byte());
+        // Its DATA fields (the payload length too) are whatever bytes sit there; the engine
+        // must ignore them.
+        Header {
+            ptype: u8::from(t),
+            body,
+            payload_len: rng.next_u64() as u16,
+            ..header
+        }
+    } else {
+        Header {
+            ptype: DATA,
+            ..header
+        }
     };
     Frame {
         bad: len > 0 && rng.chance(4),
@@ -475,7 +544,7 @@ pub fn run<D: DmaPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<RunStats,
                         )));
                     }
                 };
-                if h.payload_len > 0 {
+                if h.ptype == DATA && h.payload_len > 0 {
                     let (f, buf) = streamed
                         .pop_front()
                         .ok_or_else(|| fail("header without a streamed payload".into()))?;

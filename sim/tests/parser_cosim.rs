@@ -103,6 +103,7 @@ mod built {
                         resend_offset: self.get_m_hdr_resend_offset() as u32,
                         resend_length: self.get_m_hdr_resend_length() as u32,
                         resend_priority: self.get_m_hdr_resend_priority() as u8,
+                        body: body_of(&self.get_m_hdr_body()),
                     }
                     .normalised()
                 }
@@ -296,5 +297,11 @@ mod built {
             seed_from_env(0xc051_0512),
             frames_from_env(1_000, 5_000),
         );
+    }
+
+    /// The bytes of a body window port (eight 32-bit words, wire byte 0 lowest).
+    fn body_of(words: &[u32]) -> [u8; homa_proto::hostif::CONTROL_BODY_LEN] {
+        let bytes = words_to_le_bytes(words);
+        std::array::from_fn(|i| bytes[i])
     }
 }

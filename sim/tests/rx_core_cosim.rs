@@ -275,7 +275,6 @@ mod built {
             let grant_ready = rng.chance(80);
             m.set_m_dma_wr_ready(u64::from(rng.chance(90)));
             m.set_m_dma_rd_ready(1);
-            m.set_m_hdr_ready(u64::from(rng.chance(85)));
             m.set_m_grant_axis_tready(u64::from(grant_ready));
             if m.get_m_grant_axis_tvalid() == 1 && grant_ready {
                 let keep = m.get_m_grant_axis_tkeep();
@@ -412,7 +411,6 @@ mod built {
         configure(&mut m, &cfg);
         m.set_m_dma_wr_ready(1);
         m.set_m_dma_rd_ready(1);
-        m.set_m_hdr_ready(1);
         m.set_m_grant_axis_tready(1);
         let p = Packet {
             ev: Event {

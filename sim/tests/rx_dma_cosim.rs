@@ -55,6 +55,13 @@ mod built {
             m.set_s_hdr_offset(u64::from(h.offset));
             m.set_s_hdr_payload_len(u64::from(h.payload_len));
             m.set_s_hdr_retransmit(u64::from(h.retransmit));
+            m.set_s_hdr_type(u64::from(h.ptype));
+            m.set_s_hdr_incoming(u64::from(h.incoming));
+            m.set_s_hdr_cutoff_version(u64::from(h.cutoff_version));
+            m.set_s_hdr_ack_client_id(h.ack_client_id);
+            m.set_s_hdr_ack_server_port(u64::from(h.ack_server_port));
+            let body: [u32; 8] = words_from_le_bytes(&h.body).expect("31 bytes");
+            m.set_s_hdr_body(&body);
             let b = o.buffer.copied().unwrap_or_default();
             m.set_s_buf_valid(u64::from(o.buffer.is_some()));
             m.set_s_buf_iova(b.iova);

@@ -4,10 +4,10 @@
 
 use crate::hdl::*;
 
-/// A DATA header as the host queues take it (the parser's fields they use), for a FIFO in
-/// front of them.
+/// A header as the host queues take it (the parser's fields they use), for a FIFO in front
+/// of them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
-pub struct DataHdr {
+pub struct HostHdr {
     /// 4 or 6.
     pub ip_version: Bits<4>,
     /// Sender address: IPv6, or IPv4 in the low 32 bits.
@@ -26,4 +26,16 @@ pub struct DataHdr {
     pub payload_len: Bits<16>,
     /// A retransmission.
     pub retransmit: Bit,
+    /// The packet type.
+    pub ptype: Bits<8>,
+    /// DATA: `incoming`.
+    pub incoming: Bits<32>,
+    /// DATA: `cutoff_version`.
+    pub cutoff_version: Bits<16>,
+    /// DATA: the piggybacked ack's client id.
+    pub ack_client_id: Bits<64>,
+    /// DATA: the piggybacked ack's server port.
+    pub ack_server_port: Bits<16>,
+    /// Control packets: the body window.
+    pub body: Bits<248>,
 }

@@ -51,6 +51,12 @@ impl HostRxPorts for Bench {
         u.s_hdr_offset.next = u64::from(h.offset).into();
         u.s_hdr_payload_len.next = u64::from(h.payload_len).into();
         u.s_hdr_retransmit.next = h.retransmit;
+        u.s_hdr_type.next = u64::from(h.ptype).into();
+        u.s_hdr_incoming.next = u64::from(h.incoming).into();
+        u.s_hdr_cutoff_version.next = u64::from(h.cutoff_version).into();
+        u.s_hdr_ack_client_id.next = h.ack_client_id.into();
+        u.s_hdr_ack_server_port.next = u64::from(h.ack_server_port).into();
+        u.s_hdr_body.next = bits_from_le_bytes(&h.body);
         u.m_rd_ready.next = o.rd_ready;
         u.s_rd_valid.next = o.resp.is_some();
         u.s_rd_data.next = bits_from_le_bytes::<512>(&o.resp.unwrap_or([0; 64]));

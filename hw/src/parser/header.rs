@@ -162,4 +162,74 @@ pub struct HomaHeader {
     pub resend_length: Bits<32>,
     /// RESEND: priority (0-7).
     pub resend_priority: Bits<3>,
+    /// Control packets: the `CONTROL` completion's body window, wire byte `i` in bits
+    /// `8i+7..8i`.
+    pub body: Bits<248>,
+}
+
+/// The 31 bytes of a body window, wire byte `i` in field `bi` (packed, `b0` lowest).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct Body31 {
+    /// Wire byte 0.
+    pub b0: Bits<8>,
+    /// Wire byte 1.
+    pub b1: Bits<8>,
+    /// Wire byte 2.
+    pub b2: Bits<8>,
+    /// Wire byte 3.
+    pub b3: Bits<8>,
+    /// Wire byte 4.
+    pub b4: Bits<8>,
+    /// Wire byte 5.
+    pub b5: Bits<8>,
+    /// Wire byte 6.
+    pub b6: Bits<8>,
+    /// Wire byte 7.
+    pub b7: Bits<8>,
+    /// Wire byte 8.
+    pub b8: Bits<8>,
+    /// Wire byte 9.
+    pub b9: Bits<8>,
+    /// Wire byte 10.
+    pub b10: Bits<8>,
+    /// Wire byte 11.
+    pub b11: Bits<8>,
+    /// Wire byte 12.
+    pub b12: Bits<8>,
+    /// Wire byte 13.
+    pub b13: Bits<8>,
+    /// Wire byte 14.
+    pub b14: Bits<8>,
+    /// Wire byte 15.
+    pub b15: Bits<8>,
+    /// Wire byte 16.
+    pub b16: Bits<8>,
+    /// Wire byte 17.
+    pub b17: Bits<8>,
+    /// Wire byte 18.
+    pub b18: Bits<8>,
+    /// Wire byte 19.
+    pub b19: Bits<8>,
+    /// Wire byte 20.
+    pub b20: Bits<8>,
+    /// Wire byte 21.
+    pub b21: Bits<8>,
+    /// Wire byte 22.
+    pub b22: Bits<8>,
+    /// Wire byte 23.
+    pub b23: Bits<8>,
+    /// Wire byte 24.
+    pub b24: Bits<8>,
+    /// Wire byte 25.
+    pub b25: Bits<8>,
+    /// Wire byte 26.
+    pub b26: Bits<8>,
+    /// Wire byte 27.
+    pub b27: Bits<8>,
+    /// Wire byte 28.
+    pub b28: Bits<8>,
+    /// Wire byte 29.
+    pub b29: Bits<8>,
+    /// Wire byte 30.
+    pub b30: Bits<8>,
 }

@@ -204,6 +204,12 @@ fn read_hdr<const W: usize, const K: usize>(u: &HomaParser<W, K>) -> Hdr {
         resend_offset: u.m_hdr_resend_offset.val().to_u32(),
         resend_length: u.m_hdr_resend_length.val().to_u32(),
         resend_priority: u.m_hdr_resend_priority.val().to_u8(),
+        body: body_bytes(u.m_hdr_body.val()),
     }
     .normalised()
+}
+
+/// The bytes of a body window port, wire byte `i` from bits `8i+7..8i`.
+fn body_bytes(b: Bits<248>) -> [u8; homa_proto::hostif::CONTROL_BODY_LEN] {
+    std::array::from_fn(|i| b.get_bits::<8>(8 * i).to_u8())
 }

@@ -1,4 +1,4 @@
-//! The RX DMA engine's plain-data records: a payload waiting for its header, and the two
+//! The RX DMA engine's plain-data records: a payload waiting for its header, and the three
 //! completions it writes, laid out bit for bit as `homa_proto::hostif` lays out their bytes
 //! (little-endian fields, byte 0 in bits 7..0, so a field at byte offset `o` is the part-select
 //! at bit `8 * o`). `rx_dma::tests` checks every field's offset against the proto table.
@@ -32,7 +32,8 @@ pub struct RxDataCpl {
     pub status: Bits<8>,
     pub flags: Bits<8>,
     pub reserved0: Bits<8>,
-    pub length: Bits<32>,
+    pub length: Bits<16>,
+    pub cutoff_version: Bits<16>,
     pub offset: Bits<32>,
     pub buffer_id: Bits<32>,
     pub message_length: Bits<32>,
@@ -55,7 +56,42 @@ pub struct RxDataCpl {
     pub p13: Bits<8>,
     pub p14: Bits<8>,
     pub p15: Bits<8>,
-    pub reserved1: Bits<120>,
+    pub ack_client_id: Bits<64>,
+    pub incoming: Bits<32>,
+    pub ack_server_port: Bits<16>,
+    pub reserved1: Bits<8>,
+    pub phase: Bits<8>,
+}
+
+/// `CONTROL` (`proto::hostif`, 64 bytes), phase byte zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct ControlCpl {
+    pub rpc_id: Bits<64>,
+    pub kind: Bits<8>,
+    pub status: Bits<8>,
+    pub ptype: Bits<8>,
+    pub reserved0: Bits<8>,
+    pub local_port: Bits<16>,
+    pub peer_port: Bits<16>,
+    /// `peer`, network order: `p0` is its first byte.
+    pub p0: Bits<8>,
+    pub p1: Bits<8>,
+    pub p2: Bits<8>,
+    pub p3: Bits<8>,
+    pub p4: Bits<8>,
+    pub p5: Bits<8>,
+    pub p6: Bits<8>,
+    pub p7: Bits<8>,
+    pub p8: Bits<8>,
+    pub p9: Bits<8>,
+    pub p10: Bits<8>,
+    pub p11: Bits<8>,
+    pub p12: Bits<8>,
+    pub p13: Bits<8>,
+    pub p14: Bits<8>,
+    pub p15: Bits<8>,
+    /// The body window, wire byte `i` in bits `8i+7..8i`.
+    pub body: Bits<248>,
     pub phase: Bits<8>,
 }
 

@@ -59,6 +59,12 @@ impl DmaPorts for Bench {
         u.s_hdr_offset.next = u64::from(h.offset).into();
         u.s_hdr_payload_len.next = u64::from(h.payload_len).into();
         u.s_hdr_retransmit.next = h.retransmit;
+        u.s_hdr_type.next = u64::from(h.ptype).into();
+        u.s_hdr_incoming.next = u64::from(h.incoming).into();
+        u.s_hdr_cutoff_version.next = u64::from(h.cutoff_version).into();
+        u.s_hdr_ack_client_id.next = h.ack_client_id.into();
+        u.s_hdr_ack_server_port.next = u64::from(h.ack_server_port).into();
+        u.s_hdr_body.next = bits_from_le_bytes(&h.body);
         let b = o.buffer.copied().unwrap_or_default();
         u.s_buf_valid.next = o.buffer.is_some();
         u.s_buf_iova.next = b.iova.into();
@@ -129,7 +135,11 @@ fn records__match_the_hostif_layouts() {
             .unwrap_or_else(|| panic!("no field {f} in {}", l.name))
             .offset
     };
-    let (r, e) = (RxDataCpl::default(), ErrorCpl::default());
+    let (r, e, c) = (
+        RxDataCpl::default(),
+        ErrorCpl::default(),
+        ControlCpl::default(),
+    );
     let rx = layout("completion RX_DATA");
     assert_eq!(rx.size, COMPLETION_LEN);
     for (f, at) in [
@@ -138,15 +148,33 @@ fn records__match_the_hostif_layouts() {
         ("status", r.get_my_offset_status()),
         ("flags", r.get_my_offset_flags()),
         ("length", r.get_my_offset_length()),
+        ("cutoff_version", r.get_my_offset_cutoff_version()),
         ("offset", r.get_my_offset_offset()),
         ("buffer_id", r.get_my_offset_buffer_id()),
         ("message_length", r.get_my_offset_message_length()),
         ("local_port", r.get_my_offset_local_port()),
         ("peer_port", r.get_my_offset_peer_port()),
         ("peer", r.get_my_offset_p0()),
+        ("ack_client_id", r.get_my_offset_ack_client_id()),
+        ("incoming", r.get_my_offset_incoming()),
+        ("ack_server_port", r.get_my_offset_ack_server_port()),
         ("phase", r.get_my_offset_phase()),
     ] {
         assert_eq!(at, offset(rx, f), "RX_DATA {f}");
+    }
+    let ctl = layout("completion CONTROL");
+    for (f, at) in [
+        ("rpc_id", c.get_my_offset_rpc_id()),
+        ("kind", c.get_my_offset_kind()),
+        ("status", c.get_my_offset_status()),
+        ("type", c.get_my_offset_ptype()),
+        ("local_port", c.get_my_offset_local_port()),
+        ("peer_port", c.get_my_offset_peer_port()),
+        ("peer", c.get_my_offset_p0()),
+        ("body", c.get_my_offset_body()),
+        ("phase", c.get_my_offset_phase()),
+    ] {
+        assert_eq!(at, offset(ctl, f), "CONTROL {f}");
     }
     let er = layout("completion ERROR");
     for (f, at) in [
@@ -162,4 +190,5 @@ fn records__match_the_hostif_layouts() {
     }
     assert_eq!(<RxDataCpl as Synth>::BITS, 8 * COMPLETION_LEN);
     assert_eq!(<ErrorCpl as Synth>::BITS, 8 * COMPLETION_LEN);
+    assert_eq!(<ControlCpl as Synth>::BITS, 8 * COMPLETION_LEN);
 }

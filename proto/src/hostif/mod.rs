@@ -35,7 +35,10 @@ mod ring;
 mod rxbuf;
 mod tx;
 
-pub use completion::{COMPLETION_LEN, Completion, CompletionKind, ErrorRing, Event, Status};
+pub use completion::{
+    COMPLETION_LEN, CONTROL_BODY_LEN, Completion, CompletionKind, ErrorRing, Event, PacketHeader,
+    Status, control_window,
+};
 pub use ring::{MAX_LOG2_SIZE, MIN_LOG2_SIZE, RingState};
 pub use rxbuf::{RX_BUF_DESC_LEN, RxBufDescriptor, RxWindow};
 pub use tx::{TX_DESC_LEN, TxDescriptor, TxFlags, TxOp, TxOpcode};
@@ -51,6 +54,9 @@ pub enum HostifError {
     /// A completion's kind is not one of [`CompletionKind`].
     #[error("unknown completion kind {0}")]
     UnknownKind(u8),
+    /// A `CONTROL` completion's packet type is DATA or not a Homa type.
+    #[error("CONTROL completion for packet type {0:#04x}, which is not a control type")]
+    NotControl(u8),
     /// A completion's status is not one of [`Status`].
     #[error("unknown completion status {0}")]
     UnknownStatus(u8),
@@ -143,6 +149,7 @@ pub static LAYOUTS: &[Layout] = &[
     completion::LAYOUT_TX_DONE,
     completion::LAYOUT_RX_DATA,
     completion::LAYOUT_ERROR,
+    completion::LAYOUT_CONTROL,
 ];
 
 /// The address stored for `ip` in a peer field: IPv6 as is, IPv4 mapped (`::ffff:a.b.c.d`).

@@ -674,9 +674,9 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "QUEUE",
         type_id: 0x484d5155,
-        version: 0x00020002,
+        version: 0x00030000,
         base: 5 * BLOCK_STRIDE,
         registers: QUEUE,
-        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters; 2.2: the RX window, refused descriptors reported in ERROR completions.",
+        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters; 2.2: the RX window, refused descriptors reported in ERROR completions; 3: RX_DATA carries the whole DATA header (incoming, cutoff_version, the piggybacked ack; its length is 16 bits) and every other packet comes as a CONTROL completion.",
     },
 ];

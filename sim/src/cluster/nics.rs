@@ -148,6 +148,7 @@ impl Nics {
             sum.rx_lost += c.rx_lost;
             sum.dma_faults += c.dma_faults;
             sum.mac_drops += c.mac_drops;
+            sum.acks_not_carried += c.acks_not_carried;
         }
         sum
     }
@@ -306,6 +307,7 @@ impl super::Cluster {
             rx_no_buffer: reg("RX", "dropped_no_buffer"),
             dma_faults: c.dma_faults,
             mac_drops: c.mac_drops,
+            acks_not_carried: c.acks_not_carried,
         };
         r.clock_mhz = nics.timing.clock_mhz;
         r.pcie_ns = nics.timing.pcie_ns;

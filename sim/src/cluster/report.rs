@@ -91,8 +91,8 @@ pub struct NicReport {
     pub grant_fallbacks: u64,
     /// GRANTs the host engines sent in software (for those messages).
     pub software_grants: u64,
-    /// Headers or payloads the hardware output that differ from `proto::wire`'s parse of
-    /// the same frame, plus GRANT frames that did not parse (must be 0).
+    /// Packets the hosts rebuilt from their completions that differ from `proto::wire`'s
+    /// parse of the frame they came from, plus GRANT frames that did not parse (must be 0).
     pub parse_mismatches: u64,
     /// DATA payloads the hardware wrote into host RX buffers (RX.rx_data).
     pub rx_dma: u64,
@@ -102,6 +102,8 @@ pub struct NicReport {
     pub dma_faults: u64,
     /// Frames the MACs dropped, their receive FIFO full.
     pub mac_drops: u64,
+    /// ACK entries past the two a `CONTROL` completion carries.
+    pub acks_not_carried: u64,
 }
 
 impl Report {

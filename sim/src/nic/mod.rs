@@ -5,10 +5,11 @@
 //!
 //! ```text
 //!  fabric ──frame──► RtlNic::receive ─► inbox ─► s_axis (64 B/cycle) ─► Verilated RX core
-//!                                                          m_dma_wr / m_dma_rd │ m_hdr
+//!                                                          m_dma_wr / m_dma_rd │
 //!       host memory (MemDevice) ◄── payloads, completions ─────────────────────┘
 //!         └─ the driver's rings (Nic): poll completions, copy out, repost buffers
-//!       host engine ◄── pcie latency ◄── NicOutput::Host (header fields + the buffer's bytes)
+//!       host engine ◄── pcie latency ◄── NicOutput::Host (the packet its completion and
+//!                                        buffer stand for: RX_DATA + payload, or CONTROL)
 //!       host engine ◄── pcie latency ◄── NicOutput::Grant (the GRANT it sent, for RESENDs)
 //!  fabric ◄───────────────────────────── NicOutput::Grant (GRANT frame built by the RTL)
 //! ```
@@ -27,17 +28,17 @@
 //!   ([`homa_driver::MemDevice`]: DMA outside what the driver allocated is refused and
 //!   counted in [`NicCounters::dma_faults`]); PCIe as a fixed
 //!   one-way latency ([`NicTiming::pcie_ns`]) on DMA reads (a round trip), on the doorbells
-//!   the driver rings and on the packets handed to the engine; the header port `m_hdr`,
-//!   which still gives the host every header (control packets have no completion kind yet,
-//!   and `RX_DATA` lacks `incoming`, `cutoff_version` and the ack that the engine uses); the
+//!   the driver rings and on the packets handed to the engine; the
 //!   RX consumer index, which the bus reads on idle cycles into the driver's view (as NICs
 //!   write ring indices back to memory). The TX path (descriptor fetch, DATA framing, the
 //!   TX SRPT block) is not in the loop yet: the host's packets reach the wire one PCIe
 //!   latency after the engine emits them.
 //!
-//! Every header the hardware outputs is checked against `proto::wire`'s parse of the same
-//! frame, every completion against its header, and every payload read out of a buffer
-//! against the frame's ([`NicCounters::parse_mismatches`] must stay 0).
+//! The host learns of packets from its completion ring alone, as a real host does: the
+//! engine gets each packet as `hostif::Completion::header` rebuilds it from an `RX_DATA`
+//! completion (with the payload read out of its buffer) or a `CONTROL` completion. Every
+//! rebuilt packet is checked against `proto::wire`'s parse of the frame it came from, its
+//! payload byte for byte ([`NicCounters::parse_mismatches`] must stay 0).
 //!
 //! Idle NICs are not clocked: a core with nothing in flight and nothing to output holds its
 //! state, so the cluster skips to the next frame's arrival (the free-running cycle counter
@@ -114,8 +115,8 @@ pub struct NicCounters {
     pub to_host: u64,
     /// GRANT frames the hardware sent.
     pub grants: u64,
-    /// Headers or payloads the hardware output that differ from `proto::wire`'s parse of the
-    /// same frame, or that no valid frame explains.
+    /// Packets the host rebuilt from its completions (header or payload) that differ from
+    /// `proto::wire`'s parse of the frame they came from, or that no valid frame explains.
     pub parse_mismatches: u64,
     /// Cycles the model was clocked.
     pub cycles: u64,
@@ -126,6 +127,9 @@ pub struct NicCounters {
     /// DATA packets whose payload never reached a buffer (none was posted): Homa's RESEND
     /// repairs them.
     pub rx_lost: u64,
+    /// ACK entries past the two a `CONTROL` completion carries (the server frees those RPCs
+    /// when it asks again with NEED_ACK).
+    pub acks_not_carried: u64,
     /// DMA accesses outside the memory the driver allocated (must be 0).
     pub dma_faults: u64,
     /// Frames the MAC dropped because its receive FIFO in front of the core was full (the

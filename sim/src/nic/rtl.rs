@@ -1,6 +1,7 @@
 //! [`RtlNic`]: the Verilated RX core driven cycle by cycle from frames that arrive on the
-//! fabric, with its outputs turned into host packets and GRANT frames, and its DMA ports
-//! served from host memory that the driver's own ring code uses.
+//! fabric, its DMA ports served from host memory that the driver's own ring code uses. The
+//! host learns of every packet from its completion ring alone (an `RX_DATA` completion and
+//! its buffer for DATA, a `CONTROL` completion for the rest), as on a real host.
 
 use super::device::SimDevice;
 use super::{NicCounters, NicError, NicOutput, NicTiming};
@@ -9,15 +10,11 @@ use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
 use crate::time::Ps;
 use bytes::Bytes;
 use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, RingSizes};
-use homa_hw::parser_model::Hdr;
-use homa_hw::rx_dma_model::{Header, rx_data_completion};
 use homa_proto::core::Packet;
-use homa_proto::hostif::{Completion, Event, RxBufDescriptor, Status};
-use homa_proto::wire::{
-    self, AckEntry, Body, ChecksumCapabilities, FrameRepr, LinkType, PacketType, Repr,
-};
+use homa_proto::hostif::{Completion, Event, PacketHeader, RxBufDescriptor, Status};
+use homa_proto::wire::{Acks, Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::collections::VecDeque;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::Ipv4Addr;
 use std::sync::Arc;
 
 /// Cycles without any transfer after which a core with nothing queued is idle (longer than
@@ -28,10 +25,11 @@ const DRAIN_CYCLES: u32 = 24;
 /// what it starts shows within a few cycles (a read request, a completion written).
 const HOST_DRAIN_CYCLES: u32 = 8;
 
-/// Cycles after its header within which a DATA payload's completion is written (a few
-/// cycles: the payload is in its buffer before the header leaves the parser); a header
-/// still without one after this lost its payload (no buffer was posted).
-const LOST_CYCLES: u64 = 256;
+/// Cycles after its header within which a packet's completion is written (a few cycles: a
+/// payload is in its buffer before the header leaves the parser, and completions wait only
+/// for the DMA write port); a DATA still without one after this lost its payload (no buffer
+/// was posted).
+const LOST_CYCLES: u64 = 1024;
 
 /// Cycles a new NIC runs before time 0 to fetch its first RX buffer descriptors (a few
 /// PCIe round trips are enough).
@@ -66,9 +64,6 @@ pub struct RtlNic {
     pcie_cycles: u64,
     /// Byte address of QUEUE.rx_consumer, mirrored into the host's view.
     rx_consumer: u32,
-    /// Completions polled, with the payload read out of their buffer, waiting for their
-    /// header from `m_hdr`.
-    completions: VecDeque<(Completion, Vec<u8>)>,
     period: Ps,
     /// The NIC's time: the last clock edge simulated or skipped, in cycles.
     cycle: u64,
@@ -78,11 +73,9 @@ pub struct RtlNic {
     inbox_bytes: usize,
     /// The frame on `s_axis` and the offset of its next beat.
     feeding: Option<(Vec<u8>, usize)>,
-    /// Frames taken that `proto::wire` accepts (header, DATA payload), waiting for the
-    /// hardware's header.
-    expect: VecDeque<(FrameRepr<'static>, Bytes)>,
-    /// Headers output with their frame and cycle, waiting for their payload.
-    headers: VecDeque<(Hdr, FrameRepr<'static>, Bytes, u64)>,
+    /// Frames taken that `proto::wire` accepts (header, DATA payload), with the cycle of
+    /// their last beat, waiting for their completion.
+    sent: VecDeque<(FrameRepr<'static>, Bytes, u64)>,
     /// GRANT frame being collected from `m_grant_axis`.
     grant: Vec<u8>,
     quiet: u32,
@@ -147,7 +140,6 @@ impl RtlNic {
             dev.write32(offset, value)?;
         }
         let mut core = dev.into_core();
-        core.set_m_hdr_ready(1);
         core.set_m_grant_axis_tready(1);
         core.set_m_dma_rd_ready(1);
         core.set_m_dma_wr_ready(1);
@@ -159,14 +151,12 @@ impl RtlNic {
             reads: VecDeque::new(),
             pcie_cycles: timing.pcie_ps().div_ceil(period),
             rx_consumer: address("QUEUE", "rx_consumer")? as u32,
-            completions: VecDeque::new(),
             period,
             cycle: 0,
             inbox: VecDeque::new(),
             inbox_bytes: 0,
             feeding: None,
-            expect: VecDeque::new(),
-            headers: VecDeque::new(),
+            sent: VecDeque::new(),
             grant: Vec::new(),
             quiet: DRAIN_CYCLES,
             drain: DRAIN_CYCLES,
@@ -260,7 +250,7 @@ impl RtlNic {
             && self.feeding.is_none()
             && self.writes.is_empty()
             && self.reads.is_empty()
-            && self.headers.is_empty()
+            && self.sent.is_empty()
             && self.quiet >= self.drain
     }
 
@@ -273,7 +263,7 @@ impl RtlNic {
             self.inbox.front().map(|(a, _)| *a),
             self.writes.front().map(|(a, _, _)| *a),
             self.reads.front().map(|(a, _, _)| *a),
-            self.headers.front().map(|h| h.3 + LOST_CYCLES + 1),
+            self.sent.front().map(|s| s.2 + LOST_CYCLES + 1),
         ]
         .into_iter()
         .flatten()
@@ -356,10 +346,6 @@ impl RtlNic {
                 self.taken(&frame);
             }
         }
-        if self.core.get_m_hdr_valid() == 1 {
-            frames = true;
-            self.header();
-        }
         if self.core.get_m_grant_axis_tvalid() == 1 {
             frames = true;
             let keep = self.core.get_m_grant_axis_tkeep();
@@ -379,7 +365,7 @@ impl RtlNic {
             // The address is in the register map (checked in `new`).
             let _ = self.memory.set_register(self.rx_consumer, consumer);
         }
-        busy |= self.poll_host();
+        busy |= self.poll_host(at, out);
         if frames {
             self.drain = DRAIN_CYCLES;
         }
@@ -387,7 +373,7 @@ impl RtlNic {
         if self.quiet >= self.drain {
             self.drain = HOST_DRAIN_CYCLES;
         }
-        self.deliver(at, out);
+        self.forget_lost();
     }
 
     /// Serves the core's DMA ports for this cycle: read requests are answered from host
@@ -453,10 +439,10 @@ impl RtlNic {
     }
 
     /// The host polls its completion ring (the driver's own code), a batch at a time with one
-    /// `cq_consumer` write: each RX buffer's payload is copied out, and the buffers go back
-    /// to the NIC with one `rx_producer` doorbell; the doorbells reach the core one PCIe
-    /// latency later.
-    fn poll_host(&mut self) -> bool {
+    /// `cq_consumer` write: each packet is rebuilt from its completion (and for DATA its
+    /// buffer's bytes, copied out) and handed on; the buffers go back to the NIC with one
+    /// `rx_producer` doorbell, which reaches the core one PCIe latency later.
+    fn poll_host(&mut self, at: Ps, out: &mut Vec<(Ps, NicOutput)>) -> bool {
         let mut batch = Vec::new();
         loop {
             match self.host.poll_completions(&mut batch, POLL_BATCH) {
@@ -483,8 +469,9 @@ impl RtlNic {
                         self.counters.dma_faults += 1;
                     }
                     repost.push(buffer_id);
-                    self.completions.push_back((c, payload));
+                    self.arrived(at, &c, payload, out);
                 }
+                Event::Control { .. } => self.arrived(at, &c, Vec::new(), out),
                 Event::Error { cookie, .. } => {
                     self.counters.rx_errors += 1;
                     if c.status == Status::BufferTooSmall {
@@ -520,167 +507,93 @@ impl RtlNic {
         }
     }
 
-    /// The core took a frame's last beat: remember what the software parser makes of it.
+    /// The core took a frame's last beat: remember what the software parser makes of it,
+    /// to check the packet its completion stands for.
     fn taken(&mut self, frame: &[u8]) {
         let caps = ChecksumCapabilities::default();
         if let Ok(f) = FrameRepr::parse(frame, LinkType::Ethernet, &caps) {
-            self.expect.push_back(owned(&f));
+            let (f, payload) = owned(&f);
+            self.sent.push_back((f, payload, self.cycle));
         }
     }
 
-    /// The core outputs a header: pair it with the frame it came from.
-    fn header(&mut self) {
-        let c = &self.core;
-        let ip = |w: [u32; 4]| {
-            w.iter()
-                .rev()
-                .fold(0u128, |a, x| (a << 32) | u128::from(*x))
+    /// A packet's completion came in: rebuild the packet from it alone (and the payload read
+    /// out of its buffer), check it against the frame the hardware took, hand it on.
+    /// Completions come in the order the hardware took their frames; frames skipped on the
+    /// way lost their payload (no buffer was posted).
+    fn arrived(
+        &mut self,
+        at: Ps,
+        c: &Completion,
+        payload: Vec<u8>,
+        out: &mut Vec<(Ps, NicOutput)>,
+    ) {
+        let Some(Ok(PacketHeader {
+            peer,
+            header,
+            acks_not_carried,
+        })) = c.header()
+        else {
+            self.counters.parse_mismatches += 1;
+            return;
         };
-        let hw = Hdr {
-            ip_version: c.get_m_hdr_ip_version() as u8,
-            src_ip: ip(c.get_m_hdr_src_ip()),
-            dst_ip: ip(c.get_m_hdr_dst_ip()),
-            priority: c.get_m_hdr_priority() as u8,
-            sport: c.get_m_hdr_sport() as u16,
-            dport: c.get_m_hdr_dport() as u16,
-            ptype: c.get_m_hdr_type() as u8,
-            sender_id: c.get_m_hdr_sender_id(),
-            message_length: c.get_m_hdr_data_message_length() as u32,
-            incoming: c.get_m_hdr_data_incoming() as u32,
-            offset: c.get_m_hdr_data_offset() as u32,
-            cutoff_version: c.get_m_hdr_data_cutoff_version() as u16,
-            retransmit: c.get_m_hdr_data_retransmit() == 1,
-            ack_client_id: c.get_m_hdr_data_ack_client_id(),
-            ack_server_port: c.get_m_hdr_data_ack_server_port() as u16,
-            payload_len: c.get_m_hdr_data_payload_len() as u16,
-            grant_offset: c.get_m_hdr_grant_offset() as u32,
-            grant_priority: c.get_m_hdr_grant_priority() as u8,
-            resend_offset: c.get_m_hdr_resend_offset() as u32,
-            resend_length: c.get_m_hdr_resend_length() as u32,
-            resend_priority: c.get_m_hdr_resend_priority() as u8,
-        }
-        .normalised();
-        match self.expect.pop_front() {
-            Some((f, payload)) => {
-                let mut want = Hdr::from_repr(&f).normalised();
-                if want.ptype == u8::from(PacketType::Data) {
-                    // `f` keeps its payload apart.
-                    want.payload_len = payload.len() as u16;
+        self.counters.acks_not_carried += u64::from(acks_not_carried);
+        let packet = Packet {
+            header,
+            payload: Bytes::from(payload),
+        };
+        let same = |f: &FrameRepr<'static>| {
+            f.homa.sender_id == header.sender_id
+                && f.homa.packet_type() == header.packet_type()
+                && match (f.homa.body, header.body) {
+                    (Body::Data(a), Body::Data(b)) => a.offset == b.offset,
+                    _ => true,
                 }
-                if want != hw {
+        };
+        match self.sent.iter().position(|(f, _, _)| same(f)) {
+            Some(skipped) => {
+                let lost: Vec<_> = self.sent.drain(..skipped).collect();
+                for (f, payload, _) in lost {
+                    self.count_lost(&f, &payload);
+                }
+                let (f, sent, _) = self.sent.pop_front().expect("found above");
+                let src = f.ip.src_addr();
+                if src != peer || carried(f.homa) != header || packet.payload != sent {
                     self.counters.parse_mismatches += 1;
                 }
-                self.headers.push_back((hw, f, payload, self.cycle));
             }
             None => self.counters.parse_mismatches += 1,
         }
+        self.counters.to_host += 1;
+        out.push((at, NicOutput::Host { src: peer, packet }));
     }
 
-    /// Hands on every header whose payload (if any) is in: a DATA header with payload waits
-    /// for its `RX_DATA` completion. Completions come in header order; one that names a
-    /// later packet means this header's payload was dropped (no buffer, or an `ERROR`).
-    fn deliver(&mut self, at: Ps, out: &mut Vec<(Ps, NicOutput)>) {
-        while let Some((hw, _, _, since)) = self.headers.front() {
-            let needs_payload = hw.ptype == u8::from(PacketType::Data) && hw.payload_len > 0;
-            let payload = if needs_payload {
-                let Some((c, _)) = self.completions.front() else {
-                    if self.cycle > *since + LOST_CYCLES {
-                        self.headers.pop_front();
-                        self.counters.rx_lost += 1;
-                        continue;
-                    }
-                    return;
-                };
-                if c.rpc_id != hw.sender_id ^ 1 || completion_offset(c) != Some(hw.offset) {
-                    self.headers.pop_front();
-                    self.counters.rx_lost += 1;
-                    continue;
-                }
-                let (c, payload) = self.completions.pop_front().expect("peeked");
-                if !completion_matches(&c, hw) {
-                    self.counters.parse_mismatches += 1;
-                }
-                payload
-            } else {
-                Vec::new()
-            };
-            let (hw, frame, sent, _) = self.headers.pop_front().expect("peeked");
-            if payload[..] != sent[..] {
-                self.counters.parse_mismatches += 1;
-            }
-            let src = if hw.ip_version == 4 {
-                IpAddr::V4(Ipv4Addr::from(hw.src_ip as u32))
-            } else {
-                IpAddr::V6(Ipv6Addr::from(hw.src_ip))
-            };
-            let packet = packet_of(&hw, &frame, payload);
-            self.counters.to_host += 1;
-            out.push((at, NicOutput::Host { src, packet }));
+    /// Frames the hardware took whose completion is overdue: their payload found no buffer.
+    fn forget_lost(&mut self) {
+        while let Some((_, _, since)) = self.sent.front()
+            && self.cycle > since + LOST_CYCLES
+        {
+            let (f, payload, _) = self.sent.pop_front().expect("peeked");
+            self.count_lost(&f, &payload);
+        }
+    }
+
+    /// A frame the hardware took and never reported: a DATA payload that found no buffer
+    /// (Homa's RESEND repairs it), a DATA without payload (nothing to report), or a fault.
+    fn count_lost(&mut self, f: &FrameRepr<'static>, payload: &Bytes) {
+        match f.homa.body {
+            Body::Data(_) if !payload.is_empty() => self.counters.rx_lost += 1,
+            Body::Data(_) => {}
+            _ => self.counters.parse_mismatches += 1,
         }
     }
 }
 
-/// The message offset an `RX_DATA` completion names.
-fn completion_offset(c: &Completion) -> Option<u32> {
-    match c.event {
-        Event::RxData { offset, .. } => Some(offset),
-        _ => None,
+/// The header as a completion carries it: a DATA's payload apart, an ACK's first two entries.
+fn carried(mut h: homa_proto::wire::Repr<'static>) -> homa_proto::wire::Repr<'static> {
+    if let Body::Ack(a) = h.body {
+        let kept = &a.as_slice()[..a.as_slice().len().min(2)];
+        h.body = Body::Ack(Acks::new(kept).expect("at most five"));
     }
-}
-
-/// Whether an `RX_DATA` completion says what the header says.
-fn completion_matches(c: &Completion, hw: &Hdr) -> bool {
-    let Event::RxData { buffer_id, .. } = c.event else {
-        return false;
-    };
-    let h = Header {
-        ip_version: hw.ip_version,
-        src_ip: hw.src_ip,
-        sport: hw.sport,
-        dport: hw.dport,
-        sender_id: hw.sender_id,
-        message_length: hw.message_length,
-        offset: hw.offset,
-        payload_len: hw.payload_len,
-        retransmit: hw.retransmit,
-    };
-    Completion { phase: false, ..*c } == rx_data_completion(&h, buffer_id)
-}
-
-/// The packet the host gets: DATA, GRANT and RESEND from the hardware's fields, other types
-/// (whose bodies the parser does not output) from the frame.
-fn packet_of(hw: &Hdr, frame: &FrameRepr<'static>, payload: Vec<u8>) -> Packet {
-    let body = match PacketType::from(hw.ptype) {
-        PacketType::Data => Body::Data(wire::Data {
-            message_length: hw.message_length,
-            incoming: hw.incoming,
-            ack: (hw.ack_client_id != 0).then_some(AckEntry {
-                client_id: hw.ack_client_id,
-                server_port: hw.ack_server_port,
-            }),
-            cutoff_version: hw.cutoff_version,
-            retransmit: hw.retransmit,
-            offset: hw.offset,
-            payload: &[],
-        }),
-        PacketType::Grant => Body::Grant(wire::Grant {
-            offset: hw.grant_offset,
-            priority: hw.grant_priority,
-        }),
-        PacketType::Resend => Body::Resend(wire::Resend {
-            offset: hw.resend_offset,
-            length: hw.resend_length,
-            priority: hw.resend_priority,
-        }),
-        _ => return Packet::control(frame.homa),
-    };
-    Packet {
-        header: Repr {
-            sport: hw.sport,
-            dport: hw.dport,
-            sender_id: hw.sender_id,
-            body,
-        },
-        payload: Bytes::from(payload),
-    }
+    h
 }

@@ -219,3 +219,109 @@ fn rtl_nic__a_burst_beyond_the_mac_fifo_is_dropped_not_buffered() {
     nic.receive(200_000_000, frame(&payload, 0, 1_400 * n));
     assert_eq!(nic.counters().mac_drops, c.mac_drops);
 }
+
+/// A frame of any Homa packet from 10.0.0.2 to the NIC's host.
+fn packet_frame(homa: wire::Repr<'_>) -> Vec<u8> {
+    let data = frame(&[], 0, 1);
+    let mut f =
+        FrameRepr::parse(&data, LinkType::Ethernet, &ChecksumCapabilities::default()).unwrap();
+    f.homa = homa;
+    f.to_bytes(&ChecksumCapabilities::default())
+}
+
+#[test]
+fn rtl_nic__every_packet_reaches_the_host_through_its_completions_alone() {
+    use homa_proto::wire::{AckEntry, Acks, Cutoffs, Data, Grant, Resend};
+    let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
+    let acks: Vec<AckEntry> = (1..=5)
+        .map(|i| AckEntry {
+            client_id: 100 * i,
+            server_port: 7000 + i as u16,
+        })
+        .collect();
+    let payload = vec![0xa7; 300];
+    let bodies = [
+        Body::Data(Data {
+            message_length: 5_000,
+            incoming: 4_321,
+            ack: Some(acks[0]),
+            cutoff_version: 3,
+            retransmit: true,
+            offset: 1_000,
+            payload: &payload,
+        }),
+        Body::Grant(Grant {
+            offset: 77_000,
+            priority: 6,
+        }),
+        Body::Resend(Resend {
+            offset: 1_200,
+            length: 3_400,
+            priority: 2,
+        }),
+        Body::RpcUnknown,
+        Body::Busy,
+        Body::Cutoffs(Cutoffs {
+            unsched_cutoffs: [u32::MAX, 9_000, 5_000, 3_000, 2_000, 1_000, 500, 100],
+            cutoff_version: 4,
+        }),
+        Body::Freeze,
+        Body::NeedAck,
+        Body::Ack(Acks::new(&acks[..2]).unwrap()),
+        Body::Ack(Acks::new(&acks).unwrap()),
+    ];
+    let sent: Vec<wire::Repr<'_>> = bodies
+        .iter()
+        .enumerate()
+        .map(|(i, &body)| wire::Repr {
+            sport: 40_000,
+            dport: 1_000 + i as u16,
+            sender_id: 2 * i as u64 + 8,
+            body,
+        })
+        .collect();
+    for (i, h) in sent.iter().enumerate() {
+        nic.receive(1_000_000 + 100_000 * i as u64, packet_frame(*h));
+    }
+    let mut out = Vec::new();
+    nic.run_until(50_000_000, &mut out);
+    let got: Vec<_> = out
+        .into_iter()
+        .filter_map(|(_, o)| match o {
+            NicOutput::Host { src, packet } => Some((src, packet)),
+            NicOutput::Grant { .. } => None,
+        })
+        .collect();
+    assert_eq!(got.len(), sent.len(), "{got:?}");
+    for ((src, p), h) in got.iter().zip(&sent) {
+        assert_eq!(*src, Ipv4Addr::new(10, 0, 0, 2));
+        let want = match h.body {
+            Body::Data(d) => {
+                assert_eq!(&p.payload[..], &payload[..]);
+                wire::Repr {
+                    body: Body::Data(Data { payload: &[], ..d }),
+                    ..*h
+                }
+            }
+            // The completion carries an ACK's first two entries.
+            Body::Ack(a) => wire::Repr {
+                body: Body::Ack(Acks::new(&a.as_slice()[..a.as_slice().len().min(2)]).unwrap()),
+                ..*h
+            },
+            _ => *h,
+        };
+        assert_eq!(p.header, want);
+    }
+    let c = nic.counters();
+    assert_eq!(
+        (c.parse_mismatches, c.rx_lost, c.acks_not_carried),
+        (0, 0, 3),
+        "{c:?}"
+    );
+    // One RX_DATA, the rest CONTROL, all in the ring.
+    assert_eq!(nic.read_register("RX", "rx_data").unwrap(), 1);
+    assert_eq!(
+        u64::from(nic.read_register("QUEUE", "cq_producer").unwrap()),
+        sent.len() as u64
+    );
+}

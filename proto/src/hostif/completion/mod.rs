@@ -2,14 +2,24 @@
 //!
 //! Design notes: the RPC id, kind, status and phase sit at fixed places; the body depends on
 //! the kind. Receive data is reported per buffer (`RX_DATA`): one DATA packet's payload in one
-//! posted buffer, with everything the host needs to place it (the sender's address and port,
-//! the RPC id, the offset, the message's length). The host reassembles messages itself: the
-//! NIC's message table may forget a hole (see `GRANT.holes_forgotten`), so only the host knows
-//! when every byte of a message is in. Kind 3 is not used: it was `RX_MESSAGE_COMPLETE` in the
-//! 32-byte layout of QUEUE version 1, retired for that reason.
+//! posted buffer, with every field of its DATA header (QUEUE version 3), so the host needs
+//! nothing but its completions: the sender's address and ports, the RPC id, the offset, the
+//! message's length, `incoming`, the `cutoff_version` and the piggybacked ack. Every other
+//! packet the NIC accepts reaches the host as a `CONTROL` completion: its type, its addresses,
+//! and its type-specific header inline ([`control_window`]). The host reassembles messages
+//! itself: the NIC's message table may forget a hole (see `GRANT.holes_forgotten`), so only
+//! the host knows when every byte of a message is in. Kind 3 is not used: it was
+//! `RX_MESSAGE_COMPLETE` in the 32-byte layout of QUEUE version 1, retired for that reason.
+
+mod packet;
+#[cfg(test)]
+mod tests;
+
+pub use packet::{CONTROL_BODY_LEN, PacketHeader, control_window};
 
 use super::bytes::{get, put, u8_at, u16_at, u32_at, u64_at};
 use super::{Field, HostifError, Layout, check_reserved, peer_ip};
+use crate::wire::PacketType;
 use std::fmt;
 use std::net::Ipv6Addr;
 
@@ -36,7 +46,7 @@ pub(super) mod field {
         "kind",
         8,
         1,
-        "1 = TX_DONE, 2 = RX_DATA, 4 = ERROR (3 is not used).",
+        "1 = TX_DONE, 2 = RX_DATA, 4 = ERROR, 5 = CONTROL (3 is not used).",
     );
     pub(crate) const STATUS: Field = f(
         "status",
@@ -70,8 +80,15 @@ pub(super) mod field {
     pub(crate) const RX_LENGTH: Field = f(
         "length",
         12,
-        4,
-        "Payload bytes written into the buffer, from its first byte.",
+        2,
+        "Payload bytes written into the buffer, from its first byte (one IP datagram's \
+         payload: at most 65535).",
+    );
+    pub(crate) const RX_CUTOFF_VERSION: Field = f(
+        "cutoff_version",
+        14,
+        2,
+        "The DATA's `cutoff_version`: the CUTOFFS version its sender holds for this host.",
     );
     pub(crate) const RX_OFFSET: Field = f(
         "offset",
@@ -96,7 +113,53 @@ pub(super) mod field {
         16,
         "Sender's address, network order; IPv4 as `::ffff:a.b.c.d`.",
     );
-    pub(crate) const RX_RESERVED1: Field = f("reserved1", 48, 15, "Zero.");
+    pub(crate) const RX_ACK_CLIENT_ID: Field = f(
+        "ack_client_id",
+        48,
+        8,
+        "The piggybacked ack: the sender's client id of an RPC it has finished with this \
+         host (0: none).",
+    );
+    pub(crate) const RX_INCOMING: Field = f(
+        "incoming",
+        56,
+        4,
+        "The DATA's `incoming`: bytes its sender will send without further grants.",
+    );
+    pub(crate) const RX_ACK_SERVER_PORT: Field = f(
+        "ack_server_port",
+        60,
+        2,
+        "The piggybacked ack: that RPC's server port (0 when there is no ack).",
+    );
+    pub(crate) const RX_RESERVED1: Field = f("reserved1", 62, 1, "Zero.");
+
+    // CONTROL.
+    pub(crate) const CTL_TYPE: Field = f(
+        "type",
+        10,
+        1,
+        "The packet's Homa type (0x11 GRANT ... 0x18 ACK; never 0x10 DATA).",
+    );
+    pub(crate) const CTL_RESERVED0: Field = f("reserved0", 11, 1, "Zero.");
+    pub(crate) const CTL_LOCAL_PORT: Field =
+        f("local_port", 12, 2, "Destination (local) Homa port.");
+    pub(crate) const CTL_PEER_PORT: Field = f("peer_port", 14, 2, "Sender's (source) Homa port.");
+    pub(crate) const CTL_PEER: Field = f(
+        "peer",
+        16,
+        16,
+        "Sender's address, network order; IPv4 as `::ffff:a.b.c.d`.",
+    );
+    pub(crate) const CTL_BODY: Field = f(
+        "body",
+        32,
+        31,
+        "The type's header after the common one, bytes as on the wire (big-endian), from \
+         Homa header byte 28 (CUTOFFS: byte 32, as `unsched_cutoffs[0]` is always the \
+         maximum) up to the header's end or 31 bytes; zero past it. GRANT, RESEND and \
+         CUTOFFS fit whole; an ACK carries `num_acks` and its first two entries.",
+    );
 
     // ERROR.
     pub(crate) const ERR_RESERVED0: Field = f("reserved0", 10, 2, "Zero.");
@@ -125,6 +188,8 @@ const _: () = assert!(field::PHASE.end() == COMPLETION_LEN);
 const _: () = assert!(field::TX_RESERVED1.end() == field::PHASE.offset);
 const _: () = assert!(field::RX_RESERVED1.end() == field::PHASE.offset);
 const _: () = assert!(field::ERR_RESERVED1.end() == field::PHASE.offset);
+const _: () = assert!(field::CTL_BODY.end() == field::PHASE.offset);
+const _: () = assert!(field::CTL_BODY.len == CONTROL_BODY_LEN);
 
 use field::{KIND, PHASE, RPC_ID, STATUS};
 
@@ -159,12 +224,16 @@ pub(super) const LAYOUT_RX_DATA: Layout = Layout {
         field::RX_FLAGS,
         field::RX_RESERVED0,
         field::RX_LENGTH,
+        field::RX_CUTOFF_VERSION,
         field::RX_OFFSET,
         field::RX_BUFFER_ID,
         field::RX_MESSAGE_LENGTH,
         field::RX_LOCAL_PORT,
         field::PEER_PORT,
         field::PEER,
+        field::RX_ACK_CLIENT_ID,
+        field::RX_INCOMING,
+        field::RX_ACK_SERVER_PORT,
         field::RX_RESERVED1,
         PHASE,
     ],
@@ -188,6 +257,26 @@ pub(super) const LAYOUT_ERROR: Layout = Layout {
     ],
 };
 
+pub(super) const LAYOUT_CONTROL: Layout = Layout {
+    name: "completion CONTROL",
+    size: COMPLETION_LEN,
+    doc: "NIC → host. A packet other than DATA reached this host (GRANT, RESEND, RPC_UNKNOWN, \
+          BUSY, CUTOFFS, FREEZE, NEED_ACK, ACK): its type, addresses and type-specific header. \
+          The RPC id is the packet's `sender_id` with bit 0 flipped (this host's id of the RPC).",
+    fields: &[
+        RPC_ID,
+        KIND,
+        STATUS,
+        field::CTL_TYPE,
+        field::CTL_RESERVED0,
+        field::CTL_LOCAL_PORT,
+        field::CTL_PEER_PORT,
+        field::CTL_PEER,
+        field::CTL_BODY,
+        PHASE,
+    ],
+};
+
 /// The kind byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -198,6 +287,8 @@ pub enum CompletionKind {
     RxData = 2,
     /// An error no other kind reports.
     Error = 4,
+    /// A control packet arrived.
+    Control = 5,
 }
 
 impl CompletionKind {
@@ -207,6 +298,7 @@ impl CompletionKind {
             1 => Some(CompletionKind::TxDone),
             2 => Some(CompletionKind::RxData),
             4 => Some(CompletionKind::Error),
+            5 => Some(CompletionKind::Control),
             _ => None,
         }
     }
@@ -217,6 +309,7 @@ impl CompletionKind {
             CompletionKind::TxDone => "TX_DONE",
             CompletionKind::RxData => "RX_DATA",
             CompletionKind::Error => "ERROR",
+            CompletionKind::Control => "CONTROL",
         }
     }
 }
@@ -308,12 +401,14 @@ pub enum Event {
         /// The descriptor's cookie.
         cookie: u64,
     },
-    /// An RX buffer holds the payload of one DATA packet.
+    /// An RX buffer holds the payload of one DATA packet; the rest of its header is here.
     RxData {
         /// The packet was a retransmission.
         retransmit: bool,
         /// Bytes written into the buffer.
-        length: u32,
+        length: u16,
+        /// The DATA's `cutoff_version`.
+        cutoff_version: u16,
         /// Offset in the message of the buffer's first byte.
         offset: u32,
         /// The buffer's id.
@@ -326,6 +421,25 @@ pub enum Event {
         peer_port: u16,
         /// Sender's address (IPv4 mapped).
         peer: Ipv6Addr,
+        /// The DATA's `incoming`.
+        incoming: u32,
+        /// The piggybacked ack's client id (0: none).
+        ack_client_id: u64,
+        /// The piggybacked ack's server port (0 when there is no ack).
+        ack_server_port: u16,
+    },
+    /// A control packet: its type and type-specific header ([`control_window`]).
+    Control {
+        /// The packet type (never DATA).
+        packet_type: PacketType,
+        /// Destination (local) port.
+        local_port: u16,
+        /// Sender's (source) port.
+        peer_port: u16,
+        /// Sender's address (IPv4 mapped).
+        peer: Ipv6Addr,
+        /// The type's header window, zero past its end.
+        body: [u8; CONTROL_BODY_LEN],
     },
     /// An error no other kind reports.
     Error {
@@ -345,6 +459,7 @@ impl Event {
             Event::TxDone { .. } => CompletionKind::TxDone,
             Event::RxData { .. } => CompletionKind::RxData,
             Event::Error { .. } => CompletionKind::Error,
+            Event::Control { .. } => CompletionKind::Control,
         }
     }
 }
@@ -382,15 +497,27 @@ impl Completion {
             Event::RxData {
                 retransmit,
                 length,
+                cutoff_version,
                 offset,
                 buffer_id,
                 message_length,
                 local_port,
                 peer_port,
                 peer,
+                incoming,
+                ack_client_id,
+                ack_server_port,
             } => {
                 put(buf, field::RX_FLAGS, &[u8::from(retransmit)]);
                 put(buf, field::RX_LENGTH, &length.to_le_bytes());
+                put(buf, field::RX_CUTOFF_VERSION, &cutoff_version.to_le_bytes());
+                put(buf, field::RX_INCOMING, &incoming.to_le_bytes());
+                put(buf, field::RX_ACK_CLIENT_ID, &ack_client_id.to_le_bytes());
+                put(
+                    buf,
+                    field::RX_ACK_SERVER_PORT,
+                    &ack_server_port.to_le_bytes(),
+                );
                 put(buf, field::RX_OFFSET, &offset.to_le_bytes());
                 put(buf, field::RX_BUFFER_ID, &buffer_id.to_le_bytes());
                 put(buf, field::RX_MESSAGE_LENGTH, &message_length.to_le_bytes());
@@ -406,6 +533,19 @@ impl Completion {
                 put(buf, field::ERR_INDEX, &index.to_le_bytes());
                 put(buf, field::ERR_COOKIE, &cookie.to_le_bytes());
                 put(buf, field::ERR_RING, &[ring as u8]);
+            }
+            Event::Control {
+                packet_type,
+                local_port,
+                peer_port,
+                peer,
+                body,
+            } => {
+                put(buf, field::CTL_TYPE, &[u8::from(packet_type)]);
+                put(buf, field::CTL_LOCAL_PORT, &local_port.to_le_bytes());
+                put(buf, field::CTL_PEER_PORT, &peer_port.to_le_bytes());
+                put(buf, field::CTL_PEER, &peer.octets());
+                put(buf, field::CTL_BODY, &body);
             }
         }
         put(buf, PHASE, &[u8::from(self.phase)]);
@@ -444,13 +584,40 @@ impl Completion {
                 }
                 Event::RxData {
                     retransmit: flags & 1 != 0,
-                    length: u32_at(buf, field::RX_LENGTH),
+                    length: u16_at(buf, field::RX_LENGTH),
+                    cutoff_version: u16_at(buf, field::RX_CUTOFF_VERSION),
                     offset: u32_at(buf, field::RX_OFFSET),
                     buffer_id: u32_at(buf, field::RX_BUFFER_ID),
                     message_length: u32_at(buf, field::RX_MESSAGE_LENGTH),
                     local_port: u16_at(buf, field::RX_LOCAL_PORT),
                     peer_port: u16_at(buf, field::PEER_PORT),
                     peer: Ipv6Addr::from(get::<16>(buf, field::PEER)),
+                    incoming: u32_at(buf, field::RX_INCOMING),
+                    ack_client_id: u64_at(buf, field::RX_ACK_CLIENT_ID),
+                    ack_server_port: u16_at(buf, field::RX_ACK_SERVER_PORT),
+                }
+            }
+            Some(CompletionKind::Control) => {
+                reserved(field::CTL_RESERVED0)?;
+                let raw = u8_at(buf, field::CTL_TYPE);
+                let packet_type = PacketType::from(raw);
+                if matches!(packet_type, PacketType::Data | PacketType::Unknown(_)) {
+                    return Err(HostifError::NotControl(raw));
+                }
+                let body = get::<CONTROL_BODY_LEN>(buf, field::CTL_BODY);
+                let (_, len) = control_window(packet_type);
+                if body[len..].iter().any(|&b| b != 0) {
+                    return Err(HostifError::Reserved {
+                        layout: NAME,
+                        field: field::CTL_BODY.name,
+                    });
+                }
+                Event::Control {
+                    packet_type,
+                    local_port: u16_at(buf, field::CTL_LOCAL_PORT),
+                    peer_port: u16_at(buf, field::CTL_PEER_PORT),
+                    peer: Ipv6Addr::from(get::<16>(buf, field::CTL_PEER)),
+                    body,
                 }
             }
             Some(CompletionKind::Error) => {
@@ -488,23 +655,41 @@ impl fmt::Display for Completion {
             Event::RxData {
                 retransmit,
                 length,
+                cutoff_version,
                 offset,
                 buffer_id,
                 message_length,
                 local_port,
                 peer_port,
                 peer,
+                incoming,
+                ack_client_id,
+                ack_server_port,
             } => {
                 write!(
                     f,
                     " from={}:{peer_port} port={local_port} {length}@{offset}/{message_length} \
-                     buf={buffer_id}",
+                     buf={buffer_id} incoming={incoming} cutoff_version={cutoff_version}",
                     peer_ip(peer)
                 )?;
                 if retransmit {
                     write!(f, " retransmit")?;
                 }
+                if ack_client_id != 0 {
+                    write!(f, " ack={ack_client_id}:{ack_server_port}")?;
+                }
             }
+            Event::Control {
+                packet_type,
+                local_port,
+                peer_port,
+                peer,
+                ..
+            } => write!(
+                f,
+                " {packet_type} from={}:{peer_port} port={local_port}",
+                peer_ip(peer)
+            )?,
             Event::Error {
                 ring,
                 index,
@@ -512,208 +697,5 @@ impl fmt::Display for Completion {
             } => write!(f, " ring={ring:?} index={index} cookie={cookie}")?,
         }
         write!(f, " status={}", self.status.name())
-    }
-}
-
-#[cfg(test)]
-#[allow(non_snake_case)]
-mod tests {
-    use super::*;
-    use crate::hostif::peer_address;
-    use proptest::prelude::*;
-
-    fn rx_data() -> Completion {
-        Completion {
-            rpc_id: 7,
-            status: Status::Ok,
-            event: Event::RxData {
-                retransmit: true,
-                length: 2048,
-                offset: 4096,
-                buffer_id: 5,
-                message_length: 10000,
-                local_port: 99,
-                peer_port: 0x0304,
-                peer: peer_address("10.0.0.1".parse().unwrap()),
-            },
-            phase: true,
-        }
-    }
-
-    const GOLDEN_RX_DATA: [u8; COMPLETION_LEN] = [
-        7, 0, 0, 0, 0, 0, 0, 0, // rpc_id
-        2, 0, 1, 0, // kind status flags reserved0
-        0x00, 0x08, 0, 0, // length
-        0x00, 0x10, 0, 0, // offset
-        5, 0, 0, 0, // buffer_id
-        0x10, 0x27, 0, 0, // message_length
-        99, 0, 4, 3, // local_port peer_port
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1, // peer
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, // reserved1
-        1, // phase
-    ];
-
-    #[test]
-    fn encode__golden_rx_data() {
-        let mut buf = [0xa5; COMPLETION_LEN];
-        rx_data().encode(&mut buf);
-        assert_eq!(buf, GOLDEN_RX_DATA);
-        assert_eq!(Completion::decode(&buf), Ok(rx_data()));
-        assert!(Completion::phase_of(&buf));
-        assert_eq!(
-            rx_data().to_string(),
-            "RX_DATA id=7 from=10.0.0.1:772 port=99 2048@4096/10000 buf=5 retransmit status=ok"
-        );
-    }
-
-    #[test]
-    fn encode__golden_other_kinds() {
-        let done = Completion {
-            rpc_id: 8,
-            status: Status::Ok,
-            event: Event::TxDone {
-                length: 5000,
-                cookie: 0x0102_0304_0506_0708,
-            },
-            phase: false,
-        };
-        let mut buf = [0xa5; COMPLETION_LEN];
-        done.encode(&mut buf);
-        let mut want = [0u8; COMPLETION_LEN];
-        want[0] = 8;
-        want[8] = 1;
-        want[12..16].copy_from_slice(&[0x88, 0x13, 0, 0]);
-        want[16..24].copy_from_slice(&[8, 7, 6, 5, 4, 3, 2, 1]);
-        assert_eq!(buf, want);
-        assert_eq!(
-            done.to_string(),
-            "TX_DONE id=8 len=5000 cookie=72623859790382856 status=ok"
-        );
-
-        let err = Completion {
-            rpc_id: 0,
-            status: Status::BadDescriptor,
-            event: Event::Error {
-                ring: ErrorRing::Tx,
-                index: 17,
-                cookie: 4,
-            },
-            phase: true,
-        };
-        err.encode(&mut buf);
-        let mut want = [0u8; COMPLETION_LEN];
-        want[8] = 4;
-        want[9] = 5;
-        want[12] = 17;
-        want[16] = 4;
-        want[24] = 1;
-        want[63] = 1;
-        assert_eq!(buf, want);
-        assert_eq!(
-            err.to_string(),
-            "ERROR id=0 ring=Tx index=17 cookie=4 status=bad-descriptor"
-        );
-    }
-
-    #[test]
-    fn decode__refuses_unknown_and_reserved() {
-        let mut b = GOLDEN_RX_DATA;
-        b[8] = 9;
-        assert_eq!(Completion::decode(&b), Err(HostifError::UnknownKind(9)));
-        let mut b = GOLDEN_RX_DATA;
-        b[9] = 200;
-        assert_eq!(Completion::decode(&b), Err(HostifError::UnknownStatus(200)));
-        let mut b = GOLDEN_RX_DATA;
-        b[8] = 3;
-        assert_eq!(Completion::decode(&b), Err(HostifError::UnknownKind(3)));
-        let mut b = GOLDEN_RX_DATA;
-        b[63] = 0x03;
-        assert!(matches!(
-            Completion::decode(&b),
-            Err(HostifError::Reserved { field: "phase", .. })
-        ));
-        let mut b = GOLDEN_RX_DATA;
-        b[50] = 1;
-        assert!(matches!(
-            Completion::decode(&b),
-            Err(HostifError::Reserved {
-                field: "reserved1",
-                ..
-            })
-        ));
-        let mut b = GOLDEN_RX_DATA;
-        b[10] = 2;
-        assert!(matches!(
-            Completion::decode(&b),
-            Err(HostifError::Reserved { field: "flags", .. })
-        ));
-        let mut b = [0u8; COMPLETION_LEN];
-        b[8] = 4;
-        b[24] = 7;
-        assert!(matches!(
-            Completion::decode(&b),
-            Err(HostifError::Reserved { field: "ring", .. })
-        ));
-    }
-
-    #[test]
-    fn decode__zeroed_entry_is_refused() {
-        // Ring memory starts zeroed: kind 0 is never a valid completion.
-        assert_eq!(
-            Completion::decode(&[0; COMPLETION_LEN]),
-            Err(HostifError::UnknownKind(0))
-        );
-    }
-
-    fn arb_status() -> impl Strategy<Value = Status> {
-        (0u8..=7).prop_map(|v| Status::from_u8(v).unwrap_or(Status::Ok))
-    }
-
-    fn arb_event() -> impl Strategy<Value = Event> {
-        prop_oneof![
-            any::<(u32, u64)>().prop_map(|(length, cookie)| Event::TxDone { length, cookie }),
-            any::<(bool, u32, u32, u32, u32, u16, u16, [u8; 16])>().prop_map(
-                |(r, l, o, b, m, p, pp, a)| Event::RxData {
-                    retransmit: r,
-                    length: l,
-                    offset: o,
-                    buffer_id: b,
-                    message_length: m,
-                    local_port: p,
-                    peer_port: pp,
-                    peer: Ipv6Addr::from(a),
-                }
-            ),
-            (0u8..=2, any::<(u32, u64)>()).prop_map(|(r, (index, cookie))| Event::Error {
-                ring: ErrorRing::from_u8(r).unwrap_or(ErrorRing::None),
-                index,
-                cookie,
-            }),
-        ]
-    }
-
-    proptest! {
-        #[test]
-        fn encode_decode__round_trip(
-            rpc_id in any::<u64>(),
-            status in arb_status(),
-            event in arb_event(),
-            phase in any::<bool>(),
-        ) {
-            let c = Completion { rpc_id, status, event, phase };
-            let mut buf = [0xa5; COMPLETION_LEN];
-            c.encode(&mut buf);
-            prop_assert_eq!(Completion::phase_of(&buf), phase);
-            prop_assert_eq!(Completion::decode(&buf), Ok(c));
-        }
-
-        #[test]
-        fn decode__accepted_bytes_encode_back(bytes in any::<[u8; COMPLETION_LEN]>()) {
-            if let Ok(c) = Completion::decode(&bytes) {
-                let mut again = [0u8; COMPLETION_LEN];
-                c.encode(&mut again);
-                prop_assert_eq!(again, bytes);
-            }
-        }
     }
 }
