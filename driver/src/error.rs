@@ -311,6 +311,15 @@ pub enum DriverError {
         #[source]
         source: HostifError,
     },
+    /// A posted RX buffer descriptor failed to decode (device side: the software NIC).
+    #[error("failed to read RX buffer descriptor {index}: {source}")]
+    ReadDescriptor {
+        /// Its free-running ring index.
+        index: u32,
+        /// Why.
+        #[source]
+        source: HostifError,
+    },
     /// A completion with a valid phase failed to decode (it is consumed all the same).
     #[error("failed to decode completion {index}: {source}")]
     DecodeCompletion {

@@ -14,7 +14,8 @@
 //!   over a `DmaRegion` and the QUEUE registers.
 //! - [`Nic`]: the init sequence (walk the self-describing register blocks, check the ID
 //!   block and versions, program CONFIG, set up the rings and RX buffers) and the datapath
-//!   calls (`send`, `poll_completion`, `repost_rx_buffer`).
+//!   calls (`send`, `poll_completion`, `repost_rx_buffer`), and [`Nic::receive`]: the
+//!   receive datapath, completions back into packets, buffers given back in batches.
 //!
 //! Why `vfio-ioctls` rather than `pci-driver`: `vfio-ioctls` (rust-vmm, used by Cloud
 //! Hypervisor) is maintained, keeps raw bindings, ioctl wrappers and safe types apart as this
@@ -35,6 +36,10 @@ mod mmio;
 mod nic;
 mod pci;
 mod ring;
+mod rx;
+mod soft_nic;
+#[cfg(test)]
+mod testing;
 mod vfio;
 
 pub use device::Device;
@@ -46,4 +51,6 @@ pub use nic::{
 };
 pub use pci::PciAddress;
 pub use ring::{CompletionRing, Entry, ProducerRing, RingRegs, RxBufRing, TxRing};
+pub use rx::Received;
+pub use soft_nic::SoftNic;
 pub use vfio::{VfioDevice, VfioPaths};

@@ -514,7 +514,7 @@ impl<D: Device> Nic<D> {
         self.cq.poll_batch(&self.dev, out, max)
     }
 
-    fn rx_offset(&self, buffer_id: u32) -> Result<usize> {
+    pub(crate) fn rx_offset(&self, buffer_id: u32) -> Result<usize> {
         if buffer_id >= self.rx_count {
             return Err(DriverError::RepostRxBuffer {
                 buffer_id,
@@ -597,8 +597,7 @@ mod tests {
     use super::*;
     use crate::MemDevice;
     use homa_proto::hostif::{
-        COMPLETION_LEN, Event, RX_BUF_DESC_LEN, RingState, Status, TX_DESC_LEN, TxFlags, TxOp,
-        peer_address,
+        Event, RX_BUF_DESC_LEN, RingState, TX_DESC_LEN, TxFlags, TxOp, peer_address,
     };
 
     const SIZES: RingSizes = RingSizes {
@@ -608,21 +607,7 @@ mod tests {
         rx_buffer_len: 256,
     };
 
-    /// The device side: writes completion `rpc_id`/`event` into the next entry of the ring
-    /// `cq` tracks, with its pass's phase.
-    fn complete(nic: &Nic<MemDevice>, cq: &mut RingState, rpc_id: u64, event: Event) {
-        let i = cq.push().unwrap();
-        let c = Completion {
-            rpc_id,
-            status: Status::Ok,
-            event,
-            phase: cq.phase(i),
-        };
-        let mut e = [0u8; COMPLETION_LEN];
-        c.encode(&mut e);
-        let at = nic.cq().region().iova() + u64::from(cq.wrap(i)) * COMPLETION_LEN as u64;
-        nic.device().dma_write(at, &e).unwrap();
-    }
+    use crate::testing::complete;
 
     fn addr(b: &str, r: &str) -> u32 {
         block(b).unwrap().address(r).unwrap()

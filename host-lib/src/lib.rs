@@ -1,10 +1,12 @@
 //! `homa-host`: the Homa RPC library that applications link.
 //!
 //! Place in the workspace: the top library layer. It runs the sans-IO protocol engine of
-//! `homa_proto::core` over a [`Transport`] — the seam where frames leave the host. Two
-//! transports exist: [`MemNetwork`] (in-process, for tests and benchmarks) and
-//! [`RawIpTransport`] (raw IPv4 sockets, protocol 146, for hosts without the NIC). The NIC
-//! path (`homa-driver`'s `Device`) will be a third; see [`transport`].
+//! `homa_proto::core` over a [`Transport`] — the seam where frames leave the host. Three
+//! transports exist: [`MemNetwork`] (in-process, for tests and benchmarks),
+//! [`RawIpTransport`] (raw IPv4 sockets, protocol 146, for hosts without the NIC) and
+//! [`NicTransport`] (a homa-nic through `homa-driver`, over any `Device`: packets arrive
+//! through the NIC's completion ring; they leave through one of the others until the
+//! hardware has a TX path); see [`transport`].
 //!
 //! The API, on an [`Endpoint`] bound to a port:
 //! - client: [`Endpoint::call`] (blocking), or [`Endpoint::submit`] then
@@ -24,6 +26,7 @@ mod error;
 mod frame;
 mod io;
 mod memnet;
+mod nic;
 mod rawip;
 pub mod transport;
 
@@ -31,5 +34,6 @@ pub use endpoint::{Endpoint, ReplyToken, Request, RpcHandle, Stats};
 pub use error::{Error, Result, TransportError};
 pub use homa_proto::core::{Config, RpcError};
 pub use memnet::{MemNetwork, MemTransport};
+pub use nic::{NicStats, NicTransport};
 pub use rawip::RawIpTransport;
 pub use transport::{MonotonicClock, Transport};

@@ -7,18 +7,18 @@
 //! tells the time, and lets the endpoint's I/O thread sleep until a frame, a deadline or a
 //! wake-up, whichever comes first.
 //!
-//! Implementations here: [`MemNetwork`](crate::MemNetwork)'s in-process ports and
-//! [`RawIpTransport`](crate::RawIpTransport) (raw IPv4 sockets, protocol 146).
+//! Implementations here: [`MemNetwork`](crate::MemNetwork)'s in-process ports,
+//! [`RawIpTransport`](crate::RawIpTransport) (raw IPv4 sockets, protocol 146) and
+//! [`NicTransport`](crate::NicTransport) (a homa-nic through `homa-driver`).
 //!
 //! # The NIC path
 //!
-//! A `homa-driver` `Device` plugs in here as a third implementation: `send` posts a TX
-//! descriptor (adding the Ethernet header the device needs), `recv` reaps RX completions
-//! (waiting on the device's completion interrupt or event file descriptor when there are
-//! none), `wake` signals that wait, `now` reads the NIC's timestamp counter, and
-//! [`Transport::checksum_caps`] says which checksums the NIC checks and fills. Nothing above
-//! this trait changes. When the NIC also takes over grants and SRPT (DESIGN §2) the seam moves
-//! up to messages; that is a later interface, not this one.
+//! [`NicTransport`](crate::NicTransport): `recv` reaps the NIC's completions (the driver's
+//! `Nic::receive` rebuilds each packet from its `RX_DATA` or `CONTROL` completion) and hands
+//! them on as datagrams; `send` goes through another transport until the hardware has a TX
+//! path (then it posts a TX descriptor); `now` is the host's clock. Nothing above this trait
+//! changes. When the NIC also takes over grants and SRPT (DESIGN §2) the seam moves up to
+//! messages; that is a later interface, not this one.
 
 use crate::error::TransportError;
 use bytes::Bytes;

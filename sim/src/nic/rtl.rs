@@ -9,12 +9,12 @@ use crate::rtl::models::HomaRxCoreW512;
 use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
 use crate::time::Ps;
 use bytes::Bytes;
-use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, RingSizes};
+use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, Received, RingSizes};
 use homa_proto::core::Packet;
-use homa_proto::hostif::{Completion, Event, PacketHeader, RxBufDescriptor, Status};
+use homa_proto::hostif::{RxBufDescriptor, Status};
 use homa_proto::wire::{Acks, Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::collections::VecDeque;
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 /// Cycles without any transfer after which a core with nothing queued is idle (longer than
@@ -443,56 +443,41 @@ impl RtlNic {
     /// buffer's bytes, copied out) and handed on; the buffers go back to the NIC with one
     /// `rx_producer` doorbell, which reaches the core one PCIe latency later.
     fn poll_host(&mut self, at: Ps, out: &mut Vec<(Ps, NicOutput)>) -> bool {
-        let mut batch = Vec::new();
+        let mut got = Vec::new();
         loop {
-            match self.host.poll_completions(&mut batch, POLL_BATCH) {
+            match self.host.receive(&mut got, POLL_BATCH) {
                 Ok(0) => break,
                 Ok(_) => {}
-                // An entry that does not decode is consumed; the ones before it are in.
+                // An entry that does not decode is consumed, or a buffer could not go back.
                 Err(_) => self.counters.parse_mismatches += 1,
             }
         }
-        let busy = !batch.is_empty();
-        let mut repost = Vec::with_capacity(batch.len());
-        for c in batch {
+        let busy = !got.is_empty();
+        for r in got {
             self.counters.rx_completions += 1;
-            match c.event {
-                Event::RxData {
-                    length, buffer_id, ..
+            match r {
+                Received::Packet {
+                    peer,
+                    header,
+                    payload,
+                    acks_not_carried,
                 } => {
-                    let mut payload = vec![0u8; length as usize];
-                    if self
-                        .host
-                        .read_rx_buffer(buffer_id, 0, &mut payload)
-                        .is_err()
-                    {
-                        self.counters.dma_faults += 1;
-                    }
-                    repost.push(buffer_id);
-                    self.arrived(at, &c, payload, out);
+                    self.counters.acks_not_carried += u64::from(acks_not_carried);
+                    let packet = Packet {
+                        header,
+                        payload: Bytes::from(payload),
+                    };
+                    self.arrived(at, peer, packet, out);
                 }
-                Event::Control { .. } => self.arrived(at, &c, Vec::new(), out),
-                Event::Error { cookie, .. } => {
+                Received::BufferError { buffer_id, status } => {
                     self.counters.rx_errors += 1;
-                    if c.status == Status::BufferTooSmall {
-                        // The buffer comes back unused: post it again.
-                        repost.push(cookie as u32);
-                    } else {
-                        // Refused: not one to reuse.
-                        self.refusals.push((cookie as u32, c.status));
+                    if status != Status::BufferTooSmall {
+                        // Refused: the driver does not give it back.
+                        self.refusals.push((buffer_id, status));
                     }
                 }
-                Event::TxDone { .. } => self.counters.parse_mismatches += 1,
-            }
-        }
-        if !repost.is_empty() {
-            // One doorbell; should the batch fail (an id the driver does not know), each
-            // buffer on its own, so one bad id costs only itself.
-            let done = self.host.repost_rx_buffers(&repost).unwrap_or(0);
-            for &id in &repost[done..] {
-                if self.host.repost_rx_buffer(id).is_err() {
-                    self.counters.dma_faults += 1;
-                }
+                // A completion no packet explains, or one not about receiving.
+                Received::Bad { .. } | Received::Other(_) => self.counters.parse_mismatches += 1,
             }
         }
         self.send_host_writes(self.cycle + self.pcie_cycles);
@@ -517,31 +502,12 @@ impl RtlNic {
         }
     }
 
-    /// A packet's completion came in: rebuild the packet from it alone (and the payload read
-    /// out of its buffer), check it against the frame the hardware took, hand it on.
+    /// A packet came in, rebuilt from its completion alone (and the payload read out of its
+    /// buffer): check it against the frame the hardware took, hand it on.
     /// Completions come in the order the hardware took their frames; frames skipped on the
     /// way lost their payload (no buffer was posted).
-    fn arrived(
-        &mut self,
-        at: Ps,
-        c: &Completion,
-        payload: Vec<u8>,
-        out: &mut Vec<(Ps, NicOutput)>,
-    ) {
-        let Some(Ok(PacketHeader {
-            peer,
-            header,
-            acks_not_carried,
-        })) = c.header()
-        else {
-            self.counters.parse_mismatches += 1;
-            return;
-        };
-        self.counters.acks_not_carried += u64::from(acks_not_carried);
-        let packet = Packet {
-            header,
-            payload: Bytes::from(payload),
-        };
+    fn arrived(&mut self, at: Ps, peer: IpAddr, packet: Packet, out: &mut Vec<(Ps, NicOutput)>) {
+        let header = packet.header;
         let same = |f: &FrameRepr<'static>| {
             f.homa.sender_id == header.sender_id
                 && f.homa.packet_type() == header.packet_type()

@@ -1,0 +1,264 @@
+//! The receive datapath over a [`Nic`]: completions back into the packets they stand for.
+//!
+//! The NIC reports every packet it accepts in one completion (QUEUE version 3): a DATA
+//! packet as `RX_DATA` (its payload in one RX buffer, the rest of its header in the
+//! completion), any other as `CONTROL`. [`Nic::receive`] polls a batch, rebuilds each packet
+//! (`hostif::Completion::header`), copies DATA payloads out of their buffers and gives every
+//! buffer back to the NIC with one doorbell, so a caller sees packets, not rings.
+
+use crate::device::Device;
+use crate::error::Result;
+use crate::nic::Nic;
+use homa_proto::hostif::{Completion, Event, PacketHeader, Status};
+use homa_proto::wire::Repr;
+use std::net::IpAddr;
+
+/// What one completion stands for, as [`Nic::receive`] gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Received {
+    /// A packet from `peer`.
+    Packet {
+        /// The sender.
+        peer: IpAddr,
+        /// Its Homa header (a DATA's payload is apart, in `payload`).
+        header: Repr<'static>,
+        /// A DATA's payload, copied out of its buffer (empty for other types).
+        payload: Vec<u8>,
+        /// ACK entries the completion could not carry (see `hostif::control_window`).
+        acks_not_carried: u16,
+    },
+    /// An RX buffer came back in an `ERROR`: too small for a payload (given back to the
+    /// NIC), or a descriptor the NIC refused (out of bounds, bad: not given back).
+    BufferError {
+        /// The buffer's id (the `ERROR`'s cookie).
+        buffer_id: u32,
+        /// Why.
+        status: Status,
+    },
+    /// A completion that is not about receiving (`TX_DONE`, an `ERROR` of another ring).
+    Other(Completion),
+    /// A receive completion that makes no sense: a buffer id outside the pool, or a
+    /// `CONTROL` body that is not a valid header of its type. Nothing was reposted.
+    Bad {
+        /// The completion.
+        completion: Completion,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+}
+
+impl<D: Device> Nic<D> {
+    /// Up to `max` completions turned into what they stand for and appended to `out`, with
+    /// one `cq_consumer` write and one `rx_producer` doorbell for the batch; how many.
+    ///
+    /// A completion that fails to decode ends the batch with an error, after the ones before
+    /// it are handled (it and they are consumed: call again for the rest). A buffer that
+    /// cannot be given back (the RX ring full) is an error after the whole batch is handled.
+    pub fn receive(&mut self, out: &mut Vec<Received>, max: usize) -> Result<usize> {
+        let mut batch = Vec::new();
+        let polled = self.poll_completions(&mut batch, max);
+        let mut repost = Vec::with_capacity(batch.len());
+        for c in &batch {
+            out.push(self.received(c, &mut repost));
+        }
+        let reposted = if repost.is_empty() {
+            Ok(())
+        } else {
+            self.repost_rx_buffers(&repost).map(|_| ())
+        };
+        polled?;
+        reposted?;
+        Ok(batch.len())
+    }
+
+    /// One completion: what it stands for; the buffer to give back, if any, into `repost`.
+    fn received(&self, c: &Completion, repost: &mut Vec<u32>) -> Received {
+        match c.event {
+            Event::RxData {
+                length, buffer_id, ..
+            } => {
+                let mut payload = vec![0u8; usize::from(length)];
+                if self.read_rx_buffer(buffer_id, 0, &mut payload).is_err() {
+                    return Received::Bad {
+                        completion: *c,
+                        reason: "RX_DATA names a buffer outside the pool or longer than it",
+                    };
+                }
+                repost.push(buffer_id);
+                match c.header() {
+                    Some(Ok(h)) => packet(h, payload),
+                    // An RX_DATA always rebuilds; kept total rather than trusted.
+                    _ => Received::Bad {
+                        completion: *c,
+                        reason: "RX_DATA does not rebuild into a DATA header",
+                    },
+                }
+            }
+            Event::Control { .. } => match c.header() {
+                Some(Ok(h)) => packet(h, Vec::new()),
+                _ => Received::Bad {
+                    completion: *c,
+                    reason: "CONTROL body is not a valid header of its type",
+                },
+            },
+            Event::Error {
+                ring: homa_proto::hostif::ErrorRing::RxBuf,
+                cookie,
+                ..
+            } => {
+                let buffer_id = cookie as u32;
+                if c.status == Status::BufferTooSmall && self.rx_offset(buffer_id).is_ok() {
+                    // Nothing the host may read was written: the buffer goes back.
+                    repost.push(buffer_id);
+                }
+                Received::BufferError {
+                    buffer_id,
+                    status: c.status,
+                }
+            }
+            Event::Error { .. } | Event::TxDone { .. } => Received::Other(*c),
+        }
+    }
+}
+
+fn packet(h: PacketHeader, payload: Vec<u8>) -> Received {
+    Received::Packet {
+        peer: h.peer,
+        header: h.header,
+        payload,
+        acks_not_carried: h.acks_not_carried,
+    }
+}
+
+#[cfg(test)]
+#[allow(non_snake_case)]
+mod tests {
+    use super::*;
+    use crate::testing::{complete, complete_with};
+    use crate::{MemDevice, NicConfig, RingSizes};
+    use homa_proto::hostif::{ErrorRing, RingState};
+    use homa_proto::wire::{Body, Data, Grant};
+
+    const SIZES: RingSizes = RingSizes {
+        tx_log2: 2,
+        rx_log2: 2,
+        cq_log2: 4,
+        rx_buffer_len: 256,
+    };
+
+    fn addr(b: &str, r: &str) -> u32 {
+        homa_proto::regs::block(b).unwrap().address(r).unwrap()
+    }
+
+    #[test]
+    fn receive__rebuilds_packets_and_gives_buffers_back_in_one_doorbell() {
+        let mut nic = Nic::init(MemDevice::new(), &NicConfig::default(), &SIZES).unwrap();
+        nic.device().take_writes();
+        let peer: IpAddr = "10.0.0.2".parse().unwrap();
+        let payload = b"hello, homa".to_vec();
+        let data = Repr {
+            sport: 40_000,
+            dport: 99,
+            sender_id: 6,
+            body: Body::Data(Data {
+                message_length: 100,
+                incoming: 100,
+                ack: None,
+                cutoff_version: 2,
+                retransmit: false,
+                offset: 20,
+                payload: &payload,
+            }),
+        };
+        let grant = Repr {
+            sport: 99,
+            dport: 40_000,
+            sender_id: 9,
+            body: Body::Grant(Grant {
+                offset: 5_000,
+                priority: 3,
+            }),
+        };
+        // The device side: the payload into buffer 1, then RX_DATA, CONTROL, a buffer too
+        // small (buffer 2), a refused descriptor (id 77), a TX_DONE, an RX_DATA naming a
+        // buffer that does not exist.
+        let buf = nic.rx_pool().iova() + 256;
+        nic.device().dma_write(buf, &payload).unwrap();
+        let mut cq = RingState::new(SIZES.cq_log2).unwrap();
+        let rx = Completion::rx_data(peer, &data, 1).unwrap();
+        complete(&nic, &mut cq, rx.rpc_id, rx.event);
+        let ctl = Completion::control(peer, &grant).unwrap();
+        complete(&nic, &mut cq, ctl.rpc_id, ctl.event);
+        let rx_error = |cookie| Event::Error {
+            ring: ErrorRing::RxBuf,
+            index: 0,
+            cookie,
+        };
+        complete_with(&nic, &mut cq, 7, Status::BufferTooSmall, rx_error(2));
+        complete_with(&nic, &mut cq, 0, Status::OutOfBounds, rx_error(77));
+        let done = Event::TxDone {
+            length: 1,
+            cookie: 3,
+        };
+        complete(&nic, &mut cq, 8, done);
+        let bogus = Completion::rx_data(peer, &data, 9).unwrap();
+        complete(&nic, &mut cq, bogus.rpc_id, bogus.event);
+        // The NIC has taken buffers 0-2 of the 4 posted at init.
+        nic.device()
+            .set_register(addr("QUEUE", "rx_consumer"), 3)
+            .unwrap();
+
+        let mut out = Vec::new();
+        assert_eq!(nic.receive(&mut out, 64).unwrap(), 6);
+        assert_eq!(
+            out[0],
+            Received::Packet {
+                peer,
+                header: Repr {
+                    body: Body::Data(Data {
+                        payload: &[],
+                        ..match data.body {
+                            Body::Data(d) => d,
+                            _ => unreachable!(),
+                        }
+                    }),
+                    ..data
+                },
+                payload: payload.clone(),
+                acks_not_carried: 0,
+            }
+        );
+        assert_eq!(
+            out[1],
+            Received::Packet {
+                peer,
+                header: grant,
+                payload: Vec::new(),
+                acks_not_carried: 0,
+            }
+        );
+        assert_eq!(
+            out[2],
+            Received::BufferError {
+                buffer_id: 2,
+                status: Status::BufferTooSmall
+            }
+        );
+        assert_eq!(
+            out[3],
+            Received::BufferError {
+                buffer_id: 77,
+                status: Status::OutOfBounds
+            }
+        );
+        assert!(matches!(out[4], Received::Other(c) if c.rpc_id == 8));
+        assert!(matches!(out[5], Received::Bad { .. }), "{:?}", out[5]);
+        // Buffers 1 and 2 went back with one doorbell (4 posted at init, now 6); the refused
+        // descriptor and the bogus id did not.
+        let w = nic.device().take_writes();
+        let producer = addr("QUEUE", "rx_producer");
+        let doorbells: Vec<u32> = w.iter().filter(|x| x.0 == producer).map(|x| x.1).collect();
+        assert_eq!(doorbells, [6]);
+        assert_eq!(nic.receive(&mut out, 64).unwrap(), 0, "nothing more");
+    }
+}

@@ -1,0 +1,207 @@
+//! [`SoftNic`]: the NIC's side of the receive rings in software, over a [`MemDevice`], for
+//! tests of the layers above the driver (the RPC library) on machines with no NIC and no
+//! simulator in the loop.
+//!
+//! It does what the RX host queues of the hardware do (`hw::host_rx`, checked against the
+//! same `proto::hostif` reference): a DATA packet takes the next posted RX buffer (none
+//! posted: the packet is dropped, as the NIC drops it), its payload is written from the
+//! buffer's first byte and an `RX_DATA` completion follows (or an `ERROR`, buffer too small,
+//! when it does not fit); any other packet becomes a `CONTROL` completion. It keeps the
+//! QUEUE consumer and producer registers as the hardware does, and refuses to write a full
+//! completion ring (the hardware back-pressures; here the packet is dropped and counted).
+
+use crate::error::{DriverError, Result};
+use crate::mem::MemDevice;
+use crate::nic::Nic;
+use homa_proto::hostif::{
+    COMPLETION_LEN, Completion, ErrorRing, Event, RX_BUF_DESC_LEN, RingState, RxBufDescriptor,
+    Status,
+};
+use homa_proto::wire::{Body, Repr};
+use std::net::IpAddr;
+use std::sync::Arc;
+
+/// The device side of a [`Nic`]'s receive rings over a [`MemDevice`].
+#[derive(Debug)]
+pub struct SoftNic {
+    dev: Arc<MemDevice>,
+    rx_ring: u64,
+    rx: RingState,
+    cq_ring: u64,
+    cq: RingState,
+    rx_producer: u32,
+    rx_consumer: u32,
+    cq_consumer: u32,
+    /// Packets dropped: no RX buffer posted, or the completion ring full.
+    pub dropped: u64,
+}
+
+impl SoftNic {
+    /// The device side of `nic`'s rings, as they are now (call it right after `Nic::init`).
+    pub fn new(nic: &Nic<Arc<MemDevice>>) -> Result<SoftNic> {
+        let probe = nic.probe();
+        Ok(SoftNic {
+            dev: Arc::clone(nic.device()),
+            rx_ring: nic.rx().region().iova(),
+            rx: *nic.rx().state(),
+            cq_ring: nic.cq().region().iova(),
+            cq: *nic.cq().state(),
+            rx_producer: probe.address("QUEUE", "rx_producer")?,
+            rx_consumer: probe.address("QUEUE", "rx_consumer")?,
+            cq_consumer: probe.address("QUEUE", "cq_consumer")?,
+            dropped: 0,
+        })
+    }
+
+    /// A packet from `peer` reaches the NIC: its buffer and completion are written, or it is
+    /// dropped (counted); whether it reached the completion ring.
+    pub fn deliver(&mut self, peer: IpAddr, header: &Repr<'_>) -> Result<bool> {
+        // What the host has made room for and posted since.
+        let consumed = self.dev.register(self.cq_consumer)?;
+        self.cq
+            .advance_consumer_to(consumed)
+            .map_err(|source| DriverError::ReadRingIndex {
+                ring: "completion",
+                source,
+            })?;
+        let posted = self.dev.register(self.rx_producer)?;
+        self.rx
+            .advance_producer_to(posted)
+            .map_err(|source| DriverError::ReadRingIndex {
+                ring: "RX buffer",
+                source,
+            })?;
+        if self.cq.is_full() {
+            self.dropped += 1;
+            return Ok(false);
+        }
+        let completion = match header.body {
+            Body::Data(d) => {
+                let Ok(index) = self.rx.pop() else {
+                    self.dropped += 1;
+                    return Ok(false);
+                };
+                self.dev
+                    .set_register(self.rx_consumer, self.rx.consumer())?;
+                let mut raw = [0u8; RX_BUF_DESC_LEN];
+                let at = self.rx_ring + u64::from(self.rx.wrap(index)) * RX_BUF_DESC_LEN as u64;
+                self.dev.dma_read(at, &mut raw)?;
+                let buf = RxBufDescriptor::decode(&raw)
+                    .map_err(|source| DriverError::ReadDescriptor { index, source })?;
+                if d.payload.len() > buf.length as usize {
+                    Completion {
+                        rpc_id: header.sender_id ^ 1,
+                        status: Status::BufferTooSmall,
+                        event: Event::Error {
+                            ring: ErrorRing::RxBuf,
+                            index,
+                            cookie: u64::from(buf.buffer_id),
+                        },
+                        phase: false,
+                    }
+                } else {
+                    self.dev.dma_write(buf.iova, d.payload)?;
+                    match Completion::rx_data(peer, header, buf.buffer_id) {
+                        Some(c) => c,
+                        // A payload over 65535 bytes: no IP datagram carries one.
+                        None => {
+                            self.dropped += 1;
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+            _ => match Completion::control(peer, header) {
+                Some(c) => c,
+                None => return Ok(false),
+            },
+        };
+        let Ok(i) = self.cq.push() else {
+            self.dropped += 1;
+            return Ok(false);
+        };
+        let mut entry = [0u8; COMPLETION_LEN];
+        Completion {
+            phase: self.cq.phase(i),
+            ..completion
+        }
+        .encode(&mut entry);
+        let at = self.cq_ring + u64::from(self.cq.wrap(i)) * COMPLETION_LEN as u64;
+        self.dev.dma_write(at, &entry)?;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+#[allow(non_snake_case)]
+mod tests {
+    use super::*;
+    use crate::{NicConfig, Received, RingSizes};
+    use homa_proto::wire::{Data, Grant};
+
+    fn data(payload: &[u8]) -> Repr<'_> {
+        Repr {
+            sport: 40_000,
+            dport: 99,
+            sender_id: 6,
+            body: Body::Data(Data {
+                message_length: 10_000,
+                incoming: 10_000,
+                ack: None,
+                cutoff_version: 1,
+                retransmit: false,
+                offset: 0,
+                payload,
+            }),
+        }
+    }
+
+    #[test]
+    fn soft_nic__what_it_delivers_the_driver_receives_and_full_rings_drop() {
+        let sizes = RingSizes {
+            tx_log2: 1,
+            rx_log2: 1,
+            cq_log2: 2,
+            rx_buffer_len: 64,
+        };
+        let mut nic = Nic::init(Arc::new(MemDevice::new()), &NicConfig::default(), &sizes).unwrap();
+        let mut soft = SoftNic::new(&nic).unwrap();
+        let peer: IpAddr = "10.0.0.2".parse().unwrap();
+        let grant = Repr {
+            body: Body::Grant(Grant {
+                offset: 3_000,
+                priority: 1,
+            }),
+            ..data(&[])
+        };
+        // Two buffers of 64 bytes: one payload fits, one is too long, a third finds none.
+        assert!(soft.deliver(peer, &data(&[7; 40])).unwrap());
+        assert!(soft.deliver(peer, &data(&[8; 100])).unwrap());
+        assert!(soft.deliver(peer, &grant).unwrap());
+        assert!(!soft.deliver(peer, &data(&[9; 10])).unwrap(), "no buffer");
+        let mut out = Vec::new();
+        assert_eq!(nic.receive(&mut out, 16).unwrap(), 3);
+        assert!(
+            matches!(&out[0], Received::Packet { payload, .. } if payload[..] == [7; 40]),
+            "{:?}",
+            out[0]
+        );
+        assert!(matches!(
+            out[1],
+            Received::BufferError {
+                status: Status::BufferTooSmall,
+                ..
+            }
+        ));
+        assert!(matches!(&out[2], Received::Packet { header, .. } if *header == grant));
+        // The buffers came back: the next payload has one. Four completions fill the ring
+        // until the host takes them: a fifth is dropped.
+        assert!(soft.deliver(peer, &data(&[1; 10])).unwrap());
+        for _ in 0..3 {
+            assert!(soft.deliver(peer, &grant).unwrap());
+        }
+        assert!(!soft.deliver(peer, &grant).unwrap(), "the ring is full");
+        assert_eq!(soft.dropped, 2, "no buffer once, the ring full once");
+        assert_eq!(nic.receive(&mut out, 16).unwrap(), 4);
+    }
+}
