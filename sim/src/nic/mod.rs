@@ -151,6 +151,9 @@ pub enum NicError {
         /// Register name.
         name: String,
     },
+    /// The NIC's host is elsewhere ([`RtlNic::with_driver`]): it posts its own descriptors.
+    #[error("this simulated NIC's host is another layer: post RX descriptors through its driver")]
+    HostElsewhere,
     /// The RTL engine was asked for but Verilator was not available at build time.
     #[error(
         "the rtl engine needs the Verilated NIC, which was not built (Verilator was missing at \

@@ -55,8 +55,8 @@ const RINGS: RingSizes = RingSizes {
 pub struct RtlNic {
     core: HomaRxCoreW512,
     /// The host side: the driver's rings and RX buffers over a host-memory model that also
-    /// serves the core's DMA.
-    host: Nic<Arc<MemDevice>>,
+    /// serves the core's DMA; `None` when the host is elsewhere ([`RtlNic::with_driver`]).
+    host: Option<Nic<Arc<MemDevice>>>,
     memory: Arc<MemDevice>,
     /// DMA reads in flight: (cycle the data is back, address, bytes).
     reads: VecDeque<(u64, u64, usize)>,
@@ -129,6 +129,22 @@ impl RtlNic {
     /// 256 RX buffers of 4 KiB posted) over host memory, its register writes replayed on the
     /// core's bus.
     pub fn new(config: &NicConfig, timing: NicTiming) -> Result<Self, NicError> {
+        let (mut nic, host) = Self::with_driver(config, timing)?;
+        nic.host = Some(host);
+        Ok(nic)
+    }
+
+    /// The same NIC with its host elsewhere: the driver's `Nic` over the NIC's host memory is
+    /// returned for another layer to use (`homa_host::NicTransport`, on another thread). The
+    /// driver's register writes (doorbells) reach the core when [`host_writes`] is called or
+    /// the core is clocked; its completions and payloads are in that memory; nothing is
+    /// handed on as [`NicOutput::Host`].
+    ///
+    /// [`host_writes`]: RtlNic::host_writes
+    pub fn with_driver(
+        config: &NicConfig,
+        timing: NicTiming,
+    ) -> Result<(Self, Nic<Arc<MemDevice>>), NicError> {
         // The driver's probe over the core's register bus.
         let dev = SimDevice::new();
         Probe::run(&dev)?;
@@ -146,7 +162,7 @@ impl RtlNic {
         let period = timing.period_ps();
         let mut nic = RtlNic {
             core,
-            host,
+            host: None,
             memory,
             reads: VecDeque::new(),
             pcie_cycles: timing.pcie_ps().div_ceil(period),
@@ -179,7 +195,23 @@ impl RtlNic {
         nic.run_until(PRIME_CYCLES * period, &mut Vec::new());
         nic.cycle = 0;
         nic.counters.cycles = 0;
-        Ok(nic)
+        Ok((nic, host))
+    }
+
+    /// The host's register writes since the last call (doorbells, `cq_consumer`) reach the
+    /// core one PCIe latency after `at`.
+    pub fn host_writes(&mut self, at: Ps) {
+        let writes = self.memory.take_writes();
+        if writes.is_empty() {
+            return;
+        }
+        if self.is_idle() {
+            self.cycle = self.cycle.max(at.div_ceil(self.period));
+        }
+        let arrival = at.div_ceil(self.period).max(self.cycle) + self.pcie_cycles;
+        for (offset, value) in writes {
+            self.writes.push_back((arrival, u64::from(offset), value));
+        }
     }
 
     /// Reads a register over the core's bus (one cycle, not counted as NIC time).
@@ -205,7 +237,8 @@ impl RtlNic {
     /// The host posts an RX buffer descriptor of its own at `at` (the driver's
     /// `post_rx_descriptor`); the doorbell reaches the core one PCIe latency later.
     pub fn post_rx_descriptor(&mut self, at: Ps, desc: &RxBufDescriptor) -> Result<(), NicError> {
-        self.host.post_rx_descriptor(desc)?;
+        let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
+        host.post_rx_descriptor(desc)?;
         if self.is_idle() {
             self.cycle = self.cycle.max(at.div_ceil(self.period));
         }
@@ -444,8 +477,12 @@ impl RtlNic {
     /// `rx_producer` doorbell, which reaches the core one PCIe latency later.
     fn poll_host(&mut self, at: Ps, out: &mut Vec<(Ps, NicOutput)>) -> bool {
         let mut got = Vec::new();
+        let Some(host) = self.host.as_mut() else {
+            self.send_host_writes(self.cycle + self.pcie_cycles);
+            return false;
+        };
         loop {
-            match self.host.receive(&mut got, POLL_BATCH) {
+            match host.receive(&mut got, POLL_BATCH) {
                 Ok(0) => break,
                 Ok(_) => {}
                 // An entry that does not decode is consumed, or a buffer could not go back.
@@ -495,6 +532,9 @@ impl RtlNic {
     /// The core took a frame's last beat: remember what the software parser makes of it,
     /// to check the packet its completion stands for.
     fn taken(&mut self, frame: &[u8]) {
+        if self.host.is_none() {
+            return;
+        }
         let caps = ChecksumCapabilities::default();
         if let Ok(f) = FrameRepr::parse(frame, LinkType::Ethernet, &caps) {
             let (f, payload) = owned(&f);
