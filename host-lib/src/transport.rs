@@ -64,6 +64,29 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
     }
 }
 
+/// A shared transport: what one handle sends, the others may receive (e.g. a NIC's thread
+/// reads the port that a [`NicTransport`](crate::NicTransport) sends through).
+impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
+    fn local_addr(&self) -> IpAddr {
+        (**self).local_addr()
+    }
+    fn now(&self) -> Instant {
+        (**self).now()
+    }
+    fn send(&self, dst: IpAddr, datagram: Bytes) -> Result<(), TransportError> {
+        (**self).send(dst, datagram)
+    }
+    fn recv(&self, deadline: Option<Instant>) -> Result<Option<Bytes>, TransportError> {
+        (**self).recv(deadline)
+    }
+    fn wake(&self) {
+        (**self).wake()
+    }
+    fn checksum_caps(&self) -> ChecksumCapabilities {
+        (**self).checksum_caps()
+    }
+}
+
 /// A monotonic clock with its own origin, for transports that read the OS clock.
 #[derive(Debug, Clone, Copy)]
 pub struct MonotonicClock {

@@ -5,38 +5,15 @@
 
 mod common;
 
-use bytes::Bytes;
 use common::{config, echo_server, ip, pattern, stop};
 use homa_driver::{MemDevice, Nic, NicConfig, RingSizes, SoftNic};
-use homa_host::{Endpoint, MemNetwork, MemTransport, NicTransport, Transport, TransportError};
-use homa_proto::core::Instant;
+use homa_host::{Endpoint, MemNetwork, NicTransport, Transport};
 use homa_proto::wire::{ChecksumCapabilities, FrameRepr, LinkType};
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
-
-/// Sends through a network port that the NIC thread also reads.
-#[derive(Debug)]
-struct Via(Arc<MemTransport>);
-
-impl Transport for Via {
-    fn local_addr(&self) -> IpAddr {
-        self.0.local_addr()
-    }
-    fn now(&self) -> Instant {
-        self.0.now()
-    }
-    fn send(&self, dst: IpAddr, datagram: Bytes) -> Result<(), TransportError> {
-        self.0.send(dst, datagram)
-    }
-    fn recv(&self, _: Option<Instant>) -> Result<Option<Bytes>, TransportError> {
-        // The NIC takes what arrives at this address.
-        Ok(None)
-    }
-    fn wake(&self) {}
-}
 
 /// A host whose NIC takes every datagram the network brings to `addr`: the transport of its
 /// endpoint, and the NIC's thread (stopped by the flag; it returns the software NIC).
@@ -59,7 +36,7 @@ fn nic_host(
     let nic = Nic::init(Arc::new(MemDevice::new()), &cfg, &sizes).expect("NIC up");
     let mut soft = SoftNic::new(&nic).expect("device side");
     let wire = Arc::new(net.attach(addr).expect("address free"));
-    let transport = NicTransport::new(nic, Box::new(Via(Arc::clone(&wire))));
+    let transport = NicTransport::new(nic, Box::new(Arc::clone(&wire)));
     let done = Arc::new(AtomicBool::new(false));
     let stop = Arc::clone(&done);
     let thread = thread::spawn(move || {

@@ -19,9 +19,7 @@ fn host_lib_rtl__SKIPPED_verilator_missing() {
 mod built {
     use bytes::Bytes;
     use homa_driver::{MemDevice, Nic, NicConfig};
-    use homa_host::TransportError;
-    use homa_host::{Config, Endpoint, MemNetwork, MemTransport, NicTransport, Transport};
-    use homa_proto::core::Instant;
+    use homa_host::{Config, Endpoint, MemNetwork, NicTransport, Transport};
     use homa_proto::wire::field::ethernet as eth;
     use homa_sim::nic::{NicCounters, NicOutput, NicTiming, RtlNic};
     use std::net::{IpAddr, Ipv4Addr};
@@ -36,27 +34,6 @@ mod built {
     /// Picoseconds a byte takes on the NIC's 100 Gb/s link: frames that reach the thread
     /// together arrive at the MAC one after the other, at line rate.
     const BYTE_PS: u64 = 80;
-
-    /// Sends through the network port the NIC thread reads.
-    #[derive(Debug)]
-    struct Via(Arc<MemTransport>);
-
-    impl Transport for Via {
-        fn local_addr(&self) -> IpAddr {
-            self.0.local_addr()
-        }
-        fn now(&self) -> Instant {
-            self.0.now()
-        }
-        fn send(&self, dst: IpAddr, datagram: Bytes) -> Result<(), TransportError> {
-            self.0.send(dst, datagram)
-        }
-        fn recv(&self, _: Option<Instant>) -> Result<Option<Bytes>, TransportError> {
-            // What arrives at this address goes to the NIC.
-            Ok(None)
-        }
-        fn wake(&self) {}
-    }
 
     /// Timers for a NIC far slower than the wall clock: RESEND after 50 ms of silence, give
     /// up after 20 s.
@@ -137,7 +114,7 @@ mod built {
             nic.counters()
         });
         let host = take.recv().expect("the NIC thread hands over its driver");
-        let transport = NicTransport::new(host, Box::new(Via(port)));
+        let transport = NicTransport::new(host, Box::new(port));
         (transport, stop, thread)
     }
 
