@@ -36,8 +36,8 @@ mod rxbuf;
 mod tx;
 
 pub use completion::{
-    COMPLETION_LEN, CONTROL_BODY_LEN, Completion, CompletionKind, ErrorRing, Event, PacketHeader,
-    Status, control_window,
+    ACKS_CARRIED, COMPLETION_LEN, CONTROL_BODY_LEN, Completion, CompletionKind, ErrorRing, Event,
+    PacketHeader, Status, control_window,
 };
 pub use ring::{MAX_LOG2_SIZE, MIN_LOG2_SIZE, RingState};
 pub use rxbuf::{RX_BUF_DESC_LEN, RxBufDescriptor, RxWindow};

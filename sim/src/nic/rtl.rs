@@ -11,7 +11,7 @@ use crate::time::Ps;
 use bytes::Bytes;
 use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, Received, RingSizes};
 use homa_proto::core::Packet;
-use homa_proto::hostif::{RxBufDescriptor, Status};
+use homa_proto::hostif::{ACKS_CARRIED, RxBufDescriptor, Status};
 use homa_proto::wire::{Acks, Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
@@ -239,10 +239,7 @@ impl RtlNic {
     pub fn post_rx_descriptor(&mut self, at: Ps, desc: &RxBufDescriptor) -> Result<(), NicError> {
         let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
         host.post_rx_descriptor(desc)?;
-        if self.is_idle() {
-            self.cycle = self.cycle.max(at.div_ceil(self.period));
-        }
-        self.send_host_writes(at.div_ceil(self.period) + self.pcie_cycles);
+        self.host_writes(at);
         Ok(())
     }
 
@@ -595,10 +592,11 @@ impl RtlNic {
     }
 }
 
-/// The header as a completion carries it: a DATA's payload apart, an ACK's first two entries.
+/// The header as a completion carries it: a DATA's payload apart, an ACK's first
+/// [`ACKS_CARRIED`] entries.
 fn carried(mut h: homa_proto::wire::Repr<'static>) -> homa_proto::wire::Repr<'static> {
     if let Body::Ack(a) = h.body {
-        let kept = &a.as_slice()[..a.as_slice().len().min(2)];
+        let kept = &a.as_slice()[..a.as_slice().len().min(ACKS_CARRIED)];
         h.body = Body::Ack(Acks::new(kept).expect("at most five"));
     }
     h

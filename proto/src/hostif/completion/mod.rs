@@ -15,7 +15,7 @@ mod packet;
 #[cfg(test)]
 mod tests;
 
-pub use packet::{CONTROL_BODY_LEN, PacketHeader, control_window};
+pub use packet::{ACKS_CARRIED, CONTROL_BODY_LEN, PacketHeader, control_window};
 
 use super::bytes::{get, put, u8_at, u16_at, u32_at, u64_at};
 use super::{Field, HostifError, Layout, check_reserved, peer_ip};

@@ -15,8 +15,8 @@ use std::net::IpAddr;
 /// Bytes of a control packet's type-specific header a `CONTROL` completion carries.
 pub const CONTROL_BODY_LEN: usize = 31;
 
-/// ACK entries whole inside the window (after `num_acks`).
-const ACKS_CARRIED: usize =
+/// ACK entries a `CONTROL` completion carries whole (after `num_acks`).
+pub const ACKS_CARRIED: usize =
     (CONTROL_BODY_LEN - (f::NUM_ACKS.end - f::NUM_ACKS.start)) / f::ACK_ENTRY_LEN;
 
 /// The bytes of a packet's Homa header that a `CONTROL` completion carries, as (first byte,
