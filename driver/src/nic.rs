@@ -5,7 +5,7 @@
 use crate::ring::{CompletionRing, RingRegs, RxBufRing, TxRing};
 use crate::{Device, DmaRegion, DriverError, Result};
 use homa_proto::core::Config;
-use homa_proto::hostif::{Completion, RxBufDescriptor, TxDescriptor};
+use homa_proto::hostif::{Completion, RxBufDescriptor, TxDescriptor, TxLimits};
 use homa_proto::policy;
 use homa_proto::regs::{BLOCKS, Block, NIC_ID, Register, block, header, ring};
 use homa_proto::wire::MAX_MESSAGE_LENGTH;
@@ -493,6 +493,25 @@ impl<D: Device> Nic<D> {
     /// The completion ring.
     pub fn cq(&self) -> &CompletionRing {
         &self.cq
+    }
+
+    /// Sets what the NIC holds TX descriptors to (QUEUE `max_message_length` and
+    /// `tx_window_*`): a longer message, or a payload outside the window, is refused with an
+    /// `ERROR` completion and never read. The reset values are Homa's largest message and no
+    /// window.
+    pub fn set_tx_limits(&mut self, limits: &TxLimits) -> Result<()> {
+        let (base, len) = (limits.window.base, limits.window.len);
+        for (name, value) in [
+            ("tx_window_base_lo", base as u32),
+            ("tx_window_base_hi", (base >> 32) as u32),
+            ("tx_window_len_lo", len as u32),
+            ("tx_window_len_hi", (len >> 32) as u32),
+            ("max_message_length", limits.max_message_length),
+        ] {
+            self.dev
+                .write32(self.probe.address("QUEUE", name)?, value)?;
+        }
+        Ok(())
     }
 
     /// Posts a TX descriptor and rings the doorbell; its free-running ring index.

@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_dma_rd_valid,m_dma_rd_ready,m_dma_rd_addr,m_dma_rd_len,s_dma_rd_valid,s_dma_rd_data,m_dma_wr_valid,m_dma_wr_ready,m_dma_wr_addr,m_dma_wr_data,m_dma_wr_keep,m_dma_wr_last,m_grant_axis_tdata,m_grant_axis_tkeep,m_grant_axis_tvalid,m_grant_axis_tlast,m_grant_axis_tready,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid);
+module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_axis_tlast,s_axis_tready,m_dma_rd_valid,m_dma_rd_ready,m_dma_rd_addr,m_dma_rd_len,s_dma_rd_valid,s_dma_rd_data,m_dma_wr_valid,m_dma_wr_ready,m_dma_wr_addr,m_dma_wr_data,m_dma_wr_keep,m_dma_wr_last,m_dma_txrd_valid,m_dma_txrd_ready,m_dma_txrd_addr,m_dma_txrd_len,s_dma_txrd_valid,s_dma_txrd_data,m_txd_valid,m_txd_ready,m_txd_retransmit,m_txd_no_completion,m_txd_src_port,m_txd_dst_port,m_txd_rpc_id,m_txd_peer,m_txd_length,m_txd_iova,m_txd_offset,m_txd_bytes,m_txd_cookie,m_txd_index,m_grant_axis_tdata,m_grant_axis_tkeep,m_grant_axis_tvalid,m_grant_axis_tlast,m_grant_axis_tready,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid);
     
     // Module arguments
     input wire  clock;
@@ -25,6 +25,26 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     output reg  [511:0] m_dma_wr_data;
     output reg  [63:0] m_dma_wr_keep;
     output reg  m_dma_wr_last;
+    output reg  m_dma_txrd_valid;
+    input wire  m_dma_txrd_ready;
+    output reg  [63:0] m_dma_txrd_addr;
+    output reg  [31:0] m_dma_txrd_len;
+    input wire  s_dma_txrd_valid;
+    input wire  [511:0] s_dma_txrd_data;
+    output reg  m_txd_valid;
+    input wire  m_txd_ready;
+    output reg  m_txd_retransmit;
+    output reg  m_txd_no_completion;
+    output reg  [15:0] m_txd_src_port;
+    output reg  [15:0] m_txd_dst_port;
+    output reg  [63:0] m_txd_rpc_id;
+    output reg  [127:0] m_txd_peer;
+    output reg  [31:0] m_txd_length;
+    output reg  [63:0] m_txd_iova;
+    output reg  [31:0] m_txd_offset;
+    output reg  [31:0] m_txd_bytes;
+    output reg  [63:0] m_txd_cookie;
+    output reg  [31:0] m_txd_index;
     output reg  [511:0] m_grant_axis_tdata;
     output reg  [63:0] m_grant_axis_tkeep;
     output reg  m_grant_axis_tvalid;
@@ -38,6 +58,18 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     output reg  m_reg_rvalid;
     
     // Constant declarations
+    localparam  c_i_tx_base_lo = 8'h53;
+    localparam  c_i_tx_base_hi = 8'h54;
+    localparam  c_i_tx_log2_size = 8'h55;
+    localparam  c_i_tx_producer = 8'h56;
+    localparam  c_i_tx_consumer = 8'h57;
+    localparam  c_i_tx_win_base_lo = 8'h69;
+    localparam  c_i_tx_win_base_hi = 8'h6a;
+    localparam  c_i_tx_win_len_lo = 8'h6b;
+    localparam  c_i_tx_win_len_hi = 8'h6c;
+    localparam  c_i_max_message_length = 8'h6d;
+    localparam  c_i_tx_bad_descriptors = 8'h6e;
+    localparam  c_a_tx_log2 = 16'h514;
     localparam  c_i_dropped_no_buffer = 8'h34;
     localparam  c_i_rx_data = 8'h35;
     localparam  c_i_rx_errors = 8'h36;
@@ -166,6 +198,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     localparam  c_r$102 = 8'h66;
     localparam  c_r$103 = 8'h67;
     localparam  c_r$104 = 8'h68;
+    localparam  c_r$105 = 8'h69;
+    localparam  c_r$106 = 8'h6a;
+    localparam  c_r$107 = 8'h6b;
+    localparam  c_r$108 = 8'h6c;
+    localparam  c_r$109 = 8'h6d;
+    localparam  c_r$110 = 8'h6e;
     localparam  c_i_max_overcommit = 8'h10;
     localparam  c_i_max_incoming = 8'hf;
     localparam  c_i_max_sched_prio = 8'h21;
@@ -458,6 +496,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  [31:0] regs$ro$102;
     reg  [31:0] regs$ro$103;
     reg  [31:0] regs$ro$104;
+    reg  [31:0] regs$ro$105;
+    reg  [31:0] regs$ro$106;
+    reg  [31:0] regs$ro$107;
+    reg  [31:0] regs$ro$108;
+    reg  [31:0] regs$ro$109;
+    reg  [31:0] regs$ro$110;
     wire  [31:0] regs$rw$0;
     wire  [31:0] regs$rw$1;
     wire  [31:0] regs$rw$2;
@@ -563,6 +607,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     wire  [31:0] regs$rw$102;
     wire  [31:0] regs$rw$103;
     wire  [31:0] regs$rw$104;
+    wire  [31:0] regs$rw$105;
+    wire  [31:0] regs$rw$106;
+    wire  [31:0] regs$rw$107;
+    wire  [31:0] regs$rw$108;
+    wire  [31:0] regs$rw$109;
+    wire  [31:0] regs$rw$110;
     reg  hq$clock;
     reg  hq$reset;
     reg  [63:0] hq$cfg_rx_base;
@@ -598,6 +648,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  [63:0] hq$s_hdr_ack_client_id;
     reg  [15:0] hq$s_hdr_ack_server_port;
     reg  [247:0] hq$s_hdr_body;
+    reg  hq$s_txerr_valid;
+    wire  hq$s_txerr_ready;
+    reg  [7:0] hq$s_txerr_status;
+    reg  [31:0] hq$s_txerr_index;
+    reg  [63:0] hq$s_txerr_rpc_id;
+    reg  [63:0] hq$s_txerr_cookie;
     wire  hq$m_rd_valid;
     reg  hq$m_rd_ready;
     wire  [63:0] hq$m_rd_addr;
@@ -619,6 +675,40 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     wire  [31:0] hq$empty;
     wire  [31:0] hq$bad_descriptors;
     wire  [31:0] hq$cq_dropped;
+    reg  txq$clock;
+    reg  txq$reset;
+    reg  [63:0] txq$cfg_base;
+    reg  [4:0] txq$cfg_log2;
+    reg  [31:0] txq$cfg_producer;
+    reg  txq$cfg_clear;
+    reg  [63:0] txq$cfg_win_base;
+    reg  [63:0] txq$cfg_win_len;
+    reg  [31:0] txq$cfg_max_len;
+    wire  txq$m_rd_valid;
+    reg  txq$m_rd_ready;
+    wire  [63:0] txq$m_rd_addr;
+    wire  [31:0] txq$m_rd_len;
+    reg  txq$s_rd_valid;
+    reg  [511:0] txq$s_rd_data;
+    wire  txq$m_desc_valid;
+    reg  txq$m_desc_ready;
+    wire  txq$m_desc_retransmit;
+    wire  txq$m_desc_no_completion;
+    wire  [15:0] txq$m_desc_src_port;
+    wire  [15:0] txq$m_desc_dst_port;
+    wire  [63:0] txq$m_desc_rpc_id;
+    wire  [127:0] txq$m_desc_peer;
+    wire  [31:0] txq$m_desc_length;
+    wire  [63:0] txq$m_desc_iova;
+    wire  [31:0] txq$m_desc_offset;
+    wire  [31:0] txq$m_desc_bytes;
+    wire  [63:0] txq$m_desc_cookie;
+    wire  [31:0] txq$m_desc_index;
+    wire  txq$m_err_valid;
+    reg  txq$m_err_ready;
+    wire  [7:0] txq$m_err_status;
+    wire  [31:0] txq$consumer;
+    wire  [31:0] txq$bad;
     reg  dhdr$clock;
     reg  dhdr$reset;
     reg  dhdr$push;
@@ -644,6 +734,9 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
     reg  n_rel$clock;
     
     // Local signals
+    reg  [63:0] tx_base;
+    reg  [63:0] tx_win_base;
+    reg  [63:0] tx_win_len;
     reg  [63:0] rx_base;
     reg  [63:0] cq_base;
     reg  [63:0] rx_win_base;
@@ -918,6 +1011,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .ro$102(regs$ro$102),
         .ro$103(regs$ro$103),
         .ro$104(regs$ro$104),
+        .ro$105(regs$ro$105),
+        .ro$106(regs$ro$106),
+        .ro$107(regs$ro$107),
+        .ro$108(regs$ro$108),
+        .ro$109(regs$ro$109),
+        .ro$110(regs$ro$110),
         .rw$0(regs$rw$0),
         .rw$1(regs$rw$1),
         .rw$2(regs$rw$2),
@@ -1022,7 +1121,13 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .rw$101(regs$rw$101),
         .rw$102(regs$rw$102),
         .rw$103(regs$rw$103),
-        .rw$104(regs$rw$104)
+        .rw$104(regs$rw$104),
+        .rw$105(regs$rw$105),
+        .rw$106(regs$rw$106),
+        .rw$107(regs$rw$107),
+        .rw$108(regs$rw$108),
+        .rw$109(regs$rw$109),
+        .rw$110(regs$rw$110)
     );
     homa_rx_core_w512$hq hq(
         .clock(hq$clock),
@@ -1060,6 +1165,12 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .s_hdr_ack_client_id(hq$s_hdr_ack_client_id),
         .s_hdr_ack_server_port(hq$s_hdr_ack_server_port),
         .s_hdr_body(hq$s_hdr_body),
+        .s_txerr_valid(hq$s_txerr_valid),
+        .s_txerr_ready(hq$s_txerr_ready),
+        .s_txerr_status(hq$s_txerr_status),
+        .s_txerr_index(hq$s_txerr_index),
+        .s_txerr_rpc_id(hq$s_txerr_rpc_id),
+        .s_txerr_cookie(hq$s_txerr_cookie),
         .m_rd_valid(hq$m_rd_valid),
         .m_rd_ready(hq$m_rd_ready),
         .m_rd_addr(hq$m_rd_addr),
@@ -1081,6 +1192,42 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         .empty(hq$empty),
         .bad_descriptors(hq$bad_descriptors),
         .cq_dropped(hq$cq_dropped)
+    );
+    homa_rx_core_w512$txq txq(
+        .clock(txq$clock),
+        .reset(txq$reset),
+        .cfg_base(txq$cfg_base),
+        .cfg_log2(txq$cfg_log2),
+        .cfg_producer(txq$cfg_producer),
+        .cfg_clear(txq$cfg_clear),
+        .cfg_win_base(txq$cfg_win_base),
+        .cfg_win_len(txq$cfg_win_len),
+        .cfg_max_len(txq$cfg_max_len),
+        .m_rd_valid(txq$m_rd_valid),
+        .m_rd_ready(txq$m_rd_ready),
+        .m_rd_addr(txq$m_rd_addr),
+        .m_rd_len(txq$m_rd_len),
+        .s_rd_valid(txq$s_rd_valid),
+        .s_rd_data(txq$s_rd_data),
+        .m_desc_valid(txq$m_desc_valid),
+        .m_desc_ready(txq$m_desc_ready),
+        .m_desc_retransmit(txq$m_desc_retransmit),
+        .m_desc_no_completion(txq$m_desc_no_completion),
+        .m_desc_src_port(txq$m_desc_src_port),
+        .m_desc_dst_port(txq$m_desc_dst_port),
+        .m_desc_rpc_id(txq$m_desc_rpc_id),
+        .m_desc_peer(txq$m_desc_peer),
+        .m_desc_length(txq$m_desc_length),
+        .m_desc_iova(txq$m_desc_iova),
+        .m_desc_offset(txq$m_desc_offset),
+        .m_desc_bytes(txq$m_desc_bytes),
+        .m_desc_cookie(txq$m_desc_cookie),
+        .m_desc_index(txq$m_desc_index),
+        .m_err_valid(txq$m_err_valid),
+        .m_err_ready(txq$m_err_ready),
+        .m_err_status(txq$m_err_status),
+        .consumer(txq$consumer),
+        .bad(txq$bad)
     );
     homa_rx_core_w512$dhdr dhdr(
         .clock(dhdr$clock),
@@ -1171,6 +1318,42 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         hq$cfg_cq_log2 = c_zero5;
         hq$cfg_rx_producer = c_zero32;
         hq$cfg_cq_consumer = c_zero32;
+        tx_base[(64'h0)+:(32)] = c_zero32;
+        tx_base[(64'h20)+:(32)] = c_zero32;
+        tx_win_base[(64'h0)+:(32)] = c_zero32;
+        tx_win_base[(64'h20)+:(32)] = c_zero32;
+        tx_win_len[(64'h0)+:(32)] = c_zero32;
+        tx_win_len[(64'h20)+:(32)] = c_zero32;
+        txq$cfg_log2 = c_zero5;
+        txq$cfg_producer = c_zero32;
+        txq$cfg_max_len = c_zero32;
+        if (c_r$0 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$0[(c_lo)+:(5)];
+        end
+        if (c_r$0 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$0;
+        end
+        if (c_r$0 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$0;
+        end
+        if (c_r$0 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$0;
+        end
         if (c_r$0 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$0;
         end
@@ -1336,6 +1519,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$0 == c_i_cq_dropped) begin
             regs$ro$0 = hq$cq_dropped;
+        end
+        if (c_r$0 == c_i_tx_consumer) begin
+            regs$ro$0 = txq$consumer;
+        end
+        if (c_r$0 == c_i_tx_bad_descriptors) begin
+            regs$ro$0 = txq$bad;
+        end
+        if (c_r$1 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$1[(c_lo)+:(5)];
+        end
+        if (c_r$1 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$1;
+        end
+        if (c_r$1 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$1;
+        end
+        if (c_r$1 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$1;
         end
         if (c_r$1 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$1;
@@ -1503,6 +1719,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$1 == c_i_cq_dropped) begin
             regs$ro$1 = hq$cq_dropped;
         end
+        if (c_r$1 == c_i_tx_consumer) begin
+            regs$ro$1 = txq$consumer;
+        end
+        if (c_r$1 == c_i_tx_bad_descriptors) begin
+            regs$ro$1 = txq$bad;
+        end
+        if (c_r$2 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$2[(c_lo)+:(5)];
+        end
+        if (c_r$2 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$2;
+        end
+        if (c_r$2 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$2;
+        end
+        if (c_r$2 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$2;
+        end
         if (c_r$2 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$2;
         end
@@ -1668,6 +1917,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$2 == c_i_cq_dropped) begin
             regs$ro$2 = hq$cq_dropped;
+        end
+        if (c_r$2 == c_i_tx_consumer) begin
+            regs$ro$2 = txq$consumer;
+        end
+        if (c_r$2 == c_i_tx_bad_descriptors) begin
+            regs$ro$2 = txq$bad;
+        end
+        if (c_r$3 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$3[(c_lo)+:(5)];
+        end
+        if (c_r$3 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$3;
+        end
+        if (c_r$3 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$3;
+        end
+        if (c_r$3 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$3;
         end
         if (c_r$3 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$3;
@@ -1835,6 +2117,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$3 == c_i_cq_dropped) begin
             regs$ro$3 = hq$cq_dropped;
         end
+        if (c_r$3 == c_i_tx_consumer) begin
+            regs$ro$3 = txq$consumer;
+        end
+        if (c_r$3 == c_i_tx_bad_descriptors) begin
+            regs$ro$3 = txq$bad;
+        end
+        if (c_r$4 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$4[(c_lo)+:(5)];
+        end
+        if (c_r$4 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$4;
+        end
+        if (c_r$4 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$4;
+        end
+        if (c_r$4 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$4;
+        end
         if (c_r$4 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$4;
         end
@@ -2000,6 +2315,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$4 == c_i_cq_dropped) begin
             regs$ro$4 = hq$cq_dropped;
+        end
+        if (c_r$4 == c_i_tx_consumer) begin
+            regs$ro$4 = txq$consumer;
+        end
+        if (c_r$4 == c_i_tx_bad_descriptors) begin
+            regs$ro$4 = txq$bad;
+        end
+        if (c_r$5 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$5[(c_lo)+:(5)];
+        end
+        if (c_r$5 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$5;
+        end
+        if (c_r$5 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$5;
+        end
+        if (c_r$5 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$5;
         end
         if (c_r$5 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$5;
@@ -2167,6 +2515,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$5 == c_i_cq_dropped) begin
             regs$ro$5 = hq$cq_dropped;
         end
+        if (c_r$5 == c_i_tx_consumer) begin
+            regs$ro$5 = txq$consumer;
+        end
+        if (c_r$5 == c_i_tx_bad_descriptors) begin
+            regs$ro$5 = txq$bad;
+        end
+        if (c_r$6 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$6[(c_lo)+:(5)];
+        end
+        if (c_r$6 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$6;
+        end
+        if (c_r$6 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$6;
+        end
+        if (c_r$6 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$6;
+        end
         if (c_r$6 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$6;
         end
@@ -2332,6 +2713,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$6 == c_i_cq_dropped) begin
             regs$ro$6 = hq$cq_dropped;
+        end
+        if (c_r$6 == c_i_tx_consumer) begin
+            regs$ro$6 = txq$consumer;
+        end
+        if (c_r$6 == c_i_tx_bad_descriptors) begin
+            regs$ro$6 = txq$bad;
+        end
+        if (c_r$7 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$7[(c_lo)+:(5)];
+        end
+        if (c_r$7 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$7;
+        end
+        if (c_r$7 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$7;
+        end
+        if (c_r$7 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$7;
         end
         if (c_r$7 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$7;
@@ -2499,6 +2913,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$7 == c_i_cq_dropped) begin
             regs$ro$7 = hq$cq_dropped;
         end
+        if (c_r$7 == c_i_tx_consumer) begin
+            regs$ro$7 = txq$consumer;
+        end
+        if (c_r$7 == c_i_tx_bad_descriptors) begin
+            regs$ro$7 = txq$bad;
+        end
+        if (c_r$8 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$8[(c_lo)+:(5)];
+        end
+        if (c_r$8 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$8;
+        end
+        if (c_r$8 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$8;
+        end
+        if (c_r$8 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$8;
+        end
         if (c_r$8 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$8;
         end
@@ -2664,6 +3111,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$8 == c_i_cq_dropped) begin
             regs$ro$8 = hq$cq_dropped;
+        end
+        if (c_r$8 == c_i_tx_consumer) begin
+            regs$ro$8 = txq$consumer;
+        end
+        if (c_r$8 == c_i_tx_bad_descriptors) begin
+            regs$ro$8 = txq$bad;
+        end
+        if (c_r$9 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$9[(c_lo)+:(5)];
+        end
+        if (c_r$9 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$9;
+        end
+        if (c_r$9 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$9;
+        end
+        if (c_r$9 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$9;
         end
         if (c_r$9 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$9;
@@ -2831,6 +3311,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$9 == c_i_cq_dropped) begin
             regs$ro$9 = hq$cq_dropped;
         end
+        if (c_r$9 == c_i_tx_consumer) begin
+            regs$ro$9 = txq$consumer;
+        end
+        if (c_r$9 == c_i_tx_bad_descriptors) begin
+            regs$ro$9 = txq$bad;
+        end
+        if (c_r$10 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$10[(c_lo)+:(5)];
+        end
+        if (c_r$10 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$10;
+        end
+        if (c_r$10 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$10;
+        end
+        if (c_r$10 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$10;
+        end
         if (c_r$10 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$10;
         end
@@ -2996,6 +3509,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$10 == c_i_cq_dropped) begin
             regs$ro$10 = hq$cq_dropped;
+        end
+        if (c_r$10 == c_i_tx_consumer) begin
+            regs$ro$10 = txq$consumer;
+        end
+        if (c_r$10 == c_i_tx_bad_descriptors) begin
+            regs$ro$10 = txq$bad;
+        end
+        if (c_r$11 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$11[(c_lo)+:(5)];
+        end
+        if (c_r$11 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$11;
+        end
+        if (c_r$11 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$11;
+        end
+        if (c_r$11 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$11;
         end
         if (c_r$11 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$11;
@@ -3163,6 +3709,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$11 == c_i_cq_dropped) begin
             regs$ro$11 = hq$cq_dropped;
         end
+        if (c_r$11 == c_i_tx_consumer) begin
+            regs$ro$11 = txq$consumer;
+        end
+        if (c_r$11 == c_i_tx_bad_descriptors) begin
+            regs$ro$11 = txq$bad;
+        end
+        if (c_r$12 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$12[(c_lo)+:(5)];
+        end
+        if (c_r$12 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$12;
+        end
+        if (c_r$12 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$12;
+        end
+        if (c_r$12 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$12;
+        end
         if (c_r$12 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$12;
         end
@@ -3328,6 +3907,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$12 == c_i_cq_dropped) begin
             regs$ro$12 = hq$cq_dropped;
+        end
+        if (c_r$12 == c_i_tx_consumer) begin
+            regs$ro$12 = txq$consumer;
+        end
+        if (c_r$12 == c_i_tx_bad_descriptors) begin
+            regs$ro$12 = txq$bad;
+        end
+        if (c_r$13 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$13[(c_lo)+:(5)];
+        end
+        if (c_r$13 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$13;
+        end
+        if (c_r$13 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$13;
+        end
+        if (c_r$13 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$13;
         end
         if (c_r$13 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$13;
@@ -3495,6 +4107,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$13 == c_i_cq_dropped) begin
             regs$ro$13 = hq$cq_dropped;
         end
+        if (c_r$13 == c_i_tx_consumer) begin
+            regs$ro$13 = txq$consumer;
+        end
+        if (c_r$13 == c_i_tx_bad_descriptors) begin
+            regs$ro$13 = txq$bad;
+        end
+        if (c_r$14 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$14[(c_lo)+:(5)];
+        end
+        if (c_r$14 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$14;
+        end
+        if (c_r$14 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$14;
+        end
+        if (c_r$14 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$14;
+        end
         if (c_r$14 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$14;
         end
@@ -3660,6 +4305,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$14 == c_i_cq_dropped) begin
             regs$ro$14 = hq$cq_dropped;
+        end
+        if (c_r$14 == c_i_tx_consumer) begin
+            regs$ro$14 = txq$consumer;
+        end
+        if (c_r$14 == c_i_tx_bad_descriptors) begin
+            regs$ro$14 = txq$bad;
+        end
+        if (c_r$15 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$15[(c_lo)+:(5)];
+        end
+        if (c_r$15 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$15;
+        end
+        if (c_r$15 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$15;
+        end
+        if (c_r$15 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$15;
         end
         if (c_r$15 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$15;
@@ -3827,6 +4505,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$15 == c_i_cq_dropped) begin
             regs$ro$15 = hq$cq_dropped;
         end
+        if (c_r$15 == c_i_tx_consumer) begin
+            regs$ro$15 = txq$consumer;
+        end
+        if (c_r$15 == c_i_tx_bad_descriptors) begin
+            regs$ro$15 = txq$bad;
+        end
+        if (c_r$16 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$16[(c_lo)+:(5)];
+        end
+        if (c_r$16 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$16;
+        end
+        if (c_r$16 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$16;
+        end
+        if (c_r$16 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$16;
+        end
         if (c_r$16 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$16;
         end
@@ -3992,6 +4703,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$16 == c_i_cq_dropped) begin
             regs$ro$16 = hq$cq_dropped;
+        end
+        if (c_r$16 == c_i_tx_consumer) begin
+            regs$ro$16 = txq$consumer;
+        end
+        if (c_r$16 == c_i_tx_bad_descriptors) begin
+            regs$ro$16 = txq$bad;
+        end
+        if (c_r$17 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$17[(c_lo)+:(5)];
+        end
+        if (c_r$17 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$17;
+        end
+        if (c_r$17 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$17;
+        end
+        if (c_r$17 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$17;
         end
         if (c_r$17 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$17;
@@ -4159,6 +4903,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$17 == c_i_cq_dropped) begin
             regs$ro$17 = hq$cq_dropped;
         end
+        if (c_r$17 == c_i_tx_consumer) begin
+            regs$ro$17 = txq$consumer;
+        end
+        if (c_r$17 == c_i_tx_bad_descriptors) begin
+            regs$ro$17 = txq$bad;
+        end
+        if (c_r$18 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$18[(c_lo)+:(5)];
+        end
+        if (c_r$18 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$18;
+        end
+        if (c_r$18 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$18;
+        end
+        if (c_r$18 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$18;
+        end
         if (c_r$18 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$18;
         end
@@ -4324,6 +5101,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$18 == c_i_cq_dropped) begin
             regs$ro$18 = hq$cq_dropped;
+        end
+        if (c_r$18 == c_i_tx_consumer) begin
+            regs$ro$18 = txq$consumer;
+        end
+        if (c_r$18 == c_i_tx_bad_descriptors) begin
+            regs$ro$18 = txq$bad;
+        end
+        if (c_r$19 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$19[(c_lo)+:(5)];
+        end
+        if (c_r$19 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$19;
+        end
+        if (c_r$19 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$19;
+        end
+        if (c_r$19 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$19;
         end
         if (c_r$19 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$19;
@@ -4491,6 +5301,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$19 == c_i_cq_dropped) begin
             regs$ro$19 = hq$cq_dropped;
         end
+        if (c_r$19 == c_i_tx_consumer) begin
+            regs$ro$19 = txq$consumer;
+        end
+        if (c_r$19 == c_i_tx_bad_descriptors) begin
+            regs$ro$19 = txq$bad;
+        end
+        if (c_r$20 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$20[(c_lo)+:(5)];
+        end
+        if (c_r$20 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$20;
+        end
+        if (c_r$20 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$20;
+        end
+        if (c_r$20 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$20;
+        end
         if (c_r$20 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$20;
         end
@@ -4656,6 +5499,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$20 == c_i_cq_dropped) begin
             regs$ro$20 = hq$cq_dropped;
+        end
+        if (c_r$20 == c_i_tx_consumer) begin
+            regs$ro$20 = txq$consumer;
+        end
+        if (c_r$20 == c_i_tx_bad_descriptors) begin
+            regs$ro$20 = txq$bad;
+        end
+        if (c_r$21 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$21[(c_lo)+:(5)];
+        end
+        if (c_r$21 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$21;
+        end
+        if (c_r$21 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$21;
+        end
+        if (c_r$21 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$21;
         end
         if (c_r$21 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$21;
@@ -4823,6 +5699,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$21 == c_i_cq_dropped) begin
             regs$ro$21 = hq$cq_dropped;
         end
+        if (c_r$21 == c_i_tx_consumer) begin
+            regs$ro$21 = txq$consumer;
+        end
+        if (c_r$21 == c_i_tx_bad_descriptors) begin
+            regs$ro$21 = txq$bad;
+        end
+        if (c_r$22 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$22[(c_lo)+:(5)];
+        end
+        if (c_r$22 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$22;
+        end
+        if (c_r$22 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$22;
+        end
+        if (c_r$22 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$22;
+        end
         if (c_r$22 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$22;
         end
@@ -4988,6 +5897,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$22 == c_i_cq_dropped) begin
             regs$ro$22 = hq$cq_dropped;
+        end
+        if (c_r$22 == c_i_tx_consumer) begin
+            regs$ro$22 = txq$consumer;
+        end
+        if (c_r$22 == c_i_tx_bad_descriptors) begin
+            regs$ro$22 = txq$bad;
+        end
+        if (c_r$23 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$23[(c_lo)+:(5)];
+        end
+        if (c_r$23 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$23;
+        end
+        if (c_r$23 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$23;
+        end
+        if (c_r$23 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$23;
         end
         if (c_r$23 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$23;
@@ -5155,6 +6097,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$23 == c_i_cq_dropped) begin
             regs$ro$23 = hq$cq_dropped;
         end
+        if (c_r$23 == c_i_tx_consumer) begin
+            regs$ro$23 = txq$consumer;
+        end
+        if (c_r$23 == c_i_tx_bad_descriptors) begin
+            regs$ro$23 = txq$bad;
+        end
+        if (c_r$24 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$24[(c_lo)+:(5)];
+        end
+        if (c_r$24 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$24;
+        end
+        if (c_r$24 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$24;
+        end
+        if (c_r$24 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$24;
+        end
         if (c_r$24 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$24;
         end
@@ -5320,6 +6295,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$24 == c_i_cq_dropped) begin
             regs$ro$24 = hq$cq_dropped;
+        end
+        if (c_r$24 == c_i_tx_consumer) begin
+            regs$ro$24 = txq$consumer;
+        end
+        if (c_r$24 == c_i_tx_bad_descriptors) begin
+            regs$ro$24 = txq$bad;
+        end
+        if (c_r$25 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$25[(c_lo)+:(5)];
+        end
+        if (c_r$25 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$25;
+        end
+        if (c_r$25 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$25;
+        end
+        if (c_r$25 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$25;
         end
         if (c_r$25 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$25;
@@ -5487,6 +6495,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$25 == c_i_cq_dropped) begin
             regs$ro$25 = hq$cq_dropped;
         end
+        if (c_r$25 == c_i_tx_consumer) begin
+            regs$ro$25 = txq$consumer;
+        end
+        if (c_r$25 == c_i_tx_bad_descriptors) begin
+            regs$ro$25 = txq$bad;
+        end
+        if (c_r$26 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$26[(c_lo)+:(5)];
+        end
+        if (c_r$26 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$26;
+        end
+        if (c_r$26 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$26;
+        end
+        if (c_r$26 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$26;
+        end
         if (c_r$26 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$26;
         end
@@ -5652,6 +6693,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$26 == c_i_cq_dropped) begin
             regs$ro$26 = hq$cq_dropped;
+        end
+        if (c_r$26 == c_i_tx_consumer) begin
+            regs$ro$26 = txq$consumer;
+        end
+        if (c_r$26 == c_i_tx_bad_descriptors) begin
+            regs$ro$26 = txq$bad;
+        end
+        if (c_r$27 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$27[(c_lo)+:(5)];
+        end
+        if (c_r$27 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$27;
+        end
+        if (c_r$27 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$27;
+        end
+        if (c_r$27 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$27;
         end
         if (c_r$27 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$27;
@@ -5819,6 +6893,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$27 == c_i_cq_dropped) begin
             regs$ro$27 = hq$cq_dropped;
         end
+        if (c_r$27 == c_i_tx_consumer) begin
+            regs$ro$27 = txq$consumer;
+        end
+        if (c_r$27 == c_i_tx_bad_descriptors) begin
+            regs$ro$27 = txq$bad;
+        end
+        if (c_r$28 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$28[(c_lo)+:(5)];
+        end
+        if (c_r$28 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$28;
+        end
+        if (c_r$28 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$28;
+        end
+        if (c_r$28 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$28;
+        end
         if (c_r$28 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$28;
         end
@@ -5984,6 +7091,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$28 == c_i_cq_dropped) begin
             regs$ro$28 = hq$cq_dropped;
+        end
+        if (c_r$28 == c_i_tx_consumer) begin
+            regs$ro$28 = txq$consumer;
+        end
+        if (c_r$28 == c_i_tx_bad_descriptors) begin
+            regs$ro$28 = txq$bad;
+        end
+        if (c_r$29 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$29[(c_lo)+:(5)];
+        end
+        if (c_r$29 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$29;
+        end
+        if (c_r$29 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$29;
+        end
+        if (c_r$29 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$29;
         end
         if (c_r$29 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$29;
@@ -6151,6 +7291,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$29 == c_i_cq_dropped) begin
             regs$ro$29 = hq$cq_dropped;
         end
+        if (c_r$29 == c_i_tx_consumer) begin
+            regs$ro$29 = txq$consumer;
+        end
+        if (c_r$29 == c_i_tx_bad_descriptors) begin
+            regs$ro$29 = txq$bad;
+        end
+        if (c_r$30 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$30[(c_lo)+:(5)];
+        end
+        if (c_r$30 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$30;
+        end
+        if (c_r$30 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$30;
+        end
+        if (c_r$30 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$30;
+        end
         if (c_r$30 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$30;
         end
@@ -6316,6 +7489,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$30 == c_i_cq_dropped) begin
             regs$ro$30 = hq$cq_dropped;
+        end
+        if (c_r$30 == c_i_tx_consumer) begin
+            regs$ro$30 = txq$consumer;
+        end
+        if (c_r$30 == c_i_tx_bad_descriptors) begin
+            regs$ro$30 = txq$bad;
+        end
+        if (c_r$31 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$31[(c_lo)+:(5)];
+        end
+        if (c_r$31 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$31;
+        end
+        if (c_r$31 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$31;
+        end
+        if (c_r$31 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$31;
         end
         if (c_r$31 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$31;
@@ -6483,6 +7689,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$31 == c_i_cq_dropped) begin
             regs$ro$31 = hq$cq_dropped;
         end
+        if (c_r$31 == c_i_tx_consumer) begin
+            regs$ro$31 = txq$consumer;
+        end
+        if (c_r$31 == c_i_tx_bad_descriptors) begin
+            regs$ro$31 = txq$bad;
+        end
+        if (c_r$32 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$32[(c_lo)+:(5)];
+        end
+        if (c_r$32 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$32;
+        end
+        if (c_r$32 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$32;
+        end
+        if (c_r$32 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$32;
+        end
         if (c_r$32 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$32;
         end
@@ -6648,6 +7887,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$32 == c_i_cq_dropped) begin
             regs$ro$32 = hq$cq_dropped;
+        end
+        if (c_r$32 == c_i_tx_consumer) begin
+            regs$ro$32 = txq$consumer;
+        end
+        if (c_r$32 == c_i_tx_bad_descriptors) begin
+            regs$ro$32 = txq$bad;
+        end
+        if (c_r$33 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$33[(c_lo)+:(5)];
+        end
+        if (c_r$33 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$33;
+        end
+        if (c_r$33 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$33;
+        end
+        if (c_r$33 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$33;
         end
         if (c_r$33 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$33;
@@ -6815,6 +8087,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$33 == c_i_cq_dropped) begin
             regs$ro$33 = hq$cq_dropped;
         end
+        if (c_r$33 == c_i_tx_consumer) begin
+            regs$ro$33 = txq$consumer;
+        end
+        if (c_r$33 == c_i_tx_bad_descriptors) begin
+            regs$ro$33 = txq$bad;
+        end
+        if (c_r$34 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$34[(c_lo)+:(5)];
+        end
+        if (c_r$34 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$34;
+        end
+        if (c_r$34 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$34;
+        end
+        if (c_r$34 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$34;
+        end
         if (c_r$34 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$34;
         end
@@ -6980,6 +8285,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$34 == c_i_cq_dropped) begin
             regs$ro$34 = hq$cq_dropped;
+        end
+        if (c_r$34 == c_i_tx_consumer) begin
+            regs$ro$34 = txq$consumer;
+        end
+        if (c_r$34 == c_i_tx_bad_descriptors) begin
+            regs$ro$34 = txq$bad;
+        end
+        if (c_r$35 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$35[(c_lo)+:(5)];
+        end
+        if (c_r$35 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$35;
+        end
+        if (c_r$35 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$35;
+        end
+        if (c_r$35 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$35;
         end
         if (c_r$35 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$35;
@@ -7147,6 +8485,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$35 == c_i_cq_dropped) begin
             regs$ro$35 = hq$cq_dropped;
         end
+        if (c_r$35 == c_i_tx_consumer) begin
+            regs$ro$35 = txq$consumer;
+        end
+        if (c_r$35 == c_i_tx_bad_descriptors) begin
+            regs$ro$35 = txq$bad;
+        end
+        if (c_r$36 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$36[(c_lo)+:(5)];
+        end
+        if (c_r$36 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$36;
+        end
+        if (c_r$36 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$36;
+        end
+        if (c_r$36 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$36;
+        end
         if (c_r$36 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$36;
         end
@@ -7312,6 +8683,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$36 == c_i_cq_dropped) begin
             regs$ro$36 = hq$cq_dropped;
+        end
+        if (c_r$36 == c_i_tx_consumer) begin
+            regs$ro$36 = txq$consumer;
+        end
+        if (c_r$36 == c_i_tx_bad_descriptors) begin
+            regs$ro$36 = txq$bad;
+        end
+        if (c_r$37 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$37[(c_lo)+:(5)];
+        end
+        if (c_r$37 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$37;
+        end
+        if (c_r$37 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$37;
+        end
+        if (c_r$37 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$37;
         end
         if (c_r$37 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$37;
@@ -7479,6 +8883,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$37 == c_i_cq_dropped) begin
             regs$ro$37 = hq$cq_dropped;
         end
+        if (c_r$37 == c_i_tx_consumer) begin
+            regs$ro$37 = txq$consumer;
+        end
+        if (c_r$37 == c_i_tx_bad_descriptors) begin
+            regs$ro$37 = txq$bad;
+        end
+        if (c_r$38 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$38[(c_lo)+:(5)];
+        end
+        if (c_r$38 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$38;
+        end
+        if (c_r$38 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$38;
+        end
+        if (c_r$38 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$38;
+        end
         if (c_r$38 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$38;
         end
@@ -7644,6 +9081,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$38 == c_i_cq_dropped) begin
             regs$ro$38 = hq$cq_dropped;
+        end
+        if (c_r$38 == c_i_tx_consumer) begin
+            regs$ro$38 = txq$consumer;
+        end
+        if (c_r$38 == c_i_tx_bad_descriptors) begin
+            regs$ro$38 = txq$bad;
+        end
+        if (c_r$39 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$39[(c_lo)+:(5)];
+        end
+        if (c_r$39 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$39;
+        end
+        if (c_r$39 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$39;
+        end
+        if (c_r$39 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$39;
         end
         if (c_r$39 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$39;
@@ -7811,6 +9281,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$39 == c_i_cq_dropped) begin
             regs$ro$39 = hq$cq_dropped;
         end
+        if (c_r$39 == c_i_tx_consumer) begin
+            regs$ro$39 = txq$consumer;
+        end
+        if (c_r$39 == c_i_tx_bad_descriptors) begin
+            regs$ro$39 = txq$bad;
+        end
+        if (c_r$40 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$40[(c_lo)+:(5)];
+        end
+        if (c_r$40 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$40;
+        end
+        if (c_r$40 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$40;
+        end
+        if (c_r$40 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$40;
+        end
         if (c_r$40 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$40;
         end
@@ -7976,6 +9479,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$40 == c_i_cq_dropped) begin
             regs$ro$40 = hq$cq_dropped;
+        end
+        if (c_r$40 == c_i_tx_consumer) begin
+            regs$ro$40 = txq$consumer;
+        end
+        if (c_r$40 == c_i_tx_bad_descriptors) begin
+            regs$ro$40 = txq$bad;
+        end
+        if (c_r$41 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$41[(c_lo)+:(5)];
+        end
+        if (c_r$41 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$41;
+        end
+        if (c_r$41 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$41;
+        end
+        if (c_r$41 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$41;
         end
         if (c_r$41 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$41;
@@ -8143,6 +9679,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$41 == c_i_cq_dropped) begin
             regs$ro$41 = hq$cq_dropped;
         end
+        if (c_r$41 == c_i_tx_consumer) begin
+            regs$ro$41 = txq$consumer;
+        end
+        if (c_r$41 == c_i_tx_bad_descriptors) begin
+            regs$ro$41 = txq$bad;
+        end
+        if (c_r$42 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$42[(c_lo)+:(5)];
+        end
+        if (c_r$42 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$42;
+        end
+        if (c_r$42 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$42;
+        end
+        if (c_r$42 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$42;
+        end
         if (c_r$42 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$42;
         end
@@ -8308,6 +9877,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$42 == c_i_cq_dropped) begin
             regs$ro$42 = hq$cq_dropped;
+        end
+        if (c_r$42 == c_i_tx_consumer) begin
+            regs$ro$42 = txq$consumer;
+        end
+        if (c_r$42 == c_i_tx_bad_descriptors) begin
+            regs$ro$42 = txq$bad;
+        end
+        if (c_r$43 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$43[(c_lo)+:(5)];
+        end
+        if (c_r$43 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$43;
+        end
+        if (c_r$43 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$43;
+        end
+        if (c_r$43 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$43;
         end
         if (c_r$43 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$43;
@@ -8475,6 +10077,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$43 == c_i_cq_dropped) begin
             regs$ro$43 = hq$cq_dropped;
         end
+        if (c_r$43 == c_i_tx_consumer) begin
+            regs$ro$43 = txq$consumer;
+        end
+        if (c_r$43 == c_i_tx_bad_descriptors) begin
+            regs$ro$43 = txq$bad;
+        end
+        if (c_r$44 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$44[(c_lo)+:(5)];
+        end
+        if (c_r$44 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$44;
+        end
+        if (c_r$44 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$44;
+        end
+        if (c_r$44 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$44;
+        end
         if (c_r$44 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$44;
         end
@@ -8640,6 +10275,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$44 == c_i_cq_dropped) begin
             regs$ro$44 = hq$cq_dropped;
+        end
+        if (c_r$44 == c_i_tx_consumer) begin
+            regs$ro$44 = txq$consumer;
+        end
+        if (c_r$44 == c_i_tx_bad_descriptors) begin
+            regs$ro$44 = txq$bad;
+        end
+        if (c_r$45 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$45[(c_lo)+:(5)];
+        end
+        if (c_r$45 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$45;
+        end
+        if (c_r$45 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$45;
+        end
+        if (c_r$45 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$45;
         end
         if (c_r$45 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$45;
@@ -8807,6 +10475,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$45 == c_i_cq_dropped) begin
             regs$ro$45 = hq$cq_dropped;
         end
+        if (c_r$45 == c_i_tx_consumer) begin
+            regs$ro$45 = txq$consumer;
+        end
+        if (c_r$45 == c_i_tx_bad_descriptors) begin
+            regs$ro$45 = txq$bad;
+        end
+        if (c_r$46 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$46[(c_lo)+:(5)];
+        end
+        if (c_r$46 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$46;
+        end
+        if (c_r$46 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$46;
+        end
+        if (c_r$46 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$46;
+        end
         if (c_r$46 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$46;
         end
@@ -8972,6 +10673,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$46 == c_i_cq_dropped) begin
             regs$ro$46 = hq$cq_dropped;
+        end
+        if (c_r$46 == c_i_tx_consumer) begin
+            regs$ro$46 = txq$consumer;
+        end
+        if (c_r$46 == c_i_tx_bad_descriptors) begin
+            regs$ro$46 = txq$bad;
+        end
+        if (c_r$47 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$47[(c_lo)+:(5)];
+        end
+        if (c_r$47 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$47;
+        end
+        if (c_r$47 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$47;
+        end
+        if (c_r$47 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$47;
         end
         if (c_r$47 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$47;
@@ -9139,6 +10873,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$47 == c_i_cq_dropped) begin
             regs$ro$47 = hq$cq_dropped;
         end
+        if (c_r$47 == c_i_tx_consumer) begin
+            regs$ro$47 = txq$consumer;
+        end
+        if (c_r$47 == c_i_tx_bad_descriptors) begin
+            regs$ro$47 = txq$bad;
+        end
+        if (c_r$48 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$48[(c_lo)+:(5)];
+        end
+        if (c_r$48 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$48;
+        end
+        if (c_r$48 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$48;
+        end
+        if (c_r$48 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$48;
+        end
         if (c_r$48 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$48;
         end
@@ -9304,6 +11071,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$48 == c_i_cq_dropped) begin
             regs$ro$48 = hq$cq_dropped;
+        end
+        if (c_r$48 == c_i_tx_consumer) begin
+            regs$ro$48 = txq$consumer;
+        end
+        if (c_r$48 == c_i_tx_bad_descriptors) begin
+            regs$ro$48 = txq$bad;
+        end
+        if (c_r$49 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$49[(c_lo)+:(5)];
+        end
+        if (c_r$49 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$49;
+        end
+        if (c_r$49 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$49;
+        end
+        if (c_r$49 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$49;
         end
         if (c_r$49 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$49;
@@ -9471,6 +11271,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$49 == c_i_cq_dropped) begin
             regs$ro$49 = hq$cq_dropped;
         end
+        if (c_r$49 == c_i_tx_consumer) begin
+            regs$ro$49 = txq$consumer;
+        end
+        if (c_r$49 == c_i_tx_bad_descriptors) begin
+            regs$ro$49 = txq$bad;
+        end
+        if (c_r$50 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$50[(c_lo)+:(5)];
+        end
+        if (c_r$50 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$50;
+        end
+        if (c_r$50 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$50;
+        end
+        if (c_r$50 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$50;
+        end
         if (c_r$50 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$50;
         end
@@ -9636,6 +11469,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$50 == c_i_cq_dropped) begin
             regs$ro$50 = hq$cq_dropped;
+        end
+        if (c_r$50 == c_i_tx_consumer) begin
+            regs$ro$50 = txq$consumer;
+        end
+        if (c_r$50 == c_i_tx_bad_descriptors) begin
+            regs$ro$50 = txq$bad;
+        end
+        if (c_r$51 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$51[(c_lo)+:(5)];
+        end
+        if (c_r$51 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$51;
+        end
+        if (c_r$51 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$51;
+        end
+        if (c_r$51 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$51;
         end
         if (c_r$51 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$51;
@@ -9803,6 +11669,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$51 == c_i_cq_dropped) begin
             regs$ro$51 = hq$cq_dropped;
         end
+        if (c_r$51 == c_i_tx_consumer) begin
+            regs$ro$51 = txq$consumer;
+        end
+        if (c_r$51 == c_i_tx_bad_descriptors) begin
+            regs$ro$51 = txq$bad;
+        end
+        if (c_r$52 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$52[(c_lo)+:(5)];
+        end
+        if (c_r$52 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$52;
+        end
+        if (c_r$52 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$52;
+        end
+        if (c_r$52 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$52;
+        end
         if (c_r$52 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$52;
         end
@@ -9968,6 +11867,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$52 == c_i_cq_dropped) begin
             regs$ro$52 = hq$cq_dropped;
+        end
+        if (c_r$52 == c_i_tx_consumer) begin
+            regs$ro$52 = txq$consumer;
+        end
+        if (c_r$52 == c_i_tx_bad_descriptors) begin
+            regs$ro$52 = txq$bad;
+        end
+        if (c_r$53 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$53[(c_lo)+:(5)];
+        end
+        if (c_r$53 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$53;
+        end
+        if (c_r$53 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$53;
+        end
+        if (c_r$53 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$53;
         end
         if (c_r$53 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$53;
@@ -10135,6 +12067,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$53 == c_i_cq_dropped) begin
             regs$ro$53 = hq$cq_dropped;
         end
+        if (c_r$53 == c_i_tx_consumer) begin
+            regs$ro$53 = txq$consumer;
+        end
+        if (c_r$53 == c_i_tx_bad_descriptors) begin
+            regs$ro$53 = txq$bad;
+        end
+        if (c_r$54 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$54[(c_lo)+:(5)];
+        end
+        if (c_r$54 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$54;
+        end
+        if (c_r$54 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$54;
+        end
+        if (c_r$54 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$54;
+        end
         if (c_r$54 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$54;
         end
@@ -10300,6 +12265,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$54 == c_i_cq_dropped) begin
             regs$ro$54 = hq$cq_dropped;
+        end
+        if (c_r$54 == c_i_tx_consumer) begin
+            regs$ro$54 = txq$consumer;
+        end
+        if (c_r$54 == c_i_tx_bad_descriptors) begin
+            regs$ro$54 = txq$bad;
+        end
+        if (c_r$55 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$55[(c_lo)+:(5)];
+        end
+        if (c_r$55 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$55;
+        end
+        if (c_r$55 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$55;
+        end
+        if (c_r$55 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$55;
         end
         if (c_r$55 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$55;
@@ -10467,6 +12465,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$55 == c_i_cq_dropped) begin
             regs$ro$55 = hq$cq_dropped;
         end
+        if (c_r$55 == c_i_tx_consumer) begin
+            regs$ro$55 = txq$consumer;
+        end
+        if (c_r$55 == c_i_tx_bad_descriptors) begin
+            regs$ro$55 = txq$bad;
+        end
+        if (c_r$56 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$56[(c_lo)+:(5)];
+        end
+        if (c_r$56 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$56;
+        end
+        if (c_r$56 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$56;
+        end
+        if (c_r$56 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$56;
+        end
         if (c_r$56 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$56;
         end
@@ -10632,6 +12663,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$56 == c_i_cq_dropped) begin
             regs$ro$56 = hq$cq_dropped;
+        end
+        if (c_r$56 == c_i_tx_consumer) begin
+            regs$ro$56 = txq$consumer;
+        end
+        if (c_r$56 == c_i_tx_bad_descriptors) begin
+            regs$ro$56 = txq$bad;
+        end
+        if (c_r$57 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$57[(c_lo)+:(5)];
+        end
+        if (c_r$57 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$57;
+        end
+        if (c_r$57 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$57;
+        end
+        if (c_r$57 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$57;
         end
         if (c_r$57 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$57;
@@ -10799,6 +12863,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$57 == c_i_cq_dropped) begin
             regs$ro$57 = hq$cq_dropped;
         end
+        if (c_r$57 == c_i_tx_consumer) begin
+            regs$ro$57 = txq$consumer;
+        end
+        if (c_r$57 == c_i_tx_bad_descriptors) begin
+            regs$ro$57 = txq$bad;
+        end
+        if (c_r$58 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$58[(c_lo)+:(5)];
+        end
+        if (c_r$58 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$58;
+        end
+        if (c_r$58 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$58;
+        end
+        if (c_r$58 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$58;
+        end
         if (c_r$58 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$58;
         end
@@ -10964,6 +13061,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$58 == c_i_cq_dropped) begin
             regs$ro$58 = hq$cq_dropped;
+        end
+        if (c_r$58 == c_i_tx_consumer) begin
+            regs$ro$58 = txq$consumer;
+        end
+        if (c_r$58 == c_i_tx_bad_descriptors) begin
+            regs$ro$58 = txq$bad;
+        end
+        if (c_r$59 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$59[(c_lo)+:(5)];
+        end
+        if (c_r$59 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$59;
+        end
+        if (c_r$59 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$59;
+        end
+        if (c_r$59 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$59;
         end
         if (c_r$59 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$59;
@@ -11131,6 +13261,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$59 == c_i_cq_dropped) begin
             regs$ro$59 = hq$cq_dropped;
         end
+        if (c_r$59 == c_i_tx_consumer) begin
+            regs$ro$59 = txq$consumer;
+        end
+        if (c_r$59 == c_i_tx_bad_descriptors) begin
+            regs$ro$59 = txq$bad;
+        end
+        if (c_r$60 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$60[(c_lo)+:(5)];
+        end
+        if (c_r$60 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$60;
+        end
+        if (c_r$60 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$60;
+        end
+        if (c_r$60 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$60;
+        end
         if (c_r$60 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$60;
         end
@@ -11296,6 +13459,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$60 == c_i_cq_dropped) begin
             regs$ro$60 = hq$cq_dropped;
+        end
+        if (c_r$60 == c_i_tx_consumer) begin
+            regs$ro$60 = txq$consumer;
+        end
+        if (c_r$60 == c_i_tx_bad_descriptors) begin
+            regs$ro$60 = txq$bad;
+        end
+        if (c_r$61 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$61[(c_lo)+:(5)];
+        end
+        if (c_r$61 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$61;
+        end
+        if (c_r$61 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$61;
+        end
+        if (c_r$61 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$61;
         end
         if (c_r$61 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$61;
@@ -11463,6 +13659,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$61 == c_i_cq_dropped) begin
             regs$ro$61 = hq$cq_dropped;
         end
+        if (c_r$61 == c_i_tx_consumer) begin
+            regs$ro$61 = txq$consumer;
+        end
+        if (c_r$61 == c_i_tx_bad_descriptors) begin
+            regs$ro$61 = txq$bad;
+        end
+        if (c_r$62 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$62[(c_lo)+:(5)];
+        end
+        if (c_r$62 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$62;
+        end
+        if (c_r$62 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$62;
+        end
+        if (c_r$62 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$62;
+        end
         if (c_r$62 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$62;
         end
@@ -11628,6 +13857,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$62 == c_i_cq_dropped) begin
             regs$ro$62 = hq$cq_dropped;
+        end
+        if (c_r$62 == c_i_tx_consumer) begin
+            regs$ro$62 = txq$consumer;
+        end
+        if (c_r$62 == c_i_tx_bad_descriptors) begin
+            regs$ro$62 = txq$bad;
+        end
+        if (c_r$63 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$63[(c_lo)+:(5)];
+        end
+        if (c_r$63 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$63;
+        end
+        if (c_r$63 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$63;
+        end
+        if (c_r$63 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$63;
         end
         if (c_r$63 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$63;
@@ -11795,6 +14057,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$63 == c_i_cq_dropped) begin
             regs$ro$63 = hq$cq_dropped;
         end
+        if (c_r$63 == c_i_tx_consumer) begin
+            regs$ro$63 = txq$consumer;
+        end
+        if (c_r$63 == c_i_tx_bad_descriptors) begin
+            regs$ro$63 = txq$bad;
+        end
+        if (c_r$64 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$64[(c_lo)+:(5)];
+        end
+        if (c_r$64 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$64;
+        end
+        if (c_r$64 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$64;
+        end
+        if (c_r$64 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$64;
+        end
         if (c_r$64 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$64;
         end
@@ -11960,6 +14255,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$64 == c_i_cq_dropped) begin
             regs$ro$64 = hq$cq_dropped;
+        end
+        if (c_r$64 == c_i_tx_consumer) begin
+            regs$ro$64 = txq$consumer;
+        end
+        if (c_r$64 == c_i_tx_bad_descriptors) begin
+            regs$ro$64 = txq$bad;
+        end
+        if (c_r$65 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$65[(c_lo)+:(5)];
+        end
+        if (c_r$65 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$65;
+        end
+        if (c_r$65 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$65;
+        end
+        if (c_r$65 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$65;
         end
         if (c_r$65 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$65;
@@ -12127,6 +14455,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$65 == c_i_cq_dropped) begin
             regs$ro$65 = hq$cq_dropped;
         end
+        if (c_r$65 == c_i_tx_consumer) begin
+            regs$ro$65 = txq$consumer;
+        end
+        if (c_r$65 == c_i_tx_bad_descriptors) begin
+            regs$ro$65 = txq$bad;
+        end
+        if (c_r$66 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$66[(c_lo)+:(5)];
+        end
+        if (c_r$66 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$66;
+        end
+        if (c_r$66 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$66;
+        end
+        if (c_r$66 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$66;
+        end
         if (c_r$66 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$66;
         end
@@ -12292,6 +14653,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$66 == c_i_cq_dropped) begin
             regs$ro$66 = hq$cq_dropped;
+        end
+        if (c_r$66 == c_i_tx_consumer) begin
+            regs$ro$66 = txq$consumer;
+        end
+        if (c_r$66 == c_i_tx_bad_descriptors) begin
+            regs$ro$66 = txq$bad;
+        end
+        if (c_r$67 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$67[(c_lo)+:(5)];
+        end
+        if (c_r$67 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$67;
+        end
+        if (c_r$67 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$67;
+        end
+        if (c_r$67 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$67;
         end
         if (c_r$67 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$67;
@@ -12459,6 +14853,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$67 == c_i_cq_dropped) begin
             regs$ro$67 = hq$cq_dropped;
         end
+        if (c_r$67 == c_i_tx_consumer) begin
+            regs$ro$67 = txq$consumer;
+        end
+        if (c_r$67 == c_i_tx_bad_descriptors) begin
+            regs$ro$67 = txq$bad;
+        end
+        if (c_r$68 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$68[(c_lo)+:(5)];
+        end
+        if (c_r$68 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$68;
+        end
+        if (c_r$68 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$68;
+        end
+        if (c_r$68 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$68;
+        end
         if (c_r$68 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$68;
         end
@@ -12624,6 +15051,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$68 == c_i_cq_dropped) begin
             regs$ro$68 = hq$cq_dropped;
+        end
+        if (c_r$68 == c_i_tx_consumer) begin
+            regs$ro$68 = txq$consumer;
+        end
+        if (c_r$68 == c_i_tx_bad_descriptors) begin
+            regs$ro$68 = txq$bad;
+        end
+        if (c_r$69 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$69[(c_lo)+:(5)];
+        end
+        if (c_r$69 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$69;
+        end
+        if (c_r$69 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$69;
+        end
+        if (c_r$69 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$69;
         end
         if (c_r$69 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$69;
@@ -12791,6 +15251,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$69 == c_i_cq_dropped) begin
             regs$ro$69 = hq$cq_dropped;
         end
+        if (c_r$69 == c_i_tx_consumer) begin
+            regs$ro$69 = txq$consumer;
+        end
+        if (c_r$69 == c_i_tx_bad_descriptors) begin
+            regs$ro$69 = txq$bad;
+        end
+        if (c_r$70 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$70[(c_lo)+:(5)];
+        end
+        if (c_r$70 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$70;
+        end
+        if (c_r$70 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$70;
+        end
+        if (c_r$70 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$70;
+        end
         if (c_r$70 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$70;
         end
@@ -12956,6 +15449,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$70 == c_i_cq_dropped) begin
             regs$ro$70 = hq$cq_dropped;
+        end
+        if (c_r$70 == c_i_tx_consumer) begin
+            regs$ro$70 = txq$consumer;
+        end
+        if (c_r$70 == c_i_tx_bad_descriptors) begin
+            regs$ro$70 = txq$bad;
+        end
+        if (c_r$71 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$71[(c_lo)+:(5)];
+        end
+        if (c_r$71 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$71;
+        end
+        if (c_r$71 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$71;
+        end
+        if (c_r$71 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$71;
         end
         if (c_r$71 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$71;
@@ -13123,6 +15649,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$71 == c_i_cq_dropped) begin
             regs$ro$71 = hq$cq_dropped;
         end
+        if (c_r$71 == c_i_tx_consumer) begin
+            regs$ro$71 = txq$consumer;
+        end
+        if (c_r$71 == c_i_tx_bad_descriptors) begin
+            regs$ro$71 = txq$bad;
+        end
+        if (c_r$72 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$72[(c_lo)+:(5)];
+        end
+        if (c_r$72 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$72;
+        end
+        if (c_r$72 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$72;
+        end
+        if (c_r$72 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$72;
+        end
         if (c_r$72 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$72;
         end
@@ -13288,6 +15847,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$72 == c_i_cq_dropped) begin
             regs$ro$72 = hq$cq_dropped;
+        end
+        if (c_r$72 == c_i_tx_consumer) begin
+            regs$ro$72 = txq$consumer;
+        end
+        if (c_r$72 == c_i_tx_bad_descriptors) begin
+            regs$ro$72 = txq$bad;
+        end
+        if (c_r$73 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$73[(c_lo)+:(5)];
+        end
+        if (c_r$73 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$73;
+        end
+        if (c_r$73 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$73;
+        end
+        if (c_r$73 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$73;
         end
         if (c_r$73 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$73;
@@ -13455,6 +16047,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$73 == c_i_cq_dropped) begin
             regs$ro$73 = hq$cq_dropped;
         end
+        if (c_r$73 == c_i_tx_consumer) begin
+            regs$ro$73 = txq$consumer;
+        end
+        if (c_r$73 == c_i_tx_bad_descriptors) begin
+            regs$ro$73 = txq$bad;
+        end
+        if (c_r$74 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$74[(c_lo)+:(5)];
+        end
+        if (c_r$74 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$74;
+        end
+        if (c_r$74 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$74;
+        end
+        if (c_r$74 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$74;
+        end
         if (c_r$74 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$74;
         end
@@ -13620,6 +16245,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$74 == c_i_cq_dropped) begin
             regs$ro$74 = hq$cq_dropped;
+        end
+        if (c_r$74 == c_i_tx_consumer) begin
+            regs$ro$74 = txq$consumer;
+        end
+        if (c_r$74 == c_i_tx_bad_descriptors) begin
+            regs$ro$74 = txq$bad;
+        end
+        if (c_r$75 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$75[(c_lo)+:(5)];
+        end
+        if (c_r$75 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$75;
+        end
+        if (c_r$75 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$75;
+        end
+        if (c_r$75 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$75;
         end
         if (c_r$75 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$75;
@@ -13787,6 +16445,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$75 == c_i_cq_dropped) begin
             regs$ro$75 = hq$cq_dropped;
         end
+        if (c_r$75 == c_i_tx_consumer) begin
+            regs$ro$75 = txq$consumer;
+        end
+        if (c_r$75 == c_i_tx_bad_descriptors) begin
+            regs$ro$75 = txq$bad;
+        end
+        if (c_r$76 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$76[(c_lo)+:(5)];
+        end
+        if (c_r$76 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$76;
+        end
+        if (c_r$76 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$76;
+        end
+        if (c_r$76 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$76;
+        end
         if (c_r$76 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$76;
         end
@@ -13952,6 +16643,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$76 == c_i_cq_dropped) begin
             regs$ro$76 = hq$cq_dropped;
+        end
+        if (c_r$76 == c_i_tx_consumer) begin
+            regs$ro$76 = txq$consumer;
+        end
+        if (c_r$76 == c_i_tx_bad_descriptors) begin
+            regs$ro$76 = txq$bad;
+        end
+        if (c_r$77 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$77[(c_lo)+:(5)];
+        end
+        if (c_r$77 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$77;
+        end
+        if (c_r$77 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$77;
+        end
+        if (c_r$77 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$77;
         end
         if (c_r$77 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$77;
@@ -14119,6 +16843,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$77 == c_i_cq_dropped) begin
             regs$ro$77 = hq$cq_dropped;
         end
+        if (c_r$77 == c_i_tx_consumer) begin
+            regs$ro$77 = txq$consumer;
+        end
+        if (c_r$77 == c_i_tx_bad_descriptors) begin
+            regs$ro$77 = txq$bad;
+        end
+        if (c_r$78 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$78[(c_lo)+:(5)];
+        end
+        if (c_r$78 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$78;
+        end
+        if (c_r$78 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$78;
+        end
+        if (c_r$78 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$78;
+        end
         if (c_r$78 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$78;
         end
@@ -14284,6 +17041,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$78 == c_i_cq_dropped) begin
             regs$ro$78 = hq$cq_dropped;
+        end
+        if (c_r$78 == c_i_tx_consumer) begin
+            regs$ro$78 = txq$consumer;
+        end
+        if (c_r$78 == c_i_tx_bad_descriptors) begin
+            regs$ro$78 = txq$bad;
+        end
+        if (c_r$79 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$79[(c_lo)+:(5)];
+        end
+        if (c_r$79 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$79;
+        end
+        if (c_r$79 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$79;
+        end
+        if (c_r$79 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$79;
         end
         if (c_r$79 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$79;
@@ -14451,6 +17241,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$79 == c_i_cq_dropped) begin
             regs$ro$79 = hq$cq_dropped;
         end
+        if (c_r$79 == c_i_tx_consumer) begin
+            regs$ro$79 = txq$consumer;
+        end
+        if (c_r$79 == c_i_tx_bad_descriptors) begin
+            regs$ro$79 = txq$bad;
+        end
+        if (c_r$80 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$80[(c_lo)+:(5)];
+        end
+        if (c_r$80 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$80;
+        end
+        if (c_r$80 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$80;
+        end
+        if (c_r$80 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$80;
+        end
         if (c_r$80 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$80;
         end
@@ -14616,6 +17439,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$80 == c_i_cq_dropped) begin
             regs$ro$80 = hq$cq_dropped;
+        end
+        if (c_r$80 == c_i_tx_consumer) begin
+            regs$ro$80 = txq$consumer;
+        end
+        if (c_r$80 == c_i_tx_bad_descriptors) begin
+            regs$ro$80 = txq$bad;
+        end
+        if (c_r$81 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$81[(c_lo)+:(5)];
+        end
+        if (c_r$81 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$81;
+        end
+        if (c_r$81 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$81;
+        end
+        if (c_r$81 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$81;
         end
         if (c_r$81 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$81;
@@ -14783,6 +17639,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$81 == c_i_cq_dropped) begin
             regs$ro$81 = hq$cq_dropped;
         end
+        if (c_r$81 == c_i_tx_consumer) begin
+            regs$ro$81 = txq$consumer;
+        end
+        if (c_r$81 == c_i_tx_bad_descriptors) begin
+            regs$ro$81 = txq$bad;
+        end
+        if (c_r$82 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$82[(c_lo)+:(5)];
+        end
+        if (c_r$82 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$82;
+        end
+        if (c_r$82 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$82;
+        end
+        if (c_r$82 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$82;
+        end
         if (c_r$82 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$82;
         end
@@ -14948,6 +17837,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$82 == c_i_cq_dropped) begin
             regs$ro$82 = hq$cq_dropped;
+        end
+        if (c_r$82 == c_i_tx_consumer) begin
+            regs$ro$82 = txq$consumer;
+        end
+        if (c_r$82 == c_i_tx_bad_descriptors) begin
+            regs$ro$82 = txq$bad;
+        end
+        if (c_r$83 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$83[(c_lo)+:(5)];
+        end
+        if (c_r$83 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$83;
+        end
+        if (c_r$83 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$83;
+        end
+        if (c_r$83 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$83;
         end
         if (c_r$83 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$83;
@@ -15115,6 +18037,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$83 == c_i_cq_dropped) begin
             regs$ro$83 = hq$cq_dropped;
         end
+        if (c_r$83 == c_i_tx_consumer) begin
+            regs$ro$83 = txq$consumer;
+        end
+        if (c_r$83 == c_i_tx_bad_descriptors) begin
+            regs$ro$83 = txq$bad;
+        end
+        if (c_r$84 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$84[(c_lo)+:(5)];
+        end
+        if (c_r$84 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$84;
+        end
+        if (c_r$84 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$84;
+        end
+        if (c_r$84 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$84;
+        end
         if (c_r$84 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$84;
         end
@@ -15280,6 +18235,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$84 == c_i_cq_dropped) begin
             regs$ro$84 = hq$cq_dropped;
+        end
+        if (c_r$84 == c_i_tx_consumer) begin
+            regs$ro$84 = txq$consumer;
+        end
+        if (c_r$84 == c_i_tx_bad_descriptors) begin
+            regs$ro$84 = txq$bad;
+        end
+        if (c_r$85 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$85[(c_lo)+:(5)];
+        end
+        if (c_r$85 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$85;
+        end
+        if (c_r$85 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$85;
+        end
+        if (c_r$85 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$85;
         end
         if (c_r$85 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$85;
@@ -15447,6 +18435,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$85 == c_i_cq_dropped) begin
             regs$ro$85 = hq$cq_dropped;
         end
+        if (c_r$85 == c_i_tx_consumer) begin
+            regs$ro$85 = txq$consumer;
+        end
+        if (c_r$85 == c_i_tx_bad_descriptors) begin
+            regs$ro$85 = txq$bad;
+        end
+        if (c_r$86 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$86[(c_lo)+:(5)];
+        end
+        if (c_r$86 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$86;
+        end
+        if (c_r$86 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$86;
+        end
+        if (c_r$86 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$86;
+        end
         if (c_r$86 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$86;
         end
@@ -15612,6 +18633,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$86 == c_i_cq_dropped) begin
             regs$ro$86 = hq$cq_dropped;
+        end
+        if (c_r$86 == c_i_tx_consumer) begin
+            regs$ro$86 = txq$consumer;
+        end
+        if (c_r$86 == c_i_tx_bad_descriptors) begin
+            regs$ro$86 = txq$bad;
+        end
+        if (c_r$87 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$87[(c_lo)+:(5)];
+        end
+        if (c_r$87 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$87;
+        end
+        if (c_r$87 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$87;
+        end
+        if (c_r$87 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$87;
         end
         if (c_r$87 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$87;
@@ -15779,6 +18833,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$87 == c_i_cq_dropped) begin
             regs$ro$87 = hq$cq_dropped;
         end
+        if (c_r$87 == c_i_tx_consumer) begin
+            regs$ro$87 = txq$consumer;
+        end
+        if (c_r$87 == c_i_tx_bad_descriptors) begin
+            regs$ro$87 = txq$bad;
+        end
+        if (c_r$88 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$88[(c_lo)+:(5)];
+        end
+        if (c_r$88 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$88;
+        end
+        if (c_r$88 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$88;
+        end
+        if (c_r$88 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$88;
+        end
         if (c_r$88 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$88;
         end
@@ -15944,6 +19031,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$88 == c_i_cq_dropped) begin
             regs$ro$88 = hq$cq_dropped;
+        end
+        if (c_r$88 == c_i_tx_consumer) begin
+            regs$ro$88 = txq$consumer;
+        end
+        if (c_r$88 == c_i_tx_bad_descriptors) begin
+            regs$ro$88 = txq$bad;
+        end
+        if (c_r$89 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$89[(c_lo)+:(5)];
+        end
+        if (c_r$89 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$89;
+        end
+        if (c_r$89 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$89;
+        end
+        if (c_r$89 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$89;
         end
         if (c_r$89 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$89;
@@ -16111,6 +19231,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$89 == c_i_cq_dropped) begin
             regs$ro$89 = hq$cq_dropped;
         end
+        if (c_r$89 == c_i_tx_consumer) begin
+            regs$ro$89 = txq$consumer;
+        end
+        if (c_r$89 == c_i_tx_bad_descriptors) begin
+            regs$ro$89 = txq$bad;
+        end
+        if (c_r$90 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$90[(c_lo)+:(5)];
+        end
+        if (c_r$90 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$90;
+        end
+        if (c_r$90 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$90;
+        end
+        if (c_r$90 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$90;
+        end
         if (c_r$90 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$90;
         end
@@ -16276,6 +19429,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$90 == c_i_cq_dropped) begin
             regs$ro$90 = hq$cq_dropped;
+        end
+        if (c_r$90 == c_i_tx_consumer) begin
+            regs$ro$90 = txq$consumer;
+        end
+        if (c_r$90 == c_i_tx_bad_descriptors) begin
+            regs$ro$90 = txq$bad;
+        end
+        if (c_r$91 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$91[(c_lo)+:(5)];
+        end
+        if (c_r$91 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$91;
+        end
+        if (c_r$91 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$91;
+        end
+        if (c_r$91 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$91;
         end
         if (c_r$91 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$91;
@@ -16443,6 +19629,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$91 == c_i_cq_dropped) begin
             regs$ro$91 = hq$cq_dropped;
         end
+        if (c_r$91 == c_i_tx_consumer) begin
+            regs$ro$91 = txq$consumer;
+        end
+        if (c_r$91 == c_i_tx_bad_descriptors) begin
+            regs$ro$91 = txq$bad;
+        end
+        if (c_r$92 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$92[(c_lo)+:(5)];
+        end
+        if (c_r$92 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$92;
+        end
+        if (c_r$92 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$92;
+        end
+        if (c_r$92 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$92;
+        end
         if (c_r$92 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$92;
         end
@@ -16608,6 +19827,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$92 == c_i_cq_dropped) begin
             regs$ro$92 = hq$cq_dropped;
+        end
+        if (c_r$92 == c_i_tx_consumer) begin
+            regs$ro$92 = txq$consumer;
+        end
+        if (c_r$92 == c_i_tx_bad_descriptors) begin
+            regs$ro$92 = txq$bad;
+        end
+        if (c_r$93 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$93[(c_lo)+:(5)];
+        end
+        if (c_r$93 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$93;
+        end
+        if (c_r$93 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$93;
+        end
+        if (c_r$93 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$93;
         end
         if (c_r$93 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$93;
@@ -16775,6 +20027,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$93 == c_i_cq_dropped) begin
             regs$ro$93 = hq$cq_dropped;
         end
+        if (c_r$93 == c_i_tx_consumer) begin
+            regs$ro$93 = txq$consumer;
+        end
+        if (c_r$93 == c_i_tx_bad_descriptors) begin
+            regs$ro$93 = txq$bad;
+        end
+        if (c_r$94 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$94[(c_lo)+:(5)];
+        end
+        if (c_r$94 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$94;
+        end
+        if (c_r$94 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$94;
+        end
+        if (c_r$94 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$94;
+        end
         if (c_r$94 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$94;
         end
@@ -16940,6 +20225,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$94 == c_i_cq_dropped) begin
             regs$ro$94 = hq$cq_dropped;
+        end
+        if (c_r$94 == c_i_tx_consumer) begin
+            regs$ro$94 = txq$consumer;
+        end
+        if (c_r$94 == c_i_tx_bad_descriptors) begin
+            regs$ro$94 = txq$bad;
+        end
+        if (c_r$95 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$95[(c_lo)+:(5)];
+        end
+        if (c_r$95 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$95;
+        end
+        if (c_r$95 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$95;
+        end
+        if (c_r$95 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$95;
         end
         if (c_r$95 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$95;
@@ -17107,6 +20425,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$95 == c_i_cq_dropped) begin
             regs$ro$95 = hq$cq_dropped;
         end
+        if (c_r$95 == c_i_tx_consumer) begin
+            regs$ro$95 = txq$consumer;
+        end
+        if (c_r$95 == c_i_tx_bad_descriptors) begin
+            regs$ro$95 = txq$bad;
+        end
+        if (c_r$96 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$96[(c_lo)+:(5)];
+        end
+        if (c_r$96 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$96;
+        end
+        if (c_r$96 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$96;
+        end
+        if (c_r$96 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$96;
+        end
         if (c_r$96 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$96;
         end
@@ -17272,6 +20623,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$96 == c_i_cq_dropped) begin
             regs$ro$96 = hq$cq_dropped;
+        end
+        if (c_r$96 == c_i_tx_consumer) begin
+            regs$ro$96 = txq$consumer;
+        end
+        if (c_r$96 == c_i_tx_bad_descriptors) begin
+            regs$ro$96 = txq$bad;
+        end
+        if (c_r$97 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$97[(c_lo)+:(5)];
+        end
+        if (c_r$97 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$97;
+        end
+        if (c_r$97 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$97;
+        end
+        if (c_r$97 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$97;
         end
         if (c_r$97 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$97;
@@ -17439,6 +20823,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$97 == c_i_cq_dropped) begin
             regs$ro$97 = hq$cq_dropped;
         end
+        if (c_r$97 == c_i_tx_consumer) begin
+            regs$ro$97 = txq$consumer;
+        end
+        if (c_r$97 == c_i_tx_bad_descriptors) begin
+            regs$ro$97 = txq$bad;
+        end
+        if (c_r$98 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$98[(c_lo)+:(5)];
+        end
+        if (c_r$98 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$98;
+        end
+        if (c_r$98 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$98;
+        end
+        if (c_r$98 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$98;
+        end
         if (c_r$98 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$98;
         end
@@ -17604,6 +21021,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$98 == c_i_cq_dropped) begin
             regs$ro$98 = hq$cq_dropped;
+        end
+        if (c_r$98 == c_i_tx_consumer) begin
+            regs$ro$98 = txq$consumer;
+        end
+        if (c_r$98 == c_i_tx_bad_descriptors) begin
+            regs$ro$98 = txq$bad;
+        end
+        if (c_r$99 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$99[(c_lo)+:(5)];
+        end
+        if (c_r$99 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$99;
+        end
+        if (c_r$99 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$99;
+        end
+        if (c_r$99 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$99;
         end
         if (c_r$99 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$99;
@@ -17771,6 +21221,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$99 == c_i_cq_dropped) begin
             regs$ro$99 = hq$cq_dropped;
         end
+        if (c_r$99 == c_i_tx_consumer) begin
+            regs$ro$99 = txq$consumer;
+        end
+        if (c_r$99 == c_i_tx_bad_descriptors) begin
+            regs$ro$99 = txq$bad;
+        end
+        if (c_r$100 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$100[(c_lo)+:(5)];
+        end
+        if (c_r$100 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$100;
+        end
+        if (c_r$100 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$100;
+        end
+        if (c_r$100 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$100;
+        end
         if (c_r$100 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$100;
         end
@@ -17936,6 +21419,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$100 == c_i_cq_dropped) begin
             regs$ro$100 = hq$cq_dropped;
+        end
+        if (c_r$100 == c_i_tx_consumer) begin
+            regs$ro$100 = txq$consumer;
+        end
+        if (c_r$100 == c_i_tx_bad_descriptors) begin
+            regs$ro$100 = txq$bad;
+        end
+        if (c_r$101 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$101[(c_lo)+:(5)];
+        end
+        if (c_r$101 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$101;
+        end
+        if (c_r$101 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$101;
+        end
+        if (c_r$101 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$101;
         end
         if (c_r$101 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$101;
@@ -18103,6 +21619,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$101 == c_i_cq_dropped) begin
             regs$ro$101 = hq$cq_dropped;
         end
+        if (c_r$101 == c_i_tx_consumer) begin
+            regs$ro$101 = txq$consumer;
+        end
+        if (c_r$101 == c_i_tx_bad_descriptors) begin
+            regs$ro$101 = txq$bad;
+        end
+        if (c_r$102 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$102[(c_lo)+:(5)];
+        end
+        if (c_r$102 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$102;
+        end
+        if (c_r$102 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$102;
+        end
+        if (c_r$102 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$102;
+        end
         if (c_r$102 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$102;
         end
@@ -18268,6 +21817,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         end
         if (c_r$102 == c_i_cq_dropped) begin
             regs$ro$102 = hq$cq_dropped;
+        end
+        if (c_r$102 == c_i_tx_consumer) begin
+            regs$ro$102 = txq$consumer;
+        end
+        if (c_r$102 == c_i_tx_bad_descriptors) begin
+            regs$ro$102 = txq$bad;
+        end
+        if (c_r$103 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$103[(c_lo)+:(5)];
+        end
+        if (c_r$103 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$103;
+        end
+        if (c_r$103 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$103;
+        end
+        if (c_r$103 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$103;
         end
         if (c_r$103 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$103;
@@ -18435,6 +22017,39 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$103 == c_i_cq_dropped) begin
             regs$ro$103 = hq$cq_dropped;
         end
+        if (c_r$103 == c_i_tx_consumer) begin
+            regs$ro$103 = txq$consumer;
+        end
+        if (c_r$103 == c_i_tx_bad_descriptors) begin
+            regs$ro$103 = txq$bad;
+        end
+        if (c_r$104 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$104[(c_lo)+:(5)];
+        end
+        if (c_r$104 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$104;
+        end
+        if (c_r$104 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$104;
+        end
+        if (c_r$104 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$104;
+        end
         if (c_r$104 == c_i_rx_base_lo) begin
             rx_base[(64'h0)+:(32)] = regs$rw$104;
         end
@@ -18601,6 +22216,1238 @@ module homa_rx_core_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_a
         if (c_r$104 == c_i_cq_dropped) begin
             regs$ro$104 = hq$cq_dropped;
         end
+        if (c_r$104 == c_i_tx_consumer) begin
+            regs$ro$104 = txq$consumer;
+        end
+        if (c_r$104 == c_i_tx_bad_descriptors) begin
+            regs$ro$104 = txq$bad;
+        end
+        if (c_r$105 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$105[(c_lo)+:(5)];
+        end
+        if (c_r$105 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$105;
+        end
+        if (c_r$105 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$105;
+        end
+        if (c_r$105 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$105[(c_lo)+:(5)];
+        end
+        if (c_r$105 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$105;
+        end
+        if (c_r$105 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$105[(c_lo)+:(5)];
+        end
+        if (c_r$105 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$105;
+        end
+        if (c_r$105 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$105[(c_lo)+:(8)];
+        end
+        if (c_r$105 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$105[(c_lo)+:(8)];
+        end
+        if (c_r$105 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$105;
+        end
+        if (c_r$105 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$105;
+        end
+        if (c_r$105 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$105[(c_lo)+:(16)];
+        end
+        if (c_r$105 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$105[(c_lo)+:(16)];
+        end
+        if (c_r$105 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$105;
+        end
+        if (c_r$105 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$105;
+        end
+        if (c_r$105 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$105;
+        end
+        if (c_r$105 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$105;
+        end
+        if (c_r$105 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$105;
+        end
+        if (c_r$105 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$105;
+        end
+        if (c_r$105 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$105;
+        end
+        if (c_r$105 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$105;
+        end
+        if (c_r$105 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$105;
+        end
+        regs$ro$105 = c_zero32;
+        if (c_r$105 == c_i_frames_ok) begin
+            regs$ro$105 = parser$frames_ok;
+        end
+        if (c_r$105 == c_i_dropped_runt) begin
+            regs$ro$105 = parser$dropped_runt;
+        end
+        if (c_r$105 == c_i_dropped_bad_checksum) begin
+            regs$ro$105 = parser$dropped_bad_checksum;
+        end
+        if (c_r$105 == c_i_dropped_not_homa) begin
+            regs$ro$105 = parser$dropped_not_homa;
+        end
+        if (c_r$105 == c_i_dropped_bad_type) begin
+            regs$ro$105 = parser$dropped_bad_type;
+        end
+        if (c_r$105 == c_i_dropped_bad_length) begin
+            regs$ro$105 = parser$dropped_bad_length;
+        end
+        if (c_r$105 == c_i_messages_tracked) begin
+            regs$ro$105 = grant$messages_tracked;
+        end
+        if (c_r$105 == c_i_grants_sent) begin
+            regs$ro$105 = grant$grants_sent;
+        end
+        if (c_r$105 == c_i_table_full) begin
+            regs$ro$105 = grant$table_full;
+        end
+        if (c_r$105 == c_i_holes_forgotten) begin
+            regs$ro$105 = msgs$holes_forgotten;
+        end
+        if (c_r$105 == c_i_dropped_late) begin
+            regs$ro$105 = msgs$dropped_late;
+        end
+        if (c_r$105 == c_i_release_peer) begin
+            op_peer = regs$rw$105;
+        end
+        if (c_r$105 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$105;
+        end
+        if (c_r$105 == c_i_release_length) begin
+            op_len = regs$rw$105;
+        end
+        if (c_r$105 == c_i_releases) begin
+            regs$ro$105 = n_rel$q;
+        end
+        if (c_r$105 == c_i_collisions) begin
+            regs$ro$105 = msgs$collisions;
+        end
+        if (c_r$105 == c_i_rx_consumer) begin
+            regs$ro$105 = hq$rx_consumer;
+        end
+        if (c_r$105 == c_i_cq_producer) begin
+            regs$ro$105 = hq$cq_producer;
+        end
+        if (c_r$105 == c_i_dropped_no_buffer) begin
+            regs$ro$105 = hq$no_buffer;
+        end
+        if (c_r$105 == c_i_rx_data) begin
+            regs$ro$105 = hq$rx_data;
+        end
+        if (c_r$105 == c_i_rx_errors) begin
+            regs$ro$105 = hq$rx_errors;
+        end
+        if (c_r$105 == c_i_dropped_bad_payload) begin
+            regs$ro$105 = hq$bad_frames;
+        end
+        if (c_r$105 == c_i_data_empty) begin
+            regs$ro$105 = hq$empty;
+        end
+        if (c_r$105 == c_i_rx_bad_descriptors) begin
+            regs$ro$105 = hq$bad_descriptors;
+        end
+        if (c_r$105 == c_i_cq_dropped) begin
+            regs$ro$105 = hq$cq_dropped;
+        end
+        if (c_r$105 == c_i_tx_consumer) begin
+            regs$ro$105 = txq$consumer;
+        end
+        if (c_r$105 == c_i_tx_bad_descriptors) begin
+            regs$ro$105 = txq$bad;
+        end
+        if (c_r$106 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$106[(c_lo)+:(5)];
+        end
+        if (c_r$106 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$106;
+        end
+        if (c_r$106 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$106;
+        end
+        if (c_r$106 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$106[(c_lo)+:(5)];
+        end
+        if (c_r$106 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$106;
+        end
+        if (c_r$106 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$106[(c_lo)+:(5)];
+        end
+        if (c_r$106 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$106;
+        end
+        if (c_r$106 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$106[(c_lo)+:(8)];
+        end
+        if (c_r$106 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$106[(c_lo)+:(8)];
+        end
+        if (c_r$106 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$106;
+        end
+        if (c_r$106 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$106;
+        end
+        if (c_r$106 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$106[(c_lo)+:(16)];
+        end
+        if (c_r$106 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$106[(c_lo)+:(16)];
+        end
+        if (c_r$106 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$106;
+        end
+        if (c_r$106 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$106;
+        end
+        if (c_r$106 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$106;
+        end
+        if (c_r$106 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$106;
+        end
+        if (c_r$106 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$106;
+        end
+        if (c_r$106 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$106;
+        end
+        if (c_r$106 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$106;
+        end
+        if (c_r$106 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$106;
+        end
+        if (c_r$106 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$106;
+        end
+        regs$ro$106 = c_zero32;
+        if (c_r$106 == c_i_frames_ok) begin
+            regs$ro$106 = parser$frames_ok;
+        end
+        if (c_r$106 == c_i_dropped_runt) begin
+            regs$ro$106 = parser$dropped_runt;
+        end
+        if (c_r$106 == c_i_dropped_bad_checksum) begin
+            regs$ro$106 = parser$dropped_bad_checksum;
+        end
+        if (c_r$106 == c_i_dropped_not_homa) begin
+            regs$ro$106 = parser$dropped_not_homa;
+        end
+        if (c_r$106 == c_i_dropped_bad_type) begin
+            regs$ro$106 = parser$dropped_bad_type;
+        end
+        if (c_r$106 == c_i_dropped_bad_length) begin
+            regs$ro$106 = parser$dropped_bad_length;
+        end
+        if (c_r$106 == c_i_messages_tracked) begin
+            regs$ro$106 = grant$messages_tracked;
+        end
+        if (c_r$106 == c_i_grants_sent) begin
+            regs$ro$106 = grant$grants_sent;
+        end
+        if (c_r$106 == c_i_table_full) begin
+            regs$ro$106 = grant$table_full;
+        end
+        if (c_r$106 == c_i_holes_forgotten) begin
+            regs$ro$106 = msgs$holes_forgotten;
+        end
+        if (c_r$106 == c_i_dropped_late) begin
+            regs$ro$106 = msgs$dropped_late;
+        end
+        if (c_r$106 == c_i_release_peer) begin
+            op_peer = regs$rw$106;
+        end
+        if (c_r$106 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$106;
+        end
+        if (c_r$106 == c_i_release_length) begin
+            op_len = regs$rw$106;
+        end
+        if (c_r$106 == c_i_releases) begin
+            regs$ro$106 = n_rel$q;
+        end
+        if (c_r$106 == c_i_collisions) begin
+            regs$ro$106 = msgs$collisions;
+        end
+        if (c_r$106 == c_i_rx_consumer) begin
+            regs$ro$106 = hq$rx_consumer;
+        end
+        if (c_r$106 == c_i_cq_producer) begin
+            regs$ro$106 = hq$cq_producer;
+        end
+        if (c_r$106 == c_i_dropped_no_buffer) begin
+            regs$ro$106 = hq$no_buffer;
+        end
+        if (c_r$106 == c_i_rx_data) begin
+            regs$ro$106 = hq$rx_data;
+        end
+        if (c_r$106 == c_i_rx_errors) begin
+            regs$ro$106 = hq$rx_errors;
+        end
+        if (c_r$106 == c_i_dropped_bad_payload) begin
+            regs$ro$106 = hq$bad_frames;
+        end
+        if (c_r$106 == c_i_data_empty) begin
+            regs$ro$106 = hq$empty;
+        end
+        if (c_r$106 == c_i_rx_bad_descriptors) begin
+            regs$ro$106 = hq$bad_descriptors;
+        end
+        if (c_r$106 == c_i_cq_dropped) begin
+            regs$ro$106 = hq$cq_dropped;
+        end
+        if (c_r$106 == c_i_tx_consumer) begin
+            regs$ro$106 = txq$consumer;
+        end
+        if (c_r$106 == c_i_tx_bad_descriptors) begin
+            regs$ro$106 = txq$bad;
+        end
+        if (c_r$107 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$107[(c_lo)+:(5)];
+        end
+        if (c_r$107 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$107;
+        end
+        if (c_r$107 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$107;
+        end
+        if (c_r$107 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$107[(c_lo)+:(5)];
+        end
+        if (c_r$107 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$107;
+        end
+        if (c_r$107 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$107[(c_lo)+:(5)];
+        end
+        if (c_r$107 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$107;
+        end
+        if (c_r$107 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$107[(c_lo)+:(8)];
+        end
+        if (c_r$107 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$107[(c_lo)+:(8)];
+        end
+        if (c_r$107 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$107;
+        end
+        if (c_r$107 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$107;
+        end
+        if (c_r$107 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$107[(c_lo)+:(16)];
+        end
+        if (c_r$107 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$107[(c_lo)+:(16)];
+        end
+        if (c_r$107 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$107;
+        end
+        if (c_r$107 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$107;
+        end
+        if (c_r$107 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$107;
+        end
+        if (c_r$107 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$107;
+        end
+        if (c_r$107 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$107;
+        end
+        if (c_r$107 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$107;
+        end
+        if (c_r$107 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$107;
+        end
+        if (c_r$107 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$107;
+        end
+        if (c_r$107 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$107;
+        end
+        regs$ro$107 = c_zero32;
+        if (c_r$107 == c_i_frames_ok) begin
+            regs$ro$107 = parser$frames_ok;
+        end
+        if (c_r$107 == c_i_dropped_runt) begin
+            regs$ro$107 = parser$dropped_runt;
+        end
+        if (c_r$107 == c_i_dropped_bad_checksum) begin
+            regs$ro$107 = parser$dropped_bad_checksum;
+        end
+        if (c_r$107 == c_i_dropped_not_homa) begin
+            regs$ro$107 = parser$dropped_not_homa;
+        end
+        if (c_r$107 == c_i_dropped_bad_type) begin
+            regs$ro$107 = parser$dropped_bad_type;
+        end
+        if (c_r$107 == c_i_dropped_bad_length) begin
+            regs$ro$107 = parser$dropped_bad_length;
+        end
+        if (c_r$107 == c_i_messages_tracked) begin
+            regs$ro$107 = grant$messages_tracked;
+        end
+        if (c_r$107 == c_i_grants_sent) begin
+            regs$ro$107 = grant$grants_sent;
+        end
+        if (c_r$107 == c_i_table_full) begin
+            regs$ro$107 = grant$table_full;
+        end
+        if (c_r$107 == c_i_holes_forgotten) begin
+            regs$ro$107 = msgs$holes_forgotten;
+        end
+        if (c_r$107 == c_i_dropped_late) begin
+            regs$ro$107 = msgs$dropped_late;
+        end
+        if (c_r$107 == c_i_release_peer) begin
+            op_peer = regs$rw$107;
+        end
+        if (c_r$107 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$107;
+        end
+        if (c_r$107 == c_i_release_length) begin
+            op_len = regs$rw$107;
+        end
+        if (c_r$107 == c_i_releases) begin
+            regs$ro$107 = n_rel$q;
+        end
+        if (c_r$107 == c_i_collisions) begin
+            regs$ro$107 = msgs$collisions;
+        end
+        if (c_r$107 == c_i_rx_consumer) begin
+            regs$ro$107 = hq$rx_consumer;
+        end
+        if (c_r$107 == c_i_cq_producer) begin
+            regs$ro$107 = hq$cq_producer;
+        end
+        if (c_r$107 == c_i_dropped_no_buffer) begin
+            regs$ro$107 = hq$no_buffer;
+        end
+        if (c_r$107 == c_i_rx_data) begin
+            regs$ro$107 = hq$rx_data;
+        end
+        if (c_r$107 == c_i_rx_errors) begin
+            regs$ro$107 = hq$rx_errors;
+        end
+        if (c_r$107 == c_i_dropped_bad_payload) begin
+            regs$ro$107 = hq$bad_frames;
+        end
+        if (c_r$107 == c_i_data_empty) begin
+            regs$ro$107 = hq$empty;
+        end
+        if (c_r$107 == c_i_rx_bad_descriptors) begin
+            regs$ro$107 = hq$bad_descriptors;
+        end
+        if (c_r$107 == c_i_cq_dropped) begin
+            regs$ro$107 = hq$cq_dropped;
+        end
+        if (c_r$107 == c_i_tx_consumer) begin
+            regs$ro$107 = txq$consumer;
+        end
+        if (c_r$107 == c_i_tx_bad_descriptors) begin
+            regs$ro$107 = txq$bad;
+        end
+        if (c_r$108 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$108[(c_lo)+:(5)];
+        end
+        if (c_r$108 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$108;
+        end
+        if (c_r$108 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$108;
+        end
+        if (c_r$108 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$108[(c_lo)+:(5)];
+        end
+        if (c_r$108 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$108;
+        end
+        if (c_r$108 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$108[(c_lo)+:(5)];
+        end
+        if (c_r$108 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$108;
+        end
+        if (c_r$108 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$108[(c_lo)+:(8)];
+        end
+        if (c_r$108 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$108[(c_lo)+:(8)];
+        end
+        if (c_r$108 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$108;
+        end
+        if (c_r$108 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$108;
+        end
+        if (c_r$108 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$108[(c_lo)+:(16)];
+        end
+        if (c_r$108 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$108[(c_lo)+:(16)];
+        end
+        if (c_r$108 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$108;
+        end
+        if (c_r$108 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$108;
+        end
+        if (c_r$108 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$108;
+        end
+        if (c_r$108 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$108;
+        end
+        if (c_r$108 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$108;
+        end
+        if (c_r$108 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$108;
+        end
+        if (c_r$108 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$108;
+        end
+        if (c_r$108 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$108;
+        end
+        if (c_r$108 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$108;
+        end
+        regs$ro$108 = c_zero32;
+        if (c_r$108 == c_i_frames_ok) begin
+            regs$ro$108 = parser$frames_ok;
+        end
+        if (c_r$108 == c_i_dropped_runt) begin
+            regs$ro$108 = parser$dropped_runt;
+        end
+        if (c_r$108 == c_i_dropped_bad_checksum) begin
+            regs$ro$108 = parser$dropped_bad_checksum;
+        end
+        if (c_r$108 == c_i_dropped_not_homa) begin
+            regs$ro$108 = parser$dropped_not_homa;
+        end
+        if (c_r$108 == c_i_dropped_bad_type) begin
+            regs$ro$108 = parser$dropped_bad_type;
+        end
+        if (c_r$108 == c_i_dropped_bad_length) begin
+            regs$ro$108 = parser$dropped_bad_length;
+        end
+        if (c_r$108 == c_i_messages_tracked) begin
+            regs$ro$108 = grant$messages_tracked;
+        end
+        if (c_r$108 == c_i_grants_sent) begin
+            regs$ro$108 = grant$grants_sent;
+        end
+        if (c_r$108 == c_i_table_full) begin
+            regs$ro$108 = grant$table_full;
+        end
+        if (c_r$108 == c_i_holes_forgotten) begin
+            regs$ro$108 = msgs$holes_forgotten;
+        end
+        if (c_r$108 == c_i_dropped_late) begin
+            regs$ro$108 = msgs$dropped_late;
+        end
+        if (c_r$108 == c_i_release_peer) begin
+            op_peer = regs$rw$108;
+        end
+        if (c_r$108 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$108;
+        end
+        if (c_r$108 == c_i_release_length) begin
+            op_len = regs$rw$108;
+        end
+        if (c_r$108 == c_i_releases) begin
+            regs$ro$108 = n_rel$q;
+        end
+        if (c_r$108 == c_i_collisions) begin
+            regs$ro$108 = msgs$collisions;
+        end
+        if (c_r$108 == c_i_rx_consumer) begin
+            regs$ro$108 = hq$rx_consumer;
+        end
+        if (c_r$108 == c_i_cq_producer) begin
+            regs$ro$108 = hq$cq_producer;
+        end
+        if (c_r$108 == c_i_dropped_no_buffer) begin
+            regs$ro$108 = hq$no_buffer;
+        end
+        if (c_r$108 == c_i_rx_data) begin
+            regs$ro$108 = hq$rx_data;
+        end
+        if (c_r$108 == c_i_rx_errors) begin
+            regs$ro$108 = hq$rx_errors;
+        end
+        if (c_r$108 == c_i_dropped_bad_payload) begin
+            regs$ro$108 = hq$bad_frames;
+        end
+        if (c_r$108 == c_i_data_empty) begin
+            regs$ro$108 = hq$empty;
+        end
+        if (c_r$108 == c_i_rx_bad_descriptors) begin
+            regs$ro$108 = hq$bad_descriptors;
+        end
+        if (c_r$108 == c_i_cq_dropped) begin
+            regs$ro$108 = hq$cq_dropped;
+        end
+        if (c_r$108 == c_i_tx_consumer) begin
+            regs$ro$108 = txq$consumer;
+        end
+        if (c_r$108 == c_i_tx_bad_descriptors) begin
+            regs$ro$108 = txq$bad;
+        end
+        if (c_r$109 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$109[(c_lo)+:(5)];
+        end
+        if (c_r$109 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$109;
+        end
+        if (c_r$109 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$109;
+        end
+        if (c_r$109 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$109[(c_lo)+:(5)];
+        end
+        if (c_r$109 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$109;
+        end
+        if (c_r$109 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$109[(c_lo)+:(5)];
+        end
+        if (c_r$109 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$109;
+        end
+        if (c_r$109 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$109[(c_lo)+:(8)];
+        end
+        if (c_r$109 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$109[(c_lo)+:(8)];
+        end
+        if (c_r$109 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$109;
+        end
+        if (c_r$109 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$109;
+        end
+        if (c_r$109 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$109[(c_lo)+:(16)];
+        end
+        if (c_r$109 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$109[(c_lo)+:(16)];
+        end
+        if (c_r$109 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$109;
+        end
+        if (c_r$109 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$109;
+        end
+        if (c_r$109 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$109;
+        end
+        if (c_r$109 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$109;
+        end
+        if (c_r$109 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$109;
+        end
+        if (c_r$109 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$109;
+        end
+        if (c_r$109 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$109;
+        end
+        if (c_r$109 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$109;
+        end
+        if (c_r$109 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$109;
+        end
+        regs$ro$109 = c_zero32;
+        if (c_r$109 == c_i_frames_ok) begin
+            regs$ro$109 = parser$frames_ok;
+        end
+        if (c_r$109 == c_i_dropped_runt) begin
+            regs$ro$109 = parser$dropped_runt;
+        end
+        if (c_r$109 == c_i_dropped_bad_checksum) begin
+            regs$ro$109 = parser$dropped_bad_checksum;
+        end
+        if (c_r$109 == c_i_dropped_not_homa) begin
+            regs$ro$109 = parser$dropped_not_homa;
+        end
+        if (c_r$109 == c_i_dropped_bad_type) begin
+            regs$ro$109 = parser$dropped_bad_type;
+        end
+        if (c_r$109 == c_i_dropped_bad_length) begin
+            regs$ro$109 = parser$dropped_bad_length;
+        end
+        if (c_r$109 == c_i_messages_tracked) begin
+            regs$ro$109 = grant$messages_tracked;
+        end
+        if (c_r$109 == c_i_grants_sent) begin
+            regs$ro$109 = grant$grants_sent;
+        end
+        if (c_r$109 == c_i_table_full) begin
+            regs$ro$109 = grant$table_full;
+        end
+        if (c_r$109 == c_i_holes_forgotten) begin
+            regs$ro$109 = msgs$holes_forgotten;
+        end
+        if (c_r$109 == c_i_dropped_late) begin
+            regs$ro$109 = msgs$dropped_late;
+        end
+        if (c_r$109 == c_i_release_peer) begin
+            op_peer = regs$rw$109;
+        end
+        if (c_r$109 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$109;
+        end
+        if (c_r$109 == c_i_release_length) begin
+            op_len = regs$rw$109;
+        end
+        if (c_r$109 == c_i_releases) begin
+            regs$ro$109 = n_rel$q;
+        end
+        if (c_r$109 == c_i_collisions) begin
+            regs$ro$109 = msgs$collisions;
+        end
+        if (c_r$109 == c_i_rx_consumer) begin
+            regs$ro$109 = hq$rx_consumer;
+        end
+        if (c_r$109 == c_i_cq_producer) begin
+            regs$ro$109 = hq$cq_producer;
+        end
+        if (c_r$109 == c_i_dropped_no_buffer) begin
+            regs$ro$109 = hq$no_buffer;
+        end
+        if (c_r$109 == c_i_rx_data) begin
+            regs$ro$109 = hq$rx_data;
+        end
+        if (c_r$109 == c_i_rx_errors) begin
+            regs$ro$109 = hq$rx_errors;
+        end
+        if (c_r$109 == c_i_dropped_bad_payload) begin
+            regs$ro$109 = hq$bad_frames;
+        end
+        if (c_r$109 == c_i_data_empty) begin
+            regs$ro$109 = hq$empty;
+        end
+        if (c_r$109 == c_i_rx_bad_descriptors) begin
+            regs$ro$109 = hq$bad_descriptors;
+        end
+        if (c_r$109 == c_i_cq_dropped) begin
+            regs$ro$109 = hq$cq_dropped;
+        end
+        if (c_r$109 == c_i_tx_consumer) begin
+            regs$ro$109 = txq$consumer;
+        end
+        if (c_r$109 == c_i_tx_bad_descriptors) begin
+            regs$ro$109 = txq$bad;
+        end
+        if (c_r$110 == c_i_tx_base_lo) begin
+            tx_base[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_tx_base_hi) begin
+            tx_base[(64'h20)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_tx_log2_size) begin
+            txq$cfg_log2 = regs$rw$110[(c_lo)+:(5)];
+        end
+        if (c_r$110 == c_i_tx_producer) begin
+            txq$cfg_producer = regs$rw$110;
+        end
+        if (c_r$110 == c_i_tx_win_base_lo) begin
+            tx_win_base[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_tx_win_base_hi) begin
+            tx_win_base[(64'h20)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_tx_win_len_lo) begin
+            tx_win_len[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_tx_win_len_hi) begin
+            tx_win_len[(64'h20)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_max_message_length) begin
+            txq$cfg_max_len = regs$rw$110;
+        end
+        if (c_r$110 == c_i_rx_base_lo) begin
+            rx_base[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_rx_base_hi) begin
+            rx_base[(64'h20)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_rx_win_base_lo) begin
+            rx_win_base[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_rx_win_base_hi) begin
+            rx_win_base[(64'h20)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_rx_win_len_lo) begin
+            rx_win_len[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_rx_win_len_hi) begin
+            rx_win_len[(64'h20)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_rx_log2_size) begin
+            hq$cfg_rx_log2 = regs$rw$110[(c_lo)+:(5)];
+        end
+        if (c_r$110 == c_i_rx_producer) begin
+            hq$cfg_rx_producer = regs$rw$110;
+        end
+        if (c_r$110 == c_i_cq_base_lo) begin
+            cq_base[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_cq_base_hi) begin
+            cq_base[(64'h20)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_cq_log2_size) begin
+            hq$cfg_cq_log2 = regs$rw$110[(c_lo)+:(5)];
+        end
+        if (c_r$110 == c_i_cq_consumer) begin
+            hq$cfg_cq_consumer = regs$rw$110;
+        end
+        if (c_r$110 == c_i_max_overcommit) begin
+            grant$cfg_max_overcommit = regs$rw$110[(c_lo)+:(8)];
+        end
+        if (c_r$110 == c_i_max_sched_prio) begin
+            grant$cfg_max_sched_prio = regs$rw$110[(c_lo)+:(8)];
+        end
+        if (c_r$110 == c_i_max_incoming) begin
+            grant$cfg_max_incoming = regs$rw$110;
+        end
+        if (c_r$110 == c_i_ipv4_addr) begin
+            cfg_ip = regs$rw$110;
+        end
+        if (c_r$110 == c_i_mac_addr_lo) begin
+            local_mac[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_mac_addr_hi) begin
+            local_mac[(64'h20)+:(16)] = regs$rw$110[(c_lo)+:(16)];
+        end
+        if (c_r$110 == c_i_gw_mac_lo) begin
+            gw_mac[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_gw_mac_hi) begin
+            gw_mac[(64'h20)+:(16)] = regs$rw$110[(c_lo)+:(16)];
+        end
+        if (c_r$110 == c_i_window_n0) begin
+            grant$cfg_window_0 = regs$rw$110;
+        end
+        if (c_r$110 == c_i_window_n1) begin
+            grant$cfg_window_1 = regs$rw$110;
+        end
+        if (c_r$110 == c_i_window_n2) begin
+            grant$cfg_window_2 = regs$rw$110;
+        end
+        if (c_r$110 == c_i_window_n3) begin
+            grant$cfg_window_3 = regs$rw$110;
+        end
+        if (c_r$110 == c_i_window_n4) begin
+            grant$cfg_window_4 = regs$rw$110;
+        end
+        if (c_r$110 == c_i_window_n5) begin
+            grant$cfg_window_5 = regs$rw$110;
+        end
+        if (c_r$110 == c_i_window_n6) begin
+            grant$cfg_window_6 = regs$rw$110;
+        end
+        if (c_r$110 == c_i_window_n7) begin
+            grant$cfg_window_7 = regs$rw$110;
+        end
+        if (c_r$110 == c_i_window_n8) begin
+            grant$cfg_window_8 = regs$rw$110;
+        end
+        regs$ro$110 = c_zero32;
+        if (c_r$110 == c_i_frames_ok) begin
+            regs$ro$110 = parser$frames_ok;
+        end
+        if (c_r$110 == c_i_dropped_runt) begin
+            regs$ro$110 = parser$dropped_runt;
+        end
+        if (c_r$110 == c_i_dropped_bad_checksum) begin
+            regs$ro$110 = parser$dropped_bad_checksum;
+        end
+        if (c_r$110 == c_i_dropped_not_homa) begin
+            regs$ro$110 = parser$dropped_not_homa;
+        end
+        if (c_r$110 == c_i_dropped_bad_type) begin
+            regs$ro$110 = parser$dropped_bad_type;
+        end
+        if (c_r$110 == c_i_dropped_bad_length) begin
+            regs$ro$110 = parser$dropped_bad_length;
+        end
+        if (c_r$110 == c_i_messages_tracked) begin
+            regs$ro$110 = grant$messages_tracked;
+        end
+        if (c_r$110 == c_i_grants_sent) begin
+            regs$ro$110 = grant$grants_sent;
+        end
+        if (c_r$110 == c_i_table_full) begin
+            regs$ro$110 = grant$table_full;
+        end
+        if (c_r$110 == c_i_holes_forgotten) begin
+            regs$ro$110 = msgs$holes_forgotten;
+        end
+        if (c_r$110 == c_i_dropped_late) begin
+            regs$ro$110 = msgs$dropped_late;
+        end
+        if (c_r$110 == c_i_release_peer) begin
+            op_peer = regs$rw$110;
+        end
+        if (c_r$110 == c_i_release_id_lo) begin
+            op_id[(64'h0)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_release_id_hi) begin
+            op_id[(64'h20)+:(32)] = regs$rw$110;
+        end
+        if (c_r$110 == c_i_release_length) begin
+            op_len = regs$rw$110;
+        end
+        if (c_r$110 == c_i_releases) begin
+            regs$ro$110 = n_rel$q;
+        end
+        if (c_r$110 == c_i_collisions) begin
+            regs$ro$110 = msgs$collisions;
+        end
+        if (c_r$110 == c_i_rx_consumer) begin
+            regs$ro$110 = hq$rx_consumer;
+        end
+        if (c_r$110 == c_i_cq_producer) begin
+            regs$ro$110 = hq$cq_producer;
+        end
+        if (c_r$110 == c_i_dropped_no_buffer) begin
+            regs$ro$110 = hq$no_buffer;
+        end
+        if (c_r$110 == c_i_rx_data) begin
+            regs$ro$110 = hq$rx_data;
+        end
+        if (c_r$110 == c_i_rx_errors) begin
+            regs$ro$110 = hq$rx_errors;
+        end
+        if (c_r$110 == c_i_dropped_bad_payload) begin
+            regs$ro$110 = hq$bad_frames;
+        end
+        if (c_r$110 == c_i_data_empty) begin
+            regs$ro$110 = hq$empty;
+        end
+        if (c_r$110 == c_i_rx_bad_descriptors) begin
+            regs$ro$110 = hq$bad_descriptors;
+        end
+        if (c_r$110 == c_i_cq_dropped) begin
+            regs$ro$110 = hq$cq_dropped;
+        end
+        if (c_r$110 == c_i_tx_consumer) begin
+            regs$ro$110 = txq$consumer;
+        end
+        if (c_r$110 == c_i_tx_bad_descriptors) begin
+            regs$ro$110 = txq$bad;
+        end
+        txq$clock = clock;
+        txq$reset = reset;
+        txq$cfg_base = ((tx_base) & 64'hffffffffffffffff);
+        txq$cfg_win_base = ((tx_win_base) & 64'hffffffffffffffff);
+        txq$cfg_win_len = ((tx_win_len) & 64'hffffffffffffffff);
+        txq$cfg_clear = s_reg_we & (s_reg_addr == c_a_tx_log2);
+        m_dma_txrd_valid = txq$m_rd_valid;
+        m_dma_txrd_addr = txq$m_rd_addr;
+        m_dma_txrd_len = txq$m_rd_len;
+        txq$m_rd_ready = m_dma_txrd_ready;
+        txq$s_rd_valid = s_dma_txrd_valid;
+        txq$s_rd_data = s_dma_txrd_data;
+        hq$s_txerr_valid = txq$m_err_valid;
+        txq$m_err_ready = hq$s_txerr_ready;
+        hq$s_txerr_status = txq$m_err_status;
+        hq$s_txerr_index = txq$m_desc_index;
+        hq$s_txerr_rpc_id = txq$m_desc_rpc_id;
+        hq$s_txerr_cookie = txq$m_desc_cookie;
+        m_txd_valid = txq$m_desc_valid;
+        txq$m_desc_ready = m_txd_ready;
+        m_txd_retransmit = txq$m_desc_retransmit;
+        m_txd_no_completion = txq$m_desc_no_completion;
+        m_txd_src_port = txq$m_desc_src_port;
+        m_txd_dst_port = txq$m_desc_dst_port;
+        m_txd_rpc_id = txq$m_desc_rpc_id;
+        m_txd_peer = txq$m_desc_peer;
+        m_txd_length = txq$m_desc_length;
+        m_txd_iova = txq$m_desc_iova;
+        m_txd_offset = txq$m_desc_offset;
+        m_txd_bytes = txq$m_desc_bytes;
+        m_txd_cookie = txq$m_desc_cookie;
+        m_txd_index = txq$m_desc_index;
         parser$clock = clock;
         msgs$clock = clock;
         grant$clock = clock;
@@ -51874,7 +56721,7 @@ module homa_rx_core_w512$grant$valid$9(d,q,clock);
 endmodule // homa_rx_core_w512$grant$valid$9
 
 
-module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
+module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_txerr_valid,s_txerr_ready,s_txerr_status,s_txerr_index,s_txerr_rpc_id,s_txerr_cookie,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
     
     // Module arguments
     input wire  clock;
@@ -51912,6 +56759,12 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     input wire  [63:0] s_hdr_ack_client_id;
     input wire  [15:0] s_hdr_ack_server_port;
     input wire  [247:0] s_hdr_body;
+    input wire  s_txerr_valid;
+    output reg  s_txerr_ready;
+    input wire  [7:0] s_txerr_status;
+    input wire  [31:0] s_txerr_index;
+    input wire  [63:0] s_txerr_rpc_id;
+    input wire  [63:0] s_txerr_cookie;
     output reg  m_rd_valid;
     input wire  m_rd_ready;
     output reg  [63:0] m_rd_addr;
@@ -51936,6 +56789,7 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     
     // Constant declarations
     localparam  c_refusal = 512'h2000000000000000000000000000000040000000000000000;
+    localparam  c_tx_refusal = 512'h1000000000000000000000000000000040000000000000000;
     
     // Stub signals
     reg  ring$clock;
@@ -52036,6 +56890,7 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
     
     // Local signals
     reg  [511:0] refusal;
+    reg  [511:0] tx_refusal;
     
     // Sub module instances
     homa_rx_core_w512$hq$ring ring(
@@ -52201,13 +57056,23 @@ module homa_rx_core_w512$hq(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,
         refusal[(64'h48)+:(8)] = ring$m_err_status;
         refusal[(64'h60)+:(32)] = ring$m_buf_index;
         refusal[(64'h80)+:(32)] = ring$m_buf_id;
-        cpl$push = (ring$m_err_valid | dma$m_cpl_valid) & ~cpl$full;
+        tx_refusal = c_tx_refusal;
+        tx_refusal[(64'h48)+:(8)] = s_txerr_status;
+        tx_refusal[(64'h60)+:(32)] = s_txerr_index;
+        tx_refusal[(64'h0)+:(64)] = s_txerr_rpc_id;
+        tx_refusal[(64'h80)+:(32)] = s_txerr_cookie[(32'h0)+:(32)];
+        tx_refusal[(64'ha0)+:(32)] = s_txerr_cookie[(32'h20)+:(32)];
+        cpl$push = (ring$m_err_valid | s_txerr_valid | dma$m_cpl_valid) & ~cpl$full;
         cpl$din = dma$m_cpl_data;
+        if (s_txerr_valid) begin
+            cpl$din = ((tx_refusal) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        end
         if (ring$m_err_valid) begin
             cpl$din = ((refusal) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         end
         ring$m_err_ready = ~cpl$full;
-        dma$m_cpl_ready = ~cpl$full & ~ring$m_err_valid;
+        s_txerr_ready = ~cpl$full & ~ring$m_err_valid;
+        dma$m_cpl_ready = ~cpl$full & ~ring$m_err_valid & ~s_txerr_valid;
         cq$s_cpl_valid = cpl$valid;
         cq$s_cpl_data = cpl$dout;
         cpl$ready = cq$s_cpl_ready;
@@ -65319,7 +70184,7 @@ module homa_rx_core_w512$parser$s2_verdict(d,q,clock);
 endmodule // homa_rx_core_w512$parser$s2_verdict
 
 
-module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid,ro$0,ro$1,ro$2,ro$3,ro$4,ro$5,ro$6,ro$7,ro$8,ro$9,ro$10,ro$11,ro$12,ro$13,ro$14,ro$15,ro$16,ro$17,ro$18,ro$19,ro$20,ro$21,ro$22,ro$23,ro$24,ro$25,ro$26,ro$27,ro$28,ro$29,ro$30,ro$31,ro$32,ro$33,ro$34,ro$35,ro$36,ro$37,ro$38,ro$39,ro$40,ro$41,ro$42,ro$43,ro$44,ro$45,ro$46,ro$47,ro$48,ro$49,ro$50,ro$51,ro$52,ro$53,ro$54,ro$55,ro$56,ro$57,ro$58,ro$59,ro$60,ro$61,ro$62,ro$63,ro$64,ro$65,ro$66,ro$67,ro$68,ro$69,ro$70,ro$71,ro$72,ro$73,ro$74,ro$75,ro$76,ro$77,ro$78,ro$79,ro$80,ro$81,ro$82,ro$83,ro$84,ro$85,ro$86,ro$87,ro$88,ro$89,ro$90,ro$91,ro$92,ro$93,ro$94,ro$95,ro$96,ro$97,ro$98,ro$99,ro$100,ro$101,ro$102,ro$103,ro$104,rw$0,rw$1,rw$2,rw$3,rw$4,rw$5,rw$6,rw$7,rw$8,rw$9,rw$10,rw$11,rw$12,rw$13,rw$14,rw$15,rw$16,rw$17,rw$18,rw$19,rw$20,rw$21,rw$22,rw$23,rw$24,rw$25,rw$26,rw$27,rw$28,rw$29,rw$30,rw$31,rw$32,rw$33,rw$34,rw$35,rw$36,rw$37,rw$38,rw$39,rw$40,rw$41,rw$42,rw$43,rw$44,rw$45,rw$46,rw$47,rw$48,rw$49,rw$50,rw$51,rw$52,rw$53,rw$54,rw$55,rw$56,rw$57,rw$58,rw$59,rw$60,rw$61,rw$62,rw$63,rw$64,rw$65,rw$66,rw$67,rw$68,rw$69,rw$70,rw$71,rw$72,rw$73,rw$74,rw$75,rw$76,rw$77,rw$78,rw$79,rw$80,rw$81,rw$82,rw$83,rw$84,rw$85,rw$86,rw$87,rw$88,rw$89,rw$90,rw$91,rw$92,rw$93,rw$94,rw$95,rw$96,rw$97,rw$98,rw$99,rw$100,rw$101,rw$102,rw$103,rw$104);
+module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_re,m_reg_rdata,m_reg_rvalid,ro$0,ro$1,ro$2,ro$3,ro$4,ro$5,ro$6,ro$7,ro$8,ro$9,ro$10,ro$11,ro$12,ro$13,ro$14,ro$15,ro$16,ro$17,ro$18,ro$19,ro$20,ro$21,ro$22,ro$23,ro$24,ro$25,ro$26,ro$27,ro$28,ro$29,ro$30,ro$31,ro$32,ro$33,ro$34,ro$35,ro$36,ro$37,ro$38,ro$39,ro$40,ro$41,ro$42,ro$43,ro$44,ro$45,ro$46,ro$47,ro$48,ro$49,ro$50,ro$51,ro$52,ro$53,ro$54,ro$55,ro$56,ro$57,ro$58,ro$59,ro$60,ro$61,ro$62,ro$63,ro$64,ro$65,ro$66,ro$67,ro$68,ro$69,ro$70,ro$71,ro$72,ro$73,ro$74,ro$75,ro$76,ro$77,ro$78,ro$79,ro$80,ro$81,ro$82,ro$83,ro$84,ro$85,ro$86,ro$87,ro$88,ro$89,ro$90,ro$91,ro$92,ro$93,ro$94,ro$95,ro$96,ro$97,ro$98,ro$99,ro$100,ro$101,ro$102,ro$103,ro$104,ro$105,ro$106,ro$107,ro$108,ro$109,ro$110,rw$0,rw$1,rw$2,rw$3,rw$4,rw$5,rw$6,rw$7,rw$8,rw$9,rw$10,rw$11,rw$12,rw$13,rw$14,rw$15,rw$16,rw$17,rw$18,rw$19,rw$20,rw$21,rw$22,rw$23,rw$24,rw$25,rw$26,rw$27,rw$28,rw$29,rw$30,rw$31,rw$32,rw$33,rw$34,rw$35,rw$36,rw$37,rw$38,rw$39,rw$40,rw$41,rw$42,rw$43,rw$44,rw$45,rw$46,rw$47,rw$48,rw$49,rw$50,rw$51,rw$52,rw$53,rw$54,rw$55,rw$56,rw$57,rw$58,rw$59,rw$60,rw$61,rw$62,rw$63,rw$64,rw$65,rw$66,rw$67,rw$68,rw$69,rw$70,rw$71,rw$72,rw$73,rw$74,rw$75,rw$76,rw$77,rw$78,rw$79,rw$80,rw$81,rw$82,rw$83,rw$84,rw$85,rw$86,rw$87,rw$88,rw$89,rw$90,rw$91,rw$92,rw$93,rw$94,rw$95,rw$96,rw$97,rw$98,rw$99,rw$100,rw$101,rw$102,rw$103,rw$104,rw$105,rw$106,rw$107,rw$108,rw$109,rw$110);
     
     // Module arguments
     input wire  clock;
@@ -65435,6 +70300,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     input wire  [31:0] ro$102;
     input wire  [31:0] ro$103;
     input wire  [31:0] ro$104;
+    input wire  [31:0] ro$105;
+    input wire  [31:0] ro$106;
+    input wire  [31:0] ro$107;
+    input wire  [31:0] ro$108;
+    input wire  [31:0] ro$109;
+    input wire  [31:0] ro$110;
     output reg  [31:0] rw$0;
     output reg  [31:0] rw$1;
     output reg  [31:0] rw$2;
@@ -65540,6 +70411,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     output reg  [31:0] rw$102;
     output reg  [31:0] rw$103;
     output reg  [31:0] rw$104;
+    output reg  [31:0] rw$105;
+    output reg  [31:0] rw$106;
+    output reg  [31:0] rw$107;
+    output reg  [31:0] rw$108;
+    output reg  [31:0] rw$109;
+    output reg  [31:0] rw$110;
     
     // Constant declarations
     localparam  c_addr$0 = 16'h0;
@@ -65647,6 +70524,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_addr$102 = 16'h558;
     localparam  c_addr$103 = 16'h55c;
     localparam  c_addr$104 = 16'h560;
+    localparam  c_addr$105 = 16'h564;
+    localparam  c_addr$106 = 16'h568;
+    localparam  c_addr$107 = 16'h56c;
+    localparam  c_addr$108 = 16'h570;
+    localparam  c_addr$109 = 16'h574;
+    localparam  c_addr$110 = 16'h578;
     localparam  c_value$0 = 32'h484d4e49;
     localparam  c_value$1 = 32'h10000;
     localparam  c_value$2 = 32'h100;
@@ -65728,7 +70611,7 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$78 = 32'h0;
     localparam  c_value$79 = 32'h0;
     localparam  c_value$80 = 32'h484d5155;
-    localparam  c_value$81 = 32'h30000;
+    localparam  c_value$81 = 32'h30001;
     localparam  c_value$82 = 32'h0;
     localparam  c_value$83 = 32'h0;
     localparam  c_value$84 = 32'h0;
@@ -65752,6 +70635,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$102 = 32'h0;
     localparam  c_value$103 = 32'h0;
     localparam  c_value$104 = 32'h0;
+    localparam  c_value$105 = 32'h0;
+    localparam  c_value$106 = 32'h0;
+    localparam  c_value$107 = 32'h0;
+    localparam  c_value$108 = 32'h0;
+    localparam  c_value$109 = 32'hf4240;
+    localparam  c_value$110 = 32'h0;
     localparam  c_control$0 = 1'b0;
     localparam  c_control$1 = 1'b0;
     localparam  c_control$2 = 1'b0;
@@ -65857,6 +70746,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_control$102 = 1'b1;
     localparam  c_control$103 = 1'b1;
     localparam  c_control$104 = 1'b1;
+    localparam  c_control$105 = 1'b1;
+    localparam  c_control$106 = 1'b1;
+    localparam  c_control$107 = 1'b1;
+    localparam  c_control$108 = 1'b1;
+    localparam  c_control$109 = 1'b1;
+    localparam  c_control$110 = 1'b0;
     localparam  c_status$0 = 1'b0;
     localparam  c_status$1 = 1'b0;
     localparam  c_status$2 = 1'b0;
@@ -65962,6 +70857,12 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_status$102 = 1'b0;
     localparam  c_status$103 = 1'b0;
     localparam  c_status$104 = 1'b0;
+    localparam  c_status$105 = 1'b0;
+    localparam  c_status$106 = 1'b0;
+    localparam  c_status$107 = 1'b0;
+    localparam  c_status$108 = 1'b0;
+    localparam  c_status$109 = 1'b0;
+    localparam  c_status$110 = 1'b1;
     localparam  c_zero = 32'h0;
     
     // Stub signals
@@ -66280,6 +71181,24 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     reg  [31:0] regs$104$d;
     wire  [31:0] regs$104$q;
     reg  regs$104$clock;
+    reg  [31:0] regs$105$d;
+    wire  [31:0] regs$105$q;
+    reg  regs$105$clock;
+    reg  [31:0] regs$106$d;
+    wire  [31:0] regs$106$q;
+    reg  regs$106$clock;
+    reg  [31:0] regs$107$d;
+    wire  [31:0] regs$107$q;
+    reg  regs$107$clock;
+    reg  [31:0] regs$108$d;
+    wire  [31:0] regs$108$q;
+    reg  regs$108$clock;
+    reg  [31:0] regs$109$d;
+    wire  [31:0] regs$109$q;
+    reg  regs$109$clock;
+    reg  [31:0] regs$110$d;
+    wire  [31:0] regs$110$q;
+    reg  regs$110$clock;
     reg  [31:0] rdata$d;
     wire  [31:0] rdata$q;
     reg  rdata$clock;
@@ -66815,6 +71734,36 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
         .d(regs$104$d),
         .q(regs$104$q),
         .clock(regs$104$clock)
+    );
+    homa_rx_core_w512$regs$regs$105 regs$105(
+        .d(regs$105$d),
+        .q(regs$105$q),
+        .clock(regs$105$clock)
+    );
+    homa_rx_core_w512$regs$regs$106 regs$106(
+        .d(regs$106$d),
+        .q(regs$106$q),
+        .clock(regs$106$clock)
+    );
+    homa_rx_core_w512$regs$regs$107 regs$107(
+        .d(regs$107$d),
+        .q(regs$107$q),
+        .clock(regs$107$clock)
+    );
+    homa_rx_core_w512$regs$regs$108 regs$108(
+        .d(regs$108$d),
+        .q(regs$108$q),
+        .clock(regs$108$clock)
+    );
+    homa_rx_core_w512$regs$regs$109 regs$109(
+        .d(regs$109$d),
+        .q(regs$109$q),
+        .clock(regs$109$clock)
+    );
+    homa_rx_core_w512$regs$regs$110 regs$110(
+        .d(regs$110$d),
+        .q(regs$110$q),
+        .clock(regs$110$clock)
     );
     homa_rx_core_w512$regs$rdata rdata(
         .d(rdata$d),
@@ -69039,6 +73988,132 @@ module homa_rx_core_w512$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
                 read = ro$104;
             end
         end
+        regs$105$clock = clock;
+        regs$105$d = regs$105$q;
+        if (c_control$105 & s_reg_we & (s_reg_addr == c_addr$105)) begin
+            regs$105$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$105$d = c_value$105;
+        end
+        rw$105 = c_zero;
+        if (c_control$105) begin
+            rw$105 = regs$105$q;
+        end
+        if (s_reg_addr == c_addr$105) begin
+            read = c_value$105;
+            if (c_control$105) begin
+                read = regs$105$q;
+            end
+            if (c_status$105) begin
+                read = ro$105;
+            end
+        end
+        regs$106$clock = clock;
+        regs$106$d = regs$106$q;
+        if (c_control$106 & s_reg_we & (s_reg_addr == c_addr$106)) begin
+            regs$106$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$106$d = c_value$106;
+        end
+        rw$106 = c_zero;
+        if (c_control$106) begin
+            rw$106 = regs$106$q;
+        end
+        if (s_reg_addr == c_addr$106) begin
+            read = c_value$106;
+            if (c_control$106) begin
+                read = regs$106$q;
+            end
+            if (c_status$106) begin
+                read = ro$106;
+            end
+        end
+        regs$107$clock = clock;
+        regs$107$d = regs$107$q;
+        if (c_control$107 & s_reg_we & (s_reg_addr == c_addr$107)) begin
+            regs$107$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$107$d = c_value$107;
+        end
+        rw$107 = c_zero;
+        if (c_control$107) begin
+            rw$107 = regs$107$q;
+        end
+        if (s_reg_addr == c_addr$107) begin
+            read = c_value$107;
+            if (c_control$107) begin
+                read = regs$107$q;
+            end
+            if (c_status$107) begin
+                read = ro$107;
+            end
+        end
+        regs$108$clock = clock;
+        regs$108$d = regs$108$q;
+        if (c_control$108 & s_reg_we & (s_reg_addr == c_addr$108)) begin
+            regs$108$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$108$d = c_value$108;
+        end
+        rw$108 = c_zero;
+        if (c_control$108) begin
+            rw$108 = regs$108$q;
+        end
+        if (s_reg_addr == c_addr$108) begin
+            read = c_value$108;
+            if (c_control$108) begin
+                read = regs$108$q;
+            end
+            if (c_status$108) begin
+                read = ro$108;
+            end
+        end
+        regs$109$clock = clock;
+        regs$109$d = regs$109$q;
+        if (c_control$109 & s_reg_we & (s_reg_addr == c_addr$109)) begin
+            regs$109$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$109$d = c_value$109;
+        end
+        rw$109 = c_zero;
+        if (c_control$109) begin
+            rw$109 = regs$109$q;
+        end
+        if (s_reg_addr == c_addr$109) begin
+            read = c_value$109;
+            if (c_control$109) begin
+                read = regs$109$q;
+            end
+            if (c_status$109) begin
+                read = ro$109;
+            end
+        end
+        regs$110$clock = clock;
+        regs$110$d = regs$110$q;
+        if (c_control$110 & s_reg_we & (s_reg_addr == c_addr$110)) begin
+            regs$110$d = s_reg_wdata;
+        end
+        if (reset) begin
+            regs$110$d = c_value$110;
+        end
+        rw$110 = c_zero;
+        if (c_control$110) begin
+            rw$110 = regs$110$q;
+        end
+        if (s_reg_addr == c_addr$110) begin
+            read = c_value$110;
+            if (c_control$110) begin
+                read = regs$110$q;
+            end
+            if (c_status$110) begin
+                read = ro$110;
+            end
+        end
         rvalid$d = s_reg_re;
         if (s_reg_re) begin
             rdata$d = read;
@@ -69224,6 +74299,101 @@ module homa_rx_core_w512$regs$regs$104(d,q,clock);
 endmodule // homa_rx_core_w512$regs$regs$104
 
 
+module homa_rx_core_w512$regs$regs$105(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$105
+
+
+module homa_rx_core_w512$regs$regs$106(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$106
+
+
+module homa_rx_core_w512$regs$regs$107(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$107
+
+
+module homa_rx_core_w512$regs$regs$108(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$108
+
+
+module homa_rx_core_w512$regs$regs$109(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$109
+
+
 module homa_rx_core_w512$regs$regs$11(d,q,clock);
     
     // Module arguments
@@ -69241,6 +74411,25 @@ module homa_rx_core_w512$regs$regs$11(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$regs$regs$11
+
+
+module homa_rx_core_w512$regs$regs$110(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$regs$regs$110
 
 
 module homa_rx_core_w512$regs$regs$12(d,q,clock);
@@ -71160,3 +76349,609 @@ module homa_rx_core_w512$rel_pending(d,q,clock);
     end
           
 endmodule // homa_rx_core_w512$rel_pending
+
+
+module homa_rx_core_w512$txq(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,cfg_win_base,cfg_win_len,cfg_max_len,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_desc_valid,m_desc_ready,m_desc_retransmit,m_desc_no_completion,m_desc_src_port,m_desc_dst_port,m_desc_rpc_id,m_desc_peer,m_desc_length,m_desc_iova,m_desc_offset,m_desc_bytes,m_desc_cookie,m_desc_index,m_err_valid,m_err_ready,m_err_status,consumer,bad);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [63:0] cfg_base;
+    input wire  [4:0] cfg_log2;
+    input wire  [31:0] cfg_producer;
+    input wire  cfg_clear;
+    input wire  [63:0] cfg_win_base;
+    input wire  [63:0] cfg_win_len;
+    input wire  [31:0] cfg_max_len;
+    output reg  m_rd_valid;
+    input wire  m_rd_ready;
+    output reg  [63:0] m_rd_addr;
+    output reg  [31:0] m_rd_len;
+    input wire  s_rd_valid;
+    input wire  [511:0] s_rd_data;
+    output reg  m_desc_valid;
+    input wire  m_desc_ready;
+    output reg  m_desc_retransmit;
+    output reg  m_desc_no_completion;
+    output reg  [15:0] m_desc_src_port;
+    output reg  [15:0] m_desc_dst_port;
+    output reg  [63:0] m_desc_rpc_id;
+    output reg  [127:0] m_desc_peer;
+    output reg  [31:0] m_desc_length;
+    output reg  [63:0] m_desc_iova;
+    output reg  [31:0] m_desc_offset;
+    output reg  [31:0] m_desc_bytes;
+    output reg  [63:0] m_desc_cookie;
+    output reg  [31:0] m_desc_index;
+    output reg  m_err_valid;
+    input wire  m_err_ready;
+    output reg  [7:0] m_err_status;
+    output reg  [31:0] consumer;
+    output reg  [31:0] bad;
+    
+    // Constant declarations
+    localparam  c_lo32 = 64'hffffffff;
+    localparam  c_zero64 = 64'h0;
+    localparam  c_zero32 = 32'h0;
+    localparam  c_zero16 = 16'h0;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_zero5 = 5'b0;
+    localparam  c_zero4 = 4'h0;
+    localparam  c_one32 = 32'h1;
+    localparam  c_one4 = 4'h1;
+    localparam  c_max_log2 = 5'b10000;
+    localparam  c_fifo = 32'h10;
+    localparam  c_desc_len = 32'h40;
+    localparam  c_shift = 32'h6;
+    localparam  c_op_send = 8'h1;
+    localparam  c_op_retx = 8'h2;
+    localparam  c_flags_reserved = 8'hfe;
+    localparam  c_st_bad = 8'h5;
+    localparam  c_st_long = 8'h2;
+    localparam  c_st_oob = 8'h1;
+    
+    // Stub signals
+    reg  [31:0] fetch$d;
+    wire  [31:0] fetch$q;
+    reg  fetch$clock;
+    reg  [31:0] got$d;
+    wire  [31:0] got$q;
+    reg  got$clock;
+    reg  [31:0] count$d;
+    wire  [31:0] count$q;
+    reg  count$clock;
+    reg  [31:0] inflight$d;
+    wire  [31:0] inflight$q;
+    reg  inflight$clock;
+    reg  [31:0] reqs$d;
+    wire  [31:0] reqs$q;
+    reg  reqs$clock;
+    reg  [31:0] discard$d;
+    wire  [31:0] discard$q;
+    reg  discard$clock;
+    reg  [3:0] wr$d;
+    wire  [3:0] wr$q;
+    reg  wr$clock;
+    reg  [3:0] rd$d;
+    wire  [3:0] rd$q;
+    reg  rd$clock;
+    reg  [31:0] popped$d;
+    wire  [31:0] popped$q;
+    reg  popped$clock;
+    reg  [31:0] n_bad$d;
+    wire  [31:0] n_bad$q;
+    reg  n_bad$clock;
+    reg  bank$clock;
+    reg  [3:0] bank$read_address;
+    wire  [511:0] bank$read_data;
+    reg  [3:0] bank$write_address;
+    reg  [511:0] bank$write_data;
+    reg  bank$write_enable;
+    reg  st_bank$clock;
+    reg  [3:0] st_bank$read_address;
+    wire  [7:0] st_bank$read_data;
+    reg  [3:0] st_bank$write_address;
+    reg  [7:0] st_bank$write_data;
+    reg  st_bank$write_enable;
+    
+    // Local signals
+    reg  on;
+    reg  [31:0] size;
+    reg  [31:0] slot;
+    reg  [31:0] avail;
+    reg  [31:0] space;
+    reg  [63:0] off64;
+    reg  issue;
+    reg  resp;
+    reg  pop;
+    reg  has;
+    reg  h_bad;
+    reg  [511:0] head;
+    reg  [7:0] h_st;
+    reg  [7:0] d_op;
+    reg  d_send;
+    reg  d_retx;
+    reg  [31:0] d_len;
+    reg  [63:0] d_len64;
+    reg  [63:0] d_roff;
+    reg  [63:0] d_rlen;
+    reg  [63:0] d_iova;
+    reg  [63:0] d_end;
+    reg  d_enc_bad;
+    reg  [7:0] d_st;
+    reg  win_on;
+    reg  [63:0] win_end;
+    reg  h_retx;
+    
+    // Sub module instances
+    homa_rx_core_w512$txq$fetch fetch(
+        .d(fetch$d),
+        .q(fetch$q),
+        .clock(fetch$clock)
+    );
+    homa_rx_core_w512$txq$got got(
+        .d(got$d),
+        .q(got$q),
+        .clock(got$clock)
+    );
+    homa_rx_core_w512$txq$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    homa_rx_core_w512$txq$inflight inflight(
+        .d(inflight$d),
+        .q(inflight$q),
+        .clock(inflight$clock)
+    );
+    homa_rx_core_w512$txq$reqs reqs(
+        .d(reqs$d),
+        .q(reqs$q),
+        .clock(reqs$clock)
+    );
+    homa_rx_core_w512$txq$discard discard(
+        .d(discard$d),
+        .q(discard$q),
+        .clock(discard$clock)
+    );
+    homa_rx_core_w512$txq$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_rx_core_w512$txq$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_rx_core_w512$txq$popped popped(
+        .d(popped$d),
+        .q(popped$q),
+        .clock(popped$clock)
+    );
+    homa_rx_core_w512$txq$n_bad n_bad(
+        .d(n_bad$d),
+        .q(n_bad$q),
+        .clock(n_bad$clock)
+    );
+    homa_rx_core_w512$txq$bank bank(
+        .clock(bank$clock),
+        .read_address(bank$read_address),
+        .read_data(bank$read_data),
+        .write_address(bank$write_address),
+        .write_data(bank$write_data),
+        .write_enable(bank$write_enable)
+    );
+    homa_rx_core_w512$txq$st_bank st_bank(
+        .clock(st_bank$clock),
+        .read_address(st_bank$read_address),
+        .read_data(st_bank$read_data),
+        .write_address(st_bank$write_address),
+        .write_data(st_bank$write_data),
+        .write_enable(st_bank$write_enable)
+    );
+    
+    // Update code
+    always @(*) begin
+        fetch$clock = clock;
+        got$clock = clock;
+        count$clock = clock;
+        inflight$clock = clock;
+        reqs$clock = clock;
+        discard$clock = clock;
+        wr$clock = clock;
+        rd$clock = clock;
+        popped$clock = clock;
+        n_bad$clock = clock;
+        fetch$d = fetch$q;
+        got$d = got$q;
+        count$d = count$q;
+        inflight$d = inflight$q;
+        reqs$d = reqs$q;
+        discard$d = discard$q;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        popped$d = popped$q;
+        n_bad$d = n_bad$q;
+        on = (cfg_log2 != c_zero5) & (cfg_log2 <= c_max_log2);
+        size = c_one32 << cfg_log2;
+        slot = fetch$q & (size - c_one32);
+        avail = cfg_producer - fetch$q;
+        if (avail > size) begin
+            avail = c_zero32;
+        end
+        space = c_fifo - count$q - inflight$q;
+        off64[(64'h0)+:(32)] = slot << c_shift;
+        off64[(64'h20)+:(32)] = c_zero32;
+        m_rd_addr = cfg_base + ((off64) & 64'hffffffffffffffff);
+        m_rd_len = c_desc_len;
+        m_rd_valid = on & (avail != c_zero32) & (space != c_zero32) & ~cfg_clear & ~reset;
+        issue = m_rd_valid & m_rd_ready;
+        resp = s_rd_valid & (discard$q == c_zero32);
+        d_op = s_rd_data[(32'h0)+:(8)];
+        d_send = d_op == c_op_send;
+        d_retx = d_op == c_op_retx;
+        d_len = s_rd_data[(32'h100)+:(32)];
+        d_len64 = s_rd_data[(32'h100)+:(64)] & c_lo32;
+        d_roff = s_rd_data[(32'h180)+:(64)] & c_lo32;
+        d_rlen = s_rd_data[(32'h1a0)+:(64)] & c_lo32;
+        d_iova = s_rd_data[(32'h140)+:(64)];
+        d_end = d_iova + d_len64;
+        d_enc_bad = ~(d_send | d_retx) | ((s_rd_data[(32'h8)+:(8)] & c_flags_reserved) != c_zero8) | (s_rd_data[(32'h30)+:(16)] != c_zero16) | (s_rd_data[(32'h120)+:(32)] != c_zero32) | (d_len == c_zero32) | (d_send & ((d_roff != c_zero64) | (d_rlen != c_zero64))) | (d_retx & ((d_rlen == c_zero64) | ((d_roff + d_rlen) > d_len64)));
+        win_on = cfg_win_len != c_zero64;
+        win_end = cfg_win_base + cfg_win_len;
+        d_st = c_zero8;
+        if (win_on & ((d_iova < cfg_win_base) | (d_end > win_end))) begin
+            d_st = c_st_oob;
+        end
+        if (d_end <= d_iova) begin
+            d_st = c_st_bad;
+        end
+        if (d_len > cfg_max_len) begin
+            d_st = c_st_long;
+        end
+        if (d_enc_bad) begin
+            d_st = c_st_bad;
+        end
+        bank$clock = clock;
+        st_bank$clock = clock;
+        bank$write_address = wr$q;
+        st_bank$write_address = wr$q;
+        bank$write_data = s_rd_data;
+        st_bank$write_data = d_st;
+        bank$write_enable = resp;
+        st_bank$write_enable = resp;
+        bank$read_address = rd$q;
+        st_bank$read_address = rd$q;
+        head = bank$read_data;
+        h_st = st_bank$read_data;
+        h_retx = head[(32'h0)+:(8)] == c_op_retx;
+        m_desc_retransmit = h_retx;
+        m_desc_no_completion = head[32'h8];
+        m_desc_src_port = head[(32'h10)+:(16)];
+        m_desc_dst_port = head[(32'h20)+:(16)];
+        m_desc_rpc_id = head[(32'h40)+:(64)];
+        m_desc_peer = head[(32'h80)+:(128)];
+        m_desc_length = head[(32'h100)+:(32)];
+        m_desc_iova = head[(32'h140)+:(64)];
+        m_desc_offset = c_zero32;
+        m_desc_bytes = head[(32'h100)+:(32)];
+        if (h_retx) begin
+            m_desc_offset = head[(32'h180)+:(32)];
+            m_desc_bytes = head[(32'h1a0)+:(32)];
+        end
+        m_desc_cookie = head[(32'h1c0)+:(64)];
+        m_desc_index = popped$q;
+        h_bad = h_st != c_zero8;
+        m_err_status = h_st;
+        has = count$q != c_zero32;
+        m_desc_valid = has & ~h_bad & ~reset;
+        m_err_valid = has & h_bad & ~reset;
+        pop = has & ((~h_bad & m_desc_ready) | (h_bad & m_err_ready));
+        if (pop & h_bad) begin
+            n_bad$d = n_bad$q + c_one32;
+        end
+        if (issue) begin
+            fetch$d = fetch$q + c_one32;
+        end
+        if (s_rd_valid & ~resp) begin
+            discard$d = discard$q - c_one32;
+        end
+        if (resp) begin
+            got$d = got$q + c_one32;
+            wr$d = wr$q + c_one4;
+        end
+        if (pop) begin
+            rd$d = rd$q + c_one4;
+            popped$d = popped$q + c_one32;
+        end
+        count$d = count$q;
+        if (resp & ~pop) begin
+            count$d = count$q + c_one32;
+        end
+        if (~resp & pop) begin
+            count$d = count$q - c_one32;
+        end
+        inflight$d = inflight$q;
+        if (issue & ~resp) begin
+            inflight$d = inflight$q + c_one32;
+        end
+        if (~issue & resp) begin
+            inflight$d = inflight$q - c_one32;
+        end
+        if (issue & ~s_rd_valid) begin
+            reqs$d = reqs$q + c_one32;
+        end
+        if (~issue & s_rd_valid) begin
+            reqs$d = reqs$q - c_one32;
+        end
+        consumer = got$q;
+        bad = n_bad$q;
+        if (cfg_clear) begin
+            fetch$d = c_zero32;
+            got$d = c_zero32;
+            count$d = c_zero32;
+            inflight$d = c_zero32;
+            wr$d = c_zero4;
+            rd$d = c_zero4;
+            popped$d = c_zero32;
+            discard$d = reqs$q;
+            if (s_rd_valid) begin
+                discard$d = reqs$q - c_one32;
+            end
+        end
+        if (reset) begin
+            fetch$d = c_zero32;
+            got$d = c_zero32;
+            count$d = c_zero32;
+            inflight$d = c_zero32;
+            reqs$d = c_zero32;
+            discard$d = c_zero32;
+            wr$d = c_zero4;
+            rd$d = c_zero4;
+            popped$d = c_zero32;
+            n_bad$d = c_zero32;
+        end
+    end
+    
+endmodule // homa_rx_core_w512$txq
+
+
+module homa_rx_core_w512$txq$bank(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [511:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [511:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [511:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_rx_core_w512$txq$bank
+
+
+module homa_rx_core_w512$txq$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$count
+
+
+module homa_rx_core_w512$txq$discard(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$discard
+
+
+module homa_rx_core_w512$txq$fetch(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$fetch
+
+
+module homa_rx_core_w512$txq$got(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$got
+
+
+module homa_rx_core_w512$txq$inflight(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$inflight
+
+
+module homa_rx_core_w512$txq$n_bad(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$n_bad
+
+
+module homa_rx_core_w512$txq$popped(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$popped
+
+
+module homa_rx_core_w512$txq$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$rd
+
+
+module homa_rx_core_w512$txq$reqs(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$reqs
+
+
+module homa_rx_core_w512$txq$st_bank(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [7:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [7:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [7:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_rx_core_w512$txq$st_bank
+
+
+module homa_rx_core_w512$txq$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_core_w512$txq$wr

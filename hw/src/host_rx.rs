@@ -13,7 +13,11 @@
 //! A descriptor the ring fetcher refuses (bad, or outside the RX window `cfg_rx_win_*`) comes
 //! back as an `ERROR` completion (ring 2, its index, its `buffer_id` as the cookie, status 5 or
 //! 1); refusals enter the completion FIFO ahead of the DMA engine's completions (they are
-//! rare, and only they can unblock the buffers queued behind them).
+//! rare, and only they can unblock the buffers queued behind them). TX descriptors the TX ring
+//! refused (`s_txerr_*`, from [`crate::tx_ring::TxRing512`]) share the ring: an `ERROR` of
+//! ring 1 with their index, RPC id, cookie and status, after RX refusals and before the
+//! engine's completions (each refusal consumed a descriptor the host posted, so neither
+//! kind can hold the other off for long).
 //!
 //! Completions pass through a two-entry FIFO on their way to the ring writer (which takes
 //! each with its second write), so the engine never waits on the write port's arbitration
@@ -113,6 +117,19 @@ pub struct HostRx512 {
     pub s_hdr_ack_server_port: Signal<In, Bits<16>>,
     /// Control packets: the body window.
     pub s_hdr_body: Signal<In, Bits<248>>,
+    /// A refused TX descriptor is offered (`tx_ring::TxRing512`'s `m_err_*`): it becomes an
+    /// `ERROR` completion of ring TX.
+    pub s_txerr_valid: Signal<In, Bit>,
+    /// The refusal is taken.
+    pub s_txerr_ready: Signal<Out, Bit>,
+    /// Why (a `Status`).
+    pub s_txerr_status: Signal<In, Bits<8>>,
+    /// The descriptor's ring index.
+    pub s_txerr_index: Signal<In, Bits<32>>,
+    /// Its RPC id.
+    pub s_txerr_rpc_id: Signal<In, Bits<64>>,
+    /// Its cookie.
+    pub s_txerr_cookie: Signal<In, Bits<64>>,
     /// A DMA read is requested.
     pub m_rd_valid: Signal<Out, Bit>,
     /// The request is taken.
@@ -163,7 +180,9 @@ pub struct HostRx512 {
     /// arbitration back into the engine.
     cpl: Fifo2<Bits<512>>,
     refusal: Signal<Local, ErrorCpl>,
+    tx_refusal: Signal<Local, ErrorCpl>,
     c_refusal: Constant<ErrorCpl>,
+    c_tx_refusal: Constant<ErrorCpl>,
 }
 
 impl HostRx512 {
@@ -231,9 +250,21 @@ impl HostRx512 {
             cq: CqWriter512::new(),
             cpl: Fifo2::default(),
             refusal: Signal::default(),
+            tx_refusal: Signal::default(),
+            s_txerr_valid: Signal::default(),
+            s_txerr_ready: Signal::default(),
+            s_txerr_status: Signal::default(),
+            s_txerr_index: Signal::default(),
+            s_txerr_rpc_id: Signal::default(),
+            s_txerr_cookie: Signal::default(),
             c_refusal: Constant::new(ErrorCpl {
                 kind: (CompletionKind::Error as u64).into(),
                 ring: (ErrorRing::RxBuf as u64).into(),
+                ..ErrorCpl::default()
+            }),
+            c_tx_refusal: Constant::new(ErrorCpl {
+                kind: (CompletionKind::Error as u64).into(),
+                ring: (ErrorRing::Tx as u64).into(),
                 ..ErrorCpl::default()
             }),
         }
@@ -275,6 +306,11 @@ impl HostRx512 {
         uut.s_hdr_ack_client_id.connect();
         uut.s_hdr_ack_server_port.connect();
         uut.s_hdr_body.connect();
+        uut.s_txerr_valid.connect();
+        uut.s_txerr_status.connect();
+        uut.s_txerr_index.connect();
+        uut.s_txerr_rpc_id.connect();
+        uut.s_txerr_cookie.connect();
         uut.m_rd_ready.connect();
         uut.s_rd_valid.connect();
         uut.s_rd_data.connect();
@@ -359,14 +395,27 @@ impl Logic for HostRx512 {
         self.refusal.next.status = self.ring.m_err_status.val();
         self.refusal.next.index = self.ring.m_buf_index.val();
         self.refusal.next.cookie_lo = self.ring.m_buf_id.val();
+        self.tx_refusal.next = self.c_tx_refusal.val();
+        self.tx_refusal.next.status = self.s_txerr_status.val();
+        self.tx_refusal.next.index = self.s_txerr_index.val();
+        self.tx_refusal.next.rpc_id = self.s_txerr_rpc_id.val();
+        self.tx_refusal.next.cookie_lo = self.s_txerr_cookie.val().get_bits::<32>(0);
+        self.tx_refusal.next.cookie_hi = self.s_txerr_cookie.val().get_bits::<32>(32);
+        // One completion a cycle: an RX refusal, else a TX refusal, else the engine's.
         self.cpl.push.next =
-            (self.ring.m_err_valid.val() | self.dma.m_cpl_valid.val()) & !self.cpl.full.val();
+            (self.ring.m_err_valid.val() | self.s_txerr_valid.val() | self.dma.m_cpl_valid.val())
+                & !self.cpl.full.val();
         self.cpl.din.next = self.dma.m_cpl_data.val();
+        if self.s_txerr_valid.val() {
+            self.cpl.din.next = Bits::<512>::from(self.tx_refusal.val());
+        }
         if self.ring.m_err_valid.val() {
             self.cpl.din.next = Bits::<512>::from(self.refusal.val());
         }
         self.ring.m_err_ready.next = !self.cpl.full.val();
-        self.dma.m_cpl_ready.next = !self.cpl.full.val() & !self.ring.m_err_valid.val();
+        self.s_txerr_ready.next = !self.cpl.full.val() & !self.ring.m_err_valid.val();
+        self.dma.m_cpl_ready.next =
+            !self.cpl.full.val() & !self.ring.m_err_valid.val() & !self.s_txerr_valid.val();
         self.cq.s_cpl_valid.next = self.cpl.valid.val();
         self.cq.s_cpl_data.next = self.cpl.dout.val();
         self.cpl.ready.next = self.cq.s_cpl_ready.val();

@@ -22,8 +22,8 @@
 use std::collections::{HashMap, VecDeque};
 
 use homa_proto::hostif::{
-    COMPLETION_LEN, Completion, ErrorRing, Event, RX_BUF_DESC_LEN, RingState, RxBufDescriptor,
-    RxWindow, Status,
+    COMPLETION_LEN, Completion, DmaWindow, ErrorRing, Event, RX_BUF_DESC_LEN, RingState,
+    RxBufDescriptor, Status,
 };
 
 use crate::parser_model::Rng;
@@ -49,7 +49,7 @@ pub struct HostOffer<'a> {
     /// The `*_log2_size` write pulse (both rings restart).
     pub clear: bool,
     /// The RX window.
-    pub rx_window: RxWindow,
+    pub rx_window: DmaWindow,
     /// A payload beat.
     pub beat: Option<&'a Beat>,
     /// A DATA header.
@@ -60,6 +60,37 @@ pub struct HostOffer<'a> {
     pub resp: Option<[u8; 64]>,
     /// A write beat is taken.
     pub wr_ready: bool,
+    /// A refused TX descriptor (the TX ring's `m_err_*`).
+    pub txerr: Option<TxRefusal>,
+}
+
+/// A TX descriptor the TX ring refused, as it offers it for an `ERROR` completion.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxRefusal {
+    /// Why (a `Status` byte).
+    pub status: u8,
+    /// The descriptor's ring index.
+    pub index: u32,
+    /// Its RPC id.
+    pub rpc_id: u64,
+    /// Its cookie.
+    pub cookie: u64,
+}
+
+impl TxRefusal {
+    /// The completion the host must read for it (phase aside).
+    pub fn completion(&self) -> Completion {
+        Completion {
+            rpc_id: self.rpc_id,
+            status: Status::from_u8(self.status).unwrap_or(Status::BadDescriptor),
+            event: Event::Error {
+                ring: ErrorRing::Tx,
+                index: self.index,
+                cookie: self.cookie,
+            },
+            phase: false,
+        }
+    }
 }
 
 /// What the block answers, once settled.
@@ -73,6 +104,8 @@ pub struct HostAnswer {
     pub rd: Option<(u64, u16)>,
     /// A write beat.
     pub wr: Option<DmaWrite>,
+    /// The TX refusal is taken.
+    pub txerr_ready: bool,
 }
 
 /// The block's indices and counters.
@@ -123,6 +156,8 @@ pub struct HostStats {
     pub refused: u64,
     /// Of which `CONTROL` (control packets).
     pub control: u64,
+    /// Of which `ERROR` for a refused TX descriptor.
+    pub tx_refused: u64,
     /// The block's counters at the end.
     pub counters: HostCounters,
 }
@@ -132,7 +167,7 @@ const RX_RING: u64 = 0x7f00_0000_0000;
 const CQ_RING: u64 = 0x7f10_0000_0000;
 
 /// The RX window: the host's buffers lie in it (its end is in reach of a buffer's).
-const WINDOW: RxWindow = RxWindow {
+const WINDOW: DmaWindow = DmaWindow {
     base: 1 << 32,
     len: 1 << 36,
 };
@@ -350,9 +385,26 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     let mut stats = HostStats::default();
     let (mut drought, mut quiet) = (0u64, 0u64);
     let mut counters = HostCounters::default();
+    // TX refusals: offered (one every ~100 cycles), then taken and awaited in the ring.
+    let mut tx_offer: VecDeque<TxRefusal> = VecDeque::new();
+    let mut tx_taken: VecDeque<TxRefusal> = VecDeque::new();
+    let mut tx_index = 0u32;
     dut.reset();
     let mut clear = true;
     while next_header < all.len() || !pay_queue.is_empty() || quiet < 400 {
+        if rng.below(100) == 0 && next_header < all.len() {
+            tx_offer.push_back(TxRefusal {
+                status: [
+                    Status::BadDescriptor,
+                    Status::MessageTooLong,
+                    Status::OutOfBounds,
+                ][rng.below(3) as usize] as u8,
+                index: tx_index,
+                rpc_id: rng.next_u64(),
+                cookie: rng.next_u64(),
+            });
+            tx_index += 1;
+        }
         stats.cycles += 1;
         if stats.cycles > 60 * (frames + pay_queue.len() as u64) + 200_000 {
             return Err(fail(format!(
@@ -407,10 +459,15 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             rd_ready: rng.chance(70),
             resp,
             wr_ready: rng.chance(80),
+            txerr: tx_offer.front().copied(),
         };
         clear = false;
         let a = dut.drive(&offer);
-        let mut busy = resp.is_some() || !reads.is_empty();
+        let mut busy = resp.is_some() || !reads.is_empty() || !tx_taken.is_empty();
+        if a.txerr_ready && offer.txerr.is_some() {
+            tx_taken.extend(tx_offer.pop_front());
+            busy = true;
+        }
         if let Some((addr, len)) = a.rd.filter(|_| offer.rd_ready) {
             let size = 1u64 << rx_log2;
             let end = RX_RING + size * RX_BUF_DESC_LEN as u64;
@@ -441,6 +498,21 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             };
             stats.completions += 1;
             busy = true;
+            if let Event::Error {
+                ring: ErrorRing::Tx,
+                ..
+            } = c.event
+            {
+                let want = tx_taken
+                    .pop_front()
+                    .ok_or_else(|| fail(format!("a TX refusal never offered: {c}")))?
+                    .completion();
+                if (Completion { phase: false, ..c }) != want {
+                    return Err(fail(format!("TX refusal:\n  got  {c}\n  want {want}")));
+                }
+                stats.tx_refused += 1;
+                continue;
+            }
             if matches!(c.status, Status::BadDescriptor | Status::OutOfBounds) {
                 host.refused(&c, counters.rx_consumer).map_err(&fail)?;
                 stats.refused += 1;
@@ -527,7 +599,10 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     // counts bad frames that found no buffer, `bad_frames` every bad frame.
     let good = with_payload - u64::from(bad);
     let accounted = completed + u64::from(c.no_buffer);
-    if stats.completions != completed + stats.refused + stats.control
+    if stats.completions != completed + stats.refused + stats.control + stats.tx_refused
+        || !tx_offer.is_empty()
+        || !tx_taken.is_empty()
+        || stats.tx_refused != u64::from(tx_index)
         || stats.control != control
         || u64::from(c.cq_producer) != stats.completions
         || u64::from(c.bad_descriptors) != stats.refused
@@ -541,13 +616,14 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     {
         return Err(fail(format!(
             "accounts: host read {} completions ({} too small, {} refused descriptors, {} \
-             refused and unreported, {} control); {} packets with payload, {bad} bad, {empty} \
-             empty, {control} control; counters {c:?}",
+             refused and unreported, {} control, {} of {tx_index} TX refusals); {} packets \
+             with payload, {bad} bad, {empty} empty, {control} control; counters {c:?}",
             stats.completions,
             stats.too_small,
             stats.refused,
             refused_left,
             stats.control,
+            stats.tx_refused,
             with_payload
         )));
     }

@@ -30,10 +30,13 @@
 //!   port (completion entries win the write port over payload beats).
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
+//! - [`tx_ring::TxRing512`]: fetches the TX descriptors the host posts, one per DMA read and
+//!   up to 16 in flight, and refuses (with an `ERROR` completion) those that are malformed,
+//!   longer than `max_message_length`, or whose payload lies outside the TX window.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
 //! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`],
-//! [`rx_ring_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
+//! [`rx_ring_model`], [`tx_ring_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
 //! blocks' oracles and benches (no rust-hdl), shared by this crate's rust-hdl tests and the
 //! Verilator co-simulation in `homa-sim`.
 //!
@@ -65,6 +68,8 @@ pub mod rx_ring;
 pub mod rx_ring_model;
 pub mod srpt;
 pub mod srpt_model;
+pub mod tx_ring;
+pub mod tx_ring_model;
 // `gen` is a reserved word in edition 2024: the file keeps its name, the module is `verilog`.
 #[path = "gen.rs"]
 pub mod verilog;

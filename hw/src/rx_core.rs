@@ -8,6 +8,9 @@
 //!                             ├─ every header ─────────┘
 //!                             └─ IPv4 DATA headers ─► MsgTable1024 ─► GrantScheduler16
 //!                                                                         └─► GrantFramer512 ─► m_grant_axis_*
+//!  cfg tx_* ─► TxRing512 ─ m_dma_txrd_* / s_dma_txrd_* (TX descriptors, its own read channel)
+//!                 ├─ refusals ─► HostRx512 (ERROR completions, ring TX)
+//!                 └─ good descriptors ─► m_txd_* (for the transmit engine)
 //! ```
 //!
 //! The header fork: a header leaves when both takers take it: the message table (IPv4 DATA)
@@ -27,6 +30,14 @@
 //! `proto::regs` ([`crate::regfile::RegFile`]), on the `s_reg_*`/`m_reg_*` bus: the driver
 //! programs the core by the same register names. IPv6 DATA reaches the host but not the
 //! table (the table keys peers by IPv4 address).
+//!
+//! The TX side so far: the TX descriptor ring (QUEUE `tx_*`) is fetched on its own DMA read
+//! channel and every descriptor checked against `max_message_length` and the TX window
+//! (`tx_window_*`); a refused one comes back in an `ERROR` completion (ring TX, its index,
+//! RPC id and cookie; status 5, 2 or 1) and its payload is never read. The descriptors that
+//! pass leave on `m_txd_*` for the transmit engine (SRPT scheduler, DATA framer), which is
+//! not in this core yet: whoever instantiates the core takes them (the simulator counts
+//! them).
 
 use crate::fifo::Fifo2;
 use crate::grant::GrantScheduler16;
@@ -36,6 +47,7 @@ use crate::host_rx::{HostHdr, HostRx512};
 use crate::msg_table::MsgTable1024;
 use crate::parser::HomaParser512;
 use crate::regfile::{HOMA_REG_WORDS, HomaRegFile, index_of};
+use crate::tx_ring::TxRing512;
 
 /// The RX core at 512 bits.
 #[derive(LogicBlock)]
@@ -78,6 +90,46 @@ pub struct HomaRxCore512 {
     pub m_dma_wr_keep: Signal<Out, Bits<64>>,
     /// The last beat of a write.
     pub m_dma_wr_last: Signal<Out, Bit>,
+    /// DMA read request (TX descriptors) is offered: a second read channel.
+    pub m_dma_txrd_valid: Signal<Out, Bit>,
+    /// The read request is taken.
+    pub m_dma_txrd_ready: Signal<In, Bit>,
+    /// Host address to read.
+    pub m_dma_txrd_addr: Signal<Out, Bits<64>>,
+    /// Bytes to read (64).
+    pub m_dma_txrd_len: Signal<Out, Bits<32>>,
+    /// A read response on the TX channel: one beat per request, in order, always taken.
+    pub s_dma_txrd_valid: Signal<In, Bit>,
+    /// The bytes read, byte 0 in bits 7..0.
+    pub s_dma_txrd_data: Signal<In, Bits<512>>,
+    /// A TX descriptor that passed the checks is offered (for the transmit engine).
+    pub m_txd_valid: Signal<Out, Bit>,
+    /// It is taken.
+    pub m_txd_ready: Signal<In, Bit>,
+    /// RETRANSMIT (otherwise SEND_MESSAGE).
+    pub m_txd_retransmit: Signal<Out, Bit>,
+    /// Flag NO_COMPLETION.
+    pub m_txd_no_completion: Signal<Out, Bit>,
+    /// Local Homa port.
+    pub m_txd_src_port: Signal<Out, Bits<16>>,
+    /// Peer's Homa port.
+    pub m_txd_dst_port: Signal<Out, Bits<16>>,
+    /// RPC id.
+    pub m_txd_rpc_id: Signal<Out, Bits<64>>,
+    /// Peer address, byte 0 (network order) in bits 7..0.
+    pub m_txd_peer: Signal<Out, Bits<128>>,
+    /// The message's length.
+    pub m_txd_length: Signal<Out, Bits<32>>,
+    /// IOVA of its first byte.
+    pub m_txd_iova: Signal<Out, Bits<64>>,
+    /// First byte to send.
+    pub m_txd_offset: Signal<Out, Bits<32>>,
+    /// Bytes to send.
+    pub m_txd_bytes: Signal<Out, Bits<32>>,
+    /// Cookie.
+    pub m_txd_cookie: Signal<Out, Bits<64>>,
+    /// Ring index.
+    pub m_txd_index: Signal<Out, Bits<32>>,
     /// GRANT frames to the MAC: data.
     pub m_grant_axis_tdata: Signal<Out, Beat512>,
     /// Byte enables.
@@ -106,6 +158,23 @@ pub struct HomaRxCore512 {
     framer: GrantFramer512,
     regs: HomaRegFile,
     hq: HostRx512,
+    txq: TxRing512,
+    tx_base: Signal<Local, Lo32Hi32>,
+    tx_win_base: Signal<Local, Lo32Hi32>,
+    tx_win_len: Signal<Local, Lo32Hi32>,
+    c_i_tx_base_lo: Constant<Bits<8>>,
+    c_i_tx_base_hi: Constant<Bits<8>>,
+    c_i_tx_log2_size: Constant<Bits<8>>,
+    c_i_tx_producer: Constant<Bits<8>>,
+    c_i_tx_consumer: Constant<Bits<8>>,
+    c_i_tx_win_base_lo: Constant<Bits<8>>,
+    c_i_tx_win_base_hi: Constant<Bits<8>>,
+    c_i_tx_win_len_lo: Constant<Bits<8>>,
+    c_i_tx_win_len_hi: Constant<Bits<8>>,
+    c_i_max_message_length: Constant<Bits<8>>,
+    c_i_tx_bad_descriptors: Constant<Bits<8>>,
+    /// Byte address of QUEUE.tx_log2_size (a write restarts the ring).
+    c_a_tx_log2: Constant<Bits<16>>,
     /// DATA headers on their way to the host queues: the fork sees only this FIFO's
     /// registered `full`, so no combinational path runs from the host queues to the table.
     dhdr: Fifo2<HostHdr>,
@@ -256,6 +325,42 @@ impl HomaRxCore512 {
             framer: GrantFramer512::new(),
             regs: HomaRegFile::new(),
             hq: HostRx512::new(),
+            txq: TxRing512::new(),
+            tx_base: Signal::default(),
+            tx_win_base: Signal::default(),
+            tx_win_len: Signal::default(),
+            c_i_tx_base_lo: ix("QUEUE", "tx_base_lo"),
+            c_i_tx_base_hi: ix("QUEUE", "tx_base_hi"),
+            c_i_tx_log2_size: ix("QUEUE", "tx_log2_size"),
+            c_i_tx_producer: ix("QUEUE", "tx_producer"),
+            c_i_tx_consumer: ix("QUEUE", "tx_consumer"),
+            c_i_tx_win_base_lo: ix("QUEUE", "tx_window_base_lo"),
+            c_i_tx_win_base_hi: ix("QUEUE", "tx_window_base_hi"),
+            c_i_tx_win_len_lo: ix("QUEUE", "tx_window_len_lo"),
+            c_i_tx_win_len_hi: ix("QUEUE", "tx_window_len_hi"),
+            c_i_max_message_length: ix("QUEUE", "max_message_length"),
+            c_i_tx_bad_descriptors: ix("QUEUE", "tx_bad_descriptors"),
+            c_a_tx_log2: address_of("QUEUE", "tx_log2_size"),
+            m_dma_txrd_valid: Signal::default(),
+            m_dma_txrd_ready: Signal::default(),
+            m_dma_txrd_addr: Signal::default(),
+            m_dma_txrd_len: Signal::default(),
+            s_dma_txrd_valid: Signal::default(),
+            s_dma_txrd_data: Signal::default(),
+            m_txd_valid: Signal::default(),
+            m_txd_ready: Signal::default(),
+            m_txd_retransmit: Signal::default(),
+            m_txd_no_completion: Signal::default(),
+            m_txd_src_port: Signal::default(),
+            m_txd_dst_port: Signal::default(),
+            m_txd_rpc_id: Signal::default(),
+            m_txd_peer: Signal::default(),
+            m_txd_length: Signal::default(),
+            m_txd_iova: Signal::default(),
+            m_txd_offset: Signal::default(),
+            m_txd_bytes: Signal::default(),
+            m_txd_cookie: Signal::default(),
+            m_txd_index: Signal::default(),
             dhdr: Fifo2::default(),
             c_i_dropped_no_buffer: ix("RX", "dropped_no_buffer"),
             c_i_rx_data: ix("RX", "rx_data"),
@@ -361,6 +466,10 @@ impl HomaRxCore512 {
         uut.s_dma_rd_valid.connect();
         uut.s_dma_rd_data.connect();
         uut.m_dma_wr_ready.connect();
+        uut.m_dma_txrd_ready.connect();
+        uut.s_dma_txrd_valid.connect();
+        uut.s_dma_txrd_data.connect();
+        uut.m_txd_ready.connect();
         uut.m_grant_axis_tready.connect();
         uut.s_reg_addr.connect();
         uut.s_reg_wdata.connect();
@@ -430,7 +539,44 @@ impl Logic for HomaRxCore512 {
         self.hq.cfg_cq_log2.next = self.c_zero5.val();
         self.hq.cfg_rx_producer.next = self.c_zero32.val();
         self.hq.cfg_cq_consumer.next = self.c_zero32.val();
+        self.tx_base.next.lo = self.c_zero32.val();
+        self.tx_base.next.hi = self.c_zero32.val();
+        self.tx_win_base.next.lo = self.c_zero32.val();
+        self.tx_win_base.next.hi = self.c_zero32.val();
+        self.tx_win_len.next.lo = self.c_zero32.val();
+        self.tx_win_len.next.hi = self.c_zero32.val();
+        self.txq.cfg_log2.next = self.c_zero5.val();
+        self.txq.cfg_producer.next = self.c_zero32.val();
+        self.txq.cfg_max_len.next = self.c_zero32.val();
         for r in 0..HOMA_REG_WORDS {
+            if self.c_r[r].val() == self.c_i_tx_base_lo.val() {
+                self.tx_base.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_tx_base_hi.val() {
+                self.tx_base.next.hi = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_tx_log2_size.val() {
+                self.txq.cfg_log2.next =
+                    self.regs.rw[r].val().get_bits::<5>(self.c_lo.val().index());
+            }
+            if self.c_r[r].val() == self.c_i_tx_producer.val() {
+                self.txq.cfg_producer.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_tx_win_base_lo.val() {
+                self.tx_win_base.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_tx_win_base_hi.val() {
+                self.tx_win_base.next.hi = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_tx_win_len_lo.val() {
+                self.tx_win_len.next.lo = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_tx_win_len_hi.val() {
+                self.tx_win_len.next.hi = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_max_message_length.val() {
+                self.txq.cfg_max_len.next = self.regs.rw[r].val();
+            }
             if self.c_r[r].val() == self.c_i_rx_base_lo.val() {
                 self.rx_base.next.lo = self.regs.rw[r].val();
             }
@@ -605,7 +751,48 @@ impl Logic for HomaRxCore512 {
             if self.c_r[r].val() == self.c_i_cq_dropped.val() {
                 self.regs.ro[r].next = self.hq.cq_dropped.val();
             }
+            if self.c_r[r].val() == self.c_i_tx_consumer.val() {
+                self.regs.ro[r].next = self.txq.consumer.val();
+            }
+            if self.c_r[r].val() == self.c_i_tx_bad_descriptors.val() {
+                self.regs.ro[r].next = self.txq.bad.val();
+            }
         }
+        // The TX descriptor ring: its own read channel; refusals into the completion ring,
+        // good descriptors out to the transmit engine.
+        self.txq.clock.next = self.clock.val();
+        self.txq.reset.next = self.reset.val();
+        self.txq.cfg_base.next = Bits::<64>::from(self.tx_base.val());
+        self.txq.cfg_win_base.next = Bits::<64>::from(self.tx_win_base.val());
+        self.txq.cfg_win_len.next = Bits::<64>::from(self.tx_win_len.val());
+        self.txq.cfg_clear.next =
+            self.s_reg_we.val() & (self.s_reg_addr.val() == self.c_a_tx_log2.val());
+        self.m_dma_txrd_valid.next = self.txq.m_rd_valid.val();
+        self.m_dma_txrd_addr.next = self.txq.m_rd_addr.val();
+        self.m_dma_txrd_len.next = self.txq.m_rd_len.val();
+        self.txq.m_rd_ready.next = self.m_dma_txrd_ready.val();
+        self.txq.s_rd_valid.next = self.s_dma_txrd_valid.val();
+        self.txq.s_rd_data.next = self.s_dma_txrd_data.val();
+        self.hq.s_txerr_valid.next = self.txq.m_err_valid.val();
+        self.txq.m_err_ready.next = self.hq.s_txerr_ready.val();
+        self.hq.s_txerr_status.next = self.txq.m_err_status.val();
+        self.hq.s_txerr_index.next = self.txq.m_desc_index.val();
+        self.hq.s_txerr_rpc_id.next = self.txq.m_desc_rpc_id.val();
+        self.hq.s_txerr_cookie.next = self.txq.m_desc_cookie.val();
+        self.m_txd_valid.next = self.txq.m_desc_valid.val();
+        self.txq.m_desc_ready.next = self.m_txd_ready.val();
+        self.m_txd_retransmit.next = self.txq.m_desc_retransmit.val();
+        self.m_txd_no_completion.next = self.txq.m_desc_no_completion.val();
+        self.m_txd_src_port.next = self.txq.m_desc_src_port.val();
+        self.m_txd_dst_port.next = self.txq.m_desc_dst_port.val();
+        self.m_txd_rpc_id.next = self.txq.m_desc_rpc_id.val();
+        self.m_txd_peer.next = self.txq.m_desc_peer.val();
+        self.m_txd_length.next = self.txq.m_desc_length.val();
+        self.m_txd_iova.next = self.txq.m_desc_iova.val();
+        self.m_txd_offset.next = self.txq.m_desc_offset.val();
+        self.m_txd_bytes.next = self.txq.m_desc_bytes.val();
+        self.m_txd_cookie.next = self.txq.m_desc_cookie.val();
+        self.m_txd_index.next = self.txq.m_desc_index.val();
         self.parser.clock.next = self.clock.val();
         self.msgs.clock.next = self.clock.val();
         self.grant.clock.next = self.clock.val();

@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 
-use homa_proto::hostif::{RX_BUF_DESC_LEN, RxBufDescriptor, RxWindow, Status};
+use homa_proto::hostif::{DmaWindow, RX_BUF_DESC_LEN, RxBufDescriptor, Status};
 
 use crate::parser_model::Rng;
 use crate::rx_dma_model::Buffer;
@@ -35,7 +35,7 @@ pub struct RingOffer {
     /// A buffer is taken.
     pub buf_ready: bool,
     /// The RX window.
-    pub window: RxWindow,
+    pub window: DmaWindow,
     /// A refusal is taken.
     pub err_ready: bool,
 }
@@ -79,7 +79,7 @@ pub struct RingStats {
 }
 
 /// The window a run uses, when it uses one: 2^46 bytes from 2^40.
-pub const WINDOW: RxWindow = RxWindow {
+pub const WINDOW: DmaWindow = DmaWindow {
     base: 1 << 40,
     len: 1 << 46,
 };
@@ -119,7 +119,7 @@ pub fn run<D: RingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<RingStats, St
     let window = if seed.is_multiple_of(2) {
         WINDOW
     } else {
-        RxWindow::default()
+        DmaWindow::default()
     };
     let mut posted: VecDeque<(u32, RxBufDescriptor)> = VecDeque::new();
     let (mut producer, mut doorbell, mut fetch) = (0u32, 0u32, 0u32);

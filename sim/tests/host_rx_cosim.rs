@@ -74,6 +74,12 @@ mod built {
                 words_from_le_bytes(&o.resp.unwrap_or([0; 64])).expect("64 bytes");
             m.set_s_rd_data(&resp);
             m.set_m_wr_ready(u64::from(o.wr_ready));
+            let t = o.txerr.unwrap_or_default();
+            m.set_s_txerr_valid(u64::from(o.txerr.is_some()));
+            m.set_s_txerr_status(u64::from(t.status));
+            m.set_s_txerr_index(u64::from(t.index));
+            m.set_s_txerr_rpc_id(t.rpc_id);
+            m.set_s_txerr_cookie(t.cookie);
             HostAnswer {
                 pay_ready: m.get_s_pay_tready() == 1,
                 hdr_ready: m.get_s_hdr_ready() == 1,
@@ -87,6 +93,7 @@ mod built {
                         last: m.get_m_wr_last() == 1,
                     }
                 }),
+                txerr_ready: m.get_s_txerr_ready() == 1,
             }
         }
 

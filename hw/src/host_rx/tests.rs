@@ -61,6 +61,12 @@ impl HostRxPorts for Bench {
         u.s_rd_valid.next = o.resp.is_some();
         u.s_rd_data.next = bits_from_le_bytes::<512>(&o.resp.unwrap_or([0; 64]));
         u.m_wr_ready.next = o.wr_ready;
+        let t = o.txerr.unwrap_or_default();
+        u.s_txerr_valid.next = o.txerr.is_some();
+        u.s_txerr_status.next = u64::from(t.status).into();
+        u.s_txerr_index.next = u64::from(t.index).into();
+        u.s_txerr_rpc_id.next = t.rpc_id.into();
+        u.s_txerr_cookie.next = t.cookie.into();
         self.half(false);
         let u = &self.uut;
         HostAnswer {
@@ -76,6 +82,7 @@ impl HostRxPorts for Bench {
                 keep: u.m_wr_keep.val().to_u64(),
                 last: u.m_wr_last.val(),
             }),
+            txerr_ready: u.s_txerr_ready.val(),
         }
     }
 

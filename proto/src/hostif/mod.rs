@@ -40,8 +40,8 @@ pub use completion::{
     PacketHeader, Status, control_window,
 };
 pub use ring::{MAX_LOG2_SIZE, MIN_LOG2_SIZE, RingState};
-pub use rxbuf::{RX_BUF_DESC_LEN, RxBufDescriptor, RxWindow};
-pub use tx::{TX_DESC_LEN, TxDescriptor, TxFlags, TxOp, TxOpcode};
+pub use rxbuf::{DmaWindow, RX_BUF_DESC_LEN, RxBufDescriptor};
+pub use tx::{TX_DESC_LEN, TxDescriptor, TxFlags, TxLimits, TxOp, TxOpcode};
 
 use std::net::{IpAddr, Ipv6Addr};
 

@@ -82,10 +82,12 @@ impl RxBufDescriptor {
     }
 }
 
-/// The IOVA range the NIC may fill with received payload (QUEUE `rx_window_*`): the driver
-/// sets it to its RX buffer pool. A length of 0 means no window (every IOVA allowed).
+/// An IOVA range the NIC confines a ring's DMA to: the RX window (QUEUE `rx_window_*`, the
+/// driver's RX buffer pool) bounds what received payload may fill, the TX window
+/// (`tx_window_*`) what a TX descriptor may have the NIC read. A length of 0 means no window
+/// (every IOVA allowed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct RxWindow {
+pub struct DmaWindow {
     /// First IOVA of the window.
     pub base: u64,
     /// Bytes in it (0: no window).
@@ -99,7 +101,7 @@ impl RxBufDescriptor {
     /// is computed modulo 2^64, as the hardware adds it: one that wraps refuses everything).
     /// A refused descriptor comes back in an `ERROR` completion (ring `RX buffers`, its index,
     /// its `buffer_id` as the cookie); nothing is ever written into it.
-    pub fn refusal(&self, window: RxWindow) -> Option<Status> {
+    pub fn refusal(&self, window: DmaWindow) -> Option<Status> {
         let end = self.iova.wrapping_add(u64::from(self.length));
         if self.length == 0 || end <= self.iova {
             return Some(Status::BadDescriptor);
@@ -170,8 +172,8 @@ mod tests {
             length,
             buffer_id: 9,
         };
-        let off = RxWindow::default();
-        let win = RxWindow {
+        let off = DmaWindow::default();
+        let win = DmaWindow {
             base: 0x10_0000,
             len: 0x1_0000,
         };

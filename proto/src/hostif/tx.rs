@@ -1,6 +1,10 @@
 //! TX descriptor (host → NIC, 64 bytes): one outbound message to send, or a range of one to
 //! send again.
 
+mod limits;
+
+pub use limits::TxLimits;
+
 use super::bytes::{put, u8_at, u16_at, u32_at, u64_at};
 use super::{Field, HostifError, Layout, check_reserved, peer_ip};
 use std::fmt;

@@ -627,6 +627,48 @@ const QUEUE: &[Register] = &[
         0,
         "RX window length in bytes, bits 63-32.",
     ),
+    reg(
+        "tx_window_base_lo",
+        0x064,
+        Access::Rw,
+        0,
+        "TX window, first IOVA, bits 31-0: a TX descriptor's payload must lie inside the window.",
+    ),
+    reg(
+        "tx_window_base_hi",
+        0x068,
+        Access::Rw,
+        0,
+        "TX window, first IOVA, bits 63-32.",
+    ),
+    reg(
+        "tx_window_len_lo",
+        0x06c,
+        Access::Rw,
+        0,
+        "TX window length in bytes, bits 31-0 (0 with _hi: no window). A descriptor whose payload is outside it is refused with an ERROR (status 1, out of bounds).",
+    ),
+    reg(
+        "tx_window_len_hi",
+        0x070,
+        Access::Rw,
+        0,
+        "TX window length in bytes, bits 63-32.",
+    ),
+    reg(
+        "max_message_length",
+        0x074,
+        Access::Rw,
+        crate::wire::MAX_MESSAGE_LENGTH,
+        "The longest message a TX descriptor may send; a longer one is refused with an ERROR (status 2, message too long).",
+    ),
+    reg(
+        "tx_bad_descriptors",
+        0x078,
+        Access::Ro,
+        0,
+        "TX descriptors refused, each reported in an ERROR completion (ring 1, its index and cookie): not decodable (status 5), longer than max_message_length (status 2), a payload that wraps the address space (status 5) or lies outside the TX window (status 1).",
+    ),
 ];
 
 /// Every block, in address order (the `next` chain follows this order).
@@ -674,9 +716,9 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "QUEUE",
         type_id: 0x484d5155,
-        version: 0x00030000,
+        version: 0x00030001,
         base: 5 * BLOCK_STRIDE,
         registers: QUEUE,
-        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters; 2.2: the RX window, refused descriptors reported in ERROR completions; 3: RX_DATA carries the whole DATA header (incoming, cutoff_version, the piggybacked ack; its length is 16 bits) and every other packet comes as a CONTROL completion.",
+        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters; 2.2: the RX window, refused descriptors reported in ERROR completions; 3: RX_DATA carries the whole DATA header (incoming, cutoff_version, the piggybacked ack; its length is 16 bits) and every other packet comes as a CONTROL completion; 3.1: the TX window and max_message_length, refused TX descriptors reported in ERROR completions.",
     },
 ];

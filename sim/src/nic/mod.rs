@@ -176,3 +176,5 @@ pub fn sim_device() -> Result<Box<dyn homa_driver::Device>, NicError> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tx_tests;

@@ -11,7 +11,10 @@ use crate::time::Ps;
 use bytes::Bytes;
 use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, Received, RingSizes};
 use homa_proto::core::Packet;
-use homa_proto::hostif::{ACKS_CARRIED, RxBufDescriptor, Status};
+use homa_proto::hostif::{
+    ACKS_CARRIED, Completion, ErrorRing, Event, RxBufDescriptor, Status, TxDescriptor, TxFlags,
+    TxLimits, TxOp,
+};
 use homa_proto::wire::{Acks, Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
@@ -60,6 +63,12 @@ pub struct RtlNic {
     memory: Arc<MemDevice>,
     /// DMA reads in flight: (cycle the data is back, address, bytes).
     reads: VecDeque<(u64, u64, usize)>,
+    /// The same on the TX descriptor read channel.
+    tx_reads: VecDeque<(u64, u64, usize)>,
+    /// TX descriptors the core accepted (`m_txd_*`), with their ring index.
+    tx_accepted: Vec<(u32, TxDescriptor)>,
+    /// TX descriptors the core refused, as their `ERROR` completions came.
+    tx_refused: Vec<Completion>,
     /// One-way PCIe latency in cycles.
     pcie_cycles: u64,
     /// Byte address of QUEUE.rx_consumer, mirrored into the host's view.
@@ -159,12 +168,17 @@ impl RtlNic {
         core.set_m_grant_axis_tready(1);
         core.set_m_dma_rd_ready(1);
         core.set_m_dma_wr_ready(1);
+        core.set_m_dma_txrd_ready(1);
+        core.set_m_txd_ready(1);
         let period = timing.period_ps();
         let mut nic = RtlNic {
             core,
             host: None,
             memory,
             reads: VecDeque::new(),
+            tx_reads: VecDeque::new(),
+            tx_accepted: Vec::new(),
+            tx_refused: Vec::new(),
             pcie_cycles: timing.pcie_ps().div_ceil(period),
             rx_consumer: address("QUEUE", "rx_consumer")? as u32,
             period,
@@ -243,6 +257,35 @@ impl RtlNic {
         Ok(())
     }
 
+    /// The host posts a TX descriptor at `at` (the driver's `send`); the doorbell reaches the
+    /// core one PCIe latency later. Its free-running ring index.
+    pub fn post_tx_descriptor(&mut self, at: Ps, desc: &TxDescriptor) -> Result<u32, NicError> {
+        let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
+        let index = host.send(desc)?;
+        self.host_writes(at);
+        Ok(index)
+    }
+
+    /// The host sets the NIC's TX limits at `at` (the driver's `set_tx_limits`).
+    pub fn set_tx_limits(&mut self, at: Ps, limits: &TxLimits) -> Result<(), NicError> {
+        let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
+        host.set_tx_limits(limits)?;
+        self.host_writes(at);
+        Ok(())
+    }
+
+    /// TX descriptors the core accepted and handed to its transmit side (`m_txd_*`), with
+    /// their ring index, as the core decoded them. (The transmit engine that sends them is
+    /// not in the core yet.)
+    pub fn tx_accepted(&self) -> &[(u32, TxDescriptor)] {
+        &self.tx_accepted
+    }
+
+    /// The `ERROR` completions (ring TX) of the TX descriptors the core refused, in order.
+    pub fn tx_refused(&self) -> &[Completion] {
+        &self.tx_refused
+    }
+
     /// A frame from the wire reaches the NIC at `at`.
     pub fn receive(&mut self, at: Ps, frame: Vec<u8>) {
         let arrival = at.div_ceil(self.period);
@@ -280,6 +323,7 @@ impl RtlNic {
             && self.feeding.is_none()
             && self.writes.is_empty()
             && self.reads.is_empty()
+            && self.tx_reads.is_empty()
             && self.sent.is_empty()
             && self.quiet >= self.drain
     }
@@ -293,6 +337,7 @@ impl RtlNic {
             self.inbox.front().map(|(a, _)| *a),
             self.writes.front().map(|(a, _, _)| *a),
             self.reads.front().map(|(a, _, _)| *a),
+            self.tx_reads.front().map(|(a, _, _)| *a),
             self.sent.front().map(|s| s.2 + LOST_CYCLES + 1),
         ]
         .into_iter()
@@ -365,6 +410,7 @@ impl RtlNic {
         }
         let (dma_reads, dma_writes) = self.dma_requests();
         busy |= dma_reads;
+        busy |= self.take_tx_descriptor();
         // Frame traffic from here on (DMA writes are payloads and their completions).
         let mut frames = dma_writes;
         if self.feeding.is_some() && self.core.get_s_axis_tready() == 1 {
@@ -413,14 +459,23 @@ impl RtlNic {
     ///
     /// This half drives the read response due this cycle; whether there was one.
     fn dma_response(&mut self) -> bool {
-        match self.reads.front() {
+        let tx = match self.tx_reads.front() {
+            Some(&(due, addr, len)) if due <= self.cycle => {
+                self.tx_reads.pop_front();
+                let words = self.read_words(addr, len);
+                self.core.set_s_dma_txrd_data(&words);
+                self.core.set_s_dma_txrd_valid(1);
+                true
+            }
+            _ => {
+                self.core.set_s_dma_txrd_valid(0);
+                false
+            }
+        };
+        tx | match self.reads.front() {
             Some(&(due, addr, len)) if due <= self.cycle => {
                 self.reads.pop_front();
-                let mut data = [0u8; 64];
-                if self.memory.dma_read(addr, &mut data[..len]).is_err() {
-                    self.counters.dma_faults += 1;
-                }
-                let words: [u32; 16] = words_from_le_bytes(&data).unwrap_or([0; 16]);
+                let words = self.read_words(addr, len);
                 self.core.set_s_dma_rd_data(&words);
                 self.core.set_s_dma_rd_valid(1);
                 true
@@ -432,10 +487,73 @@ impl RtlNic {
         }
     }
 
+    /// `len` bytes (at most 64) of host memory at `addr`, as a read response beat; an
+    /// access outside the memory the driver allocated reads zeros and is counted.
+    fn read_words(&mut self, addr: u64, len: usize) -> [u32; 16] {
+        let mut data = [0u8; 64];
+        if self
+            .memory
+            .dma_read(addr, &mut data[..len.min(64)])
+            .is_err()
+        {
+            self.counters.dma_faults += 1;
+        }
+        words_from_le_bytes(&data).unwrap_or([0; 16])
+    }
+
+    /// The TX descriptor the core offers on `m_txd_*` (always taken), rebuilt from its
+    /// fields; whether there was one.
+    fn take_tx_descriptor(&mut self) -> bool {
+        let c = &self.core;
+        if c.get_m_txd_valid() == 0 {
+            return false;
+        }
+        let (length, offset, bytes) = (
+            c.get_m_txd_length() as u32,
+            c.get_m_txd_offset() as u32,
+            c.get_m_txd_bytes() as u32,
+        );
+        let peer: [u8; 16] = words_to_le_bytes(&c.get_m_txd_peer())[..16]
+            .try_into()
+            .expect("128 bits");
+        let desc = TxDescriptor {
+            op: if c.get_m_txd_retransmit() == 1 {
+                TxOp::Retransmit {
+                    offset,
+                    length: bytes,
+                }
+            } else {
+                TxOp::SendMessage
+            },
+            flags: if c.get_m_txd_no_completion() == 1 {
+                TxFlags::NO_COMPLETION
+            } else {
+                TxFlags::default()
+            },
+            rpc_id: c.get_m_txd_rpc_id(),
+            peer: peer.into(),
+            src_port: c.get_m_txd_src_port() as u16,
+            dst_port: c.get_m_txd_dst_port() as u16,
+            message_length: length,
+            payload_iova: c.get_m_txd_iova(),
+            cookie: c.get_m_txd_cookie(),
+        };
+        let index = c.get_m_txd_index() as u32;
+        self.tx_accepted.push((index, desc));
+        true
+    }
+
     /// The other half, once every input is set: takes the read request and the write beat
     /// offered; whether there was a request, and whether a write.
     fn dma_requests(&mut self) -> (bool, bool) {
         let (mut reads, mut writes) = (false, false);
+        if self.core.get_m_dma_txrd_valid() == 1 {
+            let len = (self.core.get_m_dma_txrd_len() as usize).min(64);
+            let due = self.cycle + 2 * self.pcie_cycles;
+            self.tx_reads
+                .push_back((due, self.core.get_m_dma_txrd_addr(), len));
+            reads = true;
+        }
         if self.core.get_m_dma_rd_valid() == 1 {
             let len = (self.core.get_m_dma_rd_len() as usize).min(64);
             let due = self.cycle + 2 * self.pcie_cycles;
@@ -510,6 +628,16 @@ impl RtlNic {
                         self.refusals.push((buffer_id, status));
                     }
                 }
+                Received::Other(
+                    c @ Completion {
+                        event:
+                            Event::Error {
+                                ring: ErrorRing::Tx,
+                                ..
+                            },
+                        ..
+                    },
+                ) => self.tx_refused.push(c),
                 // A completion no packet explains, or one not about receiving.
                 Received::Bad { .. } | Received::Other(_) => self.counters.parse_mismatches += 1,
             }

@@ -196,9 +196,11 @@ use field::{KIND, PHASE, RPC_ID, STATUS};
 pub(super) const LAYOUT_TX_DONE: Layout = Layout {
     name: "completion TX_DONE",
     size: COMPLETION_LEN,
-    doc: "NIC → host. The message of a TX descriptor has left (or, with a non-zero status, \
-          was refused); its payload buffer may be reused. None when the descriptor had \
-          NO_COMPLETION and the status is ok.",
+    doc: "NIC → host. The message of a TX descriptor has left (status ok); its payload \
+          buffer may be reused. None when the descriptor had NO_COMPLETION. A descriptor the \
+          NIC refuses (`TxLimits::refusal`: malformed, longer than `max_message_length`, \
+          payload outside the TX window) comes back in an ERROR of ring 1 instead, whatever \
+          its flags.",
     fields: &[
         RPC_ID,
         KIND,

@@ -1,0 +1,488 @@
+//! `TxRing512`: fetches the TX descriptors the host posts (`proto::hostif`, 64 bytes each;
+//! QUEUE registers `tx_base_*`, `tx_log2_size`, `tx_producer`, `tx_consumer`), checks each
+//! against the NIC's limits (`max_message_length`, the TX window `tx_window_*`) exactly as
+//! [`homa_proto::hostif::TxLimits::refusal`] does, and hands them out in ring order: a good
+//! one on `m_desc_*` (for the transmit scheduler), a refused one on `m_err_*` (for an `ERROR`
+//! completion: ring TX, its index, its cookie and RPC id).
+//!
+//! ```text
+//!  cfg_producer (doorbell) ─► m_rd_* (one descriptor, one 64-byte read; ≤ 16 in flight)
+//!  s_rd_* (responses, in order) ─► check ─► FIFO (16, LUT RAM) ─► m_desc_* (fields, index)
+//!                                                            └─► m_err_* (status)
+//! ```
+//!
+//! A descriptor is one beat, so each read asks for one: the ring's end never splits a read,
+//! and the FIFO space is reserved when a read is issued (responses are always taken). Sixteen
+//! reads in flight cover a PCIe read's ~1 µs (250 cycles) at one new message every 16
+//! cycles, 15 M messages a second; a host posting faster waits on the FIFO, nothing is lost.
+//! `consumer` (`tx_consumer`) counts descriptors whose read has returned: the host may
+//! rewrite those slots (the payload itself must stay until the message's `TX_DONE`).
+//!
+//! Refusals, decided as the response arrives (a status byte beside each FIFO entry) and
+//! counted (`bad`), in [`TxLimits::refusal`](homa_proto::hostif::TxLimits::refusal)'s order:
+//! status 5 for what `TxDescriptor::decode` refuses (unknown opcode; reserved flags or fields
+//! not zero; message length 0; a SEND with retransmit fields, a RETRANSMIT range empty or past
+//! the message's end), status 2 for a message longer than `cfg_max_len`, status 5 for a
+//! payload that wraps past the top of the address space, status 1 for a payload outside the
+//! window when one is set. The NIC never reads a refused descriptor's payload.
+//!
+//! `cfg_clear` (the `tx_log2_size` write) restarts the indices at 0 and empties the FIFO;
+//! responses to reads issued before it are discarded.
+
+#[cfg(test)]
+mod tests;
+
+use crate::grant_framer::Lo32Hi32;
+use crate::hdl::*;
+use homa_proto::hostif::{Status, TX_DESC_LEN, TxOpcode};
+
+/// FIFO depth in descriptors, and reads in flight at most.
+pub const TX_RING_FIFO: usize = 16;
+
+/// The TX descriptor ring fetcher.
+#[derive(LogicBlock)]
+pub struct TxRing512 {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// IOVA of the ring.
+    pub cfg_base: Signal<In, Bits<64>>,
+    /// log2 of the entry count (1-16; otherwise off).
+    pub cfg_log2: Signal<In, Bits<5>>,
+    /// The host's producer index (`tx_producer`).
+    pub cfg_producer: Signal<In, Bits<32>>,
+    /// Restart at 0 (`tx_log2_size` written).
+    pub cfg_clear: Signal<In, Bit>,
+    /// First IOVA of the TX window.
+    pub cfg_win_base: Signal<In, Bits<64>>,
+    /// Bytes in the TX window (0: no window check).
+    pub cfg_win_len: Signal<In, Bits<64>>,
+    /// The longest message accepted (`max_message_length`).
+    pub cfg_max_len: Signal<In, Bits<32>>,
+    /// A DMA read is requested.
+    pub m_rd_valid: Signal<Out, Bit>,
+    /// The request is taken.
+    pub m_rd_ready: Signal<In, Bit>,
+    /// Host address to read.
+    pub m_rd_addr: Signal<Out, Bits<64>>,
+    /// Bytes to read (always 64).
+    pub m_rd_len: Signal<Out, Bits<32>>,
+    /// A read response (one beat per request, in request order).
+    pub s_rd_valid: Signal<In, Bit>,
+    /// The bytes read, byte 0 in bits 7..0.
+    pub s_rd_data: Signal<In, Bits<512>>,
+    /// A good descriptor is offered.
+    pub m_desc_valid: Signal<Out, Bit>,
+    /// It is taken.
+    pub m_desc_ready: Signal<In, Bit>,
+    /// RETRANSMIT (otherwise SEND_MESSAGE).
+    pub m_desc_retransmit: Signal<Out, Bit>,
+    /// Flag NO_COMPLETION.
+    pub m_desc_no_completion: Signal<Out, Bit>,
+    /// Local Homa port.
+    pub m_desc_src_port: Signal<Out, Bits<16>>,
+    /// Peer's Homa port.
+    pub m_desc_dst_port: Signal<Out, Bits<16>>,
+    /// RPC id.
+    pub m_desc_rpc_id: Signal<Out, Bits<64>>,
+    /// Peer address, byte 0 of the field (network order) in bits 7..0.
+    pub m_desc_peer: Signal<Out, Bits<128>>,
+    /// The whole message's length.
+    pub m_desc_length: Signal<Out, Bits<32>>,
+    /// IOVA of the message's first byte.
+    pub m_desc_iova: Signal<Out, Bits<64>>,
+    /// First byte to send: 0, or the retransmit offset.
+    pub m_desc_offset: Signal<Out, Bits<32>>,
+    /// Bytes to send from there: the message's length, or the retransmit length.
+    pub m_desc_bytes: Signal<Out, Bits<32>>,
+    /// The descriptor's cookie.
+    pub m_desc_cookie: Signal<Out, Bits<64>>,
+    /// Its free-running ring index.
+    pub m_desc_index: Signal<Out, Bits<32>>,
+    /// A refused descriptor is offered (its fields on `m_desc_*`, as read).
+    pub m_err_valid: Signal<Out, Bit>,
+    /// The refusal is taken (reported).
+    pub m_err_ready: Signal<In, Bit>,
+    /// Why: `Status::BadDescriptor`, `MessageTooLong` or `OutOfBounds`.
+    pub m_err_status: Signal<Out, Bits<8>>,
+    /// Descriptors read back (`tx_consumer`).
+    pub consumer: Signal<Out, Bits<32>>,
+    /// Descriptors refused (free-running, `tx_bad_descriptors`).
+    pub bad: Signal<Out, Bits<32>>,
+    fetch: DFF<Bits<32>>,
+    got: DFF<Bits<32>>,
+    count: DFF<Bits<32>>,
+    inflight: DFF<Bits<32>>,
+    reqs: DFF<Bits<32>>,
+    discard: DFF<Bits<32>>,
+    wr: DFF<Bits<4>>,
+    rd: DFF<Bits<4>>,
+    popped: DFF<Bits<32>>,
+    n_bad: DFF<Bits<32>>,
+    /// The FIFO: descriptors as read, and their refusal status (0: good).
+    bank: crate::lutram::LutRam<Bits<512>, 4>,
+    st_bank: crate::lutram::LutRam<Bits<8>, 4>,
+    on: Signal<Local, Bit>,
+    size: Signal<Local, Bits<32>>,
+    slot: Signal<Local, Bits<32>>,
+    avail: Signal<Local, Bits<32>>,
+    space: Signal<Local, Bits<32>>,
+    off64: Signal<Local, Lo32Hi32>,
+    issue: Signal<Local, Bit>,
+    resp: Signal<Local, Bit>,
+    pop: Signal<Local, Bit>,
+    has: Signal<Local, Bit>,
+    h_bad: Signal<Local, Bit>,
+    head: Signal<Local, Bits<512>>,
+    h_st: Signal<Local, Bits<8>>,
+    // The response's checks.
+    d_op: Signal<Local, Bits<8>>,
+    d_send: Signal<Local, Bit>,
+    d_retx: Signal<Local, Bit>,
+    d_len: Signal<Local, Bits<32>>,
+    d_len64: Signal<Local, Bits<64>>,
+    d_roff: Signal<Local, Bits<64>>,
+    d_rlen: Signal<Local, Bits<64>>,
+    d_iova: Signal<Local, Bits<64>>,
+    d_end: Signal<Local, Bits<64>>,
+    d_enc_bad: Signal<Local, Bit>,
+    d_st: Signal<Local, Bits<8>>,
+    win_on: Signal<Local, Bit>,
+    win_end: Signal<Local, Bits<64>>,
+    h_retx: Signal<Local, Bit>,
+    c_lo32: Constant<Bits<64>>,
+    c_zero64: Constant<Bits<64>>,
+    c_zero32: Constant<Bits<32>>,
+    c_zero16: Constant<Bits<16>>,
+    c_zero8: Constant<Bits<8>>,
+    c_zero5: Constant<Bits<5>>,
+    c_zero4: Constant<Bits<4>>,
+    c_one32: Constant<Bits<32>>,
+    c_one4: Constant<Bits<4>>,
+    c_max_log2: Constant<Bits<5>>,
+    c_fifo: Constant<Bits<32>>,
+    c_desc_len: Constant<Bits<32>>,
+    c_shift: Constant<Bits<32>>,
+    c_op_send: Constant<Bits<8>>,
+    c_op_retx: Constant<Bits<8>>,
+    c_flags_reserved: Constant<Bits<8>>,
+    c_st_bad: Constant<Bits<8>>,
+    c_st_long: Constant<Bits<8>>,
+    c_st_oob: Constant<Bits<8>>,
+}
+
+fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
+    Constant::new(v.into())
+}
+
+impl TxRing512 {
+    /// A fresh fetcher (ports unconnected: use [`TxRing512::top_level`] for Verilog).
+    pub fn new() -> Self {
+        const _: () = assert!(TX_DESC_LEN == 64);
+        const _: () = assert!(TX_RING_FIFO == 1 << 4);
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            cfg_base: Signal::default(),
+            cfg_log2: Signal::default(),
+            cfg_producer: Signal::default(),
+            cfg_clear: Signal::default(),
+            cfg_win_base: Signal::default(),
+            cfg_win_len: Signal::default(),
+            cfg_max_len: Signal::default(),
+            m_rd_valid: Signal::default(),
+            m_rd_ready: Signal::default(),
+            m_rd_addr: Signal::default(),
+            m_rd_len: Signal::default(),
+            s_rd_valid: Signal::default(),
+            s_rd_data: Signal::default(),
+            m_desc_valid: Signal::default(),
+            m_desc_ready: Signal::default(),
+            m_desc_retransmit: Signal::default(),
+            m_desc_no_completion: Signal::default(),
+            m_desc_src_port: Signal::default(),
+            m_desc_dst_port: Signal::default(),
+            m_desc_rpc_id: Signal::default(),
+            m_desc_peer: Signal::default(),
+            m_desc_length: Signal::default(),
+            m_desc_iova: Signal::default(),
+            m_desc_offset: Signal::default(),
+            m_desc_bytes: Signal::default(),
+            m_desc_cookie: Signal::default(),
+            m_desc_index: Signal::default(),
+            m_err_valid: Signal::default(),
+            m_err_ready: Signal::default(),
+            m_err_status: Signal::default(),
+            consumer: Signal::default(),
+            bad: Signal::default(),
+            fetch: DFF::default(),
+            got: DFF::default(),
+            count: DFF::default(),
+            inflight: DFF::default(),
+            reqs: DFF::default(),
+            discard: DFF::default(),
+            wr: DFF::default(),
+            rd: DFF::default(),
+            popped: DFF::default(),
+            n_bad: DFF::default(),
+            bank: Default::default(),
+            st_bank: Default::default(),
+            on: Signal::default(),
+            size: Signal::default(),
+            slot: Signal::default(),
+            avail: Signal::default(),
+            space: Signal::default(),
+            off64: Signal::default(),
+            issue: Signal::default(),
+            resp: Signal::default(),
+            pop: Signal::default(),
+            has: Signal::default(),
+            h_bad: Signal::default(),
+            head: Signal::default(),
+            h_st: Signal::default(),
+            d_op: Signal::default(),
+            d_send: Signal::default(),
+            d_retx: Signal::default(),
+            d_len: Signal::default(),
+            d_len64: Signal::default(),
+            d_roff: Signal::default(),
+            d_rlen: Signal::default(),
+            d_iova: Signal::default(),
+            d_end: Signal::default(),
+            d_enc_bad: Signal::default(),
+            d_st: Signal::default(),
+            win_on: Signal::default(),
+            win_end: Signal::default(),
+            h_retx: Signal::default(),
+            c_lo32: k(u64::from(u32::MAX)),
+            c_zero64: k(0),
+            c_zero32: k(0),
+            c_zero16: k(0),
+            c_zero8: k(0),
+            c_zero5: k(0),
+            c_zero4: k(0),
+            c_one32: k(1),
+            c_one4: k(1),
+            c_max_log2: k(16),
+            c_fifo: k(TX_RING_FIFO as u64),
+            c_desc_len: k(TX_DESC_LEN as u64),
+            c_shift: k(6),
+            c_op_send: k(TxOpcode::SendMessage as u64),
+            c_op_retx: k(TxOpcode::Retransmit as u64),
+            c_flags_reserved: k(0xfe),
+            c_st_bad: k(Status::BadDescriptor as u64),
+            c_st_long: k(Status::MessageTooLong as u64),
+            c_st_oob: k(Status::OutOfBounds as u64),
+        }
+    }
+
+    /// The fetcher as a top-level module: every input connected, for Verilog generation.
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.cfg_base.connect();
+        uut.cfg_log2.connect();
+        uut.cfg_producer.connect();
+        uut.cfg_clear.connect();
+        uut.cfg_win_base.connect();
+        uut.cfg_win_len.connect();
+        uut.cfg_max_len.connect();
+        uut.m_rd_ready.connect();
+        uut.s_rd_valid.connect();
+        uut.s_rd_data.connect();
+        uut.m_desc_ready.connect();
+        uut.m_err_ready.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
+impl Default for TxRing512 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for TxRing512 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("TxRing512").finish_non_exhaustive()
+    }
+}
+
+impl Logic for TxRing512 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, fetch, got, count, inflight, reqs, discard, wr, rd, popped, n_bad
+        );
+        // The next read: one descriptor, when posted and the FIFO has room for its answer.
+        self.on.next = (self.cfg_log2.val() != self.c_zero5.val())
+            & (self.cfg_log2.val() <= self.c_max_log2.val());
+        self.size.next = self.c_one32.val() << self.cfg_log2.val();
+        self.slot.next = self.fetch.q.val() & (self.size.val() - self.c_one32.val());
+        self.avail.next = self.cfg_producer.val() - self.fetch.q.val();
+        if self.avail.val() > self.size.val() {
+            // A producer beyond the ring (a host fault): nothing is posted.
+            self.avail.next = self.c_zero32.val();
+        }
+        self.space.next = self.c_fifo.val() - self.count.q.val() - self.inflight.q.val();
+        self.off64.next.lo = self.slot.val() << self.c_shift.val();
+        self.off64.next.hi = self.c_zero32.val();
+        self.m_rd_addr.next = self.cfg_base.val() + Bits::<64>::from(self.off64.val());
+        self.m_rd_len.next = self.c_desc_len.val();
+        self.m_rd_valid.next = self.on.val()
+            & (self.avail.val() != self.c_zero32.val())
+            & (self.space.val() != self.c_zero32.val())
+            & !self.cfg_clear.val()
+            & !self.reset.val();
+        self.issue.next = self.m_rd_valid.val() & self.m_rd_ready.val();
+        self.resp.next = self.s_rd_valid.val() & (self.discard.q.val() == self.c_zero32.val());
+        // The response's checks (`TxLimits::refusal`), the last assignment winning.
+        self.d_op.next = self.s_rd_data.val().get_bits::<8>(0);
+        self.d_send.next = self.d_op.val() == self.c_op_send.val();
+        self.d_retx.next = self.d_op.val() == self.c_op_retx.val();
+        self.d_len.next = self.s_rd_data.val().get_bits::<32>(256);
+        self.d_len64.next = self.s_rd_data.val().get_bits::<64>(256) & self.c_lo32.val();
+        self.d_roff.next = self.s_rd_data.val().get_bits::<64>(384) & self.c_lo32.val();
+        self.d_rlen.next = self.s_rd_data.val().get_bits::<64>(416) & self.c_lo32.val();
+        self.d_iova.next = self.s_rd_data.val().get_bits::<64>(320);
+        self.d_end.next = self.d_iova.val() + self.d_len64.val();
+        self.d_enc_bad.next = !(self.d_send.val() | self.d_retx.val())
+            | ((self.s_rd_data.val().get_bits::<8>(8) & self.c_flags_reserved.val())
+                != self.c_zero8.val())
+            | (self.s_rd_data.val().get_bits::<16>(48) != self.c_zero16.val())
+            | (self.s_rd_data.val().get_bits::<32>(288) != self.c_zero32.val())
+            | (self.d_len.val() == self.c_zero32.val())
+            | (self.d_send.val()
+                & ((self.d_roff.val() != self.c_zero64.val())
+                    | (self.d_rlen.val() != self.c_zero64.val())))
+            | (self.d_retx.val()
+                & ((self.d_rlen.val() == self.c_zero64.val())
+                    | ((self.d_roff.val() + self.d_rlen.val()) > self.d_len64.val())));
+        self.win_on.next = self.cfg_win_len.val() != self.c_zero64.val();
+        self.win_end.next = self.cfg_win_base.val() + self.cfg_win_len.val();
+        self.d_st.next = self.c_zero8.val();
+        if self.win_on.val()
+            & ((self.d_iova.val() < self.cfg_win_base.val())
+                | (self.d_end.val() > self.win_end.val()))
+        {
+            self.d_st.next = self.c_st_oob.val();
+        }
+        if self.d_end.val() <= self.d_iova.val() {
+            self.d_st.next = self.c_st_bad.val();
+        }
+        if self.d_len.val() > self.cfg_max_len.val() {
+            self.d_st.next = self.c_st_long.val();
+        }
+        if self.d_enc_bad.val() {
+            self.d_st.next = self.c_st_bad.val();
+        }
+        // Into the FIFO.
+        self.bank.clock.next = self.clock.val();
+        self.st_bank.clock.next = self.clock.val();
+        self.bank.write_address.next = self.wr.q.val();
+        self.st_bank.write_address.next = self.wr.q.val();
+        self.bank.write_data.next = self.s_rd_data.val();
+        self.st_bank.write_data.next = self.d_st.val();
+        self.bank.write_enable.next = self.resp.val();
+        self.st_bank.write_enable.next = self.resp.val();
+        self.bank.read_address.next = self.rd.q.val();
+        self.st_bank.read_address.next = self.rd.q.val();
+        // The head, decoded.
+        self.head.next = self.bank.read_data.val();
+        self.h_st.next = self.st_bank.read_data.val();
+        self.h_retx.next = self.head.val().get_bits::<8>(0) == self.c_op_retx.val();
+        self.m_desc_retransmit.next = self.h_retx.val();
+        self.m_desc_no_completion.next = self.head.val().get_bit(8);
+        self.m_desc_src_port.next = self.head.val().get_bits::<16>(16);
+        self.m_desc_dst_port.next = self.head.val().get_bits::<16>(32);
+        self.m_desc_rpc_id.next = self.head.val().get_bits::<64>(64);
+        self.m_desc_peer.next = self.head.val().get_bits::<128>(128);
+        self.m_desc_length.next = self.head.val().get_bits::<32>(256);
+        self.m_desc_iova.next = self.head.val().get_bits::<64>(320);
+        self.m_desc_offset.next = self.c_zero32.val();
+        self.m_desc_bytes.next = self.head.val().get_bits::<32>(256);
+        if self.h_retx.val() {
+            self.m_desc_offset.next = self.head.val().get_bits::<32>(384);
+            self.m_desc_bytes.next = self.head.val().get_bits::<32>(416);
+        }
+        self.m_desc_cookie.next = self.head.val().get_bits::<64>(448);
+        self.m_desc_index.next = self.popped.q.val();
+        self.h_bad.next = self.h_st.val() != self.c_zero8.val();
+        self.m_err_status.next = self.h_st.val();
+        self.has.next = self.count.q.val() != self.c_zero32.val();
+        self.m_desc_valid.next = self.has.val() & !self.h_bad.val() & !self.reset.val();
+        self.m_err_valid.next = self.has.val() & self.h_bad.val() & !self.reset.val();
+        self.pop.next = self.has.val()
+            & ((!self.h_bad.val() & self.m_desc_ready.val())
+                | (self.h_bad.val() & self.m_err_ready.val()));
+        if self.pop.val() & self.h_bad.val() {
+            self.n_bad.d.next = self.n_bad.q.val() + self.c_one32.val();
+        }
+        // Bookkeeping.
+        if self.issue.val() {
+            self.fetch.d.next = self.fetch.q.val() + self.c_one32.val();
+        }
+        if self.s_rd_valid.val() & !self.resp.val() {
+            self.discard.d.next = self.discard.q.val() - self.c_one32.val();
+        }
+        if self.resp.val() {
+            self.got.d.next = self.got.q.val() + self.c_one32.val();
+            self.wr.d.next = self.wr.q.val() + self.c_one4.val();
+        }
+        if self.pop.val() {
+            self.rd.d.next = self.rd.q.val() + self.c_one4.val();
+            self.popped.d.next = self.popped.q.val() + self.c_one32.val();
+        }
+        self.count.d.next = self.count.q.val();
+        if self.resp.val() & !self.pop.val() {
+            self.count.d.next = self.count.q.val() + self.c_one32.val();
+        }
+        if !self.resp.val() & self.pop.val() {
+            self.count.d.next = self.count.q.val() - self.c_one32.val();
+        }
+        self.inflight.d.next = self.inflight.q.val();
+        if self.issue.val() & !self.resp.val() {
+            self.inflight.d.next = self.inflight.q.val() + self.c_one32.val();
+        }
+        if !self.issue.val() & self.resp.val() {
+            self.inflight.d.next = self.inflight.q.val() - self.c_one32.val();
+        }
+        if self.issue.val() & !self.s_rd_valid.val() {
+            self.reqs.d.next = self.reqs.q.val() + self.c_one32.val();
+        }
+        if !self.issue.val() & self.s_rd_valid.val() {
+            self.reqs.d.next = self.reqs.q.val() - self.c_one32.val();
+        }
+        self.consumer.next = self.got.q.val();
+        self.bad.next = self.n_bad.q.val();
+        // Clear: indices and FIFO restart; reads in flight are answered and discarded.
+        if self.cfg_clear.val() {
+            self.fetch.d.next = self.c_zero32.val();
+            self.got.d.next = self.c_zero32.val();
+            self.count.d.next = self.c_zero32.val();
+            self.inflight.d.next = self.c_zero32.val();
+            self.wr.d.next = self.c_zero4.val();
+            self.rd.d.next = self.c_zero4.val();
+            self.popped.d.next = self.c_zero32.val();
+            self.discard.d.next = self.reqs.q.val();
+            if self.s_rd_valid.val() {
+                self.discard.d.next = self.reqs.q.val() - self.c_one32.val();
+            }
+        }
+        if self.reset.val() {
+            self.fetch.d.next = self.c_zero32.val();
+            self.got.d.next = self.c_zero32.val();
+            self.count.d.next = self.c_zero32.val();
+            self.inflight.d.next = self.c_zero32.val();
+            self.reqs.d.next = self.c_zero32.val();
+            self.discard.d.next = self.c_zero32.val();
+            self.wr.d.next = self.c_zero4.val();
+            self.rd.d.next = self.c_zero4.val();
+            self.popped.d.next = self.c_zero32.val();
+            self.n_bad.d.next = self.c_zero32.val();
+        }
+    }
+}

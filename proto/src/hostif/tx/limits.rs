@@ -1,0 +1,139 @@
+//! What the NIC holds a TX descriptor to beyond its encoding: the longest message it sends
+//! (QUEUE `max_message_length`) and the IOVA window it may read payload from (`tx_window_*`).
+//! [`TxLimits::refusal`] is the reference the hardware's descriptor fetcher
+//! (`homa_hw::tx_ring`) matches bit for bit.
+
+use super::super::{DmaWindow, Status};
+use super::{TX_DESC_LEN, TxDescriptor};
+use crate::wire::MAX_MESSAGE_LENGTH;
+
+/// The NIC's limits on TX descriptors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TxLimits {
+    /// The longest message sent; a longer one is refused with
+    /// [`Status::MessageTooLong`] (QUEUE `max_message_length`, reset value Homa's
+    /// `HOMA_MAX_MESSAGE_LENGTH`).
+    pub max_message_length: u32,
+    /// The IOVA range a message's payload must lie in (QUEUE `tx_window_*`; length 0: none).
+    pub window: DmaWindow,
+}
+
+impl Default for TxLimits {
+    /// The registers' reset values: Homa's largest message, no window.
+    fn default() -> Self {
+        TxLimits {
+            max_message_length: MAX_MESSAGE_LENGTH,
+            window: DmaWindow::default(),
+        }
+    }
+}
+
+impl TxLimits {
+    /// Why the NIC refuses the descriptor `buf`, if it does, checked in this order:
+    /// - [`Status::BadDescriptor`]: [`TxDescriptor::decode`] refuses it (unknown opcode,
+    ///   reserved bits or fields not zero, zero length, a retransmit range that is empty or
+    ///   outside the message);
+    /// - [`Status::MessageTooLong`]: `message_length` is over `max_message_length`;
+    /// - [`Status::BadDescriptor`]: the payload `[payload_iova, payload_iova +
+    ///   message_length)` wraps past the top of the address space (or ends exactly at it);
+    /// - [`Status::OutOfBounds`]: the window is on and the payload is not wholly inside it
+    ///   (the window's end computed modulo 2^64, as the hardware adds it).
+    ///
+    /// A refused descriptor comes back in an `ERROR` completion (ring TX, its index, its
+    /// cookie, its `rpc_id`); the NIC reads nothing of its payload and sends nothing.
+    pub fn refusal(&self, buf: &[u8; TX_DESC_LEN]) -> Option<Status> {
+        let Ok(d) = TxDescriptor::decode(buf) else {
+            return Some(Status::BadDescriptor);
+        };
+        if d.message_length > self.max_message_length {
+            return Some(Status::MessageTooLong);
+        }
+        let end = d.payload_iova.wrapping_add(u64::from(d.message_length));
+        if end <= d.payload_iova {
+            return Some(Status::BadDescriptor);
+        }
+        let win = self.window;
+        let win_end = win.base.wrapping_add(win.len);
+        (win.len != 0 && (d.payload_iova < win.base || end > win_end))
+            .then_some(Status::OutOfBounds)
+    }
+}
+
+#[cfg(test)]
+#[allow(non_snake_case)]
+mod tests {
+    use super::*;
+    use crate::hostif::{TxFlags, TxOp, peer_address};
+
+    fn desc(len: u32, iova: u64) -> [u8; TX_DESC_LEN] {
+        let d = TxDescriptor {
+            op: TxOp::SendMessage,
+            flags: TxFlags::default(),
+            rpc_id: 12,
+            peer: peer_address("10.0.0.2".parse().unwrap()),
+            src_port: 1000,
+            dst_port: 99,
+            message_length: len,
+            payload_iova: iova,
+            cookie: 7,
+        };
+        let mut b = [0; TX_DESC_LEN];
+        d.encode(&mut b);
+        b
+    }
+
+    #[test]
+    fn refusal__each_rule_in_order() {
+        let open = TxLimits::default();
+        assert_eq!(open.refusal(&desc(5000, 0x1000)), None);
+        assert_eq!(open.refusal(&desc(MAX_MESSAGE_LENGTH, 0x1000)), None);
+        assert_eq!(
+            open.refusal(&desc(MAX_MESSAGE_LENGTH + 1, 0x1000)),
+            Some(Status::MessageTooLong)
+        );
+        // Too long and wrapping: the length is named first.
+        assert_eq!(
+            open.refusal(&desc(MAX_MESSAGE_LENGTH + 1, u64::MAX - 10)),
+            Some(Status::MessageTooLong)
+        );
+        assert_eq!(
+            open.refusal(&desc(100, u64::MAX - 10)),
+            Some(Status::BadDescriptor)
+        );
+        assert_eq!(
+            open.refusal(&desc(100, u64::MAX - 99)),
+            Some(Status::BadDescriptor),
+            "ends exactly at 2^64"
+        );
+        let mut unknown = desc(100, 0x1000);
+        unknown[0] = 9;
+        assert_eq!(open.refusal(&unknown), Some(Status::BadDescriptor));
+        let mut zero = desc(100, 0x1000);
+        zero[32..36].fill(0);
+        assert_eq!(open.refusal(&zero), Some(Status::BadDescriptor));
+
+        let win = TxLimits {
+            max_message_length: 1 << 20,
+            window: DmaWindow {
+                base: 0x10_0000,
+                len: 0x10_0000,
+            },
+        };
+        assert_eq!(
+            win.refusal(&desc(0x10_0000, 0x10_0000)),
+            None,
+            "the whole window"
+        );
+        assert_eq!(
+            win.refusal(&desc(0x10_0000, 0x10_0001)),
+            Some(Status::OutOfBounds)
+        );
+        assert_eq!(win.refusal(&desc(1, 0xf_ffff)), Some(Status::OutOfBounds));
+        assert_eq!(win.refusal(&desc(1, 0x20_0000)), Some(Status::OutOfBounds));
+        assert_eq!(
+            win.refusal(&desc((1 << 20) + 1, 0x10_0000)),
+            Some(Status::MessageTooLong),
+            "the length before the window"
+        );
+    }
+}
