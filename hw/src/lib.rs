@@ -41,10 +41,10 @@
 //! Verilator co-simulation in `homa-sim`.
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and
-//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the TX half (DATA
-//! frames from host descriptors, GRANTs into the SRPT scheduler), completion kinds for
-//! control packets (the host still reads headers from the core's header port), and a grant
-//! decision that closes timing at 250 MHz.
+//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the rest of the TX
+//! half behind the TX descriptor ring (a TX message table for the SRPT scheduler, GRANTs from
+//! the parser into it, DATA frames built from payload read by DMA, `TX_DONE` completions), and
+//! a grant decision that closes timing at 250 MHz.
 
 pub mod cq_writer;
 pub mod cq_writer_model;

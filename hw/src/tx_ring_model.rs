@@ -124,7 +124,7 @@ pub struct TxRingStats {
     pub cycles: u64,
     /// Good descriptors handed out.
     pub good: u64,
-    /// Descriptors refused, by status: bad descriptor, message too long, out of bounds.
+    /// Descriptors refused (the fetcher's `bad` counter).
     pub bad: u32,
     /// Of which too long.
     pub too_long: u32,
