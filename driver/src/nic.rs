@@ -495,6 +495,25 @@ impl<D: Device> Nic<D> {
         &self.cq
     }
 
+    /// Releases inbound message `(peer, id)` of `length` bytes in the NIC's message table
+    /// (GRANT `release_*`, the doorbell last): the host has all of it (or gave up), so the
+    /// table entry completes and its grant slot frees. `id` is the RPC id the message's
+    /// DATA packets carry (their `sender_id`). A message the table does not hold is ignored
+    /// by the NIC.
+    pub fn release(&mut self, peer: Ipv4Addr, id: u64, length: u32) -> Result<()> {
+        for (name, value) in [
+            ("release_peer", u32::from(peer)),
+            ("release_id_lo", id as u32),
+            ("release_id_hi", (id >> 32) as u32),
+            ("release_length", length),
+            ("release", 1),
+        ] {
+            self.dev
+                .write32(self.probe.address("GRANT", name)?, value)?;
+        }
+        Ok(())
+    }
+
     /// Sets what the NIC holds TX descriptors to (QUEUE `max_message_length` and
     /// `tx_window_*`): a longer message, or a payload outside the window, is refused with an
     /// `ERROR` completion and never read. The reset values are Homa's largest message and no

@@ -140,11 +140,16 @@ impl Shared {
         while let Some(ev) = st.engine.poll_event() {
             match ev {
                 Event::Request(r) => {
+                    // The client's DATA carried its own id, the server's id ^ 1.
+                    self.transport
+                        .message_received(r.peer.ip(), r.id ^ 1, message_len(&r.message));
                     st.requests.push_back(r);
                     self.requests_ready.notify_one();
                 }
                 Event::Response { id, message } => {
                     if let Some(p) = st.pending.remove(&id) {
+                        self.transport
+                            .message_received(p.peer.ip(), id ^ 1, message_len(&message));
                         p.completion.complete(Ok(message_bytes(message)));
                     }
                 }
@@ -254,6 +259,11 @@ pub(crate) fn run(shared: Arc<Shared>) {
 
 /// A delivered message as one buffer: its single chunk as is, or the chunks copied once
 /// into a contiguous buffer.
+/// A message's length in bytes (at most `max_message_length`, which fits 32 bits).
+fn message_len(message: &Message) -> u32 {
+    u32::try_from(message.len()).unwrap_or(u32::MAX)
+}
+
 pub(crate) fn message_bytes(message: Message) -> Bytes {
     match message.chunks() {
         [(0, chunk)] if chunk.len() == message.len() => chunk.clone(),

@@ -11,6 +11,10 @@
 //! another transport given at construction (raw IP on a real host, a [`crate::MemNetwork`]
 //! port in tests): the receive-offload configuration.
 //!
+//! When the endpoint has a whole inbound message, the transport releases it in the NIC's
+//! message table (GRANT `release_*`), as the simulated cluster's hosts do: the table's
+//! entry completes and its grant slot frees.
+//!
 //! The driver is polled (no interrupt): a `recv` with nothing to take sleeps
 //! [`NicTransport::POLL_INTERVAL`] between polls, up to its deadline or a `wake`.
 
@@ -41,8 +45,11 @@ pub struct NicStats {
     /// resends it) or refused by the NIC.
     pub buffer_errors: u64,
     /// Completions that made no sense (a buffer outside the pool, a malformed `CONTROL`
-    /// body, a packet from an address family other than ours) or were not about receiving.
+    /// body, a packet from an address family other than ours) or were not about receiving,
+    /// and message releases the device refused.
     pub bad: u64,
+    /// Inbound messages released in the NIC's message table (the endpoint had them whole).
+    pub released: u64,
 }
 
 /// An endpoint's transport over a homa-nic's receive path, sending through `tx`.
@@ -58,6 +65,7 @@ pub struct NicTransport<D: Device> {
     acks_not_carried: AtomicU64,
     buffer_errors: AtomicU64,
     bad: AtomicU64,
+    released: AtomicU64,
 }
 
 impl<D: Device + Send + 'static> fmt::Debug for NicTransport<D> {
@@ -93,6 +101,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             acks_not_carried: AtomicU64::new(0),
             buffer_errors: AtomicU64::new(0),
             bad: AtomicU64::new(0),
+            released: AtomicU64::new(0),
         }
     }
 
@@ -103,6 +112,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             acks_not_carried: self.acks_not_carried.load(Ordering::Relaxed),
             buffer_errors: self.buffer_errors.load(Ordering::Relaxed),
             bad: self.bad.load(Ordering::Relaxed),
+            released: self.released.load(Ordering::Relaxed),
         }
     }
 
@@ -187,5 +197,25 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
 
     fn wake(&self) {
         self.woken.store(true, Ordering::Release);
+    }
+
+    /// Releases the message in the NIC's message table (GRANT `release_*`), so that a long
+    /// run never fills it. The table keys peers by IPv4 address: an IPv6 peer's message was
+    /// never in it. A register write that fails is counted in [`NicStats::bad`] (the table
+    /// then forgets the entry only when it needs the room).
+    fn message_received(&self, peer: IpAddr, sender_id: u64, length: u32) {
+        let IpAddr::V4(peer) = peer else {
+            return;
+        };
+        match lock(&self.nic).release(peer, sender_id, length) {
+            Ok(()) => {
+                self.released.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => {
+                if self.bad.fetch_add(1, Ordering::Relaxed) == 0 {
+                    log::warn!("homa NIC transport {}: release: {e}", self.local);
+                }
+            }
+        }
     }
 }

@@ -62,6 +62,13 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
     fn checksum_caps(&self) -> ChecksumCapabilities {
         ChecksumCapabilities::default()
     }
+
+    /// The endpoint has a whole inbound message from `peer` whose DATA packets carried RPC id
+    /// `sender_id`, `length` bytes: a device that tracks inbound messages (a homa-nic's
+    /// message table, for its grants) may forget it. Nothing to do for most transports.
+    fn message_received(&self, peer: IpAddr, sender_id: u64, length: u32) {
+        let _ = (peer, sender_id, length);
+    }
 }
 
 /// A shared transport: what one handle sends, the others may receive (e.g. a NIC's thread
@@ -84,6 +91,9 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
     }
     fn checksum_caps(&self) -> ChecksumCapabilities {
         (**self).checksum_caps()
+    }
+    fn message_received(&self, peer: IpAddr, sender_id: u64, length: u32) {
+        (**self).message_received(peer, sender_id, length)
     }
 }
 

@@ -9,14 +9,15 @@ use common::{config, echo_server, ip, pattern, stop};
 use homa_driver::{MemDevice, Nic, NicConfig, RingSizes, SoftNic};
 use homa_host::{Endpoint, MemNetwork, NicTransport, Transport};
 use homa_proto::wire::{ChecksumCapabilities, FrameRepr, LinkType};
-use std::net::IpAddr;
+use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 /// A host whose NIC takes every datagram the network brings to `addr`: the transport of its
-/// endpoint, and the NIC's thread (stopped by the flag; it returns the software NIC).
+/// endpoint, and the NIC's thread (stopped by the flag; it returns the software NIC), and the
+/// device's memory (its registers hold what the driver wrote).
 fn nic_host(
     net: &MemNetwork,
     addr: IpAddr,
@@ -25,6 +26,7 @@ fn nic_host(
     NicTransport<Arc<MemDevice>>,
     Arc<AtomicBool>,
     JoinHandle<SoftNic>,
+    Arc<MemDevice>,
 ) {
     let IpAddr::V4(ipv4) = addr else {
         panic!("an IPv4 host")
@@ -33,7 +35,8 @@ fn nic_host(
         ipv4,
         ..NicConfig::default()
     };
-    let nic = Nic::init(Arc::new(MemDevice::new()), &cfg, &sizes).expect("NIC up");
+    let dev = Arc::new(MemDevice::new());
+    let nic = Nic::init(Arc::clone(&dev), &cfg, &sizes).expect("NIC up");
     let mut soft = SoftNic::new(&nic).expect("device side");
     let wire = Arc::new(net.attach(addr).expect("address free"));
     let transport = NicTransport::new(nic, Box::new(Arc::clone(&wire)));
@@ -52,14 +55,36 @@ fn nic_host(
         }
         soft
     });
-    (transport, done, thread)
+    (transport, done, thread, dev)
+}
+
+/// The messages the driver released in the NIC's table (GRANT `release_*`, then the
+/// `release` doorbell) among the register writes `dev` saw: (peer, id, length).
+fn releases(dev: &MemDevice) -> Vec<(Ipv4Addr, u64, u32)> {
+    let grant = homa_proto::regs::block("GRANT").expect("GRANT block");
+    let at = |name: &str| grant.address(name).expect("GRANT register");
+    let mut regs = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for (offset, value) in dev.take_writes() {
+        regs.insert(offset, value);
+        if offset == at("release") {
+            let get = |name: &str| regs.get(&at(name)).copied().unwrap_or(0);
+            let id = u64::from(get("release_id_hi")) << 32 | u64::from(get("release_id_lo"));
+            out.push((
+                Ipv4Addr::from(get("release_peer")),
+                id,
+                get("release_length"),
+            ));
+        }
+    }
+    out
 }
 
 #[test]
 fn nic_transport__rpcs_of_1_byte_to_1_MB_reach_a_server_through_its_completion_ring() {
     let net = MemNetwork::new();
     // 256 RX buffers of 4 KiB, a completion ring of 1024.
-    let (transport, done, nic_thread) = nic_host(&net, ip(1), RingSizes::default());
+    let (transport, done, nic_thread, dev) = nic_host(&net, ip(1), RingSizes::default());
     let server = Arc::new(Endpoint::bind(transport, 500, config()).expect("bind"));
     let threads = echo_server(&server, 1);
     let client = Endpoint::bind(net.attach(ip(2)).unwrap(), 40_000, config()).unwrap();
@@ -78,6 +103,15 @@ fn nic_transport__rpcs_of_1_byte_to_1_MB_reach_a_server_through_its_completion_r
     // A packet that found no buffer posted is dropped, as the NIC drops it; RESEND repaired
     // it (every call above completed).
     println!("packets the NIC dropped: {}", soft.dropped);
+    // Each request was released in the NIC's table once the server had it whole, under the
+    // client's address and its RPC id (even: a client's), with its length.
+    let released = releases(&dev);
+    let lengths: Vec<usize> = released.iter().map(|r| r.2 as usize).collect();
+    assert_eq!(lengths, sizes, "{released:?}");
+    for (peer, id, _) in &released {
+        assert_eq!(IpAddr::V4(*peer), ip(2));
+        assert_eq!(id % 2, 0, "{released:?}");
+    }
 }
 
 #[test]
@@ -90,7 +124,7 @@ fn nic_transport__packets_dropped_for_want_of_buffers_are_resent() {
         cq_log2: 6,
         ..RingSizes::default()
     };
-    let (transport, done, nic_thread) = nic_host(&net, ip(1), sizes);
+    let (transport, done, nic_thread, _) = nic_host(&net, ip(1), sizes);
     let server = Arc::new(Endpoint::bind(transport, 500, config()).expect("bind"));
     let threads = echo_server(&server, 1);
     let client = Endpoint::bind(net.attach(ip(2)).unwrap(), 40_000, config()).unwrap();
@@ -110,7 +144,7 @@ fn nic_transport__packets_dropped_for_want_of_buffers_are_resent() {
 #[test]
 fn nic_transport__recv_returns_at_its_deadline_and_on_wake() {
     let net = MemNetwork::new();
-    let (transport, done, nic_thread) = nic_host(&net, ip(1), RingSizes::default());
+    let (transport, done, nic_thread, _) = nic_host(&net, ip(1), RingSizes::default());
     let start = transport.now();
     let got = transport
         .recv(Some(start + Duration::from_millis(5)))
