@@ -9,7 +9,7 @@
 use crate::device::Device;
 use crate::error::Result;
 use crate::nic::Nic;
-use homa_proto::hostif::{Completion, Event, PacketHeader, Status};
+use homa_proto::hostif::{Completion, ErrorRing, Event, PacketHeader, Status};
 use homa_proto::wire::Repr;
 use std::net::IpAddr;
 
@@ -35,7 +35,28 @@ pub enum Received {
         /// Why.
         status: Status,
     },
-    /// A completion that is not about receiving (`TX_DONE`, an `ERROR` of another ring).
+    /// A message of the TX ring has left (`TX_DONE`): its payload buffer may be reused.
+    TxDone {
+        /// The RPC id.
+        rpc_id: u64,
+        /// The message's length.
+        length: u32,
+        /// The descriptor's cookie.
+        cookie: u64,
+    },
+    /// The NIC refused a TX descriptor (an `ERROR` of the TX ring, `TxLimits::refusal`):
+    /// nothing of it was sent.
+    TxRefused {
+        /// The descriptor's free-running ring index.
+        index: u32,
+        /// Its RPC id.
+        rpc_id: u64,
+        /// Its cookie.
+        cookie: u64,
+        /// Why: bad descriptor, message too long, out of bounds.
+        status: Status,
+    },
+    /// A completion of no ring (an `ERROR` that names none).
     Other(Completion),
     /// A receive completion that makes no sense: a buffer id outside the pool, or a
     /// `CONTROL` body that is not a valid header of its type. Nothing was reposted.
@@ -102,7 +123,7 @@ impl<D: Device> Nic<D> {
                 },
             },
             Event::Error {
-                ring: homa_proto::hostif::ErrorRing::RxBuf,
+                ring: ErrorRing::RxBuf,
                 cookie,
                 ..
             } => {
@@ -116,7 +137,22 @@ impl<D: Device> Nic<D> {
                     status: c.status,
                 }
             }
-            Event::Error { .. } | Event::TxDone { .. } => Received::Other(*c),
+            Event::Error {
+                ring: ErrorRing::Tx,
+                index,
+                cookie,
+            } => Received::TxRefused {
+                index,
+                rpc_id: c.rpc_id,
+                cookie,
+                status: c.status,
+            },
+            Event::TxDone { length, cookie } => Received::TxDone {
+                rpc_id: c.rpc_id,
+                length,
+                cookie,
+            },
+            Event::Error { .. } => Received::Other(*c),
         }
     }
 }
@@ -201,6 +237,12 @@ mod tests {
             cookie: 3,
         };
         complete(&nic, &mut cq, 8, done);
+        let refused = Event::Error {
+            ring: ErrorRing::Tx,
+            index: 4,
+            cookie: 5,
+        };
+        complete_with(&nic, &mut cq, 10, Status::MessageTooLong, refused);
         let bogus = Completion::rx_data(peer, &data, 9).unwrap();
         complete(&nic, &mut cq, bogus.rpc_id, bogus.event);
         // The NIC has taken buffers 0-2 of the 4 posted at init.
@@ -209,7 +251,7 @@ mod tests {
             .unwrap();
 
         let mut out = Vec::new();
-        assert_eq!(nic.receive(&mut out, 64).unwrap(), 6);
+        assert_eq!(nic.receive(&mut out, 64).unwrap(), 7);
         assert_eq!(
             out[0],
             Received::Packet {
@@ -251,8 +293,24 @@ mod tests {
                 status: Status::OutOfBounds
             }
         );
-        assert!(matches!(out[4], Received::Other(c) if c.rpc_id == 8));
-        assert!(matches!(out[5], Received::Bad { .. }), "{:?}", out[5]);
+        assert_eq!(
+            out[4],
+            Received::TxDone {
+                rpc_id: 8,
+                length: 1,
+                cookie: 3
+            }
+        );
+        assert_eq!(
+            out[5],
+            Received::TxRefused {
+                index: 4,
+                rpc_id: 10,
+                cookie: 5,
+                status: Status::MessageTooLong
+            }
+        );
+        assert!(matches!(out[6], Received::Bad { .. }), "{:?}", out[6]);
         // Buffers 1 and 2 went back with one doorbell (4 posted at init, now 6); the refused
         // descriptor and the bogus id did not.
         let w = nic.device().take_writes();

@@ -149,7 +149,11 @@ impl<D: Device + Send + 'static> NicTransport<D> {
                 Received::BufferError { .. } => {
                     self.buffer_errors.fetch_add(1, Ordering::Relaxed);
                 }
-                Received::Bad { .. } | Received::Other(_) => {
+                // This transport posts no TX descriptors: TX completions are not its own.
+                Received::Bad { .. }
+                | Received::TxDone { .. }
+                | Received::TxRefused { .. }
+                | Received::Other(_) => {
                     self.bad.fetch_add(1, Ordering::Relaxed);
                 }
             }

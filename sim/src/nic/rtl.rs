@@ -628,18 +628,25 @@ impl RtlNic {
                         self.refusals.push((buffer_id, status));
                     }
                 }
-                Received::Other(
-                    c @ Completion {
-                        event:
-                            Event::Error {
-                                ring: ErrorRing::Tx,
-                                ..
-                            },
-                        ..
+                Received::TxRefused {
+                    index,
+                    rpc_id,
+                    cookie,
+                    status,
+                } => self.tx_refused.push(Completion {
+                    rpc_id,
+                    status,
+                    event: Event::Error {
+                        ring: ErrorRing::Tx,
+                        index,
+                        cookie,
                     },
-                ) => self.tx_refused.push(c),
-                // A completion no packet explains, or one not about receiving.
-                Received::Bad { .. } | Received::Other(_) => self.counters.parse_mismatches += 1,
+                    phase: false,
+                }),
+                // A completion no packet explains, or one the core never writes yet.
+                Received::Bad { .. } | Received::TxDone { .. } | Received::Other(_) => {
+                    self.counters.parse_mismatches += 1
+                }
             }
         }
         self.send_host_writes(self.cycle + self.pcie_cycles);
