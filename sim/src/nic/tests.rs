@@ -62,7 +62,7 @@ fn frame(payload: &[u8], offset: u32, length: u32) -> Vec<u8> {
 }
 
 /// The NIC of host 10.0.0.1, behind the router 02:00:00:ff:ff:ff that `frame` comes from.
-fn config() -> NicConfig {
+pub(super) fn config() -> NicConfig {
     NicConfig {
         mac: [2, 0, 0, 0, 0, 1],
         gateway_mac: [2, 0, 0, 0xff, 0xff, 0xff],

@@ -4,22 +4,12 @@
 #![allow(non_snake_case)]
 #![cfg(homa_rtl)]
 
+use super::tests::config;
 use super::*;
-use homa_driver::NicConfig;
 use homa_proto::hostif::{
     Completion, DmaWindow, ErrorRing, Event, Status, TxDescriptor, TxFlags, TxLimits, TxOp,
     peer_address,
 };
-use std::net::Ipv4Addr;
-
-fn config() -> NicConfig {
-    NicConfig {
-        mac: [2, 0, 0, 0, 0, 1],
-        gateway_mac: [2, 0, 0, 0xff, 0xff, 0xff],
-        ipv4: Ipv4Addr::new(10, 0, 0, 1),
-        ..NicConfig::default()
-    }
-}
 
 fn send(id: u64, length: u32, iova: u64) -> TxDescriptor {
     TxDescriptor {
