@@ -73,6 +73,14 @@ pub struct RtlNic {
     pcie_cycles: u64,
     /// Byte address of QUEUE.rx_consumer, mirrored into the host's view.
     rx_consumer: u32,
+    /// Byte address of QUEUE.tx_consumer, mirrored too while TX descriptors are posted.
+    tx_consumer: u32,
+    /// TX descriptors posted through [`RtlNic::post_tx_descriptor`], and the `tx_consumer`
+    /// the host's view holds.
+    tx_posted: u32,
+    tx_mirrored: u32,
+    /// The register the bus reads this cycle.
+    reading: u32,
     period: Ps,
     /// The NIC's time: the last clock edge simulated or skipped, in cycles.
     cycle: u64,
@@ -181,6 +189,10 @@ impl RtlNic {
             tx_refused: Vec::new(),
             pcie_cycles: timing.pcie_ps().div_ceil(period),
             rx_consumer: address("QUEUE", "rx_consumer")? as u32,
+            tx_consumer: address("QUEUE", "tx_consumer")? as u32,
+            tx_posted: 0,
+            tx_mirrored: 0,
+            reading: 0,
             period,
             cycle: 0,
             inbox: VecDeque::new(),
@@ -262,6 +274,7 @@ impl RtlNic {
     pub fn post_tx_descriptor(&mut self, at: Ps, desc: &TxDescriptor) -> Result<u32, NicError> {
         let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
         let index = host.send(desc)?;
+        self.tx_posted = self.tx_posted.wrapping_add(1);
         self.host_writes(at);
         Ok(index)
     }
@@ -372,8 +385,9 @@ impl RtlNic {
             self.feeding = Some((frame, 0));
         }
         let mut busy = false;
-        // One register write per cycle from the host; otherwise the bus reads rx_consumer,
-        // which the host's view mirrors (as a NIC writes its ring indices back to memory).
+        // One register write per cycle from the host; otherwise the bus reads rx_consumer (and
+        // every other cycle tx_consumer, while TX descriptors are outstanding), which the
+        // host's view mirrors (as a NIC writes its ring indices back to memory).
         match self.writes.front() {
             Some(&(due, address, value)) if due <= self.cycle => {
                 self.writes.pop_front();
@@ -385,7 +399,12 @@ impl RtlNic {
             }
             _ => {
                 self.core.set_s_reg_we(0);
-                self.core.set_s_reg_addr(u64::from(self.rx_consumer));
+                self.reading = if self.tx_mirrored != self.tx_posted && self.cycle % 2 == 1 {
+                    self.tx_consumer
+                } else {
+                    self.rx_consumer
+                };
+                self.core.set_s_reg_addr(u64::from(self.reading));
                 self.core.set_s_reg_re(1);
             }
         }
@@ -438,8 +457,11 @@ impl RtlNic {
         self.counters.cycles += 1;
         if self.core.get_m_reg_rvalid() == 1 {
             let consumer = self.core.get_m_reg_rdata() as u32;
+            if self.reading == self.tx_consumer {
+                self.tx_mirrored = consumer;
+            }
             // The address is in the register map (checked in `new`).
-            let _ = self.memory.set_register(self.rx_consumer, consumer);
+            let _ = self.memory.set_register(self.reading, consumer);
         }
         busy |= self.poll_host(at, out);
         if frames {

@@ -25,7 +25,7 @@ fn sim_device__the_driver_probes_the_rtl_register_file() {
     assert!(dev.write32(2, 0).is_err(), "unaligned");
 }
 
-fn frame(payload: &[u8], offset: u32, length: u32) -> Vec<u8> {
+pub(super) fn frame(payload: &[u8], offset: u32, length: u32) -> Vec<u8> {
     FrameRepr {
         ethernet: Some(wire::EthernetRepr {
             src_addr: wire::EthernetAddress([2, 0, 0, 0xff, 0xff, 0xff]),
