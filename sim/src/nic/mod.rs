@@ -52,6 +52,10 @@ mod rtl;
 pub use device::SimDevice;
 #[cfg(homa_rtl)]
 pub use rtl::RtlNic;
+#[cfg(homa_rtl)]
+mod rtl_host;
+#[cfg(homa_rtl)]
+pub use rtl_host::{RtlHost, RtlHostReport};
 
 use crate::time::Ps;
 use homa_proto::core::Packet;
@@ -154,6 +158,12 @@ pub enum NicError {
     /// The NIC's host is elsewhere ([`RtlNic::with_driver`]): it posts its own descriptors.
     #[error("this simulated NIC's host is another layer: post RX descriptors through its driver")]
     HostElsewhere,
+    /// A simulated host could not join the in-process network.
+    #[error("simulated host: {0}")]
+    Attach(#[source] homa_host::Error),
+    /// A simulated host's NIC thread stopped before it could report.
+    #[error("simulated host: the NIC thread {0}")]
+    Thread(&'static str),
     /// The RTL engine was asked for but Verilator was not available at build time.
     #[error(
         "the rtl engine needs the Verilated NIC, which was not built (Verilator was missing at \
