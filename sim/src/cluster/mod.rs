@@ -118,6 +118,8 @@ enum Timer {
     /// The host's engine asked to be woken (handle_timeout).
     Engine(HostId),
     /// Something crossed PCIe from the host's NIC to its engine.
+    // Built by the rtl engine only (without Verilator it is never constructed).
+    #[cfg_attr(not(homa_rtl), allow(dead_code))]
     ToHost(HostId),
     /// A packet the host's engine posted reaches the wire.
     ToWire(HostId),
@@ -165,6 +167,8 @@ pub struct Cluster {
     /// Round-trip mode ([`Cluster::round_trips`]).
     ping: Option<pingpong::Ping>,
     /// NIC outputs of the current step.
+    // Built by the rtl engine only (without Verilator it is never constructed).
+    #[cfg_attr(not(homa_rtl), allow(dead_code))]
     nic_out: Vec<(Ps, crate::nic::NicOutput)>,
 }
 

@@ -26,6 +26,8 @@ pub(crate) enum Hop {
     /// From the sending host to the switch.
     FromHost,
     /// From the switch to the receiving host.
+    // Built by the rtl engine only (without Verilator it is never constructed).
+    #[cfg_attr(not(homa_rtl), allow(dead_code))]
     ToHost,
 }
 
@@ -49,8 +51,9 @@ pub(crate) fn frame_of(p: &SimPacket, hop: Hop) -> Vec<u8> {
     t.to_frame_bytes(addr_of(p.src), Some(ethernet))
 }
 
-/// Something on its way from a NIC to its host's engine.
+/// Something on its way from a NIC to its host's engine (built by the rtl engine only).
 #[derive(Debug)]
+#[cfg_attr(not(homa_rtl), allow(dead_code))]
 pub(crate) enum ToHost {
     /// A received packet.
     Packet(IpAddr, Packet),
@@ -59,6 +62,7 @@ pub(crate) enum ToHost {
 }
 
 /// A GRANT frame from the hardware as a fabric packet, and what the host learns of it.
+#[cfg_attr(not(homa_rtl), allow(dead_code))]
 pub(crate) fn grant_packet(
     from: HostId,
     frame: &[u8],
