@@ -257,13 +257,13 @@ pub(crate) fn run(shared: Arc<Shared>) {
     }
 }
 
-/// A delivered message as one buffer: its single chunk as is, or the chunks copied once
-/// into a contiguous buffer.
 /// A message's length in bytes (at most `max_message_length`, which fits 32 bits).
 fn message_len(message: &Message) -> u32 {
     u32::try_from(message.len()).unwrap_or(u32::MAX)
 }
 
+/// A delivered message as one buffer: its single chunk as is, or the chunks copied once
+/// into a contiguous buffer.
 pub(crate) fn message_bytes(message: Message) -> Bytes {
     match message.chunks() {
         [(0, chunk)] if chunk.len() == message.len() => chunk.clone(),

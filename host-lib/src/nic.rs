@@ -12,8 +12,8 @@
 //! port in tests): the receive-offload configuration.
 //!
 //! When the endpoint has a whole inbound message, the transport releases it in the NIC's
-//! message table (GRANT `release_*`), as the simulated cluster's hosts do: the table's
-//! entry completes and its grant slot frees.
+//! message table (GRANT `release_*`), as the simulated cluster's hosts do: the entry
+//! completes and its grant slot frees even when the table lost count of its bytes.
 //!
 //! The driver is polled (no interrupt): a `recv` with nothing to take sleeps
 //! [`NicTransport::POLL_INTERVAL`] between polls, up to its deadline or a `wake`.
@@ -203,10 +203,11 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
         self.woken.store(true, Ordering::Release);
     }
 
-    /// Releases the message in the NIC's message table (GRANT `release_*`), so that a long
-    /// run never fills it. The table keys peers by IPv4 address: an IPv6 peer's message was
-    /// never in it. A register write that fails is counted in [`NicStats::bad`] (the table
-    /// then forgets the entry only when it needs the room).
+    /// Releases the message in the NIC's message table (GRANT `release_*`): the table
+    /// completes a message whose bytes all came in by itself, but one whose second hole it
+    /// forgot, or that lost packets the host gave up on, would hold its entry and a grant
+    /// slot until released. The table keys peers by IPv4 address: an IPv6 peer's message was
+    /// never in it. A register write that fails is counted in [`NicStats::bad`].
     fn message_received(&self, peer: IpAddr, sender_id: u64, length: u32) {
         let IpAddr::V4(peer) = peer else {
             return;
