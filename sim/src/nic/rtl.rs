@@ -104,8 +104,6 @@ pub struct RtlNic {
     refusals: Vec<(u32, Status)>,
     /// Register writes from the host, with the cycle they arrive: (address, value).
     writes: VecDeque<(u64, u64, u32)>,
-    /// Byte addresses of GRANT.release_peer, _id_lo, _id_hi, _length and release.
-    release_regs: [u64; 5],
 }
 
 impl std::fmt::Debug for RtlNic {
@@ -205,13 +203,6 @@ impl RtlNic {
             counters: NicCounters::default(),
             refusals: Vec::new(),
             writes: VecDeque::new(),
-            release_regs: [
-                address("GRANT", "release_peer")?,
-                address("GRANT", "release_id_lo")?,
-                address("GRANT", "release_id_hi")?,
-                address("GRANT", "release_length")?,
-                address("GRANT", "release")?,
-            ],
         };
         // Until idle: the core fetches its first RX buffer descriptors (one PCIe round trip),
         // as a NIC does between the driver's init and the first packet. That happens before
@@ -319,16 +310,23 @@ impl RtlNic {
     }
 
     /// The host releases inbound message `(peer, id)` of `length` bytes (it has all of it,
-    /// or gave up): five register writes, one per cycle from `at` (GRANT.release_*).
-    pub fn release(&mut self, at: Ps, peer: Ipv4Addr, id: u64, length: u32) {
+    /// or gave up) through the driver's `Nic::release`: its register writes (GRANT.release_*)
+    /// reach the core one per cycle from `at`.
+    pub fn release(
+        &mut self,
+        at: Ps,
+        peer: Ipv4Addr,
+        id: u64,
+        length: u32,
+    ) -> Result<(), NicError> {
+        let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
+        host.release(peer, id, length)?;
         let arrival = at.div_ceil(self.period);
         if self.is_idle() {
             self.cycle = self.cycle.max(arrival);
         }
-        let values = [u32::from(peer), id as u32, (id >> 32) as u32, length, 1];
-        for (address, value) in self.release_regs.into_iter().zip(values) {
-            self.writes.push_back((arrival, address, value));
-        }
+        self.send_host_writes(arrival);
+        Ok(())
     }
 
     fn is_idle(&self) -> bool {

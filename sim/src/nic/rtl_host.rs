@@ -13,7 +13,8 @@ use super::{NicCounters, NicError, NicOutput, NicTiming, RtlNic};
 use bytes::Bytes;
 use homa_driver::{MemDevice, Nic, NicConfig};
 use homa_host::{Config, MemNetwork, NicTransport, Transport};
-use homa_proto::wire::field::ethernet as eth;
+use homa_proto::wire::field::{ethernet as eth, ipv4};
+use homa_proto::wire::{EtherType, EthernetAddress, EthernetRepr};
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
@@ -159,7 +160,8 @@ fn run(
         for (_, o) in out.drain(..) {
             if let NicOutput::Grant { frame } = o {
                 let ip = &frame[eth::HEADER_LEN..];
-                let dst = Ipv4Addr::new(ip[16], ip[17], ip[18], ip[19]);
+                let dst: [u8; 4] = ip[ipv4::DST_ADDR].try_into().expect("4 bytes");
+                let dst = Ipv4Addr::from(dst);
                 // A GRANT the network cannot deliver is lost, as on a wire.
                 let _ = wire.send(IpAddr::V4(dst), Bytes::copy_from_slice(ip));
             }
@@ -177,10 +179,14 @@ fn run(
 
 /// The Ethernet frame of an IPv4 datagram from the router to the NIC's MAC.
 fn ethernet(to: [u8; 6], datagram: &[u8]) -> Vec<u8> {
-    let mut f = Vec::with_capacity(eth::HEADER_LEN + datagram.len());
-    f.extend_from_slice(&to);
-    f.extend_from_slice(&ROUTER_MAC);
-    f.extend_from_slice(&0x0800u16.to_be_bytes());
-    f.extend_from_slice(datagram);
+    let header = EthernetRepr {
+        src_addr: EthernetAddress(ROUTER_MAC),
+        dst_addr: EthernetAddress(to),
+        vlan: None,
+        ethertype: EtherType::IPV4,
+    };
+    let mut f = vec![0; header.buffer_len() + datagram.len()];
+    header.emit(&mut f);
+    f[header.buffer_len()..].copy_from_slice(datagram);
     f
 }

@@ -124,7 +124,8 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
     assert_eq!(grant.offset, 1_400 + 10_000, "received + window");
     assert_eq!(nic.counters().parse_mismatches, 0);
     // The host releases the message: GRANT.releases counts it.
-    nic.release(20_000_000, Ipv4Addr::new(10, 0, 0, 2), 8, 100_000);
+    nic.release(20_000_000, Ipv4Addr::new(10, 0, 0, 2), 8, 100_000)
+        .unwrap();
     nic.run_until(30_000_000, &mut Vec::new());
     assert_eq!(nic.read_register("GRANT", "releases").unwrap(), 1);
     assert_eq!(nic.read_register("GRANT", "messages_tracked").unwrap(), 0);
