@@ -76409,6 +76409,19 @@ module homa_rx_core_w512$txq(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clea
     localparam  c_st_bad = 8'h5;
     localparam  c_st_long = 8'h2;
     localparam  c_st_oob = 8'h1;
+    localparam  c_at_op = 16'h0;
+    localparam  c_at_flags = 16'h8;
+    localparam  c_at_src = 16'h10;
+    localparam  c_at_dst = 16'h20;
+    localparam  c_at_rsv0 = 16'h30;
+    localparam  c_at_rpc = 16'h40;
+    localparam  c_at_peer = 16'h80;
+    localparam  c_at_len = 16'h100;
+    localparam  c_at_rsv1 = 16'h120;
+    localparam  c_at_iova = 16'h140;
+    localparam  c_at_roff = 16'h180;
+    localparam  c_at_rlen = 16'h1a0;
+    localparam  c_at_cookie = 16'h1c0;
     
     // Stub signals
     reg  [31:0] fetch$d;
@@ -76588,16 +76601,16 @@ module homa_rx_core_w512$txq(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clea
         m_rd_valid = on & (avail != c_zero32) & (space != c_zero32) & ~cfg_clear & ~reset;
         issue = m_rd_valid & m_rd_ready;
         resp = s_rd_valid & (discard$q == c_zero32);
-        d_op = s_rd_data[(32'h0)+:(8)];
+        d_op = s_rd_data[(c_at_op)+:(8)];
         d_send = d_op == c_op_send;
         d_retx = d_op == c_op_retx;
-        d_len = s_rd_data[(32'h100)+:(32)];
-        d_len64 = s_rd_data[(32'h100)+:(64)] & c_lo32;
-        d_roff = s_rd_data[(32'h180)+:(64)] & c_lo32;
-        d_rlen = s_rd_data[(32'h1a0)+:(64)] & c_lo32;
-        d_iova = s_rd_data[(32'h140)+:(64)];
+        d_len = s_rd_data[(c_at_len)+:(32)];
+        d_len64 = s_rd_data[(c_at_len)+:(64)] & c_lo32;
+        d_roff = s_rd_data[(c_at_roff)+:(64)] & c_lo32;
+        d_rlen = s_rd_data[(c_at_rlen)+:(64)] & c_lo32;
+        d_iova = s_rd_data[(c_at_iova)+:(64)];
         d_end = d_iova + d_len64;
-        d_enc_bad = ~(d_send | d_retx) | ((s_rd_data[(32'h8)+:(8)] & c_flags_reserved) != c_zero8) | (s_rd_data[(32'h30)+:(16)] != c_zero16) | (s_rd_data[(32'h120)+:(32)] != c_zero32) | (d_len == c_zero32) | (d_send & ((d_roff != c_zero64) | (d_rlen != c_zero64))) | (d_retx & ((d_rlen == c_zero64) | ((d_roff + d_rlen) > d_len64)));
+        d_enc_bad = ~(d_send | d_retx) | ((s_rd_data[(c_at_flags)+:(8)] & c_flags_reserved) != c_zero8) | (s_rd_data[(c_at_rsv0)+:(16)] != c_zero16) | (s_rd_data[(c_at_rsv1)+:(32)] != c_zero32) | (d_len == c_zero32) | (d_send & ((d_roff != c_zero64) | (d_rlen != c_zero64))) | (d_retx & ((d_rlen == c_zero64) | ((d_roff + d_rlen) > d_len64)));
         win_on = cfg_win_len != c_zero64;
         win_end = cfg_win_base + cfg_win_len;
         d_st = c_zero8;
@@ -76625,22 +76638,22 @@ module homa_rx_core_w512$txq(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clea
         st_bank$read_address = rd$q;
         head = bank$read_data;
         h_st = st_bank$read_data;
-        h_retx = head[(32'h0)+:(8)] == c_op_retx;
+        h_retx = head[(c_at_op)+:(8)] == c_op_retx;
         m_desc_retransmit = h_retx;
-        m_desc_no_completion = head[32'h8];
-        m_desc_src_port = head[(32'h10)+:(16)];
-        m_desc_dst_port = head[(32'h20)+:(16)];
-        m_desc_rpc_id = head[(32'h40)+:(64)];
-        m_desc_peer = head[(32'h80)+:(128)];
-        m_desc_length = head[(32'h100)+:(32)];
-        m_desc_iova = head[(32'h140)+:(64)];
+        m_desc_no_completion = head[c_at_flags];
+        m_desc_src_port = head[(c_at_src)+:(16)];
+        m_desc_dst_port = head[(c_at_dst)+:(16)];
+        m_desc_rpc_id = head[(c_at_rpc)+:(64)];
+        m_desc_peer = head[(c_at_peer)+:(128)];
+        m_desc_length = head[(c_at_len)+:(32)];
+        m_desc_iova = head[(c_at_iova)+:(64)];
         m_desc_offset = c_zero32;
-        m_desc_bytes = head[(32'h100)+:(32)];
+        m_desc_bytes = head[(c_at_len)+:(32)];
         if (h_retx) begin
-            m_desc_offset = head[(32'h180)+:(32)];
-            m_desc_bytes = head[(32'h1a0)+:(32)];
+            m_desc_offset = head[(c_at_roff)+:(32)];
+            m_desc_bytes = head[(c_at_rlen)+:(32)];
         end
-        m_desc_cookie = head[(32'h1c0)+:(64)];
+        m_desc_cookie = head[(c_at_cookie)+:(64)];
         m_desc_index = popped$q;
         h_bad = h_st != c_zero8;
         m_err_status = h_st;

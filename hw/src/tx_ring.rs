@@ -34,7 +34,7 @@ mod tests;
 
 use crate::grant_framer::Lo32Hi32;
 use crate::hdl::*;
-use homa_proto::hostif::{Status, TX_DESC_LEN, TxOpcode};
+use homa_proto::hostif::{Field, Status, TX_DESC_LEN, TxOpcode, tx_field};
 
 /// FIFO depth in descriptors, and reads in flight at most.
 pub const TX_RING_FIFO: usize = 16;
@@ -170,6 +170,20 @@ pub struct TxRing512 {
     c_st_bad: Constant<Bits<8>>,
     c_st_long: Constant<Bits<8>>,
     c_st_oob: Constant<Bits<8>>,
+    /// Bit offsets of the descriptor's fields (`hostif::tx_field`).
+    c_at_op: Constant<Bits<16>>,
+    c_at_flags: Constant<Bits<16>>,
+    c_at_src: Constant<Bits<16>>,
+    c_at_dst: Constant<Bits<16>>,
+    c_at_rsv0: Constant<Bits<16>>,
+    c_at_rpc: Constant<Bits<16>>,
+    c_at_peer: Constant<Bits<16>>,
+    c_at_len: Constant<Bits<16>>,
+    c_at_rsv1: Constant<Bits<16>>,
+    c_at_iova: Constant<Bits<16>>,
+    c_at_roff: Constant<Bits<16>>,
+    c_at_rlen: Constant<Bits<16>>,
+    c_at_cookie: Constant<Bits<16>>,
 }
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
@@ -181,6 +195,11 @@ impl TxRing512 {
     pub fn new() -> Self {
         const _: () = assert!(TX_DESC_LEN == 64);
         const _: () = assert!(TX_RING_FIFO == 1 << 4);
+        // A field's bit offset, its width checked against the select that reads it.
+        let at = |f: Field, bytes: usize| {
+            assert_eq!(f.len, bytes, "TX descriptor field {}", f.name);
+            k::<16>(8 * f.offset as u64)
+        };
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -274,6 +293,19 @@ impl TxRing512 {
             c_st_bad: k(Status::BadDescriptor as u64),
             c_st_long: k(Status::MessageTooLong as u64),
             c_st_oob: k(Status::OutOfBounds as u64),
+            c_at_op: at(tx_field::OPCODE, 1),
+            c_at_flags: at(tx_field::FLAGS, 1),
+            c_at_src: at(tx_field::SRC_PORT, 2),
+            c_at_dst: at(tx_field::DST_PORT, 2),
+            c_at_rsv0: at(tx_field::RESERVED0, 2),
+            c_at_rpc: at(tx_field::RPC_ID, 8),
+            c_at_peer: at(tx_field::PEER, 16),
+            c_at_len: at(tx_field::MESSAGE_LENGTH, 4),
+            c_at_rsv1: at(tx_field::RESERVED1, 4),
+            c_at_iova: at(tx_field::PAYLOAD_IOVA, 8),
+            c_at_roff: at(tx_field::RETRANSMIT_OFFSET, 4),
+            c_at_rlen: at(tx_field::RETRANSMIT_LENGTH, 4),
+            c_at_cookie: at(tx_field::COOKIE, 8),
         }
     }
 
@@ -340,20 +372,53 @@ impl Logic for TxRing512 {
         self.issue.next = self.m_rd_valid.val() & self.m_rd_ready.val();
         self.resp.next = self.s_rd_valid.val() & (self.discard.q.val() == self.c_zero32.val());
         // The response's checks (`TxLimits::refusal`), the last assignment winning.
-        self.d_op.next = self.s_rd_data.val().get_bits::<8>(0);
+        self.d_op.next = self
+            .s_rd_data
+            .val()
+            .get_bits::<8>(self.c_at_op.val().index());
         self.d_send.next = self.d_op.val() == self.c_op_send.val();
         self.d_retx.next = self.d_op.val() == self.c_op_retx.val();
-        self.d_len.next = self.s_rd_data.val().get_bits::<32>(256);
-        self.d_len64.next = self.s_rd_data.val().get_bits::<64>(256) & self.c_lo32.val();
-        self.d_roff.next = self.s_rd_data.val().get_bits::<64>(384) & self.c_lo32.val();
-        self.d_rlen.next = self.s_rd_data.val().get_bits::<64>(416) & self.c_lo32.val();
-        self.d_iova.next = self.s_rd_data.val().get_bits::<64>(320);
+        self.d_len.next = self
+            .s_rd_data
+            .val()
+            .get_bits::<32>(self.c_at_len.val().index());
+        self.d_len64.next = self
+            .s_rd_data
+            .val()
+            .get_bits::<64>(self.c_at_len.val().index())
+            & self.c_lo32.val();
+        self.d_roff.next = self
+            .s_rd_data
+            .val()
+            .get_bits::<64>(self.c_at_roff.val().index())
+            & self.c_lo32.val();
+        self.d_rlen.next = self
+            .s_rd_data
+            .val()
+            .get_bits::<64>(self.c_at_rlen.val().index())
+            & self.c_lo32.val();
+        self.d_iova.next = self
+            .s_rd_data
+            .val()
+            .get_bits::<64>(self.c_at_iova.val().index());
         self.d_end.next = self.d_iova.val() + self.d_len64.val();
         self.d_enc_bad.next = !(self.d_send.val() | self.d_retx.val())
-            | ((self.s_rd_data.val().get_bits::<8>(8) & self.c_flags_reserved.val())
+            | ((self
+                .s_rd_data
+                .val()
+                .get_bits::<8>(self.c_at_flags.val().index())
+                & self.c_flags_reserved.val())
                 != self.c_zero8.val())
-            | (self.s_rd_data.val().get_bits::<16>(48) != self.c_zero16.val())
-            | (self.s_rd_data.val().get_bits::<32>(288) != self.c_zero32.val())
+            | (self
+                .s_rd_data
+                .val()
+                .get_bits::<16>(self.c_at_rsv0.val().index())
+                != self.c_zero16.val())
+            | (self
+                .s_rd_data
+                .val()
+                .get_bits::<32>(self.c_at_rsv1.val().index())
+                != self.c_zero32.val())
             | (self.d_len.val() == self.c_zero32.val())
             | (self.d_send.val()
                 & ((self.d_roff.val() != self.c_zero64.val())
@@ -393,22 +458,29 @@ impl Logic for TxRing512 {
         // The head, decoded.
         self.head.next = self.bank.read_data.val();
         self.h_st.next = self.st_bank.read_data.val();
-        self.h_retx.next = self.head.val().get_bits::<8>(0) == self.c_op_retx.val();
+        self.h_retx.next =
+            self.head.val().get_bits::<8>(self.c_at_op.val().index()) == self.c_op_retx.val();
         self.m_desc_retransmit.next = self.h_retx.val();
-        self.m_desc_no_completion.next = self.head.val().get_bit(8);
-        self.m_desc_src_port.next = self.head.val().get_bits::<16>(16);
-        self.m_desc_dst_port.next = self.head.val().get_bits::<16>(32);
-        self.m_desc_rpc_id.next = self.head.val().get_bits::<64>(64);
-        self.m_desc_peer.next = self.head.val().get_bits::<128>(128);
-        self.m_desc_length.next = self.head.val().get_bits::<32>(256);
-        self.m_desc_iova.next = self.head.val().get_bits::<64>(320);
+        self.m_desc_no_completion.next = self.head.val().get_bit(self.c_at_flags.val().index());
+        self.m_desc_src_port.next = self.head.val().get_bits::<16>(self.c_at_src.val().index());
+        self.m_desc_dst_port.next = self.head.val().get_bits::<16>(self.c_at_dst.val().index());
+        self.m_desc_rpc_id.next = self.head.val().get_bits::<64>(self.c_at_rpc.val().index());
+        self.m_desc_peer.next = self
+            .head
+            .val()
+            .get_bits::<128>(self.c_at_peer.val().index());
+        self.m_desc_length.next = self.head.val().get_bits::<32>(self.c_at_len.val().index());
+        self.m_desc_iova.next = self.head.val().get_bits::<64>(self.c_at_iova.val().index());
         self.m_desc_offset.next = self.c_zero32.val();
-        self.m_desc_bytes.next = self.head.val().get_bits::<32>(256);
+        self.m_desc_bytes.next = self.head.val().get_bits::<32>(self.c_at_len.val().index());
         if self.h_retx.val() {
-            self.m_desc_offset.next = self.head.val().get_bits::<32>(384);
-            self.m_desc_bytes.next = self.head.val().get_bits::<32>(416);
+            self.m_desc_offset.next = self.head.val().get_bits::<32>(self.c_at_roff.val().index());
+            self.m_desc_bytes.next = self.head.val().get_bits::<32>(self.c_at_rlen.val().index());
         }
-        self.m_desc_cookie.next = self.head.val().get_bits::<64>(448);
+        self.m_desc_cookie.next = self
+            .head
+            .val()
+            .get_bits::<64>(self.c_at_cookie.val().index());
         self.m_desc_index.next = self.popped.q.val();
         self.h_bad.next = self.h_st.val() != self.c_zero8.val();
         self.m_err_status.next = self.h_st.val();

@@ -13,7 +13,10 @@
 
 use std::collections::VecDeque;
 
-use homa_proto::hostif::{DmaWindow, Status, TX_DESC_LEN, TxDescriptor, TxFlags, TxLimits, TxOp};
+use homa_proto::hostif::{
+    DmaWindow, Field, Status, TX_DESC_LEN, TxDescriptor, TxFlags, TxLimits, TxOp, TxOpcode,
+    tx_field,
+};
 use homa_proto::wire::MAX_MESSAGE_LENGTH;
 
 use crate::parser_model::Rng;
@@ -176,60 +179,79 @@ pub fn descriptor(rng: &mut Rng, index: u32, max_len: u32) -> [u8; TX_DESC_LEN] 
     let mut b = [0u8; TX_DESC_LEN];
     d.encode(&mut b);
     let end = WINDOW.base + WINDOW.len;
-    let put32 = |b: &mut [u8; TX_DESC_LEN], at: usize, v: u32| {
-        b[at..at + 4].copy_from_slice(&v.to_le_bytes())
+    // A field set to `v` (little-endian, the field's width).
+    let put = |b: &mut [u8; TX_DESC_LEN], f: Field, v: u64| {
+        b[f.offset..f.end()].copy_from_slice(&v.to_le_bytes()[..f.len])
     };
-    let put64 = |b: &mut [u8; TX_DESC_LEN], at: usize, v: u64| {
-        b[at..at + 8].copy_from_slice(&v.to_le_bytes())
-    };
+    let byte_of = |rng: &mut Rng, f: Field| f.offset + rng.below(f.len as u64) as usize;
+    let (send, retx) = (
+        u64::from(TxOpcode::SendMessage as u8),
+        u64::from(TxOpcode::Retransmit as u8),
+    );
     match rng.below(36) {
-        0 => b[0] = [0, 3, 0xff][rng.below(3) as usize],
-        1 => b[1] |= 2 << rng.below(7),
-        2 => b[6 + rng.below(2) as usize] = 1 + rng.below(255) as u8,
-        3 => b[36 + rng.below(4) as usize] = 1 + rng.below(255) as u8,
-        4 => put32(&mut b, 32, 0),
+        0 => put(
+            &mut b,
+            tx_field::OPCODE,
+            [0, 3, 0xff][rng.below(3) as usize],
+        ),
+        1 => b[tx_field::FLAGS.offset] |= 2 << rng.below(7),
+        2 => b[byte_of(rng, tx_field::RESERVED0)] = 1 + rng.below(255) as u8,
+        3 => b[byte_of(rng, tx_field::RESERVED1)] = 1 + rng.below(255) as u8,
+        4 => put(&mut b, tx_field::MESSAGE_LENGTH, 0),
         5 => {
             // A SEND with a retransmit field set.
-            b[0] = 1;
-            put32(
-                &mut b,
-                48 + 4 * rng.below(2) as usize,
-                1 + rng.below(100) as u32,
-            );
+            put(&mut b, tx_field::OPCODE, send);
+            let f =
+                [tx_field::RETRANSMIT_OFFSET, tx_field::RETRANSMIT_LENGTH][rng.below(2) as usize];
+            put(&mut b, f, 1 + rng.below(100));
         }
         6 => {
-            b[0] = 2;
-            put32(&mut b, 48, rng.below(u64::from(len)) as u32);
-            put32(&mut b, 52, 0);
+            put(&mut b, tx_field::OPCODE, retx);
+            put(
+                &mut b,
+                tx_field::RETRANSMIT_OFFSET,
+                rng.below(u64::from(len)),
+            );
+            put(&mut b, tx_field::RETRANSMIT_LENGTH, 0);
         }
         7 => {
             // A RETRANSMIT range one byte or more past the end (offset + length in 33 bits).
-            b[0] = 2;
+            put(&mut b, tx_field::OPCODE, retx);
             let offset = rng.below(u64::from(len) + 1) as u32;
-            put32(&mut b, 48, offset);
-            put32(
-                &mut b,
-                52,
-                len - offset + 1 + rng.below(u64::from(u32::MAX - (len - offset))) as u32,
-            );
+            put(&mut b, tx_field::RETRANSMIT_OFFSET, u64::from(offset));
+            let past = len - offset + 1 + rng.below(u64::from(u32::MAX - (len - offset))) as u32;
+            put(&mut b, tx_field::RETRANSMIT_LENGTH, u64::from(past));
         }
-        8 => put32(
+        8 => put(
             &mut b,
-            32,
-            max_len.saturating_add(1 + rng.below(1000) as u32),
+            tx_field::MESSAGE_LENGTH,
+            u64::from(max_len.saturating_add(1 + rng.below(1000) as u32)),
         ),
-        9 => put64(&mut b, 40, u64::MAX - rng.below(u64::from(len))),
-        10 => put64(&mut b, 40, WINDOW.base - 1 - rng.below(1 << 20)),
-        11 => put64(&mut b, 40, end - u64::from(len) + 1 + rng.below(1 << 20)),
-        12 => put64(&mut b, 40, end - u64::from(len)),
+        9 => put(
+            &mut b,
+            tx_field::PAYLOAD_IOVA,
+            u64::MAX - rng.below(u64::from(len)),
+        ),
+        10 => put(
+            &mut b,
+            tx_field::PAYLOAD_IOVA,
+            WINDOW.base - 1 - rng.below(1 << 20),
+        ),
+        11 => put(
+            &mut b,
+            tx_field::PAYLOAD_IOVA,
+            end - u64::from(len) + 1 + rng.below(1 << 20),
+        ),
+        12 => put(&mut b, tx_field::PAYLOAD_IOVA, end - u64::from(len)),
         _ => {}
     }
     b
 }
 
-fn u64_at(b: &[u8; TX_DESC_LEN], at: usize) -> u64 {
+/// A 64-bit field of a descriptor as read, whatever the rest holds.
+fn u64_at(b: &[u8; TX_DESC_LEN], f: Field) -> u64 {
     let mut w = [0u8; 8];
-    w.copy_from_slice(&b[at..at + 8]);
+    w.copy_from_slice(&b[f.offset..f.end()]);
     u64::from_le_bytes(w)
 }
 
@@ -333,7 +355,14 @@ pub fn run<D: TxRingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxRingStats
             // A refusal is reported with its index, raw RPC id and cookie.
             let same = match TxDescriptor::decode(&raw) {
                 Ok(d) if status == 0 => h == TxHead::of(&d, index),
-                _ => (h.index, h.rpc_id, h.cookie) == (index, u64_at(&raw, 8), u64_at(&raw, 56)),
+                _ => {
+                    (h.index, h.rpc_id, h.cookie)
+                        == (
+                            index,
+                            u64_at(&raw, tx_field::RPC_ID),
+                            u64_at(&raw, tx_field::COOKIE),
+                        )
+                }
             };
             if !same || status != want_status {
                 return Err(fail(format!(

@@ -41,6 +41,7 @@ pub use completion::{
 };
 pub use ring::{MAX_LOG2_SIZE, MIN_LOG2_SIZE, RingState};
 pub use rxbuf::{DmaWindow, RX_BUF_DESC_LEN, RxBufDescriptor};
+pub use tx::field as tx_field;
 pub use tx::{TX_DESC_LEN, TxDescriptor, TxFlags, TxLimits, TxOp, TxOpcode};
 
 use std::net::{IpAddr, Ipv6Addr};

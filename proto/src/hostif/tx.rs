@@ -15,8 +15,9 @@ pub const TX_DESC_LEN: usize = 64;
 
 const NAME: &str = "TX descriptor";
 
-/// Byte layout. Order and widths keep every integer naturally aligned.
-pub(super) mod field {
+/// Byte layout. Order and widths keep every integer naturally aligned. Public (as
+/// `hostif::tx_field`) so that the hardware takes its byte selects from here.
+pub mod field {
     use super::Field;
 
     const fn f(name: &'static str, offset: usize, len: usize, doc: &'static str) -> Field {
@@ -28,56 +29,70 @@ pub(super) mod field {
         }
     }
 
-    pub(crate) const OPCODE: Field = f("opcode", 0, 1, "1 = SEND_MESSAGE, 2 = RETRANSMIT.");
-    pub(crate) const FLAGS: Field = f(
+    /// The `opcode` field (see `docs/hostif.md`).
+    pub const OPCODE: Field = f("opcode", 0, 1, "1 = SEND_MESSAGE, 2 = RETRANSMIT.");
+    /// The `flags` field (see `docs/hostif.md`).
+    pub const FLAGS: Field = f(
         "flags",
         1,
         1,
         "Bit 0: NO_COMPLETION, post no TX_DONE completion. Bits 7-1 reserved (0).",
     );
-    pub(crate) const SRC_PORT: Field = f("src_port", 2, 2, "Homa source port (local).");
-    pub(crate) const DST_PORT: Field = f("dst_port", 4, 2, "Homa destination port (peer's).");
-    pub(crate) const RESERVED0: Field = f("reserved0", 6, 2, "Zero.");
-    pub(crate) const RPC_ID: Field = f("rpc_id", 8, 8, "Homa RPC id.");
-    pub(crate) const PEER: Field = f(
+    /// The `src_port` field (see `docs/hostif.md`).
+    pub const SRC_PORT: Field = f("src_port", 2, 2, "Homa source port (local).");
+    /// The `dst_port` field (see `docs/hostif.md`).
+    pub const DST_PORT: Field = f("dst_port", 4, 2, "Homa destination port (peer's).");
+    /// The `reserved0` field (see `docs/hostif.md`).
+    pub const RESERVED0: Field = f("reserved0", 6, 2, "Zero.");
+    /// The `rpc_id` field (see `docs/hostif.md`).
+    pub const RPC_ID: Field = f("rpc_id", 8, 8, "Homa RPC id.");
+    /// The `peer` field (see `docs/hostif.md`).
+    pub const PEER: Field = f(
         "peer",
         16,
         16,
         "Peer address, network order; IPv4 as `::ffff:a.b.c.d`.",
     );
-    pub(crate) const MESSAGE_LENGTH: Field = f(
+    /// The `message_length` field (see `docs/hostif.md`).
+    pub const MESSAGE_LENGTH: Field = f(
         "message_length",
         32,
         4,
         "Length of the whole message in bytes (> 0).",
     );
-    pub(crate) const RESERVED1: Field = f("reserved1", 36, 4, "Zero.");
-    pub(crate) const PAYLOAD_IOVA: Field = f(
+    /// The `reserved1` field (see `docs/hostif.md`).
+    pub const RESERVED1: Field = f("reserved1", 36, 4, "Zero.");
+    /// The `payload_iova` field (see `docs/hostif.md`).
+    pub const PAYLOAD_IOVA: Field = f(
         "payload_iova",
         40,
         8,
         "IOVA of the first byte of the message in host memory (contiguous).",
     );
-    pub(crate) const RETRANSMIT_OFFSET: Field = f(
+    /// The `retransmit_offset` field (see `docs/hostif.md`).
+    pub const RETRANSMIT_OFFSET: Field = f(
         "retransmit_offset",
         48,
         4,
         "RETRANSMIT: first byte to send again; SEND_MESSAGE: 0.",
     );
-    pub(crate) const RETRANSMIT_LENGTH: Field = f(
+    /// The `retransmit_length` field (see `docs/hostif.md`).
+    pub const RETRANSMIT_LENGTH: Field = f(
         "retransmit_length",
         52,
         4,
         "RETRANSMIT: bytes to send again (> 0, inside the message); SEND_MESSAGE: 0.",
     );
-    pub(crate) const COOKIE: Field = f(
+    /// The `cookie` field (see `docs/hostif.md`).
+    pub const COOKIE: Field = f(
         "cookie",
         56,
         8,
         "Opaque to the NIC; echoed in the TX_DONE or ERROR completion.",
     );
 
-    pub(crate) const ALL: &[Field] = &[
+    /// Every field, in address order.
+    pub const ALL: &[Field] = &[
         OPCODE,
         FLAGS,
         SRC_PORT,
