@@ -272,7 +272,14 @@ fn reply_token__dropped_request_is_delivered_again() {
     assert!(again.payload == pattern(700, 9));
     server.reply(again.token, again.payload).expect("reply");
     assert!(client.wait(&h, Duration::from_secs(10)).expect("response") == pattern(700, 9));
-    assert_eq!(client.stats().engine.restarts, 1);
+    // The client restarted at least once; on a loaded machine a second RESEND can leave before
+    // the first RPC_UNKNOWN is processed, and both restart (as in Linux Homa). Either way the
+    // server delivers the request once more, never a third time.
+    assert!(client.stats().engine.restarts >= 1);
+    assert!(matches!(
+        server.recv_request_timeout(Duration::from_millis(50)),
+        Err(Error::Timeout)
+    ));
 }
 
 #[test]
