@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remaining,s_upd_valid,s_upd_slot,s_upd_remaining,m_pick_valid,m_pick_slot,m_pick_id,m_pick_remaining,occupancy);
+module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remaining,s_upd_valid,s_upd_slot,s_upd_remaining,s_mask,m_free_slot,m_pick_valid,m_pick_slot,m_pick_id,m_pick_remaining,occupancy);
     
     // Module arguments
     input wire  clock;
@@ -15,6 +15,8 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
     input wire  s_upd_valid;
     input wire  [3:0] s_upd_slot;
     input wire  [31:0] s_upd_remaining;
+    input wire  [15:0] s_mask;
+    output reg  [3:0] m_free_slot;
     output reg  m_pick_valid;
     output reg  [3:0] m_pick_slot;
     output reg  [15:0] m_pick_id;
@@ -813,6 +815,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
             free_slot = c_slot$0;
         end
         s_ins_ready = free_any;
+        m_free_slot = free_slot;
         ins_fire = s_ins_valid & free_any;
         upd_hit = 1'b0;
         if (valid$0$q & (s_upd_slot == c_slot$0)) begin
@@ -1246,82 +1249,82 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
             occ$d = c_zero16;
         end
         occupancy = occ$q;
-        nv$0 = valid$0$q;
+        nv$0 = valid$0$q & s_mask[0];
         ns$0 = c_slot$0;
         ni$0 = id$0$q;
         nr$0 = rem$0$q;
         na$0 = age$0$q;
-        nv$1 = valid$1$q;
+        nv$1 = valid$1$q & s_mask[1];
         ns$1 = c_slot$1;
         ni$1 = id$1$q;
         nr$1 = rem$1$q;
         na$1 = age$1$q;
-        nv$2 = valid$2$q;
+        nv$2 = valid$2$q & s_mask[2];
         ns$2 = c_slot$2;
         ni$2 = id$2$q;
         nr$2 = rem$2$q;
         na$2 = age$2$q;
-        nv$3 = valid$3$q;
+        nv$3 = valid$3$q & s_mask[3];
         ns$3 = c_slot$3;
         ni$3 = id$3$q;
         nr$3 = rem$3$q;
         na$3 = age$3$q;
-        nv$4 = valid$4$q;
+        nv$4 = valid$4$q & s_mask[4];
         ns$4 = c_slot$4;
         ni$4 = id$4$q;
         nr$4 = rem$4$q;
         na$4 = age$4$q;
-        nv$5 = valid$5$q;
+        nv$5 = valid$5$q & s_mask[5];
         ns$5 = c_slot$5;
         ni$5 = id$5$q;
         nr$5 = rem$5$q;
         na$5 = age$5$q;
-        nv$6 = valid$6$q;
+        nv$6 = valid$6$q & s_mask[6];
         ns$6 = c_slot$6;
         ni$6 = id$6$q;
         nr$6 = rem$6$q;
         na$6 = age$6$q;
-        nv$7 = valid$7$q;
+        nv$7 = valid$7$q & s_mask[7];
         ns$7 = c_slot$7;
         ni$7 = id$7$q;
         nr$7 = rem$7$q;
         na$7 = age$7$q;
-        nv$8 = valid$8$q;
+        nv$8 = valid$8$q & s_mask[8];
         ns$8 = c_slot$8;
         ni$8 = id$8$q;
         nr$8 = rem$8$q;
         na$8 = age$8$q;
-        nv$9 = valid$9$q;
+        nv$9 = valid$9$q & s_mask[9];
         ns$9 = c_slot$9;
         ni$9 = id$9$q;
         nr$9 = rem$9$q;
         na$9 = age$9$q;
-        nv$10 = valid$10$q;
+        nv$10 = valid$10$q & s_mask[10];
         ns$10 = c_slot$10;
         ni$10 = id$10$q;
         nr$10 = rem$10$q;
         na$10 = age$10$q;
-        nv$11 = valid$11$q;
+        nv$11 = valid$11$q & s_mask[11];
         ns$11 = c_slot$11;
         ni$11 = id$11$q;
         nr$11 = rem$11$q;
         na$11 = age$11$q;
-        nv$12 = valid$12$q;
+        nv$12 = valid$12$q & s_mask[12];
         ns$12 = c_slot$12;
         ni$12 = id$12$q;
         nr$12 = rem$12$q;
         na$12 = age$12$q;
-        nv$13 = valid$13$q;
+        nv$13 = valid$13$q & s_mask[13];
         ns$13 = c_slot$13;
         ni$13 = id$13$q;
         nr$13 = rem$13$q;
         na$13 = age$13$q;
-        nv$14 = valid$14$q;
+        nv$14 = valid$14$q & s_mask[14];
         ns$14 = c_slot$14;
         ni$14 = id$14$q;
         nr$14 = rem$14$q;
         na$14 = age$14$q;
-        nv$15 = valid$15$q;
+        nv$15 = valid$15$q & s_mask[15];
         ns$15 = c_slot$15;
         ni$15 = id$15$q;
         nr$15 = rem$15$q;

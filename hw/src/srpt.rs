@@ -1,6 +1,8 @@
 //! `SrptScheduler`: the TX SRPT scheduler, `N` per-slot registers and a comparator tree that
 //! picks, every cycle, the occupied slot with the fewest bytes left, older first on ties:
-//! exactly [`homa_proto::policy::srpt_pick`] over the occupied slots in age order.
+//! exactly [`homa_proto::policy::srpt_pick`] over the occupied slots in age order. A slot takes
+//! part only while its bit of `s_mask` is set: the TX engine masks the messages that wait for
+//! a GRANT, and they keep their age (their place among equals) while they wait.
 //!
 //! ```text
 //!  s_ins_* ---> lowest free slot (age = counter++)    +------------------+
@@ -57,6 +59,10 @@ pub struct SrptScheduler<const N: usize, const NODES: usize, const S: usize> {
     pub s_upd_slot: Signal<In, Bits<S>>,
     /// The slot's new bytes left; 0 frees the slot.
     pub s_upd_remaining: Signal<In, Bits<32>>,
+    /// Bit `j` set: slot `j`, if occupied, takes part in the pick (all ones: every slot).
+    pub s_mask: Signal<In, Bits<N>>,
+    /// The slot the next insert takes (the lowest free one; meaningful while `s_ins_ready`).
+    pub m_free_slot: Signal<Out, Bits<S>>,
     /// Some slot is occupied: `m_pick_*` name the message to send next.
     pub m_pick_valid: Signal<Out, Bit>,
     /// The picked slot.
@@ -114,6 +120,8 @@ impl<const N: usize, const NODES: usize, const S: usize> SrptScheduler<N, NODES,
             s_upd_valid: Signal::default(),
             s_upd_slot: Signal::default(),
             s_upd_remaining: Signal::default(),
+            s_mask: Signal::default(),
+            m_free_slot: Signal::default(),
             m_pick_valid: Signal::default(),
             m_pick_slot: Signal::default(),
             m_pick_id: Signal::default(),
@@ -181,6 +189,7 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
             }
         }
         self.s_ins_ready.next = self.free_any.val();
+        self.m_free_slot.next = self.free_slot.val();
         self.ins_fire.next = self.s_ins_valid.val() & self.free_any.val();
         // Whether the updated slot is occupied.
         self.upd_hit.next = false;
@@ -237,7 +246,7 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
         self.occupancy.next = self.occ.q.val();
         // The tree: leaves 0..N are the slots; node N + k is the better of 2k and 2k + 1.
         for j in 0..N {
-            self.nv[j].next = self.valid[j].q.val();
+            self.nv[j].next = self.valid[j].q.val() & self.s_mask.val().get_bit(j);
             self.ns[j].next = self.c_slot[j].val();
             self.ni[j].next = self.id[j].q.val();
             self.nr[j].next = self.rem[j].q.val();

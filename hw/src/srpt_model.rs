@@ -7,11 +7,13 @@ use homa_proto::policy::{TxCandidate, srpt_pick};
 /// or `None` when free.
 pub type Slot = Option<(u16, u32, u64)>;
 
-/// The slot the scheduler must pick: `srpt_pick` over the occupied slots in age order.
-pub fn reference(slots: &[Slot]) -> Option<usize> {
+/// The slot the scheduler must pick: `srpt_pick` over the occupied slots whose `mask` bit is
+/// set, in age order.
+pub fn reference(slots: &[Slot], mask: u64) -> Option<usize> {
     let mut occupied: Vec<(usize, u32, u64)> = slots
         .iter()
         .enumerate()
+        .filter(|&(s, _)| mask >> s & 1 == 1)
         .filter_map(|(s, x)| x.map(|(_, r, a)| (s, r, a)))
         .collect();
     occupied.sort_by_key(|&(_, _, a)| a);
@@ -30,6 +32,8 @@ pub struct Op {
     pub insert: Option<(u16, u32)>,
     /// Update this slot, if any.
     pub update: Option<(usize, u32)>,
+    /// The slots that take part in the pick (bit per slot).
+    pub mask: u64,
 }
 
 /// Random operations: a small key range (drawn once per generator) makes ties on `remaining`
@@ -70,9 +74,21 @@ impl OpGen {
         } else {
             r.below(self.key_range) as u32 + 1
         };
+        // Mostly every slot; sometimes a random subset (slots waiting for a GRANT).
+        let all = if self.slots >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.slots) - 1
+        };
+        let mask = if r.chance(70) {
+            all
+        } else {
+            r.next_u64() & all
+        };
         Op {
             insert: ins.then_some((id, remaining)),
             update: upd.then_some((slot, new_remaining)),
+            mask,
         }
     }
 }
@@ -105,9 +121,9 @@ impl Mirror {
         self.slots.iter().position(|s| s.is_none())
     }
 
-    /// The expected pick: (slot, id, remaining).
-    pub fn pick(&self) -> Option<(usize, u16, u32)> {
-        reference(&self.slots).map(|s| {
+    /// The expected pick among the slots in `mask`: (slot, id, remaining).
+    pub fn pick(&self, mask: u64) -> Option<(usize, u16, u32)> {
+        reference(&self.slots, mask).map(|s| {
             let (id, rem, _) = self.slots[s].expect("picked an occupied slot");
             (s, id, rem)
         })

@@ -35,11 +35,15 @@ mod built {
             m.set_s_upd_valid(u64::from(op.update.is_some()));
             m.set_s_upd_slot(upd_slot as u64);
             m.set_s_upd_remaining(u64::from(upd_rem));
+            m.set_s_mask(op.mask);
             max_occ = max_occ.max(mirror.occupancy());
             let ctx = format!("seed {seed:#x}, cycle {cycle}, slots {:?}", mirror.slots);
             assert_eq!(m.get_occupancy() as usize, mirror.occupancy(), "{ctx}");
             assert_eq!(m.get_s_ins_ready() == 1, mirror.free().is_some(), "{ctx}");
-            match mirror.pick() {
+            if let Some(f) = mirror.free() {
+                assert_eq!(m.get_m_free_slot() as usize, f, "{ctx}");
+            }
+            match mirror.pick(op.mask) {
                 None => assert_eq!(m.get_m_pick_valid(), 0, "{ctx}"),
                 Some((slot, id, rem)) => {
                     assert_eq!(m.get_m_pick_valid(), 1, "{ctx}");

@@ -24,8 +24,10 @@ impl Bench {
         uut.s_upd_valid.connect();
         uut.s_upd_slot.connect();
         uut.s_upd_remaining.connect();
+        uut.s_mask.connect();
         uut.connect_all();
         let mut b = Bench { uut };
+        b.uut.s_mask.next = ((1u64 << N) - 1).into();
         b.uut.reset.next = true;
         b.low();
         b.high();
@@ -62,13 +64,17 @@ fn run(seed: u64, cycles: usize) {
         b.uut.s_upd_valid.next = op.update.is_some();
         b.uut.s_upd_slot.next = (upd_slot as u64).into();
         b.uut.s_upd_remaining.next = u64::from(upd_rem).into();
+        b.uut.s_mask.next = op.mask.into();
         b.low();
 
         max_occ = max_occ.max(mirror.occupancy());
         let ctx = format!("seed {seed:#x}, cycle {cycle}, slots {:?}", mirror.slots);
         assert_eq!(b.uut.occupancy.val().index(), mirror.occupancy(), "{ctx}");
         assert_eq!(b.uut.s_ins_ready.val(), mirror.free().is_some(), "{ctx}");
-        match mirror.pick() {
+        if let Some(f) = mirror.free() {
+            assert_eq!(b.uut.m_free_slot.val().index(), f, "{ctx}");
+        }
+        match mirror.pick(op.mask) {
             None => assert!(!b.uut.m_pick_valid.val(), "{ctx}"),
             Some((slot, id, rem)) => {
                 assert!(b.uut.m_pick_valid.val(), "{ctx}");
@@ -137,4 +143,33 @@ fn srpt__tie_goes_to_the_older() {
     b.low();
     assert_eq!(b.uut.m_pick_id.val().index(), 7);
     assert_eq!(b.uut.occupancy.val().index(), 2);
+}
+
+#[test]
+fn srpt__masked_slots_wait_and_keep_their_age() {
+    let mut b = Bench::new();
+    for (id, rem) in [(7u64, 50u64), (8, 50), (9, 10)] {
+        b.uut.s_ins_valid.next = true;
+        b.uut.s_ins_id.next = id.into();
+        b.uut.s_ins_remaining.next = rem.into();
+        b.low();
+        b.high();
+    }
+    b.uut.s_ins_valid.next = false;
+    b.low();
+    assert_eq!(b.uut.m_pick_id.val().index(), 9);
+    assert_eq!(b.uut.m_free_slot.val().index(), 3);
+    // Slot 2 (the shortest) and slot 0 wait: slot 1 goes.
+    b.uut.s_mask.next = 0b1111_1111_1111_1010u64.into();
+    b.low();
+    assert_eq!(b.uut.m_pick_id.val().index(), 8);
+    // Slot 0 back: it is older than slot 1 at the same length.
+    b.uut.s_mask.next = 0b1111_1111_1111_1011u64.into();
+    b.low();
+    assert_eq!(b.uut.m_pick_id.val().index(), 7);
+    // Nothing in the mask: no pick, though slots are occupied.
+    b.uut.s_mask.next = 0u64.into();
+    b.low();
+    assert!(!b.uut.m_pick_valid.val());
+    assert_eq!(b.uut.occupancy.val().index(), 3);
 }
