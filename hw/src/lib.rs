@@ -33,17 +33,21 @@
 //! - [`tx_ring::TxRing512`]: fetches the TX descriptors the host posts, one per DMA read and
 //!   up to 16 in flight, and refuses (with an `ERROR` completion) those that are malformed,
 //!   longer than `max_message_length`, or whose payload lies outside the TX window.
+//! - [`tx_sched::TxSched16`]: the transmit scheduler: the accepted TX descriptors in a
+//!   16-slot table, GRANTs raising their granted bytes, and one DATA packet decided per cycle
+//!   by SRPT among the slots with granted bytes to send (payload address and length for the
+//!   DMA read, every DATA header field for the framer).
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
 //! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`],
-//! [`rx_ring_model`], [`tx_ring_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
+//! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
 //! blocks' oracles and benches (no rust-hdl), shared by this crate's rust-hdl tests and the
 //! Verilator co-simulation in `homa-sim`.
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and
-//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the rest of the TX
-//! half behind the TX descriptor ring (a TX message table for the SRPT scheduler, GRANTs from
-//! the parser into it, DATA frames built from payload read by DMA, `TX_DONE` completions), and
+//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the DATA framer
+//! (frames built from the scheduler's jobs and payload read by DMA, `TX_DONE` completions),
+//! the scheduler inside the core (descriptors from the TX ring, GRANTs from the parser), and
 //! a grant decision that closes timing at 250 MHz.
 
 pub mod cq_writer;
@@ -70,6 +74,8 @@ pub mod srpt;
 pub mod srpt_model;
 pub mod tx_ring;
 pub mod tx_ring_model;
+pub mod tx_sched;
+pub mod tx_sched_model;
 // `gen` is a reserved word in edition 2024: the file keeps its name, the module is `verilog`.
 #[path = "gen.rs"]
 pub mod verilog;

@@ -1,0 +1,612 @@
+//! `TxSched16`: the NIC's transmit scheduler. It keeps the outbound messages the TX
+//! descriptor ring accepted in a 16-slot table, raises their granted bytes from the GRANTs the
+//! parser decodes, and every cycle picks, by SRPT among the slots with granted bytes still to
+//! send, the next DATA packet: which bytes of which message, at which priority. The pick is
+//! [`SrptScheduler16`]'s, with each slot masked while it waits for a GRANT; the packet is cut
+//! as `homa_proto::core` cuts it ([`homa_proto::core::segment_len`]).
+//!
+//! ```text
+//!  s_desc_* (TxRing512) ─► lowest free slot ─┐      ┌─ sent < granted ─► mask
+//!  s_grant_* (parser)  ─► match (peer, id^1) ─► 16 slots ─► SrptScheduler16 ─► cut ─► m_job_*
+//!                                              ▲                              │
+//!                                              └──── sent += len (0 left: free)◄┘
+//! ```
+//!
+//! A slot holds a range of a message still to send: `[0, length)` for a SEND_MESSAGE,
+//! `[offset, offset + bytes)` for a RETRANSMIT. Its SRPT key is the bytes of the range not yet
+//! sent (for a message, `length - sent`, `proto::core`'s key; a retransmission's key is what
+//! is left of its range, so it goes before longer messages); ties go to the older slot. A
+//! SEND_MESSAGE starts with `min(cfg_unsched_bytes, length)` granted and its unscheduled
+//! priority from the cutoffs (`proto::policy::unsched_priority`); a GRANT for it raises
+//! `granted` to `min(offset, length)` (never lowers it) and sets the scheduled priority. A
+//! RETRANSMIT is granted whole and sent at the message's unscheduled priority (the descriptor
+//! carries no priority), with DATA's retransmit flag and `incoming` at its range's end.
+//!
+//! Each job (`m_job_*`) is one DATA packet: the payload's host address and length for the DMA
+//! read, and every header field the DATA framer needs, so the slot can be reused before the
+//! frame leaves. A packet never straddles the unscheduled limit and carries at most
+//! `cfg_max_payload` bytes (> 0). `m_job_last` marks a range's last packet (the slot is free
+//! after it): the framer posts `TX_DONE` after that frame, unless `m_job_no_completion`.
+//!
+//! Timing: the job is combinational from registers (slot state → mask → SRPT tree → 16-way
+//! mux → cut), one decision per cycle; a GRANT, an insert and a pick are all taken in the
+//! same cycle (they touch different fields or slots). GRANTs are always taken; one that
+//! matches no slot (its message is fully sent, or unknown) is counted in `grants_unmatched`.
+//! IPv4 peers only (`u32`, first byte most significant, as the GRANT framer takes them).
+
+#[cfg(test)]
+mod tests;
+
+mod mask;
+
+pub use mask::Mask16;
+
+use crate::grant_framer::Lo32Hi32;
+use crate::hdl::*;
+use crate::srpt::SrptScheduler16;
+
+/// Slots in the table (and in its SRPT scheduler).
+pub const TX_SLOTS: usize = 16;
+
+/// The transmit scheduler: 16 outbound ranges, GRANTs into them, one DATA packet per pick.
+#[derive(LogicBlock)]
+pub struct TxSched16 {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: frees every slot, clears the counters.
+    pub reset: Signal<In, Bit>,
+    /// Unscheduled bytes per message (`rtt_bytes`).
+    pub cfg_unsched_bytes: Signal<In, Bits<32>>,
+    /// Most payload bytes per DATA packet (> 0).
+    pub cfg_max_payload: Signal<In, Bits<32>>,
+    /// Largest message length using unscheduled level 1.
+    pub cfg_cutoff1: Signal<In, Bits<32>>,
+    /// Largest message length using unscheduled level 2.
+    pub cfg_cutoff2: Signal<In, Bits<32>>,
+    /// Largest message length using unscheduled level 3.
+    pub cfg_cutoff3: Signal<In, Bits<32>>,
+    /// Largest message length using unscheduled level 4.
+    pub cfg_cutoff4: Signal<In, Bits<32>>,
+    /// Largest message length using unscheduled level 5.
+    pub cfg_cutoff5: Signal<In, Bits<32>>,
+    /// Largest message length using unscheduled level 6.
+    pub cfg_cutoff6: Signal<In, Bits<32>>,
+    /// Largest message length using unscheduled level 7.
+    pub cfg_cutoff7: Signal<In, Bits<32>>,
+    /// An accepted TX descriptor is offered.
+    pub s_desc_valid: Signal<In, Bit>,
+    /// It is taken (a slot is free; from registers only).
+    pub s_desc_ready: Signal<Out, Bit>,
+    /// RETRANSMIT (otherwise SEND_MESSAGE).
+    pub s_desc_retransmit: Signal<In, Bit>,
+    /// Flag NO_COMPLETION.
+    pub s_desc_no_completion: Signal<In, Bit>,
+    /// Local Homa port.
+    pub s_desc_sport: Signal<In, Bits<16>>,
+    /// Peer's Homa port.
+    pub s_desc_dport: Signal<In, Bits<16>>,
+    /// RPC id (the local one).
+    pub s_desc_id: Signal<In, Bits<64>>,
+    /// Peer IPv4 address.
+    pub s_desc_peer: Signal<In, Bits<32>>,
+    /// The whole message's length (> 0).
+    pub s_desc_length: Signal<In, Bits<32>>,
+    /// IOVA of the message's first byte.
+    pub s_desc_iova: Signal<In, Bits<64>>,
+    /// First byte to send: 0, or the retransmit offset.
+    pub s_desc_offset: Signal<In, Bits<32>>,
+    /// Bytes to send from there (> 0, inside the message).
+    pub s_desc_bytes: Signal<In, Bits<32>>,
+    /// The descriptor's cookie.
+    pub s_desc_cookie: Signal<In, Bits<64>>,
+    /// Its ring index.
+    pub s_desc_index: Signal<In, Bits<32>>,
+    /// A GRANT arrived (decoded by the parser).
+    pub s_grant_valid: Signal<In, Bit>,
+    /// Always high: a GRANT is taken every cycle.
+    pub s_grant_ready: Signal<Out, Bit>,
+    /// The GRANT's source IPv4 address (the peer).
+    pub s_grant_peer: Signal<In, Bits<32>>,
+    /// Its `sender_id` as on the wire (the local id with the low bit flipped).
+    pub s_grant_id: Signal<In, Bits<64>>,
+    /// Every byte below this offset may be sent.
+    pub s_grant_offset: Signal<In, Bits<32>>,
+    /// The priority for the scheduled bytes.
+    pub s_grant_priority: Signal<In, Bits<3>>,
+    /// A DATA packet is decided.
+    pub m_job_valid: Signal<Out, Bit>,
+    /// It is taken (the slot advances at this edge).
+    pub m_job_ready: Signal<In, Bit>,
+    /// Host address of the payload's first byte.
+    pub m_job_addr: Signal<Out, Bits<64>>,
+    /// The payload's offset in the message (DATA's `offset`).
+    pub m_job_offset: Signal<Out, Bits<32>>,
+    /// Payload bytes (1..=`cfg_max_payload`).
+    pub m_job_len: Signal<Out, Bits<32>>,
+    /// The packet's priority.
+    pub m_job_priority: Signal<Out, Bits<3>>,
+    /// DATA's retransmit flag.
+    pub m_job_retransmit: Signal<Out, Bit>,
+    /// DATA's `incoming`.
+    pub m_job_incoming: Signal<Out, Bits<32>>,
+    /// The range's last packet: the slot is free after it.
+    pub m_job_last: Signal<Out, Bit>,
+    /// The descriptor asked for no `TX_DONE`.
+    pub m_job_no_completion: Signal<Out, Bit>,
+    /// Peer IPv4 address.
+    pub m_job_peer: Signal<Out, Bits<32>>,
+    /// Local Homa port.
+    pub m_job_sport: Signal<Out, Bits<16>>,
+    /// Peer's Homa port.
+    pub m_job_dport: Signal<Out, Bits<16>>,
+    /// RPC id (DATA's `sender_id`).
+    pub m_job_id: Signal<Out, Bits<64>>,
+    /// The message's length.
+    pub m_job_length: Signal<Out, Bits<32>>,
+    /// The descriptor's cookie.
+    pub m_job_cookie: Signal<Out, Bits<64>>,
+    /// The descriptor's ring index.
+    pub m_job_index: Signal<Out, Bits<32>>,
+    /// The slot the packet comes from.
+    pub m_job_slot: Signal<Out, Bits<4>>,
+    /// Occupied slots.
+    pub occupancy: Signal<Out, Bits<16>>,
+    /// Jobs taken (DATA packets decided), free-running.
+    pub packets: Signal<Out, Bits<32>>,
+    /// GRANTs that matched no slot, free-running.
+    pub grants_unmatched: Signal<Out, Bits<32>>,
+    srpt: SrptScheduler16,
+    live: [DFF<Bit>; TX_SLOTS],
+    rtx: [DFF<Bit>; TX_SLOTS],
+    nocpl: [DFF<Bit>; TX_SLOTS],
+    sport: [DFF<Bits<16>>; TX_SLOTS],
+    dport: [DFF<Bits<16>>; TX_SLOTS],
+    id: [DFF<Bits<64>>; TX_SLOTS],
+    iova: [DFF<Bits<64>>; TX_SLOTS],
+    cookie: [DFF<Bits<64>>; TX_SLOTS],
+    peer: [DFF<Bits<32>>; TX_SLOTS],
+    length: [DFF<Bits<32>>; TX_SLOTS],
+    end: [DFF<Bits<32>>; TX_SLOTS],
+    sent: [DFF<Bits<32>>; TX_SLOTS],
+    granted: [DFF<Bits<32>>; TX_SLOTS],
+    unsch: [DFF<Bits<32>>; TX_SLOTS],
+    index: [DFF<Bits<32>>; TX_SLOTS],
+    uprio: [DFF<Bits<3>>; TX_SLOTS],
+    sprio: [DFF<Bits<3>>; TX_SLOTS],
+    n_pkts: DFF<Bits<32>>,
+    n_unmatched: DFF<Bits<32>>,
+    elig: [Signal<Local, Bit>; TX_SLOTS],
+    gmatch: [Signal<Local, Bit>; TX_SLOTS],
+    any_match: Signal<Local, Bit>,
+    mask: Signal<Local, Mask16>,
+    gid: Signal<Local, Bits<64>>,
+    ins_fire: Signal<Local, Bit>,
+    ins_unsch: Signal<Local, Bits<32>>,
+    ins_end: Signal<Local, Bits<32>>,
+    ins_uprio: Signal<Local, Bits<3>>,
+    fire: Signal<Local, Bit>,
+    p_rtx: Signal<Local, Bit>,
+    p_sent: Signal<Local, Bits<32>>,
+    p_end: Signal<Local, Bits<32>>,
+    p_unsch: Signal<Local, Bits<32>>,
+    p_iova: Signal<Local, Bits<64>>,
+    p_uprio: Signal<Local, Bits<3>>,
+    p_sprio: Signal<Local, Bits<3>>,
+    p_in_unsched: Signal<Local, Bit>,
+    p_boundary: Signal<Local, Bits<32>>,
+    p_room: Signal<Local, Bits<32>>,
+    p_len: Signal<Local, Bits<32>>,
+    p_new_sent: Signal<Local, Bits<32>>,
+    p_last: Signal<Local, Bit>,
+    p_sent64: Signal<Local, Lo32Hi32>,
+    c_slot: [Constant<Bits<4>>; TX_SLOTS],
+    c_prio: [Constant<Bits<3>>; 8],
+    c_zero32: Constant<Bits<32>>,
+    c_one32: Constant<Bits<32>>,
+    c_one64: Constant<Bits<64>>,
+    c_zero64: Constant<Bits<64>>,
+    c_lo: Constant<Bits<8>>,
+}
+
+impl TxSched16 {
+    /// A scheduler with every slot free (after reset).
+    pub fn new() -> Self {
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            cfg_unsched_bytes: Signal::default(),
+            cfg_max_payload: Signal::default(),
+            cfg_cutoff1: Signal::default(),
+            cfg_cutoff2: Signal::default(),
+            cfg_cutoff3: Signal::default(),
+            cfg_cutoff4: Signal::default(),
+            cfg_cutoff5: Signal::default(),
+            cfg_cutoff6: Signal::default(),
+            cfg_cutoff7: Signal::default(),
+            s_desc_valid: Signal::default(),
+            s_desc_ready: Signal::default(),
+            s_desc_retransmit: Signal::default(),
+            s_desc_no_completion: Signal::default(),
+            s_desc_sport: Signal::default(),
+            s_desc_dport: Signal::default(),
+            s_desc_id: Signal::default(),
+            s_desc_peer: Signal::default(),
+            s_desc_length: Signal::default(),
+            s_desc_iova: Signal::default(),
+            s_desc_offset: Signal::default(),
+            s_desc_bytes: Signal::default(),
+            s_desc_cookie: Signal::default(),
+            s_desc_index: Signal::default(),
+            s_grant_valid: Signal::default(),
+            s_grant_ready: Signal::default(),
+            s_grant_peer: Signal::default(),
+            s_grant_id: Signal::default(),
+            s_grant_offset: Signal::default(),
+            s_grant_priority: Signal::default(),
+            m_job_valid: Signal::default(),
+            m_job_ready: Signal::default(),
+            m_job_addr: Signal::default(),
+            m_job_offset: Signal::default(),
+            m_job_len: Signal::default(),
+            m_job_priority: Signal::default(),
+            m_job_retransmit: Signal::default(),
+            m_job_incoming: Signal::default(),
+            m_job_last: Signal::default(),
+            m_job_no_completion: Signal::default(),
+            m_job_peer: Signal::default(),
+            m_job_sport: Signal::default(),
+            m_job_dport: Signal::default(),
+            m_job_id: Signal::default(),
+            m_job_length: Signal::default(),
+            m_job_cookie: Signal::default(),
+            m_job_index: Signal::default(),
+            m_job_slot: Signal::default(),
+            occupancy: Signal::default(),
+            packets: Signal::default(),
+            grants_unmatched: Signal::default(),
+            srpt: SrptScheduler16::new(),
+            live: std::array::from_fn(|_| DFF::default()),
+            rtx: std::array::from_fn(|_| DFF::default()),
+            nocpl: std::array::from_fn(|_| DFF::default()),
+            sport: std::array::from_fn(|_| DFF::default()),
+            dport: std::array::from_fn(|_| DFF::default()),
+            id: std::array::from_fn(|_| DFF::default()),
+            iova: std::array::from_fn(|_| DFF::default()),
+            cookie: std::array::from_fn(|_| DFF::default()),
+            peer: std::array::from_fn(|_| DFF::default()),
+            length: std::array::from_fn(|_| DFF::default()),
+            end: std::array::from_fn(|_| DFF::default()),
+            sent: std::array::from_fn(|_| DFF::default()),
+            granted: std::array::from_fn(|_| DFF::default()),
+            unsch: std::array::from_fn(|_| DFF::default()),
+            index: std::array::from_fn(|_| DFF::default()),
+            uprio: std::array::from_fn(|_| DFF::default()),
+            sprio: std::array::from_fn(|_| DFF::default()),
+            n_pkts: DFF::default(),
+            n_unmatched: DFF::default(),
+            elig: std::array::from_fn(|_| Signal::default()),
+            gmatch: std::array::from_fn(|_| Signal::default()),
+            any_match: Signal::default(),
+            mask: Signal::default(),
+            gid: Signal::default(),
+            ins_fire: Signal::default(),
+            ins_unsch: Signal::default(),
+            ins_end: Signal::default(),
+            ins_uprio: Signal::default(),
+            fire: Signal::default(),
+            p_rtx: Signal::default(),
+            p_sent: Signal::default(),
+            p_end: Signal::default(),
+            p_unsch: Signal::default(),
+            p_iova: Signal::default(),
+            p_uprio: Signal::default(),
+            p_sprio: Signal::default(),
+            p_in_unsched: Signal::default(),
+            p_boundary: Signal::default(),
+            p_room: Signal::default(),
+            p_len: Signal::default(),
+            p_new_sent: Signal::default(),
+            p_last: Signal::default(),
+            p_sent64: Signal::default(),
+            c_slot: std::array::from_fn(|j| Constant::new((j as u64).into())),
+            c_prio: std::array::from_fn(|p| Constant::new((p as u64).into())),
+            c_zero32: Constant::new(0u64.into()),
+            c_one32: Constant::new(1u64.into()),
+            c_one64: Constant::new(1u64.into()),
+            c_zero64: Constant::new(0u64.into()),
+            c_lo: Constant::new(0u64.into()),
+        }
+    }
+
+    /// A new scheduler as the top level of a design: every input driven from outside, the
+    /// rest connected (what the Verilog generator and the bench both start from).
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.cfg_unsched_bytes.connect();
+        uut.cfg_max_payload.connect();
+        uut.cfg_cutoff1.connect();
+        uut.cfg_cutoff2.connect();
+        uut.cfg_cutoff3.connect();
+        uut.cfg_cutoff4.connect();
+        uut.cfg_cutoff5.connect();
+        uut.cfg_cutoff6.connect();
+        uut.cfg_cutoff7.connect();
+        uut.s_desc_valid.connect();
+        uut.s_desc_retransmit.connect();
+        uut.s_desc_no_completion.connect();
+        uut.s_desc_sport.connect();
+        uut.s_desc_dport.connect();
+        uut.s_desc_id.connect();
+        uut.s_desc_peer.connect();
+        uut.s_desc_length.connect();
+        uut.s_desc_iova.connect();
+        uut.s_desc_offset.connect();
+        uut.s_desc_bytes.connect();
+        uut.s_desc_cookie.connect();
+        uut.s_desc_index.connect();
+        uut.s_grant_valid.connect();
+        uut.s_grant_peer.connect();
+        uut.s_grant_id.connect();
+        uut.s_grant_offset.connect();
+        uut.s_grant_priority.connect();
+        uut.m_job_ready.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
+impl Default for TxSched16 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for TxSched16 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("TxSched16").finish_non_exhaustive()
+    }
+}
+
+impl Logic for TxSched16 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, n_pkts, n_unmatched);
+        self.srpt.clock.next = self.clock.val();
+        self.srpt.reset.next = self.reset.val();
+        // Eligible slots: live, with granted bytes not yet sent.
+        for j in 0..TX_SLOTS {
+            self.elig[j].next =
+                self.live[j].q.val() & (self.sent[j].q.val() < self.granted[j].q.val());
+        }
+        self.mask.next.m0 = self.elig[0].val();
+        self.mask.next.m1 = self.elig[1].val();
+        self.mask.next.m2 = self.elig[2].val();
+        self.mask.next.m3 = self.elig[3].val();
+        self.mask.next.m4 = self.elig[4].val();
+        self.mask.next.m5 = self.elig[5].val();
+        self.mask.next.m6 = self.elig[6].val();
+        self.mask.next.m7 = self.elig[7].val();
+        self.mask.next.m8 = self.elig[8].val();
+        self.mask.next.m9 = self.elig[9].val();
+        self.mask.next.m10 = self.elig[10].val();
+        self.mask.next.m11 = self.elig[11].val();
+        self.mask.next.m12 = self.elig[12].val();
+        self.mask.next.m13 = self.elig[13].val();
+        self.mask.next.m14 = self.elig[14].val();
+        self.mask.next.m15 = self.elig[15].val();
+        self.srpt.s_mask.next = Bits::<16>::from(self.mask.val());
+        // The picked slot's state.
+        self.p_rtx.next = false;
+        self.p_sent.next = self.c_zero32.val();
+        self.p_end.next = self.c_zero32.val();
+        self.p_unsch.next = self.c_zero32.val();
+        self.p_iova.next = self.c_zero64.val();
+        self.p_uprio.next = self.c_prio[0].val();
+        self.p_sprio.next = self.c_prio[0].val();
+        self.m_job_no_completion.next = false;
+        self.m_job_peer.next = self.c_zero32.val();
+        self.m_job_sport.next = self.sport[0].q.val();
+        self.m_job_dport.next = self.dport[0].q.val();
+        self.m_job_id.next = self.id[0].q.val();
+        self.m_job_length.next = self.c_zero32.val();
+        self.m_job_cookie.next = self.cookie[0].q.val();
+        self.m_job_index.next = self.c_zero32.val();
+        for j in 0..TX_SLOTS {
+            if self.srpt.m_pick_slot.val() == self.c_slot[j].val() {
+                self.p_rtx.next = self.rtx[j].q.val();
+                self.p_sent.next = self.sent[j].q.val();
+                self.p_end.next = self.end[j].q.val();
+                self.p_unsch.next = self.unsch[j].q.val();
+                self.p_iova.next = self.iova[j].q.val();
+                self.p_uprio.next = self.uprio[j].q.val();
+                self.p_sprio.next = self.sprio[j].q.val();
+                self.m_job_no_completion.next = self.nocpl[j].q.val();
+                self.m_job_peer.next = self.peer[j].q.val();
+                self.m_job_sport.next = self.sport[j].q.val();
+                self.m_job_dport.next = self.dport[j].q.val();
+                self.m_job_id.next = self.id[j].q.val();
+                self.m_job_length.next = self.length[j].q.val();
+                self.m_job_cookie.next = self.cookie[j].q.val();
+                self.m_job_index.next = self.index[j].q.val();
+            }
+        }
+        // The cut: never past the unscheduled limit of a message, nor the range's end.
+        self.p_in_unsched.next = !self.p_rtx.val() & (self.p_sent.val() < self.p_unsch.val());
+        self.p_boundary.next = self.p_end.val();
+        if self.p_in_unsched.val() {
+            self.p_boundary.next = self.p_unsch.val();
+        }
+        self.p_room.next = self.p_boundary.val() - self.p_sent.val();
+        self.p_len.next = self.p_room.val();
+        if self.cfg_max_payload.val() < self.p_room.val() {
+            self.p_len.next = self.cfg_max_payload.val();
+        }
+        self.p_new_sent.next = self.p_sent.val() + self.p_len.val();
+        self.p_last.next = self.p_new_sent.val() == self.p_end.val();
+        self.m_job_valid.next = self.srpt.m_pick_valid.val();
+        self.m_job_slot.next = self.srpt.m_pick_slot.val();
+        self.p_sent64.next.lo = self.p_sent.val();
+        self.p_sent64.next.hi = self.c_zero32.val();
+        self.m_job_addr.next = self.p_iova.val() + Bits::<64>::from(self.p_sent64.val());
+        self.m_job_offset.next = self.p_sent.val();
+        self.m_job_len.next = self.p_len.val();
+        self.m_job_priority.next = self.p_sprio.val();
+        if self.p_rtx.val() | self.p_in_unsched.val() {
+            self.m_job_priority.next = self.p_uprio.val();
+        }
+        self.m_job_retransmit.next = self.p_rtx.val();
+        self.m_job_incoming.next = self.p_unsch.val();
+        if self.p_rtx.val() {
+            self.m_job_incoming.next = self.p_end.val();
+        }
+        self.m_job_last.next = self.p_last.val();
+        self.fire.next = self.srpt.m_pick_valid.val() & self.m_job_ready.val();
+        self.srpt.s_upd_valid.next = self.fire.val();
+        self.srpt.s_upd_slot.next = self.srpt.m_pick_slot.val();
+        self.srpt.s_upd_remaining.next = self.p_end.val() - self.p_new_sent.val();
+        // GRANTs: matched against live SEND_MESSAGE slots by (peer, local id).
+        self.s_grant_ready.next = true;
+        self.gid.next = self.s_grant_id.val() ^ self.c_one64.val();
+        self.any_match.next = false;
+        for j in 0..TX_SLOTS {
+            self.gmatch[j].next = self.live[j].q.val()
+                & !self.rtx[j].q.val()
+                & (self.peer[j].q.val() == self.s_grant_peer.val())
+                & (self.id[j].q.val() == self.gid.val());
+            if self.gmatch[j].val() {
+                self.any_match.next = true;
+            }
+        }
+        // Inserts: the lowest free slot, with its unscheduled share and priority.
+        self.s_desc_ready.next = self.srpt.s_ins_ready.val();
+        self.ins_fire.next = self.s_desc_valid.val() & self.srpt.s_ins_ready.val();
+        self.srpt.s_ins_valid.next = self.s_desc_valid.val();
+        self.srpt.s_ins_id.next = self
+            .s_desc_index
+            .val()
+            .get_bits::<16>(self.c_lo.val().index());
+        self.srpt.s_ins_remaining.next = self.s_desc_bytes.val();
+        self.ins_end.next = self.s_desc_offset.val() + self.s_desc_bytes.val();
+        self.ins_unsch.next = self.s_desc_length.val();
+        if self.cfg_unsched_bytes.val() < self.s_desc_length.val() {
+            self.ins_unsch.next = self.cfg_unsched_bytes.val();
+        }
+        // `proto::policy::unsched_priority`: the largest level whose cutoff covers the length;
+        // level 0 when none does, so level 0's own cutoff is never needed.
+        self.ins_uprio.next = self.c_prio[0].val();
+        if self.cfg_cutoff1.val() >= self.s_desc_length.val() {
+            self.ins_uprio.next = self.c_prio[1].val();
+        }
+        if self.cfg_cutoff2.val() >= self.s_desc_length.val() {
+            self.ins_uprio.next = self.c_prio[2].val();
+        }
+        if self.cfg_cutoff3.val() >= self.s_desc_length.val() {
+            self.ins_uprio.next = self.c_prio[3].val();
+        }
+        if self.cfg_cutoff4.val() >= self.s_desc_length.val() {
+            self.ins_uprio.next = self.c_prio[4].val();
+        }
+        if self.cfg_cutoff5.val() >= self.s_desc_length.val() {
+            self.ins_uprio.next = self.c_prio[5].val();
+        }
+        if self.cfg_cutoff6.val() >= self.s_desc_length.val() {
+            self.ins_uprio.next = self.c_prio[6].val();
+        }
+        if self.cfg_cutoff7.val() >= self.s_desc_length.val() {
+            self.ins_uprio.next = self.c_prio[7].val();
+        }
+        // The slots.
+        for j in 0..TX_SLOTS {
+            self.live[j].clock.next = self.clock.val();
+            self.rtx[j].clock.next = self.clock.val();
+            self.nocpl[j].clock.next = self.clock.val();
+            self.sport[j].clock.next = self.clock.val();
+            self.dport[j].clock.next = self.clock.val();
+            self.id[j].clock.next = self.clock.val();
+            self.iova[j].clock.next = self.clock.val();
+            self.cookie[j].clock.next = self.clock.val();
+            self.peer[j].clock.next = self.clock.val();
+            self.length[j].clock.next = self.clock.val();
+            self.end[j].clock.next = self.clock.val();
+            self.sent[j].clock.next = self.clock.val();
+            self.granted[j].clock.next = self.clock.val();
+            self.unsch[j].clock.next = self.clock.val();
+            self.index[j].clock.next = self.clock.val();
+            self.uprio[j].clock.next = self.clock.val();
+            self.sprio[j].clock.next = self.clock.val();
+            self.live[j].d.next = self.live[j].q.val();
+            self.rtx[j].d.next = self.rtx[j].q.val();
+            self.nocpl[j].d.next = self.nocpl[j].q.val();
+            self.sport[j].d.next = self.sport[j].q.val();
+            self.dport[j].d.next = self.dport[j].q.val();
+            self.id[j].d.next = self.id[j].q.val();
+            self.iova[j].d.next = self.iova[j].q.val();
+            self.cookie[j].d.next = self.cookie[j].q.val();
+            self.peer[j].d.next = self.peer[j].q.val();
+            self.length[j].d.next = self.length[j].q.val();
+            self.end[j].d.next = self.end[j].q.val();
+            self.sent[j].d.next = self.sent[j].q.val();
+            self.granted[j].d.next = self.granted[j].q.val();
+            self.unsch[j].d.next = self.unsch[j].q.val();
+            self.index[j].d.next = self.index[j].q.val();
+            self.uprio[j].d.next = self.uprio[j].q.val();
+            self.sprio[j].d.next = self.sprio[j].q.val();
+            if self.fire.val() & (self.srpt.m_pick_slot.val() == self.c_slot[j].val()) {
+                self.sent[j].d.next = self.p_new_sent.val();
+                if self.p_last.val() {
+                    self.live[j].d.next = false;
+                }
+            }
+            if self.s_grant_valid.val() & self.gmatch[j].val() {
+                if self.s_grant_offset.val() > self.granted[j].q.val() {
+                    self.granted[j].d.next = self.length[j].q.val();
+                    if self.s_grant_offset.val() < self.length[j].q.val() {
+                        self.granted[j].d.next = self.s_grant_offset.val();
+                    }
+                }
+                self.sprio[j].d.next = self.s_grant_priority.val();
+            }
+            if self.ins_fire.val() & (self.srpt.m_free_slot.val() == self.c_slot[j].val()) {
+                self.live[j].d.next = true;
+                self.rtx[j].d.next = self.s_desc_retransmit.val();
+                self.nocpl[j].d.next = self.s_desc_no_completion.val();
+                self.sport[j].d.next = self.s_desc_sport.val();
+                self.dport[j].d.next = self.s_desc_dport.val();
+                self.id[j].d.next = self.s_desc_id.val();
+                self.iova[j].d.next = self.s_desc_iova.val();
+                self.cookie[j].d.next = self.s_desc_cookie.val();
+                self.peer[j].d.next = self.s_desc_peer.val();
+                self.length[j].d.next = self.s_desc_length.val();
+                self.end[j].d.next = self.ins_end.val();
+                self.sent[j].d.next = self.s_desc_offset.val();
+                self.granted[j].d.next = self.ins_unsch.val();
+                if self.s_desc_retransmit.val() {
+                    self.granted[j].d.next = self.ins_end.val();
+                }
+                self.unsch[j].d.next = self.ins_unsch.val();
+                self.index[j].d.next = self.s_desc_index.val();
+                self.uprio[j].d.next = self.ins_uprio.val();
+                self.sprio[j].d.next = self.c_prio[0].val();
+            }
+            if self.reset.val() {
+                self.live[j].d.next = false;
+            }
+        }
+        // Counters.
+        if self.fire.val() {
+            self.n_pkts.d.next = self.n_pkts.q.val() + self.c_one32.val();
+        }
+        if self.s_grant_valid.val() & !self.any_match.val() {
+            self.n_unmatched.d.next = self.n_unmatched.q.val() + self.c_one32.val();
+        }
+        if self.reset.val() {
+            self.n_pkts.d.next = self.c_zero32.val();
+            self.n_unmatched.d.next = self.c_zero32.val();
+        }
+        self.packets.next = self.n_pkts.q.val();
+        self.grants_unmatched.next = self.n_unmatched.q.val();
+        self.occupancy.next = self.srpt.occupancy.val();
+    }
+}
