@@ -37,21 +37,27 @@
 //!   16-slot table, GRANTs raising their granted bytes, and one DATA packet decided per cycle
 //!   by SRPT among the slots with granted bytes to send (payload address and length for the
 //!   DMA read, every DATA header field for the framer).
+//! - [`data_framer::DataFramer512`]: DATA frames built in hardware from the scheduler's jobs
+//!   and the payload read by DMA (placed at lane 26, so nothing is shifted), byte-exact with
+//!   `proto::wire`; `TX_DONE` after a message's last frame.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
 //! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`],
-//! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
+//! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`data_framer_model`],
+//! [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
 //! blocks' oracles and benches (no rust-hdl), shared by this crate's rust-hdl tests and the
 //! Verilator co-simulation in `homa-sim`.
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and
-//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the DATA framer
-//! (frames built from the scheduler's jobs and payload read by DMA, `TX_DONE` completions),
-//! the scheduler inside the core (descriptors from the TX ring, GRANTs from the parser), and
-//! a grant decision that closes timing at 250 MHz.
+//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the scheduler and
+//! the framer inside the core (descriptors from the TX ring, GRANTs from the parser, a payload
+//! DMA read channel, DATA frames merged with GRANT frames onto the MAC, `TX_DONE` into the
+//! completion ring), and a grant decision that closes timing at 250 MHz.
 
 pub mod cq_writer;
 pub mod cq_writer_model;
+pub mod data_framer;
+pub mod data_framer_model;
 pub mod fifo;
 pub mod grant;
 pub mod grant_framer;

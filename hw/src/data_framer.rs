@@ -1,0 +1,757 @@
+//! `DataFramer512`: builds the DATA frames the transmit scheduler decides on, byte for byte
+//! as `homa_proto::wire` emits them (Ethernet II, IPv4 with the priority in DSCP, the 56-byte
+//! Homa DATA header, the payload), from each job's header fields and the payload the DMA
+//! engine reads from host memory; posts `TX_DONE` after a message's last frame.
+//!
+//! ```text
+//!  s_job_* (TxSched16, via a FIFO) ─► header (template + variable bytes) ─► beat 0
+//!  s_pay_* (DMA read data, payload byte 0 at lane 26) ─► beats 1.. (lanes 0-25 of beat 1:
+//!                                                        header bytes 64-89) ─► m_axis_*
+//!  last frame of a message (unless NO_COMPLETION) ─► m_done_* (one register)
+//! ```
+//!
+//! The header is 90 bytes (14 + 20 + 56), so the payload starts at byte lane 26 of the
+//! frame's second beat. The DMA read that serves a job is asked to deliver exactly that way:
+//! `ceil((26 + len) / 64)` beats with the payload's first byte at lane 26 of the first (lanes
+//! 0-25 of it and the bytes past the payload are ignored), as Corundum's DMA interface places
+//! a read at a RAM offset. The framer never shifts payload; it overlays the header's last 26
+//! bytes on the first data beat and counts beats from the job's length (the DMA must deliver
+//! exactly that many). Constant bytes come from a template `proto::wire` emits at elaboration
+//! ([`template`]); the variable ones (addresses, priority, lengths, ports, offset, id,
+//! incoming, cutoff version, retransmit flag and the IPv4 checksum) are muxed in.
+//!
+//! Timing: beat 0 is combinational from the job (the FIFO in front of it is registered); each
+//! payload beat passes through with one 2:1 byte mux, so a frame of `n` beats takes `n`
+//! cycles back to back at full rate. `TX_DONE` waits in one register; a message's last frame
+//! holds its last beat while the register is still full.
+
+#[cfg(test)]
+mod tests;
+
+use crate::grant_framer::{Beat512, Lo4In20, Lo16In20, Prio8};
+use crate::hdl::*;
+use crate::parser::Be16In20;
+use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
+
+/// Header bytes before the payload: Ethernet 14, IPv4 20, Homa DATA 56.
+pub const DATA_HEADER_FRAME_LEN: usize = 14 + 20 + wire::field::homa::DATA_HEADER_LEN;
+
+/// The byte lane of a frame's second beat (and of the DMA's first data beat) where the
+/// payload starts.
+pub const PAYLOAD_LANE: usize = DATA_HEADER_FRAME_LEN - 64;
+
+const _: () = assert!(DATA_HEADER_FRAME_LEN == 90 && PAYLOAD_LANE == 26);
+
+/// What a DATA frame is made of besides its payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DataHeader {
+    /// Ethernet destination (the next hop's MAC), first byte most significant.
+    pub next_hop_mac: u64,
+    /// Ethernet source (the NIC's MAC).
+    pub local_mac: u64,
+    /// The NIC's IPv4 address.
+    pub local_ip: u32,
+    /// The peer's IPv4 address.
+    pub peer: u32,
+    /// The priority (0-7), in the IPv4 DSCP's top bits.
+    pub priority: u8,
+    /// Local Homa port.
+    pub sport: u16,
+    /// Peer's Homa port.
+    pub dport: u16,
+    /// RPC id (`sender_id`).
+    pub id: u64,
+    /// The message's length.
+    pub message_length: u32,
+    /// DATA's `incoming`.
+    pub incoming: u32,
+    /// The cutoff version the sender holds.
+    pub cutoff_version: u16,
+    /// Sent again after a RESEND.
+    pub retransmit: bool,
+    /// The payload's offset in the message.
+    pub offset: u32,
+}
+
+/// The frame `proto::wire` emits for this header and payload: what the framer must send.
+pub fn reference_frame(h: &DataHeader, payload: &[u8]) -> Vec<u8> {
+    let mac = |m: u64| wire::EthernetAddress(std::array::from_fn(|i| (m >> (40 - 8 * i)) as u8));
+    FrameRepr {
+        ethernet: Some(wire::EthernetRepr {
+            src_addr: mac(h.local_mac),
+            dst_addr: mac(h.next_hop_mac),
+            vlan: None,
+            ethertype: wire::EtherType::IPV4,
+        }),
+        ip: wire::IpRepr::V4(wire::Ipv4Repr {
+            src_addr: h.local_ip.into(),
+            dst_addr: h.peer.into(),
+            tos: h.priority << 5,
+            ident: 0,
+            dont_frag: true,
+            ttl: 64,
+            protocol: wire::PROTOCOL_HOMA,
+            payload_len: wire::field::homa::DATA_HEADER_LEN + payload.len(),
+        }),
+        homa: wire::Repr {
+            sport: h.sport,
+            dport: h.dport,
+            sender_id: h.id,
+            body: wire::Body::Data(wire::Data {
+                message_length: h.message_length,
+                incoming: h.incoming,
+                ack: None,
+                cutoff_version: h.cutoff_version,
+                retransmit: h.retransmit,
+                offset: h.offset,
+                payload,
+            }),
+        },
+    }
+    .to_bytes(&ChecksumCapabilities::default())
+}
+
+/// The variable bytes: (frame offset, count), in the order the block computes them.
+fn layout() -> Vec<(usize, usize)> {
+    use wire::field::homa as h;
+    let (ip, l4) = (14, 34);
+    vec![
+        (0, 6),                                 // next hop MAC
+        (6, 6),                                 // local MAC
+        (ip + 1, 1),                            // TOS
+        (ip + 2, 2),                            // total length
+        (ip + 10, 2),                           // header checksum
+        (ip + 12, 4),                           // local IP
+        (ip + 16, 4),                           // peer IP
+        (l4 + h::SPORT.start, 2),               // sport
+        (l4 + h::DPORT.start, 2),               // dport
+        (l4 + h::SEQUENCE.start, 4),            // sequence = offset
+        (l4 + h::SENDER_ID.start, 8),           // sender id
+        (l4 + h::MESSAGE_LENGTH.start, 4),      // message length
+        (l4 + h::INCOMING.start, 4),            // incoming
+        (l4 + h::DATA_CUTOFF_VERSION.start, 2), // cutoff version
+        (l4 + h::RETRANSMIT, 1),                // retransmit
+    ]
+}
+
+/// Variable bytes in all.
+const VARS: usize = 52;
+
+/// The template header: a DATA frame's first 90 bytes with every variable byte zero.
+pub fn template() -> Vec<u8> {
+    let mut t = reference_frame(&DataHeader::default(), &[0])[..DATA_HEADER_FRAME_LEN].to_vec();
+    for (at, n) in layout() {
+        t[at..at + n].fill(0);
+    }
+    t
+}
+
+/// The template's constant contribution to the IPv4 header's one's-complement sum.
+fn template_sum() -> u64 {
+    let t = template();
+    (0..10)
+        .map(|w| u64::from(u16::from_be_bytes([t[14 + 2 * w], t[14 + 2 * w + 1]])))
+        .sum()
+}
+
+/// The DATA framer for a 512-bit stream.
+#[derive(LogicBlock)]
+pub struct DataFramer512 {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// The NIC's MAC address (the frames' source).
+    pub cfg_mac: Signal<In, Bits<48>>,
+    /// The next hop's MAC address (every DATA frame's destination).
+    pub cfg_next_hop_mac: Signal<In, Bits<48>>,
+    /// The NIC's IPv4 address.
+    pub cfg_ip: Signal<In, Bits<32>>,
+    /// The cutoff version DATA carries.
+    pub cfg_cutoff_version: Signal<In, Bits<16>>,
+    /// A packet to frame.
+    pub s_job_valid: Signal<In, Bit>,
+    /// The job is consumed (with its frame's last beat).
+    pub s_job_ready: Signal<Out, Bit>,
+    /// The payload's offset in the message.
+    pub s_job_offset: Signal<In, Bits<32>>,
+    /// Payload bytes (> 0; 76 + len fits the IPv4 total length).
+    pub s_job_len: Signal<In, Bits<32>>,
+    /// The packet's priority.
+    pub s_job_priority: Signal<In, Bits<3>>,
+    /// DATA's retransmit flag.
+    pub s_job_retransmit: Signal<In, Bit>,
+    /// DATA's `incoming`.
+    pub s_job_incoming: Signal<In, Bits<32>>,
+    /// The message's (or range's) last packet.
+    pub s_job_last: Signal<In, Bit>,
+    /// No `TX_DONE` for it.
+    pub s_job_no_completion: Signal<In, Bit>,
+    /// Peer IPv4 address.
+    pub s_job_peer: Signal<In, Bits<32>>,
+    /// Local Homa port.
+    pub s_job_sport: Signal<In, Bits<16>>,
+    /// Peer's Homa port.
+    pub s_job_dport: Signal<In, Bits<16>>,
+    /// RPC id.
+    pub s_job_id: Signal<In, Bits<64>>,
+    /// The message's length.
+    pub s_job_length: Signal<In, Bits<32>>,
+    /// The descriptor's cookie.
+    pub s_job_cookie: Signal<In, Bits<64>>,
+    /// The descriptor's ring index.
+    pub s_job_index: Signal<In, Bits<32>>,
+    /// A payload beat from the DMA read (payload byte 0 at lane 26 of a job's first beat).
+    pub s_pay_valid: Signal<In, Bit>,
+    /// The beat is taken.
+    pub s_pay_ready: Signal<Out, Bit>,
+    /// The beat's bytes, lane 0 in bits 7..0.
+    pub s_pay_data: Signal<In, Beat512>,
+    /// Frame data, byte lane 0 first on the wire.
+    pub m_axis_tdata: Signal<Out, Beat512>,
+    /// Byte enables.
+    pub m_axis_tkeep: Signal<Out, Bits<64>>,
+    /// A beat is offered.
+    pub m_axis_tvalid: Signal<Out, Bit>,
+    /// The last beat of the frame.
+    pub m_axis_tlast: Signal<Out, Bit>,
+    /// The beat is taken.
+    pub m_axis_tready: Signal<In, Bit>,
+    /// A `TX_DONE` is offered.
+    pub m_done_valid: Signal<Out, Bit>,
+    /// It is taken.
+    pub m_done_ready: Signal<In, Bit>,
+    /// Its RPC id.
+    pub m_done_id: Signal<Out, Bits<64>>,
+    /// The message's length.
+    pub m_done_length: Signal<Out, Bits<32>>,
+    /// The descriptor's cookie.
+    pub m_done_cookie: Signal<Out, Bits<64>>,
+    /// The descriptor's ring index.
+    pub m_done_index: Signal<Out, Bits<32>>,
+    /// Frames sent, free-running.
+    pub frames: Signal<Out, Bits<32>>,
+    beat: DFF<Bits<16>>,
+    done_full: DFF<Bit>,
+    done_id: DFF<Bits<64>>,
+    done_len: DFF<Bits<32>>,
+    done_cookie: DFF<Bits<64>>,
+    done_index: DFF<Bits<32>>,
+    n_frames: DFF<Bits<32>>,
+    vb: [Signal<Local, Bits<8>>; VARS],
+    fb: [Signal<Local, Bits<8>>; DATA_HEADER_FRAME_LEN],
+    beat0: Signal<Local, Beat512>,
+    ov: Signal<Local, Beat512>,
+    tos: Signal<Local, Prio8>,
+    tot: Signal<Local, Bits<32>>,
+    totlen: Signal<Local, Bits<16>>,
+    tail: Signal<Local, Bits<32>>,
+    last_beat: Signal<Local, Bits<16>>,
+    rem6: Signal<Local, Bits<6>>,
+    keep_last: Signal<Local, Bits<64>>,
+    first: Signal<Local, Bit>,
+    is_last: Signal<Local, Bit>,
+    need_done: Signal<Local, Bit>,
+    stall: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    w_tos: Signal<Local, Be16In20>,
+    w_len: Signal<Local, Lo16In20>,
+    w_lip_hi: Signal<Local, Be16In20>,
+    w_lip_lo: Signal<Local, Be16In20>,
+    w_pip_hi: Signal<Local, Be16In20>,
+    w_pip_lo: Signal<Local, Be16In20>,
+    f1_lo: Signal<Local, Lo16In20>,
+    f1_hi: Signal<Local, Lo4In20>,
+    f2_lo: Signal<Local, Lo16In20>,
+    f2_hi: Signal<Local, Lo4In20>,
+    sum0: Signal<Local, Bits<20>>,
+    sum1: Signal<Local, Bits<20>>,
+    sum2: Signal<Local, Bits<20>>,
+    csum: Signal<Local, Bits<16>>,
+    c_tmpl: [Constant<Bits<8>>; DATA_HEADER_FRAME_LEN],
+    c_is_var: [Constant<Bit>; DATA_HEADER_FRAME_LEN],
+    c_src: [Constant<Bits<8>>; DATA_HEADER_FRAME_LEN],
+    c_var: [Constant<Bits<8>>; VARS],
+    c_keep: [Constant<Bits<64>>; 64],
+    c_rem: [Constant<Bits<6>>; 64],
+    c_sum: Constant<Bits<20>>,
+    c_ones64: Constant<Bits<64>>,
+    c_off: [Constant<Bits<8>>; 8],
+    c_hdr_tail: Constant<Bits<32>>,
+    c_ip_len: Constant<Bits<32>>,
+    c_six: Constant<Bits<8>>,
+    c_zero4: Constant<Bits<4>>,
+    c_zero5: Constant<Bits<5>>,
+    c_zero8: Constant<Bits<8>>,
+    c_one8: Constant<Bits<8>>,
+    c_zero16: Constant<Bits<16>>,
+    c_one16: Constant<Bits<16>>,
+    c_one32: Constant<Bits<32>>,
+    c_zero32: Constant<Bits<32>>,
+}
+
+fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
+    Constant::new(v.into())
+}
+
+impl DataFramer512 {
+    /// A framer with its template from `proto::wire`.
+    pub fn new() -> Self {
+        let t = template();
+        let mut src = [0u64; DATA_HEADER_FRAME_LEN];
+        let mut is_var = [false; DATA_HEADER_FRAME_LEN];
+        let mut n = 0;
+        for (at, len) in layout() {
+            for i in 0..len {
+                src[at + i] = n;
+                is_var[at + i] = true;
+                n += 1;
+            }
+        }
+        assert_eq!(n as usize, VARS, "variable bytes");
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            cfg_mac: Signal::default(),
+            cfg_next_hop_mac: Signal::default(),
+            cfg_ip: Signal::default(),
+            cfg_cutoff_version: Signal::default(),
+            s_job_valid: Signal::default(),
+            s_job_ready: Signal::default(),
+            s_job_offset: Signal::default(),
+            s_job_len: Signal::default(),
+            s_job_priority: Signal::default(),
+            s_job_retransmit: Signal::default(),
+            s_job_incoming: Signal::default(),
+            s_job_last: Signal::default(),
+            s_job_no_completion: Signal::default(),
+            s_job_peer: Signal::default(),
+            s_job_sport: Signal::default(),
+            s_job_dport: Signal::default(),
+            s_job_id: Signal::default(),
+            s_job_length: Signal::default(),
+            s_job_cookie: Signal::default(),
+            s_job_index: Signal::default(),
+            s_pay_valid: Signal::default(),
+            s_pay_ready: Signal::default(),
+            s_pay_data: Signal::default(),
+            m_axis_tdata: Signal::default(),
+            m_axis_tkeep: Signal::default(),
+            m_axis_tvalid: Signal::default(),
+            m_axis_tlast: Signal::default(),
+            m_axis_tready: Signal::default(),
+            m_done_valid: Signal::default(),
+            m_done_ready: Signal::default(),
+            m_done_id: Signal::default(),
+            m_done_length: Signal::default(),
+            m_done_cookie: Signal::default(),
+            m_done_index: Signal::default(),
+            frames: Signal::default(),
+            beat: DFF::default(),
+            done_full: DFF::default(),
+            done_id: DFF::default(),
+            done_len: DFF::default(),
+            done_cookie: DFF::default(),
+            done_index: DFF::default(),
+            n_frames: DFF::default(),
+            vb: std::array::from_fn(|_| Signal::default()),
+            fb: std::array::from_fn(|_| Signal::default()),
+            beat0: Signal::default(),
+            ov: Signal::default(),
+            tos: Signal::default(),
+            tot: Signal::default(),
+            totlen: Signal::default(),
+            tail: Signal::default(),
+            last_beat: Signal::default(),
+            rem6: Signal::default(),
+            keep_last: Signal::default(),
+            first: Signal::default(),
+            is_last: Signal::default(),
+            need_done: Signal::default(),
+            stall: Signal::default(),
+            take: Signal::default(),
+            w_tos: Signal::default(),
+            w_len: Signal::default(),
+            w_lip_hi: Signal::default(),
+            w_lip_lo: Signal::default(),
+            w_pip_hi: Signal::default(),
+            w_pip_lo: Signal::default(),
+            f1_lo: Signal::default(),
+            f1_hi: Signal::default(),
+            f2_lo: Signal::default(),
+            f2_hi: Signal::default(),
+            sum0: Signal::default(),
+            sum1: Signal::default(),
+            sum2: Signal::default(),
+            csum: Signal::default(),
+            c_tmpl: std::array::from_fn(|i| k(u64::from(t[i]))),
+            c_is_var: std::array::from_fn(|i| Constant::new(is_var[i])),
+            c_src: std::array::from_fn(|i| k(src[i])),
+            c_var: std::array::from_fn(|n| k(n as u64)),
+            // The last beat holds ((90 + len - 1) mod 64) + 1 bytes: rem6 + 1.
+            c_keep: std::array::from_fn(|r| k(u64::MAX >> (63 - r))),
+            c_rem: std::array::from_fn(|r| k(r as u64)),
+            c_sum: k(template_sum()),
+            c_ones64: k(u64::MAX),
+            c_off: std::array::from_fn(|i| k(8 * i as u64)),
+            c_hdr_tail: k(DATA_HEADER_FRAME_LEN as u64 - 1),
+            c_ip_len: k(20 + wire::field::homa::DATA_HEADER_LEN as u64),
+            c_six: k(6),
+            c_zero4: k(0),
+            c_zero5: k(0),
+            c_zero8: k(0),
+            c_one8: k(1),
+            c_zero16: k(0),
+            c_one16: k(1),
+            c_one32: k(1),
+            c_zero32: k(0),
+        }
+    }
+
+    /// A new framer as the top level of a design: every input driven from outside, the rest
+    /// connected (what the Verilog generator and the bench both start from).
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.cfg_mac.connect();
+        uut.cfg_next_hop_mac.connect();
+        uut.cfg_ip.connect();
+        uut.cfg_cutoff_version.connect();
+        uut.s_job_valid.connect();
+        uut.s_job_offset.connect();
+        uut.s_job_len.connect();
+        uut.s_job_priority.connect();
+        uut.s_job_retransmit.connect();
+        uut.s_job_incoming.connect();
+        uut.s_job_last.connect();
+        uut.s_job_no_completion.connect();
+        uut.s_job_peer.connect();
+        uut.s_job_sport.connect();
+        uut.s_job_dport.connect();
+        uut.s_job_id.connect();
+        uut.s_job_length.connect();
+        uut.s_job_cookie.connect();
+        uut.s_job_index.connect();
+        uut.s_pay_valid.connect();
+        uut.s_pay_data.connect();
+        uut.m_axis_tready.connect();
+        uut.m_done_ready.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
+impl Default for DataFramer512 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for DataFramer512 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DataFramer512").finish_non_exhaustive()
+    }
+}
+
+impl Logic for DataFramer512 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            beat,
+            done_full,
+            done_id,
+            done_len,
+            done_cookie,
+            done_index,
+            n_frames
+        );
+        // Lengths: the IPv4 total length, and where the frame's last byte falls.
+        self.tot.next = self.s_job_len.val() + self.c_ip_len.val();
+        self.totlen.next = self.tot.val().get_bits::<16>(self.c_off[0].val().index());
+        self.tail.next = self.s_job_len.val() + self.c_hdr_tail.val();
+        self.last_beat.next = self.tail.val().get_bits::<16>(self.c_six.val().index());
+        self.rem6.next = self.tail.val().get_bits::<6>(self.c_off[0].val().index());
+        self.keep_last.next = self.c_ones64.val();
+        for r in 0..64 {
+            if self.rem6.val() == self.c_rem[r].val() {
+                self.keep_last.next = self.c_keep[r].val();
+            }
+        }
+        // IPv4 header checksum: the template's constant sum plus the variable words.
+        self.tos.next.z = self.c_zero5.val();
+        self.tos.next.p = self.s_job_priority.val();
+        self.w_tos.next.b0 = Bits::<8>::from(self.tos.val());
+        self.w_tos.next.b1 = self.c_zero8.val();
+        self.w_tos.next.z = self.c_zero4.val();
+        self.w_len.next.lo = self.totlen.val();
+        self.w_len.next.z = self.c_zero4.val();
+        self.w_lip_hi.next.b1 = self.cfg_ip.val().get_bits::<8>(self.c_off[3].val().index());
+        self.w_lip_hi.next.b0 = self.cfg_ip.val().get_bits::<8>(self.c_off[2].val().index());
+        self.w_lip_hi.next.z = self.c_zero4.val();
+        self.w_lip_lo.next.b1 = self.cfg_ip.val().get_bits::<8>(self.c_off[1].val().index());
+        self.w_lip_lo.next.b0 = self.cfg_ip.val().get_bits::<8>(self.c_off[0].val().index());
+        self.w_lip_lo.next.z = self.c_zero4.val();
+        self.w_pip_hi.next.b1 = self
+            .s_job_peer
+            .val()
+            .get_bits::<8>(self.c_off[3].val().index());
+        self.w_pip_hi.next.b0 = self
+            .s_job_peer
+            .val()
+            .get_bits::<8>(self.c_off[2].val().index());
+        self.w_pip_hi.next.z = self.c_zero4.val();
+        self.w_pip_lo.next.b1 = self
+            .s_job_peer
+            .val()
+            .get_bits::<8>(self.c_off[1].val().index());
+        self.w_pip_lo.next.b0 = self
+            .s_job_peer
+            .val()
+            .get_bits::<8>(self.c_off[0].val().index());
+        self.w_pip_lo.next.z = self.c_zero4.val();
+        self.sum0.next = self.c_sum.val()
+            + Bits::<20>::from(self.w_tos.val())
+            + Bits::<20>::from(self.w_len.val())
+            + Bits::<20>::from(self.w_lip_hi.val())
+            + Bits::<20>::from(self.w_lip_lo.val())
+            + Bits::<20>::from(self.w_pip_hi.val())
+            + Bits::<20>::from(self.w_pip_lo.val());
+        self.f1_lo.next.lo = self.sum0.val().get_bits::<16>(self.c_off[0].val().index());
+        self.f1_lo.next.z = self.c_zero4.val();
+        self.f1_hi.next.lo = self.sum0.val().get_bits::<4>(self.c_off[2].val().index());
+        self.f1_hi.next.z = self.c_zero16.val();
+        self.sum1.next = Bits::<20>::from(self.f1_lo.val()) + Bits::<20>::from(self.f1_hi.val());
+        self.f2_lo.next.lo = self.sum1.val().get_bits::<16>(self.c_off[0].val().index());
+        self.f2_lo.next.z = self.c_zero4.val();
+        self.f2_hi.next.lo = self.sum1.val().get_bits::<4>(self.c_off[2].val().index());
+        self.f2_hi.next.z = self.c_zero16.val();
+        self.sum2.next = Bits::<20>::from(self.f2_lo.val()) + Bits::<20>::from(self.f2_hi.val());
+        self.csum.next = !self.sum2.val().get_bits::<16>(self.c_off[0].val().index());
+        // The variable bytes, most significant first, in `layout()` order.
+        for i in 0..6 {
+            self.vb[i].next = self
+                .cfg_next_hop_mac
+                .val()
+                .get_bits::<8>(self.c_off[5 - i].val().index());
+            self.vb[6 + i].next = self
+                .cfg_mac
+                .val()
+                .get_bits::<8>(self.c_off[5 - i].val().index());
+        }
+        self.vb[12].next = Bits::<8>::from(self.tos.val());
+        self.vb[13].next = self.totlen.val().get_bits::<8>(self.c_off[1].val().index());
+        self.vb[14].next = self.totlen.val().get_bits::<8>(self.c_off[0].val().index());
+        self.vb[15].next = self.csum.val().get_bits::<8>(self.c_off[1].val().index());
+        self.vb[16].next = self.csum.val().get_bits::<8>(self.c_off[0].val().index());
+        for i in 0..4 {
+            self.vb[17 + i].next = self
+                .cfg_ip
+                .val()
+                .get_bits::<8>(self.c_off[3 - i].val().index());
+            self.vb[21 + i].next = self
+                .s_job_peer
+                .val()
+                .get_bits::<8>(self.c_off[3 - i].val().index());
+        }
+        for i in 0..2 {
+            self.vb[25 + i].next = self
+                .s_job_sport
+                .val()
+                .get_bits::<8>(self.c_off[1 - i].val().index());
+            self.vb[27 + i].next = self
+                .s_job_dport
+                .val()
+                .get_bits::<8>(self.c_off[1 - i].val().index());
+        }
+        for i in 0..4 {
+            self.vb[29 + i].next = self
+                .s_job_offset
+                .val()
+                .get_bits::<8>(self.c_off[3 - i].val().index());
+        }
+        for i in 0..8 {
+            self.vb[33 + i].next = self
+                .s_job_id
+                .val()
+                .get_bits::<8>(self.c_off[7 - i].val().index());
+        }
+        for i in 0..4 {
+            self.vb[41 + i].next = self
+                .s_job_length
+                .val()
+                .get_bits::<8>(self.c_off[3 - i].val().index());
+            self.vb[45 + i].next = self
+                .s_job_incoming
+                .val()
+                .get_bits::<8>(self.c_off[3 - i].val().index());
+        }
+        for i in 0..2 {
+            self.vb[49 + i].next = self
+                .cfg_cutoff_version
+                .val()
+                .get_bits::<8>(self.c_off[1 - i].val().index());
+        }
+        self.vb[51].next = self.c_zero8.val();
+        if self.s_job_retransmit.val() {
+            self.vb[51].next = self.c_one8.val();
+        }
+        // The header.
+        for i in 0..DATA_HEADER_FRAME_LEN {
+            self.fb[i].next = self.c_tmpl[i].val();
+            for n in 0..VARS {
+                if self.c_is_var[i].val() & (self.c_src[i].val() == self.c_var[n].val()) {
+                    self.fb[i].next = self.vb[n].val();
+                }
+            }
+        }
+        self.beat0.next.b0 = self.fb[0].val();
+        self.beat0.next.b1 = self.fb[1].val();
+        self.beat0.next.b2 = self.fb[2].val();
+        self.beat0.next.b3 = self.fb[3].val();
+        self.beat0.next.b4 = self.fb[4].val();
+        self.beat0.next.b5 = self.fb[5].val();
+        self.beat0.next.b6 = self.fb[6].val();
+        self.beat0.next.b7 = self.fb[7].val();
+        self.beat0.next.b8 = self.fb[8].val();
+        self.beat0.next.b9 = self.fb[9].val();
+        self.beat0.next.b10 = self.fb[10].val();
+        self.beat0.next.b11 = self.fb[11].val();
+        self.beat0.next.b12 = self.fb[12].val();
+        self.beat0.next.b13 = self.fb[13].val();
+        self.beat0.next.b14 = self.fb[14].val();
+        self.beat0.next.b15 = self.fb[15].val();
+        self.beat0.next.b16 = self.fb[16].val();
+        self.beat0.next.b17 = self.fb[17].val();
+        self.beat0.next.b18 = self.fb[18].val();
+        self.beat0.next.b19 = self.fb[19].val();
+        self.beat0.next.b20 = self.fb[20].val();
+        self.beat0.next.b21 = self.fb[21].val();
+        self.beat0.next.b22 = self.fb[22].val();
+        self.beat0.next.b23 = self.fb[23].val();
+        self.beat0.next.b24 = self.fb[24].val();
+        self.beat0.next.b25 = self.fb[25].val();
+        self.beat0.next.b26 = self.fb[26].val();
+        self.beat0.next.b27 = self.fb[27].val();
+        self.beat0.next.b28 = self.fb[28].val();
+        self.beat0.next.b29 = self.fb[29].val();
+        self.beat0.next.b30 = self.fb[30].val();
+        self.beat0.next.b31 = self.fb[31].val();
+        self.beat0.next.b32 = self.fb[32].val();
+        self.beat0.next.b33 = self.fb[33].val();
+        self.beat0.next.b34 = self.fb[34].val();
+        self.beat0.next.b35 = self.fb[35].val();
+        self.beat0.next.b36 = self.fb[36].val();
+        self.beat0.next.b37 = self.fb[37].val();
+        self.beat0.next.b38 = self.fb[38].val();
+        self.beat0.next.b39 = self.fb[39].val();
+        self.beat0.next.b40 = self.fb[40].val();
+        self.beat0.next.b41 = self.fb[41].val();
+        self.beat0.next.b42 = self.fb[42].val();
+        self.beat0.next.b43 = self.fb[43].val();
+        self.beat0.next.b44 = self.fb[44].val();
+        self.beat0.next.b45 = self.fb[45].val();
+        self.beat0.next.b46 = self.fb[46].val();
+        self.beat0.next.b47 = self.fb[47].val();
+        self.beat0.next.b48 = self.fb[48].val();
+        self.beat0.next.b49 = self.fb[49].val();
+        self.beat0.next.b50 = self.fb[50].val();
+        self.beat0.next.b51 = self.fb[51].val();
+        self.beat0.next.b52 = self.fb[52].val();
+        self.beat0.next.b53 = self.fb[53].val();
+        self.beat0.next.b54 = self.fb[54].val();
+        self.beat0.next.b55 = self.fb[55].val();
+        self.beat0.next.b56 = self.fb[56].val();
+        self.beat0.next.b57 = self.fb[57].val();
+        self.beat0.next.b58 = self.fb[58].val();
+        self.beat0.next.b59 = self.fb[59].val();
+        self.beat0.next.b60 = self.fb[60].val();
+        self.beat0.next.b61 = self.fb[61].val();
+        self.beat0.next.b62 = self.fb[62].val();
+        self.beat0.next.b63 = self.fb[63].val();
+        // A payload beat; the first carries the header's last 26 bytes in lanes 0-25.
+        self.ov.next = self.s_pay_data.val();
+        if self.beat.q.val() == self.c_one16.val() {
+            self.ov.next.b0 = self.fb[64].val();
+            self.ov.next.b1 = self.fb[65].val();
+            self.ov.next.b2 = self.fb[66].val();
+            self.ov.next.b3 = self.fb[67].val();
+            self.ov.next.b4 = self.fb[68].val();
+            self.ov.next.b5 = self.fb[69].val();
+            self.ov.next.b6 = self.fb[70].val();
+            self.ov.next.b7 = self.fb[71].val();
+            self.ov.next.b8 = self.fb[72].val();
+            self.ov.next.b9 = self.fb[73].val();
+            self.ov.next.b10 = self.fb[74].val();
+            self.ov.next.b11 = self.fb[75].val();
+            self.ov.next.b12 = self.fb[76].val();
+            self.ov.next.b13 = self.fb[77].val();
+            self.ov.next.b14 = self.fb[78].val();
+            self.ov.next.b15 = self.fb[79].val();
+            self.ov.next.b16 = self.fb[80].val();
+            self.ov.next.b17 = self.fb[81].val();
+            self.ov.next.b18 = self.fb[82].val();
+            self.ov.next.b19 = self.fb[83].val();
+            self.ov.next.b20 = self.fb[84].val();
+            self.ov.next.b21 = self.fb[85].val();
+            self.ov.next.b22 = self.fb[86].val();
+            self.ov.next.b23 = self.fb[87].val();
+            self.ov.next.b24 = self.fb[88].val();
+            self.ov.next.b25 = self.fb[89].val();
+        }
+        // The frame: beat 0 from the job alone, then one beat per payload beat.
+        self.first.next = self.beat.q.val() == self.c_zero16.val();
+        self.is_last.next = !self.first.val() & (self.beat.q.val() == self.last_beat.val());
+        self.need_done.next = self.s_job_last.val() & !self.s_job_no_completion.val();
+        self.stall.next = self.is_last.val() & self.need_done.val() & self.done_full.q.val();
+        self.m_axis_tdata.next = self.beat0.val();
+        self.m_axis_tkeep.next = self.c_ones64.val();
+        self.m_axis_tlast.next = false;
+        self.m_axis_tvalid.next = self.s_job_valid.val();
+        self.s_pay_ready.next = false;
+        if !self.first.val() {
+            self.m_axis_tdata.next = self.ov.val();
+            self.m_axis_tvalid.next =
+                self.s_job_valid.val() & self.s_pay_valid.val() & !self.stall.val();
+            self.s_pay_ready.next =
+                self.s_job_valid.val() & self.m_axis_tready.val() & !self.stall.val();
+            if self.is_last.val() {
+                self.m_axis_tkeep.next = self.keep_last.val();
+                self.m_axis_tlast.next = true;
+            }
+        }
+        self.take.next = self.m_axis_tvalid.val() & self.m_axis_tready.val();
+        self.s_job_ready.next = self.take.val() & self.is_last.val();
+        if self.take.val() {
+            self.beat.d.next = self.beat.q.val() + self.c_one16.val();
+            if self.is_last.val() {
+                self.beat.d.next = self.c_zero16.val();
+                self.n_frames.d.next = self.n_frames.q.val() + self.c_one32.val();
+            }
+        }
+        // TX_DONE after a message's last frame.
+        if self.m_done_ready.val() {
+            self.done_full.d.next = false;
+        }
+        if self.take.val() & self.is_last.val() & self.need_done.val() {
+            self.done_full.d.next = true;
+            self.done_id.d.next = self.s_job_id.val();
+            self.done_len.d.next = self.s_job_length.val();
+            self.done_cookie.d.next = self.s_job_cookie.val();
+            self.done_index.d.next = self.s_job_index.val();
+        }
+        if self.reset.val() {
+            self.beat.d.next = self.c_zero16.val();
+            self.done_full.d.next = false;
+            self.n_frames.d.next = self.c_zero32.val();
+        }
+        self.m_done_valid.next = self.done_full.q.val();
+        self.m_done_id.next = self.done_id.q.val();
+        self.m_done_length.next = self.done_len.q.val();
+        self.m_done_cookie.next = self.done_cookie.q.val();
+        self.m_done_index.next = self.done_index.q.val();
+        self.frames.next = self.n_frames.q.val();
+    }
+}
