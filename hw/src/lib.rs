@@ -40,19 +40,21 @@
 //! - [`data_framer::DataFramer512`]: DATA frames built in hardware from the scheduler's jobs
 //!   and the payload read by DMA (placed at lane 26, so nothing is shifted), byte-exact with
 //!   `proto::wire`; `TX_DONE` after a message's last frame.
+//! - [`tx_engine::TxEngine512`]: the transmit path composed: scheduler, a 16-entry job FIFO
+//!   (one payload read in flight per entry), DATA framer.
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
 //! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`],
-//! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`data_framer_model`],
+//! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`data_framer_model`], [`tx_engine_model`],
 //! [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
 //! blocks' oracles and benches (no rust-hdl), shared by this crate's rust-hdl tests and the
 //! Verilator co-simulation in `homa-sim`.
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and
-//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the scheduler and
-//! the framer inside the core (descriptors from the TX ring, GRANTs from the parser, a payload
-//! DMA read channel, DATA frames merged with GRANT frames onto the MAC, `TX_DONE` into the
-//! completion ring), and a grant decision that closes timing at 250 MHz.
+//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the transmit engine
+//! inside the core (descriptors from the TX ring, GRANTs from the parser, a payload DMA read
+//! channel, DATA frames merged with GRANT frames onto the MAC, `TX_DONE` into the completion
+//! ring), and a grant decision that closes timing at 250 MHz.
 
 pub mod cq_writer;
 pub mod cq_writer_model;
@@ -78,6 +80,8 @@ pub mod rx_ring;
 pub mod rx_ring_model;
 pub mod srpt;
 pub mod srpt_model;
+pub mod tx_engine;
+pub mod tx_engine_model;
 pub mod tx_ring;
 pub mod tx_ring_model;
 pub mod tx_sched;
