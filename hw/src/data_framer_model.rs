@@ -8,6 +8,7 @@
 
 use crate::data_framer::{DataHeader, PAYLOAD_LANE, reference_frame};
 use crate::parser_model::Rng;
+use crate::tx_sched_model::TxJob;
 use std::collections::VecDeque;
 
 /// The framer's configuration inputs.
@@ -23,39 +24,6 @@ pub struct FramerConfig {
     pub cutoff_version: u16,
 }
 
-/// A job as `s_job_*` carry it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct FramerJob {
-    /// Offset in the message.
-    pub offset: u32,
-    /// Payload bytes.
-    pub len: u32,
-    /// Priority.
-    pub priority: u8,
-    /// Retransmit flag.
-    pub retransmit: bool,
-    /// `incoming`.
-    pub incoming: u32,
-    /// Last packet of its range.
-    pub last: bool,
-    /// NO_COMPLETION.
-    pub no_completion: bool,
-    /// Peer IPv4.
-    pub peer: u32,
-    /// Local port.
-    pub sport: u16,
-    /// Peer's port.
-    pub dport: u16,
-    /// RPC id.
-    pub id: u64,
-    /// Message length.
-    pub length: u32,
-    /// Cookie.
-    pub cookie: u64,
-    /// Ring index.
-    pub index: u32,
-}
-
 /// A `TX_DONE` as `m_done_*` carry it: (id, length, cookie, index).
 pub type Done = (u64, u32, u64, u32);
 
@@ -64,8 +32,9 @@ pub type Done = (u64, u32, u64, u32);
 pub struct FramerOffer {
     /// Configuration.
     pub cfg: FramerConfig,
-    /// The job at the head of the queue.
-    pub job: Option<FramerJob>,
+    /// The job at the head of the queue (the scheduler's; `addr` and `slot` are not the
+    /// framer's business).
+    pub job: Option<TxJob>,
     /// A payload beat.
     pub pay: Option<[u8; 64]>,
     /// `m_axis_tready`.
@@ -113,7 +82,7 @@ pub struct FramerStats {
 }
 
 /// The header fields of `job` under `cfg`.
-pub fn header_of(cfg: &FramerConfig, j: &FramerJob) -> DataHeader {
+pub fn header_of(cfg: &FramerConfig, j: &TxJob) -> DataHeader {
     DataHeader {
         next_hop_mac: cfg.next_hop_mac,
         local_mac: cfg.mac,
@@ -146,14 +115,14 @@ pub fn dma_beats(rng: &mut Rng, payload: &[u8]) -> Vec<[u8; 64]> {
         .collect()
 }
 
-fn random_job(rng: &mut Rng, index: u32) -> FramerJob {
+fn random_job(rng: &mut Rng, index: u32) -> TxJob {
     let len = match rng.below(4) {
         0 => 1 + rng.below(64) as u32,
         1 => 1424,
         2 => 1 + rng.below(9000) as u32,
         _ => 1 + rng.below(1500) as u32,
     };
-    FramerJob {
+    TxJob {
         offset: rng.next_u64() as u32,
         len,
         priority: rng.below(8) as u8,
@@ -168,6 +137,8 @@ fn random_job(rng: &mut Rng, index: u32) -> FramerJob {
         length: rng.next_u64() as u32,
         cookie: rng.next_u64(),
         index,
+        addr: 0,
+        slot: 0,
     }
 }
 
@@ -186,7 +157,7 @@ pub fn run<D: FramerPorts>(dut: &mut D, seed: u64, n: u32) -> Result<FramerStats
         _ => (40, 50, 10),
     };
     dut.reset();
-    let jobs: Vec<(FramerJob, Vec<u8>)> = (0..n)
+    let jobs: Vec<(TxJob, Vec<u8>)> = (0..n)
         .map(|i| {
             let j = random_job(&mut rng, i);
             let p = (0..j.len).map(|_| rng.byte()).collect();

@@ -45,8 +45,8 @@
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
 //! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`],
-//! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`data_framer_model`], [`tx_engine_model`],
-//! [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
+//! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`data_framer_model`],
+//! [`tx_engine_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
 //! blocks' oracles and benches (no rust-hdl), shared by this crate's rust-hdl tests and the
 //! Verilator co-simulation in `homa-sim`.
 //!

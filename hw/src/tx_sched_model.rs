@@ -68,8 +68,9 @@ pub struct TxGrant {
     pub priority: u8,
 }
 
-/// One decided DATA packet (`m_job_*`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One decided DATA packet (`m_job_*`); the DATA framer takes the same fields but the
+/// address and the slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TxJob {
     /// Payload host address.
     pub addr: u64,
