@@ -33,8 +33,14 @@ use crate::hdl::*;
 use crate::parser::Be16In20;
 use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
 
+/// Where the IPv4 header starts in a frame (untagged Ethernet).
+const IP_AT: usize = wire::field::ethernet::HEADER_LEN;
+
+/// Where the Homa header starts in a frame.
+const L4_AT: usize = IP_AT + wire::field::ipv4::HEADER_LEN;
+
 /// Header bytes before the payload: Ethernet 14, IPv4 20, Homa DATA 56.
-pub const DATA_HEADER_FRAME_LEN: usize = 14 + 20 + wire::field::homa::DATA_HEADER_LEN;
+pub const DATA_HEADER_FRAME_LEN: usize = L4_AT + wire::field::homa::DATA_HEADER_LEN;
 
 /// The byte lane of a frame's second beat (and of the DMA's first data beat) where the
 /// payload starts.
@@ -113,16 +119,16 @@ pub fn reference_frame(h: &DataHeader, payload: &[u8]) -> Vec<u8> {
 
 /// The variable bytes: (frame offset, count), in the order the block computes them.
 fn layout() -> Vec<(usize, usize)> {
-    use wire::field::homa as h;
-    let (ip, l4) = (14, 34);
+    use wire::field::{ethernet as e, homa as h, ipv4 as i};
+    let (ip, l4) = (IP_AT, L4_AT);
     vec![
-        (0, 6),                                 // next hop MAC
-        (6, 6),                                 // local MAC
-        (ip + 1, 1),                            // TOS
-        (ip + 2, 2),                            // total length
-        (ip + 10, 2),                           // header checksum
-        (ip + 12, 4),                           // local IP
-        (ip + 16, 4),                           // peer IP
+        (e::DESTINATION.start, 6),              // next hop MAC
+        (e::SOURCE.start, 6),                   // local MAC
+        (ip + i::TOS, 1),                       // TOS
+        (ip + i::LENGTH.start, 2),              // total length
+        (ip + i::CHECKSUM.start, 2),            // header checksum
+        (ip + i::SRC_ADDR.start, 4),            // local IP
+        (ip + i::DST_ADDR.start, 4),            // peer IP
         (l4 + h::SPORT.start, 2),               // sport
         (l4 + h::DPORT.start, 2),               // dport
         (l4 + h::SEQUENCE.start, 4),            // sequence = offset
@@ -149,8 +155,9 @@ pub fn template() -> Vec<u8> {
 /// The template's constant contribution to the IPv4 header's one's-complement sum.
 fn template_sum() -> u64 {
     let t = template();
-    (0..10)
-        .map(|w| u64::from(u16::from_be_bytes([t[14 + 2 * w], t[14 + 2 * w + 1]])))
+    t[IP_AT..L4_AT]
+        .chunks(2)
+        .map(|w| u64::from(u16::from_be_bytes([w[0], w[1]])))
         .sum()
 }
 
@@ -395,7 +402,9 @@ impl DataFramer512 {
             c_ones64: k(u64::MAX),
             c_off: std::array::from_fn(|i| k(8 * i as u64)),
             c_hdr_tail: k(DATA_HEADER_FRAME_LEN as u64 - 1),
-            c_ip_len: k(20 + wire::field::homa::DATA_HEADER_LEN as u64),
+            c_ip_len: k(
+                (wire::field::ipv4::HEADER_LEN + wire::field::homa::DATA_HEADER_LEN) as u64,
+            ),
             c_six: k(6),
             c_zero4: k(0),
             c_zero5: k(0),
