@@ -79,6 +79,11 @@ pub struct Config {
     /// decision set was full, or their table entry held another message). FIFO grants are not
     /// offloaded: `grant_fifo_fraction` must be 0.
     pub grant_offload: bool,
+    /// DATA is sent by the NIC (homa-nic's transmit engine), not by this engine: each
+    /// outbound message, and each range asked for again, is handed out through
+    /// [`super::Endpoint::poll_offload`] for the host to post as a TX descriptor; the engine
+    /// emits control packets only. See `core::offload`.
+    pub tx_offload: bool,
 }
 
 impl Default for Config {
@@ -114,6 +119,7 @@ impl Default for Config {
             max_message_length: MAX_MESSAGE_LENGTH,
             log_level: "warn".into(),
             grant_offload: false,
+            tx_offload: false,
         }
     }
 }

@@ -9,8 +9,9 @@
 //!   [`Endpoint::bind`];
 //! - outputs, drained after any input, in this order: [`Endpoint::poll_event`] until `None`
 //!   (deliveries and failures), [`Endpoint::poll_transmit`] until `None` (control packets
-//!   first, then DATA by the sender's SRPT, within the pacer's budget), then
-//!   [`Endpoint::poll_timeout`] — the time at which to call `handle_timeout` next (also when
+//!   first, then DATA by the sender's SRPT, within the pacer's budget), with
+//!   `Config::tx_offload` [`Endpoint::poll_offload`] until `None` (messages and ranges for
+//!   the NIC to send: the engine then emits no DATA), then [`Endpoint::poll_timeout`] — the time at which to call `handle_timeout` next (also when
 //!   paced data may go).
 //!
 //! Contract: `now` never goes backwards across calls.
@@ -34,6 +35,7 @@ mod dispatch;
 mod grant;
 mod incoming;
 mod metrics;
+mod offload;
 mod outgoing;
 mod pacer;
 mod packet;
@@ -49,6 +51,7 @@ mod tests;
 pub use config::{Config, ConfigError};
 pub use incoming::Message;
 pub use metrics::Metrics;
+pub use offload::Offload;
 pub use outgoing::segment_len;
 pub use pacer::ETHERNET_OVERHEAD;
 pub use packet::{Packet, Transmit, parse_ip_bytes};
@@ -151,6 +154,8 @@ pub struct Endpoint {
     /// RPCs with an inbound message that needed grants when it started, until complete.
     grantable: Vec<RpcKey>,
     control: VecDeque<Transmit>,
+    /// With `tx_offload`: messages and ranges for the NIC to send.
+    offloads: VecDeque<Offload>,
     events: VecDeque<Event>,
     pacer: pacer::Pacer,
     /// Set when data was held back by the pacer, so poll_timeout reports its wake time.
@@ -188,6 +193,7 @@ impl Endpoint {
             sending: Vec::new(),
             grantable: Vec::new(),
             control: VecDeque::new(),
+            offloads: VecDeque::new(),
             events: VecDeque::new(),
             paced: false,
             next_tick: None,
@@ -266,7 +272,9 @@ impl Endpoint {
             done_ticks: 0,
         };
         self.rpcs.insert(RpcKey::Client(id), rpc);
-        self.sending.push(RpcKey::Client(id));
+        if !self.offload_message(RpcKey::Client(id)) {
+            self.sending.push(RpcKey::Client(id));
+        }
         self.arm_tick(now);
         Ok(id)
     }
@@ -290,7 +298,9 @@ impl Endpoint {
         rpc.msgout = Some(msgout);
         rpc.state = RpcState::Outgoing;
         rpc.silent_ticks = 0;
-        self.sending.push(key);
+        if !self.offload_message(key) {
+            self.sending.push(key);
+        }
         self.arm_tick(now);
         Ok(())
     }

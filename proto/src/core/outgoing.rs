@@ -113,6 +113,24 @@ impl MessageOut {
         }
     }
 
+    /// With transmit offload: the NIC takes the whole message, so from here on every byte
+    /// counts as sent (RESENDs are capped at the message's end, not at what the engine sent).
+    pub(crate) fn hand_over(&mut self) -> Bytes {
+        self.next_offset = self.length;
+        self.granted = self.length;
+        self.data.clone()
+    }
+
+    /// The message.
+    pub(crate) fn data(&self) -> Bytes {
+        self.data.clone()
+    }
+
+    /// The queued ranges to send again, `(start, end)`, oldest first, and none left.
+    pub(crate) fn take_retransmits(&mut self) -> Vec<(u32, u32)> {
+        self.retransmits.drain(..).map(|(s, e, _)| (s, e)).collect()
+    }
+
     /// Cuts the next packet: retransmissions first, then new bytes. A packet never straddles
     /// the unscheduled limit (so no ungranted byte leaves early) and carries at most
     /// `max_payload` bytes.

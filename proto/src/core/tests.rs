@@ -742,3 +742,124 @@ fn config__grant_offload_needs_no_fifo_grants() {
             .contains("grant_fifo_fraction")
     );
 }
+
+#[test]
+fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
+    let cfg = Config {
+        tx_offload: true,
+        ..config()
+    };
+    let mut c = Endpoint::new(cfg, addr(0)).unwrap();
+    let now = Instant::ZERO;
+    let server = SocketAddr::new(addr(1), 500);
+    let message = pattern(100_000, 3);
+    let id = c
+        .send_request(now, 40_000, server, message.clone())
+        .unwrap();
+    assert!(c.poll_transmit(now).is_none(), "no DATA from the engine");
+    let whole = Offload {
+        dst: addr(1),
+        sport: 40_000,
+        dport: 500,
+        id,
+        message: message.clone(),
+        range: None,
+    };
+    assert_eq!(c.poll_offload(), Some(whole.clone()));
+    assert_eq!(c.poll_offload(), None);
+    // A GRANT is the NIC's business: nothing to send here.
+    let from_server = |body| Packet {
+        header: Repr {
+            sport: 500,
+            dport: 40_000,
+            sender_id: id ^ 1,
+            body,
+        },
+        payload: Bytes::new(),
+    };
+    c.handle_packet(
+        now,
+        addr(1),
+        from_server(Body::Grant(crate::wire::Grant {
+            offset: 50_000,
+            priority: 3,
+        })),
+    );
+    assert!(c.poll_transmit(now).is_none() && c.poll_offload().is_none());
+    // A RESEND: that range again, as a retransmission for the NIC (even past what the
+    // engine knows the NIC sent), not a BUSY.
+    c.handle_packet(
+        now,
+        addr(1),
+        from_server(Body::Resend(crate::wire::Resend {
+            offset: 60_000,
+            length: 5_000,
+            priority: 2,
+        })),
+    );
+    assert!(c.poll_transmit(now).is_none(), "no BUSY, no DATA");
+    assert_eq!(
+        c.poll_offload(),
+        Some(Offload {
+            range: Some((60_000, 5_000)),
+            ..whole.clone()
+        })
+    );
+    // RPC_UNKNOWN: the server lost the request; the whole message again.
+    c.handle_packet(now, addr(1), from_server(Body::RpcUnknown));
+    assert_eq!(
+        c.poll_offload(),
+        Some(Offload {
+            range: Some((0, 100_000)),
+            ..whole
+        })
+    );
+    assert_eq!(c.metrics().restarts, 1);
+    assert_eq!(c.metrics().data_bytes_sent, 100_000);
+    assert_eq!(c.metrics().retransmitted_bytes, 105_000);
+    assert_eq!(c.client_state(id), Some(RpcState::Outgoing));
+}
+
+#[test]
+fn endpoint__tx_offload_hands_the_response_over_and_answers_need_ack() {
+    let cfg = Config {
+        tx_offload: true,
+        ..config()
+    };
+    let mut s = Endpoint::new(cfg.clone(), addr(1)).unwrap();
+    s.bind(500);
+    let now = Instant::ZERO;
+    // A one-packet request from 10.0.0.1's RPC 2.
+    let mut req = first_data(2, 1_000, 7);
+    if let Body::Data(d) = &mut req.header.body {
+        d.incoming = 1_000;
+    }
+    s.handle_packet(now, addr(0), req);
+    let Some(Event::Request(r)) = s.poll_event() else {
+        panic!("the request is delivered")
+    };
+    while s.poll_transmit(now).is_some() {}
+    s.send_response(now, addr(0), r.id, pattern(3_000, 9))
+        .unwrap();
+    assert!(s.poll_transmit(now).is_none(), "no DATA from the engine");
+    let o = s.poll_offload().expect("the response, for the NIC");
+    assert_eq!(
+        (o.dst, o.sport, o.dport, o.id, o.range, o.message.len()),
+        (addr(0), 500, 40_000, 3, None, 3_000)
+    );
+    // NEED_ACK counts from the hand-over.
+    let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
+    let mut t = now;
+    let mut asked = false;
+    for _ in 0..=cfg.request_ack_ticks + 1 {
+        t = t + tick;
+        s.handle_timeout(t);
+        while let Some(x) = s.poll_transmit(t) {
+            asked |= x.packet.header.packet_type() == crate::wire::PacketType::NeedAck;
+        }
+    }
+    assert!(
+        asked,
+        "the server asks for an ACK of the handed-over response"
+    );
+}

@@ -1,0 +1,99 @@
+//! Transmit offload (`Config::tx_offload`): the NIC sends the DATA. The engine hands each
+//! outbound message to the NIC whole, as a TX descriptor's worth ([`Offload`]), and each range
+//! a RESEND (or an RPC_UNKNOWN restart) asks for again; it emits no DATA packet itself. The
+//! NIC cuts the packets, sends the unscheduled bytes at once and the rest as the receiver's
+//! GRANTs arrive (homa-nic's transmit engine takes GRANTs off the wire itself), by SRPT among
+//! its messages. The engine keeps every other duty: control packets, timers, RESENDs it
+//! sends, acks, delivery.
+//!
+//! From the engine's view a message is sent once handed over: a RESEND for any of its bytes
+//! is answered with a retransmission of that range (the NIC may not have sent them yet;
+//! duplicates are harmless, the receiver counts them), and a server's NEED_ACK timer starts
+//! at the hand-over.
+
+use super::rpc::RpcKey;
+use super::{Endpoint, RpcState};
+use bytes::Bytes;
+use core::net::IpAddr;
+
+/// A message, or a range of one, for the NIC to send: what a TX descriptor carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offload {
+    /// The peer.
+    pub dst: IpAddr,
+    /// Local port.
+    pub sport: u16,
+    /// The peer's port.
+    pub dport: u16,
+    /// This host's RPC id (the DATA's `sender_id`).
+    pub id: u64,
+    /// The whole message (a RETRANSMIT's range is within it).
+    pub message: Bytes,
+    /// `None`: send the message (SEND_MESSAGE: its unscheduled bytes now, the rest as it is
+    /// granted); `Some((offset, length))`: send that range again now (RETRANSMIT).
+    pub range: Option<(u32, u32)>,
+}
+
+impl Endpoint {
+    /// The next message or range for the NIC to send (with `tx_offload`), in the order they
+    /// arose; drain it after [`Endpoint::poll_transmit`].
+    pub fn poll_offload(&mut self) -> Option<Offload> {
+        self.offloads.pop_front()
+    }
+
+    /// With `tx_offload`: hands RPC `key`'s new outbound message to the NIC whole. Returns
+    /// false (and does nothing) without `tx_offload`.
+    pub(super) fn offload_message(&mut self, key: RpcKey) -> bool {
+        if !self.config.tx_offload {
+            return false;
+        }
+        let Some(rpc) = self.rpcs.get_mut(&key) else {
+            return false;
+        };
+        let Some(m) = rpc.msgout.as_mut() else {
+            return false;
+        };
+        let message = m.hand_over();
+        self.metrics.data_bytes_sent += message.len() as u64;
+        if !rpc.is_client() && rpc.state == RpcState::Outgoing {
+            // NEED_ACK counts from the hand-over (the NIC reports no per-packet progress).
+            rpc.done_ticks = 0;
+        }
+        self.offloads.push_back(Offload {
+            dst: rpc.peer,
+            sport: rpc.local_port,
+            dport: rpc.peer_port,
+            id: rpc.id,
+            message,
+            range: None,
+        });
+        true
+    }
+
+    /// With `tx_offload`: hands the ranges RPC `key` must send again to the NIC. Returns false
+    /// (and does nothing) without `tx_offload`.
+    pub(super) fn offload_retransmits(&mut self, key: RpcKey) -> bool {
+        if !self.config.tx_offload {
+            return false;
+        }
+        let Some(rpc) = self.rpcs.get_mut(&key) else {
+            return false;
+        };
+        let Some(m) = rpc.msgout.as_mut() else {
+            return false;
+        };
+        let message = m.data();
+        for (offset, end) in m.take_retransmits() {
+            self.metrics.retransmitted_bytes += u64::from(end - offset);
+            self.offloads.push_back(Offload {
+                dst: rpc.peer,
+                sport: rpc.local_port,
+                dport: rpc.peer_port,
+                id: rpc.id,
+                message: message.clone(),
+                range: Some((offset, end - offset)),
+            });
+        }
+        true
+    }
+}
