@@ -21,7 +21,7 @@ pub(crate) struct ProbeArgs {
         conflicts_with = "sim"
     )]
     pci: Option<String>,
-    /// Probe a simulated NIC instead: the Verilated RX core of hw/rtl just out of reset,
+    /// Probe a simulated NIC instead: the Verilated NIC core of hw/rtl just out of reset,
     /// through the same driver code (`homa_sim::nic::SimDevice`).
     #[arg(long)]
     sim: bool,

@@ -460,12 +460,14 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
     if let Some(n) = &r.nic {
         writeln!(
             out,
-            "NICs (Verilated homa_rx_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
+            "NICs (Verilated homa_nic_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
              clocked; frames in {} (dropped by the MAC, FIFO full: {}), parser ok {} / dropped {}; GRANTs built in hardware {}; \
              grant slots full {}, table collisions {}, holes forgotten {}; releases {}; messages \
              granted by host software {} ({} GRANTs); payloads DMAed into host buffers {}, \
              dropped for want of a buffer {}; DMA faults {}; ACK entries a completion could not \
-             carry {}; packets rebuilt from completions that differ from the wire {}",
+             carry {}; packets rebuilt from completions that differ from the wire {}; DATA frames \
+             built in hardware {} from {} TX descriptors (refused or not posted: {}), GRANTs \
+             matching no outbound message {}",
             n.clock_mhz,
             n.pcie_ns,
             n.cycles,
@@ -484,7 +486,11 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.rx_no_buffer,
             n.dma_faults,
             n.acks_not_carried,
-            n.parse_mismatches
+            n.parse_mismatches,
+            n.data_frames,
+            n.tx_descriptors,
+            n.tx_errors,
+            n.grants_unmatched
         )?;
     }
     let rows = paper_comparison(r);
@@ -585,6 +591,10 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "dma_faults": n.dma_faults,
             "mac_drops": n.mac_drops,
             "acks_not_carried": n.acks_not_carried,
+            "data_frames": n.data_frames,
+            "tx_descriptors": n.tx_descriptors,
+            "tx_errors": n.tx_errors,
+            "grants_unmatched": n.grants_unmatched,
         })),
         "buckets": buckets,
         "paper_comparison": comparison,

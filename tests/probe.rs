@@ -62,7 +62,7 @@ fn probe__sim_reads_the_verilated_nic_through_the_driver() {
         .expect("run homa-nic");
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("Verilated homa_rx_core_w512"), "{text}");
+    assert!(text.contains("Verilated homa_nic_core_w512"), "{text}");
     for block in [
         "ID at 0x0000",
         "CONFIG at 0x0100",

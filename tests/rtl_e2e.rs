@@ -1,5 +1,5 @@
 //! End-to-end RPCs over Verilated NICs (`homa_sim::cluster` with `Engine::Rtl`): each host
-//! runs the protocol engine over a Verilated homa-nic RX core that parses every frame and
+//! runs the protocol engine over a Verilated homa-nic core that parses every frame and
 //! decides and builds every GRANT. Payloads are verified byte for byte at both ends.
 #![allow(non_snake_case)]
 
@@ -50,6 +50,9 @@ fn check(r: &Report, messages: u64) {
         nic.frames_dropped, 0,
         "no malformed frames on this network: {nic:?}"
     );
+    // The NICs sent every DATA frame, from the descriptors their hosts posted.
+    assert!(nic.data_frames > 0 && nic.tx_descriptors > 0, "{nic:?}");
+    assert_eq!(nic.tx_errors, 0, "{nic:?}");
 }
 
 #[test]
@@ -96,5 +99,10 @@ fn rtl_e2e__losses_on_the_fabric_are_repaired() {
         .find(|(t, _)| *t == "RESEND")
         .map_or(0, |(_, n)| *n);
     assert!(resends > 0, "losses were repaired by RESEND");
-    assert!(r.nic.unwrap().grants_sent > 0);
+    let nic = r.nic.unwrap();
+    assert!(nic.grants_sent > 0);
+    assert!(
+        nic.tx_descriptors > r.completed,
+        "RESENDs answered by RETRANSMIT descriptors: {nic:?}"
+    );
 }

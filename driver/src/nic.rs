@@ -11,6 +11,14 @@ use homa_proto::regs::{BLOCKS, Block, NIC_ID, Register, block, header, ring};
 use homa_proto::wire::MAX_MESSAGE_LENGTH;
 use std::net::Ipv4Addr;
 
+/// Bytes of an IPv4 header without options (the NIC builds no others).
+const IPV4_HEADER_LEN: u32 = 20;
+
+/// The most payload a DATA packet can carry: an IPv4 datagram of 65,535 bytes less its header
+/// and the DATA header.
+const MAX_PAYLOAD: u32 =
+    65_535 - IPV4_HEADER_LEN - homa_proto::wire::field::homa::DATA_HEADER_LEN as u32;
+
 /// A register block found on the device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FoundBlock {
@@ -242,6 +250,9 @@ pub struct NicConfig {
     pub gateway_mac: [u8; 6],
     /// Local IPv4 address.
     pub ipv4: Ipv4Addr,
+    /// Most payload bytes per DATA packet the NIC builds (TX `max_payload`, 1-65459): the
+    /// link MTU less the IPv4 and DATA headers.
+    pub max_payload: u32,
     /// CONFIG.enable bits set at the end of init ([`enable`]).
     pub enable: u32,
 }
@@ -261,6 +272,7 @@ impl From<&Config> for NicConfig {
             mac: [0; 6],
             gateway_mac: [0; 6],
             ipv4: Ipv4Addr::UNSPECIFIED,
+            max_payload: c.max_payload(IPV4_HEADER_LEN),
             enable: enable::RX | enable::TX | enable::GRANTS,
         }
     }
@@ -297,6 +309,13 @@ impl NicConfig {
             v,
             (1..=65535).contains(&v),
             "must be 1-65535",
+        )?;
+        let mp = self.max_payload;
+        check(
+            "max_payload",
+            mp,
+            (1..=MAX_PAYLOAD).contains(&mp),
+            "must be 1-65459 (an IPv4 datagram less the DATA header)",
         )?;
         let e = self.enable;
         let known = enable::RX | enable::TX | enable::GRANTS;
@@ -409,6 +428,11 @@ impl<D: Device> Nic<D> {
         // 3. CONFIG: protocol parameters.
         for (name, value) in &config_regs {
             dev.write32(probe.address("CONFIG", name)?, *value)?;
+        }
+
+        // 3b. TX: the most payload per DATA packet (TX version 1.1 on).
+        if let Ok(at) = probe.address("TX", "max_payload") {
+            dev.write32(at, config.max_payload)?;
         }
 
         // 4. QUEUE: completion ring first, so the NIC can report on the others.
@@ -669,6 +693,11 @@ mod tests {
         assert_eq!(written(addr("CONFIG", "mac_addr_hi")), Some(0x0200));
         assert_eq!(written(addr("CONFIG", "mac_addr_lo")), Some(7));
         assert_eq!(written(addr("CONFIG", "ipv4_addr")), Some(0x0a00_0007));
+        assert_eq!(
+            written(addr("TX", "max_payload")),
+            Some(1424),
+            "1500-byte MTU"
+        );
         let cq = nic.cq().region().iova();
         assert_eq!(written(addr("QUEUE", "cq_base_lo")), Some(cq as u32));
         assert_eq!(
@@ -816,6 +845,14 @@ mod tests {
             e.to_string(),
             "failed to configure the NIC: max_overcommit = 9, must be 1-8"
         );
+        for bad in [0, 65_460] {
+            let cfg = NicConfig {
+                max_payload: bad,
+                ..NicConfig::default()
+            };
+            let e = Nic::init(MemDevice::new(), &cfg, &SIZES).unwrap_err();
+            assert!(e.to_string().contains("max_payload"), "{e}");
+        }
         let sizes = RingSizes {
             rx_buffer_len: 100,
             ..SIZES

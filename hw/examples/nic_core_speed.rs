@@ -1,12 +1,12 @@
-//! rust-hdl's own simulator on the composed RX core (`HomaRxCore512`): DATA frames of one
+//! rust-hdl's own simulator on the composed NIC core (`HomaNicCore512`): DATA frames of one
 //! message, 64 bytes a cycle, every output ready; prints simulated cycles per second, to set
 //! beside the Verilator co-simulation's figure for the same core
-//! (`cargo test --release -p homa-sim --test rx_core_cosim -- --nocapture`).
+//! (`cargo test --release -p homa-sim --test nic_core_cosim -- --nocapture`).
 //!
-//! `cargo run --release -p homa-hw --example rx_core_speed [CYCLES]`
+//! `cargo run --release -p homa-hw --example nic_core_speed [CYCLES]`
 
 use homa_hw::hdl::*;
-use homa_hw::rx_core::HomaRxCore512;
+use homa_hw::nic_core::HomaNicCore512;
 use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
 
 fn frame(offset: u32) -> Vec<u8> {
@@ -51,10 +51,10 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(2_000);
-    let mut uut = HomaRxCore512::top_level();
+    let mut uut = HomaNicCore512::top_level();
     uut.m_dma_wr_ready.next = true;
     uut.m_dma_rd_ready.next = true;
-    uut.m_grant_axis_tready.next = true;
+    uut.m_axis_tready.next = true;
     uut.reset.next = true;
     for high in [false, true, false, true] {
         clock_half(&mut uut, |u| &mut u.clock, high);
@@ -81,7 +81,7 @@ fn main() {
         uut.s_axis_tvalid.next = true;
         uut.s_axis_tlast.next = end == f.len();
         clock_half(&mut uut, |u| &mut u.clock, false);
-        if uut.m_grant_axis_tvalid.val() && uut.m_grant_axis_tlast.val() {
+        if uut.m_axis_tvalid.val() && uut.m_axis_tlast.val() {
             grants += 1;
         }
         if uut.s_axis_tready.val() {
@@ -96,7 +96,7 @@ fn main() {
     }
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "rust-hdl, HomaRxCore512: {cycles} cycles in {secs:.2} s = {:.0} cycles/s ({} DATA frames, {grants} GRANTs)",
+        "rust-hdl, HomaNicCore512: {cycles} cycles in {secs:.2} s = {:.0} cycles/s ({} DATA frames, {grants} GRANTs)",
         cycles as f64 / secs,
         offset / 1400
     );

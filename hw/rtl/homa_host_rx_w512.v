@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_txerr_valid,s_txerr_ready,s_txerr_status,s_txerr_index,s_txerr_rpc_id,s_txerr_cookie,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
+module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_txerr_valid,s_txerr_ready,s_txerr_status,s_txerr_index,s_txerr_rpc_id,s_txerr_cookie,s_txdone_valid,s_txdone_ready,s_txdone_rpc_id,s_txdone_length,s_txdone_cookie,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
     
     // Module arguments
     input wire  clock;
@@ -47,6 +47,11 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     input wire  [31:0] s_txerr_index;
     input wire  [63:0] s_txerr_rpc_id;
     input wire  [63:0] s_txerr_cookie;
+    input wire  s_txdone_valid;
+    output reg  s_txdone_ready;
+    input wire  [63:0] s_txdone_rpc_id;
+    input wire  [31:0] s_txdone_length;
+    input wire  [63:0] s_txdone_cookie;
     output reg  m_rd_valid;
     input wire  m_rd_ready;
     output reg  [63:0] m_rd_addr;
@@ -72,6 +77,7 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     // Constant declarations
     localparam  c_refusal = 512'h2000000000000000000000000000000040000000000000000;
     localparam  c_tx_refusal = 512'h1000000000000000000000000000000040000000000000000;
+    localparam  c_tx_done = 512'h10000000000000000;
     
     // Stub signals
     reg  ring$clock;
@@ -173,6 +179,7 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     // Local signals
     reg  [511:0] refusal;
     reg  [511:0] tx_refusal;
+    reg  [511:0] tx_done;
     
     // Sub module instances
     homa_host_rx_w512$ring ring(
@@ -344,8 +351,15 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         tx_refusal[(64'h0)+:(64)] = s_txerr_rpc_id;
         tx_refusal[(64'h80)+:(32)] = s_txerr_cookie[(32'h0)+:(32)];
         tx_refusal[(64'ha0)+:(32)] = s_txerr_cookie[(32'h20)+:(32)];
-        cpl$push = (ring$m_err_valid | s_txerr_valid | dma$m_cpl_valid) & ~cpl$full;
+        tx_done = c_tx_done;
+        tx_done[(64'h0)+:(64)] = s_txdone_rpc_id;
+        tx_done[(64'h60)+:(32)] = s_txdone_length;
+        tx_done[(64'h80)+:(64)] = s_txdone_cookie;
+        cpl$push = (ring$m_err_valid | s_txerr_valid | s_txdone_valid | dma$m_cpl_valid) & ~cpl$full;
         cpl$din = dma$m_cpl_data;
+        if (s_txdone_valid) begin
+            cpl$din = ((tx_done) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        end
         if (s_txerr_valid) begin
             cpl$din = ((tx_refusal) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         end
@@ -354,7 +368,8 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         end
         ring$m_err_ready = ~cpl$full;
         s_txerr_ready = ~cpl$full & ~ring$m_err_valid;
-        dma$m_cpl_ready = ~cpl$full & ~ring$m_err_valid & ~s_txerr_valid;
+        s_txdone_ready = ~cpl$full & ~ring$m_err_valid & ~s_txerr_valid;
+        dma$m_cpl_ready = ~cpl$full & ~ring$m_err_valid & ~s_txerr_valid & ~s_txdone_valid;
         cq$s_cpl_valid = cpl$valid;
         cq$s_cpl_data = cpl$dout;
         cpl$ready = cq$s_cpl_ready;

@@ -74,6 +74,8 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     localparam  c_at_roff = 16'h180;
     localparam  c_at_rlen = 16'h1a0;
     localparam  c_at_cookie = 16'h1c0;
+    localparam  c_at_peer8 = 16'hc0;
+    localparam  c_v4_mapped = 32'hffff0000;
     
     // Stub signals
     reg  [31:0] fetch$d;
@@ -262,7 +264,7 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         d_rlen = s_rd_data[(c_at_rlen)+:(64)] & c_lo32;
         d_iova = s_rd_data[(c_at_iova)+:(64)];
         d_end = d_iova + d_len64;
-        d_enc_bad = ~(d_send | d_retx) | ((s_rd_data[(c_at_flags)+:(8)] & c_flags_reserved) != c_zero8) | (s_rd_data[(c_at_rsv0)+:(16)] != c_zero16) | (s_rd_data[(c_at_rsv1)+:(32)] != c_zero32) | (d_len == c_zero32) | (d_send & ((d_roff != c_zero64) | (d_rlen != c_zero64))) | (d_retx & ((d_rlen == c_zero64) | ((d_roff + d_rlen) > d_len64)));
+        d_enc_bad = ~(d_send | d_retx) | ((s_rd_data[(c_at_flags)+:(8)] & c_flags_reserved) != c_zero8) | (s_rd_data[(c_at_rsv0)+:(16)] != c_zero16) | (s_rd_data[(c_at_rsv1)+:(32)] != c_zero32) | (d_len == c_zero32) | (s_rd_data[(c_at_peer)+:(64)] != c_zero64) | (s_rd_data[(c_at_peer8)+:(32)] != c_v4_mapped) | (d_send & ((d_roff != c_zero64) | (d_rlen != c_zero64))) | (d_retx & ((d_rlen == c_zero64) | ((d_roff + d_rlen) > d_len64)));
         win_on = cfg_win_len != c_zero64;
         win_end = cfg_win_base + cfg_win_len;
         d_st = c_zero8;

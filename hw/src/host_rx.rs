@@ -17,7 +17,9 @@
 //! refused (`s_txerr_*`, from [`crate::tx_ring::TxRing512`]) share the ring: an `ERROR` of
 //! ring 1 with their index, RPC id, cookie and status, after RX refusals and before the
 //! engine's completions (each refusal consumed a descriptor the host posted, so neither
-//! kind can hold the other off for long).
+//! kind can hold the other off for long). The transmit engine's reports (`s_txdone_*`, one
+//! per message that asked) come next, as `TX_DONE` completions, ahead of the DMA engine's:
+//! at most one per message sent, and a report held back would stall the engine's frames.
 //!
 //! Completions pass through a two-entry FIFO on their way to the ring writer (which takes
 //! each with its second write), so the engine never waits on the write port's arbitration
@@ -40,7 +42,7 @@ pub use records::HostHdr;
 use crate::cq_writer::CqWriter512;
 use crate::fifo::Fifo2;
 use crate::hdl::*;
-use crate::rx_dma::{ErrorCpl, RxDma512};
+use crate::rx_dma::{ErrorCpl, RxDma512, TxDoneCpl};
 use crate::rx_ring::RxRing512;
 use homa_proto::hostif::{CompletionKind, ErrorRing};
 
@@ -130,6 +132,17 @@ pub struct HostRx512 {
     pub s_txerr_rpc_id: Signal<In, Bits<64>>,
     /// Its cookie.
     pub s_txerr_cookie: Signal<In, Bits<64>>,
+    /// A message's last frame left (the transmit engine's `m_done_*`): it becomes a
+    /// `TX_DONE` completion.
+    pub s_txdone_valid: Signal<In, Bit>,
+    /// The report is taken.
+    pub s_txdone_ready: Signal<Out, Bit>,
+    /// The message's RPC id.
+    pub s_txdone_rpc_id: Signal<In, Bits<64>>,
+    /// Its length.
+    pub s_txdone_length: Signal<In, Bits<32>>,
+    /// Its descriptor's cookie.
+    pub s_txdone_cookie: Signal<In, Bits<64>>,
     /// A DMA read is requested.
     pub m_rd_valid: Signal<Out, Bit>,
     /// The request is taken.
@@ -183,6 +196,8 @@ pub struct HostRx512 {
     tx_refusal: Signal<Local, ErrorCpl>,
     c_refusal: Constant<ErrorCpl>,
     c_tx_refusal: Constant<ErrorCpl>,
+    tx_done: Signal<Local, TxDoneCpl>,
+    c_tx_done: Constant<TxDoneCpl>,
 }
 
 impl HostRx512 {
@@ -257,6 +272,16 @@ impl HostRx512 {
             s_txerr_index: Signal::default(),
             s_txerr_rpc_id: Signal::default(),
             s_txerr_cookie: Signal::default(),
+            s_txdone_valid: Signal::default(),
+            s_txdone_ready: Signal::default(),
+            s_txdone_rpc_id: Signal::default(),
+            s_txdone_length: Signal::default(),
+            s_txdone_cookie: Signal::default(),
+            tx_done: Signal::default(),
+            c_tx_done: Constant::new(TxDoneCpl {
+                kind: (CompletionKind::TxDone as u64).into(),
+                ..TxDoneCpl::default()
+            }),
             c_refusal: Constant::new(ErrorCpl {
                 kind: (CompletionKind::Error as u64).into(),
                 ring: (ErrorRing::RxBuf as u64).into(),
@@ -311,6 +336,10 @@ impl HostRx512 {
         uut.s_txerr_index.connect();
         uut.s_txerr_rpc_id.connect();
         uut.s_txerr_cookie.connect();
+        uut.s_txdone_valid.connect();
+        uut.s_txdone_rpc_id.connect();
+        uut.s_txdone_length.connect();
+        uut.s_txdone_cookie.connect();
         uut.m_rd_ready.connect();
         uut.s_rd_valid.connect();
         uut.s_rd_data.connect();
@@ -401,11 +430,21 @@ impl Logic for HostRx512 {
         self.tx_refusal.next.rpc_id = self.s_txerr_rpc_id.val();
         self.tx_refusal.next.cookie_lo = self.s_txerr_cookie.val().get_bits::<32>(0);
         self.tx_refusal.next.cookie_hi = self.s_txerr_cookie.val().get_bits::<32>(32);
-        // One completion a cycle: an RX refusal, else a TX refusal, else the engine's.
-        self.cpl.push.next =
-            (self.ring.m_err_valid.val() | self.s_txerr_valid.val() | self.dma.m_cpl_valid.val())
-                & !self.cpl.full.val();
+        self.tx_done.next = self.c_tx_done.val();
+        self.tx_done.next.rpc_id = self.s_txdone_rpc_id.val();
+        self.tx_done.next.length = self.s_txdone_length.val();
+        self.tx_done.next.cookie = self.s_txdone_cookie.val();
+        // One completion a cycle: an RX refusal, else a TX refusal, else a TX_DONE, else the
+        // DMA engine's.
+        self.cpl.push.next = (self.ring.m_err_valid.val()
+            | self.s_txerr_valid.val()
+            | self.s_txdone_valid.val()
+            | self.dma.m_cpl_valid.val())
+            & !self.cpl.full.val();
         self.cpl.din.next = self.dma.m_cpl_data.val();
+        if self.s_txdone_valid.val() {
+            self.cpl.din.next = Bits::<512>::from(self.tx_done.val());
+        }
         if self.s_txerr_valid.val() {
             self.cpl.din.next = Bits::<512>::from(self.tx_refusal.val());
         }
@@ -414,8 +453,12 @@ impl Logic for HostRx512 {
         }
         self.ring.m_err_ready.next = !self.cpl.full.val();
         self.s_txerr_ready.next = !self.cpl.full.val() & !self.ring.m_err_valid.val();
-        self.dma.m_cpl_ready.next =
+        self.s_txdone_ready.next =
             !self.cpl.full.val() & !self.ring.m_err_valid.val() & !self.s_txerr_valid.val();
+        self.dma.m_cpl_ready.next = !self.cpl.full.val()
+            & !self.ring.m_err_valid.val()
+            & !self.s_txerr_valid.val()
+            & !self.s_txdone_valid.val();
         self.cq.s_cpl_valid.next = self.cpl.valid.val();
         self.cq.s_cpl_data.next = self.cpl.dout.val();
         self.cpl.ready.next = self.cq.s_cpl_ready.val();

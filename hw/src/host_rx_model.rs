@@ -62,6 +62,34 @@ pub struct HostOffer<'a> {
     pub wr_ready: bool,
     /// A refused TX descriptor (the TX ring's `m_err_*`).
     pub txerr: Option<TxRefusal>,
+    /// A transmit engine's report that a message left (its `m_done_*`).
+    pub txdone: Option<TxDone>,
+}
+
+/// A message the transmit engine finished, as it reports it for a `TX_DONE` completion.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxDone {
+    /// Its RPC id.
+    pub rpc_id: u64,
+    /// Its length.
+    pub length: u32,
+    /// Its descriptor's cookie.
+    pub cookie: u64,
+}
+
+impl TxDone {
+    /// The completion the host must read for it (phase aside).
+    pub fn completion(&self) -> Completion {
+        Completion {
+            rpc_id: self.rpc_id,
+            status: Status::Ok,
+            event: Event::TxDone {
+                length: self.length,
+                cookie: self.cookie,
+            },
+            phase: false,
+        }
+    }
 }
 
 /// A TX descriptor the TX ring refused, as it offers it for an `ERROR` completion.
@@ -106,6 +134,8 @@ pub struct HostAnswer {
     pub wr: Option<DmaWrite>,
     /// The TX refusal is taken.
     pub txerr_ready: bool,
+    /// The TX_DONE report is taken.
+    pub txdone_ready: bool,
 }
 
 /// The block's indices and counters.
@@ -158,6 +188,8 @@ pub struct HostStats {
     pub control: u64,
     /// Of which `ERROR` for a refused TX descriptor.
     pub tx_refused: u64,
+    /// Of which `TX_DONE`.
+    pub tx_done: u64,
     /// The block's counters at the end.
     pub counters: HostCounters,
 }
@@ -389,6 +421,9 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     let mut tx_offer: VecDeque<TxRefusal> = VecDeque::new();
     let mut tx_taken: VecDeque<TxRefusal> = VecDeque::new();
     let mut tx_index = 0u32;
+    // TX_DONE reports, the same way.
+    let (mut done_offer, mut done_taken) = (VecDeque::<TxDone>::new(), VecDeque::<TxDone>::new());
+    let mut dones = 0u64;
     dut.reset();
     let mut clear = true;
     while next_header < all.len() || !pay_queue.is_empty() || quiet < 400 {
@@ -404,6 +439,14 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
                 cookie: rng.next_u64(),
             });
             tx_index += 1;
+        }
+        if rng.below(80) == 0 && next_header < all.len() {
+            done_offer.push_back(TxDone {
+                rpc_id: rng.next_u64(),
+                length: rng.next_u64() as u32,
+                cookie: rng.next_u64(),
+            });
+            dones += 1;
         }
         stats.cycles += 1;
         if stats.cycles > 60 * (frames + pay_queue.len() as u64) + 200_000 {
@@ -460,12 +503,18 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             resp,
             wr_ready: rng.chance(80),
             txerr: tx_offer.front().copied(),
+            txdone: done_offer.front().copied(),
         };
         clear = false;
         let a = dut.drive(&offer);
-        let mut busy = resp.is_some() || !reads.is_empty() || !tx_taken.is_empty();
+        let mut busy =
+            resp.is_some() || !reads.is_empty() || !tx_taken.is_empty() || !done_taken.is_empty();
         if a.txerr_ready && offer.txerr.is_some() {
             tx_taken.extend(tx_offer.pop_front());
+            busy = true;
+        }
+        if a.txdone_ready && offer.txdone.is_some() {
+            done_taken.extend(done_offer.pop_front());
             busy = true;
         }
         if let Some((addr, len)) = a.rd.filter(|_| offer.rd_ready) {
@@ -511,6 +560,17 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
                     return Err(fail(format!("TX refusal:\n  got  {c}\n  want {want}")));
                 }
                 stats.tx_refused += 1;
+                continue;
+            }
+            if let Event::TxDone { .. } = c.event {
+                let want = done_taken
+                    .pop_front()
+                    .ok_or_else(|| fail(format!("a TX_DONE never offered: {c}")))?
+                    .completion();
+                if (Completion { phase: false, ..c }) != want {
+                    return Err(fail(format!("TX_DONE:\n  got  {c}\n  want {want}")));
+                }
+                stats.tx_done += 1;
                 continue;
             }
             if matches!(c.status, Status::BadDescriptor | Status::OutOfBounds) {
@@ -599,9 +659,13 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     // counts bad frames that found no buffer, `bad_frames` every bad frame.
     let good = with_payload - u64::from(bad);
     let accounted = completed + u64::from(c.no_buffer);
-    if stats.completions != completed + stats.refused + stats.control + stats.tx_refused
+    if stats.completions
+        != completed + stats.refused + stats.control + stats.tx_refused + stats.tx_done
         || !tx_offer.is_empty()
         || !tx_taken.is_empty()
+        || !done_offer.is_empty()
+        || !done_taken.is_empty()
+        || stats.tx_done != dones
         || stats.tx_refused != u64::from(tx_index)
         || stats.control != control
         || u64::from(c.cq_producer) != stats.completions
@@ -616,7 +680,8 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     {
         return Err(fail(format!(
             "accounts: host read {} completions ({} too small, {} refused descriptors, {} \
-             refused and unreported, {} control, {} of {tx_index} TX refusals); {} packets \
+             refused and unreported, {} control, {} of {tx_index} TX refusals, {} of {dones} \
+             TX_DONEs); {} packets \
              with payload, {bad} bad, {empty} empty, {control} control; counters {c:?}",
             stats.completions,
             stats.too_small,
@@ -624,6 +689,7 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             refused_left,
             stats.control,
             stats.tx_refused,
+            stats.tx_done,
             with_payload
         )));
     }

@@ -15,9 +15,10 @@
 //! - [`grant_framer::GrantFramer512`]: GRANT frames built in hardware, byte-exact with
 //!   `proto::wire`.
 //! - [`regfile::RegFile`]: the register file, generated from `homa_proto::regs`.
-//! - [`rx_core::HomaRxCore512`]: the receive half of the NIC core, composed of the above
-//!   (parser → message table → grant generator → GRANT framer, register file, and the RX
-//!   host queues of [`host_rx::HostRx512`] for the payloads).
+//! - [`nic_core::HomaNicCore512`]: the NIC core, composed of the blocks below (parser →
+//!   message table → grant generator → GRANT framer, register file, the RX host queues of
+//!   [`host_rx::HostRx512`], the TX descriptor ring and the transmit engine of
+//!   [`tx_engine::TxEngine512`], one MAC port for GRANT and DATA frames).
 //! - [`rx_dma::RxDma512`]: the receive DMA engine: each DATA payload into one posted host
 //!   buffer (writes cut at the buffer's end), one `RX_DATA` or `ERROR` completion per buffer.
 //! - [`rx_ring::RxRing512`]: fetches the RX buffer descriptors the host posts, four per
@@ -27,12 +28,14 @@
 //! - [`cq_writer::CqWriter512`]: completions into the host's completion ring (body, then the
 //!   phase byte; never over an entry the host has not consumed).
 //! - [`host_rx::HostRx512`]: the three above behind one DMA read port and one DMA write
-//!   port (completion entries win the write port over payload beats).
+//!   port (completion entries win the write port over payload beats; `TX_DONE`s from the
+//!   transmit engine join the completions).
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //! - [`tx_ring::TxRing512`]: fetches the TX descriptors the host posts, one per DMA read and
 //!   up to 16 in flight, and refuses (with an `ERROR` completion) those that are malformed,
-//!   longer than `max_message_length`, or whose payload lies outside the TX window.
+//!   longer than `max_message_length`, addressed to a peer that is not IPv4, or whose
+//!   payload lies outside the TX window.
 //! - [`tx_sched::TxSched16`]: the transmit scheduler: the accepted TX descriptors in a
 //!   16-slot table, GRANTs raising their granted bytes, and one DATA packet decided per cycle
 //!   by SRPT among the slots with granted bytes to send (payload address and length for the
@@ -51,10 +54,8 @@
 //! Verilator co-simulation in `homa-sim`.
 //!
 //! [`verilog`] (`gen.rs`) renders the blocks to Verilog (`hw/rtl/`, golden-checked and
-//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): the transmit engine
-//! inside the core (descriptors from the TX ring, GRANTs from the parser, a payload DMA read
-//! channel, DATA frames merged with GRANT frames onto the MAC, `TX_DONE` into the completion
-//! ring), and a grant decision that closes timing at 250 MHz.
+//! Verilator-linted by its tests). Still to come (`DESIGN.md` §2, §3): a grant decision and
+//! a transmit pick that close timing at 250 MHz, and 1024 outbound messages.
 
 pub mod cq_writer;
 pub mod cq_writer_model;
@@ -70,10 +71,10 @@ pub mod host_rx_model;
 pub mod lutram;
 pub mod msg_table;
 pub mod msg_table_model;
+pub mod nic_core;
 pub mod parser;
 pub mod parser_model;
 pub mod regfile;
-pub mod rx_core;
 pub mod rx_dma;
 pub mod rx_dma_model;
 pub mod rx_ring;

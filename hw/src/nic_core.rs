@@ -1,43 +1,53 @@
-//! `HomaRxCore512`: the receive half of the NIC core at 100 Gb/s, composed from the tested
-//! blocks: RX parser → inbound message table → grant generator → GRANT framer, and the RX
-//! host queues (descriptor ring fetcher, DMA engine, completion writer).
+//! `HomaNicCore512`: the NIC core at 100 Gb/s, composed from the tested blocks: on receive,
+//! RX parser → inbound message table → grant generator → GRANT framer, and the RX host queues
+//! (descriptor ring fetcher, DMA engine, completion writer); on transmit, the TX descriptor
+//! ring and the transmit engine (SRPT scheduler, DATA framer); one MAC port out.
 //!
 //! ```text
 //!  s_axis_* ─► HomaParser512 ─┬─ payload ──────────► HostRx512 ─► m_dma_wr_* (payloads, completions)
 //!                             │                        ▲  └────► m_dma_rd_* / s_dma_rd_* (descriptors)
-//!                             ├─ every header ─────────┘
-//!                             └─ IPv4 DATA headers ─► MsgTable1024 ─► GrantScheduler16
-//!                                                                         └─► GrantFramer512 ─► m_grant_axis_*
-//!  cfg tx_* ─► TxRing512 ─ m_dma_txrd_* / s_dma_txrd_* (TX descriptors, its own read channel)
-//!                 ├─ refusals ─► HostRx512 (ERROR completions, ring TX)
-//!                 └─ good descriptors ─► m_txd_* (for the transmit engine)
+//!                             ├─ every header ─────────┘  ▲ ▲
+//!                             ├─ IPv4 DATA headers ─► MsgTable1024 ─► GrantScheduler16
+//!                             │                           │ │             └─► GrantFramer512 ─┐
+//!                             └─ IPv4 GRANTs ─┐           │ └ TX_DONE ─┐                      ├► m_axis_*
+//!  cfg tx_* ─► TxRing512 ─ good descriptors ─► TxEngine512 ─ DATA frames ─────────────────────┘
+//!     │  └─ refusals (ERROR, ring TX) ────────────┘   └─ m_dma_payrd_* / s_dma_payrd_* (payloads)
+//!     └─ m_dma_txrd_* / s_dma_txrd_* (TX descriptors)
 //! ```
 //!
 //! The header fork: a header leaves when both takers take it: the message table (IPv4 DATA)
-//! and the host queues (every header: its completion). The host hears of every packet
-//! through its completion ring alone (QUEUE version 3): each DATA payload goes by DMA into
-//! one RX buffer the host posted (QUEUE `rx_*`), with an `RX_DATA` completion that carries
+//! and the host queues (every header: its completion); an IPv4 GRANT is also handed to the
+//! transmit engine as it leaves (the engine takes one every cycle). The host hears of every
+//! packet through its completion ring alone (QUEUE version 3): each DATA payload goes by DMA
+//! into one RX buffer the host posted (QUEUE `rx_*`), with an `RX_DATA` completion that carries
 //! the rest of its header; every other packet becomes a `CONTROL` completion (its type,
 //! addresses and body window). Writing `rx_log2_size` or `cq_log2_size` restarts that ring
 //! at index 0. A descriptor outside the RX window (QUEUE `rx_window_*`, the driver's buffer
 //! pool) or malformed comes back in an `ERROR` completion and is never written. Until the
 //! host sets the rings up, payloads are dropped (no buffer), completions are dropped (the
 //! ring is off) and the grant path runs as before; a full completion ring back-pressures
-//! the header fork, and with it the parser's input.
+//! the header fork, and with it the parser's input (and the transmit engine's `TX_DONE`s,
+//! and with them its frames).
 //!
-//! GRANTs go to the next-hop MAC `cfg_gw_mac` (an L3 fabric: every frame leaves through the
-//! top-of-rack router). Configuration and counters live in the register file generated from
-//! `proto::regs` ([`crate::regfile::RegFile`]), on the `s_reg_*`/`m_reg_*` bus: the driver
-//! programs the core by the same register names. IPv6 DATA reaches the host but not the
-//! table (the table keys peers by IPv4 address).
+//! Transmit: the TX descriptor ring (QUEUE `tx_*`) is fetched on its own DMA read channel
+//! and every descriptor checked against `max_message_length`, the TX window (`tx_window_*`)
+//! and its peer (IPv4-mapped only); a refused one comes back in an `ERROR` completion (ring
+//! TX, its index, RPC id and cookie; status 5, 2 or 1) and its payload is never read. The
+//! others go to the transmit engine (16 messages at once): it sends each message's first
+//! `unsched_bytes` (CONFIG) at the unscheduled priority of its length (CONFIG
+//! `unsched_cutoff_*`), the rest as GRANTs from its receiver allow, at their priority, the
+//! message with the fewest bytes left first, in packets of at most TX `max_payload` bytes;
+//! RETRANSMIT descriptors resend a range whole. Payload is read on a third DMA read channel
+//! whose responses put the first byte at lane 26 (the DATA frame's headers are 90 bytes).
+//! A message's `TX_DONE` completion follows its last frame (unless NO_COMPLETION).
 //!
-//! The TX side so far: the TX descriptor ring (QUEUE `tx_*`) is fetched on its own DMA read
-//! channel and every descriptor checked against `max_message_length` and the TX window
-//! (`tx_window_*`); a refused one comes back in an `ERROR` completion (ring TX, its index,
-//! RPC id and cookie; status 5, 2 or 1) and its payload is never read. The descriptors that
-//! pass leave on `m_txd_*` for the transmit engine (SRPT scheduler, DATA framer), which is
-//! not in this core yet: whoever instantiates the core takes them (the simulator counts
-//! them).
+//! The MAC port carries whole frames from both framers: when both wait, a GRANT goes first
+//! (two beats; it lets a sender go on), never inside a DATA frame. Every frame goes to the
+//! next-hop MAC `gw_mac` (an L3 fabric: every frame leaves through the top-of-rack router).
+//! Configuration and counters live in the register file generated from `proto::regs`
+//! ([`crate::regfile::RegFile`]), on the `s_reg_*`/`m_reg_*` bus: the driver programs the
+//! core by the same register names. IPv6 DATA reaches the host but not the table (the table
+//! keys peers by IPv4 address); IPv6 GRANTs reach the host but not the engine.
 
 use crate::fifo::Fifo2;
 use crate::grant::GrantScheduler16;
@@ -47,11 +57,15 @@ use crate::host_rx::{HostHdr, HostRx512};
 use crate::msg_table::MsgTable1024;
 use crate::parser::HomaParser512;
 use crate::regfile::{HOMA_REG_WORDS, HomaRegFile, index_of};
+use crate::tx_engine::TxEngine512;
 use crate::tx_ring::TxRing512;
 
-/// The RX core at 512 bits.
+mod records;
+pub use records::Ipv4Msb;
+
+/// The NIC core at 512 bits.
 #[derive(LogicBlock)]
-pub struct HomaRxCore512 {
+pub struct HomaNicCore512 {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -102,44 +116,31 @@ pub struct HomaRxCore512 {
     pub s_dma_txrd_valid: Signal<In, Bit>,
     /// The bytes read, byte 0 in bits 7..0.
     pub s_dma_txrd_data: Signal<In, Bits<512>>,
-    /// A TX descriptor that passed the checks is offered (for the transmit engine).
-    pub m_txd_valid: Signal<Out, Bit>,
-    /// It is taken.
-    pub m_txd_ready: Signal<In, Bit>,
-    /// RETRANSMIT (otherwise SEND_MESSAGE).
-    pub m_txd_retransmit: Signal<Out, Bit>,
-    /// Flag NO_COMPLETION.
-    pub m_txd_no_completion: Signal<Out, Bit>,
-    /// Local Homa port.
-    pub m_txd_src_port: Signal<Out, Bits<16>>,
-    /// Peer's Homa port.
-    pub m_txd_dst_port: Signal<Out, Bits<16>>,
-    /// RPC id.
-    pub m_txd_rpc_id: Signal<Out, Bits<64>>,
-    /// Peer address, byte 0 (network order) in bits 7..0.
-    pub m_txd_peer: Signal<Out, Bits<128>>,
-    /// The message's length.
-    pub m_txd_length: Signal<Out, Bits<32>>,
-    /// IOVA of its first byte.
-    pub m_txd_iova: Signal<Out, Bits<64>>,
-    /// First byte to send.
-    pub m_txd_offset: Signal<Out, Bits<32>>,
-    /// Bytes to send.
-    pub m_txd_bytes: Signal<Out, Bits<32>>,
-    /// Cookie.
-    pub m_txd_cookie: Signal<Out, Bits<64>>,
-    /// Ring index.
-    pub m_txd_index: Signal<Out, Bits<32>>,
-    /// GRANT frames to the MAC: data.
-    pub m_grant_axis_tdata: Signal<Out, Beat512>,
-    /// Byte enables.
-    pub m_grant_axis_tkeep: Signal<Out, Bits<64>>,
-    /// A beat is offered.
-    pub m_grant_axis_tvalid: Signal<Out, Bit>,
-    /// The frame's last beat.
-    pub m_grant_axis_tlast: Signal<Out, Bit>,
+    /// A payload read request (the transmit engine's): the response puts the first byte at
+    /// lane 26 of its first beat (the DATA header's length mod 64).
+    pub m_dma_payrd_valid: Signal<Out, Bit>,
+    /// The request is taken.
+    pub m_dma_payrd_ready: Signal<In, Bit>,
+    /// Host address of the payload's first byte.
+    pub m_dma_payrd_addr: Signal<Out, Bits<64>>,
+    /// Bytes to read (1 to `max_payload`).
+    pub m_dma_payrd_len: Signal<Out, Bits<32>>,
+    /// A payload beat: `ceil((26 + len) / 64)` beats per request, in request order.
+    pub s_dma_payrd_valid: Signal<In, Bit>,
     /// The beat is taken.
-    pub m_grant_axis_tready: Signal<In, Bit>,
+    pub s_dma_payrd_ready: Signal<Out, Bit>,
+    /// The bytes: payload byte `i` at lane `26 + i` (then on in the following beats).
+    pub s_dma_payrd_data: Signal<In, Beat512>,
+    /// Frames to the MAC (GRANT and DATA, whole frames, GRANTs first): data.
+    pub m_axis_tdata: Signal<Out, Beat512>,
+    /// Byte enables.
+    pub m_axis_tkeep: Signal<Out, Bits<64>>,
+    /// A beat is offered.
+    pub m_axis_tvalid: Signal<Out, Bit>,
+    /// The frame's last beat.
+    pub m_axis_tlast: Signal<Out, Bit>,
+    /// The beat is taken.
+    pub m_axis_tready: Signal<In, Bit>,
     /// Register bus: byte address in BAR0.
     pub s_reg_addr: Signal<In, Bits<16>>,
     /// Register bus: data to write.
@@ -159,6 +160,37 @@ pub struct HomaRxCore512 {
     regs: HomaRegFile,
     hq: HostRx512,
     txq: TxRing512,
+    tx: TxEngine512,
+    /// The MAC port is in a GRANT frame / a DATA frame (until its last beat).
+    out_g: DFF<Bit>,
+    out_d: DFF<Bit>,
+    /// This cycle's beat comes from the GRANT framer.
+    sel_g: Signal<Local, Bit>,
+    /// The descriptor's IPv4 peer, first byte most significant.
+    peer4: Signal<Local, Ipv4Msb>,
+    c_peer_b0: Constant<Bits<8>>,
+    c_peer_b1: Constant<Bits<8>>,
+    c_peer_b2: Constant<Bits<8>>,
+    c_peer_b3: Constant<Bits<8>>,
+    c_grant: Constant<Bits<8>>,
+    /// A GRANT for this host's transmit engine leaves the parser this cycle.
+    grant_in: Signal<Local, Bit>,
+    cutoff_version: Signal<Local, Bits<16>>,
+    queued32: Signal<Local, Lo16In32>,
+    c_i_unsched_bytes: Constant<Bits<8>>,
+    c_i_cutoff_version: Constant<Bits<8>>,
+    c_i_cutoff1: Constant<Bits<8>>,
+    c_i_cutoff2: Constant<Bits<8>>,
+    c_i_cutoff3: Constant<Bits<8>>,
+    c_i_cutoff4: Constant<Bits<8>>,
+    c_i_cutoff5: Constant<Bits<8>>,
+    c_i_cutoff6: Constant<Bits<8>>,
+    c_i_cutoff7: Constant<Bits<8>>,
+    c_i_max_payload: Constant<Bits<8>>,
+    c_i_messages_queued: Constant<Bits<8>>,
+    c_i_packets_sent: Constant<Bits<8>>,
+    c_i_control_sent: Constant<Bits<8>>,
+    c_i_grants_unmatched: Constant<Bits<8>>,
     tx_base: Signal<Local, Lo32Hi32>,
     tx_win_base: Signal<Local, Lo32Hi32>,
     tx_win_len: Signal<Local, Lo32Hi32>,
@@ -285,7 +317,7 @@ fn ix(block: &str, name: &str) -> Constant<Bits<8>> {
     Constant::new((index_of(block, name) as u64).into())
 }
 
-impl HomaRxCore512 {
+impl HomaNicCore512 {
     /// A new core.
     pub fn new() -> Self {
         Self {
@@ -308,11 +340,11 @@ impl HomaRxCore512 {
             m_dma_wr_data: Signal::default(),
             m_dma_wr_keep: Signal::default(),
             m_dma_wr_last: Signal::default(),
-            m_grant_axis_tdata: Signal::default(),
-            m_grant_axis_tkeep: Signal::default(),
-            m_grant_axis_tvalid: Signal::default(),
-            m_grant_axis_tlast: Signal::default(),
-            m_grant_axis_tready: Signal::default(),
+            m_axis_tdata: Signal::default(),
+            m_axis_tkeep: Signal::default(),
+            m_axis_tvalid: Signal::default(),
+            m_axis_tlast: Signal::default(),
+            m_axis_tready: Signal::default(),
             s_reg_addr: Signal::default(),
             s_reg_wdata: Signal::default(),
             s_reg_we: Signal::default(),
@@ -326,6 +358,33 @@ impl HomaRxCore512 {
             regs: HomaRegFile::new(),
             hq: HostRx512::new(),
             txq: TxRing512::new(),
+            tx: TxEngine512::new(),
+            out_g: DFF::default(),
+            out_d: DFF::default(),
+            sel_g: Signal::default(),
+            peer4: Signal::default(),
+            c_peer_b0: Constant::new(96u64.into()),
+            c_peer_b1: Constant::new(104u64.into()),
+            c_peer_b2: Constant::new(112u64.into()),
+            c_peer_b3: Constant::new(120u64.into()),
+            c_grant: Constant::new(u64::from(u8::from(homa_proto::wire::PacketType::Grant)).into()),
+            grant_in: Signal::default(),
+            cutoff_version: Signal::default(),
+            queued32: Signal::default(),
+            c_i_unsched_bytes: ix("CONFIG", "unsched_bytes"),
+            c_i_cutoff_version: ix("CONFIG", "cutoff_version"),
+            c_i_cutoff1: ix("CONFIG", "unsched_cutoff_1"),
+            c_i_cutoff2: ix("CONFIG", "unsched_cutoff_2"),
+            c_i_cutoff3: ix("CONFIG", "unsched_cutoff_3"),
+            c_i_cutoff4: ix("CONFIG", "unsched_cutoff_4"),
+            c_i_cutoff5: ix("CONFIG", "unsched_cutoff_5"),
+            c_i_cutoff6: ix("CONFIG", "unsched_cutoff_6"),
+            c_i_cutoff7: ix("CONFIG", "unsched_cutoff_7"),
+            c_i_max_payload: ix("TX", "max_payload"),
+            c_i_messages_queued: ix("TX", "messages_queued"),
+            c_i_packets_sent: ix("TX", "packets_sent"),
+            c_i_control_sent: ix("TX", "control_sent"),
+            c_i_grants_unmatched: ix("TX", "grants_unmatched"),
             tx_base: Signal::default(),
             tx_win_base: Signal::default(),
             tx_win_len: Signal::default(),
@@ -347,20 +406,13 @@ impl HomaRxCore512 {
             m_dma_txrd_len: Signal::default(),
             s_dma_txrd_valid: Signal::default(),
             s_dma_txrd_data: Signal::default(),
-            m_txd_valid: Signal::default(),
-            m_txd_ready: Signal::default(),
-            m_txd_retransmit: Signal::default(),
-            m_txd_no_completion: Signal::default(),
-            m_txd_src_port: Signal::default(),
-            m_txd_dst_port: Signal::default(),
-            m_txd_rpc_id: Signal::default(),
-            m_txd_peer: Signal::default(),
-            m_txd_length: Signal::default(),
-            m_txd_iova: Signal::default(),
-            m_txd_offset: Signal::default(),
-            m_txd_bytes: Signal::default(),
-            m_txd_cookie: Signal::default(),
-            m_txd_index: Signal::default(),
+            m_dma_payrd_valid: Signal::default(),
+            m_dma_payrd_ready: Signal::default(),
+            m_dma_payrd_addr: Signal::default(),
+            m_dma_payrd_len: Signal::default(),
+            s_dma_payrd_valid: Signal::default(),
+            s_dma_payrd_ready: Signal::default(),
+            s_dma_payrd_data: Signal::default(),
             dhdr: Fifo2::default(),
             c_i_dropped_no_buffer: ix("RX", "dropped_no_buffer"),
             c_i_rx_data: ix("RX", "rx_data"),
@@ -469,8 +521,10 @@ impl HomaRxCore512 {
         uut.m_dma_txrd_ready.connect();
         uut.s_dma_txrd_valid.connect();
         uut.s_dma_txrd_data.connect();
-        uut.m_txd_ready.connect();
-        uut.m_grant_axis_tready.connect();
+        uut.m_dma_payrd_ready.connect();
+        uut.s_dma_payrd_valid.connect();
+        uut.s_dma_payrd_data.connect();
+        uut.m_axis_tready.connect();
         uut.s_reg_addr.connect();
         uut.s_reg_wdata.connect();
         uut.s_reg_we.connect();
@@ -480,22 +534,32 @@ impl HomaRxCore512 {
     }
 }
 
-impl Default for HomaRxCore512 {
+impl Default for HomaNicCore512 {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for HomaRxCore512 {
+impl core::fmt::Debug for HomaNicCore512 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("HomaRxCore512").finish_non_exhaustive()
+        f.debug_struct("HomaNicCore512").finish_non_exhaustive()
     }
 }
 
-impl Logic for HomaRxCore512 {
+impl Logic for HomaNicCore512 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rel_pending, rel_peer, rel_id, rel_len, n_rel);
+        dff_setup!(
+            self,
+            clock,
+            rel_pending,
+            rel_peer,
+            rel_id,
+            rel_len,
+            n_rel,
+            out_g,
+            out_d
+        );
         self.regs.clock.next = self.clock.val();
         self.regs.reset.next = self.reset.val();
         self.regs.s_reg_addr.next = self.s_reg_addr.val();
@@ -548,7 +612,51 @@ impl Logic for HomaRxCore512 {
         self.txq.cfg_log2.next = self.c_zero5.val();
         self.txq.cfg_producer.next = self.c_zero32.val();
         self.txq.cfg_max_len.next = self.c_zero32.val();
+        self.tx.cfg_unsched_bytes.next = self.c_zero32.val();
+        self.tx.cfg_max_payload.next = self.c_zero32.val();
+        self.tx.cfg_cutoff1.next = self.c_zero32.val();
+        self.tx.cfg_cutoff2.next = self.c_zero32.val();
+        self.tx.cfg_cutoff3.next = self.c_zero32.val();
+        self.tx.cfg_cutoff4.next = self.c_zero32.val();
+        self.tx.cfg_cutoff5.next = self.c_zero32.val();
+        self.tx.cfg_cutoff6.next = self.c_zero32.val();
+        self.tx.cfg_cutoff7.next = self.c_zero32.val();
+        self.cutoff_version.next = self.c_zero16.val();
+        self.queued32.next.lo = self.tx.occupancy.val();
+        self.queued32.next.z = self.c_zero16.val();
         for r in 0..HOMA_REG_WORDS {
+            if self.c_r[r].val() == self.c_i_unsched_bytes.val() {
+                self.tx.cfg_unsched_bytes.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_max_payload.val() {
+                self.tx.cfg_max_payload.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cutoff1.val() {
+                self.tx.cfg_cutoff1.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cutoff2.val() {
+                self.tx.cfg_cutoff2.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cutoff3.val() {
+                self.tx.cfg_cutoff3.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cutoff4.val() {
+                self.tx.cfg_cutoff4.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cutoff5.val() {
+                self.tx.cfg_cutoff5.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cutoff6.val() {
+                self.tx.cfg_cutoff6.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cutoff7.val() {
+                self.tx.cfg_cutoff7.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_cutoff_version.val() {
+                self.cutoff_version.next = self.regs.rw[r]
+                    .val()
+                    .get_bits::<16>(self.c_lo.val().index());
+            }
             if self.c_r[r].val() == self.c_i_tx_base_lo.val() {
                 self.tx_base.next.lo = self.regs.rw[r].val();
             }
@@ -673,6 +781,18 @@ impl Logic for HomaRxCore512 {
                 self.grant.cfg_window_8.next = self.regs.rw[r].val();
             }
             self.regs.ro[r].next = self.c_zero32.val();
+            if self.c_r[r].val() == self.c_i_messages_queued.val() {
+                self.regs.ro[r].next = Bits::<32>::from(self.queued32.val());
+            }
+            if self.c_r[r].val() == self.c_i_packets_sent.val() {
+                self.regs.ro[r].next = self.tx.frames.val();
+            }
+            if self.c_r[r].val() == self.c_i_control_sent.val() {
+                self.regs.ro[r].next = self.grant.grants_sent.val();
+            }
+            if self.c_r[r].val() == self.c_i_grants_unmatched.val() {
+                self.regs.ro[r].next = self.tx.grants_unmatched.val();
+            }
             if self.c_r[r].val() == self.c_i_frames_ok.val() {
                 self.regs.ro[r].next = self.parser.frames_ok.val();
             }
@@ -779,20 +899,61 @@ impl Logic for HomaRxCore512 {
         self.hq.s_txerr_index.next = self.txq.m_desc_index.val();
         self.hq.s_txerr_rpc_id.next = self.txq.m_desc_rpc_id.val();
         self.hq.s_txerr_cookie.next = self.txq.m_desc_cookie.val();
-        self.m_txd_valid.next = self.txq.m_desc_valid.val();
-        self.txq.m_desc_ready.next = self.m_txd_ready.val();
-        self.m_txd_retransmit.next = self.txq.m_desc_retransmit.val();
-        self.m_txd_no_completion.next = self.txq.m_desc_no_completion.val();
-        self.m_txd_src_port.next = self.txq.m_desc_src_port.val();
-        self.m_txd_dst_port.next = self.txq.m_desc_dst_port.val();
-        self.m_txd_rpc_id.next = self.txq.m_desc_rpc_id.val();
-        self.m_txd_peer.next = self.txq.m_desc_peer.val();
-        self.m_txd_length.next = self.txq.m_desc_length.val();
-        self.m_txd_iova.next = self.txq.m_desc_iova.val();
-        self.m_txd_offset.next = self.txq.m_desc_offset.val();
-        self.m_txd_bytes.next = self.txq.m_desc_bytes.val();
-        self.m_txd_cookie.next = self.txq.m_desc_cookie.val();
-        self.m_txd_index.next = self.txq.m_desc_index.val();
+        // The transmit engine: checked descriptors in, GRANTs for this host's messages in,
+        // payload reads out on the third read channel, frames to the MAC arbiter, TX_DONE
+        // into the completion ring.
+        self.tx.clock.next = self.clock.val();
+        self.tx.reset.next = self.reset.val();
+        self.tx.cfg_mac.next = Bits::<48>::from(self.local_mac.val());
+        self.tx.cfg_next_hop_mac.next = Bits::<48>::from(self.gw_mac.val());
+        self.tx.cfg_ip.next = self.cfg_ip.val();
+        self.tx.cfg_cutoff_version.next = self.cutoff_version.val();
+        self.tx.s_desc_valid.next = self.txq.m_desc_valid.val();
+        self.txq.m_desc_ready.next = self.tx.s_desc_ready.val();
+        self.tx.s_desc_retransmit.next = self.txq.m_desc_retransmit.val();
+        self.tx.s_desc_no_completion.next = self.txq.m_desc_no_completion.val();
+        self.tx.s_desc_sport.next = self.txq.m_desc_src_port.val();
+        self.tx.s_desc_dport.next = self.txq.m_desc_dst_port.val();
+        self.tx.s_desc_id.next = self.txq.m_desc_rpc_id.val();
+        self.peer4.next.b0 = self
+            .txq
+            .m_desc_peer
+            .val()
+            .get_bits::<8>(self.c_peer_b0.val().index());
+        self.peer4.next.b1 = self
+            .txq
+            .m_desc_peer
+            .val()
+            .get_bits::<8>(self.c_peer_b1.val().index());
+        self.peer4.next.b2 = self
+            .txq
+            .m_desc_peer
+            .val()
+            .get_bits::<8>(self.c_peer_b2.val().index());
+        self.peer4.next.b3 = self
+            .txq
+            .m_desc_peer
+            .val()
+            .get_bits::<8>(self.c_peer_b3.val().index());
+        self.tx.s_desc_peer.next = Bits::<32>::from(self.peer4.val());
+        self.tx.s_desc_length.next = self.txq.m_desc_length.val();
+        self.tx.s_desc_iova.next = self.txq.m_desc_iova.val();
+        self.tx.s_desc_offset.next = self.txq.m_desc_offset.val();
+        self.tx.s_desc_bytes.next = self.txq.m_desc_bytes.val();
+        self.tx.s_desc_cookie.next = self.txq.m_desc_cookie.val();
+        self.tx.s_desc_index.next = self.txq.m_desc_index.val();
+        self.m_dma_payrd_valid.next = self.tx.m_rd_valid.val();
+        self.m_dma_payrd_addr.next = self.tx.m_rd_addr.val();
+        self.m_dma_payrd_len.next = self.tx.m_rd_len.val();
+        self.tx.m_rd_ready.next = self.m_dma_payrd_ready.val();
+        self.tx.s_pay_valid.next = self.s_dma_payrd_valid.val();
+        self.tx.s_pay_data.next = self.s_dma_payrd_data.val();
+        self.s_dma_payrd_ready.next = self.tx.s_pay_ready.val();
+        self.hq.s_txdone_valid.next = self.tx.m_done_valid.val();
+        self.tx.m_done_ready.next = self.hq.s_txdone_ready.val();
+        self.hq.s_txdone_rpc_id.next = self.tx.m_done_id.val();
+        self.hq.s_txdone_length.next = self.tx.m_done_length.val();
+        self.hq.s_txdone_cookie.next = self.tx.m_done_cookie.val();
         self.parser.clock.next = self.clock.val();
         self.msgs.clock.next = self.clock.val();
         self.grant.clock.next = self.clock.val();
@@ -845,6 +1006,22 @@ impl Logic for HomaRxCore512 {
         self.table_ok.next = !self.is_data.val() | self.data_ok.val();
         self.dma_ok.next = !self.dhdr.full.val();
         self.parser.m_hdr_ready.next = self.table_ok.val() & self.dma_ok.val();
+        // GRANTs (IPv4) also go to the transmit engine, which takes one every cycle: it
+        // sees the header the cycle it leaves the parser.
+        self.grant_in.next = self.parser.m_hdr_valid.val()
+            & self.table_ok.val()
+            & self.dma_ok.val()
+            & (self.parser.m_hdr_type.val() == self.c_grant.val())
+            & (self.parser.m_hdr_ip_version.val() == self.c_v4.val());
+        self.tx.s_grant_valid.next = self.grant_in.val();
+        self.tx.s_grant_peer.next = self
+            .parser
+            .m_hdr_src_ip
+            .val()
+            .get_bits::<32>(self.c_lo.val().index());
+        self.tx.s_grant_id.next = self.parser.m_hdr_sender_id.val();
+        self.tx.s_grant_offset.next = self.parser.m_hdr_grant_offset.val();
+        self.tx.s_grant_priority.next = self.parser.m_hdr_grant_priority.val();
         self.dhdr.clock.next = self.clock.val();
         self.dhdr.reset.next = self.reset.val();
         self.dhdr.push.next =
@@ -953,10 +1130,29 @@ impl Logic for HomaRxCore512 {
         self.framer.s_grant_priority.next = self.grant.m_grant_priority.val();
         self.framer.cfg_mac.next = Bits::<48>::from(self.local_mac.val());
         self.framer.cfg_ip.next = self.cfg_ip.val();
-        self.m_grant_axis_tdata.next = self.framer.m_axis_tdata.val();
-        self.m_grant_axis_tkeep.next = self.framer.m_axis_tkeep.val();
-        self.m_grant_axis_tvalid.next = self.framer.m_axis_tvalid.val();
-        self.m_grant_axis_tlast.next = self.framer.m_axis_tlast.val();
-        self.framer.m_axis_tready.next = self.m_grant_axis_tready.val();
+        // The MAC port: whole frames, a GRANT first when both wait (a GRANT is two beats
+        // and unblocks a sender; a DATA frame is at most 24).
+        self.sel_g.next =
+            self.out_g.q.val() | (!self.out_d.q.val() & self.framer.m_axis_tvalid.val());
+        self.m_axis_tdata.next = self.tx.m_axis_tdata.val();
+        self.m_axis_tkeep.next = self.tx.m_axis_tkeep.val();
+        self.m_axis_tvalid.next = self.tx.m_axis_tvalid.val();
+        self.m_axis_tlast.next = self.tx.m_axis_tlast.val();
+        if self.sel_g.val() {
+            self.m_axis_tdata.next = self.framer.m_axis_tdata.val();
+            self.m_axis_tkeep.next = self.framer.m_axis_tkeep.val();
+            self.m_axis_tvalid.next = self.framer.m_axis_tvalid.val();
+            self.m_axis_tlast.next = self.framer.m_axis_tlast.val();
+        }
+        self.framer.m_axis_tready.next = self.sel_g.val() & self.m_axis_tready.val();
+        self.tx.m_axis_tready.next = !self.sel_g.val() & self.m_axis_tready.val();
+        if self.m_axis_tvalid.val() & self.m_axis_tready.val() {
+            self.out_g.d.next = self.sel_g.val() & !self.m_axis_tlast.val();
+            self.out_d.d.next = !self.sel_g.val() & !self.m_axis_tlast.val();
+        }
+        if self.reset.val() {
+            self.out_g.d.next = false;
+            self.out_d.d.next = false;
+        }
     }
 }

@@ -22,7 +22,7 @@
 //! counted (`bad`), in [`TxLimits::refusal`](homa_proto::hostif::TxLimits::refusal)'s order:
 //! status 5 for what `TxDescriptor::decode` refuses (unknown opcode; reserved flags or fields
 //! not zero; message length 0; a SEND with retransmit fields, a RETRANSMIT range empty or past
-//! the message's end), status 2 for a message longer than `cfg_max_len`, status 5 for a
+//! the message's end) and for a peer that is not IPv4-mapped (the DATA framer builds IPv4), status 2 for a message longer than `cfg_max_len`, status 5 for a
 //! payload that wraps past the top of the address space, status 1 for a payload outside the
 //! window when one is set. The NIC never reads a refused descriptor's payload.
 //!
@@ -184,6 +184,10 @@ pub struct TxRing512 {
     c_at_roff: Constant<Bits<16>>,
     c_at_rlen: Constant<Bits<16>>,
     c_at_cookie: Constant<Bits<16>>,
+    /// Bit offset of the peer's bytes 8-11, and their value when the peer is IPv4-mapped
+    /// (`::ffff:a.b.c.d`: zero, zero, 0xff, 0xff).
+    c_at_peer8: Constant<Bits<16>>,
+    c_v4_mapped: Constant<Bits<32>>,
 }
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
@@ -306,6 +310,8 @@ impl TxRing512 {
             c_at_roff: at(tx_field::RETRANSMIT_OFFSET, 4),
             c_at_rlen: at(tx_field::RETRANSMIT_LENGTH, 4),
             c_at_cookie: at(tx_field::COOKIE, 8),
+            c_at_peer8: k(8 * (tx_field::PEER.offset as u64 + 8)),
+            c_v4_mapped: k(0xffff_0000),
         }
     }
 
@@ -420,6 +426,16 @@ impl Logic for TxRing512 {
                 .get_bits::<32>(self.c_at_rsv1.val().index())
                 != self.c_zero32.val())
             | (self.d_len.val() == self.c_zero32.val())
+            | (self
+                .s_rd_data
+                .val()
+                .get_bits::<64>(self.c_at_peer.val().index())
+                != self.c_zero64.val())
+            | (self
+                .s_rd_data
+                .val()
+                .get_bits::<32>(self.c_at_peer8.val().index())
+                != self.c_v4_mapped.val())
             | (self.d_send.val()
                 & ((self.d_roff.val() != self.c_zero64.val())
                     | (self.d_rlen.val() != self.c_zero64.val())))

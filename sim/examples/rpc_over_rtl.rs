@@ -64,7 +64,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let client_ip = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
     let client = Endpoint::bind(net.attach(client_ip)?, 40_000, config)?;
     println!(
-        "echo RPCs to {} over a Verilated homa_rx_core_w512",
+        "echo RPCs to {} over a Verilated homa_nic_core_w512",
         server.local_addr()
     );
     for (i, &size) in sizes.iter().enumerate() {

@@ -17,13 +17,14 @@
 //!   measured as slowdown per message size, RPCs and round trips; with `Engine::Model` the
 //!   engines meet the fabric directly (the fast model), with `Engine::Rtl` through a
 //!   Verilated homa-nic each;
-//! - [`nic`]: that simulated NIC — the Verilated RX core clocked at the NIC clock, probed
+//! - [`nic`]: that simulated NIC — the Verilated NIC core clocked at the NIC clock, probed
 //!   and configured by the driver through [`nic::SimDevice`], with a PCIe latency model;
 //! - [`rtl`]: Verilator co-simulation — the Verilog models of `hw/rtl` built into Rust
 //!   wrappers driven cycle by cycle (the crate's only `unsafe`, in its FFI module).
 //!
-//! Still to come: the NIC's host queues (descriptor rings and DMA) in RTL, served by a
-//! host-memory model, and the TX path.
+//! Still to come: control packets (RESEND, ACK, ...) framed by the NIC from host
+//! descriptors; hosts running `homa_host` endpoints (not bare `proto::core` engines) in the
+//! cluster.
 
 pub mod cluster;
 pub mod event;

@@ -1,6 +1,6 @@
 //! The RPC library over a Verilated NIC: a server endpoint (`homa_host::Endpoint` over
 //! `homa_host::NicTransport`) hears of its packets only through the completion ring that the
-//! Verilated RX core (`hw/rtl/homa_rx_core_w512.v`) writes by DMA into host memory, read by
+//! Verilated NIC core (`hw/rtl/homa_nic_core_w512.v`) writes by DMA into host memory, read by
 //! the driver (`homa_driver::Nic::receive`). The core runs on its own thread
 //! (`homa_sim::nic::RtlHost`, also behind `examples/rpc_over_rtl.rs`), fed the frames
 //! the in-process network brings to the server's address; the GRANT frames it builds go back

@@ -80,6 +80,11 @@ mod built {
             m.set_s_txerr_index(u64::from(t.index));
             m.set_s_txerr_rpc_id(t.rpc_id);
             m.set_s_txerr_cookie(t.cookie);
+            let d = o.txdone.unwrap_or_default();
+            m.set_s_txdone_valid(u64::from(o.txdone.is_some()));
+            m.set_s_txdone_rpc_id(d.rpc_id);
+            m.set_s_txdone_length(u64::from(d.length));
+            m.set_s_txdone_cookie(d.cookie);
             HostAnswer {
                 pay_ready: m.get_s_pay_tready() == 1,
                 hdr_ready: m.get_s_hdr_ready() == 1,
@@ -94,6 +99,7 @@ mod built {
                     }
                 }),
                 txerr_ready: m.get_s_txerr_ready() == 1,
+                txdone_ready: m.get_s_txdone_ready() == 1,
             }
         }
 
@@ -137,7 +143,8 @@ mod built {
                     && c.bad_frames > 0
                     && c.empty > 0
                     && c.bad_descriptors > 0
-                    && stats.refused == u64::from(c.bad_descriptors),
+                    && stats.refused == u64::from(c.bad_descriptors)
+                    && stats.tx_done > 0,
                 "{stats:?}"
             );
         }

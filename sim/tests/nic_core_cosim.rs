@@ -1,4 +1,4 @@
-//! Co-simulation of the composed RX core (`hw/rtl/homa_rx_core_w512.v`: parser, 1024-entry
+//! Co-simulation of the composed NIC core (`hw/rtl/homa_nic_core_w512.v`: parser, 1024-entry
 //! message table, grant generator, GRANT framer) under Verilator: DATA frames built by
 //! `proto::wire` from closed-loop traffic (many interleaved messages of 1 B to 1 MB, losses,
 //! duplicates, reordering) go in 64 bytes a cycle with gaps; every GRANT frame that comes out
@@ -15,7 +15,7 @@
 
 #[cfg(not(homa_rtl))]
 #[test]
-fn rx_core_cosim__SKIPPED_verilator_missing() {
+fn nic_core_cosim__SKIPPED_verilator_missing() {
     println!("{}", homa_sim::rtl::SKIP_MESSAGE);
 }
 
@@ -29,7 +29,7 @@ mod built {
         seed_from_env,
     };
     use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr, LinkType, PacketType};
-    use homa_sim::rtl::models::HomaRxCoreW512;
+    use homa_sim::rtl::models::HomaNicCoreW512;
     use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};
     use std::collections::VecDeque;
 
@@ -85,7 +85,7 @@ mod built {
     }
 
     /// A register write on the core's bus (one cycle).
-    fn write_reg(m: &mut HomaRxCoreW512, block: &str, name: &str, value: u64) {
+    fn write_reg(m: &mut HomaNicCoreW512, block: &str, name: &str, value: u64) {
         m.set_s_reg_addr(address(block, name));
         m.set_s_reg_wdata(value);
         m.set_s_reg_we(1);
@@ -94,7 +94,7 @@ mod built {
     }
 
     /// A register read on the core's bus (one cycle).
-    fn read_reg(m: &mut HomaRxCoreW512, block: &str, name: &str) -> u64 {
+    fn read_reg(m: &mut HomaNicCoreW512, block: &str, name: &str) -> u64 {
         m.set_s_reg_addr(address(block, name));
         m.set_s_reg_re(1);
         m.tick();
@@ -104,7 +104,7 @@ mod built {
     }
 
     /// Resets the core and programs it through its registers, as the driver does.
-    fn configure(m: &mut HomaRxCoreW512, cfg: &GrantConfig) {
+    fn configure(m: &mut HomaNicCoreW512, cfg: &GrantConfig) {
         m.reset(2);
         assert_eq!(
             read_reg(m, "ID", "nic_id"),
@@ -124,7 +124,7 @@ mod built {
     }
 
     /// Offers `beat` (or nothing) on the frame input.
-    fn offer(m: &mut HomaRxCoreW512, beat: Option<(&[u8], bool)>) {
+    fn offer(m: &mut HomaNicCoreW512, beat: Option<(&[u8], bool)>) {
         let (bytes, last) = beat.unwrap_or((&[], false));
         let data: [u32; 16] = words_from_le_bytes(bytes).expect("a beat is at most 64 bytes");
         m.set_s_axis_tdata(&data);
@@ -195,7 +195,7 @@ mod built {
         eprintln!(
             "rx core co-sim: seed {seed:#x} (HOMA_HW_SEED to replay), {packets} packets, {cfg:?}"
         );
-        let mut m = HomaRxCoreW512::new();
+        let mut m = HomaNicCoreW512::new();
         configure(&mut m, &cfg);
         let mut traffic = Traffic::new(seed, 12);
         let mut rng = Rng::new(seed ^ 0xC0DE);
@@ -232,7 +232,7 @@ mod built {
                 if let Some(ev) = traffic.abort() {
                     // The host gives the message up (or has it all): GRANT.release. Nothing
                     // leaves the core meanwhile (the writes tick it).
-                    m.set_m_grant_axis_tready(0);
+                    m.set_m_axis_tready(0);
                     offer(&mut m, None);
                     write_reg(&mut m, "GRANT", "release_peer", u64::from(ev.peer));
                     write_reg(&mut m, "GRANT", "release_id_lo", ev.id & 0xffff_ffff);
@@ -275,12 +275,12 @@ mod built {
             let grant_ready = rng.chance(80);
             m.set_m_dma_wr_ready(u64::from(rng.chance(90)));
             m.set_m_dma_rd_ready(1);
-            m.set_m_grant_axis_tready(u64::from(grant_ready));
-            if m.get_m_grant_axis_tvalid() == 1 && grant_ready {
-                let keep = m.get_m_grant_axis_tkeep();
-                let bytes = words_to_le_bytes(&m.get_m_grant_axis_tdata());
+            m.set_m_axis_tready(u64::from(grant_ready));
+            if m.get_m_axis_tvalid() == 1 && grant_ready {
+                let keep = m.get_m_axis_tkeep();
+                let bytes = words_to_le_bytes(&m.get_m_axis_tdata());
                 got.extend_from_slice(&bytes[..keep.count_ones() as usize]);
-                if m.get_m_grant_axis_tlast() == 1 {
+                if m.get_m_axis_tlast() == 1 {
                     let want = expected.pop_front().unwrap_or_else(|| {
                         panic!("seed {seed:#x}: unexpected GRANT frame {got:02x?}")
                     });
@@ -383,7 +383,7 @@ mod built {
     }
 
     #[test]
-    fn rx_core_cosim__grant_frames_match_the_reference() {
+    fn nic_core_cosim__grant_frames_match_the_reference() {
         let packets = frames_from_env(2_000, 20_000) as u64;
         let seed = seed_from_env(0xc04e_0001);
         for (i, (k, window)) in [(8u8, 0u32), (2, 10_000)].into_iter().enumerate() {
@@ -400,18 +400,18 @@ mod built {
     /// Cycles from the clock edge that takes a DATA frame's last beat to the first cycle its
     /// GRANT's first beat is offered, every output ready.
     #[test]
-    fn rx_core_cosim__data_to_grant_latency() {
+    fn nic_core_cosim__data_to_grant_latency() {
         let cfg = GrantConfig {
             max_overcommit: 8,
             max_sched_prio: 5,
             max_incoming: 400_000,
             window: 0,
         };
-        let mut m = HomaRxCoreW512::new();
+        let mut m = HomaNicCoreW512::new();
         configure(&mut m, &cfg);
         m.set_m_dma_wr_ready(1);
         m.set_m_dma_rd_ready(1);
-        m.set_m_grant_axis_tready(1);
+        m.set_m_axis_tready(1);
         let p = Packet {
             ev: Event {
                 peer: 0x0a00_0001,
@@ -436,7 +436,7 @@ mod built {
         }
         offer(&mut m, None);
         let mut latency = 0;
-        while m.get_m_grant_axis_tvalid() == 0 {
+        while m.get_m_axis_tvalid() == 0 {
             m.tick();
             latency += 1;
             assert!(latency < 100, "no GRANT");
@@ -448,7 +448,7 @@ mod built {
             beats.len(),
             latency + 1
         );
-        let bytes = words_to_le_bytes(&m.get_m_grant_axis_tdata());
+        let bytes = words_to_le_bytes(&m.get_m_axis_tdata());
         let g = Reference::new(cfg).event(&Event {
             new: 1400,
             mac: GW_MAC,

@@ -67,6 +67,11 @@ impl HostRxPorts for Bench {
         u.s_txerr_index.next = u64::from(t.index).into();
         u.s_txerr_rpc_id.next = t.rpc_id.into();
         u.s_txerr_cookie.next = t.cookie.into();
+        let d = o.txdone.unwrap_or_default();
+        u.s_txdone_valid.next = o.txdone.is_some();
+        u.s_txdone_rpc_id.next = d.rpc_id.into();
+        u.s_txdone_length.next = u64::from(d.length).into();
+        u.s_txdone_cookie.next = d.cookie.into();
         self.half(false);
         let u = &self.uut;
         HostAnswer {
@@ -83,6 +88,7 @@ impl HostRxPorts for Bench {
                 last: u.m_wr_last.val(),
             }),
             txerr_ready: u.s_txerr_ready.val(),
+            txdone_ready: u.s_txdone_ready.val(),
         }
     }
 
@@ -117,7 +123,7 @@ fn host_rx__delivers_every_payload_into_posted_buffers_with_its_completion() {
     eprintln!("  {stats:?}");
     let c = stats.counters;
     assert!(
-        c.rx_data > 60 && c.bad_frames > 0 && c.empty > 0 && stats.refused > 0,
+        c.rx_data > 60 && c.bad_frames > 0 && c.empty > 0 && stats.refused > 0 && stats.tx_done > 0,
         "{stats:?}"
     );
 }

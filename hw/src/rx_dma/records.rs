@@ -111,3 +111,17 @@ pub struct ErrorCpl {
     pub reserved1: Bits<304>,
     pub phase: Bits<8>,
 }
+
+/// `TX_DONE` (`proto::hostif`, 64 bytes), phase byte zero: the transmit engine's report that
+/// a message's last frame left (built by [`crate::host_rx::HostRx512`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct TxDoneCpl {
+    pub rpc_id: Bits<64>,
+    pub kind: Bits<8>,
+    pub status: Bits<8>,
+    pub reserved0: Bits<16>,
+    pub length: Bits<32>,
+    pub cookie: Bits<64>,
+    pub reserved1: Bits<312>,
+    pub phase: Bits<8>,
+}

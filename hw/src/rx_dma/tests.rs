@@ -188,6 +188,18 @@ fn records__match_the_hostif_layouts() {
     ] {
         assert_eq!(at, offset(er, f), "ERROR {f}");
     }
+    let (t, done) = (TxDoneCpl::default(), layout("completion TX_DONE"));
+    for (f, at) in [
+        ("rpc_id", t.get_my_offset_rpc_id()),
+        ("kind", t.get_my_offset_kind()),
+        ("status", t.get_my_offset_status()),
+        ("length", t.get_my_offset_length()),
+        ("cookie", t.get_my_offset_cookie()),
+        ("phase", t.get_my_offset_phase()),
+    ] {
+        assert_eq!(at, offset(done, f), "TX_DONE {f}");
+    }
+    assert_eq!(<TxDoneCpl as Synth>::BITS, 8 * COMPLETION_LEN);
     assert_eq!(<RxDataCpl as Synth>::BITS, 8 * COMPLETION_LEN);
     assert_eq!(<ErrorCpl as Synth>::BITS, 8 * COMPLETION_LEN);
     assert_eq!(<ControlCpl as Synth>::BITS, 8 * COMPLETION_LEN);

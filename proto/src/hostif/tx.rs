@@ -51,7 +51,8 @@ pub mod field {
         "peer",
         16,
         16,
-        "Peer address, network order; IPv4 as `::ffff:a.b.c.d`.",
+        "Peer address, network order; IPv4 as `::ffff:a.b.c.d`. The NIC frames IPv4 only: \
+         any other address is refused (ERROR, status 5).",
     );
     /// The `message_length` field (see `docs/hostif.md`).
     pub const MESSAGE_LENGTH: Field = f(

@@ -200,7 +200,7 @@ const CONFIG: &[Register] = &[
         0x058,
         Access::Rw,
         0,
-        "Next hop's MAC address (GRANTs are sent to it), bytes 2-5.",
+        "Next hop's MAC address (every GRANT and DATA frame the NIC builds goes to it), bytes 2-5.",
     ),
     reg(
         "gw_mac_hi",
@@ -476,9 +476,26 @@ const TX: &[Register] = &[
         0x018,
         Access::Ro,
         0,
-        "Control packets sent (free-running).",
+        "Control packets sent (free-running): the GRANTs the NIC builds.",
+    ),
+    reg(
+        "max_payload",
+        0x01c,
+        Access::Rw,
+        DEFAULT_MAX_PAYLOAD,
+        "Most payload bytes per DATA packet (1-65459): the link MTU less the IPv4 and DATA headers (`core::Config::max_payload`).",
+    ),
+    reg(
+        "grants_unmatched",
+        0x020,
+        Access::Ro,
+        0,
+        "GRANTs that matched no outbound message the scheduler holds (free-running): late, duplicated, or for a message not posted here.",
     ),
 ];
+
+/// `TX.max_payload` at reset: a 1500-byte MTU less the IPv4 header (20) and the DATA header.
+pub const DEFAULT_MAX_PAYLOAD: u32 = 1500 - 20 - crate::wire::field::homa::DATA_HEADER_LEN as u32;
 
 /// One ring's registers, `prefix` naming the ring.
 macro_rules! ring_regs {
@@ -708,10 +725,10 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "TX",
         type_id: 0x484d5458,
-        version: 0x00010000,
+        version: 0x00010001,
         base: 4 * BLOCK_STRIDE,
         registers: TX,
-        doc: "Transmit SRPT scheduler.",
+        doc: "Transmit engine: SRPT scheduler and DATA framer. Version 1.1: max_payload and grants_unmatched; messages_queued and packets_sent are live.",
     },
     Block {
         name: "QUEUE",

@@ -16,7 +16,7 @@
 //!                  num_priorities cutoff_version unsched_cutoff[0..8] link_mbps enable
 //!  RX      0x0200  type version next | frames_ok dropped_* ... (counters)
 //!  GRANT   0x0300  type version next | messages_tracked capacity grants_sent ...
-//!  TX      0x0400  type version next | packets_sent capacity ...
+//!  TX      0x0400  type version next | capacity messages_queued packets_sent ... max_payload
 //!  QUEUE   0x0500  type version next | {tx,rx,cq}_{base_lo,base_hi,log2_size,producer,
 //!                  consumer} dma_errors  (the rings of `crate::hostif`)
 //! ```
@@ -25,7 +25,7 @@
 
 mod map;
 
-pub use map::{BLOCK_STRIDE, BLOCKS};
+pub use map::{BLOCK_STRIDE, BLOCKS, DEFAULT_MAX_PAYLOAD};
 
 /// PCI vendor id of the NIC: Xilinx, whose FPGA boards carry it.
 pub const PCI_VENDOR_ID: u16 = 0x10ee;
@@ -275,6 +275,12 @@ mod tests {
             crate::wire::MAX_MESSAGE_LENGTH,
         );
         assert_eq!(reset("max_sched_prio"), u32::from(prio));
+        let tx = block("TX").unwrap();
+        assert_eq!(
+            tx.register("max_payload").unwrap().reset,
+            cfg.max_payload(20),
+            "TX.max_payload: the default MTU over IPv4"
+        );
     }
 
     #[test]

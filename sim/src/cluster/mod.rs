@@ -17,6 +17,8 @@
 //! the fabric itself (`Fabric::ideal_delivery_ps`) for the exact frames the engine sends.
 
 mod host;
+#[cfg(homa_rtl)]
+mod nic_tx;
 mod nics;
 mod pingpong;
 mod report;
@@ -69,7 +71,9 @@ pub enum Engine {
     #[default]
     Model,
     /// A Verilated homa-nic per host ([`crate::nic`]): the hardware parses every received
-    /// frame and decides and builds every GRANT (the engines run with `grant_offload`).
+    /// frame, decides and builds every GRANT (the engines run with `grant_offload`) and
+    /// builds and sends every DATA frame from the TX descriptors the hosts post (the engines
+    /// run with `tx_offload`).
     Rtl(NicTiming),
 }
 
@@ -184,6 +188,8 @@ impl Cluster {
             // The NIC grants; it makes no FIFO grants.
             config.homa.grant_offload = true;
             config.homa.grant_fifo_fraction = 0;
+            // The NIC sends the DATA: the engines hand it their messages.
+            config.homa.tx_offload = true;
             // Real frames: the wire's message length limit holds.
             let limit = homa_proto::wire::MAX_MESSAGE_LENGTH;
             if config.workload.max_bytes() > limit {
@@ -469,6 +475,12 @@ impl Cluster {
                     nics.to_wire[h].push_back((at, packet));
                     self.timers.push(at, Timer::ToWire(h));
                 }
+            }
+        }
+        #[cfg(homa_rtl)]
+        while let Some(o) = self.hosts[h].poll_offload() {
+            if let Some(nics) = &mut self.nics {
+                nics.offload(h, now_ps, o);
             }
         }
         if let Some(t) = self.hosts[h].poll_timeout() {

@@ -61,9 +61,10 @@ pub(crate) enum ToHost {
     Granted(IpAddr, Repr<'static>),
 }
 
-/// A GRANT frame from the hardware as a fabric packet, and what the host learns of it.
+/// A frame the hardware built (GRANT or DATA) as a fabric packet, its destination and its
+/// header (what the host learns of a GRANT).
 #[cfg_attr(not(homa_rtl), allow(dead_code))]
-pub(crate) fn grant_packet(
+pub(crate) fn frame_packet(
     from: HostId,
     frame: &[u8],
 ) -> Option<(SimPacket, IpAddr, Repr<'static>)> {
@@ -91,8 +92,11 @@ pub(crate) struct Nics {
     pub(crate) to_host: Vec<VecDeque<(Ps, ToHost)>>,
     /// Per host: what the engine posted, with the time it reaches the wire.
     pub(crate) to_wire: Vec<VecDeque<(Ps, SimPacket)>>,
-    /// GRANT frames the hardware built that did not parse (must stay 0).
-    pub(crate) bad_grants: u64,
+    /// Frames the hardware built that did not parse (must stay 0).
+    pub(crate) bad_frames: u64,
+    /// Per host: its TX descriptors (the engines hand their messages to the NICs).
+    #[cfg(homa_rtl)]
+    pub(crate) tx: Vec<super::nic_tx::TxSide>,
 }
 
 impl Nics {
@@ -110,12 +114,17 @@ impl Nics {
             };
             nics.push(crate::nic::RtlNic::new(&c, timing)?);
         }
+        let tx = nics
+            .iter_mut()
+            .map(super::nic_tx::TxSide::new)
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Nics {
             nics,
+            tx,
             timing,
             to_host: (0..n).map(|_| VecDeque::new()).collect(),
             to_wire: (0..n).map(|_| VecDeque::new()).collect(),
-            bad_grants: 0,
+            bad_frames: 0,
         })
     }
 
@@ -153,6 +162,7 @@ impl Nics {
             sum.dma_faults += c.dma_faults;
             sum.mac_drops += c.mac_drops;
             sum.acks_not_carried += c.acks_not_carried;
+            sum.data_frames += c.data_frames;
         }
         sum
     }
@@ -211,12 +221,22 @@ impl super::Cluster {
         for h in 0..nics.nics.len() {
             let mut out = std::mem::take(&mut self.nic_out);
             nics.nics[h].run_until(now, &mut out);
+            nics.tx_progress(h, now);
             for (t, o) in out.drain(..) {
                 match o {
                     crate::nic::NicOutput::Host { src, packet } => {
                         nics.to_host[h].push_back((t + pcie, ToHost::Packet(src, packet)));
                     }
-                    crate::nic::NicOutput::Grant { frame } => match grant_packet(h, &frame) {
+                    crate::nic::NicOutput::Data { frame } => match frame_packet(h, &frame) {
+                        Some((packet, _, _)) => {
+                            if let Some(super::Capture(sink)) = &mut self.capture {
+                                sink(t, &frame);
+                            }
+                            self.fabric.host_send(t, packet);
+                        }
+                        None => nics.bad_frames += 1,
+                    },
+                    crate::nic::NicOutput::Grant { frame } => match frame_packet(h, &frame) {
                         Some((packet, peer, header)) => {
                             let capture = &mut self.capture;
                             if let Some(super::Capture(sink)) = capture {
@@ -225,7 +245,7 @@ impl super::Cluster {
                             self.fabric.host_send(t, packet);
                             nics.to_host[h].push_back((t + pcie, ToHost::Granted(peer, header)));
                         }
-                        None => nics.bad_grants += 1,
+                        None => nics.bad_frames += 1,
                     },
                 }
                 self.timers.push(t + pcie, super::Timer::ToHost(h));
@@ -277,7 +297,7 @@ impl super::Cluster {
     pub(super) fn nic_report(&mut self) -> Option<super::NicReport> {
         let nics = self.nics.as_mut()?;
         let c = nics.counters();
-        let bad_grants = nics.bad_grants;
+        let bad_frames = nics.bad_frames;
         let mut reg = |block, name| nics.register_sum(block, name).unwrap_or(u64::MAX);
         let dropped = [
             "dropped_runt",
@@ -308,13 +328,22 @@ impl super::Cluster {
                 .iter()
                 .map(|h| h.metrics().sent_of(wire::PacketType::Grant))
                 .sum(),
-            parse_mismatches: c.parse_mismatches + bad_grants,
+            parse_mismatches: c.parse_mismatches + bad_frames,
             rx_dma: reg("RX", "rx_data"),
             rx_no_buffer: reg("RX", "dropped_no_buffer"),
             dma_faults: c.dma_faults,
             mac_drops: c.mac_drops,
             acks_not_carried: c.acks_not_carried,
+            data_frames: reg("TX", "packets_sent"),
+            grants_unmatched: reg("TX", "grants_unmatched"),
+            tx_descriptors: 0,
+            tx_errors: 0,
         };
+        #[cfg(homa_rtl)]
+        for tx in &nics.tx {
+            r.tx_descriptors += tx.descriptors;
+            r.tx_errors += tx.errors;
+        }
         r.clock_mhz = nics.timing.clock_mhz;
         r.pcie_ns = nics.timing.pcie_ns;
         Some(r)

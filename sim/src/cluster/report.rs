@@ -104,6 +104,15 @@ pub struct NicReport {
     pub mac_drops: u64,
     /// ACK entries past the two a `CONTROL` completion carries.
     pub acks_not_carried: u64,
+    /// DATA frames the hardware built and sent (TX.packets_sent).
+    pub data_frames: u64,
+    /// TX descriptors the hosts posted (messages, and ranges RESENDs asked for again).
+    pub tx_descriptors: u64,
+    /// TX descriptors the NICs refused, or the hosts could not post (must be 0).
+    pub tx_errors: u64,
+    /// GRANTs for no message the transmit engines hold (TX.grants_unmatched): late or
+    /// duplicated.
+    pub grants_unmatched: u64,
 }
 
 impl Report {
@@ -126,13 +135,17 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
             mean_slowdown: b.mean_slowdown,
         })
         .collect();
+    // What the engines sent, and what the NICs built themselves (DATA, GRANT).
     let packets_by_type = PacketType::ALL
         .iter()
         .map(|t| {
-            (
-                t.name(),
-                c.hosts.iter().map(|h| h.metrics().sent_of(*t)).sum(),
-            )
+            let engines: u64 = c.hosts.iter().map(|h| h.metrics().sent_of(*t)).sum();
+            let nics = nic.as_ref().map_or(0, |n| match t {
+                PacketType::Data => n.data_frames,
+                PacketType::Grant => n.grants_sent,
+                _ => 0,
+            });
+            (t.name(), engines + nics)
         })
         .collect();
     Report {

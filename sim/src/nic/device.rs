@@ -2,17 +2,17 @@
 //! probe (ID block, block chain, versions) and configuration run against the RTL register
 //! file, as they would against BAR0 of the FPGA.
 
-use crate::rtl::models::HomaRxCoreW512;
+use crate::rtl::models::HomaNicCoreW512;
 use homa_driver::{Device, DmaRegion, DriverError, MemDevice};
 use homa_proto::regs::map_len;
 use std::cell::RefCell;
 
-/// A Verilated RX core seen through the driver's [`Device`] trait: every register access is
+/// A Verilated NIC core seen through the driver's [`Device`] trait: every register access is
 /// a transaction on the core's register bus (one clock cycle); DMA memory comes from a
 /// host-memory model ([`MemDevice`]'s). Register access only: this device does not serve
 /// the core's DMA ports (the cluster's `RtlNic` does, from the driver's host memory).
 pub struct SimDevice {
-    core: RefCell<HomaRxCoreW512>,
+    core: RefCell<HomaNicCoreW512>,
     memory: MemDevice,
 }
 
@@ -25,7 +25,7 @@ impl std::fmt::Debug for SimDevice {
 impl SimDevice {
     /// A core just out of reset.
     pub fn new() -> Self {
-        let mut core = HomaRxCoreW512::new();
+        let mut core = HomaNicCoreW512::new();
         core.reset(2);
         SimDevice {
             core: RefCell::new(core),
@@ -34,7 +34,7 @@ impl SimDevice {
     }
 
     /// The core, to drive its streams.
-    pub fn into_core(self) -> HomaRxCoreW512 {
+    pub fn into_core(self) -> HomaNicCoreW512 {
         self.core.into_inner()
     }
 
@@ -58,7 +58,7 @@ impl Default for SimDevice {
 
 impl Device for SimDevice {
     fn name(&self) -> &str {
-        "simulated homa-nic (Verilated homa_rx_core_w512)"
+        "simulated homa-nic (Verilated homa_nic_core_w512)"
     }
 
     fn bar_len(&self) -> u32 {

@@ -1,17 +1,19 @@
-//! A host's homa-nic in the cluster's `rtl` engine: the Verilated RX core of `hw/rtl`
-//! (`homa_rx_core_w512`: parser, inbound message table, grant generator, GRANT framer, RX
-//! host queues and register file) clocked at the NIC clock, between the fabric and the
-//! host's engine.
+//! A host's homa-nic in the cluster's `rtl` engine: the Verilated NIC core of `hw/rtl`
+//! (`homa_nic_core_w512`: parser, inbound message table, grant generator, GRANT framer, RX
+//! host queues, TX descriptor ring, transmit engine and register file) clocked at the NIC
+//! clock, between the fabric and the host's engine.
 //!
 //! ```text
-//!  fabric ──frame──► RtlNic::receive ─► inbox ─► s_axis (64 B/cycle) ─► Verilated RX core
+//!  fabric ──frame──► RtlNic::receive ─► inbox ─► s_axis (64 B/cycle) ─► Verilated NIC core
 //!                                                          m_dma_wr / m_dma_rd │
 //!       host memory (MemDevice) ◄── payloads, completions ─────────────────────┘
 //!         └─ the driver's rings (Nic): poll completions, copy out, repost buffers
 //!       host engine ◄── pcie latency ◄── NicOutput::Host (the packet its completion and
 //!                                        buffer stand for: RX_DATA + payload, or CONTROL)
 //!       host engine ◄── pcie latency ◄── NicOutput::Grant (the GRANT it sent, for RESENDs)
+//!       host engine ──► TX descriptor (payload in host memory) ─► m_dma_txrd / m_dma_payrd
 //!  fabric ◄───────────────────────────── NicOutput::Grant (GRANT frame built by the RTL)
+//!  fabric ◄───────────────────────────── NicOutput::Data (DATA frame built by the RTL)
 //! ```
 //!
 //! What is RTL and what is modelled:
@@ -19,7 +21,11 @@
 //!   frames are dropped and counted there); every grant decision and every GRANT frame on
 //!   the wire comes from the hardware; every DATA payload is written by the hardware's DMA
 //!   engine into an RX buffer the driver posted, from descriptors the hardware fetched, and
-//!   reported in a completion the hardware wrote. Configuration goes over the core's
+//!   reported in a completion the hardware wrote; every DATA frame on the wire is built
+//!   by the hardware's transmit engine from a TX descriptor the host posted and payload it
+//!   read by DMA, cut and sent by SRPT as the receiver's GRANTs (taken off the wire by the
+//!   same core) allow, with a `TX_DONE` completion per descriptor. Configuration goes over
+//!   the core's
 //!   register bus: the driver's probe ([`SimDevice`]) and the driver's init sequence
 //!   (`homa_driver::Nic::init`: CONFIG, the rings, 256 RX buffers posted), replayed on it.
 //! - Modelled: the MAC's receive FIFO in front of the core (128 KiB: a frame that finds it
@@ -30,9 +36,10 @@
 //!   one-way latency ([`NicTiming::pcie_ns`]) on DMA reads (a round trip), on the doorbells
 //!   the driver rings and on the packets handed to the engine; the
 //!   RX consumer index, which the bus reads on idle cycles into the driver's view (as NICs
-//!   write ring indices back to memory). The TX path (descriptor fetch, DATA framing, the
-//!   TX SRPT block) is not in the loop yet: the host's packets reach the wire one PCIe
-//!   latency after the engine emits them.
+//!   write ring indices back to memory); the payload read channel, which answers with the
+//!   first byte at lane 26 (the DMA engine's placement). The host engines' control packets
+//!   (RESEND, ACK, NEED_ACK, CUTOFFS, BUSY, RPC_UNKNOWN) are not framed by the hardware:
+//!   they reach the wire one PCIe latency after the engine emits them.
 //!
 //! The host learns of packets from its completion ring alone, as a real host does: the
 //! engine gets each packet as `hostif::Completion::header` rebuilds it from an `RX_DATA`
@@ -44,6 +51,7 @@
 //! state, so the cluster skips to the next frame's arrival (the free-running cycle counter
 //! of the register file lags by the skipped cycles; nothing else reads the time).
 
+mod arena;
 #[cfg(homa_rtl)]
 mod device;
 #[cfg(homa_rtl)]
@@ -56,6 +64,8 @@ pub use rtl::RtlNic;
 mod rtl_host;
 #[cfg(homa_rtl)]
 pub use rtl_host::{RtlHost, RtlHostReport};
+
+pub use arena::Arena;
 
 use crate::time::Ps;
 use homa_proto::core::Packet;
@@ -108,6 +118,11 @@ pub enum NicOutput {
         /// The Ethernet frame.
         frame: Vec<u8>,
     },
+    /// A DATA frame the hardware built from a TX descriptor the host posted: for the wire.
+    Data {
+        /// The Ethernet frame.
+        frame: Vec<u8>,
+    },
 }
 
 /// What a NIC counted; the hardware's own counters are read from its registers.
@@ -119,6 +134,8 @@ pub struct NicCounters {
     pub to_host: u64,
     /// GRANT frames the hardware sent.
     pub grants: u64,
+    /// DATA frames the hardware built and sent (from the host's TX descriptors).
+    pub data_frames: u64,
     /// Packets the host rebuilt from its completions (header or payload) that differ from
     /// `proto::wire`'s parse of the frame they came from, or that no valid frame explains.
     pub parse_mismatches: u64,

@@ -1,20 +1,20 @@
-//! [`RtlNic`]: the Verilated RX core driven cycle by cycle from frames that arrive on the
+//! [`RtlNic`]: the Verilated NIC core driven cycle by cycle from frames that arrive on the
 //! fabric, its DMA ports served from host memory that the driver's own ring code uses. The
 //! host learns of every packet from its completion ring alone (an `RX_DATA` completion and
 //! its buffer for DATA, a `CONTROL` completion for the rest), as on a real host.
 
 use super::device::SimDevice;
 use super::{NicCounters, NicError, NicOutput, NicTiming};
-use crate::rtl::models::HomaRxCoreW512;
+use crate::rtl::models::HomaNicCoreW512;
 use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
 use crate::time::Ps;
 use bytes::Bytes;
 use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, Received, RingSizes};
 use homa_proto::core::Packet;
 use homa_proto::hostif::{
-    ACKS_CARRIED, Completion, ErrorRing, Event, RxBufDescriptor, Status, TxDescriptor, TxFlags,
-    TxLimits, TxOp,
+    ACKS_CARRIED, Completion, ErrorRing, Event, RxBufDescriptor, Status, TxDescriptor, TxLimits,
 };
+use homa_proto::wire::field::{ethernet as eth, homa, ipv4};
 use homa_proto::wire::{Acks, Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
@@ -42,6 +42,10 @@ const PRIME_CYCLES: u64 = 20_000;
 /// to hundreds of KiB); a frame that finds it full is dropped.
 const MAC_RX_FIFO: usize = 128 * 1024;
 
+/// The lane of a payload read response's first byte: the DATA frame's headers (Ethernet,
+/// IPv4, DATA) end there in the frame's second beat, so the core overlays, never shifts.
+const PAYLOAD_LANE: usize = (eth::HEADER_LEN + ipv4::HEADER_LEN + homa::DATA_HEADER_LEN) % 64;
+
 /// Completions the host takes per `cq_consumer` write.
 const POLL_BATCH: usize = 64;
 
@@ -54,9 +58,9 @@ const RINGS: RingSizes = RingSizes {
     rx_buffer_len: 4096,
 };
 
-/// One host's NIC: the Verilated `homa_rx_core_w512` and the state around its streams.
+/// One host's NIC: the Verilated `homa_nic_core_w512` and the state around its streams.
 pub struct RtlNic {
-    core: HomaRxCoreW512,
+    core: HomaNicCoreW512,
     /// The host side: the driver's rings and RX buffers over a host-memory model that also
     /// serves the core's DMA; `None` when the host is elsewhere ([`RtlNic::with_driver`]).
     host: Option<Nic<Arc<MemDevice>>>,
@@ -65,10 +69,14 @@ pub struct RtlNic {
     reads: VecDeque<(u64, u64, usize)>,
     /// The same on the TX descriptor read channel.
     tx_reads: VecDeque<(u64, u64, usize)>,
-    /// TX descriptors the core accepted (`m_txd_*`), with their ring index.
-    tx_accepted: Vec<(u32, TxDescriptor)>,
+    /// The same on the payload read channel (the transmit engine's), and the beats of the
+    /// front read already delivered.
+    pay_reads: VecDeque<(u64, u64, usize)>,
+    pay_beat: usize,
     /// TX descriptors the core refused, as their `ERROR` completions came.
     tx_refused: Vec<Completion>,
+    /// The `TX_DONE` completions the host read, in order.
+    tx_done: Vec<Completion>,
     /// One-way PCIe latency in cycles.
     pcie_cycles: u64,
     /// Byte address of QUEUE.rx_consumer, mirrored into the host's view.
@@ -93,8 +101,8 @@ pub struct RtlNic {
     /// Frames taken that `proto::wire` accepts (header, DATA payload), with the cycle of
     /// their last beat, waiting for their completion.
     sent: VecDeque<(FrameRepr<'static>, Bytes, u64)>,
-    /// GRANT frame being collected from `m_grant_axis`.
-    grant: Vec<u8>,
+    /// Frame (GRANT or DATA) being collected from `m_axis`.
+    frame_out: Vec<u8>,
     quiet: u32,
     /// Quiet cycles that make the core idle: [`DRAIN_CYCLES`] after frame traffic,
     /// [`HOST_DRAIN_CYCLES`] after host traffic alone.
@@ -171,11 +179,11 @@ impl RtlNic {
             dev.write32(offset, value)?;
         }
         let mut core = dev.into_core();
-        core.set_m_grant_axis_tready(1);
+        core.set_m_axis_tready(1);
         core.set_m_dma_rd_ready(1);
         core.set_m_dma_wr_ready(1);
         core.set_m_dma_txrd_ready(1);
-        core.set_m_txd_ready(1);
+        core.set_m_dma_payrd_ready(1);
         let period = timing.period_ps();
         let mut nic = RtlNic {
             core,
@@ -183,8 +191,10 @@ impl RtlNic {
             memory,
             reads: VecDeque::new(),
             tx_reads: VecDeque::new(),
-            tx_accepted: Vec::new(),
+            pay_reads: VecDeque::new(),
+            pay_beat: 0,
             tx_refused: Vec::new(),
+            tx_done: Vec::new(),
             pcie_cycles: timing.pcie_ps().div_ceil(period),
             rx_consumer: address("QUEUE", "rx_consumer")? as u32,
             tx_consumer: address("QUEUE", "tx_consumer")? as u32,
@@ -197,7 +207,7 @@ impl RtlNic {
             inbox_bytes: 0,
             feeding: None,
             sent: VecDeque::new(),
-            grant: Vec::new(),
+            frame_out: Vec::new(),
             quiet: DRAIN_CYCLES,
             drain: DRAIN_CYCLES,
             counters: NicCounters::default(),
@@ -278,11 +288,25 @@ impl RtlNic {
         Ok(())
     }
 
-    /// TX descriptors the core accepted and handed to its transmit side (`m_txd_*`), with
-    /// their ring index, as the core decoded them. (The transmit engine that sends them is
-    /// not in the core yet.)
-    pub fn tx_accepted(&self) -> &[(u32, TxDescriptor)] {
-        &self.tx_accepted
+    /// The `TX_DONE` completions the host read (the messages the core finished sending), in
+    /// order.
+    pub fn tx_done(&self) -> &[Completion] {
+        &self.tx_done
+    }
+
+    /// The `TX_DONE` and TX `ERROR` completions read since the last call, in order (and no
+    /// longer kept for [`RtlNic::tx_done`] and [`RtlNic::tx_refused`]).
+    pub fn take_tx_completions(&mut self) -> (Vec<Completion>, Vec<Completion>) {
+        (
+            std::mem::take(&mut self.tx_done),
+            std::mem::take(&mut self.tx_refused),
+        )
+    }
+
+    /// The host memory the core's DMA reads and writes (the driver's rings and buffers live
+    /// in it; a host places the payloads of the messages it sends here).
+    pub fn memory(&self) -> &Arc<MemDevice> {
+        &self.memory
     }
 
     /// The `ERROR` completions (ring TX) of the TX descriptors the core refused, in order.
@@ -335,6 +359,7 @@ impl RtlNic {
             && self.writes.is_empty()
             && self.reads.is_empty()
             && self.tx_reads.is_empty()
+            && self.pay_reads.is_empty()
             && self.sent.is_empty()
             && self.quiet >= self.drain
     }
@@ -349,6 +374,7 @@ impl RtlNic {
             self.writes.front().map(|(a, _, _)| *a),
             self.reads.front().map(|(a, _, _)| *a),
             self.tx_reads.front().map(|(a, _, _)| *a),
+            self.pay_reads.front().map(|(a, _, _)| *a),
             self.sent.front().map(|s| s.2 + LOST_CYCLES + 1),
         ]
         .into_iter()
@@ -427,7 +453,6 @@ impl RtlNic {
         }
         let (dma_reads, dma_writes) = self.dma_requests();
         busy |= dma_reads;
-        busy |= self.take_tx_descriptor();
         // Frame traffic from here on (DMA writes are payloads and their completions).
         let mut frames = dma_writes;
         if self.feeding.is_some() && self.core.get_s_axis_tready() == 1 {
@@ -439,16 +464,16 @@ impl RtlNic {
                 self.taken(&frame);
             }
         }
-        if self.core.get_m_grant_axis_tvalid() == 1 {
+        frames |= self.payload_taken();
+        if self.core.get_m_axis_tvalid() == 1 {
             frames = true;
-            let keep = self.core.get_m_grant_axis_tkeep();
-            let bytes = words_to_le_bytes(&self.core.get_m_grant_axis_tdata());
-            self.grant
+            let keep = self.core.get_m_axis_tkeep();
+            let bytes = words_to_le_bytes(&self.core.get_m_axis_tdata());
+            self.frame_out
                 .extend_from_slice(&bytes[..keep.count_ones() as usize]);
-            if self.core.get_m_grant_axis_tlast() == 1 {
-                self.counters.grants += 1;
-                let frame = std::mem::take(&mut self.grant);
-                out.push((at, NicOutput::Grant { frame }));
+            if self.core.get_m_axis_tlast() == 1 {
+                let frame = std::mem::take(&mut self.frame_out);
+                self.frame_sent(at, frame, out);
             }
         }
         self.core.tick();
@@ -479,6 +504,18 @@ impl RtlNic {
     ///
     /// This half drives the read response due this cycle; whether there was one.
     fn dma_response(&mut self) -> bool {
+        let pay = match self.pay_reads.front() {
+            Some(&(due, addr, len)) if due <= self.cycle => {
+                let words = self.payload_beat(addr, len, self.pay_beat);
+                self.core.set_s_dma_payrd_data(&words);
+                self.core.set_s_dma_payrd_valid(1);
+                true
+            }
+            _ => {
+                self.core.set_s_dma_payrd_valid(0);
+                false
+            }
+        };
         let tx = match self.tx_reads.front() {
             Some(&(due, addr, len)) if due <= self.cycle => {
                 self.tx_reads.pop_front();
@@ -492,19 +529,20 @@ impl RtlNic {
                 false
             }
         };
-        tx | match self.reads.front() {
-            Some(&(due, addr, len)) if due <= self.cycle => {
-                self.reads.pop_front();
-                let words = self.read_words(addr, len);
-                self.core.set_s_dma_rd_data(&words);
-                self.core.set_s_dma_rd_valid(1);
-                true
+        pay | tx
+            | match self.reads.front() {
+                Some(&(due, addr, len)) if due <= self.cycle => {
+                    self.reads.pop_front();
+                    let words = self.read_words(addr, len);
+                    self.core.set_s_dma_rd_data(&words);
+                    self.core.set_s_dma_rd_valid(1);
+                    true
+                }
+                _ => {
+                    self.core.set_s_dma_rd_valid(0);
+                    false
+                }
             }
-            _ => {
-                self.core.set_s_dma_rd_valid(0);
-                false
-            }
-        }
     }
 
     /// `len` bytes (at most 64) of host memory at `addr`, as a read response beat; an
@@ -521,46 +559,61 @@ impl RtlNic {
         words_from_le_bytes(&data).unwrap_or([0; 16])
     }
 
-    /// The TX descriptor the core offers on `m_txd_*` (always taken), rebuilt from its
-    /// fields; whether there was one.
-    fn take_tx_descriptor(&mut self) -> bool {
-        let c = &self.core;
-        if c.get_m_txd_valid() == 0 {
+    /// Beat `k` of the response to a payload read of `len` bytes at `addr`: payload byte
+    /// `i` at lane `PAYLOAD_LANE + i` of the whole response, zeros around it. An access
+    /// outside the memory the driver allocated reads zeros and is counted.
+    fn payload_beat(&mut self, addr: u64, len: usize, k: usize) -> [u32; 16] {
+        let mut data = [0u8; 64];
+        // Payload bytes [first, end) land in this beat, from lane `first + PAYLOAD_LANE - 64k`.
+        let first = (64 * k).saturating_sub(PAYLOAD_LANE);
+        let end = (64 * k + 64 - PAYLOAD_LANE).min(len);
+        if first < end {
+            let lane = first + PAYLOAD_LANE - 64 * k;
+            let at = addr.wrapping_add(first as u64);
+            if self
+                .memory
+                .dma_read(at, &mut data[lane..lane + end - first])
+                .is_err()
+            {
+                self.counters.dma_faults += 1;
+            }
+        }
+        words_from_le_bytes(&data).unwrap_or([0; 16])
+    }
+
+    /// After the edge's inputs are set: whether the payload beat offered was taken (the
+    /// read is done after its last beat).
+    fn payload_taken(&mut self) -> bool {
+        let Some(&(due, _, len)) = self.pay_reads.front() else {
+            return false;
+        };
+        if due > self.cycle || self.core.get_s_dma_payrd_ready() == 0 {
             return false;
         }
-        let (length, offset, bytes) = (
-            c.get_m_txd_length() as u32,
-            c.get_m_txd_offset() as u32,
-            c.get_m_txd_bytes() as u32,
-        );
-        let peer: [u8; 16] = words_to_le_bytes(&c.get_m_txd_peer())[..16]
-            .try_into()
-            .expect("128 bits");
-        let desc = TxDescriptor {
-            op: if c.get_m_txd_retransmit() == 1 {
-                TxOp::Retransmit {
-                    offset,
-                    length: bytes,
-                }
-            } else {
-                TxOp::SendMessage
-            },
-            flags: if c.get_m_txd_no_completion() == 1 {
-                TxFlags::NO_COMPLETION
-            } else {
-                TxFlags::default()
-            },
-            rpc_id: c.get_m_txd_rpc_id(),
-            peer: peer.into(),
-            src_port: c.get_m_txd_src_port() as u16,
-            dst_port: c.get_m_txd_dst_port() as u16,
-            message_length: length,
-            payload_iova: c.get_m_txd_iova(),
-            cookie: c.get_m_txd_cookie(),
-        };
-        let index = c.get_m_txd_index() as u32;
-        self.tx_accepted.push((index, desc));
+        self.pay_beat += 1;
+        if self.pay_beat == (PAYLOAD_LANE + len).div_ceil(64) {
+            self.pay_reads.pop_front();
+            self.pay_beat = 0;
+        }
         true
+    }
+
+    /// A whole frame left on `m_axis`: a GRANT (for the wire, reported to the host engine)
+    /// or a DATA frame (for the wire). A frame `proto::wire` does not accept is counted.
+    fn frame_sent(&mut self, at: Ps, frame: Vec<u8>, out: &mut Vec<(Ps, NicOutput)>) {
+        let caps = ChecksumCapabilities::default();
+        let kind = FrameRepr::parse(&frame, LinkType::Ethernet, &caps).map(|f| f.homa.body);
+        match kind {
+            Ok(Body::Grant(_)) => {
+                self.counters.grants += 1;
+                out.push((at, NicOutput::Grant { frame }));
+            }
+            Ok(Body::Data(_)) => {
+                self.counters.data_frames += 1;
+                out.push((at, NicOutput::Data { frame }));
+            }
+            _ => self.counters.parse_mismatches += 1,
+        }
     }
 
     /// The other half, once every input is set: takes the read request and the write beat
@@ -572,6 +625,13 @@ impl RtlNic {
             let due = self.cycle + 2 * self.pcie_cycles;
             self.tx_reads
                 .push_back((due, self.core.get_m_dma_txrd_addr(), len));
+            reads = true;
+        }
+        if self.core.get_m_dma_payrd_valid() == 1 {
+            let len = self.core.get_m_dma_payrd_len() as usize;
+            let due = self.cycle + 2 * self.pcie_cycles;
+            self.pay_reads
+                .push_back((due, self.core.get_m_dma_payrd_addr(), len));
             reads = true;
         }
         if self.core.get_m_dma_rd_valid() == 1 {
@@ -663,10 +723,18 @@ impl RtlNic {
                     },
                     phase: false,
                 }),
-                // A completion no packet explains, or one the core never writes yet.
-                Received::Bad { .. } | Received::TxDone { .. } | Received::Other(_) => {
-                    self.counters.parse_mismatches += 1
-                }
+                Received::TxDone {
+                    rpc_id,
+                    length,
+                    cookie,
+                } => self.tx_done.push(Completion {
+                    rpc_id,
+                    status: Status::Ok,
+                    event: Event::TxDone { length, cookie },
+                    phase: false,
+                }),
+                // A completion no packet explains.
+                Received::Bad { .. } | Received::Other(_) => self.counters.parse_mismatches += 1,
             }
         }
         self.send_host_writes(self.cycle + self.pcie_cycles);

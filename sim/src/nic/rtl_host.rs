@@ -158,7 +158,7 @@ fn run(
         }
         nic.run_until(t, &mut out);
         for (_, o) in out.drain(..) {
-            if let NicOutput::Grant { frame } = o {
+            if let NicOutput::Grant { frame } | NicOutput::Data { frame } = o {
                 let ip = &frame[eth::HEADER_LEN..];
                 let dst: [u8; 4] = ip[ipv4::DST_ADDR].try_into().expect("4 bytes");
                 let dst = Ipv4Addr::from(dst);

@@ -1,15 +1,38 @@
-//! The simulated NIC's TX descriptor ring (it needs the Verilated core): the driver posts
-//! descriptors, the core fetches them on its TX read channel, hands on the good ones and
-//! refuses the rest in `ERROR` completions.
+//! The simulated NIC's transmit path (it needs the Verilated core): the driver posts TX
+//! descriptors, the core fetches them on its TX read channel, refuses the bad ones in `ERROR`
+//! completions, and sends the good ones as DATA frames it builds from payload it reads from
+//! host memory, SRPT among them, as far as their grants allow; the GRANTs it receives raise
+//! them; a `TX_DONE` completion reports each message that asked for one.
 #![allow(non_snake_case)]
 #![cfg(homa_rtl)]
 
 use super::tests::config;
 use super::*;
+use homa_driver::Device;
 use homa_proto::hostif::{
     Completion, DmaWindow, ErrorRing, Event, Status, TxDescriptor, TxFlags, TxLimits, TxOp,
     peer_address,
 };
+use homa_proto::wire::{self, Body, ChecksumCapabilities, FrameRepr, LinkType};
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+/// The byte host memory holds at `a` in the payload regions of these tests.
+fn pattern(a: u64) -> u8 {
+    (a.wrapping_mul(0x9e37_79b9) >> 13) as u8
+}
+
+/// A payload region of `len` bytes in the NIC's host memory, filled with [`pattern`].
+fn payload_region(nic: &RtlNic, len: usize) -> DmaWindow {
+    let region = nic.memory().alloc_dma(len).unwrap();
+    let base = region.iova();
+    let bytes: Vec<u8> = (0..len as u64).map(|i| pattern(base + i)).collect();
+    region.write(0, &bytes).unwrap();
+    DmaWindow {
+        base,
+        len: len as u64,
+    }
+}
 
 fn send(id: u64, length: u32, iova: u64) -> TxDescriptor {
     TxDescriptor {
@@ -25,13 +48,111 @@ fn send(id: u64, length: u32, iova: u64) -> TxDescriptor {
     }
 }
 
+/// A GRANT from 10.0.0.2 (the receiver of this host's messages) for this host's RPC `id`:
+/// the receiver's id of it has bit 0 flipped.
+fn grant(id: u64, offset: u32, priority: u8) -> Vec<u8> {
+    FrameRepr {
+        ethernet: Some(wire::EthernetRepr {
+            src_addr: wire::EthernetAddress([2, 0, 0, 0xff, 0xff, 0xff]),
+            dst_addr: wire::EthernetAddress([2, 0, 0, 0, 0, 1]),
+            vlan: None,
+            ethertype: wire::EtherType::IPV4,
+        }),
+        ip: wire::IpRepr::V4(wire::Ipv4Repr {
+            src_addr: Ipv4Addr::new(10, 0, 0, 2),
+            dst_addr: Ipv4Addr::new(10, 0, 0, 1),
+            tos: 0,
+            ident: 0,
+            dont_frag: true,
+            ttl: 64,
+            protocol: wire::PROTOCOL_HOMA,
+            payload_len: 0,
+        }),
+        homa: wire::Repr {
+            sport: 99,
+            dport: 40_000,
+            sender_id: id ^ 1,
+            body: Body::Grant(wire::Grant { offset, priority }),
+        },
+    }
+    .to_bytes(&ChecksumCapabilities::default())
+}
+
+/// One DATA frame the core sent, as `proto::wire` parses it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Sent {
+    id: u64,
+    offset: u32,
+    payload: Vec<u8>,
+    priority: u8,
+    retransmit: bool,
+}
+
+/// The DATA frames among the NIC's outputs, checked for their addresses (this host to
+/// 10.0.0.2, through the router) and the message's ports.
+fn data_frames(out: &[(Ps, NicOutput)]) -> Vec<Sent> {
+    let caps = ChecksumCapabilities::default();
+    out.iter()
+        .filter_map(|(_, o)| match o {
+            NicOutput::Data { frame } => Some(frame),
+            _ => None,
+        })
+        .map(|frame| {
+            let f = FrameRepr::parse(frame, LinkType::Ethernet, &caps).expect("a valid frame");
+            let eth = f.ethernet.expect("Ethernet");
+            assert_eq!(eth.src_addr.0, [2, 0, 0, 0, 0, 1]);
+            assert_eq!(eth.dst_addr.0, [2, 0, 0, 0xff, 0xff, 0xff]);
+            assert_eq!(f.ip.src_addr(), Ipv4Addr::new(10, 0, 0, 1));
+            assert_eq!(f.ip.dst_addr(), Ipv4Addr::new(10, 0, 0, 2));
+            assert_eq!((f.homa.sport, f.homa.dport), (40_000, 99));
+            let Body::Data(d) = f.homa.body else {
+                panic!("a DATA frame: {:?}", f.homa)
+            };
+            Sent {
+                id: f.homa.sender_id,
+                offset: d.offset,
+                payload: d.payload.to_vec(),
+                priority: f.priority(),
+                retransmit: d.retransmit,
+            }
+        })
+        .collect()
+}
+
+/// Each message's frames cover `[from, to)` of its payload at `iova`, in order, once, at
+/// most `max_payload` bytes each, every byte the host's.
+fn check_range(frames: &[&Sent], iova: u64, from: u32, to: u32) {
+    let mut next = from;
+    for s in frames {
+        assert_eq!(s.offset, next, "contiguous: {:?}", (s.id, s.offset));
+        assert!(!s.payload.is_empty() && s.payload.len() <= 1424);
+        for (i, b) in s.payload.iter().enumerate() {
+            let a = iova + u64::from(s.offset) + i as u64;
+            assert_eq!(
+                *b,
+                pattern(a),
+                "message {} byte {}",
+                s.id,
+                s.offset as usize + i
+            );
+        }
+        next += s.payload.len() as u32;
+    }
+    assert_eq!(next, to, "message ends");
+}
+
+fn by_id(frames: &[Sent]) -> BTreeMap<u64, Vec<&Sent>> {
+    let mut m: BTreeMap<u64, Vec<&Sent>> = BTreeMap::new();
+    for s in frames {
+        m.entry(s.id).or_default().push(s);
+    }
+    m
+}
+
 #[test]
-fn rtl_nic__tx_descriptors_too_long_or_outside_the_window_come_back_in_errors() {
+fn rtl_nic__tx_descriptors_become_data_frames_grants_release_the_rest_refusals_are_errors() {
     let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
-    let window = DmaWindow {
-        base: 0x10_0000_0000,
-        len: 1 << 30,
-    };
+    let window = payload_region(&nic, 1 << 20);
     let end = window.base + window.len;
     nic.set_tx_limits(
         0,
@@ -49,6 +170,10 @@ fn rtl_nic__tx_descriptors_too_long_or_outside_the_window_come_back_in_errors() 
         flags: TxFlags::NO_COMPLETION,
         ..send(2, 90_000, window.base + 0x1000)
     };
+    let v6 = TxDescriptor {
+        peer: "fe80::2".parse().unwrap(),
+        ..send(11, 100, window.base)
+    };
     // (descriptor, the refusal's status, or None when it must pass)
     let posted = [
         (send(1, 5000, window.base), None),
@@ -64,6 +189,7 @@ fn rtl_nic__tx_descriptors_too_long_or_outside_the_window_come_back_in_errors() 
         (send(8, 100, 0xdead_0000_0000), Some(Status::OutOfBounds)),
         (send(9, 100, u64::MAX - 50), Some(Status::BadDescriptor)),
         (send(10, 1, end - 1), None),
+        (v6, Some(Status::BadDescriptor)),
     ];
     for (i, (d, _)) in posted.iter().enumerate() {
         let index = nic.post_tx_descriptor(1000 * i as u64, d).unwrap();
@@ -71,14 +197,57 @@ fn rtl_nic__tx_descriptors_too_long_or_outside_the_window_come_back_in_errors() 
     }
     let mut out = Vec::new();
     nic.run_until(50_000_000, &mut out);
-    assert!(out.is_empty(), "nothing for the wire or the host: {out:?}");
-    let want_ok: Vec<(u32, TxDescriptor)> = posted
+    // Before any GRANT: messages 1 and 10 whole, the retransmitted range, and message 3's
+    // unscheduled bytes (rtt_bytes, 40,000), each at its unscheduled priority.
+    let cutoffs = config().unsched_cutoffs;
+    let early = data_frames(&out);
+    let ids = by_id(&early);
+    assert_eq!(ids.keys().copied().collect::<Vec<_>>(), [1, 2, 3, 10]);
+    check_range(&ids[&1], window.base, 0, 5000);
+    check_range(&ids[&2], window.base + 0x1000, 1400, 4200);
+    check_range(&ids[&3], end - 100_000, 0, 40_000);
+    check_range(&ids[&10], end - 1, 0, 1);
+    for s in &early {
+        let length =
+            [5000, 90_000, 100_000, 1][[1, 2, 3, 10].iter().position(|i| *i == s.id).unwrap()];
+        let prio = homa_proto::policy::unsched_priority(&cutoffs, length);
+        assert_eq!((s.priority, s.retransmit), (prio, s.id == 2), "{s:?}");
+    }
+    // GRANTs for message 3 (and one for a message this host never sent): the rest leaves at
+    // the granted priority, then its TX_DONE.
+    nic.receive(60_000_000, grant(3, 70_000, 5));
+    nic.receive(60_100_000, grant(77, 10_000, 2));
+    nic.receive(70_000_000, grant(3, 100_000, 6));
+    out.clear();
+    nic.run_until(200_000_000, &mut out);
+    let late = data_frames(&out);
+    assert!(late.iter().all(|s| s.id == 3 && !s.retransmit), "{late:?}");
+    let granted: Vec<&Sent> = late.iter().collect();
+    check_range(&granted, end - 100_000, 40_000, 100_000);
+    assert!(granted.iter().all(|s| s.priority == 5 || s.priority == 6));
+    assert_eq!(granted.last().unwrap().priority, 6);
+    // The GRANTs reached the host too (CONTROL completions).
+    let grants_to_host = out
         .iter()
-        .enumerate()
-        .filter(|(_, (_, why))| why.is_none())
-        .map(|(i, (d, _))| (i as u32, *d))
-        .collect();
-    assert_eq!(nic.tx_accepted(), &want_ok[..]);
+        .filter(|(_, o)| matches!(o, NicOutput::Host { packet, .. } if matches!(packet.header.body, Body::Grant(_))))
+        .count();
+    assert_eq!(grants_to_host, 3);
+
+    let done = |d: &TxDescriptor| Completion {
+        rpc_id: d.rpc_id,
+        status: Status::Ok,
+        event: Event::TxDone {
+            length: d.message_length,
+            cookie: d.cookie,
+        },
+        phase: false,
+    };
+    // Messages 1 and 10 (no completion for the retransmitted range), then 3 after its grants.
+    let want_done = vec![done(&posted[0].0), done(&posted[9].0), done(&posted[2].0)];
+    let mut got_done = nic.tx_done().to_vec();
+    got_done[..2].sort_by_key(|c| c.rpc_id);
+    assert_eq!(got_done, want_done);
+
     let want_refused: Vec<Completion> = posted
         .iter()
         .enumerate()
@@ -103,12 +272,19 @@ fn rtl_nic__tx_descriptors_too_long_or_outside_the_window_come_back_in_errors() 
     assert_eq!(refused, want_refused);
     let c = nic.counters();
     assert_eq!((c.dma_faults, c.parse_mismatches), (0, 0), "{c:?}");
-    assert_eq!(nic.read_register("QUEUE", "tx_bad_descriptors").unwrap(), 6);
-    assert_eq!(nic.read_register("QUEUE", "tx_consumer").unwrap(), 10);
+    assert_eq!(c.data_frames as usize, early.len() + late.len());
+    assert_eq!(nic.read_register("QUEUE", "tx_bad_descriptors").unwrap(), 7);
+    assert_eq!(nic.read_register("QUEUE", "tx_consumer").unwrap(), 11);
+    assert_eq!(
+        nic.read_register("TX", "packets_sent").unwrap() as usize,
+        early.len() + late.len()
+    );
+    assert_eq!(nic.read_register("TX", "grants_unmatched").unwrap(), 1);
+    assert_eq!(nic.read_register("TX", "messages_queued").unwrap(), 0);
 }
 
 #[test]
-fn rtl_nic__tx_descriptors_through_a_small_ring_beside_rx_traffic() {
+fn rtl_nic__many_messages_through_a_small_ring_beside_rx_traffic() {
     use super::tests::frame;
     use crate::rng::seeded_rng;
     use rand::RngExt;
@@ -116,17 +292,16 @@ fn rtl_nic__tx_descriptors_through_a_small_ring_beside_rx_traffic() {
     let seed = 0x7a_5eed;
     let mut rng = seeded_rng(seed);
     let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
+    let window = payload_region(&nic, 4 << 20);
     let limits = TxLimits {
-        max_message_length: 200_000,
-        window: DmaWindow {
-            base: 0x20_0000_0000,
-            len: 1 << 32,
-        },
+        max_message_length: 40_000,
+        window,
     };
-    let end = limits.window.base + limits.window.len;
+    let end = window.base + window.len;
     nic.set_tx_limits(0, &limits).unwrap();
-    // 300 DATA frames, one every 200 ns, while 300 descriptors go through the driver's ring
-    // of 16 entries, posted as fast as it frees slots.
+    // 300 DATA frames in, one every 200 ns, while 300 descriptors go through the driver's
+    // ring of 16 entries, posted as fast as it frees slots: messages of 1 B to 40 kB (all
+    // unscheduled), some refused, some without TX_DONE.
     let n = 300u32;
     let payloads: Vec<Vec<u8>> = (0..n)
         .map(|i| (0..200u32).map(|b| (b * 5 + i) as u8).collect())
@@ -139,19 +314,25 @@ fn rtl_nic__tx_descriptors_through_a_small_ring_beside_rx_traffic() {
     }
     let descs: Vec<TxDescriptor> = (0..300u64)
         .map(|i| {
-            let length = rng.random_range(1..=250_000u32);
-            let iova = match rng.random_range(0..10) {
-                0 => limits.window.base - rng.random_range(1..=1000u64),
+            let length = rng.random_range(1..=41_000u32);
+            let iova = match rng.random_range(0..12) {
+                0 => window.base - rng.random_range(1..=1000u64),
                 1 => end - u64::from(length) + rng.random_range(1..=1000u64),
-                2 => u64::MAX - rng.random_range(0..u64::from(length)),
-                _ => limits.window.base + rng.random_range(0..(1u64 << 31)),
+                _ => window.base + rng.random_range(0..window.len - u64::from(length)),
             };
-            send(i, length, iova)
+            let mut d = send(i, length, iova);
+            if rng.random_range(0..10) == 0 {
+                d.flags = TxFlags::NO_COMPLETION;
+            }
+            if rng.random_range(0..40) == 0 {
+                d.peer = "2001:db8::7".parse().unwrap();
+            }
+            d
         })
         .collect();
     let (mut posted, mut t) = (0usize, 0u64);
     let mut out = Vec::new();
-    while t < 400_000_000 && (posted < descs.len() || nic.next_edge().is_some()) {
+    while t < 2_000_000_000 && (posted < descs.len() || nic.next_edge().is_some()) {
         while posted < descs.len() {
             match nic.post_tx_descriptor(t, &descs[posted]) {
                 Ok(index) => {
@@ -170,17 +351,20 @@ fn rtl_nic__tx_descriptors_through_a_small_ring_beside_rx_traffic() {
         descs.len(),
         "seed {seed:#x}: the ring never freed its slots"
     );
-    let mut want_ok = Vec::new();
-    let mut want_refused = Vec::new();
+    let (mut sent_ok, mut want_refused, mut want_done) = (Vec::new(), Vec::new(), Vec::new());
     for (i, d) in descs.iter().enumerate() {
         let mut raw = [0u8; 64];
         d.encode(&mut raw);
         match limits.refusal(&raw) {
-            None => want_ok.push((i as u32, *d)),
+            None => {
+                sent_ok.push(d);
+                if !d.flags.contains(TxFlags::NO_COMPLETION) {
+                    want_done.push((d.rpc_id, d.message_length, d.cookie));
+                }
+            }
             Some(status) => want_refused.push((i as u32, d.cookie, status)),
         }
     }
-    assert_eq!(nic.tx_accepted(), &want_ok[..], "seed {seed:#x}");
     let refused: Vec<(u32, u64, Status)> = nic
         .tx_refused()
         .iter()
@@ -190,15 +374,37 @@ fn rtl_nic__tx_descriptors_through_a_small_ring_beside_rx_traffic() {
         })
         .collect();
     assert_eq!(refused, want_refused, "seed {seed:#x}");
-    assert!(want_ok.len() > 100 && want_refused.len() > 50);
+    assert!(
+        sent_ok.len() > 200 && want_refused.len() > 20,
+        "seed {seed:#x}"
+    );
+    // Every accepted message, whole, from its own payload; nothing else.
+    let frames = data_frames(&out);
+    let ids = by_id(&frames);
+    assert_eq!(ids.len(), sent_ok.len(), "seed {seed:#x}");
+    for d in &sent_ok {
+        check_range(&ids[&d.rpc_id], d.payload_iova, 0, d.message_length);
+    }
+    let mut got_done: Vec<(u64, u32, u64)> = nic
+        .tx_done()
+        .iter()
+        .map(|c| match c.event {
+            Event::TxDone { length, cookie } => (c.rpc_id, length, cookie),
+            _ => unreachable!("tx_done holds TX_DONEs"),
+        })
+        .collect();
+    got_done.sort_unstable();
+    want_done.sort_unstable();
+    assert_eq!(got_done, want_done, "seed {seed:#x}");
+    // The RX side went on beside it.
     let got: Vec<Vec<u8>> = out
         .into_iter()
         .filter_map(|(_, o)| match o {
             NicOutput::Host { packet, .. } => Some(packet.payload.to_vec()),
-            NicOutput::Grant { .. } => None,
+            _ => None,
         })
         .collect();
-    assert_eq!(got, payloads, "every payload, in order, beside the TX ring");
+    assert_eq!(got, payloads, "every payload, in order, beside the TX path");
     let c = nic.counters();
     assert_eq!(
         (c.dma_faults, c.rx_lost, c.parse_mismatches),

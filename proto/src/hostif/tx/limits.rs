@@ -32,7 +32,8 @@ impl TxLimits {
     /// Why the NIC refuses the descriptor `buf`, if it does, checked in this order:
     /// - [`Status::BadDescriptor`]: [`TxDescriptor::decode`] refuses it (unknown opcode,
     ///   reserved bits or fields not zero, zero length, a retransmit range that is empty or
-    ///   outside the message);
+    ///   outside the message), or its peer is not IPv4-mapped (`::ffff:a.b.c.d`: the NIC
+    ///   builds IPv4 frames only);
     /// - [`Status::MessageTooLong`]: `message_length` is over `max_message_length`;
     /// - [`Status::BadDescriptor`]: the payload `[payload_iova, payload_iova +
     ///   message_length)` wraps past the top of the address space (or ends exactly at it);
@@ -45,6 +46,9 @@ impl TxLimits {
         let Ok(d) = TxDescriptor::decode(buf) else {
             return Some(Status::BadDescriptor);
         };
+        if d.peer.to_ipv4_mapped().is_none() {
+            return Some(Status::BadDescriptor);
+        }
         if d.message_length > self.max_message_length {
             return Some(Status::MessageTooLong);
         }
@@ -111,6 +115,14 @@ mod tests {
         let mut zero = desc(100, 0x1000);
         zero[32..36].fill(0);
         assert_eq!(open.refusal(&zero), Some(Status::BadDescriptor));
+        // An IPv6 peer (a well-formed descriptor the NIC cannot frame), and a plain IPv4
+        // address without the ::ffff: prefix.
+        let mut v6 = desc(100, 0x1000);
+        v6[16..32].copy_from_slice(&"fe80::1".parse::<std::net::Ipv6Addr>().unwrap().octets());
+        assert_eq!(open.refusal(&v6), Some(Status::BadDescriptor));
+        let mut bare = desc(100, 0x1000);
+        bare[26..28].fill(0);
+        assert_eq!(open.refusal(&bare), Some(Status::BadDescriptor));
 
         let win = TxLimits {
             max_message_length: 1 << 20,
