@@ -15749,7 +15749,7 @@ module homa_tx_engine_w512$framer(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cf
         m_axis_tdata = beat0;
         m_axis_tkeep = c_ones64;
         m_axis_tlast = 1'b0;
-        m_axis_tvalid = s_job_valid;
+        m_axis_tvalid = s_job_valid & s_pay_valid;
         s_pay_ready = 1'b0;
         if (~first) begin
             m_axis_tdata = ov;

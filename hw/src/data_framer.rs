@@ -20,9 +20,12 @@
 //! ([`template`]); the variable ones (addresses, priority, lengths, ports, offset, id,
 //! incoming, cutoff version, retransmit flag and the IPv4 checksum) are muxed in.
 //!
-//! Timing: beat 0 is combinational from the job (the FIFO in front of it is registered); each
-//! payload beat passes through with one 2:1 byte mux, so a frame of `n` beats takes `n`
-//! cycles back to back at full rate. `TX_DONE` waits in one register; a message's last frame
+//! Timing: beat 0 is combinational from the job (the FIFO in front of it is registered) and
+//! is offered only once the payload's first beat is there (a frame never holds the MAC port
+//! while its DMA read is in flight); each payload beat passes through with one 2:1 byte mux,
+//! so a frame of `n` beats takes `n` cycles back to back at full rate. The DMA must then
+//! deliver a job's beats without gaps for the MAC not to underrun: the simulator's does; a
+//! PCIe read engine that may not needs a frame FIFO (store and forward) in front of the MAC. `TX_DONE` waits in one register; a message's last frame
 //! holds its last beat while the register is still full.
 
 #[cfg(test)]
@@ -718,7 +721,9 @@ impl Logic for DataFramer512 {
         self.m_axis_tdata.next = self.beat0.val();
         self.m_axis_tkeep.next = self.c_ones64.val();
         self.m_axis_tlast.next = false;
-        self.m_axis_tvalid.next = self.s_job_valid.val();
+        // Beat 0 waits for the payload's first beat: a frame never starts (and holds the
+        // MAC port) before its DMA read has answered.
+        self.m_axis_tvalid.next = self.s_job_valid.val() & self.s_pay_valid.val();
         self.s_pay_ready.next = false;
         if !self.first.val() {
             self.m_axis_tdata.next = self.ov.val();

@@ -188,6 +188,13 @@ pub fn run<D: FramerPorts>(dut: &mut D, seed: u64, n: u32) -> Result<FramerStats
         };
         let a = dut.drive(&offer);
         let ctx = format!("seed {seed:#x}, cycle {}, job {head}", st.cycles);
+        if a.beat.is_some() && frame.is_empty() && offer.pay.is_none() {
+            // A frame started before its payload would hold the MAC port (and underrun it)
+            // for as long as the DMA read takes.
+            return Err(format!(
+                "{ctx}: a frame's first beat offered before its payload"
+            ));
+        }
         if let Some((data, keep, last)) = a.beat.filter(|_| offer.tready) {
             let n = keep.trailing_ones() as usize;
             if keep != u64::MAX >> (64 - n.max(1)) || n == 0 || (!last && n != 64) {

@@ -98,6 +98,12 @@ impl Nics {
         let (nic, tx) = (&mut self.nics[h], &mut self.tx[h]);
         while let Some(o) = tx.waiting.front() {
             let len = o.message.len();
+            if len > tx.region.len() {
+                // Never fits: refused here rather than blocking every message behind it.
+                tx.errors += 1;
+                tx.waiting.pop_front();
+                continue;
+            }
             let Some(off) = tx.arena.alloc(len as u64) else {
                 return;
             };
