@@ -7,9 +7,10 @@
 //! endpoint as the IP datagram it came in as (rebuilt: the seam carries datagrams). The NIC
 //! has already checked the IPv4 header checksum and dropped malformed frames.
 //!
-//! Send is not the NIC's yet: the hardware has no TX path, so datagrams leave through
-//! another transport given at construction (raw IP on a real host, a [`crate::MemNetwork`]
-//! port in tests): the receive-offload configuration.
+//! Send is not the NIC's yet: this transport does not post TX descriptors (the hardware's
+//! transmit engine is driven by the simulated cluster's hosts, `homa_sim`'s `rtl` engine),
+//! so datagrams leave through another transport given at construction (raw IP on a real
+//! host, a [`crate::MemNetwork`] port in tests): the receive-offload configuration.
 //!
 //! When the endpoint has a whole inbound message, the transport releases it in the NIC's
 //! message table (GRANT `release_*`), as the simulated cluster's hosts do: the entry

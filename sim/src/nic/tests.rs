@@ -25,7 +25,8 @@ fn sim_device__the_driver_probes_the_rtl_register_file() {
     assert!(dev.write32(2, 0).is_err(), "unaligned");
 }
 
-pub(super) fn frame(payload: &[u8], offset: u32, length: u32) -> Vec<u8> {
+/// A frame from 10.0.0.2 (behind the router 02:00:00:ff:ff:ff) to this NIC, 10.0.0.1.
+pub(super) fn frame_to_nic(homa: wire::Repr<'_>) -> Vec<u8> {
     FrameRepr {
         ethernet: Some(wire::EthernetRepr {
             src_addr: wire::EthernetAddress([2, 0, 0, 0xff, 0xff, 0xff]),
@@ -43,22 +44,27 @@ pub(super) fn frame(payload: &[u8], offset: u32, length: u32) -> Vec<u8> {
             protocol: wire::PROTOCOL_HOMA,
             payload_len: 0,
         }),
-        homa: wire::Repr {
-            sport: 40_000,
-            dport: 1_000,
-            sender_id: 8,
-            body: Body::Data(wire::Data {
-                message_length: length,
-                incoming: 10_000,
-                ack: None,
-                cutoff_version: 1,
-                retransmit: false,
-                offset,
-                payload,
-            }),
-        },
+        homa,
     }
     .to_bytes(&ChecksumCapabilities::default())
+}
+
+/// A DATA frame of RPC 8 to this NIC.
+pub(super) fn frame(payload: &[u8], offset: u32, length: u32) -> Vec<u8> {
+    frame_to_nic(wire::Repr {
+        sport: 40_000,
+        dport: 1_000,
+        sender_id: 8,
+        body: Body::Data(wire::Data {
+            message_length: length,
+            incoming: 10_000,
+            ack: None,
+            cutoff_version: 1,
+            retransmit: false,
+            offset,
+            payload,
+        }),
+    })
 }
 
 /// The NIC of host 10.0.0.1, behind the router 02:00:00:ff:ff:ff that `frame` comes from.

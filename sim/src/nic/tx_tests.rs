@@ -6,7 +6,7 @@
 #![allow(non_snake_case)]
 #![cfg(homa_rtl)]
 
-use super::tests::config;
+use super::tests::{config, frame_to_nic};
 use super::*;
 use homa_driver::Device;
 use homa_proto::hostif::{
@@ -51,31 +51,12 @@ fn send(id: u64, length: u32, iova: u64) -> TxDescriptor {
 /// A GRANT from 10.0.0.2 (the receiver of this host's messages) for this host's RPC `id`:
 /// the receiver's id of it has bit 0 flipped.
 fn grant(id: u64, offset: u32, priority: u8) -> Vec<u8> {
-    FrameRepr {
-        ethernet: Some(wire::EthernetRepr {
-            src_addr: wire::EthernetAddress([2, 0, 0, 0xff, 0xff, 0xff]),
-            dst_addr: wire::EthernetAddress([2, 0, 0, 0, 0, 1]),
-            vlan: None,
-            ethertype: wire::EtherType::IPV4,
-        }),
-        ip: wire::IpRepr::V4(wire::Ipv4Repr {
-            src_addr: Ipv4Addr::new(10, 0, 0, 2),
-            dst_addr: Ipv4Addr::new(10, 0, 0, 1),
-            tos: 0,
-            ident: 0,
-            dont_frag: true,
-            ttl: 64,
-            protocol: wire::PROTOCOL_HOMA,
-            payload_len: 0,
-        }),
-        homa: wire::Repr {
-            sport: 99,
-            dport: 40_000,
-            sender_id: id ^ 1,
-            body: Body::Grant(wire::Grant { offset, priority }),
-        },
-    }
-    .to_bytes(&ChecksumCapabilities::default())
+    frame_to_nic(wire::Repr {
+        sport: 99,
+        dport: 40_000,
+        sender_id: id ^ 1,
+        body: Body::Grant(wire::Grant { offset, priority }),
+    })
 }
 
 /// One DATA frame the core sent, as `proto::wire` parses it.
