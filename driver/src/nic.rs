@@ -12,7 +12,7 @@ use homa_proto::wire::MAX_MESSAGE_LENGTH;
 use std::net::Ipv4Addr;
 
 /// Bytes of an IPv4 header without options (the NIC builds no others).
-const IPV4_HEADER_LEN: u32 = 20;
+const IPV4_HEADER_LEN: u32 = homa_proto::wire::field::ipv4::HEADER_LEN as u32;
 
 /// The most payload a DATA packet can carry: an IPv4 datagram of 65,535 bytes less its header
 /// and the DATA header.

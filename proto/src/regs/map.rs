@@ -495,7 +495,9 @@ const TX: &[Register] = &[
 ];
 
 /// `TX.max_payload` at reset: a 1500-byte MTU less the IPv4 header (20) and the DATA header.
-pub const DEFAULT_MAX_PAYLOAD: u32 = 1500 - 20 - crate::wire::field::homa::DATA_HEADER_LEN as u32;
+pub const DEFAULT_MAX_PAYLOAD: u32 = 1500
+    - crate::wire::field::ipv4::HEADER_LEN as u32
+    - crate::wire::field::homa::DATA_HEADER_LEN as u32;
 
 /// One ring's registers, `prefix` naming the ring.
 macro_rules! ring_regs {

@@ -10,11 +10,12 @@ use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
 use crate::time::Ps;
 use bytes::Bytes;
 use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, Received, RingSizes};
+// The lane of a payload read response's first byte, as the core's DATA framer takes it.
+use homa_hw::data_framer::PAYLOAD_LANE;
 use homa_proto::core::Packet;
 use homa_proto::hostif::{
     ACKS_CARRIED, Completion, ErrorRing, Event, RxBufDescriptor, Status, TxDescriptor, TxLimits,
 };
-use homa_proto::wire::field::{ethernet as eth, homa, ipv4};
 use homa_proto::wire::{Acks, Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
@@ -41,10 +42,6 @@ const PRIME_CYCLES: u64 = 20_000;
 /// Bytes the MAC's receive FIFO holds in front of the core (a 100 Gb/s MAC buffers some tens
 /// to hundreds of KiB); a frame that finds it full is dropped.
 const MAC_RX_FIFO: usize = 128 * 1024;
-
-/// The lane of a payload read response's first byte: the DATA frame's headers (Ethernet,
-/// IPv4, DATA) end there in the frame's second beat, so the core overlays, never shifts.
-const PAYLOAD_LANE: usize = (eth::HEADER_LEN + ipv4::HEADER_LEN + homa::DATA_HEADER_LEN) % 64;
 
 /// Completions the host takes per `cq_consumer` write.
 const POLL_BATCH: usize = 64;
