@@ -251,7 +251,7 @@ impl Endpoint {
                 // restart with RPC_UNKNOWN (nobody bound to the port) ends in a timeout.
                 m.restart();
                 self.metrics.restarts += 1;
-                if !self.offload_retransmits(key) && !self.sending.contains(&key) {
+                if !self.offload_restart(key) && !self.sending.contains(&key) {
                     self.sending.push(key);
                 }
             }

@@ -9,10 +9,15 @@
 //! From the engine's view a message is sent once handed over: a RESEND for any of its bytes
 //! is answered with a retransmission of that range (the NIC may not have sent them yet;
 //! duplicates are harmless, the receiver counts them), and a server's NEED_ACK timer starts
-//! at the hand-over.
+//! at the hand-over. The engine still follows the GRANTs it sees (it sends nothing for
+//! them): a RESEND for everything (a client that has heard nothing of its response) is
+//! answered with the bytes granted so far, the unscheduled ones at least, never the whole
+//! message, which the NIC would send at once as a retransmission. After RPC_UNKNOWN the
+//! message is handed over again as new (a SEND, waiting for the new RPC's grants).
 
 use super::rpc::RpcKey;
 use super::{Endpoint, RpcState};
+use crate::hostif::{TxDescriptor, TxFlags, TxOp, peer_address};
 use bytes::Bytes;
 use core::net::IpAddr;
 
@@ -32,6 +37,28 @@ pub struct Offload {
     /// `None`: send the message (SEND_MESSAGE: its unscheduled bytes now, the rest as it is
     /// granted); `Some((offset, length))`: send that range again now (RETRANSMIT).
     pub range: Option<(u32, u32)>,
+}
+
+impl Offload {
+    /// The TX descriptor that asks the NIC for this: SEND_MESSAGE, or RETRANSMIT of the range,
+    /// of the whole message placed at `payload_iova` (a RETRANSMIT's range is an offset into
+    /// it), a `TX_DONE` asked for with `cookie`.
+    pub fn descriptor(&self, payload_iova: u64, cookie: u64) -> TxDescriptor {
+        TxDescriptor {
+            op: match self.range {
+                None => TxOp::SendMessage,
+                Some((offset, length)) => TxOp::Retransmit { offset, length },
+            },
+            flags: TxFlags::default(),
+            rpc_id: self.id,
+            peer: peer_address(self.dst),
+            src_port: self.sport,
+            dst_port: self.dport,
+            message_length: u32::try_from(self.message.len()).unwrap_or(u32::MAX),
+            payload_iova,
+            cookie,
+        }
+    }
 }
 
 impl Endpoint {
@@ -59,6 +86,31 @@ impl Endpoint {
             // NEED_ACK counts from the hand-over (the NIC reports no per-packet progress).
             rpc.done_ticks = 0;
         }
+        self.offloads.push_back(Offload {
+            dst: rpc.peer,
+            sport: rpc.local_port,
+            dport: rpc.peer_port,
+            id: rpc.id,
+            message,
+            range: None,
+        });
+        true
+    }
+
+    /// With `tx_offload`: hands RPC `key`'s message to the NIC again as new, after the server
+    /// lost the RPC (RPC_UNKNOWN). Returns false (and does nothing) without `tx_offload`.
+    pub(super) fn offload_restart(&mut self, key: RpcKey) -> bool {
+        if !self.config.tx_offload {
+            return false;
+        }
+        let Some(rpc) = self.rpcs.get_mut(&key) else {
+            return false;
+        };
+        let Some(m) = rpc.msgout.as_mut() else {
+            return false;
+        };
+        let message = m.hand_over_again();
+        self.metrics.retransmitted_bytes += message.len() as u64;
         self.offloads.push_back(Offload {
             dst: rpc.peer,
             sport: rpc.local_port,

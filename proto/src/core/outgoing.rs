@@ -75,6 +75,13 @@ impl MessageOut {
         self.next_offset >= self.length && self.retransmits.is_empty()
     }
 
+    /// Whether every byte is on its way: sent once, and (with transmit offload, where every
+    /// byte counts as sent at the hand-over) granted, so the NIC has sent it too. Without
+    /// offload the same as [`fully_sent`](Self::fully_sent).
+    pub(crate) fn all_out(&self) -> bool {
+        self.fully_sent() && self.granted >= self.length
+    }
+
     /// Bytes never sent yet: the sender's SRPT key.
     pub(crate) fn bytes_remaining(&self) -> u32 {
         self.length - self.next_offset
@@ -91,10 +98,15 @@ impl MessageOut {
     /// was lost: granted is raised to cover it.
     pub(crate) fn resend(&mut self, offset: u32, length: Option<u32>, priority: u8) -> Option<()> {
         let end = match length {
-            None => self.next_offset,
-            Some(len) => offset.saturating_add(len).min(self.length),
+            // Everything sent: with transmit offload (everything counts as sent) only what
+            // was granted; without it, next_offset never passes granted.
+            None => self.next_offset.min(self.granted),
+            Some(len) => {
+                let end = offset.saturating_add(len).min(self.length);
+                self.granted = self.granted.max(end);
+                end
+            }
         };
-        self.granted = self.granted.max(end);
         let end = end.min(self.next_offset);
         if offset >= end {
             return None;
@@ -114,11 +126,21 @@ impl MessageOut {
     }
 
     /// With transmit offload: the NIC takes the whole message, so from here on every byte
-    /// counts as sent (RESENDs are capped at the message's end, not at what the engine sent).
+    /// counts as sent. `granted` keeps following the GRANTs the host sees (the NIC acts on
+    /// them; the engine sends nothing), so a RESEND for everything is capped at what the
+    /// receiver let the NIC send, not the whole message.
     pub(crate) fn hand_over(&mut self) -> Bytes {
         self.next_offset = self.length;
-        self.granted = self.length;
         self.data.clone()
+    }
+
+    /// With transmit offload, after RPC_UNKNOWN: the message goes to the NIC again as new (its
+    /// unscheduled bytes now, the rest as the server's new RPC grants it), not as a
+    /// retransmission of everything, which the NIC would send without waiting for grants.
+    pub(crate) fn hand_over_again(&mut self) -> Bytes {
+        self.retransmits.clear();
+        self.granted = self.unscheduled;
+        self.hand_over()
     }
 
     /// The message.

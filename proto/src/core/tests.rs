@@ -786,6 +786,24 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
         })),
     );
     assert!(c.poll_transmit(now).is_none() && c.poll_offload().is_none());
+    // A RESEND for everything: what the receiver granted (the GRANT just seen), not the whole
+    // message.
+    c.handle_packet(
+        now,
+        addr(1),
+        from_server(Body::Resend(crate::wire::Resend {
+            offset: 0,
+            length: crate::wire::Resend::ALL,
+            priority: 2,
+        })),
+    );
+    assert_eq!(
+        c.poll_offload(),
+        Some(Offload {
+            range: Some((0, 50_000)),
+            ..whole.clone()
+        })
+    );
     // A RESEND: that range again, as a retransmission for the NIC (even past what the
     // engine knows the NIC sent), not a BUSY.
     c.handle_packet(
@@ -805,19 +823,56 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
             ..whole.clone()
         })
     );
-    // RPC_UNKNOWN: the server lost the request; the whole message again.
+    // RPC_UNKNOWN: the server lost the request; the message again, as new (its grants start
+    // over: a RESEND for everything is now answered with the unscheduled bytes only).
     c.handle_packet(now, addr(1), from_server(Body::RpcUnknown));
+    assert_eq!(c.poll_offload(), Some(whole.clone()));
+    assert_eq!(c.metrics().restarts, 1);
+    assert_eq!(c.metrics().data_bytes_sent, 100_000);
+    assert_eq!(c.metrics().retransmitted_bytes, 155_000);
+    c.handle_packet(
+        now,
+        addr(1),
+        from_server(Body::Resend(crate::wire::Resend {
+            offset: 0,
+            length: crate::wire::Resend::ALL,
+            priority: 2,
+        })),
+    );
+    let unsched = c.config().unsched_bytes.min(100_000);
     assert_eq!(
         c.poll_offload(),
         Some(Offload {
-            range: Some((0, 100_000)),
-            ..whole
+            range: Some((0, unsched)),
+            ..whole.clone()
         })
     );
-    assert_eq!(c.metrics().restarts, 1);
-    assert_eq!(c.metrics().data_bytes_sent, 100_000);
-    assert_eq!(c.metrics().retransmitted_bytes, 105_000);
     assert_eq!(c.client_state(id), Some(RpcState::Outgoing));
+
+    // What the host posts for them: the whole message's IOVA either way, the range as a
+    // RETRANSMIT, the peer IPv4-mapped; each descriptor passes the layout's own check.
+    let send = whole.descriptor(0x10_0000, 7);
+    let again = Offload {
+        range: Some((60_000, 5_000)),
+        ..whole.clone()
+    }
+    .descriptor(0x10_0000, 8);
+    use crate::hostif::{TxFlags, TxOp};
+    assert_eq!(send.op, TxOp::SendMessage);
+    assert_eq!(
+        again.op,
+        TxOp::Retransmit {
+            offset: 60_000,
+            length: 5_000
+        }
+    );
+    for (d, cookie) in [(send, 7), (again, 8)] {
+        assert_eq!((d.rpc_id, d.src_port, d.dst_port), (id, whole.sport, 500));
+        assert_eq!(d.peer, crate::hostif::peer_address(addr(1)));
+        assert_eq!((d.message_length, d.payload_iova), (100_000, 0x10_0000));
+        assert_eq!((d.cookie, d.flags), (cookie, TxFlags::default()));
+        d.check().expect("a valid descriptor");
+    }
 }
 
 #[test]
@@ -862,4 +917,46 @@ fn endpoint__tx_offload_hands_the_response_over_and_answers_need_ack() {
         asked,
         "the server asks for an ACK of the handed-over response"
     );
+
+    // A response longer than the unscheduled bytes is out only once the client granted all
+    // of it (the NIC sends granted bytes at once): no NEED_ACK before, which would have the
+    // client ask again for bytes still on their way.
+    let mut req = first_data(4, 1_000, 7);
+    if let Body::Data(d) = &mut req.header.body {
+        d.incoming = 1_000;
+    }
+    s.handle_packet(t, addr(0), req);
+    let Some(Event::Request(r)) = s.poll_event() else {
+        panic!("the second request is delivered")
+    };
+    s.send_response(t, addr(0), r.id, pattern(100_000, 9))
+        .unwrap();
+    assert_eq!(s.poll_offload().map(|o| o.id), Some(5));
+    let need_ack = |s: &mut Endpoint, t: &mut Instant| {
+        let mut asked = false;
+        for _ in 0..=cfg.request_ack_ticks + 1 {
+            *t = *t + tick;
+            s.handle_timeout(*t);
+            while let Some(x) = s.poll_transmit(*t) {
+                asked |= x.packet.header.packet_type() == crate::wire::PacketType::NeedAck
+                    && x.packet.header.sender_id == 5;
+            }
+        }
+        asked
+    };
+    assert!(!need_ack(&mut s, &mut t), "not while ungranted bytes wait");
+    let grant = Packet {
+        header: Repr {
+            sport: 40_000,
+            dport: 500,
+            sender_id: 4,
+            body: Body::Grant(crate::wire::Grant {
+                offset: 100_000,
+                priority: 1,
+            }),
+        },
+        payload: Bytes::new(),
+    };
+    s.handle_packet(t, addr(0), grant);
+    assert!(need_ack(&mut s, &mut t), "once the client granted it all");
 }

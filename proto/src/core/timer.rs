@@ -51,8 +51,10 @@ impl Endpoint {
                 RpcState::InService => true,
                 RpcState::Outgoing if sending => true,
                 RpcState::Outgoing if !rpc.is_client() => {
-                    // Server: the response is out when every byte has been sent.
-                    if rpc.msgout.as_ref().is_some_and(|m| m.fully_sent()) {
+                    // Server: the response is out when every byte has been sent (with transmit
+                    // offload: handed over and granted, the NIC sends granted bytes at once;
+                    // NEED_ACK earlier would have the client ask again for bytes on their way).
+                    if rpc.msgout.as_ref().is_some_and(|m| m.all_out()) {
                         rpc.done_ticks += 1;
                         if rpc.done_ticks >= ack_ticks {
                             need_ack.push(*key);
