@@ -302,6 +302,17 @@ pub enum DriverError {
         #[source]
         source: HostifError,
     },
+    /// A message to send is larger than the whole TX payload area: it can never be placed.
+    #[error(
+        "failed to place a TX payload of {length} bytes: the TX buffer area holds {capacity}; \
+         give the transport a larger one or send shorter messages"
+    )]
+    PlaceTxPayload {
+        /// The message's length.
+        length: usize,
+        /// The area's size.
+        capacity: usize,
+    },
     /// The NIC reported a ring index it cannot have reached.
     #[error("failed to take the NIC's {ring} ring index: {source}")]
     ReadRingIndex {

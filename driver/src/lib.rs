@@ -11,7 +11,8 @@
 //!   memory in plain host memory, nothing behind them: for tests, and as the base the
 //!   simulated backend over the Verilated NIC will build on).
 //! - Ring logic shared by every backend: [`TxRing`], [`RxBufRing`] and [`CompletionRing`]
-//!   over a `DmaRegion` and the QUEUE registers.
+//!   over a `DmaRegion` and the QUEUE registers; [`TxBuffers`]: the TX descriptors' payloads
+//!   in the NIC's TX window ([`Arena`]: first-fit ranges, freed at `TX_DONE`).
 //! - [`Nic`]: the init sequence (walk the self-describing register blocks, check the ID
 //!   block and versions, program CONFIG, set up the rings and RX buffers) and the datapath
 //!   calls (`send`, `poll_completion`, `repost_rx_buffer`), and [`Nic::receive`]: the
@@ -27,6 +28,7 @@
 //! the IOMMU map call), each block with a `// SAFETY:` note; the rest of the crate is safe.
 //! Errors: one [`DriverError`], variants named after the failing operation.
 
+mod arena;
 mod device;
 mod dma;
 mod error;
@@ -40,8 +42,10 @@ mod rx;
 mod soft_nic;
 #[cfg(test)]
 mod testing;
+mod tx_buffers;
 mod vfio;
 
+pub use arena::Arena;
 pub use device::Device;
 pub use dma::DmaRegion;
 pub use error::{DriverError, Result};
@@ -53,4 +57,5 @@ pub use pci::PciAddress;
 pub use ring::{CompletionRing, Entry, ProducerRing, RingRegs, RxBufRing, TxRing};
 pub use rx::Received;
 pub use soft_nic::SoftNic;
+pub use tx_buffers::TxBuffers;
 pub use vfio::{VfioDevice, VfioPaths};

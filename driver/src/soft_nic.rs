@@ -1,4 +1,4 @@
-//! [`SoftNic`]: the NIC's side of the receive rings in software, over a [`MemDevice`], for
+//! [`SoftNic`]: the NIC's side of the host rings in software, over a [`MemDevice`], for
 //! tests of the layers above the driver (the RPC library) on machines with no NIC and no
 //! simulator in the loop.
 //!
@@ -9,13 +9,18 @@
 //! when it does not fit); any other packet becomes a `CONTROL` completion. It keeps the
 //! QUEUE consumer and producer registers as the hardware does, and refuses to write a full
 //! completion ring (the hardware back-pressures; here the packet is dropped and counted).
+//!
+//! Transmit: [`SoftNic::take_tx`] takes the TX descriptors the host posted (advancing
+//! `tx_consumer`) with their payloads read from host memory; the caller sends them as it
+//! likes (it cuts no packets and checks no limits: the hardware's `TxLimits` and framing are
+//! tested against the Verilated core) and reports each with [`SoftNic::tx_done`].
 
 use crate::error::{DriverError, Result};
 use crate::mem::MemDevice;
 use crate::nic::Nic;
 use homa_proto::hostif::{
     COMPLETION_LEN, Completion, ErrorRing, Event, RX_BUF_DESC_LEN, RingState, RxBufDescriptor,
-    Status,
+    Status, TX_DESC_LEN, TxDescriptor, TxFlags,
 };
 use homa_proto::wire::{Body, Repr};
 use std::net::IpAddr;
@@ -32,6 +37,10 @@ pub struct SoftNic {
     rx_producer: u32,
     rx_consumer: u32,
     cq_consumer: u32,
+    tx_ring: u64,
+    tx: RingState,
+    tx_producer: u32,
+    tx_consumer: u32,
     /// Packets dropped: no RX buffer posted, or the completion ring full.
     pub dropped: u64,
 }
@@ -49,6 +58,10 @@ impl SoftNic {
             rx_producer: probe.address("QUEUE", "rx_producer")?,
             rx_consumer: probe.address("QUEUE", "rx_consumer")?,
             cq_consumer: probe.address("QUEUE", "cq_consumer")?,
+            tx_ring: nic.tx().region().iova(),
+            tx: *nic.tx().state(),
+            tx_producer: probe.address("QUEUE", "tx_producer")?,
+            tx_consumer: probe.address("QUEUE", "tx_consumer")?,
             dropped: 0,
         })
     }
@@ -57,13 +70,7 @@ impl SoftNic {
     /// dropped (counted); whether it reached the completion ring.
     pub fn deliver(&mut self, peer: IpAddr, header: &Repr<'_>) -> Result<bool> {
         // What the host has made room for and posted since.
-        let consumed = self.dev.register(self.cq_consumer)?;
-        self.cq
-            .advance_consumer_to(consumed)
-            .map_err(|source| DriverError::ReadRingIndex {
-                ring: "completion",
-                source,
-            })?;
+        self.refresh_cq()?;
         let posted = self.dev.register(self.rx_producer)?;
         self.rx
             .advance_producer_to(posted)
@@ -116,6 +123,66 @@ impl SoftNic {
                 None => return Ok(false),
             },
         };
+        self.complete(completion)
+    }
+
+    /// The TX descriptors posted since the last call, in order, each with its whole message
+    /// read from host memory (a RETRANSMIT's range is an offset into it); `tx_consumer`
+    /// moves past them.
+    pub fn take_tx(&mut self) -> Result<Vec<(TxDescriptor, Vec<u8>)>> {
+        let posted = self.dev.register(self.tx_producer)?;
+        self.tx
+            .advance_producer_to(posted)
+            .map_err(|source| DriverError::ReadRingIndex { ring: "TX", source })?;
+        let mut out = Vec::new();
+        while let Ok(index) = self.tx.pop() {
+            let mut raw = [0u8; TX_DESC_LEN];
+            let at = self.tx_ring + u64::from(self.tx.wrap(index)) * TX_DESC_LEN as u64;
+            self.dev.dma_read(at, &mut raw)?;
+            let d = TxDescriptor::decode(&raw)
+                .map_err(|source| DriverError::ReadDescriptor { index, source })?;
+            let mut payload = vec![0; d.message_length as usize];
+            self.dev.dma_read(d.payload_iova, &mut payload)?;
+            out.push((d, payload));
+        }
+        self.dev
+            .set_register(self.tx_consumer, self.tx.consumer())?;
+        Ok(out)
+    }
+
+    /// Descriptor `d` has been sent: its `TX_DONE` completion (none with NO_COMPLETION);
+    /// whether one reached the completion ring (false: asked for none, or the ring is full,
+    /// counted in `dropped`).
+    pub fn tx_done(&mut self, d: &TxDescriptor) -> Result<bool> {
+        if d.flags.contains(TxFlags::NO_COMPLETION) {
+            return Ok(false);
+        }
+        self.refresh_cq()?;
+        self.complete(Completion {
+            rpc_id: d.rpc_id,
+            status: Status::Ok,
+            event: Event::TxDone {
+                length: d.message_length,
+                cookie: d.cookie,
+            },
+            phase: false,
+        })
+    }
+
+    /// Takes the completion ring's consumer index from the host's register.
+    fn refresh_cq(&mut self) -> Result<()> {
+        let consumed = self.dev.register(self.cq_consumer)?;
+        self.cq
+            .advance_consumer_to(consumed)
+            .map_err(|source| DriverError::ReadRingIndex {
+                ring: "completion",
+                source,
+            })
+    }
+
+    /// Writes `completion` at the completion ring's producer, with its phase bit; false (and
+    /// counted in `dropped`) when the ring is full.
+    fn complete(&mut self, completion: Completion) -> Result<bool> {
         let Ok(i) = self.cq.push() else {
             self.dropped += 1;
             return Ok(false);
@@ -154,6 +221,57 @@ mod tests {
                 payload,
             }),
         }
+    }
+
+    #[test]
+    fn soft_nic__takes_posted_tx_descriptors_and_reports_them_done() {
+        use crate::{Device, TxBuffers};
+        use bytes::Bytes;
+        use homa_proto::core::Offload;
+        let sizes = RingSizes {
+            tx_log2: 1,
+            ..RingSizes::default()
+        };
+        let dev = Arc::new(MemDevice::new());
+        let mut nic = Nic::init(Arc::clone(&dev), &NicConfig::default(), &sizes).unwrap();
+        let mut soft = SoftNic::new(&nic).unwrap();
+        let mut bufs = TxBuffers::new(dev.alloc_dma(4096).unwrap());
+        let offload = |len: usize, range| Offload {
+            dst: "10.0.0.2".parse().unwrap(),
+            sport: 40_000,
+            dport: 99,
+            id: 8,
+            message: Bytes::from(vec![len as u8; len]),
+            range,
+        };
+        let mut sent = Vec::new();
+        for (len, range) in [(100, None), (300, Some((10, 20)))] {
+            let d = bufs.place(&offload(len, range)).unwrap().expect("room");
+            nic.send(&d).unwrap();
+            sent.push(d);
+        }
+        // A two-entry ring: full until the NIC takes them.
+        let third = bufs.place(&offload(5, None)).unwrap().expect("room");
+        assert!(nic.send(&third).is_err(), "ring full");
+        let taken = soft.take_tx().unwrap();
+        assert_eq!(
+            taken.iter().map(|(d, _)| *d).collect::<Vec<_>>(),
+            sent,
+            "in order, as posted"
+        );
+        assert_eq!((taken[0].1.len(), taken[1].1[0]), (100, 44));
+        nic.send(&third).expect("room after the NIC took two");
+        assert!(soft.tx_done(&sent[1]).unwrap());
+        let mut out = Vec::new();
+        nic.receive(&mut out, 8).unwrap();
+        assert_eq!(
+            out,
+            [Received::TxDone {
+                rpc_id: 8,
+                length: 300,
+                cookie: sent[1].cookie
+            }]
+        );
     }
 
     #[test]

@@ -113,6 +113,11 @@ impl Endpoint {
         if port == 0 {
             return Err(Error::BadArgument("port 0 cannot be bound".into()));
         }
+        // A device that sends the DATA itself gets the messages whole.
+        let config = Config {
+            tx_offload: config.tx_offload || transport.sends_data(),
+            ..config
+        };
         let mut engine = engine::Endpoint::new(config, transport.local_addr())?;
         engine.bind(port);
         let shared = Arc::new(Shared::new(Box::new(transport), port, engine));

@@ -22,12 +22,12 @@ pub enum Error {
         #[source]
         cause: RpcError,
     },
-    /// The message is longer than the configuration allows.
+    /// The message is longer than the configuration (or the device that sends it) allows.
     #[error("message of {length} bytes is longer than the maximum {max}")]
     MessageTooLong {
         /// The length given.
         length: usize,
-        /// The configured `max_message_length`.
+        /// The configured `max_message_length` (or the device's limit).
         max: u32,
     },
     /// The transport (socket, in-memory network, device) failed.
@@ -73,6 +73,39 @@ impl TransportError {
         TransportError {
             op: op.into(),
             source,
+        }
+    }
+}
+
+/// Why a transport that sends DATA itself (a NIC's transmit engine) could not take a
+/// message ([`Transport::offload`](crate::Transport::offload)).
+#[derive(Debug, thiserror::Error)]
+pub enum OffloadError {
+    /// The device cannot send a message this long (its message limit, or the size of the area
+    /// its payloads are placed in).
+    #[error("message of {length} bytes is longer than the device sends (at most {max})")]
+    TooLong {
+        /// The message's length.
+        length: usize,
+        /// The device's limit.
+        max: u32,
+    },
+    /// The device cannot send to this peer (a homa-nic sends to IPv4 peers only).
+    #[error("the device cannot send to {0}")]
+    Peer(core::net::IpAddr),
+    /// The transport or its device failed.
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+}
+
+impl From<OffloadError> for Error {
+    fn from(e: OffloadError) -> Self {
+        match e {
+            OffloadError::TooLong { length, max } => Error::MessageTooLong { length, max },
+            OffloadError::Peer(ip) => Error::BadArgument(format!(
+                "this endpoint's device cannot send to {ip} (IPv4 peers only)"
+            )),
+            OffloadError::Transport(t) => Error::Transport(t),
         }
     }
 }

@@ -177,6 +177,20 @@ impl Shared {
                 st.counters.send_errors += 1;
             }
         }
+        while let Some(o) = st.engine.poll_offload() {
+            let id = o.id;
+            if let Err(e) = self.transport.offload(o) {
+                st.counters.send_errors += 1;
+                // A client's request fails (a server's response: its client's RESENDs time
+                // out in the end, as for a server that cannot send).
+                if let Some(p) = st.pending.remove(&id) {
+                    st.engine.cancel(id);
+                    p.completion.complete(Err(e.into()));
+                } else {
+                    log::warn!("homa endpoint {}: response of RPC {id}: {e}", self.addr);
+                }
+            }
+        }
     }
 
     /// Stops the endpoint: fails every pending RPC and wakes every waiter.

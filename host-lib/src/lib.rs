@@ -31,7 +31,7 @@ mod rawip;
 pub mod transport;
 
 pub use endpoint::{Endpoint, ReplyToken, Request, RpcHandle, Stats};
-pub use error::{Error, Result, TransportError};
+pub use error::{Error, OffloadError, Result, TransportError};
 pub use homa_proto::core::{Config, RpcError};
 pub use memnet::{MemNetwork, MemTransport};
 pub use nic::{NicStats, NicTransport};

@@ -7,10 +7,16 @@
 //! endpoint as the IP datagram it came in as (rebuilt: the seam carries datagrams). The NIC
 //! has already checked the IPv4 header checksum and dropped malformed frames.
 //!
-//! Send is not the NIC's yet: this transport does not post TX descriptors (the hardware's
-//! transmit engine is driven by the simulated cluster's hosts, `homa_sim`'s `rtl` engine),
-//! so datagrams leave through another transport given at construction (raw IP on a real
-//! host, a [`crate::MemNetwork`] port in tests): the receive-offload configuration.
+//! Send: built with [`NicTransport::with_tx_offload`], the NIC sends the DATA (transmit
+//! offload). The endpoint's engine hands each outbound message over whole
+//! ([`Transport::offload`]); the transport copies it into a payload area in the NIC's TX
+//! window (the driver's `TxBuffers`), posts a SEND_MESSAGE descriptor (a RETRANSMIT for a
+//! range asked for again) and frees the payload when its `TX_DONE` comes back. What the ring
+//! or the area has no room for waits, in order, and is posted as completions free room.
+//! Control packets (RESEND, ACK, NEED_ACK, BUSY, the host's GRANTs) leave through another
+//! transport given at construction (raw IP on a real host, a [`crate::MemNetwork`] port in
+//! tests), which [`NicTransport::new`] uses for every packet: the receive-offload
+//! configuration.
 //!
 //! When the endpoint has a whole inbound message, the transport releases it in the NIC's
 //! message table (GRANT `release_*`), as the simulated cluster's hosts do: the entry
@@ -19,14 +25,15 @@
 //! The driver is polled (no interrupt): a `recv` with nothing to take sleeps
 //! [`NicTransport::POLL_INTERVAL`] between polls, up to its deadline or a `wake`.
 
-use crate::error::TransportError;
+use crate::error::{OffloadError, TransportError};
 use crate::transport::{MonotonicClock, Transport};
 use bytes::Bytes;
 use core::fmt;
 use core::net::IpAddr;
 use core::time::Duration;
-use homa_driver::{Device, Nic, Received};
-use homa_proto::core::{Instant, Packet, Transmit};
+use homa_driver::{Device, DriverError, Nic, Received, TxBuffers};
+use homa_proto::core::{Instant, Offload, Packet, Transmit};
+use homa_proto::hostif::{HostifError, TxLimits};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -51,6 +58,30 @@ pub struct NicStats {
     pub bad: u64,
     /// Inbound messages released in the NIC's message table (the endpoint had them whole).
     pub released: u64,
+    /// TX descriptors posted (transmit offload): messages, and ranges sent again.
+    pub tx_descriptors: u64,
+    /// `TX_DONE` completions: messages the NIC finished sending (their payload freed).
+    pub tx_done: u64,
+    /// TX descriptors the NIC refused, and messages that could not be posted (their copy into
+    /// the payload area failed, or the ring refused them): nothing of them was sent.
+    pub tx_errors: u64,
+}
+
+/// The transmit side of a [`NicTransport::with_tx_offload`].
+#[derive(Debug)]
+struct TxPath {
+    buffers: TxBuffers,
+    limits: TxLimits,
+    /// Messages with no room in the ring or the payload area yet, in order.
+    waiting: VecDeque<Offload>,
+}
+
+impl TxPath {
+    /// The longest message this path takes: the NIC's limit, or the payload area.
+    fn max_length(&self) -> u32 {
+        let area = u32::try_from(self.buffers.capacity()).unwrap_or(u32::MAX);
+        self.limits.max_message_length.min(area)
+    }
 }
 
 /// An endpoint's transport over a homa-nic's receive path, sending through `tx`.
@@ -59,6 +90,8 @@ pub struct NicTransport<D: Device> {
     /// Datagrams rebuilt from completions, not yet taken.
     ready: Mutex<VecDeque<Bytes>>,
     tx: Box<dyn Transport>,
+    /// Transmit offload, if on. Lock order: this, then `nic`.
+    offload: Option<Mutex<TxPath>>,
     local: IpAddr,
     clock: MonotonicClock,
     woken: AtomicBool,
@@ -67,6 +100,9 @@ pub struct NicTransport<D: Device> {
     buffer_errors: AtomicU64,
     bad: AtomicU64,
     released: AtomicU64,
+    tx_descriptors: AtomicU64,
+    tx_done: AtomicU64,
+    tx_errors: AtomicU64,
 }
 
 impl<D: Device + Send + 'static> fmt::Debug for NicTransport<D> {
@@ -88,14 +124,20 @@ impl<D: Device + Send + 'static> NicTransport<D> {
     /// How long an idle `recv` sleeps between polls of the completion ring.
     pub const POLL_INTERVAL: Duration = Duration::from_micros(20);
 
+    /// Bytes of DMA memory [`with_tx_offload`](Self::with_tx_offload) sets aside for payloads
+    /// when asked for 0: room for 16 of Homa's largest messages.
+    pub const DEFAULT_TX_BUFFER_BYTES: usize = 16 << 20;
+
     /// A transport for address `tx.local_addr()` over `nic` (brought up with that address
-    /// in its configuration), sending through `tx`.
+    /// in its configuration), receiving through the NIC and sending every packet through
+    /// `tx` (receive offload only).
     pub fn new(nic: Nic<D>, tx: Box<dyn Transport>) -> Self {
         NicTransport {
             nic: Mutex::new(nic),
             ready: Mutex::new(VecDeque::new()),
             local: tx.local_addr(),
             tx,
+            offload: None,
             clock: MonotonicClock::new(),
             woken: AtomicBool::new(false),
             packets: AtomicU64::new(0),
@@ -103,6 +145,113 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             buffer_errors: AtomicU64::new(0),
             bad: AtomicU64::new(0),
             released: AtomicU64::new(0),
+            tx_descriptors: AtomicU64::new(0),
+            tx_done: AtomicU64::new(0),
+            tx_errors: AtomicU64::new(0),
+        }
+    }
+
+    /// As [`new`](Self::new), and the NIC sends the DATA (transmit offload; see the module
+    /// doc): `tx_buffer_bytes` of the device's DMA memory (0: [`Self::DEFAULT_TX_BUFFER_BYTES`])
+    /// hold the payloads of the messages in flight, and become the NIC's TX window (its
+    /// `max_message_length` stays Homa's largest message). Fails when the device cannot give
+    /// the memory or take the limits.
+    pub fn with_tx_offload(
+        mut nic: Nic<D>,
+        tx: Box<dyn Transport>,
+        tx_buffer_bytes: usize,
+    ) -> Result<Self, TransportError> {
+        let fail = |op: &str, e: DriverError| TransportError::new(op, std::io::Error::other(e));
+        let bytes = match tx_buffer_bytes {
+            0 => Self::DEFAULT_TX_BUFFER_BYTES,
+            n => n,
+        };
+        let region = nic
+            .device()
+            .alloc_dma(bytes)
+            .map_err(|e| fail("allocate the NIC's TX payload area", e))?;
+        let buffers = TxBuffers::new(region);
+        let limits = TxLimits {
+            window: buffers.window(),
+            ..TxLimits::default()
+        };
+        nic.set_tx_limits(&limits)
+            .map_err(|e| fail("set the NIC's TX window", e))?;
+        let mut t = Self::new(nic, tx);
+        t.offload = Some(Mutex::new(TxPath {
+            buffers,
+            limits,
+            waiting: VecDeque::new(),
+        }));
+        Ok(t)
+    }
+
+    /// Posts what waits, in order, while the ring and the payload area have room.
+    fn post_waiting(&self, path: &mut TxPath) {
+        let mut nic = lock(&self.nic);
+        while let Some(o) = path.waiting.front() {
+            let desc = match path.buffers.place(o) {
+                Ok(Some(desc)) => desc,
+                // No room until a TX_DONE frees some.
+                Ok(None) => return,
+                Err(e) => {
+                    self.tx_error(&e);
+                    path.waiting.pop_front();
+                    continue;
+                }
+            };
+            match nic.send(&desc) {
+                Ok(_) => {
+                    self.tx_descriptors.fetch_add(1, Ordering::Relaxed);
+                    path.waiting.pop_front();
+                }
+                Err(DriverError::PostDescriptor {
+                    source: HostifError::RingFull(_),
+                    ..
+                }) => {
+                    // The NIC has not taken enough yet: again after its next completions.
+                    path.buffers.release(desc.cookie);
+                    return;
+                }
+                Err(e) => {
+                    path.buffers.release(desc.cookie);
+                    self.tx_error(&e);
+                    path.waiting.pop_front();
+                }
+            }
+        }
+    }
+
+    /// Counts a message that was not sent; the first is logged.
+    fn tx_error(&self, e: &dyn fmt::Display) {
+        if self.tx_errors.fetch_add(1, Ordering::Relaxed) == 0 {
+            log::warn!(
+                "homa NIC transport {}: a message was not sent: {e}",
+                self.local
+            );
+        }
+    }
+
+    /// Frees the payloads of the descriptors whose completions came back (`refused`: of
+    /// them, how many were `ERROR`s), then posts what waits (the ring may have room now even
+    /// with no completion: the NIC took descriptors).
+    fn tx_progress(&self, cookies: &[u64], refused: u64) {
+        let Some(path) = &self.offload else {
+            return;
+        };
+        let mut path = lock(path);
+        for &c in cookies {
+            if !path.buffers.release(c) {
+                self.bad.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.tx_done
+            .fetch_add(cookies.len() as u64 - refused, Ordering::Relaxed);
+        if refused > 0 {
+            self.tx_error(&format_args!("the NIC refused {refused} TX descriptor(s)"));
+        }
+        if !path.waiting.is_empty() {
+            self.post_waiting(&mut path);
         }
     }
 
@@ -114,6 +263,9 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             buffer_errors: self.buffer_errors.load(Ordering::Relaxed),
             bad: self.bad.load(Ordering::Relaxed),
             released: self.released.load(Ordering::Relaxed),
+            tx_descriptors: self.tx_descriptors.load(Ordering::Relaxed),
+            tx_done: self.tx_done.load(Ordering::Relaxed),
+            tx_errors: self.tx_errors.load(Ordering::Relaxed),
         }
     }
 
@@ -121,6 +273,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
     fn poll(&self) -> Result<bool, TransportError> {
         let mut got = Vec::new();
         let polled = lock(&self.nic).receive(&mut got, BATCH);
+        let (mut finished, mut refused) = (Vec::new(), 0);
         let mut ready = lock(&self.ready);
         for r in got {
             match r {
@@ -150,7 +303,14 @@ impl<D: Device + Send + 'static> NicTransport<D> {
                 Received::BufferError { .. } => {
                     self.buffer_errors.fetch_add(1, Ordering::Relaxed);
                 }
-                // This transport posts no TX descriptors: TX completions are not its own.
+                Received::TxDone { cookie, .. } if self.offload.is_some() => {
+                    finished.push(cookie);
+                }
+                Received::TxRefused { cookie, .. } if self.offload.is_some() => {
+                    finished.push(cookie);
+                    refused += 1;
+                }
+                // TX completions without transmit offload are not this transport's.
                 Received::Bad { .. }
                 | Received::TxDone { .. }
                 | Received::TxRefused { .. }
@@ -159,10 +319,13 @@ impl<D: Device + Send + 'static> NicTransport<D> {
                 }
             }
         }
+        let any = !ready.is_empty();
+        drop(ready);
+        self.tx_progress(&finished, refused);
         polled.map_err(|e| {
             TransportError::new("poll the NIC's completion ring", std::io::Error::other(e))
         })?;
-        Ok(!ready.is_empty())
+        Ok(any)
     }
 }
 
@@ -177,6 +340,37 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
 
     fn send(&self, dst: IpAddr, datagram: Bytes) -> Result<(), TransportError> {
         self.tx.send(dst, datagram)
+    }
+
+    fn sends_data(&self) -> bool {
+        self.offload.is_some()
+    }
+
+    /// Queues `o` for the TX ring and posts what fits now. Refused at once: a peer the NIC
+    /// cannot send to (IPv6: the DATA framer builds IPv4), a message longer than the NIC's
+    /// `max_message_length` or the payload area.
+    fn offload(&self, o: Offload) -> Result<(), OffloadError> {
+        let Some(path) = &self.offload else {
+            return Err(TransportError::new(
+                "hand a message to the NIC",
+                std::io::Error::other("this NicTransport was built without transmit offload"),
+            )
+            .into());
+        };
+        if !o.dst.is_ipv4() {
+            return Err(OffloadError::Peer(o.dst));
+        }
+        let mut path = lock(path);
+        let max = path.max_length();
+        if o.message.len() > max as usize {
+            return Err(OffloadError::TooLong {
+                length: o.message.len(),
+                max,
+            });
+        }
+        path.waiting.push_back(o);
+        self.post_waiting(&mut path);
+        Ok(())
     }
 
     fn recv(&self, deadline: Option<Instant>) -> Result<Option<Bytes>, TransportError> {

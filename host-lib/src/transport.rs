@@ -15,16 +15,19 @@
 //!
 //! [`NicTransport`](crate::NicTransport): `recv` reaps the NIC's completions (the driver's
 //! `Nic::receive` rebuilds each packet from its `RX_DATA` or `CONTROL` completion) and hands
-//! them on as datagrams; `send` goes through another transport until the hardware has a TX
-//! path (then it posts a TX descriptor); `now` is the host's clock. Nothing above this trait
-//! changes. When the NIC also takes over grants and SRPT (DESIGN §2) the seam moves up to
-//! messages; that is a later interface, not this one.
+//! them on as datagrams; `now` is the host's clock. With transmit offload the NIC sends the
+//! DATA: the transport says so ([`Transport::sends_data`]), the endpoint's engine runs with
+//! `tx_offload`, and each outbound message (or range asked for again) goes to
+//! [`Transport::offload`], which posts it as a TX descriptor; the NIC cuts the packets, takes
+//! the GRANTs off the wire and picks among its messages by SRPT. Control packets still go
+//! through `send`. When the NIC also takes over the receiver's grants (DESIGN §2) the seam
+//! moves further up; that is a later interface, not this one.
 
-use crate::error::TransportError;
+use crate::error::{OffloadError, TransportError};
 use bytes::Bytes;
 use core::fmt;
 use core::net::IpAddr;
-use homa_proto::core::Instant;
+use homa_proto::core::{Instant, Offload};
 use homa_proto::wire::ChecksumCapabilities;
 
 /// Moves IP datagrams for one host address, with a clock and a wake-up.
@@ -63,6 +66,28 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
         ChecksumCapabilities::default()
     }
 
+    /// Whether this transport's device sends the DATA of outbound messages itself (a
+    /// homa-nic's transmit engine). The endpoint then runs its engine with `tx_offload` and
+    /// hands every message to [`offload`](Self::offload) rather than sending DATA packets.
+    fn sends_data(&self) -> bool {
+        false
+    }
+
+    /// Hands an outbound message, or a range of one to send again, to the device (called only
+    /// when [`sends_data`](Self::sends_data)); the device may queue it until it has room.
+    /// Any thread may call it. An error fails the client RPC the message belongs to.
+    fn offload(&self, o: Offload) -> Result<(), OffloadError> {
+        let _ = o;
+        Err(TransportError::new(
+            "hand a message to the device",
+            std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this transport sends DATA packets itself",
+            ),
+        )
+        .into())
+    }
+
     /// The endpoint has a whole inbound message from `peer` whose DATA packets carried RPC id
     /// `sender_id`, `length` bytes: a device that tracks inbound messages (a homa-nic's
     /// message table, for its grants) may forget it. Nothing to do for most transports.
@@ -91,6 +116,12 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
     }
     fn checksum_caps(&self) -> ChecksumCapabilities {
         (**self).checksum_caps()
+    }
+    fn sends_data(&self) -> bool {
+        (**self).sends_data()
+    }
+    fn offload(&self, o: Offload) -> Result<(), OffloadError> {
+        (**self).offload(o)
     }
     fn message_received(&self, peer: IpAddr, sender_id: u64, length: u32) {
         (**self).message_received(peer, sender_id, length)

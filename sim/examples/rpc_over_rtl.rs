@@ -1,6 +1,7 @@
 //! Application code over a Verilated NIC: an echo server whose `homa_host::Endpoint` runs
 //! over `homa_sim::nic::RtlHost` (the Verilated core's completion ring is its only source of
-//! packets; the core grants in hardware) and a client on the same in-process network, making
+//! packets; the core grants in hardware and sends every response's DATA from the TX
+//! descriptors the transport posts) and a client on the same in-process network, making
 //! one RPC per size and checking the echo byte for byte. Run with
 //! `cargo run -p homa-sim --release --example rpc_over_rtl [SIZE...]` (sizes in bytes,
 //! default 1 100 1424 10000 100000 1000000).
@@ -48,8 +49,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let net = MemNetwork::new();
     let server_ip = Ipv4Addr::new(10, 0, 0, 1);
     let (transport, nic) = RtlHost::spawn(&net, server_ip, NicTiming::default())?;
+    let transport = Arc::new(transport);
     let config = RtlHost::endpoint_config();
-    let server = Arc::new(Endpoint::bind(transport, 500, config.clone())?);
+    let server = Arc::new(Endpoint::bind(Arc::clone(&transport), 500, config.clone())?);
     let echo = {
         let server = Arc::clone(&server);
         std::thread::spawn(move || {
@@ -80,16 +82,22 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let _ = echo.join();
     let r = nic.stop()?;
     let c = r.counters;
+    let tx = transport.stats();
     println!(
-        "NIC: {} frames in ({} dropped by the MAC), {} GRANTs built in hardware, {} cycles \
-         ({:.1} µs at 250 MHz); {} messages released; {} DMA faults",
+        "NIC: {} frames in ({} dropped by the MAC), {} GRANTs and {} DATA frames built in \
+         hardware, {} cycles ({:.1} µs at 250 MHz); {} messages released; {} DMA faults",
         c.frames_in,
         c.mac_drops,
         c.grants,
+        c.data_frames,
         c.cycles,
         c.cycles as f64 / 250.0,
         r.releases,
         c.dma_faults
+    );
+    println!(
+        "server's transport: {} TX descriptors posted, {} TX_DONE, {} not sent",
+        tx.tx_descriptors, tx.tx_done, tx.tx_errors
     );
     Ok(())
 }

@@ -30,8 +30,9 @@ mod built {
         let net = MemNetwork::new();
         let server_ip = Ipv4Addr::new(10, 0, 0, 1);
         let (transport, nic) = RtlHost::spawn(&net, server_ip, NicTiming::default()).expect("NIC");
+        let transport = Arc::new(transport);
         let config = RtlHost::endpoint_config;
-        let server = Arc::new(Endpoint::bind(transport, 500, config()).expect("bind"));
+        let server = Arc::new(Endpoint::bind(Arc::clone(&transport), 500, config()).expect("bind"));
         let echo = {
             let server = Arc::clone(&server);
             thread::spawn(move || {
@@ -64,16 +65,38 @@ mod built {
             counters: c,
             releases,
             messages_tracked: tracked,
+            tx_queued,
+            grants_unmatched,
         } = nic.stop().expect("NIC thread");
+        let tx = transport.stats();
         println!(
-            "{} RPCs of 1 B to 1 MB in {wall:.2?} wall; NIC: {} frames in, {} GRANTs built, \
-             {} cycles",
+            "{} RPCs of 1 B to 1 MB in {wall:.2?} wall; NIC: {} frames in, {} GRANTs and {} \
+             DATA built, {} cycles, {tx_queued} messages left in the TX engine, \
+             {grants_unmatched} GRANTs for none; {tx:?}",
             sizes.len(),
             c.frames_in,
             c.grants,
+            c.data_frames,
             c.cycles
         );
         assert_eq!((c.dma_faults, c.mac_drops), (0, 0), "{c:?}");
+        // Every response left as TX descriptors the NIC sent (a RETRANSMIT for any range a
+        // RESEND asked for again), each payload freed at its TX_DONE; the server's engine
+        // built no DATA packet, the NIC built at least one per response's packet.
+        let server_metrics = server.stats().engine;
+        assert_eq!(tx.tx_errors, 0, "{tx:?}");
+        assert!(tx.tx_descriptors >= sizes.len() as u64, "{tx:?}");
+        assert_eq!(tx.tx_done, tx.tx_descriptors, "{tx:?}");
+        let packets: u64 = sizes.iter().map(|&s| s.div_ceil(1_424) as u64).sum();
+        assert!(
+            c.data_frames >= packets,
+            "{} DATA for {packets} packets",
+            c.data_frames
+        );
+        assert_eq!(
+            server_metrics.packets_sent[0], 0,
+            "the engine sends no DATA (type 0x10)"
+        );
         assert_eq!(server.stats().datagrams_malformed, 0);
         // The server's transport released each request in the NIC's table when the endpoint
         // had it whole (the register writes reached the core), and nothing competes for

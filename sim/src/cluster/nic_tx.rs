@@ -10,14 +10,12 @@
 
 use super::nics::Nics;
 use crate::fabric::HostId;
-use crate::nic::{Arena, NicError};
+use crate::nic::NicError;
 use crate::time::Ps;
-use homa_driver::{Device, DmaRegion, DriverError};
+use homa_driver::{Device, DriverError, TxBuffers};
 use homa_proto::core::Offload;
-use homa_proto::hostif::{
-    DmaWindow, Event, HostifError, TxDescriptor, TxFlags, TxLimits, TxOp, peer_address,
-};
-use std::collections::{HashMap, VecDeque};
+use homa_proto::hostif::{Event, HostifError, TxLimits};
+use std::collections::VecDeque;
 
 /// Bytes of host memory each host sets aside for the payloads of its TX descriptors.
 const ARENA_BYTES: usize = 64 << 20;
@@ -25,12 +23,8 @@ const ARENA_BYTES: usize = 64 << 20;
 /// One host's TX descriptors in flight and waiting.
 #[derive(Debug)]
 pub(crate) struct TxSide {
-    region: DmaRegion,
-    arena: Arena,
+    buffers: TxBuffers,
     waiting: VecDeque<Offload>,
-    /// Descriptors posted: cookie → arena offset of their payload.
-    posted: HashMap<u64, u64>,
-    next_cookie: u64,
     /// What the NIC refused or could not take (must stay 0).
     pub(crate) errors: u64,
     /// Descriptors posted and completed.
@@ -39,27 +33,18 @@ pub(crate) struct TxSide {
 }
 
 impl TxSide {
-    /// The arena in `nic`'s host memory, and the TX window set to it (the NIC reads no
+    /// The payload area in `nic`'s host memory, and the TX window set to it (the NIC reads no
     /// payload outside it).
     pub(crate) fn new(nic: &mut crate::nic::RtlNic) -> Result<Self, NicError> {
-        let region = nic.memory().alloc_dma(ARENA_BYTES)?;
-        let window = DmaWindow {
-            base: region.iova(),
-            len: region.len() as u64,
+        let buffers = TxBuffers::new(nic.memory().alloc_dma(ARENA_BYTES)?);
+        let limits = TxLimits {
+            window: buffers.window(),
+            ..TxLimits::default()
         };
-        nic.set_tx_limits(
-            0,
-            &TxLimits {
-                window,
-                ..TxLimits::default()
-            },
-        )?;
+        nic.set_tx_limits(0, &limits)?;
         Ok(TxSide {
-            arena: Arena::new(region.len() as u64),
-            region,
+            buffers,
             waiting: VecDeque::new(),
-            posted: HashMap::new(),
-            next_cookie: 1,
             errors: 0,
             descriptors: 0,
             completed: 0,
@@ -83,8 +68,7 @@ impl Nics {
                 Event::TxDone { cookie, .. } | Event::Error { cookie, .. } => cookie,
                 _ => continue,
             };
-            if let Some(off) = tx.posted.remove(&cookie) {
-                tx.arena.free(off);
+            if tx.buffers.release(cookie) {
                 tx.completed += 1;
             }
         }
@@ -97,42 +81,20 @@ impl Nics {
     fn post_waiting(&mut self, h: HostId, at: Ps) {
         let (nic, tx) = (&mut self.nics[h], &mut self.tx[h]);
         while let Some(o) = tx.waiting.front() {
-            let len = o.message.len();
-            if len > tx.region.len() {
-                // Never fits: refused here rather than blocking every message behind it.
-                tx.errors += 1;
-                tx.waiting.pop_front();
-                continue;
-            }
-            let Some(off) = tx.arena.alloc(len as u64) else {
-                return;
-            };
-            if tx.region.write(off as usize, &o.message).is_err() {
-                tx.arena.free(off);
-                tx.errors += 1;
-                tx.waiting.pop_front();
-                continue;
-            }
-            let op = match o.range {
-                None => TxOp::SendMessage,
-                Some((offset, length)) => TxOp::Retransmit { offset, length },
-            };
-            let cookie = tx.next_cookie;
-            let desc = TxDescriptor {
-                op,
-                flags: TxFlags::default(),
-                rpc_id: o.id,
-                peer: peer_address(o.dst),
-                src_port: o.sport,
-                dst_port: o.dport,
-                message_length: len as u32,
-                payload_iova: tx.region.iova() + off,
-                cookie,
+            let desc = match tx.buffers.place(o) {
+                Ok(Some(desc)) => desc,
+                // No room until a TX_DONE frees some.
+                Ok(None) => return,
+                // Never fits (or the copy failed): refused here rather than blocking every
+                // message behind it.
+                Err(_) => {
+                    tx.errors += 1;
+                    tx.waiting.pop_front();
+                    continue;
+                }
             };
             match nic.post_tx_descriptor(at, &desc) {
                 Ok(_) => {
-                    tx.next_cookie += 1;
-                    tx.posted.insert(cookie, off);
                     tx.descriptors += 1;
                     tx.waiting.pop_front();
                 }
@@ -141,11 +103,11 @@ impl Nics {
                     ..
                 })) => {
                     // The ring is full: try again when the NIC has taken some.
-                    tx.arena.free(off);
+                    tx.buffers.release(desc.cookie);
                     return;
                 }
                 Err(_) => {
-                    tx.arena.free(off);
+                    tx.buffers.release(desc.cookie);
                     tx.errors += 1;
                     tx.waiting.pop_front();
                 }

@@ -51,7 +51,6 @@
 //! state, so the cluster skips to the next frame's arrival (the free-running cycle counter
 //! of the register file lags by the skipped cycles; nothing else reads the time).
 
-mod arena;
 #[cfg(homa_rtl)]
 mod device;
 #[cfg(homa_rtl)]
@@ -64,8 +63,6 @@ pub use rtl::RtlNic;
 mod rtl_host;
 #[cfg(homa_rtl)]
 pub use rtl_host::{RtlHost, RtlHostReport};
-
-pub use arena::Arena;
 
 use crate::time::Ps;
 use homa_proto::core::Packet;
@@ -178,6 +175,9 @@ pub enum NicError {
     /// A simulated host could not join the in-process network.
     #[error("simulated host: {0}")]
     Attach(#[source] homa_host::Error),
+    /// A simulated host's transport over its NIC could not be set up.
+    #[error("simulated host: {0}")]
+    Transport(#[source] homa_host::TransportError),
     /// A simulated host's NIC thread stopped before it could report.
     #[error("simulated host: the NIC thread {0}")]
     Thread(&'static str),

@@ -80,8 +80,10 @@ pub struct RtlNic {
     rx_consumer: u32,
     /// Byte address of QUEUE.tx_consumer, mirrored too while TX descriptors are posted.
     tx_consumer: u32,
-    /// TX descriptors posted through [`RtlNic::post_tx_descriptor`], and the `tx_consumer`
-    /// the host's view holds.
+    /// Byte address of QUEUE.tx_producer (the TX doorbell).
+    tx_producer: u32,
+    /// The last TX doorbell's value (descriptors posted, free-running), and the
+    /// `tx_consumer` the host's view holds.
     tx_posted: u32,
     tx_mirrored: u32,
     /// The register the bus reads this cycle.
@@ -195,6 +197,7 @@ impl RtlNic {
             pcie_cycles: timing.pcie_ps().div_ceil(period),
             rx_consumer: address("QUEUE", "rx_consumer")? as u32,
             tx_consumer: address("QUEUE", "tx_consumer")? as u32,
+            tx_producer: address("QUEUE", "tx_producer")? as u32,
             tx_posted: 0,
             tx_mirrored: 0,
             reading: 0,
@@ -233,9 +236,7 @@ impl RtlNic {
             self.cycle = self.cycle.max(at.div_ceil(self.period));
         }
         let arrival = at.div_ceil(self.period).max(self.cycle) + self.pcie_cycles;
-        for (offset, value) in writes {
-            self.writes.push_back((arrival, u64::from(offset), value));
-        }
+        self.queue_writes(arrival, writes);
     }
 
     /// Reads a register over the core's bus (one cycle, not counted as NIC time).
@@ -272,7 +273,6 @@ impl RtlNic {
     pub fn post_tx_descriptor(&mut self, at: Ps, desc: &TxDescriptor) -> Result<u32, NicError> {
         let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
         let index = host.send(desc)?;
-        self.tx_posted = self.tx_posted.wrapping_add(1);
         self.host_writes(at);
         Ok(index)
     }
@@ -741,7 +741,16 @@ impl RtlNic {
     /// The register writes the driver made since the last call reach the core's bus at cycle
     /// `arrival`, in order.
     fn send_host_writes(&mut self, arrival: u64) {
-        for (offset, value) in self.memory.take_writes() {
+        let writes = self.memory.take_writes();
+        self.queue_writes(arrival, writes);
+    }
+
+    fn queue_writes(&mut self, arrival: u64, writes: Vec<(u32, u32)>) {
+        for (offset, value) in writes {
+            if offset == self.tx_producer {
+                // The TX doorbell, whoever rang it: mirror tx_consumer until it catches up.
+                self.tx_posted = value;
+            }
             self.writes.push_back((arrival, u64::from(offset), value));
         }
     }

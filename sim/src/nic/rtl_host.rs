@@ -1,9 +1,12 @@
 //! [`RtlHost`]: a host whose NIC is the Verilated core, for application code written against
-//! `homa_host`: its endpoint's transport is a `homa_host::NicTransport` over the driver, and
-//! the core runs on its own thread, fed at line rate the frames an in-process network
-//! (`homa_host::MemNetwork`) brings to the host's address; the GRANT frames the core builds
-//! go back onto that network. The endpoint hears of its packets only through the completion
-//! ring the core writes by DMA into host memory, as on a host with the FPGA NIC.
+//! `homa_host`: its endpoint's transport is a `homa_host::NicTransport` over the driver, with
+//! transmit offload, and the core runs on its own thread, fed at line rate the frames an
+//! in-process network (`homa_host::MemNetwork`) brings to the host's address; the frames the
+//! core builds (its GRANTs, and the DATA of every message the endpoint sends: the transport
+//! posts TX descriptors, the core reads their payloads by DMA) go back onto that network. The
+//! endpoint hears of its packets only through the completion ring the core writes by DMA into
+//! host memory, as on a host with the FPGA NIC; its control packets (RESEND, ACK, its own
+//! GRANTs) go onto the network directly.
 //!
 //! Simulated NIC time runs as fast as the model does (tens of thousands of cycles per second
 //! of wall time), far slower than the endpoints' wall clock: give the endpoints generous
@@ -40,6 +43,10 @@ pub struct RtlHostReport {
     pub releases: u32,
     /// GRANT `messages_tracked`: messages still competing for grants.
     pub messages_tracked: u32,
+    /// TX `messages_queued`: outbound messages the transmit engine still holds.
+    pub tx_queued: u32,
+    /// TX `grants_unmatched`: GRANTs for no message the engine held.
+    pub grants_unmatched: u32,
 }
 
 /// The NIC thread of a host (see the module doc). Dropping it stops the thread.
@@ -86,7 +93,8 @@ impl RtlHost {
         let host = take
             .recv()
             .map_err(|_| NicError::Thread("ended before handing over its driver"))??;
-        let transport = NicTransport::new(host, Box::new(port));
+        let transport =
+            NicTransport::with_tx_offload(host, Box::new(port), 0).map_err(NicError::Transport)?;
         let rtl = RtlHost {
             stop,
             thread: Some(thread),
@@ -94,13 +102,19 @@ impl RtlHost {
         Ok((transport, rtl))
     }
 
-    /// Timers for endpoints that talk to a NIC far slower than the wall clock: RESEND after
-    /// 50 ms of silence, give up after 20 s.
+    /// Timers for endpoints that talk to a NIC far slower than the wall clock: RESEND, and a
+    /// server's NEED_ACK, after 300 ms; give up after 20 s. The NIC thread clocks the core
+    /// 1000 cycles (4 µs of NIC time) per step, tens of milliseconds of wall time, so a
+    /// GRANT's round trip through it takes tens of milliseconds and a 1 MB message seconds;
+    /// shorter timers would have the receiver ask again for bytes on their way (a NEED_ACK
+    /// to a client still receiving is answered with RESENDs), and the NIC, which sends a
+    /// RETRANSMIT at once, would spend its time sending them twice.
     pub fn endpoint_config() -> Config {
         Config {
             tick_usecs: 1_000,
-            resend_ticks: 50,
-            resend_interval: 50,
+            resend_ticks: 300,
+            resend_interval: 300,
+            request_ack_ticks: 300,
             timeout_ticks: 20_000,
             ..Config::default()
         }
@@ -128,7 +142,7 @@ impl Drop for RtlHost {
 }
 
 /// The NIC thread: the network's frames onto the link at line rate, the core clocked in
-/// steps of [`STEP_PS`], its GRANT frames back onto the network.
+/// steps of [`STEP_PS`], its GRANT and DATA frames back onto the network.
 fn run(
     mut nic: RtlNic,
     mac: [u8; 6],
@@ -162,7 +176,7 @@ fn run(
                 let ip = &frame[eth::HEADER_LEN..];
                 let dst: [u8; 4] = ip[ipv4::DST_ADDR].try_into().expect("4 bytes");
                 let dst = Ipv4Addr::from(dst);
-                // A GRANT the network cannot deliver is lost, as on a wire.
+                // A frame the network cannot deliver is lost, as on a wire.
                 let _ = wire.send(IpAddr::V4(dst), Bytes::copy_from_slice(ip));
             }
         }
@@ -174,6 +188,8 @@ fn run(
         counters: nic.counters(),
         releases: nic.read_register("GRANT", "releases")?,
         messages_tracked: nic.read_register("GRANT", "messages_tracked")?,
+        tx_queued: nic.read_register("TX", "messages_queued")?,
+        grants_unmatched: nic.read_register("TX", "grants_unmatched")?,
     })
 }
 
