@@ -57,5 +57,5 @@ pub use pci::PciAddress;
 pub use ring::{CompletionRing, Entry, ProducerRing, RingRegs, RxBufRing, TxRing};
 pub use rx::Received;
 pub use soft_nic::SoftNic;
-pub use tx_buffers::TxBuffers;
+pub use tx_buffers::{Placement, TxBuffers};
 pub use vfio::{VfioDevice, VfioPaths};

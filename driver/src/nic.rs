@@ -538,6 +538,15 @@ impl<D: Device> Nic<D> {
         Ok(())
     }
 
+    /// How many SEND_MESSAGE and RETRANSMIT descriptors the NIC's transmit engine holds at
+    /// once (TX `capacity`). The ring is in order: a descriptor waiting for a slot holds up
+    /// every one behind it, a CANCEL too (which may be what would free a slot). A host that
+    /// keeps at most this many out (posted, their `TX_DONE` or `ERROR` not yet back; see
+    /// `TxBuffers`) never has one wait.
+    pub fn tx_capacity(&self) -> Result<u32> {
+        self.dev.read32(self.probe.address("TX", "capacity")?)
+    }
+
     /// Sets what the NIC holds TX descriptors to (QUEUE `max_message_length` and
     /// `tx_window_*`): a longer message, or a payload outside the window, is refused with an
     /// `ERROR` completion and never read. The reset values are Homa's largest message and no

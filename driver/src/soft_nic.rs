@@ -20,7 +20,7 @@ use crate::mem::MemDevice;
 use crate::nic::Nic;
 use homa_proto::hostif::{
     COMPLETION_LEN, Completion, ErrorRing, Event, RX_BUF_DESC_LEN, RingState, RxBufDescriptor,
-    Status, TX_DESC_LEN, TxDescriptor, TxFlags,
+    Status, TX_DESC_LEN, TxDescriptor, TxFlags, TxOp,
 };
 use homa_proto::wire::{Body, Repr};
 use std::net::IpAddr;
@@ -150,11 +150,11 @@ impl SoftNic {
         Ok(out)
     }
 
-    /// Descriptor `d` has been sent: its `TX_DONE` completion (none with NO_COMPLETION);
-    /// whether one reached the completion ring (false: asked for none, or the ring is full,
-    /// counted in `dropped`).
+    /// Descriptor `d` has been sent: its `TX_DONE` completion (none with NO_COMPLETION, none
+    /// for a CANCEL); whether one reached the completion ring (false: none is due, or the ring
+    /// is full, counted in `dropped`).
     pub fn tx_done(&mut self, d: &TxDescriptor) -> Result<bool> {
-        if d.flags.contains(TxFlags::NO_COMPLETION) {
+        if d.flags.contains(TxFlags::NO_COMPLETION) || d.op == TxOp::Cancel {
             return Ok(false);
         }
         self.refresh_cq()?;
@@ -225,9 +225,10 @@ mod tests {
 
     #[test]
     fn soft_nic__takes_posted_tx_descriptors_and_reports_them_done() {
-        use crate::{Device, TxBuffers};
+        use crate::{Device, Placement, TxBuffers};
         use bytes::Bytes;
         use homa_proto::core::Offload;
+        use homa_proto::hostif::TxOp;
         let sizes = RingSizes {
             tx_log2: 1,
             ..RingSizes::default()
@@ -235,23 +236,31 @@ mod tests {
         let dev = Arc::new(MemDevice::new());
         let mut nic = Nic::init(Arc::clone(&dev), &NicConfig::default(), &sizes).unwrap();
         let mut soft = SoftNic::new(&nic).unwrap();
-        let mut bufs = TxBuffers::new(dev.alloc_dma(4096).unwrap());
-        let offload = |len: usize, range| Offload {
+        let mut bufs = TxBuffers::new(dev.alloc_dma(4096).unwrap(), 16);
+        let offload = |len: usize, op| Offload {
             dst: "10.0.0.2".parse().unwrap(),
             sport: 40_000,
             dport: 99,
             id: 8,
             message: Bytes::from(vec![len as u8; len]),
-            range,
+            op,
+        };
+        let post = |p| match p {
+            Ok(Placement::Post(d)) => d,
+            other => panic!("expected a descriptor, got {other:?}"),
         };
         let mut sent = Vec::new();
-        for (len, range) in [(100, None), (300, Some((10, 20)))] {
-            let d = bufs.place(&offload(len, range)).unwrap().expect("room");
+        let retransmit = TxOp::Retransmit {
+            offset: 10,
+            length: 20,
+        };
+        for (len, op) in [(100, TxOp::SendMessage), (300, retransmit)] {
+            let d = post(bufs.place(&offload(len, op)));
             nic.send(&d).unwrap();
             sent.push(d);
         }
         // A two-entry ring: full until the NIC takes them.
-        let third = bufs.place(&offload(5, None)).unwrap().expect("room");
+        let third = post(bufs.place(&offload(5, TxOp::SendMessage)));
         assert!(nic.send(&third).is_err(), "ring full");
         let taken = soft.take_tx().unwrap();
         assert_eq!(

@@ -7,32 +7,53 @@
 //! descriptor with a fresh cookie; the range is freed when that cookie's `TX_DONE` (or
 //! `ERROR`) comes back, in any order. A RETRANSMIT carries the whole message again (its range
 //! is an offset into it), so every descriptor owns its payload and none outlives another's.
+//! A CANCEL copies nothing: it borrows the place of one of its RPC's descriptors still out
+//! (the NIC checks it as a SEND and reads nothing), and has no completion (cookie 0).
+//!
+//! At most `max_in_flight` descriptors are out at once (the NIC's `Nic::tx_capacity`): the
+//! ring is in order, and a descriptor waiting there for a slot of the transmit engine would
+//! hold up every one behind it, a CANCEL that would free a slot too.
 
 use crate::arena::Arena;
 use crate::dma::DmaRegion;
 use crate::error::{DriverError, Result};
 use homa_proto::core::Offload;
-use homa_proto::hostif::{DmaWindow, TxDescriptor};
+use homa_proto::hostif::{DmaWindow, TxDescriptor, TxOp};
 use std::collections::HashMap;
+use std::net::IpAddr;
+
+/// What [`TxBuffers::place`] made of a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Post this descriptor (or, if it cannot be posted, [`TxBuffers::release`] its cookie).
+    Post(TxDescriptor),
+    /// No room in the area now: try again after a release.
+    Wait,
+    /// Nothing to post: a CANCEL for an RPC with no descriptor out.
+    Nothing,
+}
 
 /// The payload area of a host's TX descriptors (see the module doc).
 #[derive(Debug)]
 pub struct TxBuffers {
     region: DmaRegion,
     arena: Arena,
-    /// Descriptors out: cookie → offset of their payload in the region.
-    placed: HashMap<u64, u64>,
+    /// Descriptors out: cookie → offset of their payload in the region, and their RPC.
+    placed: HashMap<u64, (u64, (IpAddr, u64))>,
     next_cookie: u64,
+    max_in_flight: usize,
 }
 
 impl TxBuffers {
-    /// An empty payload area over `region`.
-    pub fn new(region: DmaRegion) -> Self {
+    /// An empty payload area over `region`, for at most `max_in_flight` descriptors out at
+    /// once (at least 1).
+    pub fn new(region: DmaRegion, max_in_flight: usize) -> Self {
         TxBuffers {
             arena: Arena::new(region.len() as u64),
             region,
             placed: HashMap::new(),
             next_cookie: 1,
+            max_in_flight: max_in_flight.max(1),
         }
     }
 
@@ -60,11 +81,23 @@ impl TxBuffers {
     }
 
     /// Copies `o`'s message into the area and returns the descriptor that sends it (a fresh
-    /// cookie, `TX_DONE` asked for); `Ok(None)` when the area has no room for it now (try again
-    /// after a release). Fails when the message is longer than the whole area, or the copy
-    /// fails. A descriptor that is then not posted must be [`release`](Self::release)d.
-    pub fn place(&mut self, o: &Offload) -> Result<Option<TxDescriptor>> {
+    /// cookie, `TX_DONE` asked for), or [`Placement::Wait`] when the area has no room for it
+    /// now or `max_in_flight` descriptors are out. A CANCEL becomes a descriptor at the place of one of its RPC's descriptors still
+    /// out, or [`Placement::Nothing`] if none is. Fails when the message is longer than the
+    /// whole area, or the copy fails.
+    pub fn place(&mut self, o: &Offload) -> Result<Placement> {
+        let rpc = (o.dst, o.id);
+        if o.op == TxOp::Cancel {
+            let out = self.placed.values().find(|(_, r)| *r == rpc);
+            return Ok(match out {
+                Some(&(offset, _)) => Placement::Post(o.descriptor(self.region.iova() + offset, 0)),
+                None => Placement::Nothing,
+            });
+        }
         let len = o.message.len();
+        if self.placed.len() >= self.max_in_flight {
+            return Ok(Placement::Wait);
+        }
         if len > self.capacity() {
             return Err(DriverError::PlaceTxPayload {
                 length: len,
@@ -72,7 +105,7 @@ impl TxBuffers {
             });
         }
         let Some(offset) = self.arena.alloc(len as u64) else {
-            return Ok(None);
+            return Ok(Placement::Wait);
         };
         if let Err(e) = self.region.write(offset as usize, &o.message) {
             self.arena.free(offset);
@@ -80,15 +113,17 @@ impl TxBuffers {
         }
         let cookie = self.next_cookie;
         self.next_cookie += 1;
-        self.placed.insert(cookie, offset);
-        Ok(Some(o.descriptor(self.region.iova() + offset, cookie)))
+        self.placed.insert(cookie, (offset, rpc));
+        Ok(Placement::Post(
+            o.descriptor(self.region.iova() + offset, cookie),
+        ))
     }
 
     /// Frees the payload of the descriptor with `cookie`: its `TX_DONE` or `ERROR` came back,
     /// or it was never posted. False for a cookie that holds nothing (not ours, or twice).
     pub fn release(&mut self, cookie: u64) -> bool {
         match self.placed.remove(&cookie) {
-            Some(offset) => self.arena.free(offset),
+            Some((offset, _)) => self.arena.free(offset),
             None => false,
         }
     }
@@ -103,26 +138,30 @@ mod tests {
     use homa_proto::hostif::{TX_DESC_LEN, TxLimits, TxOp, peer_address};
     use std::net::{IpAddr, Ipv4Addr};
 
-    fn offload(len: usize, range: Option<(u32, u32)>) -> Offload {
+    fn offload(len: usize, op: TxOp) -> Offload {
         Offload {
             dst: IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)),
             sport: 40_000,
             dport: 500,
             id: 42,
             message: (0..len).map(|i| (i * 13) as u8).collect::<Bytes>(),
-            range,
+            op,
         }
     }
 
     #[test]
     fn tx_buffers__place_copy_describe_and_release() {
         let dev = MemDevice::new();
-        let mut b = TxBuffers::new(dev.alloc_dma(8192).unwrap());
+        let mut b = TxBuffers::new(dev.alloc_dma(8192).unwrap(), 16);
         let window = b.window();
         assert_eq!((window.len, b.capacity()), (8192, 8192));
 
-        let first = offload(5000, None);
-        let d = b.place(&first).unwrap().expect("room");
+        let post = |p: Placement| match p {
+            Placement::Post(d) => d,
+            other => panic!("expected a descriptor, got {other:?}"),
+        };
+        let first = offload(5000, TxOp::SendMessage);
+        let d = post(b.place(&first).unwrap());
         assert_eq!(d.op, TxOp::SendMessage);
         assert_eq!((d.rpc_id, d.message_length, d.cookie), (42, 5000, 1));
         assert_eq!(d.peer, peer_address(first.dst));
@@ -138,12 +177,28 @@ mod tests {
         assert_eq!(copy, first.message);
 
         // 5000 B take 5056 (cache lines): 3136 left, not enough for 4000 now.
-        let again = offload(4000, Some((1000, 500)));
-        assert!(b.place(&again).unwrap().is_none());
+        let again = offload(
+            4000,
+            TxOp::Retransmit {
+                offset: 1000,
+                length: 500,
+            },
+        );
+        assert_eq!(b.place(&again).unwrap(), Placement::Wait);
+        // A CANCEL of the RPC borrows the first one's place; nothing copied, cookie 0.
+        let c = post(b.place(&offload(5000, TxOp::Cancel)).unwrap());
+        assert_eq!((c.op, c.cookie), (TxOp::Cancel, 0));
+        assert_eq!((c.payload_iova, c.message_length), (d.payload_iova, 5000));
+        assert_eq!(b.in_flight(), 1);
         assert_eq!((b.in_flight(), b.bytes_in_use()), (1, 5056));
         assert!(b.release(1));
         assert!(!b.release(1), "twice");
-        let d = b.place(&again).unwrap().expect("room after the release");
+        assert_eq!(
+            b.place(&offload(5000, TxOp::Cancel)).unwrap(),
+            Placement::Nothing,
+            "nothing out to cancel"
+        );
+        let d = post(b.place(&again).unwrap());
         assert_eq!(
             (d.op, d.cookie, d.payload_iova),
             (
@@ -157,12 +212,29 @@ mod tests {
         );
 
         assert!(matches!(
-            b.place(&offload(8193, None)),
+            b.place(&offload(8193, TxOp::SendMessage)),
             Err(DriverError::PlaceTxPayload {
                 length: 8193,
                 capacity: 8192
             })
         ));
         assert!(!b.release(99), "not ours");
+    }
+
+    #[test]
+    fn tx_buffers__at_most_max_in_flight_descriptors_out() {
+        let dev = MemDevice::new();
+        let mut b = TxBuffers::new(dev.alloc_dma(8192).unwrap(), 2);
+        let one = offload(10, TxOp::SendMessage);
+        assert!(matches!(b.place(&one).unwrap(), Placement::Post(_)));
+        assert!(matches!(b.place(&one).unwrap(), Placement::Post(_)));
+        assert_eq!(b.place(&one).unwrap(), Placement::Wait, "two out");
+        // A CANCEL takes no place.
+        assert!(matches!(
+            b.place(&offload(10, TxOp::Cancel)).unwrap(),
+            Placement::Post(_)
+        ));
+        assert!(b.release(1));
+        assert!(matches!(b.place(&one).unwrap(), Placement::Post(_)));
     }
 }

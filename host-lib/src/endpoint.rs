@@ -375,6 +375,9 @@ impl RpcHandle {
         let mut st = shared.lock();
         if st.pending.remove(&self.id).is_some() {
             st.engine.cancel(self.id);
+            // A device that sends the DATA hears of it (a CANCEL for what it holds).
+            let now = shared.transport.now();
+            shared.after_command(&mut st, now);
             true
         } else {
             false

@@ -5,8 +5,9 @@
 //! transports exist: [`MemNetwork`] (in-process, for tests and benchmarks),
 //! [`RawIpTransport`] (raw IPv4 sockets, protocol 146, for hosts without the NIC) and
 //! [`NicTransport`] (a homa-nic through `homa-driver`, over any `Device`: packets arrive
-//! through the NIC's completion ring; they leave through one of the others until the
-//! hardware has a TX path); see [`transport`].
+//! through the NIC's completion ring; with transmit offload messages leave as TX
+//! descriptors the NIC sends, control packets through one of the others); see
+//! [`transport`].
 //!
 //! The API, on an [`Endpoint`] bound to a port:
 //! - client: [`Endpoint::call`] (blocking), or [`Endpoint::submit`] then

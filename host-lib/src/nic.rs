@@ -11,8 +11,11 @@
 //! offload). The endpoint's engine hands each outbound message over whole
 //! ([`Transport::offload`]); the transport copies it into a payload area in the NIC's TX
 //! window (the driver's `TxBuffers`), posts a SEND_MESSAGE descriptor (a RETRANSMIT for a
-//! range asked for again) and frees the payload when its `TX_DONE` comes back. What the ring
-//! or the area has no room for waits, in order, and is posted as completions free room.
+//! range asked for again) and frees the payload when its `TX_DONE` comes back. What the ring,
+//! the area or the NIC's transmit engine (at most its `tx_capacity` messages out) has no room
+//! for waits, in order, and is posted as completions free room. An RPC that ends early (the
+//! application cancels it, it times out) comes as a CANCEL: what of it waits here is dropped,
+//! and a CANCEL descriptor stops what the NIC holds (its `TX_DONE`s follow).
 //! Control packets (RESEND, ACK, NEED_ACK, BUSY, the host's GRANTs) leave through another
 //! transport given at construction (raw IP on a real host, a [`crate::MemNetwork`] port in
 //! tests), which [`NicTransport::new`] uses for every packet: the receive-offload
@@ -31,9 +34,9 @@ use bytes::Bytes;
 use core::fmt;
 use core::net::IpAddr;
 use core::time::Duration;
-use homa_driver::{Device, DriverError, Nic, Received, TxBuffers};
+use homa_driver::{Device, DriverError, Nic, Placement, Received, TxBuffers};
 use homa_proto::core::{Instant, Offload, Packet, Transmit};
-use homa_proto::hostif::{HostifError, TxLimits};
+use homa_proto::hostif::{HostifError, TxLimits, TxOp};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -170,7 +173,10 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             .device()
             .alloc_dma(bytes)
             .map_err(|e| fail("allocate the NIC's TX payload area", e))?;
-        let buffers = TxBuffers::new(region);
+        let capacity = nic
+            .tx_capacity()
+            .map_err(|e| fail("read the NIC's TX capacity", e))?;
+        let buffers = TxBuffers::new(region, capacity as usize);
         let limits = TxLimits {
             window: buffers.window(),
             ..TxLimits::default()
@@ -191,9 +197,14 @@ impl<D: Device + Send + 'static> NicTransport<D> {
         let mut nic = lock(&self.nic);
         while let Some(o) = path.waiting.front() {
             let desc = match path.buffers.place(o) {
-                Ok(Some(desc)) => desc,
+                Ok(Placement::Post(desc)) => desc,
                 // No room until a TX_DONE frees some.
-                Ok(None) => return,
+                Ok(Placement::Wait) => return,
+                // A CANCEL with nothing of its RPC out.
+                Ok(Placement::Nothing) => {
+                    path.waiting.pop_front();
+                    continue;
+                }
                 Err(e) => {
                     self.tx_error(&e);
                     path.waiting.pop_front();
@@ -348,7 +359,8 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
 
     /// Queues `o` for the TX ring and posts what fits now. Refused at once: a peer the NIC
     /// cannot send to (IPv6: the DATA framer builds IPv4), a message longer than the NIC's
-    /// `max_message_length` or the payload area.
+    /// `max_message_length` or the payload area. A CANCEL drops what of its RPC still waits
+    /// here, and stops in the NIC what was posted.
     fn offload(&self, o: Offload) -> Result<(), OffloadError> {
         let Some(path) = &self.offload else {
             return Err(TransportError::new(
@@ -362,7 +374,10 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
         }
         let mut path = lock(path);
         let max = path.max_length();
-        if o.message.len() > max as usize {
+        if o.op == TxOp::Cancel {
+            // What of the RPC still waits was never posted: nothing to stop there.
+            path.waiting.retain(|w| (w.dst, w.id) != (o.dst, o.id));
+        } else if o.message.len() > max as usize {
             return Err(OffloadError::TooLong {
                 length: o.message.len(),
                 max,

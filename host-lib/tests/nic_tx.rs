@@ -3,7 +3,8 @@
 //! its payload copied into the NIC's TX window and freed at its `TX_DONE`. A software NIC
 //! ([`SoftNic`]) takes the descriptors off the ring as the hardware does and sends their
 //! bytes as DATA packets (all at once: it neither waits for grants nor checks limits, which
-//! the Verilated core's own tests cover), then reports each one done.
+//! the Verilated core's own tests cover), then reports each one done; or, holding them (as a
+//! NIC holds a message nobody grants), reports them done only when a CANCEL comes for them.
 #![allow(non_snake_case)]
 
 mod common;
@@ -41,8 +42,27 @@ impl NicTxHost {
     }
 }
 
+/// What the software NIC does with the messages of its TX descriptors.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Behaviour {
+    /// Sends them at once, then reports them done.
+    Sends,
+    /// Sends nothing; a CANCEL reports the RPC's descriptors done.
+    Holds,
+}
+
 /// The host at `addr` on `net`, its transport with `tx_area` bytes of TX window.
 fn nic_tx_host(net: &MemNetwork, addr: IpAddr, sizes: RingSizes, tx_area: usize) -> NicTxHost {
+    nic_tx_host_that(Behaviour::Sends, net, addr, sizes, tx_area)
+}
+
+fn nic_tx_host_that(
+    mode: Behaviour,
+    net: &MemNetwork,
+    addr: IpAddr,
+    sizes: RingSizes,
+    tx_area: usize,
+) -> NicTxHost {
     let IpAddr::V4(ipv4) = addr else {
         panic!("an IPv4 host")
     };
@@ -61,6 +81,7 @@ fn nic_tx_host(net: &MemNetwork, addr: IpAddr, sizes: RingSizes, tx_area: usize)
     let thread = thread::spawn(move || {
         let caps = ChecksumCapabilities::default();
         let mut sent = Vec::new();
+        let mut held: Vec<TxDescriptor> = Vec::new();
         while !stop.load(Ordering::Acquire) {
             let deadline = wire.now() + Duration::from_micros(50);
             if let Ok(Some(d)) = wire.recv(Some(deadline))
@@ -69,9 +90,19 @@ fn nic_tx_host(net: &MemNetwork, addr: IpAddr, sizes: RingSizes, tx_area: usize)
                 soft.deliver(f.ip.src_addr(), &f.homa).expect("device side");
             }
             for (desc, message) in soft.take_tx().expect("TX ring") {
-                send_data(&*wire, addr, &desc, &message);
-                soft.tx_done(&desc).expect("completion");
                 sent.push(desc);
+                if desc.op == TxOp::Cancel {
+                    let rpc = (desc.peer, desc.rpc_id);
+                    for d in held.iter().filter(|d| (d.peer, d.rpc_id) == rpc) {
+                        soft.tx_done(d).expect("completion");
+                    }
+                    held.retain(|d| (d.peer, d.rpc_id) != rpc);
+                } else if mode == Behaviour::Holds {
+                    held.push(desc);
+                } else {
+                    send_data(&*wire, addr, &desc, &message);
+                    soft.tx_done(&desc).expect("completion");
+                }
             }
         }
         (soft, sent)
@@ -86,6 +117,7 @@ fn nic_tx_host(net: &MemNetwork, addr: IpAddr, sizes: RingSizes, tx_area: usize)
 /// The DATA packets of what `d` asks for, onto the network from `src`.
 fn send_data(wire: &dyn Transport, src: IpAddr, d: &TxDescriptor, message: &[u8]) {
     let (start, end, retransmit) = match d.op {
+        TxOp::Cancel => return,
         TxOp::SendMessage => (0, message.len(), false),
         TxOp::Retransmit { offset, length } => (offset as usize, (offset + length) as usize, true),
     };
@@ -213,4 +245,41 @@ fn nic_tx__a_message_longer_than_the_tx_window_fails_the_call_at_once() {
     assert!(!sent.is_empty());
     assert!(sent.iter().all(|d| d.message_length == 60_000), "{sent:?}");
     assert_eq!(transport.stats().tx_errors, 0);
+}
+
+#[test]
+fn nic_tx__a_dropped_call_cancels_what_the_nic_holds() {
+    let net = MemNetwork::new();
+    // Nobody at 10.0.0.9: the client's NIC holds the request, as one whose receiver never
+    // grants.
+    let host = nic_tx_host_that(Behaviour::Holds, &net, ip(2), small_tx(), 1 << 20);
+    let transport = Arc::clone(&host.transport);
+    let client = Endpoint::bind(Arc::clone(&transport), 40_000, config()).expect("client");
+    let dest = std::net::SocketAddr::new(ip(9), 500);
+    let wait_for = |what: &str, done: &dyn Fn() -> bool| {
+        let start = std::time::Instant::now();
+        while !done() {
+            assert!(start.elapsed() < Duration::from_secs(10), "no {what}");
+            thread::sleep(Duration::from_millis(1));
+        }
+    };
+    let call = client.submit(dest, pattern(50_000, 3)).expect("submit");
+    wait_for("TX descriptor", &|| transport.stats().tx_descriptors == 1);
+    drop(call);
+    // The CANCEL reached the NIC, which gave the message up: its payload is free.
+    wait_for("TX_DONE", &|| transport.stats().tx_done == 1);
+    let stats = transport.stats();
+    let (_, sent) = host.stop();
+    assert_eq!(
+        sent.iter().map(|d| d.op).collect::<Vec<_>>(),
+        [TxOp::SendMessage, TxOp::Cancel],
+        "{sent:?}"
+    );
+    assert_eq!(sent[0].rpc_id, sent[1].rpc_id);
+    assert_eq!(
+        sent[1].payload_iova, sent[0].payload_iova,
+        "borrows the SEND's place"
+    );
+    assert_eq!((stats.tx_errors, stats.bad), (0, 0), "{stats:?}");
+    assert_eq!(client.stats().rpcs_pending, 0);
 }

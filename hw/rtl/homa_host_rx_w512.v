@@ -2996,6 +2996,7 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
             popped$d = c_zero32;
             rq_wr$d = c_zero4;
             rq_rd$d = c_zero4;
+            n_bad$d = c_zero32;
         end
     end
     

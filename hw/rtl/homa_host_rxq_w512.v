@@ -963,6 +963,7 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
             popped$d = c_zero32;
             rq_wr$d = c_zero4;
             rq_rd$d = c_zero4;
+            n_bad$d = c_zero32;
         end
     end
     

@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,cfg_win_base,cfg_win_len,cfg_max_len,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_desc_valid,m_desc_ready,m_desc_retransmit,m_desc_no_completion,m_desc_src_port,m_desc_dst_port,m_desc_rpc_id,m_desc_peer,m_desc_length,m_desc_iova,m_desc_offset,m_desc_bytes,m_desc_cookie,m_desc_index,m_err_valid,m_err_ready,m_err_status,consumer,bad);
+module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,cfg_win_base,cfg_win_len,cfg_max_len,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_desc_valid,m_desc_ready,m_desc_retransmit,m_desc_cancel,m_desc_no_completion,m_desc_src_port,m_desc_dst_port,m_desc_rpc_id,m_desc_peer,m_desc_length,m_desc_iova,m_desc_offset,m_desc_bytes,m_desc_cookie,m_desc_index,m_err_valid,m_err_ready,m_err_status,consumer,bad);
     
     // Module arguments
     input wire  clock;
@@ -24,6 +24,7 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     output reg  m_desc_valid;
     input wire  m_desc_ready;
     output reg  m_desc_retransmit;
+    output reg  m_desc_cancel;
     output reg  m_desc_no_completion;
     output reg  [15:0] m_desc_src_port;
     output reg  [15:0] m_desc_dst_port;
@@ -57,6 +58,7 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     localparam  c_shift = 32'h6;
     localparam  c_op_send = 8'h1;
     localparam  c_op_retx = 8'h2;
+    localparam  c_op_cancel = 8'h3;
     localparam  c_flags_reserved = 8'hfe;
     localparam  c_st_bad = 8'h5;
     localparam  c_st_long = 8'h2;
@@ -138,6 +140,7 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     reg  [7:0] d_op;
     reg  d_send;
     reg  d_retx;
+    reg  d_cancel;
     reg  [31:0] d_len;
     reg  [63:0] d_len64;
     reg  [63:0] d_roff;
@@ -149,6 +152,7 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     reg  win_on;
     reg  [63:0] win_end;
     reg  h_retx;
+    reg  h_cancel;
     
     // Sub module instances
     homa_host_txq_w512$fetch fetch(
@@ -258,13 +262,14 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         d_op = s_rd_data[(c_at_op)+:(8)];
         d_send = d_op == c_op_send;
         d_retx = d_op == c_op_retx;
+        d_cancel = d_op == c_op_cancel;
         d_len = s_rd_data[(c_at_len)+:(32)];
         d_len64 = s_rd_data[(c_at_len)+:(64)] & c_lo32;
         d_roff = s_rd_data[(c_at_roff)+:(64)] & c_lo32;
         d_rlen = s_rd_data[(c_at_rlen)+:(64)] & c_lo32;
         d_iova = s_rd_data[(c_at_iova)+:(64)];
         d_end = d_iova + d_len64;
-        d_enc_bad = ~(d_send | d_retx) | ((s_rd_data[(c_at_flags)+:(8)] & c_flags_reserved) != c_zero8) | (s_rd_data[(c_at_rsv0)+:(16)] != c_zero16) | (s_rd_data[(c_at_rsv1)+:(32)] != c_zero32) | (d_len == c_zero32) | (s_rd_data[(c_at_peer)+:(64)] != c_zero64) | (s_rd_data[(c_at_peer8)+:(32)] != c_v4_mapped) | (d_send & ((d_roff != c_zero64) | (d_rlen != c_zero64))) | (d_retx & ((d_rlen == c_zero64) | ((d_roff + d_rlen) > d_len64)));
+        d_enc_bad = ~(d_send | d_retx | d_cancel) | ((s_rd_data[(c_at_flags)+:(8)] & c_flags_reserved) != c_zero8) | (s_rd_data[(c_at_rsv0)+:(16)] != c_zero16) | (s_rd_data[(c_at_rsv1)+:(32)] != c_zero32) | (d_len == c_zero32) | (s_rd_data[(c_at_peer)+:(64)] != c_zero64) | (s_rd_data[(c_at_peer8)+:(32)] != c_v4_mapped) | ((d_send | d_cancel) & ((d_roff != c_zero64) | (d_rlen != c_zero64))) | (d_retx & ((d_rlen == c_zero64) | ((d_roff + d_rlen) > d_len64)));
         win_on = cfg_win_len != c_zero64;
         win_end = cfg_win_base + cfg_win_len;
         d_st = c_zero8;
@@ -294,6 +299,8 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         h_st = st_bank$read_data;
         h_retx = head[(c_at_op)+:(8)] == c_op_retx;
         m_desc_retransmit = h_retx;
+        h_cancel = head[(c_at_op)+:(8)] == c_op_cancel;
+        m_desc_cancel = h_cancel;
         m_desc_no_completion = head[c_at_flags];
         m_desc_src_port = head[(c_at_src)+:(16)];
         m_desc_dst_port = head[(c_at_dst)+:(16)];

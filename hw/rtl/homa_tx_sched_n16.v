@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
+module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
     
     // Module arguments
     input wire  clock;
@@ -20,6 +20,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     input wire  s_desc_valid;
     output reg  s_desc_ready;
     input wire  s_desc_retransmit;
+    input wire  s_desc_cancel;
     input wire  s_desc_no_completion;
     input wire  [15:0] s_desc_sport;
     input wire  [15:0] s_desc_dport;
@@ -963,6 +964,39 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  gmatch$13;
     reg  gmatch$14;
     reg  gmatch$15;
+    reg  cmatch$0;
+    reg  cmatch$1;
+    reg  cmatch$2;
+    reg  cmatch$3;
+    reg  cmatch$4;
+    reg  cmatch$5;
+    reg  cmatch$6;
+    reg  cmatch$7;
+    reg  cmatch$8;
+    reg  cmatch$9;
+    reg  cmatch$10;
+    reg  cmatch$11;
+    reg  cmatch$12;
+    reg  cmatch$13;
+    reg  cmatch$14;
+    reg  cmatch$15;
+    reg  [31:0] c_base$0;
+    reg  [31:0] c_base$1;
+    reg  [31:0] c_base$2;
+    reg  [31:0] c_base$3;
+    reg  [31:0] c_base$4;
+    reg  [31:0] c_base$5;
+    reg  [31:0] c_base$6;
+    reg  [31:0] c_base$7;
+    reg  [31:0] c_base$8;
+    reg  [31:0] c_base$9;
+    reg  [31:0] c_base$10;
+    reg  [31:0] c_base$11;
+    reg  [31:0] c_base$12;
+    reg  [31:0] c_base$13;
+    reg  [31:0] c_base$14;
+    reg  [31:0] c_base$15;
+    reg  cancel_fire;
     reg  any_match;
     reg  [15:0] mask;
     reg  [63:0] gid;
@@ -2804,9 +2838,90 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         if (gmatch$15) begin
             any_match = 1'b1;
         end
-        s_desc_ready = srpt$s_ins_ready;
-        ins_fire = s_desc_valid & srpt$s_ins_ready;
-        srpt$s_ins_valid = s_desc_valid;
+        cancel_fire = s_desc_valid & s_desc_cancel;
+        cmatch$0 = live$0$q & (peer$0$q == s_desc_peer) & (id$0$q == s_desc_id);
+        c_base$0 = sent$0$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$0)) begin
+            c_base$0 = p_new_sent + c_one32;
+        end
+        cmatch$1 = live$1$q & (peer$1$q == s_desc_peer) & (id$1$q == s_desc_id);
+        c_base$1 = sent$1$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$1)) begin
+            c_base$1 = p_new_sent + c_one32;
+        end
+        cmatch$2 = live$2$q & (peer$2$q == s_desc_peer) & (id$2$q == s_desc_id);
+        c_base$2 = sent$2$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$2)) begin
+            c_base$2 = p_new_sent + c_one32;
+        end
+        cmatch$3 = live$3$q & (peer$3$q == s_desc_peer) & (id$3$q == s_desc_id);
+        c_base$3 = sent$3$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$3)) begin
+            c_base$3 = p_new_sent + c_one32;
+        end
+        cmatch$4 = live$4$q & (peer$4$q == s_desc_peer) & (id$4$q == s_desc_id);
+        c_base$4 = sent$4$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$4)) begin
+            c_base$4 = p_new_sent + c_one32;
+        end
+        cmatch$5 = live$5$q & (peer$5$q == s_desc_peer) & (id$5$q == s_desc_id);
+        c_base$5 = sent$5$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$5)) begin
+            c_base$5 = p_new_sent + c_one32;
+        end
+        cmatch$6 = live$6$q & (peer$6$q == s_desc_peer) & (id$6$q == s_desc_id);
+        c_base$6 = sent$6$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$6)) begin
+            c_base$6 = p_new_sent + c_one32;
+        end
+        cmatch$7 = live$7$q & (peer$7$q == s_desc_peer) & (id$7$q == s_desc_id);
+        c_base$7 = sent$7$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$7)) begin
+            c_base$7 = p_new_sent + c_one32;
+        end
+        cmatch$8 = live$8$q & (peer$8$q == s_desc_peer) & (id$8$q == s_desc_id);
+        c_base$8 = sent$8$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$8)) begin
+            c_base$8 = p_new_sent + c_one32;
+        end
+        cmatch$9 = live$9$q & (peer$9$q == s_desc_peer) & (id$9$q == s_desc_id);
+        c_base$9 = sent$9$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$9)) begin
+            c_base$9 = p_new_sent + c_one32;
+        end
+        cmatch$10 = live$10$q & (peer$10$q == s_desc_peer) & (id$10$q == s_desc_id);
+        c_base$10 = sent$10$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$10)) begin
+            c_base$10 = p_new_sent + c_one32;
+        end
+        cmatch$11 = live$11$q & (peer$11$q == s_desc_peer) & (id$11$q == s_desc_id);
+        c_base$11 = sent$11$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$11)) begin
+            c_base$11 = p_new_sent + c_one32;
+        end
+        cmatch$12 = live$12$q & (peer$12$q == s_desc_peer) & (id$12$q == s_desc_id);
+        c_base$12 = sent$12$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$12)) begin
+            c_base$12 = p_new_sent + c_one32;
+        end
+        cmatch$13 = live$13$q & (peer$13$q == s_desc_peer) & (id$13$q == s_desc_id);
+        c_base$13 = sent$13$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$13)) begin
+            c_base$13 = p_new_sent + c_one32;
+        end
+        cmatch$14 = live$14$q & (peer$14$q == s_desc_peer) & (id$14$q == s_desc_id);
+        c_base$14 = sent$14$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$14)) begin
+            c_base$14 = p_new_sent + c_one32;
+        end
+        cmatch$15 = live$15$q & (peer$15$q == s_desc_peer) & (id$15$q == s_desc_id);
+        c_base$15 = sent$15$q + c_one32;
+        if (fire & (srpt$m_pick_slot == c_slot$15)) begin
+            c_base$15 = p_new_sent + c_one32;
+        end
+        s_desc_ready = srpt$s_ins_ready | s_desc_cancel;
+        ins_fire = s_desc_valid & ~s_desc_cancel & srpt$s_ins_ready;
+        srpt$s_ins_valid = s_desc_valid & ~s_desc_cancel;
         srpt$s_ins_id = s_desc_index[(c_lo)+:(16)];
         srpt$s_ins_remaining = s_desc_bytes;
         ins_end = s_desc_offset + s_desc_bytes;
@@ -2885,6 +3000,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             end
             sprio$0$d = s_grant_priority;
         end
+        if (cancel_fire & cmatch$0 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$0))) begin
+            end$0$d = c_base$0;
+            granted$0$d = c_base$0;
+            if (unsch$0$q > c_base$0) begin
+                unsch$0$d = c_base$0;
+            end
+        end
         if (ins_fire & (srpt$m_free_slot == c_slot$0)) begin
             live$0$d = 1'b1;
             rtx$0$d = s_desc_retransmit;
@@ -2958,6 +3080,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 end
             end
             sprio$1$d = s_grant_priority;
+        end
+        if (cancel_fire & cmatch$1 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$1))) begin
+            end$1$d = c_base$1;
+            granted$1$d = c_base$1;
+            if (unsch$1$q > c_base$1) begin
+                unsch$1$d = c_base$1;
+            end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$1)) begin
             live$1$d = 1'b1;
@@ -3033,6 +3162,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             end
             sprio$2$d = s_grant_priority;
         end
+        if (cancel_fire & cmatch$2 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$2))) begin
+            end$2$d = c_base$2;
+            granted$2$d = c_base$2;
+            if (unsch$2$q > c_base$2) begin
+                unsch$2$d = c_base$2;
+            end
+        end
         if (ins_fire & (srpt$m_free_slot == c_slot$2)) begin
             live$2$d = 1'b1;
             rtx$2$d = s_desc_retransmit;
@@ -3106,6 +3242,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 end
             end
             sprio$3$d = s_grant_priority;
+        end
+        if (cancel_fire & cmatch$3 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$3))) begin
+            end$3$d = c_base$3;
+            granted$3$d = c_base$3;
+            if (unsch$3$q > c_base$3) begin
+                unsch$3$d = c_base$3;
+            end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$3)) begin
             live$3$d = 1'b1;
@@ -3181,6 +3324,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             end
             sprio$4$d = s_grant_priority;
         end
+        if (cancel_fire & cmatch$4 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$4))) begin
+            end$4$d = c_base$4;
+            granted$4$d = c_base$4;
+            if (unsch$4$q > c_base$4) begin
+                unsch$4$d = c_base$4;
+            end
+        end
         if (ins_fire & (srpt$m_free_slot == c_slot$4)) begin
             live$4$d = 1'b1;
             rtx$4$d = s_desc_retransmit;
@@ -3254,6 +3404,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 end
             end
             sprio$5$d = s_grant_priority;
+        end
+        if (cancel_fire & cmatch$5 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$5))) begin
+            end$5$d = c_base$5;
+            granted$5$d = c_base$5;
+            if (unsch$5$q > c_base$5) begin
+                unsch$5$d = c_base$5;
+            end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$5)) begin
             live$5$d = 1'b1;
@@ -3329,6 +3486,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             end
             sprio$6$d = s_grant_priority;
         end
+        if (cancel_fire & cmatch$6 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$6))) begin
+            end$6$d = c_base$6;
+            granted$6$d = c_base$6;
+            if (unsch$6$q > c_base$6) begin
+                unsch$6$d = c_base$6;
+            end
+        end
         if (ins_fire & (srpt$m_free_slot == c_slot$6)) begin
             live$6$d = 1'b1;
             rtx$6$d = s_desc_retransmit;
@@ -3402,6 +3566,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 end
             end
             sprio$7$d = s_grant_priority;
+        end
+        if (cancel_fire & cmatch$7 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$7))) begin
+            end$7$d = c_base$7;
+            granted$7$d = c_base$7;
+            if (unsch$7$q > c_base$7) begin
+                unsch$7$d = c_base$7;
+            end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$7)) begin
             live$7$d = 1'b1;
@@ -3477,6 +3648,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             end
             sprio$8$d = s_grant_priority;
         end
+        if (cancel_fire & cmatch$8 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$8))) begin
+            end$8$d = c_base$8;
+            granted$8$d = c_base$8;
+            if (unsch$8$q > c_base$8) begin
+                unsch$8$d = c_base$8;
+            end
+        end
         if (ins_fire & (srpt$m_free_slot == c_slot$8)) begin
             live$8$d = 1'b1;
             rtx$8$d = s_desc_retransmit;
@@ -3550,6 +3728,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 end
             end
             sprio$9$d = s_grant_priority;
+        end
+        if (cancel_fire & cmatch$9 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$9))) begin
+            end$9$d = c_base$9;
+            granted$9$d = c_base$9;
+            if (unsch$9$q > c_base$9) begin
+                unsch$9$d = c_base$9;
+            end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$9)) begin
             live$9$d = 1'b1;
@@ -3625,6 +3810,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             end
             sprio$10$d = s_grant_priority;
         end
+        if (cancel_fire & cmatch$10 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$10))) begin
+            end$10$d = c_base$10;
+            granted$10$d = c_base$10;
+            if (unsch$10$q > c_base$10) begin
+                unsch$10$d = c_base$10;
+            end
+        end
         if (ins_fire & (srpt$m_free_slot == c_slot$10)) begin
             live$10$d = 1'b1;
             rtx$10$d = s_desc_retransmit;
@@ -3698,6 +3890,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 end
             end
             sprio$11$d = s_grant_priority;
+        end
+        if (cancel_fire & cmatch$11 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$11))) begin
+            end$11$d = c_base$11;
+            granted$11$d = c_base$11;
+            if (unsch$11$q > c_base$11) begin
+                unsch$11$d = c_base$11;
+            end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$11)) begin
             live$11$d = 1'b1;
@@ -3773,6 +3972,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             end
             sprio$12$d = s_grant_priority;
         end
+        if (cancel_fire & cmatch$12 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$12))) begin
+            end$12$d = c_base$12;
+            granted$12$d = c_base$12;
+            if (unsch$12$q > c_base$12) begin
+                unsch$12$d = c_base$12;
+            end
+        end
         if (ins_fire & (srpt$m_free_slot == c_slot$12)) begin
             live$12$d = 1'b1;
             rtx$12$d = s_desc_retransmit;
@@ -3846,6 +4052,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 end
             end
             sprio$13$d = s_grant_priority;
+        end
+        if (cancel_fire & cmatch$13 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$13))) begin
+            end$13$d = c_base$13;
+            granted$13$d = c_base$13;
+            if (unsch$13$q > c_base$13) begin
+                unsch$13$d = c_base$13;
+            end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$13)) begin
             live$13$d = 1'b1;
@@ -3921,6 +4134,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             end
             sprio$14$d = s_grant_priority;
         end
+        if (cancel_fire & cmatch$14 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$14))) begin
+            end$14$d = c_base$14;
+            granted$14$d = c_base$14;
+            if (unsch$14$q > c_base$14) begin
+                unsch$14$d = c_base$14;
+            end
+        end
         if (ins_fire & (srpt$m_free_slot == c_slot$14)) begin
             live$14$d = 1'b1;
             rtx$14$d = s_desc_retransmit;
@@ -3994,6 +4214,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 end
             end
             sprio$15$d = s_grant_priority;
+        end
+        if (cancel_fire & cmatch$15 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$15))) begin
+            end$15$d = c_base$15;
+            granted$15$d = c_base$15;
+            if (unsch$15$q > c_base$15) begin
+                unsch$15$d = c_base$15;
+            end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$15)) begin
             live$15$d = 1'b1;

@@ -911,6 +911,7 @@ impl Logic for HomaNicCore512 {
         self.tx.s_desc_valid.next = self.txq.m_desc_valid.val();
         self.txq.m_desc_ready.next = self.tx.s_desc_ready.val();
         self.tx.s_desc_retransmit.next = self.txq.m_desc_retransmit.val();
+        self.tx.s_desc_cancel.next = self.txq.m_desc_cancel.val();
         self.tx.s_desc_no_completion.next = self.txq.m_desc_no_completion.val();
         self.tx.s_desc_sport.next = self.txq.m_desc_src_port.val();
         self.tx.s_desc_dport.next = self.txq.m_desc_dst_port.val();

@@ -541,6 +541,7 @@ impl Logic for RxRing512 {
             self.popped.d.next = self.c_zero32.val();
             self.rq_wr.d.next = self.c_zero4.val();
             self.rq_rd.d.next = self.c_zero4.val();
+            self.n_bad.d.next = self.c_zero32.val();
         }
     }
 }

@@ -67,10 +67,12 @@ pub struct TxEngine512 {
     pub cfg_cutoff_version: Signal<In, Bits<16>>,
     /// An accepted TX descriptor is offered.
     pub s_desc_valid: Signal<In, Bit>,
-    /// It is taken (a scheduler slot is free).
+    /// It is taken (a scheduler slot is free, or it is a CANCEL).
     pub s_desc_ready: Signal<Out, Bit>,
     /// RETRANSMIT (otherwise SEND_MESSAGE).
     pub s_desc_retransmit: Signal<In, Bit>,
+    /// CANCEL: stop what the engine holds of this peer and RPC id (`TxSched16`).
+    pub s_desc_cancel: Signal<In, Bit>,
     /// Flag NO_COMPLETION.
     pub s_desc_no_completion: Signal<In, Bit>,
     /// Local Homa port.
@@ -190,6 +192,7 @@ impl TxEngine512 {
             s_desc_valid: Signal::default(),
             s_desc_ready: Signal::default(),
             s_desc_retransmit: Signal::default(),
+            s_desc_cancel: Signal::default(),
             s_desc_no_completion: Signal::default(),
             s_desc_sport: Signal::default(),
             s_desc_dport: Signal::default(),
@@ -269,6 +272,7 @@ impl TxEngine512 {
         uut.cfg_cutoff_version.connect();
         uut.s_desc_valid.connect();
         uut.s_desc_retransmit.connect();
+        uut.s_desc_cancel.connect();
         uut.s_desc_no_completion.connect();
         uut.s_desc_sport.connect();
         uut.s_desc_dport.connect();
@@ -328,6 +332,7 @@ impl Logic for TxEngine512 {
         self.sched.cfg_cutoff7.next = self.cfg_cutoff7.val();
         self.sched.s_desc_valid.next = self.s_desc_valid.val();
         self.sched.s_desc_retransmit.next = self.s_desc_retransmit.val();
+        self.sched.s_desc_cancel.next = self.s_desc_cancel.val();
         self.sched.s_desc_no_completion.next = self.s_desc_no_completion.val();
         self.sched.s_desc_sport.next = self.s_desc_sport.val();
         self.sched.s_desc_dport.next = self.s_desc_dport.val();

@@ -150,6 +150,7 @@ pub fn run<D: EnginePorts>(
                 let peer = [0x0a00_0002u32, 0x0a00_0003][rng.below(2) as usize];
                 let e = TxEntry {
                     retransmit: false,
+                    cancel: false,
                     no_completion: rng.chance(15),
                     sport: rng.next_u64() as u16,
                     dport: rng.next_u64() as u16,
@@ -191,6 +192,7 @@ pub fn run<D: EnginePorts>(
                 let bytes = 1 + rng.below(u64::from(m.e.length - offset).min(20_000)) as u32;
                 let e = TxEntry {
                     retransmit: true,
+                    cancel: false,
                     no_completion: rng.chance(15),
                     offset,
                     bytes,

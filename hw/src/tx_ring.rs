@@ -21,10 +21,12 @@
 //! Refusals, decided as the response arrives (a status byte beside each FIFO entry) and
 //! counted (`bad`), in [`TxLimits::refusal`](homa_proto::hostif::TxLimits::refusal)'s order:
 //! status 5 for what `TxDescriptor::decode` refuses (unknown opcode; reserved flags or fields
-//! not zero; message length 0; a SEND with retransmit fields, a RETRANSMIT range empty or past
-//! the message's end) and for a peer that is not IPv4-mapped (the DATA framer builds IPv4), status 2 for a message longer than `cfg_max_len`, status 5 for a
-//! payload that wraps past the top of the address space, status 1 for a payload outside the
-//! window when one is set. The NIC never reads a refused descriptor's payload.
+//! not zero; message length 0; a SEND or CANCEL with retransmit fields, a RETRANSMIT range
+//! empty or past the message's end) and for a peer that is not IPv4-mapped (the DATA framer
+//! builds IPv4), status 2 for a message longer than `cfg_max_len`, status 5 for a payload that
+//! wraps past the top of the address space, status 1 for a payload outside the window when
+//! one is set. The NIC never reads a refused descriptor's payload. A CANCEL is checked as a
+//! SEND and handed out with `m_desc_cancel` (the scheduler stops its RPC's slots).
 //!
 //! `cfg_clear` (the `tx_log2_size` write) restarts the indices at 0 and empties the FIFO;
 //! responses to reads issued before it are discarded.
@@ -78,6 +80,8 @@ pub struct TxRing512 {
     pub m_desc_ready: Signal<In, Bit>,
     /// RETRANSMIT (otherwise SEND_MESSAGE).
     pub m_desc_retransmit: Signal<Out, Bit>,
+    /// CANCEL (otherwise SEND_MESSAGE, unless `m_desc_retransmit`).
+    pub m_desc_cancel: Signal<Out, Bit>,
     /// Flag NO_COMPLETION.
     pub m_desc_no_completion: Signal<Out, Bit>,
     /// Local Homa port.
@@ -140,6 +144,7 @@ pub struct TxRing512 {
     d_op: Signal<Local, Bits<8>>,
     d_send: Signal<Local, Bit>,
     d_retx: Signal<Local, Bit>,
+    d_cancel: Signal<Local, Bit>,
     d_len: Signal<Local, Bits<32>>,
     d_len64: Signal<Local, Bits<64>>,
     d_roff: Signal<Local, Bits<64>>,
@@ -151,6 +156,7 @@ pub struct TxRing512 {
     win_on: Signal<Local, Bit>,
     win_end: Signal<Local, Bits<64>>,
     h_retx: Signal<Local, Bit>,
+    h_cancel: Signal<Local, Bit>,
     c_lo32: Constant<Bits<64>>,
     c_zero64: Constant<Bits<64>>,
     c_zero32: Constant<Bits<32>>,
@@ -166,6 +172,7 @@ pub struct TxRing512 {
     c_shift: Constant<Bits<32>>,
     c_op_send: Constant<Bits<8>>,
     c_op_retx: Constant<Bits<8>>,
+    c_op_cancel: Constant<Bits<8>>,
     c_flags_reserved: Constant<Bits<8>>,
     c_st_bad: Constant<Bits<8>>,
     c_st_long: Constant<Bits<8>>,
@@ -223,6 +230,7 @@ impl TxRing512 {
             m_desc_valid: Signal::default(),
             m_desc_ready: Signal::default(),
             m_desc_retransmit: Signal::default(),
+            m_desc_cancel: Signal::default(),
             m_desc_no_completion: Signal::default(),
             m_desc_src_port: Signal::default(),
             m_desc_dst_port: Signal::default(),
@@ -267,6 +275,7 @@ impl TxRing512 {
             d_op: Signal::default(),
             d_send: Signal::default(),
             d_retx: Signal::default(),
+            d_cancel: Signal::default(),
             d_len: Signal::default(),
             d_len64: Signal::default(),
             d_roff: Signal::default(),
@@ -278,6 +287,7 @@ impl TxRing512 {
             win_on: Signal::default(),
             win_end: Signal::default(),
             h_retx: Signal::default(),
+            h_cancel: Signal::default(),
             c_lo32: k(u64::from(u32::MAX)),
             c_zero64: k(0),
             c_zero32: k(0),
@@ -293,6 +303,7 @@ impl TxRing512 {
             c_shift: k(6),
             c_op_send: k(TxOpcode::SendMessage as u64),
             c_op_retx: k(TxOpcode::Retransmit as u64),
+            c_op_cancel: k(TxOpcode::Cancel as u64),
             c_flags_reserved: k(0xfe),
             c_st_bad: k(Status::BadDescriptor as u64),
             c_st_long: k(Status::MessageTooLong as u64),
@@ -384,6 +395,7 @@ impl Logic for TxRing512 {
             .get_bits::<8>(self.c_at_op.val().index());
         self.d_send.next = self.d_op.val() == self.c_op_send.val();
         self.d_retx.next = self.d_op.val() == self.c_op_retx.val();
+        self.d_cancel.next = self.d_op.val() == self.c_op_cancel.val();
         self.d_len.next = self
             .s_rd_data
             .val()
@@ -408,7 +420,7 @@ impl Logic for TxRing512 {
             .val()
             .get_bits::<64>(self.c_at_iova.val().index());
         self.d_end.next = self.d_iova.val() + self.d_len64.val();
-        self.d_enc_bad.next = !(self.d_send.val() | self.d_retx.val())
+        self.d_enc_bad.next = !(self.d_send.val() | self.d_retx.val() | self.d_cancel.val())
             | ((self
                 .s_rd_data
                 .val()
@@ -436,7 +448,7 @@ impl Logic for TxRing512 {
                 .val()
                 .get_bits::<32>(self.c_at_peer8.val().index())
                 != self.c_v4_mapped.val())
-            | (self.d_send.val()
+            | ((self.d_send.val() | self.d_cancel.val())
                 & ((self.d_roff.val() != self.c_zero64.val())
                     | (self.d_rlen.val() != self.c_zero64.val())))
             | (self.d_retx.val()
@@ -477,6 +489,9 @@ impl Logic for TxRing512 {
         self.h_retx.next =
             self.head.val().get_bits::<8>(self.c_at_op.val().index()) == self.c_op_retx.val();
         self.m_desc_retransmit.next = self.h_retx.val();
+        self.h_cancel.next =
+            self.head.val().get_bits::<8>(self.c_at_op.val().index()) == self.c_op_cancel.val();
+        self.m_desc_cancel.next = self.h_cancel.val();
         self.m_desc_no_completion.next = self.head.val().get_bit(self.c_at_flags.val().index());
         self.m_desc_src_port.next = self.head.val().get_bits::<16>(self.c_at_src.val().index());
         self.m_desc_dst_port.next = self.head.val().get_bits::<16>(self.c_at_dst.val().index());

@@ -49,6 +49,8 @@ pub struct TxRingOffer {
 pub struct TxHead {
     /// RETRANSMIT.
     pub retransmit: bool,
+    /// CANCEL.
+    pub cancel: bool,
     /// NO_COMPLETION.
     pub no_completion: bool,
     /// Local port.
@@ -77,11 +79,12 @@ impl TxHead {
     /// What the fetcher hands out for the good descriptor `d` at ring index `index`.
     pub fn of(d: &TxDescriptor, index: u32) -> TxHead {
         let (retransmit, offset, bytes) = match d.op {
-            TxOp::SendMessage => (false, 0, d.message_length),
+            TxOp::SendMessage | TxOp::Cancel => (false, 0, d.message_length),
             TxOp::Retransmit { offset, length } => (true, offset, length),
         };
         TxHead {
             retransmit,
+            cancel: d.op == TxOp::Cancel,
             no_completion: d.flags.contains(TxFlags::NO_COMPLETION),
             src_port: d.src_port,
             dst_port: d.dst_port,
@@ -142,7 +145,7 @@ pub const WINDOW: DmaWindow = DmaWindow {
 };
 
 /// A random descriptor, as its 64 bytes: mostly good (inside [`WINDOW`], 1 B to 1 MB,
-/// some retransmits); one in three faulty in one of twelve ways.
+/// some retransmits, a few cancels); one in three faulty in one of twelve ways.
 pub fn descriptor(rng: &mut Rng, index: u32, max_len: u32) -> [u8; TX_DESC_LEN] {
     let len = match rng.below(4) {
         0 => 1 + rng.below(100) as u32,
@@ -154,6 +157,8 @@ pub fn descriptor(rng: &mut Rng, index: u32, max_len: u32) -> [u8; TX_DESC_LEN] 
         let offset = rng.below(u64::from(len)) as u32;
         let length = 1 + rng.below(u64::from(len - offset)) as u32;
         TxOp::Retransmit { offset, length }
+    } else if rng.chance(8) {
+        TxOp::Cancel
     } else {
         TxOp::SendMessage
     };
@@ -189,23 +194,28 @@ pub fn descriptor(rng: &mut Rng, index: u32, max_len: u32) -> [u8; TX_DESC_LEN] 
         b[f.offset..f.end()].copy_from_slice(&v.to_le_bytes()[..f.len])
     };
     let byte_of = |rng: &mut Rng, f: Field| f.offset + rng.below(f.len as u64) as usize;
-    let (send, retx) = (
+    let (send, retx, cancel) = (
         u64::from(TxOpcode::SendMessage as u8),
         u64::from(TxOpcode::Retransmit as u8),
+        u64::from(TxOpcode::Cancel as u8),
     );
     match rng.below(36) {
         0 => put(
             &mut b,
             tx_field::OPCODE,
-            [0, 3, 0xff][rng.below(3) as usize],
+            [0, 4, 0xff][rng.below(3) as usize],
         ),
         1 => b[tx_field::FLAGS.offset] |= 2 << rng.below(7),
         2 => b[byte_of(rng, tx_field::RESERVED0)] = 1 + rng.below(255) as u8,
         3 => b[byte_of(rng, tx_field::RESERVED1)] = 1 + rng.below(255) as u8,
         4 => put(&mut b, tx_field::MESSAGE_LENGTH, 0),
         5 => {
-            // A SEND with a retransmit field set.
-            put(&mut b, tx_field::OPCODE, send);
+            // A SEND or CANCEL with a retransmit field set.
+            put(
+                &mut b,
+                tx_field::OPCODE,
+                [send, cancel][rng.below(2) as usize],
+            );
             let f =
                 [tx_field::RETRANSMIT_OFFSET, tx_field::RETRANSMIT_LENGTH][rng.below(2) as usize];
             put(&mut b, f, 1 + rng.below(100));

@@ -22,6 +22,16 @@
 //! RETRANSMIT is granted whole and sent at the message's unscheduled priority (the descriptor
 //! carries no priority), with DATA's retransmit flag and `incoming` at its range's end.
 //!
+//! A CANCEL descriptor (`s_desc_cancel`) takes no slot and is taken every cycle, even with
+//! the table full (the messages it stops may be what fills it): every live slot of its peer
+//! and RPC id, SEND_MESSAGE or RETRANSMIT, is cut short after one more packet of one byte
+//! (its end, its granted bytes and its unscheduled limit become `sent + 1`, counting a packet
+//! picked at the same edge; a slot whose last packet leaves at that edge is already done).
+//! That packet is the range's last, so its `TX_DONE` follows once every earlier payload
+//! read of the slot has come back (the job FIFO is in order), and the host may free the
+//! payload. The SRPT scheduler keeps the slot's remaining bytes as they were until that
+//! pick (its key is refreshed only by picks).
+//!
 //! Each job (`m_job_*`) is one DATA packet: the payload's host address and length for the DMA
 //! read, and every header field the DATA framer needs, so the slot can be reused before the
 //! frame leaves. A packet never straddles the unscheduled limit and carries at most
@@ -75,10 +85,12 @@ pub struct TxSched16 {
     pub cfg_cutoff7: Signal<In, Bits<32>>,
     /// An accepted TX descriptor is offered.
     pub s_desc_valid: Signal<In, Bit>,
-    /// It is taken (a slot is free; from registers only).
+    /// It is taken (a slot is free, from registers; or it is a CANCEL).
     pub s_desc_ready: Signal<Out, Bit>,
-    /// RETRANSMIT (otherwise SEND_MESSAGE).
+    /// RETRANSMIT (otherwise SEND_MESSAGE, unless CANCEL).
     pub s_desc_retransmit: Signal<In, Bit>,
+    /// CANCEL: stop the slots of this peer and RPC id (see the module doc).
+    pub s_desc_cancel: Signal<In, Bit>,
     /// Flag NO_COMPLETION.
     pub s_desc_no_completion: Signal<In, Bit>,
     /// Local Homa port.
@@ -177,6 +189,9 @@ pub struct TxSched16 {
     n_unmatched: DFF<Bits<32>>,
     elig: [Signal<Local, Bit>; TX_SLOTS],
     gmatch: [Signal<Local, Bit>; TX_SLOTS],
+    cmatch: [Signal<Local, Bit>; TX_SLOTS],
+    c_base: [Signal<Local, Bits<32>>; TX_SLOTS],
+    cancel_fire: Signal<Local, Bit>,
     any_match: Signal<Local, Bit>,
     mask: Signal<Local, Mask16>,
     gid: Signal<Local, Bits<64>>,
@@ -226,6 +241,7 @@ impl TxSched16 {
             s_desc_valid: Signal::default(),
             s_desc_ready: Signal::default(),
             s_desc_retransmit: Signal::default(),
+            s_desc_cancel: Signal::default(),
             s_desc_no_completion: Signal::default(),
             s_desc_sport: Signal::default(),
             s_desc_dport: Signal::default(),
@@ -286,6 +302,9 @@ impl TxSched16 {
             n_unmatched: DFF::default(),
             elig: std::array::from_fn(|_| Signal::default()),
             gmatch: std::array::from_fn(|_| Signal::default()),
+            cmatch: std::array::from_fn(|_| Signal::default()),
+            c_base: std::array::from_fn(|_| Signal::default()),
+            cancel_fire: Signal::default(),
             any_match: Signal::default(),
             mask: Signal::default(),
             gid: Signal::default(),
@@ -335,6 +354,7 @@ impl TxSched16 {
         uut.cfg_cutoff7.connect();
         uut.s_desc_valid.connect();
         uut.s_desc_retransmit.connect();
+        uut.s_desc_cancel.connect();
         uut.s_desc_no_completion.connect();
         uut.s_desc_sport.connect();
         uut.s_desc_dport.connect();
@@ -479,10 +499,23 @@ impl Logic for TxSched16 {
                 self.any_match.next = true;
             }
         }
+        // CANCELs: matched against every live slot by (peer, local id); the cut counts from
+        // what is sent after this edge's pick.
+        self.cancel_fire.next = self.s_desc_valid.val() & self.s_desc_cancel.val();
+        for j in 0..TX_SLOTS {
+            self.cmatch[j].next = self.live[j].q.val()
+                & (self.peer[j].q.val() == self.s_desc_peer.val())
+                & (self.id[j].q.val() == self.s_desc_id.val());
+            self.c_base[j].next = self.sent[j].q.val() + self.c_one32.val();
+            if self.fire.val() & (self.srpt.m_pick_slot.val() == self.c_slot[j].val()) {
+                self.c_base[j].next = self.p_new_sent.val() + self.c_one32.val();
+            }
+        }
         // Inserts: the lowest free slot, with its unscheduled share and priority.
-        self.s_desc_ready.next = self.srpt.s_ins_ready.val();
-        self.ins_fire.next = self.s_desc_valid.val() & self.srpt.s_ins_ready.val();
-        self.srpt.s_ins_valid.next = self.s_desc_valid.val();
+        self.s_desc_ready.next = self.srpt.s_ins_ready.val() | self.s_desc_cancel.val();
+        self.ins_fire.next =
+            self.s_desc_valid.val() & !self.s_desc_cancel.val() & self.srpt.s_ins_ready.val();
+        self.srpt.s_ins_valid.next = self.s_desc_valid.val() & !self.s_desc_cancel.val();
         self.srpt.s_ins_id.next = self
             .s_desc_index
             .val()
@@ -567,6 +600,18 @@ impl Logic for TxSched16 {
                     }
                 }
                 self.sprio[j].d.next = self.s_grant_priority.val();
+            }
+            if self.cancel_fire.val()
+                & self.cmatch[j].val()
+                & !(self.fire.val()
+                    & self.p_last.val()
+                    & (self.srpt.m_pick_slot.val() == self.c_slot[j].val()))
+            {
+                self.end[j].d.next = self.c_base[j].val();
+                self.granted[j].d.next = self.c_base[j].val();
+                if self.unsch[j].q.val() > self.c_base[j].val() {
+                    self.unsch[j].d.next = self.c_base[j].val();
+                }
             }
             if self.ins_fire.val() & (self.srpt.m_free_slot.val() == self.c_slot[j].val()) {
                 self.live[j].d.next = true;

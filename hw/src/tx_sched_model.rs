@@ -5,9 +5,10 @@
 //! the slots with granted bytes still to send, in age order; a message's packet is cut by
 //! `proto::core::segment_len` and its unscheduled priority is `proto::policy::unsched_priority`.
 //! [`run`] drives a block through [`TxSchedPorts`] with seeded random descriptors (SEND_MESSAGE
-//! of 1 B to 1 MB, some RETRANSMIT ranges), GRANTs (for live messages, stale, lowering,
-//! past the end, for nobody) and back-pressure on the jobs, compares every cycle's outputs with
-//! the mirror, and checks on its own that each message's bytes leave once, in order.
+//! of 1 B to 1 MB, some RETRANSMIT ranges, some CANCELs of an RPC), GRANTs (for live messages,
+//! stale, lowering, past the end, for nobody) and back-pressure on the jobs, compares every
+//! cycle's outputs with the mirror, and checks on its own that each message's bytes leave
+//! once, in order, and that a cancelled range ends after at most one more byte.
 
 use crate::parser_model::Rng;
 use homa_proto::core::segment_len;
@@ -31,6 +32,8 @@ pub struct TxSchedConfig {
 pub struct TxEntry {
     /// RETRANSMIT.
     pub retransmit: bool,
+    /// CANCEL (of every slot of `peer` and `id`; the other fields are not used).
+    pub cancel: bool,
     /// NO_COMPLETION.
     pub no_completion: bool,
     /// Local port.
@@ -116,6 +119,8 @@ struct Slot {
     uprio: u8,
     sprio: u8,
     age: u64,
+    /// The remaining bytes the SRPT scheduler keys the slot by (refreshed by picks only).
+    key: u32,
 }
 
 /// The scheduler's state as the reference keeps it.
@@ -171,14 +176,15 @@ impl Mirror {
             .collect();
         cands.sort_by_key(|(_, s)| s.age);
         let pick = srpt_pick(cands.iter().map(|(_, s)| TxCandidate {
-            bytes_remaining: s.end - s.sent,
+            bytes_remaining: s.key,
             age: s.age,
         }))?;
         let (slot, s) = cands[pick];
         let len = if s.e.retransmit {
             (s.end - s.sent).min(cfg.max_payload)
         } else {
-            segment_len(s.sent, s.unsch, s.e.length, cfg.max_payload)
+            // A cancelled message ends before its length.
+            segment_len(s.sent, s.unsch, s.e.length, cfg.max_payload).min(s.end - s.sent)
         };
         let in_unsched = !s.e.retransmit && s.sent < s.unsch;
         Some(TxJob {
@@ -206,7 +212,8 @@ impl Mirror {
     }
 
     /// The clock edge: the job taken (if `take`), the GRANT applied to the slots live before
-    /// the edge, the descriptor inserted into the slot free before it.
+    /// the edge, a CANCEL applied to the slots still live after the job, or the descriptor
+    /// inserted into the slot free before it.
     pub fn edge(
         &mut self,
         cfg: &TxSchedConfig,
@@ -233,9 +240,20 @@ impl Mirror {
             self.packets = self.packets.wrapping_add(1);
             let s = self.slots[j.slot].as_mut().expect("picked a live slot");
             s.sent += j.len;
+            s.key = s.end - s.sent;
             if j.last {
                 self.slots[j.slot] = None;
             }
+        }
+        if let Some(c) = insert.filter(|e| e.cancel) {
+            for s in self.slots.iter_mut().flatten() {
+                if s.e.peer == c.peer && s.e.id == c.id {
+                    s.end = s.sent + 1;
+                    s.granted = s.end;
+                    s.unsch = s.unsch.min(s.end);
+                }
+            }
+            return;
         }
         if let (Some(e), Some(f)) = (insert, free) {
             let unsch = cfg.unsched_bytes.min(e.length);
@@ -249,6 +267,7 @@ impl Mirror {
                 uprio: unsched_priority(&cfg.cutoffs, e.length),
                 sprio: 0,
                 age: self.inserted,
+                key: e.bytes,
             });
             self.inserted += 1;
         }
@@ -310,6 +329,8 @@ pub struct TxSchedStats {
     pub grants: u64,
     /// GRANTs for nobody.
     pub unmatched: u64,
+    /// Live ranges cut short by a CANCEL.
+    pub cancelled: u64,
     /// Most slots occupied at once.
     pub max_occupancy: usize,
 }
@@ -357,13 +378,29 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
     let mut pending: Option<TxEntry> = None;
     // Per ring index: the next offset expected and the range's end (the independent check).
     let mut expect: HashMap<u32, (u32, u32)> = HashMap::new();
-    // Messages already posted (for RETRANSMIT ranges): (entry).
+    // Messages already posted (for RETRANSMIT ranges and CANCELs): (entry).
     let mut known: Vec<TxEntry> = Vec::new();
+    // Per ring index: its RPC (peer, id).
+    let mut rpc_of: HashMap<u32, (u32, u64)> = HashMap::new();
     let limit = 20_000_000u64;
     loop {
         if pending.is_none() && posted < messages && rng.chance(40) {
             let rtx = !known.is_empty() && rng.chance(15);
-            let e = if rtx {
+            let cancel = !rtx && !known.is_empty() && rng.chance(15);
+            let e = if cancel {
+                // Mostly a recent message (likely still live), now and then any.
+                let from = known
+                    .len()
+                    .saturating_sub(if rng.chance(80) { 8 } else { known.len() });
+                let k = known[from + rng.below((known.len() - from) as u64) as usize];
+                TxEntry {
+                    cancel: true,
+                    retransmit: false,
+                    cookie: rng.next_u64(),
+                    index,
+                    ..k
+                }
+            } else if rtx {
                 let k = known[rng.below(known.len() as u64) as usize];
                 let offset = rng.below(u64::from(k.length)) as u32;
                 let bytes = 1 + rng.below(u64::from(k.length - offset).min(30_000)) as u32;
@@ -382,6 +419,7 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
                 // Ids even (client) or odd (server); a few repeat across peers.
                 let e = TxEntry {
                     retransmit: false,
+                    cancel: false,
                     no_completion: rng.chance(20),
                     sport: rng.next_u64() as u16,
                     dport: rng.next_u64() as u16,
@@ -439,7 +477,7 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
         let cycle = st.cycles;
         let ctx = || format!("seed {seed:#x}, cycle {cycle}, cfg {cfg:?}");
         let want = TxSchedAnswer {
-            desc_ready: m.free().is_some(),
+            desc_ready: m.free().is_some() || pending.is_some_and(|e| e.cancel),
             job: m.job(&cfg),
             occupancy: m.occupancy() as u32,
             packets: m.packets,
@@ -488,8 +526,21 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
             }
         }
         let insert = if a.desc_ready { pending.take() } else { None };
-        if let Some(e) = insert {
-            expect.insert(e.index, (e.offset, e.offset + e.bytes));
+        match insert {
+            // Every live range of the RPC ends one byte past what is sent after this edge.
+            Some(c) if c.cancel => {
+                for (i, (next, end)) in expect.iter_mut() {
+                    if rpc_of.get(i) == Some(&(c.peer, c.id)) {
+                        *end = *next + 1;
+                        st.cancelled += 1;
+                    }
+                }
+            }
+            Some(e) => {
+                expect.insert(e.index, (e.offset, e.offset + e.bytes));
+                rpc_of.insert(e.index, (e.peer, e.id));
+            }
+            None => {}
         }
         m.edge(&cfg, take, grant, insert);
         dut.edge();
@@ -526,9 +577,14 @@ pub fn run_seeds<D: TxSchedPorts>(
         eprintln!("  {st:?}");
         total.retransmits += st.retransmits;
         total.unmatched += st.unmatched;
+        total.cancelled += st.cancelled;
         total.max_occupancy = total.max_occupancy.max(st.max_occupancy);
     }
-    if total.retransmits == 0 || total.unmatched == 0 || total.max_occupancy < 8 {
+    if total.retransmits == 0
+        || total.unmatched == 0
+        || total.cancelled == 0
+        || total.max_occupancy < 8
+    {
         return Err(format!("seeds {seed:#x}+{runs} did too little: {total:?}"));
     }
     Ok(())

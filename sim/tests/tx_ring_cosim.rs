@@ -47,6 +47,7 @@ mod built {
             let peer = words_to_le_bytes(&m.get_m_desc_peer());
             let head = TxHead {
                 retransmit: m.get_m_desc_retransmit() == 1,
+                cancel: m.get_m_desc_cancel() == 1,
                 no_completion: m.get_m_desc_no_completion() == 1,
                 src_port: m.get_m_desc_src_port() as u16,
                 dst_port: m.get_m_desc_dst_port() as u16,

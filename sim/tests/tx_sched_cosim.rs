@@ -42,6 +42,7 @@ mod built {
             let d = o.desc.unwrap_or_default();
             m.set_s_desc_valid(u64::from(o.desc.is_some()));
             m.set_s_desc_retransmit(u64::from(d.retransmit));
+            m.set_s_desc_cancel(u64::from(d.cancel));
             m.set_s_desc_no_completion(u64::from(d.no_completion));
             m.set_s_desc_sport(u64::from(d.sport));
             m.set_s_desc_dport(u64::from(d.dport));

@@ -42,6 +42,7 @@ impl EnginePorts for Bench {
         u.cfg_cutoff_version.next = u64::from(o.framer.cutoff_version).into();
         u.s_desc_valid.next = o.desc.is_some();
         u.s_desc_retransmit.next = d.retransmit;
+        u.s_desc_cancel.next = d.cancel;
         u.s_desc_no_completion.next = d.no_completion;
         u.s_desc_sport.next = u64::from(d.sport).into();
         u.s_desc_dport.next = u64::from(d.dport).into();

@@ -41,6 +41,7 @@ impl TxRingPorts for Bench {
         peer.copy_from_slice(&le_bytes_of(u.m_desc_peer.val()));
         let head = TxHead {
             retransmit: u.m_desc_retransmit.val(),
+            cancel: u.m_desc_cancel.val(),
             no_completion: u.m_desc_no_completion.val(),
             src_port: u.m_desc_src_port.val().to_u64() as u16,
             dst_port: u.m_desc_dst_port.val().to_u64() as u16,

@@ -241,7 +241,7 @@ impl Endpoint {
         };
         if !rpc.is_client() {
             // The client forgot the RPC: nothing more to do for it.
-            self.remove_rpc(key);
+            self.abort_rpc(key);
             return;
         }
         match (rpc.state, rpc.msgout.as_mut()) {
@@ -257,7 +257,7 @@ impl Endpoint {
             }
             _ => {
                 let id = rpc.id;
-                self.remove_rpc(key);
+                self.abort_rpc(key);
                 self.events.push_back(Event::Failed {
                     id,
                     error: RpcError::ServerLostRpc,

@@ -154,7 +154,7 @@ pub struct Endpoint {
     /// RPCs with an inbound message that needed grants when it started, until complete.
     grantable: Vec<RpcKey>,
     control: VecDeque<Transmit>,
-    /// With `tx_offload`: messages and ranges for the NIC to send.
+    /// With `tx_offload`: messages and ranges for the NIC to send, and cancels, in order.
     offloads: VecDeque<Offload>,
     events: VecDeque<Event>,
     pacer: pacer::Pacer,
@@ -318,8 +318,9 @@ impl Endpoint {
     }
 
     /// Abandons client RPC `id` without telling the server; `false` if it was not alive.
+    /// With `tx_offload`, a request still being sent gets a CANCEL for the NIC.
     pub fn cancel(&mut self, id: u64) -> bool {
-        self.remove_rpc(RpcKey::Client(id)).is_some()
+        self.abort_rpc(RpcKey::Client(id)).is_some()
     }
 
     /// The next event for the application.
@@ -384,6 +385,14 @@ impl Endpoint {
         let rpc = self.rpcs.remove(&key)?;
         self.sending.retain(|k| *k != key);
         self.grantable.retain(|k| *k != key);
+        Some(rpc)
+    }
+
+    /// Removes an RPC that ends early (cancelled, timed out, forgotten by its peer): with
+    /// `tx_offload`, what the NIC may still hold of its message is cancelled.
+    fn abort_rpc(&mut self, key: RpcKey) -> Option<Rpc> {
+        let rpc = self.remove_rpc(key)?;
+        self.offload_cancel(&rpc);
         Some(rpc)
     }
 

@@ -14,14 +14,21 @@
 //! answered with the bytes granted so far, the unscheduled ones at least, never the whole
 //! message, which the NIC would send at once as a retransmission. After RPC_UNKNOWN the
 //! message is handed over again as new (a SEND, waiting for the new RPC's grants).
+//!
+//! An RPC that ends while its message may still be in the NIC (the application cancelled
+//! it, it timed out, the peer forgot it, or it restarts) gets a CANCEL in the same queue, in
+//! order: the NIC stops sending what it holds of the RPC (a message whose receiver never
+//! grants would otherwise hold one of its slots for ever).
 
+use super::rpc::Rpc;
 use super::rpc::RpcKey;
 use super::{Endpoint, RpcState};
 use crate::hostif::{TxDescriptor, TxFlags, TxOp, peer_address};
 use bytes::Bytes;
 use core::net::IpAddr;
 
-/// A message, or a range of one, for the NIC to send: what a TX descriptor carries.
+/// A message, or a range of one, for the NIC to send, or a CANCEL of what it holds of an
+/// RPC: what a TX descriptor carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Offload {
     /// The peer.
@@ -34,21 +41,20 @@ pub struct Offload {
     pub id: u64,
     /// The whole message (a RETRANSMIT's range is within it).
     pub message: Bytes,
-    /// `None`: send the message (SEND_MESSAGE: its unscheduled bytes now, the rest as it is
-    /// granted); `Some((offset, length))`: send that range again now (RETRANSMIT).
-    pub range: Option<(u32, u32)>,
+    /// [`TxOp::SendMessage`]: send the message (its unscheduled bytes now, the rest as it is
+    /// granted); [`TxOp::Retransmit`]: send that range again now; [`TxOp::Cancel`]: stop
+    /// sending everything of this RPC the NIC holds.
+    pub op: TxOp,
 }
 
 impl Offload {
     /// The TX descriptor that asks the NIC for this: SEND_MESSAGE, or RETRANSMIT of the range,
     /// of the whole message placed at `payload_iova` (a RETRANSMIT's range is an offset into
-    /// it), a `TX_DONE` asked for with `cookie`.
+    /// it), a `TX_DONE` asked for with `cookie`; or a CANCEL (give it the IOVA of one of the
+    /// RPC's messages still out: it is checked as a SEND, and reads nothing).
     pub fn descriptor(&self, payload_iova: u64, cookie: u64) -> TxDescriptor {
         TxDescriptor {
-            op: match self.range {
-                None => TxOp::SendMessage,
-                Some((offset, length)) => TxOp::Retransmit { offset, length },
-            },
+            op: self.op,
             flags: TxFlags::default(),
             rpc_id: self.id,
             peer: peer_address(self.dst),
@@ -92,9 +98,28 @@ impl Endpoint {
             dport: rpc.peer_port,
             id: rpc.id,
             message,
-            range: None,
+            op: TxOp::SendMessage,
         });
         true
+    }
+
+    /// With `tx_offload`: a CANCEL of what the NIC holds of `rpc`, if it may hold anything
+    /// (its message is being sent: handed over, not known complete at the peer).
+    pub(super) fn offload_cancel(&mut self, rpc: &Rpc) {
+        if !self.config.tx_offload || rpc.state != RpcState::Outgoing {
+            return;
+        }
+        let Some(m) = rpc.msgout.as_ref() else {
+            return;
+        };
+        self.offloads.push_back(Offload {
+            dst: rpc.peer,
+            sport: rpc.local_port,
+            dport: rpc.peer_port,
+            id: rpc.id,
+            message: m.data(),
+            op: TxOp::Cancel,
+        });
     }
 
     /// With `tx_offload`: hands RPC `key`'s message to the NIC again as new, after the server
@@ -111,13 +136,20 @@ impl Endpoint {
         };
         let message = m.hand_over_again();
         self.metrics.retransmitted_bytes += message.len() as u64;
-        self.offloads.push_back(Offload {
+        // What the NIC still holds of the first hand-over waits for grants from an RPC the
+        // server no longer has: cancelled first (the queue is in order).
+        let base = Offload {
             dst: rpc.peer,
             sport: rpc.local_port,
             dport: rpc.peer_port,
             id: rpc.id,
             message,
-            range: None,
+            op: TxOp::Cancel,
+        };
+        self.offloads.push_back(base.clone());
+        self.offloads.push_back(Offload {
+            op: TxOp::SendMessage,
+            ..base
         });
         true
     }
@@ -143,7 +175,10 @@ impl Endpoint {
                 dport: rpc.peer_port,
                 id: rpc.id,
                 message: message.clone(),
-                range: Some((offset, end - offset)),
+                op: TxOp::Retransmit {
+                    offset,
+                    length: end - offset,
+                },
             });
         }
         true

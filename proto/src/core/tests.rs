@@ -3,6 +3,7 @@
 #![allow(non_snake_case)]
 
 use super::*;
+use crate::hostif::TxOp;
 use crate::wire::{Body, PacketType, Repr};
 use proptest::prelude::*;
 use std::cmp::Reverse;
@@ -763,7 +764,7 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
         dport: 500,
         id,
         message: message.clone(),
-        range: None,
+        op: TxOp::SendMessage,
     };
     assert_eq!(c.poll_offload(), Some(whole.clone()));
     assert_eq!(c.poll_offload(), None);
@@ -800,7 +801,10 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
     assert_eq!(
         c.poll_offload(),
         Some(Offload {
-            range: Some((0, 50_000)),
+            op: TxOp::Retransmit {
+                offset: 0,
+                length: 50_000,
+            },
             ..whole.clone()
         })
     );
@@ -819,13 +823,24 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
     assert_eq!(
         c.poll_offload(),
         Some(Offload {
-            range: Some((60_000, 5_000)),
+            op: TxOp::Retransmit {
+                offset: 60_000,
+                length: 5_000,
+            },
             ..whole.clone()
         })
     );
     // RPC_UNKNOWN: the server lost the request; the message again, as new (its grants start
     // over: a RESEND for everything is now answered with the unscheduled bytes only).
+    // What the NIC still holds of the first hand-over is cancelled first.
     c.handle_packet(now, addr(1), from_server(Body::RpcUnknown));
+    assert_eq!(
+        c.poll_offload(),
+        Some(Offload {
+            op: TxOp::Cancel,
+            ..whole.clone()
+        })
+    );
     assert_eq!(c.poll_offload(), Some(whole.clone()));
     assert_eq!(c.metrics().restarts, 1);
     assert_eq!(c.metrics().data_bytes_sent, 100_000);
@@ -843,7 +858,10 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
     assert_eq!(
         c.poll_offload(),
         Some(Offload {
-            range: Some((0, unsched)),
+            op: TxOp::Retransmit {
+                offset: 0,
+                length: unsched,
+            },
             ..whole.clone()
         })
     );
@@ -853,11 +871,14 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
     // RETRANSMIT, the peer IPv4-mapped; each descriptor passes the layout's own check.
     let send = whole.descriptor(0x10_0000, 7);
     let again = Offload {
-        range: Some((60_000, 5_000)),
+        op: TxOp::Retransmit {
+            offset: 60_000,
+            length: 5_000,
+        },
         ..whole.clone()
     }
     .descriptor(0x10_0000, 8);
-    use crate::hostif::{TxFlags, TxOp};
+    use crate::hostif::TxFlags;
     assert_eq!(send.op, TxOp::SendMessage);
     assert_eq!(
         again.op,
@@ -873,6 +894,19 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
         assert_eq!((d.cookie, d.flags), (cookie, TxFlags::default()));
         d.check().expect("a valid descriptor");
     }
+
+    // The application gives up: what the NIC holds of the request is cancelled.
+    assert!(c.cancel(id));
+    let cancel = c.poll_offload().expect("a CANCEL");
+    assert_eq!(
+        cancel,
+        Offload {
+            op: TxOp::Cancel,
+            ..whole.clone()
+        }
+    );
+    cancel.descriptor(0x10_0000, 0).check().expect("valid");
+    assert_eq!(c.poll_offload(), None);
 }
 
 #[test]
@@ -899,8 +933,8 @@ fn endpoint__tx_offload_hands_the_response_over_and_answers_need_ack() {
     assert!(s.poll_transmit(now).is_none(), "no DATA from the engine");
     let o = s.poll_offload().expect("the response, for the NIC");
     assert_eq!(
-        (o.dst, o.sport, o.dport, o.id, o.range, o.message.len()),
-        (addr(0), 500, 40_000, 3, None, 3_000)
+        (o.dst, o.sport, o.dport, o.id, o.op, o.message.len()),
+        (addr(0), 500, 40_000, 3, TxOp::SendMessage, 3_000)
     );
     // NEED_ACK counts from the hand-over.
     let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));

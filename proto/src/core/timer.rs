@@ -107,7 +107,7 @@ impl Endpoint {
             }
         }
         for key in dead {
-            if let Some(rpc) = self.remove_rpc(key) {
+            if let Some(rpc) = self.abort_rpc(key) {
                 self.metrics.timeouts += 1;
                 if let RpcKey::Client(id) = key {
                     self.events.push_back(Event::Failed {

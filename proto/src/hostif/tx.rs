@@ -30,7 +30,12 @@ pub mod field {
     }
 
     /// The `opcode` field (see `docs/hostif.md`).
-    pub const OPCODE: Field = f("opcode", 0, 1, "1 = SEND_MESSAGE, 2 = RETRANSMIT.");
+    pub const OPCODE: Field = f(
+        "opcode",
+        0,
+        1,
+        "1 = SEND_MESSAGE, 2 = RETRANSMIT, 3 = CANCEL.",
+    );
     /// The `flags` field (see `docs/hostif.md`).
     pub const FLAGS: Field = f(
         "flags",
@@ -75,14 +80,14 @@ pub mod field {
         "retransmit_offset",
         48,
         4,
-        "RETRANSMIT: first byte to send again; SEND_MESSAGE: 0.",
+        "RETRANSMIT: first byte to send again; SEND_MESSAGE and CANCEL: 0.",
     );
     /// The `retransmit_length` field (see `docs/hostif.md`).
     pub const RETRANSMIT_LENGTH: Field = f(
         "retransmit_length",
         52,
         4,
-        "RETRANSMIT: bytes to send again (> 0, inside the message); SEND_MESSAGE: 0.",
+        "RETRANSMIT: bytes to send again (> 0, inside the message); SEND_MESSAGE and CANCEL: 0.",
     );
     /// The `cookie` field (see `docs/hostif.md`).
     pub const COOKIE: Field = f(
@@ -116,8 +121,14 @@ pub(super) const LAYOUT: Layout = Layout {
     name: NAME,
     size: TX_DESC_LEN,
     doc: "Host → NIC. One outbound message for the SRPT scheduler, or (RETRANSMIT) a range of \
-          one to send again after a RESEND. The payload stays in host memory until the \
-          TX_DONE completion.",
+          one to send again after a RESEND, or (CANCEL) the end of everything the NIC still \
+          holds of an RPC. The payload stays in host memory until the TX_DONE completion. \
+          CANCEL (the RPC ended early: aborted, timed out, forgotten by the peer): every \
+          SEND_MESSAGE and RETRANSMIT of the same peer and rpc_id the NIC holds sends at most \
+          one more byte (the packet after which its TX_DONE follows, once no read of its \
+          payload is outstanding) and frees its slot; a CANCEL is checked as a SEND_MESSAGE \
+          (give it the length and payload IOVA of one of the RPC's descriptors still out), \
+          reads no payload and has no completion of its own (an ERROR if refused).",
     fields: field::ALL,
 };
 
@@ -129,6 +140,8 @@ pub enum TxOpcode {
     SendMessage = 1,
     /// Send a range of a message again.
     Retransmit = 2,
+    /// Stop sending an RPC's message.
+    Cancel = 3,
 }
 
 impl TxOpcode {
@@ -137,6 +150,7 @@ impl TxOpcode {
         match v {
             1 => Some(TxOpcode::SendMessage),
             2 => Some(TxOpcode::Retransmit),
+            3 => Some(TxOpcode::Cancel),
             _ => None,
         }
     }
@@ -154,6 +168,8 @@ pub enum TxOp {
         /// Number of bytes (> 0).
         length: u32,
     },
+    /// Stop sending everything of this RPC (see the layout's doc).
+    Cancel,
 }
 
 impl TxOp {
@@ -162,6 +178,7 @@ impl TxOp {
         match self {
             TxOp::SendMessage => TxOpcode::SendMessage,
             TxOp::Retransmit { .. } => TxOpcode::Retransmit,
+            TxOp::Cancel => TxOpcode::Cancel,
         }
     }
 }
@@ -244,7 +261,7 @@ impl TxDescriptor {
     pub fn encode(&self, buf: &mut [u8; TX_DESC_LEN]) {
         buf.fill(0);
         let (offset, length) = match self.op {
-            TxOp::SendMessage => (0, 0),
+            TxOp::SendMessage | TxOp::Cancel => (0, 0),
             TxOp::Retransmit { offset, length } => (offset, length),
         };
         put(buf, field::OPCODE, &[self.op.opcode() as u8]);
@@ -279,6 +296,11 @@ impl TxDescriptor {
                 TxOp::SendMessage
             }
             Some(TxOpcode::Retransmit) => TxOp::Retransmit { offset, length },
+            Some(TxOpcode::Cancel) => {
+                check_reserved(NAME, buf, field::RETRANSMIT_OFFSET)?;
+                check_reserved(NAME, buf, field::RETRANSMIT_LENGTH)?;
+                TxOp::Cancel
+            }
             None => return Err(HostifError::UnknownOpcode(raw_op)),
         };
         let desc = TxDescriptor {
@@ -303,6 +325,7 @@ impl fmt::Display for TxDescriptor {
         match self.op {
             TxOp::SendMessage => write!(f, "SEND")?,
             TxOp::Retransmit { offset, length } => write!(f, "RETRANSMIT {offset}+{length}")?,
+            TxOp::Cancel => write!(f, "CANCEL")?,
         }
         write!(
             f,
@@ -392,8 +415,21 @@ mod tests {
     #[test]
     fn decode__refuses_unknown_opcode_and_reserved() {
         let mut b = GOLDEN_SEND;
+        b[0] = 4;
+        assert_eq!(TxDescriptor::decode(&b), Err(HostifError::UnknownOpcode(4)));
+        // CANCEL: a SEND_MESSAGE's fields, retransmit fields zero.
         b[0] = 3;
-        assert_eq!(TxDescriptor::decode(&b), Err(HostifError::UnknownOpcode(3)));
+        let cancel = TxDescriptor::decode(&b).expect("a CANCEL");
+        assert_eq!(cancel.op, TxOp::Cancel);
+        assert!(cancel.to_string().starts_with("CANCEL id="));
+        b[52] = 1;
+        assert!(matches!(
+            TxDescriptor::decode(&b),
+            Err(HostifError::Reserved {
+                field: "retransmit_length",
+                ..
+            })
+        ));
         let mut b = GOLDEN_SEND;
         b[1] = 0x80;
         assert!(matches!(
@@ -483,6 +519,8 @@ mod tests {
                         let offset = a % len;
                         let length = 1 + b % (len - offset);
                         TxOp::Retransmit { offset, length }
+                    } else if b % 4 == 0 {
+                        TxOp::Cancel
                     } else {
                         TxOp::SendMessage
                     };

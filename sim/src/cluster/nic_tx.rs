@@ -5,16 +5,19 @@
 //! packets, sends the unscheduled bytes, takes the receiver's GRANTs off the wire, and picks
 //! among its messages by SRPT.
 //!
-//! A message waits here (in order) while the driver's TX ring is full or the arena has no room
-//! for it; each TX completion frees room and the queue is tried again.
+//! A message waits here (in order) while the arena has no room for it, or the NIC's transmit
+//! engine holds as many messages as it can (TX `capacity`: a descriptor waiting in the ring
+//! for a slot would hold up a CANCEL behind it), or the ring is full; each TX completion frees
+//! room and the queue is tried again. A CANCEL (the engine gave up on an RPC) drops what of
+//! its RPC waits here and stops what the NIC holds.
 
 use super::nics::Nics;
 use crate::fabric::HostId;
 use crate::nic::NicError;
 use crate::time::Ps;
-use homa_driver::{Device, DriverError, TxBuffers};
+use homa_driver::{Device, DriverError, Placement, TxBuffers};
 use homa_proto::core::Offload;
-use homa_proto::hostif::{Event, HostifError, TxLimits};
+use homa_proto::hostif::{Event, HostifError, TxLimits, TxOp};
 use std::collections::VecDeque;
 
 /// Bytes of host memory each host sets aside for the payloads of its TX descriptors.
@@ -36,7 +39,8 @@ impl TxSide {
     /// The payload area in `nic`'s host memory, and the TX window set to it (the NIC reads no
     /// payload outside it).
     pub(crate) fn new(nic: &mut crate::nic::RtlNic) -> Result<Self, NicError> {
-        let buffers = TxBuffers::new(nic.memory().alloc_dma(ARENA_BYTES)?);
+        let capacity = nic.read_register("TX", "capacity")? as usize;
+        let buffers = TxBuffers::new(nic.memory().alloc_dma(ARENA_BYTES)?, capacity);
         let limits = TxLimits {
             window: buffers.window(),
             ..TxLimits::default()
@@ -53,9 +57,14 @@ impl TxSide {
 }
 
 impl Nics {
-    /// Host `h`'s engine handed `o` to its NIC at `at`: posted as soon as there is room.
+    /// Host `h`'s engine handed `o` to its NIC at `at`: posted as soon as there is room. A
+    /// CANCEL first drops what of its RPC still waits here (never posted, nothing to stop).
     pub(crate) fn offload(&mut self, h: HostId, at: Ps, o: Offload) {
-        self.tx[h].waiting.push_back(o);
+        let waiting = &mut self.tx[h].waiting;
+        if o.op == TxOp::Cancel {
+            waiting.retain(|w| (w.dst, w.id) != (o.dst, o.id));
+        }
+        waiting.push_back(o);
         self.post_waiting(h, at);
     }
 
@@ -82,9 +91,14 @@ impl Nics {
         let (nic, tx) = (&mut self.nics[h], &mut self.tx[h]);
         while let Some(o) = tx.waiting.front() {
             let desc = match tx.buffers.place(o) {
-                Ok(Some(desc)) => desc,
+                Ok(Placement::Post(desc)) => desc,
                 // No room until a TX_DONE frees some.
-                Ok(None) => return,
+                Ok(Placement::Wait) => return,
+                // A CANCEL with nothing of its RPC out.
+                Ok(Placement::Nothing) => {
+                    tx.waiting.pop_front();
+                    continue;
+                }
                 // Never fits (or the copy failed): refused here rather than blocking every
                 // message behind it.
                 Err(_) => {

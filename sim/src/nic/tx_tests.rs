@@ -265,6 +265,81 @@ fn rtl_nic__tx_descriptors_become_data_frames_grants_release_the_rest_refusals_a
 }
 
 #[test]
+fn rtl_nic__a_cancel_frees_the_slots_of_messages_nobody_grants() {
+    let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
+    let window = payload_region(&nic, 4 << 20);
+    nic.set_tx_limits(
+        0,
+        &TxLimits {
+            window,
+            ..TxLimits::default()
+        },
+    )
+    .unwrap();
+    // Sixteen messages of 100 kB (TX `capacity`) to a receiver that never grants: their
+    // unscheduled bytes leave, then every slot of the engine waits.
+    assert_eq!(nic.read_register("TX", "capacity").unwrap(), 16);
+    let base = |i: u64| window.base + i * 200_000;
+    let mut t = 0;
+    for i in 0..16u64 {
+        nic.post_tx_descriptor(t, &send(100 + i, 100_000, base(i)))
+            .unwrap();
+        t += 1000;
+    }
+    let mut out = Vec::new();
+    nic.run_until(300_000_000, &mut out);
+    let sent = by_id(&data_frames(&out))
+        .into_iter()
+        .map(|(id, f)| (id, f.iter().map(|s| s.payload.len()).sum::<usize>()))
+        .collect::<BTreeMap<_, _>>();
+    assert_eq!(sent.len(), 16, "sixteen slots: {sent:?}");
+    assert!(sent.values().all(|&b| b == 40_000), "{sent:?}");
+    assert!(nic.tx_done().is_empty());
+    assert_eq!(nic.read_register("TX", "messages_queued").unwrap(), 16);
+    // CANCELs for three of them (and one for an RPC the NIC does not hold), with the table
+    // full: each cancelled message sends one more byte and completes, at the end of its
+    // packets (its last is the TX_DONE's); a new message then takes a freed slot.
+    let cancel = |id: u64| TxDescriptor {
+        op: TxOp::Cancel,
+        cookie: 0,
+        ..send(id, 100_000, base(id - 100))
+    };
+    for id in [103, 999, 110, 115] {
+        let d = if id == 999 { cancel(100) } else { cancel(id) };
+        let d = TxDescriptor { rpc_id: id, ..d };
+        nic.post_tx_descriptor(t, &d).unwrap();
+        t += 1000;
+    }
+    out.clear();
+    nic.run_until(400_000_000, &mut out);
+    let mut done: Vec<u64> = nic.tx_done().iter().map(|c| c.rpc_id).collect();
+    done.sort_unstable();
+    assert_eq!(done, [103, 110, 115]);
+    assert_eq!(nic.read_register("TX", "messages_queued").unwrap(), 13);
+    nic.post_tx_descriptor(400_000_000, &send(116, 100_000, base(16)))
+        .unwrap();
+    nic.run_until(600_000_000, &mut out);
+    let late = data_frames(&out);
+    let mut last_bytes: Vec<(u64, u32, usize)> = late
+        .iter()
+        .filter(|s| s.id != 116)
+        .map(|s| (s.id, s.offset, s.payload.len()))
+        .collect();
+    last_bytes.sort_unstable();
+    assert_eq!(
+        last_bytes,
+        [(103, 40_000, 1), (110, 40_000, 1), (115, 40_000, 1)],
+        "one byte more each"
+    );
+    check_range(&by_id(&late)[&116], base(16), 0, 40_000);
+    assert_eq!(nic.tx_done().len(), 3);
+    assert!(nic.tx_refused().is_empty());
+    assert_eq!(nic.read_register("TX", "messages_queued").unwrap(), 14);
+    let c = nic.counters();
+    assert_eq!((c.dma_faults, c.parse_mismatches), (0, 0), "{c:?}");
+}
+
+#[test]
 fn rtl_nic__many_messages_through_a_small_ring_beside_rx_traffic() {
     use super::tests::frame;
     use crate::rng::seeded_rng;
