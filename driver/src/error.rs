@@ -350,6 +350,20 @@ pub enum DriverError {
     },
 }
 
+impl DriverError {
+    /// Whether this is a descriptor refused because its ring is full (the NIC has not taken
+    /// enough yet: post it again later), not for what it holds.
+    pub fn is_ring_full(&self) -> bool {
+        matches!(
+            self,
+            DriverError::PostDescriptor {
+                source: HostifError::RingFull(_),
+                ..
+            }
+        )
+    }
+}
+
 #[cfg(test)]
 #[allow(non_snake_case)]
 mod tests {
@@ -378,6 +392,7 @@ mod tests {
             e.to_string(),
             "failed to post a TX descriptor: ring full: all 4 slots are in use"
         );
+        assert!(e.is_ring_full());
         assert_eq!(
             e.source().map(|s| s.to_string()).as_deref(),
             Some("ring full: all 4 slots are in use")

@@ -11,8 +11,9 @@
 //!   memory in plain host memory, nothing behind them: for tests, and as the base the
 //!   simulated backend over the Verilated NIC will build on).
 //! - Ring logic shared by every backend: [`TxRing`], [`RxBufRing`] and [`CompletionRing`]
-//!   over a `DmaRegion` and the QUEUE registers; [`TxBuffers`]: the TX descriptors' payloads
-//!   in the NIC's TX window ([`Arena`]: first-fit ranges, freed at `TX_DONE`).
+//!   over a `DmaRegion` and the QUEUE registers; [`TxQueue`]: the messages a host hands to
+//!   the NIC, posted in order as there is room, their payloads in the NIC's TX window
+//!   ([`TxBuffers`] over an [`Arena`]: first-fit ranges, freed at `TX_DONE`).
 //! - [`Nic`]: the init sequence (walk the self-describing register blocks, check the ID
 //!   block and versions, program CONFIG, set up the rings and RX buffers) and the datapath
 //!   calls (`send`, `poll_completion`, `repost_rx_buffer`), and [`Nic::receive`]: the
@@ -43,6 +44,7 @@ mod soft_nic;
 #[cfg(test)]
 mod testing;
 mod tx_buffers;
+mod tx_queue;
 mod vfio;
 
 pub use arena::Arena;
@@ -58,4 +60,5 @@ pub use ring::{CompletionRing, Entry, ProducerRing, RingRegs, RxBufRing, TxRing}
 pub use rx::Received;
 pub use soft_nic::SoftNic;
 pub use tx_buffers::{Placement, TxBuffers};
+pub use tx_queue::{Post, TxQueue};
 pub use vfio::{VfioDevice, VfioPaths};

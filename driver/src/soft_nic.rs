@@ -158,15 +158,7 @@ impl SoftNic {
             return Ok(false);
         }
         self.refresh_cq()?;
-        self.complete(Completion {
-            rpc_id: d.rpc_id,
-            status: Status::Ok,
-            event: Event::TxDone {
-                length: d.message_length,
-                cookie: d.cookie,
-            },
-            phase: false,
-        })
+        self.complete(Completion::tx_done(d))
     }
 
     /// Takes the completion ring's consumer index from the host's register.

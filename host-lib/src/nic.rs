@@ -34,9 +34,9 @@ use bytes::Bytes;
 use core::fmt;
 use core::net::IpAddr;
 use core::time::Duration;
-use homa_driver::{Device, DriverError, Nic, Placement, Received, TxBuffers};
+use homa_driver::{Device, DriverError, Nic, Post, Received, TxBuffers, TxQueue};
 use homa_proto::core::{Instant, Offload, Packet, Transmit};
-use homa_proto::hostif::{HostifError, TxLimits, TxOp};
+use homa_proto::hostif::{TxLimits, TxOp};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -73,16 +73,14 @@ pub struct NicStats {
 /// The transmit side of a [`NicTransport::with_tx_offload`].
 #[derive(Debug)]
 struct TxPath {
-    buffers: TxBuffers,
+    queue: TxQueue,
     limits: TxLimits,
-    /// Messages with no room in the ring or the payload area yet, in order.
-    waiting: VecDeque<Offload>,
 }
 
 impl TxPath {
     /// The longest message this path takes: the NIC's limit, or the payload area.
     fn max_length(&self) -> u32 {
-        let area = u32::try_from(self.buffers.capacity()).unwrap_or(u32::MAX);
+        let area = u32::try_from(self.queue.buffers().capacity()).unwrap_or(u32::MAX);
         self.limits.max_message_length.min(area)
     }
 }
@@ -185,52 +183,23 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             .map_err(|e| fail("set the NIC's TX window", e))?;
         let mut t = Self::new(nic, tx);
         t.offload = Some(Mutex::new(TxPath {
-            buffers,
+            queue: TxQueue::new(buffers),
             limits,
-            waiting: VecDeque::new(),
         }));
         Ok(t)
     }
 
-    /// Posts what waits, in order, while the ring and the payload area have room.
+    /// Posts what waits, in order, while the ring, the payload area and the NIC's engine
+    /// have room.
     fn post_waiting(&self, path: &mut TxPath) {
         let mut nic = lock(&self.nic);
-        while let Some(o) = path.waiting.front() {
-            let desc = match path.buffers.place(o) {
-                Ok(Placement::Post(desc)) => desc,
-                // No room until a TX_DONE frees some.
-                Ok(Placement::Wait) => return,
-                // A CANCEL with nothing of its RPC out.
-                Ok(Placement::Nothing) => {
-                    path.waiting.pop_front();
-                    continue;
-                }
-                Err(e) => {
-                    self.tx_error(&e);
-                    path.waiting.pop_front();
-                    continue;
-                }
-            };
-            match nic.send(&desc) {
-                Ok(_) => {
-                    self.tx_descriptors.fetch_add(1, Ordering::Relaxed);
-                    path.waiting.pop_front();
-                }
-                Err(DriverError::PostDescriptor {
-                    source: HostifError::RingFull(_),
-                    ..
-                }) => {
-                    // The NIC has not taken enough yet: again after its next completions.
-                    path.buffers.release(desc.cookie);
-                    return;
-                }
-                Err(e) => {
-                    path.buffers.release(desc.cookie);
-                    self.tx_error(&e);
-                    path.waiting.pop_front();
-                }
-            }
-        }
+        let post = |d: &_| match nic.send(d) {
+            Ok(_) => Post::Posted,
+            Err(e) if e.is_ring_full() => Post::RingFull,
+            Err(e) => Post::Failed(e),
+        };
+        let posted = path.queue.pump(post, |e| self.tx_error(e));
+        self.tx_descriptors.fetch_add(posted, Ordering::Relaxed);
     }
 
     /// Counts a message that was not sent; the first is logged.
@@ -252,7 +221,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
         };
         let mut path = lock(path);
         for &c in cookies {
-            if !path.buffers.release(c) {
+            if !path.queue.complete(c) {
                 self.bad.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -261,7 +230,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
         if refused > 0 {
             self.tx_error(&format_args!("the NIC refused {refused} TX descriptor(s)"));
         }
-        if !path.waiting.is_empty() {
+        if path.queue.waiting() > 0 {
             self.post_waiting(&mut path);
         }
     }
@@ -374,16 +343,13 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
         }
         let mut path = lock(path);
         let max = path.max_length();
-        if o.op == TxOp::Cancel {
-            // What of the RPC still waits was never posted: nothing to stop there.
-            path.waiting.retain(|w| (w.dst, w.id) != (o.dst, o.id));
-        } else if o.message.len() > max as usize {
+        if o.op != TxOp::Cancel && o.message.len() > max as usize {
             return Err(OffloadError::TooLong {
                 length: o.message.len(),
                 max,
             });
         }
-        path.waiting.push_back(o);
+        path.queue.push(o);
         self.post_waiting(&mut path);
         Ok(())
     }

@@ -220,6 +220,12 @@ impl Endpoint {
             return;
         };
         let (sport, dport, id) = (rpc.local_port, rpc.peer_port, rpc.id);
+        if self.config.tx_offload {
+            // The engine cannot tell whether the NIC still has granted bytes of the message to
+            // send (while it does, a sender counts no silence): a peer asking for them is
+            // alive, and the RPC must not time out under it.
+            rpc.silent_ticks = 0;
+        }
         let length = (r.length != Resend::ALL).then_some(r.length);
         let resent = match (rpc.state, rpc.msgout.as_mut()) {
             (RpcState::Outgoing, Some(m)) => m.resend(r.offset, length, r.priority).is_some(),

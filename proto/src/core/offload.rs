@@ -48,6 +48,18 @@ pub struct Offload {
 }
 
 impl Offload {
+    /// `op` for `rpc`'s `message`, to its peer.
+    fn of(rpc: &Rpc, message: Bytes, op: TxOp) -> Offload {
+        Offload {
+            dst: rpc.peer,
+            sport: rpc.local_port,
+            dport: rpc.peer_port,
+            id: rpc.id,
+            message,
+            op,
+        }
+    }
+
     /// The TX descriptor that asks the NIC for this: SEND_MESSAGE, or RETRANSMIT of the range,
     /// of the whole message placed at `payload_iova` (a RETRANSMIT's range is an offset into
     /// it), a `TX_DONE` asked for with `cookie`; or a CANCEL (give it the IOVA of one of the
@@ -92,14 +104,8 @@ impl Endpoint {
             // NEED_ACK counts from the hand-over (the NIC reports no per-packet progress).
             rpc.done_ticks = 0;
         }
-        self.offloads.push_back(Offload {
-            dst: rpc.peer,
-            sport: rpc.local_port,
-            dport: rpc.peer_port,
-            id: rpc.id,
-            message,
-            op: TxOp::SendMessage,
-        });
+        self.offloads
+            .push_back(Offload::of(rpc, message, TxOp::SendMessage));
         true
     }
 
@@ -112,14 +118,8 @@ impl Endpoint {
         let Some(m) = rpc.msgout.as_ref() else {
             return;
         };
-        self.offloads.push_back(Offload {
-            dst: rpc.peer,
-            sport: rpc.local_port,
-            dport: rpc.peer_port,
-            id: rpc.id,
-            message: m.data(),
-            op: TxOp::Cancel,
-        });
+        self.offloads
+            .push_back(Offload::of(rpc, m.data(), TxOp::Cancel));
     }
 
     /// With `tx_offload`: hands RPC `key`'s message to the NIC again as new, after the server
@@ -138,19 +138,10 @@ impl Endpoint {
         self.metrics.retransmitted_bytes += message.len() as u64;
         // What the NIC still holds of the first hand-over waits for grants from an RPC the
         // server no longer has: cancelled first (the queue is in order).
-        let base = Offload {
-            dst: rpc.peer,
-            sport: rpc.local_port,
-            dport: rpc.peer_port,
-            id: rpc.id,
-            message,
-            op: TxOp::Cancel,
-        };
-        self.offloads.push_back(base.clone());
-        self.offloads.push_back(Offload {
-            op: TxOp::SendMessage,
-            ..base
-        });
+        self.offloads
+            .push_back(Offload::of(rpc, message.clone(), TxOp::Cancel));
+        self.offloads
+            .push_back(Offload::of(rpc, message, TxOp::SendMessage));
         true
     }
 
@@ -166,20 +157,13 @@ impl Endpoint {
         let Some(m) = rpc.msgout.as_mut() else {
             return false;
         };
-        let message = m.data();
-        for (offset, end) in m.take_retransmits() {
+        let (message, ranges) = (m.data(), m.take_retransmits());
+        for (offset, end) in ranges {
             self.metrics.retransmitted_bytes += u64::from(end - offset);
-            self.offloads.push_back(Offload {
-                dst: rpc.peer,
-                sport: rpc.local_port,
-                dport: rpc.peer_port,
-                id: rpc.id,
-                message: message.clone(),
-                op: TxOp::Retransmit {
-                    offset,
-                    length: end - offset,
-                },
-            });
+            let length = end - offset;
+            let op = TxOp::Retransmit { offset, length };
+            self.offloads
+                .push_back(Offload::of(rpc, message.clone(), op));
         }
         true
     }

@@ -789,15 +789,14 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
     assert!(c.poll_transmit(now).is_none() && c.poll_offload().is_none());
     // A RESEND for everything: what the receiver granted (the GRANT just seen), not the whole
     // message.
-    c.handle_packet(
-        now,
-        addr(1),
-        from_server(Body::Resend(crate::wire::Resend {
+    let resend_all = || {
+        Body::Resend(crate::wire::Resend {
             offset: 0,
             length: crate::wire::Resend::ALL,
             priority: 2,
-        })),
-    );
+        })
+    };
+    c.handle_packet(now, addr(1), from_server(resend_all()));
     assert_eq!(
         c.poll_offload(),
         Some(Offload {
@@ -845,15 +844,7 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
     assert_eq!(c.metrics().restarts, 1);
     assert_eq!(c.metrics().data_bytes_sent, 100_000);
     assert_eq!(c.metrics().retransmitted_bytes, 155_000);
-    c.handle_packet(
-        now,
-        addr(1),
-        from_server(Body::Resend(crate::wire::Resend {
-            offset: 0,
-            length: crate::wire::Resend::ALL,
-            priority: 2,
-        })),
-    );
+    c.handle_packet(now, addr(1), from_server(resend_all()));
     let unsched = c.config().unsched_bytes.min(100_000);
     assert_eq!(
         c.poll_offload(),
@@ -993,4 +984,63 @@ fn endpoint__tx_offload_hands_the_response_over_and_answers_need_ack() {
     };
     s.handle_packet(t, addr(0), grant);
     assert!(need_ack(&mut s, &mut t), "once the client granted it all");
+}
+
+#[test]
+fn endpoint__tx_offload_a_server_asked_for_its_response_does_not_time_out() {
+    let cfg = Config {
+        tx_offload: true,
+        ..config()
+    };
+    let mut s = Endpoint::new(cfg.clone(), addr(1)).unwrap();
+    s.bind(500);
+    let mut t = Instant::ZERO;
+    let mut req = first_data(2, 1_000, 7);
+    if let Body::Data(d) = &mut req.header.body {
+        d.incoming = 1_000;
+    }
+    s.handle_packet(t, addr(0), req);
+    let Some(Event::Request(r)) = s.poll_event() else {
+        panic!("the request is delivered")
+    };
+    // A response the client never grants past its unscheduled bytes (the NIC may still hold
+    // it, or the host's queue): the client asks for it every few ticks, and is alive.
+    s.send_response(t, addr(0), r.id, pattern(100_000, 9))
+        .unwrap();
+    let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
+    let resend = || Packet {
+        header: Repr {
+            sport: 40_000,
+            dport: 500,
+            sender_id: 2,
+            body: Body::Resend(crate::wire::Resend {
+                offset: 0,
+                length: crate::wire::Resend::ALL,
+                priority: 7,
+            }),
+        },
+        payload: Bytes::new(),
+    };
+    for i in 0..2 * cfg.timeout_ticks {
+        t = t + tick;
+        if i % cfg.resend_ticks == 0 {
+            s.handle_packet(t, addr(0), resend());
+        }
+        s.handle_timeout(t);
+        while s.poll_transmit(t).is_some() {}
+        while s.poll_offload().is_some() {}
+    }
+    assert_eq!(s.rpc_count(), 1, "still serving the RPC");
+    assert_eq!(s.metrics().timeouts, 0);
+    // Silent from here: it times out, and what the NIC holds of it is cancelled.
+    for _ in 0..=cfg.timeout_ticks {
+        t = t + tick;
+        s.handle_timeout(t);
+        while s.poll_transmit(t).is_some() {}
+    }
+    assert_eq!((s.rpc_count(), s.metrics().timeouts), (0, 1));
+    let ops: Vec<TxOp> = core::iter::from_fn(|| s.poll_offload())
+        .map(|o| o.op)
+        .collect();
+    assert_eq!(ops, [TxOp::Cancel]);
 }

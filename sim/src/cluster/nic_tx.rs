@@ -15,10 +15,9 @@ use super::nics::Nics;
 use crate::fabric::HostId;
 use crate::nic::NicError;
 use crate::time::Ps;
-use homa_driver::{Device, DriverError, Placement, TxBuffers};
+use homa_driver::{Device, Post, TxBuffers, TxQueue};
 use homa_proto::core::Offload;
-use homa_proto::hostif::{Event, HostifError, TxLimits, TxOp};
-use std::collections::VecDeque;
+use homa_proto::hostif::{Event, TxLimits};
 
 /// Bytes of host memory each host sets aside for the payloads of its TX descriptors.
 const ARENA_BYTES: usize = 64 << 20;
@@ -26,8 +25,7 @@ const ARENA_BYTES: usize = 64 << 20;
 /// One host's TX descriptors in flight and waiting.
 #[derive(Debug)]
 pub(crate) struct TxSide {
-    buffers: TxBuffers,
-    waiting: VecDeque<Offload>,
+    queue: TxQueue,
     /// What the NIC refused or could not take (must stay 0).
     pub(crate) errors: u64,
     /// Descriptors posted and completed.
@@ -47,8 +45,7 @@ impl TxSide {
         };
         nic.set_tx_limits(0, &limits)?;
         Ok(TxSide {
-            buffers,
-            waiting: VecDeque::new(),
+            queue: TxQueue::new(buffers),
             errors: 0,
             descriptors: 0,
             completed: 0,
@@ -57,14 +54,9 @@ impl TxSide {
 }
 
 impl Nics {
-    /// Host `h`'s engine handed `o` to its NIC at `at`: posted as soon as there is room. A
-    /// CANCEL first drops what of its RPC still waits here (never posted, nothing to stop).
+    /// Host `h`'s engine handed `o` to its NIC at `at`: posted as soon as there is room.
     pub(crate) fn offload(&mut self, h: HostId, at: Ps, o: Offload) {
-        let waiting = &mut self.tx[h].waiting;
-        if o.op == TxOp::Cancel {
-            waiting.retain(|w| (w.dst, w.id) != (o.dst, o.id));
-        }
-        waiting.push_back(o);
+        self.tx[h].queue.push(o);
         self.post_waiting(h, at);
     }
 
@@ -77,55 +69,25 @@ impl Nics {
                 Event::TxDone { cookie, .. } | Event::Error { cookie, .. } => cookie,
                 _ => continue,
             };
-            if tx.buffers.release(cookie) {
+            if tx.queue.complete(cookie) {
                 tx.completed += 1;
             }
         }
         tx.errors += refused.len() as u64;
-        if !tx.waiting.is_empty() {
+        if tx.queue.waiting() > 0 {
             self.post_waiting(h, at);
         }
     }
 
     fn post_waiting(&mut self, h: HostId, at: Ps) {
         let (nic, tx) = (&mut self.nics[h], &mut self.tx[h]);
-        while let Some(o) = tx.waiting.front() {
-            let desc = match tx.buffers.place(o) {
-                Ok(Placement::Post(desc)) => desc,
-                // No room until a TX_DONE frees some.
-                Ok(Placement::Wait) => return,
-                // A CANCEL with nothing of its RPC out.
-                Ok(Placement::Nothing) => {
-                    tx.waiting.pop_front();
-                    continue;
-                }
-                // Never fits (or the copy failed): refused here rather than blocking every
-                // message behind it.
-                Err(_) => {
-                    tx.errors += 1;
-                    tx.waiting.pop_front();
-                    continue;
-                }
-            };
-            match nic.post_tx_descriptor(at, &desc) {
-                Ok(_) => {
-                    tx.descriptors += 1;
-                    tx.waiting.pop_front();
-                }
-                Err(NicError::Driver(DriverError::PostDescriptor {
-                    source: HostifError::RingFull(_),
-                    ..
-                })) => {
-                    // The ring is full: try again when the NIC has taken some.
-                    tx.buffers.release(desc.cookie);
-                    return;
-                }
-                Err(_) => {
-                    tx.buffers.release(desc.cookie);
-                    tx.errors += 1;
-                    tx.waiting.pop_front();
-                }
-            }
-        }
+        let mut errors = 0;
+        let post = |d: &homa_proto::hostif::TxDescriptor| match nic.post_tx_descriptor(at, d) {
+            Ok(_) => Post::Posted,
+            Err(NicError::Driver(e)) if e.is_ring_full() => Post::RingFull,
+            Err(e) => Post::Failed(e),
+        };
+        tx.descriptors += tx.queue.pump(post, |_| errors += 1);
+        tx.errors += errors;
     }
 }

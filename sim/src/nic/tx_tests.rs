@@ -214,15 +214,7 @@ fn rtl_nic__tx_descriptors_become_data_frames_grants_release_the_rest_refusals_a
         .count();
     assert_eq!(grants_to_host, 3);
 
-    let done = |d: &TxDescriptor| Completion {
-        rpc_id: d.rpc_id,
-        status: Status::Ok,
-        event: Event::TxDone {
-            length: d.message_length,
-            cookie: d.cookie,
-        },
-        phase: false,
-    };
+    let done = Completion::tx_done;
     // Messages 1 and 10 (no completion for the retransmitted range), then 3 after its grants.
     let want_done = vec![done(&posted[0].0), done(&posted[9].0), done(&posted[2].0)];
     let mut got_done = nic.tx_done().to_vec();

@@ -480,6 +480,20 @@ pub struct Completion {
 }
 
 impl Completion {
+    /// The `TX_DONE` the NIC posts once the message of descriptor `d` has left (phase aside;
+    /// none is due for a NO_COMPLETION descriptor or a CANCEL).
+    pub fn tx_done(d: &super::TxDescriptor) -> Completion {
+        Completion {
+            rpc_id: d.rpc_id,
+            status: Status::Ok,
+            event: Event::TxDone {
+                length: d.message_length,
+                cookie: d.cookie,
+            },
+            phase: false,
+        }
+    }
+
     /// The phase bit of an encoded entry: the byte the host reads first, before the rest.
     pub const fn phase_of(buf: &[u8; COMPLETION_LEN]) -> bool {
         buf[COMPLETION_LEN - 1] & 1 != 0
