@@ -16945,6 +16945,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] c_base$14;
     reg  [31:0] c_base$15;
     reg  cancel_fire;
+    reg  pick_valid;
     reg  any_match;
     reg  [15:0] mask;
     reg  [63:0] gid;
@@ -18698,7 +18699,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         end
         p_new_sent = p_sent + p_len;
         p_last = p_new_sent == p_end;
-        m_job_valid = srpt$m_pick_valid;
+        cancel_fire = s_desc_valid & s_desc_cancel;
+        pick_valid = srpt$m_pick_valid & ~cancel_fire;
+        m_job_valid = pick_valid;
         m_job_slot = srpt$m_pick_slot;
         p_sent64[(64'h0)+:(32)] = p_sent;
         p_sent64[(64'h20)+:(32)] = c_zero32;
@@ -18715,7 +18718,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             m_job_incoming = p_end;
         end
         m_job_last = p_last;
-        fire = srpt$m_pick_valid & m_job_ready;
+        fire = pick_valid & m_job_ready;
         srpt$s_upd_valid = fire;
         srpt$s_upd_slot = srpt$m_pick_slot;
         srpt$s_upd_remaining = p_end - p_new_sent;
@@ -18786,87 +18789,38 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         if (gmatch$15) begin
             any_match = 1'b1;
         end
-        cancel_fire = s_desc_valid & s_desc_cancel;
         cmatch$0 = live$0$q & (peer$0$q == s_desc_peer) & (id$0$q == s_desc_id);
         c_base$0 = sent$0$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$0)) begin
-            c_base$0 = p_new_sent + c_one32;
-        end
         cmatch$1 = live$1$q & (peer$1$q == s_desc_peer) & (id$1$q == s_desc_id);
         c_base$1 = sent$1$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$1)) begin
-            c_base$1 = p_new_sent + c_one32;
-        end
         cmatch$2 = live$2$q & (peer$2$q == s_desc_peer) & (id$2$q == s_desc_id);
         c_base$2 = sent$2$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$2)) begin
-            c_base$2 = p_new_sent + c_one32;
-        end
         cmatch$3 = live$3$q & (peer$3$q == s_desc_peer) & (id$3$q == s_desc_id);
         c_base$3 = sent$3$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$3)) begin
-            c_base$3 = p_new_sent + c_one32;
-        end
         cmatch$4 = live$4$q & (peer$4$q == s_desc_peer) & (id$4$q == s_desc_id);
         c_base$4 = sent$4$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$4)) begin
-            c_base$4 = p_new_sent + c_one32;
-        end
         cmatch$5 = live$5$q & (peer$5$q == s_desc_peer) & (id$5$q == s_desc_id);
         c_base$5 = sent$5$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$5)) begin
-            c_base$5 = p_new_sent + c_one32;
-        end
         cmatch$6 = live$6$q & (peer$6$q == s_desc_peer) & (id$6$q == s_desc_id);
         c_base$6 = sent$6$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$6)) begin
-            c_base$6 = p_new_sent + c_one32;
-        end
         cmatch$7 = live$7$q & (peer$7$q == s_desc_peer) & (id$7$q == s_desc_id);
         c_base$7 = sent$7$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$7)) begin
-            c_base$7 = p_new_sent + c_one32;
-        end
         cmatch$8 = live$8$q & (peer$8$q == s_desc_peer) & (id$8$q == s_desc_id);
         c_base$8 = sent$8$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$8)) begin
-            c_base$8 = p_new_sent + c_one32;
-        end
         cmatch$9 = live$9$q & (peer$9$q == s_desc_peer) & (id$9$q == s_desc_id);
         c_base$9 = sent$9$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$9)) begin
-            c_base$9 = p_new_sent + c_one32;
-        end
         cmatch$10 = live$10$q & (peer$10$q == s_desc_peer) & (id$10$q == s_desc_id);
         c_base$10 = sent$10$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$10)) begin
-            c_base$10 = p_new_sent + c_one32;
-        end
         cmatch$11 = live$11$q & (peer$11$q == s_desc_peer) & (id$11$q == s_desc_id);
         c_base$11 = sent$11$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$11)) begin
-            c_base$11 = p_new_sent + c_one32;
-        end
         cmatch$12 = live$12$q & (peer$12$q == s_desc_peer) & (id$12$q == s_desc_id);
         c_base$12 = sent$12$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$12)) begin
-            c_base$12 = p_new_sent + c_one32;
-        end
         cmatch$13 = live$13$q & (peer$13$q == s_desc_peer) & (id$13$q == s_desc_id);
         c_base$13 = sent$13$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$13)) begin
-            c_base$13 = p_new_sent + c_one32;
-        end
         cmatch$14 = live$14$q & (peer$14$q == s_desc_peer) & (id$14$q == s_desc_id);
         c_base$14 = sent$14$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$14)) begin
-            c_base$14 = p_new_sent + c_one32;
-        end
         cmatch$15 = live$15$q & (peer$15$q == s_desc_peer) & (id$15$q == s_desc_id);
         c_base$15 = sent$15$q + c_one32;
-        if (fire & (srpt$m_pick_slot == c_slot$15)) begin
-            c_base$15 = p_new_sent + c_one32;
-        end
         s_desc_ready = srpt$s_ins_ready | s_desc_cancel;
         ins_fire = s_desc_valid & ~s_desc_cancel & srpt$s_ins_ready;
         srpt$s_ins_valid = s_desc_valid & ~s_desc_cancel;
@@ -18948,7 +18902,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$0$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$0 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$0))) begin
+        if (cancel_fire & cmatch$0) begin
             end$0$d = c_base$0;
             granted$0$d = c_base$0;
             if (unsch$0$q > c_base$0) begin
@@ -19029,7 +18983,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$1$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$1 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$1))) begin
+        if (cancel_fire & cmatch$1) begin
             end$1$d = c_base$1;
             granted$1$d = c_base$1;
             if (unsch$1$q > c_base$1) begin
@@ -19110,7 +19064,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$2$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$2 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$2))) begin
+        if (cancel_fire & cmatch$2) begin
             end$2$d = c_base$2;
             granted$2$d = c_base$2;
             if (unsch$2$q > c_base$2) begin
@@ -19191,7 +19145,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$3$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$3 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$3))) begin
+        if (cancel_fire & cmatch$3) begin
             end$3$d = c_base$3;
             granted$3$d = c_base$3;
             if (unsch$3$q > c_base$3) begin
@@ -19272,7 +19226,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$4$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$4 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$4))) begin
+        if (cancel_fire & cmatch$4) begin
             end$4$d = c_base$4;
             granted$4$d = c_base$4;
             if (unsch$4$q > c_base$4) begin
@@ -19353,7 +19307,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$5$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$5 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$5))) begin
+        if (cancel_fire & cmatch$5) begin
             end$5$d = c_base$5;
             granted$5$d = c_base$5;
             if (unsch$5$q > c_base$5) begin
@@ -19434,7 +19388,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$6$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$6 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$6))) begin
+        if (cancel_fire & cmatch$6) begin
             end$6$d = c_base$6;
             granted$6$d = c_base$6;
             if (unsch$6$q > c_base$6) begin
@@ -19515,7 +19469,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$7$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$7 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$7))) begin
+        if (cancel_fire & cmatch$7) begin
             end$7$d = c_base$7;
             granted$7$d = c_base$7;
             if (unsch$7$q > c_base$7) begin
@@ -19596,7 +19550,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$8$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$8 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$8))) begin
+        if (cancel_fire & cmatch$8) begin
             end$8$d = c_base$8;
             granted$8$d = c_base$8;
             if (unsch$8$q > c_base$8) begin
@@ -19677,7 +19631,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$9$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$9 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$9))) begin
+        if (cancel_fire & cmatch$9) begin
             end$9$d = c_base$9;
             granted$9$d = c_base$9;
             if (unsch$9$q > c_base$9) begin
@@ -19758,7 +19712,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$10$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$10 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$10))) begin
+        if (cancel_fire & cmatch$10) begin
             end$10$d = c_base$10;
             granted$10$d = c_base$10;
             if (unsch$10$q > c_base$10) begin
@@ -19839,7 +19793,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$11$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$11 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$11))) begin
+        if (cancel_fire & cmatch$11) begin
             end$11$d = c_base$11;
             granted$11$d = c_base$11;
             if (unsch$11$q > c_base$11) begin
@@ -19920,7 +19874,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$12$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$12 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$12))) begin
+        if (cancel_fire & cmatch$12) begin
             end$12$d = c_base$12;
             granted$12$d = c_base$12;
             if (unsch$12$q > c_base$12) begin
@@ -20001,7 +19955,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$13$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$13 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$13))) begin
+        if (cancel_fire & cmatch$13) begin
             end$13$d = c_base$13;
             granted$13$d = c_base$13;
             if (unsch$13$q > c_base$13) begin
@@ -20082,7 +20036,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$14$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$14 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$14))) begin
+        if (cancel_fire & cmatch$14) begin
             end$14$d = c_base$14;
             granted$14$d = c_base$14;
             if (unsch$14$q > c_base$14) begin
@@ -20163,7 +20117,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             end
             sprio$15$d = s_grant_priority;
         end
-        if (cancel_fire & cmatch$15 & ~(fire & p_last & (srpt$m_pick_slot == c_slot$15))) begin
+        if (cancel_fire & cmatch$15) begin
             end$15$d = c_base$15;
             granted$15$d = c_base$15;
             if (unsch$15$q > c_base$15) begin

@@ -25,8 +25,9 @@
 //! A CANCEL descriptor (`s_desc_cancel`) takes no slot and is taken every cycle, even with
 //! the table full (the messages it stops may be what fills it): every live slot of its peer
 //! and RPC id, SEND_MESSAGE or RETRANSMIT, is cut short after one more packet of one byte
-//! (its end, its granted bytes and its unscheduled limit become `sent + 1`, counting a packet
-//! picked at the same edge; a slot whose last packet leaves at that edge is already done).
+//! (its end, its granted bytes and its unscheduled limit become `sent + 1`). No job is
+//! offered in a CANCEL's cycle, so the cut comes from the slot registers alone, off the
+//! pick path.
 //! That packet is the range's last, so its `TX_DONE` follows once every earlier payload
 //! read of the slot has come back (the job FIFO is in order), and the host may free the
 //! payload. The SRPT scheduler keeps the slot's remaining bytes as they were until that
@@ -192,6 +193,7 @@ pub struct TxSched16 {
     cmatch: [Signal<Local, Bit>; TX_SLOTS],
     c_base: [Signal<Local, Bits<32>>; TX_SLOTS],
     cancel_fire: Signal<Local, Bit>,
+    pick_valid: Signal<Local, Bit>,
     any_match: Signal<Local, Bit>,
     mask: Signal<Local, Mask16>,
     gid: Signal<Local, Bits<64>>,
@@ -305,6 +307,7 @@ impl TxSched16 {
             cmatch: std::array::from_fn(|_| Signal::default()),
             c_base: std::array::from_fn(|_| Signal::default()),
             cancel_fire: Signal::default(),
+            pick_valid: Signal::default(),
             any_match: Signal::default(),
             mask: Signal::default(),
             gid: Signal::default(),
@@ -465,7 +468,10 @@ impl Logic for TxSched16 {
         }
         self.p_new_sent.next = self.p_sent.val() + self.p_len.val();
         self.p_last.next = self.p_new_sent.val() == self.p_end.val();
-        self.m_job_valid.next = self.srpt.m_pick_valid.val();
+        // A CANCEL's cycle offers no job (see the module doc).
+        self.cancel_fire.next = self.s_desc_valid.val() & self.s_desc_cancel.val();
+        self.pick_valid.next = self.srpt.m_pick_valid.val() & !self.cancel_fire.val();
+        self.m_job_valid.next = self.pick_valid.val();
         self.m_job_slot.next = self.srpt.m_pick_slot.val();
         self.p_sent64.next.lo = self.p_sent.val();
         self.p_sent64.next.hi = self.c_zero32.val();
@@ -482,7 +488,7 @@ impl Logic for TxSched16 {
             self.m_job_incoming.next = self.p_end.val();
         }
         self.m_job_last.next = self.p_last.val();
-        self.fire.next = self.srpt.m_pick_valid.val() & self.m_job_ready.val();
+        self.fire.next = self.pick_valid.val() & self.m_job_ready.val();
         self.srpt.s_upd_valid.next = self.fire.val();
         self.srpt.s_upd_slot.next = self.srpt.m_pick_slot.val();
         self.srpt.s_upd_remaining.next = self.p_end.val() - self.p_new_sent.val();
@@ -499,17 +505,12 @@ impl Logic for TxSched16 {
                 self.any_match.next = true;
             }
         }
-        // CANCELs: matched against every live slot by (peer, local id); the cut counts from
-        // what is sent after this edge's pick.
-        self.cancel_fire.next = self.s_desc_valid.val() & self.s_desc_cancel.val();
+        // CANCELs: matched against every live slot by (peer, local id).
         for j in 0..TX_SLOTS {
             self.cmatch[j].next = self.live[j].q.val()
                 & (self.peer[j].q.val() == self.s_desc_peer.val())
                 & (self.id[j].q.val() == self.s_desc_id.val());
             self.c_base[j].next = self.sent[j].q.val() + self.c_one32.val();
-            if self.fire.val() & (self.srpt.m_pick_slot.val() == self.c_slot[j].val()) {
-                self.c_base[j].next = self.p_new_sent.val() + self.c_one32.val();
-            }
         }
         // Inserts: the lowest free slot, with its unscheduled share and priority.
         self.s_desc_ready.next = self.srpt.s_ins_ready.val() | self.s_desc_cancel.val();
@@ -601,12 +602,7 @@ impl Logic for TxSched16 {
                 }
                 self.sprio[j].d.next = self.s_grant_priority.val();
             }
-            if self.cancel_fire.val()
-                & self.cmatch[j].val()
-                & !(self.fire.val()
-                    & self.p_last.val()
-                    & (self.srpt.m_pick_slot.val() == self.c_slot[j].val()))
-            {
+            if self.cancel_fire.val() & self.cmatch[j].val() {
                 self.end[j].d.next = self.c_base[j].val();
                 self.granted[j].d.next = self.c_base[j].val();
                 if self.unsch[j].q.val() > self.c_base[j].val() {

@@ -211,8 +211,8 @@ impl Mirror {
         })
     }
 
-    /// The clock edge: the job taken (if `take`), the GRANT applied to the slots live before
-    /// the edge, a CANCEL applied to the slots still live after the job, or the descriptor
+    /// The clock edge: the job taken (if `take`; never in a CANCEL's cycle), the GRANT
+    /// applied to the slots live before the edge, a CANCEL applied to them, or the descriptor
     /// inserted into the slot free before it.
     pub fn edge(
         &mut self,
@@ -476,9 +476,11 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
         let a = dut.drive(&offer);
         let cycle = st.cycles;
         let ctx = || format!("seed {seed:#x}, cycle {cycle}, cfg {cfg:?}");
+        let cancel = pending.is_some_and(|e| e.cancel);
         let want = TxSchedAnswer {
-            desc_ready: m.free().is_some() || pending.is_some_and(|e| e.cancel),
-            job: m.job(&cfg),
+            desc_ready: m.free().is_some() || cancel,
+            // No job in a CANCEL's cycle.
+            job: m.job(&cfg).filter(|_| !cancel),
             occupancy: m.occupancy() as u32,
             packets: m.packets,
             grants_unmatched: m.grants_unmatched,
@@ -527,7 +529,7 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
         }
         let insert = if a.desc_ready { pending.take() } else { None };
         match insert {
-            // Every live range of the RPC ends one byte past what is sent after this edge.
+            // Every live range of the RPC ends one byte past what is sent (no pick this cycle).
             Some(c) if c.cancel => {
                 for (i, (next, end)) in expect.iter_mut() {
                     if rpc_of.get(i) == Some(&(c.peer, c.id)) {
