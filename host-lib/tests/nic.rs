@@ -6,7 +6,7 @@
 mod common;
 
 use common::{config, echo_server, ip, pattern, stop};
-use homa_driver::{MemDevice, Nic, NicConfig, RingSizes, SoftNic};
+use homa_driver::{MemDevice, RingSizes, SoftNic};
 use homa_host::{Endpoint, MemNetwork, NicTransport, Transport};
 use homa_proto::wire::{ChecksumCapabilities, FrameRepr, LinkType};
 use std::net::{IpAddr, Ipv4Addr};
@@ -28,17 +28,7 @@ fn nic_host(
     JoinHandle<SoftNic>,
     Arc<MemDevice>,
 ) {
-    let IpAddr::V4(ipv4) = addr else {
-        panic!("an IPv4 host")
-    };
-    let cfg = NicConfig {
-        ipv4,
-        ..NicConfig::default()
-    };
-    let dev = Arc::new(MemDevice::new());
-    let nic = Nic::init(Arc::clone(&dev), &cfg, &sizes).expect("NIC up");
-    let mut soft = SoftNic::new(&nic).expect("device side");
-    let wire = Arc::new(net.attach(addr).expect("address free"));
+    let (nic, mut soft, wire, dev) = common::soft_nic_at(net, addr, sizes);
     let transport = NicTransport::new(nic, Box::new(Arc::clone(&wire)));
     let done = Arc::new(AtomicBool::new(false));
     let stop = Arc::clone(&done);

@@ -11,7 +11,7 @@ mod common;
 
 use bytes::Bytes;
 use common::{config, echo_server, ip, pattern, stop};
-use homa_driver::{MemDevice, Nic, NicConfig, RingSizes, SoftNic};
+use homa_driver::{MemDevice, RingSizes, SoftNic};
 use homa_host::{Endpoint, Error, MemNetwork, NicTransport, Transport};
 use homa_proto::core::{Packet, Transmit};
 use homa_proto::hostif::{TxDescriptor, TxOp, peer_ip};
@@ -63,17 +63,7 @@ fn nic_tx_host_that(
     sizes: RingSizes,
     tx_area: usize,
 ) -> NicTxHost {
-    let IpAddr::V4(ipv4) = addr else {
-        panic!("an IPv4 host")
-    };
-    let cfg = NicConfig {
-        ipv4,
-        ..NicConfig::default()
-    };
-    let dev = Arc::new(MemDevice::new());
-    let nic = Nic::init(Arc::clone(&dev), &cfg, &sizes).expect("NIC up");
-    let mut soft = SoftNic::new(&nic).expect("device side");
-    let wire = Arc::new(net.attach(addr).expect("address free"));
+    let (nic, mut soft, wire, _) = common::soft_nic_at(net, addr, sizes);
     let transport = NicTransport::with_tx_offload(nic, Box::new(Arc::clone(&wire)), tx_area)
         .expect("transmit offload");
     let done = Arc::new(AtomicBool::new(false));

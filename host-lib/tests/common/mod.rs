@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use bytes::Bytes;
-use homa_host::{Config, Endpoint, Error};
+use homa_driver::{MemDevice, Nic, NicConfig, RingSizes, SoftNic};
+use homa_host::{Config, Endpoint, Error, MemNetwork, MemTransport};
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -78,4 +79,31 @@ pub fn stop(endpoint: &Endpoint, threads: Vec<JoinHandle<u64>>) -> u64 {
         .into_iter()
         .map(|t| t.join().expect("server thread"))
         .sum()
+}
+
+/// A NIC for the IPv4 host `addr` on `net`, over host memory: the driver brought up with
+/// `sizes`, the software NIC serving its rings, the host's port on the network and the
+/// device (its registers hold what the driver wrote).
+pub fn soft_nic_at(
+    net: &MemNetwork,
+    addr: IpAddr,
+    sizes: RingSizes,
+) -> (
+    Nic<Arc<MemDevice>>,
+    SoftNic,
+    Arc<MemTransport>,
+    Arc<MemDevice>,
+) {
+    let IpAddr::V4(ipv4) = addr else {
+        panic!("an IPv4 host")
+    };
+    let cfg = NicConfig {
+        ipv4,
+        ..NicConfig::default()
+    };
+    let dev = Arc::new(MemDevice::new());
+    let nic = Nic::init(Arc::clone(&dev), &cfg, &sizes).expect("NIC up");
+    let soft = SoftNic::new(&nic).expect("device side");
+    let wire = Arc::new(net.attach(addr).expect("address free"));
+    (nic, soft, wire, dev)
 }
