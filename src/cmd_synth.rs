@@ -1,7 +1,16 @@
 //! `homa-nic synth`: resource estimates of the generated blocks from Yosys `synth_xilinx`
-//! (7-series cells; no Vivado here), one row per block.
+//! (7-series cells; no Vivado here), one row per block, and the longest combinational path
+//! between registers (Yosys `ltp` over the mapped cells with the flip-flops, block RAMs and
+//! I/O buffers left out, so a path ends at a register), with the LUTs, carry cells and wide
+//! muxes on it: the logic levels that decide whether a block closes timing.
+//!
+//! Yosys' `ltp -noff` alone knows only its own internal flip-flop types, not the Xilinx
+//! `FDRE` cells `synth_xilinx` maps to: on a mapped netlist it walks through every register
+//! and reports a path through the state feedback (876 cells for the transmit scheduler,
+//! 63 once the registers end the path). The selection below makes the registers end it.
 
 use anyhow::{Context, Result, bail};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,12 +24,81 @@ pub(crate) struct Resources {
     pub(crate) carry: u64,
     pub(crate) muxf: u64,
     pub(crate) bram: u64,
-    /// Yosys `ltp -noff`: the longest path in cells between flip-flops and ports.
-    pub(crate) depth: Option<u64>,
+    /// The longest combinational path between registers and ports.
+    pub(crate) path: Option<LongestPath>,
 }
 
-/// Sums Yosys `stat` cell lines into [`Resources`] and reads the `ltp` length.
-pub(crate) fn parse(stat: &str, ltp: &str) -> Resources {
+/// The cells on a block's longest combinational path.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LongestPath {
+    /// Cells on it (LUTs, carry cells, wide muxes, distributed RAM read ports).
+    pub(crate) cells: u64,
+    /// LUTs on it: the logic levels that cost routing.
+    pub(crate) luts: u64,
+    /// `CARRY4` cells on it (fast, chained: a 32-bit compare is 8 of them).
+    pub(crate) carry: u64,
+    /// `MUXF7`/`MUXF8` on it (wide functions: a LUT level and a bit).
+    pub(crate) muxf: u64,
+    /// Yosys found combinational loops: through distributed RAM (write data from read data,
+    /// which `ltp` cannot tell from a loop) or a real one. The path may then be cut short.
+    pub(crate) loops: bool,
+}
+
+/// Cells Yosys mapped, by name, from `select -list` output (`module/name` per line).
+#[derive(Debug, Default)]
+pub(crate) struct CellKinds {
+    pub(crate) luts: HashSet<String>,
+    pub(crate) carry: HashSet<String>,
+    pub(crate) muxf: HashSet<String>,
+}
+
+impl CellKinds {
+    fn names(list: &str) -> HashSet<String> {
+        list.lines()
+            .filter_map(|l| l.trim().split_once('/'))
+            .map(|(_, name)| name.to_string())
+            .collect()
+    }
+
+    /// The three lists as `select -list t:LUT*`, `t:CARRY*` and `t:MUXF*` print them.
+    pub(crate) fn from_lists(luts: &str, carry: &str, muxf: &str) -> Self {
+        Self {
+            luts: Self::names(luts),
+            carry: Self::names(carry),
+            muxf: Self::names(muxf),
+        }
+    }
+}
+
+/// Reads `ltp`'s path (`length=N`, then one `i: wire (via cell)` line per cell) and counts
+/// its cells by kind; `None` when there is no path line.
+pub(crate) fn parse_path(ltp: &str, kinds: &CellKinds, loops: bool) -> Option<LongestPath> {
+    let cells = ltp
+        .lines()
+        .find_map(|l| l.split("(length=").nth(1))
+        .and_then(|s| s.trim_end_matches(['(', ')', ':']).parse().ok())?;
+    let mut p = LongestPath {
+        cells,
+        loops,
+        ..LongestPath::default()
+    };
+    for via in ltp
+        .lines()
+        .filter_map(|l| l.rsplit_once("(via ").map(|(_, v)| v.trim_end_matches(')')))
+    {
+        if kinds.luts.contains(via) {
+            p.luts += 1;
+        } else if kinds.carry.contains(via) {
+            p.carry += 1;
+        } else if kinds.muxf.contains(via) {
+            p.muxf += 1;
+        }
+    }
+    Some(p)
+}
+
+/// Sums Yosys `stat` cell lines into [`Resources`] (the path is filled in apart).
+pub(crate) fn parse(stat: &str) -> Resources {
     let mut r = Resources::default();
     for line in stat.lines() {
         let mut it = line.split_whitespace();
@@ -38,10 +116,6 @@ pub(crate) fn parse(stat: &str, ltp: &str) -> Resources {
             _ => {}
         }
     }
-    r.depth = ltp
-        .lines()
-        .find_map(|l| l.split("(length=").nth(1))
-        .and_then(|s| s.trim_end_matches(['(', ')', ':']).parse().ok());
     r
 }
 
@@ -57,15 +131,21 @@ fn lutram_luts(cell: &str) -> u64 {
 
 fn synth_one(rtl: &Path, module: &str, work: &Path) -> Result<Resources> {
     let file = rtl.join(format!("{module}.v"));
-    let (stat, ltp) = (
-        work.join(format!("{module}.stat")),
-        work.join(format!("{module}.ltp")),
-    );
+    let out_file = |what: &str| work.join(format!("{module}.{what}"));
+    let [stat, ltp, luts, carry, muxf] = ["stat", "ltp", "luts", "carry", "muxf"].map(out_file);
+    // The path: every cell but registers, block RAMs and I/O buffers (so a path ends at a
+    // register or a port), then the names of the cells of each kind to classify it.
     let script = format!(
-        "read_verilog {}; synth_xilinx -top {module} -flatten; tee -q -o {} stat; tee -q -o {} ltp -noff",
+        "read_verilog {}; synth_xilinx -top {module} -flatten; tee -q -o {} stat; \
+         tee -q -o {} ltp -noff t:FD* t:RAMB* t:IBUF t:OBUF t:BUFG %u %u %u %u %n; \
+         tee -q -o {} select -list t:LUT*; tee -q -o {} select -list t:CARRY*; \
+         tee -q -o {} select -list t:MUXF*",
         file.display(),
         stat.display(),
-        ltp.display()
+        ltp.display(),
+        luts.display(),
+        carry.display(),
+        muxf.display()
     );
     let out = Command::new("yosys")
         .args(["-q", "-p", &script])
@@ -78,8 +158,13 @@ fn synth_one(rtl: &Path, module: &str, work: &Path) -> Result<Resources> {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let read = |p: &Path| std::fs::read_to_string(p).with_context(|| format!("no {}", p.display()));
-    Ok(parse(&read(&stat)?, &read(&ltp)?))
+    let read =
+        |p: &PathBuf| std::fs::read_to_string(p).with_context(|| format!("no {}", p.display()));
+    let loops = String::from_utf8_lossy(&out.stderr).contains("Detected loop");
+    let kinds = CellKinds::from_lists(&read(&luts)?, &read(&carry)?, &read(&muxf)?);
+    let mut r = parse(&read(&stat)?);
+    r.path = parse_path(&read(&ltp)?, &kinds, loops);
+    Ok(r)
 }
 
 /// Synthesises every block listed in `hw/rtl/models.txt` (or just `only`) and prints a table.
@@ -100,26 +185,36 @@ pub(crate) fn run(rtl: &Path, only: Option<&str>) -> Result<()> {
     let work: PathBuf = std::env::temp_dir().join(format!("homa-nic-synth-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
     println!(
-        "{:<24} {:>7} {:>7} {:>7} {:>6} {:>6} {:>5} {:>6}",
-        "block", "LUT", "LUTRAM", "FF", "CARRY", "MUXF", "BRAM", "depth"
+        "{:<24} {:>7} {:>7} {:>7} {:>6} {:>6} {:>5}   {:>5} {:>4} {:>5} {:>4}",
+        "block", "LUT", "LUTRAM", "FF", "CARRY", "MUXF", "BRAM", "path", "LUT", "CARRY", "MUXF"
     );
     for m in modules {
         let r = synth_one(rtl, m, &work)?;
+        let path = r.path.map_or_else(
+            || format!("{:>5} {:>4} {:>5} {:>4}", "-", "-", "-", "-"),
+            |p| {
+                format!(
+                    "{:>5} {:>4} {:>5} {:>4}{}",
+                    p.cells,
+                    p.luts,
+                    p.carry,
+                    p.muxf,
+                    if p.loops { " (loops)" } else { "" }
+                )
+            },
+        );
         println!(
-            "{m:<24} {:>7} {:>7} {:>7} {:>6} {:>6} {:>5} {:>6}",
-            r.luts,
-            r.lutram,
-            r.ffs,
-            r.carry,
-            r.muxf,
-            r.bram,
-            r.depth.map_or("-".into(), |d| d.to_string())
+            "{m:<24} {:>7} {:>7} {:>7} {:>6} {:>6} {:>5}   {path}",
+            r.luts, r.lutram, r.ffs, r.carry, r.muxf, r.bram
         );
     }
     let _ = std::fs::remove_dir_all(&work);
     println!(
-        "(Yosys synth_xilinx, 7-series cells; LUTRAM = LUTs used as distributed RAM, not in LUT; \
-         depth = ltp -noff, cells on the longest path)"
+        "(Yosys synth_xilinx, 7-series cells; LUTRAM = LUTs used as distributed RAM, not in LUT. \
+         path = the longest combinational path between registers and ports, in cells, and the \
+         LUTs, CARRY4s and MUXFs on it; at 250 MHz (4 ns) an UltraScale+ part fits about \
+         6-8 LUT levels with their routing, a CARRY4 adds tens of ps. (loops) = Yosys saw \
+         combinational loops, through distributed RAM or real: that path may be cut short.)"
     );
     Ok(())
 }
@@ -130,11 +225,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parse__sums_cell_classes_and_reads_depth() {
+    fn parse__sums_cell_classes() {
         let stat = "   Number of cells: 9\n     CARRY4 202\n     FDRE 3252\n     FDSE 3\n     LUT2 378\n     LUT6 756\n     MUXF7 220\n     RAMB36E1 2\n     RAM32M 96\n     RAM64X1D 3\n     OBUF 953\n";
-        let ltp = "Longest topological path in top (length=200):\n";
         assert_eq!(
-            parse(stat, ltp),
+            parse(stat),
             Resources {
                 luts: 1134,
                 lutram: 390,
@@ -142,8 +236,37 @@ mod tests {
                 carry: 202,
                 muxf: 220,
                 bram: 2,
-                depth: Some(200)
+                path: None
             }
         );
+    }
+
+    #[test]
+    fn parse_path__counts_the_cells_on_the_path_by_kind() {
+        // As Yosys prints them: the path's first line names a register's output (no cell).
+        let ltp = "\n3. Executing LTP pass (find longest path).\n\n\
+            Longest topological path in top (length=5):\n\
+            \x20   0: \\age$7.q [3]\n\
+            \x20   1: $alu$5.X [3] (via $abc$21472)\n\
+            \x20   2: $alu$5.CO [3] (via $alu$5.slice[0].carry4)\n\
+            \x20   3: $alu$5.CO [7] (via $alu$5.slice[1].carry4)\n\
+            \x20   4: \\ns$30 [2] (via $abc$20416.lut1.mux7)\n\
+            \x20   5: \\m_pick_slot [2] (via $abc$20417)\n";
+        let kinds = CellKinds::from_lists(
+            "top/$abc$21472\ntop/$abc$20417\ntop/$abc$1\n",
+            "top/$alu$5.slice[0].carry4\ntop/$alu$5.slice[1].carry4\n",
+            "top/$abc$20416.lut1.mux7\n",
+        );
+        assert_eq!(
+            parse_path(ltp, &kinds, false),
+            Some(LongestPath {
+                cells: 5,
+                luts: 2,
+                carry: 2,
+                muxf: 1,
+                loops: false
+            })
+        );
+        assert_eq!(parse_path("no path here\n", &kinds, true), None);
     }
 }
