@@ -41,9 +41,8 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
     localparam  c_slot$14 = 4'he;
     localparam  c_slot$15 = 4'hf;
     localparam  c_zero32 = 32'h0;
-    localparam  c_one32 = 32'h1;
-    localparam  c_half32 = 32'h80000000;
-    localparam  c_age_reset = 32'hffffff00;
+    localparam  c_one_s = 4'h1;
+    localparam  c_lo = 8'h0;
     localparam  c_zero16 = 16'h0;
     localparam  c_one16 = 16'h1;
     localparam  c_zero_s = 4'h0;
@@ -193,57 +192,54 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
     reg  [31:0] rem$15$d;
     wire  [31:0] rem$15$q;
     reg  rem$15$clock;
-    reg  [31:0] age$0$d;
-    wire  [31:0] age$0$q;
-    reg  age$0$clock;
-    reg  [31:0] age$1$d;
-    wire  [31:0] age$1$q;
-    reg  age$1$clock;
-    reg  [31:0] age$2$d;
-    wire  [31:0] age$2$q;
-    reg  age$2$clock;
-    reg  [31:0] age$3$d;
-    wire  [31:0] age$3$q;
-    reg  age$3$clock;
-    reg  [31:0] age$4$d;
-    wire  [31:0] age$4$q;
-    reg  age$4$clock;
-    reg  [31:0] age$5$d;
-    wire  [31:0] age$5$q;
-    reg  age$5$clock;
-    reg  [31:0] age$6$d;
-    wire  [31:0] age$6$q;
-    reg  age$6$clock;
-    reg  [31:0] age$7$d;
-    wire  [31:0] age$7$q;
-    reg  age$7$clock;
-    reg  [31:0] age$8$d;
-    wire  [31:0] age$8$q;
-    reg  age$8$clock;
-    reg  [31:0] age$9$d;
-    wire  [31:0] age$9$q;
-    reg  age$9$clock;
-    reg  [31:0] age$10$d;
-    wire  [31:0] age$10$q;
-    reg  age$10$clock;
-    reg  [31:0] age$11$d;
-    wire  [31:0] age$11$q;
-    reg  age$11$clock;
-    reg  [31:0] age$12$d;
-    wire  [31:0] age$12$q;
-    reg  age$12$clock;
-    reg  [31:0] age$13$d;
-    wire  [31:0] age$13$q;
-    reg  age$13$clock;
-    reg  [31:0] age$14$d;
-    wire  [31:0] age$14$q;
-    reg  age$14$clock;
-    reg  [31:0] age$15$d;
-    wire  [31:0] age$15$q;
-    reg  age$15$clock;
-    reg  [31:0] age_ctr$d;
-    wire  [31:0] age_ctr$q;
-    reg  age_ctr$clock;
+    reg  [3:0] rank$0$d;
+    wire  [3:0] rank$0$q;
+    reg  rank$0$clock;
+    reg  [3:0] rank$1$d;
+    wire  [3:0] rank$1$q;
+    reg  rank$1$clock;
+    reg  [3:0] rank$2$d;
+    wire  [3:0] rank$2$q;
+    reg  rank$2$clock;
+    reg  [3:0] rank$3$d;
+    wire  [3:0] rank$3$q;
+    reg  rank$3$clock;
+    reg  [3:0] rank$4$d;
+    wire  [3:0] rank$4$q;
+    reg  rank$4$clock;
+    reg  [3:0] rank$5$d;
+    wire  [3:0] rank$5$q;
+    reg  rank$5$clock;
+    reg  [3:0] rank$6$d;
+    wire  [3:0] rank$6$q;
+    reg  rank$6$clock;
+    reg  [3:0] rank$7$d;
+    wire  [3:0] rank$7$q;
+    reg  rank$7$clock;
+    reg  [3:0] rank$8$d;
+    wire  [3:0] rank$8$q;
+    reg  rank$8$clock;
+    reg  [3:0] rank$9$d;
+    wire  [3:0] rank$9$q;
+    reg  rank$9$clock;
+    reg  [3:0] rank$10$d;
+    wire  [3:0] rank$10$q;
+    reg  rank$10$clock;
+    reg  [3:0] rank$11$d;
+    wire  [3:0] rank$11$q;
+    reg  rank$11$clock;
+    reg  [3:0] rank$12$d;
+    wire  [3:0] rank$12$q;
+    reg  rank$12$clock;
+    reg  [3:0] rank$13$d;
+    wire  [3:0] rank$13$q;
+    reg  rank$13$clock;
+    reg  [3:0] rank$14$d;
+    wire  [3:0] rank$14$q;
+    reg  rank$14$clock;
+    reg  [3:0] rank$15$d;
+    wire  [3:0] rank$15$q;
+    reg  rank$15$clock;
     reg  [15:0] occ$d;
     wire  [15:0] occ$q;
     reg  occ$clock;
@@ -254,6 +250,8 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
     reg  ins_fire;
     reg  upd_hit;
     reg  del_fire;
+    reg  [3:0] del_rank;
+    reg  [3:0] ins_rank;
     reg  nv$0;
     reg  nv$1;
     reg  nv$2;
@@ -378,37 +376,37 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
     reg  [31:0] nr$28;
     reg  [31:0] nr$29;
     reg  [31:0] nr$30;
-    reg  [31:0] na$0;
-    reg  [31:0] na$1;
-    reg  [31:0] na$2;
-    reg  [31:0] na$3;
-    reg  [31:0] na$4;
-    reg  [31:0] na$5;
-    reg  [31:0] na$6;
-    reg  [31:0] na$7;
-    reg  [31:0] na$8;
-    reg  [31:0] na$9;
-    reg  [31:0] na$10;
-    reg  [31:0] na$11;
-    reg  [31:0] na$12;
-    reg  [31:0] na$13;
-    reg  [31:0] na$14;
-    reg  [31:0] na$15;
-    reg  [31:0] na$16;
-    reg  [31:0] na$17;
-    reg  [31:0] na$18;
-    reg  [31:0] na$19;
-    reg  [31:0] na$20;
-    reg  [31:0] na$21;
-    reg  [31:0] na$22;
-    reg  [31:0] na$23;
-    reg  [31:0] na$24;
-    reg  [31:0] na$25;
-    reg  [31:0] na$26;
-    reg  [31:0] na$27;
-    reg  [31:0] na$28;
-    reg  [31:0] na$29;
-    reg  [31:0] na$30;
+    reg  [3:0] nk$0;
+    reg  [3:0] nk$1;
+    reg  [3:0] nk$2;
+    reg  [3:0] nk$3;
+    reg  [3:0] nk$4;
+    reg  [3:0] nk$5;
+    reg  [3:0] nk$6;
+    reg  [3:0] nk$7;
+    reg  [3:0] nk$8;
+    reg  [3:0] nk$9;
+    reg  [3:0] nk$10;
+    reg  [3:0] nk$11;
+    reg  [3:0] nk$12;
+    reg  [3:0] nk$13;
+    reg  [3:0] nk$14;
+    reg  [3:0] nk$15;
+    reg  [3:0] nk$16;
+    reg  [3:0] nk$17;
+    reg  [3:0] nk$18;
+    reg  [3:0] nk$19;
+    reg  [3:0] nk$20;
+    reg  [3:0] nk$21;
+    reg  [3:0] nk$22;
+    reg  [3:0] nk$23;
+    reg  [3:0] nk$24;
+    reg  [3:0] nk$25;
+    reg  [3:0] nk$26;
+    reg  [3:0] nk$27;
+    reg  [3:0] nk$28;
+    reg  [3:0] nk$29;
+    reg  [3:0] nk$30;
     
     // Sub module instances
     homa_tx_srpt_n16$valid$0 valid$0(
@@ -651,90 +649,85 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         .q(rem$15$q),
         .clock(rem$15$clock)
     );
-    homa_tx_srpt_n16$age$0 age$0(
-        .d(age$0$d),
-        .q(age$0$q),
-        .clock(age$0$clock)
+    homa_tx_srpt_n16$rank$0 rank$0(
+        .d(rank$0$d),
+        .q(rank$0$q),
+        .clock(rank$0$clock)
     );
-    homa_tx_srpt_n16$age$1 age$1(
-        .d(age$1$d),
-        .q(age$1$q),
-        .clock(age$1$clock)
+    homa_tx_srpt_n16$rank$1 rank$1(
+        .d(rank$1$d),
+        .q(rank$1$q),
+        .clock(rank$1$clock)
     );
-    homa_tx_srpt_n16$age$2 age$2(
-        .d(age$2$d),
-        .q(age$2$q),
-        .clock(age$2$clock)
+    homa_tx_srpt_n16$rank$2 rank$2(
+        .d(rank$2$d),
+        .q(rank$2$q),
+        .clock(rank$2$clock)
     );
-    homa_tx_srpt_n16$age$3 age$3(
-        .d(age$3$d),
-        .q(age$3$q),
-        .clock(age$3$clock)
+    homa_tx_srpt_n16$rank$3 rank$3(
+        .d(rank$3$d),
+        .q(rank$3$q),
+        .clock(rank$3$clock)
     );
-    homa_tx_srpt_n16$age$4 age$4(
-        .d(age$4$d),
-        .q(age$4$q),
-        .clock(age$4$clock)
+    homa_tx_srpt_n16$rank$4 rank$4(
+        .d(rank$4$d),
+        .q(rank$4$q),
+        .clock(rank$4$clock)
     );
-    homa_tx_srpt_n16$age$5 age$5(
-        .d(age$5$d),
-        .q(age$5$q),
-        .clock(age$5$clock)
+    homa_tx_srpt_n16$rank$5 rank$5(
+        .d(rank$5$d),
+        .q(rank$5$q),
+        .clock(rank$5$clock)
     );
-    homa_tx_srpt_n16$age$6 age$6(
-        .d(age$6$d),
-        .q(age$6$q),
-        .clock(age$6$clock)
+    homa_tx_srpt_n16$rank$6 rank$6(
+        .d(rank$6$d),
+        .q(rank$6$q),
+        .clock(rank$6$clock)
     );
-    homa_tx_srpt_n16$age$7 age$7(
-        .d(age$7$d),
-        .q(age$7$q),
-        .clock(age$7$clock)
+    homa_tx_srpt_n16$rank$7 rank$7(
+        .d(rank$7$d),
+        .q(rank$7$q),
+        .clock(rank$7$clock)
     );
-    homa_tx_srpt_n16$age$8 age$8(
-        .d(age$8$d),
-        .q(age$8$q),
-        .clock(age$8$clock)
+    homa_tx_srpt_n16$rank$8 rank$8(
+        .d(rank$8$d),
+        .q(rank$8$q),
+        .clock(rank$8$clock)
     );
-    homa_tx_srpt_n16$age$9 age$9(
-        .d(age$9$d),
-        .q(age$9$q),
-        .clock(age$9$clock)
+    homa_tx_srpt_n16$rank$9 rank$9(
+        .d(rank$9$d),
+        .q(rank$9$q),
+        .clock(rank$9$clock)
     );
-    homa_tx_srpt_n16$age$10 age$10(
-        .d(age$10$d),
-        .q(age$10$q),
-        .clock(age$10$clock)
+    homa_tx_srpt_n16$rank$10 rank$10(
+        .d(rank$10$d),
+        .q(rank$10$q),
+        .clock(rank$10$clock)
     );
-    homa_tx_srpt_n16$age$11 age$11(
-        .d(age$11$d),
-        .q(age$11$q),
-        .clock(age$11$clock)
+    homa_tx_srpt_n16$rank$11 rank$11(
+        .d(rank$11$d),
+        .q(rank$11$q),
+        .clock(rank$11$clock)
     );
-    homa_tx_srpt_n16$age$12 age$12(
-        .d(age$12$d),
-        .q(age$12$q),
-        .clock(age$12$clock)
+    homa_tx_srpt_n16$rank$12 rank$12(
+        .d(rank$12$d),
+        .q(rank$12$q),
+        .clock(rank$12$clock)
     );
-    homa_tx_srpt_n16$age$13 age$13(
-        .d(age$13$d),
-        .q(age$13$q),
-        .clock(age$13$clock)
+    homa_tx_srpt_n16$rank$13 rank$13(
+        .d(rank$13$d),
+        .q(rank$13$q),
+        .clock(rank$13$clock)
     );
-    homa_tx_srpt_n16$age$14 age$14(
-        .d(age$14$d),
-        .q(age$14$q),
-        .clock(age$14$clock)
+    homa_tx_srpt_n16$rank$14 rank$14(
+        .d(rank$14$d),
+        .q(rank$14$q),
+        .clock(rank$14$clock)
     );
-    homa_tx_srpt_n16$age$15 age$15(
-        .d(age$15$d),
-        .q(age$15$q),
-        .clock(age$15$clock)
-    );
-    homa_tx_srpt_n16$age_ctr age_ctr(
-        .d(age_ctr$d),
-        .q(age_ctr$q),
-        .clock(age_ctr$clock)
+    homa_tx_srpt_n16$rank$15 rank$15(
+        .d(rank$15$d),
+        .q(rank$15$q),
+        .clock(rank$15$clock)
     );
     homa_tx_srpt_n16$occ occ(
         .d(occ$d),
@@ -744,9 +737,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
     
     // Update code
     always @(*) begin
-        age_ctr$clock = clock;
         occ$clock = clock;
-        age_ctr$d = age_ctr$q;
         occ$d = occ$q;
         free_any = 1'b0;
         free_slot = c_zero_s;
@@ -867,19 +858,75 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
             upd_hit = 1'b1;
         end
         del_fire = s_upd_valid & upd_hit & (s_upd_remaining == c_zero32);
+        del_rank = rank$0$q;
+        if (s_upd_slot == c_slot$0) begin
+            del_rank = rank$0$q;
+        end
+        if (s_upd_slot == c_slot$1) begin
+            del_rank = rank$1$q;
+        end
+        if (s_upd_slot == c_slot$2) begin
+            del_rank = rank$2$q;
+        end
+        if (s_upd_slot == c_slot$3) begin
+            del_rank = rank$3$q;
+        end
+        if (s_upd_slot == c_slot$4) begin
+            del_rank = rank$4$q;
+        end
+        if (s_upd_slot == c_slot$5) begin
+            del_rank = rank$5$q;
+        end
+        if (s_upd_slot == c_slot$6) begin
+            del_rank = rank$6$q;
+        end
+        if (s_upd_slot == c_slot$7) begin
+            del_rank = rank$7$q;
+        end
+        if (s_upd_slot == c_slot$8) begin
+            del_rank = rank$8$q;
+        end
+        if (s_upd_slot == c_slot$9) begin
+            del_rank = rank$9$q;
+        end
+        if (s_upd_slot == c_slot$10) begin
+            del_rank = rank$10$q;
+        end
+        if (s_upd_slot == c_slot$11) begin
+            del_rank = rank$11$q;
+        end
+        if (s_upd_slot == c_slot$12) begin
+            del_rank = rank$12$q;
+        end
+        if (s_upd_slot == c_slot$13) begin
+            del_rank = rank$13$q;
+        end
+        if (s_upd_slot == c_slot$14) begin
+            del_rank = rank$14$q;
+        end
+        if (s_upd_slot == c_slot$15) begin
+            del_rank = rank$15$q;
+        end
+        ins_rank = occ$q[(c_lo)+:(4)];
+        if (del_fire) begin
+            ins_rank = occ$q[(c_lo)+:(4)] - c_one_s;
+        end
         valid$0$clock = clock;
         id$0$clock = clock;
         rem$0$clock = clock;
-        age$0$clock = clock;
+        rank$0$clock = clock;
         valid$0$d = valid$0$q;
         id$0$d = id$0$q;
         rem$0$d = rem$0$q;
-        age$0$d = age$0$q;
+        rank$0$d = rank$0$q;
+        if (del_fire & (rank$0$q > del_rank)) begin
+            rank$0$d = rank$0$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$0)) begin
             valid$0$d = 1'b1;
             id$0$d = s_ins_id;
             rem$0$d = s_ins_remaining;
-            age$0$d = age_ctr$q;
+            rank$0$d = ins_rank;
         end
         if (s_upd_valid & valid$0$q & (s_upd_slot == c_slot$0)) begin
             rem$0$d = s_upd_remaining;
@@ -893,16 +940,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$1$clock = clock;
         id$1$clock = clock;
         rem$1$clock = clock;
-        age$1$clock = clock;
+        rank$1$clock = clock;
         valid$1$d = valid$1$q;
         id$1$d = id$1$q;
         rem$1$d = rem$1$q;
-        age$1$d = age$1$q;
+        rank$1$d = rank$1$q;
+        if (del_fire & (rank$1$q > del_rank)) begin
+            rank$1$d = rank$1$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$1)) begin
             valid$1$d = 1'b1;
             id$1$d = s_ins_id;
             rem$1$d = s_ins_remaining;
-            age$1$d = age_ctr$q;
+            rank$1$d = ins_rank;
         end
         if (s_upd_valid & valid$1$q & (s_upd_slot == c_slot$1)) begin
             rem$1$d = s_upd_remaining;
@@ -916,16 +966,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$2$clock = clock;
         id$2$clock = clock;
         rem$2$clock = clock;
-        age$2$clock = clock;
+        rank$2$clock = clock;
         valid$2$d = valid$2$q;
         id$2$d = id$2$q;
         rem$2$d = rem$2$q;
-        age$2$d = age$2$q;
+        rank$2$d = rank$2$q;
+        if (del_fire & (rank$2$q > del_rank)) begin
+            rank$2$d = rank$2$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$2)) begin
             valid$2$d = 1'b1;
             id$2$d = s_ins_id;
             rem$2$d = s_ins_remaining;
-            age$2$d = age_ctr$q;
+            rank$2$d = ins_rank;
         end
         if (s_upd_valid & valid$2$q & (s_upd_slot == c_slot$2)) begin
             rem$2$d = s_upd_remaining;
@@ -939,16 +992,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$3$clock = clock;
         id$3$clock = clock;
         rem$3$clock = clock;
-        age$3$clock = clock;
+        rank$3$clock = clock;
         valid$3$d = valid$3$q;
         id$3$d = id$3$q;
         rem$3$d = rem$3$q;
-        age$3$d = age$3$q;
+        rank$3$d = rank$3$q;
+        if (del_fire & (rank$3$q > del_rank)) begin
+            rank$3$d = rank$3$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$3)) begin
             valid$3$d = 1'b1;
             id$3$d = s_ins_id;
             rem$3$d = s_ins_remaining;
-            age$3$d = age_ctr$q;
+            rank$3$d = ins_rank;
         end
         if (s_upd_valid & valid$3$q & (s_upd_slot == c_slot$3)) begin
             rem$3$d = s_upd_remaining;
@@ -962,16 +1018,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$4$clock = clock;
         id$4$clock = clock;
         rem$4$clock = clock;
-        age$4$clock = clock;
+        rank$4$clock = clock;
         valid$4$d = valid$4$q;
         id$4$d = id$4$q;
         rem$4$d = rem$4$q;
-        age$4$d = age$4$q;
+        rank$4$d = rank$4$q;
+        if (del_fire & (rank$4$q > del_rank)) begin
+            rank$4$d = rank$4$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$4)) begin
             valid$4$d = 1'b1;
             id$4$d = s_ins_id;
             rem$4$d = s_ins_remaining;
-            age$4$d = age_ctr$q;
+            rank$4$d = ins_rank;
         end
         if (s_upd_valid & valid$4$q & (s_upd_slot == c_slot$4)) begin
             rem$4$d = s_upd_remaining;
@@ -985,16 +1044,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$5$clock = clock;
         id$5$clock = clock;
         rem$5$clock = clock;
-        age$5$clock = clock;
+        rank$5$clock = clock;
         valid$5$d = valid$5$q;
         id$5$d = id$5$q;
         rem$5$d = rem$5$q;
-        age$5$d = age$5$q;
+        rank$5$d = rank$5$q;
+        if (del_fire & (rank$5$q > del_rank)) begin
+            rank$5$d = rank$5$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$5)) begin
             valid$5$d = 1'b1;
             id$5$d = s_ins_id;
             rem$5$d = s_ins_remaining;
-            age$5$d = age_ctr$q;
+            rank$5$d = ins_rank;
         end
         if (s_upd_valid & valid$5$q & (s_upd_slot == c_slot$5)) begin
             rem$5$d = s_upd_remaining;
@@ -1008,16 +1070,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$6$clock = clock;
         id$6$clock = clock;
         rem$6$clock = clock;
-        age$6$clock = clock;
+        rank$6$clock = clock;
         valid$6$d = valid$6$q;
         id$6$d = id$6$q;
         rem$6$d = rem$6$q;
-        age$6$d = age$6$q;
+        rank$6$d = rank$6$q;
+        if (del_fire & (rank$6$q > del_rank)) begin
+            rank$6$d = rank$6$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$6)) begin
             valid$6$d = 1'b1;
             id$6$d = s_ins_id;
             rem$6$d = s_ins_remaining;
-            age$6$d = age_ctr$q;
+            rank$6$d = ins_rank;
         end
         if (s_upd_valid & valid$6$q & (s_upd_slot == c_slot$6)) begin
             rem$6$d = s_upd_remaining;
@@ -1031,16 +1096,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$7$clock = clock;
         id$7$clock = clock;
         rem$7$clock = clock;
-        age$7$clock = clock;
+        rank$7$clock = clock;
         valid$7$d = valid$7$q;
         id$7$d = id$7$q;
         rem$7$d = rem$7$q;
-        age$7$d = age$7$q;
+        rank$7$d = rank$7$q;
+        if (del_fire & (rank$7$q > del_rank)) begin
+            rank$7$d = rank$7$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$7)) begin
             valid$7$d = 1'b1;
             id$7$d = s_ins_id;
             rem$7$d = s_ins_remaining;
-            age$7$d = age_ctr$q;
+            rank$7$d = ins_rank;
         end
         if (s_upd_valid & valid$7$q & (s_upd_slot == c_slot$7)) begin
             rem$7$d = s_upd_remaining;
@@ -1054,16 +1122,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$8$clock = clock;
         id$8$clock = clock;
         rem$8$clock = clock;
-        age$8$clock = clock;
+        rank$8$clock = clock;
         valid$8$d = valid$8$q;
         id$8$d = id$8$q;
         rem$8$d = rem$8$q;
-        age$8$d = age$8$q;
+        rank$8$d = rank$8$q;
+        if (del_fire & (rank$8$q > del_rank)) begin
+            rank$8$d = rank$8$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$8)) begin
             valid$8$d = 1'b1;
             id$8$d = s_ins_id;
             rem$8$d = s_ins_remaining;
-            age$8$d = age_ctr$q;
+            rank$8$d = ins_rank;
         end
         if (s_upd_valid & valid$8$q & (s_upd_slot == c_slot$8)) begin
             rem$8$d = s_upd_remaining;
@@ -1077,16 +1148,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$9$clock = clock;
         id$9$clock = clock;
         rem$9$clock = clock;
-        age$9$clock = clock;
+        rank$9$clock = clock;
         valid$9$d = valid$9$q;
         id$9$d = id$9$q;
         rem$9$d = rem$9$q;
-        age$9$d = age$9$q;
+        rank$9$d = rank$9$q;
+        if (del_fire & (rank$9$q > del_rank)) begin
+            rank$9$d = rank$9$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$9)) begin
             valid$9$d = 1'b1;
             id$9$d = s_ins_id;
             rem$9$d = s_ins_remaining;
-            age$9$d = age_ctr$q;
+            rank$9$d = ins_rank;
         end
         if (s_upd_valid & valid$9$q & (s_upd_slot == c_slot$9)) begin
             rem$9$d = s_upd_remaining;
@@ -1100,16 +1174,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$10$clock = clock;
         id$10$clock = clock;
         rem$10$clock = clock;
-        age$10$clock = clock;
+        rank$10$clock = clock;
         valid$10$d = valid$10$q;
         id$10$d = id$10$q;
         rem$10$d = rem$10$q;
-        age$10$d = age$10$q;
+        rank$10$d = rank$10$q;
+        if (del_fire & (rank$10$q > del_rank)) begin
+            rank$10$d = rank$10$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$10)) begin
             valid$10$d = 1'b1;
             id$10$d = s_ins_id;
             rem$10$d = s_ins_remaining;
-            age$10$d = age_ctr$q;
+            rank$10$d = ins_rank;
         end
         if (s_upd_valid & valid$10$q & (s_upd_slot == c_slot$10)) begin
             rem$10$d = s_upd_remaining;
@@ -1123,16 +1200,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$11$clock = clock;
         id$11$clock = clock;
         rem$11$clock = clock;
-        age$11$clock = clock;
+        rank$11$clock = clock;
         valid$11$d = valid$11$q;
         id$11$d = id$11$q;
         rem$11$d = rem$11$q;
-        age$11$d = age$11$q;
+        rank$11$d = rank$11$q;
+        if (del_fire & (rank$11$q > del_rank)) begin
+            rank$11$d = rank$11$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$11)) begin
             valid$11$d = 1'b1;
             id$11$d = s_ins_id;
             rem$11$d = s_ins_remaining;
-            age$11$d = age_ctr$q;
+            rank$11$d = ins_rank;
         end
         if (s_upd_valid & valid$11$q & (s_upd_slot == c_slot$11)) begin
             rem$11$d = s_upd_remaining;
@@ -1146,16 +1226,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$12$clock = clock;
         id$12$clock = clock;
         rem$12$clock = clock;
-        age$12$clock = clock;
+        rank$12$clock = clock;
         valid$12$d = valid$12$q;
         id$12$d = id$12$q;
         rem$12$d = rem$12$q;
-        age$12$d = age$12$q;
+        rank$12$d = rank$12$q;
+        if (del_fire & (rank$12$q > del_rank)) begin
+            rank$12$d = rank$12$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$12)) begin
             valid$12$d = 1'b1;
             id$12$d = s_ins_id;
             rem$12$d = s_ins_remaining;
-            age$12$d = age_ctr$q;
+            rank$12$d = ins_rank;
         end
         if (s_upd_valid & valid$12$q & (s_upd_slot == c_slot$12)) begin
             rem$12$d = s_upd_remaining;
@@ -1169,16 +1252,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$13$clock = clock;
         id$13$clock = clock;
         rem$13$clock = clock;
-        age$13$clock = clock;
+        rank$13$clock = clock;
         valid$13$d = valid$13$q;
         id$13$d = id$13$q;
         rem$13$d = rem$13$q;
-        age$13$d = age$13$q;
+        rank$13$d = rank$13$q;
+        if (del_fire & (rank$13$q > del_rank)) begin
+            rank$13$d = rank$13$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$13)) begin
             valid$13$d = 1'b1;
             id$13$d = s_ins_id;
             rem$13$d = s_ins_remaining;
-            age$13$d = age_ctr$q;
+            rank$13$d = ins_rank;
         end
         if (s_upd_valid & valid$13$q & (s_upd_slot == c_slot$13)) begin
             rem$13$d = s_upd_remaining;
@@ -1192,16 +1278,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$14$clock = clock;
         id$14$clock = clock;
         rem$14$clock = clock;
-        age$14$clock = clock;
+        rank$14$clock = clock;
         valid$14$d = valid$14$q;
         id$14$d = id$14$q;
         rem$14$d = rem$14$q;
-        age$14$d = age$14$q;
+        rank$14$d = rank$14$q;
+        if (del_fire & (rank$14$q > del_rank)) begin
+            rank$14$d = rank$14$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$14)) begin
             valid$14$d = 1'b1;
             id$14$d = s_ins_id;
             rem$14$d = s_ins_remaining;
-            age$14$d = age_ctr$q;
+            rank$14$d = ins_rank;
         end
         if (s_upd_valid & valid$14$q & (s_upd_slot == c_slot$14)) begin
             rem$14$d = s_upd_remaining;
@@ -1215,16 +1304,19 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         valid$15$clock = clock;
         id$15$clock = clock;
         rem$15$clock = clock;
-        age$15$clock = clock;
+        rank$15$clock = clock;
         valid$15$d = valid$15$q;
         id$15$d = id$15$q;
         rem$15$d = rem$15$q;
-        age$15$d = age$15$q;
+        rank$15$d = rank$15$q;
+        if (del_fire & (rank$15$q > del_rank)) begin
+            rank$15$d = rank$15$q - c_one_s;
+        end
         if (ins_fire & (free_slot == c_slot$15)) begin
             valid$15$d = 1'b1;
             id$15$d = s_ins_id;
             rem$15$d = s_ins_remaining;
-            age$15$d = age_ctr$q;
+            rank$15$d = ins_rank;
         end
         if (s_upd_valid & valid$15$q & (s_upd_slot == c_slot$15)) begin
             rem$15$d = s_upd_remaining;
@@ -1235,9 +1327,6 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         if (reset) begin
             valid$15$d = 1'b0;
         end
-        if (ins_fire) begin
-            age_ctr$d = age_ctr$q + c_one32;
-        end
         if (ins_fire & ~del_fire) begin
             occ$d = occ$q + c_one16;
         end
@@ -1245,7 +1334,6 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
             occ$d = occ$q - c_one16;
         end
         if (reset) begin
-            age_ctr$d = c_age_reset;
             occ$d = c_zero16;
         end
         occupancy = occ$q;
@@ -1253,246 +1341,246 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         ns$0 = c_slot$0;
         ni$0 = id$0$q;
         nr$0 = rem$0$q;
-        na$0 = age$0$q;
+        nk$0 = rank$0$q;
         nv$1 = valid$1$q & s_mask[1];
         ns$1 = c_slot$1;
         ni$1 = id$1$q;
         nr$1 = rem$1$q;
-        na$1 = age$1$q;
+        nk$1 = rank$1$q;
         nv$2 = valid$2$q & s_mask[2];
         ns$2 = c_slot$2;
         ni$2 = id$2$q;
         nr$2 = rem$2$q;
-        na$2 = age$2$q;
+        nk$2 = rank$2$q;
         nv$3 = valid$3$q & s_mask[3];
         ns$3 = c_slot$3;
         ni$3 = id$3$q;
         nr$3 = rem$3$q;
-        na$3 = age$3$q;
+        nk$3 = rank$3$q;
         nv$4 = valid$4$q & s_mask[4];
         ns$4 = c_slot$4;
         ni$4 = id$4$q;
         nr$4 = rem$4$q;
-        na$4 = age$4$q;
+        nk$4 = rank$4$q;
         nv$5 = valid$5$q & s_mask[5];
         ns$5 = c_slot$5;
         ni$5 = id$5$q;
         nr$5 = rem$5$q;
-        na$5 = age$5$q;
+        nk$5 = rank$5$q;
         nv$6 = valid$6$q & s_mask[6];
         ns$6 = c_slot$6;
         ni$6 = id$6$q;
         nr$6 = rem$6$q;
-        na$6 = age$6$q;
+        nk$6 = rank$6$q;
         nv$7 = valid$7$q & s_mask[7];
         ns$7 = c_slot$7;
         ni$7 = id$7$q;
         nr$7 = rem$7$q;
-        na$7 = age$7$q;
+        nk$7 = rank$7$q;
         nv$8 = valid$8$q & s_mask[8];
         ns$8 = c_slot$8;
         ni$8 = id$8$q;
         nr$8 = rem$8$q;
-        na$8 = age$8$q;
+        nk$8 = rank$8$q;
         nv$9 = valid$9$q & s_mask[9];
         ns$9 = c_slot$9;
         ni$9 = id$9$q;
         nr$9 = rem$9$q;
-        na$9 = age$9$q;
+        nk$9 = rank$9$q;
         nv$10 = valid$10$q & s_mask[10];
         ns$10 = c_slot$10;
         ni$10 = id$10$q;
         nr$10 = rem$10$q;
-        na$10 = age$10$q;
+        nk$10 = rank$10$q;
         nv$11 = valid$11$q & s_mask[11];
         ns$11 = c_slot$11;
         ni$11 = id$11$q;
         nr$11 = rem$11$q;
-        na$11 = age$11$q;
+        nk$11 = rank$11$q;
         nv$12 = valid$12$q & s_mask[12];
         ns$12 = c_slot$12;
         ni$12 = id$12$q;
         nr$12 = rem$12$q;
-        na$12 = age$12$q;
+        nk$12 = rank$12$q;
         nv$13 = valid$13$q & s_mask[13];
         ns$13 = c_slot$13;
         ni$13 = id$13$q;
         nr$13 = rem$13$q;
-        na$13 = age$13$q;
+        nk$13 = rank$13$q;
         nv$14 = valid$14$q & s_mask[14];
         ns$14 = c_slot$14;
         ni$14 = id$14$q;
         nr$14 = rem$14$q;
-        na$14 = age$14$q;
+        nk$14 = rank$14$q;
         nv$15 = valid$15$q & s_mask[15];
         ns$15 = c_slot$15;
         ni$15 = id$15$q;
         nr$15 = rem$15$q;
-        na$15 = age$15$q;
+        nk$15 = rank$15$q;
         nv$16 = nv$0 | nv$1;
         ns$16 = ns$1;
         ni$16 = ni$1;
         nr$16 = nr$1;
-        na$16 = na$1;
-        if (nv$0 & (~nv$1 | (nr$0 < nr$1) | ((nr$0 == nr$1) & ((na$0 - na$1) >= c_half32)))) begin
+        nk$16 = nk$1;
+        if (nv$0 & (~nv$1 | (nr$0 < nr$1) | ((nr$0 == nr$1) & (nk$0 < nk$1)))) begin
             ns$16 = ns$0;
             ni$16 = ni$0;
             nr$16 = nr$0;
-            na$16 = na$0;
+            nk$16 = nk$0;
         end
         nv$17 = nv$2 | nv$3;
         ns$17 = ns$3;
         ni$17 = ni$3;
         nr$17 = nr$3;
-        na$17 = na$3;
-        if (nv$2 & (~nv$3 | (nr$2 < nr$3) | ((nr$2 == nr$3) & ((na$2 - na$3) >= c_half32)))) begin
+        nk$17 = nk$3;
+        if (nv$2 & (~nv$3 | (nr$2 < nr$3) | ((nr$2 == nr$3) & (nk$2 < nk$3)))) begin
             ns$17 = ns$2;
             ni$17 = ni$2;
             nr$17 = nr$2;
-            na$17 = na$2;
+            nk$17 = nk$2;
         end
         nv$18 = nv$4 | nv$5;
         ns$18 = ns$5;
         ni$18 = ni$5;
         nr$18 = nr$5;
-        na$18 = na$5;
-        if (nv$4 & (~nv$5 | (nr$4 < nr$5) | ((nr$4 == nr$5) & ((na$4 - na$5) >= c_half32)))) begin
+        nk$18 = nk$5;
+        if (nv$4 & (~nv$5 | (nr$4 < nr$5) | ((nr$4 == nr$5) & (nk$4 < nk$5)))) begin
             ns$18 = ns$4;
             ni$18 = ni$4;
             nr$18 = nr$4;
-            na$18 = na$4;
+            nk$18 = nk$4;
         end
         nv$19 = nv$6 | nv$7;
         ns$19 = ns$7;
         ni$19 = ni$7;
         nr$19 = nr$7;
-        na$19 = na$7;
-        if (nv$6 & (~nv$7 | (nr$6 < nr$7) | ((nr$6 == nr$7) & ((na$6 - na$7) >= c_half32)))) begin
+        nk$19 = nk$7;
+        if (nv$6 & (~nv$7 | (nr$6 < nr$7) | ((nr$6 == nr$7) & (nk$6 < nk$7)))) begin
             ns$19 = ns$6;
             ni$19 = ni$6;
             nr$19 = nr$6;
-            na$19 = na$6;
+            nk$19 = nk$6;
         end
         nv$20 = nv$8 | nv$9;
         ns$20 = ns$9;
         ni$20 = ni$9;
         nr$20 = nr$9;
-        na$20 = na$9;
-        if (nv$8 & (~nv$9 | (nr$8 < nr$9) | ((nr$8 == nr$9) & ((na$8 - na$9) >= c_half32)))) begin
+        nk$20 = nk$9;
+        if (nv$8 & (~nv$9 | (nr$8 < nr$9) | ((nr$8 == nr$9) & (nk$8 < nk$9)))) begin
             ns$20 = ns$8;
             ni$20 = ni$8;
             nr$20 = nr$8;
-            na$20 = na$8;
+            nk$20 = nk$8;
         end
         nv$21 = nv$10 | nv$11;
         ns$21 = ns$11;
         ni$21 = ni$11;
         nr$21 = nr$11;
-        na$21 = na$11;
-        if (nv$10 & (~nv$11 | (nr$10 < nr$11) | ((nr$10 == nr$11) & ((na$10 - na$11) >= c_half32)))) begin
+        nk$21 = nk$11;
+        if (nv$10 & (~nv$11 | (nr$10 < nr$11) | ((nr$10 == nr$11) & (nk$10 < nk$11)))) begin
             ns$21 = ns$10;
             ni$21 = ni$10;
             nr$21 = nr$10;
-            na$21 = na$10;
+            nk$21 = nk$10;
         end
         nv$22 = nv$12 | nv$13;
         ns$22 = ns$13;
         ni$22 = ni$13;
         nr$22 = nr$13;
-        na$22 = na$13;
-        if (nv$12 & (~nv$13 | (nr$12 < nr$13) | ((nr$12 == nr$13) & ((na$12 - na$13) >= c_half32)))) begin
+        nk$22 = nk$13;
+        if (nv$12 & (~nv$13 | (nr$12 < nr$13) | ((nr$12 == nr$13) & (nk$12 < nk$13)))) begin
             ns$22 = ns$12;
             ni$22 = ni$12;
             nr$22 = nr$12;
-            na$22 = na$12;
+            nk$22 = nk$12;
         end
         nv$23 = nv$14 | nv$15;
         ns$23 = ns$15;
         ni$23 = ni$15;
         nr$23 = nr$15;
-        na$23 = na$15;
-        if (nv$14 & (~nv$15 | (nr$14 < nr$15) | ((nr$14 == nr$15) & ((na$14 - na$15) >= c_half32)))) begin
+        nk$23 = nk$15;
+        if (nv$14 & (~nv$15 | (nr$14 < nr$15) | ((nr$14 == nr$15) & (nk$14 < nk$15)))) begin
             ns$23 = ns$14;
             ni$23 = ni$14;
             nr$23 = nr$14;
-            na$23 = na$14;
+            nk$23 = nk$14;
         end
         nv$24 = nv$16 | nv$17;
         ns$24 = ns$17;
         ni$24 = ni$17;
         nr$24 = nr$17;
-        na$24 = na$17;
-        if (nv$16 & (~nv$17 | (nr$16 < nr$17) | ((nr$16 == nr$17) & ((na$16 - na$17) >= c_half32)))) begin
+        nk$24 = nk$17;
+        if (nv$16 & (~nv$17 | (nr$16 < nr$17) | ((nr$16 == nr$17) & (nk$16 < nk$17)))) begin
             ns$24 = ns$16;
             ni$24 = ni$16;
             nr$24 = nr$16;
-            na$24 = na$16;
+            nk$24 = nk$16;
         end
         nv$25 = nv$18 | nv$19;
         ns$25 = ns$19;
         ni$25 = ni$19;
         nr$25 = nr$19;
-        na$25 = na$19;
-        if (nv$18 & (~nv$19 | (nr$18 < nr$19) | ((nr$18 == nr$19) & ((na$18 - na$19) >= c_half32)))) begin
+        nk$25 = nk$19;
+        if (nv$18 & (~nv$19 | (nr$18 < nr$19) | ((nr$18 == nr$19) & (nk$18 < nk$19)))) begin
             ns$25 = ns$18;
             ni$25 = ni$18;
             nr$25 = nr$18;
-            na$25 = na$18;
+            nk$25 = nk$18;
         end
         nv$26 = nv$20 | nv$21;
         ns$26 = ns$21;
         ni$26 = ni$21;
         nr$26 = nr$21;
-        na$26 = na$21;
-        if (nv$20 & (~nv$21 | (nr$20 < nr$21) | ((nr$20 == nr$21) & ((na$20 - na$21) >= c_half32)))) begin
+        nk$26 = nk$21;
+        if (nv$20 & (~nv$21 | (nr$20 < nr$21) | ((nr$20 == nr$21) & (nk$20 < nk$21)))) begin
             ns$26 = ns$20;
             ni$26 = ni$20;
             nr$26 = nr$20;
-            na$26 = na$20;
+            nk$26 = nk$20;
         end
         nv$27 = nv$22 | nv$23;
         ns$27 = ns$23;
         ni$27 = ni$23;
         nr$27 = nr$23;
-        na$27 = na$23;
-        if (nv$22 & (~nv$23 | (nr$22 < nr$23) | ((nr$22 == nr$23) & ((na$22 - na$23) >= c_half32)))) begin
+        nk$27 = nk$23;
+        if (nv$22 & (~nv$23 | (nr$22 < nr$23) | ((nr$22 == nr$23) & (nk$22 < nk$23)))) begin
             ns$27 = ns$22;
             ni$27 = ni$22;
             nr$27 = nr$22;
-            na$27 = na$22;
+            nk$27 = nk$22;
         end
         nv$28 = nv$24 | nv$25;
         ns$28 = ns$25;
         ni$28 = ni$25;
         nr$28 = nr$25;
-        na$28 = na$25;
-        if (nv$24 & (~nv$25 | (nr$24 < nr$25) | ((nr$24 == nr$25) & ((na$24 - na$25) >= c_half32)))) begin
+        nk$28 = nk$25;
+        if (nv$24 & (~nv$25 | (nr$24 < nr$25) | ((nr$24 == nr$25) & (nk$24 < nk$25)))) begin
             ns$28 = ns$24;
             ni$28 = ni$24;
             nr$28 = nr$24;
-            na$28 = na$24;
+            nk$28 = nk$24;
         end
         nv$29 = nv$26 | nv$27;
         ns$29 = ns$27;
         ni$29 = ni$27;
         nr$29 = nr$27;
-        na$29 = na$27;
-        if (nv$26 & (~nv$27 | (nr$26 < nr$27) | ((nr$26 == nr$27) & ((na$26 - na$27) >= c_half32)))) begin
+        nk$29 = nk$27;
+        if (nv$26 & (~nv$27 | (nr$26 < nr$27) | ((nr$26 == nr$27) & (nk$26 < nk$27)))) begin
             ns$29 = ns$26;
             ni$29 = ni$26;
             nr$29 = nr$26;
-            na$29 = na$26;
+            nk$29 = nk$26;
         end
         nv$30 = nv$28 | nv$29;
         ns$30 = ns$29;
         ni$30 = ni$29;
         nr$30 = nr$29;
-        na$30 = na$29;
-        if (nv$28 & (~nv$29 | (nr$28 < nr$29) | ((nr$28 == nr$29) & ((na$28 - na$29) >= c_half32)))) begin
+        nk$30 = nk$29;
+        if (nv$28 & (~nv$29 | (nr$28 < nr$29) | ((nr$28 == nr$29) & (nk$28 < nk$29)))) begin
             ns$30 = ns$28;
             ni$30 = ni$28;
             nr$30 = nr$28;
-            na$30 = na$28;
+            nk$30 = nk$28;
         end
         m_pick_valid = nv$30;
         m_pick_slot = ns$30;
@@ -1501,329 +1589,6 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
     end
     
 endmodule // homa_tx_srpt_n16
-
-
-module homa_tx_srpt_n16$age$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$0
-
-
-module homa_tx_srpt_n16$age$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$1
-
-
-module homa_tx_srpt_n16$age$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$10
-
-
-module homa_tx_srpt_n16$age$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$11
-
-
-module homa_tx_srpt_n16$age$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$12
-
-
-module homa_tx_srpt_n16$age$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$13
-
-
-module homa_tx_srpt_n16$age$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$14
-
-
-module homa_tx_srpt_n16$age$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$15
-
-
-module homa_tx_srpt_n16$age$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$2
-
-
-module homa_tx_srpt_n16$age$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$3
-
-
-module homa_tx_srpt_n16$age$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$4
-
-
-module homa_tx_srpt_n16$age$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$5
-
-
-module homa_tx_srpt_n16$age$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$6
-
-
-module homa_tx_srpt_n16$age$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$7
-
-
-module homa_tx_srpt_n16$age$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$8
-
-
-module homa_tx_srpt_n16$age$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age$9
-
-
-module homa_tx_srpt_n16$age_ctr(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_srpt_n16$age_ctr
 
 
 module homa_tx_srpt_n16$id$0(d,q,clock);
@@ -2147,6 +1912,310 @@ module homa_tx_srpt_n16$occ(d,q,clock);
     end
           
 endmodule // homa_tx_srpt_n16$occ
+
+
+module homa_tx_srpt_n16$rank$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$0
+
+
+module homa_tx_srpt_n16$rank$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$1
+
+
+module homa_tx_srpt_n16$rank$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$10
+
+
+module homa_tx_srpt_n16$rank$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$11
+
+
+module homa_tx_srpt_n16$rank$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$12
+
+
+module homa_tx_srpt_n16$rank$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$13
+
+
+module homa_tx_srpt_n16$rank$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$14
+
+
+module homa_tx_srpt_n16$rank$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$15
+
+
+module homa_tx_srpt_n16$rank$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$2
+
+
+module homa_tx_srpt_n16$rank$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$3
+
+
+module homa_tx_srpt_n16$rank$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$4
+
+
+module homa_tx_srpt_n16$rank$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$5
+
+
+module homa_tx_srpt_n16$rank$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$6
+
+
+module homa_tx_srpt_n16$rank$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$7
+
+
+module homa_tx_srpt_n16$rank$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$8
+
+
+module homa_tx_srpt_n16$rank$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_srpt_n16$rank$9
 
 
 module homa_tx_srpt_n16$rem$0(d,q,clock);

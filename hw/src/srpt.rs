@@ -5,7 +5,7 @@
 //! a GRANT, and they keep their age (their place among equals) while they wait.
 //!
 //! ```text
-//!  s_ins_* ---> lowest free slot (age = counter++)    +------------------+
+//!  s_ins_* ---> lowest free slot (rank = occupancy)   +------------------+
 //!  s_upd_* ---> slot s: remaining := r (0 frees it)   | N slot registers |--> occupancy
 //!                                                     +--------+---------+
 //!                     leaves 0..N --> node N+k = better(node 2k, node 2k+1) --> root 2N-2
@@ -17,25 +17,24 @@
 //! input to pick), and the pick is valid every cycle. `s_ins_ready` and `occupancy` also
 //! come from registers only.
 //!
-//! Ages come from a 32-bit counter compared in serial-number arithmetic (`a` is older than
-//! `b` when `a - b` wraps to at least 2^31), so the order is exact while the live messages
-//! were inserted less than 2^31 inserts apart. The counter resets to [`AGE_RESET`], just
-//! below the wrap, so that every run, and the tests, cross it.
+//! Age is kept as a rank: each occupied slot's `rank` is the number of occupied slots
+//! inserted before it (an insert takes the occupancy; when a slot frees, the younger ones
+//! move up by one). Ties on `remaining` go to the lower rank, the same order as insertion
+//! order, exact however long the scheduler runs; the comparison costs `S` bits per tree node
+//! where a 32-bit insertion counter in serial-number arithmetic cost a subtraction and a
+//! compare (a 32-bit carry chain each) per level.
 //!
-//! What limits `N`: the pick path is `log2 N` levels of a 64-bit (remaining, age) comparison
-//! plus a 2:1 mux of the slot's 85 bits; the state is `N` x 81 flip-flops; the generated
-//! Verilog grows linearly (rust-hdl unrolls the loops into one signal per slot and node). Past
-//! 16-32 slots at line rate the tree wants pipeline registers between levels (adding a
-//! cycle of pick latency per stage).
+//! What limits `N`: the pick path is `log2 N` levels of a (remaining, rank) comparison plus a
+//! 2:1 mux of the winner's key, id and slot; the state is `N` x (49 + `S`) flip-flops; the
+//! generated Verilog grows linearly (rust-hdl unrolls the loops into one signal per slot and
+//! node). At line rate past 16 slots, or at 250 MHz at all, the tree wants pipeline registers
+//! between levels (a cycle of pick latency per stage).
 //!
-//! Measured at 16 slots (`homa-nic synth`, Yosys `synth_xilinx`): 3053 LUT, 1344 FF,
-//! 207 CARRY4, 371 MUXF, and a longest path of 162 cells (slot registers through the tree to
-//! `m_pick_*`), the first thing to pipeline.
+//! Measured at 16 slots (`homa-nic synth`, Yosys `synth_xilinx`): see the README's table; with
+//! the 32-bit insertion counter the longest path was 63 cells, 23 of them LUTs (about three
+//! times what 250 MHz allows), the four levels' two carry chains each.
 
 use crate::hdl::*;
-
-/// The age counter's value after reset: 256 inserts below the 32-bit wrap.
-pub const AGE_RESET: u32 = 0xFFFF_FF00;
 
 /// The TX SRPT scheduler with `N` slots (a power of two, `N = 1 << S`) and `NODES = 2N - 1`
 /// tree nodes (the `N` leaves, then the `N - 1` comparators, root last).
@@ -43,7 +42,7 @@ pub const AGE_RESET: u32 = 0xFFFF_FF00;
 pub struct SrptScheduler<const N: usize, const NODES: usize, const S: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
-    /// Synchronous reset, active high: frees every slot and restarts the age counter.
+    /// Synchronous reset, active high: frees every slot.
     pub reset: Signal<In, Bit>,
     /// Insert a message this cycle (taken when `s_ins_ready`).
     pub s_ins_valid: Signal<In, Bit>,
@@ -76,24 +75,24 @@ pub struct SrptScheduler<const N: usize, const NODES: usize, const S: usize> {
     valid: [DFF<Bit>; N],
     id: [DFF<Bits<16>>; N],
     rem: [DFF<Bits<32>>; N],
-    age: [DFF<Bits<32>>; N],
-    age_ctr: DFF<Bits<32>>,
+    rank: [DFF<Bits<S>>; N],
     occ: DFF<Bits<16>>,
     free_any: Signal<Local, Bit>,
     free_slot: Signal<Local, Bits<S>>,
     ins_fire: Signal<Local, Bit>,
     upd_hit: Signal<Local, Bit>,
     del_fire: Signal<Local, Bit>,
+    del_rank: Signal<Local, Bits<S>>,
+    ins_rank: Signal<Local, Bits<S>>,
     nv: [Signal<Local, Bit>; NODES],
     ns: [Signal<Local, Bits<S>>; NODES],
     ni: [Signal<Local, Bits<16>>; NODES],
     nr: [Signal<Local, Bits<32>>; NODES],
-    na: [Signal<Local, Bits<32>>; NODES],
+    nk: [Signal<Local, Bits<S>>; NODES],
     c_slot: [Constant<Bits<S>>; N],
     c_zero32: Constant<Bits<32>>,
-    c_one32: Constant<Bits<32>>,
-    c_half32: Constant<Bits<32>>,
-    c_age_reset: Constant<Bits<32>>,
+    c_one_s: Constant<Bits<S>>,
+    c_lo: Constant<Bits<8>>,
     c_zero16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
     c_zero_s: Constant<Bits<S>>,
@@ -130,24 +129,24 @@ impl<const N: usize, const NODES: usize, const S: usize> SrptScheduler<N, NODES,
             valid: std::array::from_fn(|_| DFF::default()),
             id: std::array::from_fn(|_| DFF::default()),
             rem: std::array::from_fn(|_| DFF::default()),
-            age: std::array::from_fn(|_| DFF::default()),
-            age_ctr: DFF::default(),
+            rank: std::array::from_fn(|_| DFF::default()),
             occ: DFF::default(),
             free_any: Signal::default(),
             free_slot: Signal::default(),
             ins_fire: Signal::default(),
             upd_hit: Signal::default(),
             del_fire: Signal::default(),
+            del_rank: Signal::default(),
+            ins_rank: Signal::default(),
             nv: std::array::from_fn(|_| Signal::default()),
             ns: std::array::from_fn(|_| Signal::default()),
             ni: std::array::from_fn(|_| Signal::default()),
             nr: std::array::from_fn(|_| Signal::default()),
-            na: std::array::from_fn(|_| Signal::default()),
+            nk: std::array::from_fn(|_| Signal::default()),
             c_slot: std::array::from_fn(|j| Constant::new((j as u64).into())),
             c_zero32: Constant::new(0u64.into()),
-            c_one32: Constant::new(1u64.into()),
-            c_half32: Constant::new(0x8000_0000u64.into()),
-            c_age_reset: Constant::new(u64::from(AGE_RESET).into()),
+            c_one_s: Constant::new(1u64.into()),
+            c_lo: Constant::new(0u64.into()),
             c_zero16: Constant::new(0u64.into()),
             c_one16: Constant::new(1u64.into()),
             c_zero_s: Constant::new(0u64.into()),
@@ -175,7 +174,7 @@ impl<const N: usize, const NODES: usize, const S: usize> core::fmt::Debug
 impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler<N, NODES, S> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, age_ctr, occ);
+        dff_setup!(self, clock, occ);
         // The lowest free slot.
         self.free_any.next = false;
         self.free_slot.next = self.c_zero_s.val();
@@ -201,21 +200,37 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
         self.del_fire.next = self.s_upd_valid.val()
             & self.upd_hit.val()
             & (self.s_upd_remaining.val() == self.c_zero32.val());
+        // Ranks: the freed slot's, and the inserted one's (the occupancy after the free; an
+        // insert needs a free slot, so it fits in `S` bits).
+        self.del_rank.next = self.rank[0].q.val();
+        for j in 0..N {
+            if self.s_upd_slot.val() == self.c_slot[j].val() {
+                self.del_rank.next = self.rank[j].q.val();
+            }
+        }
+        self.ins_rank.next = self.occ.q.val().get_bits::<S>(self.c_lo.val().index());
+        if self.del_fire.val() {
+            self.ins_rank.next =
+                self.occ.q.val().get_bits::<S>(self.c_lo.val().index()) - self.c_one_s.val();
+        }
         // The slots.
         for j in 0..N {
             self.valid[j].clock.next = self.clock.val();
             self.id[j].clock.next = self.clock.val();
             self.rem[j].clock.next = self.clock.val();
-            self.age[j].clock.next = self.clock.val();
+            self.rank[j].clock.next = self.clock.val();
             self.valid[j].d.next = self.valid[j].q.val();
             self.id[j].d.next = self.id[j].q.val();
             self.rem[j].d.next = self.rem[j].q.val();
-            self.age[j].d.next = self.age[j].q.val();
+            self.rank[j].d.next = self.rank[j].q.val();
+            if self.del_fire.val() & (self.rank[j].q.val() > self.del_rank.val()) {
+                self.rank[j].d.next = self.rank[j].q.val() - self.c_one_s.val();
+            }
             if self.ins_fire.val() & (self.free_slot.val() == self.c_slot[j].val()) {
                 self.valid[j].d.next = true;
                 self.id[j].d.next = self.s_ins_id.val();
                 self.rem[j].d.next = self.s_ins_remaining.val();
-                self.age[j].d.next = self.age_ctr.q.val();
+                self.rank[j].d.next = self.ins_rank.val();
             }
             if self.s_upd_valid.val()
                 & self.valid[j].q.val()
@@ -230,9 +245,6 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
                 self.valid[j].d.next = false;
             }
         }
-        if self.ins_fire.val() {
-            self.age_ctr.d.next = self.age_ctr.q.val() + self.c_one32.val();
-        }
         if self.ins_fire.val() & !self.del_fire.val() {
             self.occ.d.next = self.occ.q.val() + self.c_one16.val();
         }
@@ -240,7 +252,6 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
             self.occ.d.next = self.occ.q.val() - self.c_one16.val();
         }
         if self.reset.val() {
-            self.age_ctr.d.next = self.c_age_reset.val();
             self.occ.d.next = self.c_zero16.val();
         }
         self.occupancy.next = self.occ.q.val();
@@ -250,7 +261,7 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
             self.ns[j].next = self.c_slot[j].val();
             self.ni[j].next = self.id[j].q.val();
             self.nr[j].next = self.rem[j].q.val();
-            self.na[j].next = self.age[j].q.val();
+            self.nk[j].next = self.rank[j].q.val();
         }
         for n in N..(N + 1) {
             for k in 0..(N - 1) {
@@ -258,18 +269,17 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
                 self.ns[n + k].next = self.ns[2 * k + 1].val();
                 self.ni[n + k].next = self.ni[2 * k + 1].val();
                 self.nr[n + k].next = self.nr[2 * k + 1].val();
-                self.na[n + k].next = self.na[2 * k + 1].val();
+                self.nk[n + k].next = self.nk[2 * k + 1].val();
                 if self.nv[2 * k].val()
                     & (!self.nv[2 * k + 1].val()
                         | (self.nr[2 * k].val() < self.nr[2 * k + 1].val())
                         | ((self.nr[2 * k].val() == self.nr[2 * k + 1].val())
-                            & ((self.na[2 * k].val() - self.na[2 * k + 1].val())
-                                >= self.c_half32.val())))
+                            & (self.nk[2 * k].val() < self.nk[2 * k + 1].val())))
                 {
                     self.ns[n + k].next = self.ns[2 * k].val();
                     self.ni[n + k].next = self.ni[2 * k].val();
                     self.nr[n + k].next = self.nr[2 * k].val();
-                    self.na[n + k].next = self.na[2 * k].val();
+                    self.nk[n + k].next = self.nk[2 * k].val();
                 }
             }
         }

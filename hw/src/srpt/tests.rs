@@ -88,7 +88,7 @@ fn run(seed: u64, cycles: usize) {
     }
     assert!(
         mirror.inserted > 256,
-        "the run crossed the age wrap ({} inserts)",
+        "the run reused the slots many times, moving ranks at every free ({} inserts)",
         mirror.inserted
     );
     assert_eq!(max_occ, N, "the run filled the scheduler");
