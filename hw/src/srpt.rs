@@ -30,7 +30,7 @@
 //! node). At line rate past 16 slots, or at 250 MHz at all, the tree wants pipeline registers
 //! between levels (a cycle of pick latency per stage).
 //!
-//! Measured at 16 slots (`homa-nic synth`, Yosys `synth_xilinx`): see the README's table; with
+//! Measured at 16 slots (`homa-nic synth`, Yosys `synth_xilinx`): see docs/timing.md; with
 //! the 32-bit insertion counter the longest path was 63 cells, 23 of them LUTs (about three
 //! times what 250 MHz allows), the four levels' two carry chains each.
 
