@@ -3,8 +3,9 @@
 
 use std::process::Command;
 
-/// The counts of `homa-nic synth --block <block>`: LUT, LUTRAM, FF, CARRY, MUXF, BRAM, depth;
-/// `None` (with a message) when Yosys is not installed.
+/// The counts of `homa-nic synth --block <block>`: LUT, LUTRAM, FF, CARRY, MUXF, BRAM, then the
+/// longest path's cells, LUTs, CARRY4s and MUXFs; `None` (with a message) when Yosys is not
+/// installed.
 fn synth(test: &str, block: &str) -> Option<Vec<u64>> {
     if Command::new("yosys").arg("-V").output().is_err() {
         eprintln!("SKIP {test}: yosys is not installed (scripts/setup.sh installs it)");
@@ -27,7 +28,13 @@ fn synth(test: &str, block: &str) -> Option<Vec<u64>> {
         .skip(1)
         .filter_map(|x| x.parse().ok())
         .collect();
-    assert_eq!(n.len(), 7, "{row}");
+    assert_eq!(n.len(), 10, "{row}");
+    // The path ends at registers: it is made of the counted kinds (and a few others, such as
+    // distributed RAM read ports), has at least one LUT, and is far shorter than a walk
+    // through the state feedback would be.
+    let (cells, on_path) = (n[6], n[7] + n[8] + n[9]);
+    assert!(n[7] > 0 && on_path <= cells && cells < 200, "{row}");
+    assert!(!row.contains("(loops)"), "{row}");
     Some(n)
 }
 
