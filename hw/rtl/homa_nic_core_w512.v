@@ -47806,23 +47806,37 @@ module homa_nic_core_w512$grant(clock,reset,cfg_max_overcommit,cfg_max_sched_pri
     reg  [7:0] n_chosen_chain$14;
     reg  [7:0] n_chosen_chain$15;
     reg  [7:0] n_chosen_chain$16;
-    reg  [31:0] out_chain$0;
-    reg  [31:0] out_chain$1;
-    reg  [31:0] out_chain$2;
-    reg  [31:0] out_chain$3;
-    reg  [31:0] out_chain$4;
-    reg  [31:0] out_chain$5;
-    reg  [31:0] out_chain$6;
-    reg  [31:0] out_chain$7;
-    reg  [31:0] out_chain$8;
-    reg  [31:0] out_chain$9;
-    reg  [31:0] out_chain$10;
-    reg  [31:0] out_chain$11;
-    reg  [31:0] out_chain$12;
-    reg  [31:0] out_chain$13;
-    reg  [31:0] out_chain$14;
-    reg  [31:0] out_chain$15;
-    reg  [31:0] out_chain$16;
+    reg  [31:0] out_tree$0;
+    reg  [31:0] out_tree$1;
+    reg  [31:0] out_tree$2;
+    reg  [31:0] out_tree$3;
+    reg  [31:0] out_tree$4;
+    reg  [31:0] out_tree$5;
+    reg  [31:0] out_tree$6;
+    reg  [31:0] out_tree$7;
+    reg  [31:0] out_tree$8;
+    reg  [31:0] out_tree$9;
+    reg  [31:0] out_tree$10;
+    reg  [31:0] out_tree$11;
+    reg  [31:0] out_tree$12;
+    reg  [31:0] out_tree$13;
+    reg  [31:0] out_tree$14;
+    reg  [31:0] out_tree$15;
+    reg  [31:0] out_tree$16;
+    reg  [31:0] out_tree$17;
+    reg  [31:0] out_tree$18;
+    reg  [31:0] out_tree$19;
+    reg  [31:0] out_tree$20;
+    reg  [31:0] out_tree$21;
+    reg  [31:0] out_tree$22;
+    reg  [31:0] out_tree$23;
+    reg  [31:0] out_tree$24;
+    reg  [31:0] out_tree$25;
+    reg  [31:0] out_tree$26;
+    reg  [31:0] out_tree$27;
+    reg  [31:0] out_tree$28;
+    reg  [31:0] out_tree$29;
+    reg  [31:0] out_tree$30;
     reg  [7:0] n_first;
     reg  [7:0] f_taken;
     reg  chosen$0;
@@ -54560,120 +54574,131 @@ module homa_nic_core_w512$grant(clock,reset,cfg_max_overcommit,cfg_max_sched_pri
             n_chosen_chain$16 = n_chosen_chain$15 + c_one8;
         end
         n_active = n_chosen_chain$16;
-        out_chain$0 = c_zero32;
-        out_chain$1 = out_chain$0;
+        out_tree$0 = c_zero32;
         if (valid$0$q & (granted$0$q > recv$0$q)) begin
-            out_chain$1 = out_chain$0 + (granted$0$q - recv$0$q);
-            if ((out_chain$0 + (granted$0$q - recv$0$q)) < out_chain$0) begin
-                out_chain$1 = c_max32;
-            end
+            out_tree$0 = granted$0$q - recv$0$q;
         end
-        out_chain$2 = out_chain$1;
+        out_tree$1 = c_zero32;
         if (valid$1$q & (granted$1$q > recv$1$q)) begin
-            out_chain$2 = out_chain$1 + (granted$1$q - recv$1$q);
-            if ((out_chain$1 + (granted$1$q - recv$1$q)) < out_chain$1) begin
-                out_chain$2 = c_max32;
-            end
+            out_tree$1 = granted$1$q - recv$1$q;
         end
-        out_chain$3 = out_chain$2;
+        out_tree$2 = c_zero32;
         if (valid$2$q & (granted$2$q > recv$2$q)) begin
-            out_chain$3 = out_chain$2 + (granted$2$q - recv$2$q);
-            if ((out_chain$2 + (granted$2$q - recv$2$q)) < out_chain$2) begin
-                out_chain$3 = c_max32;
-            end
+            out_tree$2 = granted$2$q - recv$2$q;
         end
-        out_chain$4 = out_chain$3;
+        out_tree$3 = c_zero32;
         if (valid$3$q & (granted$3$q > recv$3$q)) begin
-            out_chain$4 = out_chain$3 + (granted$3$q - recv$3$q);
-            if ((out_chain$3 + (granted$3$q - recv$3$q)) < out_chain$3) begin
-                out_chain$4 = c_max32;
-            end
+            out_tree$3 = granted$3$q - recv$3$q;
         end
-        out_chain$5 = out_chain$4;
+        out_tree$4 = c_zero32;
         if (valid$4$q & (granted$4$q > recv$4$q)) begin
-            out_chain$5 = out_chain$4 + (granted$4$q - recv$4$q);
-            if ((out_chain$4 + (granted$4$q - recv$4$q)) < out_chain$4) begin
-                out_chain$5 = c_max32;
-            end
+            out_tree$4 = granted$4$q - recv$4$q;
         end
-        out_chain$6 = out_chain$5;
+        out_tree$5 = c_zero32;
         if (valid$5$q & (granted$5$q > recv$5$q)) begin
-            out_chain$6 = out_chain$5 + (granted$5$q - recv$5$q);
-            if ((out_chain$5 + (granted$5$q - recv$5$q)) < out_chain$5) begin
-                out_chain$6 = c_max32;
-            end
+            out_tree$5 = granted$5$q - recv$5$q;
         end
-        out_chain$7 = out_chain$6;
+        out_tree$6 = c_zero32;
         if (valid$6$q & (granted$6$q > recv$6$q)) begin
-            out_chain$7 = out_chain$6 + (granted$6$q - recv$6$q);
-            if ((out_chain$6 + (granted$6$q - recv$6$q)) < out_chain$6) begin
-                out_chain$7 = c_max32;
-            end
+            out_tree$6 = granted$6$q - recv$6$q;
         end
-        out_chain$8 = out_chain$7;
+        out_tree$7 = c_zero32;
         if (valid$7$q & (granted$7$q > recv$7$q)) begin
-            out_chain$8 = out_chain$7 + (granted$7$q - recv$7$q);
-            if ((out_chain$7 + (granted$7$q - recv$7$q)) < out_chain$7) begin
-                out_chain$8 = c_max32;
-            end
+            out_tree$7 = granted$7$q - recv$7$q;
         end
-        out_chain$9 = out_chain$8;
+        out_tree$8 = c_zero32;
         if (valid$8$q & (granted$8$q > recv$8$q)) begin
-            out_chain$9 = out_chain$8 + (granted$8$q - recv$8$q);
-            if ((out_chain$8 + (granted$8$q - recv$8$q)) < out_chain$8) begin
-                out_chain$9 = c_max32;
-            end
+            out_tree$8 = granted$8$q - recv$8$q;
         end
-        out_chain$10 = out_chain$9;
+        out_tree$9 = c_zero32;
         if (valid$9$q & (granted$9$q > recv$9$q)) begin
-            out_chain$10 = out_chain$9 + (granted$9$q - recv$9$q);
-            if ((out_chain$9 + (granted$9$q - recv$9$q)) < out_chain$9) begin
-                out_chain$10 = c_max32;
-            end
+            out_tree$9 = granted$9$q - recv$9$q;
         end
-        out_chain$11 = out_chain$10;
+        out_tree$10 = c_zero32;
         if (valid$10$q & (granted$10$q > recv$10$q)) begin
-            out_chain$11 = out_chain$10 + (granted$10$q - recv$10$q);
-            if ((out_chain$10 + (granted$10$q - recv$10$q)) < out_chain$10) begin
-                out_chain$11 = c_max32;
-            end
+            out_tree$10 = granted$10$q - recv$10$q;
         end
-        out_chain$12 = out_chain$11;
+        out_tree$11 = c_zero32;
         if (valid$11$q & (granted$11$q > recv$11$q)) begin
-            out_chain$12 = out_chain$11 + (granted$11$q - recv$11$q);
-            if ((out_chain$11 + (granted$11$q - recv$11$q)) < out_chain$11) begin
-                out_chain$12 = c_max32;
-            end
+            out_tree$11 = granted$11$q - recv$11$q;
         end
-        out_chain$13 = out_chain$12;
+        out_tree$12 = c_zero32;
         if (valid$12$q & (granted$12$q > recv$12$q)) begin
-            out_chain$13 = out_chain$12 + (granted$12$q - recv$12$q);
-            if ((out_chain$12 + (granted$12$q - recv$12$q)) < out_chain$12) begin
-                out_chain$13 = c_max32;
-            end
+            out_tree$12 = granted$12$q - recv$12$q;
         end
-        out_chain$14 = out_chain$13;
+        out_tree$13 = c_zero32;
         if (valid$13$q & (granted$13$q > recv$13$q)) begin
-            out_chain$14 = out_chain$13 + (granted$13$q - recv$13$q);
-            if ((out_chain$13 + (granted$13$q - recv$13$q)) < out_chain$13) begin
-                out_chain$14 = c_max32;
-            end
+            out_tree$13 = granted$13$q - recv$13$q;
         end
-        out_chain$15 = out_chain$14;
+        out_tree$14 = c_zero32;
         if (valid$14$q & (granted$14$q > recv$14$q)) begin
-            out_chain$15 = out_chain$14 + (granted$14$q - recv$14$q);
-            if ((out_chain$14 + (granted$14$q - recv$14$q)) < out_chain$14) begin
-                out_chain$15 = c_max32;
-            end
+            out_tree$14 = granted$14$q - recv$14$q;
         end
-        out_chain$16 = out_chain$15;
+        out_tree$15 = c_zero32;
         if (valid$15$q & (granted$15$q > recv$15$q)) begin
-            out_chain$16 = out_chain$15 + (granted$15$q - recv$15$q);
-            if ((out_chain$15 + (granted$15$q - recv$15$q)) < out_chain$15) begin
-                out_chain$16 = c_max32;
-            end
+            out_tree$15 = granted$15$q - recv$15$q;
         end
-        outstanding = out_chain$16;
+        out_tree$16 = out_tree$0 + out_tree$1;
+        if ((out_tree$0 + out_tree$1) < out_tree$0) begin
+            out_tree$16 = c_max32;
+        end
+        out_tree$17 = out_tree$2 + out_tree$3;
+        if ((out_tree$2 + out_tree$3) < out_tree$2) begin
+            out_tree$17 = c_max32;
+        end
+        out_tree$18 = out_tree$4 + out_tree$5;
+        if ((out_tree$4 + out_tree$5) < out_tree$4) begin
+            out_tree$18 = c_max32;
+        end
+        out_tree$19 = out_tree$6 + out_tree$7;
+        if ((out_tree$6 + out_tree$7) < out_tree$6) begin
+            out_tree$19 = c_max32;
+        end
+        out_tree$20 = out_tree$8 + out_tree$9;
+        if ((out_tree$8 + out_tree$9) < out_tree$8) begin
+            out_tree$20 = c_max32;
+        end
+        out_tree$21 = out_tree$10 + out_tree$11;
+        if ((out_tree$10 + out_tree$11) < out_tree$10) begin
+            out_tree$21 = c_max32;
+        end
+        out_tree$22 = out_tree$12 + out_tree$13;
+        if ((out_tree$12 + out_tree$13) < out_tree$12) begin
+            out_tree$22 = c_max32;
+        end
+        out_tree$23 = out_tree$14 + out_tree$15;
+        if ((out_tree$14 + out_tree$15) < out_tree$14) begin
+            out_tree$23 = c_max32;
+        end
+        out_tree$24 = out_tree$16 + out_tree$17;
+        if ((out_tree$16 + out_tree$17) < out_tree$16) begin
+            out_tree$24 = c_max32;
+        end
+        out_tree$25 = out_tree$18 + out_tree$19;
+        if ((out_tree$18 + out_tree$19) < out_tree$18) begin
+            out_tree$25 = c_max32;
+        end
+        out_tree$26 = out_tree$20 + out_tree$21;
+        if ((out_tree$20 + out_tree$21) < out_tree$20) begin
+            out_tree$26 = c_max32;
+        end
+        out_tree$27 = out_tree$22 + out_tree$23;
+        if ((out_tree$22 + out_tree$23) < out_tree$22) begin
+            out_tree$27 = c_max32;
+        end
+        out_tree$28 = out_tree$24 + out_tree$25;
+        if ((out_tree$24 + out_tree$25) < out_tree$24) begin
+            out_tree$28 = c_max32;
+        end
+        out_tree$29 = out_tree$26 + out_tree$27;
+        if ((out_tree$26 + out_tree$27) < out_tree$26) begin
+            out_tree$29 = c_max32;
+        end
+        out_tree$30 = out_tree$28 + out_tree$29;
+        if ((out_tree$28 + out_tree$29) < out_tree$28) begin
+            out_tree$30 = c_max32;
+        end
+        outstanding = out_tree$30;
         window = cfg_window_0;
         if (n_active == c_rank$1) begin
             window = cfg_window_1;

@@ -51,7 +51,8 @@ fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
 }
 
 /// The grant generator with `N` slots (`N = 1 << S`, `N1 = N + 1`), `NN = N * N` pairwise
-/// signals and `NC = N * (N + 1)` counter-chain signals.
+/// signals, `NC = N * (N + 1)` counter-chain signals and `T = 2N - 1` nodes of the
+/// outstanding-bytes tree.
 #[derive(LogicBlock)]
 pub struct GrantScheduler<
     const N: usize,
@@ -59,6 +60,7 @@ pub struct GrantScheduler<
     const N1: usize,
     const NN: usize,
     const NC: usize,
+    const T: usize,
 > {
     /// Clock.
     pub clock: Signal<In, Clock>,
@@ -186,7 +188,7 @@ pub struct GrantScheduler<
     c_chosen: [Signal<Local, Bits<8>>; NC],
     n_first_chain: [Signal<Local, Bits<8>>; N1],
     n_chosen_chain: [Signal<Local, Bits<8>>; N1],
-    out_chain: [Signal<Local, Bits<32>>; N1],
+    out_tree: [Signal<Local, Bits<32>>; T],
     n_first: Signal<Local, Bits<8>>,
     f_taken: Signal<Local, Bits<8>>,
     chosen: [Signal<Local, Bit>; N],
@@ -233,18 +235,31 @@ pub struct GrantScheduler<
 }
 
 /// The 16-slot instance, generated as `homa_rx_grant_n16`.
-pub type GrantScheduler16 = GrantScheduler<16, 4, 17, 256, 272>;
+pub type GrantScheduler16 = GrantScheduler<16, 4, 17, 256, 272, 31>;
 
-impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC: usize>
-    GrantScheduler<N, S, N1, NN, NC>
+impl<
+    const N: usize,
+    const S: usize,
+    const N1: usize,
+    const NN: usize,
+    const NC: usize,
+    const T: usize,
+> GrantScheduler<N, S, N1, NN, NC, T>
 {
     /// A scheduler with every slot free. Panics unless `N == 1 << S`, `N1 == N + 1`,
-    /// `NN == N * N` and `NC == N * (N + 1)`: that is a caller bug in the type's parameters.
+    /// `NN == N * N`, `NC == N * (N + 1)` and `T == 2 * N - 1`: that is a caller bug in the
+    /// type's parameters.
     pub fn new() -> Self {
         assert!(
-            N >= 2 && N == 1 << S && N1 == N + 1 && NN == N * N && NC == N * (N + 1) && N < 256,
-            "GrantScheduler<{N}, {S}, {N1}, {NN}, {NC}>: need N = 1 << S in 2..256, N1 = N + 1, \
-             NN = N², NC = N(N+1)"
+            N >= 2
+                && N == 1 << S
+                && N1 == N + 1
+                && NN == N * N
+                && NC == N * (N + 1)
+                && T == 2 * N - 1
+                && N < 256,
+            "GrantScheduler<{N}, {S}, {N1}, {NN}, {NC}, {T}>: need N = 1 << S in 2..256, \
+             N1 = N + 1, NN = N², NC = N(N+1), T = 2N - 1"
         );
         Self {
             clock: Signal::default(),
@@ -328,7 +343,7 @@ impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC:
             c_chosen: std::array::from_fn(|_| Signal::default()),
             n_first_chain: std::array::from_fn(|_| Signal::default()),
             n_chosen_chain: std::array::from_fn(|_| Signal::default()),
-            out_chain: std::array::from_fn(|_| Signal::default()),
+            out_tree: std::array::from_fn(|_| Signal::default()),
             n_first: Signal::default(),
             f_taken: Signal::default(),
             chosen: std::array::from_fn(|_| Signal::default()),
@@ -372,8 +387,14 @@ impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC:
     }
 }
 
-impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC: usize>
-    GrantScheduler<N, S, N1, NN, NC>
+impl<
+    const N: usize,
+    const S: usize,
+    const N1: usize,
+    const NN: usize,
+    const NC: usize,
+    const T: usize,
+> GrantScheduler<N, S, N1, NN, NC, T>
 {
     /// A new block as the top level of a design: every input driven from outside, the
     /// rest connected (what the Verilog generator and the benches both start from).
@@ -409,16 +430,28 @@ impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC:
     }
 }
 
-impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC: usize> Default
-    for GrantScheduler<N, S, N1, NN, NC>
+impl<
+    const N: usize,
+    const S: usize,
+    const N1: usize,
+    const NN: usize,
+    const NC: usize,
+    const T: usize,
+> Default for GrantScheduler<N, S, N1, NN, NC, T>
 {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC: usize>
-    core::fmt::Debug for GrantScheduler<N, S, N1, NN, NC>
+impl<
+    const N: usize,
+    const S: usize,
+    const N1: usize,
+    const NN: usize,
+    const NC: usize,
+    const T: usize,
+> core::fmt::Debug for GrantScheduler<N, S, N1, NN, NC, T>
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("GrantScheduler")
@@ -428,8 +461,14 @@ impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC:
     }
 }
 
-impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC: usize> Logic
-    for GrantScheduler<N, S, N1, NN, NC>
+impl<
+    const N: usize,
+    const S: usize,
+    const N1: usize,
+    const NN: usize,
+    const NC: usize,
+    const T: usize,
+> Logic for GrantScheduler<N, S, N1, NN, NC, T>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -567,21 +606,28 @@ impl<const N: usize, const S: usize, const N1: usize, const NN: usize, const NC:
                 }
             }
             self.n_active.next = self.n_chosen_chain[n].val();
-            // Granted-but-unreceived bytes over every tracked message, saturating.
-            self.out_chain[0].next = self.c_zero32.val();
+            // Granted-but-unreceived bytes over every tracked message, saturating, as a
+            // balanced tree (leaves 0..N, node N + k adds 2k and 2k + 1, root last): a
+            // saturating sum of non-negative values is min(sum, 2^32 - 1) in any order, so
+            // the tree equals a chain, in log2 N adders instead of N.
             for i in 0..N {
-                self.out_chain[i + 1].next = self.out_chain[i].val();
+                self.out_tree[i].next = self.c_zero32.val();
                 if self.valid[i].q.val() & (self.granted[i].q.val() > self.recv[i].q.val()) {
-                    self.out_chain[i + 1].next =
-                        self.out_chain[i].val() + (self.granted[i].q.val() - self.recv[i].q.val());
-                    if (self.out_chain[i].val() + (self.granted[i].q.val() - self.recv[i].q.val()))
-                        < self.out_chain[i].val()
-                    {
-                        self.out_chain[i + 1].next = self.c_max32.val();
-                    }
+                    self.out_tree[i].next = self.granted[i].q.val() - self.recv[i].q.val();
                 }
             }
-            self.outstanding.next = self.out_chain[n].val();
+            for k in 0..(N - 1) {
+                self.out_tree[n + k].next =
+                    self.out_tree[2 * k].val() + self.out_tree[2 * k + 1].val();
+                if (self.out_tree[2 * k].val() + self.out_tree[2 * k + 1].val())
+                    < self.out_tree[2 * k].val()
+                {
+                    self.out_tree[n + k].next = self.c_max32.val();
+                }
+            }
+        }
+        for r in (T - 1)..T {
+            self.outstanding.next = self.out_tree[r].val();
         }
         self.window.next = self.cfg_window_0.val();
         if self.n_active.val() == self.c_rank[1].val() {
