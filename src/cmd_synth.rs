@@ -7,7 +7,7 @@
 //! Yosys' `ltp -noff` alone knows only its own internal flip-flop types, not the Xilinx
 //! `FDRE` cells `synth_xilinx` maps to: on a mapped netlist it walks through every register
 //! and reports a path through the state feedback (876 cells for the transmit scheduler,
-//! 63 once the registers end the path). The selection below makes the registers end it.
+//! 77 once the registers end the path). The selection below makes the registers end it.
 
 use anyhow::{Context, Result, bail};
 use std::collections::HashSet;
