@@ -12,18 +12,42 @@
 //!     │   CAM on (peer, id) ─ hit: received += new, granted = max(granted, end)
 //!     │                     └ miss: insert in the lowest free slot (age = counter++)
 //!     ▼
-//!  N slot registers ──► pairwise outranks / same-peer matrices ──► first-of-peer, ranks,
-//!     ▲                 active set (K), window[n], outstanding sum, headroom chain by rank
-//!     │ granted := target                      │ (one decision per event, next cycle)
-//!     └────────────────────────────────────────┴──► grant queue (per slot) ──► m_grant_*
+//!  N slot registers ──► decision pipeline, 14 register stages (below) ──► targets, ranks
+//!     ▲                                                                     │
+//!     │ granted := target (commit)                                          ▼
+//!     └──────────────────────────────── grant queue (per rank) ──► m_grant_* (rank order)
 //! ```
 //!
-//! Timing of one event: accepted at edge `t` (slot registers updated), decided in the cycle
-//! after it from the registers (combinational), committed at edge `t + 1` (targets written
-//! back, grants queued), first grant on `m_grant_*` in the cycle after that. A new event is
-//! accepted in every cycle in which the previous decision can commit, that is while the
-//! grant queue holds at most the one grant leaving this cycle: one decision per cycle while
-//! each DATA causes at most one GRANT, which is the common case.
+//! The decision pipeline, one register stage each (`p<k>_*`):
+//! 1. per slot: candidate (`granted < length`), remaining bytes, outstanding bytes (the leaves
+//!    of a saturating sum tree, one tree level per stage from here on, then the headroom
+//!    `max_incoming - outstanding`);
+//! 2. the pairwise matrices: `i` outranks `j` (fewer remaining bytes, then older), same peer;
+//! 3. each peer's best candidate ("first"; the others "second");
+//! 4. per slot, how many firsts and seconds outrank it (adder trees), and how many firsts;
+//! 5. the active set: a first of rank below K, or a second of rank below K minus the firsts
+//!    taken;
+//! 6. each active message's rank among the active ones, and their number;
+//! 7. per rank: the message's state (a one-hot mux), the window, the priority;
+//! 8. `received + window` (saturating);
+//! 9. the wanted target `min(length, that)` and the bytes it adds, `d`;
+//! 10. to 12. the budget as a prefix sum over the ranks, `d_0 + ... + d_r` (saturating,
+//!     Kogge-Stone, one level per stage): the headroom left for rank `r` is
+//!     `max(headroom - (d_0 + ... + d_{r-1}), 0)`, which equals the serial chain of
+//!     `core::grant` (`headroom -= min(d_r, headroom)`) because every `d` is non-negative;
+//! 13. each rank's headroom;
+//! 14. each rank's target: `want` if `d` fits, else `granted + headroom`.
+//!
+//! The slot registers do not change while a decision is pending, so each stage holds its
+//! final value `k` edges after the event: no stage needs a valid bit, and the decision is
+//! exactly the one-cycle decision of before, later. Timing of one event: accepted at edge `t`
+//! (slot registers updated), stage 14 final after edge `t + 14`, committed at edge `t + 15`
+//! (targets written back, grants queued) if the grant queue holds at most the grant leaving
+//! then, first grant on `m_grant_*` in the cycle after. The next event that needs a decision
+//! is accepted at the commit edge; one decision every 15 cycles (60 ns at 250 MHz) is twice
+//! the rate of full DATA packets at 100 Gb/s (one every 30.8 cycles). Events that need none
+//! (a message not tracked that needs no grants, or brings no new bytes) pass at any time, so
+//! the unscheduled traffic of short messages is never held up by a decision.
 //!
 //! What the block leaves to the stage in front of it: duplicate detection (`s_evt_new` is
 //! the number of bytes of the packet not received before, as `core`'s range set counts them)
@@ -32,15 +56,19 @@
 //! are not implemented: configure it as 0 when grants are offloaded.
 //!
 //! What limits `N`: the decision compares every pair of slots (`N²` comparators of
-//! (remaining, age) and of peers) and counts ranks with `N` chains of `N` adders, all in one
-//! combinational cycle; area grows as `N²` and the longest path as `N`. 16 slots is the
-//! default; tracking more messages than can be decided on at once needs a second level
-//! (messages parked in RAM, promoted into the decision slots), not built yet.
+//! (remaining, age) and of peers) and counts ranks with `3N` adder trees of `N` leaves; area
+//! grows as `N²` and the longest path as `log N`. 16 slots is the default; tracking more
+//! messages than can be decided on at once needs a second level (messages parked in RAM,
+//! promoted into the decision slots), not built yet.
 
 use crate::hdl::*;
 
 /// The largest overcommitment degree (ranks decided per event).
 pub const MAX_OVERCOMMIT: usize = 8;
+
+/// Register stages of the decision pipeline: a decision commits `DECISION_STAGES + 1` edges
+/// after its event.
+pub const DECISION_STAGES: usize = 14;
 
 /// The age counter's value after reset: 256 inserts below the 32-bit wrap, so every run
 /// crosses it.
@@ -50,14 +78,13 @@ fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
 }
 
-/// The grant generator with `N` slots (`N = 1 << S`, `N1 = N + 1`), `NN = N * N` pairwise
-/// signals, `NC = N * (N + 1)` counter-chain signals and `T = 2N - 1` nodes of the
-/// outstanding-bytes tree.
+/// The grant generator with `N` slots (`N = 1 << S`), `NN = N * N` pairwise signals,
+/// `T = 2N - 1` nodes in a tree over the slots and `NC = N * T` nodes in the per-slot rank
+/// counting trees.
 #[derive(LogicBlock)]
 pub struct GrantScheduler<
     const N: usize,
     const S: usize,
-    const N1: usize,
     const NN: usize,
     const NC: usize,
     const T: usize,
@@ -150,13 +177,18 @@ pub struct GrantScheduler<
     recv: [DFF<Bits<32>>; N],
     granted: [DFF<Bits<32>>; N],
     age: [DFF<Bits<32>>; N],
-    // Grant queue, one entry per slot.
+    // A grant of the slot's message is queued (the slot is not reused until it leaves).
     gq: [DFF<Bit>; N],
-    gq_rank: [DFF<Bits<8>>; N],
-    gq_off: [DFF<Bits<32>>; N],
-    gq_prio: [DFF<Bits<3>>; N],
+    // The grant queue, one entry per rank: a decision's grants leave in rank order.
+    rq: [DFF<Bit>; MAX_OVERCOMMIT],
+    rq_slot: [DFF<Bits<S>>; MAX_OVERCOMMIT],
+    rq_off: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    rq_prio: [DFF<Bits<3>>; MAX_OVERCOMMIT],
+    rq_n: DFF<Bits<8>>,
     age_ctr: DFF<Bits<32>>,
     dec_pending: DFF<Bit>,
+    // Edges since the pending decision's event, up to `DECISION_STAGES`.
+    phase: DFF<Bits<8>>,
     occ: DFF<Bits<32>>,
     n_grants: DFF<Bits<32>>,
     n_full: DFF<Bits<32>>,
@@ -168,6 +200,7 @@ pub struct GrantScheduler<
     free_slot: Signal<Local, Bits<S>>,
     fire: Signal<Local, Bit>,
     needs: Signal<Local, Bit>,
+    would_decide: Signal<Local, Bit>,
     insert: Signal<Local, Bit>,
     refuse: Signal<Local, Bit>,
     trigger: Signal<Local, Bit>,
@@ -176,52 +209,64 @@ pub struct GrantScheduler<
     ins_done: Signal<Local, Bit>,
     frees: Signal<Local, Bit>,
 
-    // Decision.
-    cand: [Signal<Local, Bit>; N],
-    rem: [Signal<Local, Bits<32>>; N],
-    beat: [Signal<Local, Bit>; NN],
-    same: [Signal<Local, Bit>; NN],
+    // Decision pipeline (the module doc lists the stages).
+    p1_cand: [DFF<Bit>; N],
+    p1_rem: [DFF<Bits<32>>; N],
+    p_out: [DFF<Bits<32>>; T],
+    p_h0: DFF<Bits<32>>,
+    p2_beat: [DFF<Bit>; NN],
+    p2_same: [DFF<Bit>; NN],
     first: [Signal<Local, Bit>; N],
-    second: [Signal<Local, Bit>; N],
-    c_first: [Signal<Local, Bits<8>>; NC],
-    c_second: [Signal<Local, Bits<8>>; NC],
-    c_chosen: [Signal<Local, Bits<8>>; NC],
-    n_first_chain: [Signal<Local, Bits<8>>; N1],
-    n_chosen_chain: [Signal<Local, Bits<8>>; N1],
-    out_tree: [Signal<Local, Bits<32>>; T],
-    n_first: Signal<Local, Bits<8>>,
+    p3_first: [DFF<Bit>; N],
+    p3_second: [DFF<Bit>; N],
+    t_first: [Signal<Local, Bits<8>>; NC],
+    t_second: [Signal<Local, Bits<8>>; NC],
+    t_nfirst: [Signal<Local, Bits<8>>; T],
+    p4_cf: [DFF<Bits<8>>; N],
+    p4_cs: [DFF<Bits<8>>; N],
+    p4_nf: DFF<Bits<8>>,
     f_taken: Signal<Local, Bits<8>>,
-    chosen: [Signal<Local, Bit>; N],
-    n_active: Signal<Local, Bits<8>>,
+    p5_chosen: [DFF<Bit>; N],
+    t_chosen: [Signal<Local, Bits<8>>; NC],
+    t_nchosen: [Signal<Local, Bits<8>>; T],
+    p6_rank: [DFF<Bits<8>>; N],
+    p6_nact: DFF<Bits<8>>,
     window: Signal<Local, Bits<32>>,
-    outstanding: Signal<Local, Bits<32>>,
     levels: Signal<Local, Bits<8>>,
-    // Per rank.
-    r_any: [Signal<Local, Bit>; MAX_OVERCOMMIT],
-    r_recv: [Signal<Local, Bits<32>>; MAX_OVERCOMMIT],
-    r_len: [Signal<Local, Bits<32>>; MAX_OVERCOMMIT],
-    r_granted: [Signal<Local, Bits<32>>; MAX_OVERCOMMIT],
-    r_sum: [Signal<Local, Bits<32>>; MAX_OVERCOMMIT],
-    r_want: [Signal<Local, Bits<32>>; MAX_OVERCOMMIT],
-    r_more: [Signal<Local, Bits<32>>; MAX_OVERCOMMIT],
-    r_target: [Signal<Local, Bits<32>>; MAX_OVERCOMMIT],
     r_prio0: [Signal<Local, Bits<8>>; MAX_OVERCOMMIT],
     r_prio: [Signal<Local, Bits<8>>; MAX_OVERCOMMIT],
-    headroom: [Signal<Local, Bits<32>>; 9],
-    // Per slot, from its rank.
+    p7_any: [DFF<Bit>; MAX_OVERCOMMIT],
+    p7_recv: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    p7_len: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    p7_granted: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    p7_win: DFF<Bits<32>>,
+    p7_prio: [DFF<Bits<3>>; MAX_OVERCOMMIT],
+    p7_slot: [DFF<Bits<S>>; MAX_OVERCOMMIT],
+    p8_sum: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    r_want: [Signal<Local, Bits<32>>; MAX_OVERCOMMIT],
+    p9_want: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    p9_d: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    // Inclusive prefix sums of d over ranks 0..7 (rank 7's own sum has no reader).
+    p10_ks: [DFF<Bits<32>>; MAX_OVERCOMMIT - 1],
+    p11_ks: [DFF<Bits<32>>; MAX_OVERCOMMIT - 1],
+    p12_ks: [DFF<Bits<32>>; MAX_OVERCOMMIT - 1],
+    p13_hr: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    p14_target: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    p14_do: [DFF<Bit>; MAX_OVERCOMMIT],
+    // Per slot, from its rank, at the commit.
     g_do: [Signal<Local, Bit>; N],
-    g_rank: [Signal<Local, Bits<8>>; N],
     g_target: [Signal<Local, Bits<32>>; N],
-    g_prio: [Signal<Local, Bits<3>>; N],
+    n_do: [Signal<Local, Bits<8>>; 9],
     commit: Signal<Local, Bit>,
     // Output.
     out_any: Signal<Local, Bit>,
+    out_rank: Signal<Local, Bits<3>>,
     out_slot: Signal<Local, Bits<S>>,
     pop: Signal<Local, Bit>,
-    left_after_pop: Signal<Local, Bit>,
 
     c_slot: [Constant<Bits<S>>; N],
     c_rank: [Constant<Bits<8>>; 9],
+    c_rank3: [Constant<Bits<3>>; MAX_OVERCOMMIT],
     c_zero_s: Constant<Bits<S>>,
     c_zero8: Constant<Bits<8>>,
     c_one8: Constant<Bits<8>>,
@@ -232,35 +277,32 @@ pub struct GrantScheduler<
     c_age_reset: Constant<Bits<32>>,
     c_bit0: Constant<Bits<3>>,
     c_zero3: Constant<Bits<3>>,
+    c_stages: Constant<Bits<8>>,
 }
 
 /// The 16-slot instance, generated as `homa_rx_grant_n16`.
-pub type GrantScheduler16 = GrantScheduler<16, 4, 17, 256, 272, 31>;
+pub type GrantScheduler16 = GrantScheduler<16, 4, 256, 496, 31>;
 
-impl<
-    const N: usize,
-    const S: usize,
-    const N1: usize,
-    const NN: usize,
-    const NC: usize,
-    const T: usize,
-> GrantScheduler<N, S, N1, NN, NC, T>
+impl<const N: usize, const S: usize, const NN: usize, const NC: usize, const T: usize>
+    GrantScheduler<N, S, NN, NC, T>
 {
-    /// A scheduler with every slot free. Panics unless `N == 1 << S`, `N1 == N + 1`,
-    /// `NN == N * N`, `NC == N * (N + 1)` and `T == 2 * N - 1`: that is a caller bug in the
-    /// type's parameters.
+    /// A scheduler with every slot free. Panics unless `N == 1 << S`, `NN == N * N`,
+    /// `T == 2 * N - 1` and `NC == N * T`: that is a caller bug in the type's parameters.
     pub fn new() -> Self {
         assert!(
-            N >= 2
-                && N == 1 << S
-                && N1 == N + 1
-                && NN == N * N
-                && NC == N * (N + 1)
-                && T == 2 * N - 1
-                && N < 256,
-            "GrantScheduler<{N}, {S}, {N1}, {NN}, {NC}, {T}>: need N = 1 << S in 2..256, \
-             N1 = N + 1, NN = N², NC = N(N+1), T = 2N - 1"
+            N >= 2 && N == 1 << S && NN == N * N && T == 2 * N - 1 && NC == N * T && N < 256,
+            "GrantScheduler<{N}, {S}, {NN}, {NC}, {T}>: need N = 1 << S in 2..256, NN = N², \
+             T = 2N - 1, NC = N·T"
         );
+        // The outstanding-bytes tree's root is final at stage S + 1 and the headroom at S + 2;
+        // stage 13 reads it.
+        assert!(
+            S + 2 <= 13,
+            "GrantScheduler: the outstanding tree is too deep"
+        );
+        fn arr<X: Default, const M: usize>() -> [X; M] {
+            std::array::from_fn(|_| X::default())
+        }
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -300,31 +342,35 @@ impl<
             messages_tracked: Signal::default(),
             grants_sent: Signal::default(),
             table_full: Signal::default(),
-            valid: std::array::from_fn(|_| DFF::default()),
-            peer: std::array::from_fn(|_| DFF::default()),
-            id: std::array::from_fn(|_| DFF::default()),
-            sport: std::array::from_fn(|_| DFF::default()),
-            dport: std::array::from_fn(|_| DFF::default()),
-            mac: std::array::from_fn(|_| DFF::default()),
-            len: std::array::from_fn(|_| DFF::default()),
-            recv: std::array::from_fn(|_| DFF::default()),
-            granted: std::array::from_fn(|_| DFF::default()),
-            age: std::array::from_fn(|_| DFF::default()),
-            gq: std::array::from_fn(|_| DFF::default()),
-            gq_rank: std::array::from_fn(|_| DFF::default()),
-            gq_off: std::array::from_fn(|_| DFF::default()),
-            gq_prio: std::array::from_fn(|_| DFF::default()),
+            valid: arr(),
+            peer: arr(),
+            id: arr(),
+            sport: arr(),
+            dport: arr(),
+            mac: arr(),
+            len: arr(),
+            recv: arr(),
+            granted: arr(),
+            age: arr(),
+            gq: arr(),
+            rq: arr(),
+            rq_slot: arr(),
+            rq_off: arr(),
+            rq_prio: arr(),
+            rq_n: DFF::default(),
             age_ctr: DFF::default(),
             dec_pending: DFF::default(),
+            phase: DFF::default(),
             occ: DFF::default(),
             n_grants: DFF::default(),
             n_full: DFF::default(),
-            hit: std::array::from_fn(|_| Signal::default()),
+            hit: arr(),
             hit_any: Signal::default(),
             free_any: Signal::default(),
             free_slot: Signal::default(),
             fire: Signal::default(),
             needs: Signal::default(),
+            would_decide: Signal::default(),
             insert: Signal::default(),
             refuse: Signal::default(),
             trigger: Signal::default(),
@@ -332,47 +378,59 @@ impl<
             ins_granted: Signal::default(),
             ins_done: Signal::default(),
             frees: Signal::default(),
-            cand: std::array::from_fn(|_| Signal::default()),
-            rem: std::array::from_fn(|_| Signal::default()),
-            beat: std::array::from_fn(|_| Signal::default()),
-            same: std::array::from_fn(|_| Signal::default()),
-            first: std::array::from_fn(|_| Signal::default()),
-            second: std::array::from_fn(|_| Signal::default()),
-            c_first: std::array::from_fn(|_| Signal::default()),
-            c_second: std::array::from_fn(|_| Signal::default()),
-            c_chosen: std::array::from_fn(|_| Signal::default()),
-            n_first_chain: std::array::from_fn(|_| Signal::default()),
-            n_chosen_chain: std::array::from_fn(|_| Signal::default()),
-            out_tree: std::array::from_fn(|_| Signal::default()),
-            n_first: Signal::default(),
+            p1_cand: arr(),
+            p1_rem: arr(),
+            p_out: arr(),
+            p_h0: DFF::default(),
+            p2_beat: arr(),
+            p2_same: arr(),
+            first: arr(),
+            p3_first: arr(),
+            p3_second: arr(),
+            t_first: arr(),
+            t_second: arr(),
+            t_nfirst: arr(),
+            p4_cf: arr(),
+            p4_cs: arr(),
+            p4_nf: DFF::default(),
             f_taken: Signal::default(),
-            chosen: std::array::from_fn(|_| Signal::default()),
-            n_active: Signal::default(),
+            p5_chosen: arr(),
+            t_chosen: arr(),
+            t_nchosen: arr(),
+            p6_rank: arr(),
+            p6_nact: DFF::default(),
             window: Signal::default(),
-            outstanding: Signal::default(),
             levels: Signal::default(),
-            r_any: std::array::from_fn(|_| Signal::default()),
-            r_recv: std::array::from_fn(|_| Signal::default()),
-            r_len: std::array::from_fn(|_| Signal::default()),
-            r_granted: std::array::from_fn(|_| Signal::default()),
-            r_sum: std::array::from_fn(|_| Signal::default()),
-            r_want: std::array::from_fn(|_| Signal::default()),
-            r_more: std::array::from_fn(|_| Signal::default()),
-            r_target: std::array::from_fn(|_| Signal::default()),
-            r_prio0: std::array::from_fn(|_| Signal::default()),
-            r_prio: std::array::from_fn(|_| Signal::default()),
-            headroom: std::array::from_fn(|_| Signal::default()),
-            g_do: std::array::from_fn(|_| Signal::default()),
-            g_rank: std::array::from_fn(|_| Signal::default()),
-            g_target: std::array::from_fn(|_| Signal::default()),
-            g_prio: std::array::from_fn(|_| Signal::default()),
+            r_prio0: arr(),
+            r_prio: arr(),
+            p7_any: arr(),
+            p7_recv: arr(),
+            p7_len: arr(),
+            p7_granted: arr(),
+            p7_win: DFF::default(),
+            p7_prio: arr(),
+            p7_slot: arr(),
+            p8_sum: arr(),
+            r_want: arr(),
+            p9_want: arr(),
+            p9_d: arr(),
+            p10_ks: arr(),
+            p11_ks: arr(),
+            p12_ks: arr(),
+            p13_hr: arr(),
+            p14_target: arr(),
+            p14_do: arr(),
+            g_do: arr(),
+            g_target: arr(),
+            n_do: arr(),
             commit: Signal::default(),
             out_any: Signal::default(),
+            out_rank: Signal::default(),
             out_slot: Signal::default(),
             pop: Signal::default(),
-            left_after_pop: Signal::default(),
             c_slot: std::array::from_fn(|j| k(j as u64)),
             c_rank: std::array::from_fn(|r| k(r as u64)),
+            c_rank3: std::array::from_fn(|r| k(r as u64)),
             c_zero_s: k(0),
             c_zero8: k(0),
             c_one8: k(1),
@@ -383,18 +441,13 @@ impl<
             c_age_reset: k(u64::from(AGE_RESET)),
             c_bit0: k(0),
             c_zero3: k(0),
+            c_stages: k(DECISION_STAGES as u64),
         }
     }
 }
 
-impl<
-    const N: usize,
-    const S: usize,
-    const N1: usize,
-    const NN: usize,
-    const NC: usize,
-    const T: usize,
-> GrantScheduler<N, S, N1, NN, NC, T>
+impl<const N: usize, const S: usize, const NN: usize, const NC: usize, const T: usize>
+    GrantScheduler<N, S, NN, NC, T>
 {
     /// A new block as the top level of a design: every input driven from outside, the
     /// rest connected (what the Verilog generator and the benches both start from).
@@ -430,28 +483,16 @@ impl<
     }
 }
 
-impl<
-    const N: usize,
-    const S: usize,
-    const N1: usize,
-    const NN: usize,
-    const NC: usize,
-    const T: usize,
-> Default for GrantScheduler<N, S, N1, NN, NC, T>
+impl<const N: usize, const S: usize, const NN: usize, const NC: usize, const T: usize> Default
+    for GrantScheduler<N, S, NN, NC, T>
 {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<
-    const N: usize,
-    const S: usize,
-    const N1: usize,
-    const NN: usize,
-    const NC: usize,
-    const T: usize,
-> core::fmt::Debug for GrantScheduler<N, S, N1, NN, NC, T>
+impl<const N: usize, const S: usize, const NN: usize, const NC: usize, const T: usize>
+    core::fmt::Debug for GrantScheduler<N, S, NN, NC, T>
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("GrantScheduler")
@@ -461,28 +502,45 @@ impl<
     }
 }
 
-impl<
-    const N: usize,
-    const S: usize,
-    const N1: usize,
-    const NN: usize,
-    const NC: usize,
-    const T: usize,
-> Logic for GrantScheduler<N, S, N1, NN, NC, T>
+impl<const N: usize, const S: usize, const NN: usize, const NC: usize, const T: usize> Logic
+    for GrantScheduler<N, S, NN, NC, T>
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, age_ctr, dec_pending, occ, n_grants, n_full);
+        dff_setup!(
+            self,
+            clock,
+            rq_n,
+            age_ctr,
+            dec_pending,
+            phase,
+            occ,
+            n_grants,
+            n_full,
+            p_h0,
+            p4_nf,
+            p6_nact,
+            p7_win
+        );
 
         // ---- Output: the queued grant of the lowest rank. ----
-        self.out_any.next = false;
-        self.out_slot.next = self.c_zero_s.val();
-        for rr in 0..9 {
-            for j in 0..N {
-                if self.gq[j].q.val() & (self.gq_rank[j].q.val() == self.c_rank[8 - rr].val()) {
-                    self.out_any.next = true;
-                    self.out_slot.next = self.c_slot[j].val();
+        self.out_any.next = self.rq_n.q.val() != self.c_zero8.val();
+        self.out_rank.next = self.c_zero3.val();
+        for m in (MAX_OVERCOMMIT - 1)..MAX_OVERCOMMIT {
+            for rr in 0..MAX_OVERCOMMIT {
+                if self.rq[m - rr].q.val() {
+                    self.out_rank.next = self.c_rank3[m - rr].val();
                 }
+            }
+        }
+        self.out_slot.next = self.rq_slot[0].q.val();
+        self.m_grant_offset.next = self.rq_off[0].q.val();
+        self.m_grant_priority.next = self.rq_prio[0].q.val();
+        for r in 1..MAX_OVERCOMMIT {
+            if self.out_rank.val() == self.c_rank3[r].val() {
+                self.out_slot.next = self.rq_slot[r].q.val();
+                self.m_grant_offset.next = self.rq_off[r].q.val();
+                self.m_grant_priority.next = self.rq_prio[r].q.val();
             }
         }
         self.m_grant_valid.next = self.out_any.val();
@@ -493,242 +551,365 @@ impl<
         self.m_grant_id.next = self.id[0].q.val();
         self.m_grant_sport.next = self.dport[0].q.val();
         self.m_grant_dport.next = self.sport[0].q.val();
-        self.m_grant_offset.next = self.gq_off[0].q.val();
-        self.m_grant_priority.next = self.gq_prio[0].q.val();
-        self.left_after_pop.next = false;
-        for j in 0..N {
+        for j in 1..N {
             if self.out_slot.val() == self.c_slot[j].val() {
                 self.m_grant_peer.next = self.peer[j].q.val();
                 self.m_grant_mac.next = self.mac[j].q.val();
                 self.m_grant_id.next = self.id[j].q.val();
                 self.m_grant_sport.next = self.dport[j].q.val();
                 self.m_grant_dport.next = self.sport[j].q.val();
-                self.m_grant_offset.next = self.gq_off[j].q.val();
-                self.m_grant_priority.next = self.gq_prio[j].q.val();
-            }
-            if self.gq[j].q.val()
-                & !(self.pop.val() & (self.out_slot.val() == self.c_slot[j].val()))
-            {
-                self.left_after_pop.next = true;
             }
         }
 
-        // ---- The decision, from the slot registers. ----
+        // ---- The decision pipeline (stage k reads stage k - 1 and the frozen slots). ----
         for j in 0..N {
-            self.cand[j].next =
+            self.p1_cand[j].clock.next = self.clock.val();
+            self.p1_rem[j].clock.next = self.clock.val();
+            self.p3_first[j].clock.next = self.clock.val();
+            self.p3_second[j].clock.next = self.clock.val();
+            self.p4_cf[j].clock.next = self.clock.val();
+            self.p4_cs[j].clock.next = self.clock.val();
+            self.p5_chosen[j].clock.next = self.clock.val();
+            self.p6_rank[j].clock.next = self.clock.val();
+        }
+        for i in 0..NN {
+            self.p2_beat[i].clock.next = self.clock.val();
+            self.p2_same[i].clock.next = self.clock.val();
+        }
+        for i in 0..T {
+            self.p_out[i].clock.next = self.clock.val();
+        }
+        for r in 0..MAX_OVERCOMMIT {
+            self.p7_any[r].clock.next = self.clock.val();
+            self.p7_recv[r].clock.next = self.clock.val();
+            self.p7_len[r].clock.next = self.clock.val();
+            self.p7_granted[r].clock.next = self.clock.val();
+            self.p7_prio[r].clock.next = self.clock.val();
+            self.p7_slot[r].clock.next = self.clock.val();
+            self.rq[r].clock.next = self.clock.val();
+            self.rq_slot[r].clock.next = self.clock.val();
+            self.rq_off[r].clock.next = self.clock.val();
+            self.rq_prio[r].clock.next = self.clock.val();
+            self.p8_sum[r].clock.next = self.clock.val();
+            self.p9_want[r].clock.next = self.clock.val();
+            self.p9_d[r].clock.next = self.clock.val();
+            self.p13_hr[r].clock.next = self.clock.val();
+            self.p14_target[r].clock.next = self.clock.val();
+            self.p14_do[r].clock.next = self.clock.val();
+        }
+        for r in 0..(MAX_OVERCOMMIT - 1) {
+            self.p10_ks[r].clock.next = self.clock.val();
+            self.p11_ks[r].clock.next = self.clock.val();
+            self.p12_ks[r].clock.next = self.clock.val();
+        }
+        // Stage 1: candidates, remaining bytes, and the outstanding tree's leaves.
+        for j in 0..N {
+            self.p1_cand[j].d.next =
                 self.valid[j].q.val() & (self.granted[j].q.val() < self.len[j].q.val());
-            self.rem[j].next = self.len[j].q.val() - self.recv[j].q.val();
+            self.p1_rem[j].d.next = self.len[j].q.val() - self.recv[j].q.val();
+            self.p_out[j].d.next = self.c_zero32.val();
+            if self.valid[j].q.val() & (self.granted[j].q.val() > self.recv[j].q.val()) {
+                self.p_out[j].d.next = self.granted[j].q.val() - self.recv[j].q.val();
+            }
         }
-        // beat[i*N + j]: candidate i outranks candidate j; same[i*N + j]: same peer.
+        // Granted-but-unreceived bytes over every tracked message, saturating, as a
+        // registered balanced tree (leaves 0..N, node N + k adds 2k and 2k + 1, root last): a
+        // saturating sum of non-negative values is min(sum, 2^32 - 1) in any order.
         for n in N..(N + 1) {
-            for i in 0..N {
-                for j in 0..N {
-                    self.beat[i * n + j].next = self.cand[i].val()
-                        & self.cand[j].val()
-                        & ((self.rem[i].val() < self.rem[j].val())
-                            | ((self.rem[i].val() == self.rem[j].val())
-                                & ((self.age[i].q.val() - self.age[j].q.val())
-                                    >= self.c_half32.val())));
-                    self.same[i * n + j].next = self.peer[i].q.val() == self.peer[j].q.val();
-                }
-            }
-        }
-        // Each peer's best candidate is "first"; the others are "second".
-        for n in N..(N + 1) {
-            for j in 0..N {
-                self.first[j].next = self.cand[j].val();
-                for i in 0..N {
-                    if self.beat[i * n + j].val() & self.same[i * n + j].val() {
-                        self.first[j].next = false;
-                    }
-                }
-                self.second[j].next = self.cand[j].val() & !self.first[j].val();
-            }
-        }
-        // Counter chains: c_x[j*(N+1) + i + 1] = c_x[j*(N+1) + i] + (x_i outranks j).
-        for n in N..(N + 1) {
-            for j in 0..N {
-                self.c_first[j * (n + 1)].next = self.c_zero8.val();
-                self.c_second[j * (n + 1)].next = self.c_zero8.val();
-                for i in 0..N {
-                    self.c_first[j * (n + 1) + i + 1].next = self.c_first[j * (n + 1) + i].val();
-                    if self.first[i].val() & self.beat[i * n + j].val() {
-                        self.c_first[j * (n + 1) + i + 1].next =
-                            self.c_first[j * (n + 1) + i].val() + self.c_one8.val();
-                    }
-                    self.c_second[j * (n + 1) + i + 1].next = self.c_second[j * (n + 1) + i].val();
-                    if self.second[i].val() & self.beat[i * n + j].val() {
-                        self.c_second[j * (n + 1) + i + 1].next =
-                            self.c_second[j * (n + 1) + i].val() + self.c_one8.val();
-                    }
-                }
-            }
-            // The number of first candidates, and how many of them are taken.
-            self.n_first_chain[0].next = self.c_zero8.val();
-            for i in 0..N {
-                self.n_first_chain[i + 1].next = self.n_first_chain[i].val();
-                if self.first[i].val() {
-                    self.n_first_chain[i + 1].next =
-                        self.n_first_chain[i].val() + self.c_one8.val();
-                }
-            }
-            self.n_first.next = self.n_first_chain[n].val();
-        }
-        self.f_taken.next = self.n_first.val();
-        if self.n_first.val() > self.cfg_max_overcommit.val() {
-            self.f_taken.next = self.cfg_max_overcommit.val();
-        }
-        for n in N..(N + 1) {
-            for j in 0..N {
-                self.chosen[j].next = (self.first[j].val()
-                    & (self.c_first[j * (n + 1) + n].val() < self.cfg_max_overcommit.val()))
-                    | (self.second[j].val()
-                        & ((self.c_second[j * (n + 1) + n].val() + self.f_taken.val())
-                            < self.cfg_max_overcommit.val()));
-            }
-            // Ranks among the chosen, and their number.
-            for j in 0..N {
-                self.c_chosen[j * (n + 1)].next = self.c_zero8.val();
-                for i in 0..N {
-                    self.c_chosen[j * (n + 1) + i + 1].next = self.c_chosen[j * (n + 1) + i].val();
-                    if self.chosen[i].val() & self.beat[i * n + j].val() {
-                        self.c_chosen[j * (n + 1) + i + 1].next =
-                            self.c_chosen[j * (n + 1) + i].val() + self.c_one8.val();
-                    }
-                }
-            }
-            self.n_chosen_chain[0].next = self.c_zero8.val();
-            for i in 0..N {
-                self.n_chosen_chain[i + 1].next = self.n_chosen_chain[i].val();
-                if self.chosen[i].val() {
-                    self.n_chosen_chain[i + 1].next =
-                        self.n_chosen_chain[i].val() + self.c_one8.val();
-                }
-            }
-            self.n_active.next = self.n_chosen_chain[n].val();
-            // Granted-but-unreceived bytes over every tracked message, saturating, as a
-            // balanced tree (leaves 0..N, node N + k adds 2k and 2k + 1, root last): a
-            // saturating sum of non-negative values is min(sum, 2^32 - 1) in any order, so
-            // the tree equals a chain, in log2 N adders instead of N.
-            for i in 0..N {
-                self.out_tree[i].next = self.c_zero32.val();
-                if self.valid[i].q.val() & (self.granted[i].q.val() > self.recv[i].q.val()) {
-                    self.out_tree[i].next = self.granted[i].q.val() - self.recv[i].q.val();
-                }
-            }
             for k in 0..(N - 1) {
-                self.out_tree[n + k].next =
-                    self.out_tree[2 * k].val() + self.out_tree[2 * k + 1].val();
-                if (self.out_tree[2 * k].val() + self.out_tree[2 * k + 1].val())
-                    < self.out_tree[2 * k].val()
+                self.p_out[n + k].d.next =
+                    self.p_out[2 * k].q.val() + self.p_out[2 * k + 1].q.val();
+                if (self.p_out[2 * k].q.val() + self.p_out[2 * k + 1].q.val())
+                    < self.p_out[2 * k].q.val()
                 {
-                    self.out_tree[n + k].next = self.c_max32.val();
+                    self.p_out[n + k].d.next = self.c_max32.val();
                 }
             }
         }
         for r in (T - 1)..T {
-            self.outstanding.next = self.out_tree[r].val();
+            self.p_h0.d.next = self.c_zero32.val();
+            if self.cfg_max_incoming.val() > self.p_out[r].q.val() {
+                self.p_h0.d.next = self.cfg_max_incoming.val() - self.p_out[r].q.val();
+            }
         }
-        self.window.next = self.cfg_window_0.val();
-        if self.n_active.val() == self.c_rank[1].val() {
-            self.window.next = self.cfg_window_1.val();
-        }
-        if self.n_active.val() == self.c_rank[2].val() {
-            self.window.next = self.cfg_window_2.val();
-        }
-        if self.n_active.val() == self.c_rank[3].val() {
-            self.window.next = self.cfg_window_3.val();
-        }
-        if self.n_active.val() == self.c_rank[4].val() {
-            self.window.next = self.cfg_window_4.val();
-        }
-        if self.n_active.val() == self.c_rank[5].val() {
-            self.window.next = self.cfg_window_5.val();
-        }
-        if self.n_active.val() == self.c_rank[6].val() {
-            self.window.next = self.cfg_window_6.val();
-        }
-        if self.n_active.val() == self.c_rank[7].val() {
-            self.window.next = self.cfg_window_7.val();
-        }
-        if self.n_active.val() == self.c_rank[8].val() {
-            self.window.next = self.cfg_window_8.val();
-        }
-        self.headroom[0].next = self.c_zero32.val();
-        if self.cfg_max_incoming.val() > self.outstanding.val() {
-            self.headroom[0].next = self.cfg_max_incoming.val() - self.outstanding.val();
-        }
-        self.levels.next = self.cfg_max_sched_prio.val() + self.c_one8.val();
-        // Rank by rank: the target within the headroom left by the better ranks.
+        // Stage 2: beat[i*N + j]: candidate i outranks candidate j; same[i*N + j]: same peer.
         for n in N..(N + 1) {
-            for r in 0..MAX_OVERCOMMIT {
-                self.r_any[r].next = false;
-                self.r_recv[r].next = self.c_zero32.val();
-                self.r_len[r].next = self.c_zero32.val();
-                self.r_granted[r].next = self.c_zero32.val();
+            for i in 0..N {
                 for j in 0..N {
-                    if self.chosen[j].val()
-                        & (self.c_chosen[j * (n + 1) + n].val() == self.c_rank[r].val())
-                    {
-                        self.r_any[r].next = true;
-                        self.r_recv[r].next = self.recv[j].q.val();
-                        self.r_len[r].next = self.len[j].q.val();
-                        self.r_granted[r].next = self.granted[j].q.val();
-                    }
-                }
-                self.r_sum[r].next = self.r_recv[r].val() + self.window.val();
-                if self.r_sum[r].val() < self.r_recv[r].val() {
-                    self.r_sum[r].next = self.c_max32.val();
-                }
-                self.r_want[r].next = self.r_sum[r].val();
-                if self.r_len[r].val() < self.r_sum[r].val() {
-                    self.r_want[r].next = self.r_len[r].val();
-                }
-                self.r_more[r].next = self.c_zero32.val();
-                if self.r_any[r].val() & (self.r_want[r].val() > self.r_granted[r].val()) {
-                    self.r_more[r].next = self.r_want[r].val() - self.r_granted[r].val();
-                    if self.headroom[r].val() < (self.r_want[r].val() - self.r_granted[r].val()) {
-                        self.r_more[r].next = self.headroom[r].val();
-                    }
-                }
-                self.headroom[r + 1].next = self.headroom[r].val() - self.r_more[r].val();
-                self.r_target[r].next = self.r_granted[r].val() + self.r_more[r].val();
-                // sched_priority(r, n_active, max_sched_prio).
-                self.r_prio0[r].next = self.c_zero8.val();
-                if self.cfg_max_sched_prio.val() >= self.c_rank[r].val() {
-                    self.r_prio0[r].next = self.cfg_max_sched_prio.val() - self.c_rank[r].val();
-                }
-                self.r_prio[r].next = self.r_prio0[r].val();
-                if self.n_active.val() <= self.levels.val() {
-                    self.r_prio[r].next = self.c_zero8.val();
-                    if self.r_prio0[r].val() >= (self.levels.val() - self.n_active.val()) {
-                        self.r_prio[r].next =
-                            self.r_prio0[r].val() - (self.levels.val() - self.n_active.val());
-                    }
+                    self.p2_beat[i * n + j].d.next = self.p1_cand[i].q.val()
+                        & self.p1_cand[j].q.val()
+                        & ((self.p1_rem[i].q.val() < self.p1_rem[j].q.val())
+                            | ((self.p1_rem[i].q.val() == self.p1_rem[j].q.val())
+                                & ((self.age[i].q.val() - self.age[j].q.val())
+                                    >= self.c_half32.val())));
+                    self.p2_same[i * n + j].d.next = self.peer[i].q.val() == self.peer[j].q.val();
                 }
             }
         }
-        // Back to slots.
+        // Stage 3: each peer's best candidate is "first"; the others are "second".
         for n in N..(N + 1) {
             for j in 0..N {
-                self.g_rank[j].next = self.c_chosen[j * (n + 1) + n].val();
-                self.g_do[j].next = false;
-                self.g_target[j].next = self.granted[j].q.val();
-                self.g_prio[j].next = self.c_zero3.val();
-                for r in 0..MAX_OVERCOMMIT {
-                    if self.chosen[j].val()
-                        & (self.c_chosen[j * (n + 1) + n].val() == self.c_rank[r].val())
-                    {
-                        self.g_do[j].next = self.r_more[r].val() != self.c_zero32.val();
-                        self.g_target[j].next = self.r_target[r].val();
-                        self.g_prio[j].next = self.r_prio[r]
-                            .val()
-                            .get_bits::<3>(self.c_bit0.val().index());
+                self.first[j].next = self.p1_cand[j].q.val();
+                for i in 0..N {
+                    if self.p2_beat[i * n + j].q.val() & self.p2_same[i * n + j].q.val() {
+                        self.first[j].next = false;
                     }
+                }
+                self.p3_first[j].d.next = self.first[j].val();
+                self.p3_second[j].d.next = self.p1_cand[j].q.val() & !self.first[j].val();
+            }
+        }
+        // Stage 4: per slot j, the firsts and the seconds that outrank it, as adder trees
+        // (tree j's node x is t[j*T + x]: leaves 0..N, node N + k adds 2k and 2k + 1); and the
+        // number of firsts.
+        for t in T..(T + 1) {
+            for n in N..(N + 1) {
+                for j in 0..N {
+                    for i in 0..N {
+                        self.t_first[j * t + i].next = self.c_zero8.val();
+                        if self.p3_first[i].q.val() & self.p2_beat[i * n + j].q.val() {
+                            self.t_first[j * t + i].next = self.c_one8.val();
+                        }
+                        self.t_second[j * t + i].next = self.c_zero8.val();
+                        if self.p3_second[i].q.val() & self.p2_beat[i * n + j].q.val() {
+                            self.t_second[j * t + i].next = self.c_one8.val();
+                        }
+                    }
+                    for k in 0..(N - 1) {
+                        self.t_first[j * t + n + k].next = self.t_first[j * t + 2 * k].val()
+                            + self.t_first[j * t + 2 * k + 1].val();
+                        self.t_second[j * t + n + k].next = self.t_second[j * t + 2 * k].val()
+                            + self.t_second[j * t + 2 * k + 1].val();
+                    }
+                    self.p4_cf[j].d.next = self.t_first[j * t + t - 1].val();
+                    self.p4_cs[j].d.next = self.t_second[j * t + t - 1].val();
+                }
+                for i in 0..N {
+                    self.t_nfirst[i].next = self.c_zero8.val();
+                    if self.p3_first[i].q.val() {
+                        self.t_nfirst[i].next = self.c_one8.val();
+                    }
+                }
+                for k in 0..(N - 1) {
+                    self.t_nfirst[n + k].next =
+                        self.t_nfirst[2 * k].val() + self.t_nfirst[2 * k + 1].val();
+                }
+                self.p4_nf.d.next = self.t_nfirst[t - 1].val();
+            }
+        }
+        // Stage 5: the active set. Firsts in rank order take up to K places; seconds take
+        // what the firsts leave.
+        self.f_taken.next = self.p4_nf.q.val();
+        if self.p4_nf.q.val() > self.cfg_max_overcommit.val() {
+            self.f_taken.next = self.cfg_max_overcommit.val();
+        }
+        for j in 0..N {
+            self.p5_chosen[j].d.next = (self.p3_first[j].q.val()
+                & (self.p4_cf[j].q.val() < self.cfg_max_overcommit.val()))
+                | (self.p3_second[j].q.val()
+                    & ((self.p4_cs[j].q.val() + self.f_taken.val())
+                        < self.cfg_max_overcommit.val()));
+        }
+        // Stage 6: ranks among the chosen, and their number.
+        for t in T..(T + 1) {
+            for n in N..(N + 1) {
+                for j in 0..N {
+                    for i in 0..N {
+                        self.t_chosen[j * t + i].next = self.c_zero8.val();
+                        if self.p5_chosen[i].q.val() & self.p2_beat[i * n + j].q.val() {
+                            self.t_chosen[j * t + i].next = self.c_one8.val();
+                        }
+                    }
+                    for k in 0..(N - 1) {
+                        self.t_chosen[j * t + n + k].next = self.t_chosen[j * t + 2 * k].val()
+                            + self.t_chosen[j * t + 2 * k + 1].val();
+                    }
+                    self.p6_rank[j].d.next = self.t_chosen[j * t + t - 1].val();
+                }
+                for i in 0..N {
+                    self.t_nchosen[i].next = self.c_zero8.val();
+                    if self.p5_chosen[i].q.val() {
+                        self.t_nchosen[i].next = self.c_one8.val();
+                    }
+                }
+                for k in 0..(N - 1) {
+                    self.t_nchosen[n + k].next =
+                        self.t_nchosen[2 * k].val() + self.t_nchosen[2 * k + 1].val();
+                }
+                self.p6_nact.d.next = self.t_nchosen[t - 1].val();
+            }
+        }
+        // Stage 7: per rank, the message's state; the window; the priority
+        // (sched_priority(r, n_active, max_sched_prio)).
+        self.window.next = self.cfg_window_0.val();
+        if self.p6_nact.q.val() == self.c_rank[1].val() {
+            self.window.next = self.cfg_window_1.val();
+        }
+        if self.p6_nact.q.val() == self.c_rank[2].val() {
+            self.window.next = self.cfg_window_2.val();
+        }
+        if self.p6_nact.q.val() == self.c_rank[3].val() {
+            self.window.next = self.cfg_window_3.val();
+        }
+        if self.p6_nact.q.val() == self.c_rank[4].val() {
+            self.window.next = self.cfg_window_4.val();
+        }
+        if self.p6_nact.q.val() == self.c_rank[5].val() {
+            self.window.next = self.cfg_window_5.val();
+        }
+        if self.p6_nact.q.val() == self.c_rank[6].val() {
+            self.window.next = self.cfg_window_6.val();
+        }
+        if self.p6_nact.q.val() == self.c_rank[7].val() {
+            self.window.next = self.cfg_window_7.val();
+        }
+        if self.p6_nact.q.val() == self.c_rank[8].val() {
+            self.window.next = self.cfg_window_8.val();
+        }
+        self.p7_win.d.next = self.window.val();
+        self.levels.next = self.cfg_max_sched_prio.val() + self.c_one8.val();
+        for r in 0..MAX_OVERCOMMIT {
+            self.p7_any[r].d.next = false;
+            self.p7_recv[r].d.next = self.c_zero32.val();
+            self.p7_len[r].d.next = self.c_zero32.val();
+            self.p7_granted[r].d.next = self.c_zero32.val();
+            self.p7_slot[r].d.next = self.c_zero_s.val();
+            for j in 0..N {
+                if self.p5_chosen[j].q.val() & (self.p6_rank[j].q.val() == self.c_rank[r].val()) {
+                    self.p7_any[r].d.next = true;
+                    self.p7_recv[r].d.next = self.recv[j].q.val();
+                    self.p7_len[r].d.next = self.len[j].q.val();
+                    self.p7_granted[r].d.next = self.granted[j].q.val();
+                    self.p7_slot[r].d.next = self.c_slot[j].val();
+                }
+            }
+            self.r_prio0[r].next = self.c_zero8.val();
+            if self.cfg_max_sched_prio.val() >= self.c_rank[r].val() {
+                self.r_prio0[r].next = self.cfg_max_sched_prio.val() - self.c_rank[r].val();
+            }
+            self.r_prio[r].next = self.r_prio0[r].val();
+            if self.p6_nact.q.val() <= self.levels.val() {
+                self.r_prio[r].next = self.c_zero8.val();
+                if self.r_prio0[r].val() >= (self.levels.val() - self.p6_nact.q.val()) {
+                    self.r_prio[r].next =
+                        self.r_prio0[r].val() - (self.levels.val() - self.p6_nact.q.val());
+                }
+            }
+            self.p7_prio[r].d.next = self.r_prio[r]
+                .val()
+                .get_bits::<3>(self.c_bit0.val().index());
+            // Stage 8: received + window, saturating.
+            self.p8_sum[r].d.next = self.p7_recv[r].q.val() + self.p7_win.q.val();
+            if (self.p7_recv[r].q.val() + self.p7_win.q.val()) < self.p7_recv[r].q.val() {
+                self.p8_sum[r].d.next = self.c_max32.val();
+            }
+            // Stage 9: the wanted target and the bytes it adds.
+            self.r_want[r].next = self.p8_sum[r].q.val();
+            if self.p7_len[r].q.val() < self.p8_sum[r].q.val() {
+                self.r_want[r].next = self.p7_len[r].q.val();
+            }
+            self.p9_want[r].d.next = self.r_want[r].val();
+            self.p9_d[r].d.next = self.c_zero32.val();
+            if self.p7_any[r].q.val() & (self.r_want[r].val() > self.p7_granted[r].q.val()) {
+                self.p9_d[r].d.next = self.r_want[r].val() - self.p7_granted[r].q.val();
+            }
+        }
+        // Stages 10-12: inclusive prefix sums of d (saturating), Kogge-Stone, strides 1, 2, 4.
+        self.p10_ks[0].d.next = self.p9_d[0].q.val();
+        for r in 1..(MAX_OVERCOMMIT - 1) {
+            self.p10_ks[r].d.next = self.p9_d[r].q.val() + self.p9_d[r - 1].q.val();
+            if (self.p9_d[r].q.val() + self.p9_d[r - 1].q.val()) < self.p9_d[r].q.val() {
+                self.p10_ks[r].d.next = self.c_max32.val();
+            }
+        }
+        for r in 0..2 {
+            self.p11_ks[r].d.next = self.p10_ks[r].q.val();
+        }
+        for r in 2..(MAX_OVERCOMMIT - 1) {
+            self.p11_ks[r].d.next = self.p10_ks[r].q.val() + self.p10_ks[r - 2].q.val();
+            if (self.p10_ks[r].q.val() + self.p10_ks[r - 2].q.val()) < self.p10_ks[r].q.val() {
+                self.p11_ks[r].d.next = self.c_max32.val();
+            }
+        }
+        for r in 0..4 {
+            self.p12_ks[r].d.next = self.p11_ks[r].q.val();
+        }
+        for r in 4..(MAX_OVERCOMMIT - 1) {
+            self.p12_ks[r].d.next = self.p11_ks[r].q.val() + self.p11_ks[r - 4].q.val();
+            if (self.p11_ks[r].q.val() + self.p11_ks[r - 4].q.val()) < self.p11_ks[r].q.val() {
+                self.p12_ks[r].d.next = self.c_max32.val();
+            }
+        }
+        // Stage 13: the headroom left for each rank by the ranks before it.
+        self.p13_hr[0].d.next = self.p_h0.q.val();
+        for r in 1..MAX_OVERCOMMIT {
+            self.p13_hr[r].d.next = self.c_zero32.val();
+            if self.p_h0.q.val() > self.p12_ks[r - 1].q.val() {
+                self.p13_hr[r].d.next = self.p_h0.q.val() - self.p12_ks[r - 1].q.val();
+            }
+        }
+        // Stage 14: each rank's target, granted + min(d, headroom).
+        for r in 0..MAX_OVERCOMMIT {
+            self.p14_target[r].d.next = self.p7_granted[r].q.val() + self.p13_hr[r].q.val();
+            if self.p9_d[r].q.val() <= self.p13_hr[r].q.val() {
+                self.p14_target[r].d.next = self.p9_want[r].q.val();
+            }
+            self.p14_do[r].d.next = self.p7_any[r].q.val()
+                & (self.p9_d[r].q.val() != self.c_zero32.val())
+                & (self.p13_hr[r].q.val() != self.c_zero32.val());
+        }
+        // The commit: targets back to the slots, grants into the rank queue. A decision
+        // commits when the queue is empty after this cycle's grant.
+        for j in 0..N {
+            self.g_do[j].next = false;
+            self.g_target[j].next = self.granted[j].q.val();
+            for r in 0..MAX_OVERCOMMIT {
+                if self.p5_chosen[j].q.val() & (self.p6_rank[j].q.val() == self.c_rank[r].val()) {
+                    self.g_do[j].next = self.p14_do[r].q.val();
+                    self.g_target[j].next = self.p14_target[r].q.val();
                 }
             }
         }
-        self.commit.next = self.dec_pending.q.val() & !self.left_after_pop.val();
+        self.n_do[0].next = self.c_zero8.val();
+        for r in 0..MAX_OVERCOMMIT {
+            self.n_do[r + 1].next = self.n_do[r].val();
+            if self.p14_do[r].q.val() {
+                self.n_do[r + 1].next = self.n_do[r].val() + self.c_one8.val();
+            }
+        }
+        self.commit.next = self.dec_pending.q.val()
+            & (self.phase.q.val() == self.c_stages.val())
+            & ((self.rq_n.q.val() == self.c_zero8.val())
+                | ((self.rq_n.q.val() == self.c_one8.val()) & self.m_grant_ready.val()));
+        for r in 0..MAX_OVERCOMMIT {
+            self.rq[r].d.next = self.rq[r].q.val();
+            self.rq_slot[r].d.next = self.rq_slot[r].q.val();
+            self.rq_off[r].d.next = self.rq_off[r].q.val();
+            self.rq_prio[r].d.next = self.rq_prio[r].q.val();
+            if self.pop.val() & (self.out_rank.val() == self.c_rank3[r].val()) {
+                self.rq[r].d.next = false;
+            }
+            if self.commit.val() {
+                self.rq[r].d.next = self.p14_do[r].q.val();
+                self.rq_slot[r].d.next = self.p7_slot[r].q.val();
+                self.rq_off[r].d.next = self.p14_target[r].q.val();
+                self.rq_prio[r].d.next = self.p7_prio[r].q.val();
+            }
+            if self.reset.val() {
+                self.rq[r].d.next = false;
+            }
+        }
+        if self.pop.val() {
+            self.rq_n.d.next = self.rq_n.q.val() - self.c_one8.val();
+        }
+        for r in MAX_OVERCOMMIT..(MAX_OVERCOMMIT + 1) {
+            if self.commit.val() {
+                self.rq_n.d.next = self.n_do[r].val();
+            }
+        }
+        if self.reset.val() {
+            self.rq_n.d.next = self.c_zero8.val();
+        }
 
         // ---- Event front end. ----
         self.hit_any.next = false;
@@ -750,9 +931,14 @@ impl<
                 }
             }
         }
-        self.s_evt_ready.next = !self.dec_pending.q.val() | self.commit.val();
-        self.fire.next = self.s_evt_valid.val() & self.s_evt_ready.val();
+        // An event that changes no slot (not tracked, and needs no grants or brings no new
+        // bytes) passes while a decision is pending; one that does waits for the commit.
         self.needs.next = self.s_evt_incoming.val() < self.s_evt_length.val();
+        self.would_decide.next =
+            self.hit_any.val() | (self.needs.val() & (self.s_evt_new.val() != self.c_zero32.val()));
+        self.s_evt_ready.next =
+            !self.dec_pending.q.val() | self.commit.val() | !self.would_decide.val();
+        self.fire.next = self.s_evt_valid.val() & self.s_evt_ready.val();
         self.ins_done.next = self.s_evt_new.val() >= self.s_evt_length.val();
         self.insert.next = self.fire.val()
             & !self.hit_any.val()
@@ -766,9 +952,7 @@ impl<
             & (self.s_evt_new.val() != self.c_zero32.val())
             & !self.ins_done.val()
             & !self.free_any.val();
-        self.trigger.next = self.fire.val()
-            & (self.hit_any.val()
-                | (self.needs.val() & (self.s_evt_new.val() != self.c_zero32.val())));
+        self.trigger.next = self.fire.val() & self.would_decide.val();
         self.ins_granted0.next = self.s_evt_incoming.val();
         if self.s_evt_end.val() > self.s_evt_incoming.val() {
             self.ins_granted0.next = self.s_evt_end.val();
@@ -792,9 +976,6 @@ impl<
             self.granted[j].clock.next = self.clock.val();
             self.age[j].clock.next = self.clock.val();
             self.gq[j].clock.next = self.clock.val();
-            self.gq_rank[j].clock.next = self.clock.val();
-            self.gq_off[j].clock.next = self.clock.val();
-            self.gq_prio[j].clock.next = self.clock.val();
             self.valid[j].d.next = self.valid[j].q.val();
             self.peer[j].d.next = self.peer[j].q.val();
             self.id[j].d.next = self.id[j].q.val();
@@ -806,9 +987,6 @@ impl<
             self.granted[j].d.next = self.granted[j].q.val();
             self.age[j].d.next = self.age[j].q.val();
             self.gq[j].d.next = self.gq[j].q.val();
-            self.gq_rank[j].d.next = self.gq_rank[j].q.val();
-            self.gq_off[j].d.next = self.gq_off[j].q.val();
-            self.gq_prio[j].d.next = self.gq_prio[j].q.val();
             // The grant leaving now.
             if self.pop.val() & (self.out_slot.val() == self.c_slot[j].val()) {
                 self.gq[j].d.next = false;
@@ -817,9 +995,6 @@ impl<
             if self.commit.val() & self.g_do[j].val() {
                 self.granted[j].d.next = self.g_target[j].val();
                 self.gq[j].d.next = true;
-                self.gq_rank[j].d.next = self.g_rank[j].val();
-                self.gq_off[j].d.next = self.g_target[j].val();
-                self.gq_prio[j].d.next = self.g_prio[j].val();
             }
             // This event, on the state after that decision.
             if self.fire.val() & self.hit[j].val() {
@@ -877,8 +1052,12 @@ impl<
         if self.commit.val() {
             self.dec_pending.d.next = false;
         }
+        if self.dec_pending.q.val() & (self.phase.q.val() != self.c_stages.val()) {
+            self.phase.d.next = self.phase.q.val() + self.c_one8.val();
+        }
         if self.trigger.val() {
             self.dec_pending.d.next = true;
+            self.phase.d.next = self.c_zero8.val();
         }
         if self.reset.val() {
             self.age_ctr.d.next = self.c_age_reset.val();

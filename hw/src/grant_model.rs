@@ -11,6 +11,7 @@
 //! reordering; it turns each packet into the block's event (`new` counted by a range set, as
 //! `core` counts it).
 
+use crate::grant::DECISION_STAGES;
 use crate::parser_model::Rng;
 use homa_proto::policy::{self, GrantCandidate};
 
@@ -105,6 +106,12 @@ impl Reference {
     /// Messages tracked now.
     pub fn tracked(&self) -> usize {
         self.msgs.len()
+    }
+
+    /// The first event of each message tracked now, oldest first (for a host that releases
+    /// messages it gave up on or holds whole).
+    pub fn tracked_messages(&self) -> impl Iterator<Item = &Event> {
+        self.msgs.iter().map(|m| &m.ev)
     }
 
     /// Takes one event; returns the GRANTs it causes, in the order they must leave.
@@ -405,6 +412,14 @@ impl Traffic {
     pub fn live(&self) -> usize {
         self.senders.len()
     }
+
+    /// Whether the message (peer, id) is still being sent: a message leaves when its sender
+    /// knows the receiver holds every byte.
+    pub fn is_live(&self, peer: u32, id: u64) -> bool {
+        self.senders
+            .iter()
+            .any(|s| s.ev.peer == peer && s.ev.id == id)
+    }
 }
 
 /// The grant generator's ports as a co-simulation drives them: implemented by the rust-hdl
@@ -460,7 +475,8 @@ pub fn run<D: GrantPorts>(
     dut.reset(&cfg);
     loop {
         let draining = st.events >= events;
-        if draining && expected.is_empty() && quiet > 8 {
+        // Quiet for longer than a decision takes: no GRANT can still be coming.
+        if draining && expected.is_empty() && quiet > 2 * (DECISION_STAGES as u64 + 1) {
             break;
         }
         if st.cycles > 200 * events + 10_000 {
