@@ -70,6 +70,13 @@ pub const MAX_OVERCOMMIT: usize = 8;
 /// after its event.
 pub const DECISION_STAGES: usize = 14;
 
+/// Cycles one decision holds the block: from the edge that takes its event to the edge that
+/// commits it, when the next event that needs a decision can be taken.
+pub const DECISION_CYCLES: usize = DECISION_STAGES + 1;
+
+/// Slots of [`GrantScheduler16`], the instance the NIC core uses.
+pub const SLOTS16: usize = 16;
+
 /// The age counter's value after reset: 256 inserts below the 32-bit wrap, so every run
 /// crosses it.
 pub const AGE_RESET: u32 = 0xFFFF_FF00;
@@ -281,7 +288,7 @@ pub struct GrantScheduler<
 }
 
 /// The 16-slot instance, generated as `homa_rx_grant_n16`.
-pub type GrantScheduler16 = GrantScheduler<16, 4, 256, 496, 31>;
+pub type GrantScheduler16 = GrantScheduler<SLOTS16, 4, 256, 496, 31>;
 
 impl<const N: usize, const S: usize, const NN: usize, const NC: usize, const T: usize>
     GrantScheduler<N, S, NN, NC, T>

@@ -11,7 +11,7 @@
 //! reordering; it turns each packet into the block's event (`new` counted by a range set, as
 //! `core` counts it).
 
-use crate::grant::DECISION_STAGES;
+use crate::grant::DECISION_CYCLES;
 use crate::parser_model::Rng;
 use homa_proto::policy::{self, GrantCandidate};
 
@@ -476,7 +476,7 @@ pub fn run<D: GrantPorts>(
     loop {
         let draining = st.events >= events;
         // Quiet for longer than a decision takes: no GRANT can still be coming.
-        if draining && expected.is_empty() && quiet > 2 * (DECISION_STAGES as u64 + 1) {
+        if draining && expected.is_empty() && quiet > 2 * DECISION_CYCLES as u64 {
             break;
         }
         if st.cycles > 200 * events + 10_000 {

@@ -21,9 +21,7 @@ fn nic_core_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
-    use homa_hw::grant::DECISION_STAGES;
-    /// Slots of the core's grant generator (`homa_hw::grant::GrantScheduler16`).
-    const GRANT_SLOTS: usize = 16;
+    use homa_hw::grant::{DECISION_CYCLES, SLOTS16 as GRANT_SLOTS};
     use homa_hw::grant_framer::reference_frame;
     use homa_hw::grant_model::{Event, Grant, GrantConfig, Packet, Reference, Traffic};
     use homa_hw::msg_table_model::{Outcome, TableModel, release_packet};
@@ -215,7 +213,7 @@ mod built {
         // A release waits for the pipeline to empty (so that it meets the table after every
         // frame before it, as in the reference), then goes in through the register bus. The
         // wait covers the parser and table stages and four queued grant decisions.
-        let release_drain = 12 + 4 * (DECISION_STAGES as u32 + 1);
+        let release_drain = 12 + 4 * DECISION_CYCLES as u32;
         let (mut release_wait, mut releases, mut released) = (0u32, 0u64, 0u64);
         let t = std::time::Instant::now();
         let start = m.cycles();

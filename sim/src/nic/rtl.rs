@@ -12,7 +12,7 @@ use bytes::Bytes;
 use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, Received, RingSizes};
 // The lane of a payload read response's first byte, as the core's DATA framer takes it.
 use homa_hw::data_framer::PAYLOAD_LANE;
-use homa_hw::grant::DECISION_STAGES;
+use homa_hw::grant::DECISION_CYCLES;
 use homa_proto::core::Packet;
 use homa_proto::hostif::{
     ACKS_CARRIED, Completion, ErrorRing, Event, RxBufDescriptor, Status, TxDescriptor, TxLimits,
@@ -24,9 +24,9 @@ use std::sync::Arc;
 
 /// Cycles without any transfer after which a core with nothing queued is idle: longer than
 /// the deepest silent path, frame in to GRANT out (21 cycles, a grant decision taking
-/// `DECISION_STAGES + 1` of them) with four more DATA events queued in the parser and the
+/// `DECISION_CYCLES` of them) with four more DATA events queued in the parser and the
 /// message table, each waiting for a decision of its own that may grant nothing.
-const DRAIN_CYCLES: u32 = 24 + 4 * (DECISION_STAGES as u32 + 1);
+const DRAIN_CYCLES: u32 = 24 + 4 * DECISION_CYCLES as u32;
 
 /// The same after host activity alone (a doorbell, a descriptor read, a completion polled):
 /// what it starts shows within a few cycles (a read request, a completion written).
