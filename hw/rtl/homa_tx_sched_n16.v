@@ -780,6 +780,102 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  [31:0] unsch$15$d;
     wire  [31:0] unsch$15$q;
     reg  unsch$15$clock;
+    reg  [31:0] left$0$d;
+    wire  [31:0] left$0$q;
+    reg  left$0$clock;
+    reg  [31:0] left$1$d;
+    wire  [31:0] left$1$q;
+    reg  left$1$clock;
+    reg  [31:0] left$2$d;
+    wire  [31:0] left$2$q;
+    reg  left$2$clock;
+    reg  [31:0] left$3$d;
+    wire  [31:0] left$3$q;
+    reg  left$3$clock;
+    reg  [31:0] left$4$d;
+    wire  [31:0] left$4$q;
+    reg  left$4$clock;
+    reg  [31:0] left$5$d;
+    wire  [31:0] left$5$q;
+    reg  left$5$clock;
+    reg  [31:0] left$6$d;
+    wire  [31:0] left$6$q;
+    reg  left$6$clock;
+    reg  [31:0] left$7$d;
+    wire  [31:0] left$7$q;
+    reg  left$7$clock;
+    reg  [31:0] left$8$d;
+    wire  [31:0] left$8$q;
+    reg  left$8$clock;
+    reg  [31:0] left$9$d;
+    wire  [31:0] left$9$q;
+    reg  left$9$clock;
+    reg  [31:0] left$10$d;
+    wire  [31:0] left$10$q;
+    reg  left$10$clock;
+    reg  [31:0] left$11$d;
+    wire  [31:0] left$11$q;
+    reg  left$11$clock;
+    reg  [31:0] left$12$d;
+    wire  [31:0] left$12$q;
+    reg  left$12$clock;
+    reg  [31:0] left$13$d;
+    wire  [31:0] left$13$q;
+    reg  left$13$clock;
+    reg  [31:0] left$14$d;
+    wire  [31:0] left$14$q;
+    reg  left$14$clock;
+    reg  [31:0] left$15$d;
+    wire  [31:0] left$15$q;
+    reg  left$15$clock;
+    reg  [31:0] uleft$0$d;
+    wire  [31:0] uleft$0$q;
+    reg  uleft$0$clock;
+    reg  [31:0] uleft$1$d;
+    wire  [31:0] uleft$1$q;
+    reg  uleft$1$clock;
+    reg  [31:0] uleft$2$d;
+    wire  [31:0] uleft$2$q;
+    reg  uleft$2$clock;
+    reg  [31:0] uleft$3$d;
+    wire  [31:0] uleft$3$q;
+    reg  uleft$3$clock;
+    reg  [31:0] uleft$4$d;
+    wire  [31:0] uleft$4$q;
+    reg  uleft$4$clock;
+    reg  [31:0] uleft$5$d;
+    wire  [31:0] uleft$5$q;
+    reg  uleft$5$clock;
+    reg  [31:0] uleft$6$d;
+    wire  [31:0] uleft$6$q;
+    reg  uleft$6$clock;
+    reg  [31:0] uleft$7$d;
+    wire  [31:0] uleft$7$q;
+    reg  uleft$7$clock;
+    reg  [31:0] uleft$8$d;
+    wire  [31:0] uleft$8$q;
+    reg  uleft$8$clock;
+    reg  [31:0] uleft$9$d;
+    wire  [31:0] uleft$9$q;
+    reg  uleft$9$clock;
+    reg  [31:0] uleft$10$d;
+    wire  [31:0] uleft$10$q;
+    reg  uleft$10$clock;
+    reg  [31:0] uleft$11$d;
+    wire  [31:0] uleft$11$q;
+    reg  uleft$11$clock;
+    reg  [31:0] uleft$12$d;
+    wire  [31:0] uleft$12$q;
+    reg  uleft$12$clock;
+    reg  [31:0] uleft$13$d;
+    wire  [31:0] uleft$13$q;
+    reg  uleft$13$clock;
+    reg  [31:0] uleft$14$d;
+    wire  [31:0] uleft$14$q;
+    reg  uleft$14$clock;
+    reg  [31:0] uleft$15$d;
+    wire  [31:0] uleft$15$q;
+    reg  uleft$15$clock;
     reg  [31:0] index$0$d;
     wire  [31:0] index$0$q;
     reg  index$0$clock;
@@ -930,6 +1026,12 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  [31:0] n_unmatched$d;
     wire  [31:0] n_unmatched$q;
     reg  n_unmatched$clock;
+    reg  pk_valid$d;
+    wire  pk_valid$q;
+    reg  pk_valid$clock;
+    reg  [3:0] pk_slot$d;
+    wire  [3:0] pk_slot$q;
+    reg  pk_slot$clock;
     
     // Local signals
     reg  elig$0;
@@ -1005,16 +1107,19 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  [31:0] ins_unsch;
     reg  [31:0] ins_end;
     reg  [2:0] ins_uprio;
+    reg  [31:0] ins_uleft;
     reg  fire;
     reg  p_rtx;
     reg  [31:0] p_sent;
     reg  [31:0] p_end;
     reg  [31:0] p_unsch;
+    reg  [31:0] p_left;
+    reg  [31:0] p_uleft;
+    reg  [31:0] p_rem;
     reg  [63:0] p_iova;
     reg  [2:0] p_uprio;
     reg  [2:0] p_sprio;
     reg  p_in_unsched;
-    reg  [31:0] p_boundary;
     reg  [31:0] p_room;
     reg  [31:0] p_len;
     reg  [31:0] p_new_sent;
@@ -2160,6 +2265,166 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         .q(unsch$15$q),
         .clock(unsch$15$clock)
     );
+    homa_tx_sched_n16$left$0 left$0(
+        .d(left$0$d),
+        .q(left$0$q),
+        .clock(left$0$clock)
+    );
+    homa_tx_sched_n16$left$1 left$1(
+        .d(left$1$d),
+        .q(left$1$q),
+        .clock(left$1$clock)
+    );
+    homa_tx_sched_n16$left$2 left$2(
+        .d(left$2$d),
+        .q(left$2$q),
+        .clock(left$2$clock)
+    );
+    homa_tx_sched_n16$left$3 left$3(
+        .d(left$3$d),
+        .q(left$3$q),
+        .clock(left$3$clock)
+    );
+    homa_tx_sched_n16$left$4 left$4(
+        .d(left$4$d),
+        .q(left$4$q),
+        .clock(left$4$clock)
+    );
+    homa_tx_sched_n16$left$5 left$5(
+        .d(left$5$d),
+        .q(left$5$q),
+        .clock(left$5$clock)
+    );
+    homa_tx_sched_n16$left$6 left$6(
+        .d(left$6$d),
+        .q(left$6$q),
+        .clock(left$6$clock)
+    );
+    homa_tx_sched_n16$left$7 left$7(
+        .d(left$7$d),
+        .q(left$7$q),
+        .clock(left$7$clock)
+    );
+    homa_tx_sched_n16$left$8 left$8(
+        .d(left$8$d),
+        .q(left$8$q),
+        .clock(left$8$clock)
+    );
+    homa_tx_sched_n16$left$9 left$9(
+        .d(left$9$d),
+        .q(left$9$q),
+        .clock(left$9$clock)
+    );
+    homa_tx_sched_n16$left$10 left$10(
+        .d(left$10$d),
+        .q(left$10$q),
+        .clock(left$10$clock)
+    );
+    homa_tx_sched_n16$left$11 left$11(
+        .d(left$11$d),
+        .q(left$11$q),
+        .clock(left$11$clock)
+    );
+    homa_tx_sched_n16$left$12 left$12(
+        .d(left$12$d),
+        .q(left$12$q),
+        .clock(left$12$clock)
+    );
+    homa_tx_sched_n16$left$13 left$13(
+        .d(left$13$d),
+        .q(left$13$q),
+        .clock(left$13$clock)
+    );
+    homa_tx_sched_n16$left$14 left$14(
+        .d(left$14$d),
+        .q(left$14$q),
+        .clock(left$14$clock)
+    );
+    homa_tx_sched_n16$left$15 left$15(
+        .d(left$15$d),
+        .q(left$15$q),
+        .clock(left$15$clock)
+    );
+    homa_tx_sched_n16$uleft$0 uleft$0(
+        .d(uleft$0$d),
+        .q(uleft$0$q),
+        .clock(uleft$0$clock)
+    );
+    homa_tx_sched_n16$uleft$1 uleft$1(
+        .d(uleft$1$d),
+        .q(uleft$1$q),
+        .clock(uleft$1$clock)
+    );
+    homa_tx_sched_n16$uleft$2 uleft$2(
+        .d(uleft$2$d),
+        .q(uleft$2$q),
+        .clock(uleft$2$clock)
+    );
+    homa_tx_sched_n16$uleft$3 uleft$3(
+        .d(uleft$3$d),
+        .q(uleft$3$q),
+        .clock(uleft$3$clock)
+    );
+    homa_tx_sched_n16$uleft$4 uleft$4(
+        .d(uleft$4$d),
+        .q(uleft$4$q),
+        .clock(uleft$4$clock)
+    );
+    homa_tx_sched_n16$uleft$5 uleft$5(
+        .d(uleft$5$d),
+        .q(uleft$5$q),
+        .clock(uleft$5$clock)
+    );
+    homa_tx_sched_n16$uleft$6 uleft$6(
+        .d(uleft$6$d),
+        .q(uleft$6$q),
+        .clock(uleft$6$clock)
+    );
+    homa_tx_sched_n16$uleft$7 uleft$7(
+        .d(uleft$7$d),
+        .q(uleft$7$q),
+        .clock(uleft$7$clock)
+    );
+    homa_tx_sched_n16$uleft$8 uleft$8(
+        .d(uleft$8$d),
+        .q(uleft$8$q),
+        .clock(uleft$8$clock)
+    );
+    homa_tx_sched_n16$uleft$9 uleft$9(
+        .d(uleft$9$d),
+        .q(uleft$9$q),
+        .clock(uleft$9$clock)
+    );
+    homa_tx_sched_n16$uleft$10 uleft$10(
+        .d(uleft$10$d),
+        .q(uleft$10$q),
+        .clock(uleft$10$clock)
+    );
+    homa_tx_sched_n16$uleft$11 uleft$11(
+        .d(uleft$11$d),
+        .q(uleft$11$q),
+        .clock(uleft$11$clock)
+    );
+    homa_tx_sched_n16$uleft$12 uleft$12(
+        .d(uleft$12$d),
+        .q(uleft$12$q),
+        .clock(uleft$12$clock)
+    );
+    homa_tx_sched_n16$uleft$13 uleft$13(
+        .d(uleft$13$d),
+        .q(uleft$13$q),
+        .clock(uleft$13$clock)
+    );
+    homa_tx_sched_n16$uleft$14 uleft$14(
+        .d(uleft$14$d),
+        .q(uleft$14$q),
+        .clock(uleft$14$clock)
+    );
+    homa_tx_sched_n16$uleft$15 uleft$15(
+        .d(uleft$15$d),
+        .q(uleft$15$q),
+        .clock(uleft$15$clock)
+    );
     homa_tx_sched_n16$index$0 index$0(
         .d(index$0$d),
         .q(index$0$q),
@@ -2410,6 +2675,16 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         .q(n_unmatched$q),
         .clock(n_unmatched$clock)
     );
+    homa_tx_sched_n16$pk_valid pk_valid(
+        .d(pk_valid$d),
+        .q(pk_valid$q),
+        .clock(pk_valid$clock)
+    );
+    homa_tx_sched_n16$pk_slot pk_slot(
+        .d(pk_slot$d),
+        .q(pk_slot$q),
+        .clock(pk_slot$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -2456,6 +2731,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         p_sent = c_zero32;
         p_end = c_zero32;
         p_unsch = c_zero32;
+        p_left = c_zero32;
+        p_uleft = c_zero32;
         p_iova = c_zero64;
         p_uprio = c_prio$0;
         p_sprio = c_prio$0;
@@ -2467,11 +2744,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         m_job_length = c_zero32;
         m_job_cookie = cookie$0$q;
         m_job_index = c_zero32;
-        if (srpt$m_pick_slot == c_slot$0) begin
+        if (pk_slot$q == c_slot$0) begin
             p_rtx = rtx$0$q;
             p_sent = sent$0$q;
             p_end = end$0$q;
             p_unsch = unsch$0$q;
+            p_left = left$0$q;
+            p_uleft = uleft$0$q;
             p_iova = iova$0$q;
             p_uprio = uprio$0$q;
             p_sprio = sprio$0$q;
@@ -2484,11 +2763,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$0$q;
             m_job_index = index$0$q;
         end
-        if (srpt$m_pick_slot == c_slot$1) begin
+        if (pk_slot$q == c_slot$1) begin
             p_rtx = rtx$1$q;
             p_sent = sent$1$q;
             p_end = end$1$q;
             p_unsch = unsch$1$q;
+            p_left = left$1$q;
+            p_uleft = uleft$1$q;
             p_iova = iova$1$q;
             p_uprio = uprio$1$q;
             p_sprio = sprio$1$q;
@@ -2501,11 +2782,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$1$q;
             m_job_index = index$1$q;
         end
-        if (srpt$m_pick_slot == c_slot$2) begin
+        if (pk_slot$q == c_slot$2) begin
             p_rtx = rtx$2$q;
             p_sent = sent$2$q;
             p_end = end$2$q;
             p_unsch = unsch$2$q;
+            p_left = left$2$q;
+            p_uleft = uleft$2$q;
             p_iova = iova$2$q;
             p_uprio = uprio$2$q;
             p_sprio = sprio$2$q;
@@ -2518,11 +2801,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$2$q;
             m_job_index = index$2$q;
         end
-        if (srpt$m_pick_slot == c_slot$3) begin
+        if (pk_slot$q == c_slot$3) begin
             p_rtx = rtx$3$q;
             p_sent = sent$3$q;
             p_end = end$3$q;
             p_unsch = unsch$3$q;
+            p_left = left$3$q;
+            p_uleft = uleft$3$q;
             p_iova = iova$3$q;
             p_uprio = uprio$3$q;
             p_sprio = sprio$3$q;
@@ -2535,11 +2820,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$3$q;
             m_job_index = index$3$q;
         end
-        if (srpt$m_pick_slot == c_slot$4) begin
+        if (pk_slot$q == c_slot$4) begin
             p_rtx = rtx$4$q;
             p_sent = sent$4$q;
             p_end = end$4$q;
             p_unsch = unsch$4$q;
+            p_left = left$4$q;
+            p_uleft = uleft$4$q;
             p_iova = iova$4$q;
             p_uprio = uprio$4$q;
             p_sprio = sprio$4$q;
@@ -2552,11 +2839,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$4$q;
             m_job_index = index$4$q;
         end
-        if (srpt$m_pick_slot == c_slot$5) begin
+        if (pk_slot$q == c_slot$5) begin
             p_rtx = rtx$5$q;
             p_sent = sent$5$q;
             p_end = end$5$q;
             p_unsch = unsch$5$q;
+            p_left = left$5$q;
+            p_uleft = uleft$5$q;
             p_iova = iova$5$q;
             p_uprio = uprio$5$q;
             p_sprio = sprio$5$q;
@@ -2569,11 +2858,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$5$q;
             m_job_index = index$5$q;
         end
-        if (srpt$m_pick_slot == c_slot$6) begin
+        if (pk_slot$q == c_slot$6) begin
             p_rtx = rtx$6$q;
             p_sent = sent$6$q;
             p_end = end$6$q;
             p_unsch = unsch$6$q;
+            p_left = left$6$q;
+            p_uleft = uleft$6$q;
             p_iova = iova$6$q;
             p_uprio = uprio$6$q;
             p_sprio = sprio$6$q;
@@ -2586,11 +2877,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$6$q;
             m_job_index = index$6$q;
         end
-        if (srpt$m_pick_slot == c_slot$7) begin
+        if (pk_slot$q == c_slot$7) begin
             p_rtx = rtx$7$q;
             p_sent = sent$7$q;
             p_end = end$7$q;
             p_unsch = unsch$7$q;
+            p_left = left$7$q;
+            p_uleft = uleft$7$q;
             p_iova = iova$7$q;
             p_uprio = uprio$7$q;
             p_sprio = sprio$7$q;
@@ -2603,11 +2896,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$7$q;
             m_job_index = index$7$q;
         end
-        if (srpt$m_pick_slot == c_slot$8) begin
+        if (pk_slot$q == c_slot$8) begin
             p_rtx = rtx$8$q;
             p_sent = sent$8$q;
             p_end = end$8$q;
             p_unsch = unsch$8$q;
+            p_left = left$8$q;
+            p_uleft = uleft$8$q;
             p_iova = iova$8$q;
             p_uprio = uprio$8$q;
             p_sprio = sprio$8$q;
@@ -2620,11 +2915,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$8$q;
             m_job_index = index$8$q;
         end
-        if (srpt$m_pick_slot == c_slot$9) begin
+        if (pk_slot$q == c_slot$9) begin
             p_rtx = rtx$9$q;
             p_sent = sent$9$q;
             p_end = end$9$q;
             p_unsch = unsch$9$q;
+            p_left = left$9$q;
+            p_uleft = uleft$9$q;
             p_iova = iova$9$q;
             p_uprio = uprio$9$q;
             p_sprio = sprio$9$q;
@@ -2637,11 +2934,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$9$q;
             m_job_index = index$9$q;
         end
-        if (srpt$m_pick_slot == c_slot$10) begin
+        if (pk_slot$q == c_slot$10) begin
             p_rtx = rtx$10$q;
             p_sent = sent$10$q;
             p_end = end$10$q;
             p_unsch = unsch$10$q;
+            p_left = left$10$q;
+            p_uleft = uleft$10$q;
             p_iova = iova$10$q;
             p_uprio = uprio$10$q;
             p_sprio = sprio$10$q;
@@ -2654,11 +2953,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$10$q;
             m_job_index = index$10$q;
         end
-        if (srpt$m_pick_slot == c_slot$11) begin
+        if (pk_slot$q == c_slot$11) begin
             p_rtx = rtx$11$q;
             p_sent = sent$11$q;
             p_end = end$11$q;
             p_unsch = unsch$11$q;
+            p_left = left$11$q;
+            p_uleft = uleft$11$q;
             p_iova = iova$11$q;
             p_uprio = uprio$11$q;
             p_sprio = sprio$11$q;
@@ -2671,11 +2972,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$11$q;
             m_job_index = index$11$q;
         end
-        if (srpt$m_pick_slot == c_slot$12) begin
+        if (pk_slot$q == c_slot$12) begin
             p_rtx = rtx$12$q;
             p_sent = sent$12$q;
             p_end = end$12$q;
             p_unsch = unsch$12$q;
+            p_left = left$12$q;
+            p_uleft = uleft$12$q;
             p_iova = iova$12$q;
             p_uprio = uprio$12$q;
             p_sprio = sprio$12$q;
@@ -2688,11 +2991,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$12$q;
             m_job_index = index$12$q;
         end
-        if (srpt$m_pick_slot == c_slot$13) begin
+        if (pk_slot$q == c_slot$13) begin
             p_rtx = rtx$13$q;
             p_sent = sent$13$q;
             p_end = end$13$q;
             p_unsch = unsch$13$q;
+            p_left = left$13$q;
+            p_uleft = uleft$13$q;
             p_iova = iova$13$q;
             p_uprio = uprio$13$q;
             p_sprio = sprio$13$q;
@@ -2705,11 +3010,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$13$q;
             m_job_index = index$13$q;
         end
-        if (srpt$m_pick_slot == c_slot$14) begin
+        if (pk_slot$q == c_slot$14) begin
             p_rtx = rtx$14$q;
             p_sent = sent$14$q;
             p_end = end$14$q;
             p_unsch = unsch$14$q;
+            p_left = left$14$q;
+            p_uleft = uleft$14$q;
             p_iova = iova$14$q;
             p_uprio = uprio$14$q;
             p_sprio = sprio$14$q;
@@ -2722,11 +3029,13 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$14$q;
             m_job_index = index$14$q;
         end
-        if (srpt$m_pick_slot == c_slot$15) begin
+        if (pk_slot$q == c_slot$15) begin
             p_rtx = rtx$15$q;
             p_sent = sent$15$q;
             p_end = end$15$q;
             p_unsch = unsch$15$q;
+            p_left = left$15$q;
+            p_uleft = uleft$15$q;
             p_iova = iova$15$q;
             p_uprio = uprio$15$q;
             p_sprio = sprio$15$q;
@@ -2739,22 +3048,22 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$15$q;
             m_job_index = index$15$q;
         end
-        p_in_unsched = ~p_rtx & (p_sent < p_unsch);
-        p_boundary = p_end;
+        p_in_unsched = ~p_rtx & (p_uleft != c_zero32);
+        p_room = p_left;
         if (p_in_unsched) begin
-            p_boundary = p_unsch;
+            p_room = p_uleft;
         end
-        p_room = p_boundary - p_sent;
         p_len = p_room;
         if (cfg_max_payload < p_room) begin
             p_len = cfg_max_payload;
         end
         p_new_sent = p_sent + p_len;
-        p_last = p_new_sent == p_end;
+        p_rem = p_left - p_len;
+        p_last = p_len == p_left;
         cancel_fire = s_desc_valid & s_desc_cancel;
-        pick_valid = srpt$m_pick_valid & ~cancel_fire;
+        pick_valid = pk_valid$q & ~cancel_fire;
         m_job_valid = pick_valid;
-        m_job_slot = srpt$m_pick_slot;
+        m_job_slot = pk_slot$q;
         p_sent64[(64'h0)+:(32)] = p_sent;
         p_sent64[(64'h20)+:(32)] = c_zero32;
         m_job_addr = p_iova + ((p_sent64) & 64'hffffffffffffffff);
@@ -2772,8 +3081,15 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         m_job_last = p_last;
         fire = pick_valid & m_job_ready;
         srpt$s_upd_valid = fire;
-        srpt$s_upd_slot = srpt$m_pick_slot;
-        srpt$s_upd_remaining = p_end - p_new_sent;
+        srpt$s_upd_slot = pk_slot$q;
+        srpt$s_upd_remaining = p_rem;
+        pk_valid$clock = clock;
+        pk_slot$clock = clock;
+        pk_valid$d = srpt$m_pick_valid & ~fire;
+        pk_slot$d = srpt$m_pick_slot;
+        if (reset) begin
+            pk_valid$d = 1'b0;
+        end
         s_grant_ready = 1'b1;
         gid = s_grant_id ^ c_one64;
         any_match = 1'b0;
@@ -2883,6 +3199,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         if (cfg_unsched_bytes < s_desc_length) begin
             ins_unsch = cfg_unsched_bytes;
         end
+        ins_uleft = c_zero32;
+        if (~s_desc_retransmit & (ins_unsch > s_desc_offset)) begin
+            ins_uleft = ins_unsch - s_desc_offset;
+        end
         ins_uprio = c_prio$0;
         if (cfg_cutoff1 >= s_desc_length) begin
             ins_uprio = c_prio$1;
@@ -2919,6 +3239,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$0$clock = clock;
         granted$0$clock = clock;
         unsch$0$clock = clock;
+        left$0$clock = clock;
+        uleft$0$clock = clock;
         index$0$clock = clock;
         uprio$0$clock = clock;
         sprio$0$clock = clock;
@@ -2936,11 +3258,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$0$d = sent$0$q;
         granted$0$d = granted$0$q;
         unsch$0$d = unsch$0$q;
+        left$0$d = left$0$q;
+        uleft$0$d = uleft$0$q;
         index$0$d = index$0$q;
         uprio$0$d = uprio$0$q;
         sprio$0$d = sprio$0$q;
-        if (fire & (srpt$m_pick_slot == c_slot$0)) begin
+        if (fire & (pk_slot$q == c_slot$0)) begin
             sent$0$d = p_new_sent;
+            left$0$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$0$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$0$d = 1'b0;
             end
@@ -2959,6 +3287,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$0$d = c_base$0;
             if (unsch$0$q > c_base$0) begin
                 unsch$0$d = c_base$0;
+            end
+            left$0$d = c_one32;
+            if (uleft$0$q != c_zero32) begin
+                uleft$0$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$0)) begin
@@ -2979,6 +3311,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$0$d = ins_end;
             end
             unsch$0$d = ins_unsch;
+            left$0$d = s_desc_bytes;
+            uleft$0$d = ins_uleft;
             index$0$d = s_desc_index;
             uprio$0$d = ins_uprio;
             sprio$0$d = c_prio$0;
@@ -3000,6 +3334,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$1$clock = clock;
         granted$1$clock = clock;
         unsch$1$clock = clock;
+        left$1$clock = clock;
+        uleft$1$clock = clock;
         index$1$clock = clock;
         uprio$1$clock = clock;
         sprio$1$clock = clock;
@@ -3017,11 +3353,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$1$d = sent$1$q;
         granted$1$d = granted$1$q;
         unsch$1$d = unsch$1$q;
+        left$1$d = left$1$q;
+        uleft$1$d = uleft$1$q;
         index$1$d = index$1$q;
         uprio$1$d = uprio$1$q;
         sprio$1$d = sprio$1$q;
-        if (fire & (srpt$m_pick_slot == c_slot$1)) begin
+        if (fire & (pk_slot$q == c_slot$1)) begin
             sent$1$d = p_new_sent;
+            left$1$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$1$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$1$d = 1'b0;
             end
@@ -3040,6 +3382,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$1$d = c_base$1;
             if (unsch$1$q > c_base$1) begin
                 unsch$1$d = c_base$1;
+            end
+            left$1$d = c_one32;
+            if (uleft$1$q != c_zero32) begin
+                uleft$1$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$1)) begin
@@ -3060,6 +3406,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$1$d = ins_end;
             end
             unsch$1$d = ins_unsch;
+            left$1$d = s_desc_bytes;
+            uleft$1$d = ins_uleft;
             index$1$d = s_desc_index;
             uprio$1$d = ins_uprio;
             sprio$1$d = c_prio$0;
@@ -3081,6 +3429,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$2$clock = clock;
         granted$2$clock = clock;
         unsch$2$clock = clock;
+        left$2$clock = clock;
+        uleft$2$clock = clock;
         index$2$clock = clock;
         uprio$2$clock = clock;
         sprio$2$clock = clock;
@@ -3098,11 +3448,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$2$d = sent$2$q;
         granted$2$d = granted$2$q;
         unsch$2$d = unsch$2$q;
+        left$2$d = left$2$q;
+        uleft$2$d = uleft$2$q;
         index$2$d = index$2$q;
         uprio$2$d = uprio$2$q;
         sprio$2$d = sprio$2$q;
-        if (fire & (srpt$m_pick_slot == c_slot$2)) begin
+        if (fire & (pk_slot$q == c_slot$2)) begin
             sent$2$d = p_new_sent;
+            left$2$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$2$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$2$d = 1'b0;
             end
@@ -3121,6 +3477,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$2$d = c_base$2;
             if (unsch$2$q > c_base$2) begin
                 unsch$2$d = c_base$2;
+            end
+            left$2$d = c_one32;
+            if (uleft$2$q != c_zero32) begin
+                uleft$2$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$2)) begin
@@ -3141,6 +3501,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$2$d = ins_end;
             end
             unsch$2$d = ins_unsch;
+            left$2$d = s_desc_bytes;
+            uleft$2$d = ins_uleft;
             index$2$d = s_desc_index;
             uprio$2$d = ins_uprio;
             sprio$2$d = c_prio$0;
@@ -3162,6 +3524,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$3$clock = clock;
         granted$3$clock = clock;
         unsch$3$clock = clock;
+        left$3$clock = clock;
+        uleft$3$clock = clock;
         index$3$clock = clock;
         uprio$3$clock = clock;
         sprio$3$clock = clock;
@@ -3179,11 +3543,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$3$d = sent$3$q;
         granted$3$d = granted$3$q;
         unsch$3$d = unsch$3$q;
+        left$3$d = left$3$q;
+        uleft$3$d = uleft$3$q;
         index$3$d = index$3$q;
         uprio$3$d = uprio$3$q;
         sprio$3$d = sprio$3$q;
-        if (fire & (srpt$m_pick_slot == c_slot$3)) begin
+        if (fire & (pk_slot$q == c_slot$3)) begin
             sent$3$d = p_new_sent;
+            left$3$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$3$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$3$d = 1'b0;
             end
@@ -3202,6 +3572,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$3$d = c_base$3;
             if (unsch$3$q > c_base$3) begin
                 unsch$3$d = c_base$3;
+            end
+            left$3$d = c_one32;
+            if (uleft$3$q != c_zero32) begin
+                uleft$3$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$3)) begin
@@ -3222,6 +3596,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$3$d = ins_end;
             end
             unsch$3$d = ins_unsch;
+            left$3$d = s_desc_bytes;
+            uleft$3$d = ins_uleft;
             index$3$d = s_desc_index;
             uprio$3$d = ins_uprio;
             sprio$3$d = c_prio$0;
@@ -3243,6 +3619,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$4$clock = clock;
         granted$4$clock = clock;
         unsch$4$clock = clock;
+        left$4$clock = clock;
+        uleft$4$clock = clock;
         index$4$clock = clock;
         uprio$4$clock = clock;
         sprio$4$clock = clock;
@@ -3260,11 +3638,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$4$d = sent$4$q;
         granted$4$d = granted$4$q;
         unsch$4$d = unsch$4$q;
+        left$4$d = left$4$q;
+        uleft$4$d = uleft$4$q;
         index$4$d = index$4$q;
         uprio$4$d = uprio$4$q;
         sprio$4$d = sprio$4$q;
-        if (fire & (srpt$m_pick_slot == c_slot$4)) begin
+        if (fire & (pk_slot$q == c_slot$4)) begin
             sent$4$d = p_new_sent;
+            left$4$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$4$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$4$d = 1'b0;
             end
@@ -3283,6 +3667,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$4$d = c_base$4;
             if (unsch$4$q > c_base$4) begin
                 unsch$4$d = c_base$4;
+            end
+            left$4$d = c_one32;
+            if (uleft$4$q != c_zero32) begin
+                uleft$4$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$4)) begin
@@ -3303,6 +3691,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$4$d = ins_end;
             end
             unsch$4$d = ins_unsch;
+            left$4$d = s_desc_bytes;
+            uleft$4$d = ins_uleft;
             index$4$d = s_desc_index;
             uprio$4$d = ins_uprio;
             sprio$4$d = c_prio$0;
@@ -3324,6 +3714,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$5$clock = clock;
         granted$5$clock = clock;
         unsch$5$clock = clock;
+        left$5$clock = clock;
+        uleft$5$clock = clock;
         index$5$clock = clock;
         uprio$5$clock = clock;
         sprio$5$clock = clock;
@@ -3341,11 +3733,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$5$d = sent$5$q;
         granted$5$d = granted$5$q;
         unsch$5$d = unsch$5$q;
+        left$5$d = left$5$q;
+        uleft$5$d = uleft$5$q;
         index$5$d = index$5$q;
         uprio$5$d = uprio$5$q;
         sprio$5$d = sprio$5$q;
-        if (fire & (srpt$m_pick_slot == c_slot$5)) begin
+        if (fire & (pk_slot$q == c_slot$5)) begin
             sent$5$d = p_new_sent;
+            left$5$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$5$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$5$d = 1'b0;
             end
@@ -3364,6 +3762,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$5$d = c_base$5;
             if (unsch$5$q > c_base$5) begin
                 unsch$5$d = c_base$5;
+            end
+            left$5$d = c_one32;
+            if (uleft$5$q != c_zero32) begin
+                uleft$5$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$5)) begin
@@ -3384,6 +3786,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$5$d = ins_end;
             end
             unsch$5$d = ins_unsch;
+            left$5$d = s_desc_bytes;
+            uleft$5$d = ins_uleft;
             index$5$d = s_desc_index;
             uprio$5$d = ins_uprio;
             sprio$5$d = c_prio$0;
@@ -3405,6 +3809,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$6$clock = clock;
         granted$6$clock = clock;
         unsch$6$clock = clock;
+        left$6$clock = clock;
+        uleft$6$clock = clock;
         index$6$clock = clock;
         uprio$6$clock = clock;
         sprio$6$clock = clock;
@@ -3422,11 +3828,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$6$d = sent$6$q;
         granted$6$d = granted$6$q;
         unsch$6$d = unsch$6$q;
+        left$6$d = left$6$q;
+        uleft$6$d = uleft$6$q;
         index$6$d = index$6$q;
         uprio$6$d = uprio$6$q;
         sprio$6$d = sprio$6$q;
-        if (fire & (srpt$m_pick_slot == c_slot$6)) begin
+        if (fire & (pk_slot$q == c_slot$6)) begin
             sent$6$d = p_new_sent;
+            left$6$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$6$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$6$d = 1'b0;
             end
@@ -3445,6 +3857,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$6$d = c_base$6;
             if (unsch$6$q > c_base$6) begin
                 unsch$6$d = c_base$6;
+            end
+            left$6$d = c_one32;
+            if (uleft$6$q != c_zero32) begin
+                uleft$6$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$6)) begin
@@ -3465,6 +3881,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$6$d = ins_end;
             end
             unsch$6$d = ins_unsch;
+            left$6$d = s_desc_bytes;
+            uleft$6$d = ins_uleft;
             index$6$d = s_desc_index;
             uprio$6$d = ins_uprio;
             sprio$6$d = c_prio$0;
@@ -3486,6 +3904,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$7$clock = clock;
         granted$7$clock = clock;
         unsch$7$clock = clock;
+        left$7$clock = clock;
+        uleft$7$clock = clock;
         index$7$clock = clock;
         uprio$7$clock = clock;
         sprio$7$clock = clock;
@@ -3503,11 +3923,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$7$d = sent$7$q;
         granted$7$d = granted$7$q;
         unsch$7$d = unsch$7$q;
+        left$7$d = left$7$q;
+        uleft$7$d = uleft$7$q;
         index$7$d = index$7$q;
         uprio$7$d = uprio$7$q;
         sprio$7$d = sprio$7$q;
-        if (fire & (srpt$m_pick_slot == c_slot$7)) begin
+        if (fire & (pk_slot$q == c_slot$7)) begin
             sent$7$d = p_new_sent;
+            left$7$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$7$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$7$d = 1'b0;
             end
@@ -3526,6 +3952,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$7$d = c_base$7;
             if (unsch$7$q > c_base$7) begin
                 unsch$7$d = c_base$7;
+            end
+            left$7$d = c_one32;
+            if (uleft$7$q != c_zero32) begin
+                uleft$7$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$7)) begin
@@ -3546,6 +3976,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$7$d = ins_end;
             end
             unsch$7$d = ins_unsch;
+            left$7$d = s_desc_bytes;
+            uleft$7$d = ins_uleft;
             index$7$d = s_desc_index;
             uprio$7$d = ins_uprio;
             sprio$7$d = c_prio$0;
@@ -3567,6 +3999,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$8$clock = clock;
         granted$8$clock = clock;
         unsch$8$clock = clock;
+        left$8$clock = clock;
+        uleft$8$clock = clock;
         index$8$clock = clock;
         uprio$8$clock = clock;
         sprio$8$clock = clock;
@@ -3584,11 +4018,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$8$d = sent$8$q;
         granted$8$d = granted$8$q;
         unsch$8$d = unsch$8$q;
+        left$8$d = left$8$q;
+        uleft$8$d = uleft$8$q;
         index$8$d = index$8$q;
         uprio$8$d = uprio$8$q;
         sprio$8$d = sprio$8$q;
-        if (fire & (srpt$m_pick_slot == c_slot$8)) begin
+        if (fire & (pk_slot$q == c_slot$8)) begin
             sent$8$d = p_new_sent;
+            left$8$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$8$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$8$d = 1'b0;
             end
@@ -3607,6 +4047,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$8$d = c_base$8;
             if (unsch$8$q > c_base$8) begin
                 unsch$8$d = c_base$8;
+            end
+            left$8$d = c_one32;
+            if (uleft$8$q != c_zero32) begin
+                uleft$8$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$8)) begin
@@ -3627,6 +4071,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$8$d = ins_end;
             end
             unsch$8$d = ins_unsch;
+            left$8$d = s_desc_bytes;
+            uleft$8$d = ins_uleft;
             index$8$d = s_desc_index;
             uprio$8$d = ins_uprio;
             sprio$8$d = c_prio$0;
@@ -3648,6 +4094,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$9$clock = clock;
         granted$9$clock = clock;
         unsch$9$clock = clock;
+        left$9$clock = clock;
+        uleft$9$clock = clock;
         index$9$clock = clock;
         uprio$9$clock = clock;
         sprio$9$clock = clock;
@@ -3665,11 +4113,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$9$d = sent$9$q;
         granted$9$d = granted$9$q;
         unsch$9$d = unsch$9$q;
+        left$9$d = left$9$q;
+        uleft$9$d = uleft$9$q;
         index$9$d = index$9$q;
         uprio$9$d = uprio$9$q;
         sprio$9$d = sprio$9$q;
-        if (fire & (srpt$m_pick_slot == c_slot$9)) begin
+        if (fire & (pk_slot$q == c_slot$9)) begin
             sent$9$d = p_new_sent;
+            left$9$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$9$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$9$d = 1'b0;
             end
@@ -3688,6 +4142,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$9$d = c_base$9;
             if (unsch$9$q > c_base$9) begin
                 unsch$9$d = c_base$9;
+            end
+            left$9$d = c_one32;
+            if (uleft$9$q != c_zero32) begin
+                uleft$9$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$9)) begin
@@ -3708,6 +4166,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$9$d = ins_end;
             end
             unsch$9$d = ins_unsch;
+            left$9$d = s_desc_bytes;
+            uleft$9$d = ins_uleft;
             index$9$d = s_desc_index;
             uprio$9$d = ins_uprio;
             sprio$9$d = c_prio$0;
@@ -3729,6 +4189,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$10$clock = clock;
         granted$10$clock = clock;
         unsch$10$clock = clock;
+        left$10$clock = clock;
+        uleft$10$clock = clock;
         index$10$clock = clock;
         uprio$10$clock = clock;
         sprio$10$clock = clock;
@@ -3746,11 +4208,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$10$d = sent$10$q;
         granted$10$d = granted$10$q;
         unsch$10$d = unsch$10$q;
+        left$10$d = left$10$q;
+        uleft$10$d = uleft$10$q;
         index$10$d = index$10$q;
         uprio$10$d = uprio$10$q;
         sprio$10$d = sprio$10$q;
-        if (fire & (srpt$m_pick_slot == c_slot$10)) begin
+        if (fire & (pk_slot$q == c_slot$10)) begin
             sent$10$d = p_new_sent;
+            left$10$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$10$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$10$d = 1'b0;
             end
@@ -3769,6 +4237,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$10$d = c_base$10;
             if (unsch$10$q > c_base$10) begin
                 unsch$10$d = c_base$10;
+            end
+            left$10$d = c_one32;
+            if (uleft$10$q != c_zero32) begin
+                uleft$10$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$10)) begin
@@ -3789,6 +4261,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$10$d = ins_end;
             end
             unsch$10$d = ins_unsch;
+            left$10$d = s_desc_bytes;
+            uleft$10$d = ins_uleft;
             index$10$d = s_desc_index;
             uprio$10$d = ins_uprio;
             sprio$10$d = c_prio$0;
@@ -3810,6 +4284,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$11$clock = clock;
         granted$11$clock = clock;
         unsch$11$clock = clock;
+        left$11$clock = clock;
+        uleft$11$clock = clock;
         index$11$clock = clock;
         uprio$11$clock = clock;
         sprio$11$clock = clock;
@@ -3827,11 +4303,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$11$d = sent$11$q;
         granted$11$d = granted$11$q;
         unsch$11$d = unsch$11$q;
+        left$11$d = left$11$q;
+        uleft$11$d = uleft$11$q;
         index$11$d = index$11$q;
         uprio$11$d = uprio$11$q;
         sprio$11$d = sprio$11$q;
-        if (fire & (srpt$m_pick_slot == c_slot$11)) begin
+        if (fire & (pk_slot$q == c_slot$11)) begin
             sent$11$d = p_new_sent;
+            left$11$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$11$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$11$d = 1'b0;
             end
@@ -3850,6 +4332,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$11$d = c_base$11;
             if (unsch$11$q > c_base$11) begin
                 unsch$11$d = c_base$11;
+            end
+            left$11$d = c_one32;
+            if (uleft$11$q != c_zero32) begin
+                uleft$11$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$11)) begin
@@ -3870,6 +4356,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$11$d = ins_end;
             end
             unsch$11$d = ins_unsch;
+            left$11$d = s_desc_bytes;
+            uleft$11$d = ins_uleft;
             index$11$d = s_desc_index;
             uprio$11$d = ins_uprio;
             sprio$11$d = c_prio$0;
@@ -3891,6 +4379,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$12$clock = clock;
         granted$12$clock = clock;
         unsch$12$clock = clock;
+        left$12$clock = clock;
+        uleft$12$clock = clock;
         index$12$clock = clock;
         uprio$12$clock = clock;
         sprio$12$clock = clock;
@@ -3908,11 +4398,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$12$d = sent$12$q;
         granted$12$d = granted$12$q;
         unsch$12$d = unsch$12$q;
+        left$12$d = left$12$q;
+        uleft$12$d = uleft$12$q;
         index$12$d = index$12$q;
         uprio$12$d = uprio$12$q;
         sprio$12$d = sprio$12$q;
-        if (fire & (srpt$m_pick_slot == c_slot$12)) begin
+        if (fire & (pk_slot$q == c_slot$12)) begin
             sent$12$d = p_new_sent;
+            left$12$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$12$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$12$d = 1'b0;
             end
@@ -3931,6 +4427,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$12$d = c_base$12;
             if (unsch$12$q > c_base$12) begin
                 unsch$12$d = c_base$12;
+            end
+            left$12$d = c_one32;
+            if (uleft$12$q != c_zero32) begin
+                uleft$12$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$12)) begin
@@ -3951,6 +4451,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$12$d = ins_end;
             end
             unsch$12$d = ins_unsch;
+            left$12$d = s_desc_bytes;
+            uleft$12$d = ins_uleft;
             index$12$d = s_desc_index;
             uprio$12$d = ins_uprio;
             sprio$12$d = c_prio$0;
@@ -3972,6 +4474,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$13$clock = clock;
         granted$13$clock = clock;
         unsch$13$clock = clock;
+        left$13$clock = clock;
+        uleft$13$clock = clock;
         index$13$clock = clock;
         uprio$13$clock = clock;
         sprio$13$clock = clock;
@@ -3989,11 +4493,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$13$d = sent$13$q;
         granted$13$d = granted$13$q;
         unsch$13$d = unsch$13$q;
+        left$13$d = left$13$q;
+        uleft$13$d = uleft$13$q;
         index$13$d = index$13$q;
         uprio$13$d = uprio$13$q;
         sprio$13$d = sprio$13$q;
-        if (fire & (srpt$m_pick_slot == c_slot$13)) begin
+        if (fire & (pk_slot$q == c_slot$13)) begin
             sent$13$d = p_new_sent;
+            left$13$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$13$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$13$d = 1'b0;
             end
@@ -4012,6 +4522,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$13$d = c_base$13;
             if (unsch$13$q > c_base$13) begin
                 unsch$13$d = c_base$13;
+            end
+            left$13$d = c_one32;
+            if (uleft$13$q != c_zero32) begin
+                uleft$13$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$13)) begin
@@ -4032,6 +4546,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$13$d = ins_end;
             end
             unsch$13$d = ins_unsch;
+            left$13$d = s_desc_bytes;
+            uleft$13$d = ins_uleft;
             index$13$d = s_desc_index;
             uprio$13$d = ins_uprio;
             sprio$13$d = c_prio$0;
@@ -4053,6 +4569,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$14$clock = clock;
         granted$14$clock = clock;
         unsch$14$clock = clock;
+        left$14$clock = clock;
+        uleft$14$clock = clock;
         index$14$clock = clock;
         uprio$14$clock = clock;
         sprio$14$clock = clock;
@@ -4070,11 +4588,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$14$d = sent$14$q;
         granted$14$d = granted$14$q;
         unsch$14$d = unsch$14$q;
+        left$14$d = left$14$q;
+        uleft$14$d = uleft$14$q;
         index$14$d = index$14$q;
         uprio$14$d = uprio$14$q;
         sprio$14$d = sprio$14$q;
-        if (fire & (srpt$m_pick_slot == c_slot$14)) begin
+        if (fire & (pk_slot$q == c_slot$14)) begin
             sent$14$d = p_new_sent;
+            left$14$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$14$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$14$d = 1'b0;
             end
@@ -4093,6 +4617,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$14$d = c_base$14;
             if (unsch$14$q > c_base$14) begin
                 unsch$14$d = c_base$14;
+            end
+            left$14$d = c_one32;
+            if (uleft$14$q != c_zero32) begin
+                uleft$14$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$14)) begin
@@ -4113,6 +4641,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$14$d = ins_end;
             end
             unsch$14$d = ins_unsch;
+            left$14$d = s_desc_bytes;
+            uleft$14$d = ins_uleft;
             index$14$d = s_desc_index;
             uprio$14$d = ins_uprio;
             sprio$14$d = c_prio$0;
@@ -4134,6 +4664,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$15$clock = clock;
         granted$15$clock = clock;
         unsch$15$clock = clock;
+        left$15$clock = clock;
+        uleft$15$clock = clock;
         index$15$clock = clock;
         uprio$15$clock = clock;
         sprio$15$clock = clock;
@@ -4151,11 +4683,17 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         sent$15$d = sent$15$q;
         granted$15$d = granted$15$q;
         unsch$15$d = unsch$15$q;
+        left$15$d = left$15$q;
+        uleft$15$d = uleft$15$q;
         index$15$d = index$15$q;
         uprio$15$d = uprio$15$q;
         sprio$15$d = sprio$15$q;
-        if (fire & (srpt$m_pick_slot == c_slot$15)) begin
+        if (fire & (pk_slot$q == c_slot$15)) begin
             sent$15$d = p_new_sent;
+            left$15$d = p_rem;
+            if (p_in_unsched) begin
+                uleft$15$d = p_uleft - p_len;
+            end
             if (p_last) begin
                 live$15$d = 1'b0;
             end
@@ -4174,6 +4712,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             granted$15$d = c_base$15;
             if (unsch$15$q > c_base$15) begin
                 unsch$15$d = c_base$15;
+            end
+            left$15$d = c_one32;
+            if (uleft$15$q != c_zero32) begin
+                uleft$15$d = c_one32;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$15)) begin
@@ -4194,6 +4736,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 granted$15$d = ins_end;
             end
             unsch$15$d = ins_unsch;
+            left$15$d = s_desc_bytes;
+            uleft$15$d = ins_uleft;
             index$15$d = s_desc_index;
             uprio$15$d = ins_uprio;
             sprio$15$d = c_prio$0;
@@ -6347,6 +6891,310 @@ module homa_tx_sched_n16$iova$9(d,q,clock);
 endmodule // homa_tx_sched_n16$iova$9
 
 
+module homa_tx_sched_n16$left$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$0
+
+
+module homa_tx_sched_n16$left$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$1
+
+
+module homa_tx_sched_n16$left$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$10
+
+
+module homa_tx_sched_n16$left$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$11
+
+
+module homa_tx_sched_n16$left$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$12
+
+
+module homa_tx_sched_n16$left$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$13
+
+
+module homa_tx_sched_n16$left$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$14
+
+
+module homa_tx_sched_n16$left$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$15
+
+
+module homa_tx_sched_n16$left$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$2
+
+
+module homa_tx_sched_n16$left$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$3
+
+
+module homa_tx_sched_n16$left$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$4
+
+
+module homa_tx_sched_n16$left$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$5
+
+
+module homa_tx_sched_n16$left$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$6
+
+
+module homa_tx_sched_n16$left$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$7
+
+
+module homa_tx_sched_n16$left$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$8
+
+
+module homa_tx_sched_n16$left$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$left$9
+
+
 module homa_tx_sched_n16$length$0(d,q,clock);
     
     // Module arguments
@@ -7599,6 +8447,44 @@ module homa_tx_sched_n16$peer$9(d,q,clock);
     end
           
 endmodule // homa_tx_sched_n16$peer$9
+
+
+module homa_tx_sched_n16$pk_slot(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$pk_slot
+
+
+module homa_tx_sched_n16$pk_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$pk_valid
 
 
 module homa_tx_sched_n16$rtx$0(d,q,clock);
@@ -11638,6 +12524,310 @@ module homa_tx_sched_n16$srpt$valid$9(d,q,clock);
     end
           
 endmodule // homa_tx_sched_n16$srpt$valid$9
+
+
+module homa_tx_sched_n16$uleft$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$0
+
+
+module homa_tx_sched_n16$uleft$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$1
+
+
+module homa_tx_sched_n16$uleft$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$10
+
+
+module homa_tx_sched_n16$uleft$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$11
+
+
+module homa_tx_sched_n16$uleft$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$12
+
+
+module homa_tx_sched_n16$uleft$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$13
+
+
+module homa_tx_sched_n16$uleft$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$14
+
+
+module homa_tx_sched_n16$uleft$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$15
+
+
+module homa_tx_sched_n16$uleft$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$2
+
+
+module homa_tx_sched_n16$uleft$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$3
+
+
+module homa_tx_sched_n16$uleft$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$4
+
+
+module homa_tx_sched_n16$uleft$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$5
+
+
+module homa_tx_sched_n16$uleft$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$6
+
+
+module homa_tx_sched_n16$uleft$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$7
+
+
+module homa_tx_sched_n16$uleft$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$8
+
+
+module homa_tx_sched_n16$uleft$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uleft$9
 
 
 module homa_tx_sched_n16$unsch$0(d,q,clock);

@@ -1,15 +1,18 @@
 //! `TxSched16`: the NIC's transmit scheduler. It keeps the outbound messages the TX
 //! descriptor ring accepted in a 16-slot table, raises their granted bytes from the GRANTs the
-//! parser decodes, and every cycle picks, by SRPT among the slots with granted bytes still to
-//! send, the next DATA packet: which bytes of which message, at which priority. The pick is
+//! parser decodes, and picks, by SRPT among the slots with granted bytes still to send, the
+//! next DATA packet: which bytes of which message, at which priority (one every two cycles
+//! while they are taken, below). The pick is
 //! [`SrptScheduler16`]'s, with each slot masked while it waits for a GRANT; the packet is cut
 //! as `homa_proto::core` cuts it ([`homa_proto::core::segment_len`]).
 //!
 //! ```text
 //!  s_desc_* (TxRing512) ─► lowest free slot ─┐      ┌─ sent < granted ─► mask
-//!  s_grant_* (parser)  ─► match (peer, id^1) ─► 16 slots ─► SrptScheduler16 ─► cut ─► m_job_*
-//!                                              ▲                              │
-//!                                              └──── sent += len (0 left: free)◄┘
+//!  s_grant_* (parser)  ─► match (peer, id^1) ─► 16 slots ─► SrptScheduler16 ─► [pk_slot]
+//!                                              ▲                                  │
+//!                                              │       m_job_* ◄─ cut ◄─ 16:1 mux ◄┘
+//!                                              │                   │
+//!                                              └───────────────────┘ sent += len (0 left: free)
 //! ```
 //!
 //! A slot holds a range of a message still to send: `[0, length)` for a SEND_MESSAGE,
@@ -39,8 +42,17 @@
 //! `cfg_max_payload` bytes (> 0). `m_job_last` marks a range's last packet (the slot is free
 //! after it): the framer posts `TX_DONE` after that frame, unless `m_job_no_completion`.
 //!
-//! Timing: the job is combinational from registers (slot state → mask → SRPT tree → 16-way
-//! mux → cut), one decision per cycle; a GRANT, an insert and a pick are all taken in the
+//! Timing: the pick is two register stages, one decision every two cycles at most, which is
+//! line rate for the smallest DATA frame (2.3 cycles at 100 Gb/s, docs/timing.md). Stage 1:
+//! slot state → mask → SRPT tree → the picked slot, registered. Stage 2: a 16-way mux of that
+//! slot's state as it is *now* → the cut → `m_job_*`, and at the edge that takes the job, the
+//! slot's and the tree's update. The slot keeps its bytes to the range's end and to the
+//! unscheduled limit, so the cut is a compare and a mux, with no subtraction before it. The
+//! job is thus the tree's pick over the state one cycle old (a GRANT or an insert at the edge
+//! between does not change it), cut from the state of now (a CANCEL at that edge does cut
+//! it): the registered slot is still live and eligible, since only a pick frees a slot and
+//! nothing else brings its granted bytes down to its sent bytes (a CANCEL leaves one byte);
+//! the cycle after a pick offers no job (the registered pick predates that pick's update). A GRANT, an insert and a pick are all taken in the
 //! same cycle (they touch different fields or slots). GRANTs are always taken; one that
 //! matches no slot (its message is fully sent, or unknown) is counted in `grants_unmatched`.
 //! IPv4 peers only (`u32`, first byte most significant, as the GRANT framer takes them).
@@ -183,11 +195,15 @@ pub struct TxSched16 {
     sent: [DFF<Bits<32>>; TX_SLOTS],
     granted: [DFF<Bits<32>>; TX_SLOTS],
     unsch: [DFF<Bits<32>>; TX_SLOTS],
+    left: [DFF<Bits<32>>; TX_SLOTS],
+    uleft: [DFF<Bits<32>>; TX_SLOTS],
     index: [DFF<Bits<32>>; TX_SLOTS],
     uprio: [DFF<Bits<3>>; TX_SLOTS],
     sprio: [DFF<Bits<3>>; TX_SLOTS],
     n_pkts: DFF<Bits<32>>,
     n_unmatched: DFF<Bits<32>>,
+    pk_valid: DFF<Bit>,
+    pk_slot: DFF<Bits<4>>,
     elig: [Signal<Local, Bit>; TX_SLOTS],
     gmatch: [Signal<Local, Bit>; TX_SLOTS],
     cmatch: [Signal<Local, Bit>; TX_SLOTS],
@@ -201,16 +217,19 @@ pub struct TxSched16 {
     ins_unsch: Signal<Local, Bits<32>>,
     ins_end: Signal<Local, Bits<32>>,
     ins_uprio: Signal<Local, Bits<3>>,
+    ins_uleft: Signal<Local, Bits<32>>,
     fire: Signal<Local, Bit>,
     p_rtx: Signal<Local, Bit>,
     p_sent: Signal<Local, Bits<32>>,
     p_end: Signal<Local, Bits<32>>,
     p_unsch: Signal<Local, Bits<32>>,
+    p_left: Signal<Local, Bits<32>>,
+    p_uleft: Signal<Local, Bits<32>>,
+    p_rem: Signal<Local, Bits<32>>,
     p_iova: Signal<Local, Bits<64>>,
     p_uprio: Signal<Local, Bits<3>>,
     p_sprio: Signal<Local, Bits<3>>,
     p_in_unsched: Signal<Local, Bit>,
-    p_boundary: Signal<Local, Bits<32>>,
     p_room: Signal<Local, Bits<32>>,
     p_len: Signal<Local, Bits<32>>,
     p_new_sent: Signal<Local, Bits<32>>,
@@ -297,11 +316,15 @@ impl TxSched16 {
             sent: std::array::from_fn(|_| DFF::default()),
             granted: std::array::from_fn(|_| DFF::default()),
             unsch: std::array::from_fn(|_| DFF::default()),
+            left: std::array::from_fn(|_| DFF::default()),
+            uleft: std::array::from_fn(|_| DFF::default()),
             index: std::array::from_fn(|_| DFF::default()),
             uprio: std::array::from_fn(|_| DFF::default()),
             sprio: std::array::from_fn(|_| DFF::default()),
             n_pkts: DFF::default(),
             n_unmatched: DFF::default(),
+            pk_valid: DFF::default(),
+            pk_slot: DFF::default(),
             elig: std::array::from_fn(|_| Signal::default()),
             gmatch: std::array::from_fn(|_| Signal::default()),
             cmatch: std::array::from_fn(|_| Signal::default()),
@@ -315,16 +338,19 @@ impl TxSched16 {
             ins_unsch: Signal::default(),
             ins_end: Signal::default(),
             ins_uprio: Signal::default(),
+            ins_uleft: Signal::default(),
             fire: Signal::default(),
             p_rtx: Signal::default(),
             p_sent: Signal::default(),
             p_end: Signal::default(),
             p_unsch: Signal::default(),
+            p_left: Signal::default(),
+            p_uleft: Signal::default(),
+            p_rem: Signal::default(),
             p_iova: Signal::default(),
             p_uprio: Signal::default(),
             p_sprio: Signal::default(),
             p_in_unsched: Signal::default(),
-            p_boundary: Signal::default(),
             p_room: Signal::default(),
             p_len: Signal::default(),
             p_new_sent: Signal::default(),
@@ -420,11 +446,14 @@ impl Logic for TxSched16 {
         self.mask.next.m14 = self.elig[14].val();
         self.mask.next.m15 = self.elig[15].val();
         self.srpt.s_mask.next = Bits::<16>::from(self.mask.val());
-        // The picked slot's state.
+        // Stage 2: the registered pick's slot as it is now (it is still live and eligible:
+        // only a pick frees a slot or lowers its granted bytes, and a pick clears the stage).
         self.p_rtx.next = false;
         self.p_sent.next = self.c_zero32.val();
         self.p_end.next = self.c_zero32.val();
         self.p_unsch.next = self.c_zero32.val();
+        self.p_left.next = self.c_zero32.val();
+        self.p_uleft.next = self.c_zero32.val();
         self.p_iova.next = self.c_zero64.val();
         self.p_uprio.next = self.c_prio[0].val();
         self.p_sprio.next = self.c_prio[0].val();
@@ -437,11 +466,13 @@ impl Logic for TxSched16 {
         self.m_job_cookie.next = self.cookie[0].q.val();
         self.m_job_index.next = self.c_zero32.val();
         for j in 0..TX_SLOTS {
-            if self.srpt.m_pick_slot.val() == self.c_slot[j].val() {
+            if self.pk_slot.q.val() == self.c_slot[j].val() {
                 self.p_rtx.next = self.rtx[j].q.val();
                 self.p_sent.next = self.sent[j].q.val();
                 self.p_end.next = self.end[j].q.val();
                 self.p_unsch.next = self.unsch[j].q.val();
+                self.p_left.next = self.left[j].q.val();
+                self.p_uleft.next = self.uleft[j].q.val();
                 self.p_iova.next = self.iova[j].q.val();
                 self.p_uprio.next = self.uprio[j].q.val();
                 self.p_sprio.next = self.sprio[j].q.val();
@@ -455,24 +486,25 @@ impl Logic for TxSched16 {
                 self.m_job_index.next = self.index[j].q.val();
             }
         }
-        // The cut: never past the unscheduled limit of a message, nor the range's end.
-        self.p_in_unsched.next = !self.p_rtx.val() & (self.p_sent.val() < self.p_unsch.val());
-        self.p_boundary.next = self.p_end.val();
+        // The cut: never past the unscheduled limit of a message, nor the range's end. The
+        // bytes to either are kept per slot, so no subtraction follows the mux.
+        self.p_in_unsched.next = !self.p_rtx.val() & (self.p_uleft.val() != self.c_zero32.val());
+        self.p_room.next = self.p_left.val();
         if self.p_in_unsched.val() {
-            self.p_boundary.next = self.p_unsch.val();
+            self.p_room.next = self.p_uleft.val();
         }
-        self.p_room.next = self.p_boundary.val() - self.p_sent.val();
         self.p_len.next = self.p_room.val();
         if self.cfg_max_payload.val() < self.p_room.val() {
             self.p_len.next = self.cfg_max_payload.val();
         }
         self.p_new_sent.next = self.p_sent.val() + self.p_len.val();
-        self.p_last.next = self.p_new_sent.val() == self.p_end.val();
+        self.p_rem.next = self.p_left.val() - self.p_len.val();
+        self.p_last.next = self.p_len.val() == self.p_left.val();
         // A CANCEL's cycle offers no job (see the module doc).
         self.cancel_fire.next = self.s_desc_valid.val() & self.s_desc_cancel.val();
-        self.pick_valid.next = self.srpt.m_pick_valid.val() & !self.cancel_fire.val();
+        self.pick_valid.next = self.pk_valid.q.val() & !self.cancel_fire.val();
         self.m_job_valid.next = self.pick_valid.val();
-        self.m_job_slot.next = self.srpt.m_pick_slot.val();
+        self.m_job_slot.next = self.pk_slot.q.val();
         self.p_sent64.next.lo = self.p_sent.val();
         self.p_sent64.next.hi = self.c_zero32.val();
         self.m_job_addr.next = self.p_iova.val() + Bits::<64>::from(self.p_sent64.val());
@@ -490,8 +522,17 @@ impl Logic for TxSched16 {
         self.m_job_last.next = self.p_last.val();
         self.fire.next = self.pick_valid.val() & self.m_job_ready.val();
         self.srpt.s_upd_valid.next = self.fire.val();
-        self.srpt.s_upd_slot.next = self.srpt.m_pick_slot.val();
-        self.srpt.s_upd_remaining.next = self.p_end.val() - self.p_new_sent.val();
+        self.srpt.s_upd_slot.next = self.pk_slot.q.val();
+        self.srpt.s_upd_remaining.next = self.p_rem.val();
+        // Stage 1: the tree's pick over this cycle's state, registered. A pick taken at this
+        // edge moves its slot's key, so the registered pick would be stale: none follows.
+        self.pk_valid.clock.next = self.clock.val();
+        self.pk_slot.clock.next = self.clock.val();
+        self.pk_valid.d.next = self.srpt.m_pick_valid.val() & !self.fire.val();
+        self.pk_slot.d.next = self.srpt.m_pick_slot.val();
+        if self.reset.val() {
+            self.pk_valid.d.next = false;
+        }
         // GRANTs: matched against live SEND_MESSAGE slots by (peer, local id).
         self.s_grant_ready.next = true;
         self.gid.next = self.s_grant_id.val() ^ self.c_one64.val();
@@ -526,6 +567,11 @@ impl Logic for TxSched16 {
         self.ins_unsch.next = self.s_desc_length.val();
         if self.cfg_unsched_bytes.val() < self.s_desc_length.val() {
             self.ins_unsch.next = self.cfg_unsched_bytes.val();
+        }
+        // A message's bytes below its unscheduled limit (none for a retransmission).
+        self.ins_uleft.next = self.c_zero32.val();
+        if !self.s_desc_retransmit.val() & (self.ins_unsch.val() > self.s_desc_offset.val()) {
+            self.ins_uleft.next = self.ins_unsch.val() - self.s_desc_offset.val();
         }
         // `proto::policy::unsched_priority`: the largest level whose cutoff covers the length;
         // level 0 when none does, so level 0's own cutoff is never needed.
@@ -567,6 +613,8 @@ impl Logic for TxSched16 {
             self.sent[j].clock.next = self.clock.val();
             self.granted[j].clock.next = self.clock.val();
             self.unsch[j].clock.next = self.clock.val();
+            self.left[j].clock.next = self.clock.val();
+            self.uleft[j].clock.next = self.clock.val();
             self.index[j].clock.next = self.clock.val();
             self.uprio[j].clock.next = self.clock.val();
             self.sprio[j].clock.next = self.clock.val();
@@ -584,11 +632,17 @@ impl Logic for TxSched16 {
             self.sent[j].d.next = self.sent[j].q.val();
             self.granted[j].d.next = self.granted[j].q.val();
             self.unsch[j].d.next = self.unsch[j].q.val();
+            self.left[j].d.next = self.left[j].q.val();
+            self.uleft[j].d.next = self.uleft[j].q.val();
             self.index[j].d.next = self.index[j].q.val();
             self.uprio[j].d.next = self.uprio[j].q.val();
             self.sprio[j].d.next = self.sprio[j].q.val();
-            if self.fire.val() & (self.srpt.m_pick_slot.val() == self.c_slot[j].val()) {
+            if self.fire.val() & (self.pk_slot.q.val() == self.c_slot[j].val()) {
                 self.sent[j].d.next = self.p_new_sent.val();
+                self.left[j].d.next = self.p_rem.val();
+                if self.p_in_unsched.val() {
+                    self.uleft[j].d.next = self.p_uleft.val() - self.p_len.val();
+                }
                 if self.p_last.val() {
                     self.live[j].d.next = false;
                 }
@@ -607,6 +661,10 @@ impl Logic for TxSched16 {
                 self.granted[j].d.next = self.c_base[j].val();
                 if self.unsch[j].q.val() > self.c_base[j].val() {
                     self.unsch[j].d.next = self.c_base[j].val();
+                }
+                self.left[j].d.next = self.c_one32.val();
+                if self.uleft[j].q.val() != self.c_zero32.val() {
+                    self.uleft[j].d.next = self.c_one32.val();
                 }
             }
             if self.ins_fire.val() & (self.srpt.m_free_slot.val() == self.c_slot[j].val()) {
@@ -627,6 +685,8 @@ impl Logic for TxSched16 {
                     self.granted[j].d.next = self.ins_end.val();
                 }
                 self.unsch[j].d.next = self.ins_unsch.val();
+                self.left[j].d.next = self.s_desc_bytes.val();
+                self.uleft[j].d.next = self.ins_uleft.val();
                 self.index[j].d.next = self.s_desc_index.val();
                 self.uprio[j].d.next = self.ins_uprio.val();
                 self.sprio[j].d.next = self.c_prio[0].val();

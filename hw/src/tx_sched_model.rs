@@ -2,8 +2,10 @@
 //! [`crate::tx_sched::TxSched16`] and its Verilator co-simulation in `homa-sim`.
 //!
 //! [`Mirror`] keeps the slots as the block must: the pick is `proto::policy::srpt_pick` over
-//! the slots with granted bytes still to send, in age order; a message's packet is cut by
-//! `proto::core::segment_len` and its unscheduled priority is `proto::policy::unsched_priority`.
+//! the slots with granted bytes still to send, in age order, one cycle old (the block
+//! registers it, and offers nothing the cycle after a pick is taken); a message's packet is
+//! cut by `proto::core::segment_len` from the slot as it is now, and its unscheduled priority
+//! is `proto::policy::unsched_priority`.
 //! [`run`] drives a block through [`TxSchedPorts`] with seeded random descriptors (SEND_MESSAGE
 //! of 1 B to 1 MB, some RETRANSMIT ranges, some CANCELs of an RPC), GRANTs (for live messages,
 //! stale, lowering, past the end, for nobody) and back-pressure on the jobs, compares every
@@ -128,6 +130,8 @@ struct Slot {
 pub struct Mirror {
     slots: Vec<Option<Slot>>,
     inserted: u64,
+    /// The tree's pick of the cycle before, unless a job was taken at the edge since.
+    pick: Option<usize>,
     /// Jobs taken.
     pub packets: u32,
     /// GRANTs that matched no slot.
@@ -140,6 +144,7 @@ impl Mirror {
         Mirror {
             slots: vec![None; n],
             inserted: 0,
+            pick: None,
             packets: 0,
             grants_unmatched: 0,
         }
@@ -165,8 +170,9 @@ impl Mirror {
             .collect()
     }
 
-    /// The packet the block must offer now.
-    pub fn job(&self, cfg: &TxSchedConfig) -> Option<TxJob> {
+    /// The SRPT tree's pick over the slots as they are now: among those with granted bytes
+    /// still to send, the fewest remaining bytes (as the tree keys them), older first.
+    fn tree_pick(&self) -> Option<usize> {
         let mut cands: Vec<(usize, &Slot)> = self
             .slots
             .iter()
@@ -179,7 +185,17 @@ impl Mirror {
             bytes_remaining: s.key,
             age: s.age,
         }))?;
-        let (slot, s) = cands[pick];
+        Some(cands[pick].0)
+    }
+
+    /// The packet the block must offer now: the tree's pick of the cycle before (the pick is
+    /// registered), cut from its slot as the slot is now. None in the cycle after a job was
+    /// taken (the registered pick predates that job's update).
+    pub fn job(&self, cfg: &TxSchedConfig) -> Option<TxJob> {
+        let slot = self.pick?;
+        let s = self.slots[slot]
+            .as_ref()
+            .expect("a registered pick stays live until it is taken");
         let len = if s.e.retransmit {
             (s.end - s.sent).min(cfg.max_payload)
         } else {
@@ -223,6 +239,11 @@ impl Mirror {
     ) {
         let free = self.free();
         let job = if take { self.job(cfg) } else { None };
+        self.pick = if job.is_some() {
+            None
+        } else {
+            self.tree_pick()
+        };
         if let Some(g) = grant {
             let mut hit = false;
             for s in self.slots.iter_mut().flatten() {
