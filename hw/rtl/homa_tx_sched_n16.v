@@ -101,6 +101,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  srpt$s_upd_valid;
     reg  [3:0] srpt$s_upd_slot;
     reg  [31:0] srpt$s_upd_remaining;
+    reg  srpt$s_upd_free;
     reg  [15:0] srpt$s_mask;
     wire  [3:0] srpt$m_free_slot;
     wire  srpt$m_pick_valid;
@@ -876,6 +877,54 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  [31:0] uleft$15$d;
     wire  [31:0] uleft$15$q;
     reg  uleft$15$clock;
+    reg  uend$0$d;
+    wire  uend$0$q;
+    reg  uend$0$clock;
+    reg  uend$1$d;
+    wire  uend$1$q;
+    reg  uend$1$clock;
+    reg  uend$2$d;
+    wire  uend$2$q;
+    reg  uend$2$clock;
+    reg  uend$3$d;
+    wire  uend$3$q;
+    reg  uend$3$clock;
+    reg  uend$4$d;
+    wire  uend$4$q;
+    reg  uend$4$clock;
+    reg  uend$5$d;
+    wire  uend$5$q;
+    reg  uend$5$clock;
+    reg  uend$6$d;
+    wire  uend$6$q;
+    reg  uend$6$clock;
+    reg  uend$7$d;
+    wire  uend$7$q;
+    reg  uend$7$clock;
+    reg  uend$8$d;
+    wire  uend$8$q;
+    reg  uend$8$clock;
+    reg  uend$9$d;
+    wire  uend$9$q;
+    reg  uend$9$clock;
+    reg  uend$10$d;
+    wire  uend$10$q;
+    reg  uend$10$clock;
+    reg  uend$11$d;
+    wire  uend$11$q;
+    reg  uend$11$clock;
+    reg  uend$12$d;
+    wire  uend$12$q;
+    reg  uend$12$clock;
+    reg  uend$13$d;
+    wire  uend$13$q;
+    reg  uend$13$clock;
+    reg  uend$14$d;
+    wire  uend$14$q;
+    reg  uend$14$clock;
+    reg  uend$15$d;
+    wire  uend$15$q;
+    reg  uend$15$clock;
     reg  [31:0] index$0$d;
     wire  [31:0] index$0$q;
     reg  index$0$clock;
@@ -1098,6 +1147,58 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  [31:0] c_base$13;
     reg  [31:0] c_base$14;
     reg  [31:0] c_base$15;
+    reg  big_l$0;
+    reg  big_l$1;
+    reg  big_l$2;
+    reg  big_l$3;
+    reg  big_l$4;
+    reg  big_l$5;
+    reg  big_l$6;
+    reg  big_l$7;
+    reg  big_l$8;
+    reg  big_l$9;
+    reg  big_l$10;
+    reg  big_l$11;
+    reg  big_l$12;
+    reg  big_l$13;
+    reg  big_l$14;
+    reg  big_l$15;
+    reg  big_u$0;
+    reg  big_u$1;
+    reg  big_u$2;
+    reg  big_u$3;
+    reg  big_u$4;
+    reg  big_u$5;
+    reg  big_u$6;
+    reg  big_u$7;
+    reg  big_u$8;
+    reg  big_u$9;
+    reg  big_u$10;
+    reg  big_u$11;
+    reg  big_u$12;
+    reg  big_u$13;
+    reg  big_u$14;
+    reg  big_u$15;
+    reg  nz_u$0;
+    reg  nz_u$1;
+    reg  nz_u$2;
+    reg  nz_u$3;
+    reg  nz_u$4;
+    reg  nz_u$5;
+    reg  nz_u$6;
+    reg  nz_u$7;
+    reg  nz_u$8;
+    reg  nz_u$9;
+    reg  nz_u$10;
+    reg  nz_u$11;
+    reg  nz_u$12;
+    reg  nz_u$13;
+    reg  nz_u$14;
+    reg  nz_u$15;
+    reg  p_big_l;
+    reg  p_big_u;
+    reg  p_nz_u;
+    reg  p_uend;
     reg  cancel_fire;
     reg  pick_valid;
     reg  any_match;
@@ -1120,7 +1221,6 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  [2:0] p_uprio;
     reg  [2:0] p_sprio;
     reg  p_in_unsched;
-    reg  [31:0] p_room;
     reg  [31:0] p_len;
     reg  [31:0] p_new_sent;
     reg  p_last;
@@ -1137,6 +1237,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         .s_upd_valid(srpt$s_upd_valid),
         .s_upd_slot(srpt$s_upd_slot),
         .s_upd_remaining(srpt$s_upd_remaining),
+        .s_upd_free(srpt$s_upd_free),
         .s_mask(srpt$s_mask),
         .m_free_slot(srpt$m_free_slot),
         .m_pick_valid(srpt$m_pick_valid),
@@ -2425,6 +2526,86 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         .q(uleft$15$q),
         .clock(uleft$15$clock)
     );
+    homa_tx_sched_n16$uend$0 uend$0(
+        .d(uend$0$d),
+        .q(uend$0$q),
+        .clock(uend$0$clock)
+    );
+    homa_tx_sched_n16$uend$1 uend$1(
+        .d(uend$1$d),
+        .q(uend$1$q),
+        .clock(uend$1$clock)
+    );
+    homa_tx_sched_n16$uend$2 uend$2(
+        .d(uend$2$d),
+        .q(uend$2$q),
+        .clock(uend$2$clock)
+    );
+    homa_tx_sched_n16$uend$3 uend$3(
+        .d(uend$3$d),
+        .q(uend$3$q),
+        .clock(uend$3$clock)
+    );
+    homa_tx_sched_n16$uend$4 uend$4(
+        .d(uend$4$d),
+        .q(uend$4$q),
+        .clock(uend$4$clock)
+    );
+    homa_tx_sched_n16$uend$5 uend$5(
+        .d(uend$5$d),
+        .q(uend$5$q),
+        .clock(uend$5$clock)
+    );
+    homa_tx_sched_n16$uend$6 uend$6(
+        .d(uend$6$d),
+        .q(uend$6$q),
+        .clock(uend$6$clock)
+    );
+    homa_tx_sched_n16$uend$7 uend$7(
+        .d(uend$7$d),
+        .q(uend$7$q),
+        .clock(uend$7$clock)
+    );
+    homa_tx_sched_n16$uend$8 uend$8(
+        .d(uend$8$d),
+        .q(uend$8$q),
+        .clock(uend$8$clock)
+    );
+    homa_tx_sched_n16$uend$9 uend$9(
+        .d(uend$9$d),
+        .q(uend$9$q),
+        .clock(uend$9$clock)
+    );
+    homa_tx_sched_n16$uend$10 uend$10(
+        .d(uend$10$d),
+        .q(uend$10$q),
+        .clock(uend$10$clock)
+    );
+    homa_tx_sched_n16$uend$11 uend$11(
+        .d(uend$11$d),
+        .q(uend$11$q),
+        .clock(uend$11$clock)
+    );
+    homa_tx_sched_n16$uend$12 uend$12(
+        .d(uend$12$d),
+        .q(uend$12$q),
+        .clock(uend$12$clock)
+    );
+    homa_tx_sched_n16$uend$13 uend$13(
+        .d(uend$13$d),
+        .q(uend$13$q),
+        .clock(uend$13$clock)
+    );
+    homa_tx_sched_n16$uend$14 uend$14(
+        .d(uend$14$d),
+        .q(uend$14$q),
+        .clock(uend$14$clock)
+    );
+    homa_tx_sched_n16$uend$15 uend$15(
+        .d(uend$15$d),
+        .q(uend$15$q),
+        .clock(uend$15$clock)
+    );
     homa_tx_sched_n16$index$0 index$0(
         .d(index$0$d),
         .q(index$0$q),
@@ -2727,6 +2908,58 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         mask[(64'he)+:(1)] = elig$14;
         mask[(64'hf)+:(1)] = elig$15;
         srpt$s_mask = ((mask) & 16'hffff);
+        big_l$0 = cfg_max_payload < left$0$q;
+        big_u$0 = cfg_max_payload < uleft$0$q;
+        nz_u$0 = uleft$0$q != c_zero32;
+        big_l$1 = cfg_max_payload < left$1$q;
+        big_u$1 = cfg_max_payload < uleft$1$q;
+        nz_u$1 = uleft$1$q != c_zero32;
+        big_l$2 = cfg_max_payload < left$2$q;
+        big_u$2 = cfg_max_payload < uleft$2$q;
+        nz_u$2 = uleft$2$q != c_zero32;
+        big_l$3 = cfg_max_payload < left$3$q;
+        big_u$3 = cfg_max_payload < uleft$3$q;
+        nz_u$3 = uleft$3$q != c_zero32;
+        big_l$4 = cfg_max_payload < left$4$q;
+        big_u$4 = cfg_max_payload < uleft$4$q;
+        nz_u$4 = uleft$4$q != c_zero32;
+        big_l$5 = cfg_max_payload < left$5$q;
+        big_u$5 = cfg_max_payload < uleft$5$q;
+        nz_u$5 = uleft$5$q != c_zero32;
+        big_l$6 = cfg_max_payload < left$6$q;
+        big_u$6 = cfg_max_payload < uleft$6$q;
+        nz_u$6 = uleft$6$q != c_zero32;
+        big_l$7 = cfg_max_payload < left$7$q;
+        big_u$7 = cfg_max_payload < uleft$7$q;
+        nz_u$7 = uleft$7$q != c_zero32;
+        big_l$8 = cfg_max_payload < left$8$q;
+        big_u$8 = cfg_max_payload < uleft$8$q;
+        nz_u$8 = uleft$8$q != c_zero32;
+        big_l$9 = cfg_max_payload < left$9$q;
+        big_u$9 = cfg_max_payload < uleft$9$q;
+        nz_u$9 = uleft$9$q != c_zero32;
+        big_l$10 = cfg_max_payload < left$10$q;
+        big_u$10 = cfg_max_payload < uleft$10$q;
+        nz_u$10 = uleft$10$q != c_zero32;
+        big_l$11 = cfg_max_payload < left$11$q;
+        big_u$11 = cfg_max_payload < uleft$11$q;
+        nz_u$11 = uleft$11$q != c_zero32;
+        big_l$12 = cfg_max_payload < left$12$q;
+        big_u$12 = cfg_max_payload < uleft$12$q;
+        nz_u$12 = uleft$12$q != c_zero32;
+        big_l$13 = cfg_max_payload < left$13$q;
+        big_u$13 = cfg_max_payload < uleft$13$q;
+        nz_u$13 = uleft$13$q != c_zero32;
+        big_l$14 = cfg_max_payload < left$14$q;
+        big_u$14 = cfg_max_payload < uleft$14$q;
+        nz_u$14 = uleft$14$q != c_zero32;
+        big_l$15 = cfg_max_payload < left$15$q;
+        big_u$15 = cfg_max_payload < uleft$15$q;
+        nz_u$15 = uleft$15$q != c_zero32;
+        p_big_l = 1'b0;
+        p_big_u = 1'b0;
+        p_nz_u = 1'b0;
+        p_uend = 1'b0;
         p_rtx = 1'b0;
         p_sent = c_zero32;
         p_end = c_zero32;
@@ -2751,6 +2984,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$0$q;
             p_left = left$0$q;
             p_uleft = uleft$0$q;
+            p_big_l = big_l$0;
+            p_big_u = big_u$0;
+            p_nz_u = nz_u$0;
+            p_uend = uend$0$q;
             p_iova = iova$0$q;
             p_uprio = uprio$0$q;
             p_sprio = sprio$0$q;
@@ -2770,6 +3007,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$1$q;
             p_left = left$1$q;
             p_uleft = uleft$1$q;
+            p_big_l = big_l$1;
+            p_big_u = big_u$1;
+            p_nz_u = nz_u$1;
+            p_uend = uend$1$q;
             p_iova = iova$1$q;
             p_uprio = uprio$1$q;
             p_sprio = sprio$1$q;
@@ -2789,6 +3030,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$2$q;
             p_left = left$2$q;
             p_uleft = uleft$2$q;
+            p_big_l = big_l$2;
+            p_big_u = big_u$2;
+            p_nz_u = nz_u$2;
+            p_uend = uend$2$q;
             p_iova = iova$2$q;
             p_uprio = uprio$2$q;
             p_sprio = sprio$2$q;
@@ -2808,6 +3053,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$3$q;
             p_left = left$3$q;
             p_uleft = uleft$3$q;
+            p_big_l = big_l$3;
+            p_big_u = big_u$3;
+            p_nz_u = nz_u$3;
+            p_uend = uend$3$q;
             p_iova = iova$3$q;
             p_uprio = uprio$3$q;
             p_sprio = sprio$3$q;
@@ -2827,6 +3076,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$4$q;
             p_left = left$4$q;
             p_uleft = uleft$4$q;
+            p_big_l = big_l$4;
+            p_big_u = big_u$4;
+            p_nz_u = nz_u$4;
+            p_uend = uend$4$q;
             p_iova = iova$4$q;
             p_uprio = uprio$4$q;
             p_sprio = sprio$4$q;
@@ -2846,6 +3099,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$5$q;
             p_left = left$5$q;
             p_uleft = uleft$5$q;
+            p_big_l = big_l$5;
+            p_big_u = big_u$5;
+            p_nz_u = nz_u$5;
+            p_uend = uend$5$q;
             p_iova = iova$5$q;
             p_uprio = uprio$5$q;
             p_sprio = sprio$5$q;
@@ -2865,6 +3122,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$6$q;
             p_left = left$6$q;
             p_uleft = uleft$6$q;
+            p_big_l = big_l$6;
+            p_big_u = big_u$6;
+            p_nz_u = nz_u$6;
+            p_uend = uend$6$q;
             p_iova = iova$6$q;
             p_uprio = uprio$6$q;
             p_sprio = sprio$6$q;
@@ -2884,6 +3145,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$7$q;
             p_left = left$7$q;
             p_uleft = uleft$7$q;
+            p_big_l = big_l$7;
+            p_big_u = big_u$7;
+            p_nz_u = nz_u$7;
+            p_uend = uend$7$q;
             p_iova = iova$7$q;
             p_uprio = uprio$7$q;
             p_sprio = sprio$7$q;
@@ -2903,6 +3168,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$8$q;
             p_left = left$8$q;
             p_uleft = uleft$8$q;
+            p_big_l = big_l$8;
+            p_big_u = big_u$8;
+            p_nz_u = nz_u$8;
+            p_uend = uend$8$q;
             p_iova = iova$8$q;
             p_uprio = uprio$8$q;
             p_sprio = sprio$8$q;
@@ -2922,6 +3191,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$9$q;
             p_left = left$9$q;
             p_uleft = uleft$9$q;
+            p_big_l = big_l$9;
+            p_big_u = big_u$9;
+            p_nz_u = nz_u$9;
+            p_uend = uend$9$q;
             p_iova = iova$9$q;
             p_uprio = uprio$9$q;
             p_sprio = sprio$9$q;
@@ -2941,6 +3214,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$10$q;
             p_left = left$10$q;
             p_uleft = uleft$10$q;
+            p_big_l = big_l$10;
+            p_big_u = big_u$10;
+            p_nz_u = nz_u$10;
+            p_uend = uend$10$q;
             p_iova = iova$10$q;
             p_uprio = uprio$10$q;
             p_sprio = sprio$10$q;
@@ -2960,6 +3237,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$11$q;
             p_left = left$11$q;
             p_uleft = uleft$11$q;
+            p_big_l = big_l$11;
+            p_big_u = big_u$11;
+            p_nz_u = nz_u$11;
+            p_uend = uend$11$q;
             p_iova = iova$11$q;
             p_uprio = uprio$11$q;
             p_sprio = sprio$11$q;
@@ -2979,6 +3260,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$12$q;
             p_left = left$12$q;
             p_uleft = uleft$12$q;
+            p_big_l = big_l$12;
+            p_big_u = big_u$12;
+            p_nz_u = nz_u$12;
+            p_uend = uend$12$q;
             p_iova = iova$12$q;
             p_uprio = uprio$12$q;
             p_sprio = sprio$12$q;
@@ -2998,6 +3283,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$13$q;
             p_left = left$13$q;
             p_uleft = uleft$13$q;
+            p_big_l = big_l$13;
+            p_big_u = big_u$13;
+            p_nz_u = nz_u$13;
+            p_uend = uend$13$q;
             p_iova = iova$13$q;
             p_uprio = uprio$13$q;
             p_sprio = sprio$13$q;
@@ -3017,6 +3306,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$14$q;
             p_left = left$14$q;
             p_uleft = uleft$14$q;
+            p_big_l = big_l$14;
+            p_big_u = big_u$14;
+            p_nz_u = nz_u$14;
+            p_uend = uend$14$q;
             p_iova = iova$14$q;
             p_uprio = uprio$14$q;
             p_sprio = sprio$14$q;
@@ -3036,6 +3329,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             p_unsch = unsch$15$q;
             p_left = left$15$q;
             p_uleft = uleft$15$q;
+            p_big_l = big_l$15;
+            p_big_u = big_u$15;
+            p_nz_u = nz_u$15;
+            p_uend = uend$15$q;
             p_iova = iova$15$q;
             p_uprio = uprio$15$q;
             p_sprio = sprio$15$q;
@@ -3048,18 +3345,21 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             m_job_cookie = cookie$15$q;
             m_job_index = index$15$q;
         end
-        p_in_unsched = ~p_rtx & (p_uleft != c_zero32);
-        p_room = p_left;
-        if (p_in_unsched) begin
-            p_room = p_uleft;
-        end
-        p_len = p_room;
-        if (cfg_max_payload < p_room) begin
+        p_in_unsched = ~p_rtx & p_nz_u;
+        p_len = p_left;
+        if (p_big_l) begin
             p_len = cfg_max_payload;
+        end
+        p_last = ~p_big_l;
+        if (p_in_unsched) begin
+            p_len = p_uleft;
+            if (p_big_u) begin
+                p_len = cfg_max_payload;
+            end
+            p_last = ~p_big_u & p_uend;
         end
         p_new_sent = p_sent + p_len;
         p_rem = p_left - p_len;
-        p_last = p_len == p_left;
         cancel_fire = s_desc_valid & s_desc_cancel;
         pick_valid = pk_valid$q & ~cancel_fire;
         m_job_valid = pick_valid;
@@ -3083,6 +3383,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         srpt$s_upd_valid = fire;
         srpt$s_upd_slot = pk_slot$q;
         srpt$s_upd_remaining = p_rem;
+        srpt$s_upd_free = p_last;
         pk_valid$clock = clock;
         pk_slot$clock = clock;
         pk_valid$d = srpt$m_pick_valid & ~fire;
@@ -3241,6 +3542,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$0$clock = clock;
         left$0$clock = clock;
         uleft$0$clock = clock;
+        uend$0$clock = clock;
         index$0$clock = clock;
         uprio$0$clock = clock;
         sprio$0$clock = clock;
@@ -3260,6 +3562,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$0$d = unsch$0$q;
         left$0$d = left$0$q;
         uleft$0$d = uleft$0$q;
+        uend$0$d = uend$0$q;
         index$0$d = index$0$q;
         uprio$0$d = uprio$0$q;
         sprio$0$d = sprio$0$q;
@@ -3289,8 +3592,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$0$d = c_base$0;
             end
             left$0$d = c_one32;
-            if (uleft$0$q != c_zero32) begin
+            if (nz_u$0) begin
                 uleft$0$d = c_one32;
+                uend$0$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$0)) begin
@@ -3313,6 +3617,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$0$d = ins_unsch;
             left$0$d = s_desc_bytes;
             uleft$0$d = ins_uleft;
+            uend$0$d = ins_unsch == ins_end;
             index$0$d = s_desc_index;
             uprio$0$d = ins_uprio;
             sprio$0$d = c_prio$0;
@@ -3336,6 +3641,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$1$clock = clock;
         left$1$clock = clock;
         uleft$1$clock = clock;
+        uend$1$clock = clock;
         index$1$clock = clock;
         uprio$1$clock = clock;
         sprio$1$clock = clock;
@@ -3355,6 +3661,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$1$d = unsch$1$q;
         left$1$d = left$1$q;
         uleft$1$d = uleft$1$q;
+        uend$1$d = uend$1$q;
         index$1$d = index$1$q;
         uprio$1$d = uprio$1$q;
         sprio$1$d = sprio$1$q;
@@ -3384,8 +3691,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$1$d = c_base$1;
             end
             left$1$d = c_one32;
-            if (uleft$1$q != c_zero32) begin
+            if (nz_u$1) begin
                 uleft$1$d = c_one32;
+                uend$1$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$1)) begin
@@ -3408,6 +3716,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$1$d = ins_unsch;
             left$1$d = s_desc_bytes;
             uleft$1$d = ins_uleft;
+            uend$1$d = ins_unsch == ins_end;
             index$1$d = s_desc_index;
             uprio$1$d = ins_uprio;
             sprio$1$d = c_prio$0;
@@ -3431,6 +3740,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$2$clock = clock;
         left$2$clock = clock;
         uleft$2$clock = clock;
+        uend$2$clock = clock;
         index$2$clock = clock;
         uprio$2$clock = clock;
         sprio$2$clock = clock;
@@ -3450,6 +3760,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$2$d = unsch$2$q;
         left$2$d = left$2$q;
         uleft$2$d = uleft$2$q;
+        uend$2$d = uend$2$q;
         index$2$d = index$2$q;
         uprio$2$d = uprio$2$q;
         sprio$2$d = sprio$2$q;
@@ -3479,8 +3790,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$2$d = c_base$2;
             end
             left$2$d = c_one32;
-            if (uleft$2$q != c_zero32) begin
+            if (nz_u$2) begin
                 uleft$2$d = c_one32;
+                uend$2$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$2)) begin
@@ -3503,6 +3815,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$2$d = ins_unsch;
             left$2$d = s_desc_bytes;
             uleft$2$d = ins_uleft;
+            uend$2$d = ins_unsch == ins_end;
             index$2$d = s_desc_index;
             uprio$2$d = ins_uprio;
             sprio$2$d = c_prio$0;
@@ -3526,6 +3839,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$3$clock = clock;
         left$3$clock = clock;
         uleft$3$clock = clock;
+        uend$3$clock = clock;
         index$3$clock = clock;
         uprio$3$clock = clock;
         sprio$3$clock = clock;
@@ -3545,6 +3859,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$3$d = unsch$3$q;
         left$3$d = left$3$q;
         uleft$3$d = uleft$3$q;
+        uend$3$d = uend$3$q;
         index$3$d = index$3$q;
         uprio$3$d = uprio$3$q;
         sprio$3$d = sprio$3$q;
@@ -3574,8 +3889,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$3$d = c_base$3;
             end
             left$3$d = c_one32;
-            if (uleft$3$q != c_zero32) begin
+            if (nz_u$3) begin
                 uleft$3$d = c_one32;
+                uend$3$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$3)) begin
@@ -3598,6 +3914,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$3$d = ins_unsch;
             left$3$d = s_desc_bytes;
             uleft$3$d = ins_uleft;
+            uend$3$d = ins_unsch == ins_end;
             index$3$d = s_desc_index;
             uprio$3$d = ins_uprio;
             sprio$3$d = c_prio$0;
@@ -3621,6 +3938,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$4$clock = clock;
         left$4$clock = clock;
         uleft$4$clock = clock;
+        uend$4$clock = clock;
         index$4$clock = clock;
         uprio$4$clock = clock;
         sprio$4$clock = clock;
@@ -3640,6 +3958,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$4$d = unsch$4$q;
         left$4$d = left$4$q;
         uleft$4$d = uleft$4$q;
+        uend$4$d = uend$4$q;
         index$4$d = index$4$q;
         uprio$4$d = uprio$4$q;
         sprio$4$d = sprio$4$q;
@@ -3669,8 +3988,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$4$d = c_base$4;
             end
             left$4$d = c_one32;
-            if (uleft$4$q != c_zero32) begin
+            if (nz_u$4) begin
                 uleft$4$d = c_one32;
+                uend$4$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$4)) begin
@@ -3693,6 +4013,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$4$d = ins_unsch;
             left$4$d = s_desc_bytes;
             uleft$4$d = ins_uleft;
+            uend$4$d = ins_unsch == ins_end;
             index$4$d = s_desc_index;
             uprio$4$d = ins_uprio;
             sprio$4$d = c_prio$0;
@@ -3716,6 +4037,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$5$clock = clock;
         left$5$clock = clock;
         uleft$5$clock = clock;
+        uend$5$clock = clock;
         index$5$clock = clock;
         uprio$5$clock = clock;
         sprio$5$clock = clock;
@@ -3735,6 +4057,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$5$d = unsch$5$q;
         left$5$d = left$5$q;
         uleft$5$d = uleft$5$q;
+        uend$5$d = uend$5$q;
         index$5$d = index$5$q;
         uprio$5$d = uprio$5$q;
         sprio$5$d = sprio$5$q;
@@ -3764,8 +4087,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$5$d = c_base$5;
             end
             left$5$d = c_one32;
-            if (uleft$5$q != c_zero32) begin
+            if (nz_u$5) begin
                 uleft$5$d = c_one32;
+                uend$5$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$5)) begin
@@ -3788,6 +4112,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$5$d = ins_unsch;
             left$5$d = s_desc_bytes;
             uleft$5$d = ins_uleft;
+            uend$5$d = ins_unsch == ins_end;
             index$5$d = s_desc_index;
             uprio$5$d = ins_uprio;
             sprio$5$d = c_prio$0;
@@ -3811,6 +4136,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$6$clock = clock;
         left$6$clock = clock;
         uleft$6$clock = clock;
+        uend$6$clock = clock;
         index$6$clock = clock;
         uprio$6$clock = clock;
         sprio$6$clock = clock;
@@ -3830,6 +4156,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$6$d = unsch$6$q;
         left$6$d = left$6$q;
         uleft$6$d = uleft$6$q;
+        uend$6$d = uend$6$q;
         index$6$d = index$6$q;
         uprio$6$d = uprio$6$q;
         sprio$6$d = sprio$6$q;
@@ -3859,8 +4186,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$6$d = c_base$6;
             end
             left$6$d = c_one32;
-            if (uleft$6$q != c_zero32) begin
+            if (nz_u$6) begin
                 uleft$6$d = c_one32;
+                uend$6$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$6)) begin
@@ -3883,6 +4211,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$6$d = ins_unsch;
             left$6$d = s_desc_bytes;
             uleft$6$d = ins_uleft;
+            uend$6$d = ins_unsch == ins_end;
             index$6$d = s_desc_index;
             uprio$6$d = ins_uprio;
             sprio$6$d = c_prio$0;
@@ -3906,6 +4235,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$7$clock = clock;
         left$7$clock = clock;
         uleft$7$clock = clock;
+        uend$7$clock = clock;
         index$7$clock = clock;
         uprio$7$clock = clock;
         sprio$7$clock = clock;
@@ -3925,6 +4255,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$7$d = unsch$7$q;
         left$7$d = left$7$q;
         uleft$7$d = uleft$7$q;
+        uend$7$d = uend$7$q;
         index$7$d = index$7$q;
         uprio$7$d = uprio$7$q;
         sprio$7$d = sprio$7$q;
@@ -3954,8 +4285,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$7$d = c_base$7;
             end
             left$7$d = c_one32;
-            if (uleft$7$q != c_zero32) begin
+            if (nz_u$7) begin
                 uleft$7$d = c_one32;
+                uend$7$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$7)) begin
@@ -3978,6 +4310,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$7$d = ins_unsch;
             left$7$d = s_desc_bytes;
             uleft$7$d = ins_uleft;
+            uend$7$d = ins_unsch == ins_end;
             index$7$d = s_desc_index;
             uprio$7$d = ins_uprio;
             sprio$7$d = c_prio$0;
@@ -4001,6 +4334,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$8$clock = clock;
         left$8$clock = clock;
         uleft$8$clock = clock;
+        uend$8$clock = clock;
         index$8$clock = clock;
         uprio$8$clock = clock;
         sprio$8$clock = clock;
@@ -4020,6 +4354,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$8$d = unsch$8$q;
         left$8$d = left$8$q;
         uleft$8$d = uleft$8$q;
+        uend$8$d = uend$8$q;
         index$8$d = index$8$q;
         uprio$8$d = uprio$8$q;
         sprio$8$d = sprio$8$q;
@@ -4049,8 +4384,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$8$d = c_base$8;
             end
             left$8$d = c_one32;
-            if (uleft$8$q != c_zero32) begin
+            if (nz_u$8) begin
                 uleft$8$d = c_one32;
+                uend$8$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$8)) begin
@@ -4073,6 +4409,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$8$d = ins_unsch;
             left$8$d = s_desc_bytes;
             uleft$8$d = ins_uleft;
+            uend$8$d = ins_unsch == ins_end;
             index$8$d = s_desc_index;
             uprio$8$d = ins_uprio;
             sprio$8$d = c_prio$0;
@@ -4096,6 +4433,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$9$clock = clock;
         left$9$clock = clock;
         uleft$9$clock = clock;
+        uend$9$clock = clock;
         index$9$clock = clock;
         uprio$9$clock = clock;
         sprio$9$clock = clock;
@@ -4115,6 +4453,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$9$d = unsch$9$q;
         left$9$d = left$9$q;
         uleft$9$d = uleft$9$q;
+        uend$9$d = uend$9$q;
         index$9$d = index$9$q;
         uprio$9$d = uprio$9$q;
         sprio$9$d = sprio$9$q;
@@ -4144,8 +4483,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$9$d = c_base$9;
             end
             left$9$d = c_one32;
-            if (uleft$9$q != c_zero32) begin
+            if (nz_u$9) begin
                 uleft$9$d = c_one32;
+                uend$9$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$9)) begin
@@ -4168,6 +4508,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$9$d = ins_unsch;
             left$9$d = s_desc_bytes;
             uleft$9$d = ins_uleft;
+            uend$9$d = ins_unsch == ins_end;
             index$9$d = s_desc_index;
             uprio$9$d = ins_uprio;
             sprio$9$d = c_prio$0;
@@ -4191,6 +4532,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$10$clock = clock;
         left$10$clock = clock;
         uleft$10$clock = clock;
+        uend$10$clock = clock;
         index$10$clock = clock;
         uprio$10$clock = clock;
         sprio$10$clock = clock;
@@ -4210,6 +4552,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$10$d = unsch$10$q;
         left$10$d = left$10$q;
         uleft$10$d = uleft$10$q;
+        uend$10$d = uend$10$q;
         index$10$d = index$10$q;
         uprio$10$d = uprio$10$q;
         sprio$10$d = sprio$10$q;
@@ -4239,8 +4582,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$10$d = c_base$10;
             end
             left$10$d = c_one32;
-            if (uleft$10$q != c_zero32) begin
+            if (nz_u$10) begin
                 uleft$10$d = c_one32;
+                uend$10$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$10)) begin
@@ -4263,6 +4607,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$10$d = ins_unsch;
             left$10$d = s_desc_bytes;
             uleft$10$d = ins_uleft;
+            uend$10$d = ins_unsch == ins_end;
             index$10$d = s_desc_index;
             uprio$10$d = ins_uprio;
             sprio$10$d = c_prio$0;
@@ -4286,6 +4631,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$11$clock = clock;
         left$11$clock = clock;
         uleft$11$clock = clock;
+        uend$11$clock = clock;
         index$11$clock = clock;
         uprio$11$clock = clock;
         sprio$11$clock = clock;
@@ -4305,6 +4651,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$11$d = unsch$11$q;
         left$11$d = left$11$q;
         uleft$11$d = uleft$11$q;
+        uend$11$d = uend$11$q;
         index$11$d = index$11$q;
         uprio$11$d = uprio$11$q;
         sprio$11$d = sprio$11$q;
@@ -4334,8 +4681,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$11$d = c_base$11;
             end
             left$11$d = c_one32;
-            if (uleft$11$q != c_zero32) begin
+            if (nz_u$11) begin
                 uleft$11$d = c_one32;
+                uend$11$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$11)) begin
@@ -4358,6 +4706,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$11$d = ins_unsch;
             left$11$d = s_desc_bytes;
             uleft$11$d = ins_uleft;
+            uend$11$d = ins_unsch == ins_end;
             index$11$d = s_desc_index;
             uprio$11$d = ins_uprio;
             sprio$11$d = c_prio$0;
@@ -4381,6 +4730,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$12$clock = clock;
         left$12$clock = clock;
         uleft$12$clock = clock;
+        uend$12$clock = clock;
         index$12$clock = clock;
         uprio$12$clock = clock;
         sprio$12$clock = clock;
@@ -4400,6 +4750,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$12$d = unsch$12$q;
         left$12$d = left$12$q;
         uleft$12$d = uleft$12$q;
+        uend$12$d = uend$12$q;
         index$12$d = index$12$q;
         uprio$12$d = uprio$12$q;
         sprio$12$d = sprio$12$q;
@@ -4429,8 +4780,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$12$d = c_base$12;
             end
             left$12$d = c_one32;
-            if (uleft$12$q != c_zero32) begin
+            if (nz_u$12) begin
                 uleft$12$d = c_one32;
+                uend$12$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$12)) begin
@@ -4453,6 +4805,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$12$d = ins_unsch;
             left$12$d = s_desc_bytes;
             uleft$12$d = ins_uleft;
+            uend$12$d = ins_unsch == ins_end;
             index$12$d = s_desc_index;
             uprio$12$d = ins_uprio;
             sprio$12$d = c_prio$0;
@@ -4476,6 +4829,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$13$clock = clock;
         left$13$clock = clock;
         uleft$13$clock = clock;
+        uend$13$clock = clock;
         index$13$clock = clock;
         uprio$13$clock = clock;
         sprio$13$clock = clock;
@@ -4495,6 +4849,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$13$d = unsch$13$q;
         left$13$d = left$13$q;
         uleft$13$d = uleft$13$q;
+        uend$13$d = uend$13$q;
         index$13$d = index$13$q;
         uprio$13$d = uprio$13$q;
         sprio$13$d = sprio$13$q;
@@ -4524,8 +4879,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$13$d = c_base$13;
             end
             left$13$d = c_one32;
-            if (uleft$13$q != c_zero32) begin
+            if (nz_u$13) begin
                 uleft$13$d = c_one32;
+                uend$13$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$13)) begin
@@ -4548,6 +4904,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$13$d = ins_unsch;
             left$13$d = s_desc_bytes;
             uleft$13$d = ins_uleft;
+            uend$13$d = ins_unsch == ins_end;
             index$13$d = s_desc_index;
             uprio$13$d = ins_uprio;
             sprio$13$d = c_prio$0;
@@ -4571,6 +4928,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$14$clock = clock;
         left$14$clock = clock;
         uleft$14$clock = clock;
+        uend$14$clock = clock;
         index$14$clock = clock;
         uprio$14$clock = clock;
         sprio$14$clock = clock;
@@ -4590,6 +4948,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$14$d = unsch$14$q;
         left$14$d = left$14$q;
         uleft$14$d = uleft$14$q;
+        uend$14$d = uend$14$q;
         index$14$d = index$14$q;
         uprio$14$d = uprio$14$q;
         sprio$14$d = sprio$14$q;
@@ -4619,8 +4978,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$14$d = c_base$14;
             end
             left$14$d = c_one32;
-            if (uleft$14$q != c_zero32) begin
+            if (nz_u$14) begin
                 uleft$14$d = c_one32;
+                uend$14$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$14)) begin
@@ -4643,6 +5003,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$14$d = ins_unsch;
             left$14$d = s_desc_bytes;
             uleft$14$d = ins_uleft;
+            uend$14$d = ins_unsch == ins_end;
             index$14$d = s_desc_index;
             uprio$14$d = ins_uprio;
             sprio$14$d = c_prio$0;
@@ -4666,6 +5027,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$15$clock = clock;
         left$15$clock = clock;
         uleft$15$clock = clock;
+        uend$15$clock = clock;
         index$15$clock = clock;
         uprio$15$clock = clock;
         sprio$15$clock = clock;
@@ -4685,6 +5047,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         unsch$15$d = unsch$15$q;
         left$15$d = left$15$q;
         uleft$15$d = uleft$15$q;
+        uend$15$d = uend$15$q;
         index$15$d = index$15$q;
         uprio$15$d = uprio$15$q;
         sprio$15$d = sprio$15$q;
@@ -4714,8 +5077,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$15$d = c_base$15;
             end
             left$15$d = c_one32;
-            if (uleft$15$q != c_zero32) begin
+            if (nz_u$15) begin
                 uleft$15$d = c_one32;
+                uend$15$d = 1'b1;
             end
         end
         if (ins_fire & (srpt$m_free_slot == c_slot$15)) begin
@@ -4738,6 +5102,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             unsch$15$d = ins_unsch;
             left$15$d = s_desc_bytes;
             uleft$15$d = ins_uleft;
+            uend$15$d = ins_unsch == ins_end;
             index$15$d = s_desc_index;
             uprio$15$d = ins_uprio;
             sprio$15$d = c_prio$0;
@@ -9703,7 +10068,7 @@ module homa_tx_sched_n16$sprio$9(d,q,clock);
 endmodule // homa_tx_sched_n16$sprio$9
 
 
-module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remaining,s_upd_valid,s_upd_slot,s_upd_remaining,s_mask,m_free_slot,m_pick_valid,m_pick_slot,m_pick_id,m_pick_remaining,occupancy);
+module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remaining,s_upd_valid,s_upd_slot,s_upd_remaining,s_upd_free,s_mask,m_free_slot,m_pick_valid,m_pick_slot,m_pick_id,m_pick_remaining,occupancy);
     
     // Module arguments
     input wire  clock;
@@ -9715,6 +10080,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
     input wire  s_upd_valid;
     input wire  [3:0] s_upd_slot;
     input wire  [31:0] s_upd_remaining;
+    input wire  s_upd_free;
     input wire  [15:0] s_mask;
     output reg  [3:0] m_free_slot;
     output reg  m_pick_valid;
@@ -9740,7 +10106,6 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
     localparam  c_slot$13 = 4'hd;
     localparam  c_slot$14 = 4'he;
     localparam  c_slot$15 = 4'hf;
-    localparam  c_zero32 = 32'h0;
     localparam  c_one_s = 4'h1;
     localparam  c_lo = 8'h0;
     localparam  c_zero16 = 16'h0;
@@ -10557,7 +10922,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         if (valid$15$q & (s_upd_slot == c_slot$15)) begin
             upd_hit = 1'b1;
         end
-        del_fire = s_upd_valid & upd_hit & (s_upd_remaining == c_zero32);
+        del_fire = s_upd_valid & upd_hit & s_upd_free;
         del_rank = rank$0$q;
         if (s_upd_slot == c_slot$0) begin
             del_rank = rank$0$q;
@@ -10630,7 +10995,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$0$q & (s_upd_slot == c_slot$0)) begin
             rem$0$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$0$d = 1'b0;
             end
         end
@@ -10656,7 +11021,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$1$q & (s_upd_slot == c_slot$1)) begin
             rem$1$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$1$d = 1'b0;
             end
         end
@@ -10682,7 +11047,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$2$q & (s_upd_slot == c_slot$2)) begin
             rem$2$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$2$d = 1'b0;
             end
         end
@@ -10708,7 +11073,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$3$q & (s_upd_slot == c_slot$3)) begin
             rem$3$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$3$d = 1'b0;
             end
         end
@@ -10734,7 +11099,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$4$q & (s_upd_slot == c_slot$4)) begin
             rem$4$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$4$d = 1'b0;
             end
         end
@@ -10760,7 +11125,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$5$q & (s_upd_slot == c_slot$5)) begin
             rem$5$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$5$d = 1'b0;
             end
         end
@@ -10786,7 +11151,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$6$q & (s_upd_slot == c_slot$6)) begin
             rem$6$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$6$d = 1'b0;
             end
         end
@@ -10812,7 +11177,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$7$q & (s_upd_slot == c_slot$7)) begin
             rem$7$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$7$d = 1'b0;
             end
         end
@@ -10838,7 +11203,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$8$q & (s_upd_slot == c_slot$8)) begin
             rem$8$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$8$d = 1'b0;
             end
         end
@@ -10864,7 +11229,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$9$q & (s_upd_slot == c_slot$9)) begin
             rem$9$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$9$d = 1'b0;
             end
         end
@@ -10890,7 +11255,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$10$q & (s_upd_slot == c_slot$10)) begin
             rem$10$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$10$d = 1'b0;
             end
         end
@@ -10916,7 +11281,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$11$q & (s_upd_slot == c_slot$11)) begin
             rem$11$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$11$d = 1'b0;
             end
         end
@@ -10942,7 +11307,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$12$q & (s_upd_slot == c_slot$12)) begin
             rem$12$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$12$d = 1'b0;
             end
         end
@@ -10968,7 +11333,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$13$q & (s_upd_slot == c_slot$13)) begin
             rem$13$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$13$d = 1'b0;
             end
         end
@@ -10994,7 +11359,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$14$q & (s_upd_slot == c_slot$14)) begin
             rem$14$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$14$d = 1'b0;
             end
         end
@@ -11020,7 +11385,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
         end
         if (s_upd_valid & valid$15$q & (s_upd_slot == c_slot$15)) begin
             rem$15$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$15$d = 1'b0;
             end
         end
@@ -12524,6 +12889,310 @@ module homa_tx_sched_n16$srpt$valid$9(d,q,clock);
     end
           
 endmodule // homa_tx_sched_n16$srpt$valid$9
+
+
+module homa_tx_sched_n16$uend$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$0
+
+
+module homa_tx_sched_n16$uend$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$1
+
+
+module homa_tx_sched_n16$uend$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$10
+
+
+module homa_tx_sched_n16$uend$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$11
+
+
+module homa_tx_sched_n16$uend$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$12
+
+
+module homa_tx_sched_n16$uend$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$13
+
+
+module homa_tx_sched_n16$uend$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$14
+
+
+module homa_tx_sched_n16$uend$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$15
+
+
+module homa_tx_sched_n16$uend$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$2
+
+
+module homa_tx_sched_n16$uend$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$3
+
+
+module homa_tx_sched_n16$uend$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$4
+
+
+module homa_tx_sched_n16$uend$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$5
+
+
+module homa_tx_sched_n16$uend$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$6
+
+
+module homa_tx_sched_n16$uend$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$7
+
+
+module homa_tx_sched_n16$uend$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$8
+
+
+module homa_tx_sched_n16$uend$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$uend$9
 
 
 module homa_tx_sched_n16$uleft$0(d,q,clock);

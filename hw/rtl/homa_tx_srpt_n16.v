@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remaining,s_upd_valid,s_upd_slot,s_upd_remaining,s_mask,m_free_slot,m_pick_valid,m_pick_slot,m_pick_id,m_pick_remaining,occupancy);
+module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remaining,s_upd_valid,s_upd_slot,s_upd_remaining,s_upd_free,s_mask,m_free_slot,m_pick_valid,m_pick_slot,m_pick_id,m_pick_remaining,occupancy);
     
     // Module arguments
     input wire  clock;
@@ -15,6 +15,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
     input wire  s_upd_valid;
     input wire  [3:0] s_upd_slot;
     input wire  [31:0] s_upd_remaining;
+    input wire  s_upd_free;
     input wire  [15:0] s_mask;
     output reg  [3:0] m_free_slot;
     output reg  m_pick_valid;
@@ -40,7 +41,6 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
     localparam  c_slot$13 = 4'hd;
     localparam  c_slot$14 = 4'he;
     localparam  c_slot$15 = 4'hf;
-    localparam  c_zero32 = 32'h0;
     localparam  c_one_s = 4'h1;
     localparam  c_lo = 8'h0;
     localparam  c_zero16 = 16'h0;
@@ -857,7 +857,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         if (valid$15$q & (s_upd_slot == c_slot$15)) begin
             upd_hit = 1'b1;
         end
-        del_fire = s_upd_valid & upd_hit & (s_upd_remaining == c_zero32);
+        del_fire = s_upd_valid & upd_hit & s_upd_free;
         del_rank = rank$0$q;
         if (s_upd_slot == c_slot$0) begin
             del_rank = rank$0$q;
@@ -930,7 +930,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$0$q & (s_upd_slot == c_slot$0)) begin
             rem$0$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$0$d = 1'b0;
             end
         end
@@ -956,7 +956,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$1$q & (s_upd_slot == c_slot$1)) begin
             rem$1$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$1$d = 1'b0;
             end
         end
@@ -982,7 +982,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$2$q & (s_upd_slot == c_slot$2)) begin
             rem$2$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$2$d = 1'b0;
             end
         end
@@ -1008,7 +1008,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$3$q & (s_upd_slot == c_slot$3)) begin
             rem$3$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$3$d = 1'b0;
             end
         end
@@ -1034,7 +1034,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$4$q & (s_upd_slot == c_slot$4)) begin
             rem$4$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$4$d = 1'b0;
             end
         end
@@ -1060,7 +1060,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$5$q & (s_upd_slot == c_slot$5)) begin
             rem$5$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$5$d = 1'b0;
             end
         end
@@ -1086,7 +1086,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$6$q & (s_upd_slot == c_slot$6)) begin
             rem$6$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$6$d = 1'b0;
             end
         end
@@ -1112,7 +1112,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$7$q & (s_upd_slot == c_slot$7)) begin
             rem$7$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$7$d = 1'b0;
             end
         end
@@ -1138,7 +1138,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$8$q & (s_upd_slot == c_slot$8)) begin
             rem$8$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$8$d = 1'b0;
             end
         end
@@ -1164,7 +1164,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$9$q & (s_upd_slot == c_slot$9)) begin
             rem$9$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$9$d = 1'b0;
             end
         end
@@ -1190,7 +1190,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$10$q & (s_upd_slot == c_slot$10)) begin
             rem$10$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$10$d = 1'b0;
             end
         end
@@ -1216,7 +1216,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$11$q & (s_upd_slot == c_slot$11)) begin
             rem$11$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$11$d = 1'b0;
             end
         end
@@ -1242,7 +1242,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$12$q & (s_upd_slot == c_slot$12)) begin
             rem$12$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$12$d = 1'b0;
             end
         end
@@ -1268,7 +1268,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$13$q & (s_upd_slot == c_slot$13)) begin
             rem$13$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$13$d = 1'b0;
             end
         end
@@ -1294,7 +1294,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$14$q & (s_upd_slot == c_slot$14)) begin
             rem$14$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$14$d = 1'b0;
             end
         end
@@ -1320,7 +1320,7 @@ module homa_tx_srpt_n16(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remai
         end
         if (s_upd_valid & valid$15$q & (s_upd_slot == c_slot$15)) begin
             rem$15$d = s_upd_remaining;
-            if (s_upd_remaining == c_zero32) begin
+            if (s_upd_free) begin
                 valid$15$d = 1'b0;
             end
         end

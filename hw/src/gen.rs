@@ -233,6 +233,7 @@ pub fn srpt_verilog() -> String {
     uut.s_upd_valid.connect();
     uut.s_upd_slot.connect();
     uut.s_upd_remaining.connect();
+    uut.s_upd_free.connect();
     uut.s_mask.connect();
     uut.connect_all();
     let body = rename_top(&generate_verilog(&uut), SRPT_MODULE);

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //!  s_ins_* ---> lowest free slot (rank = occupancy)   +------------------+
-//!  s_upd_* ---> slot s: remaining := r (0 frees it)   | N slot registers |--> occupancy
+//!  s_upd_* ---> slot s: remaining := r, or freed     | N slot registers |--> occupancy
 //!                                                     +--------+---------+
 //!                     leaves 0..N --> node N+k = better(node 2k, node 2k+1) --> root 2N-2
 //!                                                                   --> m_pick_*
@@ -56,8 +56,11 @@ pub struct SrptScheduler<const N: usize, const NODES: usize, const S: usize> {
     pub s_upd_valid: Signal<In, Bit>,
     /// The slot to update.
     pub s_upd_slot: Signal<In, Bits<S>>,
-    /// The slot's new bytes left; 0 frees the slot.
+    /// The slot's new bytes left (not used when `s_upd_free`).
     pub s_upd_remaining: Signal<In, Bits<32>>,
+    /// Free the slot (its message is sent): a bit of its own, so that no compare of
+    /// `s_upd_remaining` with 0 sits on the caller's path to the slot and rank registers.
+    pub s_upd_free: Signal<In, Bit>,
     /// Bit `j` set: slot `j`, if occupied, takes part in the pick (all ones: every slot).
     pub s_mask: Signal<In, Bits<N>>,
     /// The slot the next insert takes (the lowest free one; meaningful while `s_ins_ready`).
@@ -90,7 +93,6 @@ pub struct SrptScheduler<const N: usize, const NODES: usize, const S: usize> {
     nr: [Signal<Local, Bits<32>>; NODES],
     nk: [Signal<Local, Bits<S>>; NODES],
     c_slot: [Constant<Bits<S>>; N],
-    c_zero32: Constant<Bits<32>>,
     c_one_s: Constant<Bits<S>>,
     c_lo: Constant<Bits<8>>,
     c_zero16: Constant<Bits<16>>,
@@ -119,6 +121,7 @@ impl<const N: usize, const NODES: usize, const S: usize> SrptScheduler<N, NODES,
             s_upd_valid: Signal::default(),
             s_upd_slot: Signal::default(),
             s_upd_remaining: Signal::default(),
+            s_upd_free: Signal::default(),
             s_mask: Signal::default(),
             m_free_slot: Signal::default(),
             m_pick_valid: Signal::default(),
@@ -144,7 +147,6 @@ impl<const N: usize, const NODES: usize, const S: usize> SrptScheduler<N, NODES,
             nr: std::array::from_fn(|_| Signal::default()),
             nk: std::array::from_fn(|_| Signal::default()),
             c_slot: std::array::from_fn(|j| Constant::new((j as u64).into())),
-            c_zero32: Constant::new(0u64.into()),
             c_one_s: Constant::new(1u64.into()),
             c_lo: Constant::new(0u64.into()),
             c_zero16: Constant::new(0u64.into()),
@@ -197,9 +199,7 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
                 self.upd_hit.next = true;
             }
         }
-        self.del_fire.next = self.s_upd_valid.val()
-            & self.upd_hit.val()
-            & (self.s_upd_remaining.val() == self.c_zero32.val());
+        self.del_fire.next = self.s_upd_valid.val() & self.upd_hit.val() & self.s_upd_free.val();
         // Ranks: the freed slot's, and the inserted one's (the occupancy after the free; an
         // insert needs a free slot, so it fits in `S` bits).
         self.del_rank.next = self.rank[0].q.val();
@@ -237,7 +237,7 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
                 & (self.s_upd_slot.val() == self.c_slot[j].val())
             {
                 self.rem[j].d.next = self.s_upd_remaining.val();
-                if self.s_upd_remaining.val() == self.c_zero32.val() {
+                if self.s_upd_free.val() {
                     self.valid[j].d.next = false;
                 }
             }

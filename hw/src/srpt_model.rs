@@ -25,7 +25,7 @@ pub fn reference(slots: &[Slot], mask: u64) -> Option<usize> {
 }
 
 /// One cycle of stimulus: an insert (id, remaining) and/or an update (slot, remaining; 0
-/// frees the slot).
+/// frees the slot: the benches drive `s_upd_free`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Op {
     /// Insert this message, if any.

@@ -197,6 +197,7 @@ pub struct TxSched16 {
     unsch: [DFF<Bits<32>>; TX_SLOTS],
     left: [DFF<Bits<32>>; TX_SLOTS],
     uleft: [DFF<Bits<32>>; TX_SLOTS],
+    uend: [DFF<Bit>; TX_SLOTS],
     index: [DFF<Bits<32>>; TX_SLOTS],
     uprio: [DFF<Bits<3>>; TX_SLOTS],
     sprio: [DFF<Bits<3>>; TX_SLOTS],
@@ -208,6 +209,13 @@ pub struct TxSched16 {
     gmatch: [Signal<Local, Bit>; TX_SLOTS],
     cmatch: [Signal<Local, Bit>; TX_SLOTS],
     c_base: [Signal<Local, Bits<32>>; TX_SLOTS],
+    big_l: [Signal<Local, Bit>; TX_SLOTS],
+    big_u: [Signal<Local, Bit>; TX_SLOTS],
+    nz_u: [Signal<Local, Bit>; TX_SLOTS],
+    p_big_l: Signal<Local, Bit>,
+    p_big_u: Signal<Local, Bit>,
+    p_nz_u: Signal<Local, Bit>,
+    p_uend: Signal<Local, Bit>,
     cancel_fire: Signal<Local, Bit>,
     pick_valid: Signal<Local, Bit>,
     any_match: Signal<Local, Bit>,
@@ -230,7 +238,6 @@ pub struct TxSched16 {
     p_uprio: Signal<Local, Bits<3>>,
     p_sprio: Signal<Local, Bits<3>>,
     p_in_unsched: Signal<Local, Bit>,
-    p_room: Signal<Local, Bits<32>>,
     p_len: Signal<Local, Bits<32>>,
     p_new_sent: Signal<Local, Bits<32>>,
     p_last: Signal<Local, Bit>,
@@ -318,6 +325,7 @@ impl TxSched16 {
             unsch: std::array::from_fn(|_| DFF::default()),
             left: std::array::from_fn(|_| DFF::default()),
             uleft: std::array::from_fn(|_| DFF::default()),
+            uend: std::array::from_fn(|_| DFF::default()),
             index: std::array::from_fn(|_| DFF::default()),
             uprio: std::array::from_fn(|_| DFF::default()),
             sprio: std::array::from_fn(|_| DFF::default()),
@@ -329,6 +337,13 @@ impl TxSched16 {
             gmatch: std::array::from_fn(|_| Signal::default()),
             cmatch: std::array::from_fn(|_| Signal::default()),
             c_base: std::array::from_fn(|_| Signal::default()),
+            big_l: std::array::from_fn(|_| Signal::default()),
+            big_u: std::array::from_fn(|_| Signal::default()),
+            nz_u: std::array::from_fn(|_| Signal::default()),
+            p_big_l: Signal::default(),
+            p_big_u: Signal::default(),
+            p_nz_u: Signal::default(),
+            p_uend: Signal::default(),
             cancel_fire: Signal::default(),
             pick_valid: Signal::default(),
             any_match: Signal::default(),
@@ -351,7 +366,6 @@ impl TxSched16 {
             p_uprio: Signal::default(),
             p_sprio: Signal::default(),
             p_in_unsched: Signal::default(),
-            p_room: Signal::default(),
             p_len: Signal::default(),
             p_new_sent: Signal::default(),
             p_last: Signal::default(),
@@ -447,7 +461,17 @@ impl Logic for TxSched16 {
         self.mask.next.m15 = self.elig[15].val();
         self.srpt.s_mask.next = Bits::<16>::from(self.mask.val());
         // Stage 2: the registered pick's slot as it is now (it is still live and eligible:
-        // only a pick frees a slot or lowers its granted bytes, and a pick clears the stage).
+        // see the module doc). Each slot's compares with the payload limit run beside the
+        // mux, not after it.
+        for j in 0..TX_SLOTS {
+            self.big_l[j].next = self.cfg_max_payload.val() < self.left[j].q.val();
+            self.big_u[j].next = self.cfg_max_payload.val() < self.uleft[j].q.val();
+            self.nz_u[j].next = self.uleft[j].q.val() != self.c_zero32.val();
+        }
+        self.p_big_l.next = false;
+        self.p_big_u.next = false;
+        self.p_nz_u.next = false;
+        self.p_uend.next = false;
         self.p_rtx.next = false;
         self.p_sent.next = self.c_zero32.val();
         self.p_end.next = self.c_zero32.val();
@@ -473,6 +497,10 @@ impl Logic for TxSched16 {
                 self.p_unsch.next = self.unsch[j].q.val();
                 self.p_left.next = self.left[j].q.val();
                 self.p_uleft.next = self.uleft[j].q.val();
+                self.p_big_l.next = self.big_l[j].val();
+                self.p_big_u.next = self.big_u[j].val();
+                self.p_nz_u.next = self.nz_u[j].val();
+                self.p_uend.next = self.uend[j].q.val();
                 self.p_iova.next = self.iova[j].q.val();
                 self.p_uprio.next = self.uprio[j].q.val();
                 self.p_sprio.next = self.sprio[j].q.val();
@@ -487,19 +515,24 @@ impl Logic for TxSched16 {
             }
         }
         // The cut: never past the unscheduled limit of a message, nor the range's end. The
-        // bytes to either are kept per slot, so no subtraction follows the mux.
-        self.p_in_unsched.next = !self.p_rtx.val() & (self.p_uleft.val() != self.c_zero32.val());
-        self.p_room.next = self.p_left.val();
-        if self.p_in_unsched.val() {
-            self.p_room.next = self.p_uleft.val();
-        }
-        self.p_len.next = self.p_room.val();
-        if self.cfg_max_payload.val() < self.p_room.val() {
+        // bytes to either are kept per slot, so no subtraction comes before the cut; the
+        // packet is the range's last when it takes all that is left: below the unscheduled
+        // limit only when that limit is the range's end (`uend`), above it when the rest fits.
+        self.p_in_unsched.next = !self.p_rtx.val() & self.p_nz_u.val();
+        self.p_len.next = self.p_left.val();
+        if self.p_big_l.val() {
             self.p_len.next = self.cfg_max_payload.val();
+        }
+        self.p_last.next = !self.p_big_l.val();
+        if self.p_in_unsched.val() {
+            self.p_len.next = self.p_uleft.val();
+            if self.p_big_u.val() {
+                self.p_len.next = self.cfg_max_payload.val();
+            }
+            self.p_last.next = !self.p_big_u.val() & self.p_uend.val();
         }
         self.p_new_sent.next = self.p_sent.val() + self.p_len.val();
         self.p_rem.next = self.p_left.val() - self.p_len.val();
-        self.p_last.next = self.p_len.val() == self.p_left.val();
         // A CANCEL's cycle offers no job (see the module doc).
         self.cancel_fire.next = self.s_desc_valid.val() & self.s_desc_cancel.val();
         self.pick_valid.next = self.pk_valid.q.val() & !self.cancel_fire.val();
@@ -524,6 +557,7 @@ impl Logic for TxSched16 {
         self.srpt.s_upd_valid.next = self.fire.val();
         self.srpt.s_upd_slot.next = self.pk_slot.q.val();
         self.srpt.s_upd_remaining.next = self.p_rem.val();
+        self.srpt.s_upd_free.next = self.p_last.val();
         // Stage 1: the tree's pick over this cycle's state, registered. A pick taken at this
         // edge moves its slot's key, so the registered pick would be stale: none follows.
         self.pk_valid.clock.next = self.clock.val();
@@ -615,6 +649,7 @@ impl Logic for TxSched16 {
             self.unsch[j].clock.next = self.clock.val();
             self.left[j].clock.next = self.clock.val();
             self.uleft[j].clock.next = self.clock.val();
+            self.uend[j].clock.next = self.clock.val();
             self.index[j].clock.next = self.clock.val();
             self.uprio[j].clock.next = self.clock.val();
             self.sprio[j].clock.next = self.clock.val();
@@ -634,6 +669,7 @@ impl Logic for TxSched16 {
             self.unsch[j].d.next = self.unsch[j].q.val();
             self.left[j].d.next = self.left[j].q.val();
             self.uleft[j].d.next = self.uleft[j].q.val();
+            self.uend[j].d.next = self.uend[j].q.val();
             self.index[j].d.next = self.index[j].q.val();
             self.uprio[j].d.next = self.uprio[j].q.val();
             self.sprio[j].d.next = self.sprio[j].q.val();
@@ -663,8 +699,9 @@ impl Logic for TxSched16 {
                     self.unsch[j].d.next = self.c_base[j].val();
                 }
                 self.left[j].d.next = self.c_one32.val();
-                if self.uleft[j].q.val() != self.c_zero32.val() {
+                if self.nz_u[j].val() {
                     self.uleft[j].d.next = self.c_one32.val();
+                    self.uend[j].d.next = true;
                 }
             }
             if self.ins_fire.val() & (self.srpt.m_free_slot.val() == self.c_slot[j].val()) {
@@ -687,6 +724,7 @@ impl Logic for TxSched16 {
                 self.unsch[j].d.next = self.ins_unsch.val();
                 self.left[j].d.next = self.s_desc_bytes.val();
                 self.uleft[j].d.next = self.ins_uleft.val();
+                self.uend[j].d.next = self.ins_unsch.val() == self.ins_end.val();
                 self.index[j].d.next = self.s_desc_index.val();
                 self.uprio[j].d.next = self.ins_uprio.val();
                 self.sprio[j].d.next = self.c_prio[0].val();

@@ -35,6 +35,7 @@ mod built {
             m.set_s_upd_valid(u64::from(op.update.is_some()));
             m.set_s_upd_slot(upd_slot as u64);
             m.set_s_upd_remaining(u64::from(upd_rem));
+            m.set_s_upd_free(u64::from(upd_rem == 0));
             m.set_s_mask(op.mask);
             max_occ = max_occ.max(mirror.occupancy());
             let ctx = format!("seed {seed:#x}, cycle {cycle}, slots {:?}", mirror.slots);

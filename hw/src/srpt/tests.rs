@@ -24,6 +24,7 @@ impl Bench {
         uut.s_upd_valid.connect();
         uut.s_upd_slot.connect();
         uut.s_upd_remaining.connect();
+        uut.s_upd_free.connect();
         uut.s_mask.connect();
         uut.connect_all();
         let mut b = Bench { uut };
@@ -64,6 +65,7 @@ fn run(seed: u64, cycles: usize) {
         b.uut.s_upd_valid.next = op.update.is_some();
         b.uut.s_upd_slot.next = (upd_slot as u64).into();
         b.uut.s_upd_remaining.next = u64::from(upd_rem).into();
+        b.uut.s_upd_free.next = upd_rem == 0;
         b.uut.s_mask.next = op.mask.into();
         b.low();
 
@@ -128,10 +130,12 @@ fn srpt__tie_goes_to_the_older() {
     b.uut.s_upd_valid.next = true;
     b.uut.s_upd_slot.next = 1u64.into();
     b.uut.s_upd_remaining.next = 0u64.into();
+    b.uut.s_upd_free.next = true;
     b.low();
     b.high();
     b.uut.s_upd_slot.next = 0u64.into();
     b.uut.s_upd_remaining.next = 10u64.into();
+    b.uut.s_upd_free.next = false;
     b.low();
     assert_eq!(
         b.uut.m_pick_id.val().index(),
