@@ -10107,6 +10107,7 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
     localparam  c_slot$14 = 4'he;
     localparam  c_slot$15 = 4'hf;
     localparam  c_one_s = 4'h1;
+    localparam  c_zero32 = 32'h0;
     localparam  c_lo = 8'h0;
     localparam  c_zero16 = 16'h0;
     localparam  c_one16 = 16'h1;
@@ -10441,37 +10442,294 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
     reg  [31:0] nr$28;
     reg  [31:0] nr$29;
     reg  [31:0] nr$30;
-    reg  [3:0] nk$0;
-    reg  [3:0] nk$1;
-    reg  [3:0] nk$2;
-    reg  [3:0] nk$3;
-    reg  [3:0] nk$4;
-    reg  [3:0] nk$5;
-    reg  [3:0] nk$6;
-    reg  [3:0] nk$7;
-    reg  [3:0] nk$8;
-    reg  [3:0] nk$9;
-    reg  [3:0] nk$10;
-    reg  [3:0] nk$11;
-    reg  [3:0] nk$12;
-    reg  [3:0] nk$13;
-    reg  [3:0] nk$14;
-    reg  [3:0] nk$15;
-    reg  [3:0] nk$16;
-    reg  [3:0] nk$17;
-    reg  [3:0] nk$18;
-    reg  [3:0] nk$19;
-    reg  [3:0] nk$20;
-    reg  [3:0] nk$21;
-    reg  [3:0] nk$22;
-    reg  [3:0] nk$23;
-    reg  [3:0] nk$24;
-    reg  [3:0] nk$25;
-    reg  [3:0] nk$26;
-    reg  [3:0] nk$27;
-    reg  [3:0] nk$28;
-    reg  [3:0] nk$29;
-    reg  [3:0] nk$30;
+    reg  cand$0;
+    reg  cand$1;
+    reg  cand$2;
+    reg  cand$3;
+    reg  cand$4;
+    reg  cand$5;
+    reg  cand$6;
+    reg  cand$7;
+    reg  cand$8;
+    reg  cand$9;
+    reg  cand$10;
+    reg  cand$11;
+    reg  cand$12;
+    reg  cand$13;
+    reg  cand$14;
+    reg  cand$15;
+    reg  bt$0;
+    reg  bt$1;
+    reg  bt$2;
+    reg  bt$3;
+    reg  bt$4;
+    reg  bt$5;
+    reg  bt$6;
+    reg  bt$7;
+    reg  bt$8;
+    reg  bt$9;
+    reg  bt$10;
+    reg  bt$11;
+    reg  bt$12;
+    reg  bt$13;
+    reg  bt$14;
+    reg  bt$15;
+    reg  bt$16;
+    reg  bt$17;
+    reg  bt$18;
+    reg  bt$19;
+    reg  bt$20;
+    reg  bt$21;
+    reg  bt$22;
+    reg  bt$23;
+    reg  bt$24;
+    reg  bt$25;
+    reg  bt$26;
+    reg  bt$27;
+    reg  bt$28;
+    reg  bt$29;
+    reg  bt$30;
+    reg  bt$31;
+    reg  bt$32;
+    reg  bt$33;
+    reg  bt$34;
+    reg  bt$35;
+    reg  bt$36;
+    reg  bt$37;
+    reg  bt$38;
+    reg  bt$39;
+    reg  bt$40;
+    reg  bt$41;
+    reg  bt$42;
+    reg  bt$43;
+    reg  bt$44;
+    reg  bt$45;
+    reg  bt$46;
+    reg  bt$47;
+    reg  bt$48;
+    reg  bt$49;
+    reg  bt$50;
+    reg  bt$51;
+    reg  bt$52;
+    reg  bt$53;
+    reg  bt$54;
+    reg  bt$55;
+    reg  bt$56;
+    reg  bt$57;
+    reg  bt$58;
+    reg  bt$59;
+    reg  bt$60;
+    reg  bt$61;
+    reg  bt$62;
+    reg  bt$63;
+    reg  bt$64;
+    reg  bt$65;
+    reg  bt$66;
+    reg  bt$67;
+    reg  bt$68;
+    reg  bt$69;
+    reg  bt$70;
+    reg  bt$71;
+    reg  bt$72;
+    reg  bt$73;
+    reg  bt$74;
+    reg  bt$75;
+    reg  bt$76;
+    reg  bt$77;
+    reg  bt$78;
+    reg  bt$79;
+    reg  bt$80;
+    reg  bt$81;
+    reg  bt$82;
+    reg  bt$83;
+    reg  bt$84;
+    reg  bt$85;
+    reg  bt$86;
+    reg  bt$87;
+    reg  bt$88;
+    reg  bt$89;
+    reg  bt$90;
+    reg  bt$91;
+    reg  bt$92;
+    reg  bt$93;
+    reg  bt$94;
+    reg  bt$95;
+    reg  bt$96;
+    reg  bt$97;
+    reg  bt$98;
+    reg  bt$99;
+    reg  bt$100;
+    reg  bt$101;
+    reg  bt$102;
+    reg  bt$103;
+    reg  bt$104;
+    reg  bt$105;
+    reg  bt$106;
+    reg  bt$107;
+    reg  bt$108;
+    reg  bt$109;
+    reg  bt$110;
+    reg  bt$111;
+    reg  bt$112;
+    reg  bt$113;
+    reg  bt$114;
+    reg  bt$115;
+    reg  bt$116;
+    reg  bt$117;
+    reg  bt$118;
+    reg  bt$119;
+    reg  bt$120;
+    reg  bt$121;
+    reg  bt$122;
+    reg  bt$123;
+    reg  bt$124;
+    reg  bt$125;
+    reg  bt$126;
+    reg  bt$127;
+    reg  bt$128;
+    reg  bt$129;
+    reg  bt$130;
+    reg  bt$131;
+    reg  bt$132;
+    reg  bt$133;
+    reg  bt$134;
+    reg  bt$135;
+    reg  bt$136;
+    reg  bt$137;
+    reg  bt$138;
+    reg  bt$139;
+    reg  bt$140;
+    reg  bt$141;
+    reg  bt$142;
+    reg  bt$143;
+    reg  bt$144;
+    reg  bt$145;
+    reg  bt$146;
+    reg  bt$147;
+    reg  bt$148;
+    reg  bt$149;
+    reg  bt$150;
+    reg  bt$151;
+    reg  bt$152;
+    reg  bt$153;
+    reg  bt$154;
+    reg  bt$155;
+    reg  bt$156;
+    reg  bt$157;
+    reg  bt$158;
+    reg  bt$159;
+    reg  bt$160;
+    reg  bt$161;
+    reg  bt$162;
+    reg  bt$163;
+    reg  bt$164;
+    reg  bt$165;
+    reg  bt$166;
+    reg  bt$167;
+    reg  bt$168;
+    reg  bt$169;
+    reg  bt$170;
+    reg  bt$171;
+    reg  bt$172;
+    reg  bt$173;
+    reg  bt$174;
+    reg  bt$175;
+    reg  bt$176;
+    reg  bt$177;
+    reg  bt$178;
+    reg  bt$179;
+    reg  bt$180;
+    reg  bt$181;
+    reg  bt$182;
+    reg  bt$183;
+    reg  bt$184;
+    reg  bt$185;
+    reg  bt$186;
+    reg  bt$187;
+    reg  bt$188;
+    reg  bt$189;
+    reg  bt$190;
+    reg  bt$191;
+    reg  bt$192;
+    reg  bt$193;
+    reg  bt$194;
+    reg  bt$195;
+    reg  bt$196;
+    reg  bt$197;
+    reg  bt$198;
+    reg  bt$199;
+    reg  bt$200;
+    reg  bt$201;
+    reg  bt$202;
+    reg  bt$203;
+    reg  bt$204;
+    reg  bt$205;
+    reg  bt$206;
+    reg  bt$207;
+    reg  bt$208;
+    reg  bt$209;
+    reg  bt$210;
+    reg  bt$211;
+    reg  bt$212;
+    reg  bt$213;
+    reg  bt$214;
+    reg  bt$215;
+    reg  bt$216;
+    reg  bt$217;
+    reg  bt$218;
+    reg  bt$219;
+    reg  bt$220;
+    reg  bt$221;
+    reg  bt$222;
+    reg  bt$223;
+    reg  bt$224;
+    reg  bt$225;
+    reg  bt$226;
+    reg  bt$227;
+    reg  bt$228;
+    reg  bt$229;
+    reg  bt$230;
+    reg  bt$231;
+    reg  bt$232;
+    reg  bt$233;
+    reg  bt$234;
+    reg  bt$235;
+    reg  bt$236;
+    reg  bt$237;
+    reg  bt$238;
+    reg  bt$239;
+    reg  bt$240;
+    reg  bt$241;
+    reg  bt$242;
+    reg  bt$243;
+    reg  bt$244;
+    reg  bt$245;
+    reg  bt$246;
+    reg  bt$247;
+    reg  bt$248;
+    reg  bt$249;
+    reg  bt$250;
+    reg  bt$251;
+    reg  bt$252;
+    reg  bt$253;
+    reg  bt$254;
+    reg  bt$255;
+    reg  win$0;
+    reg  win$1;
+    reg  win$2;
+    reg  win$3;
+    reg  win$4;
+    reg  win$5;
+    reg  win$6;
+    reg  win$7;
+    reg  win$8;
+    reg  win$9;
+    reg  win$10;
+    reg  win$11;
+    reg  win$12;
+    reg  win$13;
+    reg  win$14;
+    reg  win$15;
     
     // Sub module instances
     homa_tx_sched_n16$srpt$valid$0 valid$0(
@@ -11402,251 +11660,3314 @@ module homa_tx_sched_n16$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins
             occ$d = c_zero16;
         end
         occupancy = occ$q;
-        nv$0 = valid$0$q & s_mask[0];
-        ns$0 = c_slot$0;
-        ni$0 = id$0$q;
-        nr$0 = rem$0$q;
-        nk$0 = rank$0$q;
-        nv$1 = valid$1$q & s_mask[1];
-        ns$1 = c_slot$1;
-        ni$1 = id$1$q;
-        nr$1 = rem$1$q;
-        nk$1 = rank$1$q;
-        nv$2 = valid$2$q & s_mask[2];
-        ns$2 = c_slot$2;
-        ni$2 = id$2$q;
-        nr$2 = rem$2$q;
-        nk$2 = rank$2$q;
-        nv$3 = valid$3$q & s_mask[3];
-        ns$3 = c_slot$3;
-        ni$3 = id$3$q;
-        nr$3 = rem$3$q;
-        nk$3 = rank$3$q;
-        nv$4 = valid$4$q & s_mask[4];
-        ns$4 = c_slot$4;
-        ni$4 = id$4$q;
-        nr$4 = rem$4$q;
-        nk$4 = rank$4$q;
-        nv$5 = valid$5$q & s_mask[5];
-        ns$5 = c_slot$5;
-        ni$5 = id$5$q;
-        nr$5 = rem$5$q;
-        nk$5 = rank$5$q;
-        nv$6 = valid$6$q & s_mask[6];
-        ns$6 = c_slot$6;
-        ni$6 = id$6$q;
-        nr$6 = rem$6$q;
-        nk$6 = rank$6$q;
-        nv$7 = valid$7$q & s_mask[7];
-        ns$7 = c_slot$7;
-        ni$7 = id$7$q;
-        nr$7 = rem$7$q;
-        nk$7 = rank$7$q;
-        nv$8 = valid$8$q & s_mask[8];
-        ns$8 = c_slot$8;
-        ni$8 = id$8$q;
-        nr$8 = rem$8$q;
-        nk$8 = rank$8$q;
-        nv$9 = valid$9$q & s_mask[9];
-        ns$9 = c_slot$9;
-        ni$9 = id$9$q;
-        nr$9 = rem$9$q;
-        nk$9 = rank$9$q;
-        nv$10 = valid$10$q & s_mask[10];
-        ns$10 = c_slot$10;
-        ni$10 = id$10$q;
-        nr$10 = rem$10$q;
-        nk$10 = rank$10$q;
-        nv$11 = valid$11$q & s_mask[11];
-        ns$11 = c_slot$11;
-        ni$11 = id$11$q;
-        nr$11 = rem$11$q;
-        nk$11 = rank$11$q;
-        nv$12 = valid$12$q & s_mask[12];
-        ns$12 = c_slot$12;
-        ni$12 = id$12$q;
-        nr$12 = rem$12$q;
-        nk$12 = rank$12$q;
-        nv$13 = valid$13$q & s_mask[13];
-        ns$13 = c_slot$13;
-        ni$13 = id$13$q;
-        nr$13 = rem$13$q;
-        nk$13 = rank$13$q;
-        nv$14 = valid$14$q & s_mask[14];
-        ns$14 = c_slot$14;
-        ni$14 = id$14$q;
-        nr$14 = rem$14$q;
-        nk$14 = rank$14$q;
-        nv$15 = valid$15$q & s_mask[15];
-        ns$15 = c_slot$15;
-        ni$15 = id$15$q;
-        nr$15 = rem$15$q;
-        nk$15 = rank$15$q;
+        cand$0 = valid$0$q & s_mask[0];
+        cand$1 = valid$1$q & s_mask[1];
+        cand$2 = valid$2$q & s_mask[2];
+        cand$3 = valid$3$q & s_mask[3];
+        cand$4 = valid$4$q & s_mask[4];
+        cand$5 = valid$5$q & s_mask[5];
+        cand$6 = valid$6$q & s_mask[6];
+        cand$7 = valid$7$q & s_mask[7];
+        cand$8 = valid$8$q & s_mask[8];
+        cand$9 = valid$9$q & s_mask[9];
+        cand$10 = valid$10$q & s_mask[10];
+        cand$11 = valid$11$q & s_mask[11];
+        cand$12 = valid$12$q & s_mask[12];
+        cand$13 = valid$13$q & s_mask[13];
+        cand$14 = valid$14$q & s_mask[14];
+        cand$15 = valid$15$q & s_mask[15];
+        if (0 < 0) begin
+            bt$0 = (rem$0$q < rem$0$q) | ((rem$0$q == rem$0$q) & (rank$0$q < rank$0$q));
+        end
+        else if (0 < 0) begin
+            bt$0 = ~bt$0;
+        end
+        else begin
+            bt$0 = 1'b1;
+        end
+        if (0 < 1) begin
+            bt$1 = (rem$0$q < rem$1$q) | ((rem$0$q == rem$1$q) & (rank$0$q < rank$1$q));
+        end
+        else if (1 < 0) begin
+            bt$1 = ~bt$16;
+        end
+        else begin
+            bt$1 = 1'b1;
+        end
+        if (0 < 2) begin
+            bt$2 = (rem$0$q < rem$2$q) | ((rem$0$q == rem$2$q) & (rank$0$q < rank$2$q));
+        end
+        else if (2 < 0) begin
+            bt$2 = ~bt$32;
+        end
+        else begin
+            bt$2 = 1'b1;
+        end
+        if (0 < 3) begin
+            bt$3 = (rem$0$q < rem$3$q) | ((rem$0$q == rem$3$q) & (rank$0$q < rank$3$q));
+        end
+        else if (3 < 0) begin
+            bt$3 = ~bt$48;
+        end
+        else begin
+            bt$3 = 1'b1;
+        end
+        if (0 < 4) begin
+            bt$4 = (rem$0$q < rem$4$q) | ((rem$0$q == rem$4$q) & (rank$0$q < rank$4$q));
+        end
+        else if (4 < 0) begin
+            bt$4 = ~bt$64;
+        end
+        else begin
+            bt$4 = 1'b1;
+        end
+        if (0 < 5) begin
+            bt$5 = (rem$0$q < rem$5$q) | ((rem$0$q == rem$5$q) & (rank$0$q < rank$5$q));
+        end
+        else if (5 < 0) begin
+            bt$5 = ~bt$80;
+        end
+        else begin
+            bt$5 = 1'b1;
+        end
+        if (0 < 6) begin
+            bt$6 = (rem$0$q < rem$6$q) | ((rem$0$q == rem$6$q) & (rank$0$q < rank$6$q));
+        end
+        else if (6 < 0) begin
+            bt$6 = ~bt$96;
+        end
+        else begin
+            bt$6 = 1'b1;
+        end
+        if (0 < 7) begin
+            bt$7 = (rem$0$q < rem$7$q) | ((rem$0$q == rem$7$q) & (rank$0$q < rank$7$q));
+        end
+        else if (7 < 0) begin
+            bt$7 = ~bt$112;
+        end
+        else begin
+            bt$7 = 1'b1;
+        end
+        if (0 < 8) begin
+            bt$8 = (rem$0$q < rem$8$q) | ((rem$0$q == rem$8$q) & (rank$0$q < rank$8$q));
+        end
+        else if (8 < 0) begin
+            bt$8 = ~bt$128;
+        end
+        else begin
+            bt$8 = 1'b1;
+        end
+        if (0 < 9) begin
+            bt$9 = (rem$0$q < rem$9$q) | ((rem$0$q == rem$9$q) & (rank$0$q < rank$9$q));
+        end
+        else if (9 < 0) begin
+            bt$9 = ~bt$144;
+        end
+        else begin
+            bt$9 = 1'b1;
+        end
+        if (0 < 10) begin
+            bt$10 = (rem$0$q < rem$10$q) | ((rem$0$q == rem$10$q) & (rank$0$q < rank$10$q));
+        end
+        else if (10 < 0) begin
+            bt$10 = ~bt$160;
+        end
+        else begin
+            bt$10 = 1'b1;
+        end
+        if (0 < 11) begin
+            bt$11 = (rem$0$q < rem$11$q) | ((rem$0$q == rem$11$q) & (rank$0$q < rank$11$q));
+        end
+        else if (11 < 0) begin
+            bt$11 = ~bt$176;
+        end
+        else begin
+            bt$11 = 1'b1;
+        end
+        if (0 < 12) begin
+            bt$12 = (rem$0$q < rem$12$q) | ((rem$0$q == rem$12$q) & (rank$0$q < rank$12$q));
+        end
+        else if (12 < 0) begin
+            bt$12 = ~bt$192;
+        end
+        else begin
+            bt$12 = 1'b1;
+        end
+        if (0 < 13) begin
+            bt$13 = (rem$0$q < rem$13$q) | ((rem$0$q == rem$13$q) & (rank$0$q < rank$13$q));
+        end
+        else if (13 < 0) begin
+            bt$13 = ~bt$208;
+        end
+        else begin
+            bt$13 = 1'b1;
+        end
+        if (0 < 14) begin
+            bt$14 = (rem$0$q < rem$14$q) | ((rem$0$q == rem$14$q) & (rank$0$q < rank$14$q));
+        end
+        else if (14 < 0) begin
+            bt$14 = ~bt$224;
+        end
+        else begin
+            bt$14 = 1'b1;
+        end
+        if (0 < 15) begin
+            bt$15 = (rem$0$q < rem$15$q) | ((rem$0$q == rem$15$q) & (rank$0$q < rank$15$q));
+        end
+        else if (15 < 0) begin
+            bt$15 = ~bt$240;
+        end
+        else begin
+            bt$15 = 1'b1;
+        end
+        if (1 < 0) begin
+            bt$16 = (rem$1$q < rem$0$q) | ((rem$1$q == rem$0$q) & (rank$1$q < rank$0$q));
+        end
+        else if (0 < 1) begin
+            bt$16 = ~bt$1;
+        end
+        else begin
+            bt$16 = 1'b1;
+        end
+        if (1 < 1) begin
+            bt$17 = (rem$1$q < rem$1$q) | ((rem$1$q == rem$1$q) & (rank$1$q < rank$1$q));
+        end
+        else if (1 < 1) begin
+            bt$17 = ~bt$17;
+        end
+        else begin
+            bt$17 = 1'b1;
+        end
+        if (1 < 2) begin
+            bt$18 = (rem$1$q < rem$2$q) | ((rem$1$q == rem$2$q) & (rank$1$q < rank$2$q));
+        end
+        else if (2 < 1) begin
+            bt$18 = ~bt$33;
+        end
+        else begin
+            bt$18 = 1'b1;
+        end
+        if (1 < 3) begin
+            bt$19 = (rem$1$q < rem$3$q) | ((rem$1$q == rem$3$q) & (rank$1$q < rank$3$q));
+        end
+        else if (3 < 1) begin
+            bt$19 = ~bt$49;
+        end
+        else begin
+            bt$19 = 1'b1;
+        end
+        if (1 < 4) begin
+            bt$20 = (rem$1$q < rem$4$q) | ((rem$1$q == rem$4$q) & (rank$1$q < rank$4$q));
+        end
+        else if (4 < 1) begin
+            bt$20 = ~bt$65;
+        end
+        else begin
+            bt$20 = 1'b1;
+        end
+        if (1 < 5) begin
+            bt$21 = (rem$1$q < rem$5$q) | ((rem$1$q == rem$5$q) & (rank$1$q < rank$5$q));
+        end
+        else if (5 < 1) begin
+            bt$21 = ~bt$81;
+        end
+        else begin
+            bt$21 = 1'b1;
+        end
+        if (1 < 6) begin
+            bt$22 = (rem$1$q < rem$6$q) | ((rem$1$q == rem$6$q) & (rank$1$q < rank$6$q));
+        end
+        else if (6 < 1) begin
+            bt$22 = ~bt$97;
+        end
+        else begin
+            bt$22 = 1'b1;
+        end
+        if (1 < 7) begin
+            bt$23 = (rem$1$q < rem$7$q) | ((rem$1$q == rem$7$q) & (rank$1$q < rank$7$q));
+        end
+        else if (7 < 1) begin
+            bt$23 = ~bt$113;
+        end
+        else begin
+            bt$23 = 1'b1;
+        end
+        if (1 < 8) begin
+            bt$24 = (rem$1$q < rem$8$q) | ((rem$1$q == rem$8$q) & (rank$1$q < rank$8$q));
+        end
+        else if (8 < 1) begin
+            bt$24 = ~bt$129;
+        end
+        else begin
+            bt$24 = 1'b1;
+        end
+        if (1 < 9) begin
+            bt$25 = (rem$1$q < rem$9$q) | ((rem$1$q == rem$9$q) & (rank$1$q < rank$9$q));
+        end
+        else if (9 < 1) begin
+            bt$25 = ~bt$145;
+        end
+        else begin
+            bt$25 = 1'b1;
+        end
+        if (1 < 10) begin
+            bt$26 = (rem$1$q < rem$10$q) | ((rem$1$q == rem$10$q) & (rank$1$q < rank$10$q));
+        end
+        else if (10 < 1) begin
+            bt$26 = ~bt$161;
+        end
+        else begin
+            bt$26 = 1'b1;
+        end
+        if (1 < 11) begin
+            bt$27 = (rem$1$q < rem$11$q) | ((rem$1$q == rem$11$q) & (rank$1$q < rank$11$q));
+        end
+        else if (11 < 1) begin
+            bt$27 = ~bt$177;
+        end
+        else begin
+            bt$27 = 1'b1;
+        end
+        if (1 < 12) begin
+            bt$28 = (rem$1$q < rem$12$q) | ((rem$1$q == rem$12$q) & (rank$1$q < rank$12$q));
+        end
+        else if (12 < 1) begin
+            bt$28 = ~bt$193;
+        end
+        else begin
+            bt$28 = 1'b1;
+        end
+        if (1 < 13) begin
+            bt$29 = (rem$1$q < rem$13$q) | ((rem$1$q == rem$13$q) & (rank$1$q < rank$13$q));
+        end
+        else if (13 < 1) begin
+            bt$29 = ~bt$209;
+        end
+        else begin
+            bt$29 = 1'b1;
+        end
+        if (1 < 14) begin
+            bt$30 = (rem$1$q < rem$14$q) | ((rem$1$q == rem$14$q) & (rank$1$q < rank$14$q));
+        end
+        else if (14 < 1) begin
+            bt$30 = ~bt$225;
+        end
+        else begin
+            bt$30 = 1'b1;
+        end
+        if (1 < 15) begin
+            bt$31 = (rem$1$q < rem$15$q) | ((rem$1$q == rem$15$q) & (rank$1$q < rank$15$q));
+        end
+        else if (15 < 1) begin
+            bt$31 = ~bt$241;
+        end
+        else begin
+            bt$31 = 1'b1;
+        end
+        if (2 < 0) begin
+            bt$32 = (rem$2$q < rem$0$q) | ((rem$2$q == rem$0$q) & (rank$2$q < rank$0$q));
+        end
+        else if (0 < 2) begin
+            bt$32 = ~bt$2;
+        end
+        else begin
+            bt$32 = 1'b1;
+        end
+        if (2 < 1) begin
+            bt$33 = (rem$2$q < rem$1$q) | ((rem$2$q == rem$1$q) & (rank$2$q < rank$1$q));
+        end
+        else if (1 < 2) begin
+            bt$33 = ~bt$18;
+        end
+        else begin
+            bt$33 = 1'b1;
+        end
+        if (2 < 2) begin
+            bt$34 = (rem$2$q < rem$2$q) | ((rem$2$q == rem$2$q) & (rank$2$q < rank$2$q));
+        end
+        else if (2 < 2) begin
+            bt$34 = ~bt$34;
+        end
+        else begin
+            bt$34 = 1'b1;
+        end
+        if (2 < 3) begin
+            bt$35 = (rem$2$q < rem$3$q) | ((rem$2$q == rem$3$q) & (rank$2$q < rank$3$q));
+        end
+        else if (3 < 2) begin
+            bt$35 = ~bt$50;
+        end
+        else begin
+            bt$35 = 1'b1;
+        end
+        if (2 < 4) begin
+            bt$36 = (rem$2$q < rem$4$q) | ((rem$2$q == rem$4$q) & (rank$2$q < rank$4$q));
+        end
+        else if (4 < 2) begin
+            bt$36 = ~bt$66;
+        end
+        else begin
+            bt$36 = 1'b1;
+        end
+        if (2 < 5) begin
+            bt$37 = (rem$2$q < rem$5$q) | ((rem$2$q == rem$5$q) & (rank$2$q < rank$5$q));
+        end
+        else if (5 < 2) begin
+            bt$37 = ~bt$82;
+        end
+        else begin
+            bt$37 = 1'b1;
+        end
+        if (2 < 6) begin
+            bt$38 = (rem$2$q < rem$6$q) | ((rem$2$q == rem$6$q) & (rank$2$q < rank$6$q));
+        end
+        else if (6 < 2) begin
+            bt$38 = ~bt$98;
+        end
+        else begin
+            bt$38 = 1'b1;
+        end
+        if (2 < 7) begin
+            bt$39 = (rem$2$q < rem$7$q) | ((rem$2$q == rem$7$q) & (rank$2$q < rank$7$q));
+        end
+        else if (7 < 2) begin
+            bt$39 = ~bt$114;
+        end
+        else begin
+            bt$39 = 1'b1;
+        end
+        if (2 < 8) begin
+            bt$40 = (rem$2$q < rem$8$q) | ((rem$2$q == rem$8$q) & (rank$2$q < rank$8$q));
+        end
+        else if (8 < 2) begin
+            bt$40 = ~bt$130;
+        end
+        else begin
+            bt$40 = 1'b1;
+        end
+        if (2 < 9) begin
+            bt$41 = (rem$2$q < rem$9$q) | ((rem$2$q == rem$9$q) & (rank$2$q < rank$9$q));
+        end
+        else if (9 < 2) begin
+            bt$41 = ~bt$146;
+        end
+        else begin
+            bt$41 = 1'b1;
+        end
+        if (2 < 10) begin
+            bt$42 = (rem$2$q < rem$10$q) | ((rem$2$q == rem$10$q) & (rank$2$q < rank$10$q));
+        end
+        else if (10 < 2) begin
+            bt$42 = ~bt$162;
+        end
+        else begin
+            bt$42 = 1'b1;
+        end
+        if (2 < 11) begin
+            bt$43 = (rem$2$q < rem$11$q) | ((rem$2$q == rem$11$q) & (rank$2$q < rank$11$q));
+        end
+        else if (11 < 2) begin
+            bt$43 = ~bt$178;
+        end
+        else begin
+            bt$43 = 1'b1;
+        end
+        if (2 < 12) begin
+            bt$44 = (rem$2$q < rem$12$q) | ((rem$2$q == rem$12$q) & (rank$2$q < rank$12$q));
+        end
+        else if (12 < 2) begin
+            bt$44 = ~bt$194;
+        end
+        else begin
+            bt$44 = 1'b1;
+        end
+        if (2 < 13) begin
+            bt$45 = (rem$2$q < rem$13$q) | ((rem$2$q == rem$13$q) & (rank$2$q < rank$13$q));
+        end
+        else if (13 < 2) begin
+            bt$45 = ~bt$210;
+        end
+        else begin
+            bt$45 = 1'b1;
+        end
+        if (2 < 14) begin
+            bt$46 = (rem$2$q < rem$14$q) | ((rem$2$q == rem$14$q) & (rank$2$q < rank$14$q));
+        end
+        else if (14 < 2) begin
+            bt$46 = ~bt$226;
+        end
+        else begin
+            bt$46 = 1'b1;
+        end
+        if (2 < 15) begin
+            bt$47 = (rem$2$q < rem$15$q) | ((rem$2$q == rem$15$q) & (rank$2$q < rank$15$q));
+        end
+        else if (15 < 2) begin
+            bt$47 = ~bt$242;
+        end
+        else begin
+            bt$47 = 1'b1;
+        end
+        if (3 < 0) begin
+            bt$48 = (rem$3$q < rem$0$q) | ((rem$3$q == rem$0$q) & (rank$3$q < rank$0$q));
+        end
+        else if (0 < 3) begin
+            bt$48 = ~bt$3;
+        end
+        else begin
+            bt$48 = 1'b1;
+        end
+        if (3 < 1) begin
+            bt$49 = (rem$3$q < rem$1$q) | ((rem$3$q == rem$1$q) & (rank$3$q < rank$1$q));
+        end
+        else if (1 < 3) begin
+            bt$49 = ~bt$19;
+        end
+        else begin
+            bt$49 = 1'b1;
+        end
+        if (3 < 2) begin
+            bt$50 = (rem$3$q < rem$2$q) | ((rem$3$q == rem$2$q) & (rank$3$q < rank$2$q));
+        end
+        else if (2 < 3) begin
+            bt$50 = ~bt$35;
+        end
+        else begin
+            bt$50 = 1'b1;
+        end
+        if (3 < 3) begin
+            bt$51 = (rem$3$q < rem$3$q) | ((rem$3$q == rem$3$q) & (rank$3$q < rank$3$q));
+        end
+        else if (3 < 3) begin
+            bt$51 = ~bt$51;
+        end
+        else begin
+            bt$51 = 1'b1;
+        end
+        if (3 < 4) begin
+            bt$52 = (rem$3$q < rem$4$q) | ((rem$3$q == rem$4$q) & (rank$3$q < rank$4$q));
+        end
+        else if (4 < 3) begin
+            bt$52 = ~bt$67;
+        end
+        else begin
+            bt$52 = 1'b1;
+        end
+        if (3 < 5) begin
+            bt$53 = (rem$3$q < rem$5$q) | ((rem$3$q == rem$5$q) & (rank$3$q < rank$5$q));
+        end
+        else if (5 < 3) begin
+            bt$53 = ~bt$83;
+        end
+        else begin
+            bt$53 = 1'b1;
+        end
+        if (3 < 6) begin
+            bt$54 = (rem$3$q < rem$6$q) | ((rem$3$q == rem$6$q) & (rank$3$q < rank$6$q));
+        end
+        else if (6 < 3) begin
+            bt$54 = ~bt$99;
+        end
+        else begin
+            bt$54 = 1'b1;
+        end
+        if (3 < 7) begin
+            bt$55 = (rem$3$q < rem$7$q) | ((rem$3$q == rem$7$q) & (rank$3$q < rank$7$q));
+        end
+        else if (7 < 3) begin
+            bt$55 = ~bt$115;
+        end
+        else begin
+            bt$55 = 1'b1;
+        end
+        if (3 < 8) begin
+            bt$56 = (rem$3$q < rem$8$q) | ((rem$3$q == rem$8$q) & (rank$3$q < rank$8$q));
+        end
+        else if (8 < 3) begin
+            bt$56 = ~bt$131;
+        end
+        else begin
+            bt$56 = 1'b1;
+        end
+        if (3 < 9) begin
+            bt$57 = (rem$3$q < rem$9$q) | ((rem$3$q == rem$9$q) & (rank$3$q < rank$9$q));
+        end
+        else if (9 < 3) begin
+            bt$57 = ~bt$147;
+        end
+        else begin
+            bt$57 = 1'b1;
+        end
+        if (3 < 10) begin
+            bt$58 = (rem$3$q < rem$10$q) | ((rem$3$q == rem$10$q) & (rank$3$q < rank$10$q));
+        end
+        else if (10 < 3) begin
+            bt$58 = ~bt$163;
+        end
+        else begin
+            bt$58 = 1'b1;
+        end
+        if (3 < 11) begin
+            bt$59 = (rem$3$q < rem$11$q) | ((rem$3$q == rem$11$q) & (rank$3$q < rank$11$q));
+        end
+        else if (11 < 3) begin
+            bt$59 = ~bt$179;
+        end
+        else begin
+            bt$59 = 1'b1;
+        end
+        if (3 < 12) begin
+            bt$60 = (rem$3$q < rem$12$q) | ((rem$3$q == rem$12$q) & (rank$3$q < rank$12$q));
+        end
+        else if (12 < 3) begin
+            bt$60 = ~bt$195;
+        end
+        else begin
+            bt$60 = 1'b1;
+        end
+        if (3 < 13) begin
+            bt$61 = (rem$3$q < rem$13$q) | ((rem$3$q == rem$13$q) & (rank$3$q < rank$13$q));
+        end
+        else if (13 < 3) begin
+            bt$61 = ~bt$211;
+        end
+        else begin
+            bt$61 = 1'b1;
+        end
+        if (3 < 14) begin
+            bt$62 = (rem$3$q < rem$14$q) | ((rem$3$q == rem$14$q) & (rank$3$q < rank$14$q));
+        end
+        else if (14 < 3) begin
+            bt$62 = ~bt$227;
+        end
+        else begin
+            bt$62 = 1'b1;
+        end
+        if (3 < 15) begin
+            bt$63 = (rem$3$q < rem$15$q) | ((rem$3$q == rem$15$q) & (rank$3$q < rank$15$q));
+        end
+        else if (15 < 3) begin
+            bt$63 = ~bt$243;
+        end
+        else begin
+            bt$63 = 1'b1;
+        end
+        if (4 < 0) begin
+            bt$64 = (rem$4$q < rem$0$q) | ((rem$4$q == rem$0$q) & (rank$4$q < rank$0$q));
+        end
+        else if (0 < 4) begin
+            bt$64 = ~bt$4;
+        end
+        else begin
+            bt$64 = 1'b1;
+        end
+        if (4 < 1) begin
+            bt$65 = (rem$4$q < rem$1$q) | ((rem$4$q == rem$1$q) & (rank$4$q < rank$1$q));
+        end
+        else if (1 < 4) begin
+            bt$65 = ~bt$20;
+        end
+        else begin
+            bt$65 = 1'b1;
+        end
+        if (4 < 2) begin
+            bt$66 = (rem$4$q < rem$2$q) | ((rem$4$q == rem$2$q) & (rank$4$q < rank$2$q));
+        end
+        else if (2 < 4) begin
+            bt$66 = ~bt$36;
+        end
+        else begin
+            bt$66 = 1'b1;
+        end
+        if (4 < 3) begin
+            bt$67 = (rem$4$q < rem$3$q) | ((rem$4$q == rem$3$q) & (rank$4$q < rank$3$q));
+        end
+        else if (3 < 4) begin
+            bt$67 = ~bt$52;
+        end
+        else begin
+            bt$67 = 1'b1;
+        end
+        if (4 < 4) begin
+            bt$68 = (rem$4$q < rem$4$q) | ((rem$4$q == rem$4$q) & (rank$4$q < rank$4$q));
+        end
+        else if (4 < 4) begin
+            bt$68 = ~bt$68;
+        end
+        else begin
+            bt$68 = 1'b1;
+        end
+        if (4 < 5) begin
+            bt$69 = (rem$4$q < rem$5$q) | ((rem$4$q == rem$5$q) & (rank$4$q < rank$5$q));
+        end
+        else if (5 < 4) begin
+            bt$69 = ~bt$84;
+        end
+        else begin
+            bt$69 = 1'b1;
+        end
+        if (4 < 6) begin
+            bt$70 = (rem$4$q < rem$6$q) | ((rem$4$q == rem$6$q) & (rank$4$q < rank$6$q));
+        end
+        else if (6 < 4) begin
+            bt$70 = ~bt$100;
+        end
+        else begin
+            bt$70 = 1'b1;
+        end
+        if (4 < 7) begin
+            bt$71 = (rem$4$q < rem$7$q) | ((rem$4$q == rem$7$q) & (rank$4$q < rank$7$q));
+        end
+        else if (7 < 4) begin
+            bt$71 = ~bt$116;
+        end
+        else begin
+            bt$71 = 1'b1;
+        end
+        if (4 < 8) begin
+            bt$72 = (rem$4$q < rem$8$q) | ((rem$4$q == rem$8$q) & (rank$4$q < rank$8$q));
+        end
+        else if (8 < 4) begin
+            bt$72 = ~bt$132;
+        end
+        else begin
+            bt$72 = 1'b1;
+        end
+        if (4 < 9) begin
+            bt$73 = (rem$4$q < rem$9$q) | ((rem$4$q == rem$9$q) & (rank$4$q < rank$9$q));
+        end
+        else if (9 < 4) begin
+            bt$73 = ~bt$148;
+        end
+        else begin
+            bt$73 = 1'b1;
+        end
+        if (4 < 10) begin
+            bt$74 = (rem$4$q < rem$10$q) | ((rem$4$q == rem$10$q) & (rank$4$q < rank$10$q));
+        end
+        else if (10 < 4) begin
+            bt$74 = ~bt$164;
+        end
+        else begin
+            bt$74 = 1'b1;
+        end
+        if (4 < 11) begin
+            bt$75 = (rem$4$q < rem$11$q) | ((rem$4$q == rem$11$q) & (rank$4$q < rank$11$q));
+        end
+        else if (11 < 4) begin
+            bt$75 = ~bt$180;
+        end
+        else begin
+            bt$75 = 1'b1;
+        end
+        if (4 < 12) begin
+            bt$76 = (rem$4$q < rem$12$q) | ((rem$4$q == rem$12$q) & (rank$4$q < rank$12$q));
+        end
+        else if (12 < 4) begin
+            bt$76 = ~bt$196;
+        end
+        else begin
+            bt$76 = 1'b1;
+        end
+        if (4 < 13) begin
+            bt$77 = (rem$4$q < rem$13$q) | ((rem$4$q == rem$13$q) & (rank$4$q < rank$13$q));
+        end
+        else if (13 < 4) begin
+            bt$77 = ~bt$212;
+        end
+        else begin
+            bt$77 = 1'b1;
+        end
+        if (4 < 14) begin
+            bt$78 = (rem$4$q < rem$14$q) | ((rem$4$q == rem$14$q) & (rank$4$q < rank$14$q));
+        end
+        else if (14 < 4) begin
+            bt$78 = ~bt$228;
+        end
+        else begin
+            bt$78 = 1'b1;
+        end
+        if (4 < 15) begin
+            bt$79 = (rem$4$q < rem$15$q) | ((rem$4$q == rem$15$q) & (rank$4$q < rank$15$q));
+        end
+        else if (15 < 4) begin
+            bt$79 = ~bt$244;
+        end
+        else begin
+            bt$79 = 1'b1;
+        end
+        if (5 < 0) begin
+            bt$80 = (rem$5$q < rem$0$q) | ((rem$5$q == rem$0$q) & (rank$5$q < rank$0$q));
+        end
+        else if (0 < 5) begin
+            bt$80 = ~bt$5;
+        end
+        else begin
+            bt$80 = 1'b1;
+        end
+        if (5 < 1) begin
+            bt$81 = (rem$5$q < rem$1$q) | ((rem$5$q == rem$1$q) & (rank$5$q < rank$1$q));
+        end
+        else if (1 < 5) begin
+            bt$81 = ~bt$21;
+        end
+        else begin
+            bt$81 = 1'b1;
+        end
+        if (5 < 2) begin
+            bt$82 = (rem$5$q < rem$2$q) | ((rem$5$q == rem$2$q) & (rank$5$q < rank$2$q));
+        end
+        else if (2 < 5) begin
+            bt$82 = ~bt$37;
+        end
+        else begin
+            bt$82 = 1'b1;
+        end
+        if (5 < 3) begin
+            bt$83 = (rem$5$q < rem$3$q) | ((rem$5$q == rem$3$q) & (rank$5$q < rank$3$q));
+        end
+        else if (3 < 5) begin
+            bt$83 = ~bt$53;
+        end
+        else begin
+            bt$83 = 1'b1;
+        end
+        if (5 < 4) begin
+            bt$84 = (rem$5$q < rem$4$q) | ((rem$5$q == rem$4$q) & (rank$5$q < rank$4$q));
+        end
+        else if (4 < 5) begin
+            bt$84 = ~bt$69;
+        end
+        else begin
+            bt$84 = 1'b1;
+        end
+        if (5 < 5) begin
+            bt$85 = (rem$5$q < rem$5$q) | ((rem$5$q == rem$5$q) & (rank$5$q < rank$5$q));
+        end
+        else if (5 < 5) begin
+            bt$85 = ~bt$85;
+        end
+        else begin
+            bt$85 = 1'b1;
+        end
+        if (5 < 6) begin
+            bt$86 = (rem$5$q < rem$6$q) | ((rem$5$q == rem$6$q) & (rank$5$q < rank$6$q));
+        end
+        else if (6 < 5) begin
+            bt$86 = ~bt$101;
+        end
+        else begin
+            bt$86 = 1'b1;
+        end
+        if (5 < 7) begin
+            bt$87 = (rem$5$q < rem$7$q) | ((rem$5$q == rem$7$q) & (rank$5$q < rank$7$q));
+        end
+        else if (7 < 5) begin
+            bt$87 = ~bt$117;
+        end
+        else begin
+            bt$87 = 1'b1;
+        end
+        if (5 < 8) begin
+            bt$88 = (rem$5$q < rem$8$q) | ((rem$5$q == rem$8$q) & (rank$5$q < rank$8$q));
+        end
+        else if (8 < 5) begin
+            bt$88 = ~bt$133;
+        end
+        else begin
+            bt$88 = 1'b1;
+        end
+        if (5 < 9) begin
+            bt$89 = (rem$5$q < rem$9$q) | ((rem$5$q == rem$9$q) & (rank$5$q < rank$9$q));
+        end
+        else if (9 < 5) begin
+            bt$89 = ~bt$149;
+        end
+        else begin
+            bt$89 = 1'b1;
+        end
+        if (5 < 10) begin
+            bt$90 = (rem$5$q < rem$10$q) | ((rem$5$q == rem$10$q) & (rank$5$q < rank$10$q));
+        end
+        else if (10 < 5) begin
+            bt$90 = ~bt$165;
+        end
+        else begin
+            bt$90 = 1'b1;
+        end
+        if (5 < 11) begin
+            bt$91 = (rem$5$q < rem$11$q) | ((rem$5$q == rem$11$q) & (rank$5$q < rank$11$q));
+        end
+        else if (11 < 5) begin
+            bt$91 = ~bt$181;
+        end
+        else begin
+            bt$91 = 1'b1;
+        end
+        if (5 < 12) begin
+            bt$92 = (rem$5$q < rem$12$q) | ((rem$5$q == rem$12$q) & (rank$5$q < rank$12$q));
+        end
+        else if (12 < 5) begin
+            bt$92 = ~bt$197;
+        end
+        else begin
+            bt$92 = 1'b1;
+        end
+        if (5 < 13) begin
+            bt$93 = (rem$5$q < rem$13$q) | ((rem$5$q == rem$13$q) & (rank$5$q < rank$13$q));
+        end
+        else if (13 < 5) begin
+            bt$93 = ~bt$213;
+        end
+        else begin
+            bt$93 = 1'b1;
+        end
+        if (5 < 14) begin
+            bt$94 = (rem$5$q < rem$14$q) | ((rem$5$q == rem$14$q) & (rank$5$q < rank$14$q));
+        end
+        else if (14 < 5) begin
+            bt$94 = ~bt$229;
+        end
+        else begin
+            bt$94 = 1'b1;
+        end
+        if (5 < 15) begin
+            bt$95 = (rem$5$q < rem$15$q) | ((rem$5$q == rem$15$q) & (rank$5$q < rank$15$q));
+        end
+        else if (15 < 5) begin
+            bt$95 = ~bt$245;
+        end
+        else begin
+            bt$95 = 1'b1;
+        end
+        if (6 < 0) begin
+            bt$96 = (rem$6$q < rem$0$q) | ((rem$6$q == rem$0$q) & (rank$6$q < rank$0$q));
+        end
+        else if (0 < 6) begin
+            bt$96 = ~bt$6;
+        end
+        else begin
+            bt$96 = 1'b1;
+        end
+        if (6 < 1) begin
+            bt$97 = (rem$6$q < rem$1$q) | ((rem$6$q == rem$1$q) & (rank$6$q < rank$1$q));
+        end
+        else if (1 < 6) begin
+            bt$97 = ~bt$22;
+        end
+        else begin
+            bt$97 = 1'b1;
+        end
+        if (6 < 2) begin
+            bt$98 = (rem$6$q < rem$2$q) | ((rem$6$q == rem$2$q) & (rank$6$q < rank$2$q));
+        end
+        else if (2 < 6) begin
+            bt$98 = ~bt$38;
+        end
+        else begin
+            bt$98 = 1'b1;
+        end
+        if (6 < 3) begin
+            bt$99 = (rem$6$q < rem$3$q) | ((rem$6$q == rem$3$q) & (rank$6$q < rank$3$q));
+        end
+        else if (3 < 6) begin
+            bt$99 = ~bt$54;
+        end
+        else begin
+            bt$99 = 1'b1;
+        end
+        if (6 < 4) begin
+            bt$100 = (rem$6$q < rem$4$q) | ((rem$6$q == rem$4$q) & (rank$6$q < rank$4$q));
+        end
+        else if (4 < 6) begin
+            bt$100 = ~bt$70;
+        end
+        else begin
+            bt$100 = 1'b1;
+        end
+        if (6 < 5) begin
+            bt$101 = (rem$6$q < rem$5$q) | ((rem$6$q == rem$5$q) & (rank$6$q < rank$5$q));
+        end
+        else if (5 < 6) begin
+            bt$101 = ~bt$86;
+        end
+        else begin
+            bt$101 = 1'b1;
+        end
+        if (6 < 6) begin
+            bt$102 = (rem$6$q < rem$6$q) | ((rem$6$q == rem$6$q) & (rank$6$q < rank$6$q));
+        end
+        else if (6 < 6) begin
+            bt$102 = ~bt$102;
+        end
+        else begin
+            bt$102 = 1'b1;
+        end
+        if (6 < 7) begin
+            bt$103 = (rem$6$q < rem$7$q) | ((rem$6$q == rem$7$q) & (rank$6$q < rank$7$q));
+        end
+        else if (7 < 6) begin
+            bt$103 = ~bt$118;
+        end
+        else begin
+            bt$103 = 1'b1;
+        end
+        if (6 < 8) begin
+            bt$104 = (rem$6$q < rem$8$q) | ((rem$6$q == rem$8$q) & (rank$6$q < rank$8$q));
+        end
+        else if (8 < 6) begin
+            bt$104 = ~bt$134;
+        end
+        else begin
+            bt$104 = 1'b1;
+        end
+        if (6 < 9) begin
+            bt$105 = (rem$6$q < rem$9$q) | ((rem$6$q == rem$9$q) & (rank$6$q < rank$9$q));
+        end
+        else if (9 < 6) begin
+            bt$105 = ~bt$150;
+        end
+        else begin
+            bt$105 = 1'b1;
+        end
+        if (6 < 10) begin
+            bt$106 = (rem$6$q < rem$10$q) | ((rem$6$q == rem$10$q) & (rank$6$q < rank$10$q));
+        end
+        else if (10 < 6) begin
+            bt$106 = ~bt$166;
+        end
+        else begin
+            bt$106 = 1'b1;
+        end
+        if (6 < 11) begin
+            bt$107 = (rem$6$q < rem$11$q) | ((rem$6$q == rem$11$q) & (rank$6$q < rank$11$q));
+        end
+        else if (11 < 6) begin
+            bt$107 = ~bt$182;
+        end
+        else begin
+            bt$107 = 1'b1;
+        end
+        if (6 < 12) begin
+            bt$108 = (rem$6$q < rem$12$q) | ((rem$6$q == rem$12$q) & (rank$6$q < rank$12$q));
+        end
+        else if (12 < 6) begin
+            bt$108 = ~bt$198;
+        end
+        else begin
+            bt$108 = 1'b1;
+        end
+        if (6 < 13) begin
+            bt$109 = (rem$6$q < rem$13$q) | ((rem$6$q == rem$13$q) & (rank$6$q < rank$13$q));
+        end
+        else if (13 < 6) begin
+            bt$109 = ~bt$214;
+        end
+        else begin
+            bt$109 = 1'b1;
+        end
+        if (6 < 14) begin
+            bt$110 = (rem$6$q < rem$14$q) | ((rem$6$q == rem$14$q) & (rank$6$q < rank$14$q));
+        end
+        else if (14 < 6) begin
+            bt$110 = ~bt$230;
+        end
+        else begin
+            bt$110 = 1'b1;
+        end
+        if (6 < 15) begin
+            bt$111 = (rem$6$q < rem$15$q) | ((rem$6$q == rem$15$q) & (rank$6$q < rank$15$q));
+        end
+        else if (15 < 6) begin
+            bt$111 = ~bt$246;
+        end
+        else begin
+            bt$111 = 1'b1;
+        end
+        if (7 < 0) begin
+            bt$112 = (rem$7$q < rem$0$q) | ((rem$7$q == rem$0$q) & (rank$7$q < rank$0$q));
+        end
+        else if (0 < 7) begin
+            bt$112 = ~bt$7;
+        end
+        else begin
+            bt$112 = 1'b1;
+        end
+        if (7 < 1) begin
+            bt$113 = (rem$7$q < rem$1$q) | ((rem$7$q == rem$1$q) & (rank$7$q < rank$1$q));
+        end
+        else if (1 < 7) begin
+            bt$113 = ~bt$23;
+        end
+        else begin
+            bt$113 = 1'b1;
+        end
+        if (7 < 2) begin
+            bt$114 = (rem$7$q < rem$2$q) | ((rem$7$q == rem$2$q) & (rank$7$q < rank$2$q));
+        end
+        else if (2 < 7) begin
+            bt$114 = ~bt$39;
+        end
+        else begin
+            bt$114 = 1'b1;
+        end
+        if (7 < 3) begin
+            bt$115 = (rem$7$q < rem$3$q) | ((rem$7$q == rem$3$q) & (rank$7$q < rank$3$q));
+        end
+        else if (3 < 7) begin
+            bt$115 = ~bt$55;
+        end
+        else begin
+            bt$115 = 1'b1;
+        end
+        if (7 < 4) begin
+            bt$116 = (rem$7$q < rem$4$q) | ((rem$7$q == rem$4$q) & (rank$7$q < rank$4$q));
+        end
+        else if (4 < 7) begin
+            bt$116 = ~bt$71;
+        end
+        else begin
+            bt$116 = 1'b1;
+        end
+        if (7 < 5) begin
+            bt$117 = (rem$7$q < rem$5$q) | ((rem$7$q == rem$5$q) & (rank$7$q < rank$5$q));
+        end
+        else if (5 < 7) begin
+            bt$117 = ~bt$87;
+        end
+        else begin
+            bt$117 = 1'b1;
+        end
+        if (7 < 6) begin
+            bt$118 = (rem$7$q < rem$6$q) | ((rem$7$q == rem$6$q) & (rank$7$q < rank$6$q));
+        end
+        else if (6 < 7) begin
+            bt$118 = ~bt$103;
+        end
+        else begin
+            bt$118 = 1'b1;
+        end
+        if (7 < 7) begin
+            bt$119 = (rem$7$q < rem$7$q) | ((rem$7$q == rem$7$q) & (rank$7$q < rank$7$q));
+        end
+        else if (7 < 7) begin
+            bt$119 = ~bt$119;
+        end
+        else begin
+            bt$119 = 1'b1;
+        end
+        if (7 < 8) begin
+            bt$120 = (rem$7$q < rem$8$q) | ((rem$7$q == rem$8$q) & (rank$7$q < rank$8$q));
+        end
+        else if (8 < 7) begin
+            bt$120 = ~bt$135;
+        end
+        else begin
+            bt$120 = 1'b1;
+        end
+        if (7 < 9) begin
+            bt$121 = (rem$7$q < rem$9$q) | ((rem$7$q == rem$9$q) & (rank$7$q < rank$9$q));
+        end
+        else if (9 < 7) begin
+            bt$121 = ~bt$151;
+        end
+        else begin
+            bt$121 = 1'b1;
+        end
+        if (7 < 10) begin
+            bt$122 = (rem$7$q < rem$10$q) | ((rem$7$q == rem$10$q) & (rank$7$q < rank$10$q));
+        end
+        else if (10 < 7) begin
+            bt$122 = ~bt$167;
+        end
+        else begin
+            bt$122 = 1'b1;
+        end
+        if (7 < 11) begin
+            bt$123 = (rem$7$q < rem$11$q) | ((rem$7$q == rem$11$q) & (rank$7$q < rank$11$q));
+        end
+        else if (11 < 7) begin
+            bt$123 = ~bt$183;
+        end
+        else begin
+            bt$123 = 1'b1;
+        end
+        if (7 < 12) begin
+            bt$124 = (rem$7$q < rem$12$q) | ((rem$7$q == rem$12$q) & (rank$7$q < rank$12$q));
+        end
+        else if (12 < 7) begin
+            bt$124 = ~bt$199;
+        end
+        else begin
+            bt$124 = 1'b1;
+        end
+        if (7 < 13) begin
+            bt$125 = (rem$7$q < rem$13$q) | ((rem$7$q == rem$13$q) & (rank$7$q < rank$13$q));
+        end
+        else if (13 < 7) begin
+            bt$125 = ~bt$215;
+        end
+        else begin
+            bt$125 = 1'b1;
+        end
+        if (7 < 14) begin
+            bt$126 = (rem$7$q < rem$14$q) | ((rem$7$q == rem$14$q) & (rank$7$q < rank$14$q));
+        end
+        else if (14 < 7) begin
+            bt$126 = ~bt$231;
+        end
+        else begin
+            bt$126 = 1'b1;
+        end
+        if (7 < 15) begin
+            bt$127 = (rem$7$q < rem$15$q) | ((rem$7$q == rem$15$q) & (rank$7$q < rank$15$q));
+        end
+        else if (15 < 7) begin
+            bt$127 = ~bt$247;
+        end
+        else begin
+            bt$127 = 1'b1;
+        end
+        if (8 < 0) begin
+            bt$128 = (rem$8$q < rem$0$q) | ((rem$8$q == rem$0$q) & (rank$8$q < rank$0$q));
+        end
+        else if (0 < 8) begin
+            bt$128 = ~bt$8;
+        end
+        else begin
+            bt$128 = 1'b1;
+        end
+        if (8 < 1) begin
+            bt$129 = (rem$8$q < rem$1$q) | ((rem$8$q == rem$1$q) & (rank$8$q < rank$1$q));
+        end
+        else if (1 < 8) begin
+            bt$129 = ~bt$24;
+        end
+        else begin
+            bt$129 = 1'b1;
+        end
+        if (8 < 2) begin
+            bt$130 = (rem$8$q < rem$2$q) | ((rem$8$q == rem$2$q) & (rank$8$q < rank$2$q));
+        end
+        else if (2 < 8) begin
+            bt$130 = ~bt$40;
+        end
+        else begin
+            bt$130 = 1'b1;
+        end
+        if (8 < 3) begin
+            bt$131 = (rem$8$q < rem$3$q) | ((rem$8$q == rem$3$q) & (rank$8$q < rank$3$q));
+        end
+        else if (3 < 8) begin
+            bt$131 = ~bt$56;
+        end
+        else begin
+            bt$131 = 1'b1;
+        end
+        if (8 < 4) begin
+            bt$132 = (rem$8$q < rem$4$q) | ((rem$8$q == rem$4$q) & (rank$8$q < rank$4$q));
+        end
+        else if (4 < 8) begin
+            bt$132 = ~bt$72;
+        end
+        else begin
+            bt$132 = 1'b1;
+        end
+        if (8 < 5) begin
+            bt$133 = (rem$8$q < rem$5$q) | ((rem$8$q == rem$5$q) & (rank$8$q < rank$5$q));
+        end
+        else if (5 < 8) begin
+            bt$133 = ~bt$88;
+        end
+        else begin
+            bt$133 = 1'b1;
+        end
+        if (8 < 6) begin
+            bt$134 = (rem$8$q < rem$6$q) | ((rem$8$q == rem$6$q) & (rank$8$q < rank$6$q));
+        end
+        else if (6 < 8) begin
+            bt$134 = ~bt$104;
+        end
+        else begin
+            bt$134 = 1'b1;
+        end
+        if (8 < 7) begin
+            bt$135 = (rem$8$q < rem$7$q) | ((rem$8$q == rem$7$q) & (rank$8$q < rank$7$q));
+        end
+        else if (7 < 8) begin
+            bt$135 = ~bt$120;
+        end
+        else begin
+            bt$135 = 1'b1;
+        end
+        if (8 < 8) begin
+            bt$136 = (rem$8$q < rem$8$q) | ((rem$8$q == rem$8$q) & (rank$8$q < rank$8$q));
+        end
+        else if (8 < 8) begin
+            bt$136 = ~bt$136;
+        end
+        else begin
+            bt$136 = 1'b1;
+        end
+        if (8 < 9) begin
+            bt$137 = (rem$8$q < rem$9$q) | ((rem$8$q == rem$9$q) & (rank$8$q < rank$9$q));
+        end
+        else if (9 < 8) begin
+            bt$137 = ~bt$152;
+        end
+        else begin
+            bt$137 = 1'b1;
+        end
+        if (8 < 10) begin
+            bt$138 = (rem$8$q < rem$10$q) | ((rem$8$q == rem$10$q) & (rank$8$q < rank$10$q));
+        end
+        else if (10 < 8) begin
+            bt$138 = ~bt$168;
+        end
+        else begin
+            bt$138 = 1'b1;
+        end
+        if (8 < 11) begin
+            bt$139 = (rem$8$q < rem$11$q) | ((rem$8$q == rem$11$q) & (rank$8$q < rank$11$q));
+        end
+        else if (11 < 8) begin
+            bt$139 = ~bt$184;
+        end
+        else begin
+            bt$139 = 1'b1;
+        end
+        if (8 < 12) begin
+            bt$140 = (rem$8$q < rem$12$q) | ((rem$8$q == rem$12$q) & (rank$8$q < rank$12$q));
+        end
+        else if (12 < 8) begin
+            bt$140 = ~bt$200;
+        end
+        else begin
+            bt$140 = 1'b1;
+        end
+        if (8 < 13) begin
+            bt$141 = (rem$8$q < rem$13$q) | ((rem$8$q == rem$13$q) & (rank$8$q < rank$13$q));
+        end
+        else if (13 < 8) begin
+            bt$141 = ~bt$216;
+        end
+        else begin
+            bt$141 = 1'b1;
+        end
+        if (8 < 14) begin
+            bt$142 = (rem$8$q < rem$14$q) | ((rem$8$q == rem$14$q) & (rank$8$q < rank$14$q));
+        end
+        else if (14 < 8) begin
+            bt$142 = ~bt$232;
+        end
+        else begin
+            bt$142 = 1'b1;
+        end
+        if (8 < 15) begin
+            bt$143 = (rem$8$q < rem$15$q) | ((rem$8$q == rem$15$q) & (rank$8$q < rank$15$q));
+        end
+        else if (15 < 8) begin
+            bt$143 = ~bt$248;
+        end
+        else begin
+            bt$143 = 1'b1;
+        end
+        if (9 < 0) begin
+            bt$144 = (rem$9$q < rem$0$q) | ((rem$9$q == rem$0$q) & (rank$9$q < rank$0$q));
+        end
+        else if (0 < 9) begin
+            bt$144 = ~bt$9;
+        end
+        else begin
+            bt$144 = 1'b1;
+        end
+        if (9 < 1) begin
+            bt$145 = (rem$9$q < rem$1$q) | ((rem$9$q == rem$1$q) & (rank$9$q < rank$1$q));
+        end
+        else if (1 < 9) begin
+            bt$145 = ~bt$25;
+        end
+        else begin
+            bt$145 = 1'b1;
+        end
+        if (9 < 2) begin
+            bt$146 = (rem$9$q < rem$2$q) | ((rem$9$q == rem$2$q) & (rank$9$q < rank$2$q));
+        end
+        else if (2 < 9) begin
+            bt$146 = ~bt$41;
+        end
+        else begin
+            bt$146 = 1'b1;
+        end
+        if (9 < 3) begin
+            bt$147 = (rem$9$q < rem$3$q) | ((rem$9$q == rem$3$q) & (rank$9$q < rank$3$q));
+        end
+        else if (3 < 9) begin
+            bt$147 = ~bt$57;
+        end
+        else begin
+            bt$147 = 1'b1;
+        end
+        if (9 < 4) begin
+            bt$148 = (rem$9$q < rem$4$q) | ((rem$9$q == rem$4$q) & (rank$9$q < rank$4$q));
+        end
+        else if (4 < 9) begin
+            bt$148 = ~bt$73;
+        end
+        else begin
+            bt$148 = 1'b1;
+        end
+        if (9 < 5) begin
+            bt$149 = (rem$9$q < rem$5$q) | ((rem$9$q == rem$5$q) & (rank$9$q < rank$5$q));
+        end
+        else if (5 < 9) begin
+            bt$149 = ~bt$89;
+        end
+        else begin
+            bt$149 = 1'b1;
+        end
+        if (9 < 6) begin
+            bt$150 = (rem$9$q < rem$6$q) | ((rem$9$q == rem$6$q) & (rank$9$q < rank$6$q));
+        end
+        else if (6 < 9) begin
+            bt$150 = ~bt$105;
+        end
+        else begin
+            bt$150 = 1'b1;
+        end
+        if (9 < 7) begin
+            bt$151 = (rem$9$q < rem$7$q) | ((rem$9$q == rem$7$q) & (rank$9$q < rank$7$q));
+        end
+        else if (7 < 9) begin
+            bt$151 = ~bt$121;
+        end
+        else begin
+            bt$151 = 1'b1;
+        end
+        if (9 < 8) begin
+            bt$152 = (rem$9$q < rem$8$q) | ((rem$9$q == rem$8$q) & (rank$9$q < rank$8$q));
+        end
+        else if (8 < 9) begin
+            bt$152 = ~bt$137;
+        end
+        else begin
+            bt$152 = 1'b1;
+        end
+        if (9 < 9) begin
+            bt$153 = (rem$9$q < rem$9$q) | ((rem$9$q == rem$9$q) & (rank$9$q < rank$9$q));
+        end
+        else if (9 < 9) begin
+            bt$153 = ~bt$153;
+        end
+        else begin
+            bt$153 = 1'b1;
+        end
+        if (9 < 10) begin
+            bt$154 = (rem$9$q < rem$10$q) | ((rem$9$q == rem$10$q) & (rank$9$q < rank$10$q));
+        end
+        else if (10 < 9) begin
+            bt$154 = ~bt$169;
+        end
+        else begin
+            bt$154 = 1'b1;
+        end
+        if (9 < 11) begin
+            bt$155 = (rem$9$q < rem$11$q) | ((rem$9$q == rem$11$q) & (rank$9$q < rank$11$q));
+        end
+        else if (11 < 9) begin
+            bt$155 = ~bt$185;
+        end
+        else begin
+            bt$155 = 1'b1;
+        end
+        if (9 < 12) begin
+            bt$156 = (rem$9$q < rem$12$q) | ((rem$9$q == rem$12$q) & (rank$9$q < rank$12$q));
+        end
+        else if (12 < 9) begin
+            bt$156 = ~bt$201;
+        end
+        else begin
+            bt$156 = 1'b1;
+        end
+        if (9 < 13) begin
+            bt$157 = (rem$9$q < rem$13$q) | ((rem$9$q == rem$13$q) & (rank$9$q < rank$13$q));
+        end
+        else if (13 < 9) begin
+            bt$157 = ~bt$217;
+        end
+        else begin
+            bt$157 = 1'b1;
+        end
+        if (9 < 14) begin
+            bt$158 = (rem$9$q < rem$14$q) | ((rem$9$q == rem$14$q) & (rank$9$q < rank$14$q));
+        end
+        else if (14 < 9) begin
+            bt$158 = ~bt$233;
+        end
+        else begin
+            bt$158 = 1'b1;
+        end
+        if (9 < 15) begin
+            bt$159 = (rem$9$q < rem$15$q) | ((rem$9$q == rem$15$q) & (rank$9$q < rank$15$q));
+        end
+        else if (15 < 9) begin
+            bt$159 = ~bt$249;
+        end
+        else begin
+            bt$159 = 1'b1;
+        end
+        if (10 < 0) begin
+            bt$160 = (rem$10$q < rem$0$q) | ((rem$10$q == rem$0$q) & (rank$10$q < rank$0$q));
+        end
+        else if (0 < 10) begin
+            bt$160 = ~bt$10;
+        end
+        else begin
+            bt$160 = 1'b1;
+        end
+        if (10 < 1) begin
+            bt$161 = (rem$10$q < rem$1$q) | ((rem$10$q == rem$1$q) & (rank$10$q < rank$1$q));
+        end
+        else if (1 < 10) begin
+            bt$161 = ~bt$26;
+        end
+        else begin
+            bt$161 = 1'b1;
+        end
+        if (10 < 2) begin
+            bt$162 = (rem$10$q < rem$2$q) | ((rem$10$q == rem$2$q) & (rank$10$q < rank$2$q));
+        end
+        else if (2 < 10) begin
+            bt$162 = ~bt$42;
+        end
+        else begin
+            bt$162 = 1'b1;
+        end
+        if (10 < 3) begin
+            bt$163 = (rem$10$q < rem$3$q) | ((rem$10$q == rem$3$q) & (rank$10$q < rank$3$q));
+        end
+        else if (3 < 10) begin
+            bt$163 = ~bt$58;
+        end
+        else begin
+            bt$163 = 1'b1;
+        end
+        if (10 < 4) begin
+            bt$164 = (rem$10$q < rem$4$q) | ((rem$10$q == rem$4$q) & (rank$10$q < rank$4$q));
+        end
+        else if (4 < 10) begin
+            bt$164 = ~bt$74;
+        end
+        else begin
+            bt$164 = 1'b1;
+        end
+        if (10 < 5) begin
+            bt$165 = (rem$10$q < rem$5$q) | ((rem$10$q == rem$5$q) & (rank$10$q < rank$5$q));
+        end
+        else if (5 < 10) begin
+            bt$165 = ~bt$90;
+        end
+        else begin
+            bt$165 = 1'b1;
+        end
+        if (10 < 6) begin
+            bt$166 = (rem$10$q < rem$6$q) | ((rem$10$q == rem$6$q) & (rank$10$q < rank$6$q));
+        end
+        else if (6 < 10) begin
+            bt$166 = ~bt$106;
+        end
+        else begin
+            bt$166 = 1'b1;
+        end
+        if (10 < 7) begin
+            bt$167 = (rem$10$q < rem$7$q) | ((rem$10$q == rem$7$q) & (rank$10$q < rank$7$q));
+        end
+        else if (7 < 10) begin
+            bt$167 = ~bt$122;
+        end
+        else begin
+            bt$167 = 1'b1;
+        end
+        if (10 < 8) begin
+            bt$168 = (rem$10$q < rem$8$q) | ((rem$10$q == rem$8$q) & (rank$10$q < rank$8$q));
+        end
+        else if (8 < 10) begin
+            bt$168 = ~bt$138;
+        end
+        else begin
+            bt$168 = 1'b1;
+        end
+        if (10 < 9) begin
+            bt$169 = (rem$10$q < rem$9$q) | ((rem$10$q == rem$9$q) & (rank$10$q < rank$9$q));
+        end
+        else if (9 < 10) begin
+            bt$169 = ~bt$154;
+        end
+        else begin
+            bt$169 = 1'b1;
+        end
+        if (10 < 10) begin
+            bt$170 = (rem$10$q < rem$10$q) | ((rem$10$q == rem$10$q) & (rank$10$q < rank$10$q));
+        end
+        else if (10 < 10) begin
+            bt$170 = ~bt$170;
+        end
+        else begin
+            bt$170 = 1'b1;
+        end
+        if (10 < 11) begin
+            bt$171 = (rem$10$q < rem$11$q) | ((rem$10$q == rem$11$q) & (rank$10$q < rank$11$q));
+        end
+        else if (11 < 10) begin
+            bt$171 = ~bt$186;
+        end
+        else begin
+            bt$171 = 1'b1;
+        end
+        if (10 < 12) begin
+            bt$172 = (rem$10$q < rem$12$q) | ((rem$10$q == rem$12$q) & (rank$10$q < rank$12$q));
+        end
+        else if (12 < 10) begin
+            bt$172 = ~bt$202;
+        end
+        else begin
+            bt$172 = 1'b1;
+        end
+        if (10 < 13) begin
+            bt$173 = (rem$10$q < rem$13$q) | ((rem$10$q == rem$13$q) & (rank$10$q < rank$13$q));
+        end
+        else if (13 < 10) begin
+            bt$173 = ~bt$218;
+        end
+        else begin
+            bt$173 = 1'b1;
+        end
+        if (10 < 14) begin
+            bt$174 = (rem$10$q < rem$14$q) | ((rem$10$q == rem$14$q) & (rank$10$q < rank$14$q));
+        end
+        else if (14 < 10) begin
+            bt$174 = ~bt$234;
+        end
+        else begin
+            bt$174 = 1'b1;
+        end
+        if (10 < 15) begin
+            bt$175 = (rem$10$q < rem$15$q) | ((rem$10$q == rem$15$q) & (rank$10$q < rank$15$q));
+        end
+        else if (15 < 10) begin
+            bt$175 = ~bt$250;
+        end
+        else begin
+            bt$175 = 1'b1;
+        end
+        if (11 < 0) begin
+            bt$176 = (rem$11$q < rem$0$q) | ((rem$11$q == rem$0$q) & (rank$11$q < rank$0$q));
+        end
+        else if (0 < 11) begin
+            bt$176 = ~bt$11;
+        end
+        else begin
+            bt$176 = 1'b1;
+        end
+        if (11 < 1) begin
+            bt$177 = (rem$11$q < rem$1$q) | ((rem$11$q == rem$1$q) & (rank$11$q < rank$1$q));
+        end
+        else if (1 < 11) begin
+            bt$177 = ~bt$27;
+        end
+        else begin
+            bt$177 = 1'b1;
+        end
+        if (11 < 2) begin
+            bt$178 = (rem$11$q < rem$2$q) | ((rem$11$q == rem$2$q) & (rank$11$q < rank$2$q));
+        end
+        else if (2 < 11) begin
+            bt$178 = ~bt$43;
+        end
+        else begin
+            bt$178 = 1'b1;
+        end
+        if (11 < 3) begin
+            bt$179 = (rem$11$q < rem$3$q) | ((rem$11$q == rem$3$q) & (rank$11$q < rank$3$q));
+        end
+        else if (3 < 11) begin
+            bt$179 = ~bt$59;
+        end
+        else begin
+            bt$179 = 1'b1;
+        end
+        if (11 < 4) begin
+            bt$180 = (rem$11$q < rem$4$q) | ((rem$11$q == rem$4$q) & (rank$11$q < rank$4$q));
+        end
+        else if (4 < 11) begin
+            bt$180 = ~bt$75;
+        end
+        else begin
+            bt$180 = 1'b1;
+        end
+        if (11 < 5) begin
+            bt$181 = (rem$11$q < rem$5$q) | ((rem$11$q == rem$5$q) & (rank$11$q < rank$5$q));
+        end
+        else if (5 < 11) begin
+            bt$181 = ~bt$91;
+        end
+        else begin
+            bt$181 = 1'b1;
+        end
+        if (11 < 6) begin
+            bt$182 = (rem$11$q < rem$6$q) | ((rem$11$q == rem$6$q) & (rank$11$q < rank$6$q));
+        end
+        else if (6 < 11) begin
+            bt$182 = ~bt$107;
+        end
+        else begin
+            bt$182 = 1'b1;
+        end
+        if (11 < 7) begin
+            bt$183 = (rem$11$q < rem$7$q) | ((rem$11$q == rem$7$q) & (rank$11$q < rank$7$q));
+        end
+        else if (7 < 11) begin
+            bt$183 = ~bt$123;
+        end
+        else begin
+            bt$183 = 1'b1;
+        end
+        if (11 < 8) begin
+            bt$184 = (rem$11$q < rem$8$q) | ((rem$11$q == rem$8$q) & (rank$11$q < rank$8$q));
+        end
+        else if (8 < 11) begin
+            bt$184 = ~bt$139;
+        end
+        else begin
+            bt$184 = 1'b1;
+        end
+        if (11 < 9) begin
+            bt$185 = (rem$11$q < rem$9$q) | ((rem$11$q == rem$9$q) & (rank$11$q < rank$9$q));
+        end
+        else if (9 < 11) begin
+            bt$185 = ~bt$155;
+        end
+        else begin
+            bt$185 = 1'b1;
+        end
+        if (11 < 10) begin
+            bt$186 = (rem$11$q < rem$10$q) | ((rem$11$q == rem$10$q) & (rank$11$q < rank$10$q));
+        end
+        else if (10 < 11) begin
+            bt$186 = ~bt$171;
+        end
+        else begin
+            bt$186 = 1'b1;
+        end
+        if (11 < 11) begin
+            bt$187 = (rem$11$q < rem$11$q) | ((rem$11$q == rem$11$q) & (rank$11$q < rank$11$q));
+        end
+        else if (11 < 11) begin
+            bt$187 = ~bt$187;
+        end
+        else begin
+            bt$187 = 1'b1;
+        end
+        if (11 < 12) begin
+            bt$188 = (rem$11$q < rem$12$q) | ((rem$11$q == rem$12$q) & (rank$11$q < rank$12$q));
+        end
+        else if (12 < 11) begin
+            bt$188 = ~bt$203;
+        end
+        else begin
+            bt$188 = 1'b1;
+        end
+        if (11 < 13) begin
+            bt$189 = (rem$11$q < rem$13$q) | ((rem$11$q == rem$13$q) & (rank$11$q < rank$13$q));
+        end
+        else if (13 < 11) begin
+            bt$189 = ~bt$219;
+        end
+        else begin
+            bt$189 = 1'b1;
+        end
+        if (11 < 14) begin
+            bt$190 = (rem$11$q < rem$14$q) | ((rem$11$q == rem$14$q) & (rank$11$q < rank$14$q));
+        end
+        else if (14 < 11) begin
+            bt$190 = ~bt$235;
+        end
+        else begin
+            bt$190 = 1'b1;
+        end
+        if (11 < 15) begin
+            bt$191 = (rem$11$q < rem$15$q) | ((rem$11$q == rem$15$q) & (rank$11$q < rank$15$q));
+        end
+        else if (15 < 11) begin
+            bt$191 = ~bt$251;
+        end
+        else begin
+            bt$191 = 1'b1;
+        end
+        if (12 < 0) begin
+            bt$192 = (rem$12$q < rem$0$q) | ((rem$12$q == rem$0$q) & (rank$12$q < rank$0$q));
+        end
+        else if (0 < 12) begin
+            bt$192 = ~bt$12;
+        end
+        else begin
+            bt$192 = 1'b1;
+        end
+        if (12 < 1) begin
+            bt$193 = (rem$12$q < rem$1$q) | ((rem$12$q == rem$1$q) & (rank$12$q < rank$1$q));
+        end
+        else if (1 < 12) begin
+            bt$193 = ~bt$28;
+        end
+        else begin
+            bt$193 = 1'b1;
+        end
+        if (12 < 2) begin
+            bt$194 = (rem$12$q < rem$2$q) | ((rem$12$q == rem$2$q) & (rank$12$q < rank$2$q));
+        end
+        else if (2 < 12) begin
+            bt$194 = ~bt$44;
+        end
+        else begin
+            bt$194 = 1'b1;
+        end
+        if (12 < 3) begin
+            bt$195 = (rem$12$q < rem$3$q) | ((rem$12$q == rem$3$q) & (rank$12$q < rank$3$q));
+        end
+        else if (3 < 12) begin
+            bt$195 = ~bt$60;
+        end
+        else begin
+            bt$195 = 1'b1;
+        end
+        if (12 < 4) begin
+            bt$196 = (rem$12$q < rem$4$q) | ((rem$12$q == rem$4$q) & (rank$12$q < rank$4$q));
+        end
+        else if (4 < 12) begin
+            bt$196 = ~bt$76;
+        end
+        else begin
+            bt$196 = 1'b1;
+        end
+        if (12 < 5) begin
+            bt$197 = (rem$12$q < rem$5$q) | ((rem$12$q == rem$5$q) & (rank$12$q < rank$5$q));
+        end
+        else if (5 < 12) begin
+            bt$197 = ~bt$92;
+        end
+        else begin
+            bt$197 = 1'b1;
+        end
+        if (12 < 6) begin
+            bt$198 = (rem$12$q < rem$6$q) | ((rem$12$q == rem$6$q) & (rank$12$q < rank$6$q));
+        end
+        else if (6 < 12) begin
+            bt$198 = ~bt$108;
+        end
+        else begin
+            bt$198 = 1'b1;
+        end
+        if (12 < 7) begin
+            bt$199 = (rem$12$q < rem$7$q) | ((rem$12$q == rem$7$q) & (rank$12$q < rank$7$q));
+        end
+        else if (7 < 12) begin
+            bt$199 = ~bt$124;
+        end
+        else begin
+            bt$199 = 1'b1;
+        end
+        if (12 < 8) begin
+            bt$200 = (rem$12$q < rem$8$q) | ((rem$12$q == rem$8$q) & (rank$12$q < rank$8$q));
+        end
+        else if (8 < 12) begin
+            bt$200 = ~bt$140;
+        end
+        else begin
+            bt$200 = 1'b1;
+        end
+        if (12 < 9) begin
+            bt$201 = (rem$12$q < rem$9$q) | ((rem$12$q == rem$9$q) & (rank$12$q < rank$9$q));
+        end
+        else if (9 < 12) begin
+            bt$201 = ~bt$156;
+        end
+        else begin
+            bt$201 = 1'b1;
+        end
+        if (12 < 10) begin
+            bt$202 = (rem$12$q < rem$10$q) | ((rem$12$q == rem$10$q) & (rank$12$q < rank$10$q));
+        end
+        else if (10 < 12) begin
+            bt$202 = ~bt$172;
+        end
+        else begin
+            bt$202 = 1'b1;
+        end
+        if (12 < 11) begin
+            bt$203 = (rem$12$q < rem$11$q) | ((rem$12$q == rem$11$q) & (rank$12$q < rank$11$q));
+        end
+        else if (11 < 12) begin
+            bt$203 = ~bt$188;
+        end
+        else begin
+            bt$203 = 1'b1;
+        end
+        if (12 < 12) begin
+            bt$204 = (rem$12$q < rem$12$q) | ((rem$12$q == rem$12$q) & (rank$12$q < rank$12$q));
+        end
+        else if (12 < 12) begin
+            bt$204 = ~bt$204;
+        end
+        else begin
+            bt$204 = 1'b1;
+        end
+        if (12 < 13) begin
+            bt$205 = (rem$12$q < rem$13$q) | ((rem$12$q == rem$13$q) & (rank$12$q < rank$13$q));
+        end
+        else if (13 < 12) begin
+            bt$205 = ~bt$220;
+        end
+        else begin
+            bt$205 = 1'b1;
+        end
+        if (12 < 14) begin
+            bt$206 = (rem$12$q < rem$14$q) | ((rem$12$q == rem$14$q) & (rank$12$q < rank$14$q));
+        end
+        else if (14 < 12) begin
+            bt$206 = ~bt$236;
+        end
+        else begin
+            bt$206 = 1'b1;
+        end
+        if (12 < 15) begin
+            bt$207 = (rem$12$q < rem$15$q) | ((rem$12$q == rem$15$q) & (rank$12$q < rank$15$q));
+        end
+        else if (15 < 12) begin
+            bt$207 = ~bt$252;
+        end
+        else begin
+            bt$207 = 1'b1;
+        end
+        if (13 < 0) begin
+            bt$208 = (rem$13$q < rem$0$q) | ((rem$13$q == rem$0$q) & (rank$13$q < rank$0$q));
+        end
+        else if (0 < 13) begin
+            bt$208 = ~bt$13;
+        end
+        else begin
+            bt$208 = 1'b1;
+        end
+        if (13 < 1) begin
+            bt$209 = (rem$13$q < rem$1$q) | ((rem$13$q == rem$1$q) & (rank$13$q < rank$1$q));
+        end
+        else if (1 < 13) begin
+            bt$209 = ~bt$29;
+        end
+        else begin
+            bt$209 = 1'b1;
+        end
+        if (13 < 2) begin
+            bt$210 = (rem$13$q < rem$2$q) | ((rem$13$q == rem$2$q) & (rank$13$q < rank$2$q));
+        end
+        else if (2 < 13) begin
+            bt$210 = ~bt$45;
+        end
+        else begin
+            bt$210 = 1'b1;
+        end
+        if (13 < 3) begin
+            bt$211 = (rem$13$q < rem$3$q) | ((rem$13$q == rem$3$q) & (rank$13$q < rank$3$q));
+        end
+        else if (3 < 13) begin
+            bt$211 = ~bt$61;
+        end
+        else begin
+            bt$211 = 1'b1;
+        end
+        if (13 < 4) begin
+            bt$212 = (rem$13$q < rem$4$q) | ((rem$13$q == rem$4$q) & (rank$13$q < rank$4$q));
+        end
+        else if (4 < 13) begin
+            bt$212 = ~bt$77;
+        end
+        else begin
+            bt$212 = 1'b1;
+        end
+        if (13 < 5) begin
+            bt$213 = (rem$13$q < rem$5$q) | ((rem$13$q == rem$5$q) & (rank$13$q < rank$5$q));
+        end
+        else if (5 < 13) begin
+            bt$213 = ~bt$93;
+        end
+        else begin
+            bt$213 = 1'b1;
+        end
+        if (13 < 6) begin
+            bt$214 = (rem$13$q < rem$6$q) | ((rem$13$q == rem$6$q) & (rank$13$q < rank$6$q));
+        end
+        else if (6 < 13) begin
+            bt$214 = ~bt$109;
+        end
+        else begin
+            bt$214 = 1'b1;
+        end
+        if (13 < 7) begin
+            bt$215 = (rem$13$q < rem$7$q) | ((rem$13$q == rem$7$q) & (rank$13$q < rank$7$q));
+        end
+        else if (7 < 13) begin
+            bt$215 = ~bt$125;
+        end
+        else begin
+            bt$215 = 1'b1;
+        end
+        if (13 < 8) begin
+            bt$216 = (rem$13$q < rem$8$q) | ((rem$13$q == rem$8$q) & (rank$13$q < rank$8$q));
+        end
+        else if (8 < 13) begin
+            bt$216 = ~bt$141;
+        end
+        else begin
+            bt$216 = 1'b1;
+        end
+        if (13 < 9) begin
+            bt$217 = (rem$13$q < rem$9$q) | ((rem$13$q == rem$9$q) & (rank$13$q < rank$9$q));
+        end
+        else if (9 < 13) begin
+            bt$217 = ~bt$157;
+        end
+        else begin
+            bt$217 = 1'b1;
+        end
+        if (13 < 10) begin
+            bt$218 = (rem$13$q < rem$10$q) | ((rem$13$q == rem$10$q) & (rank$13$q < rank$10$q));
+        end
+        else if (10 < 13) begin
+            bt$218 = ~bt$173;
+        end
+        else begin
+            bt$218 = 1'b1;
+        end
+        if (13 < 11) begin
+            bt$219 = (rem$13$q < rem$11$q) | ((rem$13$q == rem$11$q) & (rank$13$q < rank$11$q));
+        end
+        else if (11 < 13) begin
+            bt$219 = ~bt$189;
+        end
+        else begin
+            bt$219 = 1'b1;
+        end
+        if (13 < 12) begin
+            bt$220 = (rem$13$q < rem$12$q) | ((rem$13$q == rem$12$q) & (rank$13$q < rank$12$q));
+        end
+        else if (12 < 13) begin
+            bt$220 = ~bt$205;
+        end
+        else begin
+            bt$220 = 1'b1;
+        end
+        if (13 < 13) begin
+            bt$221 = (rem$13$q < rem$13$q) | ((rem$13$q == rem$13$q) & (rank$13$q < rank$13$q));
+        end
+        else if (13 < 13) begin
+            bt$221 = ~bt$221;
+        end
+        else begin
+            bt$221 = 1'b1;
+        end
+        if (13 < 14) begin
+            bt$222 = (rem$13$q < rem$14$q) | ((rem$13$q == rem$14$q) & (rank$13$q < rank$14$q));
+        end
+        else if (14 < 13) begin
+            bt$222 = ~bt$237;
+        end
+        else begin
+            bt$222 = 1'b1;
+        end
+        if (13 < 15) begin
+            bt$223 = (rem$13$q < rem$15$q) | ((rem$13$q == rem$15$q) & (rank$13$q < rank$15$q));
+        end
+        else if (15 < 13) begin
+            bt$223 = ~bt$253;
+        end
+        else begin
+            bt$223 = 1'b1;
+        end
+        if (14 < 0) begin
+            bt$224 = (rem$14$q < rem$0$q) | ((rem$14$q == rem$0$q) & (rank$14$q < rank$0$q));
+        end
+        else if (0 < 14) begin
+            bt$224 = ~bt$14;
+        end
+        else begin
+            bt$224 = 1'b1;
+        end
+        if (14 < 1) begin
+            bt$225 = (rem$14$q < rem$1$q) | ((rem$14$q == rem$1$q) & (rank$14$q < rank$1$q));
+        end
+        else if (1 < 14) begin
+            bt$225 = ~bt$30;
+        end
+        else begin
+            bt$225 = 1'b1;
+        end
+        if (14 < 2) begin
+            bt$226 = (rem$14$q < rem$2$q) | ((rem$14$q == rem$2$q) & (rank$14$q < rank$2$q));
+        end
+        else if (2 < 14) begin
+            bt$226 = ~bt$46;
+        end
+        else begin
+            bt$226 = 1'b1;
+        end
+        if (14 < 3) begin
+            bt$227 = (rem$14$q < rem$3$q) | ((rem$14$q == rem$3$q) & (rank$14$q < rank$3$q));
+        end
+        else if (3 < 14) begin
+            bt$227 = ~bt$62;
+        end
+        else begin
+            bt$227 = 1'b1;
+        end
+        if (14 < 4) begin
+            bt$228 = (rem$14$q < rem$4$q) | ((rem$14$q == rem$4$q) & (rank$14$q < rank$4$q));
+        end
+        else if (4 < 14) begin
+            bt$228 = ~bt$78;
+        end
+        else begin
+            bt$228 = 1'b1;
+        end
+        if (14 < 5) begin
+            bt$229 = (rem$14$q < rem$5$q) | ((rem$14$q == rem$5$q) & (rank$14$q < rank$5$q));
+        end
+        else if (5 < 14) begin
+            bt$229 = ~bt$94;
+        end
+        else begin
+            bt$229 = 1'b1;
+        end
+        if (14 < 6) begin
+            bt$230 = (rem$14$q < rem$6$q) | ((rem$14$q == rem$6$q) & (rank$14$q < rank$6$q));
+        end
+        else if (6 < 14) begin
+            bt$230 = ~bt$110;
+        end
+        else begin
+            bt$230 = 1'b1;
+        end
+        if (14 < 7) begin
+            bt$231 = (rem$14$q < rem$7$q) | ((rem$14$q == rem$7$q) & (rank$14$q < rank$7$q));
+        end
+        else if (7 < 14) begin
+            bt$231 = ~bt$126;
+        end
+        else begin
+            bt$231 = 1'b1;
+        end
+        if (14 < 8) begin
+            bt$232 = (rem$14$q < rem$8$q) | ((rem$14$q == rem$8$q) & (rank$14$q < rank$8$q));
+        end
+        else if (8 < 14) begin
+            bt$232 = ~bt$142;
+        end
+        else begin
+            bt$232 = 1'b1;
+        end
+        if (14 < 9) begin
+            bt$233 = (rem$14$q < rem$9$q) | ((rem$14$q == rem$9$q) & (rank$14$q < rank$9$q));
+        end
+        else if (9 < 14) begin
+            bt$233 = ~bt$158;
+        end
+        else begin
+            bt$233 = 1'b1;
+        end
+        if (14 < 10) begin
+            bt$234 = (rem$14$q < rem$10$q) | ((rem$14$q == rem$10$q) & (rank$14$q < rank$10$q));
+        end
+        else if (10 < 14) begin
+            bt$234 = ~bt$174;
+        end
+        else begin
+            bt$234 = 1'b1;
+        end
+        if (14 < 11) begin
+            bt$235 = (rem$14$q < rem$11$q) | ((rem$14$q == rem$11$q) & (rank$14$q < rank$11$q));
+        end
+        else if (11 < 14) begin
+            bt$235 = ~bt$190;
+        end
+        else begin
+            bt$235 = 1'b1;
+        end
+        if (14 < 12) begin
+            bt$236 = (rem$14$q < rem$12$q) | ((rem$14$q == rem$12$q) & (rank$14$q < rank$12$q));
+        end
+        else if (12 < 14) begin
+            bt$236 = ~bt$206;
+        end
+        else begin
+            bt$236 = 1'b1;
+        end
+        if (14 < 13) begin
+            bt$237 = (rem$14$q < rem$13$q) | ((rem$14$q == rem$13$q) & (rank$14$q < rank$13$q));
+        end
+        else if (13 < 14) begin
+            bt$237 = ~bt$222;
+        end
+        else begin
+            bt$237 = 1'b1;
+        end
+        if (14 < 14) begin
+            bt$238 = (rem$14$q < rem$14$q) | ((rem$14$q == rem$14$q) & (rank$14$q < rank$14$q));
+        end
+        else if (14 < 14) begin
+            bt$238 = ~bt$238;
+        end
+        else begin
+            bt$238 = 1'b1;
+        end
+        if (14 < 15) begin
+            bt$239 = (rem$14$q < rem$15$q) | ((rem$14$q == rem$15$q) & (rank$14$q < rank$15$q));
+        end
+        else if (15 < 14) begin
+            bt$239 = ~bt$254;
+        end
+        else begin
+            bt$239 = 1'b1;
+        end
+        if (15 < 0) begin
+            bt$240 = (rem$15$q < rem$0$q) | ((rem$15$q == rem$0$q) & (rank$15$q < rank$0$q));
+        end
+        else if (0 < 15) begin
+            bt$240 = ~bt$15;
+        end
+        else begin
+            bt$240 = 1'b1;
+        end
+        if (15 < 1) begin
+            bt$241 = (rem$15$q < rem$1$q) | ((rem$15$q == rem$1$q) & (rank$15$q < rank$1$q));
+        end
+        else if (1 < 15) begin
+            bt$241 = ~bt$31;
+        end
+        else begin
+            bt$241 = 1'b1;
+        end
+        if (15 < 2) begin
+            bt$242 = (rem$15$q < rem$2$q) | ((rem$15$q == rem$2$q) & (rank$15$q < rank$2$q));
+        end
+        else if (2 < 15) begin
+            bt$242 = ~bt$47;
+        end
+        else begin
+            bt$242 = 1'b1;
+        end
+        if (15 < 3) begin
+            bt$243 = (rem$15$q < rem$3$q) | ((rem$15$q == rem$3$q) & (rank$15$q < rank$3$q));
+        end
+        else if (3 < 15) begin
+            bt$243 = ~bt$63;
+        end
+        else begin
+            bt$243 = 1'b1;
+        end
+        if (15 < 4) begin
+            bt$244 = (rem$15$q < rem$4$q) | ((rem$15$q == rem$4$q) & (rank$15$q < rank$4$q));
+        end
+        else if (4 < 15) begin
+            bt$244 = ~bt$79;
+        end
+        else begin
+            bt$244 = 1'b1;
+        end
+        if (15 < 5) begin
+            bt$245 = (rem$15$q < rem$5$q) | ((rem$15$q == rem$5$q) & (rank$15$q < rank$5$q));
+        end
+        else if (5 < 15) begin
+            bt$245 = ~bt$95;
+        end
+        else begin
+            bt$245 = 1'b1;
+        end
+        if (15 < 6) begin
+            bt$246 = (rem$15$q < rem$6$q) | ((rem$15$q == rem$6$q) & (rank$15$q < rank$6$q));
+        end
+        else if (6 < 15) begin
+            bt$246 = ~bt$111;
+        end
+        else begin
+            bt$246 = 1'b1;
+        end
+        if (15 < 7) begin
+            bt$247 = (rem$15$q < rem$7$q) | ((rem$15$q == rem$7$q) & (rank$15$q < rank$7$q));
+        end
+        else if (7 < 15) begin
+            bt$247 = ~bt$127;
+        end
+        else begin
+            bt$247 = 1'b1;
+        end
+        if (15 < 8) begin
+            bt$248 = (rem$15$q < rem$8$q) | ((rem$15$q == rem$8$q) & (rank$15$q < rank$8$q));
+        end
+        else if (8 < 15) begin
+            bt$248 = ~bt$143;
+        end
+        else begin
+            bt$248 = 1'b1;
+        end
+        if (15 < 9) begin
+            bt$249 = (rem$15$q < rem$9$q) | ((rem$15$q == rem$9$q) & (rank$15$q < rank$9$q));
+        end
+        else if (9 < 15) begin
+            bt$249 = ~bt$159;
+        end
+        else begin
+            bt$249 = 1'b1;
+        end
+        if (15 < 10) begin
+            bt$250 = (rem$15$q < rem$10$q) | ((rem$15$q == rem$10$q) & (rank$15$q < rank$10$q));
+        end
+        else if (10 < 15) begin
+            bt$250 = ~bt$175;
+        end
+        else begin
+            bt$250 = 1'b1;
+        end
+        if (15 < 11) begin
+            bt$251 = (rem$15$q < rem$11$q) | ((rem$15$q == rem$11$q) & (rank$15$q < rank$11$q));
+        end
+        else if (11 < 15) begin
+            bt$251 = ~bt$191;
+        end
+        else begin
+            bt$251 = 1'b1;
+        end
+        if (15 < 12) begin
+            bt$252 = (rem$15$q < rem$12$q) | ((rem$15$q == rem$12$q) & (rank$15$q < rank$12$q));
+        end
+        else if (12 < 15) begin
+            bt$252 = ~bt$207;
+        end
+        else begin
+            bt$252 = 1'b1;
+        end
+        if (15 < 13) begin
+            bt$253 = (rem$15$q < rem$13$q) | ((rem$15$q == rem$13$q) & (rank$15$q < rank$13$q));
+        end
+        else if (13 < 15) begin
+            bt$253 = ~bt$223;
+        end
+        else begin
+            bt$253 = 1'b1;
+        end
+        if (15 < 14) begin
+            bt$254 = (rem$15$q < rem$14$q) | ((rem$15$q == rem$14$q) & (rank$15$q < rank$14$q));
+        end
+        else if (14 < 15) begin
+            bt$254 = ~bt$239;
+        end
+        else begin
+            bt$254 = 1'b1;
+        end
+        if (15 < 15) begin
+            bt$255 = (rem$15$q < rem$15$q) | ((rem$15$q == rem$15$q) & (rank$15$q < rank$15$q));
+        end
+        else if (15 < 15) begin
+            bt$255 = ~bt$255;
+        end
+        else begin
+            bt$255 = 1'b1;
+        end
+        win$0 = cand$0;
+        if (cand$0 & ~bt$0) begin
+            win$0 = 1'b0;
+        end
+        if (cand$1 & ~bt$1) begin
+            win$0 = 1'b0;
+        end
+        if (cand$2 & ~bt$2) begin
+            win$0 = 1'b0;
+        end
+        if (cand$3 & ~bt$3) begin
+            win$0 = 1'b0;
+        end
+        if (cand$4 & ~bt$4) begin
+            win$0 = 1'b0;
+        end
+        if (cand$5 & ~bt$5) begin
+            win$0 = 1'b0;
+        end
+        if (cand$6 & ~bt$6) begin
+            win$0 = 1'b0;
+        end
+        if (cand$7 & ~bt$7) begin
+            win$0 = 1'b0;
+        end
+        if (cand$8 & ~bt$8) begin
+            win$0 = 1'b0;
+        end
+        if (cand$9 & ~bt$9) begin
+            win$0 = 1'b0;
+        end
+        if (cand$10 & ~bt$10) begin
+            win$0 = 1'b0;
+        end
+        if (cand$11 & ~bt$11) begin
+            win$0 = 1'b0;
+        end
+        if (cand$12 & ~bt$12) begin
+            win$0 = 1'b0;
+        end
+        if (cand$13 & ~bt$13) begin
+            win$0 = 1'b0;
+        end
+        if (cand$14 & ~bt$14) begin
+            win$0 = 1'b0;
+        end
+        if (cand$15 & ~bt$15) begin
+            win$0 = 1'b0;
+        end
+        win$1 = cand$1;
+        if (cand$0 & ~bt$16) begin
+            win$1 = 1'b0;
+        end
+        if (cand$1 & ~bt$17) begin
+            win$1 = 1'b0;
+        end
+        if (cand$2 & ~bt$18) begin
+            win$1 = 1'b0;
+        end
+        if (cand$3 & ~bt$19) begin
+            win$1 = 1'b0;
+        end
+        if (cand$4 & ~bt$20) begin
+            win$1 = 1'b0;
+        end
+        if (cand$5 & ~bt$21) begin
+            win$1 = 1'b0;
+        end
+        if (cand$6 & ~bt$22) begin
+            win$1 = 1'b0;
+        end
+        if (cand$7 & ~bt$23) begin
+            win$1 = 1'b0;
+        end
+        if (cand$8 & ~bt$24) begin
+            win$1 = 1'b0;
+        end
+        if (cand$9 & ~bt$25) begin
+            win$1 = 1'b0;
+        end
+        if (cand$10 & ~bt$26) begin
+            win$1 = 1'b0;
+        end
+        if (cand$11 & ~bt$27) begin
+            win$1 = 1'b0;
+        end
+        if (cand$12 & ~bt$28) begin
+            win$1 = 1'b0;
+        end
+        if (cand$13 & ~bt$29) begin
+            win$1 = 1'b0;
+        end
+        if (cand$14 & ~bt$30) begin
+            win$1 = 1'b0;
+        end
+        if (cand$15 & ~bt$31) begin
+            win$1 = 1'b0;
+        end
+        win$2 = cand$2;
+        if (cand$0 & ~bt$32) begin
+            win$2 = 1'b0;
+        end
+        if (cand$1 & ~bt$33) begin
+            win$2 = 1'b0;
+        end
+        if (cand$2 & ~bt$34) begin
+            win$2 = 1'b0;
+        end
+        if (cand$3 & ~bt$35) begin
+            win$2 = 1'b0;
+        end
+        if (cand$4 & ~bt$36) begin
+            win$2 = 1'b0;
+        end
+        if (cand$5 & ~bt$37) begin
+            win$2 = 1'b0;
+        end
+        if (cand$6 & ~bt$38) begin
+            win$2 = 1'b0;
+        end
+        if (cand$7 & ~bt$39) begin
+            win$2 = 1'b0;
+        end
+        if (cand$8 & ~bt$40) begin
+            win$2 = 1'b0;
+        end
+        if (cand$9 & ~bt$41) begin
+            win$2 = 1'b0;
+        end
+        if (cand$10 & ~bt$42) begin
+            win$2 = 1'b0;
+        end
+        if (cand$11 & ~bt$43) begin
+            win$2 = 1'b0;
+        end
+        if (cand$12 & ~bt$44) begin
+            win$2 = 1'b0;
+        end
+        if (cand$13 & ~bt$45) begin
+            win$2 = 1'b0;
+        end
+        if (cand$14 & ~bt$46) begin
+            win$2 = 1'b0;
+        end
+        if (cand$15 & ~bt$47) begin
+            win$2 = 1'b0;
+        end
+        win$3 = cand$3;
+        if (cand$0 & ~bt$48) begin
+            win$3 = 1'b0;
+        end
+        if (cand$1 & ~bt$49) begin
+            win$3 = 1'b0;
+        end
+        if (cand$2 & ~bt$50) begin
+            win$3 = 1'b0;
+        end
+        if (cand$3 & ~bt$51) begin
+            win$3 = 1'b0;
+        end
+        if (cand$4 & ~bt$52) begin
+            win$3 = 1'b0;
+        end
+        if (cand$5 & ~bt$53) begin
+            win$3 = 1'b0;
+        end
+        if (cand$6 & ~bt$54) begin
+            win$3 = 1'b0;
+        end
+        if (cand$7 & ~bt$55) begin
+            win$3 = 1'b0;
+        end
+        if (cand$8 & ~bt$56) begin
+            win$3 = 1'b0;
+        end
+        if (cand$9 & ~bt$57) begin
+            win$3 = 1'b0;
+        end
+        if (cand$10 & ~bt$58) begin
+            win$3 = 1'b0;
+        end
+        if (cand$11 & ~bt$59) begin
+            win$3 = 1'b0;
+        end
+        if (cand$12 & ~bt$60) begin
+            win$3 = 1'b0;
+        end
+        if (cand$13 & ~bt$61) begin
+            win$3 = 1'b0;
+        end
+        if (cand$14 & ~bt$62) begin
+            win$3 = 1'b0;
+        end
+        if (cand$15 & ~bt$63) begin
+            win$3 = 1'b0;
+        end
+        win$4 = cand$4;
+        if (cand$0 & ~bt$64) begin
+            win$4 = 1'b0;
+        end
+        if (cand$1 & ~bt$65) begin
+            win$4 = 1'b0;
+        end
+        if (cand$2 & ~bt$66) begin
+            win$4 = 1'b0;
+        end
+        if (cand$3 & ~bt$67) begin
+            win$4 = 1'b0;
+        end
+        if (cand$4 & ~bt$68) begin
+            win$4 = 1'b0;
+        end
+        if (cand$5 & ~bt$69) begin
+            win$4 = 1'b0;
+        end
+        if (cand$6 & ~bt$70) begin
+            win$4 = 1'b0;
+        end
+        if (cand$7 & ~bt$71) begin
+            win$4 = 1'b0;
+        end
+        if (cand$8 & ~bt$72) begin
+            win$4 = 1'b0;
+        end
+        if (cand$9 & ~bt$73) begin
+            win$4 = 1'b0;
+        end
+        if (cand$10 & ~bt$74) begin
+            win$4 = 1'b0;
+        end
+        if (cand$11 & ~bt$75) begin
+            win$4 = 1'b0;
+        end
+        if (cand$12 & ~bt$76) begin
+            win$4 = 1'b0;
+        end
+        if (cand$13 & ~bt$77) begin
+            win$4 = 1'b0;
+        end
+        if (cand$14 & ~bt$78) begin
+            win$4 = 1'b0;
+        end
+        if (cand$15 & ~bt$79) begin
+            win$4 = 1'b0;
+        end
+        win$5 = cand$5;
+        if (cand$0 & ~bt$80) begin
+            win$5 = 1'b0;
+        end
+        if (cand$1 & ~bt$81) begin
+            win$5 = 1'b0;
+        end
+        if (cand$2 & ~bt$82) begin
+            win$5 = 1'b0;
+        end
+        if (cand$3 & ~bt$83) begin
+            win$5 = 1'b0;
+        end
+        if (cand$4 & ~bt$84) begin
+            win$5 = 1'b0;
+        end
+        if (cand$5 & ~bt$85) begin
+            win$5 = 1'b0;
+        end
+        if (cand$6 & ~bt$86) begin
+            win$5 = 1'b0;
+        end
+        if (cand$7 & ~bt$87) begin
+            win$5 = 1'b0;
+        end
+        if (cand$8 & ~bt$88) begin
+            win$5 = 1'b0;
+        end
+        if (cand$9 & ~bt$89) begin
+            win$5 = 1'b0;
+        end
+        if (cand$10 & ~bt$90) begin
+            win$5 = 1'b0;
+        end
+        if (cand$11 & ~bt$91) begin
+            win$5 = 1'b0;
+        end
+        if (cand$12 & ~bt$92) begin
+            win$5 = 1'b0;
+        end
+        if (cand$13 & ~bt$93) begin
+            win$5 = 1'b0;
+        end
+        if (cand$14 & ~bt$94) begin
+            win$5 = 1'b0;
+        end
+        if (cand$15 & ~bt$95) begin
+            win$5 = 1'b0;
+        end
+        win$6 = cand$6;
+        if (cand$0 & ~bt$96) begin
+            win$6 = 1'b0;
+        end
+        if (cand$1 & ~bt$97) begin
+            win$6 = 1'b0;
+        end
+        if (cand$2 & ~bt$98) begin
+            win$6 = 1'b0;
+        end
+        if (cand$3 & ~bt$99) begin
+            win$6 = 1'b0;
+        end
+        if (cand$4 & ~bt$100) begin
+            win$6 = 1'b0;
+        end
+        if (cand$5 & ~bt$101) begin
+            win$6 = 1'b0;
+        end
+        if (cand$6 & ~bt$102) begin
+            win$6 = 1'b0;
+        end
+        if (cand$7 & ~bt$103) begin
+            win$6 = 1'b0;
+        end
+        if (cand$8 & ~bt$104) begin
+            win$6 = 1'b0;
+        end
+        if (cand$9 & ~bt$105) begin
+            win$6 = 1'b0;
+        end
+        if (cand$10 & ~bt$106) begin
+            win$6 = 1'b0;
+        end
+        if (cand$11 & ~bt$107) begin
+            win$6 = 1'b0;
+        end
+        if (cand$12 & ~bt$108) begin
+            win$6 = 1'b0;
+        end
+        if (cand$13 & ~bt$109) begin
+            win$6 = 1'b0;
+        end
+        if (cand$14 & ~bt$110) begin
+            win$6 = 1'b0;
+        end
+        if (cand$15 & ~bt$111) begin
+            win$6 = 1'b0;
+        end
+        win$7 = cand$7;
+        if (cand$0 & ~bt$112) begin
+            win$7 = 1'b0;
+        end
+        if (cand$1 & ~bt$113) begin
+            win$7 = 1'b0;
+        end
+        if (cand$2 & ~bt$114) begin
+            win$7 = 1'b0;
+        end
+        if (cand$3 & ~bt$115) begin
+            win$7 = 1'b0;
+        end
+        if (cand$4 & ~bt$116) begin
+            win$7 = 1'b0;
+        end
+        if (cand$5 & ~bt$117) begin
+            win$7 = 1'b0;
+        end
+        if (cand$6 & ~bt$118) begin
+            win$7 = 1'b0;
+        end
+        if (cand$7 & ~bt$119) begin
+            win$7 = 1'b0;
+        end
+        if (cand$8 & ~bt$120) begin
+            win$7 = 1'b0;
+        end
+        if (cand$9 & ~bt$121) begin
+            win$7 = 1'b0;
+        end
+        if (cand$10 & ~bt$122) begin
+            win$7 = 1'b0;
+        end
+        if (cand$11 & ~bt$123) begin
+            win$7 = 1'b0;
+        end
+        if (cand$12 & ~bt$124) begin
+            win$7 = 1'b0;
+        end
+        if (cand$13 & ~bt$125) begin
+            win$7 = 1'b0;
+        end
+        if (cand$14 & ~bt$126) begin
+            win$7 = 1'b0;
+        end
+        if (cand$15 & ~bt$127) begin
+            win$7 = 1'b0;
+        end
+        win$8 = cand$8;
+        if (cand$0 & ~bt$128) begin
+            win$8 = 1'b0;
+        end
+        if (cand$1 & ~bt$129) begin
+            win$8 = 1'b0;
+        end
+        if (cand$2 & ~bt$130) begin
+            win$8 = 1'b0;
+        end
+        if (cand$3 & ~bt$131) begin
+            win$8 = 1'b0;
+        end
+        if (cand$4 & ~bt$132) begin
+            win$8 = 1'b0;
+        end
+        if (cand$5 & ~bt$133) begin
+            win$8 = 1'b0;
+        end
+        if (cand$6 & ~bt$134) begin
+            win$8 = 1'b0;
+        end
+        if (cand$7 & ~bt$135) begin
+            win$8 = 1'b0;
+        end
+        if (cand$8 & ~bt$136) begin
+            win$8 = 1'b0;
+        end
+        if (cand$9 & ~bt$137) begin
+            win$8 = 1'b0;
+        end
+        if (cand$10 & ~bt$138) begin
+            win$8 = 1'b0;
+        end
+        if (cand$11 & ~bt$139) begin
+            win$8 = 1'b0;
+        end
+        if (cand$12 & ~bt$140) begin
+            win$8 = 1'b0;
+        end
+        if (cand$13 & ~bt$141) begin
+            win$8 = 1'b0;
+        end
+        if (cand$14 & ~bt$142) begin
+            win$8 = 1'b0;
+        end
+        if (cand$15 & ~bt$143) begin
+            win$8 = 1'b0;
+        end
+        win$9 = cand$9;
+        if (cand$0 & ~bt$144) begin
+            win$9 = 1'b0;
+        end
+        if (cand$1 & ~bt$145) begin
+            win$9 = 1'b0;
+        end
+        if (cand$2 & ~bt$146) begin
+            win$9 = 1'b0;
+        end
+        if (cand$3 & ~bt$147) begin
+            win$9 = 1'b0;
+        end
+        if (cand$4 & ~bt$148) begin
+            win$9 = 1'b0;
+        end
+        if (cand$5 & ~bt$149) begin
+            win$9 = 1'b0;
+        end
+        if (cand$6 & ~bt$150) begin
+            win$9 = 1'b0;
+        end
+        if (cand$7 & ~bt$151) begin
+            win$9 = 1'b0;
+        end
+        if (cand$8 & ~bt$152) begin
+            win$9 = 1'b0;
+        end
+        if (cand$9 & ~bt$153) begin
+            win$9 = 1'b0;
+        end
+        if (cand$10 & ~bt$154) begin
+            win$9 = 1'b0;
+        end
+        if (cand$11 & ~bt$155) begin
+            win$9 = 1'b0;
+        end
+        if (cand$12 & ~bt$156) begin
+            win$9 = 1'b0;
+        end
+        if (cand$13 & ~bt$157) begin
+            win$9 = 1'b0;
+        end
+        if (cand$14 & ~bt$158) begin
+            win$9 = 1'b0;
+        end
+        if (cand$15 & ~bt$159) begin
+            win$9 = 1'b0;
+        end
+        win$10 = cand$10;
+        if (cand$0 & ~bt$160) begin
+            win$10 = 1'b0;
+        end
+        if (cand$1 & ~bt$161) begin
+            win$10 = 1'b0;
+        end
+        if (cand$2 & ~bt$162) begin
+            win$10 = 1'b0;
+        end
+        if (cand$3 & ~bt$163) begin
+            win$10 = 1'b0;
+        end
+        if (cand$4 & ~bt$164) begin
+            win$10 = 1'b0;
+        end
+        if (cand$5 & ~bt$165) begin
+            win$10 = 1'b0;
+        end
+        if (cand$6 & ~bt$166) begin
+            win$10 = 1'b0;
+        end
+        if (cand$7 & ~bt$167) begin
+            win$10 = 1'b0;
+        end
+        if (cand$8 & ~bt$168) begin
+            win$10 = 1'b0;
+        end
+        if (cand$9 & ~bt$169) begin
+            win$10 = 1'b0;
+        end
+        if (cand$10 & ~bt$170) begin
+            win$10 = 1'b0;
+        end
+        if (cand$11 & ~bt$171) begin
+            win$10 = 1'b0;
+        end
+        if (cand$12 & ~bt$172) begin
+            win$10 = 1'b0;
+        end
+        if (cand$13 & ~bt$173) begin
+            win$10 = 1'b0;
+        end
+        if (cand$14 & ~bt$174) begin
+            win$10 = 1'b0;
+        end
+        if (cand$15 & ~bt$175) begin
+            win$10 = 1'b0;
+        end
+        win$11 = cand$11;
+        if (cand$0 & ~bt$176) begin
+            win$11 = 1'b0;
+        end
+        if (cand$1 & ~bt$177) begin
+            win$11 = 1'b0;
+        end
+        if (cand$2 & ~bt$178) begin
+            win$11 = 1'b0;
+        end
+        if (cand$3 & ~bt$179) begin
+            win$11 = 1'b0;
+        end
+        if (cand$4 & ~bt$180) begin
+            win$11 = 1'b0;
+        end
+        if (cand$5 & ~bt$181) begin
+            win$11 = 1'b0;
+        end
+        if (cand$6 & ~bt$182) begin
+            win$11 = 1'b0;
+        end
+        if (cand$7 & ~bt$183) begin
+            win$11 = 1'b0;
+        end
+        if (cand$8 & ~bt$184) begin
+            win$11 = 1'b0;
+        end
+        if (cand$9 & ~bt$185) begin
+            win$11 = 1'b0;
+        end
+        if (cand$10 & ~bt$186) begin
+            win$11 = 1'b0;
+        end
+        if (cand$11 & ~bt$187) begin
+            win$11 = 1'b0;
+        end
+        if (cand$12 & ~bt$188) begin
+            win$11 = 1'b0;
+        end
+        if (cand$13 & ~bt$189) begin
+            win$11 = 1'b0;
+        end
+        if (cand$14 & ~bt$190) begin
+            win$11 = 1'b0;
+        end
+        if (cand$15 & ~bt$191) begin
+            win$11 = 1'b0;
+        end
+        win$12 = cand$12;
+        if (cand$0 & ~bt$192) begin
+            win$12 = 1'b0;
+        end
+        if (cand$1 & ~bt$193) begin
+            win$12 = 1'b0;
+        end
+        if (cand$2 & ~bt$194) begin
+            win$12 = 1'b0;
+        end
+        if (cand$3 & ~bt$195) begin
+            win$12 = 1'b0;
+        end
+        if (cand$4 & ~bt$196) begin
+            win$12 = 1'b0;
+        end
+        if (cand$5 & ~bt$197) begin
+            win$12 = 1'b0;
+        end
+        if (cand$6 & ~bt$198) begin
+            win$12 = 1'b0;
+        end
+        if (cand$7 & ~bt$199) begin
+            win$12 = 1'b0;
+        end
+        if (cand$8 & ~bt$200) begin
+            win$12 = 1'b0;
+        end
+        if (cand$9 & ~bt$201) begin
+            win$12 = 1'b0;
+        end
+        if (cand$10 & ~bt$202) begin
+            win$12 = 1'b0;
+        end
+        if (cand$11 & ~bt$203) begin
+            win$12 = 1'b0;
+        end
+        if (cand$12 & ~bt$204) begin
+            win$12 = 1'b0;
+        end
+        if (cand$13 & ~bt$205) begin
+            win$12 = 1'b0;
+        end
+        if (cand$14 & ~bt$206) begin
+            win$12 = 1'b0;
+        end
+        if (cand$15 & ~bt$207) begin
+            win$12 = 1'b0;
+        end
+        win$13 = cand$13;
+        if (cand$0 & ~bt$208) begin
+            win$13 = 1'b0;
+        end
+        if (cand$1 & ~bt$209) begin
+            win$13 = 1'b0;
+        end
+        if (cand$2 & ~bt$210) begin
+            win$13 = 1'b0;
+        end
+        if (cand$3 & ~bt$211) begin
+            win$13 = 1'b0;
+        end
+        if (cand$4 & ~bt$212) begin
+            win$13 = 1'b0;
+        end
+        if (cand$5 & ~bt$213) begin
+            win$13 = 1'b0;
+        end
+        if (cand$6 & ~bt$214) begin
+            win$13 = 1'b0;
+        end
+        if (cand$7 & ~bt$215) begin
+            win$13 = 1'b0;
+        end
+        if (cand$8 & ~bt$216) begin
+            win$13 = 1'b0;
+        end
+        if (cand$9 & ~bt$217) begin
+            win$13 = 1'b0;
+        end
+        if (cand$10 & ~bt$218) begin
+            win$13 = 1'b0;
+        end
+        if (cand$11 & ~bt$219) begin
+            win$13 = 1'b0;
+        end
+        if (cand$12 & ~bt$220) begin
+            win$13 = 1'b0;
+        end
+        if (cand$13 & ~bt$221) begin
+            win$13 = 1'b0;
+        end
+        if (cand$14 & ~bt$222) begin
+            win$13 = 1'b0;
+        end
+        if (cand$15 & ~bt$223) begin
+            win$13 = 1'b0;
+        end
+        win$14 = cand$14;
+        if (cand$0 & ~bt$224) begin
+            win$14 = 1'b0;
+        end
+        if (cand$1 & ~bt$225) begin
+            win$14 = 1'b0;
+        end
+        if (cand$2 & ~bt$226) begin
+            win$14 = 1'b0;
+        end
+        if (cand$3 & ~bt$227) begin
+            win$14 = 1'b0;
+        end
+        if (cand$4 & ~bt$228) begin
+            win$14 = 1'b0;
+        end
+        if (cand$5 & ~bt$229) begin
+            win$14 = 1'b0;
+        end
+        if (cand$6 & ~bt$230) begin
+            win$14 = 1'b0;
+        end
+        if (cand$7 & ~bt$231) begin
+            win$14 = 1'b0;
+        end
+        if (cand$8 & ~bt$232) begin
+            win$14 = 1'b0;
+        end
+        if (cand$9 & ~bt$233) begin
+            win$14 = 1'b0;
+        end
+        if (cand$10 & ~bt$234) begin
+            win$14 = 1'b0;
+        end
+        if (cand$11 & ~bt$235) begin
+            win$14 = 1'b0;
+        end
+        if (cand$12 & ~bt$236) begin
+            win$14 = 1'b0;
+        end
+        if (cand$13 & ~bt$237) begin
+            win$14 = 1'b0;
+        end
+        if (cand$14 & ~bt$238) begin
+            win$14 = 1'b0;
+        end
+        if (cand$15 & ~bt$239) begin
+            win$14 = 1'b0;
+        end
+        win$15 = cand$15;
+        if (cand$0 & ~bt$240) begin
+            win$15 = 1'b0;
+        end
+        if (cand$1 & ~bt$241) begin
+            win$15 = 1'b0;
+        end
+        if (cand$2 & ~bt$242) begin
+            win$15 = 1'b0;
+        end
+        if (cand$3 & ~bt$243) begin
+            win$15 = 1'b0;
+        end
+        if (cand$4 & ~bt$244) begin
+            win$15 = 1'b0;
+        end
+        if (cand$5 & ~bt$245) begin
+            win$15 = 1'b0;
+        end
+        if (cand$6 & ~bt$246) begin
+            win$15 = 1'b0;
+        end
+        if (cand$7 & ~bt$247) begin
+            win$15 = 1'b0;
+        end
+        if (cand$8 & ~bt$248) begin
+            win$15 = 1'b0;
+        end
+        if (cand$9 & ~bt$249) begin
+            win$15 = 1'b0;
+        end
+        if (cand$10 & ~bt$250) begin
+            win$15 = 1'b0;
+        end
+        if (cand$11 & ~bt$251) begin
+            win$15 = 1'b0;
+        end
+        if (cand$12 & ~bt$252) begin
+            win$15 = 1'b0;
+        end
+        if (cand$13 & ~bt$253) begin
+            win$15 = 1'b0;
+        end
+        if (cand$14 & ~bt$254) begin
+            win$15 = 1'b0;
+        end
+        if (cand$15 & ~bt$255) begin
+            win$15 = 1'b0;
+        end
+        nv$0 = cand$0;
+        ns$0 = c_zero_s;
+        ni$0 = c_zero16;
+        nr$0 = c_zero32;
+        if (win$0) begin
+            ns$0 = c_slot$0;
+            ni$0 = id$0$q;
+            nr$0 = rem$0$q;
+        end
+        nv$1 = cand$1;
+        ns$1 = c_zero_s;
+        ni$1 = c_zero16;
+        nr$1 = c_zero32;
+        if (win$1) begin
+            ns$1 = c_slot$1;
+            ni$1 = id$1$q;
+            nr$1 = rem$1$q;
+        end
+        nv$2 = cand$2;
+        ns$2 = c_zero_s;
+        ni$2 = c_zero16;
+        nr$2 = c_zero32;
+        if (win$2) begin
+            ns$2 = c_slot$2;
+            ni$2 = id$2$q;
+            nr$2 = rem$2$q;
+        end
+        nv$3 = cand$3;
+        ns$3 = c_zero_s;
+        ni$3 = c_zero16;
+        nr$3 = c_zero32;
+        if (win$3) begin
+            ns$3 = c_slot$3;
+            ni$3 = id$3$q;
+            nr$3 = rem$3$q;
+        end
+        nv$4 = cand$4;
+        ns$4 = c_zero_s;
+        ni$4 = c_zero16;
+        nr$4 = c_zero32;
+        if (win$4) begin
+            ns$4 = c_slot$4;
+            ni$4 = id$4$q;
+            nr$4 = rem$4$q;
+        end
+        nv$5 = cand$5;
+        ns$5 = c_zero_s;
+        ni$5 = c_zero16;
+        nr$5 = c_zero32;
+        if (win$5) begin
+            ns$5 = c_slot$5;
+            ni$5 = id$5$q;
+            nr$5 = rem$5$q;
+        end
+        nv$6 = cand$6;
+        ns$6 = c_zero_s;
+        ni$6 = c_zero16;
+        nr$6 = c_zero32;
+        if (win$6) begin
+            ns$6 = c_slot$6;
+            ni$6 = id$6$q;
+            nr$6 = rem$6$q;
+        end
+        nv$7 = cand$7;
+        ns$7 = c_zero_s;
+        ni$7 = c_zero16;
+        nr$7 = c_zero32;
+        if (win$7) begin
+            ns$7 = c_slot$7;
+            ni$7 = id$7$q;
+            nr$7 = rem$7$q;
+        end
+        nv$8 = cand$8;
+        ns$8 = c_zero_s;
+        ni$8 = c_zero16;
+        nr$8 = c_zero32;
+        if (win$8) begin
+            ns$8 = c_slot$8;
+            ni$8 = id$8$q;
+            nr$8 = rem$8$q;
+        end
+        nv$9 = cand$9;
+        ns$9 = c_zero_s;
+        ni$9 = c_zero16;
+        nr$9 = c_zero32;
+        if (win$9) begin
+            ns$9 = c_slot$9;
+            ni$9 = id$9$q;
+            nr$9 = rem$9$q;
+        end
+        nv$10 = cand$10;
+        ns$10 = c_zero_s;
+        ni$10 = c_zero16;
+        nr$10 = c_zero32;
+        if (win$10) begin
+            ns$10 = c_slot$10;
+            ni$10 = id$10$q;
+            nr$10 = rem$10$q;
+        end
+        nv$11 = cand$11;
+        ns$11 = c_zero_s;
+        ni$11 = c_zero16;
+        nr$11 = c_zero32;
+        if (win$11) begin
+            ns$11 = c_slot$11;
+            ni$11 = id$11$q;
+            nr$11 = rem$11$q;
+        end
+        nv$12 = cand$12;
+        ns$12 = c_zero_s;
+        ni$12 = c_zero16;
+        nr$12 = c_zero32;
+        if (win$12) begin
+            ns$12 = c_slot$12;
+            ni$12 = id$12$q;
+            nr$12 = rem$12$q;
+        end
+        nv$13 = cand$13;
+        ns$13 = c_zero_s;
+        ni$13 = c_zero16;
+        nr$13 = c_zero32;
+        if (win$13) begin
+            ns$13 = c_slot$13;
+            ni$13 = id$13$q;
+            nr$13 = rem$13$q;
+        end
+        nv$14 = cand$14;
+        ns$14 = c_zero_s;
+        ni$14 = c_zero16;
+        nr$14 = c_zero32;
+        if (win$14) begin
+            ns$14 = c_slot$14;
+            ni$14 = id$14$q;
+            nr$14 = rem$14$q;
+        end
+        nv$15 = cand$15;
+        ns$15 = c_zero_s;
+        ni$15 = c_zero16;
+        nr$15 = c_zero32;
+        if (win$15) begin
+            ns$15 = c_slot$15;
+            ni$15 = id$15$q;
+            nr$15 = rem$15$q;
+        end
         nv$16 = nv$0 | nv$1;
-        ns$16 = ns$1;
-        ni$16 = ni$1;
-        nr$16 = nr$1;
-        nk$16 = nk$1;
-        if (nv$0 & (~nv$1 | (nr$0 < nr$1) | ((nr$0 == nr$1) & (nk$0 < nk$1)))) begin
-            ns$16 = ns$0;
-            ni$16 = ni$0;
-            nr$16 = nr$0;
-            nk$16 = nk$0;
-        end
+        ns$16 = ns$0 | ns$1;
+        ni$16 = ni$0 | ni$1;
+        nr$16 = nr$0 | nr$1;
         nv$17 = nv$2 | nv$3;
-        ns$17 = ns$3;
-        ni$17 = ni$3;
-        nr$17 = nr$3;
-        nk$17 = nk$3;
-        if (nv$2 & (~nv$3 | (nr$2 < nr$3) | ((nr$2 == nr$3) & (nk$2 < nk$3)))) begin
-            ns$17 = ns$2;
-            ni$17 = ni$2;
-            nr$17 = nr$2;
-            nk$17 = nk$2;
-        end
+        ns$17 = ns$2 | ns$3;
+        ni$17 = ni$2 | ni$3;
+        nr$17 = nr$2 | nr$3;
         nv$18 = nv$4 | nv$5;
-        ns$18 = ns$5;
-        ni$18 = ni$5;
-        nr$18 = nr$5;
-        nk$18 = nk$5;
-        if (nv$4 & (~nv$5 | (nr$4 < nr$5) | ((nr$4 == nr$5) & (nk$4 < nk$5)))) begin
-            ns$18 = ns$4;
-            ni$18 = ni$4;
-            nr$18 = nr$4;
-            nk$18 = nk$4;
-        end
+        ns$18 = ns$4 | ns$5;
+        ni$18 = ni$4 | ni$5;
+        nr$18 = nr$4 | nr$5;
         nv$19 = nv$6 | nv$7;
-        ns$19 = ns$7;
-        ni$19 = ni$7;
-        nr$19 = nr$7;
-        nk$19 = nk$7;
-        if (nv$6 & (~nv$7 | (nr$6 < nr$7) | ((nr$6 == nr$7) & (nk$6 < nk$7)))) begin
-            ns$19 = ns$6;
-            ni$19 = ni$6;
-            nr$19 = nr$6;
-            nk$19 = nk$6;
-        end
+        ns$19 = ns$6 | ns$7;
+        ni$19 = ni$6 | ni$7;
+        nr$19 = nr$6 | nr$7;
         nv$20 = nv$8 | nv$9;
-        ns$20 = ns$9;
-        ni$20 = ni$9;
-        nr$20 = nr$9;
-        nk$20 = nk$9;
-        if (nv$8 & (~nv$9 | (nr$8 < nr$9) | ((nr$8 == nr$9) & (nk$8 < nk$9)))) begin
-            ns$20 = ns$8;
-            ni$20 = ni$8;
-            nr$20 = nr$8;
-            nk$20 = nk$8;
-        end
+        ns$20 = ns$8 | ns$9;
+        ni$20 = ni$8 | ni$9;
+        nr$20 = nr$8 | nr$9;
         nv$21 = nv$10 | nv$11;
-        ns$21 = ns$11;
-        ni$21 = ni$11;
-        nr$21 = nr$11;
-        nk$21 = nk$11;
-        if (nv$10 & (~nv$11 | (nr$10 < nr$11) | ((nr$10 == nr$11) & (nk$10 < nk$11)))) begin
-            ns$21 = ns$10;
-            ni$21 = ni$10;
-            nr$21 = nr$10;
-            nk$21 = nk$10;
-        end
+        ns$21 = ns$10 | ns$11;
+        ni$21 = ni$10 | ni$11;
+        nr$21 = nr$10 | nr$11;
         nv$22 = nv$12 | nv$13;
-        ns$22 = ns$13;
-        ni$22 = ni$13;
-        nr$22 = nr$13;
-        nk$22 = nk$13;
-        if (nv$12 & (~nv$13 | (nr$12 < nr$13) | ((nr$12 == nr$13) & (nk$12 < nk$13)))) begin
-            ns$22 = ns$12;
-            ni$22 = ni$12;
-            nr$22 = nr$12;
-            nk$22 = nk$12;
-        end
+        ns$22 = ns$12 | ns$13;
+        ni$22 = ni$12 | ni$13;
+        nr$22 = nr$12 | nr$13;
         nv$23 = nv$14 | nv$15;
-        ns$23 = ns$15;
-        ni$23 = ni$15;
-        nr$23 = nr$15;
-        nk$23 = nk$15;
-        if (nv$14 & (~nv$15 | (nr$14 < nr$15) | ((nr$14 == nr$15) & (nk$14 < nk$15)))) begin
-            ns$23 = ns$14;
-            ni$23 = ni$14;
-            nr$23 = nr$14;
-            nk$23 = nk$14;
-        end
+        ns$23 = ns$14 | ns$15;
+        ni$23 = ni$14 | ni$15;
+        nr$23 = nr$14 | nr$15;
         nv$24 = nv$16 | nv$17;
-        ns$24 = ns$17;
-        ni$24 = ni$17;
-        nr$24 = nr$17;
-        nk$24 = nk$17;
-        if (nv$16 & (~nv$17 | (nr$16 < nr$17) | ((nr$16 == nr$17) & (nk$16 < nk$17)))) begin
-            ns$24 = ns$16;
-            ni$24 = ni$16;
-            nr$24 = nr$16;
-            nk$24 = nk$16;
-        end
+        ns$24 = ns$16 | ns$17;
+        ni$24 = ni$16 | ni$17;
+        nr$24 = nr$16 | nr$17;
         nv$25 = nv$18 | nv$19;
-        ns$25 = ns$19;
-        ni$25 = ni$19;
-        nr$25 = nr$19;
-        nk$25 = nk$19;
-        if (nv$18 & (~nv$19 | (nr$18 < nr$19) | ((nr$18 == nr$19) & (nk$18 < nk$19)))) begin
-            ns$25 = ns$18;
-            ni$25 = ni$18;
-            nr$25 = nr$18;
-            nk$25 = nk$18;
-        end
+        ns$25 = ns$18 | ns$19;
+        ni$25 = ni$18 | ni$19;
+        nr$25 = nr$18 | nr$19;
         nv$26 = nv$20 | nv$21;
-        ns$26 = ns$21;
-        ni$26 = ni$21;
-        nr$26 = nr$21;
-        nk$26 = nk$21;
-        if (nv$20 & (~nv$21 | (nr$20 < nr$21) | ((nr$20 == nr$21) & (nk$20 < nk$21)))) begin
-            ns$26 = ns$20;
-            ni$26 = ni$20;
-            nr$26 = nr$20;
-            nk$26 = nk$20;
-        end
+        ns$26 = ns$20 | ns$21;
+        ni$26 = ni$20 | ni$21;
+        nr$26 = nr$20 | nr$21;
         nv$27 = nv$22 | nv$23;
-        ns$27 = ns$23;
-        ni$27 = ni$23;
-        nr$27 = nr$23;
-        nk$27 = nk$23;
-        if (nv$22 & (~nv$23 | (nr$22 < nr$23) | ((nr$22 == nr$23) & (nk$22 < nk$23)))) begin
-            ns$27 = ns$22;
-            ni$27 = ni$22;
-            nr$27 = nr$22;
-            nk$27 = nk$22;
-        end
+        ns$27 = ns$22 | ns$23;
+        ni$27 = ni$22 | ni$23;
+        nr$27 = nr$22 | nr$23;
         nv$28 = nv$24 | nv$25;
-        ns$28 = ns$25;
-        ni$28 = ni$25;
-        nr$28 = nr$25;
-        nk$28 = nk$25;
-        if (nv$24 & (~nv$25 | (nr$24 < nr$25) | ((nr$24 == nr$25) & (nk$24 < nk$25)))) begin
-            ns$28 = ns$24;
-            ni$28 = ni$24;
-            nr$28 = nr$24;
-            nk$28 = nk$24;
-        end
+        ns$28 = ns$24 | ns$25;
+        ni$28 = ni$24 | ni$25;
+        nr$28 = nr$24 | nr$25;
         nv$29 = nv$26 | nv$27;
-        ns$29 = ns$27;
-        ni$29 = ni$27;
-        nr$29 = nr$27;
-        nk$29 = nk$27;
-        if (nv$26 & (~nv$27 | (nr$26 < nr$27) | ((nr$26 == nr$27) & (nk$26 < nk$27)))) begin
-            ns$29 = ns$26;
-            ni$29 = ni$26;
-            nr$29 = nr$26;
-            nk$29 = nk$26;
-        end
+        ns$29 = ns$26 | ns$27;
+        ni$29 = ni$26 | ni$27;
+        nr$29 = nr$26 | nr$27;
         nv$30 = nv$28 | nv$29;
-        ns$30 = ns$29;
-        ni$30 = ni$29;
-        nr$30 = nr$29;
-        nk$30 = nk$29;
-        if (nv$28 & (~nv$29 | (nr$28 < nr$29) | ((nr$28 == nr$29) & (nk$28 < nk$29)))) begin
-            ns$30 = ns$28;
-            ni$30 = ni$28;
-            nr$30 = nr$28;
-            nk$30 = nk$28;
-        end
+        ns$30 = ns$28 | ns$29;
+        ni$30 = ni$28 | ni$29;
+        nr$30 = nr$28 | nr$29;
         m_pick_valid = nv$30;
         m_pick_slot = ns$30;
         m_pick_id = ni$30;

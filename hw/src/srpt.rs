@@ -8,11 +8,11 @@
 //!  s_ins_* ---> lowest free slot (rank = occupancy)   +------------------+
 //!  s_upd_* ---> slot s: remaining := r, or freed     | N slot registers |--> occupancy
 //!                                                     +--------+---------+
-//!                     leaves 0..N --> node N+k = better(node 2k, node 2k+1) --> root 2N-2
-//!                                                                   --> m_pick_*
+//!        pairs i < j: (remaining, rank) compare --> bt[i][j], bt[j][i] = !bt[i][j]
+//!        win[i] = cand[i] & AND_j (!cand[j] | bt[i][j]) --> OR trees --> m_pick_*
 //! ```
 //!
-//! Latency: the tree is combinational from the slot registers, so an insert or update
+//! Latency: the pick is combinational from the slot registers, so an insert or update
 //! accepted at a clock edge is reflected in `m_pick_*` right after that edge (one cycle from
 //! input to pick), and the pick is valid every cycle. `s_ins_ready` and `occupancy` also
 //! come from registers only.
@@ -20,26 +20,27 @@
 //! Age is kept as a rank: each occupied slot's `rank` is the number of occupied slots
 //! inserted before it (an insert takes the occupancy; when a slot frees, the younger ones
 //! move up by one). Ties on `remaining` go to the lower rank, the same order as insertion
-//! order, exact however long the scheduler runs; the comparison costs `S` bits per tree node
+//! order, exact however long the scheduler runs; the comparison costs `S` bits per pair
 //! where a 32-bit insertion counter in serial-number arithmetic cost a subtraction and a
-//! compare (a 32-bit carry chain each) per level.
+//! compare (a 32-bit carry chain each).
 //!
-//! What limits `N`: the pick path is `log2 N` levels of a (remaining, rank) comparison plus a
-//! 2:1 mux of the winner's key, id and slot; the state is `N` x (49 + `S`) flip-flops; the
-//! generated Verilog grows linearly (rust-hdl unrolls the loops into one signal per slot and
-//! node). At line rate past 16 slots, or at 250 MHz at all, the tree wants pipeline registers
-//! between levels (a cycle of pick latency per stage).
+//! The pick is a tournament of every pair at once, not a tree: slot `i` wins when every
+//! other candidate goes after it. The path is one (remaining, rank) compare, a wide AND and
+//! the one-hot's encoding, whatever `N`; a comparator tree was `log2 N` compares, each
+//! followed by the mux of the winner's key (11 LUT levels at 16 slots, 4 compares deep).
+//! The cost is `N(N-1)/2` comparators: quadratic area, the price of a flat path, fine at
+//! 16 slots (the transmit scheduler's active set) and not at hundreds. The state is `N` x
+//! (49 + `S`) flip-flops; the generated Verilog grows as `N²` (rust-hdl unrolls the loops
+//! into one signal per pair).
 //!
-//! Measured at 16 slots (`homa-nic synth`, Yosys `synth_xilinx`): see docs/timing.md; with
-//! the 32-bit insertion counter the longest path was 63 cells, 23 of them LUTs (about three
-//! times what 250 MHz allows), the four levels' two carry chains each.
+//! Measured at 16 slots (`homa-nic synth`, Yosys `synth_xilinx`): see docs/timing.md.
 
 use crate::hdl::*;
 
 /// The TX SRPT scheduler with `N` slots (a power of two, `N = 1 << S`) and `NODES = 2N - 1`
 /// tree nodes (the `N` leaves, then the `N - 1` comparators, root last).
 #[derive(LogicBlock)]
-pub struct SrptScheduler<const N: usize, const NODES: usize, const S: usize> {
+pub struct SrptScheduler<const N: usize, const NODES: usize, const NN: usize, const S: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: frees every slot.
@@ -91,9 +92,12 @@ pub struct SrptScheduler<const N: usize, const NODES: usize, const S: usize> {
     ns: [Signal<Local, Bits<S>>; NODES],
     ni: [Signal<Local, Bits<16>>; NODES],
     nr: [Signal<Local, Bits<32>>; NODES],
-    nk: [Signal<Local, Bits<S>>; NODES],
+    cand: [Signal<Local, Bit>; N],
+    bt: [Signal<Local, Bit>; NN],
+    win: [Signal<Local, Bit>; N],
     c_slot: [Constant<Bits<S>>; N],
     c_one_s: Constant<Bits<S>>,
+    c_zero32: Constant<Bits<32>>,
     c_lo: Constant<Bits<8>>,
     c_zero16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
@@ -101,15 +105,17 @@ pub struct SrptScheduler<const N: usize, const NODES: usize, const S: usize> {
 }
 
 /// The 16-slot instance, generated as `homa_tx_srpt_n16`.
-pub type SrptScheduler16 = SrptScheduler<16, 31, 4>;
+pub type SrptScheduler16 = SrptScheduler<16, 31, 256, 4>;
 
-impl<const N: usize, const NODES: usize, const S: usize> SrptScheduler<N, NODES, S> {
-    /// A scheduler with every slot free (after reset). Panics unless `N == 1 << S` and
-    /// `NODES == 2 * N - 1`: that is a caller bug in the type's parameters.
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize>
+    SrptScheduler<N, NODES, NN, S>
+{
+    /// A scheduler with every slot free (after reset). Panics unless `N == 1 << S`,
+    /// `NODES == 2 * N - 1` and `NN == N * N`: that is a caller bug in the type's parameters.
     pub fn new() -> Self {
         assert!(
-            N >= 2 && N == 1 << S && NODES == 2 * N - 1,
-            "SrptScheduler<{N}, {NODES}, {S}>: need N = 1 << S >= 2 and NODES = 2N - 1"
+            N >= 2 && N == 1 << S && NODES == 2 * N - 1 && NN == N * N,
+            "SrptScheduler<{N}, {NODES}, {NN}, {S}>: need N = 1 << S >= 2, NODES = 2N - 1, NN = N²"
         );
         Self {
             clock: Signal::default(),
@@ -145,9 +151,12 @@ impl<const N: usize, const NODES: usize, const S: usize> SrptScheduler<N, NODES,
             ns: std::array::from_fn(|_| Signal::default()),
             ni: std::array::from_fn(|_| Signal::default()),
             nr: std::array::from_fn(|_| Signal::default()),
-            nk: std::array::from_fn(|_| Signal::default()),
+            cand: std::array::from_fn(|_| Signal::default()),
+            bt: std::array::from_fn(|_| Signal::default()),
+            win: std::array::from_fn(|_| Signal::default()),
             c_slot: std::array::from_fn(|j| Constant::new((j as u64).into())),
             c_one_s: Constant::new(1u64.into()),
+            c_zero32: Constant::new(0u64.into()),
             c_lo: Constant::new(0u64.into()),
             c_zero16: Constant::new(0u64.into()),
             c_one16: Constant::new(1u64.into()),
@@ -156,14 +165,16 @@ impl<const N: usize, const NODES: usize, const S: usize> SrptScheduler<N, NODES,
     }
 }
 
-impl<const N: usize, const NODES: usize, const S: usize> Default for SrptScheduler<N, NODES, S> {
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Default
+    for SrptScheduler<N, NODES, NN, S>
+{
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const N: usize, const NODES: usize, const S: usize> core::fmt::Debug
-    for SrptScheduler<N, NODES, S>
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> core::fmt::Debug
+    for SrptScheduler<N, NODES, NN, S>
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("SrptScheduler")
@@ -173,7 +184,9 @@ impl<const N: usize, const NODES: usize, const S: usize> core::fmt::Debug
     }
 }
 
-impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler<N, NODES, S> {
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
+    for SrptScheduler<N, NODES, NN, S>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, occ);
@@ -255,32 +268,56 @@ impl<const N: usize, const NODES: usize, const S: usize> Logic for SrptScheduler
             self.occ.d.next = self.c_zero16.val();
         }
         self.occupancy.next = self.occ.q.val();
-        // The tree: leaves 0..N are the slots; node N + k is the better of 2k and 2k + 1.
+        // The pick: slot i wins when it takes part and goes before every other slot that
+        // does. bt[i*N + j]: slot i goes before slot j (fewer bytes left, or as many and
+        // older); one compare per pair, the mirror entry is its complement. Ranks are
+        // distinct among occupied slots, so this is a total order on them and at most one
+        // slot wins.
         for j in 0..N {
-            self.nv[j].next = self.valid[j].q.val() & self.s_mask.val().get_bit(j);
-            self.ns[j].next = self.c_slot[j].val();
-            self.ni[j].next = self.id[j].q.val();
-            self.nr[j].next = self.rem[j].q.val();
-            self.nk[j].next = self.rank[j].q.val();
+            self.cand[j].next = self.valid[j].q.val() & self.s_mask.val().get_bit(j);
+        }
+        for n in N..(N + 1) {
+            for i in 0..N {
+                for j in 0..N {
+                    if i < j {
+                        self.bt[i * n + j].next = (self.rem[i].q.val() < self.rem[j].q.val())
+                            | ((self.rem[i].q.val() == self.rem[j].q.val())
+                                & (self.rank[i].q.val() < self.rank[j].q.val()));
+                    } else if j < i {
+                        self.bt[i * n + j].next = !self.bt[j * n + i].val();
+                    } else {
+                        self.bt[i * n + j].next = true;
+                    }
+                }
+            }
+            for i in 0..N {
+                self.win[i].next = self.cand[i].val();
+                for j in 0..N {
+                    if self.cand[j].val() & !self.bt[i * n + j].val() {
+                        self.win[i].next = false;
+                    }
+                }
+            }
+        }
+        // The winner's slot, id and bytes left, through OR trees over the one-hot wins
+        // (leaves 0..N; node N + k ORs 2k and 2k + 1; the root is node 2N - 2).
+        for j in 0..N {
+            self.nv[j].next = self.cand[j].val();
+            self.ns[j].next = self.c_zero_s.val();
+            self.ni[j].next = self.c_zero16.val();
+            self.nr[j].next = self.c_zero32.val();
+            if self.win[j].val() {
+                self.ns[j].next = self.c_slot[j].val();
+                self.ni[j].next = self.id[j].q.val();
+                self.nr[j].next = self.rem[j].q.val();
+            }
         }
         for n in N..(N + 1) {
             for k in 0..(N - 1) {
                 self.nv[n + k].next = self.nv[2 * k].val() | self.nv[2 * k + 1].val();
-                self.ns[n + k].next = self.ns[2 * k + 1].val();
-                self.ni[n + k].next = self.ni[2 * k + 1].val();
-                self.nr[n + k].next = self.nr[2 * k + 1].val();
-                self.nk[n + k].next = self.nk[2 * k + 1].val();
-                if self.nv[2 * k].val()
-                    & (!self.nv[2 * k + 1].val()
-                        | (self.nr[2 * k].val() < self.nr[2 * k + 1].val())
-                        | ((self.nr[2 * k].val() == self.nr[2 * k + 1].val())
-                            & (self.nk[2 * k].val() < self.nk[2 * k + 1].val())))
-                {
-                    self.ns[n + k].next = self.ns[2 * k].val();
-                    self.ni[n + k].next = self.ni[2 * k].val();
-                    self.nr[n + k].next = self.nr[2 * k].val();
-                    self.nk[n + k].next = self.nk[2 * k].val();
-                }
+                self.ns[n + k].next = self.ns[2 * k].val() | self.ns[2 * k + 1].val();
+                self.ni[n + k].next = self.ni[2 * k].val() | self.ni[2 * k + 1].val();
+                self.nr[n + k].next = self.nr[2 * k].val() | self.nr[2 * k + 1].val();
             }
         }
         for r in (NODES - 1)..NODES {
