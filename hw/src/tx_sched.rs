@@ -44,18 +44,20 @@
 //!
 //! Timing: the pick is two register stages, one decision every two cycles at most, which is
 //! line rate for the smallest DATA frame (2.3 cycles at 100 Gb/s, docs/timing.md). Stage 1:
-//! slot state → mask → SRPT tree → the picked slot, registered. Stage 2: a 16-way mux of that
-//! slot's state as it is *now* → the cut → `m_job_*`, and at the edge that takes the job, the
-//! slot's and the tree's update. The slot keeps its bytes to the range's end and to the
-//! unscheduled limit, so the cut is a compare and a mux, with no subtraction before it. The
-//! job is thus the tree's pick over the state one cycle old (a GRANT or an insert at the edge
-//! between does not change it), cut from the state of now (a CANCEL at that edge does cut
-//! it): the registered slot is still live and eligible, since only a pick frees a slot and
-//! nothing else brings its granted bytes down to its sent bytes (a CANCEL leaves one byte);
-//! the cycle after a pick offers no job (the registered pick predates that pick's update). A GRANT, an insert and a pick are all taken in the
-//! same cycle (they touch different fields or slots). GRANTs are always taken; one that
-//! matches no slot (its message is fully sent, or unknown) is counted in `grants_unmatched`.
-//! IPv4 peers only (`u32`, first byte most significant, as the GRANT framer takes them).
+//! slot state → mask → the SRPT scheduler's tournament → the picked slot, registered.
+//! Stage 2: a 16-way mux of that slot's state as it is *now* → the cut → `m_job_*`, and at
+//! the edge that takes the job, the slot's and the SRPT scheduler's update. The slot keeps
+//! its bytes to the range's end and to the unscheduled limit, so the cut is a compare and a
+//! mux, with no subtraction before it. The job is thus the SRPT pick over the state one
+//! cycle old (a GRANT or an insert at the edge between does not change it), cut from the
+//! state of now (a CANCEL at that edge does cut it): the registered slot is still live and
+//! eligible, since only a pick frees a slot and nothing else brings its granted bytes down
+//! to its sent bytes (a CANCEL leaves one byte); the cycle after a pick offers no job (the
+//! registered pick predates that pick's update). A GRANT, an insert and a pick are all
+//! taken in the same cycle (they touch different fields or slots). GRANTs are always taken;
+//! one that matches no slot (its message is fully sent, or unknown) is counted in
+//! `grants_unmatched`. IPv4 peers only (`u32`, first byte most significant, as the GRANT
+//! framer takes them).
 
 #[cfg(test)]
 mod tests;
@@ -558,7 +560,7 @@ impl Logic for TxSched16 {
         self.srpt.s_upd_slot.next = self.pk_slot.q.val();
         self.srpt.s_upd_remaining.next = self.p_rem.val();
         self.srpt.s_upd_free.next = self.p_last.val();
-        // Stage 1: the tree's pick over this cycle's state, registered. A pick taken at this
+        // Stage 1: the SRPT pick over this cycle's state, registered. A pick taken at this
         // edge moves its slot's key, so the registered pick would be stale: none follows.
         self.pk_valid.clock.next = self.clock.val();
         self.pk_slot.clock.next = self.clock.val();

@@ -130,7 +130,7 @@ struct Slot {
 pub struct Mirror {
     slots: Vec<Option<Slot>>,
     inserted: u64,
-    /// The tree's pick of the cycle before, unless a job was taken at the edge since.
+    /// The SRPT pick of the cycle before, unless a job was taken at the edge since.
     pick: Option<usize>,
     /// Jobs taken.
     pub packets: u32,
@@ -170,9 +170,9 @@ impl Mirror {
             .collect()
     }
 
-    /// The SRPT tree's pick over the slots as they are now: among those with granted bytes
-    /// still to send, the fewest remaining bytes (as the tree keys them), older first.
-    fn tree_pick(&self) -> Option<usize> {
+    /// The SRPT scheduler's pick over the slots as they are now: among those with granted bytes
+    /// still to send, the fewest remaining bytes (as the SRPT scheduler keys them), older first.
+    fn srpt_choice(&self) -> Option<usize> {
         let mut cands: Vec<(usize, &Slot)> = self
             .slots
             .iter()
@@ -188,7 +188,7 @@ impl Mirror {
         Some(cands[pick].0)
     }
 
-    /// The packet the block must offer now: the tree's pick of the cycle before (the pick is
+    /// The packet the block must offer now: the SRPT pick of the cycle before (the pick is
     /// registered), cut from its slot as the slot is now. None in the cycle after a job was
     /// taken (the registered pick predates that job's update).
     pub fn job(&self, cfg: &TxSchedConfig) -> Option<TxJob> {
@@ -242,7 +242,7 @@ impl Mirror {
         self.pick = if job.is_some() {
             None
         } else {
-            self.tree_pick()
+            self.srpt_choice()
         };
         if let Some(g) = grant {
             let mut hit = false;
