@@ -466,7 +466,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
              granted by host software {} ({} GRANTs); payloads DMAed into host buffers {}, \
              dropped for want of a buffer {}; DMA faults {}; ACK entries a completion could not \
              carry {}; packets rebuilt from completions that differ from the wire {}; DATA frames \
-             built in hardware {} from {} TX descriptors (refused or not posted: {}), GRANTs \
+             built in hardware {} from {} TX descriptors (refused or not posted: {}; RETRANSMITs \
+             another already held: {}), GRANTs \
              matching no outbound message {}",
             n.clock_mhz,
             n.pcie_ns,
@@ -490,6 +491,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.data_frames,
             n.tx_descriptors,
             n.tx_errors,
+            n.retransmits_covered,
             n.grants_unmatched
         )?;
     }
@@ -594,6 +596,7 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "data_frames": n.data_frames,
             "tx_descriptors": n.tx_descriptors,
             "tx_errors": n.tx_errors,
+            "retransmits_covered": n.retransmits_covered,
             "grants_unmatched": n.grants_unmatched,
         })),
         "buckets": buckets,

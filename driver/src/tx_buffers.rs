@@ -38,8 +38,9 @@ pub enum Placement {
 pub struct TxBuffers {
     region: DmaRegion,
     arena: Arena,
-    /// Descriptors out: cookie → offset of their payload in the region, and their RPC.
-    placed: HashMap<u64, (u64, (IpAddr, u64))>,
+    /// Descriptors out: cookie → offset of their payload in the region, their RPC and what
+    /// they ask for.
+    placed: HashMap<u64, (u64, (IpAddr, u64), TxOp)>,
     next_cookie: u64,
     max_in_flight: usize,
 }
@@ -88,9 +89,11 @@ impl TxBuffers {
     pub fn place(&mut self, o: &Offload) -> Result<Placement> {
         let rpc = (o.dst, o.id);
         if o.op == TxOp::Cancel {
-            let out = self.placed.values().find(|(_, r)| *r == rpc);
+            let out = self.placed.values().find(|(_, r, _)| *r == rpc);
             return Ok(match out {
-                Some(&(offset, _)) => Placement::Post(o.descriptor(self.region.iova() + offset, 0)),
+                Some(&(offset, _, _)) => {
+                    Placement::Post(o.descriptor(self.region.iova() + offset, 0))
+                }
                 None => Placement::Nothing,
             });
         }
@@ -113,17 +116,25 @@ impl TxBuffers {
         }
         let cookie = self.next_cookie;
         self.next_cookie += 1;
-        self.placed.insert(cookie, (offset, rpc));
+        self.placed.insert(cookie, (offset, rpc, o.op));
         Ok(Placement::Post(
             o.descriptor(self.region.iova() + offset, cookie),
         ))
+    }
+
+    /// Whether a descriptor out for RPC `rpc` (peer, id) asks for `op` or more: see
+    /// [`TxOp::covers`].
+    pub fn out_covers(&self, rpc: (IpAddr, u64), op: TxOp) -> bool {
+        self.placed
+            .values()
+            .any(|&(_, r, out)| r == rpc && out.covers(op))
     }
 
     /// Frees the payload of the descriptor with `cookie`: its `TX_DONE` or `ERROR` came back,
     /// or it was never posted. False for a cookie that holds nothing (not ours, or twice).
     pub fn release(&mut self, cookie: u64) -> bool {
         match self.placed.remove(&cookie) {
-            Some((offset, _)) => self.arena.free(offset),
+            Some((offset, _, _)) => self.arena.free(offset),
             None => false,
         }
     }

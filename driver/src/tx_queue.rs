@@ -49,12 +49,26 @@ impl TxQueue {
     }
 
     /// Queues `o` behind what waits. A CANCEL first drops what of its RPC still waits (never
-    /// posted: nothing of it to stop in the NIC).
-    pub fn push(&mut self, o: Offload) {
-        if o.op == TxOp::Cancel {
-            self.waiting.retain(|w| (w.dst, w.id) != (o.dst, o.id));
+    /// posted: nothing of it to stop in the NIC). A RETRANSMIT whose range a RETRANSMIT of
+    /// its RPC, waiting or out, already holds is dropped, and `push` returns false: the
+    /// receiver asked again before the first was sent (its timer is shorter than the
+    /// queue's wait), and would have every byte twice more; if bytes of it are lost again,
+    /// it asks again.
+    pub fn push(&mut self, o: Offload) -> bool {
+        let rpc = (o.dst, o.id);
+        match o.op {
+            TxOp::Cancel => self.waiting.retain(|w| (w.dst, w.id) != rpc),
+            TxOp::Retransmit { .. } => {
+                let waits =
+                    (self.waiting.iter()).any(|w| (w.dst, w.id) == rpc && w.op.covers(o.op));
+                if waits || self.buffers.out_covers(rpc, o.op) {
+                    return false;
+                }
+            }
+            TxOp::SendMessage => {}
         }
         self.waiting.push_back(o);
+        true
     }
 
     /// The descriptor with `cookie` came back (`TX_DONE`, or an `ERROR`): its payload is
@@ -190,5 +204,41 @@ mod tests {
             (cancel.op, cancel.rpc_id, cancel.cookie),
             (TxOp::Cancel, 6, 0)
         );
+    }
+
+    #[test]
+    fn tx_queue__drops_a_retransmit_whose_range_one_waiting_or_out_holds() {
+        let dev = MemDevice::new();
+        let mut q = TxQueue::new(TxBuffers::new(dev.alloc_dma(1 << 16).unwrap(), 8));
+        let again = |offset, length| TxOp::Retransmit { offset, length };
+        assert!(q.push(offload(2, 5000, TxOp::SendMessage)));
+        assert!(q.push(offload(2, 5000, again(1000, 2000))));
+        // Held by the waiting one; another RPC's, or a range past it, is not.
+        assert!(!q.push(offload(2, 5000, again(1000, 2000))));
+        assert!(!q.push(offload(2, 5000, again(1500, 100))));
+        assert!(q.push(offload(4, 5000, again(1500, 100))));
+        assert!(q.push(offload(2, 5000, again(2500, 1000))));
+        assert_eq!(q.waiting(), 4);
+        let mut cookies = Vec::new();
+        let n = q.pump(
+            |d: &TxDescriptor| -> Post<DriverError> {
+                cookies.push((d.rpc_id, d.op, d.cookie));
+                Post::Posted
+            },
+            |_| {},
+        );
+        assert_eq!(n, 4);
+        // Out now: still held; a SEND_MESSAGE holds no range (it may have sent it already).
+        assert!(!q.push(offload(2, 5000, again(1000, 1))));
+        assert!(!q.push(offload(2, 5000, again(3000, 500))));
+        assert!(q.push(offload(2, 5000, again(0, 1000))));
+        // Its TX_DONE came back: the range is asked for again.
+        let (_, _, first) = cookies[1];
+        assert!(q.complete(first));
+        assert!(q.push(offload(2, 5000, again(1000, 2000))));
+        // A range that ends past u32::MAX is compared without wrapping.
+        assert!(again(10, u32::MAX).covers(again(20, 5)));
+        assert!(!TxOp::SendMessage.covers(again(0, 1)));
+        assert!(!again(0, 1).covers(TxOp::Cancel));
     }
 }

@@ -11,7 +11,7 @@
 //! offload). The endpoint's engine hands each outbound message over whole
 //! ([`Transport::offload`]); the transport copies it into a payload area in the NIC's TX
 //! window (the driver's `TxBuffers`), posts a SEND_MESSAGE descriptor (a RETRANSMIT for a
-//! range asked for again) and frees the payload when its `TX_DONE` comes back. What the ring,
+//! range asked for again, unless one waiting or in the NIC holds it) and frees the payload when its `TX_DONE` comes back. What the ring,
 //! the area or the NIC's transmit engine (at most its `tx_capacity` messages out) has no room
 //! for waits, in order, and is posted as completions free room. An RPC that ends early (the
 //! application cancels it, it times out) comes as a CANCEL: what of it waits here is dropped,
@@ -65,6 +65,9 @@ pub struct NicStats {
     pub tx_descriptors: u64,
     /// `TX_DONE` completions: messages the NIC finished sending (their payload freed).
     pub tx_done: u64,
+    /// RETRANSMITs not posted: one of their RPC, waiting or in the NIC, already held the
+    /// range (the receiver asked again before the first was sent).
+    pub retransmits_covered: u64,
     /// TX descriptors the NIC refused, and messages that could not be posted (their copy into
     /// the payload area failed, or the ring refused them): nothing of them was sent.
     pub tx_errors: u64,
@@ -103,6 +106,7 @@ pub struct NicTransport<D: Device> {
     released: AtomicU64,
     tx_descriptors: AtomicU64,
     tx_done: AtomicU64,
+    retransmits_covered: AtomicU64,
     tx_errors: AtomicU64,
 }
 
@@ -148,6 +152,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             released: AtomicU64::new(0),
             tx_descriptors: AtomicU64::new(0),
             tx_done: AtomicU64::new(0),
+            retransmits_covered: AtomicU64::new(0),
             tx_errors: AtomicU64::new(0),
         }
     }
@@ -245,6 +250,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             released: self.released.load(Ordering::Relaxed),
             tx_descriptors: self.tx_descriptors.load(Ordering::Relaxed),
             tx_done: self.tx_done.load(Ordering::Relaxed),
+            retransmits_covered: self.retransmits_covered.load(Ordering::Relaxed),
             tx_errors: self.tx_errors.load(Ordering::Relaxed),
         }
     }
@@ -349,7 +355,9 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
                 max,
             });
         }
-        path.queue.push(o);
+        if !path.queue.push(o) {
+            self.retransmits_covered.fetch_add(1, Ordering::Relaxed);
+        }
         self.post_waiting(&mut path);
         Ok(())
     }

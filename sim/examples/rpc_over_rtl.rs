@@ -96,8 +96,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         c.dma_faults
     );
     println!(
-        "server's transport: {} TX descriptors posted, {} TX_DONE, {} not sent",
-        tx.tx_descriptors, tx.tx_done, tx.tx_errors
+        "server's transport: {} TX descriptors posted, {} TX_DONE, {} not sent, {} RETRANSMITs \
+         not posted (another held their range)",
+        tx.tx_descriptors, tx.tx_done, tx.tx_errors, tx.retransmits_covered
     );
     Ok(())
 }

@@ -181,6 +181,22 @@ impl TxOp {
             TxOp::Cancel => TxOpcode::Cancel,
         }
     }
+
+    /// Whether a descriptor asking for `self` sends every byte `other` asks for, from its
+    /// start: a RETRANSMIT whose range holds `other`'s, a RETRANSMIT. (A SEND_MESSAGE covers
+    /// nothing: the engine may have sent the range already, and sends it no more.)
+    pub const fn covers(self, other: TxOp) -> bool {
+        match (self, other) {
+            (
+                TxOp::Retransmit { offset, length },
+                TxOp::Retransmit {
+                    offset: o,
+                    length: l,
+                },
+            ) => offset <= o && offset as u64 + length as u64 >= o as u64 + l as u64,
+            _ => false,
+        }
+    }
 }
 
 /// Descriptor flags.

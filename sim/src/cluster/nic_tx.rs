@@ -30,6 +30,8 @@ pub(crate) struct TxSide {
     pub(crate) errors: u64,
     /// Descriptors posted and completed.
     pub(crate) descriptors: u64,
+    /// RETRANSMITs not posted: one waiting or out already held their range.
+    pub(crate) covered: u64,
     pub(crate) completed: u64,
 }
 
@@ -48,6 +50,7 @@ impl TxSide {
             queue: TxQueue::new(buffers),
             errors: 0,
             descriptors: 0,
+            covered: 0,
             completed: 0,
         })
     }
@@ -56,7 +59,9 @@ impl TxSide {
 impl Nics {
     /// Host `h`'s engine handed `o` to its NIC at `at`: posted as soon as there is room.
     pub(crate) fn offload(&mut self, h: HostId, at: Ps, o: Offload) {
-        self.tx[h].queue.push(o);
+        if !self.tx[h].queue.push(o) {
+            self.tx[h].covered += 1;
+        }
         self.post_waiting(h, at);
     }
 

@@ -337,11 +337,13 @@ impl super::Cluster {
             data_frames: reg("TX", "packets_sent"),
             grants_unmatched: reg("TX", "grants_unmatched"),
             tx_descriptors: 0,
+            retransmits_covered: 0,
             tx_errors: 0,
         };
         #[cfg(homa_rtl)]
         for tx in &nics.tx {
             r.tx_descriptors += tx.descriptors;
+            r.retransmits_covered += tx.covered;
             r.tx_errors += tx.errors;
         }
         r.clock_mhz = nics.timing.clock_mhz;

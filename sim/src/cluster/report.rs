@@ -108,6 +108,9 @@ pub struct NicReport {
     pub data_frames: u64,
     /// TX descriptors the hosts posted (messages, and ranges RESENDs asked for again).
     pub tx_descriptors: u64,
+    /// RETRANSMITs the hosts did not post: one of their RPC waiting or out already held the
+    /// range (the receiver asked again before it was sent).
+    pub retransmits_covered: u64,
     /// TX descriptors the NICs refused, or the hosts could not post (must be 0).
     pub tx_errors: u64,
     /// GRANTs for no message the transmit engines hold (TX.grants_unmatched): late or
