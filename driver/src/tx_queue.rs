@@ -1,14 +1,21 @@
 //! [`TxQueue`]: the host's side of transmit offload. The messages the protocol engine hands
 //! over (`proto::core`'s [`Offload`]: a message, a range to send again, or a CANCEL) wait
-//! here in order, and [`TxQueue::pump`] posts them as TX descriptors, payloads placed in
+//! here, and [`TxQueue::pump`] posts them as TX descriptors, payloads placed in
 //! [`TxBuffers`], while the payload area, the NIC's transmit engine and the ring have room.
 //! Every backend posts through its own call (the driver's `Nic::send`, or a simulated NIC
 //! that times the doorbell), so `pump` takes the post as a closure.
+//!
+//! The NIC's engine picks by SRPT among the messages it holds (its `capacity`, 16 in the
+//! default build); this queue is the second level for the rest. It posts by SRPT too: the
+//! message or range with the fewest bytes first (ties in the order they came), so a short
+//! message behind a burst of long ones waits for one slot, not for the burst. CANCELs go
+//! before everything (they free slots and need none), so a message handed over again after
+//! a CANCEL of its RPC (RPC_UNKNOWN) never reaches the NIC before that CANCEL.
 
 use crate::tx_buffers::{Placement, TxBuffers};
 use homa_proto::core::Offload;
 use homa_proto::hostif::{TxDescriptor, TxOp};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 /// What became of a descriptor [`TxQueue::pump`] handed to its post closure.
@@ -26,7 +33,19 @@ pub enum Post<E> {
 #[derive(Debug)]
 pub struct TxQueue {
     buffers: TxBuffers,
-    waiting: VecDeque<Offload>,
+    /// CANCELs not posted yet, in order.
+    cancels: VecDeque<Offload>,
+    /// Messages and ranges not posted yet, by (bytes to send, arrival).
+    waiting: BTreeMap<(u32, u64), Offload>,
+    arrivals: u64,
+}
+
+/// The bytes `o` asks the NIC to send (what SRPT orders by).
+fn bytes(o: &Offload) -> u32 {
+    match o.op {
+        TxOp::Retransmit { length, .. } => length,
+        TxOp::SendMessage | TxOp::Cancel => u32::try_from(o.message.len()).unwrap_or(u32::MAX),
+    }
 }
 
 impl TxQueue {
@@ -34,7 +53,9 @@ impl TxQueue {
     pub fn new(buffers: TxBuffers) -> Self {
         TxQueue {
             buffers,
-            waiting: VecDeque::new(),
+            cancels: VecDeque::new(),
+            waiting: BTreeMap::new(),
+            arrivals: 0,
         }
     }
 
@@ -43,31 +64,35 @@ impl TxQueue {
         &self.buffers
     }
 
-    /// Messages not posted yet.
+    /// Messages, ranges and CANCELs not posted yet.
     pub fn waiting(&self) -> usize {
-        self.waiting.len()
+        self.cancels.len() + self.waiting.len()
     }
 
-    /// Queues `o` behind what waits. A CANCEL first drops what of its RPC still waits (never
-    /// posted: nothing of it to stop in the NIC). A RETRANSMIT whose range a RETRANSMIT of
-    /// its RPC, waiting or out, already holds is dropped, and `push` returns false: the
-    /// receiver asked again before the first was sent (its timer is shorter than the
-    /// queue's wait), and would have every byte twice more; if bytes of it are lost again,
-    /// it asks again.
+    /// Queues `o`. A CANCEL first drops what of its RPC still waits (never posted: nothing
+    /// of it to stop in the NIC). A RETRANSMIT whose range a RETRANSMIT of its RPC, waiting
+    /// or out, already holds is dropped, and `push` returns false: the receiver asked again
+    /// before the first was sent (its timer is shorter than the queue's wait), and would
+    /// have every byte twice more; if bytes of it are lost again, it asks again.
     pub fn push(&mut self, o: Offload) -> bool {
         let rpc = (o.dst, o.id);
         match o.op {
-            TxOp::Cancel => self.waiting.retain(|w| (w.dst, w.id) != rpc),
+            TxOp::Cancel => {
+                self.waiting.retain(|_, w| (w.dst, w.id) != rpc);
+                self.cancels.push_back(o);
+                return true;
+            }
             TxOp::Retransmit { .. } => {
                 let waits =
-                    (self.waiting.iter()).any(|w| (w.dst, w.id) == rpc && w.op.covers(o.op));
+                    (self.waiting.values()).any(|w| (w.dst, w.id) == rpc && w.op.covers(o.op));
                 if waits || self.buffers.out_covers(rpc, o.op) {
                     return false;
                 }
             }
             TxOp::SendMessage => {}
         }
-        self.waiting.push_back(o);
+        self.arrivals += 1;
+        self.waiting.insert((bytes(&o), self.arrivals), o);
         true
     }
 
@@ -77,37 +102,45 @@ impl TxQueue {
         self.buffers.release(cookie)
     }
 
-    /// Posts what waits, in order, through `post`, until the payload area or the engine's
-    /// capacity has no room or the ring is full ([`Post::RingFull`]: the descriptor stays
-    /// first in line). A message that can never be posted (longer than the area, or
-    /// [`Post::Failed`]) is dropped and handed to `failed`, so that none behind it waits for
-    /// ever. Returns the descriptors posted.
+    /// Drops the next to post: the first CANCEL, else the fewest bytes.
+    fn pop_next(&mut self) {
+        if self.cancels.pop_front().is_none() {
+            self.waiting.pop_first();
+        }
+    }
+
+    /// Posts what waits (CANCELs, then SRPT: see the module doc) through `post`, until the
+    /// payload area or the engine's capacity has no room for the next or the ring is full
+    /// ([`Post::RingFull`]: it stays first in line). A message that can never be posted
+    /// (longer than the area, or [`Post::Failed`]) is dropped and handed to `failed`, so
+    /// that none behind it waits for ever. Returns the descriptors posted.
     pub fn pump<E: fmt::Display>(
         &mut self,
         mut post: impl FnMut(&TxDescriptor) -> Post<E>,
         mut failed: impl FnMut(&dyn fmt::Display),
     ) -> u64 {
         let mut posted = 0;
-        while let Some(o) = self.waiting.front() {
+        // The first CANCEL, else the fewest bytes.
+        while let Some(o) = (self.cancels.front()).or_else(|| self.waiting.values().next()) {
             let desc = match self.buffers.place(o) {
                 Ok(Placement::Post(desc)) => desc,
                 // No room until a completion frees some.
                 Ok(Placement::Wait) => break,
                 // A CANCEL with nothing of its RPC out.
                 Ok(Placement::Nothing) => {
-                    self.waiting.pop_front();
+                    self.pop_next();
                     continue;
                 }
                 Err(e) => {
                     failed(&e);
-                    self.waiting.pop_front();
+                    self.pop_next();
                     continue;
                 }
             };
             match post(&desc) {
                 Post::Posted => {
                     posted += 1;
-                    self.waiting.pop_front();
+                    self.pop_next();
                 }
                 Post::RingFull => {
                     self.buffers.release(desc.cookie);
@@ -116,7 +149,7 @@ impl TxQueue {
                 Post::Failed(e) => {
                     self.buffers.release(desc.cookie);
                     failed(&e);
-                    self.waiting.pop_front();
+                    self.pop_next();
                 }
             }
         }
@@ -148,13 +181,14 @@ mod tests {
     }
 
     #[test]
-    fn tx_queue__posts_in_order_while_there_is_room_and_drops_what_never_fits() {
+    fn tx_queue__posts_the_fewest_bytes_first_while_there_is_room_and_drops_what_never_fits() {
         let dev = MemDevice::new();
         let mut q = TxQueue::new(TxBuffers::new(dev.alloc_dma(8192).unwrap(), 3));
-        for (id, len) in [(2, 100), (4, 9000), (6, 200), (8, 300), (10, 400)] {
+        for (id, len) in [(2, 400), (4, 9000), (6, 200), (8, 300), (10, 200)] {
             q.push(offload(id, len, TxOp::SendMessage));
         }
-        // A ring of two: 2 and (9000 B never fits, dropped) 6 go, 8 finds the ring full.
+        // A ring of two: 6 and 10 (200 B each, in the order they came) go, 8 finds the ring
+        // full.
         let mut ring: Vec<TxDescriptor> = Vec::new();
         let mut errors = Vec::new();
         let mut post = |d: &TxDescriptor| -> Post<DriverError> {
@@ -165,45 +199,71 @@ mod tests {
             Post::Posted
         };
         assert_eq!(q.pump(&mut post, |e| errors.push(e.to_string())), 2);
-        assert_eq!(errors.len(), 1, "{errors:?}");
-        assert!(errors[0].contains("9000 bytes"), "{errors:?}");
-        assert_eq!(q.waiting(), 2);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(q.waiting(), 3);
         assert_eq!(q.buffers().in_flight(), 2, "8's place given back");
-        // The NIC took both: 8 and 10 go; the capacity (3) stops nothing more.
         let ids: Vec<u64> = ring.drain(..).map(|d| d.rpc_id).collect();
-        assert_eq!(ids, [2, 6]);
+        assert_eq!(ids, [6, 10]);
+        // The NIC took both: 8 goes, then the capacity (3) stops 2; a shorter message that
+        // comes meanwhile goes before 2.
         let mut ring2 = Vec::new();
-        let n = q.pump(
-            |d: &TxDescriptor| -> Post<DriverError> {
-                ring2.push(*d);
-                Post::Posted
-            },
-            |_| {},
-        );
-        assert_eq!(n, 1, "the engine's capacity of 3: 2, 6 and 8 out");
-        assert_eq!(ring2[0].rpc_id, 8);
+        let mut take = |d: &TxDescriptor| -> Post<DriverError> {
+            ring2.push(d.rpc_id);
+            Post::Posted
+        };
+        assert_eq!(q.pump(&mut take, |_| {}), 1, "6, 10 and 8 out");
+        q.push(offload(12, 100, TxOp::SendMessage));
         assert!(q.complete(1));
         assert!(!q.complete(1));
-        // A CANCEL of 10 (still waiting): it is dropped, nothing to post for it.
-        q.push(offload(10, 400, TxOp::Cancel));
+        assert_eq!(q.pump(&mut take, |_| {}), 1);
+        assert!(q.complete(2));
+        assert_eq!(q.pump(&mut take, |_| {}), 1);
+        // 9000 B never fits the area: dropped, with an error, not waited for. (Cookies: 6 1,
+        // 10 2, 8 4 (3 went to the try the full ring refused), 12 5, 2 6.)
+        assert!(!q.complete(3));
+        assert!(q.complete(4));
+        assert_eq!(q.pump(&mut take, |e| errors.push(e.to_string())), 0);
+        assert_eq!(ring2, [8, 12, 2]);
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("9000 bytes"), "{errors:?}");
+        assert_eq!(q.waiting(), 0);
+        // A CANCEL of 14 (still waiting): both dropped, nothing to post.
+        q.push(offload(14, 400, TxOp::SendMessage));
+        q.push(offload(14, 400, TxOp::Cancel));
         assert_eq!(q.waiting(), 1);
         let n = q.pump(ok, |_| {});
         assert_eq!((n, q.waiting()), (0, 0));
-        // A CANCEL of 6 (out): posted at 6's place.
-        q.push(offload(6, 200, TxOp::Cancel));
-        let mut cancel = None;
+        // A CANCEL of 2 (out) goes before a shorter message, even with the engine full; the
+        // message handed over again after it waits for a slot.
+        q.push(offload(18, 100, TxOp::SendMessage));
+        assert_eq!(q.pump(ok, |_| {}), 1, "12, 2 and 18 out");
+        q.push(offload(16, 50, TxOp::SendMessage));
+        q.push(offload(2, 400, TxOp::Cancel));
+        q.push(offload(2, 400, TxOp::SendMessage));
+        let mut posted = Vec::new();
         q.pump(
             |d: &TxDescriptor| -> Post<DriverError> {
-                cancel = Some(*d);
+                posted.push(*d);
                 Post::Posted
             },
             |_| {},
         );
-        let cancel = cancel.expect("a CANCEL posted");
+        let cancel = posted[0];
         assert_eq!(
-            (cancel.op, cancel.rpc_id, cancel.cookie),
-            (TxOp::Cancel, 6, 0)
+            (posted.len(), cancel.op, cancel.rpc_id, cancel.cookie),
+            (1, TxOp::Cancel, 2, 0)
         );
+        assert!(q.complete(5));
+        posted.clear();
+        q.pump(
+            |d: &TxDescriptor| -> Post<DriverError> {
+                posted.push(*d);
+                Post::Posted
+            },
+            |_| {},
+        );
+        let ids: Vec<u64> = posted.iter().map(|d| d.rpc_id).collect();
+        assert_eq!(ids, [16], "a slot for the shortest; 2 waits");
     }
 
     #[test]
@@ -233,8 +293,10 @@ mod tests {
         assert!(!q.push(offload(2, 5000, again(3000, 500))));
         assert!(q.push(offload(2, 5000, again(0, 1000))));
         // Its TX_DONE came back: the range is asked for again.
-        let (_, _, first) = cookies[1];
-        assert!(q.complete(first));
+        let first = cookies
+            .iter()
+            .find(|c| (c.0, c.1) == (2, again(1000, 2000)));
+        assert!(q.complete(first.expect("posted").2));
         assert!(q.push(offload(2, 5000, again(1000, 2000))));
         // A range that ends past u32::MAX is compared without wrapping.
         assert!(again(10, u32::MAX).covers(again(20, 5)));
