@@ -385,199 +385,27 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     localparam  c_csum_ok$7 = 20'h7fff8;
     localparam  c_csum_ok$8 = 20'h8fff7;
     localparam  c_csum_ok$9 = 20'h9fff6;
-    localparam  c_kb$0 = 32'h1;
-    localparam  c_kb$1 = 32'h2;
-    localparam  c_kb$2 = 32'h3;
-    localparam  c_kb$3 = 32'h4;
-    localparam  c_kb$4 = 32'h5;
-    localparam  c_kb$5 = 32'h6;
-    localparam  c_kb$6 = 32'h7;
-    localparam  c_kb$7 = 32'h8;
-    localparam  c_kb$8 = 32'h9;
-    localparam  c_kb$9 = 32'ha;
-    localparam  c_kb$10 = 32'hb;
-    localparam  c_kb$11 = 32'hc;
-    localparam  c_kb$12 = 32'hd;
-    localparam  c_kb$13 = 32'he;
-    localparam  c_kb$14 = 32'hf;
-    localparam  c_kb$15 = 32'h10;
-    localparam  c_kb$16 = 32'h11;
-    localparam  c_kb$17 = 32'h12;
-    localparam  c_kb$18 = 32'h13;
-    localparam  c_kb$19 = 32'h14;
-    localparam  c_kb$20 = 32'h15;
-    localparam  c_kb$21 = 32'h16;
-    localparam  c_kb$22 = 32'h17;
-    localparam  c_kb$23 = 32'h18;
-    localparam  c_kb$24 = 32'h19;
-    localparam  c_kb$25 = 32'h1a;
-    localparam  c_kb$26 = 32'h1b;
-    localparam  c_kb$27 = 32'h1c;
-    localparam  c_kb$28 = 32'h1d;
-    localparam  c_kb$29 = 32'h1e;
-    localparam  c_kb$30 = 32'h1f;
-    localparam  c_kb$31 = 32'h20;
-    localparam  c_kb$32 = 32'h21;
-    localparam  c_kb$33 = 32'h22;
-    localparam  c_kb$34 = 32'h23;
-    localparam  c_kb$35 = 32'h24;
-    localparam  c_kb$36 = 32'h25;
-    localparam  c_kb$37 = 32'h26;
-    localparam  c_kb$38 = 32'h27;
-    localparam  c_kb$39 = 32'h28;
-    localparam  c_kb$40 = 32'h29;
-    localparam  c_kb$41 = 32'h2a;
-    localparam  c_kb$42 = 32'h2b;
-    localparam  c_kb$43 = 32'h2c;
-    localparam  c_kb$44 = 32'h2d;
-    localparam  c_kb$45 = 32'h2e;
-    localparam  c_kb$46 = 32'h2f;
-    localparam  c_kb$47 = 32'h30;
-    localparam  c_kb$48 = 32'h31;
-    localparam  c_kb$49 = 32'h32;
-    localparam  c_kb$50 = 32'h33;
-    localparam  c_kb$51 = 32'h34;
-    localparam  c_kb$52 = 32'h35;
-    localparam  c_kb$53 = 32'h36;
-    localparam  c_kb$54 = 32'h37;
-    localparam  c_kb$55 = 32'h38;
-    localparam  c_kb$56 = 32'h39;
-    localparam  c_kb$57 = 32'h3a;
-    localparam  c_kb$58 = 32'h3b;
-    localparam  c_kb$59 = 32'h3c;
-    localparam  c_kb$60 = 32'h3d;
-    localparam  c_kb$61 = 32'h3e;
-    localparam  c_kb$62 = 32'h3f;
-    localparam  c_kb$63 = 32'h40;
-    localparam  c_n8$0 = 8'h1;
-    localparam  c_n8$1 = 8'h2;
-    localparam  c_n8$2 = 8'h3;
-    localparam  c_n8$3 = 8'h4;
-    localparam  c_n8$4 = 8'h5;
-    localparam  c_n8$5 = 8'h6;
-    localparam  c_n8$6 = 8'h7;
-    localparam  c_n8$7 = 8'h8;
-    localparam  c_n8$8 = 8'h9;
-    localparam  c_n8$9 = 8'ha;
-    localparam  c_n8$10 = 8'hb;
-    localparam  c_n8$11 = 8'hc;
-    localparam  c_n8$12 = 8'hd;
-    localparam  c_n8$13 = 8'he;
-    localparam  c_n8$14 = 8'hf;
-    localparam  c_n8$15 = 8'h10;
-    localparam  c_n8$16 = 8'h11;
-    localparam  c_n8$17 = 8'h12;
-    localparam  c_n8$18 = 8'h13;
-    localparam  c_n8$19 = 8'h14;
-    localparam  c_n8$20 = 8'h15;
-    localparam  c_n8$21 = 8'h16;
-    localparam  c_n8$22 = 8'h17;
-    localparam  c_n8$23 = 8'h18;
-    localparam  c_n8$24 = 8'h19;
-    localparam  c_n8$25 = 8'h1a;
-    localparam  c_n8$26 = 8'h1b;
-    localparam  c_n8$27 = 8'h1c;
-    localparam  c_n8$28 = 8'h1d;
-    localparam  c_n8$29 = 8'h1e;
-    localparam  c_n8$30 = 8'h1f;
-    localparam  c_n8$31 = 8'h20;
-    localparam  c_n8$32 = 8'h21;
-    localparam  c_n8$33 = 8'h22;
-    localparam  c_n8$34 = 8'h23;
-    localparam  c_n8$35 = 8'h24;
-    localparam  c_n8$36 = 8'h25;
-    localparam  c_n8$37 = 8'h26;
-    localparam  c_n8$38 = 8'h27;
-    localparam  c_n8$39 = 8'h28;
-    localparam  c_n8$40 = 8'h29;
-    localparam  c_n8$41 = 8'h2a;
-    localparam  c_n8$42 = 8'h2b;
-    localparam  c_n8$43 = 8'h2c;
-    localparam  c_n8$44 = 8'h2d;
-    localparam  c_n8$45 = 8'h2e;
-    localparam  c_n8$46 = 8'h2f;
-    localparam  c_n8$47 = 8'h30;
-    localparam  c_n8$48 = 8'h31;
-    localparam  c_n8$49 = 8'h32;
-    localparam  c_n8$50 = 8'h33;
-    localparam  c_n8$51 = 8'h34;
-    localparam  c_n8$52 = 8'h35;
-    localparam  c_n8$53 = 8'h36;
-    localparam  c_n8$54 = 8'h37;
-    localparam  c_n8$55 = 8'h38;
-    localparam  c_n8$56 = 8'h39;
-    localparam  c_n8$57 = 8'h3a;
-    localparam  c_n8$58 = 8'h3b;
-    localparam  c_n8$59 = 8'h3c;
-    localparam  c_n8$60 = 8'h3d;
-    localparam  c_n8$61 = 8'h3e;
-    localparam  c_n8$62 = 8'h3f;
-    localparam  c_n8$63 = 8'h40;
-    localparam  c_kmask$0 = 64'h1;
-    localparam  c_kmask$1 = 64'h3;
-    localparam  c_kmask$2 = 64'h7;
-    localparam  c_kmask$3 = 64'hf;
-    localparam  c_kmask$4 = 64'h1f;
-    localparam  c_kmask$5 = 64'h3f;
-    localparam  c_kmask$6 = 64'h7f;
-    localparam  c_kmask$7 = 64'hff;
-    localparam  c_kmask$8 = 64'h1ff;
-    localparam  c_kmask$9 = 64'h3ff;
-    localparam  c_kmask$10 = 64'h7ff;
-    localparam  c_kmask$11 = 64'hfff;
-    localparam  c_kmask$12 = 64'h1fff;
-    localparam  c_kmask$13 = 64'h3fff;
-    localparam  c_kmask$14 = 64'h7fff;
-    localparam  c_kmask$15 = 64'hffff;
-    localparam  c_kmask$16 = 64'h1ffff;
-    localparam  c_kmask$17 = 64'h3ffff;
-    localparam  c_kmask$18 = 64'h7ffff;
-    localparam  c_kmask$19 = 64'hfffff;
-    localparam  c_kmask$20 = 64'h1fffff;
-    localparam  c_kmask$21 = 64'h3fffff;
-    localparam  c_kmask$22 = 64'h7fffff;
-    localparam  c_kmask$23 = 64'hffffff;
-    localparam  c_kmask$24 = 64'h1ffffff;
-    localparam  c_kmask$25 = 64'h3ffffff;
-    localparam  c_kmask$26 = 64'h7ffffff;
-    localparam  c_kmask$27 = 64'hfffffff;
-    localparam  c_kmask$28 = 64'h1fffffff;
-    localparam  c_kmask$29 = 64'h3fffffff;
-    localparam  c_kmask$30 = 64'h7fffffff;
-    localparam  c_kmask$31 = 64'hffffffff;
-    localparam  c_kmask$32 = 64'h1ffffffff;
-    localparam  c_kmask$33 = 64'h3ffffffff;
-    localparam  c_kmask$34 = 64'h7ffffffff;
-    localparam  c_kmask$35 = 64'hfffffffff;
-    localparam  c_kmask$36 = 64'h1fffffffff;
-    localparam  c_kmask$37 = 64'h3fffffffff;
-    localparam  c_kmask$38 = 64'h7fffffffff;
-    localparam  c_kmask$39 = 64'hffffffffff;
-    localparam  c_kmask$40 = 64'h1ffffffffff;
-    localparam  c_kmask$41 = 64'h3ffffffffff;
-    localparam  c_kmask$42 = 64'h7ffffffffff;
-    localparam  c_kmask$43 = 64'hfffffffffff;
-    localparam  c_kmask$44 = 64'h1fffffffffff;
-    localparam  c_kmask$45 = 64'h3fffffffffff;
-    localparam  c_kmask$46 = 64'h7fffffffffff;
-    localparam  c_kmask$47 = 64'hffffffffffff;
-    localparam  c_kmask$48 = 64'h1ffffffffffff;
-    localparam  c_kmask$49 = 64'h3ffffffffffff;
-    localparam  c_kmask$50 = 64'h7ffffffffffff;
-    localparam  c_kmask$51 = 64'hfffffffffffff;
-    localparam  c_kmask$52 = 64'h1fffffffffffff;
-    localparam  c_kmask$53 = 64'h3fffffffffffff;
-    localparam  c_kmask$54 = 64'h7fffffffffffff;
-    localparam  c_kmask$55 = 64'hffffffffffffff;
-    localparam  c_kmask$56 = 64'h1ffffffffffffff;
-    localparam  c_kmask$57 = 64'h3ffffffffffffff;
-    localparam  c_kmask$58 = 64'h7ffffffffffffff;
-    localparam  c_kmask$59 = 64'hfffffffffffffff;
-    localparam  c_kmask$60 = 64'h1fffffffffffffff;
-    localparam  c_kmask$61 = 64'h3fffffffffffffff;
-    localparam  c_kmask$62 = 64'h7fffffffffffffff;
-    localparam  c_kmask$63 = 64'hffffffffffffffff;
-    localparam  c_keep_none = 64'h0;
+    localparam  c_sh$0 = 8'h1;
+    localparam  c_sh$1 = 8'h2;
+    localparam  c_sh$2 = 8'h4;
+    localparam  c_sh$3 = 8'h8;
+    localparam  c_sh$4 = 8'h10;
+    localparam  c_sh$5 = 8'h20;
+    localparam  c_kbm$0 = 64'h5555555555555555;
+    localparam  c_kbm$1 = 64'h6666666666666666;
+    localparam  c_kbm$2 = 64'h7878787878787878;
+    localparam  c_kbm$3 = 64'h7f807f807f807f80;
+    localparam  c_kbm$4 = 64'h7fff80007fff8000;
+    localparam  c_kbm$5 = 64'h7fffffff80000000;
+    localparam  c_kbm$6 = 64'h8000000000000000;
+    localparam  c_pow$0 = 32'h1;
+    localparam  c_pow$1 = 32'h2;
+    localparam  c_pow$2 = 32'h4;
+    localparam  c_pow$3 = 32'h8;
+    localparam  c_pow$4 = 32'h10;
+    localparam  c_pow$5 = 32'h20;
+    localparam  c_pow$6 = 32'h40;
+    localparam  c_keep_all = 64'hffffffffffffffff;
     localparam  c_cls$0 = 2'b0;
     localparam  c_cls$1 = 2'b1;
     localparam  c_cls$2 = 2'b10;
@@ -960,9 +788,9 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  [511:0] s1_data$d;
     wire  [511:0] s1_data$q;
     reg  s1_data$clock;
-    reg  [63:0] s1_keep$d;
-    wire  [63:0] s1_keep$q;
-    reg  s1_keep$clock;
+    reg  [31:0] s1_kb$d;
+    wire  [31:0] s1_kb$q;
+    reg  s1_kb$clock;
     reg  [31:0] s1_pos$d;
     wire  [31:0] s1_pos$q;
     reg  s1_pos$clock;
@@ -981,6 +809,9 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  [31:0] s2_fe$d;
     wire  [31:0] s2_fe$q;
     reg  s2_fe$clock;
+    reg  s2_short$d;
+    wire  s2_short$q;
+    reg  s2_short$clock;
     reg  [31:0] s2_pe$d;
     wire  [31:0] s2_pe$q;
     reg  s2_pe$clock;
@@ -1088,6 +919,21 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     // Local signals
     reg  adv;
     reg  acc;
+    reg  [63:0] sfx$0;
+    reg  [63:0] sfx$1;
+    reg  [63:0] sfx$2;
+    reg  [63:0] sfx$3;
+    reg  [63:0] sfx$4;
+    reg  [63:0] sfx$5;
+    reg  [63:0] sfx$6;
+    reg  [63:0] top_keep;
+    reg  [31:0] kbit$0;
+    reg  [31:0] kbit$1;
+    reg  [31:0] kbit$2;
+    reg  [31:0] kbit$3;
+    reg  [31:0] kbit$4;
+    reg  [31:0] kbit$5;
+    reg  [31:0] kbit$6;
     reg  [15:0] et_outer;
     reg  [15:0] et_inner;
     reg  [15:0] eff_et;
@@ -1416,8 +1262,8 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
     reg  is_mid;
     reg  is_tail;
     reg  mid_last;
-    reg  [31:0] mid_n;
-    reg  [31:0] tail_n;
+    reg  [7:0] pe8;
+    reg  [7:0] ps8;
     reg  [7:0] mid_n8;
     reg  [7:0] tail_n8;
     reg  [63:0] mid_keep;
@@ -2002,10 +1848,10 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         .q(s1_data$q),
         .clock(s1_data$clock)
     );
-    homa_rx_parser_w512$s1_keep s1_keep(
-        .d(s1_keep$d),
-        .q(s1_keep$q),
-        .clock(s1_keep$clock)
+    homa_rx_parser_w512$s1_kb s1_kb(
+        .d(s1_kb$d),
+        .q(s1_kb$q),
+        .clock(s1_kb$clock)
     );
     homa_rx_parser_w512$s1_pos s1_pos(
         .d(s1_pos$d),
@@ -2036,6 +1882,11 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         .d(s2_fe$d),
         .q(s2_fe$q),
         .clock(s2_fe$clock)
+    );
+    homa_rx_parser_w512$s2_short s2_short(
+        .d(s2_short$d),
+        .q(s2_short$q),
+        .clock(s2_short$clock)
     );
     homa_rx_parser_w512$s2_pe s2_pe(
         .d(s2_pe$d),
@@ -2200,13 +2051,14 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         s1_valid$clock = clock;
         s1_last$clock = clock;
         s1_data$clock = clock;
-        s1_keep$clock = clock;
+        s1_kb$clock = clock;
         s1_pos$clock = clock;
         s2_valid$clock = clock;
         s2_last$clock = clock;
         s2_data$clock = clock;
         s2_pos$clock = clock;
         s2_fe$clock = clock;
+        s2_short$clock = clock;
         s2_pe$clock = clock;
         s2_gate$clock = clock;
         s2_cls$clock = clock;
@@ -2233,13 +2085,14 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         s1_valid$d = s1_valid$q;
         s1_last$d = s1_last$q;
         s1_data$d = s1_data$q;
-        s1_keep$d = s1_keep$q;
+        s1_kb$d = s1_kb$q;
         s1_pos$d = s1_pos$q;
         s2_valid$d = s2_valid$q;
         s2_last$d = s2_last$q;
         s2_data$d = s2_data$q;
         s2_pos$d = s2_pos$q;
         s2_fe$d = s2_fe$q;
+        s2_short$d = s2_short$q;
         s2_pe$d = s2_pe$q;
         s2_gate$d = s2_gate$q;
         s2_cls$d = s2_cls$q;
@@ -2823,11 +2676,48 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         if (acc & (beat$q == c_beat$108)) begin
             hb$108$d = s_axis_tdata[(c_lane$108)+:(8)];
         end
+        sfx$0 = s_axis_tkeep;
+        sfx$1 = sfx$0 | (sfx$0 >> c_sh$0);
+        sfx$2 = sfx$1 | (sfx$1 >> c_sh$1);
+        sfx$3 = sfx$2 | (sfx$2 >> c_sh$2);
+        sfx$4 = sfx$3 | (sfx$3 >> c_sh$3);
+        sfx$5 = sfx$4 | (sfx$4 >> c_sh$4);
+        sfx$6 = sfx$5 | (sfx$5 >> c_sh$5);
+        top_keep = s_axis_tkeep & ~(sfx$6 >> c_sh$0);
+        kbit$0 = c_zero32;
+        if (|(top_keep & c_kbm$0)) begin
+            kbit$0 = c_pow$0;
+        end
+        kbit$1 = c_zero32;
+        if (|(top_keep & c_kbm$1)) begin
+            kbit$1 = c_pow$1;
+        end
+        kbit$2 = c_zero32;
+        if (|(top_keep & c_kbm$2)) begin
+            kbit$2 = c_pow$2;
+        end
+        kbit$3 = c_zero32;
+        if (|(top_keep & c_kbm$3)) begin
+            kbit$3 = c_pow$3;
+        end
+        kbit$4 = c_zero32;
+        if (|(top_keep & c_kbm$4)) begin
+            kbit$4 = c_pow$4;
+        end
+        kbit$5 = c_zero32;
+        if (|(top_keep & c_kbm$5)) begin
+            kbit$5 = c_pow$5;
+        end
+        kbit$6 = c_zero32;
+        if (|(top_keep & c_kbm$6)) begin
+            kbit$6 = c_pow$6;
+        end
+        kbytes = kbit$0 | kbit$1 | kbit$2 | kbit$3 | kbit$4 | kbit$5 | kbit$6;
         if (adv) begin
             s1_valid$d = acc;
             s1_last$d = s_axis_tlast;
             s1_data$d = s_axis_tdata;
-            s1_keep$d = s_axis_tkeep;
+            s1_kb$d = kbytes;
             s1_pos$d = pos$q;
         end
         et_outer[(64'h8)+:(8)] = hb$0$q;
@@ -3563,200 +3453,7 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         if ((is_tagged == c_cls_tag$3) & (v6 == c_cls_v6$3)) begin
             cls = c_cls$3;
         end
-        kbytes = c_zero32;
-        if (s1_keep$q[0]) begin
-            kbytes = c_kb$0;
-        end
-        if (s1_keep$q[1]) begin
-            kbytes = c_kb$1;
-        end
-        if (s1_keep$q[2]) begin
-            kbytes = c_kb$2;
-        end
-        if (s1_keep$q[3]) begin
-            kbytes = c_kb$3;
-        end
-        if (s1_keep$q[4]) begin
-            kbytes = c_kb$4;
-        end
-        if (s1_keep$q[5]) begin
-            kbytes = c_kb$5;
-        end
-        if (s1_keep$q[6]) begin
-            kbytes = c_kb$6;
-        end
-        if (s1_keep$q[7]) begin
-            kbytes = c_kb$7;
-        end
-        if (s1_keep$q[8]) begin
-            kbytes = c_kb$8;
-        end
-        if (s1_keep$q[9]) begin
-            kbytes = c_kb$9;
-        end
-        if (s1_keep$q[10]) begin
-            kbytes = c_kb$10;
-        end
-        if (s1_keep$q[11]) begin
-            kbytes = c_kb$11;
-        end
-        if (s1_keep$q[12]) begin
-            kbytes = c_kb$12;
-        end
-        if (s1_keep$q[13]) begin
-            kbytes = c_kb$13;
-        end
-        if (s1_keep$q[14]) begin
-            kbytes = c_kb$14;
-        end
-        if (s1_keep$q[15]) begin
-            kbytes = c_kb$15;
-        end
-        if (s1_keep$q[16]) begin
-            kbytes = c_kb$16;
-        end
-        if (s1_keep$q[17]) begin
-            kbytes = c_kb$17;
-        end
-        if (s1_keep$q[18]) begin
-            kbytes = c_kb$18;
-        end
-        if (s1_keep$q[19]) begin
-            kbytes = c_kb$19;
-        end
-        if (s1_keep$q[20]) begin
-            kbytes = c_kb$20;
-        end
-        if (s1_keep$q[21]) begin
-            kbytes = c_kb$21;
-        end
-        if (s1_keep$q[22]) begin
-            kbytes = c_kb$22;
-        end
-        if (s1_keep$q[23]) begin
-            kbytes = c_kb$23;
-        end
-        if (s1_keep$q[24]) begin
-            kbytes = c_kb$24;
-        end
-        if (s1_keep$q[25]) begin
-            kbytes = c_kb$25;
-        end
-        if (s1_keep$q[26]) begin
-            kbytes = c_kb$26;
-        end
-        if (s1_keep$q[27]) begin
-            kbytes = c_kb$27;
-        end
-        if (s1_keep$q[28]) begin
-            kbytes = c_kb$28;
-        end
-        if (s1_keep$q[29]) begin
-            kbytes = c_kb$29;
-        end
-        if (s1_keep$q[30]) begin
-            kbytes = c_kb$30;
-        end
-        if (s1_keep$q[31]) begin
-            kbytes = c_kb$31;
-        end
-        if (s1_keep$q[32]) begin
-            kbytes = c_kb$32;
-        end
-        if (s1_keep$q[33]) begin
-            kbytes = c_kb$33;
-        end
-        if (s1_keep$q[34]) begin
-            kbytes = c_kb$34;
-        end
-        if (s1_keep$q[35]) begin
-            kbytes = c_kb$35;
-        end
-        if (s1_keep$q[36]) begin
-            kbytes = c_kb$36;
-        end
-        if (s1_keep$q[37]) begin
-            kbytes = c_kb$37;
-        end
-        if (s1_keep$q[38]) begin
-            kbytes = c_kb$38;
-        end
-        if (s1_keep$q[39]) begin
-            kbytes = c_kb$39;
-        end
-        if (s1_keep$q[40]) begin
-            kbytes = c_kb$40;
-        end
-        if (s1_keep$q[41]) begin
-            kbytes = c_kb$41;
-        end
-        if (s1_keep$q[42]) begin
-            kbytes = c_kb$42;
-        end
-        if (s1_keep$q[43]) begin
-            kbytes = c_kb$43;
-        end
-        if (s1_keep$q[44]) begin
-            kbytes = c_kb$44;
-        end
-        if (s1_keep$q[45]) begin
-            kbytes = c_kb$45;
-        end
-        if (s1_keep$q[46]) begin
-            kbytes = c_kb$46;
-        end
-        if (s1_keep$q[47]) begin
-            kbytes = c_kb$47;
-        end
-        if (s1_keep$q[48]) begin
-            kbytes = c_kb$48;
-        end
-        if (s1_keep$q[49]) begin
-            kbytes = c_kb$49;
-        end
-        if (s1_keep$q[50]) begin
-            kbytes = c_kb$50;
-        end
-        if (s1_keep$q[51]) begin
-            kbytes = c_kb$51;
-        end
-        if (s1_keep$q[52]) begin
-            kbytes = c_kb$52;
-        end
-        if (s1_keep$q[53]) begin
-            kbytes = c_kb$53;
-        end
-        if (s1_keep$q[54]) begin
-            kbytes = c_kb$54;
-        end
-        if (s1_keep$q[55]) begin
-            kbytes = c_kb$55;
-        end
-        if (s1_keep$q[56]) begin
-            kbytes = c_kb$56;
-        end
-        if (s1_keep$q[57]) begin
-            kbytes = c_kb$57;
-        end
-        if (s1_keep$q[58]) begin
-            kbytes = c_kb$58;
-        end
-        if (s1_keep$q[59]) begin
-            kbytes = c_kb$59;
-        end
-        if (s1_keep$q[60]) begin
-            kbytes = c_kb$60;
-        end
-        if (s1_keep$q[61]) begin
-            kbytes = c_kb$61;
-        end
-        if (s1_keep$q[62]) begin
-            kbytes = c_kb$62;
-        end
-        if (s1_keep$q[63]) begin
-            kbytes = c_kb$63;
-        end
-        frame_len = s1_pos$q + kbytes;
+        frame_len = s1_pos$q + s1_kb$q;
         eth_len = c_eth_untagged;
         if (is_tagged) begin
             eth_len = c_eth_tagged;
@@ -4371,6 +4068,7 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
             s2_data$d = s1_data$q;
             s2_pos$d = s1_pos$q;
             s2_fe$d = frame_len;
+            s2_short$d = e_trunc;
             s2_pe$d = ip_end;
             s2_gate$d = gate;
             s2_cls$d = cls;
@@ -4405,7 +4103,7 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         p_not_homa$d = fire & (s2_verdict$q == c_v_not_homa);
         p_type$d = fire & (s2_verdict$q == c_v_type);
         p_len$d = fire & (s2_verdict$q == c_v_len);
-        trunc = s2_last$q & (s2_fe$q < s2_pe$q);
+        trunc = s2_last$q & s2_short$q;
         pay_end = s2_pe$q;
         if (trunc) begin
             pay_end = s2_fe$q;
@@ -4461,402 +4159,15 @@ module homa_rx_parser_w512(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s
         is_tail = act & (s2_pos$q >= pb) & (pay_end > p_s) & (pay_end <= s2_pos$q + c_k32);
         is_mid = act & (s2_pos$q >= pbk) & (pay_end > p_s - c_k32) & (s2_pe$q > s2_pos$q);
         mid_last = pay_end <= p_s;
-        mid_n = pay_end - (p_s - c_k32);
-        tail_n = pay_end - p_s;
+        pe8 = pay_end[(c_bit0_32)+:(8)];
+        ps8 = p_s[(c_bit0_32)+:(8)];
         mid_n8 = c_k8;
-        if (mid_n < c_k32) begin
-            mid_n8 = mid_n[(c_bit0_32)+:(8)];
-        end
-        tail_n8 = c_k8;
-        if (tail_n < c_k32) begin
-            tail_n8 = tail_n[(c_bit0_32)+:(8)];
-        end
-        mid_keep = c_keep_none;
-        tail_keep = c_keep_none;
-        if (mid_n8 == c_n8$0) begin
-            mid_keep = c_kmask$0;
-        end
-        if (tail_n8 == c_n8$0) begin
-            tail_keep = c_kmask$0;
-        end
-        if (mid_n8 == c_n8$1) begin
-            mid_keep = c_kmask$1;
-        end
-        if (tail_n8 == c_n8$1) begin
-            tail_keep = c_kmask$1;
-        end
-        if (mid_n8 == c_n8$2) begin
-            mid_keep = c_kmask$2;
-        end
-        if (tail_n8 == c_n8$2) begin
-            tail_keep = c_kmask$2;
-        end
-        if (mid_n8 == c_n8$3) begin
-            mid_keep = c_kmask$3;
-        end
-        if (tail_n8 == c_n8$3) begin
-            tail_keep = c_kmask$3;
-        end
-        if (mid_n8 == c_n8$4) begin
-            mid_keep = c_kmask$4;
-        end
-        if (tail_n8 == c_n8$4) begin
-            tail_keep = c_kmask$4;
-        end
-        if (mid_n8 == c_n8$5) begin
-            mid_keep = c_kmask$5;
-        end
-        if (tail_n8 == c_n8$5) begin
-            tail_keep = c_kmask$5;
-        end
-        if (mid_n8 == c_n8$6) begin
-            mid_keep = c_kmask$6;
-        end
-        if (tail_n8 == c_n8$6) begin
-            tail_keep = c_kmask$6;
-        end
-        if (mid_n8 == c_n8$7) begin
-            mid_keep = c_kmask$7;
-        end
-        if (tail_n8 == c_n8$7) begin
-            tail_keep = c_kmask$7;
-        end
-        if (mid_n8 == c_n8$8) begin
-            mid_keep = c_kmask$8;
-        end
-        if (tail_n8 == c_n8$8) begin
-            tail_keep = c_kmask$8;
-        end
-        if (mid_n8 == c_n8$9) begin
-            mid_keep = c_kmask$9;
-        end
-        if (tail_n8 == c_n8$9) begin
-            tail_keep = c_kmask$9;
-        end
-        if (mid_n8 == c_n8$10) begin
-            mid_keep = c_kmask$10;
-        end
-        if (tail_n8 == c_n8$10) begin
-            tail_keep = c_kmask$10;
-        end
-        if (mid_n8 == c_n8$11) begin
-            mid_keep = c_kmask$11;
-        end
-        if (tail_n8 == c_n8$11) begin
-            tail_keep = c_kmask$11;
-        end
-        if (mid_n8 == c_n8$12) begin
-            mid_keep = c_kmask$12;
-        end
-        if (tail_n8 == c_n8$12) begin
-            tail_keep = c_kmask$12;
-        end
-        if (mid_n8 == c_n8$13) begin
-            mid_keep = c_kmask$13;
-        end
-        if (tail_n8 == c_n8$13) begin
-            tail_keep = c_kmask$13;
-        end
-        if (mid_n8 == c_n8$14) begin
-            mid_keep = c_kmask$14;
-        end
-        if (tail_n8 == c_n8$14) begin
-            tail_keep = c_kmask$14;
-        end
-        if (mid_n8 == c_n8$15) begin
-            mid_keep = c_kmask$15;
-        end
-        if (tail_n8 == c_n8$15) begin
-            tail_keep = c_kmask$15;
-        end
-        if (mid_n8 == c_n8$16) begin
-            mid_keep = c_kmask$16;
-        end
-        if (tail_n8 == c_n8$16) begin
-            tail_keep = c_kmask$16;
-        end
-        if (mid_n8 == c_n8$17) begin
-            mid_keep = c_kmask$17;
-        end
-        if (tail_n8 == c_n8$17) begin
-            tail_keep = c_kmask$17;
-        end
-        if (mid_n8 == c_n8$18) begin
-            mid_keep = c_kmask$18;
-        end
-        if (tail_n8 == c_n8$18) begin
-            tail_keep = c_kmask$18;
-        end
-        if (mid_n8 == c_n8$19) begin
-            mid_keep = c_kmask$19;
-        end
-        if (tail_n8 == c_n8$19) begin
-            tail_keep = c_kmask$19;
-        end
-        if (mid_n8 == c_n8$20) begin
-            mid_keep = c_kmask$20;
-        end
-        if (tail_n8 == c_n8$20) begin
-            tail_keep = c_kmask$20;
-        end
-        if (mid_n8 == c_n8$21) begin
-            mid_keep = c_kmask$21;
-        end
-        if (tail_n8 == c_n8$21) begin
-            tail_keep = c_kmask$21;
-        end
-        if (mid_n8 == c_n8$22) begin
-            mid_keep = c_kmask$22;
-        end
-        if (tail_n8 == c_n8$22) begin
-            tail_keep = c_kmask$22;
-        end
-        if (mid_n8 == c_n8$23) begin
-            mid_keep = c_kmask$23;
-        end
-        if (tail_n8 == c_n8$23) begin
-            tail_keep = c_kmask$23;
-        end
-        if (mid_n8 == c_n8$24) begin
-            mid_keep = c_kmask$24;
-        end
-        if (tail_n8 == c_n8$24) begin
-            tail_keep = c_kmask$24;
-        end
-        if (mid_n8 == c_n8$25) begin
-            mid_keep = c_kmask$25;
-        end
-        if (tail_n8 == c_n8$25) begin
-            tail_keep = c_kmask$25;
-        end
-        if (mid_n8 == c_n8$26) begin
-            mid_keep = c_kmask$26;
-        end
-        if (tail_n8 == c_n8$26) begin
-            tail_keep = c_kmask$26;
-        end
-        if (mid_n8 == c_n8$27) begin
-            mid_keep = c_kmask$27;
-        end
-        if (tail_n8 == c_n8$27) begin
-            tail_keep = c_kmask$27;
-        end
-        if (mid_n8 == c_n8$28) begin
-            mid_keep = c_kmask$28;
-        end
-        if (tail_n8 == c_n8$28) begin
-            tail_keep = c_kmask$28;
-        end
-        if (mid_n8 == c_n8$29) begin
-            mid_keep = c_kmask$29;
-        end
-        if (tail_n8 == c_n8$29) begin
-            tail_keep = c_kmask$29;
-        end
-        if (mid_n8 == c_n8$30) begin
-            mid_keep = c_kmask$30;
-        end
-        if (tail_n8 == c_n8$30) begin
-            tail_keep = c_kmask$30;
-        end
-        if (mid_n8 == c_n8$31) begin
-            mid_keep = c_kmask$31;
-        end
-        if (tail_n8 == c_n8$31) begin
-            tail_keep = c_kmask$31;
-        end
-        if (mid_n8 == c_n8$32) begin
-            mid_keep = c_kmask$32;
-        end
-        if (tail_n8 == c_n8$32) begin
-            tail_keep = c_kmask$32;
-        end
-        if (mid_n8 == c_n8$33) begin
-            mid_keep = c_kmask$33;
-        end
-        if (tail_n8 == c_n8$33) begin
-            tail_keep = c_kmask$33;
-        end
-        if (mid_n8 == c_n8$34) begin
-            mid_keep = c_kmask$34;
-        end
-        if (tail_n8 == c_n8$34) begin
-            tail_keep = c_kmask$34;
-        end
-        if (mid_n8 == c_n8$35) begin
-            mid_keep = c_kmask$35;
-        end
-        if (tail_n8 == c_n8$35) begin
-            tail_keep = c_kmask$35;
-        end
-        if (mid_n8 == c_n8$36) begin
-            mid_keep = c_kmask$36;
-        end
-        if (tail_n8 == c_n8$36) begin
-            tail_keep = c_kmask$36;
-        end
-        if (mid_n8 == c_n8$37) begin
-            mid_keep = c_kmask$37;
-        end
-        if (tail_n8 == c_n8$37) begin
-            tail_keep = c_kmask$37;
-        end
-        if (mid_n8 == c_n8$38) begin
-            mid_keep = c_kmask$38;
-        end
-        if (tail_n8 == c_n8$38) begin
-            tail_keep = c_kmask$38;
-        end
-        if (mid_n8 == c_n8$39) begin
-            mid_keep = c_kmask$39;
-        end
-        if (tail_n8 == c_n8$39) begin
-            tail_keep = c_kmask$39;
-        end
-        if (mid_n8 == c_n8$40) begin
-            mid_keep = c_kmask$40;
-        end
-        if (tail_n8 == c_n8$40) begin
-            tail_keep = c_kmask$40;
-        end
-        if (mid_n8 == c_n8$41) begin
-            mid_keep = c_kmask$41;
-        end
-        if (tail_n8 == c_n8$41) begin
-            tail_keep = c_kmask$41;
-        end
-        if (mid_n8 == c_n8$42) begin
-            mid_keep = c_kmask$42;
-        end
-        if (tail_n8 == c_n8$42) begin
-            tail_keep = c_kmask$42;
-        end
-        if (mid_n8 == c_n8$43) begin
-            mid_keep = c_kmask$43;
-        end
-        if (tail_n8 == c_n8$43) begin
-            tail_keep = c_kmask$43;
-        end
-        if (mid_n8 == c_n8$44) begin
-            mid_keep = c_kmask$44;
-        end
-        if (tail_n8 == c_n8$44) begin
-            tail_keep = c_kmask$44;
-        end
-        if (mid_n8 == c_n8$45) begin
-            mid_keep = c_kmask$45;
-        end
-        if (tail_n8 == c_n8$45) begin
-            tail_keep = c_kmask$45;
-        end
-        if (mid_n8 == c_n8$46) begin
-            mid_keep = c_kmask$46;
-        end
-        if (tail_n8 == c_n8$46) begin
-            tail_keep = c_kmask$46;
-        end
-        if (mid_n8 == c_n8$47) begin
-            mid_keep = c_kmask$47;
-        end
-        if (tail_n8 == c_n8$47) begin
-            tail_keep = c_kmask$47;
-        end
-        if (mid_n8 == c_n8$48) begin
-            mid_keep = c_kmask$48;
-        end
-        if (tail_n8 == c_n8$48) begin
-            tail_keep = c_kmask$48;
-        end
-        if (mid_n8 == c_n8$49) begin
-            mid_keep = c_kmask$49;
-        end
-        if (tail_n8 == c_n8$49) begin
-            tail_keep = c_kmask$49;
-        end
-        if (mid_n8 == c_n8$50) begin
-            mid_keep = c_kmask$50;
-        end
-        if (tail_n8 == c_n8$50) begin
-            tail_keep = c_kmask$50;
-        end
-        if (mid_n8 == c_n8$51) begin
-            mid_keep = c_kmask$51;
-        end
-        if (tail_n8 == c_n8$51) begin
-            tail_keep = c_kmask$51;
-        end
-        if (mid_n8 == c_n8$52) begin
-            mid_keep = c_kmask$52;
-        end
-        if (tail_n8 == c_n8$52) begin
-            tail_keep = c_kmask$52;
-        end
-        if (mid_n8 == c_n8$53) begin
-            mid_keep = c_kmask$53;
-        end
-        if (tail_n8 == c_n8$53) begin
-            tail_keep = c_kmask$53;
-        end
-        if (mid_n8 == c_n8$54) begin
-            mid_keep = c_kmask$54;
-        end
-        if (tail_n8 == c_n8$54) begin
-            tail_keep = c_kmask$54;
-        end
-        if (mid_n8 == c_n8$55) begin
-            mid_keep = c_kmask$55;
-        end
-        if (tail_n8 == c_n8$55) begin
-            tail_keep = c_kmask$55;
-        end
-        if (mid_n8 == c_n8$56) begin
-            mid_keep = c_kmask$56;
-        end
-        if (tail_n8 == c_n8$56) begin
-            tail_keep = c_kmask$56;
-        end
-        if (mid_n8 == c_n8$57) begin
-            mid_keep = c_kmask$57;
-        end
-        if (tail_n8 == c_n8$57) begin
-            tail_keep = c_kmask$57;
-        end
-        if (mid_n8 == c_n8$58) begin
-            mid_keep = c_kmask$58;
-        end
-        if (tail_n8 == c_n8$58) begin
-            tail_keep = c_kmask$58;
-        end
-        if (mid_n8 == c_n8$59) begin
-            mid_keep = c_kmask$59;
-        end
-        if (tail_n8 == c_n8$59) begin
-            tail_keep = c_kmask$59;
-        end
-        if (mid_n8 == c_n8$60) begin
-            mid_keep = c_kmask$60;
-        end
-        if (tail_n8 == c_n8$60) begin
-            tail_keep = c_kmask$60;
-        end
-        if (mid_n8 == c_n8$61) begin
-            mid_keep = c_kmask$61;
-        end
-        if (tail_n8 == c_n8$61) begin
-            tail_keep = c_kmask$61;
-        end
-        if (mid_n8 == c_n8$62) begin
-            mid_keep = c_kmask$62;
-        end
-        if (tail_n8 == c_n8$62) begin
-            tail_keep = c_kmask$62;
-        end
-        if (mid_n8 == c_n8$63) begin
-            mid_keep = c_kmask$63;
-        end
-        if (tail_n8 == c_n8$63) begin
-            tail_keep = c_kmask$63;
-        end
+        if (pay_end < p_s) begin
+            mid_n8 = pe8 - ps8 + c_k8;
+        end
+        tail_n8 = pe8 - ps8;
+        mid_keep = ~(c_keep_all << mid_n8);
+        tail_keep = ~(c_keep_all << tail_n8);
         o_valid = f_pending$q | is_mid | is_tail;
         o_data = tail_data;
         o_keep = tail_keep;
@@ -8418,23 +7729,23 @@ module homa_rx_parser_w512$s1_data(d,q,clock);
 endmodule // homa_rx_parser_w512$s1_data
 
 
-module homa_rx_parser_w512$s1_keep(d,q,clock);
+module homa_rx_parser_w512$s1_kb(d,q,clock);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 32'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_rx_parser_w512$s1_keep
+endmodule // homa_rx_parser_w512$s1_kb
 
 
 module homa_rx_parser_w512$s1_last(d,q,clock);
@@ -8644,6 +7955,25 @@ module homa_rx_parser_w512$s2_pos(d,q,clock);
     end
           
 endmodule // homa_rx_parser_w512$s2_pos
+
+
+module homa_rx_parser_w512$s2_short(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_parser_w512$s2_short
 
 
 module homa_rx_parser_w512$s2_valid(d,q,clock);

@@ -385,31 +385,27 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
     localparam  c_csum_ok$7 = 20'h7fff8;
     localparam  c_csum_ok$8 = 20'h8fff7;
     localparam  c_csum_ok$9 = 20'h9fff6;
-    localparam  c_kb$0 = 32'h1;
-    localparam  c_kb$1 = 32'h2;
-    localparam  c_kb$2 = 32'h3;
-    localparam  c_kb$3 = 32'h4;
-    localparam  c_kb$4 = 32'h5;
-    localparam  c_kb$5 = 32'h6;
-    localparam  c_kb$6 = 32'h7;
-    localparam  c_kb$7 = 32'h8;
-    localparam  c_n8$0 = 8'h1;
-    localparam  c_n8$1 = 8'h2;
-    localparam  c_n8$2 = 8'h3;
-    localparam  c_n8$3 = 8'h4;
-    localparam  c_n8$4 = 8'h5;
-    localparam  c_n8$5 = 8'h6;
-    localparam  c_n8$6 = 8'h7;
-    localparam  c_n8$7 = 8'h8;
-    localparam  c_kmask$0 = 8'h1;
-    localparam  c_kmask$1 = 8'h3;
-    localparam  c_kmask$2 = 8'h7;
-    localparam  c_kmask$3 = 8'hf;
-    localparam  c_kmask$4 = 8'h1f;
-    localparam  c_kmask$5 = 8'h3f;
-    localparam  c_kmask$6 = 8'h7f;
-    localparam  c_kmask$7 = 8'hff;
-    localparam  c_keep_none = 8'h0;
+    localparam  c_sh$0 = 8'h1;
+    localparam  c_sh$1 = 8'h2;
+    localparam  c_sh$2 = 8'h4;
+    localparam  c_sh$3 = 8'h8;
+    localparam  c_sh$4 = 8'h10;
+    localparam  c_sh$5 = 8'h20;
+    localparam  c_kbm$0 = 8'h55;
+    localparam  c_kbm$1 = 8'h66;
+    localparam  c_kbm$2 = 8'h78;
+    localparam  c_kbm$3 = 8'h80;
+    localparam  c_kbm$4 = 8'h0;
+    localparam  c_kbm$5 = 8'h0;
+    localparam  c_kbm$6 = 8'h0;
+    localparam  c_pow$0 = 32'h1;
+    localparam  c_pow$1 = 32'h2;
+    localparam  c_pow$2 = 32'h4;
+    localparam  c_pow$3 = 32'h8;
+    localparam  c_pow$4 = 32'h10;
+    localparam  c_pow$5 = 32'h20;
+    localparam  c_pow$6 = 32'h40;
+    localparam  c_keep_all = 8'hff;
     localparam  c_cls$0 = 2'b0;
     localparam  c_cls$1 = 2'b1;
     localparam  c_cls$2 = 2'b10;
@@ -792,9 +788,9 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
     reg  [63:0] s1_data$d;
     wire  [63:0] s1_data$q;
     reg  s1_data$clock;
-    reg  [7:0] s1_keep$d;
-    wire  [7:0] s1_keep$q;
-    reg  s1_keep$clock;
+    reg  [31:0] s1_kb$d;
+    wire  [31:0] s1_kb$q;
+    reg  s1_kb$clock;
     reg  [31:0] s1_pos$d;
     wire  [31:0] s1_pos$q;
     reg  s1_pos$clock;
@@ -813,6 +809,9 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
     reg  [31:0] s2_fe$d;
     wire  [31:0] s2_fe$q;
     reg  s2_fe$clock;
+    reg  s2_short$d;
+    wire  s2_short$q;
+    reg  s2_short$clock;
     reg  [31:0] s2_pe$d;
     wire  [31:0] s2_pe$q;
     reg  s2_pe$clock;
@@ -920,6 +919,21 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
     // Local signals
     reg  adv;
     reg  acc;
+    reg  [7:0] sfx$0;
+    reg  [7:0] sfx$1;
+    reg  [7:0] sfx$2;
+    reg  [7:0] sfx$3;
+    reg  [7:0] sfx$4;
+    reg  [7:0] sfx$5;
+    reg  [7:0] sfx$6;
+    reg  [7:0] top_keep;
+    reg  [31:0] kbit$0;
+    reg  [31:0] kbit$1;
+    reg  [31:0] kbit$2;
+    reg  [31:0] kbit$3;
+    reg  [31:0] kbit$4;
+    reg  [31:0] kbit$5;
+    reg  [31:0] kbit$6;
     reg  [15:0] et_outer;
     reg  [15:0] et_inner;
     reg  [15:0] eff_et;
@@ -1248,8 +1262,8 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
     reg  is_mid;
     reg  is_tail;
     reg  mid_last;
-    reg  [31:0] mid_n;
-    reg  [31:0] tail_n;
+    reg  [7:0] pe8;
+    reg  [7:0] ps8;
     reg  [7:0] mid_n8;
     reg  [7:0] tail_n8;
     reg  [7:0] mid_keep;
@@ -1834,10 +1848,10 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
         .q(s1_data$q),
         .clock(s1_data$clock)
     );
-    homa_rx_parser_w64$s1_keep s1_keep(
-        .d(s1_keep$d),
-        .q(s1_keep$q),
-        .clock(s1_keep$clock)
+    homa_rx_parser_w64$s1_kb s1_kb(
+        .d(s1_kb$d),
+        .q(s1_kb$q),
+        .clock(s1_kb$clock)
     );
     homa_rx_parser_w64$s1_pos s1_pos(
         .d(s1_pos$d),
@@ -1868,6 +1882,11 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
         .d(s2_fe$d),
         .q(s2_fe$q),
         .clock(s2_fe$clock)
+    );
+    homa_rx_parser_w64$s2_short s2_short(
+        .d(s2_short$d),
+        .q(s2_short$q),
+        .clock(s2_short$clock)
     );
     homa_rx_parser_w64$s2_pe s2_pe(
         .d(s2_pe$d),
@@ -2032,13 +2051,14 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
         s1_valid$clock = clock;
         s1_last$clock = clock;
         s1_data$clock = clock;
-        s1_keep$clock = clock;
+        s1_kb$clock = clock;
         s1_pos$clock = clock;
         s2_valid$clock = clock;
         s2_last$clock = clock;
         s2_data$clock = clock;
         s2_pos$clock = clock;
         s2_fe$clock = clock;
+        s2_short$clock = clock;
         s2_pe$clock = clock;
         s2_gate$clock = clock;
         s2_cls$clock = clock;
@@ -2065,13 +2085,14 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
         s1_valid$d = s1_valid$q;
         s1_last$d = s1_last$q;
         s1_data$d = s1_data$q;
-        s1_keep$d = s1_keep$q;
+        s1_kb$d = s1_kb$q;
         s1_pos$d = s1_pos$q;
         s2_valid$d = s2_valid$q;
         s2_last$d = s2_last$q;
         s2_data$d = s2_data$q;
         s2_pos$d = s2_pos$q;
         s2_fe$d = s2_fe$q;
+        s2_short$d = s2_short$q;
         s2_pe$d = s2_pe$q;
         s2_gate$d = s2_gate$q;
         s2_cls$d = s2_cls$q;
@@ -2655,11 +2676,48 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
         if (acc & (beat$q == c_beat$108)) begin
             hb$108$d = s_axis_tdata[(c_lane$108)+:(8)];
         end
+        sfx$0 = s_axis_tkeep;
+        sfx$1 = sfx$0 | (sfx$0 >> c_sh$0);
+        sfx$2 = sfx$1 | (sfx$1 >> c_sh$1);
+        sfx$3 = sfx$2 | (sfx$2 >> c_sh$2);
+        sfx$4 = sfx$3 | (sfx$3 >> c_sh$3);
+        sfx$5 = sfx$4 | (sfx$4 >> c_sh$4);
+        sfx$6 = sfx$5 | (sfx$5 >> c_sh$5);
+        top_keep = s_axis_tkeep & ~(sfx$6 >> c_sh$0);
+        kbit$0 = c_zero32;
+        if (|(top_keep & c_kbm$0)) begin
+            kbit$0 = c_pow$0;
+        end
+        kbit$1 = c_zero32;
+        if (|(top_keep & c_kbm$1)) begin
+            kbit$1 = c_pow$1;
+        end
+        kbit$2 = c_zero32;
+        if (|(top_keep & c_kbm$2)) begin
+            kbit$2 = c_pow$2;
+        end
+        kbit$3 = c_zero32;
+        if (|(top_keep & c_kbm$3)) begin
+            kbit$3 = c_pow$3;
+        end
+        kbit$4 = c_zero32;
+        if (|(top_keep & c_kbm$4)) begin
+            kbit$4 = c_pow$4;
+        end
+        kbit$5 = c_zero32;
+        if (|(top_keep & c_kbm$5)) begin
+            kbit$5 = c_pow$5;
+        end
+        kbit$6 = c_zero32;
+        if (|(top_keep & c_kbm$6)) begin
+            kbit$6 = c_pow$6;
+        end
+        kbytes = kbit$0 | kbit$1 | kbit$2 | kbit$3 | kbit$4 | kbit$5 | kbit$6;
         if (adv) begin
             s1_valid$d = acc;
             s1_last$d = s_axis_tlast;
             s1_data$d = s_axis_tdata;
-            s1_keep$d = s_axis_tkeep;
+            s1_kb$d = kbytes;
             s1_pos$d = pos$q;
         end
         et_outer[(64'h8)+:(8)] = hb$0$q;
@@ -3395,32 +3453,7 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
         if ((is_tagged == c_cls_tag$3) & (v6 == c_cls_v6$3)) begin
             cls = c_cls$3;
         end
-        kbytes = c_zero32;
-        if (s1_keep$q[0]) begin
-            kbytes = c_kb$0;
-        end
-        if (s1_keep$q[1]) begin
-            kbytes = c_kb$1;
-        end
-        if (s1_keep$q[2]) begin
-            kbytes = c_kb$2;
-        end
-        if (s1_keep$q[3]) begin
-            kbytes = c_kb$3;
-        end
-        if (s1_keep$q[4]) begin
-            kbytes = c_kb$4;
-        end
-        if (s1_keep$q[5]) begin
-            kbytes = c_kb$5;
-        end
-        if (s1_keep$q[6]) begin
-            kbytes = c_kb$6;
-        end
-        if (s1_keep$q[7]) begin
-            kbytes = c_kb$7;
-        end
-        frame_len = s1_pos$q + kbytes;
+        frame_len = s1_pos$q + s1_kb$q;
         eth_len = c_eth_untagged;
         if (is_tagged) begin
             eth_len = c_eth_tagged;
@@ -4035,6 +4068,7 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
             s2_data$d = s1_data$q;
             s2_pos$d = s1_pos$q;
             s2_fe$d = frame_len;
+            s2_short$d = e_trunc;
             s2_pe$d = ip_end;
             s2_gate$d = gate;
             s2_cls$d = cls;
@@ -4069,7 +4103,7 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
         p_not_homa$d = fire & (s2_verdict$q == c_v_not_homa);
         p_type$d = fire & (s2_verdict$q == c_v_type);
         p_len$d = fire & (s2_verdict$q == c_v_len);
-        trunc = s2_last$q & (s2_fe$q < s2_pe$q);
+        trunc = s2_last$q & s2_short$q;
         pay_end = s2_pe$q;
         if (trunc) begin
             pay_end = s2_fe$q;
@@ -4125,66 +4159,15 @@ module homa_rx_parser_w64(clock,reset,s_axis_tdata,s_axis_tkeep,s_axis_tvalid,s_
         is_tail = act & (s2_pos$q >= pb) & (pay_end > p_s) & (pay_end <= s2_pos$q + c_k32);
         is_mid = act & (s2_pos$q >= pbk) & (pay_end > p_s - c_k32) & (s2_pe$q > s2_pos$q);
         mid_last = pay_end <= p_s;
-        mid_n = pay_end - (p_s - c_k32);
-        tail_n = pay_end - p_s;
+        pe8 = pay_end[(c_bit0_32)+:(8)];
+        ps8 = p_s[(c_bit0_32)+:(8)];
         mid_n8 = c_k8;
-        if (mid_n < c_k32) begin
-            mid_n8 = mid_n[(c_bit0_32)+:(8)];
+        if (pay_end < p_s) begin
+            mid_n8 = pe8 - ps8 + c_k8;
         end
-        tail_n8 = c_k8;
-        if (tail_n < c_k32) begin
-            tail_n8 = tail_n[(c_bit0_32)+:(8)];
-        end
-        mid_keep = c_keep_none;
-        tail_keep = c_keep_none;
-        if (mid_n8 == c_n8$0) begin
-            mid_keep = c_kmask$0;
-        end
-        if (tail_n8 == c_n8$0) begin
-            tail_keep = c_kmask$0;
-        end
-        if (mid_n8 == c_n8$1) begin
-            mid_keep = c_kmask$1;
-        end
-        if (tail_n8 == c_n8$1) begin
-            tail_keep = c_kmask$1;
-        end
-        if (mid_n8 == c_n8$2) begin
-            mid_keep = c_kmask$2;
-        end
-        if (tail_n8 == c_n8$2) begin
-            tail_keep = c_kmask$2;
-        end
-        if (mid_n8 == c_n8$3) begin
-            mid_keep = c_kmask$3;
-        end
-        if (tail_n8 == c_n8$3) begin
-            tail_keep = c_kmask$3;
-        end
-        if (mid_n8 == c_n8$4) begin
-            mid_keep = c_kmask$4;
-        end
-        if (tail_n8 == c_n8$4) begin
-            tail_keep = c_kmask$4;
-        end
-        if (mid_n8 == c_n8$5) begin
-            mid_keep = c_kmask$5;
-        end
-        if (tail_n8 == c_n8$5) begin
-            tail_keep = c_kmask$5;
-        end
-        if (mid_n8 == c_n8$6) begin
-            mid_keep = c_kmask$6;
-        end
-        if (tail_n8 == c_n8$6) begin
-            tail_keep = c_kmask$6;
-        end
-        if (mid_n8 == c_n8$7) begin
-            mid_keep = c_kmask$7;
-        end
-        if (tail_n8 == c_n8$7) begin
-            tail_keep = c_kmask$7;
-        end
+        tail_n8 = pe8 - ps8;
+        mid_keep = ~(c_keep_all << mid_n8);
+        tail_keep = ~(c_keep_all << tail_n8);
         o_valid = f_pending$q | is_mid | is_tail;
         o_data = tail_data;
         o_keep = tail_keep;
@@ -7746,23 +7729,23 @@ module homa_rx_parser_w64$s1_data(d,q,clock);
 endmodule // homa_rx_parser_w64$s1_data
 
 
-module homa_rx_parser_w64$s1_keep(d,q,clock);
+module homa_rx_parser_w64$s1_kb(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 32'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_rx_parser_w64$s1_keep
+endmodule // homa_rx_parser_w64$s1_kb
 
 
 module homa_rx_parser_w64$s1_last(d,q,clock);
@@ -7972,6 +7955,25 @@ module homa_rx_parser_w64$s2_pos(d,q,clock);
     end
           
 endmodule // homa_rx_parser_w64$s2_pos
+
+
+module homa_rx_parser_w64$s2_short(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_parser_w64$s2_short
 
 
 module homa_rx_parser_w64$s2_valid(d,q,clock);

@@ -108,6 +108,12 @@ const NIP: usize = ipv6::HEADER_LEN;
 const L4_V4: usize = IP0 + ipv4::HEADER_LEN;
 /// See [`L4_V4`].
 const L4_V6: usize = IP0 + ipv6::HEADER_LEN;
+/// Suffix-OR levels of the beat's byte count: lanes up to 2^6 = 64 (512 bits).
+const KB_LEVELS: usize = 6;
+/// Bits of the beat's byte count (0..=64).
+const KB_BITS: usize = KB_LEVELS + 1;
+// `update` ORs the count's bits by name.
+const _: () = assert!(KB_BITS == 7);
 /// Bytes of a control header a `CONTROL` completion carries (`proto::hostif`).
 const BODY_LEN: usize = CONTROL_BODY_LEN;
 /// Where the body window starts in the Homa header: after the common header, and for
@@ -303,8 +309,12 @@ pub struct HomaParser<const W: usize, const K: usize> {
     s1_valid: DFF<Bit>,
     s1_last: DFF<Bit>,
     s1_data: DFF<Bits<W>>,
-    s1_keep: DFF<Bits<K>>,
+    s1_kb: DFF<Bits<32>>,
     s1_pos: DFF<Bits<32>>,
+    // ---- S0: the beat's byte count (see `update`)
+    sfx: [Signal<Local, Bits<K>>; KB_LEVELS + 1],
+    top_keep: Signal<Local, Bits<K>>,
+    kbit: [Signal<Local, Bits<32>>; KB_BITS],
     // ---- S1: views, fields, checks
     et_outer: Signal<Local, Be16>,
     et_inner: Signal<Local, Be16>,
@@ -394,6 +404,8 @@ pub struct HomaParser<const W: usize, const K: usize> {
     s2_data: DFF<Bits<W>>,
     s2_pos: DFF<Bits<32>>,
     s2_fe: DFF<Bits<32>>,
+    /// The frame ends before its IP length says (S1's `e_trunc`), for `trunc`.
+    s2_short: DFF<Bit>,
     s2_pe: DFF<Bits<32>>,
     s2_gate: DFF<Bit>,
     s2_cls: DFF<Bits<2>>,
@@ -411,8 +423,8 @@ pub struct HomaParser<const W: usize, const K: usize> {
     is_mid: Signal<Local, Bit>,
     is_tail: Signal<Local, Bit>,
     mid_last: Signal<Local, Bit>,
-    mid_n: Signal<Local, Bits<32>>,
-    tail_n: Signal<Local, Bits<32>>,
+    pe8: Signal<Local, Bits<8>>,
+    ps8: Signal<Local, Bits<8>>,
     mid_n8: Signal<Local, Bits<8>>,
     tail_n8: Signal<Local, Bits<8>>,
     mid_keep: Signal<Local, Bits<K>>,
@@ -497,10 +509,10 @@ pub struct HomaParser<const W: usize, const K: usize> {
     c_max_acks: Constant<Bits<16>>,
     c_seg_use_seq: Constant<Bits<32>>,
     c_csum_ok: [Constant<Bits<20>>; CSUM_WORDS],
-    c_kb: [Constant<Bits<32>>; K],
-    c_n8: [Constant<Bits<8>>; K],
-    c_kmask: [Constant<Bits<K>>; K],
-    c_keep_none: Constant<Bits<K>>,
+    c_sh: [Constant<Bits<8>>; KB_LEVELS],
+    c_kbm: [Constant<Bits<K>>; KB_BITS],
+    c_pow: [Constant<Bits<32>>; KB_BITS],
+    c_keep_all: Constant<Bits<K>>,
     c_cls: [Constant<Bits<2>>; NCLASS],
     c_cls_tag: [Constant<Bit>; NCLASS],
     c_cls_v6: [Constant<Bit>; NCLASS],
@@ -615,7 +627,10 @@ impl<const W: usize, const K: usize> HomaParser<W, K> {
             s1_valid: DFF::default(),
             s1_last: DFF::default(),
             s1_data: DFF::default(),
-            s1_keep: DFF::default(),
+            s1_kb: DFF::default(),
+            sfx: Default::default(),
+            top_keep: Signal::default(),
+            kbit: Default::default(),
             s1_pos: DFF::default(),
             et_outer: Signal::default(),
             et_inner: Signal::default(),
@@ -704,6 +719,7 @@ impl<const W: usize, const K: usize> HomaParser<W, K> {
             s2_data: DFF::default(),
             s2_pos: DFF::default(),
             s2_fe: DFF::default(),
+            s2_short: DFF::default(),
             s2_pe: DFF::default(),
             s2_gate: DFF::default(),
             s2_cls: DFF::default(),
@@ -720,8 +736,8 @@ impl<const W: usize, const K: usize> HomaParser<W, K> {
             is_mid: Signal::default(),
             is_tail: Signal::default(),
             mid_last: Signal::default(),
-            mid_n: Signal::default(),
-            tail_n: Signal::default(),
+            pe8: Signal::default(),
+            ps8: Signal::default(),
             mid_n8: Signal::default(),
             tail_n8: Signal::default(),
             mid_keep: Signal::default(),
@@ -804,16 +820,17 @@ impl<const W: usize, const K: usize> HomaParser<W, K> {
             c_max_acks: k(MAX_ACKS_PER_PACKET as u64),
             c_seg_use_seq: k(homa::SEG_OFFSET_USE_SEQUENCE.into()),
             c_csum_ok: std::array::from_fn(|i| k(0xffff * (i as u64 + 1))),
-            c_kb: std::array::from_fn(|i| k(i as u64 + 1)),
-            c_n8: std::array::from_fn(|i| k(i as u64 + 1)),
-            c_kmask: std::array::from_fn(|i| {
+            c_sh: std::array::from_fn(|l| k(1 << l)),
+            // Count bit j of lane i's byte count i + 1.
+            c_kbm: std::array::from_fn(|j| {
                 let mut m: Bits<K> = Bits::default();
-                for lane in 0..=i {
+                for lane in (0..K).filter(|lane| (lane + 1) >> j & 1 == 1) {
                     m = m.replace_bit(lane, true);
                 }
                 Constant::new(m)
             }),
-            c_keep_none: Constant::new(Bits::default()),
+            c_pow: std::array::from_fn(|j| k(1 << j)),
+            c_keep_all: Constant::new(!Bits::default()),
             c_cls: std::array::from_fn(|c| k(c as u64)),
             c_cls_tag: std::array::from_fn(|c| kb(c & 1 != 0)),
             c_cls_v6: std::array::from_fn(|c| kb(c & 2 != 0)),
@@ -858,13 +875,14 @@ impl<const W: usize, const K: usize> Logic for HomaParser<W, K> {
             s1_valid,
             s1_last,
             s1_data,
-            s1_keep,
+            s1_kb,
             s1_pos,
             s2_valid,
             s2_last,
             s2_data,
             s2_pos,
             s2_fe,
+            s2_short,
             s2_pe,
             s2_gate,
             s2_cls,
@@ -920,11 +938,35 @@ impl<const W: usize, const K: usize> Logic for HomaParser<W, K> {
                     .get_bits::<8>(self.c_lane[i].val().index());
             }
         }
+        // The beat's bytes, its highest set keep bit + 1 (0 for none), in log depth: suffix
+        // ORs (sfx[l][i]: a keep bit set in lanes i..i + 2^l), the top set bit as a one-hot,
+        // and each bit of the count an OR over the lanes whose count has it.
+        self.sfx[0].next = self.s_axis_tkeep.val();
+        for l in 0..KB_LEVELS {
+            self.sfx[l + 1].next = self.sfx[l].val() | (self.sfx[l].val() >> self.c_sh[l].val());
+        }
+        for t in KB_LEVELS..(KB_LEVELS + 1) {
+            self.top_keep.next =
+                self.s_axis_tkeep.val() & !(self.sfx[t].val() >> self.c_sh[0].val());
+        }
+        for j in 0..KB_BITS {
+            self.kbit[j].next = self.c_zero32.val();
+            if (self.top_keep.val() & self.c_kbm[j].val()).any() {
+                self.kbit[j].next = self.c_pow[j].val();
+            }
+        }
+        self.kbytes.next = self.kbit[0].val()
+            | self.kbit[1].val()
+            | self.kbit[2].val()
+            | self.kbit[3].val()
+            | self.kbit[4].val()
+            | self.kbit[5].val()
+            | self.kbit[6].val();
         if self.adv.val() {
             self.s1_valid.d.next = self.acc.val();
             self.s1_last.d.next = self.s_axis_tlast.val();
             self.s1_data.d.next = self.s_axis_tdata.val();
-            self.s1_keep.d.next = self.s_axis_tkeep.val();
+            self.s1_kb.d.next = self.kbytes.val();
             self.s1_pos.d.next = self.pos.q.val();
         }
 
@@ -976,13 +1018,7 @@ impl<const W: usize, const K: usize> Logic for HomaParser<W, K> {
         }
 
         // ---------------- S1: lengths
-        self.kbytes.next = self.c_zero32.val();
-        for i in 0..K {
-            if self.s1_keep.q.val().get_bit(i) {
-                self.kbytes.next = self.c_kb[i].val();
-            }
-        }
-        self.frame_len.next = self.s1_pos.q.val() + self.kbytes.val();
+        self.frame_len.next = self.s1_pos.q.val() + self.s1_kb.q.val();
         self.eth_len.next = self.c_eth_untagged.val();
         if self.is_tagged.val() {
             self.eth_len.next = self.c_eth_tagged.val();
@@ -1472,6 +1508,7 @@ impl<const W: usize, const K: usize> Logic for HomaParser<W, K> {
             self.s2_data.d.next = self.s1_data.q.val();
             self.s2_pos.d.next = self.s1_pos.q.val();
             self.s2_fe.d.next = self.frame_len.val();
+            self.s2_short.d.next = self.e_trunc.val();
             self.s2_pe.d.next = self.ip_end.val();
             self.s2_gate.d.next = self.gate.val();
             self.s2_cls.d.next = self.cls.val();
@@ -1517,7 +1554,7 @@ impl<const W: usize, const K: usize> Logic for HomaParser<W, K> {
         // Both in one input beat → the tail leaves in the next cycle (`f_pending`), a slot
         // in which no beat can need output (the next beat is padding past the payload end,
         // or a new frame's first beat, and payloads never start in a first beat).
-        self.trunc.next = self.s2_last.q.val() & (self.s2_fe.q.val() < self.s2_pe.q.val());
+        self.trunc.next = self.s2_last.q.val() & self.s2_short.q.val();
         self.pay_end.next = self.s2_pe.q.val();
         if self.trunc.val() {
             self.pay_end.next = self.s2_fe.q.val();
@@ -1554,29 +1591,22 @@ impl<const W: usize, const K: usize> Logic for HomaParser<W, K> {
             & (self.pay_end.val() > self.p_s.val() - self.c_k32.val())
             & (self.s2_pe.q.val() > self.s2_pos.q.val());
         self.mid_last.next = self.pay_end.val() <= self.p_s.val();
-        self.mid_n.next = self.pay_end.val() - (self.p_s.val() - self.c_k32.val());
-        self.tail_n.next = self.pay_end.val() - self.p_s.val();
+        // Byte counts of the mid and tail beats in 8 bits: each is below K when it is used
+        // (a tail ends at most K - sb bytes past p_s; a mid beat short of K ends before p_s),
+        // so the low bytes of pay_end and p_s decide it. The keep masks are thermometers
+        // (a shift of all ones: K or more bytes keep every lane).
+        self.pe8.next = self
+            .pay_end
+            .val()
+            .get_bits::<8>(self.c_bit0_32.val().index());
+        self.ps8.next = self.p_s.val().get_bits::<8>(self.c_bit0_32.val().index());
         self.mid_n8.next = self.c_k8.val();
-        if self.mid_n.val() < self.c_k32.val() {
-            self.mid_n8.next = self.mid_n.val().get_bits::<8>(self.c_bit0_32.val().index());
+        if self.pay_end.val() < self.p_s.val() {
+            self.mid_n8.next = self.pe8.val() - self.ps8.val() + self.c_k8.val();
         }
-        self.tail_n8.next = self.c_k8.val();
-        if self.tail_n.val() < self.c_k32.val() {
-            self.tail_n8.next = self
-                .tail_n
-                .val()
-                .get_bits::<8>(self.c_bit0_32.val().index());
-        }
-        self.mid_keep.next = self.c_keep_none.val();
-        self.tail_keep.next = self.c_keep_none.val();
-        for i in 0..K {
-            if self.mid_n8.val() == self.c_n8[i].val() {
-                self.mid_keep.next = self.c_kmask[i].val();
-            }
-            if self.tail_n8.val() == self.c_n8[i].val() {
-                self.tail_keep.next = self.c_kmask[i].val();
-            }
-        }
+        self.tail_n8.next = self.pe8.val() - self.ps8.val();
+        self.mid_keep.next = !(self.c_keep_all.val() << self.mid_n8.val());
+        self.tail_keep.next = !(self.c_keep_all.val() << self.tail_n8.val());
         self.o_valid.next = self.f_pending.q.val() | self.is_mid.val() | self.is_tail.val();
         self.o_data.next = self.tail_data.val();
         self.o_keep.next = self.tail_keep.val();
