@@ -12,8 +12,9 @@
 //!   simulated backend over the Verilated NIC will build on).
 //! - Ring logic shared by every backend: [`TxRing`], [`RxBufRing`] and [`CompletionRing`]
 //!   over a `DmaRegion` and the QUEUE registers; [`TxQueue`]: the messages a host hands to
-//!   the NIC, posted in order as there is room, their payloads in the NIC's TX window
-//!   ([`TxBuffers`] over an [`Arena`]: first-fit ranges, freed at `TX_DONE`).
+//!   the NIC, posted as there is room (CANCELs first, then fewest bytes first), their
+//!   payloads in the NIC's TX window ([`TxBuffers`] over an [`Arena`]: first-fit ranges,
+//!   freed at `TX_DONE`).
 //! - [`Nic`]: the init sequence (walk the self-describing register blocks, check the ID
 //!   block and versions, program CONFIG, set up the rings and RX buffers) and the datapath
 //!   calls (`send`, `poll_completion`, `repost_rx_buffer`), and [`Nic::receive`]: the

@@ -11,9 +11,10 @@
 //! offload). The endpoint's engine hands each outbound message over whole
 //! ([`Transport::offload`]); the transport copies it into a payload area in the NIC's TX
 //! window (the driver's `TxBuffers`), posts a SEND_MESSAGE descriptor (a RETRANSMIT for a
-//! range asked for again, unless one waiting or in the NIC holds it) and frees the payload when its `TX_DONE` comes back. What the ring,
-//! the area or the NIC's transmit engine (at most its `tx_capacity` messages out) has no room
-//! for waits, in order, and is posted as completions free room. An RPC that ends early (the
+//! range asked for again, unless one waiting or in the NIC holds it) and frees the payload
+//! when its `TX_DONE` comes back. What the ring, the area or the NIC's transmit engine (at
+//! most its `tx_capacity` messages out) has no room for waits, and is posted as completions
+//! free room, fewest bytes first (the driver's `TxQueue`). An RPC that ends early (the
 //! application cancels it, it times out) comes as a CANCEL: what of it waits here is dropped,
 //! and a CANCEL descriptor stops what the NIC holds (its `TX_DONE`s follow).
 //! Control packets (RESEND, ACK, NEED_ACK, BUSY, the host's GRANTs) leave through another
@@ -194,8 +195,8 @@ impl<D: Device + Send + 'static> NicTransport<D> {
         Ok(t)
     }
 
-    /// Posts what waits, in order, while the ring, the payload area and the NIC's engine
-    /// have room.
+    /// Posts what waits (CANCELs first, then fewest bytes first) while the ring, the payload
+    /// area and the NIC's engine have room.
     fn post_waiting(&self, path: &mut TxPath) {
         let mut nic = lock(&self.nic);
         let post = |d: &_| match nic.send(d) {

@@ -5,7 +5,7 @@
 //! packets, sends the unscheduled bytes, takes the receiver's GRANTs off the wire, and picks
 //! among its messages by SRPT.
 //!
-//! A message waits here (in order) while the arena has no room for it, or the NIC's transmit
+//! A message waits here (the driver's `TxQueue`: posted fewest bytes first) while the arena has no room for it, or the NIC's transmit
 //! engine holds as many messages as it can (TX `capacity`: a descriptor waiting in the ring
 //! for a slot would hold up a CANCEL behind it), or the ring is full; each TX completion frees
 //! room and the queue is tried again. A CANCEL (the engine gave up on an RPC) drops what of
