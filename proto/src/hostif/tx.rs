@@ -121,7 +121,9 @@ pub(super) const LAYOUT: Layout = Layout {
     name: NAME,
     size: TX_DESC_LEN,
     doc: "Host → NIC. One outbound message for the SRPT scheduler, or (RETRANSMIT) a range of \
-          one to send again after a RESEND, or (CANCEL) the end of everything the NIC still \
+          one to send again after a RESEND (the host posts none whose range a RETRANSMIT of the \
+          same RPC, waiting or still out, holds: the receiver asked again before the first was \
+          sent), or (CANCEL) the end of everything the NIC still \
           holds of an RPC. The payload stays in host memory until the TX_DONE completion. \
           CANCEL (the RPC ended early: aborted, timed out, forgotten by the peer): every \
           SEND_MESSAGE and RETRANSMIT of the same peer and rpc_id the NIC holds sends at most \
