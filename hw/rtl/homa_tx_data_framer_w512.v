@@ -539,8 +539,362 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
     reg  [31:0] n_frames$d;
     wire  [31:0] n_frames$q;
     reg  n_frames$clock;
+    reg  a_valid$d;
+    wire  a_valid$q;
+    reg  a_valid$clock;
+    reg  [31:0] a_offset$d;
+    wire  [31:0] a_offset$q;
+    reg  a_offset$clock;
+    reg  [2:0] a_priority$d;
+    wire  [2:0] a_priority$q;
+    reg  a_priority$clock;
+    reg  a_retransmit$d;
+    wire  a_retransmit$q;
+    reg  a_retransmit$clock;
+    reg  [31:0] a_incoming$d;
+    wire  [31:0] a_incoming$q;
+    reg  a_incoming$clock;
+    reg  a_need_done$d;
+    wire  a_need_done$q;
+    reg  a_need_done$clock;
+    reg  [31:0] a_peer$d;
+    wire  [31:0] a_peer$q;
+    reg  a_peer$clock;
+    reg  [15:0] a_sport$d;
+    wire  [15:0] a_sport$q;
+    reg  a_sport$clock;
+    reg  [15:0] a_dport$d;
+    wire  [15:0] a_dport$q;
+    reg  a_dport$clock;
+    reg  [63:0] a_id$d;
+    wire  [63:0] a_id$q;
+    reg  a_id$clock;
+    reg  [31:0] a_length$d;
+    wire  [31:0] a_length$q;
+    reg  a_length$clock;
+    reg  [63:0] a_cookie$d;
+    wire  [63:0] a_cookie$q;
+    reg  a_cookie$clock;
+    reg  [31:0] a_index$d;
+    wire  [31:0] a_index$q;
+    reg  a_index$clock;
+    reg  [15:0] a_totlen$d;
+    wire  [15:0] a_totlen$q;
+    reg  a_totlen$clock;
+    reg  [19:0] a_pip$d;
+    wire  [19:0] a_pip$q;
+    reg  a_pip$clock;
+    reg  [15:0] a_last_beat$d;
+    wire  [15:0] a_last_beat$q;
+    reg  a_last_beat$clock;
+    reg  [63:0] a_keep$d;
+    wire  [63:0] a_keep$q;
+    reg  a_keep$clock;
+    reg  [19:0] cfg_sum$d;
+    wire  [19:0] cfg_sum$q;
+    reg  cfg_sum$clock;
+    reg  cur_valid$d;
+    wire  cur_valid$q;
+    reg  cur_valid$clock;
+    reg  [7:0] hdr$0$d;
+    wire  [7:0] hdr$0$q;
+    reg  hdr$0$clock;
+    reg  [7:0] hdr$1$d;
+    wire  [7:0] hdr$1$q;
+    reg  hdr$1$clock;
+    reg  [7:0] hdr$2$d;
+    wire  [7:0] hdr$2$q;
+    reg  hdr$2$clock;
+    reg  [7:0] hdr$3$d;
+    wire  [7:0] hdr$3$q;
+    reg  hdr$3$clock;
+    reg  [7:0] hdr$4$d;
+    wire  [7:0] hdr$4$q;
+    reg  hdr$4$clock;
+    reg  [7:0] hdr$5$d;
+    wire  [7:0] hdr$5$q;
+    reg  hdr$5$clock;
+    reg  [7:0] hdr$6$d;
+    wire  [7:0] hdr$6$q;
+    reg  hdr$6$clock;
+    reg  [7:0] hdr$7$d;
+    wire  [7:0] hdr$7$q;
+    reg  hdr$7$clock;
+    reg  [7:0] hdr$8$d;
+    wire  [7:0] hdr$8$q;
+    reg  hdr$8$clock;
+    reg  [7:0] hdr$9$d;
+    wire  [7:0] hdr$9$q;
+    reg  hdr$9$clock;
+    reg  [7:0] hdr$10$d;
+    wire  [7:0] hdr$10$q;
+    reg  hdr$10$clock;
+    reg  [7:0] hdr$11$d;
+    wire  [7:0] hdr$11$q;
+    reg  hdr$11$clock;
+    reg  [7:0] hdr$12$d;
+    wire  [7:0] hdr$12$q;
+    reg  hdr$12$clock;
+    reg  [7:0] hdr$13$d;
+    wire  [7:0] hdr$13$q;
+    reg  hdr$13$clock;
+    reg  [7:0] hdr$14$d;
+    wire  [7:0] hdr$14$q;
+    reg  hdr$14$clock;
+    reg  [7:0] hdr$15$d;
+    wire  [7:0] hdr$15$q;
+    reg  hdr$15$clock;
+    reg  [7:0] hdr$16$d;
+    wire  [7:0] hdr$16$q;
+    reg  hdr$16$clock;
+    reg  [7:0] hdr$17$d;
+    wire  [7:0] hdr$17$q;
+    reg  hdr$17$clock;
+    reg  [7:0] hdr$18$d;
+    wire  [7:0] hdr$18$q;
+    reg  hdr$18$clock;
+    reg  [7:0] hdr$19$d;
+    wire  [7:0] hdr$19$q;
+    reg  hdr$19$clock;
+    reg  [7:0] hdr$20$d;
+    wire  [7:0] hdr$20$q;
+    reg  hdr$20$clock;
+    reg  [7:0] hdr$21$d;
+    wire  [7:0] hdr$21$q;
+    reg  hdr$21$clock;
+    reg  [7:0] hdr$22$d;
+    wire  [7:0] hdr$22$q;
+    reg  hdr$22$clock;
+    reg  [7:0] hdr$23$d;
+    wire  [7:0] hdr$23$q;
+    reg  hdr$23$clock;
+    reg  [7:0] hdr$24$d;
+    wire  [7:0] hdr$24$q;
+    reg  hdr$24$clock;
+    reg  [7:0] hdr$25$d;
+    wire  [7:0] hdr$25$q;
+    reg  hdr$25$clock;
+    reg  [7:0] hdr$26$d;
+    wire  [7:0] hdr$26$q;
+    reg  hdr$26$clock;
+    reg  [7:0] hdr$27$d;
+    wire  [7:0] hdr$27$q;
+    reg  hdr$27$clock;
+    reg  [7:0] hdr$28$d;
+    wire  [7:0] hdr$28$q;
+    reg  hdr$28$clock;
+    reg  [7:0] hdr$29$d;
+    wire  [7:0] hdr$29$q;
+    reg  hdr$29$clock;
+    reg  [7:0] hdr$30$d;
+    wire  [7:0] hdr$30$q;
+    reg  hdr$30$clock;
+    reg  [7:0] hdr$31$d;
+    wire  [7:0] hdr$31$q;
+    reg  hdr$31$clock;
+    reg  [7:0] hdr$32$d;
+    wire  [7:0] hdr$32$q;
+    reg  hdr$32$clock;
+    reg  [7:0] hdr$33$d;
+    wire  [7:0] hdr$33$q;
+    reg  hdr$33$clock;
+    reg  [7:0] hdr$34$d;
+    wire  [7:0] hdr$34$q;
+    reg  hdr$34$clock;
+    reg  [7:0] hdr$35$d;
+    wire  [7:0] hdr$35$q;
+    reg  hdr$35$clock;
+    reg  [7:0] hdr$36$d;
+    wire  [7:0] hdr$36$q;
+    reg  hdr$36$clock;
+    reg  [7:0] hdr$37$d;
+    wire  [7:0] hdr$37$q;
+    reg  hdr$37$clock;
+    reg  [7:0] hdr$38$d;
+    wire  [7:0] hdr$38$q;
+    reg  hdr$38$clock;
+    reg  [7:0] hdr$39$d;
+    wire  [7:0] hdr$39$q;
+    reg  hdr$39$clock;
+    reg  [7:0] hdr$40$d;
+    wire  [7:0] hdr$40$q;
+    reg  hdr$40$clock;
+    reg  [7:0] hdr$41$d;
+    wire  [7:0] hdr$41$q;
+    reg  hdr$41$clock;
+    reg  [7:0] hdr$42$d;
+    wire  [7:0] hdr$42$q;
+    reg  hdr$42$clock;
+    reg  [7:0] hdr$43$d;
+    wire  [7:0] hdr$43$q;
+    reg  hdr$43$clock;
+    reg  [7:0] hdr$44$d;
+    wire  [7:0] hdr$44$q;
+    reg  hdr$44$clock;
+    reg  [7:0] hdr$45$d;
+    wire  [7:0] hdr$45$q;
+    reg  hdr$45$clock;
+    reg  [7:0] hdr$46$d;
+    wire  [7:0] hdr$46$q;
+    reg  hdr$46$clock;
+    reg  [7:0] hdr$47$d;
+    wire  [7:0] hdr$47$q;
+    reg  hdr$47$clock;
+    reg  [7:0] hdr$48$d;
+    wire  [7:0] hdr$48$q;
+    reg  hdr$48$clock;
+    reg  [7:0] hdr$49$d;
+    wire  [7:0] hdr$49$q;
+    reg  hdr$49$clock;
+    reg  [7:0] hdr$50$d;
+    wire  [7:0] hdr$50$q;
+    reg  hdr$50$clock;
+    reg  [7:0] hdr$51$d;
+    wire  [7:0] hdr$51$q;
+    reg  hdr$51$clock;
+    reg  [7:0] hdr$52$d;
+    wire  [7:0] hdr$52$q;
+    reg  hdr$52$clock;
+    reg  [7:0] hdr$53$d;
+    wire  [7:0] hdr$53$q;
+    reg  hdr$53$clock;
+    reg  [7:0] hdr$54$d;
+    wire  [7:0] hdr$54$q;
+    reg  hdr$54$clock;
+    reg  [7:0] hdr$55$d;
+    wire  [7:0] hdr$55$q;
+    reg  hdr$55$clock;
+    reg  [7:0] hdr$56$d;
+    wire  [7:0] hdr$56$q;
+    reg  hdr$56$clock;
+    reg  [7:0] hdr$57$d;
+    wire  [7:0] hdr$57$q;
+    reg  hdr$57$clock;
+    reg  [7:0] hdr$58$d;
+    wire  [7:0] hdr$58$q;
+    reg  hdr$58$clock;
+    reg  [7:0] hdr$59$d;
+    wire  [7:0] hdr$59$q;
+    reg  hdr$59$clock;
+    reg  [7:0] hdr$60$d;
+    wire  [7:0] hdr$60$q;
+    reg  hdr$60$clock;
+    reg  [7:0] hdr$61$d;
+    wire  [7:0] hdr$61$q;
+    reg  hdr$61$clock;
+    reg  [7:0] hdr$62$d;
+    wire  [7:0] hdr$62$q;
+    reg  hdr$62$clock;
+    reg  [7:0] hdr$63$d;
+    wire  [7:0] hdr$63$q;
+    reg  hdr$63$clock;
+    reg  [7:0] hdr$64$d;
+    wire  [7:0] hdr$64$q;
+    reg  hdr$64$clock;
+    reg  [7:0] hdr$65$d;
+    wire  [7:0] hdr$65$q;
+    reg  hdr$65$clock;
+    reg  [7:0] hdr$66$d;
+    wire  [7:0] hdr$66$q;
+    reg  hdr$66$clock;
+    reg  [7:0] hdr$67$d;
+    wire  [7:0] hdr$67$q;
+    reg  hdr$67$clock;
+    reg  [7:0] hdr$68$d;
+    wire  [7:0] hdr$68$q;
+    reg  hdr$68$clock;
+    reg  [7:0] hdr$69$d;
+    wire  [7:0] hdr$69$q;
+    reg  hdr$69$clock;
+    reg  [7:0] hdr$70$d;
+    wire  [7:0] hdr$70$q;
+    reg  hdr$70$clock;
+    reg  [7:0] hdr$71$d;
+    wire  [7:0] hdr$71$q;
+    reg  hdr$71$clock;
+    reg  [7:0] hdr$72$d;
+    wire  [7:0] hdr$72$q;
+    reg  hdr$72$clock;
+    reg  [7:0] hdr$73$d;
+    wire  [7:0] hdr$73$q;
+    reg  hdr$73$clock;
+    reg  [7:0] hdr$74$d;
+    wire  [7:0] hdr$74$q;
+    reg  hdr$74$clock;
+    reg  [7:0] hdr$75$d;
+    wire  [7:0] hdr$75$q;
+    reg  hdr$75$clock;
+    reg  [7:0] hdr$76$d;
+    wire  [7:0] hdr$76$q;
+    reg  hdr$76$clock;
+    reg  [7:0] hdr$77$d;
+    wire  [7:0] hdr$77$q;
+    reg  hdr$77$clock;
+    reg  [7:0] hdr$78$d;
+    wire  [7:0] hdr$78$q;
+    reg  hdr$78$clock;
+    reg  [7:0] hdr$79$d;
+    wire  [7:0] hdr$79$q;
+    reg  hdr$79$clock;
+    reg  [7:0] hdr$80$d;
+    wire  [7:0] hdr$80$q;
+    reg  hdr$80$clock;
+    reg  [7:0] hdr$81$d;
+    wire  [7:0] hdr$81$q;
+    reg  hdr$81$clock;
+    reg  [7:0] hdr$82$d;
+    wire  [7:0] hdr$82$q;
+    reg  hdr$82$clock;
+    reg  [7:0] hdr$83$d;
+    wire  [7:0] hdr$83$q;
+    reg  hdr$83$clock;
+    reg  [7:0] hdr$84$d;
+    wire  [7:0] hdr$84$q;
+    reg  hdr$84$clock;
+    reg  [7:0] hdr$85$d;
+    wire  [7:0] hdr$85$q;
+    reg  hdr$85$clock;
+    reg  [7:0] hdr$86$d;
+    wire  [7:0] hdr$86$q;
+    reg  hdr$86$clock;
+    reg  [7:0] hdr$87$d;
+    wire  [7:0] hdr$87$q;
+    reg  hdr$87$clock;
+    reg  [7:0] hdr$88$d;
+    wire  [7:0] hdr$88$q;
+    reg  hdr$88$clock;
+    reg  [7:0] hdr$89$d;
+    wire  [7:0] hdr$89$q;
+    reg  hdr$89$clock;
+    reg  [15:0] cur_last_beat$d;
+    wire  [15:0] cur_last_beat$q;
+    reg  cur_last_beat$clock;
+    reg  [63:0] cur_keep$d;
+    wire  [63:0] cur_keep$q;
+    reg  cur_keep$clock;
+    reg  cur_need_done$d;
+    wire  cur_need_done$q;
+    reg  cur_need_done$clock;
+    reg  [63:0] cur_id$d;
+    wire  [63:0] cur_id$q;
+    reg  cur_id$clock;
+    reg  [31:0] cur_length$d;
+    wire  [31:0] cur_length$q;
+    reg  cur_length$clock;
+    reg  [63:0] cur_cookie$d;
+    wire  [63:0] cur_cookie$q;
+    reg  cur_cookie$clock;
+    reg  [31:0] cur_index$d;
+    wire  [31:0] cur_index$q;
+    reg  cur_index$clock;
     
     // Local signals
+    reg  free;
+    reg  a_free;
+    reg  a_load;
+    reg  [19:0] pip;
+    reg  load;
+    reg  done_frame;
     reg  [7:0] vb$0;
     reg  [7:0] vb$1;
     reg  [7:0] vb$2;
@@ -694,7 +1048,6 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
     reg  [63:0] keep_last;
     reg  first;
     reg  is_last;
-    reg  need_done;
     reg  stall;
     reg  take;
     reg  [19:0] w_tos;
@@ -748,6 +1101,586 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         .q(n_frames$q),
         .clock(n_frames$clock)
     );
+    homa_tx_data_framer_w512$a_valid a_valid(
+        .d(a_valid$d),
+        .q(a_valid$q),
+        .clock(a_valid$clock)
+    );
+    homa_tx_data_framer_w512$a_offset a_offset(
+        .d(a_offset$d),
+        .q(a_offset$q),
+        .clock(a_offset$clock)
+    );
+    homa_tx_data_framer_w512$a_priority a_priority(
+        .d(a_priority$d),
+        .q(a_priority$q),
+        .clock(a_priority$clock)
+    );
+    homa_tx_data_framer_w512$a_retransmit a_retransmit(
+        .d(a_retransmit$d),
+        .q(a_retransmit$q),
+        .clock(a_retransmit$clock)
+    );
+    homa_tx_data_framer_w512$a_incoming a_incoming(
+        .d(a_incoming$d),
+        .q(a_incoming$q),
+        .clock(a_incoming$clock)
+    );
+    homa_tx_data_framer_w512$a_need_done a_need_done(
+        .d(a_need_done$d),
+        .q(a_need_done$q),
+        .clock(a_need_done$clock)
+    );
+    homa_tx_data_framer_w512$a_peer a_peer(
+        .d(a_peer$d),
+        .q(a_peer$q),
+        .clock(a_peer$clock)
+    );
+    homa_tx_data_framer_w512$a_sport a_sport(
+        .d(a_sport$d),
+        .q(a_sport$q),
+        .clock(a_sport$clock)
+    );
+    homa_tx_data_framer_w512$a_dport a_dport(
+        .d(a_dport$d),
+        .q(a_dport$q),
+        .clock(a_dport$clock)
+    );
+    homa_tx_data_framer_w512$a_id a_id(
+        .d(a_id$d),
+        .q(a_id$q),
+        .clock(a_id$clock)
+    );
+    homa_tx_data_framer_w512$a_length a_length(
+        .d(a_length$d),
+        .q(a_length$q),
+        .clock(a_length$clock)
+    );
+    homa_tx_data_framer_w512$a_cookie a_cookie(
+        .d(a_cookie$d),
+        .q(a_cookie$q),
+        .clock(a_cookie$clock)
+    );
+    homa_tx_data_framer_w512$a_index a_index(
+        .d(a_index$d),
+        .q(a_index$q),
+        .clock(a_index$clock)
+    );
+    homa_tx_data_framer_w512$a_totlen a_totlen(
+        .d(a_totlen$d),
+        .q(a_totlen$q),
+        .clock(a_totlen$clock)
+    );
+    homa_tx_data_framer_w512$a_pip a_pip(
+        .d(a_pip$d),
+        .q(a_pip$q),
+        .clock(a_pip$clock)
+    );
+    homa_tx_data_framer_w512$a_last_beat a_last_beat(
+        .d(a_last_beat$d),
+        .q(a_last_beat$q),
+        .clock(a_last_beat$clock)
+    );
+    homa_tx_data_framer_w512$a_keep a_keep(
+        .d(a_keep$d),
+        .q(a_keep$q),
+        .clock(a_keep$clock)
+    );
+    homa_tx_data_framer_w512$cfg_sum cfg_sum(
+        .d(cfg_sum$d),
+        .q(cfg_sum$q),
+        .clock(cfg_sum$clock)
+    );
+    homa_tx_data_framer_w512$cur_valid cur_valid(
+        .d(cur_valid$d),
+        .q(cur_valid$q),
+        .clock(cur_valid$clock)
+    );
+    homa_tx_data_framer_w512$hdr$0 hdr$0(
+        .d(hdr$0$d),
+        .q(hdr$0$q),
+        .clock(hdr$0$clock)
+    );
+    homa_tx_data_framer_w512$hdr$1 hdr$1(
+        .d(hdr$1$d),
+        .q(hdr$1$q),
+        .clock(hdr$1$clock)
+    );
+    homa_tx_data_framer_w512$hdr$2 hdr$2(
+        .d(hdr$2$d),
+        .q(hdr$2$q),
+        .clock(hdr$2$clock)
+    );
+    homa_tx_data_framer_w512$hdr$3 hdr$3(
+        .d(hdr$3$d),
+        .q(hdr$3$q),
+        .clock(hdr$3$clock)
+    );
+    homa_tx_data_framer_w512$hdr$4 hdr$4(
+        .d(hdr$4$d),
+        .q(hdr$4$q),
+        .clock(hdr$4$clock)
+    );
+    homa_tx_data_framer_w512$hdr$5 hdr$5(
+        .d(hdr$5$d),
+        .q(hdr$5$q),
+        .clock(hdr$5$clock)
+    );
+    homa_tx_data_framer_w512$hdr$6 hdr$6(
+        .d(hdr$6$d),
+        .q(hdr$6$q),
+        .clock(hdr$6$clock)
+    );
+    homa_tx_data_framer_w512$hdr$7 hdr$7(
+        .d(hdr$7$d),
+        .q(hdr$7$q),
+        .clock(hdr$7$clock)
+    );
+    homa_tx_data_framer_w512$hdr$8 hdr$8(
+        .d(hdr$8$d),
+        .q(hdr$8$q),
+        .clock(hdr$8$clock)
+    );
+    homa_tx_data_framer_w512$hdr$9 hdr$9(
+        .d(hdr$9$d),
+        .q(hdr$9$q),
+        .clock(hdr$9$clock)
+    );
+    homa_tx_data_framer_w512$hdr$10 hdr$10(
+        .d(hdr$10$d),
+        .q(hdr$10$q),
+        .clock(hdr$10$clock)
+    );
+    homa_tx_data_framer_w512$hdr$11 hdr$11(
+        .d(hdr$11$d),
+        .q(hdr$11$q),
+        .clock(hdr$11$clock)
+    );
+    homa_tx_data_framer_w512$hdr$12 hdr$12(
+        .d(hdr$12$d),
+        .q(hdr$12$q),
+        .clock(hdr$12$clock)
+    );
+    homa_tx_data_framer_w512$hdr$13 hdr$13(
+        .d(hdr$13$d),
+        .q(hdr$13$q),
+        .clock(hdr$13$clock)
+    );
+    homa_tx_data_framer_w512$hdr$14 hdr$14(
+        .d(hdr$14$d),
+        .q(hdr$14$q),
+        .clock(hdr$14$clock)
+    );
+    homa_tx_data_framer_w512$hdr$15 hdr$15(
+        .d(hdr$15$d),
+        .q(hdr$15$q),
+        .clock(hdr$15$clock)
+    );
+    homa_tx_data_framer_w512$hdr$16 hdr$16(
+        .d(hdr$16$d),
+        .q(hdr$16$q),
+        .clock(hdr$16$clock)
+    );
+    homa_tx_data_framer_w512$hdr$17 hdr$17(
+        .d(hdr$17$d),
+        .q(hdr$17$q),
+        .clock(hdr$17$clock)
+    );
+    homa_tx_data_framer_w512$hdr$18 hdr$18(
+        .d(hdr$18$d),
+        .q(hdr$18$q),
+        .clock(hdr$18$clock)
+    );
+    homa_tx_data_framer_w512$hdr$19 hdr$19(
+        .d(hdr$19$d),
+        .q(hdr$19$q),
+        .clock(hdr$19$clock)
+    );
+    homa_tx_data_framer_w512$hdr$20 hdr$20(
+        .d(hdr$20$d),
+        .q(hdr$20$q),
+        .clock(hdr$20$clock)
+    );
+    homa_tx_data_framer_w512$hdr$21 hdr$21(
+        .d(hdr$21$d),
+        .q(hdr$21$q),
+        .clock(hdr$21$clock)
+    );
+    homa_tx_data_framer_w512$hdr$22 hdr$22(
+        .d(hdr$22$d),
+        .q(hdr$22$q),
+        .clock(hdr$22$clock)
+    );
+    homa_tx_data_framer_w512$hdr$23 hdr$23(
+        .d(hdr$23$d),
+        .q(hdr$23$q),
+        .clock(hdr$23$clock)
+    );
+    homa_tx_data_framer_w512$hdr$24 hdr$24(
+        .d(hdr$24$d),
+        .q(hdr$24$q),
+        .clock(hdr$24$clock)
+    );
+    homa_tx_data_framer_w512$hdr$25 hdr$25(
+        .d(hdr$25$d),
+        .q(hdr$25$q),
+        .clock(hdr$25$clock)
+    );
+    homa_tx_data_framer_w512$hdr$26 hdr$26(
+        .d(hdr$26$d),
+        .q(hdr$26$q),
+        .clock(hdr$26$clock)
+    );
+    homa_tx_data_framer_w512$hdr$27 hdr$27(
+        .d(hdr$27$d),
+        .q(hdr$27$q),
+        .clock(hdr$27$clock)
+    );
+    homa_tx_data_framer_w512$hdr$28 hdr$28(
+        .d(hdr$28$d),
+        .q(hdr$28$q),
+        .clock(hdr$28$clock)
+    );
+    homa_tx_data_framer_w512$hdr$29 hdr$29(
+        .d(hdr$29$d),
+        .q(hdr$29$q),
+        .clock(hdr$29$clock)
+    );
+    homa_tx_data_framer_w512$hdr$30 hdr$30(
+        .d(hdr$30$d),
+        .q(hdr$30$q),
+        .clock(hdr$30$clock)
+    );
+    homa_tx_data_framer_w512$hdr$31 hdr$31(
+        .d(hdr$31$d),
+        .q(hdr$31$q),
+        .clock(hdr$31$clock)
+    );
+    homa_tx_data_framer_w512$hdr$32 hdr$32(
+        .d(hdr$32$d),
+        .q(hdr$32$q),
+        .clock(hdr$32$clock)
+    );
+    homa_tx_data_framer_w512$hdr$33 hdr$33(
+        .d(hdr$33$d),
+        .q(hdr$33$q),
+        .clock(hdr$33$clock)
+    );
+    homa_tx_data_framer_w512$hdr$34 hdr$34(
+        .d(hdr$34$d),
+        .q(hdr$34$q),
+        .clock(hdr$34$clock)
+    );
+    homa_tx_data_framer_w512$hdr$35 hdr$35(
+        .d(hdr$35$d),
+        .q(hdr$35$q),
+        .clock(hdr$35$clock)
+    );
+    homa_tx_data_framer_w512$hdr$36 hdr$36(
+        .d(hdr$36$d),
+        .q(hdr$36$q),
+        .clock(hdr$36$clock)
+    );
+    homa_tx_data_framer_w512$hdr$37 hdr$37(
+        .d(hdr$37$d),
+        .q(hdr$37$q),
+        .clock(hdr$37$clock)
+    );
+    homa_tx_data_framer_w512$hdr$38 hdr$38(
+        .d(hdr$38$d),
+        .q(hdr$38$q),
+        .clock(hdr$38$clock)
+    );
+    homa_tx_data_framer_w512$hdr$39 hdr$39(
+        .d(hdr$39$d),
+        .q(hdr$39$q),
+        .clock(hdr$39$clock)
+    );
+    homa_tx_data_framer_w512$hdr$40 hdr$40(
+        .d(hdr$40$d),
+        .q(hdr$40$q),
+        .clock(hdr$40$clock)
+    );
+    homa_tx_data_framer_w512$hdr$41 hdr$41(
+        .d(hdr$41$d),
+        .q(hdr$41$q),
+        .clock(hdr$41$clock)
+    );
+    homa_tx_data_framer_w512$hdr$42 hdr$42(
+        .d(hdr$42$d),
+        .q(hdr$42$q),
+        .clock(hdr$42$clock)
+    );
+    homa_tx_data_framer_w512$hdr$43 hdr$43(
+        .d(hdr$43$d),
+        .q(hdr$43$q),
+        .clock(hdr$43$clock)
+    );
+    homa_tx_data_framer_w512$hdr$44 hdr$44(
+        .d(hdr$44$d),
+        .q(hdr$44$q),
+        .clock(hdr$44$clock)
+    );
+    homa_tx_data_framer_w512$hdr$45 hdr$45(
+        .d(hdr$45$d),
+        .q(hdr$45$q),
+        .clock(hdr$45$clock)
+    );
+    homa_tx_data_framer_w512$hdr$46 hdr$46(
+        .d(hdr$46$d),
+        .q(hdr$46$q),
+        .clock(hdr$46$clock)
+    );
+    homa_tx_data_framer_w512$hdr$47 hdr$47(
+        .d(hdr$47$d),
+        .q(hdr$47$q),
+        .clock(hdr$47$clock)
+    );
+    homa_tx_data_framer_w512$hdr$48 hdr$48(
+        .d(hdr$48$d),
+        .q(hdr$48$q),
+        .clock(hdr$48$clock)
+    );
+    homa_tx_data_framer_w512$hdr$49 hdr$49(
+        .d(hdr$49$d),
+        .q(hdr$49$q),
+        .clock(hdr$49$clock)
+    );
+    homa_tx_data_framer_w512$hdr$50 hdr$50(
+        .d(hdr$50$d),
+        .q(hdr$50$q),
+        .clock(hdr$50$clock)
+    );
+    homa_tx_data_framer_w512$hdr$51 hdr$51(
+        .d(hdr$51$d),
+        .q(hdr$51$q),
+        .clock(hdr$51$clock)
+    );
+    homa_tx_data_framer_w512$hdr$52 hdr$52(
+        .d(hdr$52$d),
+        .q(hdr$52$q),
+        .clock(hdr$52$clock)
+    );
+    homa_tx_data_framer_w512$hdr$53 hdr$53(
+        .d(hdr$53$d),
+        .q(hdr$53$q),
+        .clock(hdr$53$clock)
+    );
+    homa_tx_data_framer_w512$hdr$54 hdr$54(
+        .d(hdr$54$d),
+        .q(hdr$54$q),
+        .clock(hdr$54$clock)
+    );
+    homa_tx_data_framer_w512$hdr$55 hdr$55(
+        .d(hdr$55$d),
+        .q(hdr$55$q),
+        .clock(hdr$55$clock)
+    );
+    homa_tx_data_framer_w512$hdr$56 hdr$56(
+        .d(hdr$56$d),
+        .q(hdr$56$q),
+        .clock(hdr$56$clock)
+    );
+    homa_tx_data_framer_w512$hdr$57 hdr$57(
+        .d(hdr$57$d),
+        .q(hdr$57$q),
+        .clock(hdr$57$clock)
+    );
+    homa_tx_data_framer_w512$hdr$58 hdr$58(
+        .d(hdr$58$d),
+        .q(hdr$58$q),
+        .clock(hdr$58$clock)
+    );
+    homa_tx_data_framer_w512$hdr$59 hdr$59(
+        .d(hdr$59$d),
+        .q(hdr$59$q),
+        .clock(hdr$59$clock)
+    );
+    homa_tx_data_framer_w512$hdr$60 hdr$60(
+        .d(hdr$60$d),
+        .q(hdr$60$q),
+        .clock(hdr$60$clock)
+    );
+    homa_tx_data_framer_w512$hdr$61 hdr$61(
+        .d(hdr$61$d),
+        .q(hdr$61$q),
+        .clock(hdr$61$clock)
+    );
+    homa_tx_data_framer_w512$hdr$62 hdr$62(
+        .d(hdr$62$d),
+        .q(hdr$62$q),
+        .clock(hdr$62$clock)
+    );
+    homa_tx_data_framer_w512$hdr$63 hdr$63(
+        .d(hdr$63$d),
+        .q(hdr$63$q),
+        .clock(hdr$63$clock)
+    );
+    homa_tx_data_framer_w512$hdr$64 hdr$64(
+        .d(hdr$64$d),
+        .q(hdr$64$q),
+        .clock(hdr$64$clock)
+    );
+    homa_tx_data_framer_w512$hdr$65 hdr$65(
+        .d(hdr$65$d),
+        .q(hdr$65$q),
+        .clock(hdr$65$clock)
+    );
+    homa_tx_data_framer_w512$hdr$66 hdr$66(
+        .d(hdr$66$d),
+        .q(hdr$66$q),
+        .clock(hdr$66$clock)
+    );
+    homa_tx_data_framer_w512$hdr$67 hdr$67(
+        .d(hdr$67$d),
+        .q(hdr$67$q),
+        .clock(hdr$67$clock)
+    );
+    homa_tx_data_framer_w512$hdr$68 hdr$68(
+        .d(hdr$68$d),
+        .q(hdr$68$q),
+        .clock(hdr$68$clock)
+    );
+    homa_tx_data_framer_w512$hdr$69 hdr$69(
+        .d(hdr$69$d),
+        .q(hdr$69$q),
+        .clock(hdr$69$clock)
+    );
+    homa_tx_data_framer_w512$hdr$70 hdr$70(
+        .d(hdr$70$d),
+        .q(hdr$70$q),
+        .clock(hdr$70$clock)
+    );
+    homa_tx_data_framer_w512$hdr$71 hdr$71(
+        .d(hdr$71$d),
+        .q(hdr$71$q),
+        .clock(hdr$71$clock)
+    );
+    homa_tx_data_framer_w512$hdr$72 hdr$72(
+        .d(hdr$72$d),
+        .q(hdr$72$q),
+        .clock(hdr$72$clock)
+    );
+    homa_tx_data_framer_w512$hdr$73 hdr$73(
+        .d(hdr$73$d),
+        .q(hdr$73$q),
+        .clock(hdr$73$clock)
+    );
+    homa_tx_data_framer_w512$hdr$74 hdr$74(
+        .d(hdr$74$d),
+        .q(hdr$74$q),
+        .clock(hdr$74$clock)
+    );
+    homa_tx_data_framer_w512$hdr$75 hdr$75(
+        .d(hdr$75$d),
+        .q(hdr$75$q),
+        .clock(hdr$75$clock)
+    );
+    homa_tx_data_framer_w512$hdr$76 hdr$76(
+        .d(hdr$76$d),
+        .q(hdr$76$q),
+        .clock(hdr$76$clock)
+    );
+    homa_tx_data_framer_w512$hdr$77 hdr$77(
+        .d(hdr$77$d),
+        .q(hdr$77$q),
+        .clock(hdr$77$clock)
+    );
+    homa_tx_data_framer_w512$hdr$78 hdr$78(
+        .d(hdr$78$d),
+        .q(hdr$78$q),
+        .clock(hdr$78$clock)
+    );
+    homa_tx_data_framer_w512$hdr$79 hdr$79(
+        .d(hdr$79$d),
+        .q(hdr$79$q),
+        .clock(hdr$79$clock)
+    );
+    homa_tx_data_framer_w512$hdr$80 hdr$80(
+        .d(hdr$80$d),
+        .q(hdr$80$q),
+        .clock(hdr$80$clock)
+    );
+    homa_tx_data_framer_w512$hdr$81 hdr$81(
+        .d(hdr$81$d),
+        .q(hdr$81$q),
+        .clock(hdr$81$clock)
+    );
+    homa_tx_data_framer_w512$hdr$82 hdr$82(
+        .d(hdr$82$d),
+        .q(hdr$82$q),
+        .clock(hdr$82$clock)
+    );
+    homa_tx_data_framer_w512$hdr$83 hdr$83(
+        .d(hdr$83$d),
+        .q(hdr$83$q),
+        .clock(hdr$83$clock)
+    );
+    homa_tx_data_framer_w512$hdr$84 hdr$84(
+        .d(hdr$84$d),
+        .q(hdr$84$q),
+        .clock(hdr$84$clock)
+    );
+    homa_tx_data_framer_w512$hdr$85 hdr$85(
+        .d(hdr$85$d),
+        .q(hdr$85$q),
+        .clock(hdr$85$clock)
+    );
+    homa_tx_data_framer_w512$hdr$86 hdr$86(
+        .d(hdr$86$d),
+        .q(hdr$86$q),
+        .clock(hdr$86$clock)
+    );
+    homa_tx_data_framer_w512$hdr$87 hdr$87(
+        .d(hdr$87$d),
+        .q(hdr$87$q),
+        .clock(hdr$87$clock)
+    );
+    homa_tx_data_framer_w512$hdr$88 hdr$88(
+        .d(hdr$88$d),
+        .q(hdr$88$q),
+        .clock(hdr$88$clock)
+    );
+    homa_tx_data_framer_w512$hdr$89 hdr$89(
+        .d(hdr$89$d),
+        .q(hdr$89$q),
+        .clock(hdr$89$clock)
+    );
+    homa_tx_data_framer_w512$cur_last_beat cur_last_beat(
+        .d(cur_last_beat$d),
+        .q(cur_last_beat$q),
+        .clock(cur_last_beat$clock)
+    );
+    homa_tx_data_framer_w512$cur_keep cur_keep(
+        .d(cur_keep$d),
+        .q(cur_keep$q),
+        .clock(cur_keep$clock)
+    );
+    homa_tx_data_framer_w512$cur_need_done cur_need_done(
+        .d(cur_need_done$d),
+        .q(cur_need_done$q),
+        .clock(cur_need_done$clock)
+    );
+    homa_tx_data_framer_w512$cur_id cur_id(
+        .d(cur_id$d),
+        .q(cur_id$q),
+        .clock(cur_id$clock)
+    );
+    homa_tx_data_framer_w512$cur_length cur_length(
+        .d(cur_length$d),
+        .q(cur_length$q),
+        .clock(cur_length$clock)
+    );
+    homa_tx_data_framer_w512$cur_cookie cur_cookie(
+        .d(cur_cookie$d),
+        .q(cur_cookie$q),
+        .clock(cur_cookie$clock)
+    );
+    homa_tx_data_framer_w512$cur_index cur_index(
+        .d(cur_index$d),
+        .q(cur_index$q),
+        .clock(cur_index$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -758,6 +1691,32 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         done_cookie$clock = clock;
         done_index$clock = clock;
         n_frames$clock = clock;
+        a_valid$clock = clock;
+        a_offset$clock = clock;
+        a_priority$clock = clock;
+        a_retransmit$clock = clock;
+        a_incoming$clock = clock;
+        a_need_done$clock = clock;
+        a_peer$clock = clock;
+        a_sport$clock = clock;
+        a_dport$clock = clock;
+        a_id$clock = clock;
+        a_length$clock = clock;
+        a_cookie$clock = clock;
+        a_index$clock = clock;
+        a_totlen$clock = clock;
+        a_pip$clock = clock;
+        a_last_beat$clock = clock;
+        a_keep$clock = clock;
+        cfg_sum$clock = clock;
+        cur_valid$clock = clock;
+        cur_last_beat$clock = clock;
+        cur_keep$clock = clock;
+        cur_need_done$clock = clock;
+        cur_id$clock = clock;
+        cur_length$clock = clock;
+        cur_cookie$clock = clock;
+        cur_index$clock = clock;
         beat$d = beat$q;
         done_full$d = done_full$q;
         done_id$d = done_id$q;
@@ -765,6 +1724,212 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         done_cookie$d = done_cookie$q;
         done_index$d = done_index$q;
         n_frames$d = n_frames$q;
+        a_valid$d = a_valid$q;
+        a_offset$d = a_offset$q;
+        a_priority$d = a_priority$q;
+        a_retransmit$d = a_retransmit$q;
+        a_incoming$d = a_incoming$q;
+        a_need_done$d = a_need_done$q;
+        a_peer$d = a_peer$q;
+        a_sport$d = a_sport$q;
+        a_dport$d = a_dport$q;
+        a_id$d = a_id$q;
+        a_length$d = a_length$q;
+        a_cookie$d = a_cookie$q;
+        a_index$d = a_index$q;
+        a_totlen$d = a_totlen$q;
+        a_pip$d = a_pip$q;
+        a_last_beat$d = a_last_beat$q;
+        a_keep$d = a_keep$q;
+        cfg_sum$d = cfg_sum$q;
+        cur_valid$d = cur_valid$q;
+        cur_last_beat$d = cur_last_beat$q;
+        cur_keep$d = cur_keep$q;
+        cur_need_done$d = cur_need_done$q;
+        cur_id$d = cur_id$q;
+        cur_length$d = cur_length$q;
+        cur_cookie$d = cur_cookie$q;
+        cur_index$d = cur_index$q;
+        hdr$0$clock = clock;
+        hdr$0$d = hdr$0$q;
+        hdr$1$clock = clock;
+        hdr$1$d = hdr$1$q;
+        hdr$2$clock = clock;
+        hdr$2$d = hdr$2$q;
+        hdr$3$clock = clock;
+        hdr$3$d = hdr$3$q;
+        hdr$4$clock = clock;
+        hdr$4$d = hdr$4$q;
+        hdr$5$clock = clock;
+        hdr$5$d = hdr$5$q;
+        hdr$6$clock = clock;
+        hdr$6$d = hdr$6$q;
+        hdr$7$clock = clock;
+        hdr$7$d = hdr$7$q;
+        hdr$8$clock = clock;
+        hdr$8$d = hdr$8$q;
+        hdr$9$clock = clock;
+        hdr$9$d = hdr$9$q;
+        hdr$10$clock = clock;
+        hdr$10$d = hdr$10$q;
+        hdr$11$clock = clock;
+        hdr$11$d = hdr$11$q;
+        hdr$12$clock = clock;
+        hdr$12$d = hdr$12$q;
+        hdr$13$clock = clock;
+        hdr$13$d = hdr$13$q;
+        hdr$14$clock = clock;
+        hdr$14$d = hdr$14$q;
+        hdr$15$clock = clock;
+        hdr$15$d = hdr$15$q;
+        hdr$16$clock = clock;
+        hdr$16$d = hdr$16$q;
+        hdr$17$clock = clock;
+        hdr$17$d = hdr$17$q;
+        hdr$18$clock = clock;
+        hdr$18$d = hdr$18$q;
+        hdr$19$clock = clock;
+        hdr$19$d = hdr$19$q;
+        hdr$20$clock = clock;
+        hdr$20$d = hdr$20$q;
+        hdr$21$clock = clock;
+        hdr$21$d = hdr$21$q;
+        hdr$22$clock = clock;
+        hdr$22$d = hdr$22$q;
+        hdr$23$clock = clock;
+        hdr$23$d = hdr$23$q;
+        hdr$24$clock = clock;
+        hdr$24$d = hdr$24$q;
+        hdr$25$clock = clock;
+        hdr$25$d = hdr$25$q;
+        hdr$26$clock = clock;
+        hdr$26$d = hdr$26$q;
+        hdr$27$clock = clock;
+        hdr$27$d = hdr$27$q;
+        hdr$28$clock = clock;
+        hdr$28$d = hdr$28$q;
+        hdr$29$clock = clock;
+        hdr$29$d = hdr$29$q;
+        hdr$30$clock = clock;
+        hdr$30$d = hdr$30$q;
+        hdr$31$clock = clock;
+        hdr$31$d = hdr$31$q;
+        hdr$32$clock = clock;
+        hdr$32$d = hdr$32$q;
+        hdr$33$clock = clock;
+        hdr$33$d = hdr$33$q;
+        hdr$34$clock = clock;
+        hdr$34$d = hdr$34$q;
+        hdr$35$clock = clock;
+        hdr$35$d = hdr$35$q;
+        hdr$36$clock = clock;
+        hdr$36$d = hdr$36$q;
+        hdr$37$clock = clock;
+        hdr$37$d = hdr$37$q;
+        hdr$38$clock = clock;
+        hdr$38$d = hdr$38$q;
+        hdr$39$clock = clock;
+        hdr$39$d = hdr$39$q;
+        hdr$40$clock = clock;
+        hdr$40$d = hdr$40$q;
+        hdr$41$clock = clock;
+        hdr$41$d = hdr$41$q;
+        hdr$42$clock = clock;
+        hdr$42$d = hdr$42$q;
+        hdr$43$clock = clock;
+        hdr$43$d = hdr$43$q;
+        hdr$44$clock = clock;
+        hdr$44$d = hdr$44$q;
+        hdr$45$clock = clock;
+        hdr$45$d = hdr$45$q;
+        hdr$46$clock = clock;
+        hdr$46$d = hdr$46$q;
+        hdr$47$clock = clock;
+        hdr$47$d = hdr$47$q;
+        hdr$48$clock = clock;
+        hdr$48$d = hdr$48$q;
+        hdr$49$clock = clock;
+        hdr$49$d = hdr$49$q;
+        hdr$50$clock = clock;
+        hdr$50$d = hdr$50$q;
+        hdr$51$clock = clock;
+        hdr$51$d = hdr$51$q;
+        hdr$52$clock = clock;
+        hdr$52$d = hdr$52$q;
+        hdr$53$clock = clock;
+        hdr$53$d = hdr$53$q;
+        hdr$54$clock = clock;
+        hdr$54$d = hdr$54$q;
+        hdr$55$clock = clock;
+        hdr$55$d = hdr$55$q;
+        hdr$56$clock = clock;
+        hdr$56$d = hdr$56$q;
+        hdr$57$clock = clock;
+        hdr$57$d = hdr$57$q;
+        hdr$58$clock = clock;
+        hdr$58$d = hdr$58$q;
+        hdr$59$clock = clock;
+        hdr$59$d = hdr$59$q;
+        hdr$60$clock = clock;
+        hdr$60$d = hdr$60$q;
+        hdr$61$clock = clock;
+        hdr$61$d = hdr$61$q;
+        hdr$62$clock = clock;
+        hdr$62$d = hdr$62$q;
+        hdr$63$clock = clock;
+        hdr$63$d = hdr$63$q;
+        hdr$64$clock = clock;
+        hdr$64$d = hdr$64$q;
+        hdr$65$clock = clock;
+        hdr$65$d = hdr$65$q;
+        hdr$66$clock = clock;
+        hdr$66$d = hdr$66$q;
+        hdr$67$clock = clock;
+        hdr$67$d = hdr$67$q;
+        hdr$68$clock = clock;
+        hdr$68$d = hdr$68$q;
+        hdr$69$clock = clock;
+        hdr$69$d = hdr$69$q;
+        hdr$70$clock = clock;
+        hdr$70$d = hdr$70$q;
+        hdr$71$clock = clock;
+        hdr$71$d = hdr$71$q;
+        hdr$72$clock = clock;
+        hdr$72$d = hdr$72$q;
+        hdr$73$clock = clock;
+        hdr$73$d = hdr$73$q;
+        hdr$74$clock = clock;
+        hdr$74$d = hdr$74$q;
+        hdr$75$clock = clock;
+        hdr$75$d = hdr$75$q;
+        hdr$76$clock = clock;
+        hdr$76$d = hdr$76$q;
+        hdr$77$clock = clock;
+        hdr$77$d = hdr$77$q;
+        hdr$78$clock = clock;
+        hdr$78$d = hdr$78$q;
+        hdr$79$clock = clock;
+        hdr$79$d = hdr$79$q;
+        hdr$80$clock = clock;
+        hdr$80$d = hdr$80$q;
+        hdr$81$clock = clock;
+        hdr$81$d = hdr$81$q;
+        hdr$82$clock = clock;
+        hdr$82$d = hdr$82$q;
+        hdr$83$clock = clock;
+        hdr$83$d = hdr$83$q;
+        hdr$84$clock = clock;
+        hdr$84$d = hdr$84$q;
+        hdr$85$clock = clock;
+        hdr$85$d = hdr$85$q;
+        hdr$86$clock = clock;
+        hdr$86$d = hdr$86$q;
+        hdr$87$clock = clock;
+        hdr$87$d = hdr$87$q;
+        hdr$88$clock = clock;
+        hdr$88$d = hdr$88$q;
+        hdr$89$clock = clock;
+        hdr$89$d = hdr$89$q;
         tot = s_job_len + c_ip_len;
         totlen = tot[(c_off$0)+:(16)];
         tail = s_job_len + c_hdr_tail;
@@ -964,11 +2129,11 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
             keep_last = c_keep$63;
         end
         tos[(64'h0)+:(5)] = c_zero5;
-        tos[(64'h5)+:(3)] = s_job_priority;
+        tos[(64'h5)+:(3)] = a_priority$q;
         w_tos[(64'h0)+:(8)] = ((tos) & 8'hff);
         w_tos[(64'h8)+:(8)] = c_zero8;
         w_tos[(64'h10)+:(4)] = c_zero4;
-        w_len[(64'h0)+:(16)] = totlen;
+        w_len[(64'h0)+:(16)] = a_totlen$q;
         w_len[(64'h10)+:(4)] = c_zero4;
         w_lip_hi[(64'h8)+:(8)] = cfg_ip[(c_off$3)+:(8)];
         w_lip_hi[(64'h0)+:(8)] = cfg_ip[(c_off$2)+:(8)];
@@ -982,7 +2147,9 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         w_pip_lo[(64'h8)+:(8)] = s_job_peer[(c_off$1)+:(8)];
         w_pip_lo[(64'h0)+:(8)] = s_job_peer[(c_off$0)+:(8)];
         w_pip_lo[(64'h10)+:(4)] = c_zero4;
-        sum0 = c_sum + ((w_tos) & 20'hfffff) + ((w_len) & 20'hfffff) + ((w_lip_hi) & 20'hfffff) + ((w_lip_lo) & 20'hfffff) + ((w_pip_hi) & 20'hfffff) + ((w_pip_lo) & 20'hfffff);
+        pip = ((w_pip_hi) & 20'hfffff) + ((w_pip_lo) & 20'hfffff);
+        cfg_sum$d = c_sum + ((w_lip_hi) & 20'hfffff) + ((w_lip_lo) & 20'hfffff);
+        sum0 = cfg_sum$q + ((w_tos) & 20'hfffff) + ((w_len) & 20'hfffff) + a_pip$q;
         f1_lo[(64'h0)+:(16)] = sum0[(c_off$0)+:(16)];
         f1_lo[(64'h10)+:(4)] = c_zero4;
         f1_hi[(64'h0)+:(4)] = sum0[(c_off$2)+:(4)];
@@ -1007,46 +2174,46 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         vb$5 = cfg_next_hop_mac[(c_off$0)+:(8)];
         vb$11 = cfg_mac[(c_off$0)+:(8)];
         vb$12 = ((tos) & 8'hff);
-        vb$13 = totlen[(c_off$1)+:(8)];
-        vb$14 = totlen[(c_off$0)+:(8)];
+        vb$13 = a_totlen$q[(c_off$1)+:(8)];
+        vb$14 = a_totlen$q[(c_off$0)+:(8)];
         vb$15 = csum[(c_off$1)+:(8)];
         vb$16 = csum[(c_off$0)+:(8)];
         vb$17 = cfg_ip[(c_off$3)+:(8)];
-        vb$21 = s_job_peer[(c_off$3)+:(8)];
+        vb$21 = a_peer$q[(c_off$3)+:(8)];
         vb$18 = cfg_ip[(c_off$2)+:(8)];
-        vb$22 = s_job_peer[(c_off$2)+:(8)];
+        vb$22 = a_peer$q[(c_off$2)+:(8)];
         vb$19 = cfg_ip[(c_off$1)+:(8)];
-        vb$23 = s_job_peer[(c_off$1)+:(8)];
+        vb$23 = a_peer$q[(c_off$1)+:(8)];
         vb$20 = cfg_ip[(c_off$0)+:(8)];
-        vb$24 = s_job_peer[(c_off$0)+:(8)];
-        vb$25 = s_job_sport[(c_off$1)+:(8)];
-        vb$27 = s_job_dport[(c_off$1)+:(8)];
-        vb$26 = s_job_sport[(c_off$0)+:(8)];
-        vb$28 = s_job_dport[(c_off$0)+:(8)];
-        vb$29 = s_job_offset[(c_off$3)+:(8)];
-        vb$30 = s_job_offset[(c_off$2)+:(8)];
-        vb$31 = s_job_offset[(c_off$1)+:(8)];
-        vb$32 = s_job_offset[(c_off$0)+:(8)];
-        vb$33 = s_job_id[(c_off$7)+:(8)];
-        vb$34 = s_job_id[(c_off$6)+:(8)];
-        vb$35 = s_job_id[(c_off$5)+:(8)];
-        vb$36 = s_job_id[(c_off$4)+:(8)];
-        vb$37 = s_job_id[(c_off$3)+:(8)];
-        vb$38 = s_job_id[(c_off$2)+:(8)];
-        vb$39 = s_job_id[(c_off$1)+:(8)];
-        vb$40 = s_job_id[(c_off$0)+:(8)];
-        vb$41 = s_job_length[(c_off$3)+:(8)];
-        vb$45 = s_job_incoming[(c_off$3)+:(8)];
-        vb$42 = s_job_length[(c_off$2)+:(8)];
-        vb$46 = s_job_incoming[(c_off$2)+:(8)];
-        vb$43 = s_job_length[(c_off$1)+:(8)];
-        vb$47 = s_job_incoming[(c_off$1)+:(8)];
-        vb$44 = s_job_length[(c_off$0)+:(8)];
-        vb$48 = s_job_incoming[(c_off$0)+:(8)];
+        vb$24 = a_peer$q[(c_off$0)+:(8)];
+        vb$25 = a_sport$q[(c_off$1)+:(8)];
+        vb$27 = a_dport$q[(c_off$1)+:(8)];
+        vb$26 = a_sport$q[(c_off$0)+:(8)];
+        vb$28 = a_dport$q[(c_off$0)+:(8)];
+        vb$29 = a_offset$q[(c_off$3)+:(8)];
+        vb$30 = a_offset$q[(c_off$2)+:(8)];
+        vb$31 = a_offset$q[(c_off$1)+:(8)];
+        vb$32 = a_offset$q[(c_off$0)+:(8)];
+        vb$33 = a_id$q[(c_off$7)+:(8)];
+        vb$34 = a_id$q[(c_off$6)+:(8)];
+        vb$35 = a_id$q[(c_off$5)+:(8)];
+        vb$36 = a_id$q[(c_off$4)+:(8)];
+        vb$37 = a_id$q[(c_off$3)+:(8)];
+        vb$38 = a_id$q[(c_off$2)+:(8)];
+        vb$39 = a_id$q[(c_off$1)+:(8)];
+        vb$40 = a_id$q[(c_off$0)+:(8)];
+        vb$41 = a_length$q[(c_off$3)+:(8)];
+        vb$45 = a_incoming$q[(c_off$3)+:(8)];
+        vb$42 = a_length$q[(c_off$2)+:(8)];
+        vb$46 = a_incoming$q[(c_off$2)+:(8)];
+        vb$43 = a_length$q[(c_off$1)+:(8)];
+        vb$47 = a_incoming$q[(c_off$1)+:(8)];
+        vb$44 = a_length$q[(c_off$0)+:(8)];
+        vb$48 = a_incoming$q[(c_off$0)+:(8)];
         vb$49 = cfg_cutoff_version[(c_off$1)+:(8)];
         vb$50 = cfg_cutoff_version[(c_off$0)+:(8)];
         vb$51 = c_zero8;
-        if (s_job_retransmit) begin
+        if (a_retransmit$q) begin
             vb$51 = c_one8;
         end
         fb$0 = c_tmpl$0;
@@ -15179,119 +16346,118 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         if (c_is_var$89 & (c_src$89 == c_var$51)) begin
             fb$89 = vb$51;
         end
-        beat0[(64'h0)+:(8)] = fb$0;
-        beat0[(64'h8)+:(8)] = fb$1;
-        beat0[(64'h10)+:(8)] = fb$2;
-        beat0[(64'h18)+:(8)] = fb$3;
-        beat0[(64'h20)+:(8)] = fb$4;
-        beat0[(64'h28)+:(8)] = fb$5;
-        beat0[(64'h30)+:(8)] = fb$6;
-        beat0[(64'h38)+:(8)] = fb$7;
-        beat0[(64'h40)+:(8)] = fb$8;
-        beat0[(64'h48)+:(8)] = fb$9;
-        beat0[(64'h50)+:(8)] = fb$10;
-        beat0[(64'h58)+:(8)] = fb$11;
-        beat0[(64'h60)+:(8)] = fb$12;
-        beat0[(64'h68)+:(8)] = fb$13;
-        beat0[(64'h70)+:(8)] = fb$14;
-        beat0[(64'h78)+:(8)] = fb$15;
-        beat0[(64'h80)+:(8)] = fb$16;
-        beat0[(64'h88)+:(8)] = fb$17;
-        beat0[(64'h90)+:(8)] = fb$18;
-        beat0[(64'h98)+:(8)] = fb$19;
-        beat0[(64'ha0)+:(8)] = fb$20;
-        beat0[(64'ha8)+:(8)] = fb$21;
-        beat0[(64'hb0)+:(8)] = fb$22;
-        beat0[(64'hb8)+:(8)] = fb$23;
-        beat0[(64'hc0)+:(8)] = fb$24;
-        beat0[(64'hc8)+:(8)] = fb$25;
-        beat0[(64'hd0)+:(8)] = fb$26;
-        beat0[(64'hd8)+:(8)] = fb$27;
-        beat0[(64'he0)+:(8)] = fb$28;
-        beat0[(64'he8)+:(8)] = fb$29;
-        beat0[(64'hf0)+:(8)] = fb$30;
-        beat0[(64'hf8)+:(8)] = fb$31;
-        beat0[(64'h100)+:(8)] = fb$32;
-        beat0[(64'h108)+:(8)] = fb$33;
-        beat0[(64'h110)+:(8)] = fb$34;
-        beat0[(64'h118)+:(8)] = fb$35;
-        beat0[(64'h120)+:(8)] = fb$36;
-        beat0[(64'h128)+:(8)] = fb$37;
-        beat0[(64'h130)+:(8)] = fb$38;
-        beat0[(64'h138)+:(8)] = fb$39;
-        beat0[(64'h140)+:(8)] = fb$40;
-        beat0[(64'h148)+:(8)] = fb$41;
-        beat0[(64'h150)+:(8)] = fb$42;
-        beat0[(64'h158)+:(8)] = fb$43;
-        beat0[(64'h160)+:(8)] = fb$44;
-        beat0[(64'h168)+:(8)] = fb$45;
-        beat0[(64'h170)+:(8)] = fb$46;
-        beat0[(64'h178)+:(8)] = fb$47;
-        beat0[(64'h180)+:(8)] = fb$48;
-        beat0[(64'h188)+:(8)] = fb$49;
-        beat0[(64'h190)+:(8)] = fb$50;
-        beat0[(64'h198)+:(8)] = fb$51;
-        beat0[(64'h1a0)+:(8)] = fb$52;
-        beat0[(64'h1a8)+:(8)] = fb$53;
-        beat0[(64'h1b0)+:(8)] = fb$54;
-        beat0[(64'h1b8)+:(8)] = fb$55;
-        beat0[(64'h1c0)+:(8)] = fb$56;
-        beat0[(64'h1c8)+:(8)] = fb$57;
-        beat0[(64'h1d0)+:(8)] = fb$58;
-        beat0[(64'h1d8)+:(8)] = fb$59;
-        beat0[(64'h1e0)+:(8)] = fb$60;
-        beat0[(64'h1e8)+:(8)] = fb$61;
-        beat0[(64'h1f0)+:(8)] = fb$62;
-        beat0[(64'h1f8)+:(8)] = fb$63;
+        beat0[(64'h0)+:(8)] = hdr$0$q;
+        beat0[(64'h8)+:(8)] = hdr$1$q;
+        beat0[(64'h10)+:(8)] = hdr$2$q;
+        beat0[(64'h18)+:(8)] = hdr$3$q;
+        beat0[(64'h20)+:(8)] = hdr$4$q;
+        beat0[(64'h28)+:(8)] = hdr$5$q;
+        beat0[(64'h30)+:(8)] = hdr$6$q;
+        beat0[(64'h38)+:(8)] = hdr$7$q;
+        beat0[(64'h40)+:(8)] = hdr$8$q;
+        beat0[(64'h48)+:(8)] = hdr$9$q;
+        beat0[(64'h50)+:(8)] = hdr$10$q;
+        beat0[(64'h58)+:(8)] = hdr$11$q;
+        beat0[(64'h60)+:(8)] = hdr$12$q;
+        beat0[(64'h68)+:(8)] = hdr$13$q;
+        beat0[(64'h70)+:(8)] = hdr$14$q;
+        beat0[(64'h78)+:(8)] = hdr$15$q;
+        beat0[(64'h80)+:(8)] = hdr$16$q;
+        beat0[(64'h88)+:(8)] = hdr$17$q;
+        beat0[(64'h90)+:(8)] = hdr$18$q;
+        beat0[(64'h98)+:(8)] = hdr$19$q;
+        beat0[(64'ha0)+:(8)] = hdr$20$q;
+        beat0[(64'ha8)+:(8)] = hdr$21$q;
+        beat0[(64'hb0)+:(8)] = hdr$22$q;
+        beat0[(64'hb8)+:(8)] = hdr$23$q;
+        beat0[(64'hc0)+:(8)] = hdr$24$q;
+        beat0[(64'hc8)+:(8)] = hdr$25$q;
+        beat0[(64'hd0)+:(8)] = hdr$26$q;
+        beat0[(64'hd8)+:(8)] = hdr$27$q;
+        beat0[(64'he0)+:(8)] = hdr$28$q;
+        beat0[(64'he8)+:(8)] = hdr$29$q;
+        beat0[(64'hf0)+:(8)] = hdr$30$q;
+        beat0[(64'hf8)+:(8)] = hdr$31$q;
+        beat0[(64'h100)+:(8)] = hdr$32$q;
+        beat0[(64'h108)+:(8)] = hdr$33$q;
+        beat0[(64'h110)+:(8)] = hdr$34$q;
+        beat0[(64'h118)+:(8)] = hdr$35$q;
+        beat0[(64'h120)+:(8)] = hdr$36$q;
+        beat0[(64'h128)+:(8)] = hdr$37$q;
+        beat0[(64'h130)+:(8)] = hdr$38$q;
+        beat0[(64'h138)+:(8)] = hdr$39$q;
+        beat0[(64'h140)+:(8)] = hdr$40$q;
+        beat0[(64'h148)+:(8)] = hdr$41$q;
+        beat0[(64'h150)+:(8)] = hdr$42$q;
+        beat0[(64'h158)+:(8)] = hdr$43$q;
+        beat0[(64'h160)+:(8)] = hdr$44$q;
+        beat0[(64'h168)+:(8)] = hdr$45$q;
+        beat0[(64'h170)+:(8)] = hdr$46$q;
+        beat0[(64'h178)+:(8)] = hdr$47$q;
+        beat0[(64'h180)+:(8)] = hdr$48$q;
+        beat0[(64'h188)+:(8)] = hdr$49$q;
+        beat0[(64'h190)+:(8)] = hdr$50$q;
+        beat0[(64'h198)+:(8)] = hdr$51$q;
+        beat0[(64'h1a0)+:(8)] = hdr$52$q;
+        beat0[(64'h1a8)+:(8)] = hdr$53$q;
+        beat0[(64'h1b0)+:(8)] = hdr$54$q;
+        beat0[(64'h1b8)+:(8)] = hdr$55$q;
+        beat0[(64'h1c0)+:(8)] = hdr$56$q;
+        beat0[(64'h1c8)+:(8)] = hdr$57$q;
+        beat0[(64'h1d0)+:(8)] = hdr$58$q;
+        beat0[(64'h1d8)+:(8)] = hdr$59$q;
+        beat0[(64'h1e0)+:(8)] = hdr$60$q;
+        beat0[(64'h1e8)+:(8)] = hdr$61$q;
+        beat0[(64'h1f0)+:(8)] = hdr$62$q;
+        beat0[(64'h1f8)+:(8)] = hdr$63$q;
         ov = s_pay_data;
         if (beat$q == c_one16) begin
-            ov[(64'h0)+:(8)] = fb$64;
-            ov[(64'h8)+:(8)] = fb$65;
-            ov[(64'h10)+:(8)] = fb$66;
-            ov[(64'h18)+:(8)] = fb$67;
-            ov[(64'h20)+:(8)] = fb$68;
-            ov[(64'h28)+:(8)] = fb$69;
-            ov[(64'h30)+:(8)] = fb$70;
-            ov[(64'h38)+:(8)] = fb$71;
-            ov[(64'h40)+:(8)] = fb$72;
-            ov[(64'h48)+:(8)] = fb$73;
-            ov[(64'h50)+:(8)] = fb$74;
-            ov[(64'h58)+:(8)] = fb$75;
-            ov[(64'h60)+:(8)] = fb$76;
-            ov[(64'h68)+:(8)] = fb$77;
-            ov[(64'h70)+:(8)] = fb$78;
-            ov[(64'h78)+:(8)] = fb$79;
-            ov[(64'h80)+:(8)] = fb$80;
-            ov[(64'h88)+:(8)] = fb$81;
-            ov[(64'h90)+:(8)] = fb$82;
-            ov[(64'h98)+:(8)] = fb$83;
-            ov[(64'ha0)+:(8)] = fb$84;
-            ov[(64'ha8)+:(8)] = fb$85;
-            ov[(64'hb0)+:(8)] = fb$86;
-            ov[(64'hb8)+:(8)] = fb$87;
-            ov[(64'hc0)+:(8)] = fb$88;
-            ov[(64'hc8)+:(8)] = fb$89;
+            ov[(64'h0)+:(8)] = hdr$64$q;
+            ov[(64'h8)+:(8)] = hdr$65$q;
+            ov[(64'h10)+:(8)] = hdr$66$q;
+            ov[(64'h18)+:(8)] = hdr$67$q;
+            ov[(64'h20)+:(8)] = hdr$68$q;
+            ov[(64'h28)+:(8)] = hdr$69$q;
+            ov[(64'h30)+:(8)] = hdr$70$q;
+            ov[(64'h38)+:(8)] = hdr$71$q;
+            ov[(64'h40)+:(8)] = hdr$72$q;
+            ov[(64'h48)+:(8)] = hdr$73$q;
+            ov[(64'h50)+:(8)] = hdr$74$q;
+            ov[(64'h58)+:(8)] = hdr$75$q;
+            ov[(64'h60)+:(8)] = hdr$76$q;
+            ov[(64'h68)+:(8)] = hdr$77$q;
+            ov[(64'h70)+:(8)] = hdr$78$q;
+            ov[(64'h78)+:(8)] = hdr$79$q;
+            ov[(64'h80)+:(8)] = hdr$80$q;
+            ov[(64'h88)+:(8)] = hdr$81$q;
+            ov[(64'h90)+:(8)] = hdr$82$q;
+            ov[(64'h98)+:(8)] = hdr$83$q;
+            ov[(64'ha0)+:(8)] = hdr$84$q;
+            ov[(64'ha8)+:(8)] = hdr$85$q;
+            ov[(64'hb0)+:(8)] = hdr$86$q;
+            ov[(64'hb8)+:(8)] = hdr$87$q;
+            ov[(64'hc0)+:(8)] = hdr$88$q;
+            ov[(64'hc8)+:(8)] = hdr$89$q;
         end
         first = beat$q == c_zero16;
-        is_last = ~first & (beat$q == last_beat);
-        need_done = s_job_last & ~s_job_no_completion;
-        stall = is_last & need_done & done_full$q;
+        is_last = ~first & (beat$q == cur_last_beat$q);
+        stall = is_last & cur_need_done$q & done_full$q;
         m_axis_tdata = beat0;
         m_axis_tkeep = c_ones64;
         m_axis_tlast = 1'b0;
-        m_axis_tvalid = s_job_valid & s_pay_valid;
+        m_axis_tvalid = cur_valid$q & s_pay_valid;
         s_pay_ready = 1'b0;
         if (~first) begin
             m_axis_tdata = ov;
-            m_axis_tvalid = s_job_valid & s_pay_valid & ~stall;
-            s_pay_ready = s_job_valid & m_axis_tready & ~stall;
+            m_axis_tvalid = cur_valid$q & s_pay_valid & ~stall;
+            s_pay_ready = cur_valid$q & m_axis_tready & ~stall;
             if (is_last) begin
-                m_axis_tkeep = keep_last;
+                m_axis_tkeep = cur_keep$q;
                 m_axis_tlast = 1'b1;
             end
         end
         take = m_axis_tvalid & m_axis_tready;
-        s_job_ready = take & is_last;
+        done_frame = take & is_last;
         if (take) begin
             beat$d = beat$q + c_one16;
             if (is_last) begin
@@ -15299,18 +16465,148 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
                 n_frames$d = n_frames$q + c_one32;
             end
         end
+        free = ~cur_valid$q | done_frame;
+        load = a_valid$q & free;
+        a_free = ~a_valid$q | free;
+        s_job_ready = a_free;
+        a_load = s_job_valid & a_free;
+        if (done_frame) begin
+            cur_valid$d = 1'b0;
+        end
+        if (load) begin
+            cur_valid$d = 1'b1;
+            a_valid$d = 1'b0;
+            hdr$0$d = fb$0;
+            hdr$1$d = fb$1;
+            hdr$2$d = fb$2;
+            hdr$3$d = fb$3;
+            hdr$4$d = fb$4;
+            hdr$5$d = fb$5;
+            hdr$6$d = fb$6;
+            hdr$7$d = fb$7;
+            hdr$8$d = fb$8;
+            hdr$9$d = fb$9;
+            hdr$10$d = fb$10;
+            hdr$11$d = fb$11;
+            hdr$12$d = fb$12;
+            hdr$13$d = fb$13;
+            hdr$14$d = fb$14;
+            hdr$15$d = fb$15;
+            hdr$16$d = fb$16;
+            hdr$17$d = fb$17;
+            hdr$18$d = fb$18;
+            hdr$19$d = fb$19;
+            hdr$20$d = fb$20;
+            hdr$21$d = fb$21;
+            hdr$22$d = fb$22;
+            hdr$23$d = fb$23;
+            hdr$24$d = fb$24;
+            hdr$25$d = fb$25;
+            hdr$26$d = fb$26;
+            hdr$27$d = fb$27;
+            hdr$28$d = fb$28;
+            hdr$29$d = fb$29;
+            hdr$30$d = fb$30;
+            hdr$31$d = fb$31;
+            hdr$32$d = fb$32;
+            hdr$33$d = fb$33;
+            hdr$34$d = fb$34;
+            hdr$35$d = fb$35;
+            hdr$36$d = fb$36;
+            hdr$37$d = fb$37;
+            hdr$38$d = fb$38;
+            hdr$39$d = fb$39;
+            hdr$40$d = fb$40;
+            hdr$41$d = fb$41;
+            hdr$42$d = fb$42;
+            hdr$43$d = fb$43;
+            hdr$44$d = fb$44;
+            hdr$45$d = fb$45;
+            hdr$46$d = fb$46;
+            hdr$47$d = fb$47;
+            hdr$48$d = fb$48;
+            hdr$49$d = fb$49;
+            hdr$50$d = fb$50;
+            hdr$51$d = fb$51;
+            hdr$52$d = fb$52;
+            hdr$53$d = fb$53;
+            hdr$54$d = fb$54;
+            hdr$55$d = fb$55;
+            hdr$56$d = fb$56;
+            hdr$57$d = fb$57;
+            hdr$58$d = fb$58;
+            hdr$59$d = fb$59;
+            hdr$60$d = fb$60;
+            hdr$61$d = fb$61;
+            hdr$62$d = fb$62;
+            hdr$63$d = fb$63;
+            hdr$64$d = fb$64;
+            hdr$65$d = fb$65;
+            hdr$66$d = fb$66;
+            hdr$67$d = fb$67;
+            hdr$68$d = fb$68;
+            hdr$69$d = fb$69;
+            hdr$70$d = fb$70;
+            hdr$71$d = fb$71;
+            hdr$72$d = fb$72;
+            hdr$73$d = fb$73;
+            hdr$74$d = fb$74;
+            hdr$75$d = fb$75;
+            hdr$76$d = fb$76;
+            hdr$77$d = fb$77;
+            hdr$78$d = fb$78;
+            hdr$79$d = fb$79;
+            hdr$80$d = fb$80;
+            hdr$81$d = fb$81;
+            hdr$82$d = fb$82;
+            hdr$83$d = fb$83;
+            hdr$84$d = fb$84;
+            hdr$85$d = fb$85;
+            hdr$86$d = fb$86;
+            hdr$87$d = fb$87;
+            hdr$88$d = fb$88;
+            hdr$89$d = fb$89;
+            cur_last_beat$d = a_last_beat$q;
+            cur_keep$d = a_keep$q;
+            cur_need_done$d = a_need_done$q;
+            cur_id$d = a_id$q;
+            cur_length$d = a_length$q;
+            cur_cookie$d = a_cookie$q;
+            cur_index$d = a_index$q;
+        end
+        if (a_load) begin
+            a_valid$d = 1'b1;
+            a_offset$d = s_job_offset;
+            a_priority$d = s_job_priority;
+            a_retransmit$d = s_job_retransmit;
+            a_incoming$d = s_job_incoming;
+            a_need_done$d = s_job_last & ~s_job_no_completion;
+            a_peer$d = s_job_peer;
+            a_sport$d = s_job_sport;
+            a_dport$d = s_job_dport;
+            a_id$d = s_job_id;
+            a_length$d = s_job_length;
+            a_cookie$d = s_job_cookie;
+            a_index$d = s_job_index;
+            a_totlen$d = totlen;
+            a_pip$d = pip;
+            a_last_beat$d = last_beat;
+            a_keep$d = keep_last;
+        end
         if (m_done_ready) begin
             done_full$d = 1'b0;
         end
-        if (take & is_last & need_done) begin
+        if (done_frame & cur_need_done$q) begin
             done_full$d = 1'b1;
-            done_id$d = s_job_id;
-            done_len$d = s_job_length;
-            done_cookie$d = s_job_cookie;
-            done_index$d = s_job_index;
+            done_id$d = cur_id$q;
+            done_len$d = cur_length$q;
+            done_cookie$d = cur_cookie$q;
+            done_index$d = cur_index$q;
         end
         if (reset) begin
             beat$d = c_zero16;
+            cur_valid$d = 1'b0;
+            a_valid$d = 1'b0;
             done_full$d = 1'b0;
             n_frames$d = c_zero32;
         end
@@ -15323,6 +16619,329 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
     end
     
 endmodule // homa_tx_data_framer_w512
+
+
+module homa_tx_data_framer_w512$a_cookie(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_cookie
+
+
+module homa_tx_data_framer_w512$a_dport(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_dport
+
+
+module homa_tx_data_framer_w512$a_id(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_id
+
+
+module homa_tx_data_framer_w512$a_incoming(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_incoming
+
+
+module homa_tx_data_framer_w512$a_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_index
+
+
+module homa_tx_data_framer_w512$a_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_keep
+
+
+module homa_tx_data_framer_w512$a_last_beat(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_last_beat
+
+
+module homa_tx_data_framer_w512$a_length(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_length
+
+
+module homa_tx_data_framer_w512$a_need_done(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_need_done
+
+
+module homa_tx_data_framer_w512$a_offset(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_offset
+
+
+module homa_tx_data_framer_w512$a_peer(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_peer
+
+
+module homa_tx_data_framer_w512$a_pip(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_pip
+
+
+module homa_tx_data_framer_w512$a_priority(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_priority
+
+
+module homa_tx_data_framer_w512$a_retransmit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_retransmit
+
+
+module homa_tx_data_framer_w512$a_sport(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_sport
+
+
+module homa_tx_data_framer_w512$a_totlen(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_totlen
+
+
+module homa_tx_data_framer_w512$a_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$a_valid
 
 
 module homa_tx_data_framer_w512$beat(d,q,clock);
@@ -15342,6 +16961,177 @@ module homa_tx_data_framer_w512$beat(d,q,clock);
     end
           
 endmodule // homa_tx_data_framer_w512$beat
+
+
+module homa_tx_data_framer_w512$cfg_sum(d,q,clock);
+    
+    // Module arguments
+    input wire  [19:0] d;
+    output reg  [19:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 20'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$cfg_sum
+
+
+module homa_tx_data_framer_w512$cur_cookie(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$cur_cookie
+
+
+module homa_tx_data_framer_w512$cur_id(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$cur_id
+
+
+module homa_tx_data_framer_w512$cur_index(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$cur_index
+
+
+module homa_tx_data_framer_w512$cur_keep(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$cur_keep
+
+
+module homa_tx_data_framer_w512$cur_last_beat(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$cur_last_beat
+
+
+module homa_tx_data_framer_w512$cur_length(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$cur_length
+
+
+module homa_tx_data_framer_w512$cur_need_done(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$cur_need_done
+
+
+module homa_tx_data_framer_w512$cur_valid(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$cur_valid
 
 
 module homa_tx_data_framer_w512$done_cookie(d,q,clock);
@@ -15437,6 +17227,1716 @@ module homa_tx_data_framer_w512$done_len(d,q,clock);
     end
           
 endmodule // homa_tx_data_framer_w512$done_len
+
+
+module homa_tx_data_framer_w512$hdr$0(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$0
+
+
+module homa_tx_data_framer_w512$hdr$1(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$1
+
+
+module homa_tx_data_framer_w512$hdr$10(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$10
+
+
+module homa_tx_data_framer_w512$hdr$11(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$11
+
+
+module homa_tx_data_framer_w512$hdr$12(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$12
+
+
+module homa_tx_data_framer_w512$hdr$13(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$13
+
+
+module homa_tx_data_framer_w512$hdr$14(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$14
+
+
+module homa_tx_data_framer_w512$hdr$15(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$15
+
+
+module homa_tx_data_framer_w512$hdr$16(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$16
+
+
+module homa_tx_data_framer_w512$hdr$17(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$17
+
+
+module homa_tx_data_framer_w512$hdr$18(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$18
+
+
+module homa_tx_data_framer_w512$hdr$19(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$19
+
+
+module homa_tx_data_framer_w512$hdr$2(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$2
+
+
+module homa_tx_data_framer_w512$hdr$20(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$20
+
+
+module homa_tx_data_framer_w512$hdr$21(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$21
+
+
+module homa_tx_data_framer_w512$hdr$22(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$22
+
+
+module homa_tx_data_framer_w512$hdr$23(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$23
+
+
+module homa_tx_data_framer_w512$hdr$24(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$24
+
+
+module homa_tx_data_framer_w512$hdr$25(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$25
+
+
+module homa_tx_data_framer_w512$hdr$26(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$26
+
+
+module homa_tx_data_framer_w512$hdr$27(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$27
+
+
+module homa_tx_data_framer_w512$hdr$28(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$28
+
+
+module homa_tx_data_framer_w512$hdr$29(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$29
+
+
+module homa_tx_data_framer_w512$hdr$3(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$3
+
+
+module homa_tx_data_framer_w512$hdr$30(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$30
+
+
+module homa_tx_data_framer_w512$hdr$31(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$31
+
+
+module homa_tx_data_framer_w512$hdr$32(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$32
+
+
+module homa_tx_data_framer_w512$hdr$33(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$33
+
+
+module homa_tx_data_framer_w512$hdr$34(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$34
+
+
+module homa_tx_data_framer_w512$hdr$35(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$35
+
+
+module homa_tx_data_framer_w512$hdr$36(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$36
+
+
+module homa_tx_data_framer_w512$hdr$37(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$37
+
+
+module homa_tx_data_framer_w512$hdr$38(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$38
+
+
+module homa_tx_data_framer_w512$hdr$39(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$39
+
+
+module homa_tx_data_framer_w512$hdr$4(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$4
+
+
+module homa_tx_data_framer_w512$hdr$40(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$40
+
+
+module homa_tx_data_framer_w512$hdr$41(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$41
+
+
+module homa_tx_data_framer_w512$hdr$42(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$42
+
+
+module homa_tx_data_framer_w512$hdr$43(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$43
+
+
+module homa_tx_data_framer_w512$hdr$44(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$44
+
+
+module homa_tx_data_framer_w512$hdr$45(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$45
+
+
+module homa_tx_data_framer_w512$hdr$46(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$46
+
+
+module homa_tx_data_framer_w512$hdr$47(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$47
+
+
+module homa_tx_data_framer_w512$hdr$48(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$48
+
+
+module homa_tx_data_framer_w512$hdr$49(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$49
+
+
+module homa_tx_data_framer_w512$hdr$5(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$5
+
+
+module homa_tx_data_framer_w512$hdr$50(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$50
+
+
+module homa_tx_data_framer_w512$hdr$51(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$51
+
+
+module homa_tx_data_framer_w512$hdr$52(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$52
+
+
+module homa_tx_data_framer_w512$hdr$53(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$53
+
+
+module homa_tx_data_framer_w512$hdr$54(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$54
+
+
+module homa_tx_data_framer_w512$hdr$55(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$55
+
+
+module homa_tx_data_framer_w512$hdr$56(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$56
+
+
+module homa_tx_data_framer_w512$hdr$57(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$57
+
+
+module homa_tx_data_framer_w512$hdr$58(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$58
+
+
+module homa_tx_data_framer_w512$hdr$59(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$59
+
+
+module homa_tx_data_framer_w512$hdr$6(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$6
+
+
+module homa_tx_data_framer_w512$hdr$60(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$60
+
+
+module homa_tx_data_framer_w512$hdr$61(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$61
+
+
+module homa_tx_data_framer_w512$hdr$62(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$62
+
+
+module homa_tx_data_framer_w512$hdr$63(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$63
+
+
+module homa_tx_data_framer_w512$hdr$64(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$64
+
+
+module homa_tx_data_framer_w512$hdr$65(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$65
+
+
+module homa_tx_data_framer_w512$hdr$66(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$66
+
+
+module homa_tx_data_framer_w512$hdr$67(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$67
+
+
+module homa_tx_data_framer_w512$hdr$68(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$68
+
+
+module homa_tx_data_framer_w512$hdr$69(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$69
+
+
+module homa_tx_data_framer_w512$hdr$7(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$7
+
+
+module homa_tx_data_framer_w512$hdr$70(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$70
+
+
+module homa_tx_data_framer_w512$hdr$71(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$71
+
+
+module homa_tx_data_framer_w512$hdr$72(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$72
+
+
+module homa_tx_data_framer_w512$hdr$73(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$73
+
+
+module homa_tx_data_framer_w512$hdr$74(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$74
+
+
+module homa_tx_data_framer_w512$hdr$75(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$75
+
+
+module homa_tx_data_framer_w512$hdr$76(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$76
+
+
+module homa_tx_data_framer_w512$hdr$77(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$77
+
+
+module homa_tx_data_framer_w512$hdr$78(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$78
+
+
+module homa_tx_data_framer_w512$hdr$79(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$79
+
+
+module homa_tx_data_framer_w512$hdr$8(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$8
+
+
+module homa_tx_data_framer_w512$hdr$80(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$80
+
+
+module homa_tx_data_framer_w512$hdr$81(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$81
+
+
+module homa_tx_data_framer_w512$hdr$82(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$82
+
+
+module homa_tx_data_framer_w512$hdr$83(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$83
+
+
+module homa_tx_data_framer_w512$hdr$84(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$84
+
+
+module homa_tx_data_framer_w512$hdr$85(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$85
+
+
+module homa_tx_data_framer_w512$hdr$86(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$86
+
+
+module homa_tx_data_framer_w512$hdr$87(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$87
+
+
+module homa_tx_data_framer_w512$hdr$88(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$88
+
+
+module homa_tx_data_framer_w512$hdr$89(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$89
+
+
+module homa_tx_data_framer_w512$hdr$9(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$hdr$9
 
 
 module homa_tx_data_framer_w512$n_frames(d,q,clock);

@@ -20,8 +20,15 @@
 //! ([`template`]); the variable ones (addresses, priority, lengths, ports, offset, id,
 //! incoming, cutoff version, retransmit flag and the IPv4 checksum) are muxed in.
 //!
-//! Timing: beat 0 is combinational from the job (the FIFO in front of it is registered) and
-//! is offered only once the payload's first beat is there (a frame never holds the MAC port
+//! Timing: a job passes two stages of registers. Stage A takes it from the queue with its
+//! lengths worked out (the IPv4 total length, the last beat's number and keep) and the
+//! peer's two checksum words summed; stage B takes it from A with the header's 90 bytes
+//! built, the IPv4 checksum folded in. The frame's beats come from B through one byte
+//! mux, and each adder ends at a register. B takes A's job with the last beat of the frame
+//! it holds, A the next job in the same cycle, so frames still follow back to back. The
+//! checksum takes the NIC's address from a register of the configuration, one cycle behind
+//! it (the address is set before traffic starts).
+//! Beat 0 is offered only once the payload's first beat is there (a frame never holds the MAC port
 //! while its DMA read is in flight); each payload beat passes through with one 2:1 byte mux,
 //! so a frame of `n` beats takes `n` cycles back to back at full rate. The DMA must then
 //! deliver a job's beats without gaps for the MAC not to underrun: the simulator's does; a
@@ -181,7 +188,8 @@ pub struct DataFramer512 {
     pub cfg_cutoff_version: Signal<In, Bits<16>>,
     /// A packet to frame.
     pub s_job_valid: Signal<In, Bit>,
-    /// The job is consumed (with its frame's last beat).
+    /// The job is taken into the framer's registers (when it holds none, or with the last
+    /// beat of the frame it holds).
     pub s_job_ready: Signal<Out, Bit>,
     /// The payload's offset in the message.
     pub s_job_offset: Signal<In, Bits<32>>,
@@ -248,6 +256,39 @@ pub struct DataFramer512 {
     done_cookie: DFF<Bits<64>>,
     done_index: DFF<Bits<32>>,
     n_frames: DFF<Bits<32>>,
+    a_valid: DFF<Bit>,
+    a_offset: DFF<Bits<32>>,
+    a_priority: DFF<Bits<3>>,
+    a_retransmit: DFF<Bit>,
+    a_incoming: DFF<Bits<32>>,
+    a_need_done: DFF<Bit>,
+    a_peer: DFF<Bits<32>>,
+    a_sport: DFF<Bits<16>>,
+    a_dport: DFF<Bits<16>>,
+    a_id: DFF<Bits<64>>,
+    a_length: DFF<Bits<32>>,
+    a_cookie: DFF<Bits<64>>,
+    a_index: DFF<Bits<32>>,
+    a_totlen: DFF<Bits<16>>,
+    a_pip: DFF<Bits<20>>,
+    a_last_beat: DFF<Bits<16>>,
+    a_keep: DFF<Bits<64>>,
+    cfg_sum: DFF<Bits<20>>,
+    cur_valid: DFF<Bit>,
+    hdr: [DFF<Bits<8>>; DATA_HEADER_FRAME_LEN],
+    cur_last_beat: DFF<Bits<16>>,
+    cur_keep: DFF<Bits<64>>,
+    cur_need_done: DFF<Bit>,
+    cur_id: DFF<Bits<64>>,
+    cur_length: DFF<Bits<32>>,
+    cur_cookie: DFF<Bits<64>>,
+    cur_index: DFF<Bits<32>>,
+    free: Signal<Local, Bit>,
+    a_free: Signal<Local, Bit>,
+    a_load: Signal<Local, Bit>,
+    pip: Signal<Local, Bits<20>>,
+    load: Signal<Local, Bit>,
+    done_frame: Signal<Local, Bit>,
     vb: [Signal<Local, Bits<8>>; VARS],
     fb: [Signal<Local, Bits<8>>; DATA_HEADER_FRAME_LEN],
     beat0: Signal<Local, Beat512>,
@@ -261,7 +302,6 @@ pub struct DataFramer512 {
     keep_last: Signal<Local, Bits<64>>,
     first: Signal<Local, Bit>,
     is_last: Signal<Local, Bit>,
-    need_done: Signal<Local, Bit>,
     stall: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     w_tos: Signal<Local, Be16In20>,
@@ -364,6 +404,39 @@ impl DataFramer512 {
             done_cookie: DFF::default(),
             done_index: DFF::default(),
             n_frames: DFF::default(),
+            a_valid: DFF::default(),
+            a_offset: DFF::default(),
+            a_priority: DFF::default(),
+            a_retransmit: DFF::default(),
+            a_incoming: DFF::default(),
+            a_need_done: DFF::default(),
+            a_peer: DFF::default(),
+            a_sport: DFF::default(),
+            a_dport: DFF::default(),
+            a_id: DFF::default(),
+            a_length: DFF::default(),
+            a_cookie: DFF::default(),
+            a_index: DFF::default(),
+            a_totlen: DFF::default(),
+            a_pip: DFF::default(),
+            a_last_beat: DFF::default(),
+            a_keep: DFF::default(),
+            cfg_sum: DFF::default(),
+            cur_valid: DFF::default(),
+            hdr: std::array::from_fn(|_| DFF::default()),
+            cur_last_beat: DFF::default(),
+            cur_keep: DFF::default(),
+            cur_need_done: DFF::default(),
+            cur_id: DFF::default(),
+            cur_length: DFF::default(),
+            cur_cookie: DFF::default(),
+            cur_index: DFF::default(),
+            free: Signal::default(),
+            a_free: Signal::default(),
+            a_load: Signal::default(),
+            pip: Signal::default(),
+            load: Signal::default(),
+            done_frame: Signal::default(),
             vb: std::array::from_fn(|_| Signal::default()),
             fb: std::array::from_fn(|_| Signal::default()),
             beat0: Signal::default(),
@@ -377,7 +450,6 @@ impl DataFramer512 {
             keep_last: Signal::default(),
             first: Signal::default(),
             is_last: Signal::default(),
-            need_done: Signal::default(),
             stall: Signal::default(),
             take: Signal::default(),
             w_tos: Signal::default(),
@@ -478,9 +550,40 @@ impl Logic for DataFramer512 {
             done_len,
             done_cookie,
             done_index,
-            n_frames
+            n_frames,
+            a_valid,
+            a_offset,
+            a_priority,
+            a_retransmit,
+            a_incoming,
+            a_need_done,
+            a_peer,
+            a_sport,
+            a_dport,
+            a_id,
+            a_length,
+            a_cookie,
+            a_index,
+            a_totlen,
+            a_pip,
+            a_last_beat,
+            a_keep,
+            cfg_sum,
+            cur_valid,
+            cur_last_beat,
+            cur_keep,
+            cur_need_done,
+            cur_id,
+            cur_length,
+            cur_cookie,
+            cur_index
         );
-        // Lengths: the IPv4 total length, and where the frame's last byte falls.
+        for i in 0..DATA_HEADER_FRAME_LEN {
+            self.hdr[i].clock.next = self.clock.val();
+            self.hdr[i].d.next = self.hdr[i].q.val();
+        }
+        // Stage A, from the job offered: the IPv4 total length, where the frame's last byte
+        // falls, and the peer's two checksum words summed.
         self.tot.next = self.s_job_len.val() + self.c_ip_len.val();
         self.totlen.next = self.tot.val().get_bits::<16>(self.c_off[0].val().index());
         self.tail.next = self.s_job_len.val() + self.c_hdr_tail.val();
@@ -494,11 +597,11 @@ impl Logic for DataFramer512 {
         }
         // IPv4 header checksum: the template's constant sum plus the variable words.
         self.tos.next.z = self.c_zero5.val();
-        self.tos.next.p = self.s_job_priority.val();
+        self.tos.next.p = self.a_priority.q.val();
         self.w_tos.next.b0 = Bits::<8>::from(self.tos.val());
         self.w_tos.next.b1 = self.c_zero8.val();
         self.w_tos.next.z = self.c_zero4.val();
-        self.w_len.next.lo = self.totlen.val();
+        self.w_len.next.lo = self.a_totlen.q.val();
         self.w_len.next.z = self.c_zero4.val();
         self.w_lip_hi.next.b1 = self.cfg_ip.val().get_bits::<8>(self.c_off[3].val().index());
         self.w_lip_hi.next.b0 = self.cfg_ip.val().get_bits::<8>(self.c_off[2].val().index());
@@ -524,13 +627,18 @@ impl Logic for DataFramer512 {
             .val()
             .get_bits::<8>(self.c_off[0].val().index());
         self.w_pip_lo.next.z = self.c_zero4.val();
-        self.sum0.next = self.c_sum.val()
+        self.pip.next =
+            Bits::<20>::from(self.w_pip_hi.val()) + Bits::<20>::from(self.w_pip_lo.val());
+        // The template's constant sum with the NIC's address, registered from the
+        // configuration (one cycle behind it).
+        self.cfg_sum.d.next = self.c_sum.val()
+            + Bits::<20>::from(self.w_lip_hi.val())
+            + Bits::<20>::from(self.w_lip_lo.val());
+        // Stage B, from stage A's registers: the checksum, then the header's bytes.
+        self.sum0.next = self.cfg_sum.q.val()
             + Bits::<20>::from(self.w_tos.val())
             + Bits::<20>::from(self.w_len.val())
-            + Bits::<20>::from(self.w_lip_hi.val())
-            + Bits::<20>::from(self.w_lip_lo.val())
-            + Bits::<20>::from(self.w_pip_hi.val())
-            + Bits::<20>::from(self.w_pip_lo.val());
+            + self.a_pip.q.val();
         self.f1_lo.next.lo = self.sum0.val().get_bits::<16>(self.c_off[0].val().index());
         self.f1_lo.next.z = self.c_zero4.val();
         self.f1_hi.next.lo = self.sum0.val().get_bits::<4>(self.c_off[2].val().index());
@@ -554,8 +662,16 @@ impl Logic for DataFramer512 {
                 .get_bits::<8>(self.c_off[5 - i].val().index());
         }
         self.vb[12].next = Bits::<8>::from(self.tos.val());
-        self.vb[13].next = self.totlen.val().get_bits::<8>(self.c_off[1].val().index());
-        self.vb[14].next = self.totlen.val().get_bits::<8>(self.c_off[0].val().index());
+        self.vb[13].next = self
+            .a_totlen
+            .q
+            .val()
+            .get_bits::<8>(self.c_off[1].val().index());
+        self.vb[14].next = self
+            .a_totlen
+            .q
+            .val()
+            .get_bits::<8>(self.c_off[0].val().index());
         self.vb[15].next = self.csum.val().get_bits::<8>(self.c_off[1].val().index());
         self.vb[16].next = self.csum.val().get_bits::<8>(self.c_off[0].val().index());
         for i in 0..4 {
@@ -564,39 +680,46 @@ impl Logic for DataFramer512 {
                 .val()
                 .get_bits::<8>(self.c_off[3 - i].val().index());
             self.vb[21 + i].next = self
-                .s_job_peer
+                .a_peer
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[3 - i].val().index());
         }
         for i in 0..2 {
             self.vb[25 + i].next = self
-                .s_job_sport
+                .a_sport
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[1 - i].val().index());
             self.vb[27 + i].next = self
-                .s_job_dport
+                .a_dport
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[1 - i].val().index());
         }
         for i in 0..4 {
             self.vb[29 + i].next = self
-                .s_job_offset
+                .a_offset
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[3 - i].val().index());
         }
         for i in 0..8 {
             self.vb[33 + i].next = self
-                .s_job_id
+                .a_id
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[7 - i].val().index());
         }
         for i in 0..4 {
             self.vb[41 + i].next = self
-                .s_job_length
+                .a_length
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[3 - i].val().index());
             self.vb[45 + i].next = self
-                .s_job_incoming
+                .a_incoming
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[3 - i].val().index());
         }
@@ -607,7 +730,7 @@ impl Logic for DataFramer512 {
                 .get_bits::<8>(self.c_off[1 - i].val().index());
         }
         self.vb[51].next = self.c_zero8.val();
-        if self.s_job_retransmit.val() {
+        if self.a_retransmit.q.val() {
             self.vb[51].next = self.c_one8.val();
         }
         // The header.
@@ -619,125 +742,124 @@ impl Logic for DataFramer512 {
                 }
             }
         }
-        self.beat0.next.b0 = self.fb[0].val();
-        self.beat0.next.b1 = self.fb[1].val();
-        self.beat0.next.b2 = self.fb[2].val();
-        self.beat0.next.b3 = self.fb[3].val();
-        self.beat0.next.b4 = self.fb[4].val();
-        self.beat0.next.b5 = self.fb[5].val();
-        self.beat0.next.b6 = self.fb[6].val();
-        self.beat0.next.b7 = self.fb[7].val();
-        self.beat0.next.b8 = self.fb[8].val();
-        self.beat0.next.b9 = self.fb[9].val();
-        self.beat0.next.b10 = self.fb[10].val();
-        self.beat0.next.b11 = self.fb[11].val();
-        self.beat0.next.b12 = self.fb[12].val();
-        self.beat0.next.b13 = self.fb[13].val();
-        self.beat0.next.b14 = self.fb[14].val();
-        self.beat0.next.b15 = self.fb[15].val();
-        self.beat0.next.b16 = self.fb[16].val();
-        self.beat0.next.b17 = self.fb[17].val();
-        self.beat0.next.b18 = self.fb[18].val();
-        self.beat0.next.b19 = self.fb[19].val();
-        self.beat0.next.b20 = self.fb[20].val();
-        self.beat0.next.b21 = self.fb[21].val();
-        self.beat0.next.b22 = self.fb[22].val();
-        self.beat0.next.b23 = self.fb[23].val();
-        self.beat0.next.b24 = self.fb[24].val();
-        self.beat0.next.b25 = self.fb[25].val();
-        self.beat0.next.b26 = self.fb[26].val();
-        self.beat0.next.b27 = self.fb[27].val();
-        self.beat0.next.b28 = self.fb[28].val();
-        self.beat0.next.b29 = self.fb[29].val();
-        self.beat0.next.b30 = self.fb[30].val();
-        self.beat0.next.b31 = self.fb[31].val();
-        self.beat0.next.b32 = self.fb[32].val();
-        self.beat0.next.b33 = self.fb[33].val();
-        self.beat0.next.b34 = self.fb[34].val();
-        self.beat0.next.b35 = self.fb[35].val();
-        self.beat0.next.b36 = self.fb[36].val();
-        self.beat0.next.b37 = self.fb[37].val();
-        self.beat0.next.b38 = self.fb[38].val();
-        self.beat0.next.b39 = self.fb[39].val();
-        self.beat0.next.b40 = self.fb[40].val();
-        self.beat0.next.b41 = self.fb[41].val();
-        self.beat0.next.b42 = self.fb[42].val();
-        self.beat0.next.b43 = self.fb[43].val();
-        self.beat0.next.b44 = self.fb[44].val();
-        self.beat0.next.b45 = self.fb[45].val();
-        self.beat0.next.b46 = self.fb[46].val();
-        self.beat0.next.b47 = self.fb[47].val();
-        self.beat0.next.b48 = self.fb[48].val();
-        self.beat0.next.b49 = self.fb[49].val();
-        self.beat0.next.b50 = self.fb[50].val();
-        self.beat0.next.b51 = self.fb[51].val();
-        self.beat0.next.b52 = self.fb[52].val();
-        self.beat0.next.b53 = self.fb[53].val();
-        self.beat0.next.b54 = self.fb[54].val();
-        self.beat0.next.b55 = self.fb[55].val();
-        self.beat0.next.b56 = self.fb[56].val();
-        self.beat0.next.b57 = self.fb[57].val();
-        self.beat0.next.b58 = self.fb[58].val();
-        self.beat0.next.b59 = self.fb[59].val();
-        self.beat0.next.b60 = self.fb[60].val();
-        self.beat0.next.b61 = self.fb[61].val();
-        self.beat0.next.b62 = self.fb[62].val();
-        self.beat0.next.b63 = self.fb[63].val();
+        self.beat0.next.b0 = self.hdr[0].q.val();
+        self.beat0.next.b1 = self.hdr[1].q.val();
+        self.beat0.next.b2 = self.hdr[2].q.val();
+        self.beat0.next.b3 = self.hdr[3].q.val();
+        self.beat0.next.b4 = self.hdr[4].q.val();
+        self.beat0.next.b5 = self.hdr[5].q.val();
+        self.beat0.next.b6 = self.hdr[6].q.val();
+        self.beat0.next.b7 = self.hdr[7].q.val();
+        self.beat0.next.b8 = self.hdr[8].q.val();
+        self.beat0.next.b9 = self.hdr[9].q.val();
+        self.beat0.next.b10 = self.hdr[10].q.val();
+        self.beat0.next.b11 = self.hdr[11].q.val();
+        self.beat0.next.b12 = self.hdr[12].q.val();
+        self.beat0.next.b13 = self.hdr[13].q.val();
+        self.beat0.next.b14 = self.hdr[14].q.val();
+        self.beat0.next.b15 = self.hdr[15].q.val();
+        self.beat0.next.b16 = self.hdr[16].q.val();
+        self.beat0.next.b17 = self.hdr[17].q.val();
+        self.beat0.next.b18 = self.hdr[18].q.val();
+        self.beat0.next.b19 = self.hdr[19].q.val();
+        self.beat0.next.b20 = self.hdr[20].q.val();
+        self.beat0.next.b21 = self.hdr[21].q.val();
+        self.beat0.next.b22 = self.hdr[22].q.val();
+        self.beat0.next.b23 = self.hdr[23].q.val();
+        self.beat0.next.b24 = self.hdr[24].q.val();
+        self.beat0.next.b25 = self.hdr[25].q.val();
+        self.beat0.next.b26 = self.hdr[26].q.val();
+        self.beat0.next.b27 = self.hdr[27].q.val();
+        self.beat0.next.b28 = self.hdr[28].q.val();
+        self.beat0.next.b29 = self.hdr[29].q.val();
+        self.beat0.next.b30 = self.hdr[30].q.val();
+        self.beat0.next.b31 = self.hdr[31].q.val();
+        self.beat0.next.b32 = self.hdr[32].q.val();
+        self.beat0.next.b33 = self.hdr[33].q.val();
+        self.beat0.next.b34 = self.hdr[34].q.val();
+        self.beat0.next.b35 = self.hdr[35].q.val();
+        self.beat0.next.b36 = self.hdr[36].q.val();
+        self.beat0.next.b37 = self.hdr[37].q.val();
+        self.beat0.next.b38 = self.hdr[38].q.val();
+        self.beat0.next.b39 = self.hdr[39].q.val();
+        self.beat0.next.b40 = self.hdr[40].q.val();
+        self.beat0.next.b41 = self.hdr[41].q.val();
+        self.beat0.next.b42 = self.hdr[42].q.val();
+        self.beat0.next.b43 = self.hdr[43].q.val();
+        self.beat0.next.b44 = self.hdr[44].q.val();
+        self.beat0.next.b45 = self.hdr[45].q.val();
+        self.beat0.next.b46 = self.hdr[46].q.val();
+        self.beat0.next.b47 = self.hdr[47].q.val();
+        self.beat0.next.b48 = self.hdr[48].q.val();
+        self.beat0.next.b49 = self.hdr[49].q.val();
+        self.beat0.next.b50 = self.hdr[50].q.val();
+        self.beat0.next.b51 = self.hdr[51].q.val();
+        self.beat0.next.b52 = self.hdr[52].q.val();
+        self.beat0.next.b53 = self.hdr[53].q.val();
+        self.beat0.next.b54 = self.hdr[54].q.val();
+        self.beat0.next.b55 = self.hdr[55].q.val();
+        self.beat0.next.b56 = self.hdr[56].q.val();
+        self.beat0.next.b57 = self.hdr[57].q.val();
+        self.beat0.next.b58 = self.hdr[58].q.val();
+        self.beat0.next.b59 = self.hdr[59].q.val();
+        self.beat0.next.b60 = self.hdr[60].q.val();
+        self.beat0.next.b61 = self.hdr[61].q.val();
+        self.beat0.next.b62 = self.hdr[62].q.val();
+        self.beat0.next.b63 = self.hdr[63].q.val();
         // A payload beat; the first carries the header's last 26 bytes in lanes 0-25.
         self.ov.next = self.s_pay_data.val();
         if self.beat.q.val() == self.c_one16.val() {
-            self.ov.next.b0 = self.fb[64].val();
-            self.ov.next.b1 = self.fb[65].val();
-            self.ov.next.b2 = self.fb[66].val();
-            self.ov.next.b3 = self.fb[67].val();
-            self.ov.next.b4 = self.fb[68].val();
-            self.ov.next.b5 = self.fb[69].val();
-            self.ov.next.b6 = self.fb[70].val();
-            self.ov.next.b7 = self.fb[71].val();
-            self.ov.next.b8 = self.fb[72].val();
-            self.ov.next.b9 = self.fb[73].val();
-            self.ov.next.b10 = self.fb[74].val();
-            self.ov.next.b11 = self.fb[75].val();
-            self.ov.next.b12 = self.fb[76].val();
-            self.ov.next.b13 = self.fb[77].val();
-            self.ov.next.b14 = self.fb[78].val();
-            self.ov.next.b15 = self.fb[79].val();
-            self.ov.next.b16 = self.fb[80].val();
-            self.ov.next.b17 = self.fb[81].val();
-            self.ov.next.b18 = self.fb[82].val();
-            self.ov.next.b19 = self.fb[83].val();
-            self.ov.next.b20 = self.fb[84].val();
-            self.ov.next.b21 = self.fb[85].val();
-            self.ov.next.b22 = self.fb[86].val();
-            self.ov.next.b23 = self.fb[87].val();
-            self.ov.next.b24 = self.fb[88].val();
-            self.ov.next.b25 = self.fb[89].val();
+            self.ov.next.b0 = self.hdr[64].q.val();
+            self.ov.next.b1 = self.hdr[65].q.val();
+            self.ov.next.b2 = self.hdr[66].q.val();
+            self.ov.next.b3 = self.hdr[67].q.val();
+            self.ov.next.b4 = self.hdr[68].q.val();
+            self.ov.next.b5 = self.hdr[69].q.val();
+            self.ov.next.b6 = self.hdr[70].q.val();
+            self.ov.next.b7 = self.hdr[71].q.val();
+            self.ov.next.b8 = self.hdr[72].q.val();
+            self.ov.next.b9 = self.hdr[73].q.val();
+            self.ov.next.b10 = self.hdr[74].q.val();
+            self.ov.next.b11 = self.hdr[75].q.val();
+            self.ov.next.b12 = self.hdr[76].q.val();
+            self.ov.next.b13 = self.hdr[77].q.val();
+            self.ov.next.b14 = self.hdr[78].q.val();
+            self.ov.next.b15 = self.hdr[79].q.val();
+            self.ov.next.b16 = self.hdr[80].q.val();
+            self.ov.next.b17 = self.hdr[81].q.val();
+            self.ov.next.b18 = self.hdr[82].q.val();
+            self.ov.next.b19 = self.hdr[83].q.val();
+            self.ov.next.b20 = self.hdr[84].q.val();
+            self.ov.next.b21 = self.hdr[85].q.val();
+            self.ov.next.b22 = self.hdr[86].q.val();
+            self.ov.next.b23 = self.hdr[87].q.val();
+            self.ov.next.b24 = self.hdr[88].q.val();
+            self.ov.next.b25 = self.hdr[89].q.val();
         }
-        // The frame: beat 0 from the job alone, then one beat per payload beat.
+        // The frame: beat 0 from the job's registers alone, then one beat per payload beat.
         self.first.next = self.beat.q.val() == self.c_zero16.val();
-        self.is_last.next = !self.first.val() & (self.beat.q.val() == self.last_beat.val());
-        self.need_done.next = self.s_job_last.val() & !self.s_job_no_completion.val();
-        self.stall.next = self.is_last.val() & self.need_done.val() & self.done_full.q.val();
+        self.is_last.next = !self.first.val() & (self.beat.q.val() == self.cur_last_beat.q.val());
+        self.stall.next = self.is_last.val() & self.cur_need_done.q.val() & self.done_full.q.val();
         self.m_axis_tdata.next = self.beat0.val();
         self.m_axis_tkeep.next = self.c_ones64.val();
         self.m_axis_tlast.next = false;
         // Beat 0 waits for the payload's first beat: a frame never starts (and holds the
         // MAC port) before its DMA read has answered.
-        self.m_axis_tvalid.next = self.s_job_valid.val() & self.s_pay_valid.val();
+        self.m_axis_tvalid.next = self.cur_valid.q.val() & self.s_pay_valid.val();
         self.s_pay_ready.next = false;
         if !self.first.val() {
             self.m_axis_tdata.next = self.ov.val();
             self.m_axis_tvalid.next =
-                self.s_job_valid.val() & self.s_pay_valid.val() & !self.stall.val();
+                self.cur_valid.q.val() & self.s_pay_valid.val() & !self.stall.val();
             self.s_pay_ready.next =
-                self.s_job_valid.val() & self.m_axis_tready.val() & !self.stall.val();
+                self.cur_valid.q.val() & self.m_axis_tready.val() & !self.stall.val();
             if self.is_last.val() {
-                self.m_axis_tkeep.next = self.keep_last.val();
+                self.m_axis_tkeep.next = self.cur_keep.q.val();
                 self.m_axis_tlast.next = true;
             }
         }
         self.take.next = self.m_axis_tvalid.val() & self.m_axis_tready.val();
-        self.s_job_ready.next = self.take.val() & self.is_last.val();
+        self.done_frame.next = self.take.val() & self.is_last.val();
         if self.take.val() {
             self.beat.d.next = self.beat.q.val() + self.c_one16.val();
             if self.is_last.val() {
@@ -745,19 +867,66 @@ impl Logic for DataFramer512 {
                 self.n_frames.d.next = self.n_frames.q.val() + self.c_one32.val();
             }
         }
+        // Two stages of registers: A takes the job offered (its lengths and the peer's
+        // checksum words), B the header built from A (the frame's beats come from B). B
+        // takes A's job with the last beat of its frame (or when it holds none), A the next
+        // job in the same cycle: frames follow back to back.
+        self.free.next = !self.cur_valid.q.val() | self.done_frame.val();
+        self.load.next = self.a_valid.q.val() & self.free.val();
+        self.a_free.next = !self.a_valid.q.val() | self.free.val();
+        self.s_job_ready.next = self.a_free.val();
+        self.a_load.next = self.s_job_valid.val() & self.a_free.val();
+        if self.done_frame.val() {
+            self.cur_valid.d.next = false;
+        }
+        if self.load.val() {
+            self.cur_valid.d.next = true;
+            self.a_valid.d.next = false;
+            for i in 0..DATA_HEADER_FRAME_LEN {
+                self.hdr[i].d.next = self.fb[i].val();
+            }
+            self.cur_last_beat.d.next = self.a_last_beat.q.val();
+            self.cur_keep.d.next = self.a_keep.q.val();
+            self.cur_need_done.d.next = self.a_need_done.q.val();
+            self.cur_id.d.next = self.a_id.q.val();
+            self.cur_length.d.next = self.a_length.q.val();
+            self.cur_cookie.d.next = self.a_cookie.q.val();
+            self.cur_index.d.next = self.a_index.q.val();
+        }
+        if self.a_load.val() {
+            self.a_valid.d.next = true;
+            self.a_offset.d.next = self.s_job_offset.val();
+            self.a_priority.d.next = self.s_job_priority.val();
+            self.a_retransmit.d.next = self.s_job_retransmit.val();
+            self.a_incoming.d.next = self.s_job_incoming.val();
+            self.a_need_done.d.next = self.s_job_last.val() & !self.s_job_no_completion.val();
+            self.a_peer.d.next = self.s_job_peer.val();
+            self.a_sport.d.next = self.s_job_sport.val();
+            self.a_dport.d.next = self.s_job_dport.val();
+            self.a_id.d.next = self.s_job_id.val();
+            self.a_length.d.next = self.s_job_length.val();
+            self.a_cookie.d.next = self.s_job_cookie.val();
+            self.a_index.d.next = self.s_job_index.val();
+            self.a_totlen.d.next = self.totlen.val();
+            self.a_pip.d.next = self.pip.val();
+            self.a_last_beat.d.next = self.last_beat.val();
+            self.a_keep.d.next = self.keep_last.val();
+        }
         // TX_DONE after a message's last frame.
         if self.m_done_ready.val() {
             self.done_full.d.next = false;
         }
-        if self.take.val() & self.is_last.val() & self.need_done.val() {
+        if self.done_frame.val() & self.cur_need_done.q.val() {
             self.done_full.d.next = true;
-            self.done_id.d.next = self.s_job_id.val();
-            self.done_len.d.next = self.s_job_length.val();
-            self.done_cookie.d.next = self.s_job_cookie.val();
-            self.done_index.d.next = self.s_job_index.val();
+            self.done_id.d.next = self.cur_id.q.val();
+            self.done_len.d.next = self.cur_length.q.val();
+            self.done_cookie.d.next = self.cur_cookie.q.val();
+            self.done_index.d.next = self.cur_index.q.val();
         }
         if self.reset.val() {
             self.beat.d.next = self.c_zero16.val();
+            self.cur_valid.d.next = false;
+            self.a_valid.d.next = false;
             self.done_full.d.next = false;
             self.n_frames.d.next = self.c_zero32.val();
         }

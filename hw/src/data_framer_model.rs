@@ -2,9 +2,10 @@
 //! [`crate::data_framer::DataFramer512`] and its Verilator co-simulation in `homa-sim`: seeded
 //! random jobs (every header field random, payloads of 1 B to 9000 B), a DMA read server that
 //! delivers each job's payload from lane 26 with garbage around it and random gaps,
-//! back-pressure on the frames and on `TX_DONE`. Every frame must equal
+//! back-pressure on the frames and on `TX_DONE`, jobs offered with gaps. Every frame must equal
 //! [`reference_frame`] (`proto::wire`'s DATA, byte for byte), and every message's last
-//! frame (without NO_COMPLETION) must post one `TX_DONE`, in order.
+//! frame (without NO_COMPLETION) must post one `TX_DONE`, in order. The framer holds two jobs
+//! at most, and with nothing pushing back its frames follow back to back (one cycle a beat).
 
 use crate::data_framer::{DataHeader, PAYLOAD_LANE, reference_frame};
 use crate::parser_model::Rng;
@@ -151,9 +152,13 @@ pub fn run<D: FramerPorts>(dut: &mut D, seed: u64, n: u32) -> Result<FramerStats
         ip: rng.next_u64() as u32,
         cutoff_version: rng.next_u64() as u16,
     };
-    let (tready_pct, pay_pct, done_pct) = match rng.below(3) {
-        0 => (100, 100, 100),
-        1 => (70, 80, 50),
+    // Four modes by the seed, so that four seeds in a row cover them all: nothing pushing
+    // back (frames must then follow back to back), jobs with gaps, and two levels of
+    // back-pressure.
+    let mode = seed % 4;
+    let (tready_pct, pay_pct, done_pct) = match mode {
+        0 | 1 => (100, 100, 100),
+        2 => (70, 80, 50),
         _ => (40, 50, 10),
     };
     dut.reset();
@@ -174,20 +179,39 @@ pub fn run<D: FramerPorts>(dut: &mut D, seed: u64, n: u32) -> Result<FramerStats
         .filter(|(j, _)| j.last && !j.no_completion)
         .map(|(j, _)| (j.id, j.length, j.cookie, j.index))
         .collect();
+    // `head`: the job whose frame is being checked; `next`: the next job to offer (the
+    // framer holds the ones between, and may take the next with a frame's last
+    // beat; it holds two at most). Jobs are offered with gaps, so the framer also starts from
+    // empty.
     let mut head = 0usize;
+    let mut next = 0usize;
+    let job_pct = if mode == 1 { 60 } else { 100 };
     let mut frame: Vec<u8> = Vec::new();
     let mut st = FramerStats::default();
+    // With nothing pushing back, frames must follow back to back: one cycle per beat, plus
+    // the two that take the first job through the framer's two stages.
+    let unthrottled = mode == 0;
+    let beats: u64 = jobs
+        .iter()
+        .map(|(j, _)| u64::from((PAYLOAD_LANE as u32 + 64 + j.len).div_ceil(64)))
+        .sum();
     let limit = 200 * u64::from(n) + 10_000;
     while head < jobs.len() || !want_dones.is_empty() {
         let offer = FramerOffer {
             cfg,
-            job: jobs.get(head).map(|(j, _)| *j),
+            job: jobs
+                .get(next)
+                .map(|(j, _)| *j)
+                .filter(|_| rng.chance(job_pct)),
             pay: dma.front().copied().filter(|_| rng.chance(pay_pct)),
             tready: rng.chance(tready_pct),
             done_ready: rng.chance(done_pct),
         };
         let a = dut.drive(&offer);
         let ctx = format!("seed {seed:#x}, cycle {}, job {head}", st.cycles);
+        if a.beat.is_some() && head >= next {
+            return Err(format!("{ctx}: a beat offered with no job taken"));
+        }
         if a.beat.is_some() && frame.is_empty() && offer.pay.is_none() {
             // A frame started before its payload would hold the MAC port (and underrun it)
             // for as long as the DMA read takes.
@@ -212,18 +236,28 @@ pub fn run<D: FramerPorts>(dut: &mut D, seed: u64, n: u32) -> Result<FramerStats
                         want.len()
                     ));
                 }
-                if !a.job_ready {
-                    return Err(format!("{ctx}: last beat taken without the job"));
-                }
                 st.frames += 1;
                 st.bytes += frame.len() as u64;
                 frame.clear();
                 head += 1;
-            } else if a.job_ready {
-                return Err(format!("{ctx}: job consumed before its last beat"));
+                if unthrottled && head == jobs.len() && st.cycles + 1 > beats + 2 {
+                    return Err(format!(
+                        "{ctx}: {} cycles for {beats} beats with nothing pushing back: \
+                         frames do not follow back to back",
+                        st.cycles + 1
+                    ));
+                }
             }
-        } else if a.job_ready {
-            return Err(format!("{ctx}: job consumed without a beat taken"));
+        }
+        if a.job_ready && offer.job.is_some() {
+            next += 1;
+        }
+        if next > head + 2 {
+            return Err(format!(
+                "{ctx}: the framer took job {} while jobs {head} and {} are not framed",
+                next - 1,
+                head + 1
+            ));
         }
         if a.pay_ready && offer.pay.is_some() {
             dma.pop_front();

@@ -414,7 +414,7 @@ impl Logic for TxEngine512 {
         self.m_done_cookie.next = self.framer.m_done_cookie.val();
         self.m_done_index.next = self.framer.m_done_index.val();
         self.frames.next = self.framer.frames.val();
-        self.pop.next = self.framer.s_job_ready.val();
+        self.pop.next = self.framer.s_job_ready.val() & (self.count.q.val() != self.c_zero5.val());
         if self.push.val() {
             self.wr.d.next = self.wr.q.val() + self.c_one4.val();
         }

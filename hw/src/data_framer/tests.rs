@@ -95,6 +95,6 @@ fn template__is_the_90_byte_data_header() {
 fn data_framer__frames_match_proto_wire_under_back_pressure() {
     let seed = seed_from_env(0xda7a_0001);
     let n = if cfg!(debug_assertions) { 40 } else { 300 };
-    data_framer_model::run_seeds("data framer (rust-hdl)", Bench::new, seed, 3, n)
+    data_framer_model::run_seeds("data framer (rust-hdl)", Bench::new, seed, 4, n)
         .unwrap_or_else(|e| panic!("{e}"));
 }
