@@ -195,6 +195,9 @@ pub struct HostStats {
 }
 
 /// Where the rings live (clear of the buffers, which lie below 2^40).
+/// Idle cycles, with packets left, that mean the block is stuck: a drought of buffers lasts
+/// under 400 cycles and a read under 65.
+const STALL_CYCLES: u64 = 20_000;
 const RX_RING: u64 = 0x7f00_0000_0000;
 const CQ_RING: u64 = 0x7f10_0000_0000;
 
@@ -399,6 +402,8 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     for (i, f) in all.iter().enumerate() {
         pay_queue.extend(beats_of(f).into_iter().map(|b| (i, b)));
     }
+    // The cycle budget, fixed from the start: 60 per packet and per payload beat.
+    let budget = 60 * (frames + pay_queue.len() as u64) + 200_000;
     let rx_log2 = 1 + rng.below(6) as u8;
     let cq_log2 = 1 + rng.below(5) as u8;
     let mut host = Host {
@@ -449,10 +454,14 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             dones += 1;
         }
         stats.cycles += 1;
-        if stats.cycles > 60 * (frames + pay_queue.len() as u64) + 200_000 {
+        // Stuck: nothing moved for far longer than any drought or read takes; or, moving,
+        // far slower than the frames' beats allow (a livelock).
+        if (quiet > STALL_CYCLES && (next_header < all.len() || !pay_queue.is_empty()))
+            || stats.cycles > budget
+        {
             return Err(fail(format!(
-                "no progress after {} cycles (header {next_header} of {}, {} beats left, \
-                 {counters:?})",
+                "no progress: {} cycles, {quiet} of them idle, budget {budget} (header \
+                 {next_header} of {}, {} beats left, {counters:?})",
                 stats.cycles,
                 all.len(),
                 pay_queue.len()

@@ -470,12 +470,15 @@ pub fn run<D: DmaPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<RunStats,
     let mut cur_buffer: Option<Option<u32>> = None;
     let mut stats = RunStats::default();
     let mut drought = 0u64;
+    // The cycle budget, fixed from the start: 40 per packet and per payload beat.
+    let budget = 40 * (frames + pay_queue.len() as u64) + 100_000;
     dut.reset();
     while next_header < all.len() || !pay_queue.is_empty() {
         stats.cycles += 1;
-        if stats.cycles > 40 * (frames + pay_queue.len() as u64) + 100_000 {
+        if stats.cycles > budget {
             return Err(fail(format!(
-                "no progress after {} cycles (header {next_header} of {}, {} beats left)",
+                "no progress: {} cycles, over the budget of {budget} (header {next_header} of \
+                 {}, {} beats left)",
                 stats.cycles,
                 all.len(),
                 pay_queue.len()
