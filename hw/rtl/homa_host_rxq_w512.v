@@ -39,6 +39,8 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     localparam  c_st_bad = 8'h5;
     localparam  c_st_oob = 8'h1;
     localparam  c_zero5 = 5'b0;
+    localparam  c_zero3 = 3'b0;
+    localparam  c_four3 = 3'b100;
     localparam  c_max_log2 = 5'b10000;
     localparam  c_zero32 = 32'h0;
     localparam  c_one32 = 32'h1;
@@ -232,16 +234,31 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     reg  [31:0] n_bad$d;
     wire  [31:0] n_bad$q;
     reg  n_bad$clock;
+    reg  [4:0] log2_q$d;
+    wire  [4:0] log2_q$q;
+    reg  log2_q$clock;
+    reg  on_q$d;
+    wire  on_q$q;
+    reg  on_q$clock;
+    reg  [31:0] size_q$d;
+    wire  [31:0] size_q$q;
+    reg  size_q$clock;
+    reg  [31:0] mask_q$d;
+    wire  [31:0] mask_q$q;
+    reg  mask_q$clock;
     
     // Local signals
+    reg  settled;
+    reg  [2:0] a4;
+    reg  [2:0] e4;
+    reg  [2:0] s4;
+    reg  [2:0] n3;
     reg  on;
     reg  [31:0] size;
     reg  [31:0] slot;
     reg  [31:0] avail;
     reg  [31:0] to_end;
     reg  [31:0] space;
-    reg  [31:0] n1;
-    reg  [31:0] n2;
     reg  [31:0] n;
     reg  [63:0] off64;
     reg  issue;
@@ -485,6 +502,26 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         .q(n_bad$q),
         .clock(n_bad$clock)
     );
+    homa_host_rxq_w512$log2_q log2_q(
+        .d(log2_q$d),
+        .q(log2_q$q),
+        .clock(log2_q$clock)
+    );
+    homa_host_rxq_w512$on_q on_q(
+        .d(on_q$d),
+        .q(on_q$q),
+        .clock(on_q$clock)
+    );
+    homa_host_rxq_w512$size_q size_q(
+        .d(size_q$d),
+        .q(size_q$q),
+        .clock(size_q$clock)
+    );
+    homa_host_rxq_w512$mask_q mask_q(
+        .d(mask_q$d),
+        .q(mask_q$q),
+        .clock(mask_q$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -500,6 +537,10 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         rq_wr$clock = clock;
         rq_rd$clock = clock;
         n_bad$clock = clock;
+        log2_q$clock = clock;
+        on_q$clock = clock;
+        size_q$clock = clock;
+        mask_q$clock = clock;
         fetch$d = fetch$q;
         got$d = got$q;
         count$d = count$q;
@@ -512,6 +553,10 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         rq_wr$d = rq_wr$q;
         rq_rd$d = rq_rd$q;
         n_bad$d = n_bad$q;
+        log2_q$d = log2_q$q;
+        on_q$d = on_q$q;
+        size_q$d = size_q$q;
+        mask_q$d = mask_q$q;
         rq$0$clock = clock;
         rq$0$d = rq$0$q;
         rq$1$clock = clock;
@@ -546,30 +591,55 @@ module homa_host_rxq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         rq$15$d = rq$15$q;
         on = (cfg_log2 != c_zero5) & (cfg_log2 <= c_max_log2);
         size = c_one32 << cfg_log2;
-        slot = fetch$q & (size - c_one32);
+        log2_q$d = cfg_log2;
+        on_q$d = on;
+        size_q$d = size;
+        mask_q$d = size - c_one32;
+        settled = log2_q$q == cfg_log2;
+        slot = fetch$q & mask_q$q;
         avail = cfg_producer - fetch$q;
-        if (avail > size) begin
-            avail = c_zero32;
-        end
-        to_end = size - slot;
+        to_end = size_q$q - slot;
         space = c_fifo - count$q - inflight$q;
-        n1 = c_four;
+        a4 = c_four3;
         if (avail < c_four) begin
-            n1 = avail;
+            a4 = avail[(32'h0)+:(3)];
         end
-        n2 = n1;
-        if (to_end < n1) begin
-            n2 = to_end;
+        if (avail > size_q$q) begin
+            a4 = c_zero3;
         end
-        n = n2;
-        if (space < n2) begin
-            n = space;
+        e4 = c_four3;
+        if (to_end < c_four) begin
+            e4 = to_end[(32'h0)+:(3)];
+        end
+        s4 = c_four3;
+        if (space < c_four) begin
+            s4 = space[(32'h0)+:(3)];
+        end
+        n3 = s4;
+        if (e4 <= s4) begin
+            n3 = e4;
+        end
+        if ((a4 <= e4) & (a4 <= s4)) begin
+            n3 = a4;
+        end
+        n = c_zero32;
+        if (n3 == c_n3$0) begin
+            n = c_n32$0;
+        end
+        if (n3 == c_n3$1) begin
+            n = c_n32$1;
+        end
+        if (n3 == c_n3$2) begin
+            n = c_n32$2;
+        end
+        if (n3 == c_n3$3) begin
+            n = c_n32$3;
         end
         off64[(64'h0)+:(32)] = slot << c_shift16;
         off64[(64'h20)+:(32)] = c_zero32;
         m_rd_addr = cfg_base + ((off64) & 64'hffffffffffffffff);
         m_rd_len = n << c_shift16;
-        m_rd_valid = on & (n != c_zero32) & (reqs$q < c_reads) & ~cfg_clear & ~reset;
+        m_rd_valid = on_q$q & settled & (n3 != c_zero3) & (reqs$q < c_reads) & ~cfg_clear & ~reset;
         issue = m_rd_valid & m_rd_ready;
         rn3 = rq$0$q;
         if (rq_rd$q == c_r4$1) begin
@@ -1165,6 +1235,44 @@ module homa_host_rxq_w512$inflight(d,q,clock);
 endmodule // homa_host_rxq_w512$inflight
 
 
+module homa_host_rxq_w512$log2_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$log2_q
+
+
+module homa_host_rxq_w512$mask_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$mask_q
+
+
 module homa_host_rxq_w512$n_bad(d,q,clock);
     
     // Module arguments
@@ -1182,6 +1290,25 @@ module homa_host_rxq_w512$n_bad(d,q,clock);
     end
           
 endmodule // homa_host_rxq_w512$n_bad
+
+
+module homa_host_rxq_w512$on_q(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$on_q
 
 
 module homa_host_rxq_w512$popped(d,q,clock);
@@ -1581,6 +1708,25 @@ module homa_host_rxq_w512$rq_wr(d,q,clock);
     end
           
 endmodule // homa_host_rxq_w512$rq_wr
+
+
+module homa_host_rxq_w512$size_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rxq_w512$size_q
 
 
 module homa_host_rxq_w512$st_bank$0(clock,read_address,read_data,write_address,write_data,write_enable);

@@ -17,7 +17,9 @@
 //! one write each, and the head is one bank's combinational read.
 //!
 //! Reads never cross the ring's end and never run ahead of the producer; the FIFO space is
-//! reserved when a read is issued, so responses are always taken. `consumer` (`rx_consumer`)
+//! reserved when a read is issued, so responses are always taken. The ring's size and index
+//! mask are registered from `cfg_log2` (off the read's path); no read is issued in the cycle
+//! they lag it. `consumer` (`rx_consumer`)
 //! counts descriptors whose read has returned: the host may reuse those slots.
 //!
 //! A descriptor the engine must not use is refused: it leaves the FIFO, in ring order, on
@@ -120,14 +122,24 @@ pub struct RxRing512 {
     bank: [LutRam<Bits<128>, 4>; RX_RING_BATCH],
     st_bank: [LutRam<Bits<8>, 4>; RX_RING_BATCH],
     n_bad: DFF<Bits<32>>,
+    /// The ring's size and index mask, registered from `cfg_log2` (a cycle behind it: no
+    /// read is issued while they differ).
+    log2_q: DFF<Bits<5>>,
+    on_q: DFF<Bit>,
+    size_q: DFF<Bits<32>>,
+    mask_q: DFF<Bits<32>>,
+    settled: Signal<Local, Bit>,
+    /// What the read may take, each clamped to 4 (3 bits): posted, to the ring's end, FIFO space.
+    a4: Signal<Local, Bits<3>>,
+    e4: Signal<Local, Bits<3>>,
+    s4: Signal<Local, Bits<3>>,
+    n3: Signal<Local, Bits<3>>,
     on: Signal<Local, Bit>,
     size: Signal<Local, Bits<32>>,
     slot: Signal<Local, Bits<32>>,
     avail: Signal<Local, Bits<32>>,
     to_end: Signal<Local, Bits<32>>,
     space: Signal<Local, Bits<32>>,
-    n1: Signal<Local, Bits<32>>,
-    n2: Signal<Local, Bits<32>>,
     n: Signal<Local, Bits<32>>,
     off64: Signal<Local, Lo32Hi32>,
     issue: Signal<Local, Bit>,
@@ -154,6 +166,8 @@ pub struct RxRing512 {
     c_st_bad: Constant<Bits<8>>,
     c_st_oob: Constant<Bits<8>>,
     c_zero5: Constant<Bits<5>>,
+    c_zero3: Constant<Bits<3>>,
+    c_four3: Constant<Bits<3>>,
     c_max_log2: Constant<Bits<5>>,
     c_zero32: Constant<Bits<32>>,
     c_one32: Constant<Bits<32>>,
@@ -228,14 +242,21 @@ impl RxRing512 {
             bank: std::array::from_fn(|_| LutRam::default()),
             st_bank: std::array::from_fn(|_| LutRam::default()),
             n_bad: DFF::default(),
+            log2_q: DFF::default(),
+            on_q: DFF::default(),
+            size_q: DFF::default(),
+            mask_q: DFF::default(),
+            settled: Signal::default(),
+            a4: Signal::default(),
+            e4: Signal::default(),
+            s4: Signal::default(),
+            n3: Signal::default(),
             on: Signal::default(),
             size: Signal::default(),
             slot: Signal::default(),
             avail: Signal::default(),
             to_end: Signal::default(),
             space: Signal::default(),
-            n1: Signal::default(),
-            n2: Signal::default(),
             n: Signal::default(),
             off64: Signal::default(),
             issue: Signal::default(),
@@ -261,6 +282,8 @@ impl RxRing512 {
             c_st_bad: k(Status::BadDescriptor as u64),
             c_st_oob: k(Status::OutOfBounds as u64),
             c_zero5: k(0),
+            c_zero3: k(0),
+            c_four3: k(RX_RING_BATCH as u64),
             c_max_log2: k(16),
             c_zero32: k(0),
             c_one32: k(1),
@@ -326,43 +349,64 @@ impl Logic for RxRing512 {
     fn update(&mut self) {
         dff_setup!(
             self, clock, fetch, got, count, inflight, reqs, discard, wr, rd, popped, rq_wr, rq_rd,
-            n_bad
+            n_bad, log2_q, on_q, size_q, mask_q
         );
         for i in 0..RX_RING_READS {
             self.rq[i].clock.next = self.clock.val();
             self.rq[i].d.next = self.rq[i].q.val();
         }
-        // The next read: up to 4 descriptors, within what is posted, the ring's end and the
-        // FIFO space not yet promised.
+        // The ring's size from the configuration, registered.
         self.on.next = (self.cfg_log2.val() != self.c_zero5.val())
             & (self.cfg_log2.val() <= self.c_max_log2.val());
         self.size.next = self.c_one32.val() << self.cfg_log2.val();
-        self.slot.next = self.fetch.q.val() & (self.size.val() - self.c_one32.val());
+        self.log2_q.d.next = self.cfg_log2.val();
+        self.on_q.d.next = self.on.val();
+        self.size_q.d.next = self.size.val();
+        self.mask_q.d.next = self.size.val() - self.c_one32.val();
+        self.settled.next = self.log2_q.q.val() == self.cfg_log2.val();
+        // The next read: up to 4 descriptors, within what is posted, the ring's end and the
+        // FIFO space not yet promised; each bound clamped to 4 on its own, then the least.
+        self.slot.next = self.fetch.q.val() & self.mask_q.q.val();
         self.avail.next = self.cfg_producer.val() - self.fetch.q.val();
-        if self.avail.val() > self.size.val() {
-            // A producer beyond the ring (a host fault): nothing is posted.
-            self.avail.next = self.c_zero32.val();
-        }
-        self.to_end.next = self.size.val() - self.slot.val();
+        self.to_end.next = self.size_q.q.val() - self.slot.val();
         self.space.next = self.c_fifo.val() - self.count.q.val() - self.inflight.q.val();
-        self.n1.next = self.c_four.val();
+        self.a4.next = self.c_four3.val();
         if self.avail.val() < self.c_four.val() {
-            self.n1.next = self.avail.val();
+            self.a4.next = self.avail.val().get_bits::<3>(0);
         }
-        self.n2.next = self.n1.val();
-        if self.to_end.val() < self.n1.val() {
-            self.n2.next = self.to_end.val();
+        if self.avail.val() > self.size_q.q.val() {
+            // A producer beyond the ring (a host fault): nothing is posted.
+            self.a4.next = self.c_zero3.val();
         }
-        self.n.next = self.n2.val();
-        if self.space.val() < self.n2.val() {
-            self.n.next = self.space.val();
+        self.e4.next = self.c_four3.val();
+        if self.to_end.val() < self.c_four.val() {
+            self.e4.next = self.to_end.val().get_bits::<3>(0);
+        }
+        self.s4.next = self.c_four3.val();
+        if self.space.val() < self.c_four.val() {
+            self.s4.next = self.space.val().get_bits::<3>(0);
+        }
+        self.n3.next = self.s4.val();
+        if self.e4.val() <= self.s4.val() {
+            self.n3.next = self.e4.val();
+        }
+        if (self.a4.val() <= self.e4.val()) & (self.a4.val() <= self.s4.val()) {
+            self.n3.next = self.a4.val();
+        }
+        // Zero-extended (a cast would not be width-clean Verilog): 0 to 4.
+        self.n.next = self.c_zero32.val();
+        for v in 0..RX_RING_BATCH {
+            if self.n3.val() == self.c_n3[v].val() {
+                self.n.next = self.c_n32[v].val();
+            }
         }
         self.off64.next.lo = self.slot.val() << self.c_shift16.val();
         self.off64.next.hi = self.c_zero32.val();
         self.m_rd_addr.next = self.cfg_base.val() + Bits::<64>::from(self.off64.val());
         self.m_rd_len.next = self.n.val() << self.c_shift16.val();
-        self.m_rd_valid.next = self.on.val()
-            & (self.n.val() != self.c_zero32.val())
+        self.m_rd_valid.next = self.on_q.q.val()
+            & self.settled.val()
+            & (self.n3.val() != self.c_zero3.val())
             & (self.reqs.q.val() < self.c_reads.val())
             & !self.cfg_clear.val()
             & !self.reset.val();
