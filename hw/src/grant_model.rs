@@ -7,8 +7,8 @@
 //! calling [`homa_proto::policy`] (`choose_active`, `window`, `grant_target`,
 //! `sched_priority`) exactly as `core::grant::update_grants` does. [`Traffic`] makes
 //! closed-loop DATA traffic: many interleaved messages of 1 B to 1 MB from a few peers,
-//! each sent only up to what it has been granted, with losses repaired later, duplicates and
-//! reordering; it turns each packet into the block's event (`new` counted by a range set, as
+//! each sent only up to what it has been granted, with losses repaired later, duplicates,
+//! repairs cut across packet boundaries and reordering; it turns each packet into the block's event (`new` counted by a range set, as
 //! `core` counts it).
 
 use crate::grant::DECISION_CYCLES;
@@ -340,7 +340,21 @@ impl Traffic {
             let dup = self.rng.chance(3);
             let retransmit = self.rng.chance(30);
             let lose = self.rng.chance(4);
+            let straddle = self.rng.chance(5);
+            let (r_off, r_len) = (self.rng.next_u64(), 1 + self.rng.below(3 * u64::from(seg)));
             let s = &mut self.senders[i];
+            let top = s.granted.min(s.ev.length);
+            if straddle && top > 0 {
+                // A packet cut elsewhere (a RESEND's exact byte range, re-cut by the sender):
+                // any range of the bytes the sender may send, across packet boundaries, the
+                // receiver's ranges and its holes.
+                let offset = (r_off % u64::from(top)) as u32;
+                let end = (u64::from(offset) + r_len).min(u64::from(top)) as u32;
+                return Some(Packet {
+                    ev: Event { end, ..s.ev },
+                    offset,
+                });
+            }
             let offset = if dup && !s.sent.is_empty() {
                 s.sent[self.rng.below(s.sent.len() as u64) as usize]
             } else if retransmit && !s.lost.is_empty() || s.next >= s.granted {
