@@ -127,10 +127,18 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     reg  hit;
     reg  live_other;
     reg  [31:0] plen;
-    reg  [31:0] ov0_lo;
-    reg  [31:0] ov0_hi;
-    reg  [31:0] ov1_lo;
-    reg  [31:0] ov1_hi;
+    reg  lo_a0;
+    reg  hi_b0;
+    reg  pos0;
+    reg  [31:0] d_ba0;
+    reg  [31:0] d_bo0;
+    reg  [31:0] d_ea0;
+    reg  lo_a1;
+    reg  hi_b1;
+    reg  pos1;
+    reg  [31:0] d_ba1;
+    reg  [31:0] d_bo1;
+    reg  [31:0] d_ea1;
     reg  [31:0] ov0;
     reg  [31:0] ov1;
     reg  t0;
@@ -311,29 +319,43 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         hit = e[(64'h0)+:(1)] & (e[(64'h3)+:(32)] == s1_peer$q) & (e[(64'h23)+:(64)] == s1_id$q);
         live_other = e[(64'h0)+:(1)] & ~e[(64'h1)+:(1)] & ~hit;
         plen = s1_end$q - s1_offset$q;
-        ov0_lo = s1_offset$q;
-        if (e[(64'ha3)+:(32)] > s1_offset$q) begin
-            ov0_lo = e[(64'ha3)+:(32)];
-        end
-        ov0_hi = s1_end$q;
-        if (e[(64'hc3)+:(32)] < s1_end$q) begin
-            ov0_hi = e[(64'hc3)+:(32)];
-        end
+        lo_a0 = e[(64'ha3)+:(32)] > s1_offset$q;
+        hi_b0 = e[(64'hc3)+:(32)] < s1_end$q;
+        d_ba0 = e[(64'hc3)+:(32)] - e[(64'ha3)+:(32)];
+        d_bo0 = e[(64'hc3)+:(32)] - s1_offset$q;
+        d_ea0 = s1_end$q - e[(64'ha3)+:(32)];
+        pos0 = (e[(64'hc3)+:(32)] > e[(64'ha3)+:(32)]) & (e[(64'hc3)+:(32)] > s1_offset$q) & (s1_end$q > e[(64'ha3)+:(32)]) & (s1_end$q > s1_offset$q);
         ov0 = c_zero32;
-        if (ov0_hi > ov0_lo) begin
-            ov0 = ov0_hi - ov0_lo;
+        if (pos0) begin
+            ov0 = plen;
+            if (hi_b0 & lo_a0) begin
+                ov0 = d_ba0;
+            end
+            if (hi_b0 & ~lo_a0) begin
+                ov0 = d_bo0;
+            end
+            if (~hi_b0 & lo_a0) begin
+                ov0 = d_ea0;
+            end
         end
-        ov1_lo = s1_offset$q;
-        if (e[(64'he3)+:(32)] > s1_offset$q) begin
-            ov1_lo = e[(64'he3)+:(32)];
-        end
-        ov1_hi = s1_end$q;
-        if (e[(64'h103)+:(32)] < s1_end$q) begin
-            ov1_hi = e[(64'h103)+:(32)];
-        end
+        lo_a1 = e[(64'he3)+:(32)] > s1_offset$q;
+        hi_b1 = e[(64'h103)+:(32)] < s1_end$q;
+        d_ba1 = e[(64'h103)+:(32)] - e[(64'he3)+:(32)];
+        d_bo1 = e[(64'h103)+:(32)] - s1_offset$q;
+        d_ea1 = s1_end$q - e[(64'he3)+:(32)];
+        pos1 = (e[(64'h103)+:(32)] > e[(64'he3)+:(32)]) & (e[(64'h103)+:(32)] > s1_offset$q) & (s1_end$q > e[(64'he3)+:(32)]) & (s1_end$q > s1_offset$q);
         ov1 = c_zero32;
-        if (e[(64'h2)+:(1)] & (ov1_hi > ov1_lo)) begin
-            ov1 = ov1_hi - ov1_lo;
+        if (e[(64'h2)+:(1)] & pos1) begin
+            ov1 = plen;
+            if (hi_b1 & lo_a1) begin
+                ov1 = d_ba1;
+            end
+            if (hi_b1 & ~lo_a1) begin
+                ov1 = d_bo1;
+            end
+            if (~hi_b1 & lo_a1) begin
+                ov1 = d_ea1;
+            end
         end
         t0 = (s1_offset$q <= e[(64'hc3)+:(32)]) & (s1_end$q >= e[(64'ha3)+:(32)]);
         t1 = e[(64'h2)+:(1)] & (s1_offset$q <= e[(64'h103)+:(32)]) & (s1_end$q >= e[(64'he3)+:(32)]);

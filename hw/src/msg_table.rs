@@ -152,10 +152,18 @@ pub struct MsgTable<const A: usize> {
     hit: Signal<Local, Bit>,
     live_other: Signal<Local, Bit>,
     plen: Signal<Local, Bits<32>>,
-    ov0_lo: Signal<Local, Bits<32>>,
-    ov0_hi: Signal<Local, Bits<32>>,
-    ov1_lo: Signal<Local, Bits<32>>,
-    ov1_hi: Signal<Local, Bits<32>>,
+    lo_a0: Signal<Local, Bit>,
+    hi_b0: Signal<Local, Bit>,
+    pos0: Signal<Local, Bit>,
+    d_ba0: Signal<Local, Bits<32>>,
+    d_bo0: Signal<Local, Bits<32>>,
+    d_ea0: Signal<Local, Bits<32>>,
+    lo_a1: Signal<Local, Bit>,
+    hi_b1: Signal<Local, Bit>,
+    pos1: Signal<Local, Bit>,
+    d_ba1: Signal<Local, Bits<32>>,
+    d_bo1: Signal<Local, Bits<32>>,
+    d_ea1: Signal<Local, Bits<32>>,
     ov0: Signal<Local, Bits<32>>,
     ov1: Signal<Local, Bits<32>>,
     t0: Signal<Local, Bit>,
@@ -246,10 +254,18 @@ impl<const A: usize> MsgTable<A> {
             hit: Signal::default(),
             live_other: Signal::default(),
             plen: Signal::default(),
-            ov0_lo: Signal::default(),
-            ov0_hi: Signal::default(),
-            ov1_lo: Signal::default(),
-            ov1_hi: Signal::default(),
+            lo_a0: Signal::default(),
+            hi_b0: Signal::default(),
+            pos0: Signal::default(),
+            d_ba0: Signal::default(),
+            d_bo0: Signal::default(),
+            d_ea0: Signal::default(),
+            lo_a1: Signal::default(),
+            hi_b1: Signal::default(),
+            pos1: Signal::default(),
+            d_ba1: Signal::default(),
+            d_bo1: Signal::default(),
+            d_ea1: Signal::default(),
             ov0: Signal::default(),
             ov1: Signal::default(),
             t0: Signal::default(),
@@ -377,30 +393,53 @@ impl<const A: usize> Logic for MsgTable<A> {
             & (self.e.val().id == self.s1_id.q.val());
         self.live_other.next = self.e.val().valid & !self.e.val().done & !self.hit.val();
         self.plen.next = self.s1_end.q.val() - self.s1_offset.q.val();
-        // Overlap of [offset, end) with each range, and whether it touches them.
-        self.ov0_lo.next = self.s1_offset.q.val();
-        if self.e.val().a0 > self.s1_offset.q.val() {
-            self.ov0_lo.next = self.e.val().a0;
-        }
-        self.ov0_hi.next = self.s1_end.q.val();
-        if self.e.val().b0 < self.s1_end.q.val() {
-            self.ov0_hi.next = self.e.val().b0;
-        }
+        // Overlap of [offset, end) with each range [a, b): min(b, end) - max(a, offset) when
+        // positive. The four differences it can be are worked out beside the compares that
+        // pick one (not after them), and it is positive when each of b and end lies above
+        // each of a and offset.
+        self.lo_a0.next = self.e.val().a0 > self.s1_offset.q.val();
+        self.hi_b0.next = self.e.val().b0 < self.s1_end.q.val();
+        self.d_ba0.next = self.e.val().b0 - self.e.val().a0;
+        self.d_bo0.next = self.e.val().b0 - self.s1_offset.q.val();
+        self.d_ea0.next = self.s1_end.q.val() - self.e.val().a0;
+        self.pos0.next = (self.e.val().b0 > self.e.val().a0)
+            & (self.e.val().b0 > self.s1_offset.q.val())
+            & (self.s1_end.q.val() > self.e.val().a0)
+            & (self.s1_end.q.val() > self.s1_offset.q.val());
         self.ov0.next = self.c_zero32.val();
-        if self.ov0_hi.val() > self.ov0_lo.val() {
-            self.ov0.next = self.ov0_hi.val() - self.ov0_lo.val();
+        if self.pos0.val() {
+            self.ov0.next = self.plen.val();
+            if self.hi_b0.val() & self.lo_a0.val() {
+                self.ov0.next = self.d_ba0.val();
+            }
+            if self.hi_b0.val() & !self.lo_a0.val() {
+                self.ov0.next = self.d_bo0.val();
+            }
+            if !self.hi_b0.val() & self.lo_a0.val() {
+                self.ov0.next = self.d_ea0.val();
+            }
         }
-        self.ov1_lo.next = self.s1_offset.q.val();
-        if self.e.val().a1 > self.s1_offset.q.val() {
-            self.ov1_lo.next = self.e.val().a1;
-        }
-        self.ov1_hi.next = self.s1_end.q.val();
-        if self.e.val().b1 < self.s1_end.q.val() {
-            self.ov1_hi.next = self.e.val().b1;
-        }
+        self.lo_a1.next = self.e.val().a1 > self.s1_offset.q.val();
+        self.hi_b1.next = self.e.val().b1 < self.s1_end.q.val();
+        self.d_ba1.next = self.e.val().b1 - self.e.val().a1;
+        self.d_bo1.next = self.e.val().b1 - self.s1_offset.q.val();
+        self.d_ea1.next = self.s1_end.q.val() - self.e.val().a1;
+        self.pos1.next = (self.e.val().b1 > self.e.val().a1)
+            & (self.e.val().b1 > self.s1_offset.q.val())
+            & (self.s1_end.q.val() > self.e.val().a1)
+            & (self.s1_end.q.val() > self.s1_offset.q.val());
         self.ov1.next = self.c_zero32.val();
-        if self.e.val().r1v & (self.ov1_hi.val() > self.ov1_lo.val()) {
-            self.ov1.next = self.ov1_hi.val() - self.ov1_lo.val();
+        if self.e.val().r1v & self.pos1.val() {
+            self.ov1.next = self.plen.val();
+            if self.hi_b1.val() & self.lo_a1.val() {
+                self.ov1.next = self.d_ba1.val();
+            }
+            if self.hi_b1.val() & !self.lo_a1.val() {
+                self.ov1.next = self.d_bo1.val();
+            }
+            if !self.hi_b1.val() & self.lo_a1.val() {
+                self.ov1.next = self.d_ea1.val();
+            }
         }
         self.t0.next =
             (self.s1_offset.q.val() <= self.e.val().b0) & (self.s1_end.q.val() >= self.e.val().a0);
