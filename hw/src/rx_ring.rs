@@ -19,8 +19,8 @@
 //! Reads never cross the ring's end and never run ahead of the producer; the FIFO space is
 //! reserved when a read is issued, so responses are always taken. The ring's size and index
 //! mask are registered from `cfg_log2` (off the read's path); no read is issued in the cycle
-//! they lag it. `consumer` (`rx_consumer`)
-//! counts descriptors whose read has returned: the host may reuse those slots.
+//! they lag it. `consumer` (`rx_consumer`) counts descriptors whose read has returned: the
+//! host may reuse those slots.
 //!
 //! A descriptor the engine must not use is refused: it leaves the FIFO, in ring order, on
 //! `m_err_*` instead of `m_buf_*` (its id and index on `m_buf_id`/`m_buf_index`), so that it
