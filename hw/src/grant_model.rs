@@ -8,8 +8,8 @@
 //! `sched_priority`) exactly as `core::grant::update_grants` does. [`Traffic`] makes
 //! closed-loop DATA traffic: many interleaved messages of 1 B to 1 MB from a few peers,
 //! each sent only up to what it has been granted, with losses repaired later, duplicates,
-//! repairs cut across packet boundaries and reordering; it turns each packet into the block's event (`new` counted by a range set, as
-//! `core` counts it).
+//! repairs cut across packet boundaries and reordering; it turns each packet into the
+//! block's event (`new` counted by a range set, as `core` counts it).
 
 use crate::grant::DECISION_CYCLES;
 use crate::parser_model::Rng;
