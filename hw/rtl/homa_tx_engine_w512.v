@@ -100,12 +100,33 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
     reg  [31:0] sched$s_desc_bytes;
     reg  [63:0] sched$s_desc_cookie;
     reg  [31:0] sched$s_desc_index;
+    reg  sched$s_desc_resume;
+    reg  [31:0] sched$s_desc_granted;
+    reg  [2:0] sched$s_desc_sprio;
     reg  sched$s_grant_valid;
     wire  sched$s_grant_ready;
     reg  [31:0] sched$s_grant_peer;
     reg  [63:0] sched$s_grant_id;
     reg  [31:0] sched$s_grant_offset;
     reg  [2:0] sched$s_grant_priority;
+    wire  sched$m_grant_hit;
+    wire  [15:0] sched$waiting;
+    reg  sched$park_valid;
+    reg  [3:0] sched$park_slot;
+    wire  sched$park_ok;
+    wire  sched$park_no_completion;
+    wire  [15:0] sched$park_sport;
+    wire  [15:0] sched$park_dport;
+    wire  [63:0] sched$park_id;
+    wire  [31:0] sched$park_peer;
+    wire  [31:0] sched$park_length;
+    wire  [63:0] sched$park_iova;
+    wire  [63:0] sched$park_cookie;
+    wire  [31:0] sched$park_index;
+    wire  [31:0] sched$park_sent;
+    wire  [31:0] sched$park_left;
+    wire  [31:0] sched$park_granted;
+    wire  [2:0] sched$park_sprio;
     wire  sched$m_job_valid;
     reg  sched$m_job_ready;
     wire  [63:0] sched$m_job_addr;
@@ -127,6 +148,33 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
     wire  [15:0] sched$occupancy;
     wire  [31:0] sched$packets;
     wire  [31:0] sched$grants_unmatched;
+    reg  park$clock;
+    reg  park$reset;
+    reg  park$ring_valid;
+    reg  park$ring_cancel;
+    reg  [31:0] park$ring_peer;
+    reg  [63:0] park$ring_id;
+    wire  park$ring_ok;
+    reg  [15:0] park$sched_occupancy;
+    reg  park$g_valid;
+    reg  [31:0] park$g_peer;
+    reg  [63:0] park$g_id;
+    reg  [31:0] park$g_offset;
+    reg  [2:0] park$g_priority;
+    reg  park$sched_grant_hit;
+    reg  [15:0] park$waiting;
+    wire  park$park_valid;
+    wire  [3:0] park$park_slot;
+    reg  park$park_ok;
+    reg  [420:0] park$park_entry;
+    wire  park$r_valid;
+    wire  [420:0] park$r_entry;
+    wire  park$ro_valid;
+    wire  [31:0] park$ro_peer;
+    wire  [63:0] park$ro_id;
+    wire  [31:0] park$ro_offset;
+    wire  [2:0] park$ro_priority;
+    wire  [31:0] park$grants_resolved;
     reg  framer$clock;
     reg  framer$reset;
     reg  [47:0] framer$cfg_mac;
@@ -214,12 +262,33 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         .s_desc_bytes(sched$s_desc_bytes),
         .s_desc_cookie(sched$s_desc_cookie),
         .s_desc_index(sched$s_desc_index),
+        .s_desc_resume(sched$s_desc_resume),
+        .s_desc_granted(sched$s_desc_granted),
+        .s_desc_sprio(sched$s_desc_sprio),
         .s_grant_valid(sched$s_grant_valid),
         .s_grant_ready(sched$s_grant_ready),
         .s_grant_peer(sched$s_grant_peer),
         .s_grant_id(sched$s_grant_id),
         .s_grant_offset(sched$s_grant_offset),
         .s_grant_priority(sched$s_grant_priority),
+        .m_grant_hit(sched$m_grant_hit),
+        .waiting(sched$waiting),
+        .park_valid(sched$park_valid),
+        .park_slot(sched$park_slot),
+        .park_ok(sched$park_ok),
+        .park_no_completion(sched$park_no_completion),
+        .park_sport(sched$park_sport),
+        .park_dport(sched$park_dport),
+        .park_id(sched$park_id),
+        .park_peer(sched$park_peer),
+        .park_length(sched$park_length),
+        .park_iova(sched$park_iova),
+        .park_cookie(sched$park_cookie),
+        .park_index(sched$park_index),
+        .park_sent(sched$park_sent),
+        .park_left(sched$park_left),
+        .park_granted(sched$park_granted),
+        .park_sprio(sched$park_sprio),
         .m_job_valid(sched$m_job_valid),
         .m_job_ready(sched$m_job_ready),
         .m_job_addr(sched$m_job_addr),
@@ -241,6 +310,35 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         .occupancy(sched$occupancy),
         .packets(sched$packets),
         .grants_unmatched(sched$grants_unmatched)
+    );
+    homa_tx_engine_w512$park park(
+        .clock(park$clock),
+        .reset(park$reset),
+        .ring_valid(park$ring_valid),
+        .ring_cancel(park$ring_cancel),
+        .ring_peer(park$ring_peer),
+        .ring_id(park$ring_id),
+        .ring_ok(park$ring_ok),
+        .sched_occupancy(park$sched_occupancy),
+        .g_valid(park$g_valid),
+        .g_peer(park$g_peer),
+        .g_id(park$g_id),
+        .g_offset(park$g_offset),
+        .g_priority(park$g_priority),
+        .sched_grant_hit(park$sched_grant_hit),
+        .waiting(park$waiting),
+        .park_valid(park$park_valid),
+        .park_slot(park$park_slot),
+        .park_ok(park$park_ok),
+        .park_entry(park$park_entry),
+        .r_valid(park$r_valid),
+        .r_entry(park$r_entry),
+        .ro_valid(park$ro_valid),
+        .ro_peer(park$ro_peer),
+        .ro_id(park$ro_id),
+        .ro_offset(park$ro_offset),
+        .ro_priority(park$ro_priority),
+        .grants_resolved(park$grants_resolved)
     );
     homa_tx_engine_w512$framer framer(
         .clock(framer$clock),
@@ -327,7 +425,38 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         sched$cfg_cutoff5 = cfg_cutoff5;
         sched$cfg_cutoff6 = cfg_cutoff6;
         sched$cfg_cutoff7 = cfg_cutoff7;
-        sched$s_desc_valid = s_desc_valid;
+        park$clock = clock;
+        park$reset = reset;
+        park$ring_valid = s_desc_valid;
+        park$ring_cancel = s_desc_cancel;
+        park$ring_peer = s_desc_peer;
+        park$ring_id = s_desc_id;
+        park$sched_occupancy = sched$occupancy;
+        park$g_valid = s_grant_valid;
+        park$g_peer = s_grant_peer;
+        park$g_id = s_grant_id;
+        park$g_offset = s_grant_offset;
+        park$g_priority = s_grant_priority;
+        park$sched_grant_hit = sched$m_grant_hit;
+        park$waiting = sched$waiting;
+        park$park_ok = sched$park_ok;
+        park$park_entry[(64'h0)+:(1)] = 1'b1;
+        park$park_entry[(64'h1)+:(1)] = sched$park_no_completion;
+        park$park_entry[(64'h2)+:(16)] = sched$park_sport;
+        park$park_entry[(64'h12)+:(16)] = sched$park_dport;
+        park$park_entry[(64'h22)+:(64)] = sched$park_id;
+        park$park_entry[(64'h62)+:(32)] = sched$park_peer;
+        park$park_entry[(64'h82)+:(32)] = sched$park_length;
+        park$park_entry[(64'ha2)+:(64)] = sched$park_iova;
+        park$park_entry[(64'he2)+:(64)] = sched$park_cookie;
+        park$park_entry[(64'h122)+:(32)] = sched$park_index;
+        park$park_entry[(64'h142)+:(32)] = sched$park_sent;
+        park$park_entry[(64'h162)+:(32)] = sched$park_left;
+        park$park_entry[(64'h182)+:(32)] = sched$park_granted;
+        park$park_entry[(64'h1a2)+:(3)] = sched$park_sprio;
+        sched$park_valid = park$park_valid;
+        sched$park_slot = park$park_slot;
+        sched$s_desc_valid = s_desc_valid & park$ring_ok;
         sched$s_desc_retransmit = s_desc_retransmit;
         sched$s_desc_cancel = s_desc_cancel;
         sched$s_desc_no_completion = s_desc_no_completion;
@@ -341,16 +470,42 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         sched$s_desc_bytes = s_desc_bytes;
         sched$s_desc_cookie = s_desc_cookie;
         sched$s_desc_index = s_desc_index;
-        sched$s_grant_valid = s_grant_valid;
+        sched$s_desc_resume = 1'b0;
+        sched$s_desc_granted = park$r_entry[(64'h182)+:(32)];
+        sched$s_desc_sprio = park$r_entry[(64'h1a2)+:(3)];
+        if (park$r_valid) begin
+            sched$s_desc_valid = 1'b1;
+            sched$s_desc_retransmit = 1'b0;
+            sched$s_desc_cancel = ~park$r_entry[(64'h0)+:(1)];
+            sched$s_desc_resume = park$r_entry[(64'h0)+:(1)];
+            sched$s_desc_no_completion = park$r_entry[(64'h1)+:(1)];
+            sched$s_desc_sport = park$r_entry[(64'h2)+:(16)];
+            sched$s_desc_dport = park$r_entry[(64'h12)+:(16)];
+            sched$s_desc_id = park$r_entry[(64'h22)+:(64)];
+            sched$s_desc_peer = park$r_entry[(64'h62)+:(32)];
+            sched$s_desc_length = park$r_entry[(64'h82)+:(32)];
+            sched$s_desc_iova = park$r_entry[(64'ha2)+:(64)];
+            sched$s_desc_offset = park$r_entry[(64'h142)+:(32)];
+            sched$s_desc_bytes = park$r_entry[(64'h162)+:(32)];
+            sched$s_desc_cookie = park$r_entry[(64'he2)+:(64)];
+            sched$s_desc_index = park$r_entry[(64'h122)+:(32)];
+        end
+        sched$s_grant_valid = s_grant_valid | park$ro_valid;
         sched$s_grant_peer = s_grant_peer;
         sched$s_grant_id = s_grant_id;
         sched$s_grant_offset = s_grant_offset;
         sched$s_grant_priority = s_grant_priority;
-        s_desc_ready = sched$s_desc_ready;
+        if (~s_grant_valid) begin
+            sched$s_grant_peer = park$ro_peer;
+            sched$s_grant_id = park$ro_id;
+            sched$s_grant_offset = park$ro_offset;
+            sched$s_grant_priority = park$ro_priority;
+        end
+        s_desc_ready = sched$s_desc_ready & park$ring_ok;
         s_grant_ready = sched$s_grant_ready;
         occupancy = sched$occupancy;
         packets = sched$packets;
-        grants_unmatched = sched$grants_unmatched;
+        grants_unmatched = sched$grants_unmatched - park$grants_resolved;
         full = count$q == c_depth;
         m_rd_valid = sched$m_job_valid & ~full;
         m_rd_addr = sched$m_job_addr;
@@ -19432,6 +19587,986 @@ module homa_tx_engine_w512$framer$n_frames(d,q,clock);
 endmodule // homa_tx_engine_w512$framer$n_frames
 
 
+module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,sched_occupancy,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  ring_valid;
+    input wire  ring_cancel;
+    input wire  [31:0] ring_peer;
+    input wire  [63:0] ring_id;
+    output reg  ring_ok;
+    input wire  [15:0] sched_occupancy;
+    input wire  g_valid;
+    input wire  [31:0] g_peer;
+    input wire  [63:0] g_id;
+    input wire  [31:0] g_offset;
+    input wire  [2:0] g_priority;
+    input wire  sched_grant_hit;
+    input wire  [15:0] waiting;
+    output reg  park_valid;
+    output reg  [3:0] park_slot;
+    input wire  park_ok;
+    input wire  [420:0] park_entry;
+    output reg  r_valid;
+    output reg  [420:0] r_entry;
+    output reg  ro_valid;
+    output reg  [31:0] ro_peer;
+    output reg  [63:0] ro_id;
+    output reg  [31:0] ro_offset;
+    output reg  [2:0] ro_priority;
+    output reg  [31:0] grants_resolved;
+    
+    // Constant declarations
+    localparam  s_idle = 3'b0;
+    localparam  s_hash = 3'b1;
+    localparam  s_lrd = 3'b10;
+    localparam  s_look = 3'b11;
+    localparam  s_ev1 = 3'b100;
+    localparam  s_erd = 3'b101;
+    localparam  s_evd = 3'b110;
+    localparam  s_clr = 3'b111;
+    localparam  c_last = 10'b1111111111;
+    localparam  c_one_idx = 10'b1;
+    localparam  c_zero_idx = 10'b0;
+    localparam  c_slot$0 = 4'h0;
+    localparam  c_slot$1 = 4'h1;
+    localparam  c_slot$2 = 4'h2;
+    localparam  c_slot$3 = 4'h3;
+    localparam  c_slot$4 = 4'h4;
+    localparam  c_slot$5 = 4'h5;
+    localparam  c_slot$6 = 4'h6;
+    localparam  c_slot$7 = 4'h7;
+    localparam  c_slot$8 = 4'h8;
+    localparam  c_slot$9 = 4'h9;
+    localparam  c_slot$10 = 4'ha;
+    localparam  c_slot$11 = 4'hb;
+    localparam  c_slot$12 = 4'hc;
+    localparam  c_slot$13 = 4'hd;
+    localparam  c_slot$14 = 4'he;
+    localparam  c_slot$15 = 4'hf;
+    localparam  c_oh$0 = 16'h1;
+    localparam  c_oh$1 = 16'h2;
+    localparam  c_oh$2 = 16'h4;
+    localparam  c_oh$3 = 16'h8;
+    localparam  c_oh$4 = 16'h10;
+    localparam  c_oh$5 = 16'h20;
+    localparam  c_oh$6 = 16'h40;
+    localparam  c_oh$7 = 16'h80;
+    localparam  c_oh$8 = 16'h100;
+    localparam  c_oh$9 = 16'h200;
+    localparam  c_oh$10 = 16'h400;
+    localparam  c_oh$11 = 16'h800;
+    localparam  c_oh$12 = 16'h1000;
+    localparam  c_oh$13 = 16'h2000;
+    localparam  c_oh$14 = 16'h4000;
+    localparam  c_oh$15 = 16'h8000;
+    localparam  c_lo = 8'h0;
+    localparam  c_hi = 8'ha;
+    localparam  c_hi2 = 8'h14;
+    localparam  c_sh$0 = 10'b1;
+    localparam  c_sh$1 = 10'b11;
+    localparam  c_sh$2 = 10'b100;
+    localparam  c_sh$3 = 10'b110;
+    localparam  c_sh$4 = 10'b1001;
+    localparam  c_sixteen = 16'h10;
+    localparam  c_zero16 = 16'h0;
+    localparam  c_one16 = 16'h1;
+    localparam  c_one32 = 32'h1;
+    localparam  c_one64 = 64'h1;
+    localparam  c_zero32 = 32'h0;
+    localparam  c_one4 = 4'h1;
+    localparam  c_one5 = 5'b1;
+    localparam  c_zero4 = 4'h0;
+    localparam  c_zero5 = 5'b0;
+    localparam  c_qdepth = 5'b10000;
+    
+    // Stub signals
+    reg  [9:0] ram$read_address;
+    reg  ram$read_clock;
+    wire  [420:0] ram$read_data;
+    reg  [9:0] ram$write_address;
+    reg  ram$write_clock;
+    reg  [420:0] ram$write_data;
+    reg  ram$write_enable;
+    reg  queue$clock;
+    reg  [3:0] queue$read_address;
+    wire  [131:0] queue$read_data;
+    reg  [3:0] queue$write_address;
+    reg  [131:0] queue$write_data;
+    reg  queue$write_enable;
+    reg  [3:0] qwr$d;
+    wire  [3:0] qwr$q;
+    reg  qwr$clock;
+    reg  [3:0] qrd$d;
+    wire  [3:0] qrd$q;
+    reg  qrd$clock;
+    reg  [4:0] qcnt$d;
+    wire  [4:0] qcnt$q;
+    reg  qcnt$clock;
+    reg  [2:0] st$d;
+    wire  [2:0] st$q;
+    reg  st$clock;
+    reg  [131:0] item$d;
+    wire  [131:0] item$q;
+    reg  item$clock;
+    reg  [3:0] cand$d;
+    wire  [3:0] cand$q;
+    reg  cand$clock;
+    reg  [15:0] cand_oh$d;
+    wire  [15:0] cand_oh$q;
+    reg  cand_oh$clock;
+    reg  [15:0] tried$d;
+    wire  [15:0] tried$q;
+    reg  tried$clock;
+    reg  [9:0] hidx$d;
+    wire  [9:0] hidx$q;
+    reg  hidx$clock;
+    reg  [15:0] count$d;
+    wire  [15:0] count$q;
+    reg  count$clock;
+    reg  [31:0] n_resolved$d;
+    wire  [31:0] n_resolved$q;
+    reg  n_resolved$clock;
+    reg  rv$d;
+    wire  rv$q;
+    reg  rv$clock;
+    reg  [420:0] re$d;
+    wire  [420:0] re$q;
+    reg  re$clock;
+    reg  xv$d;
+    wire  xv$q;
+    reg  xv$clock;
+    reg  [31:0] xpeer$d;
+    wire  [31:0] xpeer$q;
+    reg  xpeer$clock;
+    reg  [63:0] xid$d;
+    wire  [63:0] xid$q;
+    reg  xid$clock;
+    reg  rov$d;
+    wire  rov$q;
+    reg  rov$clock;
+    reg  [131:0] ro$d;
+    wire  [131:0] ro$q;
+    reg  ro$clock;
+    
+    // Local signals
+    reg  [15:0] avail;
+    reg  any_avail;
+    reg  [3:0] pick;
+    reg  [15:0] pick_oh;
+    reg  busy;
+    reg  q_full;
+    reg  q_push;
+    reg  q_pop;
+    reg  [131:0] q_in;
+    reg  need_look;
+    reg  cancel_push;
+    reg  [9:0] id_fold;
+    reg  [9:0] peer_fold;
+    reg  [9:0] hash;
+    reg  [420:0] e;
+    reg  hit;
+    reg  [31:0] g_new;
+    reg  full_table;
+    reg  want_slot;
+    
+    // Sub module instances
+    homa_tx_engine_w512$park$ram ram(
+        .read_address(ram$read_address),
+        .read_clock(ram$read_clock),
+        .read_data(ram$read_data),
+        .write_address(ram$write_address),
+        .write_clock(ram$write_clock),
+        .write_data(ram$write_data),
+        .write_enable(ram$write_enable)
+    );
+    homa_tx_engine_w512$park$queue queue(
+        .clock(queue$clock),
+        .read_address(queue$read_address),
+        .read_data(queue$read_data),
+        .write_address(queue$write_address),
+        .write_data(queue$write_data),
+        .write_enable(queue$write_enable)
+    );
+    homa_tx_engine_w512$park$qwr qwr(
+        .d(qwr$d),
+        .q(qwr$q),
+        .clock(qwr$clock)
+    );
+    homa_tx_engine_w512$park$qrd qrd(
+        .d(qrd$d),
+        .q(qrd$q),
+        .clock(qrd$clock)
+    );
+    homa_tx_engine_w512$park$qcnt qcnt(
+        .d(qcnt$d),
+        .q(qcnt$q),
+        .clock(qcnt$clock)
+    );
+    homa_tx_engine_w512$park$st st(
+        .d(st$d),
+        .q(st$q),
+        .clock(st$clock)
+    );
+    homa_tx_engine_w512$park$item item(
+        .d(item$d),
+        .q(item$q),
+        .clock(item$clock)
+    );
+    homa_tx_engine_w512$park$cand cand(
+        .d(cand$d),
+        .q(cand$q),
+        .clock(cand$clock)
+    );
+    homa_tx_engine_w512$park$cand_oh cand_oh(
+        .d(cand_oh$d),
+        .q(cand_oh$q),
+        .clock(cand_oh$clock)
+    );
+    homa_tx_engine_w512$park$tried tried(
+        .d(tried$d),
+        .q(tried$q),
+        .clock(tried$clock)
+    );
+    homa_tx_engine_w512$park$hidx hidx(
+        .d(hidx$d),
+        .q(hidx$q),
+        .clock(hidx$clock)
+    );
+    homa_tx_engine_w512$park$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    homa_tx_engine_w512$park$n_resolved n_resolved(
+        .d(n_resolved$d),
+        .q(n_resolved$q),
+        .clock(n_resolved$clock)
+    );
+    homa_tx_engine_w512$park$rv rv(
+        .d(rv$d),
+        .q(rv$q),
+        .clock(rv$clock)
+    );
+    homa_tx_engine_w512$park$re re(
+        .d(re$d),
+        .q(re$q),
+        .clock(re$clock)
+    );
+    homa_tx_engine_w512$park$xv xv(
+        .d(xv$d),
+        .q(xv$q),
+        .clock(xv$clock)
+    );
+    homa_tx_engine_w512$park$xpeer xpeer(
+        .d(xpeer$d),
+        .q(xpeer$q),
+        .clock(xpeer$clock)
+    );
+    homa_tx_engine_w512$park$xid xid(
+        .d(xid$d),
+        .q(xid$q),
+        .clock(xid$clock)
+    );
+    homa_tx_engine_w512$park$rov rov(
+        .d(rov$d),
+        .q(rov$q),
+        .clock(rov$clock)
+    );
+    homa_tx_engine_w512$park$ro ro(
+        .d(ro$d),
+        .q(ro$q),
+        .clock(ro$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        qwr$clock = clock;
+        qrd$clock = clock;
+        qcnt$clock = clock;
+        st$clock = clock;
+        item$clock = clock;
+        cand$clock = clock;
+        cand_oh$clock = clock;
+        tried$clock = clock;
+        hidx$clock = clock;
+        count$clock = clock;
+        n_resolved$clock = clock;
+        rv$clock = clock;
+        re$clock = clock;
+        xv$clock = clock;
+        xpeer$clock = clock;
+        xid$clock = clock;
+        rov$clock = clock;
+        ro$clock = clock;
+        qwr$d = qwr$q;
+        qrd$d = qrd$q;
+        qcnt$d = qcnt$q;
+        st$d = st$q;
+        item$d = item$q;
+        cand$d = cand$q;
+        cand_oh$d = cand_oh$q;
+        tried$d = tried$q;
+        hidx$d = hidx$q;
+        count$d = count$q;
+        n_resolved$d = n_resolved$q;
+        rv$d = rv$q;
+        re$d = re$q;
+        xv$d = xv$q;
+        xpeer$d = xpeer$q;
+        xid$d = xid$q;
+        rov$d = rov$q;
+        ro$d = ro$q;
+        ram$read_clock = clock;
+        ram$write_clock = clock;
+        ram$read_address = hidx$q;
+        e = ram$read_data;
+        queue$clock = clock;
+        full_table = sched_occupancy == c_sixteen;
+        r_valid = rv$q | xv$q;
+        r_entry = re$q;
+        r_entry[(64'h0)+:(1)] = rv$q;
+        if (~rv$q) begin
+            r_entry[(64'h62)+:(32)] = xpeer$q;
+            r_entry[(64'h22)+:(64)] = xid$q;
+        end
+        if (rv$q) begin
+            if (~full_table) begin
+                rv$d = 1'b0;
+            end
+        end
+        else if (xv$q) begin
+            xv$d = 1'b0;
+        end
+        ro_valid = rov$q;
+        ro_peer = ro$q[(64'h1)+:(32)];
+        ro_id = ro$q[(64'h21)+:(64)] ^ c_one64;
+        ro_offset = ro$q[(64'h61)+:(32)];
+        ro_priority = ro$q[(64'h81)+:(3)];
+        if (rov$q & ~g_valid) begin
+            rov$d = 1'b0;
+        end
+        grants_resolved = n_resolved$q;
+        q_full = qcnt$q == c_qdepth;
+        need_look = (count$q != c_zero16) | rv$q;
+        cancel_push = ring_valid & ring_cancel & need_look;
+        ring_ok = ~rv$q & ~xv$q & ~(cancel_push & (q_full | g_valid));
+        q_push = 1'b0;
+        q_in[(64'h0)+:(1)] = 1'b0;
+        q_in[(64'h1)+:(32)] = g_peer;
+        q_in[(64'h21)+:(64)] = g_id ^ c_one64;
+        q_in[(64'h61)+:(32)] = g_offset;
+        q_in[(64'h81)+:(3)] = g_priority;
+        if (g_valid & ~sched_grant_hit & need_look & ~q_full) begin
+            q_push = 1'b1;
+        end
+        if (cancel_push & ring_ok) begin
+            q_push = 1'b1;
+            q_in[(64'h0)+:(1)] = 1'b1;
+            q_in[(64'h1)+:(32)] = ring_peer;
+            q_in[(64'h21)+:(64)] = ring_id;
+        end
+        queue$write_address = qwr$q;
+        queue$write_data = q_in;
+        queue$write_enable = q_push;
+        queue$read_address = qrd$q;
+        avail = waiting & ~tried$q;
+        any_avail = avail != c_zero16;
+        pick = c_zero4;
+        pick_oh = c_zero16;
+        if (avail[0]) begin
+            pick = c_slot$0;
+            pick_oh = c_oh$0;
+        end
+        if (avail[1]) begin
+            pick = c_slot$1;
+            pick_oh = c_oh$1;
+        end
+        if (avail[2]) begin
+            pick = c_slot$2;
+            pick_oh = c_oh$2;
+        end
+        if (avail[3]) begin
+            pick = c_slot$3;
+            pick_oh = c_oh$3;
+        end
+        if (avail[4]) begin
+            pick = c_slot$4;
+            pick_oh = c_oh$4;
+        end
+        if (avail[5]) begin
+            pick = c_slot$5;
+            pick_oh = c_oh$5;
+        end
+        if (avail[6]) begin
+            pick = c_slot$6;
+            pick_oh = c_oh$6;
+        end
+        if (avail[7]) begin
+            pick = c_slot$7;
+            pick_oh = c_oh$7;
+        end
+        if (avail[8]) begin
+            pick = c_slot$8;
+            pick_oh = c_oh$8;
+        end
+        if (avail[9]) begin
+            pick = c_slot$9;
+            pick_oh = c_oh$9;
+        end
+        if (avail[10]) begin
+            pick = c_slot$10;
+            pick_oh = c_oh$10;
+        end
+        if (avail[11]) begin
+            pick = c_slot$11;
+            pick_oh = c_oh$11;
+        end
+        if (avail[12]) begin
+            pick = c_slot$12;
+            pick_oh = c_oh$12;
+        end
+        if (avail[13]) begin
+            pick = c_slot$13;
+            pick_oh = c_oh$13;
+        end
+        if (avail[14]) begin
+            pick = c_slot$14;
+            pick_oh = c_oh$14;
+        end
+        if (avail[15]) begin
+            pick = c_slot$15;
+            pick_oh = c_oh$15;
+        end
+        want_slot = (rv$q | (ring_valid & ~ring_cancel)) & full_table;
+        busy = rv$q | xv$q | rov$q;
+        id_fold = item$q[(64'h21)+:(64)][(c_lo)+:(10)] ^ item$q[(64'h21)+:(64)][(c_hi)+:(10)] ^ item$q[(64'h21)+:(64)][(c_hi2)+:(10)];
+        peer_fold = item$q[(64'h1)+:(32)][(c_lo)+:(10)] ^ item$q[(64'h1)+:(32)][(c_hi)+:(10)] ^ item$q[(64'h1)+:(32)][(c_hi2)+:(10)];
+        if (st$q == s_ev1) begin
+            id_fold = park_entry[(64'h22)+:(64)][(c_lo)+:(10)] ^ park_entry[(64'h22)+:(64)][(c_hi)+:(10)] ^ park_entry[(64'h22)+:(64)][(c_hi2)+:(10)];
+            peer_fold = park_entry[(64'h62)+:(32)][(c_lo)+:(10)] ^ park_entry[(64'h62)+:(32)][(c_hi)+:(10)] ^ park_entry[(64'h62)+:(32)][(c_hi2)+:(10)];
+        end
+        hash = id_fold + peer_fold + (peer_fold << c_sh$0) + (peer_fold << c_sh$1) + (peer_fold << c_sh$2) + (peer_fold << c_sh$3) + (peer_fold << c_sh$4);
+        hit = e[(64'h0)+:(1)] & (e[(64'h62)+:(32)] == item$q[(64'h1)+:(32)]) & (e[(64'h22)+:(64)] == item$q[(64'h21)+:(64)]);
+        g_new = e[(64'h182)+:(32)];
+        if (item$q[(64'h61)+:(32)] > e[(64'h182)+:(32)]) begin
+            g_new = e[(64'h82)+:(32)];
+            if (item$q[(64'h61)+:(32)] < e[(64'h82)+:(32)]) begin
+                g_new = item$q[(64'h61)+:(32)];
+            end
+        end
+        park_valid = (st$q == s_evd) & ~e[(64'h0)+:(1)];
+        park_slot = cand$q;
+        q_pop = 1'b0;
+        ram$write_enable = 1'b0;
+        ram$write_address = hidx$q;
+        ram$write_data = park_entry;
+        ram$write_data[(64'h0)+:(1)] = 1'b1;
+        if (st$q == s_idle) begin
+            if (~busy & (qcnt$q != c_zero5)) begin
+                q_pop = 1'b1;
+                item$d = queue$read_data;
+                st$d = s_hash;
+            end
+            else if (want_slot & any_avail) begin
+                cand$d = pick;
+                cand_oh$d = pick_oh;
+                st$d = s_ev1;
+            end
+            else if (want_slot & (waiting != c_zero16)) begin
+                tried$d = c_zero16;
+            end
+        end
+        if (st$q == s_hash) begin
+            hidx$d = hash;
+            st$d = s_lrd;
+        end
+        if (st$q == s_lrd) begin
+            st$d = s_look;
+        end
+        if (st$q == s_look) begin
+            st$d = s_idle;
+            if (item$q[(64'h0)+:(1)]) begin
+                xv$d = 1'b1;
+                xpeer$d = item$q[(64'h1)+:(32)];
+                xid$d = item$q[(64'h21)+:(64)];
+            end
+            else begin
+                n_resolved$d = n_resolved$q + c_one32;
+            end
+            if (hit) begin
+                rv$d = 1'b1;
+                re$d = e;
+                if (~item$q[(64'h0)+:(1)]) begin
+                    re$d[(64'h182)+:(32)] = g_new;
+                    re$d[(64'h1a2)+:(3)] = item$q[(64'h81)+:(3)];
+                end
+                ram$write_data = e;
+                ram$write_data[(64'h0)+:(1)] = 1'b0;
+                ram$write_enable = 1'b1;
+                count$d = count$q - c_one16;
+            end
+            else if (~item$q[(64'h0)+:(1)]) begin
+                rov$d = 1'b1;
+                ro$d = item$q;
+            end
+        end
+        if (st$q == s_ev1) begin
+            hidx$d = hash;
+            st$d = s_erd;
+        end
+        if (st$q == s_erd) begin
+            st$d = s_evd;
+        end
+        if (st$q == s_evd) begin
+            st$d = s_idle;
+            if (e[(64'h0)+:(1)]) begin
+                tried$d = tried$q | cand_oh$q;
+            end
+            else begin
+                if (park_ok) begin
+                    ram$write_enable = 1'b1;
+                    count$d = count$q + c_one16;
+                    tried$d = c_zero16;
+                end
+            end
+        end
+        if (st$q == s_clr) begin
+            ram$write_data[(64'h0)+:(1)] = 1'b0;
+            ram$write_enable = 1'b1;
+            hidx$d = hidx$q + c_one_idx;
+            if (hidx$q == c_last) begin
+                st$d = s_idle;
+            end
+        end
+        if (q_push) begin
+            qwr$d = qwr$q + c_one4;
+        end
+        if (q_pop) begin
+            qrd$d = qrd$q + c_one4;
+        end
+        if (q_push & ~q_pop) begin
+            qcnt$d = qcnt$q + c_one5;
+        end
+        if (q_pop & ~q_push) begin
+            qcnt$d = qcnt$q - c_one5;
+        end
+        if (reset) begin
+            st$d = s_clr;
+            hidx$d = c_zero_idx;
+            qwr$d = c_zero4;
+            qrd$d = c_zero4;
+            qcnt$d = c_zero5;
+            count$d = c_zero16;
+            n_resolved$d = c_zero32;
+            tried$d = c_zero16;
+            rv$d = 1'b0;
+            xv$d = 1'b0;
+            rov$d = 1'b0;
+        end
+    end
+    
+endmodule // homa_tx_engine_w512$park
+
+
+module homa_tx_engine_w512$park$cand(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$cand
+
+
+module homa_tx_engine_w512$park$cand_oh(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$cand_oh
+
+
+module homa_tx_engine_w512$park$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$count
+
+
+module homa_tx_engine_w512$park$hidx(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$hidx
+
+
+module homa_tx_engine_w512$park$item(d,q,clock);
+    
+    // Module arguments
+    input wire  [131:0] d;
+    output reg  [131:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 132'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$item
+
+
+module homa_tx_engine_w512$park$n_resolved(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$n_resolved
+
+
+module homa_tx_engine_w512$park$qcnt(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$qcnt
+
+
+module homa_tx_engine_w512$park$qrd(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$qrd
+
+
+module homa_tx_engine_w512$park$queue(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [131:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [131:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [131:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_tx_engine_w512$park$queue
+
+
+module homa_tx_engine_w512$park$qwr(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$qwr
+
+
+module homa_tx_engine_w512$park$ram(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [420:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [420:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[420:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$ram
+
+
+module homa_tx_engine_w512$park$re(d,q,clock);
+    
+    // Module arguments
+    input wire  [420:0] d;
+    output reg  [420:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 421'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$re
+
+
+module homa_tx_engine_w512$park$ro(d,q,clock);
+    
+    // Module arguments
+    input wire  [131:0] d;
+    output reg  [131:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 132'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ro
+
+
+module homa_tx_engine_w512$park$rov(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$rov
+
+
+module homa_tx_engine_w512$park$rv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$rv
+
+
+module homa_tx_engine_w512$park$st(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$st
+
+
+module homa_tx_engine_w512$park$tried(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$tried
+
+
+module homa_tx_engine_w512$park$xid(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$xid
+
+
+module homa_tx_engine_w512$park$xpeer(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$xpeer
+
+
+module homa_tx_engine_w512$park$xv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$xv
+
+
 module homa_tx_engine_w512$rd(d,q,clock);
     
     // Module arguments
@@ -19451,7 +20586,7 @@ module homa_tx_engine_w512$rd(d,q,clock);
 endmodule // homa_tx_engine_w512$rd
 
 
-module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
+module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_desc_resume,s_desc_granted,s_desc_sprio,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_grant_hit,waiting,park_valid,park_slot,park_ok,park_no_completion,park_sport,park_dport,park_id,park_peer,park_length,park_iova,park_cookie,park_index,park_sent,park_left,park_granted,park_sprio,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
     
     // Module arguments
     input wire  clock;
@@ -19480,12 +20615,33 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     input wire  [31:0] s_desc_bytes;
     input wire  [63:0] s_desc_cookie;
     input wire  [31:0] s_desc_index;
+    input wire  s_desc_resume;
+    input wire  [31:0] s_desc_granted;
+    input wire  [2:0] s_desc_sprio;
     input wire  s_grant_valid;
     output reg  s_grant_ready;
     input wire  [31:0] s_grant_peer;
     input wire  [63:0] s_grant_id;
     input wire  [31:0] s_grant_offset;
     input wire  [2:0] s_grant_priority;
+    output reg  m_grant_hit;
+    output reg  [15:0] waiting;
+    input wire  park_valid;
+    input wire  [3:0] park_slot;
+    output reg  park_ok;
+    output reg  park_no_completion;
+    output reg  [15:0] park_sport;
+    output reg  [15:0] park_dport;
+    output reg  [63:0] park_id;
+    output reg  [31:0] park_peer;
+    output reg  [31:0] park_length;
+    output reg  [63:0] park_iova;
+    output reg  [63:0] park_cookie;
+    output reg  [31:0] park_index;
+    output reg  [31:0] park_sent;
+    output reg  [31:0] park_left;
+    output reg  [31:0] park_granted;
+    output reg  [2:0] park_sprio;
     output reg  m_job_valid;
     input wire  m_job_ready;
     output reg  [63:0] m_job_addr;
@@ -20547,6 +21703,40 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  elig$13;
     reg  elig$14;
     reg  elig$15;
+    reg  wait$0;
+    reg  wait$1;
+    reg  wait$2;
+    reg  wait$3;
+    reg  wait$4;
+    reg  wait$5;
+    reg  wait$6;
+    reg  wait$7;
+    reg  wait$8;
+    reg  wait$9;
+    reg  wait$10;
+    reg  wait$11;
+    reg  wait$12;
+    reg  wait$13;
+    reg  wait$14;
+    reg  wait$15;
+    reg  pok$0;
+    reg  pok$1;
+    reg  pok$2;
+    reg  pok$3;
+    reg  pok$4;
+    reg  pok$5;
+    reg  pok$6;
+    reg  pok$7;
+    reg  pok$8;
+    reg  pok$9;
+    reg  pok$10;
+    reg  pok$11;
+    reg  pok$12;
+    reg  pok$13;
+    reg  pok$14;
+    reg  pok$15;
+    reg  [15:0] wmask;
+    reg  park_fire;
     reg  gmatch$0;
     reg  gmatch$1;
     reg  gmatch$2;
@@ -22356,6 +23546,39 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         mask[(64'he)+:(1)] = elig$14;
         mask[(64'hf)+:(1)] = elig$15;
         srpt$s_mask = ((mask) & 16'hffff);
+        wait$0 = live$0$q & ~rtx$0$q & (sent$0$q == granted$0$q);
+        wait$1 = live$1$q & ~rtx$1$q & (sent$1$q == granted$1$q);
+        wait$2 = live$2$q & ~rtx$2$q & (sent$2$q == granted$2$q);
+        wait$3 = live$3$q & ~rtx$3$q & (sent$3$q == granted$3$q);
+        wait$4 = live$4$q & ~rtx$4$q & (sent$4$q == granted$4$q);
+        wait$5 = live$5$q & ~rtx$5$q & (sent$5$q == granted$5$q);
+        wait$6 = live$6$q & ~rtx$6$q & (sent$6$q == granted$6$q);
+        wait$7 = live$7$q & ~rtx$7$q & (sent$7$q == granted$7$q);
+        wait$8 = live$8$q & ~rtx$8$q & (sent$8$q == granted$8$q);
+        wait$9 = live$9$q & ~rtx$9$q & (sent$9$q == granted$9$q);
+        wait$10 = live$10$q & ~rtx$10$q & (sent$10$q == granted$10$q);
+        wait$11 = live$11$q & ~rtx$11$q & (sent$11$q == granted$11$q);
+        wait$12 = live$12$q & ~rtx$12$q & (sent$12$q == granted$12$q);
+        wait$13 = live$13$q & ~rtx$13$q & (sent$13$q == granted$13$q);
+        wait$14 = live$14$q & ~rtx$14$q & (sent$14$q == granted$14$q);
+        wait$15 = live$15$q & ~rtx$15$q & (sent$15$q == granted$15$q);
+        wmask[(64'h0)+:(1)] = wait$0;
+        wmask[(64'h1)+:(1)] = wait$1;
+        wmask[(64'h2)+:(1)] = wait$2;
+        wmask[(64'h3)+:(1)] = wait$3;
+        wmask[(64'h4)+:(1)] = wait$4;
+        wmask[(64'h5)+:(1)] = wait$5;
+        wmask[(64'h6)+:(1)] = wait$6;
+        wmask[(64'h7)+:(1)] = wait$7;
+        wmask[(64'h8)+:(1)] = wait$8;
+        wmask[(64'h9)+:(1)] = wait$9;
+        wmask[(64'ha)+:(1)] = wait$10;
+        wmask[(64'hb)+:(1)] = wait$11;
+        wmask[(64'hc)+:(1)] = wait$12;
+        wmask[(64'hd)+:(1)] = wait$13;
+        wmask[(64'he)+:(1)] = wait$14;
+        wmask[(64'hf)+:(1)] = wait$15;
+        waiting = ((wmask) & 16'hffff);
         big_l$0 = cfg_max_payload < left$0$q;
         big_u$0 = cfg_max_payload < uleft$0$q;
         nz_u$0 = uleft$0$q != c_zero32;
@@ -22828,10 +24051,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         end
         m_job_last = p_last;
         fire = pick_valid & m_job_ready;
-        srpt$s_upd_valid = fire;
-        srpt$s_upd_slot = pk_slot$q;
-        srpt$s_upd_remaining = p_rem;
-        srpt$s_upd_free = p_last;
         pk_valid$clock = clock;
         pk_slot$clock = clock;
         pk_valid$d = srpt$m_pick_valid & ~fire;
@@ -22906,6 +24125,304 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         if (gmatch$15) begin
             any_match = 1'b1;
         end
+        m_grant_hit = s_grant_valid & any_match;
+        park_ok = 1'b0;
+        park_no_completion = 1'b0;
+        park_sport = sport$0$q;
+        park_dport = dport$0$q;
+        park_id = id$0$q;
+        park_peer = peer$0$q;
+        park_length = length$0$q;
+        park_iova = iova$0$q;
+        park_cookie = cookie$0$q;
+        park_index = index$0$q;
+        park_sent = sent$0$q;
+        park_left = left$0$q;
+        park_granted = granted$0$q;
+        park_sprio = sprio$0$q;
+        pok$0 = wait$0 & ~(s_grant_valid & gmatch$0);
+        if (park_slot == c_slot$0) begin
+            park_ok = pok$0;
+            park_no_completion = nocpl$0$q;
+            park_sport = sport$0$q;
+            park_dport = dport$0$q;
+            park_id = id$0$q;
+            park_peer = peer$0$q;
+            park_length = length$0$q;
+            park_iova = iova$0$q;
+            park_cookie = cookie$0$q;
+            park_index = index$0$q;
+            park_sent = sent$0$q;
+            park_left = left$0$q;
+            park_granted = granted$0$q;
+            park_sprio = sprio$0$q;
+        end
+        pok$1 = wait$1 & ~(s_grant_valid & gmatch$1);
+        if (park_slot == c_slot$1) begin
+            park_ok = pok$1;
+            park_no_completion = nocpl$1$q;
+            park_sport = sport$1$q;
+            park_dport = dport$1$q;
+            park_id = id$1$q;
+            park_peer = peer$1$q;
+            park_length = length$1$q;
+            park_iova = iova$1$q;
+            park_cookie = cookie$1$q;
+            park_index = index$1$q;
+            park_sent = sent$1$q;
+            park_left = left$1$q;
+            park_granted = granted$1$q;
+            park_sprio = sprio$1$q;
+        end
+        pok$2 = wait$2 & ~(s_grant_valid & gmatch$2);
+        if (park_slot == c_slot$2) begin
+            park_ok = pok$2;
+            park_no_completion = nocpl$2$q;
+            park_sport = sport$2$q;
+            park_dport = dport$2$q;
+            park_id = id$2$q;
+            park_peer = peer$2$q;
+            park_length = length$2$q;
+            park_iova = iova$2$q;
+            park_cookie = cookie$2$q;
+            park_index = index$2$q;
+            park_sent = sent$2$q;
+            park_left = left$2$q;
+            park_granted = granted$2$q;
+            park_sprio = sprio$2$q;
+        end
+        pok$3 = wait$3 & ~(s_grant_valid & gmatch$3);
+        if (park_slot == c_slot$3) begin
+            park_ok = pok$3;
+            park_no_completion = nocpl$3$q;
+            park_sport = sport$3$q;
+            park_dport = dport$3$q;
+            park_id = id$3$q;
+            park_peer = peer$3$q;
+            park_length = length$3$q;
+            park_iova = iova$3$q;
+            park_cookie = cookie$3$q;
+            park_index = index$3$q;
+            park_sent = sent$3$q;
+            park_left = left$3$q;
+            park_granted = granted$3$q;
+            park_sprio = sprio$3$q;
+        end
+        pok$4 = wait$4 & ~(s_grant_valid & gmatch$4);
+        if (park_slot == c_slot$4) begin
+            park_ok = pok$4;
+            park_no_completion = nocpl$4$q;
+            park_sport = sport$4$q;
+            park_dport = dport$4$q;
+            park_id = id$4$q;
+            park_peer = peer$4$q;
+            park_length = length$4$q;
+            park_iova = iova$4$q;
+            park_cookie = cookie$4$q;
+            park_index = index$4$q;
+            park_sent = sent$4$q;
+            park_left = left$4$q;
+            park_granted = granted$4$q;
+            park_sprio = sprio$4$q;
+        end
+        pok$5 = wait$5 & ~(s_grant_valid & gmatch$5);
+        if (park_slot == c_slot$5) begin
+            park_ok = pok$5;
+            park_no_completion = nocpl$5$q;
+            park_sport = sport$5$q;
+            park_dport = dport$5$q;
+            park_id = id$5$q;
+            park_peer = peer$5$q;
+            park_length = length$5$q;
+            park_iova = iova$5$q;
+            park_cookie = cookie$5$q;
+            park_index = index$5$q;
+            park_sent = sent$5$q;
+            park_left = left$5$q;
+            park_granted = granted$5$q;
+            park_sprio = sprio$5$q;
+        end
+        pok$6 = wait$6 & ~(s_grant_valid & gmatch$6);
+        if (park_slot == c_slot$6) begin
+            park_ok = pok$6;
+            park_no_completion = nocpl$6$q;
+            park_sport = sport$6$q;
+            park_dport = dport$6$q;
+            park_id = id$6$q;
+            park_peer = peer$6$q;
+            park_length = length$6$q;
+            park_iova = iova$6$q;
+            park_cookie = cookie$6$q;
+            park_index = index$6$q;
+            park_sent = sent$6$q;
+            park_left = left$6$q;
+            park_granted = granted$6$q;
+            park_sprio = sprio$6$q;
+        end
+        pok$7 = wait$7 & ~(s_grant_valid & gmatch$7);
+        if (park_slot == c_slot$7) begin
+            park_ok = pok$7;
+            park_no_completion = nocpl$7$q;
+            park_sport = sport$7$q;
+            park_dport = dport$7$q;
+            park_id = id$7$q;
+            park_peer = peer$7$q;
+            park_length = length$7$q;
+            park_iova = iova$7$q;
+            park_cookie = cookie$7$q;
+            park_index = index$7$q;
+            park_sent = sent$7$q;
+            park_left = left$7$q;
+            park_granted = granted$7$q;
+            park_sprio = sprio$7$q;
+        end
+        pok$8 = wait$8 & ~(s_grant_valid & gmatch$8);
+        if (park_slot == c_slot$8) begin
+            park_ok = pok$8;
+            park_no_completion = nocpl$8$q;
+            park_sport = sport$8$q;
+            park_dport = dport$8$q;
+            park_id = id$8$q;
+            park_peer = peer$8$q;
+            park_length = length$8$q;
+            park_iova = iova$8$q;
+            park_cookie = cookie$8$q;
+            park_index = index$8$q;
+            park_sent = sent$8$q;
+            park_left = left$8$q;
+            park_granted = granted$8$q;
+            park_sprio = sprio$8$q;
+        end
+        pok$9 = wait$9 & ~(s_grant_valid & gmatch$9);
+        if (park_slot == c_slot$9) begin
+            park_ok = pok$9;
+            park_no_completion = nocpl$9$q;
+            park_sport = sport$9$q;
+            park_dport = dport$9$q;
+            park_id = id$9$q;
+            park_peer = peer$9$q;
+            park_length = length$9$q;
+            park_iova = iova$9$q;
+            park_cookie = cookie$9$q;
+            park_index = index$9$q;
+            park_sent = sent$9$q;
+            park_left = left$9$q;
+            park_granted = granted$9$q;
+            park_sprio = sprio$9$q;
+        end
+        pok$10 = wait$10 & ~(s_grant_valid & gmatch$10);
+        if (park_slot == c_slot$10) begin
+            park_ok = pok$10;
+            park_no_completion = nocpl$10$q;
+            park_sport = sport$10$q;
+            park_dport = dport$10$q;
+            park_id = id$10$q;
+            park_peer = peer$10$q;
+            park_length = length$10$q;
+            park_iova = iova$10$q;
+            park_cookie = cookie$10$q;
+            park_index = index$10$q;
+            park_sent = sent$10$q;
+            park_left = left$10$q;
+            park_granted = granted$10$q;
+            park_sprio = sprio$10$q;
+        end
+        pok$11 = wait$11 & ~(s_grant_valid & gmatch$11);
+        if (park_slot == c_slot$11) begin
+            park_ok = pok$11;
+            park_no_completion = nocpl$11$q;
+            park_sport = sport$11$q;
+            park_dport = dport$11$q;
+            park_id = id$11$q;
+            park_peer = peer$11$q;
+            park_length = length$11$q;
+            park_iova = iova$11$q;
+            park_cookie = cookie$11$q;
+            park_index = index$11$q;
+            park_sent = sent$11$q;
+            park_left = left$11$q;
+            park_granted = granted$11$q;
+            park_sprio = sprio$11$q;
+        end
+        pok$12 = wait$12 & ~(s_grant_valid & gmatch$12);
+        if (park_slot == c_slot$12) begin
+            park_ok = pok$12;
+            park_no_completion = nocpl$12$q;
+            park_sport = sport$12$q;
+            park_dport = dport$12$q;
+            park_id = id$12$q;
+            park_peer = peer$12$q;
+            park_length = length$12$q;
+            park_iova = iova$12$q;
+            park_cookie = cookie$12$q;
+            park_index = index$12$q;
+            park_sent = sent$12$q;
+            park_left = left$12$q;
+            park_granted = granted$12$q;
+            park_sprio = sprio$12$q;
+        end
+        pok$13 = wait$13 & ~(s_grant_valid & gmatch$13);
+        if (park_slot == c_slot$13) begin
+            park_ok = pok$13;
+            park_no_completion = nocpl$13$q;
+            park_sport = sport$13$q;
+            park_dport = dport$13$q;
+            park_id = id$13$q;
+            park_peer = peer$13$q;
+            park_length = length$13$q;
+            park_iova = iova$13$q;
+            park_cookie = cookie$13$q;
+            park_index = index$13$q;
+            park_sent = sent$13$q;
+            park_left = left$13$q;
+            park_granted = granted$13$q;
+            park_sprio = sprio$13$q;
+        end
+        pok$14 = wait$14 & ~(s_grant_valid & gmatch$14);
+        if (park_slot == c_slot$14) begin
+            park_ok = pok$14;
+            park_no_completion = nocpl$14$q;
+            park_sport = sport$14$q;
+            park_dport = dport$14$q;
+            park_id = id$14$q;
+            park_peer = peer$14$q;
+            park_length = length$14$q;
+            park_iova = iova$14$q;
+            park_cookie = cookie$14$q;
+            park_index = index$14$q;
+            park_sent = sent$14$q;
+            park_left = left$14$q;
+            park_granted = granted$14$q;
+            park_sprio = sprio$14$q;
+        end
+        pok$15 = wait$15 & ~(s_grant_valid & gmatch$15);
+        if (park_slot == c_slot$15) begin
+            park_ok = pok$15;
+            park_no_completion = nocpl$15$q;
+            park_sport = sport$15$q;
+            park_dport = dport$15$q;
+            park_id = id$15$q;
+            park_peer = peer$15$q;
+            park_length = length$15$q;
+            park_iova = iova$15$q;
+            park_cookie = cookie$15$q;
+            park_index = index$15$q;
+            park_sent = sent$15$q;
+            park_left = left$15$q;
+            park_granted = granted$15$q;
+            park_sprio = sprio$15$q;
+        end
+        if (fire | cancel_fire) begin
+            park_ok = 1'b0;
+        end
+        park_fire = park_valid & park_ok;
+        srpt$s_upd_valid = fire | park_fire;
+        srpt$s_upd_slot = pk_slot$q;
+        if (park_fire) begin
+            srpt$s_upd_slot = park_slot;
+        end
+        srpt$s_upd_remaining = p_rem;
+        srpt$s_upd_free = p_last | park_fire;
         cmatch$0 = live$0$q & (peer$0$q == s_desc_peer) & (id$0$q == s_desc_id);
         c_base$0 = sent$0$q + c_one32;
         cmatch$1 = live$1$q & (peer$1$q == s_desc_peer) & (id$1$q == s_desc_id);
@@ -23024,6 +24541,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$0$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$0)) begin
+            live$0$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$0) begin
             if (s_grant_offset > granted$0$q) begin
                 granted$0$d = length$0$q;
@@ -23062,6 +24582,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$0$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$0$d = s_desc_granted;
+            end
             unsch$0$d = ins_unsch;
             left$0$d = s_desc_bytes;
             uleft$0$d = ins_uleft;
@@ -23069,6 +24592,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$0$d = s_desc_index;
             uprio$0$d = ins_uprio;
             sprio$0$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$0$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$0$d = 1'b0;
@@ -23123,6 +24649,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$1$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$1)) begin
+            live$1$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$1) begin
             if (s_grant_offset > granted$1$q) begin
                 granted$1$d = length$1$q;
@@ -23161,6 +24690,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$1$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$1$d = s_desc_granted;
+            end
             unsch$1$d = ins_unsch;
             left$1$d = s_desc_bytes;
             uleft$1$d = ins_uleft;
@@ -23168,6 +24700,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$1$d = s_desc_index;
             uprio$1$d = ins_uprio;
             sprio$1$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$1$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$1$d = 1'b0;
@@ -23222,6 +24757,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$2$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$2)) begin
+            live$2$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$2) begin
             if (s_grant_offset > granted$2$q) begin
                 granted$2$d = length$2$q;
@@ -23260,6 +24798,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$2$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$2$d = s_desc_granted;
+            end
             unsch$2$d = ins_unsch;
             left$2$d = s_desc_bytes;
             uleft$2$d = ins_uleft;
@@ -23267,6 +24808,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$2$d = s_desc_index;
             uprio$2$d = ins_uprio;
             sprio$2$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$2$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$2$d = 1'b0;
@@ -23321,6 +24865,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$3$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$3)) begin
+            live$3$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$3) begin
             if (s_grant_offset > granted$3$q) begin
                 granted$3$d = length$3$q;
@@ -23359,6 +24906,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$3$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$3$d = s_desc_granted;
+            end
             unsch$3$d = ins_unsch;
             left$3$d = s_desc_bytes;
             uleft$3$d = ins_uleft;
@@ -23366,6 +24916,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$3$d = s_desc_index;
             uprio$3$d = ins_uprio;
             sprio$3$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$3$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$3$d = 1'b0;
@@ -23420,6 +24973,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$4$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$4)) begin
+            live$4$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$4) begin
             if (s_grant_offset > granted$4$q) begin
                 granted$4$d = length$4$q;
@@ -23458,6 +25014,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$4$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$4$d = s_desc_granted;
+            end
             unsch$4$d = ins_unsch;
             left$4$d = s_desc_bytes;
             uleft$4$d = ins_uleft;
@@ -23465,6 +25024,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$4$d = s_desc_index;
             uprio$4$d = ins_uprio;
             sprio$4$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$4$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$4$d = 1'b0;
@@ -23519,6 +25081,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$5$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$5)) begin
+            live$5$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$5) begin
             if (s_grant_offset > granted$5$q) begin
                 granted$5$d = length$5$q;
@@ -23557,6 +25122,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$5$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$5$d = s_desc_granted;
+            end
             unsch$5$d = ins_unsch;
             left$5$d = s_desc_bytes;
             uleft$5$d = ins_uleft;
@@ -23564,6 +25132,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$5$d = s_desc_index;
             uprio$5$d = ins_uprio;
             sprio$5$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$5$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$5$d = 1'b0;
@@ -23618,6 +25189,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$6$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$6)) begin
+            live$6$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$6) begin
             if (s_grant_offset > granted$6$q) begin
                 granted$6$d = length$6$q;
@@ -23656,6 +25230,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$6$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$6$d = s_desc_granted;
+            end
             unsch$6$d = ins_unsch;
             left$6$d = s_desc_bytes;
             uleft$6$d = ins_uleft;
@@ -23663,6 +25240,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$6$d = s_desc_index;
             uprio$6$d = ins_uprio;
             sprio$6$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$6$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$6$d = 1'b0;
@@ -23717,6 +25297,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$7$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$7)) begin
+            live$7$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$7) begin
             if (s_grant_offset > granted$7$q) begin
                 granted$7$d = length$7$q;
@@ -23755,6 +25338,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$7$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$7$d = s_desc_granted;
+            end
             unsch$7$d = ins_unsch;
             left$7$d = s_desc_bytes;
             uleft$7$d = ins_uleft;
@@ -23762,6 +25348,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$7$d = s_desc_index;
             uprio$7$d = ins_uprio;
             sprio$7$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$7$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$7$d = 1'b0;
@@ -23816,6 +25405,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$8$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$8)) begin
+            live$8$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$8) begin
             if (s_grant_offset > granted$8$q) begin
                 granted$8$d = length$8$q;
@@ -23854,6 +25446,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$8$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$8$d = s_desc_granted;
+            end
             unsch$8$d = ins_unsch;
             left$8$d = s_desc_bytes;
             uleft$8$d = ins_uleft;
@@ -23861,6 +25456,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$8$d = s_desc_index;
             uprio$8$d = ins_uprio;
             sprio$8$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$8$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$8$d = 1'b0;
@@ -23915,6 +25513,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$9$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$9)) begin
+            live$9$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$9) begin
             if (s_grant_offset > granted$9$q) begin
                 granted$9$d = length$9$q;
@@ -23953,6 +25554,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$9$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$9$d = s_desc_granted;
+            end
             unsch$9$d = ins_unsch;
             left$9$d = s_desc_bytes;
             uleft$9$d = ins_uleft;
@@ -23960,6 +25564,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$9$d = s_desc_index;
             uprio$9$d = ins_uprio;
             sprio$9$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$9$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$9$d = 1'b0;
@@ -24014,6 +25621,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$10$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$10)) begin
+            live$10$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$10) begin
             if (s_grant_offset > granted$10$q) begin
                 granted$10$d = length$10$q;
@@ -24052,6 +25662,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$10$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$10$d = s_desc_granted;
+            end
             unsch$10$d = ins_unsch;
             left$10$d = s_desc_bytes;
             uleft$10$d = ins_uleft;
@@ -24059,6 +25672,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$10$d = s_desc_index;
             uprio$10$d = ins_uprio;
             sprio$10$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$10$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$10$d = 1'b0;
@@ -24113,6 +25729,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$11$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$11)) begin
+            live$11$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$11) begin
             if (s_grant_offset > granted$11$q) begin
                 granted$11$d = length$11$q;
@@ -24151,6 +25770,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$11$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$11$d = s_desc_granted;
+            end
             unsch$11$d = ins_unsch;
             left$11$d = s_desc_bytes;
             uleft$11$d = ins_uleft;
@@ -24158,6 +25780,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$11$d = s_desc_index;
             uprio$11$d = ins_uprio;
             sprio$11$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$11$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$11$d = 1'b0;
@@ -24212,6 +25837,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$12$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$12)) begin
+            live$12$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$12) begin
             if (s_grant_offset > granted$12$q) begin
                 granted$12$d = length$12$q;
@@ -24250,6 +25878,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$12$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$12$d = s_desc_granted;
+            end
             unsch$12$d = ins_unsch;
             left$12$d = s_desc_bytes;
             uleft$12$d = ins_uleft;
@@ -24257,6 +25888,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$12$d = s_desc_index;
             uprio$12$d = ins_uprio;
             sprio$12$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$12$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$12$d = 1'b0;
@@ -24311,6 +25945,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$13$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$13)) begin
+            live$13$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$13) begin
             if (s_grant_offset > granted$13$q) begin
                 granted$13$d = length$13$q;
@@ -24349,6 +25986,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$13$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$13$d = s_desc_granted;
+            end
             unsch$13$d = ins_unsch;
             left$13$d = s_desc_bytes;
             uleft$13$d = ins_uleft;
@@ -24356,6 +25996,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$13$d = s_desc_index;
             uprio$13$d = ins_uprio;
             sprio$13$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$13$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$13$d = 1'b0;
@@ -24410,6 +26053,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$14$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$14)) begin
+            live$14$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$14) begin
             if (s_grant_offset > granted$14$q) begin
                 granted$14$d = length$14$q;
@@ -24448,6 +26094,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$14$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$14$d = s_desc_granted;
+            end
             unsch$14$d = ins_unsch;
             left$14$d = s_desc_bytes;
             uleft$14$d = ins_uleft;
@@ -24455,6 +26104,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$14$d = s_desc_index;
             uprio$14$d = ins_uprio;
             sprio$14$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$14$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$14$d = 1'b0;
@@ -24509,6 +26161,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$15$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$15)) begin
+            live$15$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$15) begin
             if (s_grant_offset > granted$15$q) begin
                 granted$15$d = length$15$q;
@@ -24547,6 +26202,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             if (s_desc_retransmit) begin
                 granted$15$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$15$d = s_desc_granted;
+            end
             unsch$15$d = ins_unsch;
             left$15$d = s_desc_bytes;
             uleft$15$d = ins_uleft;
@@ -24554,6 +26212,9 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             index$15$d = s_desc_index;
             uprio$15$d = ins_uprio;
             sprio$15$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$15$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$15$d = 1'b0;

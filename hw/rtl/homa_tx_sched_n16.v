@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
+module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_desc_resume,s_desc_granted,s_desc_sprio,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_grant_hit,waiting,park_valid,park_slot,park_ok,park_no_completion,park_sport,park_dport,park_id,park_peer,park_length,park_iova,park_cookie,park_index,park_sent,park_left,park_granted,park_sprio,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
     
     // Module arguments
     input wire  clock;
@@ -32,12 +32,33 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     input wire  [31:0] s_desc_bytes;
     input wire  [63:0] s_desc_cookie;
     input wire  [31:0] s_desc_index;
+    input wire  s_desc_resume;
+    input wire  [31:0] s_desc_granted;
+    input wire  [2:0] s_desc_sprio;
     input wire  s_grant_valid;
     output reg  s_grant_ready;
     input wire  [31:0] s_grant_peer;
     input wire  [63:0] s_grant_id;
     input wire  [31:0] s_grant_offset;
     input wire  [2:0] s_grant_priority;
+    output reg  m_grant_hit;
+    output reg  [15:0] waiting;
+    input wire  park_valid;
+    input wire  [3:0] park_slot;
+    output reg  park_ok;
+    output reg  park_no_completion;
+    output reg  [15:0] park_sport;
+    output reg  [15:0] park_dport;
+    output reg  [63:0] park_id;
+    output reg  [31:0] park_peer;
+    output reg  [31:0] park_length;
+    output reg  [63:0] park_iova;
+    output reg  [63:0] park_cookie;
+    output reg  [31:0] park_index;
+    output reg  [31:0] park_sent;
+    output reg  [31:0] park_left;
+    output reg  [31:0] park_granted;
+    output reg  [2:0] park_sprio;
     output reg  m_job_valid;
     input wire  m_job_ready;
     output reg  [63:0] m_job_addr;
@@ -1099,6 +1120,40 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  elig$13;
     reg  elig$14;
     reg  elig$15;
+    reg  wait$0;
+    reg  wait$1;
+    reg  wait$2;
+    reg  wait$3;
+    reg  wait$4;
+    reg  wait$5;
+    reg  wait$6;
+    reg  wait$7;
+    reg  wait$8;
+    reg  wait$9;
+    reg  wait$10;
+    reg  wait$11;
+    reg  wait$12;
+    reg  wait$13;
+    reg  wait$14;
+    reg  wait$15;
+    reg  pok$0;
+    reg  pok$1;
+    reg  pok$2;
+    reg  pok$3;
+    reg  pok$4;
+    reg  pok$5;
+    reg  pok$6;
+    reg  pok$7;
+    reg  pok$8;
+    reg  pok$9;
+    reg  pok$10;
+    reg  pok$11;
+    reg  pok$12;
+    reg  pok$13;
+    reg  pok$14;
+    reg  pok$15;
+    reg  [15:0] wmask;
+    reg  park_fire;
     reg  gmatch$0;
     reg  gmatch$1;
     reg  gmatch$2;
@@ -2908,6 +2963,39 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         mask[(64'he)+:(1)] = elig$14;
         mask[(64'hf)+:(1)] = elig$15;
         srpt$s_mask = ((mask) & 16'hffff);
+        wait$0 = live$0$q & ~rtx$0$q & (sent$0$q == granted$0$q);
+        wait$1 = live$1$q & ~rtx$1$q & (sent$1$q == granted$1$q);
+        wait$2 = live$2$q & ~rtx$2$q & (sent$2$q == granted$2$q);
+        wait$3 = live$3$q & ~rtx$3$q & (sent$3$q == granted$3$q);
+        wait$4 = live$4$q & ~rtx$4$q & (sent$4$q == granted$4$q);
+        wait$5 = live$5$q & ~rtx$5$q & (sent$5$q == granted$5$q);
+        wait$6 = live$6$q & ~rtx$6$q & (sent$6$q == granted$6$q);
+        wait$7 = live$7$q & ~rtx$7$q & (sent$7$q == granted$7$q);
+        wait$8 = live$8$q & ~rtx$8$q & (sent$8$q == granted$8$q);
+        wait$9 = live$9$q & ~rtx$9$q & (sent$9$q == granted$9$q);
+        wait$10 = live$10$q & ~rtx$10$q & (sent$10$q == granted$10$q);
+        wait$11 = live$11$q & ~rtx$11$q & (sent$11$q == granted$11$q);
+        wait$12 = live$12$q & ~rtx$12$q & (sent$12$q == granted$12$q);
+        wait$13 = live$13$q & ~rtx$13$q & (sent$13$q == granted$13$q);
+        wait$14 = live$14$q & ~rtx$14$q & (sent$14$q == granted$14$q);
+        wait$15 = live$15$q & ~rtx$15$q & (sent$15$q == granted$15$q);
+        wmask[(64'h0)+:(1)] = wait$0;
+        wmask[(64'h1)+:(1)] = wait$1;
+        wmask[(64'h2)+:(1)] = wait$2;
+        wmask[(64'h3)+:(1)] = wait$3;
+        wmask[(64'h4)+:(1)] = wait$4;
+        wmask[(64'h5)+:(1)] = wait$5;
+        wmask[(64'h6)+:(1)] = wait$6;
+        wmask[(64'h7)+:(1)] = wait$7;
+        wmask[(64'h8)+:(1)] = wait$8;
+        wmask[(64'h9)+:(1)] = wait$9;
+        wmask[(64'ha)+:(1)] = wait$10;
+        wmask[(64'hb)+:(1)] = wait$11;
+        wmask[(64'hc)+:(1)] = wait$12;
+        wmask[(64'hd)+:(1)] = wait$13;
+        wmask[(64'he)+:(1)] = wait$14;
+        wmask[(64'hf)+:(1)] = wait$15;
+        waiting = ((wmask) & 16'hffff);
         big_l$0 = cfg_max_payload < left$0$q;
         big_u$0 = cfg_max_payload < uleft$0$q;
         nz_u$0 = uleft$0$q != c_zero32;
@@ -3380,10 +3468,6 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         end
         m_job_last = p_last;
         fire = pick_valid & m_job_ready;
-        srpt$s_upd_valid = fire;
-        srpt$s_upd_slot = pk_slot$q;
-        srpt$s_upd_remaining = p_rem;
-        srpt$s_upd_free = p_last;
         pk_valid$clock = clock;
         pk_slot$clock = clock;
         pk_valid$d = srpt$m_pick_valid & ~fire;
@@ -3458,6 +3542,304 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         if (gmatch$15) begin
             any_match = 1'b1;
         end
+        m_grant_hit = s_grant_valid & any_match;
+        park_ok = 1'b0;
+        park_no_completion = 1'b0;
+        park_sport = sport$0$q;
+        park_dport = dport$0$q;
+        park_id = id$0$q;
+        park_peer = peer$0$q;
+        park_length = length$0$q;
+        park_iova = iova$0$q;
+        park_cookie = cookie$0$q;
+        park_index = index$0$q;
+        park_sent = sent$0$q;
+        park_left = left$0$q;
+        park_granted = granted$0$q;
+        park_sprio = sprio$0$q;
+        pok$0 = wait$0 & ~(s_grant_valid & gmatch$0);
+        if (park_slot == c_slot$0) begin
+            park_ok = pok$0;
+            park_no_completion = nocpl$0$q;
+            park_sport = sport$0$q;
+            park_dport = dport$0$q;
+            park_id = id$0$q;
+            park_peer = peer$0$q;
+            park_length = length$0$q;
+            park_iova = iova$0$q;
+            park_cookie = cookie$0$q;
+            park_index = index$0$q;
+            park_sent = sent$0$q;
+            park_left = left$0$q;
+            park_granted = granted$0$q;
+            park_sprio = sprio$0$q;
+        end
+        pok$1 = wait$1 & ~(s_grant_valid & gmatch$1);
+        if (park_slot == c_slot$1) begin
+            park_ok = pok$1;
+            park_no_completion = nocpl$1$q;
+            park_sport = sport$1$q;
+            park_dport = dport$1$q;
+            park_id = id$1$q;
+            park_peer = peer$1$q;
+            park_length = length$1$q;
+            park_iova = iova$1$q;
+            park_cookie = cookie$1$q;
+            park_index = index$1$q;
+            park_sent = sent$1$q;
+            park_left = left$1$q;
+            park_granted = granted$1$q;
+            park_sprio = sprio$1$q;
+        end
+        pok$2 = wait$2 & ~(s_grant_valid & gmatch$2);
+        if (park_slot == c_slot$2) begin
+            park_ok = pok$2;
+            park_no_completion = nocpl$2$q;
+            park_sport = sport$2$q;
+            park_dport = dport$2$q;
+            park_id = id$2$q;
+            park_peer = peer$2$q;
+            park_length = length$2$q;
+            park_iova = iova$2$q;
+            park_cookie = cookie$2$q;
+            park_index = index$2$q;
+            park_sent = sent$2$q;
+            park_left = left$2$q;
+            park_granted = granted$2$q;
+            park_sprio = sprio$2$q;
+        end
+        pok$3 = wait$3 & ~(s_grant_valid & gmatch$3);
+        if (park_slot == c_slot$3) begin
+            park_ok = pok$3;
+            park_no_completion = nocpl$3$q;
+            park_sport = sport$3$q;
+            park_dport = dport$3$q;
+            park_id = id$3$q;
+            park_peer = peer$3$q;
+            park_length = length$3$q;
+            park_iova = iova$3$q;
+            park_cookie = cookie$3$q;
+            park_index = index$3$q;
+            park_sent = sent$3$q;
+            park_left = left$3$q;
+            park_granted = granted$3$q;
+            park_sprio = sprio$3$q;
+        end
+        pok$4 = wait$4 & ~(s_grant_valid & gmatch$4);
+        if (park_slot == c_slot$4) begin
+            park_ok = pok$4;
+            park_no_completion = nocpl$4$q;
+            park_sport = sport$4$q;
+            park_dport = dport$4$q;
+            park_id = id$4$q;
+            park_peer = peer$4$q;
+            park_length = length$4$q;
+            park_iova = iova$4$q;
+            park_cookie = cookie$4$q;
+            park_index = index$4$q;
+            park_sent = sent$4$q;
+            park_left = left$4$q;
+            park_granted = granted$4$q;
+            park_sprio = sprio$4$q;
+        end
+        pok$5 = wait$5 & ~(s_grant_valid & gmatch$5);
+        if (park_slot == c_slot$5) begin
+            park_ok = pok$5;
+            park_no_completion = nocpl$5$q;
+            park_sport = sport$5$q;
+            park_dport = dport$5$q;
+            park_id = id$5$q;
+            park_peer = peer$5$q;
+            park_length = length$5$q;
+            park_iova = iova$5$q;
+            park_cookie = cookie$5$q;
+            park_index = index$5$q;
+            park_sent = sent$5$q;
+            park_left = left$5$q;
+            park_granted = granted$5$q;
+            park_sprio = sprio$5$q;
+        end
+        pok$6 = wait$6 & ~(s_grant_valid & gmatch$6);
+        if (park_slot == c_slot$6) begin
+            park_ok = pok$6;
+            park_no_completion = nocpl$6$q;
+            park_sport = sport$6$q;
+            park_dport = dport$6$q;
+            park_id = id$6$q;
+            park_peer = peer$6$q;
+            park_length = length$6$q;
+            park_iova = iova$6$q;
+            park_cookie = cookie$6$q;
+            park_index = index$6$q;
+            park_sent = sent$6$q;
+            park_left = left$6$q;
+            park_granted = granted$6$q;
+            park_sprio = sprio$6$q;
+        end
+        pok$7 = wait$7 & ~(s_grant_valid & gmatch$7);
+        if (park_slot == c_slot$7) begin
+            park_ok = pok$7;
+            park_no_completion = nocpl$7$q;
+            park_sport = sport$7$q;
+            park_dport = dport$7$q;
+            park_id = id$7$q;
+            park_peer = peer$7$q;
+            park_length = length$7$q;
+            park_iova = iova$7$q;
+            park_cookie = cookie$7$q;
+            park_index = index$7$q;
+            park_sent = sent$7$q;
+            park_left = left$7$q;
+            park_granted = granted$7$q;
+            park_sprio = sprio$7$q;
+        end
+        pok$8 = wait$8 & ~(s_grant_valid & gmatch$8);
+        if (park_slot == c_slot$8) begin
+            park_ok = pok$8;
+            park_no_completion = nocpl$8$q;
+            park_sport = sport$8$q;
+            park_dport = dport$8$q;
+            park_id = id$8$q;
+            park_peer = peer$8$q;
+            park_length = length$8$q;
+            park_iova = iova$8$q;
+            park_cookie = cookie$8$q;
+            park_index = index$8$q;
+            park_sent = sent$8$q;
+            park_left = left$8$q;
+            park_granted = granted$8$q;
+            park_sprio = sprio$8$q;
+        end
+        pok$9 = wait$9 & ~(s_grant_valid & gmatch$9);
+        if (park_slot == c_slot$9) begin
+            park_ok = pok$9;
+            park_no_completion = nocpl$9$q;
+            park_sport = sport$9$q;
+            park_dport = dport$9$q;
+            park_id = id$9$q;
+            park_peer = peer$9$q;
+            park_length = length$9$q;
+            park_iova = iova$9$q;
+            park_cookie = cookie$9$q;
+            park_index = index$9$q;
+            park_sent = sent$9$q;
+            park_left = left$9$q;
+            park_granted = granted$9$q;
+            park_sprio = sprio$9$q;
+        end
+        pok$10 = wait$10 & ~(s_grant_valid & gmatch$10);
+        if (park_slot == c_slot$10) begin
+            park_ok = pok$10;
+            park_no_completion = nocpl$10$q;
+            park_sport = sport$10$q;
+            park_dport = dport$10$q;
+            park_id = id$10$q;
+            park_peer = peer$10$q;
+            park_length = length$10$q;
+            park_iova = iova$10$q;
+            park_cookie = cookie$10$q;
+            park_index = index$10$q;
+            park_sent = sent$10$q;
+            park_left = left$10$q;
+            park_granted = granted$10$q;
+            park_sprio = sprio$10$q;
+        end
+        pok$11 = wait$11 & ~(s_grant_valid & gmatch$11);
+        if (park_slot == c_slot$11) begin
+            park_ok = pok$11;
+            park_no_completion = nocpl$11$q;
+            park_sport = sport$11$q;
+            park_dport = dport$11$q;
+            park_id = id$11$q;
+            park_peer = peer$11$q;
+            park_length = length$11$q;
+            park_iova = iova$11$q;
+            park_cookie = cookie$11$q;
+            park_index = index$11$q;
+            park_sent = sent$11$q;
+            park_left = left$11$q;
+            park_granted = granted$11$q;
+            park_sprio = sprio$11$q;
+        end
+        pok$12 = wait$12 & ~(s_grant_valid & gmatch$12);
+        if (park_slot == c_slot$12) begin
+            park_ok = pok$12;
+            park_no_completion = nocpl$12$q;
+            park_sport = sport$12$q;
+            park_dport = dport$12$q;
+            park_id = id$12$q;
+            park_peer = peer$12$q;
+            park_length = length$12$q;
+            park_iova = iova$12$q;
+            park_cookie = cookie$12$q;
+            park_index = index$12$q;
+            park_sent = sent$12$q;
+            park_left = left$12$q;
+            park_granted = granted$12$q;
+            park_sprio = sprio$12$q;
+        end
+        pok$13 = wait$13 & ~(s_grant_valid & gmatch$13);
+        if (park_slot == c_slot$13) begin
+            park_ok = pok$13;
+            park_no_completion = nocpl$13$q;
+            park_sport = sport$13$q;
+            park_dport = dport$13$q;
+            park_id = id$13$q;
+            park_peer = peer$13$q;
+            park_length = length$13$q;
+            park_iova = iova$13$q;
+            park_cookie = cookie$13$q;
+            park_index = index$13$q;
+            park_sent = sent$13$q;
+            park_left = left$13$q;
+            park_granted = granted$13$q;
+            park_sprio = sprio$13$q;
+        end
+        pok$14 = wait$14 & ~(s_grant_valid & gmatch$14);
+        if (park_slot == c_slot$14) begin
+            park_ok = pok$14;
+            park_no_completion = nocpl$14$q;
+            park_sport = sport$14$q;
+            park_dport = dport$14$q;
+            park_id = id$14$q;
+            park_peer = peer$14$q;
+            park_length = length$14$q;
+            park_iova = iova$14$q;
+            park_cookie = cookie$14$q;
+            park_index = index$14$q;
+            park_sent = sent$14$q;
+            park_left = left$14$q;
+            park_granted = granted$14$q;
+            park_sprio = sprio$14$q;
+        end
+        pok$15 = wait$15 & ~(s_grant_valid & gmatch$15);
+        if (park_slot == c_slot$15) begin
+            park_ok = pok$15;
+            park_no_completion = nocpl$15$q;
+            park_sport = sport$15$q;
+            park_dport = dport$15$q;
+            park_id = id$15$q;
+            park_peer = peer$15$q;
+            park_length = length$15$q;
+            park_iova = iova$15$q;
+            park_cookie = cookie$15$q;
+            park_index = index$15$q;
+            park_sent = sent$15$q;
+            park_left = left$15$q;
+            park_granted = granted$15$q;
+            park_sprio = sprio$15$q;
+        end
+        if (fire | cancel_fire) begin
+            park_ok = 1'b0;
+        end
+        park_fire = park_valid & park_ok;
+        srpt$s_upd_valid = fire | park_fire;
+        srpt$s_upd_slot = pk_slot$q;
+        if (park_fire) begin
+            srpt$s_upd_slot = park_slot;
+        end
+        srpt$s_upd_remaining = p_rem;
+        srpt$s_upd_free = p_last | park_fire;
         cmatch$0 = live$0$q & (peer$0$q == s_desc_peer) & (id$0$q == s_desc_id);
         c_base$0 = sent$0$q + c_one32;
         cmatch$1 = live$1$q & (peer$1$q == s_desc_peer) & (id$1$q == s_desc_id);
@@ -3576,6 +3958,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$0$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$0)) begin
+            live$0$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$0) begin
             if (s_grant_offset > granted$0$q) begin
                 granted$0$d = length$0$q;
@@ -3614,6 +3999,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$0$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$0$d = s_desc_granted;
+            end
             unsch$0$d = ins_unsch;
             left$0$d = s_desc_bytes;
             uleft$0$d = ins_uleft;
@@ -3621,6 +4009,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$0$d = s_desc_index;
             uprio$0$d = ins_uprio;
             sprio$0$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$0$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$0$d = 1'b0;
@@ -3675,6 +4066,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$1$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$1)) begin
+            live$1$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$1) begin
             if (s_grant_offset > granted$1$q) begin
                 granted$1$d = length$1$q;
@@ -3713,6 +4107,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$1$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$1$d = s_desc_granted;
+            end
             unsch$1$d = ins_unsch;
             left$1$d = s_desc_bytes;
             uleft$1$d = ins_uleft;
@@ -3720,6 +4117,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$1$d = s_desc_index;
             uprio$1$d = ins_uprio;
             sprio$1$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$1$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$1$d = 1'b0;
@@ -3774,6 +4174,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$2$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$2)) begin
+            live$2$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$2) begin
             if (s_grant_offset > granted$2$q) begin
                 granted$2$d = length$2$q;
@@ -3812,6 +4215,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$2$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$2$d = s_desc_granted;
+            end
             unsch$2$d = ins_unsch;
             left$2$d = s_desc_bytes;
             uleft$2$d = ins_uleft;
@@ -3819,6 +4225,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$2$d = s_desc_index;
             uprio$2$d = ins_uprio;
             sprio$2$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$2$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$2$d = 1'b0;
@@ -3873,6 +4282,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$3$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$3)) begin
+            live$3$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$3) begin
             if (s_grant_offset > granted$3$q) begin
                 granted$3$d = length$3$q;
@@ -3911,6 +4323,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$3$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$3$d = s_desc_granted;
+            end
             unsch$3$d = ins_unsch;
             left$3$d = s_desc_bytes;
             uleft$3$d = ins_uleft;
@@ -3918,6 +4333,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$3$d = s_desc_index;
             uprio$3$d = ins_uprio;
             sprio$3$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$3$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$3$d = 1'b0;
@@ -3972,6 +4390,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$4$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$4)) begin
+            live$4$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$4) begin
             if (s_grant_offset > granted$4$q) begin
                 granted$4$d = length$4$q;
@@ -4010,6 +4431,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$4$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$4$d = s_desc_granted;
+            end
             unsch$4$d = ins_unsch;
             left$4$d = s_desc_bytes;
             uleft$4$d = ins_uleft;
@@ -4017,6 +4441,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$4$d = s_desc_index;
             uprio$4$d = ins_uprio;
             sprio$4$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$4$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$4$d = 1'b0;
@@ -4071,6 +4498,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$5$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$5)) begin
+            live$5$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$5) begin
             if (s_grant_offset > granted$5$q) begin
                 granted$5$d = length$5$q;
@@ -4109,6 +4539,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$5$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$5$d = s_desc_granted;
+            end
             unsch$5$d = ins_unsch;
             left$5$d = s_desc_bytes;
             uleft$5$d = ins_uleft;
@@ -4116,6 +4549,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$5$d = s_desc_index;
             uprio$5$d = ins_uprio;
             sprio$5$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$5$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$5$d = 1'b0;
@@ -4170,6 +4606,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$6$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$6)) begin
+            live$6$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$6) begin
             if (s_grant_offset > granted$6$q) begin
                 granted$6$d = length$6$q;
@@ -4208,6 +4647,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$6$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$6$d = s_desc_granted;
+            end
             unsch$6$d = ins_unsch;
             left$6$d = s_desc_bytes;
             uleft$6$d = ins_uleft;
@@ -4215,6 +4657,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$6$d = s_desc_index;
             uprio$6$d = ins_uprio;
             sprio$6$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$6$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$6$d = 1'b0;
@@ -4269,6 +4714,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$7$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$7)) begin
+            live$7$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$7) begin
             if (s_grant_offset > granted$7$q) begin
                 granted$7$d = length$7$q;
@@ -4307,6 +4755,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$7$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$7$d = s_desc_granted;
+            end
             unsch$7$d = ins_unsch;
             left$7$d = s_desc_bytes;
             uleft$7$d = ins_uleft;
@@ -4314,6 +4765,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$7$d = s_desc_index;
             uprio$7$d = ins_uprio;
             sprio$7$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$7$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$7$d = 1'b0;
@@ -4368,6 +4822,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$8$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$8)) begin
+            live$8$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$8) begin
             if (s_grant_offset > granted$8$q) begin
                 granted$8$d = length$8$q;
@@ -4406,6 +4863,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$8$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$8$d = s_desc_granted;
+            end
             unsch$8$d = ins_unsch;
             left$8$d = s_desc_bytes;
             uleft$8$d = ins_uleft;
@@ -4413,6 +4873,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$8$d = s_desc_index;
             uprio$8$d = ins_uprio;
             sprio$8$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$8$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$8$d = 1'b0;
@@ -4467,6 +4930,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$9$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$9)) begin
+            live$9$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$9) begin
             if (s_grant_offset > granted$9$q) begin
                 granted$9$d = length$9$q;
@@ -4505,6 +4971,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$9$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$9$d = s_desc_granted;
+            end
             unsch$9$d = ins_unsch;
             left$9$d = s_desc_bytes;
             uleft$9$d = ins_uleft;
@@ -4512,6 +4981,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$9$d = s_desc_index;
             uprio$9$d = ins_uprio;
             sprio$9$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$9$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$9$d = 1'b0;
@@ -4566,6 +5038,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$10$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$10)) begin
+            live$10$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$10) begin
             if (s_grant_offset > granted$10$q) begin
                 granted$10$d = length$10$q;
@@ -4604,6 +5079,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$10$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$10$d = s_desc_granted;
+            end
             unsch$10$d = ins_unsch;
             left$10$d = s_desc_bytes;
             uleft$10$d = ins_uleft;
@@ -4611,6 +5089,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$10$d = s_desc_index;
             uprio$10$d = ins_uprio;
             sprio$10$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$10$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$10$d = 1'b0;
@@ -4665,6 +5146,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$11$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$11)) begin
+            live$11$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$11) begin
             if (s_grant_offset > granted$11$q) begin
                 granted$11$d = length$11$q;
@@ -4703,6 +5187,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$11$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$11$d = s_desc_granted;
+            end
             unsch$11$d = ins_unsch;
             left$11$d = s_desc_bytes;
             uleft$11$d = ins_uleft;
@@ -4710,6 +5197,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$11$d = s_desc_index;
             uprio$11$d = ins_uprio;
             sprio$11$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$11$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$11$d = 1'b0;
@@ -4764,6 +5254,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$12$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$12)) begin
+            live$12$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$12) begin
             if (s_grant_offset > granted$12$q) begin
                 granted$12$d = length$12$q;
@@ -4802,6 +5295,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$12$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$12$d = s_desc_granted;
+            end
             unsch$12$d = ins_unsch;
             left$12$d = s_desc_bytes;
             uleft$12$d = ins_uleft;
@@ -4809,6 +5305,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$12$d = s_desc_index;
             uprio$12$d = ins_uprio;
             sprio$12$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$12$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$12$d = 1'b0;
@@ -4863,6 +5362,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$13$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$13)) begin
+            live$13$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$13) begin
             if (s_grant_offset > granted$13$q) begin
                 granted$13$d = length$13$q;
@@ -4901,6 +5403,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$13$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$13$d = s_desc_granted;
+            end
             unsch$13$d = ins_unsch;
             left$13$d = s_desc_bytes;
             uleft$13$d = ins_uleft;
@@ -4908,6 +5413,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$13$d = s_desc_index;
             uprio$13$d = ins_uprio;
             sprio$13$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$13$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$13$d = 1'b0;
@@ -4962,6 +5470,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$14$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$14)) begin
+            live$14$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$14) begin
             if (s_grant_offset > granted$14$q) begin
                 granted$14$d = length$14$q;
@@ -5000,6 +5511,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$14$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$14$d = s_desc_granted;
+            end
             unsch$14$d = ins_unsch;
             left$14$d = s_desc_bytes;
             uleft$14$d = ins_uleft;
@@ -5007,6 +5521,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$14$d = s_desc_index;
             uprio$14$d = ins_uprio;
             sprio$14$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$14$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$14$d = 1'b0;
@@ -5061,6 +5578,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 live$15$d = 1'b0;
             end
         end
+        if (park_fire & (park_slot == c_slot$15)) begin
+            live$15$d = 1'b0;
+        end
         if (s_grant_valid & gmatch$15) begin
             if (s_grant_offset > granted$15$q) begin
                 granted$15$d = length$15$q;
@@ -5099,6 +5619,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             if (s_desc_retransmit) begin
                 granted$15$d = ins_end;
             end
+            if (s_desc_resume) begin
+                granted$15$d = s_desc_granted;
+            end
             unsch$15$d = ins_unsch;
             left$15$d = s_desc_bytes;
             uleft$15$d = ins_uleft;
@@ -5106,6 +5629,9 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             index$15$d = s_desc_index;
             uprio$15$d = ins_uprio;
             sprio$15$d = c_prio$0;
+            if (s_desc_resume) begin
+                sprio$15$d = s_desc_sprio;
+            end
         end
         if (reset) begin
             live$15$d = 1'b0;

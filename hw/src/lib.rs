@@ -84,6 +84,7 @@ pub mod srpt;
 pub mod srpt_model;
 pub mod tx_engine;
 pub mod tx_engine_model;
+pub mod tx_park;
 pub mod tx_ring;
 pub mod tx_ring_model;
 pub mod tx_sched;

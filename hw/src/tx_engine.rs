@@ -27,6 +27,7 @@ use crate::data_framer::DataFramer512;
 use crate::grant_framer::Beat512;
 use crate::hdl::*;
 use crate::lutram::LutRam;
+use crate::tx_park::TxPark;
 use crate::tx_sched::TxSched16;
 
 /// Packets whose payload read may be out at once (the job FIFO's depth).
@@ -154,6 +155,7 @@ pub struct TxEngine512 {
     /// Packets whose payload read is out, not yet framed (0-16).
     pub queued: Signal<Out, Bits<5>>,
     sched: TxSched16,
+    park: TxPark,
     framer: DataFramer512,
     fifo: LutRam<JobRec, 4>,
     wr: DFF<Bits<4>>,
@@ -234,6 +236,7 @@ impl TxEngine512 {
             frames: Signal::default(),
             queued: Signal::default(),
             sched: TxSched16::new(),
+            park: TxPark::new(),
             framer: DataFramer512::new(),
             fifo: LutRam::default(),
             wr: DFF::default(),
@@ -330,7 +333,40 @@ impl Logic for TxEngine512 {
         self.sched.cfg_cutoff5.next = self.cfg_cutoff5.val();
         self.sched.cfg_cutoff6.next = self.cfg_cutoff6.val();
         self.sched.cfg_cutoff7.next = self.cfg_cutoff7.val();
-        self.sched.s_desc_valid.next = self.s_desc_valid.val();
+        // The park's resumes and re-issued CANCELs go ahead of the ring's descriptors; its
+        // GRANTs offered again take the cycles the parser leaves.
+        self.park.clock.next = self.clock.val();
+        self.park.reset.next = self.reset.val();
+        self.park.ring_valid.next = self.s_desc_valid.val();
+        self.park.ring_cancel.next = self.s_desc_cancel.val();
+        self.park.ring_peer.next = self.s_desc_peer.val();
+        self.park.ring_id.next = self.s_desc_id.val();
+        self.park.sched_occupancy.next = self.sched.occupancy.val();
+        self.park.g_valid.next = self.s_grant_valid.val();
+        self.park.g_peer.next = self.s_grant_peer.val();
+        self.park.g_id.next = self.s_grant_id.val();
+        self.park.g_offset.next = self.s_grant_offset.val();
+        self.park.g_priority.next = self.s_grant_priority.val();
+        self.park.sched_grant_hit.next = self.sched.m_grant_hit.val();
+        self.park.waiting.next = self.sched.waiting.val();
+        self.park.park_ok.next = self.sched.park_ok.val();
+        self.park.park_entry.next.valid = true;
+        self.park.park_entry.next.nocpl = self.sched.park_no_completion.val();
+        self.park.park_entry.next.sport = self.sched.park_sport.val();
+        self.park.park_entry.next.dport = self.sched.park_dport.val();
+        self.park.park_entry.next.id = self.sched.park_id.val();
+        self.park.park_entry.next.peer = self.sched.park_peer.val();
+        self.park.park_entry.next.length = self.sched.park_length.val();
+        self.park.park_entry.next.iova = self.sched.park_iova.val();
+        self.park.park_entry.next.cookie = self.sched.park_cookie.val();
+        self.park.park_entry.next.index = self.sched.park_index.val();
+        self.park.park_entry.next.sent = self.sched.park_sent.val();
+        self.park.park_entry.next.left = self.sched.park_left.val();
+        self.park.park_entry.next.granted = self.sched.park_granted.val();
+        self.park.park_entry.next.sprio = self.sched.park_sprio.val();
+        self.sched.park_valid.next = self.park.park_valid.val();
+        self.sched.park_slot.next = self.park.park_slot.val();
+        self.sched.s_desc_valid.next = self.s_desc_valid.val() & self.park.ring_ok.val();
         self.sched.s_desc_retransmit.next = self.s_desc_retransmit.val();
         self.sched.s_desc_cancel.next = self.s_desc_cancel.val();
         self.sched.s_desc_no_completion.next = self.s_desc_no_completion.val();
@@ -344,16 +380,43 @@ impl Logic for TxEngine512 {
         self.sched.s_desc_bytes.next = self.s_desc_bytes.val();
         self.sched.s_desc_cookie.next = self.s_desc_cookie.val();
         self.sched.s_desc_index.next = self.s_desc_index.val();
-        self.sched.s_grant_valid.next = self.s_grant_valid.val();
+        self.sched.s_desc_resume.next = false;
+        self.sched.s_desc_granted.next = self.park.r_entry.val().granted;
+        self.sched.s_desc_sprio.next = self.park.r_entry.val().sprio;
+        if self.park.r_valid.val() {
+            self.sched.s_desc_valid.next = true;
+            self.sched.s_desc_retransmit.next = false;
+            self.sched.s_desc_cancel.next = !self.park.r_entry.val().valid;
+            self.sched.s_desc_resume.next = self.park.r_entry.val().valid;
+            self.sched.s_desc_no_completion.next = self.park.r_entry.val().nocpl;
+            self.sched.s_desc_sport.next = self.park.r_entry.val().sport;
+            self.sched.s_desc_dport.next = self.park.r_entry.val().dport;
+            self.sched.s_desc_id.next = self.park.r_entry.val().id;
+            self.sched.s_desc_peer.next = self.park.r_entry.val().peer;
+            self.sched.s_desc_length.next = self.park.r_entry.val().length;
+            self.sched.s_desc_iova.next = self.park.r_entry.val().iova;
+            self.sched.s_desc_offset.next = self.park.r_entry.val().sent;
+            self.sched.s_desc_bytes.next = self.park.r_entry.val().left;
+            self.sched.s_desc_cookie.next = self.park.r_entry.val().cookie;
+            self.sched.s_desc_index.next = self.park.r_entry.val().index;
+        }
+        self.sched.s_grant_valid.next = self.s_grant_valid.val() | self.park.ro_valid.val();
         self.sched.s_grant_peer.next = self.s_grant_peer.val();
         self.sched.s_grant_id.next = self.s_grant_id.val();
         self.sched.s_grant_offset.next = self.s_grant_offset.val();
         self.sched.s_grant_priority.next = self.s_grant_priority.val();
-        self.s_desc_ready.next = self.sched.s_desc_ready.val();
+        if !self.s_grant_valid.val() {
+            self.sched.s_grant_peer.next = self.park.ro_peer.val();
+            self.sched.s_grant_id.next = self.park.ro_id.val();
+            self.sched.s_grant_offset.next = self.park.ro_offset.val();
+            self.sched.s_grant_priority.next = self.park.ro_priority.val();
+        }
+        self.s_desc_ready.next = self.sched.s_desc_ready.val() & self.park.ring_ok.val();
         self.s_grant_ready.next = self.sched.s_grant_ready.val();
         self.occupancy.next = self.sched.occupancy.val();
         self.packets.next = self.sched.packets.val();
-        self.grants_unmatched.next = self.sched.grants_unmatched.val();
+        self.grants_unmatched.next =
+            self.sched.grants_unmatched.val() - self.park.grants_resolved.val();
         // A pick leaves as a read request and a FIFO entry in the same cycle.
         self.full.next = self.count.q.val() == self.c_depth.val();
         self.m_rd_valid.next = self.sched.m_job_valid.val() & !self.full.val();

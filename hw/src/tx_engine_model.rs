@@ -87,6 +87,9 @@ pub struct EngineStats {
     pub dones: u64,
     /// Most payload reads out at once.
     pub max_queued: u32,
+    /// Most messages held at once with first-time bytes to send (above 16, some were
+    /// parked).
+    pub max_held: usize,
 }
 
 /// The host memory: the byte at IOVA `a`.
@@ -99,6 +102,8 @@ struct Msg {
     unsch: u32,
     uprio: u8,
     next: u32,
+    /// The end of the furthest payload read of it (a RETRANSMIT's too).
+    decided: u32,
     granted: u32,
     prios: Vec<u8>,
     rtx: VecDeque<(u32, u32, TxEntry)>,
@@ -113,8 +118,12 @@ pub fn run<D: EnginePorts>(
     max_len: u32,
 ) -> Result<EngineStats, String> {
     let mut rng = Rng::new(seed);
+    // Odd seeds: a stingy receiver, that grants only the four messages posted last and
+    // nothing unscheduled, so that more messages wait for GRANTs than the scheduler has
+    // slots and the park must take them.
+    let stingy = seed % 2 == 1;
     let sched = TxSchedConfig {
-        unsched_bytes: [1424, 10_000, 0, 5000][rng.below(4) as usize],
+        unsched_bytes: [1424, 10_000, 0, 5000][rng.below(4) as usize] * u32::from(!stingy),
         max_payload: [1424, 1424, 8948, 100][rng.below(4) as usize],
         cutoffs: [u32::MAX, 100_000, 20_000, 5000, 1000, 300, 100, 10],
     };
@@ -162,6 +171,7 @@ pub fn run<D: EnginePorts>(
                     bytes: length,
                     cookie: rng.next_u64(),
                     index,
+                    ..TxEntry::default()
                 };
                 iova += u64::from(length) + rng.below(4096);
                 posted += 1;
@@ -173,6 +183,7 @@ pub fn run<D: EnginePorts>(
                         unsch,
                         uprio: unsched_priority(&sched.cutoffs, length),
                         next: 0,
+                        decided: 0,
                         granted: unsch,
                         prios: Vec::new(),
                         rtx: VecDeque::new(),
@@ -208,7 +219,12 @@ pub fn run<D: EnginePorts>(
         }
         let grant = if rng.chance(25) {
             if !open.is_empty() && rng.chance(90) {
-                let key = open[rng.below(open.len() as u64) as usize];
+                let from = if stingy {
+                    open.len().saturating_sub(4)
+                } else {
+                    0
+                };
+                let key = open[from + rng.below((open.len() - from) as u64) as usize];
                 let m = msgs.get_mut(&key).expect("open messages are known");
                 let offset = m.granted + rng.below(3 * u64::from(sched.max_payload)) as u32;
                 let priority = rng.below(8) as u8;
@@ -252,6 +268,21 @@ pub fn run<D: EnginePorts>(
         if a.desc_ready {
             pending = None;
         }
+        // Messages the engine holds with bytes it has not decided yet (each has a slot, or
+        // is parked; a RETRANSMIT read past the first-time bytes only makes this count less).
+        if let (true, Some((addr, len))) = (offer.rd_ready, a.rd) {
+            for m in msgs.values_mut() {
+                if (m.e.iova..m.e.iova + u64::from(m.e.length)).contains(&addr) {
+                    m.decided = m.decided.max((addr - m.e.iova) as u32 + len);
+                }
+            }
+        }
+        let held = open
+            .iter()
+            .filter(|k| msgs.get(k).is_some_and(|m| m.decided < m.e.length))
+            .filter(|k| !pending.is_some_and(|e| !e.retransmit && (e.peer, e.id) == **k))
+            .count();
+        st.max_held = st.max_held.max(held);
         if let (true, Some((addr, len))) = (offer.rd_ready, a.rd) {
             let n = (PAYLOAD_LANE + len as usize).div_ceil(64);
             let beats = (0..n)
@@ -424,11 +455,20 @@ pub fn run_seeds<D: EnginePorts>(
     n: u32,
     max_len: u32,
 ) -> Result<(), String> {
+    let mut most_held = 0;
     for i in 0..runs {
         let s = seed.wrapping_add(i);
         eprintln!("{what}: seed {s:#x} (HOMA_HW_SEED to replay), {n} messages");
         let st = run(&mut make(), s, n, max_len)?;
         eprintln!("  {st:?}");
+        most_held = most_held.max(st.max_held);
+    }
+    // With enough messages, a stingy receiver's run must have had more than the 16 slots.
+    if n >= 30 && runs >= 2 && most_held <= crate::tx_sched::TX_SLOTS {
+        return Err(format!(
+            "seeds {seed:#x}+{runs}: never more than {most_held} messages held: the park \
+             was not exercised"
+        ));
     }
     Ok(())
 }

@@ -42,6 +42,16 @@
 //! `cfg_max_payload` bytes (> 0). `m_job_last` marks a range's last packet (the slot is free
 //! after it): the framer posts `TX_DONE` after that frame, unless `m_job_no_completion`.
 //!
+//! Parking (the second level, [`crate::tx_park`]): a slot that waits for a GRANT (a live
+//! SEND_MESSAGE whose granted bytes are all sent: `waiting`) may leave the table so that a
+//! new message can have its slot. The park names the slot (`park_slot`, `park_valid`), reads
+//! its state from `park_*`, and the slot is free after the edge if `park_ok` (nothing else
+//! touches it in that cycle: no GRANT of its own, no CANCEL, no job taken). It comes back as
+//! a descriptor with `s_desc_resume`: its sent bytes as the offset, the rest as the bytes,
+//! its granted bytes and scheduled priority with it (its unscheduled share and priority are
+//! recomputed from the length, as at its first insert); it is then the youngest slot.
+//! `m_grant_hit` tells the park which GRANTs matched a slot here.
+//!
 //! Timing: the pick is two register stages, one decision every two cycles at most, which is
 //! line rate for the smallest DATA frame (2.3 cycles at 100 Gb/s, docs/timing.md). Stage 1:
 //! slot state → mask → the SRPT scheduler's tournament → the picked slot, registered.
@@ -128,6 +138,15 @@ pub struct TxSched16 {
     pub s_desc_cookie: Signal<In, Bits<64>>,
     /// Its ring index.
     pub s_desc_index: Signal<In, Bits<32>>,
+    /// A parked SEND_MESSAGE comes back (see "Parking" in the module doc): `s_desc_offset` is
+    /// what it has sent, `s_desc_bytes` the rest of it, and it starts with `s_desc_granted`
+    /// granted (at least the offset, at most the length) and `s_desc_sprio` as its scheduled
+    /// priority.
+    pub s_desc_resume: Signal<In, Bit>,
+    /// A resumed message's granted bytes.
+    pub s_desc_granted: Signal<In, Bits<32>>,
+    /// A resumed message's scheduled priority.
+    pub s_desc_sprio: Signal<In, Bits<3>>,
     /// A GRANT arrived (decoded by the parser).
     pub s_grant_valid: Signal<In, Bit>,
     /// Always high: a GRANT is taken every cycle.
@@ -140,6 +159,44 @@ pub struct TxSched16 {
     pub s_grant_offset: Signal<In, Bits<32>>,
     /// The priority for the scheduled bytes.
     pub s_grant_priority: Signal<In, Bits<3>>,
+    /// This cycle's GRANT matches a live slot (from the GRANT's inputs and the slots).
+    pub m_grant_hit: Signal<Out, Bit>,
+    /// The slots that wait for a GRANT: live SEND_MESSAGEs with every granted byte sent
+    /// (bit `j` is slot `j`; from registers only).
+    pub waiting: Signal<Out, Bits<16>>,
+    /// Park slot `park_slot` at this edge, if `park_ok`.
+    pub park_valid: Signal<In, Bit>,
+    /// The slot to park.
+    pub park_slot: Signal<In, Bits<4>>,
+    /// `park_slot` may leave at this edge: it waits for a GRANT, and no GRANT, CANCEL or
+    /// job touches it (nor the SRPT scheduler's update port) in this cycle.
+    pub park_ok: Signal<Out, Bit>,
+    /// `park_slot`'s flag NO_COMPLETION.
+    pub park_no_completion: Signal<Out, Bit>,
+    /// `park_slot`'s local port.
+    pub park_sport: Signal<Out, Bits<16>>,
+    /// `park_slot`'s peer port.
+    pub park_dport: Signal<Out, Bits<16>>,
+    /// `park_slot`'s RPC id.
+    pub park_id: Signal<Out, Bits<64>>,
+    /// `park_slot`'s peer.
+    pub park_peer: Signal<Out, Bits<32>>,
+    /// `park_slot`'s message length.
+    pub park_length: Signal<Out, Bits<32>>,
+    /// `park_slot`'s message IOVA.
+    pub park_iova: Signal<Out, Bits<64>>,
+    /// `park_slot`'s cookie.
+    pub park_cookie: Signal<Out, Bits<64>>,
+    /// `park_slot`'s ring index.
+    pub park_index: Signal<Out, Bits<32>>,
+    /// `park_slot`'s bytes sent (its resume offset).
+    pub park_sent: Signal<Out, Bits<32>>,
+    /// `park_slot`'s bytes left to send.
+    pub park_left: Signal<Out, Bits<32>>,
+    /// `park_slot`'s granted bytes.
+    pub park_granted: Signal<Out, Bits<32>>,
+    /// `park_slot`'s scheduled priority.
+    pub park_sprio: Signal<Out, Bits<3>>,
     /// A DATA packet is decided.
     pub m_job_valid: Signal<Out, Bit>,
     /// It is taken (the slot advances at this edge).
@@ -208,6 +265,10 @@ pub struct TxSched16 {
     pk_valid: DFF<Bit>,
     pk_slot: DFF<Bits<4>>,
     elig: [Signal<Local, Bit>; TX_SLOTS],
+    wait: [Signal<Local, Bit>; TX_SLOTS],
+    pok: [Signal<Local, Bit>; TX_SLOTS],
+    wmask: Signal<Local, Mask16>,
+    park_fire: Signal<Local, Bit>,
     gmatch: [Signal<Local, Bit>; TX_SLOTS],
     cmatch: [Signal<Local, Bit>; TX_SLOTS],
     c_base: [Signal<Local, Bits<32>>; TX_SLOTS],
@@ -283,12 +344,33 @@ impl TxSched16 {
             s_desc_bytes: Signal::default(),
             s_desc_cookie: Signal::default(),
             s_desc_index: Signal::default(),
+            s_desc_resume: Signal::default(),
+            s_desc_granted: Signal::default(),
+            s_desc_sprio: Signal::default(),
             s_grant_valid: Signal::default(),
             s_grant_ready: Signal::default(),
             s_grant_peer: Signal::default(),
             s_grant_id: Signal::default(),
             s_grant_offset: Signal::default(),
             s_grant_priority: Signal::default(),
+            m_grant_hit: Signal::default(),
+            waiting: Signal::default(),
+            park_valid: Signal::default(),
+            park_slot: Signal::default(),
+            park_ok: Signal::default(),
+            park_no_completion: Signal::default(),
+            park_sport: Signal::default(),
+            park_dport: Signal::default(),
+            park_id: Signal::default(),
+            park_peer: Signal::default(),
+            park_length: Signal::default(),
+            park_iova: Signal::default(),
+            park_cookie: Signal::default(),
+            park_index: Signal::default(),
+            park_sent: Signal::default(),
+            park_left: Signal::default(),
+            park_granted: Signal::default(),
+            park_sprio: Signal::default(),
             m_job_valid: Signal::default(),
             m_job_ready: Signal::default(),
             m_job_addr: Signal::default(),
@@ -336,6 +418,10 @@ impl TxSched16 {
             pk_valid: DFF::default(),
             pk_slot: DFF::default(),
             elig: std::array::from_fn(|_| Signal::default()),
+            wait: std::array::from_fn(|_| Signal::default()),
+            pok: std::array::from_fn(|_| Signal::default()),
+            wmask: Signal::default(),
+            park_fire: Signal::default(),
             gmatch: std::array::from_fn(|_| Signal::default()),
             cmatch: std::array::from_fn(|_| Signal::default()),
             c_base: std::array::from_fn(|_| Signal::default()),
@@ -411,11 +497,16 @@ impl TxSched16 {
         uut.s_desc_bytes.connect();
         uut.s_desc_cookie.connect();
         uut.s_desc_index.connect();
+        uut.s_desc_resume.connect();
+        uut.s_desc_granted.connect();
+        uut.s_desc_sprio.connect();
         uut.s_grant_valid.connect();
         uut.s_grant_peer.connect();
         uut.s_grant_id.connect();
         uut.s_grant_offset.connect();
         uut.s_grant_priority.connect();
+        uut.park_valid.connect();
+        uut.park_slot.connect();
         uut.m_job_ready.connect();
         uut.connect_all();
         uut
@@ -462,6 +553,29 @@ impl Logic for TxSched16 {
         self.mask.next.m14 = self.elig[14].val();
         self.mask.next.m15 = self.elig[15].val();
         self.srpt.s_mask.next = Bits::<16>::from(self.mask.val());
+        // Slots that wait for a GRANT (what a park may take).
+        for j in 0..TX_SLOTS {
+            self.wait[j].next = self.live[j].q.val()
+                & !self.rtx[j].q.val()
+                & (self.sent[j].q.val() == self.granted[j].q.val());
+        }
+        self.wmask.next.m0 = self.wait[0].val();
+        self.wmask.next.m1 = self.wait[1].val();
+        self.wmask.next.m2 = self.wait[2].val();
+        self.wmask.next.m3 = self.wait[3].val();
+        self.wmask.next.m4 = self.wait[4].val();
+        self.wmask.next.m5 = self.wait[5].val();
+        self.wmask.next.m6 = self.wait[6].val();
+        self.wmask.next.m7 = self.wait[7].val();
+        self.wmask.next.m8 = self.wait[8].val();
+        self.wmask.next.m9 = self.wait[9].val();
+        self.wmask.next.m10 = self.wait[10].val();
+        self.wmask.next.m11 = self.wait[11].val();
+        self.wmask.next.m12 = self.wait[12].val();
+        self.wmask.next.m13 = self.wait[13].val();
+        self.wmask.next.m14 = self.wait[14].val();
+        self.wmask.next.m15 = self.wait[15].val();
+        self.waiting.next = Bits::<16>::from(self.wmask.val());
         // Stage 2: the registered pick's slot as it is now (it is still live and eligible:
         // see the module doc). Each slot's compares with the payload limit run beside the
         // mux, not after it.
@@ -556,10 +670,6 @@ impl Logic for TxSched16 {
         }
         self.m_job_last.next = self.p_last.val();
         self.fire.next = self.pick_valid.val() & self.m_job_ready.val();
-        self.srpt.s_upd_valid.next = self.fire.val();
-        self.srpt.s_upd_slot.next = self.pk_slot.q.val();
-        self.srpt.s_upd_remaining.next = self.p_rem.val();
-        self.srpt.s_upd_free.next = self.p_last.val();
         // Stage 1: the SRPT pick over this cycle's state, registered. A pick taken at this
         // edge moves its slot's key, so the registered pick would be stale: none follows.
         self.pk_valid.clock.next = self.clock.val();
@@ -582,6 +692,54 @@ impl Logic for TxSched16 {
                 self.any_match.next = true;
             }
         }
+        self.m_grant_hit.next = self.s_grant_valid.val() & self.any_match.val();
+        // Parking: `park_slot` leaves when it waits for a GRANT and nothing else touches it
+        // (a GRANT of its own, a CANCEL, a job, which would take the SRPT update port).
+        self.park_ok.next = false;
+        self.park_no_completion.next = false;
+        self.park_sport.next = self.sport[0].q.val();
+        self.park_dport.next = self.dport[0].q.val();
+        self.park_id.next = self.id[0].q.val();
+        self.park_peer.next = self.peer[0].q.val();
+        self.park_length.next = self.length[0].q.val();
+        self.park_iova.next = self.iova[0].q.val();
+        self.park_cookie.next = self.cookie[0].q.val();
+        self.park_index.next = self.index[0].q.val();
+        self.park_sent.next = self.sent[0].q.val();
+        self.park_left.next = self.left[0].q.val();
+        self.park_granted.next = self.granted[0].q.val();
+        self.park_sprio.next = self.sprio[0].q.val();
+        for j in 0..TX_SLOTS {
+            self.pok[j].next =
+                self.wait[j].val() & !(self.s_grant_valid.val() & self.gmatch[j].val());
+            if self.park_slot.val() == self.c_slot[j].val() {
+                self.park_ok.next = self.pok[j].val();
+                self.park_no_completion.next = self.nocpl[j].q.val();
+                self.park_sport.next = self.sport[j].q.val();
+                self.park_dport.next = self.dport[j].q.val();
+                self.park_id.next = self.id[j].q.val();
+                self.park_peer.next = self.peer[j].q.val();
+                self.park_length.next = self.length[j].q.val();
+                self.park_iova.next = self.iova[j].q.val();
+                self.park_cookie.next = self.cookie[j].q.val();
+                self.park_index.next = self.index[j].q.val();
+                self.park_sent.next = self.sent[j].q.val();
+                self.park_left.next = self.left[j].q.val();
+                self.park_granted.next = self.granted[j].q.val();
+                self.park_sprio.next = self.sprio[j].q.val();
+            }
+        }
+        if self.fire.val() | self.cancel_fire.val() {
+            self.park_ok.next = false;
+        }
+        self.park_fire.next = self.park_valid.val() & self.park_ok.val();
+        self.srpt.s_upd_valid.next = self.fire.val() | self.park_fire.val();
+        self.srpt.s_upd_slot.next = self.pk_slot.q.val();
+        if self.park_fire.val() {
+            self.srpt.s_upd_slot.next = self.park_slot.val();
+        }
+        self.srpt.s_upd_remaining.next = self.p_rem.val();
+        self.srpt.s_upd_free.next = self.p_last.val() | self.park_fire.val();
         // CANCELs: matched against every live slot by (peer, local id).
         for j in 0..TX_SLOTS {
             self.cmatch[j].next = self.live[j].q.val()
@@ -685,6 +843,9 @@ impl Logic for TxSched16 {
                     self.live[j].d.next = false;
                 }
             }
+            if self.park_fire.val() & (self.park_slot.val() == self.c_slot[j].val()) {
+                self.live[j].d.next = false;
+            }
             if self.s_grant_valid.val() & self.gmatch[j].val() {
                 if self.s_grant_offset.val() > self.granted[j].q.val() {
                     self.granted[j].d.next = self.length[j].q.val();
@@ -723,6 +884,9 @@ impl Logic for TxSched16 {
                 if self.s_desc_retransmit.val() {
                     self.granted[j].d.next = self.ins_end.val();
                 }
+                if self.s_desc_resume.val() {
+                    self.granted[j].d.next = self.s_desc_granted.val();
+                }
                 self.unsch[j].d.next = self.ins_unsch.val();
                 self.left[j].d.next = self.s_desc_bytes.val();
                 self.uleft[j].d.next = self.ins_uleft.val();
@@ -730,6 +894,9 @@ impl Logic for TxSched16 {
                 self.index[j].d.next = self.s_desc_index.val();
                 self.uprio[j].d.next = self.ins_uprio.val();
                 self.sprio[j].d.next = self.c_prio[0].val();
+                if self.s_desc_resume.val() {
+                    self.sprio[j].d.next = self.s_desc_sprio.val();
+                }
             }
             if self.reset.val() {
                 self.live[j].d.next = false;

@@ -16,7 +16,7 @@ use crate::parser_model::Rng;
 use homa_proto::core::segment_len;
 use homa_proto::policy::{TxCandidate, srpt_pick, unsched_priority};
 use homa_proto::wire::NUM_PRIORITIES;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// The block's configuration inputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +58,12 @@ pub struct TxEntry {
     pub cookie: u64,
     /// Ring index.
     pub index: u32,
+    /// A parked message comes back (`offset` is what it has sent, `bytes` the rest).
+    pub resume: bool,
+    /// A resumed message's granted bytes.
+    pub granted: u32,
+    /// A resumed message's scheduled priority.
+    pub sprio: u8,
 }
 
 /// A GRANT as `s_grant_*` carry it.
@@ -170,6 +176,55 @@ impl Mirror {
             .collect()
     }
 
+    /// The slots that wait for a GRANT (bit `j` for slot `j`): live SEND_MESSAGEs whose
+    /// granted bytes are all sent.
+    pub fn waiting(&self) -> u16 {
+        let mut w = 0u16;
+        for (j, s) in self.slots.iter().enumerate() {
+            if s.is_some_and(|s| !s.e.retransmit && s.sent == s.granted) {
+                w |= 1 << j;
+            }
+        }
+        w
+    }
+
+    /// Whether `grant` matches the live SEND_MESSAGE in slot `j`.
+    fn grant_matches(&self, j: usize, grant: Option<TxGrant>) -> bool {
+        match (grant, &self.slots[j]) {
+            (Some(g), Some(s)) => !s.e.retransmit && s.e.peer == g.peer && s.e.id == g.id ^ 1,
+            _ => false,
+        }
+    }
+
+    /// Whether `grant` matches any live SEND_MESSAGE (`m_grant_hit`).
+    pub fn grant_hit(&self, grant: Option<TxGrant>) -> bool {
+        (0..self.slots.len()).any(|j| self.grant_matches(j, grant))
+    }
+
+    /// What `park_*` offer for slot `j` when it may leave this cycle (`park_ok`): it waits for
+    /// a GRANT, this cycle's GRANT is not its own, and neither a CANCEL nor a taken job
+    /// (`take`) is in the cycle. The record is the descriptor that brings it back.
+    pub fn park(
+        &self,
+        j: usize,
+        grant: Option<TxGrant>,
+        cancel: bool,
+        take: bool,
+    ) -> Option<TxEntry> {
+        if self.waiting() & (1 << j) == 0 || self.grant_matches(j, grant) || cancel || take {
+            return None;
+        }
+        let s = self.slots[j].as_ref()?;
+        Some(TxEntry {
+            resume: true,
+            offset: s.sent,
+            bytes: s.end - s.sent,
+            granted: s.granted,
+            sprio: s.sprio,
+            ..s.e
+        })
+    }
+
     /// The SRPT scheduler's pick over the slots as they are now: among those with granted bytes
     /// still to send, the fewest remaining bytes (as the SRPT scheduler keys them), older first.
     fn srpt_choice(&self) -> Option<usize> {
@@ -229,15 +284,19 @@ impl Mirror {
 
     /// The clock edge: the job taken (if `take`; never in a CANCEL's cycle), the GRANT
     /// applied to the slots live before the edge, a CANCEL applied to them, or the descriptor
-    /// inserted into the slot free before it.
+    /// inserted into the slot free before it; slot `park` leaves if it may (see
+    /// [`Mirror::park`]).
     pub fn edge(
         &mut self,
         cfg: &TxSchedConfig,
         take: bool,
         grant: Option<TxGrant>,
         insert: Option<TxEntry>,
+        park: Option<usize>,
     ) {
         let free = self.free();
+        let cancel = insert.is_some_and(|e| e.cancel);
+        let parked = park.filter(|&j| self.park(j, grant, cancel, take).is_some());
         let job = if take { self.job(cfg) } else { None };
         self.pick = if job.is_some() {
             None
@@ -256,6 +315,9 @@ impl Mirror {
             if !hit {
                 self.grants_unmatched = self.grants_unmatched.wrapping_add(1);
             }
+        }
+        if let Some(j) = parked {
+            self.slots[j] = None;
         }
         if let Some(j) = job {
             self.packets = self.packets.wrapping_add(1);
@@ -283,10 +345,16 @@ impl Mirror {
                 e,
                 end,
                 sent: e.offset,
-                granted: if e.retransmit { end } else { unsch },
+                granted: if e.resume {
+                    e.granted
+                } else if e.retransmit {
+                    end
+                } else {
+                    unsch
+                },
                 unsch,
                 uprio: unsched_priority(&cfg.cutoffs, e.length),
-                sprio: 0,
+                sprio: if e.resume { e.sprio } else { 0 },
                 age: self.inserted,
                 key: e.bytes,
             });
@@ -306,6 +374,8 @@ pub struct TxSchedOffer {
     pub grant: Option<TxGrant>,
     /// `m_job_ready`.
     pub job_ready: bool,
+    /// `park_valid` with `park_slot`.
+    pub park: Option<usize>,
 }
 
 /// One cycle's outputs (before the edge).
@@ -321,6 +391,12 @@ pub struct TxSchedAnswer {
     pub packets: u32,
     /// Unmatched GRANTs so far.
     pub grants_unmatched: u32,
+    /// `m_grant_hit`.
+    pub grant_hit: bool,
+    /// `waiting`.
+    pub waiting: u16,
+    /// `park_*` for `park_slot` when `park_ok` (the descriptor that brings it back).
+    pub park: Option<TxEntry>,
 }
 
 /// A transmit scheduler under test.
@@ -354,6 +430,10 @@ pub struct TxSchedStats {
     pub cancelled: u64,
     /// Most slots occupied at once.
     pub max_occupancy: usize,
+    /// Slots parked (left the table waiting for a GRANT).
+    pub parked: u64,
+    /// Parked messages brought back.
+    pub resumed: u64,
 }
 
 fn random_config(rng: &mut Rng) -> TxSchedConfig {
@@ -403,8 +483,28 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
     let mut known: Vec<TxEntry> = Vec::new();
     // Per ring index: its RPC (peer, id).
     let mut rpc_of: HashMap<u32, (u32, u64)> = HashMap::new();
+    // The bench plays the park: the messages it took out, and the descriptors it must offer
+    // before new ones (resumes, and the CANCELs it passes on to resumed messages).
+    let mut parked: Vec<TxEntry> = Vec::new();
+    let mut queue: VecDeque<TxEntry> = VecDeque::new();
+    let park_pct = [0, 5, 30][rng.below(3) as usize];
     let limit = 20_000_000u64;
     loop {
+        if pending.is_none() {
+            pending = queue.pop_front();
+        }
+        if pending.is_none() && !parked.is_empty() && rng.chance(10) {
+            // A GRANT reaches a parked message (or none does, now and then): it comes back.
+            let mut e = parked.swap_remove(rng.below(parked.len() as u64) as usize);
+            if rng.chance(85) {
+                let offset =
+                    e.offset + 1 + rng.below(3 * u64::from(cfg.max_payload.max(1000))) as u32;
+                e.granted = e.granted.max(offset.min(e.length));
+                e.sprio = rng.below(8) as u8;
+            }
+            st.resumed += 1;
+            pending = Some(e);
+        }
         if pending.is_none() && posted < messages && rng.chance(40) {
             let rtx = !known.is_empty() && rng.chance(15);
             let cancel = !rtx && !known.is_empty() && rng.chance(15);
@@ -452,6 +552,7 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
                     bytes: length,
                     cookie: rng.next_u64(),
                     index,
+                    ..TxEntry::default()
                 };
                 known.push(e);
                 e
@@ -488,28 +589,55 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
         } else {
             None
         };
+        // Park a waiting slot now and then (mostly when a descriptor waits for a slot), and
+        // now and then name one that may not leave.
+        let blocked = pending.is_some_and(|e| !e.cancel) && m.free().is_none();
+        let park = if rng.chance(if blocked { park_pct * 2 } else { park_pct / 2 }) {
+            let w = m.waiting();
+            if w != 0 && rng.chance(80) {
+                let ws: Vec<usize> = (0..16).filter(|j| w & (1 << j) != 0).collect();
+                Some(ws[rng.below(ws.len() as u64) as usize])
+            } else {
+                Some(rng.below(16) as usize)
+            }
+        } else {
+            None
+        };
         let offer = TxSchedOffer {
             cfg,
             desc: pending,
             grant,
             job_ready: rng.chance(job_ready_pct),
+            park,
         };
         let a = dut.drive(&offer);
         let cycle = st.cycles;
         let ctx = || format!("seed {seed:#x}, cycle {cycle}, cfg {cfg:?}");
         let cancel = pending.is_some_and(|e| e.cancel);
+        let job = m.job(&cfg).filter(|_| !cancel);
+        let take = offer.job_ready && job.is_some();
         let want = TxSchedAnswer {
             desc_ready: m.free().is_some() || cancel,
             // No job in a CANCEL's cycle.
-            job: m.job(&cfg).filter(|_| !cancel),
+            job,
             occupancy: m.occupancy() as u32,
             packets: m.packets,
             grants_unmatched: m.grants_unmatched,
+            grant_hit: m.grant_hit(grant),
+            waiting: m.waiting(),
+            park: park.and_then(|j| m.park(j, grant, cancel, take)),
         };
         if a != want {
             return Err(format!("{}:\n  block {a:?}\n  model {want:?}", ctx()));
         }
-        let take = offer.job_ready && a.job.is_some();
+        if let Some(e) = want.park {
+            // It leaves at this edge with what it has sent so far.
+            if expect.get(&e.index).map(|x| x.0) != Some(e.offset) {
+                return Err(format!("{}: parked at the wrong offset: {e:?}", ctx()));
+            }
+            parked.push(e);
+            st.parked += 1;
+        }
         if let (true, Some(j)) = (take, a.job) {
             let Some((next, end)) = expect.get_mut(&j.index) else {
                 return Err(format!("{}: a packet of no live range: {j:?}", ctx()));
@@ -552,24 +680,35 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
         match insert {
             // Every live range of the RPC ends one byte past what is sent (no pick this cycle).
             Some(c) if c.cancel => {
+                let of_rpc = |e: &TxEntry| e.peer == c.peer && e.id == c.id;
                 for (i, (next, end)) in expect.iter_mut() {
-                    if rpc_of.get(i) == Some(&(c.peer, c.id)) {
+                    let rpc = rpc_of.get(i) == Some(&(c.peer, c.id));
+                    if rpc && !parked.iter().any(|p| p.index == *i) {
                         *end = *next + 1;
                         st.cancelled += 1;
                     }
                 }
+                // A parked message of the RPC comes back, and the CANCEL follows it.
+                for e in parked.iter().filter(|e| of_rpc(e)) {
+                    queue.push_back(*e);
+                    queue.push_back(c);
+                    st.resumed += 1;
+                }
+                parked.retain(|e| !of_rpc(e));
             }
+            Some(e) if e.resume => {}
             Some(e) => {
                 expect.insert(e.index, (e.offset, e.offset + e.bytes));
                 rpc_of.insert(e.index, (e.peer, e.id));
             }
             None => {}
         }
-        m.edge(&cfg, take, grant, insert);
+        m.edge(&cfg, take, grant, insert, park);
         dut.edge();
         st.max_occupancy = st.max_occupancy.max(m.occupancy());
         st.cycles += 1;
-        if posted == messages && pending.is_none() && m.occupancy() == 0 {
+        let idle = pending.is_none() && queue.is_empty() && parked.is_empty();
+        if posted == messages && idle && m.occupancy() == 0 {
             break;
         }
         if st.cycles > limit {
@@ -602,11 +741,15 @@ pub fn run_seeds<D: TxSchedPorts>(
         total.unmatched += st.unmatched;
         total.cancelled += st.cancelled;
         total.max_occupancy = total.max_occupancy.max(st.max_occupancy);
+        total.parked += st.parked;
+        total.resumed += st.resumed;
     }
     if total.retransmits == 0
         || total.unmatched == 0
         || total.cancelled == 0
         || total.max_occupancy < 8
+        || total.parked == 0
+        || total.resumed == 0
     {
         return Err(format!("seeds {seed:#x}+{runs} did too little: {total:?}"));
     }

@@ -1,10 +1,10 @@
 //! Co-simulation of the generated transmit scheduler (`hw/rtl/homa_tx_sched_n16.v`) under
 //! Verilator against `homa_hw::tx_sched_model`'s mirror: seeded random SEND_MESSAGE
 //! descriptors of 1 B to 1 MB and RETRANSMIT ranges, GRANTs for live messages (stale,
-//! lowering, past the end) and for nobody, random configurations and back-pressure on the
-//! jobs. Every cycle's outputs must equal the mirror's (`proto::policy::srpt_pick`,
-//! `unsched_priority`, `proto::core::segment_len`), and each range's bytes must leave once, in
-//! order. `HOMA_HW_SEED` (hex) replays a seed; `HOMA_HW_FRAMES` sets the messages per run.
+//! lowering, past the end) and for nobody, random configurations, back-pressure on the jobs,
+//! and slots parked and resumed as the park would. Every cycle's outputs must equal the
+//! mirror's (`proto::policy::srpt_pick`, `unsched_priority`, `proto::core::segment_len`), and
+//! each range's bytes must leave once, in order. `HOMA_HW_SEED` (hex) replays a seed; `HOMA_HW_FRAMES` sets the messages per run.
 
 #![allow(non_snake_case)]
 
@@ -17,7 +17,9 @@ fn tx_sched_cosim__SKIPPED_verilator_missing() {
 #[cfg(homa_rtl)]
 mod built {
     use homa_hw::parser_model::{frames_from_env, seed_from_env};
-    use homa_hw::tx_sched_model::{self, TxJob, TxSchedAnswer, TxSchedOffer, TxSchedPorts};
+    use homa_hw::tx_sched_model::{
+        self, TxEntry, TxJob, TxSchedAnswer, TxSchedOffer, TxSchedPorts,
+    };
     use homa_sim::rtl::models::HomaTxSchedN16;
 
     struct Dut(HomaTxSchedN16);
@@ -54,6 +56,11 @@ mod built {
             m.set_s_desc_bytes(u64::from(d.bytes));
             m.set_s_desc_cookie(d.cookie);
             m.set_s_desc_index(u64::from(d.index));
+            m.set_s_desc_resume(u64::from(d.resume));
+            m.set_s_desc_granted(u64::from(d.granted));
+            m.set_s_desc_sprio(u64::from(d.sprio));
+            m.set_park_valid(u64::from(o.park.is_some()));
+            m.set_park_slot(o.park.unwrap_or(0) as u64);
             let g = o.grant.unwrap_or_default();
             m.set_s_grant_valid(u64::from(o.grant.is_some()));
             m.set_s_grant_peer(u64::from(g.peer));
@@ -85,6 +92,25 @@ mod built {
                 occupancy: m.get_occupancy() as u32,
                 packets: m.get_packets() as u32,
                 grants_unmatched: m.get_grants_unmatched() as u32,
+                grant_hit: m.get_m_grant_hit() == 1,
+                waiting: m.get_waiting() as u16,
+                park: (o.park.is_some() && m.get_park_ok() == 1).then(|| TxEntry {
+                    no_completion: m.get_park_no_completion() == 1,
+                    sport: m.get_park_sport() as u16,
+                    dport: m.get_park_dport() as u16,
+                    id: m.get_park_id(),
+                    peer: m.get_park_peer() as u32,
+                    length: m.get_park_length() as u32,
+                    iova: m.get_park_iova(),
+                    offset: m.get_park_sent() as u32,
+                    bytes: m.get_park_left() as u32,
+                    cookie: m.get_park_cookie(),
+                    index: m.get_park_index() as u32,
+                    resume: true,
+                    granted: m.get_park_granted() as u32,
+                    sprio: m.get_park_sprio() as u8,
+                    ..TxEntry::default()
+                }),
             }
         }
 

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::parser_model::seed_from_env;
-use crate::tx_sched_model::{self, TxJob, TxSchedAnswer, TxSchedOffer, TxSchedPorts};
+use crate::tx_sched_model::{self, TxEntry, TxJob, TxSchedAnswer, TxSchedOffer, TxSchedPorts};
 
 struct Bench {
     uut: TxSched16,
@@ -54,6 +54,11 @@ impl TxSchedPorts for Bench {
         u.s_desc_bytes.next = u64::from(d.bytes).into();
         u.s_desc_cookie.next = d.cookie.into();
         u.s_desc_index.next = u64::from(d.index).into();
+        u.s_desc_resume.next = d.resume;
+        u.s_desc_granted.next = u64::from(d.granted).into();
+        u.s_desc_sprio.next = u64::from(d.sprio).into();
+        u.park_valid.next = o.park.is_some();
+        u.park_slot.next = (o.park.unwrap_or(0) as u64).into();
         let g = o.grant.unwrap_or_default();
         u.s_grant_valid.next = o.grant.is_some();
         u.s_grant_peer.next = u64::from(g.peer).into();
@@ -87,6 +92,25 @@ impl TxSchedPorts for Bench {
             occupancy: u.occupancy.val().to_u32(),
             packets: u.packets.val().to_u32(),
             grants_unmatched: u.grants_unmatched.val().to_u32(),
+            grant_hit: u.m_grant_hit.val(),
+            waiting: u.waiting.val().to_u64() as u16,
+            park: (o.park.is_some() && u.park_ok.val()).then(|| TxEntry {
+                no_completion: u.park_no_completion.val(),
+                sport: u.park_sport.val().to_u64() as u16,
+                dport: u.park_dport.val().to_u64() as u16,
+                id: u.park_id.val().to_u64(),
+                peer: u.park_peer.val().to_u32(),
+                length: u.park_length.val().to_u32(),
+                iova: u.park_iova.val().to_u64(),
+                offset: u.park_sent.val().to_u32(),
+                bytes: u.park_left.val().to_u32(),
+                cookie: u.park_cookie.val().to_u64(),
+                index: u.park_index.val().to_u32(),
+                resume: true,
+                granted: u.park_granted.val().to_u32(),
+                sprio: u.park_sprio.val().to_u64() as u8,
+                ..TxEntry::default()
+            }),
         }
     }
 

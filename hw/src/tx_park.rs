@@ -1,0 +1,579 @@
+//! `TxPark`: the transmit scheduler's second level. [`TxSched16`](crate::tx_sched::TxSched16)
+//! keeps 16 outbound messages in registers; a message that has sent every byte it was
+//! granted only waits, and 16 of them would leave no slot for the unscheduled bytes of a new
+//! message. The park takes such a message out of its slot into a table of 1024 entries in
+//! block RAM, and brings it back when a GRANT for it arrives.
+//!
+//! ```text
+//!  ring desc ─┬──────────────────────────────► mux ─► TxSched16 ─► waiting, park_*
+//!             │ CANCEL                          ▲ r_* (resume, re-issued CANCEL)   │
+//!  GRANT ─────┼─► TxSched16: no slot matched ─► queue (16) ─► hash ─► RAM 1024 ◄───┘ park
+//!             │                                              │ hit: resume
+//!             │                                              └ miss: re-offer the GRANT
+//! ```
+//!
+//! One sequential engine does everything that touches the table, one step at a time:
+//! - **Park**: when a descriptor (from the ring, or a resume) waits and every slot is taken,
+//!   the lowest waiting slot not tried yet is hashed by (peer, id) (`msg_table::index_of`
+//!   with 10 bits); if its entry is free, the slot leaves into it (`park_valid` with
+//!   `park_ok`, see `TxSched16`). An entry taken by another message is a collision: that slot
+//!   is not tried again until a park succeeds or every waiting slot was tried.
+//! - **Lookup**: a GRANT that matched no slot (`m_grant_hit` low) while anything is parked,
+//!   and every CANCEL taken while anything is parked, enter a 16-entry queue and look up the
+//!   table. A GRANT that finds its message brings it back (`r_*`, offered ahead of the ring
+//!   with `r_resume`) with the GRANT applied (granted raised, never lowered; the scheduled
+//!   priority). A GRANT that finds nothing is offered once more to the scheduler (`ro_*`,
+//!   when the parser offers none), since its message may have come back since it was queued;
+//!   it is then counted there if it matches nothing again. A CANCEL brings its message back,
+//!   if parked, then is issued again (`r_*` with `r_cancel`), for the message that came
+//!   back or any that did while it waited.
+//!
+//! A GRANT that misses while the queue is full is dropped, as the network may drop one: the
+//! receiver's RESEND recovers it. A CANCEL waits for room instead. `grants_resolved` counts
+//! the GRANTs the park took from the scheduler's unmatched count (found parked, or offered
+//! again), so that the scheduler's count less it is the GRANTs that matched nothing.
+//!
+//! Timing: a lookup is four cycles (pop, hash, read, compare), a park four (choose, hash,
+//! read, decide); the RAM's read address and the hash both come from registers.
+
+mod records;
+
+pub use records::{ParkEntry, ParkItem};
+
+use crate::hdl::*;
+use crate::lutram::LutRam;
+
+fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
+    Constant::new(v.into())
+}
+
+/// Bits of the park's index: 1024 entries.
+pub const PARK_BITS: usize = 10;
+
+/// The park: 1024 waiting messages in block RAM, and the engine that moves them.
+#[derive(LogicBlock)]
+pub struct TxPark {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: empties the queue and, over the 1024 cycles after it,
+    /// the table (nothing is parked meanwhile).
+    pub reset: Signal<In, Bit>,
+    /// The ring offers a descriptor.
+    pub ring_valid: Signal<In, Bit>,
+    /// It is a CANCEL.
+    pub ring_cancel: Signal<In, Bit>,
+    /// Its peer.
+    pub ring_peer: Signal<In, Bits<32>>,
+    /// Its RPC id.
+    pub ring_id: Signal<In, Bits<64>>,
+    /// The ring's descriptor may go to the scheduler this cycle (no resume or CANCEL of the
+    /// park's goes first, and a CANCEL has room in the queue).
+    pub ring_ok: Signal<Out, Bit>,
+    /// The scheduler's occupied slots.
+    pub sched_occupancy: Signal<In, Bits<16>>,
+    /// The parser offers a GRANT (the scheduler sees it; `ro_*` waits).
+    pub g_valid: Signal<In, Bit>,
+    /// Its peer.
+    pub g_peer: Signal<In, Bits<32>>,
+    /// Its `sender_id` as on the wire.
+    pub g_id: Signal<In, Bits<64>>,
+    /// Its offset.
+    pub g_offset: Signal<In, Bits<32>>,
+    /// Its priority.
+    pub g_priority: Signal<In, Bits<3>>,
+    /// The scheduler matched this cycle's GRANT to a slot.
+    pub sched_grant_hit: Signal<In, Bit>,
+    /// The scheduler's waiting slots.
+    pub waiting: Signal<In, Bits<16>>,
+    /// Park `park_slot` at this edge (if `park_ok`).
+    pub park_valid: Signal<Out, Bit>,
+    /// The slot to park.
+    pub park_slot: Signal<Out, Bits<4>>,
+    /// The scheduler lets it go.
+    pub park_ok: Signal<In, Bit>,
+    /// The slot's state (`TxSched16::park_*`).
+    pub park_entry: Signal<In, ParkEntry>,
+    /// A descriptor of the park's is offered to the scheduler (ahead of the ring's).
+    pub r_valid: Signal<Out, Bit>,
+    /// The message that comes back when its `valid` is set; otherwise a CANCEL of its peer
+    /// and id.
+    pub r_entry: Signal<Out, ParkEntry>,
+    /// A GRANT offered again (when `g_valid` is low, the scheduler sees this one).
+    pub ro_valid: Signal<Out, Bit>,
+    /// Its peer.
+    pub ro_peer: Signal<Out, Bits<32>>,
+    /// Its `sender_id` as on the wire.
+    pub ro_id: Signal<Out, Bits<64>>,
+    /// Its offset.
+    pub ro_offset: Signal<Out, Bits<32>>,
+    /// Its priority.
+    pub ro_priority: Signal<Out, Bits<3>>,
+    /// GRANTs taken from the scheduler's unmatched count, free-running.
+    pub grants_resolved: Signal<Out, Bits<32>>,
+    ram: RAM<ParkEntry, PARK_BITS>,
+    queue: LutRam<ParkItem, 4>,
+    qwr: DFF<Bits<4>>,
+    qrd: DFF<Bits<4>>,
+    qcnt: DFF<Bits<5>>,
+    st: DFF<Bits<3>>,
+    item: DFF<ParkItem>,
+    cand: DFF<Bits<4>>,
+    cand_oh: DFF<Bits<16>>,
+    tried: DFF<Bits<16>>,
+    hidx: DFF<Bits<PARK_BITS>>,
+    count: DFF<Bits<16>>,
+    n_resolved: DFF<Bits<32>>,
+    rv: DFF<Bit>,
+    re: DFF<ParkEntry>,
+    xv: DFF<Bit>,
+    xpeer: DFF<Bits<32>>,
+    xid: DFF<Bits<64>>,
+    rov: DFF<Bit>,
+    ro: DFF<ParkItem>,
+    avail: Signal<Local, Bits<16>>,
+    any_avail: Signal<Local, Bit>,
+    pick: Signal<Local, Bits<4>>,
+    pick_oh: Signal<Local, Bits<16>>,
+    busy: Signal<Local, Bit>,
+    q_full: Signal<Local, Bit>,
+    q_push: Signal<Local, Bit>,
+    q_pop: Signal<Local, Bit>,
+    q_in: Signal<Local, ParkItem>,
+    need_look: Signal<Local, Bit>,
+    cancel_push: Signal<Local, Bit>,
+    id_fold: Signal<Local, Bits<PARK_BITS>>,
+    peer_fold: Signal<Local, Bits<PARK_BITS>>,
+    hash: Signal<Local, Bits<PARK_BITS>>,
+    e: Signal<Local, ParkEntry>,
+    hit: Signal<Local, Bit>,
+    g_new: Signal<Local, Bits<32>>,
+    full_table: Signal<Local, Bit>,
+    want_slot: Signal<Local, Bit>,
+    // The engine's states: idle; a lookup's hash, RAM read and compare; a candidate's hash,
+    // RAM read and decision; clearing the table after reset.
+    s_idle: Constant<Bits<3>>,
+    s_hash: Constant<Bits<3>>,
+    s_lrd: Constant<Bits<3>>,
+    s_look: Constant<Bits<3>>,
+    s_ev1: Constant<Bits<3>>,
+    s_erd: Constant<Bits<3>>,
+    s_evd: Constant<Bits<3>>,
+    s_clr: Constant<Bits<3>>,
+    c_last: Constant<Bits<PARK_BITS>>,
+    c_one_idx: Constant<Bits<PARK_BITS>>,
+    c_zero_idx: Constant<Bits<PARK_BITS>>,
+    c_slot: [Constant<Bits<4>>; 16],
+    c_oh: [Constant<Bits<16>>; 16],
+    c_lo: Constant<Bits<8>>,
+    c_hi: Constant<Bits<8>>,
+    c_hi2: Constant<Bits<8>>,
+    c_sh: [Constant<Bits<PARK_BITS>>; 5],
+    c_sixteen: Constant<Bits<16>>,
+    c_zero16: Constant<Bits<16>>,
+    c_one16: Constant<Bits<16>>,
+    c_one32: Constant<Bits<32>>,
+    c_one64: Constant<Bits<64>>,
+    c_zero32: Constant<Bits<32>>,
+    c_one4: Constant<Bits<4>>,
+    c_one5: Constant<Bits<5>>,
+    c_zero4: Constant<Bits<4>>,
+    c_zero5: Constant<Bits<5>>,
+    c_qdepth: Constant<Bits<5>>,
+}
+
+impl TxPark {
+    /// An empty park (after reset, with its RAM cleared).
+    pub fn new() -> Self {
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            ring_valid: Signal::default(),
+            ring_cancel: Signal::default(),
+            ring_peer: Signal::default(),
+            ring_id: Signal::default(),
+            ring_ok: Signal::default(),
+            sched_occupancy: Signal::default(),
+            g_valid: Signal::default(),
+            g_peer: Signal::default(),
+            g_id: Signal::default(),
+            g_offset: Signal::default(),
+            g_priority: Signal::default(),
+            sched_grant_hit: Signal::default(),
+            waiting: Signal::default(),
+            park_valid: Signal::default(),
+            park_slot: Signal::default(),
+            park_ok: Signal::default(),
+            park_entry: Signal::default(),
+            r_valid: Signal::default(),
+            r_entry: Signal::default(),
+            ro_valid: Signal::default(),
+            ro_peer: Signal::default(),
+            ro_id: Signal::default(),
+            ro_offset: Signal::default(),
+            ro_priority: Signal::default(),
+            grants_resolved: Signal::default(),
+            ram: RAM::default(),
+            queue: LutRam::default(),
+            qwr: DFF::default(),
+            qrd: DFF::default(),
+            qcnt: DFF::default(),
+            st: DFF::default(),
+            item: DFF::default(),
+            cand: DFF::default(),
+            cand_oh: DFF::default(),
+            tried: DFF::default(),
+            hidx: DFF::default(),
+            count: DFF::default(),
+            n_resolved: DFF::default(),
+            rv: DFF::default(),
+            re: DFF::default(),
+            xv: DFF::default(),
+            xpeer: DFF::default(),
+            xid: DFF::default(),
+            rov: DFF::default(),
+            ro: DFF::default(),
+            avail: Signal::default(),
+            any_avail: Signal::default(),
+            pick: Signal::default(),
+            pick_oh: Signal::default(),
+            busy: Signal::default(),
+            q_full: Signal::default(),
+            q_push: Signal::default(),
+            q_pop: Signal::default(),
+            q_in: Signal::default(),
+            need_look: Signal::default(),
+            cancel_push: Signal::default(),
+            id_fold: Signal::default(),
+            peer_fold: Signal::default(),
+            hash: Signal::default(),
+            e: Signal::default(),
+            hit: Signal::default(),
+            g_new: Signal::default(),
+            full_table: Signal::default(),
+            want_slot: Signal::default(),
+            s_idle: k(0),
+            s_hash: k(1),
+            s_lrd: k(2),
+            s_look: k(3),
+            s_ev1: k(4),
+            s_erd: k(5),
+            s_evd: k(6),
+            s_clr: k(7),
+            c_last: k((1 << PARK_BITS) - 1),
+            c_one_idx: k(1),
+            c_zero_idx: k(0),
+            c_slot: std::array::from_fn(|j| k(j as u64)),
+            c_oh: std::array::from_fn(|j| k(1u64 << j)),
+            c_lo: k(0),
+            c_hi: k(PARK_BITS as u64),
+            c_hi2: k(2 * PARK_BITS as u64),
+            c_sh: [k(1), k(3), k(4), k(6), k(9)],
+            c_sixteen: k(16),
+            c_zero16: k(0),
+            c_one16: k(1),
+            c_one32: k(1),
+            c_one64: k(1),
+            c_zero32: k(0),
+            c_one4: k(1),
+            c_one5: k(1),
+            c_zero4: k(0),
+            c_zero5: k(0),
+            c_qdepth: k(16),
+        }
+    }
+}
+
+impl Default for TxPark {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for TxPark {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("TxPark").finish_non_exhaustive()
+    }
+}
+
+impl Logic for TxPark {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, qwr, qrd, qcnt, st, item, cand, cand_oh, tried, hidx, count, n_resolved,
+            rv, re, xv, xpeer, xid, rov, ro
+        );
+        self.ram.read_clock.next = self.clock.val();
+        self.ram.write_clock.next = self.clock.val();
+        self.ram.read_address.next = self.hidx.q.val();
+        self.e.next = self.ram.read_data.val();
+        self.queue.clock.next = self.clock.val();
+        self.full_table.next = self.sched_occupancy.val() == self.c_sixteen.val();
+        // What the park offers the scheduler: a resume first, then a CANCEL issued again.
+        self.r_valid.next = self.rv.q.val() | self.xv.q.val();
+        self.r_entry.next = self.re.q.val();
+        self.r_entry.next.valid = self.rv.q.val();
+        if !self.rv.q.val() {
+            self.r_entry.next.peer = self.xpeer.q.val();
+            self.r_entry.next.id = self.xid.q.val();
+        }
+        // The scheduler takes a resume when a slot is free, a CANCEL always.
+        if self.rv.q.val() {
+            if !self.full_table.val() {
+                self.rv.d.next = false;
+            }
+        } else if self.xv.q.val() {
+            self.xv.d.next = false;
+        }
+        self.ro_valid.next = self.rov.q.val();
+        self.ro_peer.next = self.ro.q.val().peer;
+        self.ro_id.next = self.ro.q.val().id ^ self.c_one64.val();
+        self.ro_offset.next = self.ro.q.val().offset;
+        self.ro_priority.next = self.ro.q.val().prio;
+        if self.rov.q.val() & !self.g_valid.val() {
+            self.rov.d.next = false;
+        }
+        self.grants_resolved.next = self.n_resolved.q.val();
+        // The queue: GRANTs that matched no slot and CANCELs, while anything is parked (or
+        // on its way back).
+        self.q_full.next = self.qcnt.q.val() == self.c_qdepth.val();
+        self.need_look.next = (self.count.q.val() != self.c_zero16.val()) | self.rv.q.val();
+        self.cancel_push.next =
+            self.ring_valid.val() & self.ring_cancel.val() & self.need_look.val();
+        self.ring_ok.next = !self.rv.q.val()
+            & !self.xv.q.val()
+            & !(self.cancel_push.val() & (self.q_full.val() | self.g_valid.val()));
+        self.q_push.next = false;
+        self.q_in.next.cancel = false;
+        self.q_in.next.peer = self.g_peer.val();
+        self.q_in.next.id = self.g_id.val() ^ self.c_one64.val();
+        self.q_in.next.offset = self.g_offset.val();
+        self.q_in.next.prio = self.g_priority.val();
+        if self.g_valid.val()
+            & !self.sched_grant_hit.val()
+            & self.need_look.val()
+            & !self.q_full.val()
+        {
+            self.q_push.next = true;
+        }
+        if self.cancel_push.val() & self.ring_ok.val() {
+            self.q_push.next = true;
+            self.q_in.next.cancel = true;
+            self.q_in.next.peer = self.ring_peer.val();
+            self.q_in.next.id = self.ring_id.val();
+        }
+        self.queue.write_address.next = self.qwr.q.val();
+        self.queue.write_data.next = self.q_in.val();
+        self.queue.write_enable.next = self.q_push.val();
+        self.queue.read_address.next = self.qrd.q.val();
+        // The candidate to park: a waiting slot not tried since the last park.
+        self.avail.next = self.waiting.val() & !self.tried.q.val();
+        self.any_avail.next = self.avail.val() != self.c_zero16.val();
+        self.pick.next = self.c_zero4.val();
+        self.pick_oh.next = self.c_zero16.val();
+        for j in 0..16 {
+            if self.avail.val().get_bit(j) {
+                self.pick.next = self.c_slot[j].val();
+                self.pick_oh.next = self.c_oh[j].val();
+            }
+        }
+        self.want_slot.next = (self.rv.q.val() | (self.ring_valid.val() & !self.ring_cancel.val()))
+            & self.full_table.val();
+        self.busy.next = self.rv.q.val() | self.xv.q.val() | self.rov.q.val();
+        // The hash of the looked-up key, or of the candidate slot's.
+        self.id_fold.next = self
+            .item
+            .q
+            .val()
+            .id
+            .get_bits::<PARK_BITS>(self.c_lo.val().index())
+            ^ self
+                .item
+                .q
+                .val()
+                .id
+                .get_bits::<PARK_BITS>(self.c_hi.val().index())
+            ^ self
+                .item
+                .q
+                .val()
+                .id
+                .get_bits::<PARK_BITS>(self.c_hi2.val().index());
+        self.peer_fold.next = self
+            .item
+            .q
+            .val()
+            .peer
+            .get_bits::<PARK_BITS>(self.c_lo.val().index())
+            ^ self
+                .item
+                .q
+                .val()
+                .peer
+                .get_bits::<PARK_BITS>(self.c_hi.val().index())
+            ^ self
+                .item
+                .q
+                .val()
+                .peer
+                .get_bits::<PARK_BITS>(self.c_hi2.val().index());
+        if self.st.q.val() == self.s_ev1.val() {
+            self.id_fold.next = self
+                .park_entry
+                .val()
+                .id
+                .get_bits::<PARK_BITS>(self.c_lo.val().index())
+                ^ self
+                    .park_entry
+                    .val()
+                    .id
+                    .get_bits::<PARK_BITS>(self.c_hi.val().index())
+                ^ self
+                    .park_entry
+                    .val()
+                    .id
+                    .get_bits::<PARK_BITS>(self.c_hi2.val().index());
+            self.peer_fold.next = self
+                .park_entry
+                .val()
+                .peer
+                .get_bits::<PARK_BITS>(self.c_lo.val().index())
+                ^ self
+                    .park_entry
+                    .val()
+                    .peer
+                    .get_bits::<PARK_BITS>(self.c_hi.val().index())
+                ^ self
+                    .park_entry
+                    .val()
+                    .peer
+                    .get_bits::<PARK_BITS>(self.c_hi2.val().index());
+        }
+        // id_fold + HASH_K * peer_fold, as shifts and adds (`msg_table::index_of`).
+        self.hash.next = self.id_fold.val()
+            + self.peer_fold.val()
+            + (self.peer_fold.val() << self.c_sh[0].val())
+            + (self.peer_fold.val() << self.c_sh[1].val())
+            + (self.peer_fold.val() << self.c_sh[2].val())
+            + (self.peer_fold.val() << self.c_sh[3].val())
+            + (self.peer_fold.val() << self.c_sh[4].val());
+        // A lookup's compare, and a GRANT applied as the scheduler applies it.
+        self.hit.next = self.e.val().valid
+            & (self.e.val().peer == self.item.q.val().peer)
+            & (self.e.val().id == self.item.q.val().id);
+        self.g_new.next = self.e.val().granted;
+        if self.item.q.val().offset > self.e.val().granted {
+            self.g_new.next = self.e.val().length;
+            if self.item.q.val().offset < self.e.val().length {
+                self.g_new.next = self.item.q.val().offset;
+            }
+        }
+        // The engine.
+        self.park_valid.next = (self.st.q.val() == self.s_evd.val()) & !self.e.val().valid;
+        self.park_slot.next = self.cand.q.val();
+        self.q_pop.next = false;
+        self.ram.write_enable.next = false;
+        self.ram.write_address.next = self.hidx.q.val();
+        self.ram.write_data.next = self.park_entry.val();
+        self.ram.write_data.next.valid = true;
+        // Lookups go first: they bring back the messages the receivers grant (and a park
+        // that keeps colliding must not hold them up).
+        if self.st.q.val() == self.s_idle.val() {
+            if !self.busy.val() & (self.qcnt.q.val() != self.c_zero5.val()) {
+                self.q_pop.next = true;
+                self.item.d.next = self.queue.read_data.val();
+                self.st.d.next = self.s_hash.val();
+            } else if self.want_slot.val() & self.any_avail.val() {
+                self.cand.d.next = self.pick.val();
+                self.cand_oh.d.next = self.pick_oh.val();
+                self.st.d.next = self.s_ev1.val();
+            } else if self.want_slot.val() & (self.waiting.val() != self.c_zero16.val()) {
+                // Every waiting slot collided: try them all again.
+                self.tried.d.next = self.c_zero16.val();
+            }
+        }
+        if self.st.q.val() == self.s_hash.val() {
+            self.hidx.d.next = self.hash.val();
+            self.st.d.next = self.s_lrd.val();
+        }
+        if self.st.q.val() == self.s_lrd.val() {
+            self.st.d.next = self.s_look.val();
+        }
+        if self.st.q.val() == self.s_look.val() {
+            self.st.d.next = self.s_idle.val();
+            if self.item.q.val().cancel {
+                self.xv.d.next = true;
+                self.xpeer.d.next = self.item.q.val().peer;
+                self.xid.d.next = self.item.q.val().id;
+            } else {
+                self.n_resolved.d.next = self.n_resolved.q.val() + self.c_one32.val();
+            }
+            if self.hit.val() {
+                self.rv.d.next = true;
+                self.re.d.next = self.e.val();
+                if !self.item.q.val().cancel {
+                    self.re.d.next.granted = self.g_new.val();
+                    self.re.d.next.sprio = self.item.q.val().prio;
+                }
+                self.ram.write_data.next = self.e.val();
+                self.ram.write_data.next.valid = false;
+                self.ram.write_enable.next = true;
+                self.count.d.next = self.count.q.val() - self.c_one16.val();
+            } else if !self.item.q.val().cancel {
+                self.rov.d.next = true;
+                self.ro.d.next = self.item.q.val();
+            }
+        }
+        if self.st.q.val() == self.s_ev1.val() {
+            self.hidx.d.next = self.hash.val();
+            self.st.d.next = self.s_erd.val();
+        }
+        if self.st.q.val() == self.s_erd.val() {
+            self.st.d.next = self.s_evd.val();
+        }
+        if self.st.q.val() == self.s_evd.val() {
+            self.st.d.next = self.s_idle.val();
+            if self.e.val().valid {
+                self.tried.d.next = self.tried.q.val() | self.cand_oh.q.val();
+            } else {
+                if self.park_ok.val() {
+                    self.ram.write_enable.next = true;
+                    self.count.d.next = self.count.q.val() + self.c_one16.val();
+                    self.tried.d.next = self.c_zero16.val();
+                }
+            }
+        }
+        if self.st.q.val() == self.s_clr.val() {
+            self.ram.write_data.next.valid = false;
+            self.ram.write_enable.next = true;
+            self.hidx.d.next = self.hidx.q.val() + self.c_one_idx.val();
+            if self.hidx.q.val() == self.c_last.val() {
+                self.st.d.next = self.s_idle.val();
+            }
+        }
+        if self.q_push.val() {
+            self.qwr.d.next = self.qwr.q.val() + self.c_one4.val();
+        }
+        if self.q_pop.val() {
+            self.qrd.d.next = self.qrd.q.val() + self.c_one4.val();
+        }
+        if self.q_push.val() & !self.q_pop.val() {
+            self.qcnt.d.next = self.qcnt.q.val() + self.c_one5.val();
+        }
+        if self.q_pop.val() & !self.q_push.val() {
+            self.qcnt.d.next = self.qcnt.q.val() - self.c_one5.val();
+        }
+        if self.reset.val() {
+            self.st.d.next = self.s_clr.val();
+            self.hidx.d.next = self.c_zero_idx.val();
+            self.qwr.d.next = self.c_zero4.val();
+            self.qrd.d.next = self.c_zero4.val();
+            self.qcnt.d.next = self.c_zero5.val();
+            self.count.d.next = self.c_zero16.val();
+            self.n_resolved.d.next = self.c_zero32.val();
+            self.tried.d.next = self.c_zero16.val();
+            self.rv.d.next = false;
+            self.xv.d.next = false;
+            self.rov.d.next = false;
+        }
+    }
+}
