@@ -19619,14 +19619,15 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     output reg  [31:0] grants_resolved;
     
     // Constant declarations
-    localparam  s_idle = 3'b0;
-    localparam  s_hash = 3'b1;
-    localparam  s_lrd = 3'b10;
-    localparam  s_look = 3'b11;
-    localparam  s_ev1 = 3'b100;
-    localparam  s_erd = 3'b101;
-    localparam  s_evd = 3'b110;
-    localparam  s_clr = 3'b111;
+    localparam  s_idle = 4'h0;
+    localparam  s_hash = 4'h1;
+    localparam  s_lrd = 4'h2;
+    localparam  s_look = 4'h3;
+    localparam  s_ev1 = 4'h4;
+    localparam  s_erd = 4'h5;
+    localparam  s_evd = 4'h6;
+    localparam  s_clr = 4'h7;
+    localparam  s_evg = 4'h8;
     localparam  c_last = 10'b1111111111;
     localparam  c_one_idx = 10'b1;
     localparam  c_zero_idx = 10'b0;
@@ -19662,9 +19663,14 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     localparam  c_oh$13 = 16'h2000;
     localparam  c_oh$14 = 16'h4000;
     localparam  c_oh$15 = 16'h8000;
-    localparam  c_lo = 8'h0;
-    localparam  c_hi = 8'ha;
-    localparam  c_hi2 = 8'h14;
+    localparam  c_f$0 = 8'h0;
+    localparam  c_f$1 = 8'ha;
+    localparam  c_f$2 = 8'h14;
+    localparam  c_f$3 = 8'h1e;
+    localparam  c_f$4 = 8'h28;
+    localparam  c_f$5 = 8'h32;
+    localparam  c_f$6 = 8'h36;
+    localparam  c_p3 = 8'h16;
     localparam  c_sh$0 = 10'b1;
     localparam  c_sh$1 = 10'b11;
     localparam  c_sh$2 = 10'b100;
@@ -19705,8 +19711,8 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [4:0] qcnt$d;
     wire  [4:0] qcnt$q;
     reg  qcnt$clock;
-    reg  [2:0] st$d;
-    wire  [2:0] st$q;
+    reg  [3:0] st$d;
+    wire  [3:0] st$q;
     reg  st$clock;
     reg  [131:0] item$d;
     wire  [131:0] item$q;
@@ -19750,6 +19756,12 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [131:0] ro$d;
     wire  [131:0] ro$q;
     reg  ro$clock;
+    reg  gv$d;
+    wire  gv$q;
+    reg  gv$clock;
+    reg  [131:0] gi$d;
+    wire  [131:0] gi$q;
+    reg  gi$clock;
     
     // Local signals
     reg  [15:0] avail;
@@ -19763,6 +19775,8 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [131:0] q_in;
     reg  need_look;
     reg  cancel_push;
+    reg  [31:0] hpeer;
+    reg  [63:0] hid;
     reg  [9:0] id_fold;
     reg  [9:0] peer_fold;
     reg  [9:0] hash;
@@ -19880,6 +19894,16 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         .q(ro$q),
         .clock(ro$clock)
     );
+    homa_tx_engine_w512$park$gv gv(
+        .d(gv$d),
+        .q(gv$q),
+        .clock(gv$clock)
+    );
+    homa_tx_engine_w512$park$gi gi(
+        .d(gi$d),
+        .q(gi$q),
+        .clock(gi$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -19901,6 +19925,8 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         xid$clock = clock;
         rov$clock = clock;
         ro$clock = clock;
+        gv$clock = clock;
+        gi$clock = clock;
         qwr$d = qwr$q;
         qrd$d = qrd$q;
         qcnt$d = qcnt$q;
@@ -19919,6 +19945,8 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         xid$d = xid$q;
         rov$d = rov$q;
         ro$d = ro$q;
+        gv$d = gv$q;
+        gi$d = gi$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         ram$read_address = hidx$q;
@@ -19952,16 +19980,15 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         q_full = qcnt$q == c_qdepth;
         need_look = (count$q != c_zero16) | rv$q;
         cancel_push = ring_valid & ring_cancel & need_look;
-        ring_ok = ~rv$q & ~xv$q & ~(cancel_push & (q_full | g_valid));
-        q_push = 1'b0;
-        q_in[(64'h0)+:(1)] = 1'b0;
-        q_in[(64'h1)+:(32)] = g_peer;
-        q_in[(64'h21)+:(64)] = g_id ^ c_one64;
-        q_in[(64'h61)+:(32)] = g_offset;
-        q_in[(64'h81)+:(3)] = g_priority;
-        if (g_valid & ~sched_grant_hit & need_look & ~q_full) begin
-            q_push = 1'b1;
-        end
+        ring_ok = ~rv$q & ~xv$q & ~(cancel_push & (q_full | gv$q));
+        gv$d = g_valid & ~sched_grant_hit & need_look;
+        gi$d[(64'h0)+:(1)] = 1'b0;
+        gi$d[(64'h1)+:(32)] = g_peer;
+        gi$d[(64'h21)+:(64)] = g_id ^ c_one64;
+        gi$d[(64'h61)+:(32)] = g_offset;
+        gi$d[(64'h81)+:(3)] = g_priority;
+        q_push = gv$q & ~q_full;
+        q_in = gi$q;
         if (cancel_push & ring_ok) begin
             q_push = 1'b1;
             q_in[(64'h0)+:(1)] = 1'b1;
@@ -20042,12 +20069,14 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         end
         want_slot = (rv$q | (ring_valid & ~ring_cancel)) & full_table;
         busy = rv$q | xv$q | rov$q;
-        id_fold = item$q[(64'h21)+:(64)][(c_lo)+:(10)] ^ item$q[(64'h21)+:(64)][(c_hi)+:(10)] ^ item$q[(64'h21)+:(64)][(c_hi2)+:(10)];
-        peer_fold = item$q[(64'h1)+:(32)][(c_lo)+:(10)] ^ item$q[(64'h1)+:(32)][(c_hi)+:(10)] ^ item$q[(64'h1)+:(32)][(c_hi2)+:(10)];
+        hpeer = item$q[(64'h1)+:(32)];
+        hid = item$q[(64'h21)+:(64)];
         if (st$q == s_ev1) begin
-            id_fold = park_entry[(64'h22)+:(64)][(c_lo)+:(10)] ^ park_entry[(64'h22)+:(64)][(c_hi)+:(10)] ^ park_entry[(64'h22)+:(64)][(c_hi2)+:(10)];
-            peer_fold = park_entry[(64'h62)+:(32)][(c_lo)+:(10)] ^ park_entry[(64'h62)+:(32)][(c_hi)+:(10)] ^ park_entry[(64'h62)+:(32)][(c_hi2)+:(10)];
+            hpeer = park_entry[(64'h62)+:(32)];
+            hid = park_entry[(64'h22)+:(64)];
         end
+        id_fold = hid[(c_f$0)+:(10)] ^ hid[(c_f$1)+:(10)] ^ hid[(c_f$2)+:(10)] ^ hid[(c_f$3)+:(10)] ^ hid[(c_f$4)+:(10)] ^ hid[(c_f$5)+:(10)] ^ hid[(c_f$6)+:(10)];
+        peer_fold = hpeer[(c_f$0)+:(10)] ^ hpeer[(c_f$1)+:(10)] ^ hpeer[(c_f$2)+:(10)] ^ hpeer[(c_p3)+:(10)];
         hash = id_fold + peer_fold + (peer_fold << c_sh$0) + (peer_fold << c_sh$1) + (peer_fold << c_sh$2) + (peer_fold << c_sh$3) + (peer_fold << c_sh$4);
         hit = e[(64'h0)+:(1)] & (e[(64'h62)+:(32)] == item$q[(64'h1)+:(32)]) & (e[(64'h22)+:(64)] == item$q[(64'h21)+:(64)]);
         g_new = e[(64'h182)+:(32)];
@@ -20057,7 +20086,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 g_new = item$q[(64'h61)+:(32)];
             end
         end
-        park_valid = (st$q == s_evd) & ~e[(64'h0)+:(1)];
+        park_valid = st$q == s_evg;
         park_slot = cand$q;
         q_pop = 1'b0;
         ram$write_enable = 1'b0;
@@ -20121,16 +20150,18 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             st$d = s_evd;
         end
         if (st$q == s_evd) begin
-            st$d = s_idle;
+            st$d = s_evg;
             if (e[(64'h0)+:(1)]) begin
                 tried$d = tried$q | cand_oh$q;
+                st$d = s_idle;
             end
-            else begin
-                if (park_ok) begin
-                    ram$write_enable = 1'b1;
-                    count$d = count$q + c_one16;
-                    tried$d = c_zero16;
-                end
+        end
+        if (st$q == s_evg) begin
+            st$d = s_idle;
+            if (park_ok) begin
+                ram$write_enable = 1'b1;
+                count$d = count$q + c_one16;
+                tried$d = c_zero16;
             end
         end
         if (st$q == s_clr) begin
@@ -20165,6 +20196,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             rv$d = 1'b0;
             xv$d = 1'b0;
             rov$d = 1'b0;
+            gv$d = 1'b0;
         end
     end
     
@@ -20226,6 +20258,44 @@ module homa_tx_engine_w512$park$count(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$park$count
+
+
+module homa_tx_engine_w512$park$gi(d,q,clock);
+    
+    // Module arguments
+    input wire  [131:0] d;
+    output reg  [131:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 132'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$gi
+
+
+module homa_tx_engine_w512$park$gv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$gv
 
 
 module homa_tx_engine_w512$park$hidx(d,q,clock);
@@ -20475,13 +20545,13 @@ endmodule // homa_tx_engine_w512$park$rv
 module homa_tx_engine_w512$park$st(d,q,clock);
     
     // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 3'h0;
+       q = 4'h0;
     end
     
     always @(posedge clock) begin
@@ -21719,22 +21789,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  wait$13;
     reg  wait$14;
     reg  wait$15;
-    reg  pok$0;
-    reg  pok$1;
-    reg  pok$2;
-    reg  pok$3;
-    reg  pok$4;
-    reg  pok$5;
-    reg  pok$6;
-    reg  pok$7;
-    reg  pok$8;
-    reg  pok$9;
-    reg  pok$10;
-    reg  pok$11;
-    reg  pok$12;
-    reg  pok$13;
-    reg  pok$14;
-    reg  pok$15;
     reg  [15:0] wmask;
     reg  park_fire;
     reg  gmatch$0;
@@ -24140,9 +24194,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         park_left = left$0$q;
         park_granted = granted$0$q;
         park_sprio = sprio$0$q;
-        pok$0 = wait$0 & ~(s_grant_valid & gmatch$0);
         if (park_slot == c_slot$0) begin
-            park_ok = pok$0;
+            park_ok = wait$0;
             park_no_completion = nocpl$0$q;
             park_sport = sport$0$q;
             park_dport = dport$0$q;
@@ -24157,9 +24210,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$0$q;
             park_sprio = sprio$0$q;
         end
-        pok$1 = wait$1 & ~(s_grant_valid & gmatch$1);
         if (park_slot == c_slot$1) begin
-            park_ok = pok$1;
+            park_ok = wait$1;
             park_no_completion = nocpl$1$q;
             park_sport = sport$1$q;
             park_dport = dport$1$q;
@@ -24174,9 +24226,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$1$q;
             park_sprio = sprio$1$q;
         end
-        pok$2 = wait$2 & ~(s_grant_valid & gmatch$2);
         if (park_slot == c_slot$2) begin
-            park_ok = pok$2;
+            park_ok = wait$2;
             park_no_completion = nocpl$2$q;
             park_sport = sport$2$q;
             park_dport = dport$2$q;
@@ -24191,9 +24242,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$2$q;
             park_sprio = sprio$2$q;
         end
-        pok$3 = wait$3 & ~(s_grant_valid & gmatch$3);
         if (park_slot == c_slot$3) begin
-            park_ok = pok$3;
+            park_ok = wait$3;
             park_no_completion = nocpl$3$q;
             park_sport = sport$3$q;
             park_dport = dport$3$q;
@@ -24208,9 +24258,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$3$q;
             park_sprio = sprio$3$q;
         end
-        pok$4 = wait$4 & ~(s_grant_valid & gmatch$4);
         if (park_slot == c_slot$4) begin
-            park_ok = pok$4;
+            park_ok = wait$4;
             park_no_completion = nocpl$4$q;
             park_sport = sport$4$q;
             park_dport = dport$4$q;
@@ -24225,9 +24274,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$4$q;
             park_sprio = sprio$4$q;
         end
-        pok$5 = wait$5 & ~(s_grant_valid & gmatch$5);
         if (park_slot == c_slot$5) begin
-            park_ok = pok$5;
+            park_ok = wait$5;
             park_no_completion = nocpl$5$q;
             park_sport = sport$5$q;
             park_dport = dport$5$q;
@@ -24242,9 +24290,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$5$q;
             park_sprio = sprio$5$q;
         end
-        pok$6 = wait$6 & ~(s_grant_valid & gmatch$6);
         if (park_slot == c_slot$6) begin
-            park_ok = pok$6;
+            park_ok = wait$6;
             park_no_completion = nocpl$6$q;
             park_sport = sport$6$q;
             park_dport = dport$6$q;
@@ -24259,9 +24306,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$6$q;
             park_sprio = sprio$6$q;
         end
-        pok$7 = wait$7 & ~(s_grant_valid & gmatch$7);
         if (park_slot == c_slot$7) begin
-            park_ok = pok$7;
+            park_ok = wait$7;
             park_no_completion = nocpl$7$q;
             park_sport = sport$7$q;
             park_dport = dport$7$q;
@@ -24276,9 +24322,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$7$q;
             park_sprio = sprio$7$q;
         end
-        pok$8 = wait$8 & ~(s_grant_valid & gmatch$8);
         if (park_slot == c_slot$8) begin
-            park_ok = pok$8;
+            park_ok = wait$8;
             park_no_completion = nocpl$8$q;
             park_sport = sport$8$q;
             park_dport = dport$8$q;
@@ -24293,9 +24338,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$8$q;
             park_sprio = sprio$8$q;
         end
-        pok$9 = wait$9 & ~(s_grant_valid & gmatch$9);
         if (park_slot == c_slot$9) begin
-            park_ok = pok$9;
+            park_ok = wait$9;
             park_no_completion = nocpl$9$q;
             park_sport = sport$9$q;
             park_dport = dport$9$q;
@@ -24310,9 +24354,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$9$q;
             park_sprio = sprio$9$q;
         end
-        pok$10 = wait$10 & ~(s_grant_valid & gmatch$10);
         if (park_slot == c_slot$10) begin
-            park_ok = pok$10;
+            park_ok = wait$10;
             park_no_completion = nocpl$10$q;
             park_sport = sport$10$q;
             park_dport = dport$10$q;
@@ -24327,9 +24370,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$10$q;
             park_sprio = sprio$10$q;
         end
-        pok$11 = wait$11 & ~(s_grant_valid & gmatch$11);
         if (park_slot == c_slot$11) begin
-            park_ok = pok$11;
+            park_ok = wait$11;
             park_no_completion = nocpl$11$q;
             park_sport = sport$11$q;
             park_dport = dport$11$q;
@@ -24344,9 +24386,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$11$q;
             park_sprio = sprio$11$q;
         end
-        pok$12 = wait$12 & ~(s_grant_valid & gmatch$12);
         if (park_slot == c_slot$12) begin
-            park_ok = pok$12;
+            park_ok = wait$12;
             park_no_completion = nocpl$12$q;
             park_sport = sport$12$q;
             park_dport = dport$12$q;
@@ -24361,9 +24402,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$12$q;
             park_sprio = sprio$12$q;
         end
-        pok$13 = wait$13 & ~(s_grant_valid & gmatch$13);
         if (park_slot == c_slot$13) begin
-            park_ok = pok$13;
+            park_ok = wait$13;
             park_no_completion = nocpl$13$q;
             park_sport = sport$13$q;
             park_dport = dport$13$q;
@@ -24378,9 +24418,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$13$q;
             park_sprio = sprio$13$q;
         end
-        pok$14 = wait$14 & ~(s_grant_valid & gmatch$14);
         if (park_slot == c_slot$14) begin
-            park_ok = pok$14;
+            park_ok = wait$14;
             park_no_completion = nocpl$14$q;
             park_sport = sport$14$q;
             park_dport = dport$14$q;
@@ -24395,9 +24434,8 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$14$q;
             park_sprio = sprio$14$q;
         end
-        pok$15 = wait$15 & ~(s_grant_valid & gmatch$15);
         if (park_slot == c_slot$15) begin
-            park_ok = pok$15;
+            park_ok = wait$15;
             park_no_completion = nocpl$15$q;
             park_sport = sport$15$q;
             park_dport = dport$15$q;
@@ -24412,7 +24450,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$15$q;
             park_sprio = sprio$15$q;
         end
-        if (fire | cancel_fire) begin
+        if (s_grant_valid | cancel_fire | pk_valid$q) begin
             park_ok = 1'b0;
         end
         park_fire = park_valid & park_ok;

@@ -1136,22 +1136,6 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  wait$13;
     reg  wait$14;
     reg  wait$15;
-    reg  pok$0;
-    reg  pok$1;
-    reg  pok$2;
-    reg  pok$3;
-    reg  pok$4;
-    reg  pok$5;
-    reg  pok$6;
-    reg  pok$7;
-    reg  pok$8;
-    reg  pok$9;
-    reg  pok$10;
-    reg  pok$11;
-    reg  pok$12;
-    reg  pok$13;
-    reg  pok$14;
-    reg  pok$15;
     reg  [15:0] wmask;
     reg  park_fire;
     reg  gmatch$0;
@@ -3557,9 +3541,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         park_left = left$0$q;
         park_granted = granted$0$q;
         park_sprio = sprio$0$q;
-        pok$0 = wait$0 & ~(s_grant_valid & gmatch$0);
         if (park_slot == c_slot$0) begin
-            park_ok = pok$0;
+            park_ok = wait$0;
             park_no_completion = nocpl$0$q;
             park_sport = sport$0$q;
             park_dport = dport$0$q;
@@ -3574,9 +3557,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$0$q;
             park_sprio = sprio$0$q;
         end
-        pok$1 = wait$1 & ~(s_grant_valid & gmatch$1);
         if (park_slot == c_slot$1) begin
-            park_ok = pok$1;
+            park_ok = wait$1;
             park_no_completion = nocpl$1$q;
             park_sport = sport$1$q;
             park_dport = dport$1$q;
@@ -3591,9 +3573,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$1$q;
             park_sprio = sprio$1$q;
         end
-        pok$2 = wait$2 & ~(s_grant_valid & gmatch$2);
         if (park_slot == c_slot$2) begin
-            park_ok = pok$2;
+            park_ok = wait$2;
             park_no_completion = nocpl$2$q;
             park_sport = sport$2$q;
             park_dport = dport$2$q;
@@ -3608,9 +3589,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$2$q;
             park_sprio = sprio$2$q;
         end
-        pok$3 = wait$3 & ~(s_grant_valid & gmatch$3);
         if (park_slot == c_slot$3) begin
-            park_ok = pok$3;
+            park_ok = wait$3;
             park_no_completion = nocpl$3$q;
             park_sport = sport$3$q;
             park_dport = dport$3$q;
@@ -3625,9 +3605,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$3$q;
             park_sprio = sprio$3$q;
         end
-        pok$4 = wait$4 & ~(s_grant_valid & gmatch$4);
         if (park_slot == c_slot$4) begin
-            park_ok = pok$4;
+            park_ok = wait$4;
             park_no_completion = nocpl$4$q;
             park_sport = sport$4$q;
             park_dport = dport$4$q;
@@ -3642,9 +3621,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$4$q;
             park_sprio = sprio$4$q;
         end
-        pok$5 = wait$5 & ~(s_grant_valid & gmatch$5);
         if (park_slot == c_slot$5) begin
-            park_ok = pok$5;
+            park_ok = wait$5;
             park_no_completion = nocpl$5$q;
             park_sport = sport$5$q;
             park_dport = dport$5$q;
@@ -3659,9 +3637,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$5$q;
             park_sprio = sprio$5$q;
         end
-        pok$6 = wait$6 & ~(s_grant_valid & gmatch$6);
         if (park_slot == c_slot$6) begin
-            park_ok = pok$6;
+            park_ok = wait$6;
             park_no_completion = nocpl$6$q;
             park_sport = sport$6$q;
             park_dport = dport$6$q;
@@ -3676,9 +3653,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$6$q;
             park_sprio = sprio$6$q;
         end
-        pok$7 = wait$7 & ~(s_grant_valid & gmatch$7);
         if (park_slot == c_slot$7) begin
-            park_ok = pok$7;
+            park_ok = wait$7;
             park_no_completion = nocpl$7$q;
             park_sport = sport$7$q;
             park_dport = dport$7$q;
@@ -3693,9 +3669,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$7$q;
             park_sprio = sprio$7$q;
         end
-        pok$8 = wait$8 & ~(s_grant_valid & gmatch$8);
         if (park_slot == c_slot$8) begin
-            park_ok = pok$8;
+            park_ok = wait$8;
             park_no_completion = nocpl$8$q;
             park_sport = sport$8$q;
             park_dport = dport$8$q;
@@ -3710,9 +3685,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$8$q;
             park_sprio = sprio$8$q;
         end
-        pok$9 = wait$9 & ~(s_grant_valid & gmatch$9);
         if (park_slot == c_slot$9) begin
-            park_ok = pok$9;
+            park_ok = wait$9;
             park_no_completion = nocpl$9$q;
             park_sport = sport$9$q;
             park_dport = dport$9$q;
@@ -3727,9 +3701,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$9$q;
             park_sprio = sprio$9$q;
         end
-        pok$10 = wait$10 & ~(s_grant_valid & gmatch$10);
         if (park_slot == c_slot$10) begin
-            park_ok = pok$10;
+            park_ok = wait$10;
             park_no_completion = nocpl$10$q;
             park_sport = sport$10$q;
             park_dport = dport$10$q;
@@ -3744,9 +3717,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$10$q;
             park_sprio = sprio$10$q;
         end
-        pok$11 = wait$11 & ~(s_grant_valid & gmatch$11);
         if (park_slot == c_slot$11) begin
-            park_ok = pok$11;
+            park_ok = wait$11;
             park_no_completion = nocpl$11$q;
             park_sport = sport$11$q;
             park_dport = dport$11$q;
@@ -3761,9 +3733,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$11$q;
             park_sprio = sprio$11$q;
         end
-        pok$12 = wait$12 & ~(s_grant_valid & gmatch$12);
         if (park_slot == c_slot$12) begin
-            park_ok = pok$12;
+            park_ok = wait$12;
             park_no_completion = nocpl$12$q;
             park_sport = sport$12$q;
             park_dport = dport$12$q;
@@ -3778,9 +3749,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$12$q;
             park_sprio = sprio$12$q;
         end
-        pok$13 = wait$13 & ~(s_grant_valid & gmatch$13);
         if (park_slot == c_slot$13) begin
-            park_ok = pok$13;
+            park_ok = wait$13;
             park_no_completion = nocpl$13$q;
             park_sport = sport$13$q;
             park_dport = dport$13$q;
@@ -3795,9 +3765,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$13$q;
             park_sprio = sprio$13$q;
         end
-        pok$14 = wait$14 & ~(s_grant_valid & gmatch$14);
         if (park_slot == c_slot$14) begin
-            park_ok = pok$14;
+            park_ok = wait$14;
             park_no_completion = nocpl$14$q;
             park_sport = sport$14$q;
             park_dport = dport$14$q;
@@ -3812,9 +3781,8 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$14$q;
             park_sprio = sprio$14$q;
         end
-        pok$15 = wait$15 & ~(s_grant_valid & gmatch$15);
         if (park_slot == c_slot$15) begin
-            park_ok = pok$15;
+            park_ok = wait$15;
             park_no_completion = nocpl$15$q;
             park_sport = sport$15$q;
             park_dport = dport$15$q;
@@ -3829,7 +3797,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_granted = granted$15$q;
             park_sprio = sprio$15$q;
         end
-        if (fire | cancel_fire) begin
+        if (s_grant_valid | cancel_fire | pk_valid$q) begin
             park_ok = 1'b0;
         end
         park_fire = park_valid & park_ok;

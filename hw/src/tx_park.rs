@@ -14,8 +14,7 @@
 //!
 //! One sequential engine does everything that touches the table, one step at a time:
 //! - **Park**: when a descriptor (from the ring, or a resume) waits and every slot is taken,
-//!   the lowest waiting slot not tried yet is hashed by (peer, id) (`msg_table::index_of`
-//!   with 10 bits); if its entry is free, the slot leaves into it (`park_valid` with
+//!   the highest waiting slot not tried yet is hashed by (peer, id) ([`index_of`]); if its entry is free, the slot leaves into it (`park_valid` with
 //!   `park_ok`, see `TxSched16`). An entry taken by another message is a collision: that slot
 //!   is not tried again until a park succeeds or every waiting slot was tried.
 //! - **Lookup**: a GRANT that matched no slot (`m_grant_hit` low) while anything is parked,
@@ -33,10 +32,14 @@
 //! the GRANTs the park took from the scheduler's unmatched count (found parked, or offered
 //! again), so that the scheduler's count less it is the GRANTs that matched nothing.
 //!
-//! Timing: a lookup is four cycles (pop, hash, read, compare), a park four (choose, hash,
-//! read, decide); the RAM's read address and the hash both come from registers.
+//! Timing: a GRANT that missed is registered before it is queued (off the scheduler's
+//! compare); a lookup is then four cycles (pop, hash, read, compare), a park five (choose,
+//! hash, read, check, park: the slot's `park_ok` comes from the scheduler's inputs and
+//! registers only). The RAM's read address and the hash both come from registers.
 
 mod records;
+#[cfg(test)]
+mod tests;
 
 pub use records::{ParkEntry, ParkItem};
 
@@ -49,6 +52,21 @@ fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
 
 /// Bits of the park's index: 1024 entries.
 pub const PARK_BITS: usize = 10;
+
+/// The park's entry of a message (the hardware's hash, restated): the id folded to 10 bits
+/// (the XOR of its slices at bits 0, 10, .., 50 and 54), the peer likewise (0, 10, 20, 22),
+/// then `id_fold + HASH_K * peer_fold` modulo 1024, as the message table mixes them
+/// ([`crate::msg_table::HASH_K`]). Every bit of both takes part.
+pub fn index_of(peer: u32, id: u64) -> usize {
+    let m = (1u64 << PARK_BITS) - 1;
+    let slice = |x: u64, at: u32| (x >> at) & m;
+    let id_fold = [0, 10, 20, 30, 40, 50, 54]
+        .iter()
+        .fold(0, |a, &at| a ^ slice(id, at));
+    let peer = u64::from(peer);
+    let peer_fold = [0, 10, 20, 22].iter().fold(0, |a, &at| a ^ slice(peer, at));
+    (id_fold.wrapping_add(peer_fold.wrapping_mul(crate::msg_table::HASH_K)) & m) as usize
+}
 
 /// The park: 1024 waiting messages in block RAM, and the engine that moves them.
 #[derive(LogicBlock)]
@@ -115,7 +133,7 @@ pub struct TxPark {
     qwr: DFF<Bits<4>>,
     qrd: DFF<Bits<4>>,
     qcnt: DFF<Bits<5>>,
-    st: DFF<Bits<3>>,
+    st: DFF<Bits<4>>,
     item: DFF<ParkItem>,
     cand: DFF<Bits<4>>,
     cand_oh: DFF<Bits<16>>,
@@ -130,6 +148,8 @@ pub struct TxPark {
     xid: DFF<Bits<64>>,
     rov: DFF<Bit>,
     ro: DFF<ParkItem>,
+    gv: DFF<Bit>,
+    gi: DFF<ParkItem>,
     avail: Signal<Local, Bits<16>>,
     any_avail: Signal<Local, Bit>,
     pick: Signal<Local, Bits<4>>,
@@ -141,6 +161,8 @@ pub struct TxPark {
     q_in: Signal<Local, ParkItem>,
     need_look: Signal<Local, Bit>,
     cancel_push: Signal<Local, Bit>,
+    hpeer: Signal<Local, Bits<32>>,
+    hid: Signal<Local, Bits<64>>,
     id_fold: Signal<Local, Bits<PARK_BITS>>,
     peer_fold: Signal<Local, Bits<PARK_BITS>>,
     hash: Signal<Local, Bits<PARK_BITS>>,
@@ -150,23 +172,23 @@ pub struct TxPark {
     full_table: Signal<Local, Bit>,
     want_slot: Signal<Local, Bit>,
     // The engine's states: idle; a lookup's hash, RAM read and compare; a candidate's hash,
-    // RAM read and decision; clearing the table after reset.
-    s_idle: Constant<Bits<3>>,
-    s_hash: Constant<Bits<3>>,
-    s_lrd: Constant<Bits<3>>,
-    s_look: Constant<Bits<3>>,
-    s_ev1: Constant<Bits<3>>,
-    s_erd: Constant<Bits<3>>,
-    s_evd: Constant<Bits<3>>,
-    s_clr: Constant<Bits<3>>,
+    // RAM read, check and park; clearing the table after reset.
+    s_idle: Constant<Bits<4>>,
+    s_hash: Constant<Bits<4>>,
+    s_lrd: Constant<Bits<4>>,
+    s_look: Constant<Bits<4>>,
+    s_ev1: Constant<Bits<4>>,
+    s_erd: Constant<Bits<4>>,
+    s_evd: Constant<Bits<4>>,
+    s_clr: Constant<Bits<4>>,
+    s_evg: Constant<Bits<4>>,
     c_last: Constant<Bits<PARK_BITS>>,
     c_one_idx: Constant<Bits<PARK_BITS>>,
     c_zero_idx: Constant<Bits<PARK_BITS>>,
     c_slot: [Constant<Bits<4>>; 16],
     c_oh: [Constant<Bits<16>>; 16],
-    c_lo: Constant<Bits<8>>,
-    c_hi: Constant<Bits<8>>,
-    c_hi2: Constant<Bits<8>>,
+    c_f: [Constant<Bits<8>>; 7],
+    c_p3: Constant<Bits<8>>,
     c_sh: [Constant<Bits<PARK_BITS>>; 5],
     c_sixteen: Constant<Bits<16>>,
     c_zero16: Constant<Bits<16>>,
@@ -232,6 +254,8 @@ impl TxPark {
             xid: DFF::default(),
             rov: DFF::default(),
             ro: DFF::default(),
+            gv: DFF::default(),
+            gi: DFF::default(),
             avail: Signal::default(),
             any_avail: Signal::default(),
             pick: Signal::default(),
@@ -243,6 +267,8 @@ impl TxPark {
             q_in: Signal::default(),
             need_look: Signal::default(),
             cancel_push: Signal::default(),
+            hpeer: Signal::default(),
+            hid: Signal::default(),
             id_fold: Signal::default(),
             peer_fold: Signal::default(),
             hash: Signal::default(),
@@ -259,14 +285,14 @@ impl TxPark {
             s_erd: k(5),
             s_evd: k(6),
             s_clr: k(7),
+            s_evg: k(8),
             c_last: k((1 << PARK_BITS) - 1),
             c_one_idx: k(1),
             c_zero_idx: k(0),
             c_slot: std::array::from_fn(|j| k(j as u64)),
             c_oh: std::array::from_fn(|j| k(1u64 << j)),
-            c_lo: k(0),
-            c_hi: k(PARK_BITS as u64),
-            c_hi2: k(2 * PARK_BITS as u64),
+            c_f: [k(0), k(10), k(20), k(30), k(40), k(50), k(54)],
+            c_p3: k(22),
             c_sh: [k(1), k(3), k(4), k(6), k(9)],
             c_sixteen: k(16),
             c_zero16: k(0),
@@ -280,6 +306,31 @@ impl TxPark {
             c_zero5: k(0),
             c_qdepth: k(16),
         }
+    }
+}
+
+impl TxPark {
+    /// A park as the top level of a design: every input driven from outside (its bench).
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.ring_valid.connect();
+        uut.ring_cancel.connect();
+        uut.ring_peer.connect();
+        uut.ring_id.connect();
+        uut.sched_occupancy.connect();
+        uut.g_valid.connect();
+        uut.g_peer.connect();
+        uut.g_id.connect();
+        uut.g_offset.connect();
+        uut.g_priority.connect();
+        uut.sched_grant_hit.connect();
+        uut.waiting.connect();
+        uut.park_ok.connect();
+        uut.park_entry.connect();
+        uut.connect_all();
+        uut
     }
 }
 
@@ -300,7 +351,7 @@ impl Logic for TxPark {
     fn update(&mut self) {
         dff_setup!(
             self, clock, qwr, qrd, qcnt, st, item, cand, cand_oh, tried, hidx, count, n_resolved,
-            rv, re, xv, xpeer, xid, rov, ro
+            rv, re, xv, xpeer, xid, rov, ro, gv, gi
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
@@ -341,20 +392,17 @@ impl Logic for TxPark {
             self.ring_valid.val() & self.ring_cancel.val() & self.need_look.val();
         self.ring_ok.next = !self.rv.q.val()
             & !self.xv.q.val()
-            & !(self.cancel_push.val() & (self.q_full.val() | self.g_valid.val()));
-        self.q_push.next = false;
-        self.q_in.next.cancel = false;
-        self.q_in.next.peer = self.g_peer.val();
-        self.q_in.next.id = self.g_id.val() ^ self.c_one64.val();
-        self.q_in.next.offset = self.g_offset.val();
-        self.q_in.next.prio = self.g_priority.val();
-        if self.g_valid.val()
-            & !self.sched_grant_hit.val()
-            & self.need_look.val()
-            & !self.q_full.val()
-        {
-            self.q_push.next = true;
-        }
+            & !(self.cancel_push.val() & (self.q_full.val() | self.gv.q.val()));
+        // A GRANT that matched no slot while anything was parked (or on its way back) is
+        // registered, then queued in the next cycle (off the scheduler's GRANT compare).
+        self.gv.d.next = self.g_valid.val() & !self.sched_grant_hit.val() & self.need_look.val();
+        self.gi.d.next.cancel = false;
+        self.gi.d.next.peer = self.g_peer.val();
+        self.gi.d.next.id = self.g_id.val() ^ self.c_one64.val();
+        self.gi.d.next.offset = self.g_offset.val();
+        self.gi.d.next.prio = self.g_priority.val();
+        self.q_push.next = self.gv.q.val() & !self.q_full.val();
+        self.q_in.next = self.gi.q.val();
         if self.cancel_push.val() & self.ring_ok.val() {
             self.q_push.next = true;
             self.q_in.next.cancel = true;
@@ -379,76 +427,59 @@ impl Logic for TxPark {
         self.want_slot.next = (self.rv.q.val() | (self.ring_valid.val() & !self.ring_cancel.val()))
             & self.full_table.val();
         self.busy.next = self.rv.q.val() | self.xv.q.val() | self.rov.q.val();
-        // The hash of the looked-up key, or of the candidate slot's.
-        self.id_fold.next = self
-            .item
-            .q
-            .val()
-            .id
-            .get_bits::<PARK_BITS>(self.c_lo.val().index())
-            ^ self
-                .item
-                .q
-                .val()
-                .id
-                .get_bits::<PARK_BITS>(self.c_hi.val().index())
-            ^ self
-                .item
-                .q
-                .val()
-                .id
-                .get_bits::<PARK_BITS>(self.c_hi2.val().index());
-        self.peer_fold.next = self
-            .item
-            .q
-            .val()
-            .peer
-            .get_bits::<PARK_BITS>(self.c_lo.val().index())
-            ^ self
-                .item
-                .q
-                .val()
-                .peer
-                .get_bits::<PARK_BITS>(self.c_hi.val().index())
-            ^ self
-                .item
-                .q
-                .val()
-                .peer
-                .get_bits::<PARK_BITS>(self.c_hi2.val().index());
+        // The hash of the looked-up key, or of the candidate slot's: every bit of the id
+        // and of the peer folded into 10 (see `index_of`).
+        self.hpeer.next = self.item.q.val().peer;
+        self.hid.next = self.item.q.val().id;
         if self.st.q.val() == self.s_ev1.val() {
-            self.id_fold.next = self
-                .park_entry
-                .val()
-                .id
-                .get_bits::<PARK_BITS>(self.c_lo.val().index())
-                ^ self
-                    .park_entry
-                    .val()
-                    .id
-                    .get_bits::<PARK_BITS>(self.c_hi.val().index())
-                ^ self
-                    .park_entry
-                    .val()
-                    .id
-                    .get_bits::<PARK_BITS>(self.c_hi2.val().index());
-            self.peer_fold.next = self
-                .park_entry
-                .val()
-                .peer
-                .get_bits::<PARK_BITS>(self.c_lo.val().index())
-                ^ self
-                    .park_entry
-                    .val()
-                    .peer
-                    .get_bits::<PARK_BITS>(self.c_hi.val().index())
-                ^ self
-                    .park_entry
-                    .val()
-                    .peer
-                    .get_bits::<PARK_BITS>(self.c_hi2.val().index());
+            self.hpeer.next = self.park_entry.val().peer;
+            self.hid.next = self.park_entry.val().id;
         }
-        // id_fold + HASH_K * peer_fold, as shifts and adds (`msg_table::index_of`).
+        self.id_fold.next = self
+            .hid
+            .val()
+            .get_bits::<PARK_BITS>(self.c_f[0].val().index())
+            ^ self
+                .hid
+                .val()
+                .get_bits::<PARK_BITS>(self.c_f[1].val().index())
+            ^ self
+                .hid
+                .val()
+                .get_bits::<PARK_BITS>(self.c_f[2].val().index())
+            ^ self
+                .hid
+                .val()
+                .get_bits::<PARK_BITS>(self.c_f[3].val().index())
+            ^ self
+                .hid
+                .val()
+                .get_bits::<PARK_BITS>(self.c_f[4].val().index())
+            ^ self
+                .hid
+                .val()
+                .get_bits::<PARK_BITS>(self.c_f[5].val().index())
+            ^ self
+                .hid
+                .val()
+                .get_bits::<PARK_BITS>(self.c_f[6].val().index());
+        self.peer_fold.next = self
+            .hpeer
+            .val()
+            .get_bits::<PARK_BITS>(self.c_f[0].val().index())
+            ^ self
+                .hpeer
+                .val()
+                .get_bits::<PARK_BITS>(self.c_f[1].val().index())
+            ^ self
+                .hpeer
+                .val()
+                .get_bits::<PARK_BITS>(self.c_f[2].val().index())
+            ^ self
+                .hpeer
+                .val()
+                .get_bits::<PARK_BITS>(self.c_p3.val().index());
+        // id_fold + HASH_K * peer_fold, as shifts and adds.
         self.hash.next = self.id_fold.val()
             + self.peer_fold.val()
             + (self.peer_fold.val() << self.c_sh[0].val())
@@ -468,7 +499,7 @@ impl Logic for TxPark {
             }
         }
         // The engine.
-        self.park_valid.next = (self.st.q.val() == self.s_evd.val()) & !self.e.val().valid;
+        self.park_valid.next = self.st.q.val() == self.s_evg.val();
         self.park_slot.next = self.cand.q.val();
         self.q_pop.next = false;
         self.ram.write_enable.next = false;
@@ -531,15 +562,18 @@ impl Logic for TxPark {
             self.st.d.next = self.s_evd.val();
         }
         if self.st.q.val() == self.s_evd.val() {
-            self.st.d.next = self.s_idle.val();
+            self.st.d.next = self.s_evg.val();
             if self.e.val().valid {
                 self.tried.d.next = self.tried.q.val() | self.cand_oh.q.val();
-            } else {
-                if self.park_ok.val() {
-                    self.ram.write_enable.next = true;
-                    self.count.d.next = self.count.q.val() + self.c_one16.val();
-                    self.tried.d.next = self.c_zero16.val();
-                }
+                self.st.d.next = self.s_idle.val();
+            }
+        }
+        if self.st.q.val() == self.s_evg.val() {
+            self.st.d.next = self.s_idle.val();
+            if self.park_ok.val() {
+                self.ram.write_enable.next = true;
+                self.count.d.next = self.count.q.val() + self.c_one16.val();
+                self.tried.d.next = self.c_zero16.val();
             }
         }
         if self.st.q.val() == self.s_clr.val() {
@@ -574,6 +608,7 @@ impl Logic for TxPark {
             self.rv.d.next = false;
             self.xv.d.next = false;
             self.rov.d.next = false;
+            self.gv.d.next = false;
         }
     }
 }

@@ -45,8 +45,10 @@
 //! Parking (the second level, [`crate::tx_park`]): a slot that waits for a GRANT (a live
 //! SEND_MESSAGE whose granted bytes are all sent: `waiting`) may leave the table so that a
 //! new message can have its slot. The park names the slot (`park_slot`, `park_valid`), reads
-//! its state from `park_*`, and the slot is free after the edge if `park_ok` (nothing else
-//! touches it in that cycle: no GRANT of its own, no CANCEL, no job taken). It comes back as
+//! its state from `park_*`, and the slot is free after the edge if `park_ok`: nothing else
+//! may touch it in that cycle (no GRANT at all, no CANCEL, no registered pick, whose job
+//! would take the SRPT scheduler's update port; all known from inputs and registers, so the
+//! park's decision does not wait for the GRANT compare or the job's ready). It comes back as
 //! a descriptor with `s_desc_resume`: its sent bytes as the offset, the rest as the bytes,
 //! its granted bytes and scheduled priority with it (its unscheduled share and priority are
 //! recomputed from the length, as at its first insert); it is then the youngest slot.
@@ -168,8 +170,8 @@ pub struct TxSched16 {
     pub park_valid: Signal<In, Bit>,
     /// The slot to park.
     pub park_slot: Signal<In, Bits<4>>,
-    /// `park_slot` may leave at this edge: it waits for a GRANT, and no GRANT, CANCEL or
-    /// job touches it (nor the SRPT scheduler's update port) in this cycle.
+    /// `park_slot` may leave at this edge: it waits for a GRANT, and there is no GRANT, no
+    /// CANCEL and no registered pick in this cycle.
     pub park_ok: Signal<Out, Bit>,
     /// `park_slot`'s flag NO_COMPLETION.
     pub park_no_completion: Signal<Out, Bit>,
@@ -266,7 +268,6 @@ pub struct TxSched16 {
     pk_slot: DFF<Bits<4>>,
     elig: [Signal<Local, Bit>; TX_SLOTS],
     wait: [Signal<Local, Bit>; TX_SLOTS],
-    pok: [Signal<Local, Bit>; TX_SLOTS],
     wmask: Signal<Local, Mask16>,
     park_fire: Signal<Local, Bit>,
     gmatch: [Signal<Local, Bit>; TX_SLOTS],
@@ -419,7 +420,6 @@ impl TxSched16 {
             pk_slot: DFF::default(),
             elig: std::array::from_fn(|_| Signal::default()),
             wait: std::array::from_fn(|_| Signal::default()),
-            pok: std::array::from_fn(|_| Signal::default()),
             wmask: Signal::default(),
             park_fire: Signal::default(),
             gmatch: std::array::from_fn(|_| Signal::default()),
@@ -693,8 +693,10 @@ impl Logic for TxSched16 {
             }
         }
         self.m_grant_hit.next = self.s_grant_valid.val() & self.any_match.val();
-        // Parking: `park_slot` leaves when it waits for a GRANT and nothing else touches it
-        // (a GRANT of its own, a CANCEL, a job, which would take the SRPT update port).
+        // Parking: `park_slot` leaves when it waits for a GRANT and nothing else may touch it
+        // in the cycle: no GRANT (its own, or a re-offered one), no CANCEL, no registered pick
+        // (whose job would take the SRPT update port). All from inputs and registers, off
+        // the GRANT compare and the job's ready.
         self.park_ok.next = false;
         self.park_no_completion.next = false;
         self.park_sport.next = self.sport[0].q.val();
@@ -710,10 +712,8 @@ impl Logic for TxSched16 {
         self.park_granted.next = self.granted[0].q.val();
         self.park_sprio.next = self.sprio[0].q.val();
         for j in 0..TX_SLOTS {
-            self.pok[j].next =
-                self.wait[j].val() & !(self.s_grant_valid.val() & self.gmatch[j].val());
             if self.park_slot.val() == self.c_slot[j].val() {
-                self.park_ok.next = self.pok[j].val();
+                self.park_ok.next = self.wait[j].val();
                 self.park_no_completion.next = self.nocpl[j].q.val();
                 self.park_sport.next = self.sport[j].q.val();
                 self.park_dport.next = self.dport[j].q.val();
@@ -729,7 +729,7 @@ impl Logic for TxSched16 {
                 self.park_sprio.next = self.sprio[j].q.val();
             }
         }
-        if self.fire.val() | self.cancel_fire.val() {
+        if self.s_grant_valid.val() | self.cancel_fire.val() | self.pk_valid.q.val() {
             self.park_ok.next = false;
         }
         self.park_fire.next = self.park_valid.val() & self.park_ok.val();

@@ -202,16 +202,10 @@ impl Mirror {
     }
 
     /// What `park_*` offer for slot `j` when it may leave this cycle (`park_ok`): it waits for
-    /// a GRANT, this cycle's GRANT is not its own, and neither a CANCEL nor a taken job
-    /// (`take`) is in the cycle. The record is the descriptor that brings it back.
-    pub fn park(
-        &self,
-        j: usize,
-        grant: Option<TxGrant>,
-        cancel: bool,
-        take: bool,
-    ) -> Option<TxEntry> {
-        if self.waiting() & (1 << j) == 0 || self.grant_matches(j, grant) || cancel || take {
+    /// a GRANT, and the cycle has no GRANT, no CANCEL and no registered pick. The record is
+    /// the descriptor that brings it back.
+    pub fn park(&self, j: usize, grant: Option<TxGrant>, cancel: bool) -> Option<TxEntry> {
+        if self.waiting() & (1 << j) == 0 || grant.is_some() || cancel || self.pick.is_some() {
             return None;
         }
         let s = self.slots[j].as_ref()?;
@@ -296,7 +290,7 @@ impl Mirror {
     ) {
         let free = self.free();
         let cancel = insert.is_some_and(|e| e.cancel);
-        let parked = park.filter(|&j| self.park(j, grant, cancel, take).is_some());
+        let parked = park.filter(|&j| self.park(j, grant, cancel).is_some());
         let job = if take { self.job(cfg) } else { None };
         self.pick = if job.is_some() {
             None
@@ -487,7 +481,7 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
     // before new ones (resumes, and the CANCELs it passes on to resumed messages).
     let mut parked: Vec<TxEntry> = Vec::new();
     let mut queue: VecDeque<TxEntry> = VecDeque::new();
-    let park_pct = [0, 5, 30][rng.below(3) as usize];
+    let park_pct = [5, 15, 30][rng.below(3) as usize];
     let limit = 20_000_000u64;
     loop {
         if pending.is_none() {
@@ -592,7 +586,7 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
         // Park a waiting slot now and then (mostly when a descriptor waits for a slot), and
         // now and then name one that may not leave.
         let blocked = pending.is_some_and(|e| !e.cancel) && m.free().is_none();
-        let park = if rng.chance(if blocked { park_pct * 2 } else { park_pct / 2 }) {
+        let park = if rng.chance(if blocked { 90 } else { park_pct }) {
             let w = m.waiting();
             if w != 0 && rng.chance(80) {
                 let ws: Vec<usize> = (0..16).filter(|j| w & (1 << j) != 0).collect();
@@ -625,7 +619,7 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
             grants_unmatched: m.grants_unmatched,
             grant_hit: m.grant_hit(grant),
             waiting: m.waiting(),
-            park: park.and_then(|j| m.park(j, grant, cancel, take)),
+            park: park.and_then(|j| m.park(j, grant, cancel)),
         };
         if a != want {
             return Err(format!("{}:\n  block {a:?}\n  model {want:?}", ctx()));

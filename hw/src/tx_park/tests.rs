@@ -1,0 +1,188 @@
+//! [`TxPark`] in rust-hdl's simulator, with the bench playing the scheduler: messages parked
+//! into the entries [`index_of`] names (a second message of the same entry is refused),
+//! brought back by a GRANT with the GRANT applied, a GRANT for nobody offered again, a
+//! CANCEL bringing its message back and following it.
+#![allow(non_snake_case)]
+
+use super::*;
+
+struct Bench {
+    uut: TxPark,
+    /// The scheduler's slots as the bench plays them: what `park_entry` shows per slot.
+    slots: [ParkEntry; 16],
+}
+
+fn entry(peer: u32, id: u64, sent: u32, length: u32, index: u32) -> ParkEntry {
+    ParkEntry {
+        valid: true,
+        nocpl: index % 2 == 1,
+        sport: (0x4000 + index as u64).into(),
+        dport: 0x5000u64.into(),
+        id: id.into(),
+        peer: u64::from(peer).into(),
+        length: u64::from(length).into(),
+        iova: (0x10_0000 + u64::from(index) * 0x10_0000).into(),
+        cookie: (0xc00c_0000 + u64::from(index)).into(),
+        index: u64::from(index).into(),
+        sent: u64::from(sent).into(),
+        left: u64::from(length - sent).into(),
+        granted: u64::from(sent).into(),
+        sprio: 1u64.into(),
+    }
+}
+
+impl Bench {
+    fn new() -> Self {
+        let mut b = Bench {
+            uut: TxPark::top_level(),
+            slots: [ParkEntry::default(); 16],
+        };
+        reset_two_cycles(&mut b.uut, |u| &mut u.clock, |u| &mut u.reset);
+        b.idle();
+        // The table clears over 1024 cycles after reset.
+        for _ in 0..1030 {
+            b.cycle();
+        }
+        b
+    }
+
+    fn idle(&mut self) {
+        let u = &mut self.uut;
+        u.ring_valid.next = false;
+        u.ring_cancel.next = false;
+        u.g_valid.next = false;
+        u.sched_grant_hit.next = false;
+        u.waiting.next = 0u64.into();
+        u.sched_occupancy.next = 16u64.into();
+        u.park_ok.next = true;
+    }
+
+    /// Settles this cycle's outputs (the slot the park names shows its entry).
+    fn settle(&mut self) {
+        let slot = self.uut.park_slot.val().index();
+        self.uut.park_entry.next = self.slots[slot];
+        clock_half(&mut self.uut, |u| &mut u.clock, false);
+    }
+
+    fn edge(&mut self) {
+        clock_half(&mut self.uut, |u| &mut u.clock, true);
+    }
+
+    fn cycle(&mut self) {
+        self.settle();
+        self.edge();
+    }
+
+    /// Runs until `f` holds after settling (at most `n` cycles); the cycle is left settled.
+    fn until(&mut self, n: usize, mut f: impl FnMut(&TxPark) -> bool) -> bool {
+        for _ in 0..n {
+            self.settle();
+            if f(&self.uut) {
+                return true;
+            }
+            self.edge();
+        }
+        false
+    }
+
+    /// Offers slot `j` (waiting) to be parked while a descriptor waits; true if it left.
+    fn park(&mut self, j: usize) -> bool {
+        self.uut.ring_valid.next = true;
+        self.uut.waiting.next = (1u64 << j).into();
+        let left = self.until(12, |u| u.park_valid.val());
+        if left {
+            assert_eq!(self.uut.park_slot.val().index(), j);
+            self.edge();
+        }
+        self.uut.ring_valid.next = false;
+        self.uut.waiting.next = 0u64.into();
+        left
+    }
+
+    fn grant(&mut self, peer: u32, id: u64, offset: u32, prio: u8) {
+        let u = &mut self.uut;
+        u.g_valid.next = true;
+        u.g_peer.next = u64::from(peer).into();
+        u.g_id.next = (id ^ 1).into();
+        u.g_offset.next = u64::from(offset).into();
+        u.g_priority.next = u64::from(prio).into();
+        self.cycle();
+        self.uut.g_valid.next = false;
+    }
+}
+
+#[test]
+fn tx_park__parks_by_hash_and_brings_back_on_grant_and_cancel() {
+    let mut b = Bench::new();
+    let peer = 0x0a00_0002;
+    // Nothing parked: a GRANT that matched no slot is not the park's.
+    b.grant(peer, 1234, 5000, 3);
+    assert!(!b.until(10, |u| u.ro_valid.val() || u.r_valid.val()));
+    // A parks into index_of(peer, a); b collides with it and stays; c parks elsewhere.
+    // Random keys of the same entry, so that every slice of both folds takes part.
+    let (a, c) = (0x8765_4321_0fed_cba8u64, 1002u64);
+    let mut rng = crate::parser_model::Rng::new(7);
+    let (bpeer, bid) = std::iter::repeat_with(|| (rng.next_u64() as u32, rng.next_u64()))
+        .find(|&(p, x)| index_of(p, x) == index_of(peer, a))
+        .expect("some key collides");
+    assert_ne!(index_of(peer, c), index_of(peer, a));
+    b.slots[5] = entry(peer, a, 10_000, 50_000, 7);
+    b.slots[9] = entry(bpeer, bid, 3000, 9000, 8);
+    b.slots[2] = entry(peer, c, 1424, 80_000, 9);
+    assert!(b.park(5), "a free entry takes the slot");
+    assert!(
+        !b.park(9),
+        "a taken entry refuses another message (index_of is the hash)"
+    );
+    assert!(b.park(2));
+    // A GRANT for a comes back as a resume with the GRANT applied (a slot is free now).
+    b.uut.sched_occupancy.next = 15u64.into();
+    b.grant(peer, a, 20_000, 6);
+    assert!(b.until(12, |u| u.r_valid.val()));
+    let mut want = b.slots[5];
+    want.granted = 20_000u64.into();
+    want.sprio = 6u64.into();
+    assert_eq!(b.uut.r_entry.val(), want);
+    b.edge();
+    b.settle();
+    assert!(!b.uut.r_valid.val(), "taken while a slot is free");
+    b.edge();
+    // A GRANT for a again finds nothing (a is back in the scheduler): offered again.
+    b.grant(peer, a, 30_000, 4);
+    assert!(b.until(12, |u| u.ro_valid.val()));
+    assert_eq!(b.uut.ro_id.val().to_u64(), a ^ 1);
+    assert_eq!(b.uut.ro_offset.val().to_u32(), 30_000);
+    assert_eq!(b.uut.ro_priority.val().to_u64(), 4);
+    b.edge();
+    b.settle();
+    assert!(
+        !b.uut.ro_valid.val(),
+        "taken in a cycle without a parser GRANT"
+    );
+    b.edge();
+    // A CANCEL of c: taken, c comes back as it was, then the CANCEL follows it.
+    b.uut.ring_valid.next = true;
+    b.uut.ring_cancel.next = true;
+    b.uut.ring_peer.next = u64::from(peer).into();
+    b.uut.ring_id.next = c.into();
+    b.settle();
+    assert!(b.uut.ring_ok.val());
+    b.edge();
+    b.uut.ring_valid.next = false;
+    b.uut.ring_cancel.next = false;
+    assert!(b.until(12, |u| u.r_valid.val()));
+    assert_eq!(b.uut.r_entry.val(), b.slots[2], "the resume comes first");
+    b.edge();
+    b.settle();
+    assert!(b.uut.r_valid.val() && !b.uut.r_entry.val().valid);
+    assert_eq!(b.uut.r_entry.val().peer.to_u32(), peer);
+    assert_eq!(b.uut.r_entry.val().id.to_u64(), c);
+    b.edge();
+    b.settle();
+    assert!(!b.uut.r_valid.val());
+    // Both GRANTs were the park's to resolve (one found, one offered again).
+    assert_eq!(b.uut.grants_resolved.val().to_u32(), 2);
+    // The table is empty again: b's entry is free now, so b parks (every slot taken).
+    b.uut.sched_occupancy.next = 16u64.into();
+    assert!(b.park(9));
+}
