@@ -5,10 +5,11 @@
 //! Every backend posts through its own call (the driver's `Nic::send`, or a simulated NIC
 //! that times the doorbell), so `pump` takes the post as a closure.
 //!
-//! The NIC's engine picks by SRPT among the messages it holds (its `capacity`, 16 in the
-//! default build); this queue is the second level for the rest. It posts by SRPT too: the
-//! message or range with the fewest bytes first (ties in the order they came), so a short
-//! message behind a burst of long ones waits for one slot, not for the burst. CANCELs go
+//! The NIC's engine picks by SRPT among the messages it holds (its `capacity`: 16 in its
+//! scheduler's slots and 1024 parked, in the default build); this queue holds the rest. It
+//! posts by SRPT too: the message or range with the fewest bytes first (ties in the order
+//! they came), so a short message behind a burst of long ones waits for one slot, not for
+//! the burst. CANCELs go
 //! before everything (they free slots and need none), so a message handed over again after
 //! a CANCEL of its RPC (RPC_UNKNOWN) never reaches the NIC before that CANCEL.
 

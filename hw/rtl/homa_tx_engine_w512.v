@@ -175,6 +175,7 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
     wire  [31:0] park$ro_offset;
     wire  [2:0] park$ro_priority;
     wire  [31:0] park$grants_resolved;
+    wire  [15:0] park$parked;
     reg  framer$clock;
     reg  framer$reset;
     reg  [47:0] framer$cfg_mac;
@@ -338,7 +339,8 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         .ro_id(park$ro_id),
         .ro_offset(park$ro_offset),
         .ro_priority(park$ro_priority),
-        .grants_resolved(park$grants_resolved)
+        .grants_resolved(park$grants_resolved),
+        .parked(park$parked)
     );
     homa_tx_engine_w512$framer framer(
         .clock(framer$clock),
@@ -503,7 +505,7 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         end
         s_desc_ready = sched$s_desc_ready & park$ring_ok;
         s_grant_ready = sched$s_grant_ready;
-        occupancy = sched$occupancy;
+        occupancy = sched$occupancy + park$parked;
         packets = sched$packets;
         grants_unmatched = sched$grants_unmatched - park$grants_resolved;
         full = count$q == c_depth;
@@ -19587,7 +19589,7 @@ module homa_tx_engine_w512$framer$n_frames(d,q,clock);
 endmodule // homa_tx_engine_w512$framer$n_frames
 
 
-module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,sched_occupancy,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved);
+module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,sched_occupancy,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved,parked);
     
     // Module arguments
     input wire  clock;
@@ -19617,6 +19619,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     output reg  [31:0] ro_offset;
     output reg  [2:0] ro_priority;
     output reg  [31:0] grants_resolved;
+    output reg  [15:0] parked;
     
     // Constant declarations
     localparam  s_idle = 4'h0;
@@ -19977,6 +19980,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             rov$d = 1'b0;
         end
         grants_resolved = n_resolved$q;
+        parked = count$q;
         q_full = qcnt$q == c_qdepth;
         need_look = (count$q != c_zero16) | rv$q;
         cancel_push = ring_valid & ring_cancel & need_look;

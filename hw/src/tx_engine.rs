@@ -144,7 +144,7 @@ pub struct TxEngine512 {
     pub m_done_cookie: Signal<Out, Bits<64>>,
     /// The descriptor's ring index.
     pub m_done_index: Signal<Out, Bits<32>>,
-    /// Scheduler slots occupied.
+    /// Messages held: the scheduler's slots occupied, and the park's entries.
     pub occupancy: Signal<Out, Bits<16>>,
     /// DATA packets decided (payload reads requested), free-running.
     pub packets: Signal<Out, Bits<32>>,
@@ -413,7 +413,7 @@ impl Logic for TxEngine512 {
         }
         self.s_desc_ready.next = self.sched.s_desc_ready.val() & self.park.ring_ok.val();
         self.s_grant_ready.next = self.sched.s_grant_ready.val();
-        self.occupancy.next = self.sched.occupancy.val();
+        self.occupancy.next = self.sched.occupancy.val() + self.park.parked.val();
         self.packets.next = self.sched.packets.val();
         self.grants_unmatched.next =
             self.sched.grants_unmatched.val() - self.park.grants_resolved.val();

@@ -128,6 +128,8 @@ pub struct TxPark {
     pub ro_priority: Signal<Out, Bits<3>>,
     /// GRANTs taken from the scheduler's unmatched count, free-running.
     pub grants_resolved: Signal<Out, Bits<32>>,
+    /// Messages in the table now.
+    pub parked: Signal<Out, Bits<16>>,
     ram: RAM<ParkEntry, PARK_BITS>,
     queue: LutRam<ParkItem, 4>,
     qwr: DFF<Bits<4>>,
@@ -234,6 +236,7 @@ impl TxPark {
             ro_offset: Signal::default(),
             ro_priority: Signal::default(),
             grants_resolved: Signal::default(),
+            parked: Signal::default(),
             ram: RAM::default(),
             queue: LutRam::default(),
             qwr: DFF::default(),
@@ -384,6 +387,7 @@ impl Logic for TxPark {
             self.rov.d.next = false;
         }
         self.grants_resolved.next = self.n_resolved.q.val();
+        self.parked.next = self.count.q.val();
         // The queue: GRANTs that matched no slot and CANCELs, while anything is parked (or
         // on its way back).
         self.q_full.next = self.qcnt.q.val() == self.c_qdepth.val();

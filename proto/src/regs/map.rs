@@ -454,15 +454,15 @@ const TX: &[Register] = &[
         "capacity",
         0x00c,
         Access::Ro,
-        16,
-        "Outbound messages the scheduler can hold.",
+        1040,
+        "Outbound messages the engine can hold: 16 in its scheduler's slots and 1024 more that wait for a GRANT in its park (direct-mapped by peer and id: a descriptor whose message finds no room waits in the ring).",
     ),
     reg(
         "messages_queued",
         0x010,
         Access::Ro,
         0,
-        "Messages queued now.",
+        "Messages held now, in the slots and parked.",
     ),
     reg(
         "packets_sent",

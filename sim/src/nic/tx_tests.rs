@@ -268,9 +268,8 @@ fn rtl_nic__a_cancel_frees_the_slots_of_messages_nobody_grants() {
         },
     )
     .unwrap();
-    // Sixteen messages of 100 kB (TX `capacity`) to a receiver that never grants: their
-    // unscheduled bytes leave, then every slot of the engine waits.
-    assert_eq!(nic.read_register("TX", "capacity").unwrap(), 16);
+    // Sixteen messages of 100 kB to a receiver that never grants: their unscheduled bytes
+    // leave, then every slot of the engine waits (nothing else asks for one: none is parked).
     let base = |i: u64| window.base + i * 200_000;
     let mut t = 0;
     for i in 0..16u64 {
@@ -327,6 +326,76 @@ fn rtl_nic__a_cancel_frees_the_slots_of_messages_nobody_grants() {
     assert_eq!(nic.tx_done().len(), 3);
     assert!(nic.tx_refused().is_empty());
     assert_eq!(nic.read_register("TX", "messages_queued").unwrap(), 14);
+    let c = nic.counters();
+    assert_eq!((c.dma_faults, c.parse_mismatches), (0, 0), "{c:?}");
+}
+
+#[test]
+fn rtl_nic__messages_waiting_for_grants_are_parked_and_come_back_on_their_grant() {
+    let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
+    let window = payload_region(&nic, 8 << 20);
+    nic.set_tx_limits(
+        0,
+        &TxLimits {
+            window,
+            ..TxLimits::default()
+        },
+    )
+    .unwrap();
+    // 40 messages of 100 kB, more than the scheduler's 16 slots, to a receiver that has not
+    // granted yet: each sends its unscheduled bytes (rtt_bytes, 40,000); those that wait
+    // leave their slots for the park so that the next message can start.
+    assert_eq!(nic.read_register("TX", "capacity").unwrap(), 16 + 1024);
+    let n = 40u64;
+    let base = |i: u64| window.base + i * 150_000;
+    let (mut t, mut out) = (0, Vec::new());
+    for i in 0..n {
+        // The ring holds 16: post as the NIC takes them.
+        while nic
+            .post_tx_descriptor(t, &send(200 + i, 100_000, base(i)))
+            .is_err()
+        {
+            t += 1_000_000;
+            nic.run_until(t, &mut out);
+        }
+        t += 1000;
+    }
+    t += 400_000_000;
+    nic.run_until(t, &mut out);
+    let early = data_frames(&out);
+    let ids = by_id(&early);
+    assert_eq!(ids.len() as u64, n, "every message started");
+    for i in 0..n {
+        check_range(&ids[&(200 + i)], base(i), 0, 40_000);
+    }
+    assert!(nic.tx_done().is_empty());
+    assert_eq!(
+        nic.read_register("TX", "messages_queued").unwrap(),
+        n as u32
+    );
+    // GRANTs for the whole of every message, eight messages at a time (a receiver grants at
+    // most its overcommitment degree, K <= 8, at once), the first ones posted (parked by
+    // now) first: each comes back, sends the rest at the granted priority, and completes.
+    out.clear();
+    for wave in 0..n / 8 {
+        for i in 8 * wave..8 * wave + 8 {
+            nic.receive(t + 20_000 * i, grant(200 + i, 100_000, 4));
+        }
+        t += 100_000_000;
+        nic.run_until(t, &mut out);
+        assert_eq!(nic.tx_done().len() as u64, 8 * wave + 8, "wave {wave}");
+    }
+    let late = data_frames(&out);
+    let ids = by_id(&late);
+    for i in 0..n {
+        check_range(&ids[&(200 + i)], base(i), 40_000, 100_000);
+    }
+    assert!(late.iter().all(|s| s.priority == 4 && !s.retransmit));
+    let mut done: Vec<u64> = nic.tx_done().iter().map(|c| c.rpc_id).collect();
+    done.sort_unstable();
+    assert_eq!(done, (200..200 + n).collect::<Vec<_>>());
+    assert_eq!(nic.read_register("TX", "messages_queued").unwrap(), 0);
+    assert_eq!(nic.read_register("TX", "grants_unmatched").unwrap(), 0);
     let c = nic.counters();
     assert_eq!((c.dma_faults, c.parse_mismatches), (0, 0), "{c:?}");
 }
