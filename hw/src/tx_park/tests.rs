@@ -186,3 +186,14 @@ fn tx_park__parks_by_hash_and_brings_back_on_grant_and_cancel() {
     b.uut.sched_occupancy.next = 16u64.into();
     assert!(b.park(9));
 }
+
+#[test]
+fn tx_park__the_tx_capacity_register_is_the_slots_and_the_park() {
+    // `proto::regs` states what the engine holds; the hardware's sizes must agree with it.
+    let tx = homa_proto::regs::block("TX").expect("a TX block");
+    let capacity = tx.register("capacity").expect("a capacity register").reset;
+    assert_eq!(
+        capacity as usize,
+        crate::tx_sched::TX_SLOTS + (1 << PARK_BITS)
+    );
+}
