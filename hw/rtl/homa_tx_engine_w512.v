@@ -19631,6 +19631,12 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     localparam  s_evd = 4'h6;
     localparam  s_clr = 4'h7;
     localparam  s_evg = 4'h8;
+    localparam  s_f0 = 4'h9;
+    localparam  s_frd = 4'ha;
+    localparam  s_fchk = 4'hb;
+    localparam  c_rdepth = 11'b10000000000;
+    localparam  c_one11 = 11'b1;
+    localparam  c_zero11 = 11'b0;
     localparam  c_last = 10'b1111111111;
     localparam  c_one_idx = 10'b1;
     localparam  c_zero_idx = 10'b0;
@@ -19705,6 +19711,28 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [3:0] queue$write_address;
     reg  [131:0] queue$write_data;
     reg  queue$write_enable;
+    reg  [9:0] ready$read_address;
+    reg  ready$read_clock;
+    wire  [9:0] ready$read_data;
+    reg  [9:0] ready$write_address;
+    reg  ready$write_clock;
+    reg  [9:0] ready$write_data;
+    reg  ready$write_enable;
+    reg  [9:0] rwr$d;
+    wire  [9:0] rwr$q;
+    reg  rwr$clock;
+    reg  [9:0] rrd$d;
+    wire  [9:0] rrd$q;
+    reg  rrd$clock;
+    reg  [10:0] rcnt$d;
+    wire  [10:0] rcnt$q;
+    reg  rcnt$clock;
+    reg  turn$d;
+    wire  turn$q;
+    reg  turn$clock;
+    reg  rmatch$d;
+    wire  rmatch$q;
+    reg  rmatch$clock;
     reg  [3:0] qwr$d;
     wire  [3:0] qwr$q;
     reg  qwr$clock;
@@ -19771,7 +19799,13 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  any_avail;
     reg  [3:0] pick;
     reg  [15:0] pick_oh;
-    reg  busy;
+    reg  fetch_go;
+    reg  look_go;
+    reg  park_go;
+    reg  rv_free;
+    reg  r_full;
+    reg  rhit;
+    reg  [31:0] g_re;
     reg  q_full;
     reg  q_push;
     reg  q_pop;
@@ -19806,6 +19840,40 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         .write_address(queue$write_address),
         .write_data(queue$write_data),
         .write_enable(queue$write_enable)
+    );
+    homa_tx_engine_w512$park$ready ready(
+        .read_address(ready$read_address),
+        .read_clock(ready$read_clock),
+        .read_data(ready$read_data),
+        .write_address(ready$write_address),
+        .write_clock(ready$write_clock),
+        .write_data(ready$write_data),
+        .write_enable(ready$write_enable)
+    );
+    homa_tx_engine_w512$park$rwr rwr(
+        .d(rwr$d),
+        .q(rwr$q),
+        .clock(rwr$clock)
+    );
+    homa_tx_engine_w512$park$rrd rrd(
+        .d(rrd$d),
+        .q(rrd$q),
+        .clock(rrd$clock)
+    );
+    homa_tx_engine_w512$park$rcnt rcnt(
+        .d(rcnt$d),
+        .q(rcnt$q),
+        .clock(rcnt$clock)
+    );
+    homa_tx_engine_w512$park$turn turn(
+        .d(turn$d),
+        .q(turn$q),
+        .clock(turn$clock)
+    );
+    homa_tx_engine_w512$park$rmatch rmatch(
+        .d(rmatch$d),
+        .q(rmatch$q),
+        .clock(rmatch$clock)
     );
     homa_tx_engine_w512$park$qwr qwr(
         .d(qwr$d),
@@ -19930,6 +19998,11 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         ro$clock = clock;
         gv$clock = clock;
         gi$clock = clock;
+        rwr$clock = clock;
+        rrd$clock = clock;
+        rcnt$clock = clock;
+        turn$clock = clock;
+        rmatch$clock = clock;
         qwr$d = qwr$q;
         qrd$d = qrd$q;
         qcnt$d = qcnt$q;
@@ -19950,11 +20023,23 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         ro$d = ro$q;
         gv$d = gv$q;
         gi$d = gi$q;
+        rwr$d = rwr$q;
+        rrd$d = rrd$q;
+        rcnt$d = rcnt$q;
+        turn$d = turn$q;
+        rmatch$d = rmatch$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         ram$read_address = hidx$q;
         e = ram$read_data;
         queue$clock = clock;
+        ready$read_clock = clock;
+        ready$write_clock = clock;
+        ready$read_address = rrd$q;
+        ready$write_address = rwr$q;
+        ready$write_data = hidx$q;
+        ready$write_enable = 1'b0;
+        r_full = rcnt$q == c_rdepth;
         full_table = sched_occupancy == c_sixteen;
         r_valid = rv$q | xv$q;
         r_entry = re$q;
@@ -20072,7 +20157,18 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             pick_oh = c_oh$15;
         end
         want_slot = (rv$q | (ring_valid & ~ring_cancel)) & full_table;
-        busy = rv$q | xv$q | rov$q;
+        rv_free = ~rv$q | ~full_table;
+        fetch_go = ~rv$q & ~xv$q & (rcnt$q != c_zero11);
+        look_go = ~xv$q & ~rov$q & (qcnt$q != c_zero5);
+        if (queue$read_data[(64'h0)+:(1)]) begin
+            if (rv$q) begin
+                look_go = 1'b0;
+            end
+        end
+        else if (rv$q & r_full) begin
+            look_go = 1'b0;
+        end
+        park_go = want_slot & any_avail;
         hpeer = item$q[(64'h1)+:(32)];
         hid = item$q[(64'h21)+:(64)];
         if (st$q == s_ev1) begin
@@ -20090,6 +20186,14 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 g_new = item$q[(64'h61)+:(32)];
             end
         end
+        rhit = rmatch$q & rv$q & full_table;
+        g_re = re$q[(64'h182)+:(32)];
+        if (item$q[(64'h61)+:(32)] > re$q[(64'h182)+:(32)]) begin
+            g_re = re$q[(64'h82)+:(32)];
+            if (item$q[(64'h61)+:(32)] < re$q[(64'h82)+:(32)]) begin
+                g_re = item$q[(64'h61)+:(32)];
+            end
+        end
         park_valid = st$q == s_evg;
         park_slot = cand$q;
         q_pop = 1'b0;
@@ -20098,15 +20202,20 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         ram$write_data = park_entry;
         ram$write_data[(64'h0)+:(1)] = 1'b1;
         if (st$q == s_idle) begin
-            if (~busy & (qcnt$q != c_zero5)) begin
+            if (fetch_go) begin
+                st$d = s_f0;
+            end
+            else if (look_go & ~(park_go & turn$q)) begin
                 q_pop = 1'b1;
                 item$d = queue$read_data;
                 st$d = s_hash;
+                turn$d = 1'b1;
             end
-            else if (want_slot & any_avail) begin
+            else if (park_go) begin
                 cand$d = pick;
                 cand_oh$d = pick_oh;
                 st$d = s_ev1;
+                turn$d = 1'b0;
             end
             else if (want_slot & (waiting != c_zero16)) begin
                 tried$d = c_zero16;
@@ -20118,6 +20227,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         end
         if (st$q == s_lrd) begin
             st$d = s_look;
+            rmatch$d = ~item$q[(64'h0)+:(1)] & (re$q[(64'h62)+:(32)] == item$q[(64'h1)+:(32)]) & (re$q[(64'h22)+:(64)] == item$q[(64'h21)+:(64)]);
         end
         if (st$q == s_look) begin
             st$d = s_idle;
@@ -20129,7 +20239,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             else begin
                 n_resolved$d = n_resolved$q + c_one32;
             end
-            if (hit) begin
+            if (hit & rv_free) begin
                 rv$d = 1'b1;
                 re$d = e;
                 if (~item$q[(64'h0)+:(1)]) begin
@@ -20140,6 +20250,21 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 ram$write_data[(64'h0)+:(1)] = 1'b0;
                 ram$write_enable = 1'b1;
                 count$d = count$q - c_one16;
+            end
+            else if (hit) begin
+                ram$write_data = e;
+                ram$write_data[(64'h182)+:(32)] = g_new;
+                ram$write_data[(64'h1a2)+:(3)] = item$q[(64'h81)+:(3)];
+                ram$write_enable = 1'b1;
+                if ((e[(64'h182)+:(32)] == e[(64'h142)+:(32)]) & (g_new != e[(64'h142)+:(32)])) begin
+                    ready$write_enable = 1'b1;
+                    rwr$d = rwr$q + c_one_idx;
+                    rcnt$d = rcnt$q + c_one11;
+                end
+            end
+            else if (rhit) begin
+                re$d[(64'h182)+:(32)] = g_re;
+                re$d[(64'h1a2)+:(3)] = item$q[(64'h81)+:(3)];
             end
             else if (~item$q[(64'h0)+:(1)]) begin
                 rov$d = 1'b1;
@@ -20166,6 +20291,26 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 ram$write_enable = 1'b1;
                 count$d = count$q + c_one16;
                 tried$d = c_zero16;
+            end
+        end
+        if (st$q == s_f0) begin
+            hidx$d = ready$read_data;
+            rrd$d = rrd$q + c_one_idx;
+            rcnt$d = rcnt$q - c_one11;
+            st$d = s_frd;
+        end
+        if (st$q == s_frd) begin
+            st$d = s_fchk;
+        end
+        if (st$q == s_fchk) begin
+            st$d = s_idle;
+            if (e[(64'h0)+:(1)] & (e[(64'h182)+:(32)] != e[(64'h142)+:(32)])) begin
+                rv$d = 1'b1;
+                re$d = e;
+                ram$write_data = e;
+                ram$write_data[(64'h0)+:(1)] = 1'b0;
+                ram$write_enable = 1'b1;
+                count$d = count$q - c_one16;
             end
         end
         if (st$q == s_clr) begin
@@ -20197,6 +20342,10 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             count$d = c_zero16;
             n_resolved$d = c_zero32;
             tried$d = c_zero16;
+            rwr$d = c_zero_idx;
+            rrd$d = c_zero_idx;
+            rcnt$d = c_zero11;
+            turn$d = 1'b0;
             rv$d = 1'b0;
             xv$d = 1'b0;
             rov$d = 1'b0;
@@ -20470,6 +20619,25 @@ module homa_tx_engine_w512$park$ram(read_address,read_clock,read_data,write_addr
 endmodule // homa_tx_engine_w512$park$ram
 
 
+module homa_tx_engine_w512$park$rcnt(d,q,clock);
+    
+    // Module arguments
+    input wire  [10:0] d;
+    output reg  [10:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 11'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$rcnt
+
+
 module homa_tx_engine_w512$park$re(d,q,clock);
     
     // Module arguments
@@ -20487,6 +20655,54 @@ module homa_tx_engine_w512$park$re(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$park$re
+
+
+module homa_tx_engine_w512$park$ready(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$ready
+
+
+module homa_tx_engine_w512$park$rmatch(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$rmatch
 
 
 module homa_tx_engine_w512$park$ro(d,q,clock);
@@ -20527,6 +20743,25 @@ module homa_tx_engine_w512$park$rov(d,q,clock);
 endmodule // homa_tx_engine_w512$park$rov
 
 
+module homa_tx_engine_w512$park$rrd(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$rrd
+
+
 module homa_tx_engine_w512$park$rv(d,q,clock);
     
     // Module arguments
@@ -20544,6 +20779,25 @@ module homa_tx_engine_w512$park$rv(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$park$rv
+
+
+module homa_tx_engine_w512$park$rwr(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$rwr
 
 
 module homa_tx_engine_w512$park$st(d,q,clock);
@@ -20582,6 +20836,25 @@ module homa_tx_engine_w512$park$tried(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$park$tried
+
+
+module homa_tx_engine_w512$park$turn(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$turn
 
 
 module homa_tx_engine_w512$park$xid(d,q,clock);

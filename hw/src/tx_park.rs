@@ -8,7 +8,8 @@
 //!  ring desc ─┬──────────────────────────────► mux ─► TxSched16 ─► waiting, park_*
 //!             │ CANCEL                          ▲ r_* (resume, re-issued CANCEL)   │
 //!  GRANT ─────┼─► TxSched16: no slot matched ─► queue (16) ─► hash ─► RAM 1024 ◄───┘ park
-//!             │                                              │ hit: resume
+//!             │                                              │ hit: resume, or mark ready
+//!             │                                              │      ─► ready queue ─► fetch
 //!             │                                              └ miss: re-offer the GRANT
 //! ```
 //!
@@ -21,11 +22,18 @@
 //!   and every CANCEL taken while anything is parked, enter a 16-entry queue and look up the
 //!   table. A GRANT that finds its message brings it back (`r_*`, offered ahead of the ring
 //!   with `r_resume`) with the GRANT applied (granted raised, never lowered; the scheduled
-//!   priority). A GRANT that finds nothing is offered once more to the scheduler (`ro_*`,
-//!   when the parser offers none), since its message may have come back since it was queued;
-//!   it is then counted there if it matches nothing again. A CANCEL brings its message back,
-//!   if parked, then is issued again (`r_*` with `r_cancel`), for the message that came
-//!   back or any that did while it waited.
+//!   priority). If another message holds the resume register (it waits for a slot), the
+//!   GRANT is applied in the table instead and an entry it makes ready (granted above sent)
+//!   joins the **ready queue** (1024 indices in block RAM), so lookups go on behind a
+//!   message that waits. A GRANT for the message in the resume register is applied there.
+//!   A GRANT that finds nothing is offered once more to the scheduler (`ro_*`, when the
+//!   parser offers none), since its message may have come back since it was queued; it is
+//!   then counted there if it matches nothing again. A CANCEL waits for a free resume
+//!   register, brings its message back if parked, then is issued again (`r_*` with
+//!   `r_cancel`), for the message that came back or any that did while it waited.
+//! - **Fetch**: when the resume register is free, the oldest ready index is read and its
+//!   message comes back, if the entry still holds a ready one (a GRANT or CANCEL may have
+//!   brought it back meanwhile). Fetches go first, then lookups and parks by turns.
 //!
 //! A GRANT that misses while the queue is full is dropped, as the network may drop one: the
 //! receiver's RESEND recovers it. A CANCEL waits for room instead. `grants_resolved` counts
@@ -35,7 +43,8 @@
 //! Timing: a GRANT that missed is registered before it is queued (off the scheduler's
 //! compare); a lookup is then four cycles (pop, hash, read, compare), a park five (choose,
 //! hash, read, check, park: the slot's `park_ok` comes from the scheduler's inputs and
-//! registers only). The RAM's read address and the hash both come from registers.
+//! registers only), a fetch four (wait for the ready queue's read, index, read, check).
+//! The RAM's read address and the hash both come from registers.
 
 mod records;
 #[cfg(test)]
@@ -132,6 +141,12 @@ pub struct TxPark {
     pub parked: Signal<Out, Bits<16>>,
     ram: RAM<ParkEntry, PARK_BITS>,
     queue: LutRam<ParkItem, 4>,
+    ready: RAM<Bits<PARK_BITS>, PARK_BITS>,
+    rwr: DFF<Bits<PARK_BITS>>,
+    rrd: DFF<Bits<PARK_BITS>>,
+    rcnt: DFF<Bits<11>>,
+    turn: DFF<Bit>,
+    rmatch: DFF<Bit>,
     qwr: DFF<Bits<4>>,
     qrd: DFF<Bits<4>>,
     qcnt: DFF<Bits<5>>,
@@ -156,7 +171,13 @@ pub struct TxPark {
     any_avail: Signal<Local, Bit>,
     pick: Signal<Local, Bits<4>>,
     pick_oh: Signal<Local, Bits<16>>,
-    busy: Signal<Local, Bit>,
+    fetch_go: Signal<Local, Bit>,
+    look_go: Signal<Local, Bit>,
+    park_go: Signal<Local, Bit>,
+    rv_free: Signal<Local, Bit>,
+    r_full: Signal<Local, Bit>,
+    rhit: Signal<Local, Bit>,
+    g_re: Signal<Local, Bits<32>>,
     q_full: Signal<Local, Bit>,
     q_push: Signal<Local, Bit>,
     q_pop: Signal<Local, Bit>,
@@ -184,6 +205,12 @@ pub struct TxPark {
     s_evd: Constant<Bits<4>>,
     s_clr: Constant<Bits<4>>,
     s_evg: Constant<Bits<4>>,
+    s_f0: Constant<Bits<4>>,
+    s_frd: Constant<Bits<4>>,
+    s_fchk: Constant<Bits<4>>,
+    c_rdepth: Constant<Bits<11>>,
+    c_one11: Constant<Bits<11>>,
+    c_zero11: Constant<Bits<11>>,
     c_last: Constant<Bits<PARK_BITS>>,
     c_one_idx: Constant<Bits<PARK_BITS>>,
     c_zero_idx: Constant<Bits<PARK_BITS>>,
@@ -239,6 +266,12 @@ impl TxPark {
             parked: Signal::default(),
             ram: RAM::default(),
             queue: LutRam::default(),
+            ready: RAM::default(),
+            rwr: DFF::default(),
+            rrd: DFF::default(),
+            rcnt: DFF::default(),
+            turn: DFF::default(),
+            rmatch: DFF::default(),
             qwr: DFF::default(),
             qrd: DFF::default(),
             qcnt: DFF::default(),
@@ -263,7 +296,13 @@ impl TxPark {
             any_avail: Signal::default(),
             pick: Signal::default(),
             pick_oh: Signal::default(),
-            busy: Signal::default(),
+            fetch_go: Signal::default(),
+            look_go: Signal::default(),
+            park_go: Signal::default(),
+            rv_free: Signal::default(),
+            r_full: Signal::default(),
+            rhit: Signal::default(),
+            g_re: Signal::default(),
             q_full: Signal::default(),
             q_push: Signal::default(),
             q_pop: Signal::default(),
@@ -289,6 +328,12 @@ impl TxPark {
             s_evd: k(6),
             s_clr: k(7),
             s_evg: k(8),
+            s_f0: k(9),
+            s_frd: k(10),
+            s_fchk: k(11),
+            c_rdepth: k(1 << PARK_BITS),
+            c_one11: k(1),
+            c_zero11: k(0),
             c_last: k((1 << PARK_BITS) - 1),
             c_one_idx: k(1),
             c_zero_idx: k(0),
@@ -354,13 +399,22 @@ impl Logic for TxPark {
     fn update(&mut self) {
         dff_setup!(
             self, clock, qwr, qrd, qcnt, st, item, cand, cand_oh, tried, hidx, count, n_resolved,
-            rv, re, xv, xpeer, xid, rov, ro, gv, gi
+            rv, re, xv, xpeer, xid, rov, ro, gv, gi, rwr, rrd, rcnt, turn, rmatch
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         self.ram.read_address.next = self.hidx.q.val();
         self.e.next = self.ram.read_data.val();
         self.queue.clock.next = self.clock.val();
+        // The ready queue: entries whose message a GRANT made sendable while the resume
+        // register was taken (each entry's index once per GRANT that made it ready).
+        self.ready.read_clock.next = self.clock.val();
+        self.ready.write_clock.next = self.clock.val();
+        self.ready.read_address.next = self.rrd.q.val();
+        self.ready.write_address.next = self.rwr.q.val();
+        self.ready.write_data.next = self.hidx.q.val();
+        self.ready.write_enable.next = false;
+        self.r_full.next = self.rcnt.q.val() == self.c_rdepth.val();
         self.full_table.next = self.sched_occupancy.val() == self.c_sixteen.val();
         // What the park offers the scheduler: a resume first, then a CANCEL issued again.
         self.r_valid.next = self.rv.q.val() | self.xv.q.val();
@@ -430,7 +484,24 @@ impl Logic for TxPark {
         }
         self.want_slot.next = (self.rv.q.val() | (self.ring_valid.val() & !self.ring_cancel.val()))
             & self.full_table.val();
-        self.busy.next = self.rv.q.val() | self.xv.q.val() | self.rov.q.val();
+        // The resume register is free at this edge: empty, or the scheduler takes it now.
+        self.rv_free.next = !self.rv.q.val() | !self.full_table.val();
+        // What the engine may start from idle. A fetch of a ready entry needs the resume
+        // register. A lookup needs the re-offer and re-issue registers; a CANCEL's needs the
+        // resume register too (it brings its message back), a GRANT's needs it or room in
+        // the ready queue.
+        self.fetch_go.next =
+            !self.rv.q.val() & !self.xv.q.val() & (self.rcnt.q.val() != self.c_zero11.val());
+        self.look_go.next =
+            !self.xv.q.val() & !self.rov.q.val() & (self.qcnt.q.val() != self.c_zero5.val());
+        if self.queue.read_data.val().cancel {
+            if self.rv.q.val() {
+                self.look_go.next = false;
+            }
+        } else if self.rv.q.val() & self.r_full.val() {
+            self.look_go.next = false;
+        }
+        self.park_go.next = self.want_slot.val() & self.any_avail.val();
         // The hash of the looked-up key, or of the candidate slot's: every bit of the id
         // and of the peer folded into 10 (see `index_of`).
         self.hpeer.next = self.item.q.val().peer;
@@ -502,6 +573,17 @@ impl Logic for TxPark {
                 self.g_new.next = self.item.q.val().offset;
             }
         }
+        // A GRANT for the message in the resume register (it left the table, and the
+        // scheduler has not taken it): applied there unless the scheduler takes it at this
+        // edge (then the GRANT is offered again, and finds it in its slot).
+        self.rhit.next = self.rmatch.q.val() & self.rv.q.val() & self.full_table.val();
+        self.g_re.next = self.re.q.val().granted;
+        if self.item.q.val().offset > self.re.q.val().granted {
+            self.g_re.next = self.re.q.val().length;
+            if self.item.q.val().offset < self.re.q.val().length {
+                self.g_re.next = self.item.q.val().offset;
+            }
+        }
         // The engine.
         self.park_valid.next = self.st.q.val() == self.s_evg.val();
         self.park_slot.next = self.cand.q.val();
@@ -510,17 +592,23 @@ impl Logic for TxPark {
         self.ram.write_address.next = self.hidx.q.val();
         self.ram.write_data.next = self.park_entry.val();
         self.ram.write_data.next.valid = true;
-        // Lookups go first: they bring back the messages the receivers grant (and a park
-        // that keeps colliding must not hold them up).
+        // Ready entries go first (their GRANTs came first), then lookups, which bring back
+        // the messages the receivers grant; a park that a descriptor waits for takes turns
+        // with lookups (a park that keeps colliding must not hold them up, nor a stream of
+        // GRANTs the parks).
         if self.st.q.val() == self.s_idle.val() {
-            if !self.busy.val() & (self.qcnt.q.val() != self.c_zero5.val()) {
+            if self.fetch_go.val() {
+                self.st.d.next = self.s_f0.val();
+            } else if self.look_go.val() & !(self.park_go.val() & self.turn.q.val()) {
                 self.q_pop.next = true;
                 self.item.d.next = self.queue.read_data.val();
                 self.st.d.next = self.s_hash.val();
-            } else if self.want_slot.val() & self.any_avail.val() {
+                self.turn.d.next = true;
+            } else if self.park_go.val() {
                 self.cand.d.next = self.pick.val();
                 self.cand_oh.d.next = self.pick_oh.val();
                 self.st.d.next = self.s_ev1.val();
+                self.turn.d.next = false;
             } else if self.want_slot.val() & (self.waiting.val() != self.c_zero16.val()) {
                 // Every waiting slot collided: try them all again.
                 self.tried.d.next = self.c_zero16.val();
@@ -532,6 +620,9 @@ impl Logic for TxPark {
         }
         if self.st.q.val() == self.s_lrd.val() {
             self.st.d.next = self.s_look.val();
+            self.rmatch.d.next = !self.item.q.val().cancel
+                & (self.re.q.val().peer == self.item.q.val().peer)
+                & (self.re.q.val().id == self.item.q.val().id);
         }
         if self.st.q.val() == self.s_look.val() {
             self.st.d.next = self.s_idle.val();
@@ -542,7 +633,8 @@ impl Logic for TxPark {
             } else {
                 self.n_resolved.d.next = self.n_resolved.q.val() + self.c_one32.val();
             }
-            if self.hit.val() {
+            if self.hit.val() & self.rv_free.val() {
+                // Found, and the resume register is free: the message comes back.
                 self.rv.d.next = true;
                 self.re.d.next = self.e.val();
                 if !self.item.q.val().cancel {
@@ -553,6 +645,24 @@ impl Logic for TxPark {
                 self.ram.write_data.next.valid = false;
                 self.ram.write_enable.next = true;
                 self.count.d.next = self.count.q.val() - self.c_one16.val();
+            } else if self.hit.val() {
+                // Found while another message waits for a slot (a GRANT: a CANCEL waits for
+                // the register): the GRANT is applied in the table, and an entry it makes
+                // ready joins the ready queue (the engine goes on with the next lookup).
+                self.ram.write_data.next = self.e.val();
+                self.ram.write_data.next.granted = self.g_new.val();
+                self.ram.write_data.next.sprio = self.item.q.val().prio;
+                self.ram.write_enable.next = true;
+                if (self.e.val().granted == self.e.val().sent)
+                    & (self.g_new.val() != self.e.val().sent)
+                {
+                    self.ready.write_enable.next = true;
+                    self.rwr.d.next = self.rwr.q.val() + self.c_one_idx.val();
+                    self.rcnt.d.next = self.rcnt.q.val() + self.c_one11.val();
+                }
+            } else if self.rhit.val() {
+                self.re.d.next.granted = self.g_re.val();
+                self.re.d.next.sprio = self.item.q.val().prio;
             } else if !self.item.q.val().cancel {
                 self.rov.d.next = true;
                 self.ro.d.next = self.item.q.val();
@@ -578,6 +688,28 @@ impl Logic for TxPark {
                 self.ram.write_enable.next = true;
                 self.count.d.next = self.count.q.val() + self.c_one16.val();
                 self.tried.d.next = self.c_zero16.val();
+            }
+        }
+        // A fetch: the oldest ready entry's index, its RAM read, and its check (an entry
+        // that a CANCEL took back meanwhile, or that holds another message now, is skipped).
+        if self.st.q.val() == self.s_f0.val() {
+            self.hidx.d.next = self.ready.read_data.val();
+            self.rrd.d.next = self.rrd.q.val() + self.c_one_idx.val();
+            self.rcnt.d.next = self.rcnt.q.val() - self.c_one11.val();
+            self.st.d.next = self.s_frd.val();
+        }
+        if self.st.q.val() == self.s_frd.val() {
+            self.st.d.next = self.s_fchk.val();
+        }
+        if self.st.q.val() == self.s_fchk.val() {
+            self.st.d.next = self.s_idle.val();
+            if self.e.val().valid & (self.e.val().granted != self.e.val().sent) {
+                self.rv.d.next = true;
+                self.re.d.next = self.e.val();
+                self.ram.write_data.next = self.e.val();
+                self.ram.write_data.next.valid = false;
+                self.ram.write_enable.next = true;
+                self.count.d.next = self.count.q.val() - self.c_one16.val();
             }
         }
         if self.st.q.val() == self.s_clr.val() {
@@ -609,6 +741,10 @@ impl Logic for TxPark {
             self.count.d.next = self.c_zero16.val();
             self.n_resolved.d.next = self.c_zero32.val();
             self.tried.d.next = self.c_zero16.val();
+            self.rwr.d.next = self.c_zero_idx.val();
+            self.rrd.d.next = self.c_zero_idx.val();
+            self.rcnt.d.next = self.c_zero11.val();
+            self.turn.d.next = false;
             self.rv.d.next = false;
             self.xv.d.next = false;
             self.rov.d.next = false;
