@@ -468,7 +468,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
              carry {}; packets rebuilt from completions that differ from the wire {}; DATA frames \
              built in hardware {} from {} TX descriptors (refused or not posted: {}; RETRANSMITs \
              another already held: {}), GRANTs \
-             matching no outbound message {}",
+             matching no outbound message {}, dropped by a full park queue {}; most messages \
+             parked at once on one NIC {} (parks refused, entry taken: {})",
             n.clock_mhz,
             n.pcie_ns,
             n.cycles,
@@ -492,7 +493,10 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.tx_descriptors,
             n.tx_errors,
             n.retransmits_covered,
-            n.grants_unmatched
+            n.grants_unmatched,
+            n.grants_dropped,
+            n.parked_most,
+            n.park_collisions
         )?;
     }
     let rows = paper_comparison(r);
@@ -573,33 +577,48 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             .small_rpc_rtt_ps
             .zip(r.nic.as_ref())
             .map(|(p, n)| rtt_cycles(p, n)),
-        "nic": r.nic.as_ref().map(|n| json!({
-            "clock_mhz": n.clock_mhz,
-            "pcie_ns": n.pcie_ns,
-            "cycles": n.cycles,
-            "frames_in": n.frames_in,
-            "frames_ok": n.frames_ok,
-            "frames_dropped": n.frames_dropped,
-            "grants_sent": n.grants_sent,
-            "table_full": n.table_full,
-            "collisions": n.collisions,
-            "holes_forgotten": n.holes_forgotten,
-            "releases": n.releases,
-            "grant_fallbacks": n.grant_fallbacks,
-            "software_grants": n.software_grants,
-            "parse_mismatches": n.parse_mismatches,
-            "rx_dma": n.rx_dma,
-            "rx_no_buffer": n.rx_no_buffer,
-            "dma_faults": n.dma_faults,
-            "mac_drops": n.mac_drops,
-            "acks_not_carried": n.acks_not_carried,
-            "data_frames": n.data_frames,
-            "tx_descriptors": n.tx_descriptors,
-            "tx_errors": n.tx_errors,
-            "retransmits_covered": n.retransmits_covered,
-            "grants_unmatched": n.grants_unmatched,
-        })),
+        "nic": r.nic.as_ref().map(nic_json),
         "buckets": buckets,
         "paper_comparison": comparison,
     })
+}
+
+/// The NICs' counters as JSON: the receive side and the transmit side (two objects merged,
+/// one `json!` would pass the macro's recursion limit).
+fn nic_json(n: &NicReport) -> serde_json::Value {
+    let mut v = json!({
+        "clock_mhz": n.clock_mhz,
+        "pcie_ns": n.pcie_ns,
+        "cycles": n.cycles,
+        "frames_in": n.frames_in,
+        "frames_ok": n.frames_ok,
+        "frames_dropped": n.frames_dropped,
+        "grants_sent": n.grants_sent,
+        "table_full": n.table_full,
+        "collisions": n.collisions,
+        "holes_forgotten": n.holes_forgotten,
+        "releases": n.releases,
+        "grant_fallbacks": n.grant_fallbacks,
+        "software_grants": n.software_grants,
+        "parse_mismatches": n.parse_mismatches,
+        "rx_dma": n.rx_dma,
+        "rx_no_buffer": n.rx_no_buffer,
+        "dma_faults": n.dma_faults,
+        "mac_drops": n.mac_drops,
+        "acks_not_carried": n.acks_not_carried,
+    });
+    let tx = json!({
+        "data_frames": n.data_frames,
+        "tx_descriptors": n.tx_descriptors,
+        "tx_errors": n.tx_errors,
+        "retransmits_covered": n.retransmits_covered,
+        "grants_unmatched": n.grants_unmatched,
+        "grants_dropped": n.grants_dropped,
+        "parked_most": n.parked_most,
+        "park_collisions": n.park_collisions,
+    });
+    if let (Some(v), serde_json::Value::Object(tx)) = (v.as_object_mut(), tx) {
+        v.extend(tx);
+    }
+    v
 }

@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_cutoff_version,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_pay_valid,s_pay_ready,s_pay_data,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tready,m_done_valid,m_done_ready,m_done_id,m_done_length,m_done_cookie,m_done_index,occupancy,packets,grants_unmatched,frames,queued);
+module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_cutoff_version,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_pay_valid,s_pay_ready,s_pay_data,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tready,m_done_valid,m_done_ready,m_done_id,m_done_length,m_done_cookie,m_done_index,occupancy,packets,grants_unmatched,grants_dropped,parked,parked_most,park_collisions,frames,queued);
     
     // Module arguments
     input wire  clock;
@@ -63,6 +63,10 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
     output reg  [15:0] occupancy;
     output reg  [31:0] packets;
     output reg  [31:0] grants_unmatched;
+    output reg  [31:0] grants_dropped;
+    output reg  [15:0] parked;
+    output reg  [15:0] parked_most;
+    output reg  [31:0] park_collisions;
     output reg  [31:0] frames;
     output reg  [4:0] queued;
     
@@ -176,6 +180,9 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
     wire  [2:0] park$ro_priority;
     wire  [31:0] park$grants_resolved;
     wire  [15:0] park$parked;
+    wire  [15:0] park$parked_most;
+    wire  [31:0] park$grants_dropped;
+    wire  [31:0] park$collisions;
     reg  framer$clock;
     reg  framer$reset;
     reg  [47:0] framer$cfg_mac;
@@ -340,7 +347,10 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         .ro_offset(park$ro_offset),
         .ro_priority(park$ro_priority),
         .grants_resolved(park$grants_resolved),
-        .parked(park$parked)
+        .parked(park$parked),
+        .parked_most(park$parked_most),
+        .grants_dropped(park$grants_dropped),
+        .collisions(park$collisions)
     );
     homa_tx_engine_w512$framer framer(
         .clock(framer$clock),
@@ -507,7 +517,11 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         s_grant_ready = sched$s_grant_ready;
         occupancy = sched$occupancy + park$parked;
         packets = sched$packets;
-        grants_unmatched = sched$grants_unmatched - park$grants_resolved;
+        grants_unmatched = sched$grants_unmatched - park$grants_resolved - park$grants_dropped;
+        grants_dropped = park$grants_dropped;
+        parked = park$parked;
+        parked_most = park$parked_most;
+        park_collisions = park$collisions;
         full = count$q == c_depth;
         m_rd_valid = sched$m_job_valid & ~full;
         m_rd_addr = sched$m_job_addr;
@@ -19589,7 +19603,7 @@ module homa_tx_engine_w512$framer$n_frames(d,q,clock);
 endmodule // homa_tx_engine_w512$framer$n_frames
 
 
-module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,sched_occupancy,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved,parked);
+module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,sched_occupancy,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved,parked,parked_most,grants_dropped,collisions);
     
     // Module arguments
     input wire  clock;
@@ -19620,6 +19634,9 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     output reg  [2:0] ro_priority;
     output reg  [31:0] grants_resolved;
     output reg  [15:0] parked;
+    output reg  [15:0] parked_most;
+    output reg  [31:0] grants_dropped;
+    output reg  [31:0] collisions;
     
     // Constant declarations
     localparam  s_idle = 4'h0;
@@ -19766,6 +19783,15 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [31:0] n_resolved$d;
     wire  [31:0] n_resolved$q;
     reg  n_resolved$clock;
+    reg  [31:0] n_dropped$d;
+    wire  [31:0] n_dropped$q;
+    reg  n_dropped$clock;
+    reg  [31:0] n_coll$d;
+    wire  [31:0] n_coll$q;
+    reg  n_coll$clock;
+    reg  [15:0] most$d;
+    wire  [15:0] most$q;
+    reg  most$clock;
     reg  rv$d;
     wire  rv$q;
     reg  rv$clock;
@@ -19930,6 +19956,21 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         .q(n_resolved$q),
         .clock(n_resolved$clock)
     );
+    homa_tx_engine_w512$park$n_dropped n_dropped(
+        .d(n_dropped$d),
+        .q(n_dropped$q),
+        .clock(n_dropped$clock)
+    );
+    homa_tx_engine_w512$park$n_coll n_coll(
+        .d(n_coll$d),
+        .q(n_coll$q),
+        .clock(n_coll$clock)
+    );
+    homa_tx_engine_w512$park$most most(
+        .d(most$d),
+        .q(most$q),
+        .clock(most$clock)
+    );
     homa_tx_engine_w512$park$rv rv(
         .d(rv$d),
         .q(rv$q),
@@ -20003,6 +20044,9 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         rcnt$clock = clock;
         turn$clock = clock;
         rmatch$clock = clock;
+        n_dropped$clock = clock;
+        n_coll$clock = clock;
+        most$clock = clock;
         qwr$d = qwr$q;
         qrd$d = qrd$q;
         qcnt$d = qcnt$q;
@@ -20028,6 +20072,9 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         rcnt$d = rcnt$q;
         turn$d = turn$q;
         rmatch$d = rmatch$q;
+        n_dropped$d = n_dropped$q;
+        n_coll$d = n_coll$q;
+        most$d = most$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         ram$read_address = hidx$q;
@@ -20066,6 +20113,12 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         end
         grants_resolved = n_resolved$q;
         parked = count$q;
+        parked_most = most$q;
+        grants_dropped = n_dropped$q;
+        collisions = n_coll$q;
+        if (count$q > most$q) begin
+            most$d = count$q;
+        end
         q_full = qcnt$q == c_qdepth;
         need_look = (count$q != c_zero16) | rv$q;
         cancel_push = ring_valid & ring_cancel & need_look;
@@ -20077,6 +20130,9 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         gi$d[(64'h61)+:(32)] = g_offset;
         gi$d[(64'h81)+:(3)] = g_priority;
         q_push = gv$q & ~q_full;
+        if (gv$q & q_full) begin
+            n_dropped$d = n_dropped$q + c_one32;
+        end
         q_in = gi$q;
         if (cancel_push & ring_ok) begin
             q_push = 1'b1;
@@ -20281,6 +20337,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         if (st$q == s_evd) begin
             st$d = s_evg;
             if (e[(64'h0)+:(1)]) begin
+                n_coll$d = n_coll$q + c_one32;
                 tried$d = tried$q | cand_oh$q;
                 st$d = s_idle;
             end
@@ -20341,6 +20398,9 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             qcnt$d = c_zero5;
             count$d = c_zero16;
             n_resolved$d = c_zero32;
+            n_dropped$d = c_zero32;
+            n_coll$d = c_zero32;
+            most$d = c_zero16;
             tried$d = c_zero16;
             rwr$d = c_zero_idx;
             rrd$d = c_zero_idx;
@@ -20487,6 +20547,63 @@ module homa_tx_engine_w512$park$item(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$park$item
+
+
+module homa_tx_engine_w512$park$most(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$most
+
+
+module homa_tx_engine_w512$park$n_coll(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$n_coll
+
+
+module homa_tx_engine_w512$park$n_dropped(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$n_dropped
 
 
 module homa_tx_engine_w512$park$n_resolved(d,q,clock);

@@ -177,6 +177,8 @@ pub struct HomaNicCore512 {
     grant_in: Signal<Local, Bit>,
     cutoff_version: Signal<Local, Bits<16>>,
     queued32: Signal<Local, Lo16In32>,
+    parked32: Signal<Local, Lo16In32>,
+    most32: Signal<Local, Lo16In32>,
     c_i_unsched_bytes: Constant<Bits<8>>,
     c_i_cutoff_version: Constant<Bits<8>>,
     c_i_cutoff1: Constant<Bits<8>>,
@@ -191,6 +193,10 @@ pub struct HomaNicCore512 {
     c_i_packets_sent: Constant<Bits<8>>,
     c_i_control_sent: Constant<Bits<8>>,
     c_i_grants_unmatched: Constant<Bits<8>>,
+    c_i_messages_parked: Constant<Bits<8>>,
+    c_i_parked_most: Constant<Bits<8>>,
+    c_i_grants_dropped: Constant<Bits<8>>,
+    c_i_park_collisions: Constant<Bits<8>>,
     tx_base: Signal<Local, Lo32Hi32>,
     tx_win_base: Signal<Local, Lo32Hi32>,
     tx_win_len: Signal<Local, Lo32Hi32>,
@@ -371,6 +377,8 @@ impl HomaNicCore512 {
             grant_in: Signal::default(),
             cutoff_version: Signal::default(),
             queued32: Signal::default(),
+            parked32: Signal::default(),
+            most32: Signal::default(),
             c_i_unsched_bytes: ix("CONFIG", "unsched_bytes"),
             c_i_cutoff_version: ix("CONFIG", "cutoff_version"),
             c_i_cutoff1: ix("CONFIG", "unsched_cutoff_1"),
@@ -385,6 +393,10 @@ impl HomaNicCore512 {
             c_i_packets_sent: ix("TX", "packets_sent"),
             c_i_control_sent: ix("TX", "control_sent"),
             c_i_grants_unmatched: ix("TX", "grants_unmatched"),
+            c_i_messages_parked: ix("TX", "messages_parked"),
+            c_i_parked_most: ix("TX", "parked_most"),
+            c_i_grants_dropped: ix("TX", "grants_dropped"),
+            c_i_park_collisions: ix("TX", "park_collisions"),
             tx_base: Signal::default(),
             tx_win_base: Signal::default(),
             tx_win_len: Signal::default(),
@@ -624,6 +636,10 @@ impl Logic for HomaNicCore512 {
         self.cutoff_version.next = self.c_zero16.val();
         self.queued32.next.lo = self.tx.occupancy.val();
         self.queued32.next.z = self.c_zero16.val();
+        self.parked32.next.lo = self.tx.parked.val();
+        self.parked32.next.z = self.c_zero16.val();
+        self.most32.next.lo = self.tx.parked_most.val();
+        self.most32.next.z = self.c_zero16.val();
         for r in 0..HOMA_REG_WORDS {
             if self.c_r[r].val() == self.c_i_unsched_bytes.val() {
                 self.tx.cfg_unsched_bytes.next = self.regs.rw[r].val();
@@ -792,6 +808,18 @@ impl Logic for HomaNicCore512 {
             }
             if self.c_r[r].val() == self.c_i_grants_unmatched.val() {
                 self.regs.ro[r].next = self.tx.grants_unmatched.val();
+            }
+            if self.c_r[r].val() == self.c_i_messages_parked.val() {
+                self.regs.ro[r].next = Bits::<32>::from(self.parked32.val());
+            }
+            if self.c_r[r].val() == self.c_i_parked_most.val() {
+                self.regs.ro[r].next = Bits::<32>::from(self.most32.val());
+            }
+            if self.c_r[r].val() == self.c_i_grants_dropped.val() {
+                self.regs.ro[r].next = self.tx.grants_dropped.val();
+            }
+            if self.c_r[r].val() == self.c_i_park_collisions.val() {
+                self.regs.ro[r].next = self.tx.park_collisions.val();
             }
             if self.c_r[r].val() == self.c_i_frames_ok.val() {
                 self.regs.ro[r].next = self.parser.frames_ok.val();

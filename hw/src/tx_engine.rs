@@ -148,8 +148,16 @@ pub struct TxEngine512 {
     pub occupancy: Signal<Out, Bits<16>>,
     /// DATA packets decided (payload reads requested), free-running.
     pub packets: Signal<Out, Bits<32>>,
-    /// GRANTs that matched no slot, free-running.
+    /// GRANTs that matched no message held (in a slot or parked), free-running.
     pub grants_unmatched: Signal<Out, Bits<32>>,
+    /// GRANTs the park dropped, its lookup queue full (free-running).
+    pub grants_dropped: Signal<Out, Bits<32>>,
+    /// Messages parked now.
+    pub parked: Signal<Out, Bits<16>>,
+    /// The most messages parked at once since reset.
+    pub parked_most: Signal<Out, Bits<16>>,
+    /// Parks refused by a taken entry (free-running).
+    pub park_collisions: Signal<Out, Bits<32>>,
     /// DATA frames sent, free-running.
     pub frames: Signal<Out, Bits<32>>,
     /// Packets whose payload read is out, not yet framed (0-16).
@@ -233,6 +241,10 @@ impl TxEngine512 {
             occupancy: Signal::default(),
             packets: Signal::default(),
             grants_unmatched: Signal::default(),
+            grants_dropped: Signal::default(),
+            parked: Signal::default(),
+            parked_most: Signal::default(),
+            park_collisions: Signal::default(),
             frames: Signal::default(),
             queued: Signal::default(),
             sched: TxSched16::new(),
@@ -415,8 +427,13 @@ impl Logic for TxEngine512 {
         self.s_grant_ready.next = self.sched.s_grant_ready.val();
         self.occupancy.next = self.sched.occupancy.val() + self.park.parked.val();
         self.packets.next = self.sched.packets.val();
-        self.grants_unmatched.next =
-            self.sched.grants_unmatched.val() - self.park.grants_resolved.val();
+        self.grants_unmatched.next = self.sched.grants_unmatched.val()
+            - self.park.grants_resolved.val()
+            - self.park.grants_dropped.val();
+        self.grants_dropped.next = self.park.grants_dropped.val();
+        self.parked.next = self.park.parked.val();
+        self.parked_most.next = self.park.parked_most.val();
+        self.park_collisions.next = self.park.collisions.val();
         // A pick leaves as a read request and a FIFO entry in the same cycle.
         self.full.next = self.count.q.val() == self.c_depth.val();
         self.m_rd_valid.next = self.sched.m_job_valid.val() & !self.full.val();

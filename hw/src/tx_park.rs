@@ -35,10 +35,12 @@
 //!   message comes back, if the entry still holds a ready one (a GRANT or CANCEL may have
 //!   brought it back meanwhile). Fetches go first, then lookups and parks by turns.
 //!
-//! A GRANT that misses while the queue is full is dropped, as the network may drop one: the
-//! receiver's RESEND recovers it. A CANCEL waits for room instead. `grants_resolved` counts
-//! the GRANTs the park took from the scheduler's unmatched count (found parked, or offered
-//! again), so that the scheduler's count less it is the GRANTs that matched nothing.
+//! A GRANT that misses while the queue is full is dropped (`grants_dropped`), as the network
+//! may drop one: the receiver's RESEND recovers it. A CANCEL waits for room instead.
+//! `grants_resolved` counts the GRANTs the park took from the scheduler's unmatched count
+//! (found parked, or offered again), so that the scheduler's count less it and the dropped
+//! ones is the GRANTs that matched nothing. `collisions` counts parks refused by a taken
+//! entry, `parked_most` the high-water mark of the table.
 //!
 //! Timing: a GRANT that missed is registered before it is queued (off the scheduler's
 //! compare); a lookup is then four cycles (pop, hash, read, compare), a park five (choose,
@@ -139,6 +141,12 @@ pub struct TxPark {
     pub grants_resolved: Signal<Out, Bits<32>>,
     /// Messages in the table now.
     pub parked: Signal<Out, Bits<16>>,
+    /// The most messages in the table at once since reset.
+    pub parked_most: Signal<Out, Bits<16>>,
+    /// GRANTs that missed while the lookup queue was full, dropped (free-running).
+    pub grants_dropped: Signal<Out, Bits<32>>,
+    /// Parks refused because the slot's entry held another message (free-running).
+    pub collisions: Signal<Out, Bits<32>>,
     ram: RAM<ParkEntry, PARK_BITS>,
     queue: LutRam<ParkItem, 4>,
     ready: RAM<Bits<PARK_BITS>, PARK_BITS>,
@@ -158,6 +166,9 @@ pub struct TxPark {
     hidx: DFF<Bits<PARK_BITS>>,
     count: DFF<Bits<16>>,
     n_resolved: DFF<Bits<32>>,
+    n_dropped: DFF<Bits<32>>,
+    n_coll: DFF<Bits<32>>,
+    most: DFF<Bits<16>>,
     rv: DFF<Bit>,
     re: DFF<ParkEntry>,
     xv: DFF<Bit>,
@@ -264,6 +275,9 @@ impl TxPark {
             ro_priority: Signal::default(),
             grants_resolved: Signal::default(),
             parked: Signal::default(),
+            parked_most: Signal::default(),
+            grants_dropped: Signal::default(),
+            collisions: Signal::default(),
             ram: RAM::default(),
             queue: LutRam::default(),
             ready: RAM::default(),
@@ -283,6 +297,9 @@ impl TxPark {
             hidx: DFF::default(),
             count: DFF::default(),
             n_resolved: DFF::default(),
+            n_dropped: DFF::default(),
+            n_coll: DFF::default(),
+            most: DFF::default(),
             rv: DFF::default(),
             re: DFF::default(),
             xv: DFF::default(),
@@ -399,7 +416,8 @@ impl Logic for TxPark {
     fn update(&mut self) {
         dff_setup!(
             self, clock, qwr, qrd, qcnt, st, item, cand, cand_oh, tried, hidx, count, n_resolved,
-            rv, re, xv, xpeer, xid, rov, ro, gv, gi, rwr, rrd, rcnt, turn, rmatch
+            rv, re, xv, xpeer, xid, rov, ro, gv, gi, rwr, rrd, rcnt, turn, rmatch, n_dropped,
+            n_coll, most
         );
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
@@ -442,6 +460,12 @@ impl Logic for TxPark {
         }
         self.grants_resolved.next = self.n_resolved.q.val();
         self.parked.next = self.count.q.val();
+        self.parked_most.next = self.most.q.val();
+        self.grants_dropped.next = self.n_dropped.q.val();
+        self.collisions.next = self.n_coll.q.val();
+        if self.count.q.val() > self.most.q.val() {
+            self.most.d.next = self.count.q.val();
+        }
         // The queue: GRANTs that matched no slot and CANCELs, while anything is parked (or
         // on its way back).
         self.q_full.next = self.qcnt.q.val() == self.c_qdepth.val();
@@ -460,6 +484,9 @@ impl Logic for TxPark {
         self.gi.d.next.offset = self.g_offset.val();
         self.gi.d.next.prio = self.g_priority.val();
         self.q_push.next = self.gv.q.val() & !self.q_full.val();
+        if self.gv.q.val() & self.q_full.val() {
+            self.n_dropped.d.next = self.n_dropped.q.val() + self.c_one32.val();
+        }
         self.q_in.next = self.gi.q.val();
         if self.cancel_push.val() & self.ring_ok.val() {
             self.q_push.next = true;
@@ -678,6 +705,7 @@ impl Logic for TxPark {
         if self.st.q.val() == self.s_evd.val() {
             self.st.d.next = self.s_evg.val();
             if self.e.val().valid {
+                self.n_coll.d.next = self.n_coll.q.val() + self.c_one32.val();
                 self.tried.d.next = self.tried.q.val() | self.cand_oh.q.val();
                 self.st.d.next = self.s_idle.val();
             }
@@ -740,6 +768,9 @@ impl Logic for TxPark {
             self.qcnt.d.next = self.c_zero5.val();
             self.count.d.next = self.c_zero16.val();
             self.n_resolved.d.next = self.c_zero32.val();
+            self.n_dropped.d.next = self.c_zero32.val();
+            self.n_coll.d.next = self.c_zero32.val();
+            self.most.d.next = self.c_zero16.val();
             self.tried.d.next = self.c_zero16.val();
             self.rwr.d.next = self.c_zero_idx.val();
             self.rrd.d.next = self.c_zero_idx.val();

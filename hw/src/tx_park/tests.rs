@@ -135,6 +135,12 @@ fn tx_park__parks_by_hash_and_brings_back_on_grant_and_cancel() {
         "a taken entry refuses another message (index_of is the hash)"
     );
     assert!(b.park(2));
+    assert!(
+        b.uut.collisions.val().to_u32() >= 1,
+        "b's refusal is counted"
+    );
+    b.cycle(); // the high-water mark follows the count a cycle later
+    assert_eq!(b.uut.parked_most.val().to_u32(), 2);
     // A GRANT for a comes back as a resume with the GRANT applied (a slot is free now).
     b.uut.sched_occupancy.next = 15u64.into();
     b.grant(peer, a, 20_000, 6);
@@ -278,7 +284,27 @@ fn tx_park__grants_for_parked_messages_go_on_while_one_waits_for_a_slot() {
     let got: Vec<(u64, u32)> = back.iter().map(|e| (e.id.to_u64(), granted(e))).collect();
     assert_eq!(got, vec![(ids[1], 60_000), (ids[0], 80_000)]);
     assert_eq!(b.uut.parked.val().to_u64(), 0);
+    assert_eq!(b.uut.parked_most.val().to_u64(), 4);
     assert_eq!(b.uut.grants_resolved.val().to_u32(), 9);
+    assert_eq!(b.uut.grants_dropped.val().to_u32(), 0);
+    // A run of GRANTs for nobody, one a cycle, while something is parked: the queue takes
+    // 16 and lookups drain one every 4 cycles; the rest are dropped and counted, and each
+    // one is either dropped or resolved (offered again), never both, never neither.
+    b.slots[3] = entry(peer, ids[3], 10_000, 100_000, 3);
+    assert!(b.park(3));
+    for i in 0..40 {
+        b.grant(peer, 90_000 + 2 * i, 1000, 0);
+    }
+    let mut offered = 0;
+    for _ in 0..300 {
+        b.settle();
+        offered += u32::from(b.uut.ro_valid.val());
+        b.edge();
+    }
+    let dropped = b.uut.grants_dropped.val().to_u32();
+    assert!(dropped > 0, "a run longer than the queue drops");
+    assert_eq!(offered + dropped, 40);
+    assert_eq!(b.uut.grants_resolved.val().to_u32(), 9 + offered);
 }
 
 #[test]

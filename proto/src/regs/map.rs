@@ -490,7 +490,35 @@ const TX: &[Register] = &[
         0x020,
         Access::Ro,
         0,
-        "GRANTs that matched no outbound message the scheduler holds (free-running): late, duplicated, or for a message not posted here.",
+        "GRANTs that matched no outbound message the engine holds, in a slot or parked (free-running): late, duplicated, or for a message not posted here.",
+    ),
+    reg(
+        "messages_parked",
+        0x024,
+        Access::Ro,
+        0,
+        "Messages parked now (part of messages_queued): waiting for a GRANT in the park's table, out of the scheduler's slots.",
+    ),
+    reg(
+        "parked_most",
+        0x028,
+        Access::Ro,
+        0,
+        "The most messages parked at once since reset.",
+    ),
+    reg(
+        "grants_dropped",
+        0x02c,
+        Access::Ro,
+        0,
+        "GRANTs for no message in a slot that the park could not look up, its queue of 16 full (free-running): lost as the network may lose one; the receiver's RESEND recovers them.",
+    ),
+    reg(
+        "park_collisions",
+        0x030,
+        Access::Ro,
+        0,
+        "Parks refused because the message's entry (a hash of peer and id) held another message (free-running): that message stays in its slot, and another waiting one is tried.",
     ),
 ];
 
@@ -727,10 +755,10 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "TX",
         type_id: 0x484d5458,
-        version: 0x00010001,
+        version: 0x00010002,
         base: 4 * BLOCK_STRIDE,
         registers: TX,
-        doc: "Transmit engine: SRPT scheduler and DATA framer. Version 1.1: max_payload and grants_unmatched; messages_queued and packets_sent are live.",
+        doc: "Transmit engine: SRPT scheduler, its park and the DATA framer. Version 1.1: max_payload and grants_unmatched; messages_queued and packets_sent are live. Version 1.2: the park's messages_parked, parked_most, grants_dropped and park_collisions.",
     },
     Block {
         name: "QUEUE",

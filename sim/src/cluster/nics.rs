@@ -183,6 +183,22 @@ impl Nics {
         let _ = (block, name);
         Ok(sum)
     }
+
+    /// The largest value of one register over every NIC (0 without NICs).
+    pub(crate) fn register_max(
+        &mut self,
+        block: &'static str,
+        name: &str,
+    ) -> Result<u64, NicError> {
+        #[allow(unused_mut)]
+        let mut most = 0;
+        #[cfg(homa_rtl)]
+        for n in &mut self.nics {
+            most = most.max(u64::from(n.read_register(block, name)?));
+        }
+        let _ = (block, name);
+        Ok(most)
+    }
 }
 
 impl Nics {
@@ -298,6 +314,7 @@ impl super::Cluster {
         let nics = self.nics.as_mut()?;
         let c = nics.counters();
         let bad_frames = nics.bad_frames;
+        let parked_most = nics.register_max("TX", "parked_most").unwrap_or(u64::MAX);
         let mut reg = |block, name| nics.register_sum(block, name).unwrap_or(u64::MAX);
         let dropped = [
             "dropped_runt",
@@ -336,6 +353,9 @@ impl super::Cluster {
             acks_not_carried: c.acks_not_carried,
             data_frames: reg("TX", "packets_sent"),
             grants_unmatched: reg("TX", "grants_unmatched"),
+            grants_dropped: reg("TX", "grants_dropped"),
+            park_collisions: reg("TX", "park_collisions"),
+            parked_most,
             tx_descriptors: 0,
             retransmits_covered: 0,
             tx_errors: 0,

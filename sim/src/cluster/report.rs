@@ -116,6 +116,13 @@ pub struct NicReport {
     /// GRANTs for no message the transmit engines hold (TX.grants_unmatched): late or
     /// duplicated.
     pub grants_unmatched: u64,
+    /// GRANTs the transmit engines' parks dropped, their lookup queues full
+    /// (TX.grants_dropped).
+    pub grants_dropped: u64,
+    /// Parks refused because the message's entry held another (TX.park_collisions).
+    pub park_collisions: u64,
+    /// The most messages one NIC's park held at once (TX.parked_most, the largest).
+    pub parked_most: u64,
 }
 
 impl Report {
