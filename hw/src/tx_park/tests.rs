@@ -317,3 +317,115 @@ fn tx_park__the_tx_capacity_register_is_the_slots_and_the_park() {
         crate::tx_sched::TX_SLOTS + (1 << PARK_BITS)
     );
 }
+
+/// A way to place parked messages: the buckets a key may go to, and each bucket's ways.
+struct Placement {
+    buckets: usize,
+    ways: usize,
+    choices: fn(u32, u64) -> Vec<usize>,
+}
+
+/// The park as built: one choice, [`index_of`], one way.
+const DIRECT: Placement = Placement {
+    buckets: 1 << PARK_BITS,
+    ways: 1,
+    choices: |p, x| vec![index_of(p, x)],
+};
+
+/// Two tables of 512, the second hashed from the key's bits turned around.
+fn two_choices(p: u32, x: u64) -> Vec<usize> {
+    let half = 1 << (PARK_BITS - 1);
+    let other = index_of(p.rotate_left(16), x.rotate_left(29).swap_bytes());
+    vec![index_of(p, x) % half, half + other % half]
+}
+
+/// How many messages the park takes before a descriptor must wait (at most 1024): the 16
+/// slots hold waiting messages (keys from `next`), nothing is granted, and each descriptor
+/// parks the first slot that has room in one of its buckets and takes its place; a slot
+/// with no room keeps its message. Stops when no slot has room.
+fn fill_until_refused(at: &Placement, mut next: impl FnMut() -> (u32, u64)) -> usize {
+    let mut used = vec![0; at.buckets];
+    let mut slots: Vec<(u32, u64)> = (0..crate::tx_sched::TX_SLOTS).map(|_| next()).collect();
+    let mut n = 0;
+    while n < 1 << PARK_BITS {
+        let room =
+            |&(p, x): &(u32, u64)| (at.choices)(p, x).into_iter().find(|&b| used[b] < at.ways);
+        let Some((j, b)) = slots
+            .iter()
+            .enumerate()
+            .find_map(|(j, k)| room(k).map(|b| (j, b)))
+        else {
+            break;
+        };
+        used[b] += 1;
+        slots[j] = next();
+        n += 1;
+    }
+    n
+}
+
+/// The median fill over 25 seeds of keys from `keys(seed)`.
+fn median_fill<F: FnMut() -> (u32, u64)>(at: &Placement, keys: impl Fn(u64) -> F) -> usize {
+    let mut fills: Vec<usize> = (0..25).map(|s| fill_until_refused(at, keys(s))).collect();
+    fills.sort_unstable();
+    fills[fills.len() / 2]
+}
+
+/// Keys of `peers` peers, each counting its RPC ids up by 2 from a random start, the peer
+/// of each message chosen at random.
+fn sequential_ids(seed: u64, peers: usize) -> impl FnMut() -> (u32, u64) {
+    let mut rng = crate::parser_model::Rng::new(seed);
+    let mut next: Vec<(u32, u64)> = (0..peers)
+        .map(|_| (rng.next_u64() as u32, (rng.next_u64() >> 24) << 1))
+        .collect();
+    move || {
+        let p = rng.below(peers as u64) as usize;
+        next[p].1 += 2;
+        next[p]
+    }
+}
+
+fn random_keys(seed: u64) -> impl FnMut() -> (u32, u64) {
+    let mut rng = crate::parser_model::Rng::new(seed);
+    move || (rng.next_u64() as u32, rng.next_u64())
+}
+
+#[test]
+fn tx_park__how_full_the_table_gets_before_a_descriptor_waits() {
+    // One peer's sequential ids never share an entry: all 1024 park.
+    assert_eq!(
+        median_fill(&DIRECT, |s| sequential_ids(s, 1)),
+        1 << PARK_BITS
+    );
+    // Random keys, and several peers' sequences: a slot whose entry is taken keeps its
+    // message, so the slots fill with such messages and every one of them collides long
+    // before the table is full (docs/timing.md states these numbers). More choices per
+    // message, as a next design might give them, for comparison.
+    let two = Placement {
+        buckets: 1 << PARK_BITS,
+        ways: 1,
+        choices: two_choices,
+    };
+    let two_by_two = Placement {
+        buckets: 1 << PARK_BITS,
+        ways: 2,
+        choices: two_choices,
+    };
+    let mut fills = Vec::new();
+    for (name, at) in [
+        ("direct", &DIRECT),
+        ("two choices", &two),
+        ("two choices of two ways", &two_by_two),
+    ] {
+        let random = median_fill(at, random_keys);
+        let four = median_fill(at, |s| sequential_ids(s, 4));
+        let sixteen = median_fill(at, |s| sequential_ids(s, 16));
+        println!("{name}: median fill: random keys {random}, 4 peers {four}, 16 peers {sixteen}");
+        fills.push([random, four, sixteen]);
+    }
+    assert!(fills[0].iter().all(|f| (100..400).contains(f)), "{fills:?}");
+    assert!(
+        (0..3).all(|k| fills[0][k] < fills[1][k] && fills[1][k] < fills[2][k]),
+        "{fills:?}"
+    );
+}
