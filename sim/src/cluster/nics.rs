@@ -167,37 +167,21 @@ impl Nics {
         sum
     }
 
-    /// A hardware counter (`block.name`) summed over the NICs, read over their register
-    /// buses.
-    pub(crate) fn register_sum(
+    /// One register (`block.name`) of every NIC, read over their register buses (none
+    /// without NICs).
+    pub(crate) fn register_values(
         &mut self,
         block: &'static str,
         name: &str,
-    ) -> Result<u64, NicError> {
+    ) -> Result<Vec<u64>, NicError> {
         #[allow(unused_mut)]
-        let mut sum = 0;
+        let mut values = Vec::new();
         #[cfg(homa_rtl)]
         for n in &mut self.nics {
-            sum += u64::from(n.read_register(block, name)?);
+            values.push(u64::from(n.read_register(block, name)?));
         }
         let _ = (block, name);
-        Ok(sum)
-    }
-
-    /// The largest value of one register over every NIC (0 without NICs).
-    pub(crate) fn register_max(
-        &mut self,
-        block: &'static str,
-        name: &str,
-    ) -> Result<u64, NicError> {
-        #[allow(unused_mut)]
-        let mut most = 0;
-        #[cfg(homa_rtl)]
-        for n in &mut self.nics {
-            most = most.max(u64::from(n.read_register(block, name)?));
-        }
-        let _ = (block, name);
-        Ok(most)
+        Ok(values)
     }
 }
 
@@ -314,8 +298,13 @@ impl super::Cluster {
         let nics = self.nics.as_mut()?;
         let c = nics.counters();
         let bad_frames = nics.bad_frames;
-        let parked_most = nics.register_max("TX", "parked_most").unwrap_or(u64::MAX);
-        let mut reg = |block, name| nics.register_sum(block, name).unwrap_or(u64::MAX);
+        let parked_most = nics
+            .register_values("TX", "parked_most")
+            .map_or(u64::MAX, |v| v.into_iter().max().unwrap_or(0));
+        let mut reg = |block, name| {
+            nics.register_values(block, name)
+                .map_or(u64::MAX, |v| v.into_iter().sum())
+        };
         let dropped = [
             "dropped_runt",
             "dropped_bad_checksum",
