@@ -175,6 +175,12 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     wire  cpl$valid;
     wire  [511:0] cpl$dout;
     wire  cpl$full;
+    reg  [511:0] txe$d;
+    wire  [511:0] txe$q;
+    reg  txe$clock;
+    reg  txe_v$d;
+    wire  txe_v$q;
+    reg  txe_v$clock;
     
     // Local signals
     reg  [511:0] refusal;
@@ -285,6 +291,16 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         .dout(cpl$dout),
         .full(cpl$full)
     );
+    homa_host_rx_w512$txe txe(
+        .d(txe$d),
+        .q(txe$q),
+        .clock(txe$clock)
+    );
+    homa_host_rx_w512$txe_v txe_v(
+        .d(txe_v$d),
+        .q(txe_v$q),
+        .clock(txe_v$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -294,6 +310,10 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         dma$reset = reset;
         cq$clock = clock;
         cq$reset = reset;
+        txe$clock = clock;
+        txe_v$clock = clock;
+        txe$d = txe$q;
+        txe_v$d = txe_v$q;
         ring$cfg_base = cfg_rx_base;
         ring$cfg_log2 = cfg_rx_log2;
         ring$cfg_producer = cfg_rx_producer;
@@ -351,25 +371,35 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         tx_refusal[(64'h0)+:(64)] = s_txerr_rpc_id;
         tx_refusal[(64'h80)+:(32)] = s_txerr_cookie[(32'h0)+:(32)];
         tx_refusal[(64'ha0)+:(32)] = s_txerr_cookie[(32'h20)+:(32)];
+        s_txerr_ready = ~txe_v$q;
+        if (s_txerr_valid & ~txe_v$q) begin
+            txe$d = tx_refusal;
+            txe_v$d = 1'b1;
+        end
+        if (txe_v$q & ~cpl$full & ~ring$m_err_valid) begin
+            txe_v$d = 1'b0;
+        end
+        if (reset) begin
+            txe_v$d = 1'b0;
+        end
         tx_done = c_tx_done;
         tx_done[(64'h0)+:(64)] = s_txdone_rpc_id;
         tx_done[(64'h60)+:(32)] = s_txdone_length;
         tx_done[(64'h80)+:(64)] = s_txdone_cookie;
-        cpl$push = (ring$m_err_valid | s_txerr_valid | s_txdone_valid | dma$m_cpl_valid) & ~cpl$full;
+        cpl$push = (ring$m_err_valid | txe_v$q | s_txdone_valid | dma$m_cpl_valid) & ~cpl$full;
         cpl$din = dma$m_cpl_data;
         if (s_txdone_valid) begin
             cpl$din = ((tx_done) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         end
-        if (s_txerr_valid) begin
-            cpl$din = ((tx_refusal) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        if (txe_v$q) begin
+            cpl$din = ((txe$q) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         end
         if (ring$m_err_valid) begin
             cpl$din = ((refusal) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         end
         ring$m_err_ready = ~cpl$full;
-        s_txerr_ready = ~cpl$full & ~ring$m_err_valid;
-        s_txdone_ready = ~cpl$full & ~ring$m_err_valid & ~s_txerr_valid;
-        dma$m_cpl_ready = ~cpl$full & ~ring$m_err_valid & ~s_txerr_valid & ~s_txdone_valid;
+        s_txdone_ready = ~cpl$full & ~ring$m_err_valid & ~txe_v$q;
+        dma$m_cpl_ready = ~cpl$full & ~ring$m_err_valid & ~txe_v$q & ~s_txdone_valid;
         cq$s_cpl_valid = cpl$valid;
         cq$s_cpl_data = cpl$dout;
         cpl$ready = cq$s_cpl_ready;
@@ -3879,3 +3909,41 @@ module homa_host_rx_w512$ring$wr(d,q,clock);
     end
           
 endmodule // homa_host_rx_w512$ring$wr
+
+
+module homa_host_rx_w512$txe(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$txe
+
+
+module homa_host_rx_w512$txe_v(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$txe_v

@@ -17,7 +17,10 @@
 //! refused (`s_txerr_*`, from [`crate::tx_ring::TxRing512`]) share the ring: an `ERROR` of
 //! ring 1 with their index, RPC id, cookie and status, after RX refusals and before the
 //! engine's completions (each refusal consumed a descriptor the host posted, so neither
-//! kind can hold the other off for long). The transmit engine's reports (`s_txdone_*`, one
+//! kind can hold the other off for long). Each waits a cycle in a register first (`txe`):
+//! the TX ring reads its status out of distributed RAM, and without the register that read
+//! ran through the 512-bit completion mux in the same cycle (8 LUT levels, the NIC core's
+//! longest path). The transmit engine's reports (`s_txdone_*`, one
 //! per message that asked) come next, as `TX_DONE` completions, ahead of the DMA engine's:
 //! at most one per message sent, and a report held back would stall the engine's frames.
 //!
@@ -194,6 +197,12 @@ pub struct HostRx512 {
     cpl: Fifo2<Bits<512>>,
     refusal: Signal<Local, ErrorCpl>,
     tx_refusal: Signal<Local, ErrorCpl>,
+    /// A TX refusal taken from `s_txerr_*`, held for the completion FIFO: the TX ring's
+    /// status comes out of its distributed RAM, and this register keeps that read out of
+    /// the 512-bit completion mux (and the mux's arbitration out of the ring's pop).
+    txe: DFF<ErrorCpl>,
+    /// `txe` holds a refusal.
+    txe_v: DFF<Bit>,
     c_refusal: Constant<ErrorCpl>,
     c_tx_refusal: Constant<ErrorCpl>,
     tx_done: Signal<Local, TxDoneCpl>,
@@ -266,6 +275,8 @@ impl HostRx512 {
             cpl: Fifo2::default(),
             refusal: Signal::default(),
             tx_refusal: Signal::default(),
+            txe: DFF::default(),
+            txe_v: DFF::default(),
             s_txerr_valid: Signal::default(),
             s_txerr_ready: Signal::default(),
             s_txerr_status: Signal::default(),
@@ -370,6 +381,7 @@ impl Logic for HostRx512 {
         self.dma.reset.next = self.reset.val();
         self.cq.clock.next = self.clock.val();
         self.cq.reset.next = self.reset.val();
+        dff_setup!(self, clock, txe, txe_v);
         // The descriptor ring: configuration, the read port, buffers to the DMA engine.
         self.ring.cfg_base.next = self.cfg_rx_base.val();
         self.ring.cfg_log2.next = self.cfg_rx_log2.val();
@@ -430,6 +442,18 @@ impl Logic for HostRx512 {
         self.tx_refusal.next.rpc_id = self.s_txerr_rpc_id.val();
         self.tx_refusal.next.cookie_lo = self.s_txerr_cookie.val().get_bits::<32>(0);
         self.tx_refusal.next.cookie_hi = self.s_txerr_cookie.val().get_bits::<32>(32);
+        // A TX refusal waits in `txe` (one every other cycle at most: they are rare).
+        self.s_txerr_ready.next = !self.txe_v.q.val();
+        if self.s_txerr_valid.val() & !self.txe_v.q.val() {
+            self.txe.d.next = self.tx_refusal.val();
+            self.txe_v.d.next = true;
+        }
+        if self.txe_v.q.val() & !self.cpl.full.val() & !self.ring.m_err_valid.val() {
+            self.txe_v.d.next = false;
+        }
+        if self.reset.val() {
+            self.txe_v.d.next = false;
+        }
         self.tx_done.next = self.c_tx_done.val();
         self.tx_done.next.rpc_id = self.s_txdone_rpc_id.val();
         self.tx_done.next.length = self.s_txdone_length.val();
@@ -437,7 +461,7 @@ impl Logic for HostRx512 {
         // One completion a cycle: an RX refusal, else a TX refusal, else a TX_DONE, else the
         // DMA engine's.
         self.cpl.push.next = (self.ring.m_err_valid.val()
-            | self.s_txerr_valid.val()
+            | self.txe_v.q.val()
             | self.s_txdone_valid.val()
             | self.dma.m_cpl_valid.val())
             & !self.cpl.full.val();
@@ -445,19 +469,18 @@ impl Logic for HostRx512 {
         if self.s_txdone_valid.val() {
             self.cpl.din.next = Bits::<512>::from(self.tx_done.val());
         }
-        if self.s_txerr_valid.val() {
-            self.cpl.din.next = Bits::<512>::from(self.tx_refusal.val());
+        if self.txe_v.q.val() {
+            self.cpl.din.next = Bits::<512>::from(self.txe.q.val());
         }
         if self.ring.m_err_valid.val() {
             self.cpl.din.next = Bits::<512>::from(self.refusal.val());
         }
         self.ring.m_err_ready.next = !self.cpl.full.val();
-        self.s_txerr_ready.next = !self.cpl.full.val() & !self.ring.m_err_valid.val();
         self.s_txdone_ready.next =
-            !self.cpl.full.val() & !self.ring.m_err_valid.val() & !self.s_txerr_valid.val();
+            !self.cpl.full.val() & !self.ring.m_err_valid.val() & !self.txe_v.q.val();
         self.dma.m_cpl_ready.next = !self.cpl.full.val()
             & !self.ring.m_err_valid.val()
-            & !self.s_txerr_valid.val()
+            & !self.txe_v.q.val()
             & !self.s_txdone_valid.val();
         self.cq.s_cpl_valid.next = self.cpl.valid.val();
         self.cq.s_cpl_data.next = self.cpl.dout.val();
