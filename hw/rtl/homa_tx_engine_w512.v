@@ -19641,6 +19641,8 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     // Constant declarations
     localparam  s_idle = 4'h0;
     localparam  s_hash = 4'h1;
+    localparam  s_krd = 4'hc;
+    localparam  s_kchk = 4'hd;
     localparam  s_lrd = 4'h2;
     localparam  s_look = 4'h3;
     localparam  s_ev1 = 4'h4;
@@ -19657,6 +19659,15 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     localparam  c_last = 10'b1111111111;
     localparam  c_one_idx = 10'b1;
     localparam  c_zero_idx = 10'b0;
+    localparam  c_at0 = 8'h0;
+    localparam  c_way$0 = 2'b0;
+    localparam  c_way$1 = 2'b1;
+    localparam  c_way$2 = 2'b10;
+    localparam  c_way$3 = 2'b11;
+    localparam  c_wbit$0 = 4'h1;
+    localparam  c_wbit$1 = 4'h2;
+    localparam  c_wbit$2 = 4'h4;
+    localparam  c_wbit$3 = 4'h8;
     localparam  c_slot$0 = 4'h0;
     localparam  c_slot$1 = 4'h1;
     localparam  c_slot$2 = 4'h2;
@@ -19689,19 +19700,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     localparam  c_oh$13 = 16'h2000;
     localparam  c_oh$14 = 16'h4000;
     localparam  c_oh$15 = 16'h8000;
-    localparam  c_f$0 = 8'h0;
-    localparam  c_f$1 = 8'ha;
-    localparam  c_f$2 = 8'h14;
-    localparam  c_f$3 = 8'h1e;
-    localparam  c_f$4 = 8'h28;
-    localparam  c_f$5 = 8'h32;
-    localparam  c_f$6 = 8'h36;
-    localparam  c_p3 = 8'h16;
-    localparam  c_sh$0 = 10'b1;
-    localparam  c_sh$1 = 10'b11;
-    localparam  c_sh$2 = 10'b100;
-    localparam  c_sh$3 = 10'b110;
-    localparam  c_sh$4 = 10'b1001;
+    localparam  c_entries = 16'h400;
     localparam  c_sixteen = 16'h10;
     localparam  c_zero16 = 16'h0;
     localparam  c_one16 = 16'h1;
@@ -19722,6 +19721,54 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  ram$write_clock;
     reg  [420:0] ram$write_data;
     reg  ram$write_enable;
+    reg  [9:0] loc$read_address;
+    reg  loc$read_clock;
+    wire  [10:0] loc$read_data;
+    reg  [9:0] loc$write_address;
+    reg  loc$write_clock;
+    reg  [10:0] loc$write_data;
+    reg  loc$write_enable;
+    reg  [8:0] k0$read_address;
+    reg  k0$read_clock;
+    wire  [106:0] k0$read_data;
+    reg  [8:0] k0$write_address;
+    reg  k0$write_clock;
+    reg  [106:0] k0$write_data;
+    reg  k0$write_enable;
+    reg  [8:0] k1$read_address;
+    reg  k1$read_clock;
+    wire  [106:0] k1$read_data;
+    reg  [8:0] k1$write_address;
+    reg  k1$write_clock;
+    reg  [106:0] k1$write_data;
+    reg  k1$write_enable;
+    reg  [8:0] k2$read_address;
+    reg  k2$read_clock;
+    wire  [106:0] k2$read_data;
+    reg  [8:0] k2$write_address;
+    reg  k2$write_clock;
+    reg  [106:0] k2$write_data;
+    reg  k2$write_enable;
+    reg  [8:0] k3$read_address;
+    reg  k3$read_clock;
+    wire  [106:0] k3$read_data;
+    reg  [8:0] k3$write_address;
+    reg  k3$write_clock;
+    reg  [106:0] k3$write_data;
+    reg  k3$write_enable;
+    reg  [9:0] free$read_address;
+    reg  free$read_clock;
+    wire  [9:0] free$read_data;
+    reg  [9:0] free$write_address;
+    reg  free$write_clock;
+    reg  [9:0] free$write_data;
+    reg  free$write_enable;
+    reg  [31:0] h0$peer;
+    reg  [63:0] h0$id;
+    wire  [8:0] h0$bucket;
+    reg  [31:0] h1$peer;
+    reg  [63:0] h1$id;
+    wire  [8:0] h1$bucket;
     reg  queue$clock;
     reg  [3:0] queue$read_address;
     wire  [131:0] queue$read_data;
@@ -19744,6 +19791,12 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [10:0] rcnt$d;
     wire  [10:0] rcnt$q;
     reg  rcnt$clock;
+    reg  [9:0] fwr$d;
+    wire  [9:0] fwr$q;
+    reg  fwr$clock;
+    reg  [9:0] frd$d;
+    wire  [9:0] frd$q;
+    reg  frd$clock;
     reg  turn$d;
     wire  turn$q;
     reg  turn$clock;
@@ -19774,9 +19827,30 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [15:0] tried$d;
     wire  [15:0] tried$q;
     reg  tried$clock;
-    reg  [9:0] hidx$d;
-    wire  [9:0] hidx$q;
-    reg  hidx$clock;
+    reg  [8:0] hb0$d;
+    wire  [8:0] hb0$q;
+    reg  hb0$clock;
+    reg  [8:0] hb1$d;
+    wire  [8:0] hb1$q;
+    reg  hb1$clock;
+    reg  [31:0] kpeer$d;
+    wire  [31:0] kpeer$q;
+    reg  kpeer$clock;
+    reg  [63:0] kid$d;
+    wire  [63:0] kid$q;
+    reg  kid$clock;
+    reg  khit$d;
+    wire  khit$q;
+    reg  khit$clock;
+    reg  [1:0] kway$d;
+    wire  [1:0] kway$q;
+    reg  kway$clock;
+    reg  [8:0] kb$d;
+    wire  [8:0] kb$q;
+    reg  kb$clock;
+    reg  [9:0] eidx$d;
+    wire  [9:0] eidx$q;
+    reg  eidx$clock;
     reg  [15:0] count$d;
     wire  [15:0] count$q;
     reg  count$clock;
@@ -19831,7 +19905,6 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  rv_free;
     reg  r_full;
     reg  rhit;
-    reg  [31:0] g_re;
     reg  q_full;
     reg  q_push;
     reg  q_pop;
@@ -19840,11 +19913,19 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  cancel_push;
     reg  [31:0] hpeer;
     reg  [63:0] hid;
-    reg  [9:0] id_fold;
-    reg  [9:0] peer_fold;
-    reg  [9:0] hash;
     reg  [420:0] e;
-    reg  hit;
+    reg  [10:0] el;
+    reg  m0;
+    reg  m1;
+    reg  m2;
+    reg  m3;
+    reg  [106:0] kw;
+    reg  [8:0] kwa;
+    reg  [3:0] kwe;
+    reg  unkey;
+    reg  [8:0] clr_b;
+    reg  [31:0] g_have;
+    reg  [31:0] g_len;
     reg  [31:0] g_new;
     reg  full_table;
     reg  want_slot;
@@ -19858,6 +19939,70 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         .write_clock(ram$write_clock),
         .write_data(ram$write_data),
         .write_enable(ram$write_enable)
+    );
+    homa_tx_engine_w512$park$loc loc(
+        .read_address(loc$read_address),
+        .read_clock(loc$read_clock),
+        .read_data(loc$read_data),
+        .write_address(loc$write_address),
+        .write_clock(loc$write_clock),
+        .write_data(loc$write_data),
+        .write_enable(loc$write_enable)
+    );
+    homa_tx_engine_w512$park$k0 k0(
+        .read_address(k0$read_address),
+        .read_clock(k0$read_clock),
+        .read_data(k0$read_data),
+        .write_address(k0$write_address),
+        .write_clock(k0$write_clock),
+        .write_data(k0$write_data),
+        .write_enable(k0$write_enable)
+    );
+    homa_tx_engine_w512$park$k1 k1(
+        .read_address(k1$read_address),
+        .read_clock(k1$read_clock),
+        .read_data(k1$read_data),
+        .write_address(k1$write_address),
+        .write_clock(k1$write_clock),
+        .write_data(k1$write_data),
+        .write_enable(k1$write_enable)
+    );
+    homa_tx_engine_w512$park$k2 k2(
+        .read_address(k2$read_address),
+        .read_clock(k2$read_clock),
+        .read_data(k2$read_data),
+        .write_address(k2$write_address),
+        .write_clock(k2$write_clock),
+        .write_data(k2$write_data),
+        .write_enable(k2$write_enable)
+    );
+    homa_tx_engine_w512$park$k3 k3(
+        .read_address(k3$read_address),
+        .read_clock(k3$read_clock),
+        .read_data(k3$read_data),
+        .write_address(k3$write_address),
+        .write_clock(k3$write_clock),
+        .write_data(k3$write_data),
+        .write_enable(k3$write_enable)
+    );
+    homa_tx_engine_w512$park$free free(
+        .read_address(free$read_address),
+        .read_clock(free$read_clock),
+        .read_data(free$read_data),
+        .write_address(free$write_address),
+        .write_clock(free$write_clock),
+        .write_data(free$write_data),
+        .write_enable(free$write_enable)
+    );
+    homa_tx_engine_w512$park$h0 h0(
+        .peer(h0$peer),
+        .id(h0$id),
+        .bucket(h0$bucket)
+    );
+    homa_tx_engine_w512$park$h1 h1(
+        .peer(h1$peer),
+        .id(h1$id),
+        .bucket(h1$bucket)
     );
     homa_tx_engine_w512$park$queue queue(
         .clock(queue$clock),
@@ -19890,6 +20035,16 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         .d(rcnt$d),
         .q(rcnt$q),
         .clock(rcnt$clock)
+    );
+    homa_tx_engine_w512$park$fwr fwr(
+        .d(fwr$d),
+        .q(fwr$q),
+        .clock(fwr$clock)
+    );
+    homa_tx_engine_w512$park$frd frd(
+        .d(frd$d),
+        .q(frd$q),
+        .clock(frd$clock)
     );
     homa_tx_engine_w512$park$turn turn(
         .d(turn$d),
@@ -19941,10 +20096,45 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         .q(tried$q),
         .clock(tried$clock)
     );
-    homa_tx_engine_w512$park$hidx hidx(
-        .d(hidx$d),
-        .q(hidx$q),
-        .clock(hidx$clock)
+    homa_tx_engine_w512$park$hb0 hb0(
+        .d(hb0$d),
+        .q(hb0$q),
+        .clock(hb0$clock)
+    );
+    homa_tx_engine_w512$park$hb1 hb1(
+        .d(hb1$d),
+        .q(hb1$q),
+        .clock(hb1$clock)
+    );
+    homa_tx_engine_w512$park$kpeer kpeer(
+        .d(kpeer$d),
+        .q(kpeer$q),
+        .clock(kpeer$clock)
+    );
+    homa_tx_engine_w512$park$kid kid(
+        .d(kid$d),
+        .q(kid$q),
+        .clock(kid$clock)
+    );
+    homa_tx_engine_w512$park$khit khit(
+        .d(khit$d),
+        .q(khit$q),
+        .clock(khit$clock)
+    );
+    homa_tx_engine_w512$park$kway kway(
+        .d(kway$d),
+        .q(kway$q),
+        .clock(kway$clock)
+    );
+    homa_tx_engine_w512$park$kb kb(
+        .d(kb$d),
+        .q(kb$q),
+        .clock(kb$clock)
+    );
+    homa_tx_engine_w512$park$eidx eidx(
+        .d(eidx$d),
+        .q(eidx$q),
+        .clock(eidx$clock)
     );
     homa_tx_engine_w512$park$count count(
         .d(count$d),
@@ -20027,7 +20217,14 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         cand$clock = clock;
         cand_oh$clock = clock;
         tried$clock = clock;
-        hidx$clock = clock;
+        hb0$clock = clock;
+        hb1$clock = clock;
+        kpeer$clock = clock;
+        kid$clock = clock;
+        khit$clock = clock;
+        kway$clock = clock;
+        kb$clock = clock;
+        eidx$clock = clock;
         count$clock = clock;
         n_resolved$clock = clock;
         rv$clock = clock;
@@ -20042,6 +20239,8 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         rwr$clock = clock;
         rrd$clock = clock;
         rcnt$clock = clock;
+        fwr$clock = clock;
+        frd$clock = clock;
         turn$clock = clock;
         rmatch$clock = clock;
         n_dropped$clock = clock;
@@ -20055,7 +20254,14 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         cand$d = cand$q;
         cand_oh$d = cand_oh$q;
         tried$d = tried$q;
-        hidx$d = hidx$q;
+        hb0$d = hb0$q;
+        hb1$d = hb1$q;
+        kpeer$d = kpeer$q;
+        kid$d = kid$q;
+        khit$d = khit$q;
+        kway$d = kway$q;
+        kb$d = kb$q;
+        eidx$d = eidx$q;
         count$d = count$q;
         n_resolved$d = n_resolved$q;
         rv$d = rv$q;
@@ -20070,6 +20276,8 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         rwr$d = rwr$q;
         rrd$d = rrd$q;
         rcnt$d = rcnt$q;
+        fwr$d = fwr$q;
+        frd$d = frd$q;
         turn$d = turn$q;
         rmatch$d = rmatch$q;
         n_dropped$d = n_dropped$q;
@@ -20077,14 +20285,52 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         most$d = most$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
-        ram$read_address = hidx$q;
+        ram$read_address = eidx$q;
+        ram$write_address = eidx$q;
         e = ram$read_data;
+        loc$read_clock = clock;
+        loc$write_clock = clock;
+        loc$read_address = eidx$q;
+        loc$write_address = eidx$q;
+        loc$write_data[(64'h0)+:(9)] = kb$q;
+        loc$write_data[(64'h9)+:(2)] = kway$q;
+        loc$write_enable = 1'b0;
+        el = loc$read_data;
+        k0$read_clock = clock;
+        k1$read_clock = clock;
+        k2$read_clock = clock;
+        k3$read_clock = clock;
+        k0$write_clock = clock;
+        k1$write_clock = clock;
+        k2$write_clock = clock;
+        k3$write_clock = clock;
+        k0$read_address = hb0$q;
+        k1$read_address = hb0$q;
+        k2$read_address = hb1$q;
+        k3$read_address = hb1$q;
+        kw[(64'h0)+:(1)] = 1'b0;
+        kw[(64'h1)+:(32)] = kpeer$q;
+        kw[(64'h21)+:(64)] = kid$q;
+        kw[(64'h61)+:(10)] = eidx$q;
+        kwa = el[(64'h0)+:(9)];
+        kwe = c_zero4;
+        unkey = 1'b0;
+        m0 = k0$read_data[(64'h0)+:(1)] & (k0$read_data[(64'h1)+:(32)] == kpeer$q) & (k0$read_data[(64'h21)+:(64)] == kid$q);
+        m1 = k1$read_data[(64'h0)+:(1)] & (k1$read_data[(64'h1)+:(32)] == kpeer$q) & (k1$read_data[(64'h21)+:(64)] == kid$q);
+        m2 = k2$read_data[(64'h0)+:(1)] & (k2$read_data[(64'h1)+:(32)] == kpeer$q) & (k2$read_data[(64'h21)+:(64)] == kid$q);
+        m3 = k3$read_data[(64'h0)+:(1)] & (k3$read_data[(64'h1)+:(32)] == kpeer$q) & (k3$read_data[(64'h21)+:(64)] == kid$q);
+        free$read_clock = clock;
+        free$write_clock = clock;
+        free$read_address = frd$q;
+        free$write_address = fwr$q;
+        free$write_data = eidx$q;
+        free$write_enable = 1'b0;
         queue$clock = clock;
         ready$read_clock = clock;
         ready$write_clock = clock;
         ready$read_address = rrd$q;
         ready$write_address = rwr$q;
-        ready$write_data = hidx$q;
+        ready$write_data = eidx$q;
         ready$write_enable = 1'b0;
         r_full = rcnt$q == c_rdepth;
         full_table = sched_occupancy == c_sixteen;
@@ -20224,37 +20470,35 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         else if (rv$q & r_full) begin
             look_go = 1'b0;
         end
-        park_go = want_slot & any_avail;
+        park_go = want_slot & any_avail & (count$q != c_entries);
         hpeer = item$q[(64'h1)+:(32)];
         hid = item$q[(64'h21)+:(64)];
         if (st$q == s_ev1) begin
             hpeer = park_entry[(64'h62)+:(32)];
             hid = park_entry[(64'h22)+:(64)];
         end
-        id_fold = hid[(c_f$0)+:(10)] ^ hid[(c_f$1)+:(10)] ^ hid[(c_f$2)+:(10)] ^ hid[(c_f$3)+:(10)] ^ hid[(c_f$4)+:(10)] ^ hid[(c_f$5)+:(10)] ^ hid[(c_f$6)+:(10)];
-        peer_fold = hpeer[(c_f$0)+:(10)] ^ hpeer[(c_f$1)+:(10)] ^ hpeer[(c_f$2)+:(10)] ^ hpeer[(c_p3)+:(10)];
-        hash = id_fold + peer_fold + (peer_fold << c_sh$0) + (peer_fold << c_sh$1) + (peer_fold << c_sh$2) + (peer_fold << c_sh$3) + (peer_fold << c_sh$4);
-        hit = e[(64'h0)+:(1)] & (e[(64'h62)+:(32)] == item$q[(64'h1)+:(32)]) & (e[(64'h22)+:(64)] == item$q[(64'h21)+:(64)]);
-        g_new = e[(64'h182)+:(32)];
-        if (item$q[(64'h61)+:(32)] > e[(64'h182)+:(32)]) begin
-            g_new = e[(64'h82)+:(32)];
-            if (item$q[(64'h61)+:(32)] < e[(64'h82)+:(32)]) begin
+        h0$peer = hpeer;
+        h0$id = hid;
+        h1$peer = hpeer;
+        h1$id = hid;
+        g_have = e[(64'h182)+:(32)];
+        g_len = e[(64'h82)+:(32)];
+        if (~khit$q) begin
+            g_have = re$q[(64'h182)+:(32)];
+            g_len = re$q[(64'h82)+:(32)];
+        end
+        g_new = g_have;
+        if (item$q[(64'h61)+:(32)] > g_have) begin
+            g_new = g_len;
+            if (item$q[(64'h61)+:(32)] < g_len) begin
                 g_new = item$q[(64'h61)+:(32)];
             end
         end
         rhit = rmatch$q & rv$q & full_table;
-        g_re = re$q[(64'h182)+:(32)];
-        if (item$q[(64'h61)+:(32)] > re$q[(64'h182)+:(32)]) begin
-            g_re = re$q[(64'h82)+:(32)];
-            if (item$q[(64'h61)+:(32)] < re$q[(64'h82)+:(32)]) begin
-                g_re = item$q[(64'h61)+:(32)];
-            end
-        end
         park_valid = st$q == s_evg;
         park_slot = cand$q;
         q_pop = 1'b0;
         ram$write_enable = 1'b0;
-        ram$write_address = hidx$q;
         ram$write_data = park_entry;
         ram$write_data[(64'h0)+:(1)] = 1'b1;
         if (st$q == s_idle) begin
@@ -20277,9 +20521,33 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 tried$d = c_zero16;
             end
         end
+        if ((st$q == s_hash) | (st$q == s_ev1)) begin
+            hb0$d = h0$bucket;
+            hb1$d = h1$bucket;
+            kpeer$d = hpeer;
+            kid$d = hid;
+        end
         if (st$q == s_hash) begin
-            hidx$d = hash;
+            st$d = s_krd;
+        end
+        if (st$q == s_krd) begin
+            st$d = s_kchk;
+        end
+        if (st$q == s_kchk) begin
             st$d = s_lrd;
+            khit$d = m0 | m1 | m2 | m3;
+            if (m3) begin
+                eidx$d = k3$read_data[(64'h61)+:(10)];
+            end
+            if (m2) begin
+                eidx$d = k2$read_data[(64'h61)+:(10)];
+            end
+            if (m1) begin
+                eidx$d = k1$read_data[(64'h61)+:(10)];
+            end
+            if (m0) begin
+                eidx$d = k0$read_data[(64'h61)+:(10)];
+            end
         end
         if (st$q == s_lrd) begin
             st$d = s_look;
@@ -20295,19 +20563,16 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             else begin
                 n_resolved$d = n_resolved$q + c_one32;
             end
-            if (hit & rv_free) begin
+            if (khit$q & rv_free) begin
                 rv$d = 1'b1;
                 re$d = e;
                 if (~item$q[(64'h0)+:(1)]) begin
                     re$d[(64'h182)+:(32)] = g_new;
                     re$d[(64'h1a2)+:(3)] = item$q[(64'h81)+:(3)];
                 end
-                ram$write_data = e;
-                ram$write_data[(64'h0)+:(1)] = 1'b0;
-                ram$write_enable = 1'b1;
-                count$d = count$q - c_one16;
+                unkey = 1'b1;
             end
-            else if (hit) begin
+            else if (khit$q) begin
                 ram$write_data = e;
                 ram$write_data[(64'h182)+:(32)] = g_new;
                 ram$write_data[(64'h1a2)+:(3)] = item$q[(64'h81)+:(3)];
@@ -20319,7 +20584,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 end
             end
             else if (rhit) begin
-                re$d[(64'h182)+:(32)] = g_re;
+                re$d[(64'h182)+:(32)] = g_new;
                 re$d[(64'h1a2)+:(3)] = item$q[(64'h81)+:(3)];
             end
             else if (~item$q[(64'h0)+:(1)]) begin
@@ -20328,7 +20593,6 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             end
         end
         if (st$q == s_ev1) begin
-            hidx$d = hash;
             st$d = s_erd;
         end
         if (st$q == s_erd) begin
@@ -20336,7 +20600,21 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         end
         if (st$q == s_evd) begin
             st$d = s_evg;
-            if (e[(64'h0)+:(1)]) begin
+            eidx$d = free$read_data;
+            kb$d = hb1$q;
+            kway$d = c_way$3;
+            if (~k2$read_data[(64'h0)+:(1)]) begin
+                kway$d = c_way$2;
+            end
+            if (~k1$read_data[(64'h0)+:(1)]) begin
+                kb$d = hb0$q;
+                kway$d = c_way$1;
+            end
+            if (~k0$read_data[(64'h0)+:(1)]) begin
+                kb$d = hb0$q;
+                kway$d = c_way$0;
+            end
+            if ((k0$read_data[(64'h0)+:(1)] & k1$read_data[(64'h0)+:(1)] & k2$read_data[(64'h0)+:(1)] & k3$read_data[(64'h0)+:(1)]) | m0 | m1 | m2 | m3) begin
                 n_coll$d = n_coll$q + c_one32;
                 tried$d = tried$q | cand_oh$q;
                 st$d = s_idle;
@@ -20346,12 +20624,28 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             st$d = s_idle;
             if (park_ok) begin
                 ram$write_enable = 1'b1;
+                loc$write_enable = 1'b1;
+                kw[(64'h0)+:(1)] = 1'b1;
+                kwa = kb$q;
+                if (kway$q == c_way$0) begin
+                    kwe = c_wbit$0;
+                end
+                if (kway$q == c_way$1) begin
+                    kwe = c_wbit$1;
+                end
+                if (kway$q == c_way$2) begin
+                    kwe = c_wbit$2;
+                end
+                if (kway$q == c_way$3) begin
+                    kwe = c_wbit$3;
+                end
+                frd$d = frd$q + c_one_idx;
                 count$d = count$q + c_one16;
                 tried$d = c_zero16;
             end
         end
         if (st$q == s_f0) begin
-            hidx$d = ready$read_data;
+            eidx$d = ready$read_data;
             rrd$d = rrd$q + c_one_idx;
             rcnt$d = rcnt$q - c_one11;
             st$d = s_frd;
@@ -20364,20 +20658,54 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             if (e[(64'h0)+:(1)] & (e[(64'h182)+:(32)] != e[(64'h142)+:(32)])) begin
                 rv$d = 1'b1;
                 re$d = e;
-                ram$write_data = e;
-                ram$write_data[(64'h0)+:(1)] = 1'b0;
-                ram$write_enable = 1'b1;
-                count$d = count$q - c_one16;
+                unkey = 1'b1;
             end
         end
+        if (unkey) begin
+            ram$write_data = e;
+            ram$write_data[(64'h0)+:(1)] = 1'b0;
+            ram$write_enable = 1'b1;
+            if (el[(64'h9)+:(2)] == c_way$0) begin
+                kwe = c_wbit$0;
+            end
+            if (el[(64'h9)+:(2)] == c_way$1) begin
+                kwe = c_wbit$1;
+            end
+            if (el[(64'h9)+:(2)] == c_way$2) begin
+                kwe = c_wbit$2;
+            end
+            if (el[(64'h9)+:(2)] == c_way$3) begin
+                kwe = c_wbit$3;
+            end
+            free$write_enable = 1'b1;
+            fwr$d = fwr$q + c_one_idx;
+            count$d = count$q - c_one16;
+        end
+        clr_b = eidx$q[(c_at0)+:(9)];
         if (st$q == s_clr) begin
             ram$write_data[(64'h0)+:(1)] = 1'b0;
             ram$write_enable = 1'b1;
-            hidx$d = hidx$q + c_one_idx;
-            if (hidx$q == c_last) begin
+            kwa = clr_b;
+            kwe = c_wbit$0 | c_wbit$1 | c_wbit$2 | c_wbit$3;
+            free$write_enable = 1'b1;
+            fwr$d = fwr$q + c_one_idx;
+            eidx$d = eidx$q + c_one_idx;
+            if (eidx$q == c_last) begin
                 st$d = s_idle;
             end
         end
+        k0$write_address = kwa;
+        k1$write_address = kwa;
+        k2$write_address = kwa;
+        k3$write_address = kwa;
+        k0$write_data = kw;
+        k1$write_data = kw;
+        k2$write_data = kw;
+        k3$write_data = kw;
+        k0$write_enable = kwe[32'h0];
+        k1$write_enable = kwe[32'h1];
+        k2$write_enable = kwe[32'h2];
+        k3$write_enable = kwe[32'h3];
         if (q_push) begin
             qwr$d = qwr$q + c_one4;
         end
@@ -20392,7 +20720,9 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         end
         if (reset) begin
             st$d = s_clr;
-            hidx$d = c_zero_idx;
+            eidx$d = c_zero_idx;
+            fwr$d = c_zero_idx;
+            frd$d = c_zero_idx;
             qwr$d = c_zero4;
             qrd$d = c_zero4;
             qcnt$d = c_zero5;
@@ -20473,6 +20803,92 @@ module homa_tx_engine_w512$park$count(d,q,clock);
 endmodule // homa_tx_engine_w512$park$count
 
 
+module homa_tx_engine_w512$park$eidx(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$eidx
+
+
+module homa_tx_engine_w512$park$frd(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$frd
+
+
+module homa_tx_engine_w512$park$free(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$free
+
+
+module homa_tx_engine_w512$park$fwr(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$fwr
+
+
 module homa_tx_engine_w512$park$gi(d,q,clock);
     
     // Module arguments
@@ -20511,23 +20927,128 @@ module homa_tx_engine_w512$park$gv(d,q,clock);
 endmodule // homa_tx_engine_w512$park$gv
 
 
-module homa_tx_engine_w512$park$hidx(d,q,clock);
+module homa_tx_engine_w512$park$h0(peer,id,bucket);
     
     // Module arguments
-    input wire  [9:0] d;
-    output reg  [9:0] q;
+    input wire  [31:0] peer;
+    input wire  [63:0] id;
+    output reg  [8:0] bucket;
+    
+    // Constant declarations
+    localparam  c_id$0 = 8'h0;
+    localparam  c_id$1 = 8'h8;
+    localparam  c_id$2 = 8'h10;
+    localparam  c_id$3 = 8'h18;
+    localparam  c_id$4 = 8'h20;
+    localparam  c_id$5 = 8'h28;
+    localparam  c_id$6 = 8'h30;
+    localparam  c_id$7 = 8'h37;
+    localparam  c_peer$0 = 8'h0;
+    localparam  c_peer$1 = 8'h9;
+    localparam  c_peer$2 = 8'h12;
+    localparam  c_peer$3 = 8'h17;
+    localparam  c_sh$0 = 9'b1;
+    localparam  c_sh$1 = 9'b11;
+    localparam  c_sh$2 = 9'b100;
+    localparam  c_sh$3 = 9'b110;
+    localparam  c_sh$4 = 9'b1001;
+    localparam  c_sh$5 = 9'b1001;
+    localparam  c_sh$6 = 9'b1001;
+    localparam  c_sh$7 = 9'b1001;
+    
+    // Local signals
+    reg  [8:0] id_fold;
+    reg  [8:0] peer_fold;
+    
+    // Update code
+    always @(*) begin
+        id_fold = id[(c_id$0)+:(9)] ^ id[(c_id$1)+:(9)] ^ id[(c_id$2)+:(9)] ^ id[(c_id$3)+:(9)] ^ id[(c_id$4)+:(9)] ^ id[(c_id$5)+:(9)] ^ id[(c_id$6)+:(9)] ^ id[(c_id$7)+:(9)];
+        peer_fold = peer[(c_peer$0)+:(9)] ^ peer[(c_peer$1)+:(9)] ^ peer[(c_peer$2)+:(9)] ^ peer[(c_peer$3)+:(9)];
+        bucket = id_fold + peer_fold + (peer_fold << c_sh$0) + (peer_fold << c_sh$1) + (peer_fold << c_sh$2) + (peer_fold << c_sh$3) + (peer_fold << c_sh$4) + (peer_fold << c_sh$5) + (peer_fold << c_sh$6) + (peer_fold << c_sh$7);
+    end
+    
+endmodule // homa_tx_engine_w512$park$h0
+
+
+module homa_tx_engine_w512$park$h1(peer,id,bucket);
+    
+    // Module arguments
+    input wire  [31:0] peer;
+    input wire  [63:0] id;
+    output reg  [8:0] bucket;
+    
+    // Constant declarations
+    localparam  c_id$0 = 8'h0;
+    localparam  c_id$1 = 8'h5;
+    localparam  c_id$2 = 8'he;
+    localparam  c_id$3 = 8'h17;
+    localparam  c_id$4 = 8'h20;
+    localparam  c_id$5 = 8'h29;
+    localparam  c_id$6 = 8'h32;
+    localparam  c_id$7 = 8'h37;
+    localparam  c_peer$0 = 8'h0;
+    localparam  c_peer$1 = 8'h5;
+    localparam  c_peer$2 = 8'he;
+    localparam  c_peer$3 = 8'h17;
+    localparam  c_sh$0 = 9'b10;
+    localparam  c_sh$1 = 9'b100;
+    localparam  c_sh$2 = 9'b101;
+    localparam  c_sh$3 = 9'b111;
+    localparam  c_sh$4 = 9'b1001;
+    localparam  c_sh$5 = 9'b1001;
+    localparam  c_sh$6 = 9'b1001;
+    localparam  c_sh$7 = 9'b1001;
+    
+    // Local signals
+    reg  [8:0] id_fold;
+    reg  [8:0] peer_fold;
+    
+    // Update code
+    always @(*) begin
+        id_fold = id[(c_id$0)+:(9)] ^ id[(c_id$1)+:(9)] ^ id[(c_id$2)+:(9)] ^ id[(c_id$3)+:(9)] ^ id[(c_id$4)+:(9)] ^ id[(c_id$5)+:(9)] ^ id[(c_id$6)+:(9)] ^ id[(c_id$7)+:(9)];
+        peer_fold = peer[(c_peer$0)+:(9)] ^ peer[(c_peer$1)+:(9)] ^ peer[(c_peer$2)+:(9)] ^ peer[(c_peer$3)+:(9)];
+        bucket = id_fold + peer_fold + (peer_fold << c_sh$0) + (peer_fold << c_sh$1) + (peer_fold << c_sh$2) + (peer_fold << c_sh$3) + (peer_fold << c_sh$4) + (peer_fold << c_sh$5) + (peer_fold << c_sh$6) + (peer_fold << c_sh$7);
+    end
+    
+endmodule // homa_tx_engine_w512$park$h1
+
+
+module homa_tx_engine_w512$park$hb0(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 10'h0;
+       q = 9'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_engine_w512$park$hidx
+endmodule // homa_tx_engine_w512$park$hb0
+
+
+module homa_tx_engine_w512$park$hb1(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$hb1
 
 
 module homa_tx_engine_w512$park$item(d,q,clock);
@@ -20547,6 +21068,246 @@ module homa_tx_engine_w512$park$item(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$park$item
+
+
+module homa_tx_engine_w512$park$k0(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [8:0] read_address;
+    input wire  read_clock;
+    output reg  [106:0] read_data;
+    input wire  [8:0] write_address;
+    input wire  write_clock;
+    input wire  [106:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[106:0] mem[511:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$k0
+
+
+module homa_tx_engine_w512$park$k1(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [8:0] read_address;
+    input wire  read_clock;
+    output reg  [106:0] read_data;
+    input wire  [8:0] write_address;
+    input wire  write_clock;
+    input wire  [106:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[106:0] mem[511:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$k1
+
+
+module homa_tx_engine_w512$park$k2(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [8:0] read_address;
+    input wire  read_clock;
+    output reg  [106:0] read_data;
+    input wire  [8:0] write_address;
+    input wire  write_clock;
+    input wire  [106:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[106:0] mem[511:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$k2
+
+
+module homa_tx_engine_w512$park$k3(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [8:0] read_address;
+    input wire  read_clock;
+    output reg  [106:0] read_data;
+    input wire  [8:0] write_address;
+    input wire  write_clock;
+    input wire  [106:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[106:0] mem[511:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$k3
+
+
+module homa_tx_engine_w512$park$kb(d,q,clock);
+    
+    // Module arguments
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 9'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$kb
+
+
+module homa_tx_engine_w512$park$khit(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$khit
+
+
+module homa_tx_engine_w512$park$kid(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$kid
+
+
+module homa_tx_engine_w512$park$kpeer(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$kpeer
+
+
+module homa_tx_engine_w512$park$kway(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$kway
+
+
+module homa_tx_engine_w512$park$loc(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [10:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [10:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[10:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$loc
 
 
 module homa_tx_engine_w512$park$most(d,q,clock);

@@ -7,52 +7,68 @@
 //! ```text
 //!  ring desc ─┬──────────────────────────────► mux ─► TxSched16 ─► waiting, park_*
 //!             │ CANCEL                          ▲ r_* (resume, re-issued CANCEL)   │
-//!  GRANT ─────┼─► TxSched16: no slot matched ─► queue (16) ─► hash ─► RAM 1024 ◄───┘ park
+//!  GRANT ─────┼─► TxSched16: no slot matched ─► queue (16) ─► keys ─► entries ◄────┘ park
 //!             │                                              │ hit: resume, or mark ready
 //!             │                                              │      ─► ready queue ─► fetch
 //!             │                                              └ miss: re-offer the GRANT
 //! ```
 //!
-//! One sequential engine does everything that touches the table, one step at a time:
-//! - **Park**: when a descriptor (from the ring, or a resume) waits and every slot is taken,
-//!   the highest waiting slot not tried yet is hashed by (peer, id) ([`index_of`]); if its entry is free, the slot leaves into it (`park_valid` with
-//!   `park_ok`, see `TxSched16`). An entry taken by another message is a collision: that slot
-//!   is not tried again until a park succeeds or every waiting slot was tried.
+//! A message is found by its key (peer, RPC id) in a **key table** of two halves of 512
+//! buckets, each bucket two ways (2,048 places, block RAM): the key may sit in either way of
+//! its bucket in either half ([`hash::H0`], [`hash::H1`]), and its way names its **entry**
+//! (1024, block RAM, allocated from a free list). Two choices of two ways seldom run out of
+//! room before the entries do: in the fill model of the tests, random keys and interleaved
+//! sequences of 4 to 64 peers all park 1024 messages (one direct-mapped table of 1024 took
+//! 160-190).
+//!
+//! One sequential engine does everything that touches the tables, one step at a time:
+//! - **Park**: when a descriptor (from the ring, or a resume) waits, every slot is taken and
+//!   an entry is free, the highest waiting slot not tried yet is hashed; if one of its four
+//!   ways is free, the slot leaves into a free entry (`park_valid` with `park_ok`, see
+//!   `TxSched16`). Four taken ways (or its own key already parked, a host's fault) are a
+//!   collision: that slot is not tried again until a park succeeds or every waiting slot was
+//!   tried.
 //! - **Lookup**: a GRANT that matched no slot (`m_grant_hit` low) while anything is parked,
 //!   and every CANCEL taken while anything is parked, enter a 16-entry queue and look up the
-//!   table. A GRANT that finds its message brings it back (`r_*`, offered ahead of the ring
-//!   with `r_resume`) with the GRANT applied (granted raised, never lowered; the scheduled
-//!   priority). If another message holds the resume register (it waits for a slot), the
-//!   GRANT is applied in the table instead and an entry it makes ready (granted above sent)
-//!   joins the **ready queue** (1024 indices in block RAM), so lookups go on behind a
-//!   message that waits. A GRANT for the message in the resume register is applied there.
-//!   A GRANT that finds nothing is offered once more to the scheduler (`ro_*`, when the
-//!   parser offers none), since its message may have come back since it was queued; it is
-//!   then counted there if it matches nothing again. A CANCEL waits for a free resume
-//!   register, brings its message back if parked, then is issued again (`r_*` with
-//!   `r_cancel`), for the message that came back or any that did while it waited.
-//! - **Fetch**: when the resume register is free, the oldest ready index is read and its
+//!   key table, then the entry. A GRANT that finds its message brings it back (`r_*`,
+//!   offered ahead of the ring with `r_resume`) with the GRANT applied (granted raised, never
+//!   lowered; the scheduled priority). If another message holds the resume register (it
+//!   waits for a slot), the GRANT is applied in the table instead and an entry it makes ready
+//!   (granted above sent) joins the **ready queue** (1024 indices in block RAM), so lookups
+//!   go on behind a message that waits. A GRANT for the message in the resume register is
+//!   applied there. A GRANT that finds nothing is offered once more to the scheduler
+//!   (`ro_*`, when the parser offers none), since its message may have come back since it
+//!   was queued; it is then counted there if it matches nothing again. A CANCEL waits for a
+//!   free resume register, brings its message back if parked, then is issued again (`r_*`
+//!   with `r_cancel`), for the message that came back or any that did while it waited.
+//! - **Fetch**: when the resume register is free, the oldest ready entry is read and its
 //!   message comes back, if the entry still holds a ready one (a GRANT or CANCEL may have
 //!   brought it back meanwhile). Fetches go first, then lookups and parks by turns.
+//!
+//! A message that comes back frees its entry (onto the free list) and its key's way (found
+//! through the entry's [`KeyLoc`], so a fetch need not hash again).
 //!
 //! A GRANT that misses while the queue is full is dropped (`grants_dropped`), as the network
 //! may drop one: the receiver's RESEND recovers it. A CANCEL waits for room instead.
 //! `grants_resolved` counts the GRANTs the park took from the scheduler's unmatched count
 //! (found parked, or offered again), so that the scheduler's count less it and the dropped
-//! ones is the GRANTs that matched nothing. `collisions` counts parks refused by a taken
-//! entry, `parked_most` the high-water mark of the table.
+//! ones is the GRANTs that matched nothing. `collisions` counts parks refused for want of a
+//! way, `parked_most` the high-water mark of the table.
 //!
 //! Timing: a GRANT that missed is registered before it is queued (off the scheduler's
-//! compare); a lookup is then four cycles (pop, hash, read, compare), a park five (choose,
-//! hash, read, check, park: the slot's `park_ok` comes from the scheduler's inputs and
-//! registers only), a fetch four (wait for the ready queue's read, index, read, check).
-//! The RAM's read address and the hash both come from registers.
+//! compare); a lookup is then six cycles (pop, hash, key read, key compare, entry read,
+//! apply), a park five (choose, hash, key read, check, park: the slot's `park_ok` comes from
+//! the scheduler's inputs and registers only), a fetch four (wait for the ready queue's
+//! read, index, read, check). Every RAM address and both hashes come from registers.
 
+pub mod hash;
 mod records;
 #[cfg(test)]
 mod tests;
 
-pub use records::{ParkEntry, ParkItem};
+pub use records::{KeyLoc, KeyWay, ParkEntry, ParkItem};
+
+use hash::{BUCKET_BITS, ParkHash};
 
 use crate::hdl::*;
 use crate::lutram::LutRam;
@@ -63,21 +79,6 @@ fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
 
 /// Bits of the park's index: 1024 entries.
 pub const PARK_BITS: usize = 10;
-
-/// The park's entry of a message (the hardware's hash, restated): the id folded to 10 bits
-/// (the XOR of its slices at bits 0, 10, .., 50 and 54), the peer likewise (0, 10, 20, 22),
-/// then `id_fold + HASH_K * peer_fold` modulo 1024, as the message table mixes them
-/// ([`crate::msg_table::HASH_K`]). Every bit of both takes part.
-pub fn index_of(peer: u32, id: u64) -> usize {
-    let m = (1u64 << PARK_BITS) - 1;
-    let slice = |x: u64, at: u32| (x >> at) & m;
-    let id_fold = [0, 10, 20, 30, 40, 50, 54]
-        .iter()
-        .fold(0, |a, &at| a ^ slice(id, at));
-    let peer = u64::from(peer);
-    let peer_fold = [0, 10, 20, 22].iter().fold(0, |a, &at| a ^ slice(peer, at));
-    (id_fold.wrapping_add(peer_fold.wrapping_mul(crate::msg_table::HASH_K)) & m) as usize
-}
 
 /// The park: 1024 waiting messages in block RAM, and the engine that moves them.
 #[derive(LogicBlock)]
@@ -148,11 +149,21 @@ pub struct TxPark {
     /// Parks refused because the slot's entry held another message (free-running).
     pub collisions: Signal<Out, Bits<32>>,
     ram: RAM<ParkEntry, PARK_BITS>,
+    loc: RAM<KeyLoc, PARK_BITS>,
+    k0: RAM<KeyWay, BUCKET_BITS>,
+    k1: RAM<KeyWay, BUCKET_BITS>,
+    k2: RAM<KeyWay, BUCKET_BITS>,
+    k3: RAM<KeyWay, BUCKET_BITS>,
+    free: RAM<Bits<PARK_BITS>, PARK_BITS>,
+    h0: ParkHash,
+    h1: ParkHash,
     queue: LutRam<ParkItem, 4>,
     ready: RAM<Bits<PARK_BITS>, PARK_BITS>,
     rwr: DFF<Bits<PARK_BITS>>,
     rrd: DFF<Bits<PARK_BITS>>,
     rcnt: DFF<Bits<11>>,
+    fwr: DFF<Bits<PARK_BITS>>,
+    frd: DFF<Bits<PARK_BITS>>,
     turn: DFF<Bit>,
     rmatch: DFF<Bit>,
     qwr: DFF<Bits<4>>,
@@ -163,7 +174,14 @@ pub struct TxPark {
     cand: DFF<Bits<4>>,
     cand_oh: DFF<Bits<16>>,
     tried: DFF<Bits<16>>,
-    hidx: DFF<Bits<PARK_BITS>>,
+    hb0: DFF<Bits<BUCKET_BITS>>,
+    hb1: DFF<Bits<BUCKET_BITS>>,
+    kpeer: DFF<Bits<32>>,
+    kid: DFF<Bits<64>>,
+    khit: DFF<Bit>,
+    kway: DFF<Bits<2>>,
+    kb: DFF<Bits<BUCKET_BITS>>,
+    eidx: DFF<Bits<PARK_BITS>>,
     count: DFF<Bits<16>>,
     n_resolved: DFF<Bits<32>>,
     n_dropped: DFF<Bits<32>>,
@@ -188,7 +206,6 @@ pub struct TxPark {
     rv_free: Signal<Local, Bit>,
     r_full: Signal<Local, Bit>,
     rhit: Signal<Local, Bit>,
-    g_re: Signal<Local, Bits<32>>,
     q_full: Signal<Local, Bit>,
     q_push: Signal<Local, Bit>,
     q_pop: Signal<Local, Bit>,
@@ -197,18 +214,29 @@ pub struct TxPark {
     cancel_push: Signal<Local, Bit>,
     hpeer: Signal<Local, Bits<32>>,
     hid: Signal<Local, Bits<64>>,
-    id_fold: Signal<Local, Bits<PARK_BITS>>,
-    peer_fold: Signal<Local, Bits<PARK_BITS>>,
-    hash: Signal<Local, Bits<PARK_BITS>>,
     e: Signal<Local, ParkEntry>,
-    hit: Signal<Local, Bit>,
+    el: Signal<Local, KeyLoc>,
+    m0: Signal<Local, Bit>,
+    m1: Signal<Local, Bit>,
+    m2: Signal<Local, Bit>,
+    m3: Signal<Local, Bit>,
+    kw: Signal<Local, KeyWay>,
+    kwa: Signal<Local, Bits<BUCKET_BITS>>,
+    kwe: Signal<Local, Bits<4>>,
+    unkey: Signal<Local, Bit>,
+    clr_b: Signal<Local, Bits<BUCKET_BITS>>,
+    g_have: Signal<Local, Bits<32>>,
+    g_len: Signal<Local, Bits<32>>,
     g_new: Signal<Local, Bits<32>>,
     full_table: Signal<Local, Bit>,
     want_slot: Signal<Local, Bit>,
-    // The engine's states: idle; a lookup's hash, RAM read and compare; a candidate's hash,
-    // RAM read, check and park; clearing the table after reset.
+    // The engine's states: idle; a lookup's hash, key read, key compare, entry read and
+    // apply; a candidate's hash, key read, check and park; a fetch's index, read and check;
+    // clearing the tables after reset.
     s_idle: Constant<Bits<4>>,
     s_hash: Constant<Bits<4>>,
+    s_krd: Constant<Bits<4>>,
+    s_kchk: Constant<Bits<4>>,
     s_lrd: Constant<Bits<4>>,
     s_look: Constant<Bits<4>>,
     s_ev1: Constant<Bits<4>>,
@@ -225,11 +253,12 @@ pub struct TxPark {
     c_last: Constant<Bits<PARK_BITS>>,
     c_one_idx: Constant<Bits<PARK_BITS>>,
     c_zero_idx: Constant<Bits<PARK_BITS>>,
+    c_at0: Constant<Bits<8>>,
+    c_way: [Constant<Bits<2>>; 4],
+    c_wbit: [Constant<Bits<4>>; 4],
     c_slot: [Constant<Bits<4>>; 16],
     c_oh: [Constant<Bits<16>>; 16],
-    c_f: [Constant<Bits<8>>; 7],
-    c_p3: Constant<Bits<8>>,
-    c_sh: [Constant<Bits<PARK_BITS>>; 5],
+    c_entries: Constant<Bits<16>>,
     c_sixteen: Constant<Bits<16>>,
     c_zero16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
@@ -279,11 +308,21 @@ impl TxPark {
             grants_dropped: Signal::default(),
             collisions: Signal::default(),
             ram: RAM::default(),
+            loc: RAM::default(),
+            k0: RAM::default(),
+            k1: RAM::default(),
+            k2: RAM::default(),
+            k3: RAM::default(),
+            free: RAM::default(),
+            h0: ParkHash::new(&hash::H0),
+            h1: ParkHash::new(&hash::H1),
             queue: LutRam::default(),
             ready: RAM::default(),
             rwr: DFF::default(),
             rrd: DFF::default(),
             rcnt: DFF::default(),
+            fwr: DFF::default(),
+            frd: DFF::default(),
             turn: DFF::default(),
             rmatch: DFF::default(),
             qwr: DFF::default(),
@@ -294,7 +333,14 @@ impl TxPark {
             cand: DFF::default(),
             cand_oh: DFF::default(),
             tried: DFF::default(),
-            hidx: DFF::default(),
+            hb0: DFF::default(),
+            hb1: DFF::default(),
+            kpeer: DFF::default(),
+            kid: DFF::default(),
+            khit: DFF::default(),
+            kway: DFF::default(),
+            kb: DFF::default(),
+            eidx: DFF::default(),
             count: DFF::default(),
             n_resolved: DFF::default(),
             n_dropped: DFF::default(),
@@ -319,7 +365,6 @@ impl TxPark {
             rv_free: Signal::default(),
             r_full: Signal::default(),
             rhit: Signal::default(),
-            g_re: Signal::default(),
             q_full: Signal::default(),
             q_push: Signal::default(),
             q_pop: Signal::default(),
@@ -328,11 +373,19 @@ impl TxPark {
             cancel_push: Signal::default(),
             hpeer: Signal::default(),
             hid: Signal::default(),
-            id_fold: Signal::default(),
-            peer_fold: Signal::default(),
-            hash: Signal::default(),
             e: Signal::default(),
-            hit: Signal::default(),
+            el: Signal::default(),
+            m0: Signal::default(),
+            m1: Signal::default(),
+            m2: Signal::default(),
+            m3: Signal::default(),
+            kw: Signal::default(),
+            kwa: Signal::default(),
+            kwe: Signal::default(),
+            unkey: Signal::default(),
+            clr_b: Signal::default(),
+            g_have: Signal::default(),
+            g_len: Signal::default(),
             g_new: Signal::default(),
             full_table: Signal::default(),
             want_slot: Signal::default(),
@@ -348,17 +401,20 @@ impl TxPark {
             s_f0: k(9),
             s_frd: k(10),
             s_fchk: k(11),
+            s_krd: k(12),
+            s_kchk: k(13),
             c_rdepth: k(1 << PARK_BITS),
             c_one11: k(1),
             c_zero11: k(0),
             c_last: k((1 << PARK_BITS) - 1),
             c_one_idx: k(1),
             c_zero_idx: k(0),
+            c_at0: k(0),
+            c_way: std::array::from_fn(|j| k(j as u64)),
+            c_wbit: std::array::from_fn(|j| k(1u64 << j)),
             c_slot: std::array::from_fn(|j| k(j as u64)),
             c_oh: std::array::from_fn(|j| k(1u64 << j)),
-            c_f: [k(0), k(10), k(20), k(30), k(40), k(50), k(54)],
-            c_p3: k(22),
-            c_sh: [k(1), k(3), k(4), k(6), k(9)],
+            c_entries: k(1 << PARK_BITS),
             c_sixteen: k(16),
             c_zero16: k(0),
             c_one16: k(1),
@@ -415,22 +471,72 @@ impl Logic for TxPark {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, qwr, qrd, qcnt, st, item, cand, cand_oh, tried, hidx, count, n_resolved,
-            rv, re, xv, xpeer, xid, rov, ro, gv, gi, rwr, rrd, rcnt, turn, rmatch, n_dropped,
-            n_coll, most
+            self, clock, qwr, qrd, qcnt, st, item, cand, cand_oh, tried, hb0, hb1, kpeer, kid,
+            khit, kway, kb, eidx, count, n_resolved, rv, re, xv, xpeer, xid, rov, ro, gv, gi, rwr,
+            rrd, rcnt, fwr, frd, turn, rmatch, n_dropped, n_coll, most
         );
+        // The entries, and where each one's key is: read and written at `eidx`.
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
-        self.ram.read_address.next = self.hidx.q.val();
+        self.ram.read_address.next = self.eidx.q.val();
+        self.ram.write_address.next = self.eidx.q.val();
         self.e.next = self.ram.read_data.val();
+        self.loc.read_clock.next = self.clock.val();
+        self.loc.write_clock.next = self.clock.val();
+        self.loc.read_address.next = self.eidx.q.val();
+        self.loc.write_address.next = self.eidx.q.val();
+        self.loc.write_data.next.bucket = self.kb.q.val();
+        self.loc.write_data.next.way = self.kway.q.val();
+        self.loc.write_enable.next = false;
+        self.el.next = self.loc.read_data.val();
+        // The key table: ways 0 and 1 of the first choice's bucket, 2 and 3 of the second's.
+        self.k0.read_clock.next = self.clock.val();
+        self.k1.read_clock.next = self.clock.val();
+        self.k2.read_clock.next = self.clock.val();
+        self.k3.read_clock.next = self.clock.val();
+        self.k0.write_clock.next = self.clock.val();
+        self.k1.write_clock.next = self.clock.val();
+        self.k2.write_clock.next = self.clock.val();
+        self.k3.write_clock.next = self.clock.val();
+        self.k0.read_address.next = self.hb0.q.val();
+        self.k1.read_address.next = self.hb0.q.val();
+        self.k2.read_address.next = self.hb1.q.val();
+        self.k3.read_address.next = self.hb1.q.val();
+        // What a way is written with: by default, cleared at the bucket of the entry's key.
+        self.kw.next.valid = false;
+        self.kw.next.peer = self.kpeer.q.val();
+        self.kw.next.id = self.kid.q.val();
+        self.kw.next.ptr = self.eidx.q.val();
+        self.kwa.next = self.el.val().bucket;
+        self.kwe.next = self.c_zero4.val();
+        self.unkey.next = false;
+        // The key being looked up or placed, against each way.
+        self.m0.next = self.k0.read_data.val().valid
+            & (self.k0.read_data.val().peer == self.kpeer.q.val())
+            & (self.k0.read_data.val().id == self.kid.q.val());
+        self.m1.next = self.k1.read_data.val().valid
+            & (self.k1.read_data.val().peer == self.kpeer.q.val())
+            & (self.k1.read_data.val().id == self.kid.q.val());
+        self.m2.next = self.k2.read_data.val().valid
+            & (self.k2.read_data.val().peer == self.kpeer.q.val())
+            & (self.k2.read_data.val().id == self.kid.q.val());
+        self.m3.next = self.k3.read_data.val().valid
+            & (self.k3.read_data.val().peer == self.kpeer.q.val())
+            & (self.k3.read_data.val().id == self.kid.q.val());
+        // The free entries, and the ready queue: entries whose message a GRANT made sendable
+        // while the resume register was taken (each entry once per GRANT that made it ready).
+        self.free.read_clock.next = self.clock.val();
+        self.free.write_clock.next = self.clock.val();
+        self.free.read_address.next = self.frd.q.val();
+        self.free.write_address.next = self.fwr.q.val();
+        self.free.write_data.next = self.eidx.q.val();
+        self.free.write_enable.next = false;
         self.queue.clock.next = self.clock.val();
-        // The ready queue: entries whose message a GRANT made sendable while the resume
-        // register was taken (each entry's index once per GRANT that made it ready).
         self.ready.read_clock.next = self.clock.val();
         self.ready.write_clock.next = self.clock.val();
         self.ready.read_address.next = self.rrd.q.val();
         self.ready.write_address.next = self.rwr.q.val();
-        self.ready.write_data.next = self.hidx.q.val();
+        self.ready.write_data.next = self.eidx.q.val();
         self.ready.write_enable.next = false;
         self.r_full.next = self.rcnt.q.val() == self.c_rdepth.val();
         self.full_table.next = self.sched_occupancy.val() == self.c_sixteen.val();
@@ -516,7 +622,7 @@ impl Logic for TxPark {
         // What the engine may start from idle. A fetch of a ready entry needs the resume
         // register. A lookup needs the re-offer and re-issue registers; a CANCEL's needs the
         // resume register too (it brings its message back), a GRANT's needs it or room in
-        // the ready queue.
+        // the ready queue. A park needs a free entry.
         self.fetch_go.next =
             !self.rv.q.val() & !self.xv.q.val() & (self.rcnt.q.val() != self.c_zero11.val());
         self.look_go.next =
@@ -528,75 +634,32 @@ impl Logic for TxPark {
         } else if self.rv.q.val() & self.r_full.val() {
             self.look_go.next = false;
         }
-        self.park_go.next = self.want_slot.val() & self.any_avail.val();
-        // The hash of the looked-up key, or of the candidate slot's: every bit of the id
-        // and of the peer folded into 10 (see `index_of`).
+        self.park_go.next = self.want_slot.val()
+            & self.any_avail.val()
+            & (self.count.q.val() != self.c_entries.val());
+        // The key to hash: the looked-up one, or the candidate slot's.
         self.hpeer.next = self.item.q.val().peer;
         self.hid.next = self.item.q.val().id;
         if self.st.q.val() == self.s_ev1.val() {
             self.hpeer.next = self.park_entry.val().peer;
             self.hid.next = self.park_entry.val().id;
         }
-        self.id_fold.next = self
-            .hid
-            .val()
-            .get_bits::<PARK_BITS>(self.c_f[0].val().index())
-            ^ self
-                .hid
-                .val()
-                .get_bits::<PARK_BITS>(self.c_f[1].val().index())
-            ^ self
-                .hid
-                .val()
-                .get_bits::<PARK_BITS>(self.c_f[2].val().index())
-            ^ self
-                .hid
-                .val()
-                .get_bits::<PARK_BITS>(self.c_f[3].val().index())
-            ^ self
-                .hid
-                .val()
-                .get_bits::<PARK_BITS>(self.c_f[4].val().index())
-            ^ self
-                .hid
-                .val()
-                .get_bits::<PARK_BITS>(self.c_f[5].val().index())
-            ^ self
-                .hid
-                .val()
-                .get_bits::<PARK_BITS>(self.c_f[6].val().index());
-        self.peer_fold.next = self
-            .hpeer
-            .val()
-            .get_bits::<PARK_BITS>(self.c_f[0].val().index())
-            ^ self
-                .hpeer
-                .val()
-                .get_bits::<PARK_BITS>(self.c_f[1].val().index())
-            ^ self
-                .hpeer
-                .val()
-                .get_bits::<PARK_BITS>(self.c_f[2].val().index())
-            ^ self
-                .hpeer
-                .val()
-                .get_bits::<PARK_BITS>(self.c_p3.val().index());
-        // id_fold + HASH_K * peer_fold, as shifts and adds.
-        self.hash.next = self.id_fold.val()
-            + self.peer_fold.val()
-            + (self.peer_fold.val() << self.c_sh[0].val())
-            + (self.peer_fold.val() << self.c_sh[1].val())
-            + (self.peer_fold.val() << self.c_sh[2].val())
-            + (self.peer_fold.val() << self.c_sh[3].val())
-            + (self.peer_fold.val() << self.c_sh[4].val());
-        // A lookup's compare, and a GRANT applied as the scheduler applies it.
-        self.hit.next = self.e.val().valid
-            & (self.e.val().peer == self.item.q.val().peer)
-            & (self.e.val().id == self.item.q.val().id);
-        self.g_new.next = self.e.val().granted;
-        if self.item.q.val().offset > self.e.val().granted {
-            self.g_new.next = self.e.val().length;
-            if self.item.q.val().offset < self.e.val().length {
+        self.h0.peer.next = self.hpeer.val();
+        self.h0.id.next = self.hid.val();
+        self.h1.peer.next = self.hpeer.val();
+        self.h1.id.next = self.hid.val();
+        // A GRANT applied as the scheduler applies it: to the entry found, or else to the
+        // message in the resume register (`rmatch`).
+        self.g_have.next = self.e.val().granted;
+        self.g_len.next = self.e.val().length;
+        if !self.khit.q.val() {
+            self.g_have.next = self.re.q.val().granted;
+            self.g_len.next = self.re.q.val().length;
+        }
+        self.g_new.next = self.g_have.val();
+        if self.item.q.val().offset > self.g_have.val() {
+            self.g_new.next = self.g_len.val();
+            if self.item.q.val().offset < self.g_len.val() {
                 self.g_new.next = self.item.q.val().offset;
             }
         }
@@ -604,19 +667,11 @@ impl Logic for TxPark {
         // scheduler has not taken it): applied there unless the scheduler takes it at this
         // edge (then the GRANT is offered again, and finds it in its slot).
         self.rhit.next = self.rmatch.q.val() & self.rv.q.val() & self.full_table.val();
-        self.g_re.next = self.re.q.val().granted;
-        if self.item.q.val().offset > self.re.q.val().granted {
-            self.g_re.next = self.re.q.val().length;
-            if self.item.q.val().offset < self.re.q.val().length {
-                self.g_re.next = self.item.q.val().offset;
-            }
-        }
         // The engine.
         self.park_valid.next = self.st.q.val() == self.s_evg.val();
         self.park_slot.next = self.cand.q.val();
         self.q_pop.next = false;
         self.ram.write_enable.next = false;
-        self.ram.write_address.next = self.hidx.q.val();
         self.ram.write_data.next = self.park_entry.val();
         self.ram.write_data.next.valid = true;
         // Ready entries go first (their GRANTs came first), then lookups, which bring back
@@ -641,9 +696,34 @@ impl Logic for TxPark {
                 self.tried.d.next = self.c_zero16.val();
             }
         }
+        // A lookup: the key's buckets, their ways, the entry.
+        if (self.st.q.val() == self.s_hash.val()) | (self.st.q.val() == self.s_ev1.val()) {
+            self.hb0.d.next = self.h0.bucket.val();
+            self.hb1.d.next = self.h1.bucket.val();
+            self.kpeer.d.next = self.hpeer.val();
+            self.kid.d.next = self.hid.val();
+        }
         if self.st.q.val() == self.s_hash.val() {
-            self.hidx.d.next = self.hash.val();
+            self.st.d.next = self.s_krd.val();
+        }
+        if self.st.q.val() == self.s_krd.val() {
+            self.st.d.next = self.s_kchk.val();
+        }
+        if self.st.q.val() == self.s_kchk.val() {
             self.st.d.next = self.s_lrd.val();
+            self.khit.d.next = self.m0.val() | self.m1.val() | self.m2.val() | self.m3.val();
+            if self.m3.val() {
+                self.eidx.d.next = self.k3.read_data.val().ptr;
+            }
+            if self.m2.val() {
+                self.eidx.d.next = self.k2.read_data.val().ptr;
+            }
+            if self.m1.val() {
+                self.eidx.d.next = self.k1.read_data.val().ptr;
+            }
+            if self.m0.val() {
+                self.eidx.d.next = self.k0.read_data.val().ptr;
+            }
         }
         if self.st.q.val() == self.s_lrd.val() {
             self.st.d.next = self.s_look.val();
@@ -660,7 +740,7 @@ impl Logic for TxPark {
             } else {
                 self.n_resolved.d.next = self.n_resolved.q.val() + self.c_one32.val();
             }
-            if self.hit.val() & self.rv_free.val() {
+            if self.khit.q.val() & self.rv_free.val() {
                 // Found, and the resume register is free: the message comes back.
                 self.rv.d.next = true;
                 self.re.d.next = self.e.val();
@@ -668,11 +748,8 @@ impl Logic for TxPark {
                     self.re.d.next.granted = self.g_new.val();
                     self.re.d.next.sprio = self.item.q.val().prio;
                 }
-                self.ram.write_data.next = self.e.val();
-                self.ram.write_data.next.valid = false;
-                self.ram.write_enable.next = true;
-                self.count.d.next = self.count.q.val() - self.c_one16.val();
-            } else if self.hit.val() {
+                self.unkey.next = true;
+            } else if self.khit.q.val() {
                 // Found while another message waits for a slot (a GRANT: a CANCEL waits for
                 // the register): the GRANT is applied in the table, and an entry it makes
                 // ready joins the ready queue (the engine goes on with the next lookup).
@@ -688,15 +765,16 @@ impl Logic for TxPark {
                     self.rcnt.d.next = self.rcnt.q.val() + self.c_one11.val();
                 }
             } else if self.rhit.val() {
-                self.re.d.next.granted = self.g_re.val();
+                self.re.d.next.granted = self.g_new.val();
                 self.re.d.next.sprio = self.item.q.val().prio;
             } else if !self.item.q.val().cancel {
                 self.rov.d.next = true;
                 self.ro.d.next = self.item.q.val();
             }
         }
+        // A park: the candidate's buckets, a free way (none, or its key already there: a
+        // collision), then the slot leaves into the free list's next entry.
         if self.st.q.val() == self.s_ev1.val() {
-            self.hidx.d.next = self.hash.val();
             self.st.d.next = self.s_erd.val();
         }
         if self.st.q.val() == self.s_erd.val() {
@@ -704,7 +782,29 @@ impl Logic for TxPark {
         }
         if self.st.q.val() == self.s_evd.val() {
             self.st.d.next = self.s_evg.val();
-            if self.e.val().valid {
+            self.eidx.d.next = self.free.read_data.val();
+            self.kb.d.next = self.hb1.q.val();
+            self.kway.d.next = self.c_way[3].val();
+            if !self.k2.read_data.val().valid {
+                self.kway.d.next = self.c_way[2].val();
+            }
+            if !self.k1.read_data.val().valid {
+                self.kb.d.next = self.hb0.q.val();
+                self.kway.d.next = self.c_way[1].val();
+            }
+            if !self.k0.read_data.val().valid {
+                self.kb.d.next = self.hb0.q.val();
+                self.kway.d.next = self.c_way[0].val();
+            }
+            if (self.k0.read_data.val().valid
+                & self.k1.read_data.val().valid
+                & self.k2.read_data.val().valid
+                & self.k3.read_data.val().valid)
+                | self.m0.val()
+                | self.m1.val()
+                | self.m2.val()
+                | self.m3.val()
+            {
                 self.n_coll.d.next = self.n_coll.q.val() + self.c_one32.val();
                 self.tried.d.next = self.tried.q.val() | self.cand_oh.q.val();
                 self.st.d.next = self.s_idle.val();
@@ -714,6 +814,15 @@ impl Logic for TxPark {
             self.st.d.next = self.s_idle.val();
             if self.park_ok.val() {
                 self.ram.write_enable.next = true;
+                self.loc.write_enable.next = true;
+                self.kw.next.valid = true;
+                self.kwa.next = self.kb.q.val();
+                for j in 0..4 {
+                    if self.kway.q.val() == self.c_way[j].val() {
+                        self.kwe.next = self.c_wbit[j].val();
+                    }
+                }
+                self.frd.d.next = self.frd.q.val() + self.c_one_idx.val();
                 self.count.d.next = self.count.q.val() + self.c_one16.val();
                 self.tried.d.next = self.c_zero16.val();
             }
@@ -721,7 +830,7 @@ impl Logic for TxPark {
         // A fetch: the oldest ready entry's index, its RAM read, and its check (an entry
         // that a CANCEL took back meanwhile, or that holds another message now, is skipped).
         if self.st.q.val() == self.s_f0.val() {
-            self.hidx.d.next = self.ready.read_data.val();
+            self.eidx.d.next = self.ready.read_data.val();
             self.rrd.d.next = self.rrd.q.val() + self.c_one_idx.val();
             self.rcnt.d.next = self.rcnt.q.val() - self.c_one11.val();
             self.st.d.next = self.s_frd.val();
@@ -734,20 +843,56 @@ impl Logic for TxPark {
             if self.e.val().valid & (self.e.val().granted != self.e.val().sent) {
                 self.rv.d.next = true;
                 self.re.d.next = self.e.val();
-                self.ram.write_data.next = self.e.val();
-                self.ram.write_data.next.valid = false;
-                self.ram.write_enable.next = true;
-                self.count.d.next = self.count.q.val() - self.c_one16.val();
+                self.unkey.next = true;
             }
         }
+        // A message that comes back leaves its entry (to the free list) and its key's way.
+        if self.unkey.val() {
+            self.ram.write_data.next = self.e.val();
+            self.ram.write_data.next.valid = false;
+            self.ram.write_enable.next = true;
+            for j in 0..4 {
+                if self.el.val().way == self.c_way[j].val() {
+                    self.kwe.next = self.c_wbit[j].val();
+                }
+            }
+            self.free.write_enable.next = true;
+            self.fwr.d.next = self.fwr.q.val() + self.c_one_idx.val();
+            self.count.d.next = self.count.q.val() - self.c_one16.val();
+        }
+        // After reset: every entry and every way emptied, every entry onto the free list.
+        self.clr_b.next = self
+            .eidx
+            .q
+            .val()
+            .get_bits::<BUCKET_BITS>(self.c_at0.val().index());
         if self.st.q.val() == self.s_clr.val() {
             self.ram.write_data.next.valid = false;
             self.ram.write_enable.next = true;
-            self.hidx.d.next = self.hidx.q.val() + self.c_one_idx.val();
-            if self.hidx.q.val() == self.c_last.val() {
+            self.kwa.next = self.clr_b.val();
+            self.kwe.next = self.c_wbit[0].val()
+                | self.c_wbit[1].val()
+                | self.c_wbit[2].val()
+                | self.c_wbit[3].val();
+            self.free.write_enable.next = true;
+            self.fwr.d.next = self.fwr.q.val() + self.c_one_idx.val();
+            self.eidx.d.next = self.eidx.q.val() + self.c_one_idx.val();
+            if self.eidx.q.val() == self.c_last.val() {
                 self.st.d.next = self.s_idle.val();
             }
         }
+        self.k0.write_address.next = self.kwa.val();
+        self.k1.write_address.next = self.kwa.val();
+        self.k2.write_address.next = self.kwa.val();
+        self.k3.write_address.next = self.kwa.val();
+        self.k0.write_data.next = self.kw.val();
+        self.k1.write_data.next = self.kw.val();
+        self.k2.write_data.next = self.kw.val();
+        self.k3.write_data.next = self.kw.val();
+        self.k0.write_enable.next = self.kwe.val().get_bit(0);
+        self.k1.write_enable.next = self.kwe.val().get_bit(1);
+        self.k2.write_enable.next = self.kwe.val().get_bit(2);
+        self.k3.write_enable.next = self.kwe.val().get_bit(3);
         if self.q_push.val() {
             self.qwr.d.next = self.qwr.q.val() + self.c_one4.val();
         }
@@ -762,7 +907,9 @@ impl Logic for TxPark {
         }
         if self.reset.val() {
             self.st.d.next = self.s_clr.val();
-            self.hidx.d.next = self.c_zero_idx.val();
+            self.eidx.d.next = self.c_zero_idx.val();
+            self.fwr.d.next = self.c_zero_idx.val();
+            self.frd.d.next = self.c_zero_idx.val();
             self.qwr.d.next = self.c_zero4.val();
             self.qrd.d.next = self.c_zero4.val();
             self.qcnt.d.next = self.c_zero5.val();

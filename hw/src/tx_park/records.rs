@@ -53,3 +53,26 @@ pub struct ParkItem {
     /// The GRANT's priority.
     pub prio: Bits<3>,
 }
+
+/// One way of the park's key table: a parked message's key and where its entry is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct KeyWay {
+    /// The way holds a key.
+    pub valid: Bit,
+    /// Peer IPv4 address.
+    pub peer: Bits<32>,
+    /// RPC id (the local one).
+    pub id: Bits<64>,
+    /// The message's entry.
+    pub ptr: Bits<10>,
+}
+
+/// Where an entry's key is in the key table (kept beside the entry, so that a message
+/// brought back by its entry alone clears its key without hashing it again).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct KeyLoc {
+    /// The bucket.
+    pub bucket: Bits<9>,
+    /// Which of the four ways: choice (bit 1) and way within the bucket (bit 0).
+    pub way: Bits<2>,
+}
