@@ -122,8 +122,21 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     reg  [3:0] st_bank$write_address;
     reg  [7:0] st_bank$write_data;
     reg  st_bank$write_enable;
+    reg  st_next$clock;
+    reg  [3:0] st_next$read_address;
+    wire  [7:0] st_next$read_data;
+    reg  [3:0] st_next$write_address;
+    reg  [7:0] st_next$write_data;
+    reg  st_next$write_enable;
+    reg  hb$d;
+    wire  hb$q;
+    reg  hb$clock;
+    reg  [3:0] rd1$d;
+    wire  [3:0] rd1$q;
+    reg  rd1$clock;
     
     // Local signals
+    reg  [3:0] rd_nx;
     reg  on;
     reg  [31:0] size;
     reg  [31:0] slot;
@@ -221,6 +234,24 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         .write_data(st_bank$write_data),
         .write_enable(st_bank$write_enable)
     );
+    homa_host_txq_w512$st_next st_next(
+        .clock(st_next$clock),
+        .read_address(st_next$read_address),
+        .read_data(st_next$read_data),
+        .write_address(st_next$write_address),
+        .write_data(st_next$write_data),
+        .write_enable(st_next$write_enable)
+    );
+    homa_host_txq_w512$hb hb(
+        .d(hb$d),
+        .q(hb$q),
+        .clock(hb$clock)
+    );
+    homa_host_txq_w512$rd1 rd1(
+        .d(rd1$d),
+        .q(rd1$q),
+        .clock(rd1$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -234,6 +265,8 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         rd$clock = clock;
         popped$clock = clock;
         n_bad$clock = clock;
+        hb$clock = clock;
+        rd1$clock = clock;
         fetch$d = fetch$q;
         got$d = got$q;
         count$d = count$q;
@@ -244,6 +277,8 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         rd$d = rd$q;
         popped$d = popped$q;
         n_bad$d = n_bad$q;
+        hb$d = hb$q;
+        rd1$d = rd1$q;
         on = (cfg_log2 != c_zero5) & (cfg_log2 <= c_max_log2);
         size = c_one32 << cfg_log2;
         slot = fetch$q & (size - c_one32);
@@ -295,6 +330,11 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         st_bank$write_enable = resp;
         bank$read_address = rd$q;
         st_bank$read_address = rd$q;
+        st_next$clock = clock;
+        st_next$write_address = wr$q;
+        st_next$write_data = d_st;
+        st_next$write_enable = resp;
+        st_next$read_address = rd1$q;
         head = bank$read_data;
         h_st = st_bank$read_data;
         h_retx = head[(c_at_op)+:(8)] == c_op_retx;
@@ -316,12 +356,20 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         end
         m_desc_cookie = head[(c_at_cookie)+:(64)];
         m_desc_index = popped$q;
-        h_bad = h_st != c_zero8;
+        h_bad = hb$q;
         m_err_status = h_st;
         has = count$q != c_zero32;
         m_desc_valid = has & ~h_bad & ~reset;
         m_err_valid = has & h_bad & ~reset;
         pop = has & ((~h_bad & m_desc_ready) | (h_bad & m_err_ready));
+        rd_nx = rd$q;
+        if (pop) begin
+            rd_nx = rd1$q;
+            hb$d = st_next$read_data != c_zero8;
+        end
+        if (resp & (wr$q == rd_nx)) begin
+            hb$d = d_st != c_zero8;
+        end
         if (pop & h_bad) begin
             n_bad$d = n_bad$q + c_one32;
         end
@@ -337,6 +385,7 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         end
         if (pop) begin
             rd$d = rd$q + c_one4;
+            rd1$d = rd1$q + c_one4;
             popped$d = popped$q + c_one32;
         end
         count$d = count$q;
@@ -368,6 +417,7 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
             inflight$d = c_zero32;
             wr$d = c_zero4;
             rd$d = c_zero4;
+            rd1$d = c_one4;
             popped$d = c_zero32;
             discard$d = reqs$q;
             if (s_rd_valid) begin
@@ -383,6 +433,7 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
             discard$d = c_zero32;
             wr$d = c_zero4;
             rd$d = c_zero4;
+            rd1$d = c_one4;
             popped$d = c_zero32;
             n_bad$d = c_zero32;
         end
@@ -492,6 +543,25 @@ module homa_host_txq_w512$got(d,q,clock);
 endmodule // homa_host_txq_w512$got
 
 
+module homa_host_txq_w512$hb(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_txq_w512$hb
+
+
 module homa_host_txq_w512$inflight(d,q,clock);
     
     // Module arguments
@@ -568,6 +638,25 @@ module homa_host_txq_w512$rd(d,q,clock);
 endmodule // homa_host_txq_w512$rd
 
 
+module homa_host_txq_w512$rd1(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_txq_w512$rd1
+
+
 module homa_host_txq_w512$reqs(d,q,clock);
     
     // Module arguments
@@ -610,6 +699,31 @@ module homa_host_txq_w512$st_bank(clock,read_address,read_data,write_address,wri
         read_data = mem[read_address];
     end
 endmodule // homa_host_txq_w512$st_bank
+
+
+module homa_host_txq_w512$st_next(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [7:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [7:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [7:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_txq_w512$st_next
 
 
 module homa_host_txq_w512$wr(d,q,clock);

@@ -127,6 +127,14 @@ pub struct TxRing512 {
     /// The FIFO: descriptors as read, and their refusal status (0: good).
     bank: crate::lutram::LutRam<Bits<512>, 4>,
     st_bank: crate::lutram::LutRam<Bits<8>, 4>,
+    /// A copy of the status bank, read one entry past the head: the next head's status.
+    st_next: crate::lutram::LutRam<Bits<8>, 4>,
+    /// The head is refused (a register: the status bank's read decides nothing downstream
+    /// within its cycle, so the scheduler's insert and the ERROR path start at a flop).
+    hb: DFF<Bit>,
+    /// `rd + 1`, kept in a register (the copy's read address).
+    rd1: DFF<Bits<4>>,
+    rd_nx: Signal<Local, Bits<4>>,
     on: Signal<Local, Bit>,
     size: Signal<Local, Bits<32>>,
     slot: Signal<Local, Bits<32>>,
@@ -259,6 +267,10 @@ impl TxRing512 {
             n_bad: DFF::default(),
             bank: Default::default(),
             st_bank: Default::default(),
+            st_next: Default::default(),
+            hb: DFF::default(),
+            rd1: DFF::default(),
+            rd_nx: Signal::default(),
             on: Signal::default(),
             size: Signal::default(),
             slot: Signal::default(),
@@ -364,7 +376,7 @@ impl Logic for TxRing512 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, fetch, got, count, inflight, reqs, discard, wr, rd, popped, n_bad
+            self, clock, fetch, got, count, inflight, reqs, discard, wr, rd, popped, n_bad, hb, rd1
         );
         // The next read: one descriptor, when posted and the FIFO has room for its answer.
         self.on.next = (self.cfg_log2.val() != self.c_zero5.val())
@@ -483,6 +495,11 @@ impl Logic for TxRing512 {
         self.st_bank.write_enable.next = self.resp.val();
         self.bank.read_address.next = self.rd.q.val();
         self.st_bank.read_address.next = self.rd.q.val();
+        self.st_next.clock.next = self.clock.val();
+        self.st_next.write_address.next = self.wr.q.val();
+        self.st_next.write_data.next = self.d_st.val();
+        self.st_next.write_enable.next = self.resp.val();
+        self.st_next.read_address.next = self.rd1.q.val();
         // The head, decoded.
         self.head.next = self.bank.read_data.val();
         self.h_st.next = self.st_bank.read_data.val();
@@ -513,7 +530,7 @@ impl Logic for TxRing512 {
             .val()
             .get_bits::<64>(self.c_at_cookie.val().index());
         self.m_desc_index.next = self.popped.q.val();
-        self.h_bad.next = self.h_st.val() != self.c_zero8.val();
+        self.h_bad.next = self.hb.q.val();
         self.m_err_status.next = self.h_st.val();
         self.has.next = self.count.q.val() != self.c_zero32.val();
         self.m_desc_valid.next = self.has.val() & !self.h_bad.val() & !self.reset.val();
@@ -521,6 +538,16 @@ impl Logic for TxRing512 {
         self.pop.next = self.has.val()
             & ((!self.h_bad.val() & self.m_desc_ready.val())
                 | (self.h_bad.val() & self.m_err_ready.val()));
+        // The next head's refusal: the entry after the head when it is popped, or the entry
+        // written now if it becomes the head (into an empty FIFO, or behind the last one).
+        self.rd_nx.next = self.rd.q.val();
+        if self.pop.val() {
+            self.rd_nx.next = self.rd1.q.val();
+            self.hb.d.next = self.st_next.read_data.val() != self.c_zero8.val();
+        }
+        if self.resp.val() & (self.wr.q.val() == self.rd_nx.val()) {
+            self.hb.d.next = self.d_st.val() != self.c_zero8.val();
+        }
         if self.pop.val() & self.h_bad.val() {
             self.n_bad.d.next = self.n_bad.q.val() + self.c_one32.val();
         }
@@ -537,6 +564,7 @@ impl Logic for TxRing512 {
         }
         if self.pop.val() {
             self.rd.d.next = self.rd.q.val() + self.c_one4.val();
+            self.rd1.d.next = self.rd1.q.val() + self.c_one4.val();
             self.popped.d.next = self.popped.q.val() + self.c_one32.val();
         }
         self.count.d.next = self.count.q.val();
@@ -569,6 +597,7 @@ impl Logic for TxRing512 {
             self.inflight.d.next = self.c_zero32.val();
             self.wr.d.next = self.c_zero4.val();
             self.rd.d.next = self.c_zero4.val();
+            self.rd1.d.next = self.c_one4.val();
             self.popped.d.next = self.c_zero32.val();
             self.discard.d.next = self.reqs.q.val();
             if self.s_rd_valid.val() {
@@ -584,6 +613,7 @@ impl Logic for TxRing512 {
             self.discard.d.next = self.c_zero32.val();
             self.wr.d.next = self.c_zero4.val();
             self.rd.d.next = self.c_zero4.val();
+            self.rd1.d.next = self.c_one4.val();
             self.popped.d.next = self.c_zero32.val();
             self.n_bad.d.next = self.c_zero32.val();
         }

@@ -455,7 +455,7 @@ const TX: &[Register] = &[
         0x00c,
         Access::Ro,
         1040,
-        "Outbound messages the engine can hold: 16 in its scheduler's slots and 1024 more that wait for a GRANT in its park (direct-mapped by peer and id: a descriptor whose message finds no room waits in the ring).",
+        "Outbound messages the engine can hold: 16 in its scheduler's slots and 1024 more that wait for a GRANT in its park (found by peer and id in a key table of two hash choices of two ways: a descriptor whose message finds no room waits in the ring).",
     ),
     reg(
         "messages_queued",
@@ -518,7 +518,7 @@ const TX: &[Register] = &[
         0x030,
         Access::Ro,
         0,
-        "Parks refused because the message's entry (a hash of peer and id) held another message (free-running): that message stays in its slot, and another waiting one is tried.",
+        "Parks refused because all four places of the message's key (two hash choices of peer and id, two ways each) held other messages, or its key was parked already (free-running): that message stays in its slot, and another waiting one is tried.",
     ),
 ];
 
