@@ -469,7 +469,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
              built in hardware {} from {} TX descriptors (refused or not posted: {}; RETRANSMITs \
              another already held: {}), GRANTs \
              matching no outbound message {}, dropped by a full park queue {}; most messages \
-             parked at once on one NIC {} (parks refused, entry taken: {})",
+             parked at once on one NIC {} (parks refused, no free way for the key: {})",
             n.clock_mhz,
             n.pcie_ns,
             n.cycles,
