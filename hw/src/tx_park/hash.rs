@@ -20,11 +20,12 @@ pub struct HashSpec {
     pub mul: u32,
 }
 
-/// The first choice's hash.
+/// The first choice's hash (the peer's multiplier is the message table's,
+/// [`crate::msg_table::HASH_K`]).
 pub const H0: HashSpec = HashSpec {
     id_at: [0, 8, 16, 24, 32, 40, 48, 55],
     peer_at: [0, 9, 18, 23],
-    mul: 603,
+    mul: crate::msg_table::HASH_K as u32,
 };
 
 /// The second choice's hash.
