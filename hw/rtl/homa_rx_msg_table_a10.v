@@ -51,10 +51,10 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     // Stub signals
     reg  [9:0] ram$read_address;
     reg  ram$read_clock;
-    wire  [290:0] ram$read_data;
+    wire  [289:0] ram$read_data;
     reg  [9:0] ram$write_address;
     reg  ram$write_clock;
-    reg  [290:0] ram$write_data;
+    reg  [289:0] ram$write_data;
     reg  ram$write_enable;
     reg  fifo$clock;
     reg  fifo$reset;
@@ -103,8 +103,8 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     reg  byp_valid$d;
     wire  byp_valid$q;
     reg  byp_valid$clock;
-    reg  [290:0] byp_entry$d;
-    wire  [290:0] byp_entry$q;
+    reg  [289:0] byp_entry$d;
+    wire  [289:0] byp_entry$q;
     reg  byp_entry$clock;
     reg  [31:0] n_holes$d;
     wire  [31:0] n_holes$q;
@@ -123,8 +123,9 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     reg  go;
     reg  counted;
     reg  take;
-    reg  [290:0] e;
+    reg  [289:0] e;
     reg  hit;
+    reg  e_done;
     reg  live_other;
     reg  [31:0] plen;
     reg  lo_a0;
@@ -147,7 +148,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     reg  [31:0] max_eb0;
     reg  [31:0] min_sa1;
     reg  [31:0] max_eb1;
-    reg  [290:0] upd;
+    reg  [289:0] upd;
     reg  [31:0] new_bytes;
     reg  forgot;
     reg  drop_late;
@@ -316,15 +317,16 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         if (byp_valid$q) begin
             e = byp_entry$q;
         end
-        hit = e[(64'h0)+:(1)] & (e[(64'h3)+:(32)] == s1_peer$q) & (e[(64'h23)+:(64)] == s1_id$q);
-        live_other = e[(64'h0)+:(1)] & ~e[(64'h1)+:(1)] & ~hit;
+        hit = e[(64'h0)+:(1)] & (e[(64'h2)+:(32)] == s1_peer$q) & (e[(64'h22)+:(64)] == s1_id$q);
+        e_done = e[(64'h82)+:(32)] >= e[(64'h62)+:(32)];
+        live_other = e[(64'h0)+:(1)] & ~e_done & ~hit;
         plen = s1_end$q - s1_offset$q;
-        lo_a0 = e[(64'ha3)+:(32)] > s1_offset$q;
-        hi_b0 = e[(64'hc3)+:(32)] < s1_end$q;
-        d_ba0 = e[(64'hc3)+:(32)] - e[(64'ha3)+:(32)];
-        d_bo0 = e[(64'hc3)+:(32)] - s1_offset$q;
-        d_ea0 = s1_end$q - e[(64'ha3)+:(32)];
-        pos0 = (e[(64'hc3)+:(32)] > e[(64'ha3)+:(32)]) & (e[(64'hc3)+:(32)] > s1_offset$q) & (s1_end$q > e[(64'ha3)+:(32)]) & (s1_end$q > s1_offset$q);
+        lo_a0 = e[(64'ha2)+:(32)] > s1_offset$q;
+        hi_b0 = e[(64'hc2)+:(32)] < s1_end$q;
+        d_ba0 = e[(64'hc2)+:(32)] - e[(64'ha2)+:(32)];
+        d_bo0 = e[(64'hc2)+:(32)] - s1_offset$q;
+        d_ea0 = s1_end$q - e[(64'ha2)+:(32)];
+        pos0 = (e[(64'hc2)+:(32)] > e[(64'ha2)+:(32)]) & (e[(64'hc2)+:(32)] > s1_offset$q) & (s1_end$q > e[(64'ha2)+:(32)]) & (s1_end$q > s1_offset$q);
         ov0 = c_zero32;
         if (pos0) begin
             ov0 = plen;
@@ -338,14 +340,14 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
                 ov0 = d_ea0;
             end
         end
-        lo_a1 = e[(64'he3)+:(32)] > s1_offset$q;
-        hi_b1 = e[(64'h103)+:(32)] < s1_end$q;
-        d_ba1 = e[(64'h103)+:(32)] - e[(64'he3)+:(32)];
-        d_bo1 = e[(64'h103)+:(32)] - s1_offset$q;
-        d_ea1 = s1_end$q - e[(64'he3)+:(32)];
-        pos1 = (e[(64'h103)+:(32)] > e[(64'he3)+:(32)]) & (e[(64'h103)+:(32)] > s1_offset$q) & (s1_end$q > e[(64'he3)+:(32)]) & (s1_end$q > s1_offset$q);
+        lo_a1 = e[(64'he2)+:(32)] > s1_offset$q;
+        hi_b1 = e[(64'h102)+:(32)] < s1_end$q;
+        d_ba1 = e[(64'h102)+:(32)] - e[(64'he2)+:(32)];
+        d_bo1 = e[(64'h102)+:(32)] - s1_offset$q;
+        d_ea1 = s1_end$q - e[(64'he2)+:(32)];
+        pos1 = (e[(64'h102)+:(32)] > e[(64'he2)+:(32)]) & (e[(64'h102)+:(32)] > s1_offset$q) & (s1_end$q > e[(64'he2)+:(32)]) & (s1_end$q > s1_offset$q);
         ov1 = c_zero32;
-        if (e[(64'h2)+:(1)] & pos1) begin
+        if (e[(64'h1)+:(1)] & pos1) begin
             ov1 = plen;
             if (hi_b1 & lo_a1) begin
                 ov1 = d_ba1;
@@ -357,93 +359,88 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
                 ov1 = d_ea1;
             end
         end
-        t0 = (s1_offset$q <= e[(64'hc3)+:(32)]) & (s1_end$q >= e[(64'ha3)+:(32)]);
-        t1 = e[(64'h2)+:(1)] & (s1_offset$q <= e[(64'h103)+:(32)]) & (s1_end$q >= e[(64'he3)+:(32)]);
+        t0 = (s1_offset$q <= e[(64'hc2)+:(32)]) & (s1_end$q >= e[(64'ha2)+:(32)]);
+        t1 = e[(64'h1)+:(1)] & (s1_offset$q <= e[(64'h102)+:(32)]) & (s1_end$q >= e[(64'he2)+:(32)]);
         min_sa0 = s1_offset$q;
-        if (e[(64'ha3)+:(32)] < s1_offset$q) begin
-            min_sa0 = e[(64'ha3)+:(32)];
+        if (e[(64'ha2)+:(32)] < s1_offset$q) begin
+            min_sa0 = e[(64'ha2)+:(32)];
         end
         max_eb0 = s1_end$q;
-        if (e[(64'hc3)+:(32)] > s1_end$q) begin
-            max_eb0 = e[(64'hc3)+:(32)];
+        if (e[(64'hc2)+:(32)] > s1_end$q) begin
+            max_eb0 = e[(64'hc2)+:(32)];
         end
         min_sa1 = s1_offset$q;
-        if (e[(64'he3)+:(32)] < s1_offset$q) begin
-            min_sa1 = e[(64'he3)+:(32)];
+        if (e[(64'he2)+:(32)] < s1_offset$q) begin
+            min_sa1 = e[(64'he2)+:(32)];
         end
         max_eb1 = s1_end$q;
-        if (e[(64'h103)+:(32)] > s1_end$q) begin
-            max_eb1 = e[(64'h103)+:(32)];
+        if (e[(64'h102)+:(32)] > s1_end$q) begin
+            max_eb1 = e[(64'h102)+:(32)];
         end
         upd = e;
         new_bytes = plen - ov0 - ov1;
         forgot = 1'b0;
         if (t0 & t1) begin
-            upd[(64'ha3)+:(32)] = min_sa0;
-            upd[(64'hc3)+:(32)] = max_eb1;
-            upd[(64'h2)+:(1)] = 1'b0;
+            upd[(64'ha2)+:(32)] = min_sa0;
+            upd[(64'hc2)+:(32)] = max_eb1;
+            upd[(64'h1)+:(1)] = 1'b0;
         end
         else if (t0) begin
-            upd[(64'ha3)+:(32)] = min_sa0;
-            upd[(64'hc3)+:(32)] = max_eb0;
+            upd[(64'ha2)+:(32)] = min_sa0;
+            upd[(64'hc2)+:(32)] = max_eb0;
         end
         else if (t1) begin
-            upd[(64'he3)+:(32)] = min_sa1;
-            upd[(64'h103)+:(32)] = max_eb1;
+            upd[(64'he2)+:(32)] = min_sa1;
+            upd[(64'h102)+:(32)] = max_eb1;
         end
-        else if (~e[(64'h2)+:(1)]) begin
-            upd[(64'h2)+:(1)] = 1'b1;
-            if (s1_end$q < e[(64'ha3)+:(32)]) begin
-                upd[(64'ha3)+:(32)] = s1_offset$q;
-                upd[(64'hc3)+:(32)] = s1_end$q;
-                upd[(64'he3)+:(32)] = e[(64'ha3)+:(32)];
-                upd[(64'h103)+:(32)] = e[(64'hc3)+:(32)];
+        else if (~e[(64'h1)+:(1)]) begin
+            upd[(64'h1)+:(1)] = 1'b1;
+            if (s1_end$q < e[(64'ha2)+:(32)]) begin
+                upd[(64'ha2)+:(32)] = s1_offset$q;
+                upd[(64'hc2)+:(32)] = s1_end$q;
+                upd[(64'he2)+:(32)] = e[(64'ha2)+:(32)];
+                upd[(64'h102)+:(32)] = e[(64'hc2)+:(32)];
             end
             else begin
-                upd[(64'he3)+:(32)] = s1_offset$q;
-                upd[(64'h103)+:(32)] = s1_end$q;
+                upd[(64'he2)+:(32)] = s1_offset$q;
+                upd[(64'h102)+:(32)] = s1_end$q;
             end
         end
         else begin
             forgot = 1'b1;
-            if (s1_end$q < e[(64'ha3)+:(32)]) begin
-                upd[(64'ha3)+:(32)] = s1_offset$q;
+            if (s1_end$q < e[(64'ha2)+:(32)]) begin
+                upd[(64'ha2)+:(32)] = s1_offset$q;
             end
-            else if (s1_end$q < e[(64'he3)+:(32)]) begin
-                upd[(64'he3)+:(32)] = s1_offset$q;
+            else if (s1_end$q < e[(64'he2)+:(32)]) begin
+                upd[(64'he2)+:(32)] = s1_offset$q;
             end
             else begin
-                upd[(64'h103)+:(32)] = s1_end$q;
+                upd[(64'h102)+:(32)] = s1_end$q;
             end
         end
-        upd[(64'h83)+:(32)] = e[(64'h83)+:(32)] + new_bytes;
-        if ((e[(64'h83)+:(32)] + new_bytes) >= e[(64'h63)+:(32)]) begin
-            upd[(64'h1)+:(1)] = 1'b1;
-        end
-        drop_late = hit & (e[(64'h1)+:(1)] | (e[(64'h63)+:(32)] != s1_length$q));
+        upd[(64'h82)+:(32)] = e[(64'h82)+:(32)] + new_bytes;
+        drop_late = hit & (e_done | (e[(64'h62)+:(32)] != s1_length$q));
         coll = live_other;
         if (~hit) begin
             new_bytes = plen;
             forgot = 1'b0;
             upd[(64'h0)+:(1)] = 1'b1;
-            upd[(64'h1)+:(1)] = plen >= s1_length$q;
-            upd[(64'h2)+:(1)] = 1'b0;
-            upd[(64'h3)+:(32)] = s1_peer$q;
-            upd[(64'h23)+:(64)] = s1_id$q;
-            upd[(64'h63)+:(32)] = s1_length$q;
-            upd[(64'h83)+:(32)] = plen;
-            upd[(64'ha3)+:(32)] = s1_offset$q;
-            upd[(64'hc3)+:(32)] = s1_end$q;
-            upd[(64'he3)+:(32)] = c_zero32;
-            upd[(64'h103)+:(32)] = c_zero32;
+            upd[(64'h1)+:(1)] = 1'b0;
+            upd[(64'h2)+:(32)] = s1_peer$q;
+            upd[(64'h22)+:(64)] = s1_id$q;
+            upd[(64'h62)+:(32)] = s1_length$q;
+            upd[(64'h82)+:(32)] = plen;
+            upd[(64'ha2)+:(32)] = s1_offset$q;
+            upd[(64'hc2)+:(32)] = s1_end$q;
+            upd[(64'he2)+:(32)] = c_zero32;
+            upd[(64'h102)+:(32)] = c_zero32;
         end
         if (s1_release$q & hit) begin
-            new_bytes = e[(64'h63)+:(32)] - e[(64'h83)+:(32)];
-            upd[(64'h83)+:(32)] = e[(64'h63)+:(32)];
-            upd[(64'h1)+:(1)] = 1'b1;
-            upd[(64'ha3)+:(32)] = c_zero32;
-            upd[(64'hc3)+:(32)] = e[(64'h63)+:(32)];
-            upd[(64'h2)+:(1)] = 1'b0;
+            new_bytes = e[(64'h62)+:(32)] - e[(64'h82)+:(32)];
+            upd[(64'h82)+:(32)] = e[(64'h62)+:(32)];
+            upd[(64'ha2)+:(32)] = c_zero32;
+            upd[(64'hc2)+:(32)] = e[(64'h62)+:(32)];
+            upd[(64'h1)+:(1)] = 1'b0;
         end
         emit = go & ~coll & ~drop_late & ~(s1_release$q & ~hit);
         write = emit;
@@ -517,13 +514,13 @@ endmodule // homa_rx_msg_table_a10
 module homa_rx_msg_table_a10$byp_entry(d,q,clock);
     
     // Module arguments
-    input wire  [290:0] d;
-    output reg  [290:0] q;
+    input wire  [289:0] d;
+    output reg  [289:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 291'h0;
+       q = 290'h0;
     end
     
     always @(posedge clock) begin
@@ -820,14 +817,14 @@ module homa_rx_msg_table_a10$ram(read_address,read_clock,read_data,write_address
     // Module arguments
     input wire  [9:0] read_address;
     input wire  read_clock;
-    output reg  [290:0] read_data;
+    output reg  [289:0] read_data;
     input wire  [9:0] write_address;
     input wire  write_clock;
-    input wire  [290:0] write_data;
+    input wire  [289:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg[290:0] mem[1023:0];
+    reg[289:0] mem[1023:0];
     
     
     

@@ -150,6 +150,7 @@ pub struct MsgTable<const A: usize> {
     take: Signal<Local, Bit>,
     e: Signal<Local, MsgEntry>,
     hit: Signal<Local, Bit>,
+    e_done: Signal<Local, Bit>,
     live_other: Signal<Local, Bit>,
     plen: Signal<Local, Bits<32>>,
     lo_a0: Signal<Local, Bit>,
@@ -252,6 +253,7 @@ impl<const A: usize> MsgTable<A> {
             take: Signal::default(),
             e: Signal::default(),
             hit: Signal::default(),
+            e_done: Signal::default(),
             live_other: Signal::default(),
             plen: Signal::default(),
             lo_a0: Signal::default(),
@@ -391,7 +393,8 @@ impl<const A: usize> Logic for MsgTable<A> {
         self.hit.next = self.e.val().valid
             & (self.e.val().peer == self.s1_peer.q.val())
             & (self.e.val().id == self.s1_id.q.val());
-        self.live_other.next = self.e.val().valid & !self.e.val().done & !self.hit.val();
+        self.e_done.next = self.e.val().received >= self.e.val().length;
+        self.live_other.next = self.e.val().valid & !self.e_done.val() & !self.hit.val();
         self.plen.next = self.s1_end.q.val() - self.s1_offset.q.val();
         // Overlap of [offset, end) with each range [a, b): min(b, end) - max(a, offset) when
         // positive. The four differences it can be are worked out beside the compares that
@@ -499,18 +502,14 @@ impl<const A: usize> Logic for MsgTable<A> {
             }
         }
         self.upd.next.received = self.e.val().received + self.new_bytes.val();
-        if (self.e.val().received + self.new_bytes.val()) >= self.e.val().length {
-            self.upd.next.done = true;
-        }
         self.drop_late.next =
-            self.hit.val() & (self.e.val().done | (self.e.val().length != self.s1_length.q.val()));
+            self.hit.val() & (self.e_done.val() | (self.e.val().length != self.s1_length.q.val()));
         self.coll.next = self.live_other.val();
         if !self.hit.val() {
             // A new message (replacing a free or finished entry).
             self.new_bytes.next = self.plen.val();
             self.forgot.next = false;
             self.upd.next.valid = true;
-            self.upd.next.done = self.plen.val() >= self.s1_length.q.val();
             self.upd.next.r1v = false;
             self.upd.next.peer = self.s1_peer.q.val();
             self.upd.next.id = self.s1_id.q.val();
@@ -527,7 +526,6 @@ impl<const A: usize> Logic for MsgTable<A> {
             // the length too.
             self.new_bytes.next = self.e.val().length - self.e.val().received;
             self.upd.next.received = self.e.val().length;
-            self.upd.next.done = true;
             self.upd.next.a0 = self.c_zero32.val();
             self.upd.next.b0 = self.e.val().length;
             self.upd.next.r1v = false;

@@ -9,12 +9,13 @@ use crate::hdl::*;
 
 /// One inbound message: its key, length, bytes received, and the received bytes as at most
 /// two disjoint ranges `[a0, b0)` and `[a1, b1)` (the second valid when `r1v`), `b0 < a1`.
+/// Every byte of the message has arrived when `received >= length` (the entry is done: late
+/// duplicates are dropped, and another message may take it); that compare is made when the
+/// entry is read, not kept as a bit, so the update that raises `received` ends at its adder.
 #[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
 pub struct MsgEntry {
     /// The entry holds a message.
     pub valid: Bit,
-    /// Every byte of the message has arrived (late duplicates are dropped).
-    pub done: Bit,
     /// The second range is in use.
     pub r1v: Bit,
     /// The sending peer (IPv4 address).
