@@ -471,8 +471,34 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
     reg  second$d;
     wire  second$q;
     reg  second$clock;
+    reg  hv$d;
+    wire  hv$q;
+    reg  hv$clock;
+    reg  [31:0] g_peer$d;
+    wire  [31:0] g_peer$q;
+    reg  g_peer$clock;
+    reg  [47:0] g_mac$d;
+    wire  [47:0] g_mac$q;
+    reg  g_mac$clock;
+    reg  [63:0] g_id$d;
+    wire  [63:0] g_id$q;
+    reg  g_id$clock;
+    reg  [15:0] g_sport$d;
+    wire  [15:0] g_sport$q;
+    reg  g_sport$clock;
+    reg  [15:0] g_dport$d;
+    wire  [15:0] g_dport$q;
+    reg  g_dport$clock;
+    reg  [31:0] g_offset$d;
+    wire  [31:0] g_offset$q;
+    reg  g_offset$clock;
+    reg  [2:0] g_priority$d;
+    wire  [2:0] g_priority$q;
+    reg  g_priority$clock;
     
     // Local signals
+    reg  done;
+    reg  room;
     reg  [7:0] vb$0;
     reg  [7:0] vb$1;
     reg  [7:0] vb$2;
@@ -666,13 +692,69 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
         .q(second$q),
         .clock(second$clock)
     );
+    homa_rx_grant_framer_w512$hv hv(
+        .d(hv$d),
+        .q(hv$q),
+        .clock(hv$clock)
+    );
+    homa_rx_grant_framer_w512$g_peer g_peer(
+        .d(g_peer$d),
+        .q(g_peer$q),
+        .clock(g_peer$clock)
+    );
+    homa_rx_grant_framer_w512$g_mac g_mac(
+        .d(g_mac$d),
+        .q(g_mac$q),
+        .clock(g_mac$clock)
+    );
+    homa_rx_grant_framer_w512$g_id g_id(
+        .d(g_id$d),
+        .q(g_id$q),
+        .clock(g_id$clock)
+    );
+    homa_rx_grant_framer_w512$g_sport g_sport(
+        .d(g_sport$d),
+        .q(g_sport$q),
+        .clock(g_sport$clock)
+    );
+    homa_rx_grant_framer_w512$g_dport g_dport(
+        .d(g_dport$d),
+        .q(g_dport$q),
+        .clock(g_dport$clock)
+    );
+    homa_rx_grant_framer_w512$g_offset g_offset(
+        .d(g_offset$d),
+        .q(g_offset$q),
+        .clock(g_offset$clock)
+    );
+    homa_rx_grant_framer_w512$g_priority g_priority(
+        .d(g_priority$d),
+        .q(g_priority$q),
+        .clock(g_priority$clock)
+    );
     
     // Update code
     always @(*) begin
         second$clock = clock;
+        hv$clock = clock;
+        g_peer$clock = clock;
+        g_mac$clock = clock;
+        g_id$clock = clock;
+        g_sport$clock = clock;
+        g_dport$clock = clock;
+        g_offset$clock = clock;
+        g_priority$clock = clock;
         second$d = second$q;
+        hv$d = hv$q;
+        g_peer$d = g_peer$q;
+        g_mac$d = g_mac$q;
+        g_id$d = g_id$q;
+        g_sport$d = g_sport$q;
+        g_dport$d = g_dport$q;
+        g_offset$d = g_offset$q;
+        g_priority$d = g_priority$q;
         tos[(64'h0)+:(5)] = c_zero5;
-        tos[(64'h5)+:(3)] = s_grant_priority;
+        tos[(64'h5)+:(3)] = g_priority$q;
         w_tos[(64'h0)+:(8)] = ((tos) & 8'hff);
         w_tos[(64'h8)+:(8)] = c_zero8;
         w_tos[(64'h10)+:(4)] = c_zero4;
@@ -682,11 +764,11 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
         w_lip_lo[(64'h8)+:(8)] = cfg_ip[(c_off$1)+:(8)];
         w_lip_lo[(64'h0)+:(8)] = cfg_ip[(c_off$0)+:(8)];
         w_lip_lo[(64'h10)+:(4)] = c_zero4;
-        w_pip_hi[(64'h8)+:(8)] = s_grant_peer[(c_off$3)+:(8)];
-        w_pip_hi[(64'h0)+:(8)] = s_grant_peer[(c_off$2)+:(8)];
+        w_pip_hi[(64'h8)+:(8)] = g_peer$q[(c_off$3)+:(8)];
+        w_pip_hi[(64'h0)+:(8)] = g_peer$q[(c_off$2)+:(8)];
         w_pip_hi[(64'h10)+:(4)] = c_zero4;
-        w_pip_lo[(64'h8)+:(8)] = s_grant_peer[(c_off$1)+:(8)];
-        w_pip_lo[(64'h0)+:(8)] = s_grant_peer[(c_off$0)+:(8)];
+        w_pip_lo[(64'h8)+:(8)] = g_peer$q[(c_off$1)+:(8)];
+        w_pip_lo[(64'h0)+:(8)] = g_peer$q[(c_off$0)+:(8)];
         w_pip_lo[(64'h10)+:(4)] = c_zero4;
         sum0 = c_sum + ((w_tos) & 20'hfffff) + ((w_lip_hi) & 20'hfffff) + ((w_lip_lo) & 20'hfffff) + ((w_pip_hi) & 20'hfffff) + ((w_pip_lo) & 20'hfffff);
         f1_lo[(64'h0)+:(16)] = sum0[(c_off$0)+:(16)];
@@ -700,38 +782,38 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
         f2_hi[(64'h4)+:(16)] = c_zero16;
         sum2 = ((f2_lo) & 20'hfffff) + ((f2_hi) & 20'hfffff);
         csum = ~sum2[(c_off$0)+:(16)];
-        id_out = s_grant_id ^ c_one64;
+        id_out = g_id$q ^ c_one64;
         tos[(64'h0)+:(5)] = c_zero5;
-        tos[(64'h5)+:(3)] = s_grant_priority;
-        prio[(64'h0)+:(3)] = s_grant_priority;
+        tos[(64'h5)+:(3)] = g_priority$q;
+        prio[(64'h0)+:(3)] = g_priority$q;
         prio[(64'h3)+:(5)] = c_zero5;
-        vb$0 = s_grant_mac[(c_off$5)+:(8)];
+        vb$0 = g_mac$q[(c_off$5)+:(8)];
         vb$6 = cfg_mac[(c_off$5)+:(8)];
-        vb$1 = s_grant_mac[(c_off$4)+:(8)];
+        vb$1 = g_mac$q[(c_off$4)+:(8)];
         vb$7 = cfg_mac[(c_off$4)+:(8)];
-        vb$2 = s_grant_mac[(c_off$3)+:(8)];
+        vb$2 = g_mac$q[(c_off$3)+:(8)];
         vb$8 = cfg_mac[(c_off$3)+:(8)];
-        vb$3 = s_grant_mac[(c_off$2)+:(8)];
+        vb$3 = g_mac$q[(c_off$2)+:(8)];
         vb$9 = cfg_mac[(c_off$2)+:(8)];
-        vb$4 = s_grant_mac[(c_off$1)+:(8)];
+        vb$4 = g_mac$q[(c_off$1)+:(8)];
         vb$10 = cfg_mac[(c_off$1)+:(8)];
-        vb$5 = s_grant_mac[(c_off$0)+:(8)];
+        vb$5 = g_mac$q[(c_off$0)+:(8)];
         vb$11 = cfg_mac[(c_off$0)+:(8)];
         vb$12 = ((tos) & 8'hff);
         vb$13 = csum[(c_off$1)+:(8)];
         vb$14 = csum[(c_off$0)+:(8)];
         vb$15 = cfg_ip[(c_off$3)+:(8)];
-        vb$19 = s_grant_peer[(c_off$3)+:(8)];
+        vb$19 = g_peer$q[(c_off$3)+:(8)];
         vb$16 = cfg_ip[(c_off$2)+:(8)];
-        vb$20 = s_grant_peer[(c_off$2)+:(8)];
+        vb$20 = g_peer$q[(c_off$2)+:(8)];
         vb$17 = cfg_ip[(c_off$1)+:(8)];
-        vb$21 = s_grant_peer[(c_off$1)+:(8)];
+        vb$21 = g_peer$q[(c_off$1)+:(8)];
         vb$18 = cfg_ip[(c_off$0)+:(8)];
-        vb$22 = s_grant_peer[(c_off$0)+:(8)];
-        vb$23 = s_grant_sport[(c_off$1)+:(8)];
-        vb$25 = s_grant_dport[(c_off$1)+:(8)];
-        vb$24 = s_grant_sport[(c_off$0)+:(8)];
-        vb$26 = s_grant_dport[(c_off$0)+:(8)];
+        vb$22 = g_peer$q[(c_off$0)+:(8)];
+        vb$23 = g_sport$q[(c_off$1)+:(8)];
+        vb$25 = g_dport$q[(c_off$1)+:(8)];
+        vb$24 = g_sport$q[(c_off$0)+:(8)];
+        vb$26 = g_dport$q[(c_off$0)+:(8)];
         vb$27 = id_out[(c_off$7)+:(8)];
         vb$28 = id_out[(c_off$6)+:(8)];
         vb$29 = id_out[(c_off$5)+:(8)];
@@ -740,10 +822,10 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
         vb$32 = id_out[(c_off$2)+:(8)];
         vb$33 = id_out[(c_off$1)+:(8)];
         vb$34 = id_out[(c_off$0)+:(8)];
-        vb$35 = s_grant_offset[(c_off$3)+:(8)];
-        vb$36 = s_grant_offset[(c_off$2)+:(8)];
-        vb$37 = s_grant_offset[(c_off$1)+:(8)];
-        vb$38 = s_grant_offset[(c_off$0)+:(8)];
+        vb$35 = g_offset$q[(c_off$3)+:(8)];
+        vb$36 = g_offset$q[(c_off$2)+:(8)];
+        vb$37 = g_offset$q[(c_off$1)+:(8)];
+        vb$38 = g_offset$q[(c_off$0)+:(8)];
         vb$39 = ((prio) & 8'hff);
         fb$0 = c_tmpl$0;
         if (c_is_var$0 & (c_src$0 == c_var$0)) begin
@@ -16361,7 +16443,7 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
         beat1[(64'h1e8)+:(8)] = fb$125;
         beat1[(64'h1f0)+:(8)] = fb$126;
         beat1[(64'h1f8)+:(8)] = fb$127;
-        m_axis_tvalid = s_grant_valid;
+        m_axis_tvalid = hv$q;
         m_axis_tdata = beat0;
         m_axis_tkeep = c_keep0;
         m_axis_tlast = 1'b0;
@@ -16370,16 +16452,184 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
             m_axis_tkeep = c_keep1;
             m_axis_tlast = 1'b1;
         end
-        s_grant_ready = second$q & m_axis_tready;
-        if (s_grant_valid & m_axis_tready) begin
+        if (hv$q & m_axis_tready) begin
             second$d = ~second$q;
         end
+        done = hv$q & second$q & m_axis_tready;
+        room = ~hv$q | done;
+        s_grant_ready = room;
+        if (done) begin
+            hv$d = 1'b0;
+        end
+        if (s_grant_valid & room) begin
+            hv$d = 1'b1;
+            g_peer$d = s_grant_peer;
+            g_mac$d = s_grant_mac;
+            g_id$d = s_grant_id;
+            g_sport$d = s_grant_sport;
+            g_dport$d = s_grant_dport;
+            g_offset$d = s_grant_offset;
+            g_priority$d = s_grant_priority;
+        end
         if (reset) begin
+            hv$d = 1'b0;
             second$d = 1'b0;
         end
     end
     
 endmodule // homa_rx_grant_framer_w512
+
+
+module homa_rx_grant_framer_w512$g_dport(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_framer_w512$g_dport
+
+
+module homa_rx_grant_framer_w512$g_id(d,q,clock);
+    
+    // Module arguments
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 64'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_framer_w512$g_id
+
+
+module homa_rx_grant_framer_w512$g_mac(d,q,clock);
+    
+    // Module arguments
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 48'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_framer_w512$g_mac
+
+
+module homa_rx_grant_framer_w512$g_offset(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_framer_w512$g_offset
+
+
+module homa_rx_grant_framer_w512$g_peer(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_framer_w512$g_peer
+
+
+module homa_rx_grant_framer_w512$g_priority(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_framer_w512$g_priority
+
+
+module homa_rx_grant_framer_w512$g_sport(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_framer_w512$g_sport
+
+
+module homa_rx_grant_framer_w512$hv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_framer_w512$hv
 
 
 module homa_rx_grant_framer_w512$second(d,q,clock);

@@ -7,10 +7,14 @@
 //! IPv4 header checksum) are muxed in from the grant and the configuration. The checksum is
 //! the template's constant partial sum plus the variable words, folded twice.
 //!
-//! Timing: combinational from `s_grant_*` to beat 0 (the grant generator's outputs are
-//! registered); beat 1 follows when beat 0 is taken; the grant is consumed with the last
-//! beat. One GRANT every two cycles at most, against one DATA frame of at least two beats:
-//! the framer keeps up with any DATA stream at line rate.
+//! Timing: a GRANT is taken into registers (`g_*`) when the framer is empty or its last beat
+//! leaves in that cycle, and the frame is built from them: beat 0 in the cycle after, beat 1
+//! when beat 0 is taken. So the frame's checksum and byte muxes start at flip-flops, not at
+//! the grant generator's output muxes (rank queue, then slot: through both and the checksum,
+//! that was the NIC core's longest path, 13 LUTs). One GRANT every two cycles at most (a
+//! grant is taken in the cycle its predecessor's last beat leaves), against one DATA frame
+//! of at least two beats: the framer keeps up with any DATA stream at line rate. The
+//! register costs a cycle of latency from decision to frame.
 
 use crate::grant_model::Grant;
 use crate::hdl::*;
@@ -143,7 +147,8 @@ pub struct GrantFramer512 {
     pub cfg_ip: Signal<In, Bits<32>>,
     /// A GRANT to send.
     pub s_grant_valid: Signal<In, Bit>,
-    /// The GRANT is consumed (with the frame's last beat).
+    /// The GRANT is taken at this edge (into the framer's registers: the framer is empty, or
+    /// the last beat of its frame leaves in this cycle).
     pub s_grant_ready: Signal<Out, Bit>,
     /// The peer's IPv4 address.
     pub s_grant_peer: Signal<In, Bits<32>>,
@@ -171,6 +176,16 @@ pub struct GrantFramer512 {
     /// The beat is taken.
     pub m_axis_tready: Signal<In, Bit>,
     second: DFF<Bit>,
+    hv: DFF<Bit>,
+    g_peer: DFF<Bits<32>>,
+    g_mac: DFF<Bits<48>>,
+    g_id: DFF<Bits<64>>,
+    g_sport: DFF<Bits<16>>,
+    g_dport: DFF<Bits<16>>,
+    g_offset: DFF<Bits<32>>,
+    g_priority: DFF<Bits<3>>,
+    done: Signal<Local, Bit>,
+    room: Signal<Local, Bit>,
     vb: [Signal<Local, Bits<8>>; VARS],
     fb: [Signal<Local, Bits<8>>; 128],
     beat0: Signal<Local, Beat512>,
@@ -242,6 +257,16 @@ impl GrantFramer512 {
             m_axis_tlast: Signal::default(),
             m_axis_tready: Signal::default(),
             second: DFF::default(),
+            hv: DFF::default(),
+            g_peer: DFF::default(),
+            g_mac: DFF::default(),
+            g_id: DFF::default(),
+            g_sport: DFF::default(),
+            g_dport: DFF::default(),
+            g_offset: DFF::default(),
+            g_priority: DFF::default(),
+            done: Signal::default(),
+            room: Signal::default(),
             vb: std::array::from_fn(|_| Signal::default()),
             fb: std::array::from_fn(|_| Signal::default()),
             beat0: Signal::default(),
@@ -317,9 +342,11 @@ impl core::fmt::Debug for GrantFramer512 {
 impl Logic for GrantFramer512 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, second);
+        dff_setup!(
+            self, clock, second, hv, g_peer, g_mac, g_id, g_sport, g_dport, g_offset, g_priority
+        );
         self.tos.next.z = self.c_zero5.val();
-        self.tos.next.p = self.s_grant_priority.val();
+        self.tos.next.p = self.g_priority.q.val();
         // IPv4 header checksum: the template's constant sum plus the variable words.
         self.w_tos.next.b0 = Bits::<8>::from(self.tos.val());
         self.w_tos.next.b1 = self.c_zero8.val();
@@ -331,20 +358,24 @@ impl Logic for GrantFramer512 {
         self.w_lip_lo.next.b0 = self.cfg_ip.val().get_bits::<8>(self.c_off[0].val().index());
         self.w_lip_lo.next.z = self.c_zero4.val();
         self.w_pip_hi.next.b1 = self
-            .s_grant_peer
+            .g_peer
+            .q
             .val()
             .get_bits::<8>(self.c_off[3].val().index());
         self.w_pip_hi.next.b0 = self
-            .s_grant_peer
+            .g_peer
+            .q
             .val()
             .get_bits::<8>(self.c_off[2].val().index());
         self.w_pip_hi.next.z = self.c_zero4.val();
         self.w_pip_lo.next.b1 = self
-            .s_grant_peer
+            .g_peer
+            .q
             .val()
             .get_bits::<8>(self.c_off[1].val().index());
         self.w_pip_lo.next.b0 = self
-            .s_grant_peer
+            .g_peer
+            .q
             .val()
             .get_bits::<8>(self.c_off[0].val().index());
         self.w_pip_lo.next.z = self.c_zero4.val();
@@ -366,14 +397,15 @@ impl Logic for GrantFramer512 {
         self.sum2.next = Bits::<20>::from(self.f2_lo.val()) + Bits::<20>::from(self.f2_hi.val());
         self.csum.next = !self.sum2.val().get_bits::<16>(self.c_off[0].val().index());
         // The variable bytes, most significant first, in `layout()` order.
-        self.id_out.next = self.s_grant_id.val() ^ self.c_one64.val();
+        self.id_out.next = self.g_id.q.val() ^ self.c_one64.val();
         self.tos.next.z = self.c_zero5.val();
-        self.tos.next.p = self.s_grant_priority.val();
-        self.prio.next.p = self.s_grant_priority.val();
+        self.tos.next.p = self.g_priority.q.val();
+        self.prio.next.p = self.g_priority.q.val();
         self.prio.next.z = self.c_zero5.val();
         for i in 0..6 {
             self.vb[i].next = self
-                .s_grant_mac
+                .g_mac
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[5 - i].val().index());
             self.vb[6 + i].next = self
@@ -390,17 +422,20 @@ impl Logic for GrantFramer512 {
                 .val()
                 .get_bits::<8>(self.c_off[3 - i].val().index());
             self.vb[19 + i].next = self
-                .s_grant_peer
+                .g_peer
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[3 - i].val().index());
         }
         for i in 0..2 {
             self.vb[23 + i].next = self
-                .s_grant_sport
+                .g_sport
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[1 - i].val().index());
             self.vb[25 + i].next = self
-                .s_grant_dport
+                .g_dport
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[1 - i].val().index());
         }
@@ -412,7 +447,8 @@ impl Logic for GrantFramer512 {
         }
         for i in 0..4 {
             self.vb[35 + i].next = self
-                .s_grant_offset
+                .g_offset
+                .q
                 .val()
                 .get_bits::<8>(self.c_off[3 - i].val().index());
         }
@@ -554,8 +590,8 @@ impl Logic for GrantFramer512 {
         self.beat1.next.b61 = self.fb[125].val();
         self.beat1.next.b62 = self.fb[126].val();
         self.beat1.next.b63 = self.fb[127].val();
-        // Two beats per GRANT; the grant is consumed with the second.
-        self.m_axis_tvalid.next = self.s_grant_valid.val();
+        // Two beats per held GRANT; the next is taken as the second leaves.
+        self.m_axis_tvalid.next = self.hv.q.val();
         self.m_axis_tdata.next = self.beat0.val();
         self.m_axis_tkeep.next = self.c_keep0.val();
         self.m_axis_tlast.next = false;
@@ -564,11 +600,27 @@ impl Logic for GrantFramer512 {
             self.m_axis_tkeep.next = self.c_keep1.val();
             self.m_axis_tlast.next = true;
         }
-        self.s_grant_ready.next = self.second.q.val() & self.m_axis_tready.val();
-        if self.s_grant_valid.val() & self.m_axis_tready.val() {
+        if self.hv.q.val() & self.m_axis_tready.val() {
             self.second.d.next = !self.second.q.val();
         }
+        self.done.next = self.hv.q.val() & self.second.q.val() & self.m_axis_tready.val();
+        self.room.next = !self.hv.q.val() | self.done.val();
+        self.s_grant_ready.next = self.room.val();
+        if self.done.val() {
+            self.hv.d.next = false;
+        }
+        if self.s_grant_valid.val() & self.room.val() {
+            self.hv.d.next = true;
+            self.g_peer.d.next = self.s_grant_peer.val();
+            self.g_mac.d.next = self.s_grant_mac.val();
+            self.g_id.d.next = self.s_grant_id.val();
+            self.g_sport.d.next = self.s_grant_sport.val();
+            self.g_dport.d.next = self.s_grant_dport.val();
+            self.g_offset.d.next = self.s_grant_offset.val();
+            self.g_priority.d.next = self.s_grant_priority.val();
+        }
         if self.reset.val() {
+            self.hv.d.next = false;
             self.second.d.next = false;
         }
     }

@@ -7,6 +7,7 @@ use super::*;
 use crate::grant_model::Grant;
 use crate::parser_model::{Rng, seed_from_env};
 use homa_proto::wire::{FrameRepr, LinkType};
+use std::collections::VecDeque;
 
 fn beat_bytes(b: &Beat512) -> Vec<u8> {
     let bits: Bits<512> = (*b).into();
@@ -39,12 +40,14 @@ fn grant_framer__frames_match_proto_wire_under_back_pressure() {
     uut.reset.next = false;
     let mut frames = 0;
     let mut beats: Vec<u8> = Vec::new();
-    let mut current: Option<Vec<u8>> = None;
+    // The GRANT offered (held until taken), and the frames of those taken, in order.
+    let mut offered: Option<Vec<u8>> = None;
+    let mut taken: VecDeque<Vec<u8>> = VecDeque::new();
     let mut cycles = 0;
     while frames < 200 {
         cycles += 1;
         assert!(cycles < 10_000, "seed {seed:#x}: no progress");
-        if current.is_none() && rng.chance(70) {
+        if offered.is_none() && rng.chance(70) {
             let g = Grant {
                 mac: rng.next_u64() & 0xffff_ffff_ffff,
                 peer: rng.next_u64() as u32,
@@ -61,30 +64,64 @@ fn grant_framer__frames_match_proto_wire_under_back_pressure() {
             uut.s_grant_id.next = g.id.into();
             uut.s_grant_offset.next = u64::from(g.offset).into();
             uut.s_grant_priority.next = u64::from(g.priority).into();
-            current = Some(reference_frame(local_mac, local_ip, &g));
+            offered = Some(reference_frame(local_mac, local_ip, &g));
         }
-        uut.s_grant_valid.next = current.is_some();
+        uut.s_grant_valid.next = offered.is_some();
         let ready = rng.chance(60);
         uut.m_axis_tready.next = ready;
         clock_half(&mut uut, |u| &mut u.clock, false);
+        assert_eq!(
+            uut.m_axis_tvalid.val(),
+            !taken.is_empty(),
+            "seed {seed:#x}: a frame is offered exactly while a GRANT is held"
+        );
+        let last_leaves = uut.m_axis_tvalid.val() && ready && uut.m_axis_tlast.val();
+        assert_eq!(
+            uut.s_grant_ready.val(),
+            taken.is_empty() || last_leaves,
+            "seed {seed:#x}: a GRANT is taken when the framer is empty or its frame ends"
+        );
         if uut.m_axis_tvalid.val() && ready {
             let keep = uut.m_axis_tkeep.val().to_u64();
             let bytes = beat_bytes(&uut.m_axis_tdata.val());
             beats.extend(bytes.iter().take(keep.count_ones() as usize));
             assert_eq!(keep.trailing_ones(), keep.count_ones(), "contiguous tkeep");
             if uut.m_axis_tlast.val() {
-                assert!(uut.s_grant_ready.val(), "grant consumed with the last beat");
-                let want = current.take().expect("a grant was offered");
+                let want = taken.pop_front().expect("a grant was taken");
                 assert_eq!(beats, want, "seed {seed:#x}, frame {frames}");
                 let parsed = FrameRepr::parse(&beats, LinkType::Ethernet, &Default::default())
                     .expect("the frame parses");
                 assert!(matches!(parsed.homa.body, wire::Body::Grant(_)));
                 beats.clear();
                 frames += 1;
-            } else {
-                assert!(!uut.s_grant_ready.val());
             }
+        }
+        if uut.s_grant_valid.val() && uut.s_grant_ready.val() {
+            taken.push_back(offered.take().expect("offered"));
         }
         clock_half(&mut uut, |u| &mut u.clock, true);
     }
+}
+
+#[test]
+fn grant_framer__one_grant_every_two_cycles_when_never_held_back() {
+    let mut uut = GrantFramer512::top_level();
+    uut.reset.next = true;
+    for high in [false, true, false, true] {
+        clock_half(&mut uut, |u| &mut u.clock, high);
+    }
+    uut.reset.next = false;
+    uut.s_grant_valid.next = true;
+    uut.m_axis_tready.next = true;
+    let (mut taken, mut lasts) = (0, 0);
+    for _ in 0..200 {
+        clock_half(&mut uut, |u| &mut u.clock, false);
+        taken += usize::from(uut.s_grant_ready.val());
+        lasts += usize::from(uut.m_axis_tvalid.val() && uut.m_axis_tlast.val());
+        clock_half(&mut uut, |u| &mut u.clock, true);
+    }
+    // The first GRANT is taken in cycle 0 and its frame leaves in cycles 1 and 2; from then
+    // on one is taken with each last beat.
+    assert_eq!(taken, 100, "GRANTs taken in 200 cycles");
+    assert_eq!(lasts, 99, "frames ended in 200 cycles");
 }
