@@ -23,7 +23,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 /// Cycles without any transfer after which a core with nothing queued is idle: longer than
-/// the deepest silent path, frame in to GRANT out (21 cycles, a grant decision taking
+/// the deepest silent path, frame in to GRANT out (22 cycles, a grant decision taking
 /// `DECISION_CYCLES` of them) with four more DATA events queued in the parser and the
 /// message table, each waiting for a decision of its own that may grant nothing.
 const DRAIN_CYCLES: u32 = 24 + 4 * DECISION_CYCLES as u32;
