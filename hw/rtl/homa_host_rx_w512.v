@@ -2246,6 +2246,9 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
     reg  [3:0] rq_rd$d;
     wire  [3:0] rq_rd$q;
     reg  rq_rd$clock;
+    reg  [2:0] rn_q$d;
+    wire  [2:0] rn_q$q;
+    reg  rn_q$clock;
     reg  bank$0$clock;
     reg  [3:0] bank$0$read_address;
     wire  [127:0] bank$0$read_data;
@@ -2327,6 +2330,7 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
     reg  issue;
     reg  resp;
     reg  [2:0] rn3;
+    reg  [3:0] rq_next;
     reg  [31:0] rn;
     reg  [127:0] head;
     reg  [7:0] h_st;
@@ -2496,6 +2500,11 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         .q(rq_rd$q),
         .clock(rq_rd$clock)
     );
+    homa_host_rx_w512$ring$rn_q rn_q(
+        .d(rn_q$d),
+        .q(rn_q$q),
+        .clock(rn_q$clock)
+    );
     homa_host_rx_w512$ring$bank$0 bank$0(
         .clock(bank$0$clock),
         .read_address(bank$0$read_address),
@@ -2599,6 +2608,7 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         popped$clock = clock;
         rq_wr$clock = clock;
         rq_rd$clock = clock;
+        rn_q$clock = clock;
         n_bad$clock = clock;
         log2_q$clock = clock;
         on_q$clock = clock;
@@ -2615,6 +2625,7 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         popped$d = popped$q;
         rq_wr$d = rq_wr$q;
         rq_rd$d = rq_rd$q;
+        rn_q$d = rn_q$q;
         n_bad$d = n_bad$q;
         log2_q$d = log2_q$q;
         on_q$d = on_q$q;
@@ -2704,63 +2715,71 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
         m_rd_len = n << c_shift16;
         m_rd_valid = on_q$q & settled & (n3 != c_zero3) & (reqs$q < c_reads) & ~cfg_clear & ~reset;
         issue = m_rd_valid & m_rd_ready;
+        rq_next = rq_rd$q;
+        if (s_rd_valid) begin
+            rq_next = rq_rd$q + c_one4;
+        end
         rn3 = rq$0$q;
-        if (rq_rd$q == c_r4$1) begin
+        if (rq_next == c_r4$1) begin
             rn3 = rq$1$q;
         end
-        if (rq_rd$q == c_r4$2) begin
+        if (rq_next == c_r4$2) begin
             rn3 = rq$2$q;
         end
-        if (rq_rd$q == c_r4$3) begin
+        if (rq_next == c_r4$3) begin
             rn3 = rq$3$q;
         end
-        if (rq_rd$q == c_r4$4) begin
+        if (rq_next == c_r4$4) begin
             rn3 = rq$4$q;
         end
-        if (rq_rd$q == c_r4$5) begin
+        if (rq_next == c_r4$5) begin
             rn3 = rq$5$q;
         end
-        if (rq_rd$q == c_r4$6) begin
+        if (rq_next == c_r4$6) begin
             rn3 = rq$6$q;
         end
-        if (rq_rd$q == c_r4$7) begin
+        if (rq_next == c_r4$7) begin
             rn3 = rq$7$q;
         end
-        if (rq_rd$q == c_r4$8) begin
+        if (rq_next == c_r4$8) begin
             rn3 = rq$8$q;
         end
-        if (rq_rd$q == c_r4$9) begin
+        if (rq_next == c_r4$9) begin
             rn3 = rq$9$q;
         end
-        if (rq_rd$q == c_r4$10) begin
+        if (rq_next == c_r4$10) begin
             rn3 = rq$10$q;
         end
-        if (rq_rd$q == c_r4$11) begin
+        if (rq_next == c_r4$11) begin
             rn3 = rq$11$q;
         end
-        if (rq_rd$q == c_r4$12) begin
+        if (rq_next == c_r4$12) begin
             rn3 = rq$12$q;
         end
-        if (rq_rd$q == c_r4$13) begin
+        if (rq_next == c_r4$13) begin
             rn3 = rq$13$q;
         end
-        if (rq_rd$q == c_r4$14) begin
+        if (rq_next == c_r4$14) begin
             rn3 = rq$14$q;
         end
-        if (rq_rd$q == c_r4$15) begin
+        if (rq_next == c_r4$15) begin
             rn3 = rq$15$q;
         end
+        if (issue & (rq_wr$q == rq_next)) begin
+            rn3 = n[(32'h0)+:(3)];
+        end
+        rn_q$d = rn3;
         rn = c_zero32;
-        if (rn3 == c_n3$0) begin
+        if (rn_q$q == c_n3$0) begin
             rn = c_n32$0;
         end
-        if (rn3 == c_n3$1) begin
+        if (rn_q$q == c_n3$1) begin
             rn = c_n32$1;
         end
-        if (rn3 == c_n3$2) begin
+        if (rn_q$q == c_n3$2) begin
             rn = c_n32$2;
         end
-        if (rn3 == c_n3$3) begin
+        if (rn_q$q == c_n3$3) begin
             rn = c_n32$3;
         end
         resp = s_rd_valid & (discard$q == c_zero32);
@@ -3096,6 +3115,7 @@ module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_cle
             popped$d = c_zero32;
             rq_wr$d = c_zero4;
             rq_rd$d = c_zero4;
+            rn_q$d = c_zero3;
             n_bad$d = c_zero32;
         end
     end
@@ -3429,6 +3449,25 @@ module homa_host_rx_w512$ring$reqs(d,q,clock);
     end
           
 endmodule // homa_host_rx_w512$ring$reqs
+
+
+module homa_host_rx_w512$ring$rn_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$ring$rn_q
 
 
 module homa_host_rx_w512$ring$rq$0(d,q,clock);

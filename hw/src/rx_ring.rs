@@ -118,6 +118,7 @@ pub struct RxRing512 {
     rq: [DFF<Bits<3>>; RX_RING_READS],
     rq_wr: DFF<Bits<4>>,
     rq_rd: DFF<Bits<4>>,
+    rn_q: DFF<Bits<3>>,
     /// The FIFO: descriptors as read, and their refusal status (0: good).
     bank: [LutRam<Bits<128>, 4>; RX_RING_BATCH],
     st_bank: [LutRam<Bits<8>, 4>; RX_RING_BATCH],
@@ -145,6 +146,7 @@ pub struct RxRing512 {
     issue: Signal<Local, Bit>,
     resp: Signal<Local, Bit>,
     rn3: Signal<Local, Bits<3>>,
+    rq_next: Signal<Local, Bits<4>>,
     rn: Signal<Local, Bits<32>>,
     head: Signal<Local, Bits<128>>,
     h_st: Signal<Local, Bits<8>>,
@@ -239,6 +241,7 @@ impl RxRing512 {
             rq: std::array::from_fn(|_| DFF::default()),
             rq_wr: DFF::default(),
             rq_rd: DFF::default(),
+            rn_q: DFF::default(),
             bank: std::array::from_fn(|_| LutRam::default()),
             st_bank: std::array::from_fn(|_| LutRam::default()),
             n_bad: DFF::default(),
@@ -262,6 +265,7 @@ impl RxRing512 {
             issue: Signal::default(),
             resp: Signal::default(),
             rn3: Signal::default(),
+            rq_next: Signal::default(),
             rn: Signal::default(),
             head: Signal::default(),
             h_st: Signal::default(),
@@ -349,7 +353,7 @@ impl Logic for RxRing512 {
     fn update(&mut self) {
         dff_setup!(
             self, clock, fetch, got, count, inflight, reqs, discard, wr, rd, popped, rq_wr, rq_rd,
-            n_bad, log2_q, on_q, size_q, mask_q
+            rn_q, n_bad, log2_q, on_q, size_q, mask_q
         );
         for i in 0..RX_RING_READS {
             self.rq[i].clock.next = self.clock.val();
@@ -411,17 +415,30 @@ impl Logic for RxRing512 {
             & !self.cfg_clear.val()
             & !self.reset.val();
         self.issue.next = self.m_rd_valid.val() & self.m_rd_ready.val();
-        // Responses: the oldest request's count of descriptors.
+        // Responses: the oldest request's count of descriptors, kept in a register (`rn_q`)
+        // so that the response's bank writes start at flops: at each edge it takes the count
+        // of the request that is the oldest after it (the next one when a response arrives),
+        // or the count being issued when the issue writes that very entry (the queue was
+        // empty). A request's entry is never rewritten while it is pending (at most
+        // `RX_RING_READS` in flight).
+        self.rq_next.next = self.rq_rd.q.val();
+        if self.s_rd_valid.val() {
+            self.rq_next.next = self.rq_rd.q.val() + self.c_one4.val();
+        }
         self.rn3.next = self.rq[0].q.val();
         for i in 1..RX_RING_READS {
-            if self.rq_rd.q.val() == self.c_r4[i].val() {
+            if self.rq_next.val() == self.c_r4[i].val() {
                 self.rn3.next = self.rq[i].q.val();
             }
         }
+        if self.issue.val() & (self.rq_wr.q.val() == self.rq_next.val()) {
+            self.rn3.next = self.n.val().get_bits::<3>(0);
+        }
+        self.rn_q.d.next = self.rn3.val();
         // Zero-extended (a cast would not be width-clean Verilog): 1 to 4, never 0.
         self.rn.next = self.c_zero32.val();
         for v in 0..RX_RING_BATCH {
-            if self.rn3.val() == self.c_n3[v].val() {
+            if self.rn_q.q.val() == self.c_n3[v].val() {
                 self.rn.next = self.c_n32[v].val();
             }
         }
@@ -585,6 +602,7 @@ impl Logic for RxRing512 {
             self.popped.d.next = self.c_zero32.val();
             self.rq_wr.d.next = self.c_zero4.val();
             self.rq_rd.d.next = self.c_zero4.val();
+            self.rn_q.d.next = self.c_zero3.val();
             self.n_bad.d.next = self.c_zero32.val();
         }
     }
