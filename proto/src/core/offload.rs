@@ -8,8 +8,10 @@
 //!
 //! From the engine's view a message is sent once handed over: a RESEND for any of its bytes
 //! is answered with a retransmission of that range (the NIC may not have sent them yet;
-//! duplicates are harmless, the receiver counts them), and a server's NEED_ACK timer starts
-//! at the hand-over. The engine still follows the GRANTs it sees (it sends nothing for
+//! duplicates are harmless, the receiver counts them). The host reports each SEND's
+//! `TX_DONE` ([`Endpoint::offload_sent`]): until then a message the NIC may send whole
+//! counts as being sent (its RPC counts no silence), and a server's NEED_ACK timer starts
+//! there. The engine still follows the GRANTs it sees (it sends nothing for
 //! them): a RESEND for everything (a client that has heard nothing of its response) is
 //! answered with the bytes granted so far, the unscheduled ones at least, never the whole
 //! message, which the NIC would send at once as a retransmission. After RPC_UNKNOWN the
@@ -86,6 +88,32 @@ impl Endpoint {
         self.offloads.pop_front()
     }
 
+    /// With `tx_offload`: the NIC finished a descriptor of RPC `id` to `dst` (its `TX_DONE`,
+    /// or an `ERROR`: it will send nothing more of it). For a SEND, the message has left: from
+    /// here on its sender counts silence (a client waits for its response, a server for the
+    /// ACK of its response). Until then an RPC whose whole message the NIC may send counts
+    /// none, however long the message waits in the host's queue or the NIC's. A completion
+    /// for an RPC that is gone, or of another kind, changes nothing.
+    pub fn offload_sent(&mut self, dst: IpAddr, id: u64, op: TxOp) {
+        if op != TxOp::SendMessage {
+            return;
+        }
+        let key = if id & 1 == 0 {
+            RpcKey::Client(id)
+        } else {
+            RpcKey::Server(dst, id)
+        };
+        if let Some(rpc) = self.rpcs.get_mut(&key)
+            && let Some(m) = rpc.msgout.as_mut()
+        {
+            m.nic_sent();
+            if !rpc.is_client() {
+                // NEED_ACK counts from the last byte of the response.
+                rpc.done_ticks = 0;
+            }
+        }
+    }
+
     /// With `tx_offload`: hands RPC `key`'s new outbound message to the NIC whole. Returns
     /// false (and does nothing) without `tx_offload`.
     pub(super) fn offload_message(&mut self, key: RpcKey) -> bool {
@@ -100,10 +128,6 @@ impl Endpoint {
         };
         let message = m.hand_over();
         self.metrics.data_bytes_sent += message.len() as u64;
-        if !rpc.is_client() && rpc.state == RpcState::Outgoing {
-            // NEED_ACK counts from the hand-over (the NIC reports no per-packet progress).
-            rpc.done_ticks = 0;
-        }
         self.offloads
             .push_back(Offload::of(rpc, message, TxOp::SendMessage));
         true

@@ -46,6 +46,10 @@ pub(crate) struct MessageOut {
     retransmits: VecDeque<(u32, u32, u8)>,
     /// Creation order, for SRPT ties.
     pub(crate) age: u64,
+    /// With transmit offload: the message is the NIC's to send ([`hand_over`](Self::hand_over)).
+    handed_over: bool,
+    /// With transmit offload: the NIC reported its last hand-over sent (`TX_DONE`).
+    nic_done: bool,
 }
 
 impl MessageOut {
@@ -62,6 +66,8 @@ impl MessageOut {
             sched_priority: 0,
             retransmits: VecDeque::new(),
             age,
+            handed_over: false,
+            nic_done: false,
         }
     }
 
@@ -75,11 +81,27 @@ impl MessageOut {
         self.next_offset >= self.length && self.retransmits.is_empty()
     }
 
-    /// Whether every byte is on its way: sent once, and (with transmit offload, where every
-    /// byte counts as sent at the hand-over) granted, so the NIC has sent it too. Without
-    /// offload the same as [`fully_sent`](Self::fully_sent).
+    /// Whether every byte is on its way: sent once, and with transmit offload (where every
+    /// byte counts as sent at the hand-over) granted and reported sent by the NIC, since
+    /// until its `TX_DONE` the message may still wait in the host's queue or the NIC's.
+    /// Without offload the same as [`fully_sent`](Self::fully_sent).
     pub(crate) fn all_out(&self) -> bool {
-        self.fully_sent() && self.granted >= self.length
+        self.fully_sent() && self.granted >= self.length && (!self.handed_over || self.nic_done)
+    }
+
+    /// With transmit offload: whether the NIC is still sending the message and needs nothing
+    /// from the receiver to finish (every byte granted, no `TX_DONE` yet). The sender is
+    /// then in HomaModule's "granted bytes not yet sent" state and expects nothing: the
+    /// message may wait behind others in the host's queue or the NIC's for longer than the
+    /// receiver's timers, and a RESEND for it then would find no RPC at the receiver and
+    /// restart it (RPC_UNKNOWN), over and over under load.
+    pub(crate) fn nic_sending(&self) -> bool {
+        self.handed_over && !self.nic_done && self.granted >= self.length
+    }
+
+    /// With transmit offload: the NIC reported the message sent (its SEND's `TX_DONE`).
+    pub(crate) fn nic_sent(&mut self) {
+        self.nic_done = self.handed_over;
     }
 
     /// Bytes never sent yet: the sender's SRPT key.
@@ -131,6 +153,8 @@ impl MessageOut {
     /// receiver let the NIC send, not the whole message.
     pub(crate) fn hand_over(&mut self) -> Bytes {
         self.next_offset = self.length;
+        self.handed_over = true;
+        self.nic_done = false;
         self.data.clone()
     }
 

@@ -927,20 +927,30 @@ fn endpoint__tx_offload_hands_the_response_over_and_answers_need_ack() {
         (o.dst, o.sport, o.dport, o.id, o.op, o.message.len()),
         (addr(0), 500, 40_000, 3, TxOp::SendMessage, 3_000)
     );
-    // NEED_ACK counts from the hand-over.
+    // NEED_ACK counts from the NIC's TX_DONE: the response may wait in the host's queue or
+    // the NIC's for any number of ticks before.
     let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
     let mut t = now;
-    let mut asked = false;
-    for _ in 0..=cfg.request_ack_ticks + 1 {
-        t = t + tick;
-        s.handle_timeout(t);
-        while let Some(x) = s.poll_transmit(t) {
-            asked |= x.packet.header.packet_type() == crate::wire::PacketType::NeedAck;
+    let asks = |s: &mut Endpoint, t: &mut Instant, ticks: u32| {
+        let mut asked = false;
+        for _ in 0..ticks {
+            *t = *t + tick;
+            s.handle_timeout(*t);
+            while let Some(x) = s.poll_transmit(*t) {
+                asked |= x.packet.header.packet_type() == crate::wire::PacketType::NeedAck;
+            }
         }
-    }
+        asked
+    };
     assert!(
-        asked,
-        "the server asks for an ACK of the handed-over response"
+        !asks(&mut s, &mut t, 2 * cfg.timeout_ticks),
+        "no NEED_ACK while the NIC has not sent the response"
+    );
+    assert_eq!((s.rpc_count(), s.metrics().timeouts), (1, 0));
+    s.offload_sent(o.dst, o.id, TxOp::SendMessage);
+    assert!(
+        asks(&mut s, &mut t, cfg.request_ack_ticks + 2),
+        "the server asks for an ACK of the response the NIC sent"
     );
 
     // A response longer than the unscheduled bytes is out only once the client granted all
@@ -983,6 +993,7 @@ fn endpoint__tx_offload_hands_the_response_over_and_answers_need_ack() {
         payload: Bytes::new(),
     };
     s.handle_packet(t, addr(0), grant);
+    s.offload_sent(addr(0), 5, TxOp::SendMessage);
     assert!(need_ack(&mut s, &mut t), "once the client granted it all");
 }
 
@@ -1043,4 +1054,59 @@ fn endpoint__tx_offload_a_server_asked_for_its_response_does_not_time_out() {
         .map(|o| o.op)
         .collect();
     assert_eq!(ops, [TxOp::Cancel]);
+}
+
+#[test]
+fn endpoint__tx_offload_a_request_waiting_to_be_sent_asks_for_nothing() {
+    // Under load the request waits in the host's queue or the NIC's for many ticks. Counting
+    // them as silence sent RESENDs for a request the server had never seen: RPC_UNKNOWN, a
+    // restart to the back of the queue, and again (the RTL cluster's w1 livelock).
+    let cfg = Config {
+        tx_offload: true,
+        ..config()
+    };
+    let mut c = Endpoint::new(cfg.clone(), addr(0)).unwrap();
+    let mut t = Instant::ZERO;
+    let dest = SocketAddr::new(addr(1), 500);
+    let id = c.send_request(t, 40_000, dest, pattern(1_000, 1)).unwrap();
+    let o = c.poll_offload().expect("the request, for the NIC");
+    let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
+    let run = |c: &mut Endpoint, t: &mut Instant, ticks: u32| {
+        let mut sent = Vec::new();
+        for _ in 0..ticks {
+            *t = *t + tick;
+            c.handle_timeout(*t);
+            while let Some(x) = c.poll_transmit(*t) {
+                sent.push(x.packet.header.packet_type());
+            }
+        }
+        sent
+    };
+    assert_eq!(run(&mut c, &mut t, 2 * cfg.timeout_ticks), []);
+    assert_eq!(c.client_state(id), Some(RpcState::Outgoing));
+    assert_eq!(c.metrics().timeouts, 0);
+    // A TX_DONE of another kind, or for another RPC, is not this one's.
+    c.offload_sent(o.dst, o.id, TxOp::Cancel);
+    c.offload_sent(o.dst, o.id + 2, TxOp::SendMessage);
+    assert_eq!(run(&mut c, &mut t, cfg.resend_ticks + 1), []);
+    // Sent: now the client waits for its response, and asks for it.
+    c.offload_sent(o.dst, o.id, TxOp::SendMessage);
+    assert!(run(&mut c, &mut t, cfg.resend_ticks + 1).contains(&PacketType::Resend));
+    // The message handed over again (RPC_UNKNOWN) is being sent anew.
+    let unknown = Packet {
+        header: Repr {
+            sport: 500,
+            dport: 40_000,
+            sender_id: id | 1,
+            body: Body::RpcUnknown,
+        },
+        payload: Bytes::new(),
+    };
+    c.handle_packet(t, addr(1), unknown);
+    let ops: Vec<TxOp> = core::iter::from_fn(|| c.poll_offload())
+        .map(|o| o.op)
+        .collect();
+    assert_eq!(ops, [TxOp::Cancel, TxOp::SendMessage]);
+    assert_eq!(run(&mut c, &mut t, 2 * cfg.timeout_ticks), []);
+    assert_eq!(c.client_state(id), Some(RpcState::Outgoing));
 }

@@ -3,10 +3,12 @@
 //!
 //! Each tick, every RPC that expects something from its peer counts one more silent tick
 //! (DATA, GRANT and BUSY reset the count). An RPC expects nothing while it has granted bytes
-//! of its own to send, while all granted bytes of its inbound message are here (it waits for
-//! its own grants), and while a server holds a whole request in service. At `resend_ticks`,
-//! and every `resend_interval` after, the receiving side asks for the missing ranges (or, a
-//! client with no response yet, for everything); at `timeout_ticks` the RPC is aborted.
+//! of its own to send (with transmit offload: while the NIC has not reported sending a
+//! message it may send whole, see [`super::Endpoint::offload_sent`]), while all granted
+//! bytes of its inbound message are here (it waits for its own grants), and while a server
+//! holds a whole request in service. At `resend_ticks`, and every `resend_interval` after,
+//! the receiving side asks for the missing ranges (or, a client with no response yet, for
+//! everything); at `timeout_ticks` the RPC is aborted.
 
 use super::rpc::{RpcKey, RpcState};
 use super::{Endpoint, Event, Instant, RpcError};
@@ -46,7 +48,7 @@ impl Endpoint {
         let mut dead = Vec::new();
         let mut take_over = Vec::new();
         for (key, rpc) in self.rpcs.iter_mut() {
-            let sending = rpc.msgout.as_ref().is_some_and(|m| m.sendable());
+            let sending = (rpc.msgout.as_ref()).is_some_and(|m| m.sendable() || m.nic_sending());
             let quiet = match rpc.state {
                 RpcState::InService => true,
                 RpcState::Outgoing if sending => true,
