@@ -60,6 +60,6 @@ pub use pci::PciAddress;
 pub use ring::{CompletionRing, Entry, ProducerRing, RingRegs, RxBufRing, TxRing};
 pub use rx::Received;
 pub use soft_nic::SoftNic;
-pub use tx_buffers::{Placement, TxBuffers};
+pub use tx_buffers::{Placement, Released, TxBuffers};
 pub use tx_queue::{Post, TxQueue};
 pub use vfio::{VfioDevice, VfioPaths};

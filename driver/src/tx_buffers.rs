@@ -33,6 +33,18 @@ pub enum Placement {
     Nothing,
 }
 
+/// A descriptor whose payload [`TxBuffers::release`] freed: whose it was and what it asked
+/// for (the engine hears of a SEND's end through `Endpoint::offload_sent`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Released {
+    /// The RPC's peer.
+    pub peer: IpAddr,
+    /// The RPC's id on this host.
+    pub id: u64,
+    /// What the descriptor asked for.
+    pub op: TxOp,
+}
+
 /// The payload area of a host's TX descriptors (see the module doc).
 #[derive(Debug)]
 pub struct TxBuffers {
@@ -131,12 +143,10 @@ impl TxBuffers {
     }
 
     /// Frees the payload of the descriptor with `cookie`: its `TX_DONE` or `ERROR` came back,
-    /// or it was never posted. False for a cookie that holds nothing (not ours, or twice).
-    pub fn release(&mut self, cookie: u64) -> bool {
-        match self.placed.remove(&cookie) {
-            Some((offset, _, _)) => self.arena.free(offset),
-            None => false,
-        }
+    /// or it was never posted. `None` for a cookie that holds nothing (not ours, or twice).
+    pub fn release(&mut self, cookie: u64) -> Option<Released> {
+        let (offset, (peer, id), op) = self.placed.remove(&cookie)?;
+        self.arena.free(offset).then_some(Released { peer, id, op })
     }
 }
 
@@ -202,8 +212,8 @@ mod tests {
         assert_eq!((c.payload_iova, c.message_length), (d.payload_iova, 5000));
         assert_eq!(b.in_flight(), 1);
         assert_eq!((b.in_flight(), b.bytes_in_use()), (1, 5056));
-        assert!(b.release(1));
-        assert!(!b.release(1), "twice");
+        assert!(b.release(1).is_some());
+        assert!(b.release(1).is_none(), "twice");
         assert_eq!(
             b.place(&offload(5000, TxOp::Cancel)).unwrap(),
             Placement::Nothing,
@@ -229,7 +239,7 @@ mod tests {
                 capacity: 8192
             })
         ));
-        assert!(!b.release(99), "not ours");
+        assert!(b.release(99).is_none(), "not ours");
     }
 
     #[test]
@@ -245,7 +255,7 @@ mod tests {
             b.place(&offload(10, TxOp::Cancel)).unwrap(),
             Placement::Post(_)
         ));
-        assert!(b.release(1));
+        assert!(b.release(1).is_some());
         assert!(matches!(b.place(&one).unwrap(), Placement::Post(_)));
     }
 }

@@ -12,12 +12,18 @@
 //! the burst. CANCELs go
 //! before everything (they free slots and need none), so a message handed over again after
 //! a CANCEL of its RPC (RPC_UNKNOWN) never reaches the NIC before that CANCEL.
+//!
+//! SRPT alone starves: while short messages come faster than the NIC takes them, a longer
+//! one waits for ever. As HomaModule's pacer does (`pacer_fifo_fraction`, 50 per mille),
+//! a share of the posts ([`TxQueue::FIFO_PER_MILLE`], counted in descriptors) goes to the
+//! message that has waited longest instead, so every message leaves in bounded time.
 
-use crate::tx_buffers::{Placement, TxBuffers};
+use crate::tx_buffers::{Placement, Released, TxBuffers};
 use homa_proto::core::Offload;
 use homa_proto::hostif::{TxDescriptor, TxOp};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
+use std::net::IpAddr;
 
 /// What became of a descriptor [`TxQueue::pump`] handed to its post closure.
 #[derive(Debug)]
@@ -38,7 +44,15 @@ pub struct TxQueue {
     cancels: VecDeque<Offload>,
     /// Messages and ranges not posted yet, by (bytes to send, arrival).
     waiting: BTreeMap<(u32, u64), Offload>,
+    /// The same, by arrival: arrival -> bytes.
+    by_arrival: BTreeMap<u64, u32>,
     arrivals: u64,
+    /// Per mille of a post earned by each post; at 1000 the oldest goes next.
+    fifo_credit: u32,
+    /// The RPC and place in line of a SEND the last push (a CANCEL) dropped: a SEND of that
+    /// RPC pushed right after it (the engine's restart after RPC_UNKNOWN) takes the same
+    /// place, so a restarted message is not sent to the back of its size again and again.
+    dropped: Option<((IpAddr, u64), u64)>,
 }
 
 /// The bytes `o` asks the NIC to send (what SRPT orders by).
@@ -50,13 +64,20 @@ fn bytes(o: &Offload) -> u32 {
 }
 
 impl TxQueue {
+    /// The share of posts, per mille, that go to the message waiting longest rather than to
+    /// the shortest (HomaModule's `pacer_fifo_fraction` default).
+    pub const FIFO_PER_MILLE: u32 = 50;
+
     /// An empty queue over `buffers`.
     pub fn new(buffers: TxBuffers) -> Self {
         TxQueue {
             buffers,
             cancels: VecDeque::new(),
             waiting: BTreeMap::new(),
+            by_arrival: BTreeMap::new(),
             arrivals: 0,
+            fifo_credit: 0,
+            dropped: None,
         }
     }
 
@@ -77,9 +98,22 @@ impl TxQueue {
     /// have every byte twice more; if bytes of it are lost again, it asks again.
     pub fn push(&mut self, o: Offload) -> bool {
         let rpc = (o.dst, o.id);
+        let dropped = self.dropped.take();
         match o.op {
             TxOp::Cancel => {
-                self.waiting.retain(|_, w| (w.dst, w.id) != rpc);
+                let mut place = None;
+                let by_arrival = &mut self.by_arrival;
+                self.waiting.retain(|&(_, arrival), w| {
+                    let ours = (w.dst, w.id) == rpc;
+                    if ours && w.op == TxOp::SendMessage {
+                        place = Some(arrival);
+                    }
+                    if ours {
+                        by_arrival.remove(&arrival);
+                    }
+                    !ours
+                });
+                self.dropped = place.map(|a| (rpc, a));
                 self.cancels.push_back(o);
                 return true;
             }
@@ -90,24 +124,57 @@ impl TxQueue {
                     return false;
                 }
             }
-            TxOp::SendMessage => {}
+            TxOp::SendMessage => {
+                if let Some((r, arrival)) = dropped
+                    && r == rpc
+                {
+                    self.insert(arrival, o);
+                    return true;
+                }
+            }
         }
         self.arrivals += 1;
-        self.waiting.insert((bytes(&o), self.arrivals), o);
+        self.insert(self.arrivals, o);
         true
     }
 
+    fn insert(&mut self, arrival: u64, o: Offload) {
+        let b = bytes(&o);
+        self.by_arrival.insert(arrival, b);
+        self.waiting.insert((b, arrival), o);
+    }
+
+    /// The key of the message or range to post next: the fewest bytes, or on a FIFO turn
+    /// the one that came first.
+    fn next_key(&self) -> Option<(u32, u64)> {
+        if self.fifo_credit >= 1000 {
+            let (&arrival, &b) = self.by_arrival.first_key_value()?;
+            return Some((b, arrival));
+        }
+        self.waiting.keys().next().copied()
+    }
+
     /// The descriptor with `cookie` came back (`TX_DONE`, or an `ERROR`): its payload is
-    /// free. False for a cookie that holds nothing.
-    pub fn complete(&mut self, cookie: u64) -> bool {
+    /// free. `None` for a cookie that holds nothing; else whose it was, for the engine
+    /// (`Endpoint::offload_sent`).
+    pub fn complete(&mut self, cookie: u64) -> Option<Released> {
         self.buffers.release(cookie)
     }
 
-    /// Drops the next to post: the first CANCEL, else the fewest bytes.
+    /// Drops the next to post: the first CANCEL, else [`next_key`](Self::next_key)'s.
     fn pop_next(&mut self) {
-        if self.cancels.pop_front().is_none() {
-            self.waiting.pop_first();
+        if self.cancels.pop_front().is_some() {
+            return;
         }
+        let Some(key) = self.next_key() else {
+            return;
+        };
+        if self.fifo_credit >= 1000 {
+            self.fifo_credit -= 1000;
+        }
+        self.fifo_credit += Self::FIFO_PER_MILLE;
+        self.waiting.remove(&key);
+        self.by_arrival.remove(&key.1);
     }
 
     /// Posts what waits (CANCELs, then SRPT: see the module doc) through `post`, until the
@@ -122,7 +189,11 @@ impl TxQueue {
     ) -> u64 {
         let mut posted = 0;
         // The first CANCEL, else the fewest bytes.
-        while let Some(o) = (self.cancels.front()).or_else(|| self.waiting.values().next()) {
+        loop {
+            let next = self.next_key();
+            let Some(o) = (self.cancels.front()).or_else(|| self.waiting.get(&next?)) else {
+                break;
+            };
             let desc = match self.buffers.place(o) {
                 Ok(Placement::Post(desc)) => desc,
                 // No room until a completion frees some.
@@ -214,15 +285,15 @@ mod tests {
         };
         assert_eq!(q.pump(&mut take, |_| {}), 1, "6, 10 and 8 out");
         q.push(offload(12, 100, TxOp::SendMessage));
-        assert!(q.complete(1));
-        assert!(!q.complete(1));
+        assert!(q.complete(1).is_some());
+        assert!(q.complete(1).is_none());
         assert_eq!(q.pump(&mut take, |_| {}), 1);
-        assert!(q.complete(2));
+        assert!(q.complete(2).is_some());
         assert_eq!(q.pump(&mut take, |_| {}), 1);
         // 9000 B never fits the area: dropped, with an error, not waited for. (Cookies: 6 1,
         // 10 2, 8 4 (3 went to the try the full ring refused), 12 5, 2 6.)
-        assert!(!q.complete(3));
-        assert!(q.complete(4));
+        assert!(q.complete(3).is_none());
+        assert!(q.complete(4).is_some());
         assert_eq!(q.pump(&mut take, |e| errors.push(e.to_string())), 0);
         assert_eq!(ring2, [8, 12, 2]);
         assert_eq!(errors.len(), 1, "{errors:?}");
@@ -254,7 +325,7 @@ mod tests {
             (posted.len(), cancel.op, cancel.rpc_id, cancel.cookie),
             (1, TxOp::Cancel, 2, 0)
         );
-        assert!(q.complete(5));
+        assert!(q.complete(5).is_some());
         posted.clear();
         q.pump(
             |d: &TxDescriptor| -> Post<DriverError> {
@@ -265,6 +336,72 @@ mod tests {
         );
         let ids: Vec<u64> = posted.iter().map(|d| d.rpc_id).collect();
         assert_eq!(ids, [16], "a slot for the shortest; 2 waits");
+    }
+
+    #[test]
+    fn tx_queue__a_long_message_behind_endless_short_ones_still_leaves() {
+        let dev = MemDevice::new();
+        let mut q = TxQueue::new(TxBuffers::new(dev.alloc_dma(1 << 20).unwrap(), 1 << 12));
+        q.push(offload(2, 5_000, TxOp::SendMessage));
+        let mut id = 4;
+        let mut posted = Vec::new();
+        // Two short messages come for every one the NIC takes.
+        for _ in 0..100 {
+            for _ in 0..2 {
+                q.push(offload(id, 10, TxOp::SendMessage));
+                id += 2;
+            }
+            let mut one = true;
+            q.pump(
+                |d: &TxDescriptor| -> Post<DriverError> {
+                    if !std::mem::take(&mut one) {
+                        return Post::RingFull;
+                    }
+                    posted.push(d.rpc_id);
+                    Post::Posted
+                },
+                |_| {},
+            );
+        }
+        let at = posted
+            .iter()
+            .position(|&i| i == 2)
+            .expect("the long one left");
+        let turn = (1000 / TxQueue::FIFO_PER_MILLE) as usize;
+        assert_eq!(at, turn, "{posted:?}");
+        // The FIFO turns take the oldest short ones after it; the rest stay SRPT.
+        assert_eq!(
+            posted[..turn],
+            (2..=turn as u64 + 1).map(|i| 2 * i).collect::<Vec<_>>()[..]
+        );
+    }
+
+    #[test]
+    fn tx_queue__a_message_handed_over_again_while_waiting_keeps_its_place() {
+        let dev = MemDevice::new();
+        let mut q = TxQueue::new(TxBuffers::new(dev.alloc_dma(1 << 16).unwrap(), 8));
+        for id in [2, 4, 6] {
+            q.push(offload(id, 100, TxOp::SendMessage));
+        }
+        // RPC_UNKNOWN restarts 2 while it waits: CANCEL, then the same message again.
+        q.push(offload(2, 100, TxOp::Cancel));
+        q.push(offload(2, 100, TxOp::SendMessage));
+        // A CANCEL that ends an RPC lends its place to nobody else.
+        q.push(offload(4, 100, TxOp::Cancel));
+        q.push(offload(8, 100, TxOp::SendMessage));
+        let mut ids = Vec::new();
+        q.pump(
+            |d: &TxDescriptor| -> Post<DriverError> {
+                if d.op != TxOp::Cancel {
+                    ids.push(d.rpc_id);
+                }
+                Post::Posted
+            },
+            |_| {},
+        );
+        assert_eq!(ids, [2, 6, 8]);
+        let done = q.complete(1).expect("2's SEND is out");
+        assert_eq!((done.id, done.op), (2, TxOp::SendMessage));
     }
 
     #[test]
@@ -297,7 +434,7 @@ mod tests {
         let first = cookies
             .iter()
             .find(|c| (c.0, c.1) == (2, again(1000, 2000)));
-        assert!(q.complete(first.expect("posted").2));
+        assert!(q.complete(first.expect("posted").2).is_some());
         assert!(q.push(offload(2, 5000, again(1000, 2000))));
         // A range that ends past u32::MAX is compared without wrapping.
         assert!(again(10, u32::MAX).covers(again(20, 5)));

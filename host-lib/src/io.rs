@@ -137,6 +137,11 @@ impl Shared {
 
     /// Hands events to their waiters and packets to the transport.
     fn flush(&self, st: &mut State, now: Instant) {
+        let mut sent = Vec::new();
+        self.transport.take_sent(&mut sent);
+        for (peer, id, op) in sent {
+            st.engine.offload_sent(peer, id, op);
+        }
         while let Some(ev) = st.engine.poll_event() {
             match ev {
                 Event::Request(r) => {

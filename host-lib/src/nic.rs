@@ -109,6 +109,8 @@ pub struct NicTransport<D: Device> {
     tx_done: AtomicU64,
     retransmits_covered: AtomicU64,
     tx_errors: AtomicU64,
+    /// What the NIC finished sending, for the endpoint's engine ([`Transport::take_sent`]).
+    sent: Mutex<Vec<(IpAddr, u64, TxOp)>>,
 }
 
 impl<D: Device + Send + 'static> fmt::Debug for NicTransport<D> {
@@ -155,6 +157,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             tx_done: AtomicU64::new(0),
             retransmits_covered: AtomicU64::new(0),
             tx_errors: AtomicU64::new(0),
+            sent: Mutex::new(Vec::new()),
         }
     }
 
@@ -226,11 +229,16 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             return;
         };
         let mut path = lock(path);
+        let mut sent = lock(&self.sent);
         for &c in cookies {
-            if !path.queue.complete(c) {
-                self.bad.fetch_add(1, Ordering::Relaxed);
+            match path.queue.complete(c) {
+                Some(r) => sent.push((r.peer, r.id, r.op)),
+                None => {
+                    self.bad.fetch_add(1, Ordering::Relaxed);
+                }
             }
         }
+        drop(sent);
         self.tx_done
             .fetch_add(cookies.len() as u64 - refused, Ordering::Relaxed);
         if refused > 0 {
@@ -382,6 +390,10 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
             };
             std::thread::sleep(sleep);
         }
+    }
+
+    fn take_sent(&self, out: &mut Vec<(IpAddr, u64, TxOp)>) {
+        out.append(&mut lock(&self.sent));
     }
 
     fn wake(&self) {

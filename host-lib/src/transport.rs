@@ -28,6 +28,7 @@ use bytes::Bytes;
 use core::fmt;
 use core::net::IpAddr;
 use homa_proto::core::{Instant, Offload};
+use homa_proto::hostif::TxOp;
 use homa_proto::wire::ChecksumCapabilities;
 
 /// Moves IP datagrams for one host address, with a clock and a wake-up.
@@ -71,6 +72,14 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
     /// hands every message to [`offload`](Self::offload) rather than sending DATA packets.
     fn sends_data(&self) -> bool {
         false
+    }
+
+    /// Moves into `out` what the device finished sending since the last call: the peer, the
+    /// RPC id and the descriptor's op of each offloaded message or range whose completion
+    /// came back (`TX_DONE`, or refused). The endpoint tells its engine
+    /// (`Endpoint::offload_sent`), whose sender counts no silence until its message is sent.
+    fn take_sent(&self, out: &mut Vec<(IpAddr, u64, TxOp)>) {
+        let _ = out;
     }
 
     /// Hands an outbound message, or a range of one to send again, to the device (called only
