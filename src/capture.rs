@@ -88,8 +88,20 @@ fn captured(timestamp: Duration, data: &[u8], link: (LinkType, usize)) -> Frame 
     }
 }
 
-/// Reads every frame of a pcap or pcapng file (the format is told by its magic number).
-pub fn read_capture(path: &Path) -> Result<Vec<Frame>, CaptureError> {
+/// The frames of a capture file, and whether it ended in the middle of a record.
+#[derive(Debug)]
+pub struct Capture {
+    /// Every whole frame, in file order.
+    pub frames: Vec<Frame>,
+    /// Why reading stopped before the end of the file (a capture cut short, as by a stopped
+    /// run, or damaged after its last whole frame), if it did.
+    pub truncated: Option<String>,
+}
+
+/// Reads every frame of a pcap or pcapng file (the format is told by its magic number). A
+/// file whose header is sound but whose tail is not (cut in the middle of a record) gives
+/// the frames before it, with [`Capture::truncated`] saying why, as tcpdump does.
+pub fn read_capture(path: &Path) -> Result<Capture, CaptureError> {
     let io = |source| CaptureError::Io {
         path: path.to_owned(),
         source,
@@ -123,10 +135,20 @@ pub fn read_capture(path: &Path) -> Result<Vec<Frame>, CaptureError> {
             })?;
             let mut frames = Vec::new();
             while let Some(packet) = reader.next_packet() {
-                let packet = packet.map_err(format)?;
-                frames.push(captured(packet.timestamp, &packet.data, link));
+                match packet {
+                    Ok(p) => frames.push(captured(p.timestamp, &p.data, link)),
+                    Err(e) => {
+                        return Ok(Capture {
+                            frames,
+                            truncated: Some(e.to_string()),
+                        });
+                    }
+                }
             }
-            Ok(frames)
+            Ok(Capture {
+                frames,
+                truncated: None,
+            })
         }
         _ => Err(CaptureError::UnknownFormat {
             path: path.to_owned(),
@@ -140,11 +162,20 @@ enum ReadError {
     Link(DataLink),
 }
 
-fn read_pcapng(data: &[u8]) -> Result<Vec<Frame>, ReadError> {
+fn read_pcapng(data: &[u8]) -> Result<Capture, ReadError> {
     let mut reader = PcapNgReader::new(data).map_err(ReadError::Format)?;
     let mut frames = Vec::new();
     while let Some(block) = reader.next_block() {
-        let (interface, timestamp, data) = match block.map_err(ReadError::Format)? {
+        let block = match block {
+            Ok(b) => b,
+            Err(e) => {
+                return Ok(Capture {
+                    frames,
+                    truncated: Some(e.to_string()),
+                });
+            }
+        };
+        let (interface, timestamp, data) = match block {
             Block::EnhancedPacket(p) => (p.interface_id, p.timestamp, p.data.into_owned()),
             Block::SimplePacket(p) => (0, Duration::ZERO, p.data.into_owned()),
             _ => continue,
@@ -157,7 +188,10 @@ fn read_pcapng(data: &[u8]) -> Result<Vec<Frame>, ReadError> {
         let link = link_of(linktype).ok_or(ReadError::Link(linktype))?;
         frames.push(captured(timestamp, &data, link));
     }
-    Ok(frames)
+    Ok(Capture {
+        frames,
+        truncated: None,
+    })
 }
 
 /// Reads hex frames, one per line (whitespace and ':' separators allowed, blank lines and
@@ -224,6 +258,44 @@ impl<W: Write> CaptureWriter<W> {
     }
 }
 
+/// A buffered writer that also flushes at least every [`FlushingWriter::PERIOD`] of wall
+/// time while it is written to, so that a capture of a run stopped from outside (a time-out,
+/// Ctrl-C) loses at most that much of its tail: [`read_capture`] reads what came before.
+#[derive(Debug)]
+pub struct FlushingWriter<W: Write> {
+    inner: std::io::BufWriter<W>,
+    last: std::time::Instant,
+}
+
+impl<W: Write> FlushingWriter<W> {
+    /// How long written bytes may wait in the buffer.
+    pub const PERIOD: Duration = Duration::from_millis(500);
+
+    /// Buffers writes to `inner`.
+    pub fn new(inner: W) -> Self {
+        FlushingWriter {
+            inner: std::io::BufWriter::with_capacity(1 << 16, inner),
+            last: std::time::Instant::now(),
+        }
+    }
+}
+
+impl<W: Write> Write for FlushingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if self.last.elapsed() >= Self::PERIOD {
+            self.inner.flush()?;
+            self.last = std::time::Instant::now();
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.last = std::time::Instant::now();
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 #[allow(non_snake_case)]
 mod tests {
@@ -251,7 +323,7 @@ mod tests {
         w.write(Duration::from_nanos(1_500), &[1, 2, 3]).unwrap();
         let dir = std::env::temp_dir().join(format!("homa-nic-cap-{}", std::process::id()));
         std::fs::write(&dir, w.into_inner()).unwrap();
-        let frames = read_capture(&dir).unwrap();
+        let frames = read_capture(&dir).unwrap().frames;
         std::fs::remove_file(&dir).unwrap();
         assert_eq!(frames.len(), 1);
         assert_eq!(frames[0].timestamp, Some(Duration::from_nanos(1_500)));
@@ -278,7 +350,7 @@ mod tests {
         .unwrap();
         let path = std::env::temp_dir().join(format!("homa-nic-ng-{}", std::process::id()));
         std::fs::write(&path, w.into_inner()).unwrap();
-        let frames = read_capture(&path).unwrap();
+        let frames = read_capture(&path).unwrap().frames;
         std::fs::remove_file(&path).unwrap();
         assert_eq!(
             frames,
@@ -288,6 +360,27 @@ mod tests {
                 bytes: Ok(packet.to_vec()),
             }]
         );
+    }
+
+    #[test]
+    fn read_capture__a_file_cut_short_gives_its_whole_frames_and_says_so() {
+        let mut w = CaptureWriter::new(Vec::new()).unwrap();
+        for i in 0..3u8 {
+            w.write(Duration::from_nanos(u64::from(i)), &[i; 60])
+                .unwrap();
+        }
+        let bytes = w.into_inner();
+        let path = std::env::temp_dir().join(format!("homa-nic-cut-{}", std::process::id()));
+        // Cut in the middle of the third record.
+        std::fs::write(&path, &bytes[..bytes.len() - 30]).unwrap();
+        let cut = read_capture(&path).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let whole = read_capture(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(cut.frames.len(), 2);
+        assert_eq!(cut.frames[1].bytes, Ok(vec![1; 60]));
+        assert!(cut.truncated.is_some());
+        assert_eq!((whole.frames.len(), whole.truncated), (3, None));
     }
 
     #[test]

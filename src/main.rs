@@ -27,7 +27,8 @@ struct Cli {
 enum Command {
     /// Decode Homa frames from a pcap/pcapng capture or from hex lines, like tcpdump.
     ///
-    /// Exit status: 0 when every frame decoded, 1 when any was malformed, 2 on usage or I/O
+    /// Exit status: 0 when every frame decoded, 1 when any was malformed or the capture was
+    /// cut short (every whole frame before the cut is printed), 2 on usage or I/O
     /// errors.
     Decode(DecodeArgs),
     /// Simulate a Homa cluster on a workload and print the slowdown by message size.
@@ -139,8 +140,13 @@ fn decode(args: DecodeArgs) -> Result<ExitCode> {
         Link::Eth => LinkType::Ethernet,
         Link::Ip => LinkType::Ip,
     };
+    let mut truncated = None;
     let frames = match (&args.capture, args.hex.as_deref()) {
-        (Some(path), _) => read_capture(path)?,
+        (Some(path), _) => {
+            let capture = read_capture(path)?;
+            truncated = capture.truncated.map(|why| (path, why));
+            capture.frames
+        }
         (None, Some("-")) => read_hex(std::io::stdin().lock(), link)
             .context("failed to read hex frames from standard input")?,
         (None, Some(file)) => {
@@ -172,7 +178,14 @@ fn decode(args: DecodeArgs) -> Result<ExitCode> {
         summary.malformed,
         summary.skipped
     );
-    Ok(if summary.malformed > 0 {
+    if let Some((path, why)) = &truncated {
+        eprintln!(
+            "homa-nic: {} is cut short after its last whole frame ({why}): the capture was \
+             stopped while writing, or damaged",
+            path.display()
+        );
+    }
+    Ok(if summary.malformed > 0 || truncated.is_some() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

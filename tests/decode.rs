@@ -239,3 +239,22 @@ fn tshark__reads_example_capture_as_protocol_146() {
         assert_eq!(*row, ",146,", "IPv6 row: {text}");
     }
 }
+
+#[test]
+fn decode__a_capture_cut_short_prints_its_whole_frames_and_exits_1() {
+    let whole = std::fs::read(data("all-types.pcap")).unwrap();
+    let path = std::env::temp_dir().join(format!("homa-nic-cut-{}.pcap", std::process::id()));
+    std::fs::write(&path, &whole[..whole.len() - 5]).unwrap();
+    let out = homa_nic(&["decode", path.to_str().unwrap()], None);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let full = homa_nic(&["decode", data("all-types.pcap").to_str().unwrap()], None);
+    let lines = |o: &Output| String::from_utf8_lossy(&o.stdout).lines().count();
+    assert_eq!(
+        lines(&out),
+        lines(&full) - 1,
+        "every whole frame is printed"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cut short"), "{stderr}");
+}
