@@ -110,8 +110,9 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
                     time_limit_ps: 60_000 * MS,
                     pattern: Pattern::Uniform,
                     engine: homa_sim::cluster::Engine::Model,
+                    watchdog: homa_sim::cluster::Watchdog::default(),
                 };
-                let r = Cluster::new(config)?.run(&mut |_, _| {});
+                let r = Cluster::new(config)?.run(&mut |_| {});
                 rates.push(r.packets_per_wall_second());
                 eprintln!(
                     "  seed {seed}: {} packets in {:.2} s wall",
@@ -186,6 +187,7 @@ fn sim_rpcs_once(engine: SimEngine, size: u32, count: u32, outstanding: u32) -> 
         time_limit_ps: 60_000 * MS,
         pattern: Pattern::Uniform,
         engine,
+        watchdog: homa_sim::cluster::Watchdog::default(),
     };
     let (name, clock) = match engine {
         SimEngine::Rtl(t) => ("simulated NICs (rtl engine)", Some(t)),

@@ -2,10 +2,10 @@
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use homa_nic::capture::{CaptureError, CaptureWriter};
+use homa_nic::capture::{CaptureError, CaptureWriter, FlushingWriter};
 use homa_nic::plot::{Series, slowdown_chart};
 use homa_sim::cluster::{
-    Cluster, ClusterConfig, Engine as ClusterEngine, NicReport, Pattern, Report,
+    Cluster, ClusterConfig, Engine as ClusterEngine, NicReport, Pattern, Report, Watchdog,
 };
 use homa_sim::fabric::{FabricConfig, Topology};
 use homa_sim::nic::NicTiming;
@@ -17,7 +17,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::BufWriter;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::path::PathBuf;
@@ -66,6 +65,13 @@ pub(crate) struct SimArgs {
     /// Stop after this much simulated time (milliseconds) even if messages are outstanding.
     #[arg(long, default_value_t = 60_000)]
     time_limit_ms: u64,
+    /// Watchdog: stop, naming the stuck RPCs, when no message completes for this much
+    /// simulated time (milliseconds) while the run goes on.
+    #[arg(long, default_value_t = 100.0)]
+    stall_ms: f64,
+    /// Watchdog: stop, naming the stuck RPCs, after this much wall-clock time (seconds).
+    #[arg(long)]
+    wall_limit_s: Option<f64>,
     /// Also write the results as JSON to FILE.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -175,6 +181,19 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             args.clock_mhz
         );
     }
+    if !(args.stall_ms.is_finite() && args.stall_ms > 0.0) {
+        anyhow::bail!(
+            "invalid --stall-ms {}: allowed a positive number of milliseconds",
+            args.stall_ms
+        );
+    }
+    let wall = match args.wall_limit_s {
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => {
+            anyhow::bail!("invalid --wall-limit-s {s}: allowed a positive number of seconds")
+        }
+        None => None,
+    };
     let config = ClusterConfig {
         topology,
         fabric,
@@ -189,6 +208,10 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             ClusterEngine::Rtl(timing)
         } else {
             ClusterEngine::Model
+        },
+        watchdog: Watchdog {
+            stall_ps: (args.stall_ms * MS as f64) as u64,
+            wall,
         },
     };
     // Output paths are checked (their directories made) before a run of minutes, not after.
@@ -210,10 +233,10 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         None => None,
     };
     let bar = ProgressBar::new(messages);
-    if std::io::stdout().is_terminal() {
+    if std::io::stderr().is_terminal() {
         bar.set_style(
             ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:40}] {pos}/{len} messages, eta {eta}",
+                "{elapsed_precise} [{bar:30}] {pos}/{len} measured, eta {eta} {msg}",
             )
             .expect("static template")
             .progress_chars("=> "),
@@ -221,13 +244,26 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     } else {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
-    let report = cluster.run(&mut |done, _| bar.set_position(done));
+    let wall_start = std::time::Instant::now();
+    let report = cluster.run(&mut |p| {
+        bar.set_position(p.measured);
+        let secs = wall_start.elapsed().as_secs_f64().max(1e-3);
+        bar.set_message(format!(
+            "| simulated {:.3} ms, {} RPCs done, {} failed, {:.0} packets/s",
+            p.simulated_ps as f64 / MS as f64,
+            p.completed,
+            p.failed,
+            p.packets as f64 / secs
+        ));
+    });
     bar.finish_and_clear();
     if let (Some(c), Some(path)) = (capture, &args.pcap) {
         finish_capture(c, path)?;
     }
-    let rtt = if args.rtt_samples > 0 {
-        let mut v = Cluster::round_trips(config, 100, 100, args.rtt_samples)
+    // A 100-byte RPC, or the workload's largest message if it is smaller.
+    let rtt_bytes = config.workload.max_bytes().min(100);
+    let rtt = if args.rtt_samples > 0 && report.stopped.is_none() {
+        let mut v = Cluster::round_trips(config, rtt_bytes, rtt_bytes, args.rtt_samples)
             .context("timing small RPCs")?;
         v.sort_unstable();
         Some(v[v.len() / 2])
@@ -237,6 +273,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     let run = RunInfo {
         engine: if rtl { "rtl" } else { "model" },
         small_rpc_rtt_ps: rtt,
+        small_rpc_bytes: rtt_bytes,
     };
     // The report first: a file that cannot be written then does not cost the results.
     match print_report(&mut std::io::stdout().lock(), &report, &run) {
@@ -253,6 +290,12 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         std::fs::write(path, chart(&report, run.engine))
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
+    if let Some(stop) = &report.stopped {
+        anyhow::bail!(
+            "{stop}\n(--stall-ms, --wall-limit-s and --time-limit-ms set the limits; RUST_LOG=debug \
+             shows the engines' decisions)"
+        );
+    }
     Ok(())
 }
 
@@ -268,17 +311,19 @@ fn make_parent(path: &Path) -> Result<()> {
 /// What the run adds to the cluster's report.
 struct RunInfo {
     engine: &'static str,
-    /// Median round trip of a 100-byte RPC on the idle cluster.
+    /// Median round trip of a small RPC on the idle cluster.
     small_rpc_rtt_ps: Option<u64>,
+    /// Its request and response size (100 B, or the workload's largest if smaller).
+    small_rpc_bytes: u32,
 }
 
-type Sink = Rc<RefCell<(CaptureWriter<BufWriter<File>>, Option<CaptureError>)>>;
+type Sink = Rc<RefCell<(CaptureWriter<FlushingWriter<File>>, Option<CaptureError>)>>;
 
 /// Opens the pcap file and hands the cluster a sink that writes to it.
 fn start_capture(cluster: &mut Cluster, path: &Path) -> Result<Sink> {
     let file = File::create(path)
         .with_context(|| format!("failed to create the capture {}", path.display()))?;
-    let writer = CaptureWriter::new(BufWriter::new(file))?;
+    let writer = CaptureWriter::new(FlushingWriter::new(file))?;
     let sink: Sink = Rc::new(RefCell::new((writer, None)));
     let inner = sink.clone();
     cluster.capture(move |ps, frame| {
@@ -442,8 +487,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
     )?;
     writeln!(
         out,
-        "engine {}: RPCs completed {}, payload errors {}",
-        run.engine, r.completed, r.payload_errors
+        "engine {}: RPCs completed {}, failed {}, payload errors {}",
+        run.engine, r.completed, r.rpcs_failed, r.payload_errors
     )?;
     if let Some(rtt) = run.small_rpc_rtt_ps {
         let cycles = r
@@ -453,7 +498,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             .unwrap_or_default();
         writeln!(
             out,
-            "small RPC round trip (100 B request and response, idle network, median): {} ns{cycles}",
+            "small RPC round trip ({} B request and response, idle network, median): {} ns{cycles}",
+            run.small_rpc_bytes,
             rtt / 1_000
         )?;
     }
@@ -572,6 +618,9 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
         "payload_errors": r.payload_errors,
         "engine": run.engine,
         "rpcs": r.completed,
+        "rpcs_failed": r.rpcs_failed,
+        "packets": packets_json(r),
+        "stopped": r.stopped.as_ref().map(|s| s.to_string()),
         "small_rpc_rtt_ns": run.small_rpc_rtt_ps.map(|p| p as f64 / 1_000.0),
         "small_rpc_rtt_cycles": run
             .small_rpc_rtt_ps
@@ -581,6 +630,16 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
         "buckets": buckets,
         "paper_comparison": comparison,
     })
+}
+
+/// Packets the hosts and NICs sent, by type: every type named, zeros included.
+fn packets_json(r: &Report) -> serde_json::Value {
+    let map: serde_json::Map<String, serde_json::Value> = r
+        .packets_by_type
+        .iter()
+        .map(|(t, n)| ((*t).to_string(), json!(n)))
+        .collect();
+    serde_json::Value::Object(map)
 }
 
 /// The NICs' counters as JSON: the receive side and the transmit side (two objects merged,

@@ -37,6 +37,7 @@ fn config(hosts: usize, workload: &str, load: f64, messages: u64, loss: f64) -> 
         time_limit_ps: 1_000 * MS,
         pattern: Pattern::Uniform,
         engine: Engine::Rtl(NicTiming::default()),
+        watchdog: Default::default(),
     }
 }
 
@@ -77,7 +78,7 @@ fn rtl_e2e__many_concurrent_messages_on_eight_hosts() {
     }
     let r = Cluster::new(config(8, "w3", 0.8, 1_500, 0.0))
         .unwrap()
-        .run(&mut |_, _| {});
+        .run(&mut |_| {});
     check(&r, 1_500);
     let nic = r.nic.unwrap();
     assert!(nic.grants_sent > 100, "{nic:?}");
@@ -90,7 +91,7 @@ fn rtl_e2e__losses_on_the_fabric_are_repaired() {
     }
     let r = Cluster::new(config(4, "fixed:100000", 0.5, 100, 0.02))
         .unwrap()
-        .run(&mut |_, _| {});
+        .run(&mut |_| {});
     check(&r, 100);
     assert!(r.fabric.injected_losses > 0);
     let resends = r

@@ -65,6 +65,23 @@ fn sim__writes_json_schema_and_chart() {
         assert!(b["p50_slowdown"].as_f64().unwrap() >= 0.99);
         assert!(b["p99_slowdown"].as_f64().unwrap() >= b["p50_slowdown"].as_f64().unwrap());
     }
+    // Every packet type by name, and the RPCs that failed.
+    let packets = v["packets"].as_object().unwrap();
+    for t in [
+        "DATA",
+        "GRANT",
+        "RESEND",
+        "RPC_UNKNOWN",
+        "BUSY",
+        "ACK",
+        "NEED_ACK",
+        "CUTOFFS",
+    ] {
+        assert!(packets[t].is_u64(), "{t} in {packets:?}");
+    }
+    assert!(packets["DATA"].as_u64().unwrap() >= 400);
+    assert_eq!(v["rpcs_failed"], 0);
+    assert_eq!(v["stopped"], Value::Null);
     let chart = std::fs::read_to_string(&svg).unwrap();
     assert!(chart.starts_with("<svg") && chart.contains("<polyline"));
     let _ = std::fs::remove_file(json);
@@ -122,4 +139,56 @@ fn sim__an_output_that_cannot_be_written_fails_before_the_run() {
         "no run started: {stderr}"
     );
     std::fs::remove_file(&file).ok();
+}
+
+#[test]
+fn sim__a_run_that_cannot_finish_stops_names_its_stuck_rpcs_and_fails() {
+    // 1 MB messages cannot complete in 1 us: the watchdog stops the run.
+    let json = temp("stalled.json");
+    let out = homa_nic(&[
+        "sim",
+        "--workload",
+        "fixed:1000000",
+        "--hosts",
+        "4",
+        "--messages",
+        "50",
+        "--stall-ms",
+        "0.001",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the run stopped at"), "{stderr}");
+    assert!(stderr.contains("client state Outgoing"), "{stderr}");
+    // The report and the JSON still come, with the reason.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("messages measured"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(
+        v["stopped"].as_str().unwrap().contains("simulated time"),
+        "{v}"
+    );
+    let _ = std::fs::remove_file(json);
+}
+
+#[test]
+fn sim__the_small_rpc_timing_fits_a_workload_of_tiny_messages() {
+    let out = homa_nic(&[
+        "sim",
+        "--workload",
+        "fixed:1",
+        "--hosts",
+        "2",
+        "--messages",
+        "20",
+        "--rtt-samples",
+        "3",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("small RPC round trip (1 B request and response"),
+        "{stdout}"
+    );
 }

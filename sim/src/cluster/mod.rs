@@ -22,9 +22,11 @@ mod nic_tx;
 mod nics;
 mod pingpong;
 mod report;
+mod watchdog;
 
 pub use pingpong::RpcRun;
 pub use report::{BucketRow, NicReport, Report};
+pub use watchdog::{STUCK_LISTED, SeenPacket, StopReason, Stopped, StuckRpc, Watchdog};
 
 use crate::event::EventQueue;
 use crate::fabric::{Fabric, FabricConfig, FabricError, HostId, Topology};
@@ -62,6 +64,35 @@ pub struct ClusterConfig {
     pub pattern: Pattern,
     /// What runs between each host's engine and the fabric.
     pub engine: Engine,
+    /// When a run that stops making progress gives up.
+    pub watchdog: Watchdog,
+}
+
+/// How a run is going, for a progress display.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Measured messages completed.
+    pub measured: u64,
+    /// Measured messages asked for.
+    pub total: u64,
+    /// Messages completed, warm-up and later traffic included.
+    pub completed: u64,
+    /// RPCs that failed (their client's engine gave up on them).
+    pub failed: u64,
+    /// Simulated time, ps.
+    pub simulated_ps: Ps,
+    /// Packets the hosts and NICs put on the fabric so far.
+    pub packets: u64,
+}
+
+/// What one step of the run did.
+enum Step {
+    /// Handled the events of the next time.
+    Ran,
+    /// Nothing is left to happen.
+    Idle,
+    /// The next event lies past the time limit.
+    TimeLimit,
 }
 
 /// What runs between each host's engine and the fabric.
@@ -137,6 +168,8 @@ struct Tracked {
     start: Ps,
     measured: bool,
     client_id: u64,
+    /// The last packets of its RPC that reached a host, oldest first (for the watchdog).
+    seen: [Option<SeenPacket>; watchdog::SEEN],
 }
 
 /// A running cluster.
@@ -168,6 +201,11 @@ pub struct Cluster {
     capture: Option<Capture>,
     /// Messages delivered, warm-up and later traffic included.
     completed: u64,
+    /// Client RPCs their engine gave up on (`Event::Failed`), and of them the measured ones.
+    failed: u64,
+    failed_measured: u64,
+    /// Why the run ended early, if it did.
+    stopped: Option<Stopped>,
     /// Round-trip mode ([`Cluster::round_trips`]).
     ping: Option<pingpong::Ping>,
     /// NIC outputs of the current step.
@@ -310,6 +348,9 @@ impl Cluster {
             ping: None,
             capture: None,
             completed: 0,
+            failed: 0,
+            failed_measured: 0,
+            stopped: None,
             nic_out: Vec::new(),
             rng: seeded_rng(config.seed),
             fabric,
@@ -336,29 +377,72 @@ impl Cluster {
         self.hosts.len()
     }
 
-    /// Runs until every measured message completed or the time limit passed, calling
-    /// `progress(completed, total)` now and then. Returns the report.
-    pub fn run(mut self, progress: &mut dyn FnMut(u64, u64)) -> Report {
+    /// Runs until every measured message completed (or failed), calling `progress` now and
+    /// then. A run that cannot finish stops early (the time limit, or the watchdog: see
+    /// [`Watchdog`]) and its report says why ([`Report::stopped`]). Returns the report.
+    pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> Report {
         let wall = std::time::Instant::now();
         let total = self.config.messages;
+        let watchdog = self.config.watchdog;
         let mut events: u64 = 0;
-        let mut last_reported = 0;
-        while self.measured_done < total && self.step() {
+        let (mut last_completed, mut last_completion_ps) = (0, 0);
+        while self.measured_done + self.failed_measured < total {
+            let reason = match self.step() {
+                Step::Ran => None,
+                Step::Idle => Some(StopReason::NothingPending),
+                Step::TimeLimit => Some(StopReason::TimeLimit {
+                    limit_ps: self.config.time_limit_ps,
+                }),
+            };
             events += 1;
-            if self.measured_done >= last_reported + (total / 200).max(1) {
-                last_reported = self.measured_done;
-                progress(self.measured_done, total);
+            if self.completed + self.failed != last_completed || self.in_flight.is_empty() {
+                // Progress, or nothing to wait for (an idle gap between arrivals).
+                last_completed = self.completed + self.failed;
+                last_completion_ps = self.now;
+            }
+            let reason = reason.or_else(|| {
+                let span_ps = self.now - last_completion_ps;
+                (span_ps > watchdog.stall_ps).then_some(StopReason::Stalled { span_ps })
+            });
+            let reason = reason.or_else(|| {
+                if !events.is_multiple_of(1024) {
+                    return None;
+                }
+                let oldest = self.in_flight.values().map(|t| t.start).min()?;
+                let age_ps = self.now - oldest;
+                (age_ps > watchdog.stall_ps).then_some(StopReason::Starved { age_ps })
+            });
+            let reason = reason.or_else(|| {
+                let budget = watchdog.wall.filter(|_| events.is_multiple_of(1024))?;
+                (wall.elapsed() > budget).then_some(StopReason::WallBudget { budget })
+            });
+            if let Some(reason) = reason {
+                self.stopped = Some(self.stopped(reason));
+                break;
+            }
+            if events.is_multiple_of(4096) {
+                progress(&self.progress());
             }
         }
-        progress(self.measured_done, total);
+        progress(&self.progress());
         self.settle_nics();
         let nic = self.nic_report();
         report::build(&self, events, wall.elapsed().as_secs_f64(), nic)
     }
 
-    /// Advances to the next event time and handles everything due then. Returns false when
-    /// nothing is left to happen or the time limit is reached.
-    fn step(&mut self) -> bool {
+    fn progress(&self) -> Progress {
+        Progress {
+            measured: self.measured_done,
+            total: self.config.messages,
+            completed: self.completed,
+            failed: self.failed,
+            simulated_ps: self.now,
+            packets: self.fabric.stats().packets_sent,
+        }
+    }
+
+    /// Advances to the next event time and handles everything due then.
+    fn step(&mut self) -> Step {
         let nic_edge = self.nics.as_ref().and_then(|n| n.next_edge());
         let next = [
             self.fabric.next_event_time(),
@@ -369,10 +453,10 @@ impl Cluster {
         .flatten()
         .min();
         let Some(next) = next else {
-            return false;
+            return Step::Idle;
         };
         if next > self.config.time_limit_ps {
-            return false;
+            return Step::TimeLimit;
         }
         self.now = next;
         self.deliveries.clear();
@@ -381,6 +465,9 @@ impl Cluster {
         let now_ns = Instant::from_nanos(next / 1_000);
         let mut touched: Vec<HostId> = Vec::new();
         for d in deliveries.drain(..) {
+            let h = &d.packet.packet.header;
+            let (from, id, kind) = (d.packet.src, h.sender_id, h.packet_type());
+            self.note_packet(d.host, from, id, kind);
             match &mut self.nics {
                 None => {
                     let src = addr_of(d.packet.src);
@@ -418,7 +505,7 @@ impl Cluster {
         for h in touched {
             self.drain(h, now_ns);
         }
-        true
+        Step::Ran
     }
 
     fn new_message(&mut self, src: HostId, now: Instant) {
@@ -448,6 +535,7 @@ impl Cluster {
                 start: self.now,
                 measured,
                 client_id,
+                seen: [None; watchdog::SEEN],
             },
         );
     }
@@ -459,8 +547,7 @@ impl Cluster {
                 Event::Request(req) if self.ping.is_some() => self.ping_request(h, now, req),
                 Event::Request(req) => self.delivered(h, req.peer.ip(), req.id, &req.message),
                 Event::Response { id, message } => self.ping_response(id, &message),
-                // Failures do not occur (runs end at the time limit before timeouts matter).
-                _ => {}
+                Event::Failed { id, .. } => self.failed(h, id),
             }
         }
         let now_ps = self.now;
@@ -519,6 +606,22 @@ impl Cluster {
             let took = self.now - t.start;
             self.stats.record(t.size, took as f64 / ideal as f64);
             self.measured_done += 1;
+        }
+    }
+
+    /// Client RPC `id` of host `src` failed: its message is accounted for as failed.
+    fn failed(&mut self, src: HostId, id: u64) {
+        let key = self
+            .in_flight
+            .iter()
+            .find(|(_, t)| t.src == src && t.client_id == id)
+            .map(|(k, _)| *k);
+        let Some(t) = key.and_then(|k| self.in_flight.remove(&k)) else {
+            return;
+        };
+        self.failed += 1;
+        if t.measured {
+            self.failed_measured += 1;
         }
     }
 

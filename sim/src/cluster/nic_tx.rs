@@ -15,7 +15,7 @@ use super::nics::Nics;
 use crate::fabric::HostId;
 use crate::nic::NicError;
 use crate::time::Ps;
-use homa_driver::{Device, Post, TxBuffers, TxQueue};
+use homa_driver::{Device, Post, Released, TxBuffers, TxQueue};
 use homa_proto::core::Offload;
 use homa_proto::hostif::{Event, TxLimits};
 
@@ -65,8 +65,9 @@ impl Nics {
         self.post_waiting(h, at);
     }
 
-    /// Frees what host `h`'s NIC completed, then posts what waits, at `at`.
-    pub(crate) fn tx_progress(&mut self, h: HostId, at: Ps) {
+    /// Frees what host `h`'s NIC completed, then posts what waits, at `at`. What each
+    /// completion finished goes to `sent`, for the host's engine.
+    pub(crate) fn tx_progress(&mut self, h: HostId, at: Ps, sent: &mut Vec<Released>) {
         let (done, refused) = self.nics[h].take_tx_completions();
         let tx = &mut self.tx[h];
         for c in done.iter().chain(&refused) {
@@ -74,8 +75,9 @@ impl Nics {
                 Event::TxDone { cookie, .. } | Event::Error { cookie, .. } => cookie,
                 _ => continue,
             };
-            if tx.queue.complete(cookie) {
+            if let Some(r) = tx.queue.complete(cookie) {
                 tx.completed += 1;
+                sent.push(r);
             }
         }
         tx.errors += refused.len() as u64;

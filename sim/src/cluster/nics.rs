@@ -59,6 +59,9 @@ pub(crate) enum ToHost {
     Packet(IpAddr, Packet),
     /// A GRANT the NIC sent to `peer`.
     Granted(IpAddr, Repr<'static>),
+    /// The NIC finished a TX descriptor (its `TX_DONE` or `ERROR` completion).
+    #[cfg(homa_rtl)]
+    Sent(homa_driver::Released),
 }
 
 /// A frame the hardware built (GRANT or DATA) as a fabric packet, its destination and its
@@ -221,7 +224,8 @@ impl super::Cluster {
         for h in 0..nics.nics.len() {
             let mut out = std::mem::take(&mut self.nic_out);
             nics.nics[h].run_until(now, &mut out);
-            nics.tx_progress(h, now);
+            let mut sent = Vec::new();
+            nics.tx_progress(h, now, &mut sent);
             for (t, o) in out.drain(..) {
                 match o {
                     crate::nic::NicOutput::Host { src, packet } => {
@@ -250,6 +254,14 @@ impl super::Cluster {
                 }
                 self.timers.push(t + pcie, super::Timer::ToHost(h));
             }
+            if !sent.is_empty() {
+                // The completions reach the host one PCIe crossing later (after the packets
+                // above: this queue is in time order).
+                for r in sent {
+                    nics.to_host[h].push_back((now + pcie, ToHost::Sent(r)));
+                }
+                self.timers.push(now + pcie, super::Timer::ToHost(h));
+            }
             self.nic_out = out;
         }
         let _ = (now, pcie);
@@ -273,6 +285,8 @@ impl super::Cluster {
             match item {
                 ToHost::Packet(src, packet) => self.hosts[h].handle_packet(now_ns, src, packet),
                 ToHost::Granted(peer, header) => self.hosts[h].note_offloaded_grant(peer, &header),
+                #[cfg(homa_rtl)]
+                ToHost::Sent(r) => self.hosts[h].offload_sent(r.peer, r.id, r.op),
             }
         }
     }

@@ -95,7 +95,7 @@ impl Cluster {
                 called += 1;
                 continue;
             }
-            if !c.step() {
+            if !matches!(c.step(), super::Step::Ran) {
                 return Err(ClusterError::Invalid {
                     field: "time_limit",
                     value: format!("{} ps", c.config.time_limit_ps),

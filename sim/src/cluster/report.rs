@@ -56,6 +56,10 @@ pub struct Report {
     pub achieved_load: f64,
     /// With the `rtl` engine: what the Verilated NICs did.
     pub nic: Option<NicReport>,
+    /// Client RPCs that failed (their engine gave up: timeout, or the server lost them).
+    pub rpcs_failed: u64,
+    /// Why the run ended before every measured message completed, if it did.
+    pub stopped: Option<super::Stopped>,
 }
 
 /// What the Verilated NICs of an `rtl` run did, summed over the hosts.
@@ -181,5 +185,7 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
             fabric.bytes_delivered as f64 * 8.0 / capacity.max(1.0)
         },
         nic,
+        rpcs_failed: c.failed,
+        stopped: c.stopped.clone(),
     }
 }
