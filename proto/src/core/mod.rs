@@ -230,6 +230,33 @@ impl Endpoint {
         self.rpcs.get(&RpcKey::Client(id)).map(|r| r.state)
     }
 
+    /// What client RPC `id` holds of its request (the message it sends), if it is alive.
+    pub fn client_request(&self, id: u64) -> Option<rpc::MessageView> {
+        let rpc = self.rpcs.get(&RpcKey::Client(id))?;
+        let m = rpc.msgout.as_ref()?;
+        Some(rpc::MessageView {
+            state: rpc.state,
+            length: m.length,
+            done: m.next_offset,
+            granted: m.granted,
+            active: m.sendable(),
+        })
+    }
+
+    /// What the server RPC of client `peer`'s id `client_id` holds of its request (the
+    /// message it receives), if it is alive.
+    pub fn server_request(&self, peer: IpAddr, client_id: u64) -> Option<rpc::MessageView> {
+        let rpc = self.rpcs.get(&RpcKey::Server(peer, client_id | 1))?;
+        let m = rpc.msgin.as_ref()?;
+        Some(rpc::MessageView {
+            state: rpc.state,
+            length: m.length,
+            done: m.received,
+            granted: m.granted,
+            active: m.granted < m.length,
+        })
+    }
+
     /// Takes `peer`'s unscheduled cutoffs as if it had sent them in a CUTOFFS packet: for a
     /// host that knows its peers' settings (a simulated cluster in steady state), so that
     /// first messages do not go out at the default priority.

@@ -15,6 +15,23 @@ pub enum RpcState {
     InService,
 }
 
+/// What one end of an RPC holds of a message, for diagnosis (a watchdog naming a stuck RPC).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MessageView {
+    /// The RPC's state at this end.
+    pub state: RpcState,
+    /// Message bytes.
+    pub length: u32,
+    /// Sender: bytes sent at least once (with transmit offload, handed to the NIC).
+    /// Receiver: bytes received.
+    pub done: u32,
+    /// The granted offset as this end knows it.
+    pub granted: u32,
+    /// Sender: whether it has a packet it may send now (granted bytes unsent, or a
+    /// retransmission queued). Receiver: whether it still grants this message.
+    pub active: bool,
+}
+
 /// How the engine finds an RPC: clients by their local id (unique per host), servers by the
 /// client's address and their local id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
