@@ -1,16 +1,8 @@
 //! The receiver's grant scheduler (HomaModule `homa_grant.c`, SPEC §2.4): after every change
 //! to the inbound messages that need grants, choose the active set by SRPT with
-//! overcommitment, grant each active message up to `progress + window` within the
+//! overcommitment, grant each active message up to `received + window` within the
 //! `max_incoming` budget, and give it the scheduled priority of its rank. The decisions are
 //! [`crate::policy`]'s; this file only gathers the state they need and sends the GRANTs.
-//!
-//! `progress` is the furthest byte received less the gaps within a window below it, where
-//! HomaModule counts the bytes received: a gap further back counts as lost, not in flight. RESEND repairs a
-//! gap only once its message goes quiet; counted as in flight, gaps held the window and the
-//! budget: at 5 % loss a 20 MB message gathers more than `max_incoming` of them, and its
-//! receiver stopped granting every message while that one kept arriving (W5 at 5 % loss
-//! starved messages for over 100 ms and carried 0.2 of an offered 0.3). Without loss the
-//! two are equal, and packets a rank change reorders stay within the window.
 //!
 //! FIFO grants: every `fifo_grant_increment * 8 / (link rate * grant_fifo_fraction)` the
 //! oldest message that still needs grants gets `fifo_grant_increment` more bytes, at
@@ -32,19 +24,12 @@ impl Endpoint {
         keys.clear();
         cands.clear();
         let mut outstanding: u64 = 0;
-        // Gaps further back than a window are lost (see `MessageIn::progress`).
-        let overcommit = usize::from(self.config.max_overcommit);
-        let slack = policy::window(
-            self.config.window,
-            self.config.max_incoming,
-            self.grantable.len().min(overcommit),
-        );
         for key in &self.grantable {
             let rpc = &self.rpcs[key];
             let Some(m) = rpc.msgin.as_ref() else {
                 continue;
             };
-            outstanding += u64::from(m.granted.saturating_sub(m.progress(slack)));
+            outstanding += u64::from(m.granted.saturating_sub(m.received));
             // With the NIC granting, the engine decides only for the messages it took over.
             if m.granted < m.length && (!self.config.grant_offload || m.soft_granted) {
                 keys.push(*key);
@@ -64,8 +49,7 @@ impl Endpoint {
             let priority = policy::sched_priority(rank, n, self.max_sched_prio);
             let rpc = self.rpcs.get_mut(&key).expect("gathered above");
             let m = rpc.msgin.as_mut().expect("gathered above");
-            let target =
-                policy::grant_target(m.length, m.progress(slack), m.granted, window, headroom);
+            let target = policy::grant_target(m.length, m.received, m.granted, window, headroom);
             if target <= m.granted {
                 continue;
             }
@@ -156,7 +140,7 @@ impl Endpoint {
         let priority = self.config.num_priorities.saturating_sub(2);
         let rpc = self.rpcs.get_mut(&key).expect("found above");
         let m = rpc.msgin.as_mut().expect("found above");
-        if m.granted - m.progress(window).min(m.granted) >= window.saturating_add(2 * inc) {
+        if m.granted - m.received.min(m.granted) >= window.saturating_add(2 * inc) {
             return;
         }
         m.granted = m.granted.saturating_add(inc).min(m.length);

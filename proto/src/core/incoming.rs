@@ -89,22 +89,6 @@ impl MessageIn {
         self.length - self.received
     }
 
-    /// How far the message has come, for its window and the receiver's budget: the end of
-    /// the furthest byte received, less the gaps within `slack` below it. Packets of one
-    /// message overtake each other by less than what is in flight (its window: a rank
-    /// change moves its packets to another priority queue), so a gap further back is lost.
-    /// RESEND repairs it only once the message goes quiet, and counted as in flight it
-    /// would hold the window and the `max_incoming` budget. Never below the bytes received.
-    pub(crate) fn progress(&self, slack: u32) -> u32 {
-        let reached = self.ranges.last().map_or(0, |r| r.1);
-        let lo = reached.saturating_sub(slack);
-        let recent: u32 = (self.ranges.iter().rev())
-            .take_while(|r| r.1 > lo)
-            .map(|&(a, b)| b - a.max(lo))
-            .sum();
-        lo + recent
-    }
-
     /// Adds a packet's payload; returns how many of its bytes were new.
     pub(crate) fn add(&mut self, offset: u32, payload: Bytes) -> u32 {
         let end = offset + payload.len() as u32;

@@ -457,49 +457,6 @@ fn endpoint__receiver_grants_srpt_with_overcommit_and_rank_priorities() {
     );
 }
 
-/// A lost packet leaves a gap that RESEND repairs only once the message goes quiet; the
-/// gap is not in flight, so it holds neither the message's window nor the receiver's
-/// `max_incoming` budget: with a tenth of the packets lost, grants keep coming until the
-/// message is granted whole.
-#[test]
-fn endpoint__gaps_from_loss_hold_neither_window_nor_budget() {
-    let cfg = Config {
-        max_incoming: 20_000,
-        window: 10_000,
-        grant_fifo_fraction: 0,
-        ..config()
-    };
-    let len: u32 = 1_000_000;
-    let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
-    rx.bind(500);
-    let now = Instant::ZERO;
-    let payload = pattern(len as usize, 3);
-    let mut granted = 10_000;
-    let mut offset = 0;
-    let mut packets = 0;
-    while offset < granted {
-        let end = (offset + 1_000).min(granted);
-        // Every tenth packet is lost.
-        if packets % 10 != 9 {
-            let mut p = first_data(2, len, 3);
-            if let Body::Data(d) = &mut p.header.body {
-                d.offset = offset;
-            }
-            p.payload = payload.slice(offset as usize..end as usize);
-            rx.handle_packet(now, addr(1), p);
-        }
-        packets += 1;
-        offset = end;
-        while let Some(t) = rx.poll_transmit(now) {
-            if let Body::Grant(g) = t.packet.header.body {
-                assert!(g.offset > granted, "grants only grow");
-                granted = g.offset;
-            }
-        }
-    }
-    assert_eq!(granted, len, "granted whole, lost packets and all");
-}
-
 #[test]
 fn endpoint__unknown_rpcs() {
     let mut e = Endpoint::new(config(), addr(0)).unwrap();
