@@ -111,11 +111,20 @@ enum TopologyArg {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum PresetArg {
+pub(crate) enum PresetArg {
     /// The SIGCOMM'18 simulator's parameters for the workload.
     Paper,
     /// HomaModule's defaults, cutoffs from the workload.
     Homamodule,
+}
+
+impl From<PresetArg> for Preset {
+    fn from(p: PresetArg) -> Self {
+        match p {
+            PresetArg::Paper => Preset::Paper,
+            PresetArg::Homamodule => Preset::HomaModule,
+        }
+    }
 }
 
 pub(crate) fn run(args: SimArgs) -> Result<()> {
@@ -151,10 +160,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         seed: args.seed,
         ..base
     };
-    let preset = match args.preset {
-        PresetArg::Paper => Preset::Paper,
-        PresetArg::Homamodule => Preset::HomaModule,
-    };
+    let preset = Preset::from(args.preset);
     let mut homa = config_for(preset, &workload, fabric.host_link_bps);
     if rtl {
         // Microsecond round trips at 100 Gb/s: a 10 us timer tick (RESEND after 50 us of

@@ -4,6 +4,7 @@ mod cmd_bench;
 mod cmd_probe;
 mod cmd_regs;
 mod cmd_sim;
+mod cmd_stress;
 mod cmd_synth;
 
 use anyhow::{Context, Result};
@@ -33,6 +34,13 @@ enum Command {
     Decode(DecodeArgs),
     /// Simulate a Homa cluster on a workload and print the slowdown by message size.
     Sim(cmd_sim::SimArgs),
+    /// Run the stress matrix (workloads x loads x losses, duplication with reordering,
+    /// incast) over both engines and check every run: it completes, every RPC is accounted
+    /// for, no payload is wrong, control packets and switch queues stay bounded.
+    ///
+    /// Exit status: 0 when every run passed, 1 when any failed a check, 2 on usage errors or
+    /// when a run could not start.
+    Stress(cmd_stress::StressArgs),
     /// Write the NIC's generated Verilog (and its lint waivers) into a directory.
     Gen {
         /// Output directory (created if missing).
@@ -96,6 +104,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Decode(args) => decode(args),
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Stress(args) => cmd_stress::run(args),
         Command::Gen { out } => generate(&out),
         Command::Synth { block, rtl } => {
             cmd_synth::run(&rtl, block.as_deref()).map(|()| ExitCode::SUCCESS)

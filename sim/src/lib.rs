@@ -13,6 +13,8 @@
 //! - [`stats`]: slowdown statistics per message-size bucket and the SIGCOMM'18 published
 //!   results to compare against;
 //! - [`preset`]: Homa parameters for simulations (the SIGCOMM'18 settings per workload);
+//! - [`stress`]: the stress matrix (workloads x loads x losses, duplication, reordering,
+//!   incast) over the cluster, each run checked against Homa's promises;
 //! - [`cluster`]: one `proto::core` engine per host on the fabric, driven by a workload,
 //!   measured as slowdown per message size, RPCs and round trips; with `Engine::Model` the
 //!   engines meet the fabric directly (the fast model), with `Engine::Rtl` through a
@@ -34,5 +36,6 @@ pub mod preset;
 pub mod rng;
 pub mod rtl;
 pub mod stats;
+pub mod stress;
 pub mod time;
 pub mod workload;

@@ -36,6 +36,7 @@ use crate::stats::SlowdownStats;
 use crate::time::{Ps, SEC};
 use crate::workload::{PoissonArrivals, Workload};
 use homa_proto::core::{Config, ConfigError, Endpoint, Event, Instant, Message};
+use homa_proto::wire::Body;
 use host::{SimPacket, addr_of, frames_of};
 use nics::Nics;
 use rand::RngExt;
@@ -134,6 +135,9 @@ pub enum ClusterError {
     /// The simulated NICs could not be built.
     #[error(transparent)]
     Nic(#[from] NicError),
+    /// The workload is unknown or malformed.
+    #[error(transparent)]
+    Workload(#[from] crate::workload::WorkloadError),
     /// A run parameter is out of range.
     #[error("invalid {field} {value}: allowed {allowed}")]
     Invalid {
@@ -170,6 +174,10 @@ struct Tracked {
     client_id: u64,
     /// The last packets of its RPC that reached a host, oldest first (for the watchdog).
     seen: [Option<SeenPacket>; watchdog::SEEN],
+    /// The highest byte end of its DATA that reached the receiver.
+    reached: u32,
+    /// When `reached` last grew (or the message started).
+    advanced_ps: Ps,
 }
 
 /// A running cluster.
@@ -201,6 +209,8 @@ pub struct Cluster {
     capture: Option<Capture>,
     /// Messages delivered, warm-up and later traffic included.
     completed: u64,
+    /// Messages delivered that were no longer in flight (their client had given up).
+    late_deliveries: u64,
     /// Client RPCs their engine gave up on (`Event::Failed`), and of them the measured ones.
     failed: u64,
     failed_measured: u64,
@@ -348,6 +358,7 @@ impl Cluster {
             ping: None,
             capture: None,
             completed: 0,
+            late_deliveries: 0,
             failed: 0,
             failed_measured: 0,
             stopped: None,
@@ -408,7 +419,7 @@ impl Cluster {
                 if !events.is_multiple_of(1024) {
                     return None;
                 }
-                let oldest = self.in_flight.values().map(|t| t.start).min()?;
+                let oldest = self.in_flight.values().map(|t| t.advanced_ps).min()?;
                 let age_ps = self.now - oldest;
                 (age_ps > watchdog.stall_ps).then_some(StopReason::Starved { age_ps })
             });
@@ -467,7 +478,11 @@ impl Cluster {
         for d in deliveries.drain(..) {
             let h = &d.packet.packet.header;
             let (from, id, kind) = (d.packet.src, h.sender_id, h.packet_type());
-            self.note_packet(d.host, from, id, kind);
+            let data_end = match &h.body {
+                Body::Data(data) => Some(data.offset + d.packet.packet.payload.len() as u32),
+                _ => None,
+            };
+            self.note_packet(d.host, from, id, kind, data_end);
             match &mut self.nics {
                 None => {
                     let src = addr_of(d.packet.src);
@@ -536,6 +551,8 @@ impl Cluster {
                 measured,
                 client_id,
                 seen: [None; watchdog::SEEN],
+                reached: 0,
+                advanced_ps: self.now,
             },
         );
     }
@@ -594,6 +611,8 @@ impl Cluster {
             nics.release(now, dst, client, client_id, message.len() as u32);
         }
         let Some(t) = self.in_flight.remove(&(dst, src, client_id)) else {
+            // Its client already gave up on it (or it came twice).
+            self.late_deliveries += 1;
             return;
         };
         self.hosts[t.src].cancel(t.client_id);

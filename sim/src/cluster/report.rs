@@ -58,6 +58,11 @@ pub struct Report {
     pub nic: Option<NicReport>,
     /// Client RPCs that failed (their engine gave up: timeout, or the server lost them).
     pub rpcs_failed: u64,
+    /// Messages still in flight when the run ended (generated, neither completed nor
+    /// failed): `generated = completed + rpcs_failed + in_flight`.
+    pub in_flight: u64,
+    /// Messages delivered to their server after their client had given up on them.
+    pub late_deliveries: u64,
     /// Why the run ended before every measured message completed, if it did.
     pub stopped: Option<super::Stopped>,
 }
@@ -186,6 +191,8 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
         },
         nic,
         rpcs_failed: c.failed,
+        in_flight: c.in_flight.len() as u64,
+        late_deliveries: c.late_deliveries,
         stopped: c.stopped.clone(),
     }
 }

@@ -238,7 +238,7 @@ fn run__a_starved_message_stops_the_run_and_is_named() {
     assert!(stop.stuck[0].client_state.is_some(), "{stop}");
     let text = stop.to_string();
     assert!(
-        text.contains("rpc ") && text.contains("client state"),
+        text.contains("rpc ") && text.contains("client state") && text.contains("client sent"),
         "{text}"
     );
     assert!(r.messages < 100);

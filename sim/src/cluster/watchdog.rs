@@ -1,9 +1,10 @@
 //! The run's watchdog: a run that stops making progress is stopped, and says why.
 //!
 //! Three limits, checked as the run steps: simulated time with no message completed while
-//! events still happen, or a message in flight for longer (a message starved while others
-//! complete: both [`Watchdog::stall_ps`]), and wall-clock time ([`Watchdog::wall`]). The simulated time limit of [`super::ClusterConfig`] is a third way
-//! a run ends early. Each stop names the messages still in flight, oldest first, with the
+//! events still happen, or a message in flight whose receiver gets no new byte for longer (a
+//! message starved while others complete: both [`Watchdog::stall_ps`]), and wall-clock time
+//! ([`Watchdog::wall`]). The simulated time limit of [`super::ClusterConfig`] is a fourth way
+//! a run ends early. Each stop names the messages still in flight, least recently advanced first, with the
 //! state their client's engine holds them in and the last packets of each that reached a
 //! host, so a livelock shows its cause.
 
@@ -11,6 +12,7 @@ use super::Cluster;
 use crate::fabric::HostId;
 use crate::time::{MS, Ps};
 use homa_proto::core::RpcState;
+use homa_proto::core::rpc::MessageView;
 use homa_proto::wire::PacketType;
 use std::fmt;
 use std::time::Duration;
@@ -18,8 +20,8 @@ use std::time::Duration;
 /// When a run gives up (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Watchdog {
-    /// Simulated time without a completed message, or for which one message stays in
-    /// flight, after which the run stops.
+    /// Simulated time without a completed message, or during which one message in flight
+    /// gets no new byte to its receiver, after which the run stops.
     pub stall_ps: Ps,
     /// Wall-clock time after which the run stops (`None`: no limit).
     pub wall: Option<Duration>,
@@ -44,9 +46,10 @@ pub enum StopReason {
         /// The span, ps.
         span_ps: Ps,
     },
-    /// A message has been in flight this long (simulated) while others completed.
+    /// A message has reached no new byte of its receiver for this long (simulated) while
+    /// others completed.
     Starved {
-        /// Its age, ps.
+        /// Simulated time since its last new byte reached its receiver, ps.
         age_ps: Ps,
     },
     /// The wall-clock budget ran out.
@@ -73,7 +76,7 @@ impl fmt::Display for StopReason {
             ),
             StopReason::Starved { age_ps } => write!(
                 f,
-                "a message has been in flight for {:.3} ms of simulated time",
+                "a message in flight got no new byte to its receiver for {:.3} ms of simulated time",
                 *age_ps as f64 / MS as f64
             ),
             StopReason::WallBudget { budget } => {
@@ -130,8 +133,16 @@ pub struct StuckRpc {
     pub size: u32,
     /// Since when, ps.
     pub started_ps: Ps,
+    /// The highest byte end of its DATA that reached the server.
+    pub reached: u32,
+    /// When that last grew (or the message started), ps.
+    pub advanced_ps: Ps,
     /// The client engine's state of the RPC (`None`: it no longer has it).
     pub client_state: Option<RpcState>,
+    /// What the client's engine holds of the message (`None`: no longer anything).
+    pub sender: Option<MessageView>,
+    /// What the server's engine holds of it (`None`: no RPC, or not yet).
+    pub receiver: Option<MessageView>,
     /// The last packets of the RPC that reached a host, oldest first.
     pub last_packets: Vec<SeenPacket>,
 }
@@ -144,13 +155,34 @@ impl fmt::Display for StuckRpc {
         };
         write!(
             f,
-            "host {} -> host {} rpc {}: {} B since {:.3} us, client state {state}; last packets: ",
+            "host {} -> host {} rpc {}: {} B since {:.3} us, {} B reached by {:.3} us, \
+             client state {state}; ",
             self.src,
             self.dst,
             self.client_id,
             self.size,
-            self.started_ps as f64 / 1e6
+            self.started_ps as f64 / 1e6,
+            self.reached,
+            self.advanced_ps as f64 / 1e6
         )?;
+        if let Some(m) = self.sender {
+            write!(
+                f,
+                "client sent {} B, granted {} B{}; ",
+                m.done,
+                m.granted,
+                if m.active { ", may send" } else { "" }
+            )?;
+        }
+        match self.receiver {
+            Some(m) => write!(
+                f,
+                "server {:?}, received {} B, granted {} B; ",
+                m.state, m.done, m.granted
+            )?,
+            None => f.write_str("no server RPC; ")?,
+        }
+        f.write_str("last packets: ")?;
         if self.last_packets.is_empty() {
             return f.write_str("none arrived");
         }
@@ -173,7 +205,7 @@ pub struct Stopped {
     pub at_ps: Ps,
     /// Messages in flight then.
     pub in_flight: usize,
-    /// The oldest of them (at most [`STUCK_LISTED`]).
+    /// Those that advanced least recently (at most [`STUCK_LISTED`]).
     pub stuck: Vec<StuckRpc>,
 }
 
@@ -190,7 +222,7 @@ impl fmt::Display for Stopped {
             self.in_flight
         )?;
         if !self.stuck.is_empty() {
-            write!(f, ", the oldest:")?;
+            write!(f, ", the least recently advanced:")?;
             for s in &self.stuck {
                 write!(f, "\n  {s}")?;
             }
@@ -202,12 +234,15 @@ impl fmt::Display for Stopped {
 impl Cluster {
     /// Remembers a packet of a tracked message's RPC that reached host `at_host` from
     /// `from`: its header names the RPC (a client's even id, or the server's odd one).
+    /// `data_end` is a DATA packet's end offset: a message advances when its receiver gets
+    /// bytes beyond any it got before (a restart's DATA from offset 0 is no progress).
     pub(super) fn note_packet(
         &mut self,
         at_host: HostId,
         from: HostId,
         sender_id: u64,
         kind: PacketType,
+        data_end: Option<u32>,
     ) {
         let from_client = sender_id & 1 == 0;
         let key = if from_client {
@@ -216,6 +251,10 @@ impl Cluster {
             (from, at_host, sender_id ^ 1)
         };
         if let Some(t) = self.in_flight.get_mut(&key) {
+            if let Some(end) = data_end.filter(|&end| from_client && end > t.reached) {
+                t.reached = end;
+                t.advanced_ps = self.now;
+            }
             t.seen.rotate_left(1);
             t.seen[SEEN - 1] = Some(SeenPacket {
                 at_ps: self.now,
@@ -228,7 +267,7 @@ impl Cluster {
     /// The stop record for `reason`, now.
     pub(super) fn stopped(&self, reason: StopReason) -> Stopped {
         let mut oldest: Vec<_> = self.in_flight.iter().collect();
-        oldest.sort_unstable_by_key(|(_, t)| (t.start, t.src, t.client_id));
+        oldest.sort_unstable_by_key(|(_, t)| (t.advanced_ps, t.start, t.src, t.client_id));
         let stuck = oldest
             .into_iter()
             .take(STUCK_LISTED)
@@ -238,7 +277,11 @@ impl Cluster {
                 client_id,
                 size: t.size,
                 started_ps: t.start,
+                reached: t.reached,
+                advanced_ps: t.advanced_ps,
                 client_state: self.hosts[src].client_state(client_id),
+                sender: self.hosts[src].client_request(client_id),
+                receiver: self.hosts[dst].server_request(super::host::addr_of(src), client_id),
                 last_packets: t.seen.iter().flatten().copied().collect(),
             })
             .collect();
