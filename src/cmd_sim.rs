@@ -9,7 +9,7 @@ use homa_sim::cluster::{
 };
 use homa_sim::fabric::{FabricConfig, Topology};
 use homa_sim::nic::NicTiming;
-use homa_sim::preset::{Preset, config_for};
+use homa_sim::preset::{Preset, for_engine};
 use homa_sim::stats;
 use homa_sim::time::MS;
 use homa_sim::workload::Workload;
@@ -149,24 +149,13 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         TopologyArg::Paper => Topology::paper(),
         TopologyArg::Single => Topology::SingleSwitch { hosts },
     };
-    let base = if rtl {
-        FabricConfig::nic_100g(args.seed)
-    } else {
-        FabricConfig::default()
-    };
+    // --config can set the RTL engine's 10 us tick back.
+    let (base, mut homa) = for_engine(Preset::from(args.preset), &workload, rtl, args.seed);
     let fabric = FabricConfig {
         loss_rate: args.loss,
         port_buffer_bytes: args.buffer_bytes,
-        seed: args.seed,
         ..base
     };
-    let preset = Preset::from(args.preset);
-    let mut homa = config_for(preset, &workload, fabric.host_link_bps);
-    if rtl {
-        // Microsecond round trips at 100 Gb/s: a 10 us timer tick (RESEND after 50 us of
-        // silence) instead of HomaModule's 1 ms. --config can set it back.
-        homa.tick_usecs = 10;
-    }
     if let Some(path) = &args.config {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("failed to read Homa configuration {}", path.display()))?;
@@ -187,19 +176,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             args.clock_mhz
         );
     }
-    if !(args.stall_ms.is_finite() && args.stall_ms > 0.0) {
-        anyhow::bail!(
-            "invalid --stall-ms {}: allowed a positive number of milliseconds",
-            args.stall_ms
-        );
-    }
-    let wall = match args.wall_limit_s {
-        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
-        Some(s) => {
-            anyhow::bail!("invalid --wall-limit-s {s}: allowed a positive number of seconds")
-        }
-        None => None,
-    };
+    let watchdog = watchdog(args.stall_ms, args.wall_limit_s)?;
     let config = ClusterConfig {
         topology,
         fabric,
@@ -215,10 +192,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         } else {
             ClusterEngine::Model
         },
-        watchdog: Watchdog {
-            stall_ps: (args.stall_ms * MS as f64) as u64,
-            wall,
-        },
+        watchdog,
     };
     // Output paths are checked (their directories made) before a run of minutes, not after.
     for path in [&args.json, &args.plot, &args.pcap].into_iter().flatten() {
@@ -305,8 +279,27 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     Ok(())
 }
 
+/// The watchdog of `--stall-ms` and `--wall-limit-s` (`None`: no wall-clock limit), or an
+/// error naming the bad one.
+pub(crate) fn watchdog(stall_ms: f64, wall_limit_s: Option<f64>) -> Result<Watchdog> {
+    if !(stall_ms.is_finite() && stall_ms > 0.0) {
+        anyhow::bail!("invalid --stall-ms {stall_ms}: allowed a positive number of milliseconds");
+    }
+    let wall = match wall_limit_s {
+        Some(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+        Some(s) => {
+            anyhow::bail!("invalid --wall-limit-s {s}: allowed a positive number of seconds")
+        }
+        None => None,
+    };
+    Ok(Watchdog {
+        stall_ps: (stall_ms * MS as f64) as u64,
+        wall,
+    })
+}
+
 /// Creates the directory an output file goes into, if it is missing.
-fn make_parent(path: &Path) -> Result<()> {
+pub(crate) fn make_parent(path: &Path) -> Result<()> {
     match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => std::fs::create_dir_all(dir)
             .with_context(|| format!("failed to create the directory of {}", path.display())),

@@ -1,10 +1,9 @@
 //! `homa-nic stress`: the stress matrix (`homa_sim::stress`) over one or both engines, a
 //! row per run, a Markdown table and JSON, and a non-zero exit when any run fails a check.
 
-use crate::cmd_sim::PresetArg;
+use crate::cmd_sim::{PresetArg, make_parent, watchdog};
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use homa_sim::cluster::Report;
 use homa_sim::stress::{Case, Limits, Outcome, Scope, StressEngine, Traffic, matrix};
 use homa_sim::time::MS;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -12,7 +11,6 @@ use serde_json::json;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct StressArgs {
@@ -55,21 +53,8 @@ enum EngineArg {
 }
 
 pub(crate) fn run(args: StressArgs) -> Result<ExitCode> {
-    if !(args.stall_ms.is_finite() && args.stall_ms > 0.0) {
-        anyhow::bail!(
-            "invalid --stall-ms {}: allowed a positive number of milliseconds",
-            args.stall_ms
-        );
-    }
-    if !(args.wall_limit_s.is_finite() && args.wall_limit_s > 0.0) {
-        anyhow::bail!(
-            "invalid --wall-limit-s {}: allowed a positive number of seconds",
-            args.wall_limit_s
-        );
-    }
     let limits = Limits {
-        stall_ps: (args.stall_ms * MS as f64) as u64,
-        wall: Some(Duration::from_secs_f64(args.wall_limit_s)),
+        watchdog: watchdog(args.stall_ms, Some(args.wall_limit_s))?,
         ..Limits::default()
     };
     let scope = if args.quick {
@@ -100,10 +85,7 @@ pub(crate) fn run(args: StressArgs) -> Result<ExitCode> {
         );
     }
     for path in [&args.markdown, &args.json].into_iter().flatten() {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("failed to create the directory of {}", path.display()))?;
-        }
+        make_parent(path)?;
     }
     let bar = ProgressBar::new(cases.len() as u64);
     if std::io::stderr().is_terminal() {
@@ -164,11 +146,6 @@ pub(crate) fn run(args: StressArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn sent(r: &Report, name: &str) -> u64 {
-    let of = r.packets_by_type.iter().find(|(t, _)| *t == name);
-    of.map_or(0, |(_, n)| *n)
-}
-
 /// The table's columns.
 const NAMES: [&str; 17] = [
     "engine",
@@ -215,11 +192,11 @@ fn cells(o: &Outcome) -> [String; 17] {
         format!("{}/{}", r.messages, c.messages),
         r.rpcs_failed.to_string(),
         format!("{:.3}", r.achieved_load),
-        sent(r, "DATA").to_string(),
+        r.sent("DATA").to_string(),
         (r.fabric.injected_losses + r.fabric.buffer_drops).to_string(),
-        sent(r, "RESEND").to_string(),
-        sent(r, "RPC_UNKNOWN").to_string(),
-        sent(r, "BUSY").to_string(),
+        r.sent("RESEND").to_string(),
+        r.sent("RPC_UNKNOWN").to_string(),
+        r.sent("BUSY").to_string(),
         format!("{:.0}", r.fabric.max_switch_queue_bytes as f64 / 1e3),
         format!("{p99:.1}"),
         format!("{:.1}", r.wall_seconds),

@@ -1,6 +1,7 @@
 //! Homa parameters for simulations: the SIGCOMM'18 simulator's settings (SPEC §2.10) per
 //! workload, and HomaModule's defaults adapted to the simulated link.
 
+use crate::fabric::FabricConfig;
 use crate::workload::Workload;
 use homa_proto::core::Config;
 use homa_proto::policy::cutoffs;
@@ -32,6 +33,31 @@ pub fn paper_split(workload: &Workload) -> (u8, u8) {
         // Fixed sizes and anything else: W3's middle ground.
         _ => (4, 4),
     }
+}
+
+/// The fabric (seeded with `seed`) and Homa parameters of a cluster run: with the model
+/// engine, the default fabric; with Verilated NICs (`rtl`), 100 Gb/s links
+/// ([`FabricConfig::nic_100g`]) and a 10 us timer tick instead of HomaModule's 1 ms, since
+/// round trips take microseconds there (RESEND after 50 us of silence).
+pub fn for_engine(
+    preset: Preset,
+    workload: &Workload,
+    rtl: bool,
+    seed: u64,
+) -> (FabricConfig, Config) {
+    let fabric = if rtl {
+        FabricConfig::nic_100g(seed)
+    } else {
+        FabricConfig {
+            seed,
+            ..FabricConfig::default()
+        }
+    };
+    let mut homa = config_for(preset, workload, fabric.host_link_bps);
+    if rtl {
+        homa.tick_usecs = 10;
+    }
+    (fabric, homa)
 }
 
 /// The configuration for `preset`, a workload and a host link of `link_bps`.

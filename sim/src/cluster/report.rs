@@ -135,6 +135,13 @@ pub struct NicReport {
 }
 
 impl Report {
+    /// Packets of type `name` (HomaModule's name, as in `packets_by_type`) the hosts and
+    /// NICs sent.
+    pub fn sent(&self, name: &str) -> u64 {
+        let of = self.packets_by_type.iter().find(|(t, _)| *t == name);
+        of.map_or(0, |(_, n)| *n)
+    }
+
     /// Simulated packets per wall second (packets the hosts sent).
     pub fn packets_per_wall_second(&self) -> f64 {
         self.fabric.packets_sent as f64 / self.wall_seconds.max(1e-9)

@@ -206,10 +206,7 @@ fn run__rtl_engine_short_messages_at_half_load_all_complete() {
             r.stopped
         );
         assert_eq!((r.messages, r.payload_errors, r.rpcs_failed), (120, 0, 0));
-        let sent = |name| {
-            let of = r.packets_by_type.iter().find(|(t, _)| *t == name);
-            of.map_or(0, |(_, n)| *n)
-        };
+        let sent = |name| r.sent(name);
         let control = sent("RESEND") + sent("RPC_UNKNOWN") + sent("BUSY");
         assert!(
             control * 10 <= sent("DATA"),

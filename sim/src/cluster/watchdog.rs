@@ -3,10 +3,10 @@
 //! Three limits, checked as the run steps: simulated time with no message completed while
 //! events still happen, or a message in flight whose receiver gets no new byte for longer (a
 //! message starved while others complete: both [`Watchdog::stall_ps`]), and wall-clock time
-//! ([`Watchdog::wall`]). The simulated time limit of [`super::ClusterConfig`] is a fourth way
-//! a run ends early. Each stop names the messages still in flight, least recently advanced first, with the
-//! state their client's engine holds them in and the last packets of each that reached a
-//! host, so a livelock shows its cause.
+//! ([`Watchdog::wall`]). The simulated time limit of [`super::ClusterConfig`] ends a run
+//! early too. Each stop names the messages still in flight, least recently advanced first,
+//! with what their client's and server's engines hold of them and the last packets of each
+//! that reached a host, so a livelock shows its cause.
 
 use super::Cluster;
 use crate::fabric::HostId;

@@ -1,7 +1,6 @@
 //! What every stress run must show (see [`check`]).
 
-use crate::cluster::Report;
-use crate::time::{MS, Ps};
+use crate::cluster::{Report, Watchdog};
 use std::time::Duration;
 
 /// The bounds a run is checked against, and its watchdog.
@@ -18,10 +17,8 @@ pub struct Limits {
     /// have the unscheduled bytes of more than one message queued at once (Poisson
     /// arrivals), and a RESEND for every gap of a long message brings them back to back.
     pub queue_slack: f64,
-    /// Watchdog: simulated time without progress after which a run stops.
-    pub stall_ps: Ps,
-    /// Watchdog: wall time after which a run stops.
-    pub wall: Option<Duration>,
+    /// When a run is stopped: the cluster's watchdog.
+    pub watchdog: Watchdog,
 }
 
 impl Default for Limits {
@@ -30,8 +27,10 @@ impl Default for Limits {
             control_per_data: 0.1,
             control_per_loss: 4.0,
             queue_slack: 2.0,
-            stall_ps: 100 * MS,
-            wall: Some(Duration::from_secs(600)),
+            watchdog: Watchdog {
+                wall: Some(Duration::from_secs(600)),
+                ..Watchdog::default()
+            },
         }
     }
 }
@@ -90,10 +89,7 @@ pub fn check(
             report.late_deliveries
         ));
     }
-    let sent = |name: &str| {
-        let of = report.packets_by_type.iter().find(|(t, _)| *t == name);
-        of.map_or(0, |(_, n)| *n)
-    };
+    let sent = |name| report.sent(name);
     let control = sent("RESEND") + sent("RPC_UNKNOWN") + sent("BUSY");
     let allowed =
         limits.control_per_data * sent("DATA") as f64 + limits.control_per_loss * lost as f64;

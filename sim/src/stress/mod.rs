@@ -15,11 +15,10 @@ pub use check::{Limits, check};
 use crate::cluster::{Cluster, ClusterConfig, ClusterError, Engine, Pattern, Report, Watchdog};
 use crate::fabric::{FabricConfig, Topology};
 use crate::nic::NicTiming;
-use crate::preset::{Preset, config_for};
-use crate::time::{MS, Ps, US};
+use crate::preset::{Preset, for_engine};
+use crate::time::{MS, US};
 use crate::workload::Workload;
 use std::fmt;
-use std::time::Duration;
 
 /// Which engine a case runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -219,19 +218,14 @@ pub struct Outcome {
 impl Case {
     /// The cluster configuration of the case: `homa-nic sim`'s for its engine (the preset's
     /// parameters for the workload; with RTL, 100 Gb/s links, a 10 us timer tick and
-    /// messages capped at Homa's 1 MB), its impairments and pattern, and a watchdog of
-    /// `stall` of simulated time and `wall` of wall time.
-    pub fn config(&self, stall: Ps, wall: Option<Duration>) -> Result<ClusterConfig, ClusterError> {
+    /// messages capped at Homa's 1 MB), its impairments and pattern, and `watchdog`.
+    pub fn config(&self, watchdog: Watchdog) -> Result<ClusterConfig, ClusterError> {
         let rtl = self.engine == StressEngine::Rtl;
         let mut workload = Workload::parse(&self.workload)?;
         if rtl {
             workload = workload.capped(homa_proto::wire::MAX_MESSAGE_LENGTH).0;
         }
-        let base = if rtl {
-            FabricConfig::nic_100g(self.seed)
-        } else {
-            FabricConfig::default()
-        };
+        let (base, homa) = for_engine(self.preset, &workload, rtl, self.seed);
         // A reordered packet comes a few packet times late (a 1538-byte frame takes 1.2 us
         // at 10 Gb/s, 0.12 us at 100 Gb/s).
         let reorder_delay_ps = if rtl { 2 * US } else { 10 * US };
@@ -240,13 +234,8 @@ impl Case {
             duplicate_rate: self.duplicate,
             reorder_rate: self.reorder,
             reorder_delay_ps,
-            seed: self.seed,
             ..base
         };
-        let mut homa = config_for(self.preset, &workload, fabric.host_link_bps);
-        if rtl {
-            homa.tick_usecs = 10;
-        }
         let (hosts, pattern, load) = match self.traffic {
             Traffic::Uniform => (if rtl { 4 } else { 16 }, Pattern::Uniform, self.load),
             Traffic::Incast { senders } => (
@@ -270,10 +259,7 @@ impl Case {
             } else {
                 Engine::Model
             },
-            watchdog: Watchdog {
-                stall_ps: stall,
-                wall,
-            },
+            watchdog,
         })
     }
 
@@ -283,7 +269,7 @@ impl Case {
         limits: &Limits,
         progress: &mut dyn FnMut(&crate::cluster::Progress),
     ) -> Result<Outcome, ClusterError> {
-        let config = self.config(limits.stall_ps, limits.wall)?;
+        let config = self.config(limits.watchdog)?;
         let unsched = u64::from(config.homa.unsched_bytes);
         let incoming = u64::from(config.homa.max_incoming);
         let hosts = config.topology.num_hosts() as u64;

@@ -35,7 +35,7 @@ fn config__incast_offers_the_load_at_the_receiver() {
     let case = matrix(StressEngine::Model, Scope::Quick, Preset::HomaModule)
         .pop()
         .unwrap();
-    let c = case.config(MS, None).unwrap();
+    let c = case.config(Watchdog::default()).unwrap();
     assert_eq!(c.topology.num_hosts(), 65);
     assert_eq!(c.pattern, Pattern::Incast { target: 0 });
     assert!((c.load * 64.0 - case.load).abs() < 1e-12);
@@ -43,7 +43,12 @@ fn config__incast_offers_the_load_at_the_receiver() {
         workload: "w9".into(),
         ..case
     };
-    assert!(bad.config(MS, None).unwrap_err().to_string().contains("w9"));
+    assert!(
+        bad.config(Watchdog::default())
+            .unwrap_err()
+            .to_string()
+            .contains("w9")
+    );
 }
 
 /// A passing run, then the same report with the faults each check is there to catch.
@@ -56,7 +61,7 @@ fn check__passes_a_clean_run_and_names_each_fault() {
     let limits = Limits::default();
     let out = case.run(&limits, &mut |_| {}).unwrap();
     assert!(out.failures.is_empty(), "{:?}", out.failures);
-    let config = case.config(MS, None).unwrap();
+    let config = case.config(Watchdog::default()).unwrap();
     let (hosts, unsched, incoming) = (
         16,
         u64::from(config.homa.unsched_bytes),
@@ -71,12 +76,7 @@ fn check__passes_a_clean_run_and_names_each_fault() {
             r.completed -= 1;
         }),
         ("control packets", |r| {
-            let data = r
-                .packets_by_type
-                .iter()
-                .find(|(t, _)| *t == "DATA")
-                .unwrap()
-                .1;
+            let data = r.sent("DATA");
             let resend = r.packets_by_type.iter_mut().find(|(t, _)| *t == "RESEND");
             resend.unwrap().1 = data;
         }),
