@@ -4,7 +4,8 @@
 //! Each measurement is repeated and the median reported (these machines are noisy); compare
 //! numbers from one run with each other, not across machines.
 
-use anyhow::Result;
+use crate::bench_rpc::{MODES, RpcRun};
+use anyhow::{Context, Result};
 use bytes::Bytes;
 use clap::Subcommand;
 use homa_proto::core::{Config, Endpoint, Event, Instant};
@@ -14,9 +15,9 @@ use homa_sim::nic::NicTiming;
 use homa_sim::preset::{Preset, config_for};
 use homa_sim::time::MS;
 use homa_sim::workload::Workload;
+use serde_json::{Value, json};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::Arc;
-use std::time::Duration;
+use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum BenchCmd {
@@ -67,6 +68,9 @@ pub(crate) enum BenchCmd {
         /// RPCs per measurement over the simulated cluster (ping-pong, then the rate).
         #[arg(long, default_value_t = 2_000)]
         sim_rpcs: u32,
+        /// Also write the results as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
     },
 }
 
@@ -132,37 +136,76 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
             rate_rpcs,
             no_raw,
             sim_rpcs,
+            json,
         } => {
+            if let Some(path) = &json {
+                crate::cmd_sim::make_parent(path)?;
+            }
             let run = RpcRun {
                 rpcs,
                 size,
                 outstanding: outstanding.max(1),
                 rate_rpcs,
             };
-            let net = homa_host::MemNetwork::new();
-            run.measure(
-                "memnet",
-                net.attach([10, 0, 0, 1].into())?,
-                net.attach([10, 0, 0, 2].into())?,
-            )?;
+            let mut out = serde_json::Map::new();
+            let udp = run.udp()?;
+            run.print("UDP socket ping-pong", &udp);
+            out.insert("udp".into(), json!(udp));
+            let mut memnet = serde_json::Map::new();
+            for (mode, options) in MODES {
+                let net = homa_host::MemNetwork::new();
+                let m = run.measure(
+                    "memnet",
+                    options,
+                    net.attach([10, 0, 0, 1].into())?,
+                    net.attach([10, 0, 0, 2].into())?,
+                )?;
+                run.print(&format!("memnet, {mode}"), &m);
+                memnet.insert(mode.into(), json!(m));
+            }
+            out.insert("memnet".into(), best(&memnet));
+            out.insert("memnet_by_drive".into(), Value::Object(memnet));
+            out.insert("rawip".into(), Value::Null);
             if no_raw {
                 println!("raw IP: skipped (--no-raw)");
             } else {
                 // Addresses of their own on loopback, apart from the examples' and tests'.
                 let open = |last| homa_host::RawIpTransport::open(Ipv4Addr::new(127, 0, 0, last));
-                match open(21).and_then(|s| Ok((s, open(22)?))) {
-                    Ok((server, client)) => run.measure("raw IP loopback", server, client)?,
-                    Err(e) => {
-                        let cause = std::error::Error::source(&e)
-                            .map_or_else(String::new, |c| format!(": {c}"));
-                        println!("raw IP: skipped: {e}{cause} (needs root or CAP_NET_RAW)");
+                let mut rawip = serde_json::Map::new();
+                for (mode, options) in MODES {
+                    match open(21).and_then(|s| Ok((s, open(22)?))) {
+                        Ok((server, client)) => {
+                            let m = run.measure("raw IP loopback", options, server, client)?;
+                            run.print(&format!("raw IP loopback, {mode}"), &m);
+                            rawip.insert(mode.into(), json!(m));
+                        }
+                        Err(e) => {
+                            let cause = std::error::Error::source(&e)
+                                .map_or_else(String::new, |c| format!(": {c}"));
+                            println!("raw IP: skipped: {e}{cause} (needs root or CAP_NET_RAW)");
+                            break;
+                        }
                     }
+                }
+                if !rawip.is_empty() {
+                    out.insert("rawip".into(), best(&rawip));
+                    out.insert("rawip_by_drive".into(), Value::Object(rawip));
                 }
             }
             let size = u32::try_from(size.max(1)).unwrap_or(u32::MAX);
             let outstanding = u32::try_from(outstanding.max(1)).unwrap_or(u32::MAX);
-            for engine in [SimEngine::Rtl(NicTiming::default()), SimEngine::Model] {
-                sim_rpcs_once(engine, size, sim_rpcs, outstanding)?;
+            for (key, engine) in [
+                ("rtl", SimEngine::Rtl(NicTiming::default())),
+                ("model", SimEngine::Model),
+            ] {
+                out.insert(
+                    key.into(),
+                    sim_rpcs_once(engine, size, sim_rpcs, outstanding)?,
+                );
+            }
+            if let Some(path) = &json {
+                let text = serde_json::to_string_pretty(&Value::Object(out))? + "\n";
+                std::fs::write(path, text).with_context(|| format!("write {}", path.display()))?;
             }
         }
     }
@@ -171,7 +214,7 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
 
 /// Round trips and rate of RPCs between two hosts of a simulated cluster (100 Gb/s links,
 /// one switch), in simulated time, with `engine` between each engine and its link.
-fn sim_rpcs_once(engine: SimEngine, size: u32, count: u32, outstanding: u32) -> Result<()> {
+fn sim_rpcs_once(engine: SimEngine, size: u32, count: u32, outstanding: u32) -> Result<Value> {
     let workload = Workload::Fixed(size);
     let fabric = FabricConfig::nic_100g(1);
     let mut homa = config_for(Preset::Paper, &workload, fabric.host_link_bps);
@@ -207,117 +250,38 @@ fn sim_rpcs_once(engine: SimEngine, size: u32, count: u32, outstanding: u32) -> 
             t.clock_mhz
         )
     });
+    let rate_per_s = f64::from(count) / (rate.elapsed as f64 * 1e-12);
     println!(
         "{name}: {size} B RPCs over one switch at 100 Gb/s: round trip median {} ns{cycles}, p99 {} ns \
          ({count} ping-pongs); {:.2} M RPC/s with {outstanding} outstanding (simulated time; host software \
          takes no time here); {:.1} s wall",
         median / 1_000,
         p99 / 1_000,
-        f64::from(count) / (rate.elapsed as f64 * 1e-12) / 1e6,
+        rate_per_s / 1e6,
         wall
     );
-    Ok(())
+    let mut v = json!({
+        "p50_ns": median / 1_000,
+        "p99_ns": p99 / 1_000,
+        "rate_per_s": rate_per_s,
+    });
+    if let Some(t) = clock {
+        v["p50_cycles"] = json!(median / t.period_ps());
+    }
+    Ok(v)
 }
 
-/// The parameters of `bench rpc`.
-struct RpcRun {
-    rpcs: usize,
-    size: usize,
-    outstanding: usize,
-    rate_rpcs: usize,
-}
-
-impl RpcRun {
-    /// Runs an echo server on `server` and measures a client on `client`.
-    fn measure(
-        &self,
-        name: &str,
-        server: impl homa_host::Transport,
-        client: impl homa_host::Transport,
-    ) -> Result<()> {
-        let config = homa_host::Config::default();
-        let server = Arc::new(homa_host::Endpoint::bind(server, 4000, config.clone())?);
-        let serving = {
-            let server = Arc::clone(&server);
-            std::thread::spawn(move || -> homa_host::Result<()> {
-                loop {
-                    let request = match server.recv_request() {
-                        Ok(r) => r,
-                        Err(homa_host::Error::Closed { .. }) => return Ok(()),
-                        Err(e) => return Err(e),
-                    };
-                    let payload = request.payload.clone();
-                    server.reply(request.token, payload)?;
-                }
-            })
-        };
-        let client = homa_host::Endpoint::bind(client, 4001, config)?;
-        let dest = server.local_addr();
-        let request = Bytes::from(vec![0x5a; self.size.max(1)]);
-        let result = self
-            .ping_pong(&client, dest, &request)
-            .and_then(|(median, p99)| {
-                let rate = self.rate(&client, dest, &request)?;
-                println!(
-                    "{name}: {} B RPCs: round trip median {:.1} us, p99 {:.1} us ({} ping-pongs); \
-                 rate {:.0} RPCs/s ({} outstanding)",
-                    request.len(),
-                    median,
-                    p99,
-                    self.rpcs,
-                    rate,
-                    self.outstanding
-                );
-                Ok(())
-            });
-        server.close()?;
-        match serving.join() {
-            Ok(served) => served?,
-            Err(_) => anyhow::bail!("{name}: the echo server thread panicked"),
-        }
-        result
-    }
-
-    /// Round trips of one RPC at a time; returns (median, p99) in microseconds.
-    fn ping_pong(
-        &self,
-        client: &homa_host::Endpoint,
-        dest: SocketAddr,
-        request: &Bytes,
-    ) -> Result<(f64, f64)> {
-        for _ in 0..self.rpcs.min(200) {
-            client.call(dest, request.clone())?;
-        }
-        let mut rtts = Vec::with_capacity(self.rpcs);
-        for _ in 0..self.rpcs.max(1) {
-            let start = std::time::Instant::now();
-            let response = client.call(dest, request.clone())?;
-            rtts.push(start.elapsed().as_secs_f64() * 1e6);
-            anyhow::ensure!(response == *request, "the echo differs from the request");
-        }
-        rtts.sort_by(f64::total_cmp);
-        let p99 = rtts[(rtts.len() * 99 / 100).min(rtts.len() - 1)];
-        Ok((rtts[rtts.len() / 2], p99))
-    }
-
-    /// Completed RPCs per second with `outstanding` in flight.
-    fn rate(&self, client: &homa_host::Endpoint, dest: SocketAddr, request: &Bytes) -> Result<f64> {
-        let total = self.rate_rpcs.max(1);
-        let mut window = std::collections::VecDeque::with_capacity(self.outstanding);
-        let (mut submitted, mut done) = (0, 0);
-        let start = std::time::Instant::now();
-        while done < total {
-            while window.len() < self.outstanding && submitted < total {
-                window.push_back(client.submit(dest, request.clone())?);
-                submitted += 1;
-            }
-            if let Some(h) = window.pop_front() {
-                client.wait(&h, Duration::from_secs(10))?;
-                done += 1;
-            }
-        }
-        Ok(total as f64 / start.elapsed().as_secs_f64())
-    }
+/// The measurement with the lowest median among `by_drive`, named by its `drive`.
+fn best(by_drive: &serde_json::Map<String, Value>) -> Value {
+    let p50 = |v: &Value| v["p50_ns"].as_u64().unwrap_or(u64::MAX);
+    by_drive
+        .iter()
+        .min_by_key(|(_, v)| p50(v))
+        .map_or(Value::Null, |(mode, v)| {
+            let mut v = v.clone();
+            v["drive"] = json!(mode);
+            v
+        })
 }
 
 fn median(v: &mut [f64]) -> f64 {

@@ -1,5 +1,6 @@
 //! `homa-nic`: the command-line entry point. See `homa-nic --help`.
 
+mod bench_rpc;
 mod cmd_bench;
 mod cmd_probe;
 mod cmd_regs;

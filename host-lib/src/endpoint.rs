@@ -2,11 +2,14 @@
 //!
 //! # Threading model
 //!
-//! Each endpoint owns one background I/O thread that receives datagrams and runs the
-//! engine's timers; the engine itself sits behind a mutex shared with the application, so
-//! that every method here may be called from any thread, concurrently (`Endpoint` is
-//! `Send + Sync`: share it with `Arc` or scoped threads). Sends happen on the calling
-//! thread. The details are in the `io` module's notes.
+//! An endpoint is an [`EndpointCore`](crate::EndpointCore) behind a mutex, so that every
+//! method here may be called from any thread, concurrently (`Endpoint` is `Send + Sync`:
+//! share it with `Arc` or scoped threads). Sends happen on the calling thread. Who receives
+//! and runs the timers is chosen at [`bind_with`](Endpoint::bind_with) ([`Options`]): a
+//! background I/O thread ([`Drive::Thread`], the default), or the application threads
+//! themselves while they wait ([`Drive::Caller`]: no hand-off between threads on the fast
+//! path), sleeping in the transport or spinning on it (`busy_poll`). The details are in the
+//! `io` module's notes.
 //!
 //! # Lifetimes
 //!
@@ -16,13 +19,14 @@
 //! so the request is delivered anew. [`Endpoint::close`] (or dropping the endpoint) stops
 //! its I/O thread; RPCs still pending fail with [`Error::Closed`].
 
+use crate::endpoint_core::EndpointCore;
 use crate::error::{Error, Result, TransportError};
-use crate::io::{self, Closed, Completion, Pending, Shared};
+use crate::io::{self, Closed, Completion, Drive, Options, Shared};
 use crate::transport::Transport;
 use bytes::Bytes;
 use core::net::{IpAddr, SocketAddr};
 use core::time::Duration;
-use homa_proto::core::{self as engine, Config, Metrics, SendError};
+use homa_proto::core::{Config, Metrics};
 use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
 
@@ -110,38 +114,45 @@ impl Endpoint {
     /// requests from it. `config` sets the protocol (timeouts, MTU, maximum message length);
     /// it must be valid.
     pub fn bind(transport: impl Transport, port: u16, config: Config) -> Result<Endpoint> {
-        if port == 0 {
-            return Err(Error::BadArgument("port 0 cannot be bound".into()));
-        }
-        // A device that sends the DATA itself gets the messages whole.
-        let config = Config {
-            tx_offload: config.tx_offload || transport.sends_data(),
-            ..config
+        Self::bind_with(transport, port, config, Options::default())
+    }
+
+    /// [`bind`](Self::bind), driven as `options` say: by an I/O thread of its own or by the
+    /// threads that wait, sleeping or busy-polling.
+    pub fn bind_with(
+        transport: impl Transport,
+        port: u16,
+        config: Config,
+        options: Options,
+    ) -> Result<Endpoint> {
+        let core = EndpointCore::new(transport, port, config)?;
+        let shared = Arc::new(Shared::new(core, options));
+        let io = match options.drive {
+            Drive::Caller => None,
+            Drive::Thread => Some(
+                std::thread::Builder::new()
+                    .name(format!("homa-io-{port}"))
+                    .spawn({
+                        let shared = Arc::clone(&shared);
+                        move || io::run(shared)
+                    })
+                    .map_err(|e| TransportError::new("spawn the endpoint's I/O thread", e))?,
+            ),
         };
-        let mut engine = engine::Endpoint::new(config, transport.local_addr())?;
-        engine.bind(port);
-        let shared = Arc::new(Shared::new(Box::new(transport), port, engine));
-        let io = std::thread::Builder::new()
-            .name(format!("homa-io-{port}"))
-            .spawn({
-                let shared = Arc::clone(&shared);
-                move || io::run(shared)
-            })
-            .map_err(|e| TransportError::new("spawn the endpoint's I/O thread", e))?;
         Ok(Endpoint {
             shared,
-            io: Mutex::new(Some(io)),
+            io: Mutex::new(io),
         })
     }
 
     /// The address and port requests to this endpoint go to.
     pub fn local_addr(&self) -> SocketAddr {
-        SocketAddr::new(self.shared.addr, self.shared.port)
+        self.shared.lock().core.local_addr()
     }
 
     /// The longest message (request or response) this endpoint sends or accepts.
     pub fn max_message_length(&self) -> usize {
-        self.shared.max_message_length as usize
+        self.shared.lock().core.max_message_length()
     }
 
     /// Sends `request` to the server at `dest` and waits for its response.
@@ -152,38 +163,21 @@ impl Endpoint {
     /// [`Error::Closed`].
     pub fn call(&self, dest: SocketAddr, request: Bytes) -> Result<Bytes> {
         let h = self.submit(dest, request)?;
-        h.completion.wait(h.id, None)
+        self.outcome(&h, None)
     }
 
     /// Starts an RPC without waiting; collect its outcome with [`poll`](Self::poll) or
     /// [`wait`](Self::wait). Errors as for [`call`](Self::call), found before anything is
     /// sent.
     pub fn submit(&self, dest: SocketAddr, request: Bytes) -> Result<RpcHandle> {
-        self.check_message(request.len())?;
-        if dest.is_ipv4() != self.shared.addr.is_ipv4() {
-            return Err(Error::BadArgument(format!(
-                "destination {dest} is not of the endpoint's address family ({})",
-                self.shared.addr
-            )));
-        }
         let mut st = self.shared.lock();
         if let Some(c) = &st.closed {
             return Err(c.error());
         }
-        let now = self.shared.transport.now();
-        let id = st
-            .engine
-            .send_request(now, self.shared.port, dest, request)
-            .map_err(|e| self.send_error(e))?;
+        let id = st.core.submit(dest, request)?;
         let completion = Arc::new(Completion::new());
-        st.pending.insert(
-            id,
-            Pending {
-                completion: Arc::clone(&completion),
-                peer: dest,
-            },
-        );
-        self.shared.after_command(&mut st, now);
+        st.pending.insert(id, Arc::clone(&completion));
+        self.shared.after_command(&mut st);
         Ok(RpcHandle {
             id,
             peer: dest,
@@ -197,6 +191,9 @@ impl Endpoint {
     /// [`Error::BadArgument`].
     pub fn poll(&self, handle: &RpcHandle) -> Result<Option<Bytes>> {
         self.check_owner(&handle.owner)?;
+        if self.shared.options.drive == Drive::Caller && handle.completion.is_pending() {
+            self.drive_for(Duration::ZERO)?;
+        }
         handle.completion.try_take(handle.id)
     }
 
@@ -204,7 +201,44 @@ impl Endpoint {
     /// progress then (the RPC goes on: wait again, or drop the handle to cancel it).
     pub fn wait(&self, handle: &RpcHandle, timeout: Duration) -> Result<Bytes> {
         self.check_owner(&handle.owner)?;
-        handle.completion.wait(handle.id, Some(timeout))
+        self.outcome(handle, Some(timeout))
+    }
+
+    /// Drives the engine for `timeout` (at least one round, that does not block with a zero
+    /// timeout), with [`Drive::Caller`]: what a thread that waits for nothing calls to let
+    /// the endpoint receive and run its timers. Returns at once if another thread drives.
+    /// With [`Drive::Thread`] it only sleeps. [`Error::Closed`] if the endpoint is closed.
+    pub fn drive_for(&self, timeout: Duration) -> Result<()> {
+        let deadline = std::time::Instant::now() + timeout;
+        if self.shared.options.drive == Drive::Thread {
+            std::thread::sleep(timeout);
+            return Ok(());
+        }
+        let mut st = self.shared.lock();
+        loop {
+            if let Some(c) = &st.closed {
+                return Err(c.error());
+            }
+            if st.polling {
+                return Ok(());
+            }
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            st = self.shared.poll_round(st, Some(left));
+            if std::time::Instant::now() >= deadline {
+                return Ok(());
+            }
+        }
+    }
+
+    fn outcome(&self, h: &RpcHandle, timeout: Option<Duration>) -> Result<Bytes> {
+        match self.shared.options.drive {
+            Drive::Thread => h.completion.wait(h.id, timeout),
+            Drive::Caller => {
+                let deadline = timeout.map(|t| std::time::Instant::now() + t);
+                self.shared
+                    .drive_until(deadline, |_| h.completion.try_take(h.id).transpose())
+            }
+        }
     }
 
     /// Abandons an RPC (the server is not told); `false` if its outcome was already known.
@@ -227,32 +261,23 @@ impl Endpoint {
     /// first to answer with something shorter instead).
     pub fn reply(&self, mut token: ReplyToken, response: Bytes) -> Result<()> {
         self.check_owner(&token.owner)?;
-        self.check_message(response.len())?;
         let mut st = self.shared.lock();
         if let Some(c) = &st.closed {
             return Err(c.error());
         }
-        let now = self.shared.transport.now();
         token.armed = false;
-        st.engine
-            .send_response(now, token.peer, token.id, response)
-            .map_err(|e| self.send_error(e))?;
-        self.shared.after_command(&mut st, now);
-        Ok(())
+        let sent = st.core.reply(token.peer, token.id, response);
+        self.shared.after_command(&mut st);
+        sent
     }
 
     /// The endpoint's counters.
     pub fn stats(&self) -> Stats {
         let st = self.shared.lock();
-        let (engine, c) = io::metrics(&st);
         Stats {
-            engine,
-            datagrams_received: c.datagrams_received,
-            datagrams_malformed: c.datagrams_malformed,
-            datagrams_misaddressed: c.datagrams_misaddressed,
-            send_errors: c.send_errors,
             rpcs_pending: st.pending.len(),
             requests_queued: st.requests.len(),
+            ..st.core.stats()
         }
     }
 
@@ -282,19 +307,25 @@ impl Endpoint {
     }
 
     fn next_request(&self, deadline: Option<std::time::Instant>) -> Result<Request> {
+        let request = |r: crate::IncomingRequest| Request {
+            peer: r.peer,
+            payload: r.payload,
+            token: ReplyToken {
+                peer: r.peer.ip(),
+                id: r.id,
+                owner: Arc::downgrade(&self.shared),
+                armed: true,
+            },
+        };
+        if self.shared.options.drive == Drive::Caller {
+            return self.shared.drive_until(deadline, |st| {
+                st.requests.pop_front().map(|r| Ok(request(r)))
+            });
+        }
         let mut st = self.shared.lock();
         loop {
             if let Some(r) = st.requests.pop_front() {
-                return Ok(Request {
-                    peer: r.peer,
-                    payload: io::message_bytes(r.message),
-                    token: ReplyToken {
-                        peer: r.peer.ip(),
-                        id: r.id,
-                        owner: Arc::downgrade(&self.shared),
-                        armed: true,
-                    },
-                });
+                return Ok(request(r));
             }
             if let Some(c) = &st.closed {
                 return Err(c.error());
@@ -317,19 +348,6 @@ impl Endpoint {
         }
     }
 
-    fn check_message(&self, length: usize) -> Result<()> {
-        if length == 0 {
-            return Err(Error::BadArgument("Homa messages are not empty".into()));
-        }
-        if length > self.max_message_length() {
-            return Err(Error::MessageTooLong {
-                length,
-                max: self.shared.max_message_length,
-            });
-        }
-        Ok(())
-    }
-
     fn check_owner(&self, owner: &Weak<Shared>) -> Result<()> {
         if owner.as_ptr() == Arc::as_ptr(&self.shared) {
             Ok(())
@@ -337,15 +355,6 @@ impl Endpoint {
             Err(Error::BadArgument(
                 "the handle or token belongs to another endpoint".into(),
             ))
-        }
-    }
-
-    fn send_error(&self, e: SendError) -> Error {
-        match e {
-            SendError::BadLength { length, max } if length > 0 => {
-                Error::MessageTooLong { length, max }
-            }
-            e => Error::BadArgument(e.to_string()),
         }
     }
 }
@@ -374,10 +383,8 @@ impl RpcHandle {
         };
         let mut st = shared.lock();
         if st.pending.remove(&self.id).is_some() {
-            st.engine.cancel(self.id);
-            // A device that sends the DATA hears of it (a CANCEL for what it holds).
-            let now = shared.transport.now();
-            shared.after_command(&mut st, now);
+            st.core.cancel(self.id);
+            shared.after_command(&mut st);
             true
         } else {
             false
@@ -406,7 +413,7 @@ impl Drop for ReplyToken {
             return;
         }
         if let Some(shared) = self.owner.upgrade() {
-            shared.lock().engine.discard_request(self.peer, self.id);
+            shared.lock().core.discard_request(self.peer, self.id);
         }
     }
 }

@@ -1,32 +1,32 @@
-//! The state an endpoint shares between application threads and its I/O thread, and the I/O
-//! loop itself.
+//! How the threaded [`Endpoint`](crate::Endpoint) drives its [`EndpointCore`]: the state its
+//! threads share, and the two ways of driving ([`Drive`]).
 //!
-//! Design notes. One mutex guards the engine and the tables around it ([`State`]). Any
-//! thread that changes the engine — the I/O thread with a datagram or a timer, an
-//! application thread with a request or a reply — then *flushes* under the same lock:
-//! events go to their waiters, and every packet the engine wants sent is handed to the
-//! transport right there (so a request leaves from the caller's thread, without a hop to the
-//! I/O thread). The clock is read under the lock, so the engine sees time move forward only.
+//! Design notes. One mutex guards the core and the tables around it ([`State`]). Any thread
+//! that changes the core (an I/O round with datagrams or a timer, an application thread
+//! with a request or a reply) then *dispatches* under the same lock: the core's deliveries
+//! go to their waiters. The core itself sends what the engine wants sent as it goes, so a
+//! request leaves from the caller's thread, without a hop to another thread. The clock is
+//! read under the lock, so the engine sees time move forward only.
 //!
-//! The I/O thread sleeps in [`Transport::recv`] until a datagram arrives or the engine's next
-//! timer (`poll_timeout`) is due. Before sleeping it records that deadline; an application
-//! thread whose command brings the engine's deadline earlier (a new RPC arms the tick, the
-//! pacer holds data back) calls [`Transport::wake`], whose wake-up is never lost.
+//! An *I/O round* ([`Shared::io_round`]) receives outside the lock: it records the deadline
+//! it sleeps until (the engine's next timer), waits in [`Transport::recv`], then takes the
+//! lock and hands over what came. A thread whose command brings the engine's deadline
+//! earlier (a new RPC arms the tick, the pacer holds data back) calls [`Transport::wake`],
+//! whose wake-up is never lost. Rounds are run by the endpoint's I/O thread
+//! ([`Drive::Thread`]) or, with [`Drive::Caller`], by the application threads that wait:
+//! one of them at a time (the *poller*) runs rounds while the others sleep on
+//! [`Shared::progress`] until their outcome is dispatched or the poller leaves.
 //!
 //! Lock order: [`State`] first, then a [`Completion`]'s own lock; never the other way.
 
+use crate::endpoint_core::{self, Delivery, EndpointCore, IncomingRequest};
 use crate::error::{Error, Result, TransportError};
-use crate::frame;
 use crate::transport::Transport;
 use bytes::Bytes;
-use core::net::{IpAddr, SocketAddr};
 use core::time::Duration;
-use homa_proto::core::{self as engine, Event, Instant, Message, Metrics};
+use homa_proto::core::Instant;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-
-/// Datagrams taken from the transport per lock acquisition.
-const BATCH: usize = 32;
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every critical section leaves the tables consistent before it can panic (a panic here
@@ -34,16 +34,31 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// What the application threads and the I/O thread share.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub(crate) transport: Box<dyn Transport>,
-    pub(crate) addr: IpAddr,
-    pub(crate) port: u16,
-    pub(crate) max_message_length: u32,
-    pub(crate) state: Mutex<State>,
-    /// Signalled when a request is queued or the endpoint closes.
-    pub(crate) requests_ready: Condvar,
+/// Who drives an [`Endpoint`](crate::Endpoint)'s engine.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Drive {
+    /// A background I/O thread receives, runs the timers and hands outcomes to the threads
+    /// that wait (the default). Each outcome crosses from that thread to the waiter.
+    #[default]
+    Thread,
+    /// No thread of the endpoint's own: the application threads drive the engine while they
+    /// wait ([`call`](crate::Endpoint::call), [`wait`](crate::Endpoint::wait),
+    /// [`recv_request`](crate::Endpoint::recv_request),
+    /// [`drive_for`](crate::Endpoint::drive_for)), one at a time, and a waiter's own outcome
+    /// reaches it on its own thread (run to completion). The endpoint makes progress only
+    /// while some thread is in one of those calls: a server keeps a thread in
+    /// `recv_request`, a client that only submits and polls calls `drive_for` now and then.
+    Caller,
+}
+
+/// How an [`Endpoint`](crate::Endpoint) runs: [`Endpoint::bind_with`](crate::Endpoint::bind_with).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Who drives the engine.
+    pub drive: Drive,
+    /// Poll the transport without sleeping: the thread that drives spins on it (a core's
+    /// worth of CPU) instead of sleeping in the kernel, and so never waits for a wake-up.
+    pub busy_poll: bool,
 }
 
 /// Why the endpoint stopped.
@@ -64,52 +79,52 @@ impl Closed {
     }
 }
 
-/// A client RPC waiting for its outcome.
+/// What the application threads and the I/O thread share.
 #[derive(Debug)]
-pub(crate) struct Pending {
-    pub(crate) completion: Arc<Completion>,
-    pub(crate) peer: SocketAddr,
+pub(crate) struct Shared {
+    pub(crate) transport: Arc<dyn Transport>,
+    pub(crate) options: Options,
+    pub(crate) state: Mutex<State>,
+    /// Signalled when a request is queued or the endpoint closes.
+    pub(crate) requests_ready: Condvar,
+    /// Signalled, when threads wait on it ([`State::waiters`]), as outcomes are dispatched,
+    /// the poller leaves, or the endpoint closes ([`Drive::Caller`]).
+    pub(crate) progress: Condvar,
 }
 
-/// Counters of the library layer.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Counters {
-    pub(crate) datagrams_received: u64,
-    pub(crate) datagrams_malformed: u64,
-    pub(crate) datagrams_misaddressed: u64,
-    pub(crate) send_errors: u64,
-}
-
-/// The engine and everything around it, under [`Shared::state`].
+/// The core and everything around it, under [`Shared::state`].
 #[derive(Debug)]
 pub(crate) struct State {
-    pub(crate) engine: engine::Endpoint,
-    pub(crate) pending: HashMap<u64, Pending>,
-    pub(crate) requests: VecDeque<engine::Request>,
-    /// The I/O thread is in (or about to enter) `recv` with deadline `io_deadline`.
+    pub(crate) core: EndpointCore,
+    pub(crate) pending: HashMap<u64, Arc<Completion>>,
+    pub(crate) requests: VecDeque<IncomingRequest>,
+    /// A thread is in (or about to enter) `recv` with deadline `io_deadline`.
     pub(crate) io_sleeping: bool,
     pub(crate) io_deadline: Option<Instant>,
+    /// A thread runs I/O rounds ([`Drive::Caller`]).
+    pub(crate) polling: bool,
+    /// Threads waiting on [`Shared::progress`].
+    pub(crate) waiters: usize,
     pub(crate) closed: Option<Closed>,
-    pub(crate) counters: Counters,
 }
 
 impl Shared {
-    pub(crate) fn new(transport: Box<dyn Transport>, port: u16, engine: engine::Endpoint) -> Self {
+    pub(crate) fn new(core: EndpointCore, options: Options) -> Self {
         Shared {
-            addr: transport.local_addr(),
-            max_message_length: engine.config().max_message_length,
-            transport,
-            port,
+            transport: Arc::clone(core.transport()),
+            options,
             state: Mutex::new(State {
-                engine,
+                core,
                 pending: HashMap::new(),
                 requests: VecDeque::new(),
                 io_sleeping: false,
                 io_deadline: None,
+                polling: false,
+                waiters: 0,
                 closed: None,
-                counters: Counters::default(),
             }),
             requests_ready: Condvar::new(),
+            progress: Condvar::new(),
         }
     }
 
@@ -117,12 +132,12 @@ impl Shared {
         lock(&self.state)
     }
 
-    /// After an application command: flush, and wake the I/O thread if it sleeps past the
-    /// engine's new deadline.
-    pub(crate) fn after_command(&self, st: &mut State, now: Instant) {
-        self.flush(st, now);
+    /// After an application command: dispatch, and wake the thread in `recv` if it sleeps
+    /// past the engine's new deadline.
+    pub(crate) fn after_command(&self, st: &mut State) {
+        self.dispatch(st);
         if st.io_sleeping {
-            let due = st.engine.poll_timeout();
+            let due = st.core.poll_timeout();
             let earlier = match (due, st.io_deadline) {
                 (Some(d), Some(sleeping_until)) => d < sleeping_until,
                 (Some(_), None) => true,
@@ -135,66 +150,25 @@ impl Shared {
         }
     }
 
-    /// Hands events to their waiters and packets to the transport.
-    fn flush(&self, st: &mut State, now: Instant) {
-        let mut sent = Vec::new();
-        self.transport.take_sent(&mut sent);
-        for (peer, id, op) in sent {
-            st.engine.offload_sent(peer, id, op);
-        }
-        while let Some(ev) = st.engine.poll_event() {
-            match ev {
-                Event::Request(r) => {
-                    // The client's DATA carried its own id, the server's id ^ 1.
-                    self.transport
-                        .message_received(r.peer.ip(), r.id ^ 1, message_len(&r.message));
+    /// Hands the core's deliveries to their waiters.
+    fn dispatch(&self, st: &mut State) {
+        let mut any = false;
+        while let Some(d) = st.core.next_delivery() {
+            any = true;
+            match d {
+                Delivery::Request(r) => {
                     st.requests.push_back(r);
                     self.requests_ready.notify_one();
                 }
-                Event::Response { id, message } => {
-                    if let Some(p) = st.pending.remove(&id) {
-                        self.transport
-                            .message_received(p.peer.ip(), id ^ 1, message_len(&message));
-                        p.completion.complete(Ok(message_bytes(message)));
-                    }
-                }
-                Event::Failed { id, error } => {
-                    if let Some(p) = st.pending.remove(&id) {
-                        p.completion.complete(Err(Error::Unreachable {
-                            peer: p.peer,
-                            cause: error,
-                        }));
+                Delivery::Response { id, outcome } => {
+                    if let Some(c) = st.pending.remove(&id) {
+                        c.complete(outcome);
                     }
                 }
             }
         }
-        while let Some(t) = st.engine.poll_transmit(now) {
-            let Some(datagram) = frame::encode(&t, self.addr) else {
-                st.counters.send_errors += 1;
-                continue;
-            };
-            if let Err(e) = self.transport.send(t.dst, datagram) {
-                // Treated as loss: the engine retransmits, and an RPC whose packets never
-                // get through ends with `Error::Unreachable`.
-                if st.counters.send_errors == 0 {
-                    log::warn!("homa endpoint {}: {e}: {:?}", self.addr, e.source);
-                }
-                st.counters.send_errors += 1;
-            }
-        }
-        while let Some(o) = st.engine.poll_offload() {
-            let id = o.id;
-            if let Err(e) = self.transport.offload(o) {
-                st.counters.send_errors += 1;
-                // A client's request fails (a server's response: its client's RESENDs time
-                // out in the end, as for a server that cannot send).
-                if let Some(p) = st.pending.remove(&id) {
-                    st.engine.cancel(id);
-                    p.completion.complete(Err(e.into()));
-                } else {
-                    log::warn!("homa endpoint {}: response of RPC {id}: {e}", self.addr);
-                }
-            }
+        if any && st.waiters > 0 {
+            self.progress.notify_all();
         }
     }
 
@@ -203,90 +177,116 @@ impl Shared {
         if st.closed.is_some() {
             return;
         }
-        for (_, p) in st.pending.drain() {
-            p.completion.complete(Err(why.error()));
-        }
+        st.core.fail_all(|| why.error());
+        self.dispatch(st);
         st.closed = Some(why);
         self.requests_ready.notify_all();
+        self.progress.notify_all();
         self.transport.wake();
     }
 
-    fn handle_datagram(&self, st: &mut State, now: Instant, datagram: &Bytes) {
-        st.counters.datagrams_received += 1;
-        match frame::decode(datagram, &self.transport.checksum_caps()) {
-            Ok(r) if r.dst == self.addr && r.src.is_ipv4() == self.addr.is_ipv4() => {
-                st.engine.handle_packet(now, r.src, r.packet);
-            }
-            Ok(_) => st.counters.datagrams_misaddressed += 1,
-            Err(e) => {
-                st.counters.datagrams_malformed += 1;
-                log::debug!("homa endpoint {}: dropped datagram: {e}", self.addr);
-            }
-        }
-    }
-}
-
-/// The I/O thread's body: runs until the endpoint is closed or the transport fails.
-pub(crate) fn run(shared: Arc<Shared>) {
-    let t = &*shared.transport;
-    let mut batch: Vec<Bytes> = Vec::with_capacity(BATCH);
-    loop {
-        let deadline = {
-            let mut st = shared.lock();
-            if st.closed.is_some() {
-                return;
-            }
-            st.io_sleeping = true;
-            st.io_deadline = st.engine.poll_timeout();
-            st.io_deadline
+    /// One I/O round: receives until a datagram, the engine's next timer, `cap` or a wake-up
+    /// (at once with `busy_poll`), then hands what came to the core and dispatches. The lock
+    /// is released while receiving. A transport failure closes the endpoint.
+    pub(crate) fn io_round<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        cap: Option<Duration>,
+    ) -> MutexGuard<'a, State> {
+        let t = &*self.transport;
+        let deadline = if self.options.busy_poll {
+            Some(Instant::ZERO)
+        } else {
+            let cap = cap.map(|c| t.now() + c);
+            endpoint_core::earliest(cap, st.core.poll_timeout())
         };
-        let mut failure = None;
-        match t.recv(deadline) {
-            Ok(Some(d)) => {
-                batch.push(d);
-                while batch.len() < BATCH {
-                    match t.recv(Some(Instant::ZERO)) {
-                        Ok(Some(d)) => batch.push(d),
-                        Ok(None) => break,
-                        Err(e) => {
-                            failure = Some(e);
-                            break;
-                        }
-                    }
-                }
-            }
-            Ok(None) => {}
-            Err(e) => failure = Some(e),
-        }
-        let mut st = shared.lock();
+        st.io_sleeping = true;
+        st.io_deadline = deadline;
+        drop(st);
+        let mut batch = Vec::new();
+        let received = endpoint_core::receive_batch(t, deadline, &mut batch);
+        let mut st = self.lock();
         st.io_sleeping = false;
         let now = t.now();
-        for d in batch.drain(..) {
-            shared.handle_datagram(&mut st, now, &d);
+        for d in &batch {
+            st.core.handle_datagram(now, d);
         }
-        if st.engine.poll_timeout().is_some_and(|due| due <= now) {
-            st.engine.handle_timeout(now);
+        st.core.handle_timers(now);
+        st.core.flush(now);
+        self.dispatch(&mut st);
+        if let Err(e) = received {
+            log::error!("homa endpoint {}: I/O stopped: {e}", st.core.local_addr());
+            self.close(&mut st, Closed::Failed(Arc::new(e)));
         }
-        shared.flush(&mut st, now);
-        if let Some(e) = failure {
-            log::error!("homa endpoint {}: I/O loop stopped: {e}", shared.addr);
-            shared.close(&mut st, Closed::Failed(Arc::new(e)));
-            return;
+        st
+    }
+
+    /// Waits until `ready` finds what the caller waits for, driving the engine meanwhile if
+    /// no other thread does ([`Drive::Caller`]). [`Error::Timeout`] past `deadline`;
+    /// [`Error::Closed`] once the endpoint is closed and `ready` has nothing.
+    pub(crate) fn drive_until<R>(
+        &self,
+        deadline: Option<std::time::Instant>,
+        mut ready: impl FnMut(&mut State) -> Option<Result<R>>,
+    ) -> Result<R> {
+        let mut st = self.lock();
+        loop {
+            if let Some(r) = ready(&mut st) {
+                return r;
+            }
+            if let Some(c) = &st.closed {
+                return Err(c.error());
+            }
+            let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+            if left.is_some_and(|l| l.is_zero()) {
+                return Err(Error::Timeout);
+            }
+            if st.polling {
+                st.waiters += 1;
+                st = match left {
+                    None => self
+                        .progress
+                        .wait(st)
+                        .unwrap_or_else(PoisonError::into_inner),
+                    Some(l) => {
+                        self.progress
+                            .wait_timeout(st, l)
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .0
+                    }
+                };
+                st.waiters -= 1;
+                continue;
+            }
+            st = self.poll_round(st, left);
         }
+    }
+
+    /// An I/O round run by an application thread as the poller ([`Drive::Caller`]).
+    pub(crate) fn poll_round<'a>(
+        &'a self,
+        mut st: MutexGuard<'a, State>,
+        cap: Option<Duration>,
+    ) -> MutexGuard<'a, State> {
+        st.polling = true;
+        st = self.io_round(st, cap);
+        st.polling = false;
+        if st.waiters > 0 {
+            // Whoever waits may take over polling (or find its outcome).
+            self.progress.notify_all();
+        }
+        if self.options.busy_poll {
+            std::hint::spin_loop();
+        }
+        st
     }
 }
 
-/// A message's length in bytes (at most `max_message_length`, which fits 32 bits).
-fn message_len(message: &Message) -> u32 {
-    u32::try_from(message.len()).unwrap_or(u32::MAX)
-}
-
-/// A delivered message as one buffer: its single chunk as is, or the chunks copied once
-/// into a contiguous buffer.
-pub(crate) fn message_bytes(message: Message) -> Bytes {
-    match message.chunks() {
-        [(0, chunk)] if chunk.len() == message.len() => chunk.clone(),
-        _ => Bytes::from(message.to_vec()),
+/// The I/O thread's body ([`Drive::Thread`]): runs until the endpoint is closed.
+pub(crate) fn run(shared: Arc<Shared>) {
+    let mut st = shared.lock();
+    while st.closed.is_none() {
+        st = shared.io_round(st, None);
     }
 }
 
@@ -367,22 +367,10 @@ fn take(o: &mut Outcome, id: u64) -> Result<Option<Bytes>> {
     }
 }
 
-/// Engine metrics and library counters.
-pub(crate) fn metrics(st: &State) -> (Metrics, Counters) {
-    (st.engine.metrics().clone(), st.counters.clone())
-}
-
 #[cfg(test)]
 #[allow(non_snake_case)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn message_bytes__single_chunk_is_not_copied() {
-        let b = Bytes::from_static(b"abc");
-        let m = Message::from_bytes(b.clone());
-        assert_eq!(message_bytes(m).as_ptr(), b.as_ptr());
-    }
 
     #[test]
     fn completion__outcome_is_taken_once() {

@@ -19,10 +19,13 @@
 //! copying, and a one-packet message is delivered as a slice of the buffer it arrived in.
 //! Every failure is an [`Error`].
 //!
-//! Threading: each endpoint has one I/O thread; its methods may be called from any thread
-//! (see [`Endpoint`]).
+//! Threading: an [`Endpoint`]'s methods may be called from any thread; by default it has one
+//! I/O thread, or (with [`Drive::Caller`]) the threads that wait drive it themselves (see
+//! [`Endpoint`]). Under both is an [`EndpointCore`]: the same endpoint with no thread at all,
+//! driven by its caller on the transport's clock, real or simulated.
 
 mod endpoint;
+mod endpoint_core;
 mod error;
 mod frame;
 mod io;
@@ -32,8 +35,10 @@ mod rawip;
 pub mod transport;
 
 pub use endpoint::{Endpoint, ReplyToken, Request, RpcHandle, Stats};
+pub use endpoint_core::{Delivery, EndpointCore, IncomingRequest};
 pub use error::{Error, OffloadError, Result, TransportError};
 pub use homa_proto::core::{Config, RpcError};
+pub use io::{Drive, Options};
 pub use memnet::{MemNetwork, MemTransport};
 pub use nic::{NicStats, NicTransport};
 pub use rawip::RawIpTransport;

@@ -1,0 +1,38 @@
+//! `homa-nic bench rpc`: every transport and way of driving is measured, and the JSON holds
+//! what the docs say it holds.
+#![allow(non_snake_case)]
+
+use serde_json::Value;
+use std::process::Command;
+
+#[test]
+fn bench_rpc__writes_every_measurement_as_json() {
+    let dir = std::env::temp_dir().join(format!("homa-bench-{}", std::process::id()));
+    let json = dir.join("rpc.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_homa-nic"))
+        .args(["bench", "rpc", "--rpcs", "50", "--rate-rpcs", "100"])
+        .args(["--sim-rpcs", "10", "--outstanding", "8", "--no-raw", "--json"])
+        .arg(&json)
+        .output()
+        .expect("homa-nic runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let positive = |v: &Value, key: &str| v[key].as_f64().is_some_and(|x| x > 0.0);
+    for key in ["udp", "memnet", "rtl", "model"] {
+        for field in ["p50_ns", "p99_ns", "rate_per_s"] {
+            assert!(positive(&v[key], field), "{key}.{field}: {v}");
+        }
+        assert!(v[key]["p99_ns"].as_u64() >= v[key]["p50_ns"].as_u64(), "{key}: {v}");
+    }
+    assert!(positive(&v["rtl"], "p50_cycles"), "{v}");
+    assert_eq!(v["memnet_by_drive"].as_object().map(|m| m.len()), Some(3), "{v}");
+    assert!(v["memnet"]["drive"].is_string(), "{v}");
+    assert!(v["rawip"].is_null(), "--no-raw: {v}");
+    assert!(stdout.contains("UDP socket ping-pong"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
