@@ -514,7 +514,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
              built in hardware {} from {} TX descriptors (refused or not posted: {}; RETRANSMITs \
              another already held: {}), GRANTs \
              matching no outbound message {}, dropped by a full park queue {}; most messages \
-             parked at once on one NIC {} (parks refused, no free way for the key: {})",
+             parked at once on one NIC {} (parks refused, no free way for the key: {}); \
+             the hosts' drivers wrote {} registers and read {} (each read a PCIe round trip)",
             n.clock_mhz,
             n.pcie_ns,
             n.cycles,
@@ -541,7 +542,9 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.grants_unmatched,
             n.grants_dropped,
             n.parked_most,
-            n.park_collisions
+            n.park_collisions,
+            n.bus_writes,
+            n.bus_reads
         )?;
     }
     let rows = paper_comparison(r);
@@ -674,6 +677,8 @@ fn nic_json(n: &NicReport) -> serde_json::Value {
         "grants_dropped": n.grants_dropped,
         "parked_most": n.parked_most,
         "park_collisions": n.park_collisions,
+        "bus_writes": n.bus_writes,
+        "bus_reads": n.bus_reads,
     });
     if let (Some(v), serde_json::Value::Object(tx)) = (v.as_object_mut(), tx) {
         v.extend(tx);

@@ -11,7 +11,14 @@ fn bench_rpc__writes_every_measurement_as_json() {
     let json = dir.join("rpc.json");
     let out = Command::new(env!("CARGO_BIN_EXE_homa-nic"))
         .args(["bench", "rpc", "--rpcs", "50", "--rate-rpcs", "100"])
-        .args(["--sim-rpcs", "10", "--outstanding", "8", "--no-raw", "--json"])
+        .args([
+            "--sim-rpcs",
+            "10",
+            "--outstanding",
+            "8",
+            "--no-raw",
+            "--json",
+        ])
         .arg(&json)
         .output()
         .expect("homa-nic runs");
@@ -27,10 +34,17 @@ fn bench_rpc__writes_every_measurement_as_json() {
         for field in ["p50_ns", "p99_ns", "rate_per_s"] {
             assert!(positive(&v[key], field), "{key}.{field}: {v}");
         }
-        assert!(v[key]["p99_ns"].as_u64() >= v[key]["p50_ns"].as_u64(), "{key}: {v}");
+        assert!(
+            v[key]["p99_ns"].as_u64() >= v[key]["p50_ns"].as_u64(),
+            "{key}: {v}"
+        );
     }
     assert!(positive(&v["rtl"], "p50_cycles"), "{v}");
-    assert_eq!(v["memnet_by_drive"].as_object().map(|m| m.len()), Some(3), "{v}");
+    assert_eq!(
+        v["memnet_by_drive"].as_object().map(|m| m.len()),
+        Some(3),
+        "{v}"
+    );
     assert!(v["memnet"]["drive"].is_string(), "{v}");
     assert!(v["rawip"].is_null(), "--no-raw: {v}");
     assert!(stdout.contains("UDP socket ping-pong"), "{stdout}");

@@ -191,6 +191,15 @@ pub enum DriverError {
         /// BAR0's size.
         bar_len: u32,
     },
+    /// The device cannot be used from here (a simulated device, from a thread other than the
+    /// simulator's).
+    #[error("failed to use {device}: {reason}")]
+    Unusable {
+        /// The device.
+        device: String,
+        /// Why.
+        reason: String,
+    },
     /// An access outside a DMA region.
     #[error(
         "failed to access DMA memory at IOVA {iova:#x} + {offset}: {len} bytes do not fit \

@@ -40,6 +40,7 @@ mod mmio;
 mod nic;
 mod pci;
 mod ring;
+mod ring_reads;
 mod rx;
 mod soft_nic;
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! `homa-nic probe` uses on its own.
 
 use crate::ring::{CompletionRing, RingRegs, RxBufRing, TxRing};
+use crate::ring_reads::InFlight;
 use crate::{Device, DmaRegion, DriverError, Result};
 use homa_proto::core::Config;
 use homa_proto::hostif::{Completion, RxBufDescriptor, TxDescriptor, TxLimits};
@@ -397,12 +398,17 @@ impl Default for RingSizes {
 pub struct Nic<D: Device> {
     dev: D,
     probe: Probe,
-    tx: TxRing,
-    rx: RxBufRing,
+    pub(crate) tx: TxRing,
+    pub(crate) rx: RxBufRing,
     cq: CompletionRing,
     rx_pool: DmaRegion,
     rx_buffer_len: u32,
     rx_count: u32,
+    /// The ring indices of the RX buffers in the ring, by buffer id, and of the TX
+    /// descriptors that will complete, by cookie: the completions tell the NIC's progress
+    /// through the rings (see `ring_reads`).
+    pub(crate) rx_in_flight: InFlight,
+    pub(crate) tx_in_flight: InFlight,
 }
 
 impl<D: Device> Nic<D> {
@@ -478,7 +484,12 @@ impl<D: Device> Nic<D> {
         let bufs: Vec<RxBufDescriptor> = (0..rx_count)
             .map(|id| pool_buffer(&rx_pool, len, id))
             .collect();
-        rx.post_batch(&dev, &bufs)?;
+        let first = rx.state().producer();
+        let posted = rx.post_batch(&dev, &bufs)?;
+        let mut rx_in_flight = InFlight::default();
+        for (k, b) in bufs.iter().take(posted).enumerate() {
+            rx_in_flight.posted(u64::from(b.buffer_id), first.wrapping_add(k as u32));
+        }
 
         // 6. CONFIG.enable: go.
         dev.write32(enable_reg, config.enable)?;
@@ -491,6 +502,8 @@ impl<D: Device> Nic<D> {
             rx_pool,
             rx_buffer_len: len,
             rx_count,
+            rx_in_flight,
+            tx_in_flight: InFlight::default(),
         })
     }
 
@@ -567,8 +580,19 @@ impl<D: Device> Nic<D> {
     }
 
     /// Posts a TX descriptor and rings the doorbell; its free-running ring index.
+    ///
+    /// The TX ring's free slots are learnt from the completions (each descriptor read is
+    /// proven by its `TX_DONE` or `ERROR`); the NIC's consumer index is read only when the
+    /// ring looks full even so.
     pub fn send(&mut self, desc: &TxDescriptor) -> Result<u32> {
-        self.tx.post(&self.dev, desc)
+        let index = self.tx.post(&self.dev, desc)?;
+        if !desc
+            .flags
+            .contains(homa_proto::hostif::TxFlags::NO_COMPLETION)
+        {
+            self.tx_in_flight.posted(desc.cookie, index);
+        }
+        Ok(index)
     }
 
     /// The next completion, if any (after letting the device make progress).
@@ -627,13 +651,15 @@ impl<D: Device> Nic<D> {
     /// bad descriptor, the cookie the descriptor's `buffer_id`), one that does not lie
     /// inside [`rx_pool`](Self::rx_pool) or is empty.
     pub fn post_rx_descriptor(&mut self, desc: &RxBufDescriptor) -> Result<u32> {
-        self.rx.post(&self.dev, desc)
+        let index = self.rx.post(&self.dev, desc)?;
+        self.rx_in_flight.posted(u64::from(desc.buffer_id), index);
+        Ok(index)
     }
 
     /// Gives RX buffer `buffer_id` back to the NIC once its data has been read.
     pub fn repost_rx_buffer(&mut self, buffer_id: u32) -> Result<()> {
         let desc = self.rx_descriptor(buffer_id)?;
-        self.rx.post(&self.dev, &desc).map(|_| ())
+        self.post_rx_descriptor(&desc).map(|_| ())
     }
 
     /// Gives RX buffers back to the NIC with one doorbell (`rx_producer`) for all of them; how
@@ -644,7 +670,15 @@ impl<D: Device> Nic<D> {
             .iter()
             .map(|&id| self.rx_descriptor(id))
             .collect::<Result<Vec<_>>>()?;
-        self.rx.post_batch(&self.dev, &descs)
+        let first = self.rx.state().producer();
+        let posted = self.rx.post_batch(&self.dev, &descs);
+        // What was pushed before an error was rung too.
+        let pushed = self.rx.state().producer().wrapping_sub(first) as usize;
+        for (k, &id) in buffer_ids.iter().take(pushed).enumerate() {
+            self.rx_in_flight
+                .posted(u64::from(id), first.wrapping_add(k as u32));
+        }
+        posted
     }
 
     /// Every register of every known block, read now (counters are free-running).

@@ -184,6 +184,14 @@ impl<E: Entry> ProducerRing<E> {
         dev.doorbell(self.regs.producer, self.state.producer())
     }
 
+    /// The NIC has read the entry at free-running index `index` (a completion proves it),
+    /// and every one before it: their slots are free. An index outside the entries in flight
+    /// (already known read, or never posted) changes nothing.
+    pub fn note_read(&mut self, index: u32) {
+        // Only forward, and no further than the producer: anything else is refused.
+        let _ = self.state.advance_consumer_to(index.wrapping_add(1));
+    }
+
     /// Posts one entry and rings the doorbell; returns its free-running index. Fails when
     /// the entry is invalid or the ring is full (after re-reading the NIC's consumer index).
     pub fn post(&mut self, dev: &impl Device, entry: &E) -> Result<u32> {

@@ -80,6 +80,7 @@ impl<D: Device> Nic<D> {
         let polled = self.poll_completions(&mut batch, max);
         let mut repost = Vec::with_capacity(batch.len());
         for c in &batch {
+            self.note_progress(c);
             out.push(self.received(c, &mut repost));
         }
         let reposted = if repost.is_empty() {
@@ -90,6 +91,41 @@ impl<D: Device> Nic<D> {
         polled?;
         reposted?;
         Ok(batch.len())
+    }
+
+    /// What a completion proves of the NIC's progress through the RX buffer and TX rings:
+    /// the descriptor it reports on was read, and every one before it (no register read
+    /// needed when a ring looks full).
+    fn note_progress(&mut self, c: &Completion) {
+        match c.event {
+            Event::RxData { buffer_id, .. } => {
+                if let Some(i) = self.rx_in_flight.completed(u64::from(buffer_id)) {
+                    self.rx.note_read(i);
+                }
+            }
+            Event::Error {
+                ring: ErrorRing::RxBuf,
+                index,
+                cookie,
+            } => {
+                self.rx_in_flight.completed_at(cookie, index);
+                self.rx.note_read(index);
+            }
+            Event::Error {
+                ring: ErrorRing::Tx,
+                index,
+                cookie,
+            } => {
+                self.tx_in_flight.completed_at(cookie, index);
+                self.tx.note_read(index);
+            }
+            Event::TxDone { cookie, .. } => {
+                if let Some(i) = self.tx_in_flight.completed(cookie) {
+                    self.tx.note_read(i);
+                }
+            }
+            Event::Control { .. } | Event::Error { .. } => {}
+        }
     }
 
     /// One completion: what it stands for; the buffer to give back, if any, into `repost`.
@@ -318,5 +354,74 @@ mod tests {
         let doorbells: Vec<u32> = w.iter().filter(|x| x.0 == producer).map(|x| x.1).collect();
         assert_eq!(doorbells, [6]);
         assert_eq!(nic.receive(&mut out, 64).unwrap(), 0, "nothing more");
+    }
+
+    #[test]
+    fn receive__completions_free_ring_slots_without_register_reads() {
+        let mut nic = Nic::init(MemDevice::new(), &NicConfig::default(), &SIZES).unwrap();
+        // The consumer registers stay 0: a driver that read them would find both rings full.
+        let peer: IpAddr = "10.0.0.2".parse().unwrap();
+        let data = Repr {
+            sport: 40_000,
+            dport: 99,
+            sender_id: 6,
+            body: Body::Data(Data {
+                message_length: 100,
+                incoming: 100,
+                ack: None,
+                cutoff_version: 2,
+                retransmit: false,
+                offset: 0,
+                payload: &[],
+            }),
+        };
+        let mut cq = RingState::new(SIZES.cq_log2).unwrap();
+        let send = |cookie| homa_proto::hostif::TxDescriptor {
+            op: homa_proto::hostif::TxOp::SendMessage,
+            flags: homa_proto::hostif::TxFlags::default(),
+            rpc_id: 2,
+            peer: homa_proto::hostif::peer_address(peer),
+            src_port: 1,
+            dst_port: 2,
+            message_length: 10,
+            payload_iova: 0x1000,
+            cookie,
+        };
+        for cookie in 0..4 {
+            nic.send(&send(cookie)).unwrap();
+        }
+        assert!(nic.send(&send(9)).is_err(), "TX ring full");
+        for round in 0..2u64 {
+            // Buffers 0 and 1 come back with their data; TX descriptors 1 and 3 finish
+            // (in that order: the NIC read 0-3).
+            for b in 0..2 {
+                let rx = Completion::rx_data(peer, &data, b as u32).unwrap();
+                complete(&nic, &mut cq, rx.rpc_id, rx.event);
+            }
+            for cookie in [4 * round + 1, 4 * round + 3] {
+                complete(&nic, &mut cq, 2, Event::TxDone { length: 10, cookie });
+            }
+            let mut out = Vec::new();
+            assert_eq!(nic.receive(&mut out, 64).unwrap(), 4, "round {round}");
+            // Both buffers went back: the ring knew their slots were read.
+            assert_eq!(
+                u64::from(nic.rx().state().producer()),
+                4 + 2 * (round + 1),
+                "round {round}"
+            );
+            // The TX ring freed slots 0-3: four more descriptors fit.
+            for k in 0..4 {
+                nic.send(&send(4 * (round + 1) + k)).unwrap();
+            }
+            assert!(
+                nic.send(&send(99)).is_err(),
+                "round {round}: TX ring full again"
+            );
+            // The TX_DONEs for the others of this round come late; they prove nothing new.
+            for cookie in [4 * round, 4 * round + 2] {
+                complete(&nic, &mut cq, 2, Event::TxDone { length: 10, cookie });
+            }
+            assert_eq!(nic.receive(&mut out, 64).unwrap(), 2);
+        }
     }
 }

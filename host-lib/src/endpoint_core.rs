@@ -157,6 +157,18 @@ impl EndpointCore {
         &self.transport
     }
 
+    /// The protocol engine, to look at (its metrics, the state of an RPC).
+    pub fn engine(&self) -> &engine::Endpoint {
+        &self.engine
+    }
+
+    /// The protocol engine, to set up (for simulators and tests: e.g. the peers' cutoffs of
+    /// a steady state). What it is told here is sent at the next [`poll`](Self::poll) or
+    /// command.
+    pub fn engine_mut(&mut self) -> &mut engine::Endpoint {
+        &mut self.engine
+    }
+
     /// When the engine's next timer is due (`None`: no timer armed).
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.engine.poll_timeout()

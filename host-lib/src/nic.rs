@@ -30,7 +30,7 @@
 //! [`NicTransport::POLL_INTERVAL`] between polls, up to its deadline or a `wake`.
 
 use crate::error::{OffloadError, TransportError};
-use crate::transport::{MonotonicClock, Transport};
+use crate::transport::{Clock, MonotonicClock, Transport};
 use bytes::Bytes;
 use core::fmt;
 use core::net::IpAddr;
@@ -98,7 +98,7 @@ pub struct NicTransport<D: Device> {
     /// Transmit offload, if on. Lock order: this, then `nic`.
     offload: Option<Mutex<TxPath>>,
     local: IpAddr,
-    clock: MonotonicClock,
+    clock: std::sync::Arc<dyn Clock>,
     woken: AtomicBool,
     packets: AtomicU64,
     acks_not_carried: AtomicU64,
@@ -146,7 +146,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             local: tx.local_addr(),
             tx,
             offload: None,
-            clock: MonotonicClock::new(),
+            clock: std::sync::Arc::new(MonotonicClock::new()),
             woken: AtomicBool::new(false),
             packets: AtomicU64::new(0),
             acks_not_carried: AtomicU64::new(0),
@@ -159,6 +159,13 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             tx_errors: AtomicU64::new(0),
             sent: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The same transport on another clock (a simulator's, for a simulated NIC). Its
+    /// [`Transport::now`] and `recv`'s deadlines are on that clock.
+    pub fn with_clock(mut self, clock: std::sync::Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// As [`new`](Self::new), and the NIC sends the DATA (transmit offload; see the module

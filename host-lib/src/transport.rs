@@ -137,6 +137,19 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
     }
 }
 
+/// A source of time for a transport: the OS clock ([`MonotonicClock`]) on a host, a
+/// simulator's clock when the host is simulated.
+pub trait Clock: Send + Sync + fmt::Debug + 'static {
+    /// The current time; never earlier than a time returned before.
+    fn now(&self) -> Instant;
+}
+
+impl Clock for MonotonicClock {
+    fn now(&self) -> Instant {
+        MonotonicClock::now(self)
+    }
+}
+
 /// A monotonic clock with its own origin, for transports that read the OS clock.
 #[derive(Debug, Clone, Copy)]
 pub struct MonotonicClock {

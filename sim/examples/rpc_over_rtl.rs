@@ -1,14 +1,13 @@
-//! Application code over a Verilated NIC: an echo server whose `homa_host::Endpoint` runs
-//! over `homa_sim::nic::RtlHost` (the Verilated core's completion ring is its only source of
-//! packets; the core grants in hardware and sends every response's DATA from the TX
-//! descriptors the transport posts) and a client on the same in-process network, making
-//! one RPC per size and checking the echo byte for byte. Run with
-//! `cargo run -p homa-sim --release --example rpc_over_rtl [SIZE...]` (sizes in bytes,
+//! Application code over Verilated NICs: two simulated hosts, each running `homa_host`'s
+//! endpoint over the driver over its own Verilated NIC core (`homa_sim::nic::RtlNet`: the
+//! NIC's completion ring is the endpoint's only source of packets; the NIC grants in
+//! hardware and sends every message's DATA from the TX descriptors the transport posts). The
+//! client makes one RPC per size to an echo server and checks the echo byte for byte. Run
+//! with `cargo run -p homa-sim --release --example rpc_over_rtl [SIZE...]` (sizes in bytes,
 //! default 1 100 1424 10000 100000 1000000).
 //!
-//! Times are wall-clock: the NIC is simulated cycle by cycle (tens of thousands of cycles
-//! per second), so they measure the model, not the hardware; the NIC's cycle count is the
-//! hardware's time.
+//! Times are simulated (the NICs are clocked cycle by cycle at 250 MHz, PCIe 500 ns each
+//! way; host software takes no time); the wall time is the model's.
 
 #[cfg(not(homa_rtl))]
 fn main() {
@@ -26,10 +25,9 @@ fn main() {
 #[cfg(homa_rtl)]
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     use bytes::Bytes;
-    use homa_host::{Endpoint, MemNetwork};
-    use homa_sim::nic::{NicTiming, RtlHost};
-    use std::net::{IpAddr, Ipv4Addr};
-    use std::sync::Arc;
+    use homa_host::Delivery;
+    use homa_proto::core::Config;
+    use homa_sim::nic::{NicTiming, RtlNet};
     use std::time::Instant;
 
     let mut sizes = Vec::new();
@@ -45,60 +43,71 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     if sizes.is_empty() {
         sizes = vec![1, 100, 1_424, 10_000, 100_000, 1_000_000];
     }
-
-    let net = MemNetwork::new();
-    let server_ip = Ipv4Addr::new(10, 0, 0, 1);
-    let (transport, nic) = RtlHost::spawn(&net, server_ip, NicTiming::default())?;
-    let transport = Arc::new(transport);
-    let config = RtlHost::endpoint_config();
-    let server = Arc::new(Endpoint::bind(Arc::clone(&transport), 500, config.clone())?);
-    let echo = {
-        let server = Arc::clone(&server);
-        std::thread::spawn(move || {
-            while let Ok(req) = server.recv_request() {
-                let (payload, token) = (req.payload.clone(), req.token);
-                if server.reply(token, payload).is_err() {
-                    break;
-                }
-            }
-        })
+    let config = Config {
+        link_mbps: 100_000,
+        tick_usecs: 10,
+        ..Config::default()
     };
-    let client_ip = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
-    let client = Endpoint::bind(net.attach(client_ip)?, 40_000, config)?;
+    let mut net = RtlNet::new(2, &config, 500, NicTiming::default())?;
+    let server = net.addr(1);
     println!(
-        "echo RPCs to {} over a Verilated homa_nic_core_w512",
-        server.local_addr()
+        "echo RPCs from {} to {server} over Verilated homa_nic_core_w512s",
+        net.addr(0)
     );
+    println!("{:>9}  {:>12}  {:>10}", "bytes", "round trip", "wall");
     for (i, &size) in sizes.iter().enumerate() {
         let request: Bytes = (0..size).map(|b| (b * 7 + i) as u8).collect();
-        let start = Instant::now();
-        let response = client.call(server.local_addr(), request.clone())?;
+        let wall = Instant::now();
+        let started = net.now();
+        net.host(0).core().submit(server, request.clone())?;
+        let mut outcome = None;
+        let mut failure = None;
+        let done = net.run_until(started + 1_000_000_000_000, |net| {
+            while let Some(Delivery::Request(r)) = net.host(1).core().next_delivery() {
+                if let Err(e) = net.host(1).core().reply(r.peer.ip(), r.id, r.payload) {
+                    failure = Some(e);
+                }
+            }
+            if let Some(Delivery::Response { outcome: o, .. }) = net.host(0).core().next_delivery()
+            {
+                outcome = Some(o);
+            }
+            outcome.is_some() || failure.is_some()
+        });
+        if let Some(e) = failure {
+            return Err(format!("{size} B: the server could not reply: {e}").into());
+        }
+        if !done {
+            return Err(format!("{size} B: no response within 1 s of simulated time").into());
+        }
+        let response = outcome.ok_or("no outcome")??;
         if response != request {
             return Err(format!("{size} B: the echo differs from the request").into());
         }
-        println!("{size:>9} B  {:>9.2?} wall", start.elapsed());
+        println!(
+            "{size:>9}  {:>9.2} us  {:>10.2?}",
+            (net.now() - started) as f64 / 1e6,
+            wall.elapsed()
+        );
     }
-    server.close()?;
-    let _ = echo.join();
-    let r = nic.stop()?;
-    let c = r.counters;
-    let tx = transport.stats();
-    println!(
-        "NIC: {} frames in ({} dropped by the MAC), {} GRANTs and {} DATA frames built in \
-         hardware, {} cycles ({:.1} µs at 250 MHz); {} messages released; {} DMA faults",
-        c.frames_in,
-        c.mac_drops,
-        c.grants,
-        c.data_frames,
-        c.cycles,
-        c.cycles as f64 / 250.0,
-        r.releases,
-        c.dma_faults
-    );
-    println!(
-        "server's transport: {} TX descriptors posted, {} TX_DONE, {} not sent, {} RETRANSMITs \
-         not posted (another held their range)",
-        tx.tx_descriptors, tx.tx_done, tx.tx_errors, tx.retransmits_covered
-    );
+    for h in 0..2 {
+        let host = net.host(h);
+        let tx = host.stats();
+        let c = host.nic().borrow().counters();
+        println!(
+            "host {h}: NIC {} frames in, {} GRANTs and {} DATA frames built in hardware, {} \
+             cycles, {} DMA faults; driver {} register writes, {} reads; transport {} TX \
+             descriptors, {} TX_DONE",
+            c.frames_in,
+            c.grants,
+            c.data_frames,
+            c.cycles,
+            c.dma_faults,
+            c.bus_writes,
+            c.bus_reads,
+            tx.tx_descriptors,
+            tx.tx_done
+        );
+    }
     Ok(())
 }

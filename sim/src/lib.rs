@@ -15,18 +15,20 @@
 //! - [`preset`]: Homa parameters for simulations (the SIGCOMM'18 settings per workload);
 //! - [`stress`]: the stress matrix (workloads x loads x losses, duplication, reordering,
 //!   incast) over the cluster, each run checked against Homa's promises;
-//! - [`cluster`]: one `proto::core` engine per host on the fabric, driven by a workload,
-//!   measured as slowdown per message size, RPCs and round trips; with `Engine::Model` the
-//!   engines meet the fabric directly (the fast model), with `Engine::Rtl` through a
-//!   Verilated homa-nic each;
-//! - [`nic`]: that simulated NIC — the Verilated NIC core clocked at the NIC clock, probed
-//!   and configured by the driver through [`nic::SimDevice`], with a PCIe latency model;
+//! - [`cluster`]: hosts on the fabric, driven by a workload, measured as slowdown per
+//!   message size, RPCs and round trips; with `Engine::Model` each host is a bare
+//!   `proto::core` engine that meets the fabric directly (the fast model), with
+//!   `Engine::Rtl` it runs the host stack applications link (`homa_host` over the driver)
+//!   over a Verilated homa-nic;
+//! - [`nic`]: that simulated NIC — the Verilated NIC core clocked at the NIC clock, reached
+//!   by the driver through [`nic::NicDevice`] (a `Device` with a PCIe latency model), the
+//!   host stack over it ([`nic::NicHost`]) and a small network of such hosts
+//!   ([`nic::RtlNet`]);
 //! - [`rtl`]: Verilator co-simulation — the Verilog models of `hw/rtl` built into Rust
 //!   wrappers driven cycle by cycle (the crate's only `unsafe`, in its FFI module).
 //!
 //! Still to come: control packets (RESEND, ACK, ...) framed by the NIC from host
-//! descriptors; hosts running `homa_host` endpoints (not bare `proto::core` engines) in the
-//! cluster.
+//! descriptors.
 
 pub mod cluster;
 pub mod event;

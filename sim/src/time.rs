@@ -88,3 +88,31 @@ mod tests {
         assert_eq!(ns_to_ps(u64::MAX), u64::MAX);
     }
 }
+
+/// The simulated time that hosts read, shared by a simulator and the host software it runs
+/// (a `homa_host::Clock`): the simulator sets it before each host step. Clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct SimClock(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl SimClock {
+    /// A clock at time 0.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Moves the clock to `t` (never back).
+    pub fn set(&self, t: Ps) {
+        self.0.fetch_max(t, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The time in picoseconds.
+    pub fn now_ps(&self) -> Ps {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl homa_host::Clock for SimClock {
+    fn now(&self) -> homa_proto::core::Instant {
+        homa_proto::core::Instant::from_nanos(self.now_ps() / 1_000)
+    }
+}

@@ -1,12 +1,9 @@
-//! The RPC library over a Verilated NIC: a server endpoint (`homa_host::Endpoint` over
-//! `homa_host::NicTransport`) hears of its packets only through the completion ring that the
-//! Verilated NIC core (`hw/rtl/homa_nic_core_w512.v`) writes by DMA into host memory, read by
-//! the driver (`homa_driver::Nic::receive`). The core runs on its own thread
-//! (`homa_sim::nic::RtlHost`, also behind `examples/rpc_over_rtl.rs`), fed the frames
-//! the in-process network brings to the server's address; the GRANT frames it builds go back
-//! on the network, beside the server's own packets. Simulated NIC time runs as fast as the
-//! model does (tens of thousands of cycles per second), far slower than the endpoints' wall
-//! clock, so the timers are generous.
+//! The RPC library over Verilated NICs: two hosts, each running `homa_host`'s endpoint over
+//! `homa_host::NicTransport` over the driver over its own Verilated NIC core
+//! (`hw/rtl/homa_nic_core_w512.v`), in simulated time (`homa_sim::nic::RtlNet`, also behind
+//! `examples/rpc_over_rtl.rs`). Each endpoint hears of its packets only through the
+//! completion ring its NIC writes by DMA into host memory; every DATA packet is built by a
+//! NIC from the TX descriptors the transport posts, every GRANT by a NIC's grant generator.
 
 #![allow(non_snake_case)]
 
@@ -19,121 +16,97 @@ fn host_lib_rtl__SKIPPED_verilator_missing() {
 #[cfg(homa_rtl)]
 mod built {
     use bytes::Bytes;
-    use homa_host::{Endpoint, MemNetwork};
-    use homa_sim::nic::{NicTiming, RtlHost, RtlHostReport};
-    use std::net::{IpAddr, Ipv4Addr};
-    use std::sync::Arc;
-    use std::thread;
-    use std::time::{Duration, Instant};
+    use homa_host::Delivery;
+    use homa_proto::core::Config;
+    use homa_sim::nic::{NicTiming, RtlNet};
 
-    /// Waits until every TX descriptor the transport posted has its `TX_DONE`, and that has
-    /// held for a while (a RETRANSMIT posted meanwhile starts the wait again); panics after
-    /// `limit` with the counts.
-    fn drain<D: homa_driver::Device + Send + 'static>(
-        transport: &homa_host::NicTransport<D>,
-        limit: Duration,
-    ) {
-        let (start, mut settled) = (Instant::now(), None);
-        loop {
-            let tx = transport.stats();
-            if tx.tx_done < tx.tx_descriptors {
-                settled = None;
-            } else if settled.get_or_insert_with(Instant::now).elapsed()
-                > Duration::from_millis(300)
-            {
-                return;
-            }
-            assert!(
-                start.elapsed() < limit,
-                "the NIC never finished sending: {tx:?}"
-            );
-            thread::sleep(Duration::from_millis(10));
+    const MS: u64 = 1_000_000_000;
+
+    fn config() -> Config {
+        Config {
+            link_mbps: 100_000,
+            tick_usecs: 10,
+            ..Config::default()
         }
     }
 
     #[test]
-    fn host_lib_rtl__rpcs_reach_a_server_through_the_verilated_nics_completion_ring() {
-        let net = MemNetwork::new();
-        let server_ip = Ipv4Addr::new(10, 0, 0, 1);
-        let (transport, nic) = RtlHost::spawn(&net, server_ip, NicTiming::default()).expect("NIC");
-        let transport = Arc::new(transport);
-        let config = RtlHost::endpoint_config;
-        let server = Arc::new(Endpoint::bind(Arc::clone(&transport), 500, config()).expect("bind"));
-        let echo = {
-            let server = Arc::clone(&server);
-            thread::spawn(move || {
-                let mut n = 0u64;
-                while let Ok(req) = server.recv_request() {
-                    let (payload, token) = (req.payload.clone(), req.token);
-                    if server.reply(token, payload).is_err() {
-                        break;
-                    }
-                    n += 1;
-                }
-                n
-            })
-        };
-        let client_ip = IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2));
-        let client = Endpoint::bind(net.attach(client_ip).unwrap(), 40_000, config()).unwrap();
+    fn host_lib_rtl__rpcs_of_1_byte_to_1_MB_between_two_hosts_over_their_nics() {
+        let mut net = RtlNet::new(2, &config(), 500, NicTiming::default()).expect("NICs up");
+        let server = net.addr(1);
         let sizes = [1usize, 100, 1_424, 10_000, 100_000, 1_000_000];
-        let started = Instant::now();
         for (i, &size) in sizes.iter().enumerate() {
             let request: Bytes = (0..size).map(|b| (b * 7 + i) as u8).collect();
-            let response = client
-                .call(server.local_addr(), request.clone())
-                .expect("call");
-            assert!(response == request, "size {size}: bytes differ");
+            let id = net
+                .host(0)
+                .core()
+                .submit(server, request.clone())
+                .expect("submit");
+            let started = net.now();
+            let mut response = None;
+            let done = net.run_until(started + 50 * MS, |net| {
+                // The server echoes; the client waits for its response.
+                while let Some(d) = net.host(1).core().next_delivery() {
+                    let Delivery::Request(r) = d else {
+                        panic!("a server got {d:?}");
+                    };
+                    net.host(1)
+                        .core()
+                        .reply(r.peer.ip(), r.id, r.payload)
+                        .expect("reply");
+                }
+                if let Some(Delivery::Response { id: got, outcome }) =
+                    net.host(0).core().next_delivery()
+                {
+                    assert_eq!(got, id);
+                    response = Some(outcome.expect("response"));
+                }
+                response.is_some()
+            });
+            assert!(done, "size {size}: no response by {} ps", net.now());
+            assert!(
+                response.expect("checked") == request,
+                "size {size}: bytes differ"
+            );
         }
-        let wall = started.elapsed();
-        // The client has every response; the NIC may still be sending ranges asked for again
-        // (a slow machine's timers fire while the model crawls: a RESEND, or a NEED_ACK the
-        // client answers with RESENDs). Each descriptor must end in a TX_DONE: wait for the
-        // last, while the server's endpoint still takes completions.
-        drain(&transport, Duration::from_secs(120));
-        server.close().expect("close");
-        assert_eq!(echo.join().expect("echo thread"), sizes.len() as u64);
-        let RtlHostReport {
-            counters: c,
-            releases,
-            messages_tracked: tracked,
-            tx_queued,
-            grants_unmatched,
-        } = nic.stop().expect("NIC thread");
-        let tx = transport.stats();
-        println!(
-            "{} RPCs of 1 B to 1 MB in {wall:.2?} wall; NIC: {} frames in, {} GRANTs and {} \
-             DATA built, {} cycles, {tx_queued} messages left in the TX engine, \
-             {grants_unmatched} GRANTs for none; {tx:?}",
-            sizes.len(),
-            c.frames_in,
-            c.grants,
-            c.data_frames,
-            c.cycles
-        );
-        assert_eq!((c.dma_faults, c.mac_drops), (0, 0), "{c:?}");
-        // Every response left as TX descriptors the NIC sent (a RETRANSMIT for any range a
-        // RESEND asked for again), each payload freed at its TX_DONE; the server's engine
-        // built no DATA packet, the NIC built at least one per response's packet.
-        let server_metrics = server.stats().engine;
-        assert_eq!(tx.tx_errors, 0, "{tx:?}");
-        assert!(tx.tx_descriptors >= sizes.len() as u64, "{tx:?}");
-        assert_eq!(tx.tx_done, tx.tx_descriptors, "{tx:?}");
-        let packets: u64 = sizes.iter().map(|&s| s.div_ceil(1_424) as u64).sum();
-        assert!(
-            c.data_frames >= packets,
-            "{} DATA for {packets} packets",
-            c.data_frames
-        );
-        assert_eq!(
-            server_metrics.packets_sent[0], 0,
-            "the engine sends no DATA (type 0x10)"
-        );
-        assert_eq!(server.stats().datagrams_malformed, 0);
-        // The server's transport released each request in the NIC's table when the endpoint
-        // had it whole (the register writes reached the core), and nothing competes for
-        // grants any more. (The table also completes a message whose bytes all came in by
-        // itself; a release matters for one whose holes it forgot, or that the host gave
-        // up. The ids released are checked in host-lib's `tests/nic.rs`.)
-        assert_eq!((releases, tracked), (sizes.len() as u32, 0));
+        // Let every TX descriptor end in its TX_DONE and the NICs go idle.
+        let end = net.now() + 5 * MS;
+        net.run_until(end, |_| false);
+        assert_eq!(net.faults(), (0, 0));
+        for h in 0..2 {
+            let host = net.host(h);
+            let tx = host.stats();
+            let engine = host.core_ref().stats();
+            let mut nic = host.nic().borrow_mut();
+            let c = nic.counters();
+            assert_eq!(
+                (c.dma_faults, c.mac_drops, c.parse_mismatches),
+                (0, 0, 0),
+                "{c:?}"
+            );
+            // Every message left as TX descriptors the NIC sent, each payload freed at its
+            // TX_DONE; the engine built no DATA packet (type 0x10).
+            assert_eq!(tx.tx_errors, 0, "{tx:?}");
+            assert!(tx.tx_descriptors >= sizes.len() as u64, "{tx:?}");
+            assert_eq!(tx.tx_done, tx.tx_descriptors, "{tx:?}");
+            assert_eq!(
+                engine.engine.packets_sent[0], 0,
+                "host {h}: no DATA from the engine"
+            );
+            assert_eq!(engine.datagrams_malformed, 0);
+            let packets: u64 = sizes.iter().map(|&s| s.div_ceil(1_424) as u64).sum();
+            assert!(
+                c.data_frames >= packets,
+                "{} DATA for {packets} packets",
+                c.data_frames
+            );
+            // Each endpoint released every inbound message in its NIC's table.
+            assert_eq!(
+                nic.read_register("GRANT", "releases").unwrap(),
+                sizes.len() as u32
+            );
+            assert_eq!(nic.read_register("GRANT", "messages_tracked").unwrap(), 0);
+            assert!(c.bus_writes > 0, "doorbells are register writes: {c:?}");
+        }
     }
 }

@@ -17,8 +17,8 @@
 //! the fabric itself (`Fabric::ideal_delivery_ps`) for the exact frames the engine sends.
 
 mod host;
+mod hosts;
 #[cfg(homa_rtl)]
-mod nic_tx;
 mod nics;
 mod pingpong;
 mod report;
@@ -38,6 +38,7 @@ use crate::workload::{PoissonArrivals, Workload};
 use homa_proto::core::{Config, ConfigError, Endpoint, Event, Instant, Message};
 use homa_proto::wire::Body;
 use host::{SimPacket, addr_of, frames_of};
+use hosts::Host;
 use nics::Nics;
 use rand::RngExt;
 use std::collections::HashMap;
@@ -154,13 +155,10 @@ pub enum ClusterError {
 enum Timer {
     /// A new message is due at this host.
     Arrival(HostId),
-    /// The host's engine asked to be woken (handle_timeout).
+    /// The host asked to be woken: its engine's timer, or (a NIC host) its NIC's DMA writes
+    /// landing in its memory.
     Engine(HostId),
-    /// Something crossed PCIe from the host's NIC to its engine.
-    // Built by the rtl engine only (without Verilator it is never constructed).
-    #[cfg_attr(not(homa_rtl), allow(dead_code))]
-    ToHost(HostId),
-    /// A packet the host's engine posted reaches the wire.
+    /// A packet the host posted reaches the wire (the control packets of a NIC host).
     ToWire(HostId),
 }
 
@@ -185,8 +183,8 @@ struct Tracked {
 pub struct Cluster {
     config: ClusterConfig,
     fabric: Fabric<SimPacket>,
-    hosts: Vec<Endpoint>,
-    /// The time each host's engine asked to be woken, as scheduled in `timers`.
+    hosts: Vec<Host>,
+    /// The time each host asked to be woken, as scheduled in `timers`.
     wake: Vec<Option<Ps>>,
     timers: EventQueue<Timer>,
     arrivals: Vec<PoissonArrivals>,
@@ -203,7 +201,8 @@ pub struct Cluster {
     deliveries: Vec<crate::fabric::Delivery<SimPacket>>,
     /// Delivered messages whose bytes differ from what was sent.
     payload_errors: u64,
-    /// The Verilated NICs (`Engine::Rtl`).
+    /// The PCIe model and counts of the Verilated NICs (`Engine::Rtl`; the NICs are the
+    /// hosts').
     nics: Option<Nics>,
     /// Where frames leaving the hosts go ([`Cluster::capture`]).
     capture: Option<Capture>,
@@ -294,12 +293,25 @@ impl Cluster {
                 allowed: "at least 2",
             });
         }
-        let mut hosts = Vec::with_capacity(n);
-        for i in 0..n {
-            let mut e = Endpoint::new(config.homa.clone(), addr_of(i))?;
-            e.bind(SERVER_PORT);
+        let (nics, mut hosts) = match config.engine {
+            Engine::Model => {
+                let mut hosts = Vec::with_capacity(n);
+                for i in 0..n {
+                    let mut e = Endpoint::new(config.homa.clone(), addr_of(i))?;
+                    e.bind(SERVER_PORT);
+                    hosts.push(Host::Bare(e));
+                }
+                (None, hosts)
+            }
+            Engine::Rtl(timing) => {
+                let (nics, hosts) = Nics::hosts(n, &config.homa, SERVER_PORT, timing)?;
+                (Some(nics), hosts)
+            }
+        };
+        for (i, h) in hosts.iter_mut().enumerate() {
             // Steady state: every host already knows every peer's cutoffs (they are all the
             // same), as the paper's simulator assumes.
+            let e = h.engine_mut();
             for j in (0..n).filter(|&j| j != i) {
                 e.set_peer_cutoffs(
                     addr_of(j),
@@ -307,7 +319,6 @@ impl Cluster {
                     config.homa.cutoff_version,
                 );
             }
-            hosts.push(e);
         }
         let grant_wire = host::wire_bytes(33, 20);
         let mean_wire = config.workload.expectation(|s| {
@@ -349,10 +360,6 @@ impl Cluster {
             value: e.to_string(),
             allowed: "a non-empty ascending list",
         })?;
-        let nics = match config.engine {
-            Engine::Model => None,
-            Engine::Rtl(timing) => Some(Nics::new(n, &config.homa, timing)?),
-        };
         Ok(Cluster {
             nics,
             ping: None,
@@ -454,7 +461,7 @@ impl Cluster {
 
     /// Advances to the next event time and handles everything due then.
     fn step(&mut self) -> Step {
-        let nic_edge = self.nics.as_ref().and_then(|n| n.next_edge());
+        let nic_edge = self.next_nic_edge();
         let next = [
             self.fabric.next_event_time(),
             self.timers.peek_time(),
@@ -470,6 +477,10 @@ impl Cluster {
             return Step::TimeLimit;
         }
         self.now = next;
+        if let Some(nics) = &self.nics {
+            // What the hosts do from here on happens now.
+            nics.clock.set(next);
+        }
         self.deliveries.clear();
         let mut deliveries = std::mem::take(&mut self.deliveries);
         self.fabric.advance(next, &mut deliveries);
@@ -483,13 +494,14 @@ impl Cluster {
                 _ => None,
             };
             self.note_packet(d.host, from, id, kind, data_end);
-            match &mut self.nics {
-                None => {
+            match &mut self.hosts[d.host] {
+                Host::Bare(e) => {
                     let src = addr_of(d.packet.src);
-                    self.hosts[d.host].handle_packet(now_ns, src, d.packet.packet);
+                    e.handle_packet(now_ns, src, d.packet.packet);
                     touched.push(d.host);
                 }
-                Some(nics) => nics.receive(next, d.host, &d.packet),
+                #[cfg(homa_rtl)]
+                Host::Nic(_) => self.nic_receive(next, d.host, &d.packet),
             }
         }
         self.deliveries = deliveries;
@@ -505,14 +517,15 @@ impl Cluster {
                 Timer::Engine(h) => {
                     if self.wake[h].is_some_and(|w| w <= next) {
                         self.wake[h] = None;
-                        self.hosts[h].handle_timeout(now_ns);
+                        if let Host::Bare(e) = &mut self.hosts[h] {
+                            e.handle_timeout(now_ns);
+                        }
                     }
                 }
-                Timer::ToHost(h) => self.nic_to_host(h, next, now_ns),
                 Timer::ToWire(h) => self.nic_to_wire(h, next),
             }
             touched.push(match timer {
-                Timer::Arrival(h) | Timer::Engine(h) | Timer::ToHost(h) | Timer::ToWire(h) => h,
+                Timer::Arrival(h) | Timer::Engine(h) | Timer::ToWire(h) => h,
             });
         }
         touched.sort_unstable();
@@ -536,7 +549,7 @@ impl Cluster {
         let size = self.config.workload.sample(&mut self.rng).max(1);
         let data = self.payload.slice(..size as usize);
         let dest = std::net::SocketAddr::new(addr_of(dst), SERVER_PORT);
-        let Ok(client_id) = self.hosts[src].send_request(now, CLIENT_PORT, dest, data) else {
+        let Ok(client_id) = self.hosts[src].submit(now, CLIENT_PORT, dest, data) else {
             return;
         };
         let index = self.generated;
@@ -559,7 +572,12 @@ impl Cluster {
 
     /// Lets host `h` act at `now`: deliver events, send packets, re-arm its timer.
     fn drain(&mut self, h: HostId, now: Instant) {
-        while let Some(ev) = self.hosts[h].poll_event() {
+        #[cfg(homa_rtl)]
+        if let Host::Nic(_) = self.hosts[h] {
+            self.drain_nic_host(h, now);
+            return;
+        }
+        while let Some(ev) = self.bare(h).and_then(Endpoint::poll_event) {
             match ev {
                 Event::Request(req) if self.ping.is_some() => self.ping_request(h, now, req),
                 Event::Request(req) => self.delivered(h, req.peer.ip(), req.id, &req.message),
@@ -568,31 +586,31 @@ impl Cluster {
             }
         }
         let now_ps = self.now;
-        while let Some(t) = self.hosts[h].poll_transmit(now) {
+        while let Some(t) = self.bare(h).and_then(|e| e.poll_transmit(now)) {
             let dst = host::host_of(t.dst);
-            let packet = SimPacket::new(h, dst, t);
-            match &mut self.nics {
-                None => self.wire_send(now_ps, packet, None),
-                Some(nics) => {
-                    // Posted to the NIC: on the wire one PCIe crossing later.
-                    let at = now_ps + nics.timing.pcie_ps();
-                    nics.to_wire[h].push_back((at, packet));
-                    self.timers.push(at, Timer::ToWire(h));
-                }
-            }
+            self.wire_send(now_ps, SimPacket::new(h, dst, t), None);
         }
-        #[cfg(homa_rtl)]
-        while let Some(o) = self.hosts[h].poll_offload() {
-            if let Some(nics) = &mut self.nics {
-                nics.offload(h, now_ps, o);
-            }
+        if let Some(t) = self.bare(h).and_then(|e| e.poll_timeout()) {
+            self.wake_at(h, t.as_nanos() * 1_000);
         }
-        if let Some(t) = self.hosts[h].poll_timeout() {
-            let at = (t.as_nanos() * 1_000).max(now_ps + 1);
-            if self.wake[h].is_none_or(|w| at < w) {
-                self.wake[h] = Some(at);
-                self.timers.push(at, Timer::Engine(h));
-            }
+    }
+
+    /// Host `h`'s engine, if it is a bare one.
+    fn bare(&mut self, h: HostId) -> Option<&mut Endpoint> {
+        match &mut self.hosts[h] {
+            Host::Bare(e) => Some(e),
+            #[cfg(homa_rtl)]
+            Host::Nic(_) => None,
+        }
+    }
+
+    /// Schedules host `h` to act at `at` (not before the next instant), unless it is
+    /// already due by then.
+    fn wake_at(&mut self, h: HostId, at: Ps) {
+        let at = at.max(self.now + 1);
+        if self.wake[h].is_none_or(|w| at < w) {
+            self.wake[h] = Some(at);
+            self.timers.push(at, Timer::Engine(h));
         }
     }
 
@@ -606,16 +624,15 @@ impl Cluster {
         let src = host::host_of(client);
         let client_id = server_id ^ 1;
         self.hosts[dst].discard_request(client, server_id);
-        let now = self.now;
-        if let Some(nics) = &mut self.nics {
-            nics.release(now, dst, client, client_id, message.len() as u32);
-        }
         let Some(t) = self.in_flight.remove(&(dst, src, client_id)) else {
             // Its client already gave up on it (or it came twice).
             self.late_deliveries += 1;
             return;
         };
         self.hosts[t.src].cancel(t.client_id);
+        if t.src != dst {
+            self.after_nic_host(t.src);
+        }
         self.completed += 1;
         if !self.intact(message, t.size as usize) {
             self.payload_errors += 1;

@@ -1,12 +1,14 @@
-//! The `rtl` engine's part of the cluster: one Verilated NIC per host between the host's
-//! engine and the fabric (see [`crate::nic`] for what is RTL and what is modelled).
+//! The `rtl` engine's part of the cluster: each host runs the host stack applications link
+//! (`homa_host`'s endpoint over the driver) over a Verilated NIC between it and the fabric
+//! ([`crate::nic::NicHost`]; see [`crate::nic`] for what is RTL and what is modelled).
 
 use super::host::{SimPacket, addr_of, host_of};
+use super::hosts::Host;
 use crate::fabric::{FabricPacket, HostId};
 use crate::nic::{NicCounters, NicError, NicTiming};
-use crate::time::Ps;
+use crate::time::{Ps, SimClock};
 use homa_proto::core::{Config, Packet, Transmit};
-use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr, Repr};
+use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
 use std::collections::VecDeque;
 use std::net::IpAddr;
 
@@ -51,244 +53,223 @@ pub(crate) fn frame_of(p: &SimPacket, hop: Hop) -> Vec<u8> {
     t.to_frame_bytes(addr_of(p.src), Some(ethernet))
 }
 
-/// Something on its way from a NIC to its host's engine (built by the rtl engine only).
-#[derive(Debug)]
+/// A frame the hardware built (GRANT or DATA, `link` Ethernet) or a datagram the host sent
+/// (`link` IP) as a fabric packet from host `from`.
 #[cfg_attr(not(homa_rtl), allow(dead_code))]
-pub(crate) enum ToHost {
-    /// A received packet.
-    Packet(IpAddr, Packet),
-    /// A GRANT the NIC sent to `peer`.
-    Granted(IpAddr, Repr<'static>),
-    /// The NIC finished a TX descriptor (its `TX_DONE` or `ERROR` completion).
-    #[cfg(homa_rtl)]
-    Sent(homa_driver::Released),
-}
-
-/// A frame the hardware built (GRANT or DATA) as a fabric packet, its destination and its
-/// header (what the host learns of a GRANT).
-#[cfg_attr(not(homa_rtl), allow(dead_code))]
-pub(crate) fn frame_packet(
-    from: HostId,
-    frame: &[u8],
-) -> Option<(SimPacket, IpAddr, Repr<'static>)> {
+pub(crate) fn fabric_packet(from: HostId, frame: &[u8], link: wire::LinkType) -> Option<SimPacket> {
     let caps = ChecksumCapabilities::default();
-    let f = FrameRepr::parse(frame, wire::LinkType::Ethernet, &caps).ok()?;
+    let f = FrameRepr::parse(frame, link, &caps).ok()?;
     let dst = f.ip.dst_addr();
     let to = host_of(dst);
-    let packet = Packet::from_repr(&f.homa);
-    let header = packet.header;
     let t = Transmit {
         dst,
         priority: f.priority(),
-        packet,
+        packet: Packet::from_repr(&f.homa),
     };
-    Some((SimPacket::new(from, to, t), dst, header))
+    Some(SimPacket::new(from, to, t))
 }
 
-/// The NICs of all hosts and the PCIe queues between them and the engines.
+/// What the cluster keeps for its NICs: the PCIe model's queue of control packets, counts.
 #[derive(Debug)]
 pub(crate) struct Nics {
-    #[cfg(homa_rtl)]
-    pub(crate) nics: Vec<crate::nic::RtlNic>,
     pub(crate) timing: NicTiming,
-    /// Per host: what is crossing PCIe to the engine, with its arrival time.
-    pub(crate) to_host: Vec<VecDeque<(Ps, ToHost)>>,
-    /// Per host: what the engine posted, with the time it reaches the wire.
+    /// The hosts' clock: the cluster's time, set before each host acts.
+    pub(crate) clock: SimClock,
+    /// Per host: control packets the host sent (the NIC does not frame them), with the time
+    /// they reach the wire.
     pub(crate) to_wire: Vec<VecDeque<(Ps, SimPacket)>>,
-    /// Frames the hardware built that did not parse (must stay 0).
+    /// Frames the hardware built, or datagrams a host sent, that did not parse (must stay 0).
     pub(crate) bad_frames: u64,
-    /// Per host: its TX descriptors (the engines hand their messages to the NICs).
-    #[cfg(homa_rtl)]
-    pub(crate) tx: Vec<super::nic_tx::TxSide>,
+    /// Failures of a host's transport (must stay 0).
+    pub(crate) host_errors: u64,
 }
 
 impl Nics {
-    /// One NIC per host, programmed from the engine's configuration.
+    /// One host stack and NIC per host, the NICs programmed from the engine's configuration
+    /// by the driver's init, every engine bound to `port`.
     #[cfg(homa_rtl)]
-    pub(crate) fn new(n: usize, homa: &Config, timing: NicTiming) -> Result<Nics, NicError> {
-        let mut nics = Vec::with_capacity(n);
+    pub(crate) fn hosts(
+        n: usize,
+        homa: &Config,
+        port: u16,
+        timing: NicTiming,
+    ) -> Result<(Nics, Vec<Host>), NicError> {
+        let clock = SimClock::new();
+        let mut hosts = Vec::with_capacity(n);
         for i in 0..n {
-            let mut c = homa_driver::NicConfig::from(homa);
-            c.mac = mac_of(i);
-            c.gateway_mac = SWITCH_MAC;
-            c.ipv4 = match addr_of(i) {
-                IpAddr::V4(v4) => v4,
-                IpAddr::V6(_) => unreachable!("cluster hosts are IPv4"),
+            let IpAddr::V4(ipv4) = addr_of(i) else {
+                unreachable!("cluster hosts are IPv4")
             };
-            nics.push(crate::nic::RtlNic::new(&c, timing)?);
+            let config = crate::nic::NicHost::nic_config(homa, ipv4, mac_of(i), SWITCH_MAC);
+            let host = crate::nic::NicHost::new(&config, homa, port, timing, clock.clone())?;
+            hosts.push(Host::Nic(Box::new(host)));
         }
-        let tx = nics
-            .iter_mut()
-            .map(super::nic_tx::TxSide::new)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Nics {
-            nics,
-            tx,
+        let nics = Nics {
             timing,
-            to_host: (0..n).map(|_| VecDeque::new()).collect(),
+            clock,
             to_wire: (0..n).map(|_| VecDeque::new()).collect(),
             bad_frames: 0,
-        })
+            host_errors: 0,
+        };
+        Ok((nics, hosts))
     }
 
     /// Without Verilator there is no NIC to simulate.
     #[cfg(not(homa_rtl))]
-    pub(crate) fn new(_n: usize, _homa: &Config, _timing: NicTiming) -> Result<Nics, NicError> {
+    pub(crate) fn hosts(
+        _n: usize,
+        _homa: &Config,
+        _port: u16,
+        _timing: NicTiming,
+    ) -> Result<(Nics, Vec<Host>), NicError> {
         Err(NicError::NotBuilt)
     }
+}
 
+impl super::Cluster {
     /// The earliest clock edge any NIC needs.
-    pub(crate) fn next_edge(&self) -> Option<Ps> {
+    pub(super) fn next_nic_edge(&self) -> Option<Ps> {
         #[cfg(homa_rtl)]
         {
-            self.nics.iter().filter_map(|n| n.next_edge()).min()
+            self.hosts
+                .iter()
+                .filter_map(|h| match h {
+                    Host::Nic(n) => n.nic().borrow().next_edge(),
+                    Host::Bare(_) => None,
+                })
+                .min()
         }
         #[cfg(not(homa_rtl))]
         None
     }
 
-    /// The counters of every NIC, summed.
-    pub(crate) fn counters(&self) -> NicCounters {
-        #[allow(unused_mut)]
-        let mut sum = NicCounters::default();
-        #[cfg(homa_rtl)]
-        for n in &self.nics {
-            let c = n.counters();
-            sum.frames_in += c.frames_in;
-            sum.to_host += c.to_host;
-            sum.grants += c.grants;
-            sum.parse_mismatches += c.parse_mismatches;
-            sum.cycles += c.cycles;
-            sum.rx_completions += c.rx_completions;
-            sum.rx_errors += c.rx_errors;
-            sum.rx_lost += c.rx_lost;
-            sum.dma_faults += c.dma_faults;
-            sum.mac_drops += c.mac_drops;
-            sum.acks_not_carried += c.acks_not_carried;
-            sum.data_frames += c.data_frames;
-        }
-        sum
-    }
-
-    /// One register (`block.name`) of every NIC, read over their register buses (none
-    /// without NICs).
-    pub(crate) fn register_values(
-        &mut self,
-        block: &'static str,
-        name: &str,
-    ) -> Result<Vec<u64>, NicError> {
-        #[allow(unused_mut)]
-        let mut values = Vec::new();
-        #[cfg(homa_rtl)]
-        for n in &mut self.nics {
-            values.push(u64::from(n.read_register(block, name)?));
-        }
-        let _ = (block, name);
-        Ok(values)
-    }
-}
-
-impl Nics {
-    /// Host `h`'s engine has the whole inbound message `id` (as its DATA carry it) of
-    /// `length` bytes from `peer`: the driver releases it in the NIC, one PCIe crossing later.
-    pub(crate) fn release(&mut self, at: Ps, h: HostId, peer: IpAddr, id: u64, length: u32) {
-        #[cfg(homa_rtl)]
-        if let IpAddr::V4(peer) = peer {
-            let at = at + self.timing.pcie_ps();
-            // The cluster's NICs have their host here, and the GRANT registers are in the map
-            // the driver probed: the simulated device takes these writes.
-            let _ = self.nics[h].release(at, peer, id, length);
-        }
-        #[cfg(not(homa_rtl))]
-        let _ = (at, h, peer, id, length);
-    }
-
     /// A packet from the fabric reaches host `h`'s NIC at `at`.
-    pub(crate) fn receive(&mut self, at: Ps, h: HostId, p: &SimPacket) {
+    pub(super) fn nic_receive(&mut self, at: Ps, h: HostId, p: &SimPacket) {
         #[cfg(homa_rtl)]
-        self.nics[h].receive(at, frame_of(p, Hop::ToHost));
+        if let Host::Nic(n) = &self.hosts[h] {
+            n.nic().borrow_mut().receive(at, frame_of(p, Hop::ToHost));
+        }
         #[cfg(not(homa_rtl))]
         let _ = (at, h, p);
     }
-}
 
-impl super::Cluster {
-    /// Clocks every NIC up to `now`: received packets and GRANT reports start across PCIe,
-    /// GRANT frames go on the wire.
+    /// Clocks every NIC up to `now`: its GRANT and DATA frames go on the wire; its host wakes
+    /// when the NIC's DMA writes land in host memory.
     pub(super) fn run_nics(&mut self, now: Ps) {
-        let Some(nics) = &mut self.nics else {
-            return;
-        };
-        let pcie = nics.timing.pcie_ps();
         #[cfg(homa_rtl)]
-        for h in 0..nics.nics.len() {
+        for h in 0..self.hosts.len() {
+            let Host::Nic(n) = &self.hosts[h] else {
+                continue;
+            };
             let mut out = std::mem::take(&mut self.nic_out);
-            nics.nics[h].run_until(now, &mut out);
-            let mut sent = Vec::new();
-            nics.tx_progress(h, now, &mut sent);
+            let landing = {
+                let mut nic = n.nic().borrow_mut();
+                nic.run_until(now, &mut out);
+                nic.next_landing()
+            };
             for (t, o) in out.drain(..) {
-                match o {
-                    crate::nic::NicOutput::Host { src, packet } => {
-                        nics.to_host[h].push_back((t + pcie, ToHost::Packet(src, packet)));
+                let (crate::nic::NicOutput::Data { frame }
+                | crate::nic::NicOutput::Grant { frame }) = o;
+                match fabric_packet(h, &frame, wire::LinkType::Ethernet) {
+                    Some(packet) => {
+                        if let Some(super::Capture(sink)) = &mut self.capture {
+                            sink(t, &frame);
+                        }
+                        self.fabric.host_send(t, packet);
                     }
-                    crate::nic::NicOutput::Data { frame } => match frame_packet(h, &frame) {
-                        Some((packet, _, _)) => {
-                            if let Some(super::Capture(sink)) = &mut self.capture {
-                                sink(t, &frame);
-                            }
-                            self.fabric.host_send(t, packet);
+                    None => {
+                        if let Some(nics) = &mut self.nics {
+                            nics.bad_frames += 1;
                         }
-                        None => nics.bad_frames += 1,
-                    },
-                    crate::nic::NicOutput::Grant { frame } => match frame_packet(h, &frame) {
-                        Some((packet, peer, header)) => {
-                            let capture = &mut self.capture;
-                            if let Some(super::Capture(sink)) = capture {
-                                sink(t, &frame);
-                            }
-                            self.fabric.host_send(t, packet);
-                            nics.to_host[h].push_back((t + pcie, ToHost::Granted(peer, header)));
-                        }
-                        None => nics.bad_frames += 1,
-                    },
+                    }
                 }
-                self.timers.push(t + pcie, super::Timer::ToHost(h));
-            }
-            if !sent.is_empty() {
-                // The completions reach the host one PCIe crossing later (after the packets
-                // above: this queue is in time order).
-                for r in sent {
-                    nics.to_host[h].push_back((now + pcie, ToHost::Sent(r)));
-                }
-                self.timers.push(now + pcie, super::Timer::ToHost(h));
             }
             self.nic_out = out;
+            if let Some(at) = landing {
+                self.wake_at(h, at);
+            }
         }
-        let _ = (now, pcie);
+        let _ = now;
     }
 
-    /// Clocks the NICs until each has finished what it was doing (their last GRANT frames
-    /// reach the wire), so that their counters agree with the capture. Nothing is delivered.
+    /// Clocks the NICs until each has finished what it was doing (their last frames reach
+    /// the wire), so that their counters agree with the capture. Nothing is delivered.
     pub(super) fn settle_nics(&mut self) {
-        while let Some(edge) = self.nics.as_ref().and_then(|n| n.next_edge()) {
+        while let Some(edge) = self.next_nic_edge() {
             self.run_nics(edge);
         }
     }
 
-    /// What crossed PCIe to host `h`'s engine by `now`.
-    pub(super) fn nic_to_host(&mut self, h: HostId, now: Ps, now_ns: homa_proto::core::Instant) {
-        let Some(nics) = &mut self.nics else {
-            return;
-        };
-        while nics.to_host[h].front().is_some_and(|(t, _)| *t <= now) {
-            let (_, item) = nics.to_host[h].pop_front().expect("peeked");
-            match item {
-                ToHost::Packet(src, packet) => self.hosts[h].handle_packet(now_ns, src, packet),
-                ToHost::Granted(peer, header) => self.hosts[h].note_offloaded_grant(peer, &header),
-                #[cfg(homa_rtl)]
-                ToHost::Sent(r) => self.hosts[h].offload_sent(r.peer, r.id, r.op),
+    /// Host `h` (a NIC host) acts at the cluster's time: it takes what its NIC wrote, runs
+    /// its timers, and its deliveries go to the cluster; its control packets start across
+    /// PCIe to the wire; its next wake-up is scheduled.
+    #[cfg(homa_rtl)]
+    pub(super) fn drain_nic_host(&mut self, h: HostId, now: homa_proto::core::Instant) {
+        use homa_host::Delivery;
+        let now_ps = self.now;
+        let mut deliveries = Vec::new();
+        if let Host::Nic(n) = &mut self.hosts[h] {
+            if n.step(now_ps).is_err()
+                && let Some(nics) = &mut self.nics
+            {
+                nics.host_errors += 1;
+            }
+            while let Some(d) = n.core().next_delivery() {
+                deliveries.push(d);
             }
         }
+        for d in deliveries {
+            match d {
+                Delivery::Request(r) => {
+                    let req = homa_proto::core::Request {
+                        peer: r.peer,
+                        local_port: super::SERVER_PORT,
+                        id: r.id,
+                        message: homa_proto::core::Message::from_bytes(r.payload),
+                    };
+                    if self.ping.is_some() {
+                        self.ping_request(h, now, req);
+                    } else {
+                        self.delivered(h, req.peer.ip(), req.id, &req.message);
+                    }
+                }
+                Delivery::Response { id, outcome: Ok(m) } => {
+                    self.ping_response(id, &homa_proto::core::Message::from_bytes(m));
+                }
+                Delivery::Response {
+                    id,
+                    outcome: Err(_),
+                } => self.failed(h, id),
+            }
+        }
+        self.after_nic_host(h);
+    }
+
+    /// What host `h` did since it last acted: its control packets start across PCIe to the
+    /// wire, and its next wake-up is scheduled (nothing for a bare host).
+    pub(super) fn after_nic_host(&mut self, h: HostId) {
+        #[cfg(homa_rtl)]
+        if let Host::Nic(n) = &self.hosts[h] {
+            let mut control = Vec::new();
+            n.take_control(&mut control);
+            let wakeup = n.next_wakeup();
+            if let Some(nics) = &mut self.nics {
+                let at = self.now + nics.timing.pcie_ps();
+                for (_, datagram) in control {
+                    match fabric_packet(h, &datagram, wire::LinkType::Ip) {
+                        Some(p) => nics.to_wire[h].push_back((at, p)),
+                        None => nics.bad_frames += 1,
+                    }
+                }
+                if !nics.to_wire[h].is_empty() {
+                    self.timers.push(at, super::Timer::ToWire(h));
+                }
+            }
+            if let Some(at) = wakeup {
+                self.wake_at(h, at);
+            }
+        }
+        let _ = h;
     }
 
     /// What host `h` posted that reaches the wire by `now`.
@@ -307,70 +288,113 @@ impl super::Cluster {
 }
 
 impl super::Cluster {
-    /// What the NICs did, from their counters and registers (`None` without NICs).
+    /// What the NICs did, from their counters and registers, and their hosts' transports
+    /// (`None` without NICs).
     pub(super) fn nic_report(&mut self) -> Option<super::NicReport> {
-        let nics = self.nics.as_mut()?;
-        let c = nics.counters();
-        let bad_frames = nics.bad_frames;
-        let parked_most = nics
-            .register_values("TX", "parked_most")
-            .map_or(u64::MAX, |v| v.into_iter().max().unwrap_or(0));
-        let mut reg = |block, name| {
-            nics.register_values(block, name)
-                .map_or(u64::MAX, |v| v.into_iter().sum())
+        let nics = self.nics.as_ref()?;
+        let (timing, bad_frames, host_errors) = (nics.timing, nics.bad_frames, nics.host_errors);
+        #[allow(unused_mut)]
+        let mut c = NicCounters::default();
+        #[allow(unused_mut)]
+        let mut host = homa_host::NicStats::default();
+        #[allow(unused_mut)]
+        let mut regs: Vec<Vec<u64>> = Vec::new();
+        const REGS: [(&str, &str); 17] = [
+            ("RX", "frames_ok"),
+            ("RX", "dropped_runt"),
+            ("RX", "dropped_bad_checksum"),
+            ("RX", "dropped_not_homa"),
+            ("RX", "dropped_bad_type"),
+            ("RX", "dropped_bad_length"),
+            ("GRANT", "grants_sent"),
+            ("GRANT", "table_full"),
+            ("GRANT", "collisions"),
+            ("GRANT", "holes_forgotten"),
+            ("GRANT", "releases"),
+            ("RX", "rx_data"),
+            ("RX", "dropped_no_buffer"),
+            ("TX", "packets_sent"),
+            ("TX", "grants_unmatched"),
+            ("TX", "grants_dropped"),
+            ("TX", "park_collisions"),
+        ];
+        #[cfg(homa_rtl)]
+        for h in &self.hosts {
+            let Host::Nic(n) = h else { continue };
+            let mut nic = n.nic().borrow_mut();
+            let k = nic.counters();
+            c.frames_in += k.frames_in;
+            c.grants += k.grants;
+            c.data_frames += k.data_frames;
+            c.parse_mismatches += k.parse_mismatches;
+            c.cycles += k.cycles;
+            c.dma_faults += k.dma_faults;
+            c.mac_drops += k.mac_drops;
+            c.bus_reads += k.bus_reads;
+            c.bus_writes += k.bus_writes;
+            let s = n.stats();
+            host.packets += s.packets;
+            host.acks_not_carried += s.acks_not_carried;
+            host.buffer_errors += s.buffer_errors;
+            host.bad += s.bad;
+            host.tx_descriptors += s.tx_descriptors;
+            host.retransmits_covered += s.retransmits_covered;
+            host.tx_errors += s.tx_errors;
+            let mut row: Vec<u64> = REGS
+                .iter()
+                .map(|(b, r)| nic.read_register(b, r).map_or(u64::MAX, u64::from))
+                .collect();
+            row.push(
+                nic.read_register("TX", "parked_most")
+                    .map_or(u64::MAX, u64::from),
+            );
+            regs.push(row);
+        }
+        let sum = |i: usize| -> u64 {
+            regs.iter()
+                .map(|r| r[i])
+                .fold(0u64, |a, v| a.saturating_add(v))
         };
-        let dropped = [
-            "dropped_runt",
-            "dropped_bad_checksum",
-            "dropped_not_homa",
-            "dropped_bad_type",
-            "dropped_bad_length",
-        ]
-        .iter()
-        .map(|n| reg("RX", n))
-        .sum();
-        let mut r = super::NicReport {
-            clock_mhz: 0,
-            pcie_ns: 0,
+        let r = super::NicReport {
+            clock_mhz: timing.clock_mhz,
+            pcie_ns: timing.pcie_ns,
             cycles: c.cycles,
             frames_in: c.frames_in,
-            to_host: c.to_host,
-            frames_ok: reg("RX", "frames_ok"),
-            frames_dropped: dropped,
-            grants_sent: reg("GRANT", "grants_sent"),
-            table_full: reg("GRANT", "table_full"),
-            collisions: reg("GRANT", "collisions"),
-            holes_forgotten: reg("GRANT", "holes_forgotten"),
-            releases: reg("GRANT", "releases"),
-            grant_fallbacks: self.hosts.iter().map(|h| h.metrics().grant_fallbacks).sum(),
+            to_host: host.packets,
+            frames_ok: sum(0),
+            frames_dropped: (1..=5).map(sum).fold(0u64, u64::saturating_add),
+            grants_sent: sum(6),
+            table_full: sum(7),
+            collisions: sum(8),
+            holes_forgotten: sum(9),
+            releases: sum(10),
+            grant_fallbacks: self
+                .hosts
+                .iter()
+                .map(|h| h.engine().metrics().grant_fallbacks)
+                .sum(),
             software_grants: self
                 .hosts
                 .iter()
-                .map(|h| h.metrics().sent_of(wire::PacketType::Grant))
+                .map(|h| h.engine().metrics().sent_of(wire::PacketType::Grant))
                 .sum(),
-            parse_mismatches: c.parse_mismatches + bad_frames,
-            rx_dma: reg("RX", "rx_data"),
-            rx_no_buffer: reg("RX", "dropped_no_buffer"),
+            parse_mismatches: c.parse_mismatches + bad_frames + host.bad + host_errors,
+            rx_dma: sum(11),
+            rx_no_buffer: sum(12),
             dma_faults: c.dma_faults,
             mac_drops: c.mac_drops,
-            acks_not_carried: c.acks_not_carried,
-            data_frames: reg("TX", "packets_sent"),
-            grants_unmatched: reg("TX", "grants_unmatched"),
-            grants_dropped: reg("TX", "grants_dropped"),
-            park_collisions: reg("TX", "park_collisions"),
-            parked_most,
-            tx_descriptors: 0,
-            retransmits_covered: 0,
-            tx_errors: 0,
+            acks_not_carried: host.acks_not_carried,
+            data_frames: sum(13),
+            grants_unmatched: sum(14),
+            grants_dropped: sum(15),
+            park_collisions: sum(16),
+            parked_most: regs.iter().map(|r| r[17]).max().unwrap_or(0),
+            tx_descriptors: host.tx_descriptors,
+            retransmits_covered: host.retransmits_covered,
+            tx_errors: host.tx_errors + host.buffer_errors,
+            bus_reads: c.bus_reads,
+            bus_writes: c.bus_writes,
         };
-        #[cfg(homa_rtl)]
-        for tx in &nics.tx {
-            r.tx_descriptors += tx.descriptors;
-            r.retransmits_covered += tx.covered;
-            r.tx_errors += tx.errors;
-        }
-        r.clock_mhz = nics.timing.clock_mhz;
-        r.pcie_ns = nics.timing.pcie_ns;
         Some(r)
     }
 }

@@ -123,10 +123,10 @@ impl Cluster {
         let data = self.payload.slice(..request as usize);
         let dest = std::net::SocketAddr::new(addr_of(1), SERVER_PORT);
         let id = self.hosts[0]
-            .send_request(now, CLIENT_PORT, dest, data)
+            .submit(now, CLIENT_PORT, dest, data)
             .map_err(|e| ClusterError::Invalid {
                 field: "request",
-                value: e.to_string(),
+                value: e,
                 allowed: "a request the engine accepts",
             })?;
         let at = self.now;
@@ -146,12 +146,7 @@ impl Cluster {
             self.payload_errors += 1;
         }
         let response = ping.response.clone();
-        let t = self.now;
-        if let Some(nics) = &mut self.nics {
-            // The request's DATA carry the client's id.
-            nics.release(t, h, req.peer.ip(), req.id ^ 1, req.message.len() as u32);
-        }
-        let _ = self.hosts[h].send_response(now, req.peer.ip(), req.id, response);
+        self.hosts[h].reply(now, req.peer.ip(), req.id, response);
     }
 
     /// A client got a response in RPC mode.
@@ -160,10 +155,6 @@ impl Cluster {
         let Some(ping) = &mut self.ping else {
             return;
         };
-        if let Some(nics) = &mut self.nics {
-            // The response's DATA carry the server's id.
-            nics.release(now, 0, addr_of(1), id ^ 1, message.len() as u32);
-        }
         if let Some(start) = ping.waiting.remove(&id) {
             ping.rtts.push(now - start);
             let len = ping.response.len();

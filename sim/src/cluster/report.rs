@@ -132,6 +132,10 @@ pub struct NicReport {
     pub park_collisions: u64,
     /// The most messages one NIC's park held at once (TX.parked_most, the largest).
     pub parked_most: u64,
+    /// Register reads from the hosts' drivers (each a PCIe round trip the host waits for).
+    pub bus_reads: u64,
+    /// Register writes from the hosts' drivers (doorbells, releases, configuration).
+    pub bus_writes: u64,
 }
 
 impl Report {
@@ -165,7 +169,11 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
     let packets_by_type = PacketType::ALL
         .iter()
         .map(|t| {
-            let engines: u64 = c.hosts.iter().map(|h| h.metrics().sent_of(*t)).sum();
+            let engines: u64 = c
+                .hosts
+                .iter()
+                .map(|h| h.engine().metrics().sent_of(*t))
+                .sum();
             let nics = nic.as_ref().map_or(0, |n| match t {
                 PacketType::Data => n.data_frames,
                 PacketType::Grant => n.grants_sent,
@@ -186,7 +194,7 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
         buckets,
         fabric: c.fabric.stats(),
         packets_by_type,
-        timeouts: c.hosts.iter().map(|h| h.metrics().timeouts).sum(),
+        timeouts: c.hosts.iter().map(|h| h.engine().metrics().timeouts).sum(),
         payload_errors: c.payload_errors,
         completed: c.completed,
         achieved_load: {

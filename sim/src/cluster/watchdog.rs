@@ -279,9 +279,11 @@ impl Cluster {
                 started_ps: t.start,
                 reached: t.reached,
                 advanced_ps: t.advanced_ps,
-                client_state: self.hosts[src].client_state(client_id),
-                sender: self.hosts[src].client_request(client_id),
-                receiver: self.hosts[dst].server_request(super::host::addr_of(src), client_id),
+                client_state: self.hosts[src].engine().client_state(client_id),
+                sender: self.hosts[src].engine().client_request(client_id),
+                receiver: self.hosts[dst]
+                    .engine()
+                    .server_request(super::host::addr_of(src), client_id),
                 last_packets: t.seen.iter().flatten().copied().collect(),
             })
             .collect();

@@ -1,11 +1,128 @@
-//! [`SimDevice`]: the driver's [`Device`] over a Verilated core, so that the driver's own
-//! probe (ID block, block chain, versions) and configuration run against the RTL register
-//! file, as they would against BAR0 of the FPGA.
+//! The driver's [`Device`] over a Verilated core:
+//! - [`NicDevice`]: the NIC of a simulated host, in simulated time. Register writes are
+//!   posted PCIe writes that reach the core's bus one PCIe latency later; register reads are
+//!   bus reads that take a PCIe round trip; DMA memory is the host memory the core's DMA
+//!   reads and writes, where its writes land one PCIe latency after the core makes them.
+//!   The driver's `Nic`, and `homa_host::NicTransport` over it, run on it unchanged.
+//! - [`SimDevice`]: a core alone, for register access only (the driver's probe, `homa-nic
+//!   probe --sim`).
 
+use super::rtl::RtlNic;
+use super::{NicError, NicTiming};
 use crate::rtl::models::HomaNicCoreW512;
-use homa_driver::{Device, DmaRegion, DriverError, MemDevice};
+use crate::time::SimClock;
+use fragile::Fragile;
+use homa_driver::{Device, DmaRegion, DriverError, MemDevice, Nic, NicConfig, RingSizes};
 use homa_proto::regs::map_len;
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
+use std::rc::Rc;
+
+/// A simulated host's NIC as its driver sees it (see the module notes). Clones are handles
+/// to the same NIC.
+///
+/// The Verilated core is not `Send`; this handle is (the driver's `Nic` and the transports
+/// over it must be), and is confined to the thread that made it: the simulator's. Used from
+/// another thread, every call fails with [`DriverError::Unusable`] and nothing happens.
+#[derive(Clone)]
+pub struct NicDevice {
+    nic: Fragile<Rc<RefCell<RtlNic>>>,
+    memory: std::sync::Arc<MemDevice>,
+    clock: SimClock,
+}
+
+impl std::fmt::Debug for NicDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NicDevice").finish_non_exhaustive()
+    }
+}
+
+impl NicDevice {
+    /// A NIC out of reset behind the PCIe model of `timing`, on the host's clock `clock`;
+    /// the simulator keeps the returned `RtlNic` to clock it and feed it frames.
+    pub fn new(timing: NicTiming, clock: SimClock) -> (NicDevice, Rc<RefCell<RtlNic>>) {
+        let nic = Rc::new(RefCell::new(RtlNic::new(timing)));
+        let memory = std::sync::Arc::clone(nic.borrow().memory());
+        let dev = NicDevice {
+            nic: Fragile::new(Rc::clone(&nic)),
+            memory,
+            clock,
+        };
+        (dev, nic)
+    }
+
+    /// A NIC brought up by the driver's own code through this device (probe, `config`,
+    /// rings of `sizes`, RX buffers posted): the driver's `Nic`, and the `RtlNic` for the
+    /// simulator. Once the host has set up what else it needs (its TX area, say), call
+    /// [`RtlNic::prime`] to let the NIC settle before time 0.
+    pub fn init(
+        config: &NicConfig,
+        sizes: &RingSizes,
+        timing: NicTiming,
+        clock: SimClock,
+    ) -> Result<(Nic<NicDevice>, Rc<RefCell<RtlNic>>), NicError> {
+        let (dev, nic) = NicDevice::new(timing, clock);
+        let driver = Nic::init(dev, config, sizes)?;
+        Ok((driver, nic))
+    }
+
+    fn nic(&self) -> Result<RefMut<'_, RtlNic>, DriverError> {
+        let fail = |what: &str| DriverError::Unusable {
+            device: self.name().to_string(),
+            reason: what.to_string(),
+        };
+        let nic = self
+            .nic
+            .try_get()
+            .map_err(|_| fail("used from a thread other than the simulator's"))?;
+        nic.try_borrow_mut()
+            .map_err(|_| fail("called back while the simulator clocks the NIC"))
+    }
+
+    fn check(&self, offset: u32) -> Result<(), DriverError> {
+        if !offset.is_multiple_of(4) || offset >= self.bar_len() {
+            return Err(DriverError::RegisterAccess {
+                device: self.name().to_string(),
+                offset,
+                bar_len: self.bar_len(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Device for NicDevice {
+    fn name(&self) -> &str {
+        "simulated homa-nic (Verilated homa_nic_core_w512, PCIe model)"
+    }
+
+    fn bar_len(&self) -> u32 {
+        map_len()
+    }
+
+    fn read32(&self, offset: u32) -> Result<u32, DriverError> {
+        self.check(offset)?;
+        let at = self.clock.now_ps();
+        Ok(self.nic()?.host_read(at, offset))
+    }
+
+    fn write32(&self, offset: u32, value: u32) -> Result<(), DriverError> {
+        self.check(offset)?;
+        let at = self.clock.now_ps();
+        self.nic()?.host_write(at, offset, value);
+        Ok(())
+    }
+
+    fn alloc_dma(&self, len: usize) -> Result<DmaRegion, DriverError> {
+        self.memory.alloc_dma(len)
+    }
+
+    /// Shows the host the NIC's DMA writes that have landed by now.
+    fn poll(&self) -> Result<(), DriverError> {
+        let at = self.clock.now_ps();
+        self.nic()?.show_host(at);
+        Ok(())
+    }
+}
 
 /// A Verilated NIC core seen through the driver's [`Device`] trait: every register access is
 /// a transaction on the core's register bus (one clock cycle); DMA memory comes from a

@@ -1,19 +1,19 @@
-//! A host's homa-nic in the cluster's `rtl` engine: the Verilated NIC core of `hw/rtl`
-//! (`homa_nic_core_w512`: parser, inbound message table, grant generator, GRANT framer, RX
-//! host queues, TX descriptor ring, transmit engine and register file) clocked at the NIC
-//! clock, between the fabric and the host's engine.
+//! A simulated host's homa-nic: the Verilated NIC core of `hw/rtl` (`homa_nic_core_w512`:
+//! parser, inbound message table, grant generator, GRANT framer, RX host queues, TX
+//! descriptor ring, transmit engine and register file) clocked at the NIC clock, between the
+//! fabric and the host stack that applications link.
 //!
 //! ```text
-//!  fabric ──frame──► RtlNic::receive ─► inbox ─► s_axis (64 B/cycle) ─► Verilated NIC core
-//!                                                          m_dma_wr / m_dma_rd │
-//!       host memory (MemDevice) ◄── payloads, completions ─────────────────────┘
-//!         └─ the driver's rings (Nic): poll completions, copy out, repost buffers
-//!       host engine ◄── pcie latency ◄── NicOutput::Host (the packet its completion and
-//!                                        buffer stand for: RX_DATA + payload, or CONTROL)
-//!       host engine ◄── pcie latency ◄── NicOutput::Grant (the GRANT it sent, for RESENDs)
-//!       host engine ──► TX descriptor (payload in host memory) ─► m_dma_txrd / m_dma_payrd
-//!  fabric ◄───────────────────────────── NicOutput::Grant (GRANT frame built by the RTL)
-//!  fabric ◄───────────────────────────── NicOutput::Data (DATA frame built by the RTL)
+//!  fabric ──frame──► RtlNic::receive ─► MAC FIFO ─► s_axis (64 B/cycle) ─► Verilated core
+//!                                                     m_dma_wr / m_dma_rd / _txrd / _payrd
+//!   host memory ◄── payloads, completions (land one PCIe latency later) ─────────┘ ▲
+//!        ▲  └── rings, buffers, TX payloads (read a PCIe round trip later) ──────────┘
+//!        │                                                       s_reg (register bus)
+//!   homa_driver::Nic ── NicDevice: register writes (posted, one PCIe latency) ─────┘
+//!        ▲             register reads (a PCIe round trip the host waits for)
+//!   homa_host::NicTransport ◄─► homa_host::EndpointCore  (NicHost: the host stack)
+//!        └─ control packets (RESEND, ACK, ...) ─► WirePort ─► wire, one PCIe latency later
+//!  fabric ◄── NicOutput::Grant / NicOutput::Data (frames built by the RTL)
 //! ```
 //!
 //! What is RTL and what is modelled:
@@ -21,52 +21,56 @@
 //!   frames are dropped and counted there); every grant decision and every GRANT frame on
 //!   the wire comes from the hardware; every DATA payload is written by the hardware's DMA
 //!   engine into an RX buffer the driver posted, from descriptors the hardware fetched, and
-//!   reported in a completion the hardware wrote; every DATA frame on the wire is built
-//!   by the hardware's transmit engine from a TX descriptor the host posted and payload it
-//!   read by DMA, cut and sent by SRPT as the receiver's GRANTs (taken off the wire by the
-//!   same core) allow, with a `TX_DONE` completion per descriptor. Configuration goes over
-//!   the core's
-//!   register bus: the driver's probe ([`SimDevice`]) and the driver's init sequence
-//!   (`homa_driver::Nic::init`: CONFIG, the rings, 256 RX buffers posted), replayed on it.
+//!   reported in a completion the hardware wrote; every DATA frame on the wire is built by
+//!   the hardware's transmit engine from a TX descriptor the host posted and payload it read
+//!   by DMA, cut and sent by SRPT as the receiver's GRANTs (taken off the wire by the same
+//!   core) allow, with a `TX_DONE` completion per descriptor. Every register access is a
+//!   transaction on the core's register bus: the driver's probe, its init sequence, its
+//!   doorbells, its reads of a ring's consumer index.
+//! - The host side is the code a host with the FPGA runs: `homa_host`'s endpoint
+//!   (`EndpointCore`) over `NicTransport` over the driver's `Nic`, over [`NicDevice`] here
+//!   and over VFIO there ([`NicHost`]). It learns of packets from its completion ring alone,
+//!   and of its rings' progress from its completions.
 //! - Modelled: the MAC's receive FIFO in front of the core (128 KiB: a frame that finds it
 //!   full is dropped and counted, [`NicCounters::mac_drops`], as a MAC drops when the core
 //!   back-pressures it, e.g. when the host stops taking completions); host memory
 //!   ([`homa_driver::MemDevice`]: DMA outside what the driver allocated is refused and
-//!   counted in [`NicCounters::dma_faults`]); PCIe as a fixed
-//!   one-way latency ([`NicTiming::pcie_ns`]) on DMA reads (a round trip), on the doorbells
-//!   the driver rings and on the packets handed to the engine; the
-//!   RX consumer index, which the bus reads on idle cycles into the driver's view (as NICs
-//!   write ring indices back to memory); the payload read channel, which answers with the
-//!   first byte at lane 26 (the DMA engine's placement). The host engines' control packets
-//!   (RESEND, ACK, NEED_ACK, CUTOFFS, BUSY, RPC_UNKNOWN) are not framed by the hardware:
-//!   they reach the wire one PCIe latency after the engine emits them.
-//!
-//! The host learns of packets from its completion ring alone, as a real host does: the
-//! engine gets each packet as `hostif::Completion::header` rebuilds it from an `RX_DATA`
-//! completion (with the payload read out of its buffer) or a `CONTROL` completion. Every
-//! rebuilt packet is checked against `proto::wire`'s parse of the frame it came from, its
-//! payload byte for byte ([`NicCounters::parse_mismatches`] must stay 0).
+//!   counted in [`NicCounters::dma_faults`]); PCIe as a fixed one-way latency
+//!   ([`NicTiming::pcie_ns`]) on DMA reads (a round trip), DMA writes (they land in host
+//!   memory one latency later, and the host wakes then), register writes (posted) and
+//!   register reads (a round trip, during which the host issues nothing); the payload read
+//!   channel, which answers with the first byte at lane 26 (the DMA engine's placement).
+//!   Host software takes no time. The host's control packets (RESEND, ACK, NEED_ACK,
+//!   CUTOFFS, BUSY, RPC_UNKNOWN, its own GRANTs) are not framed by the hardware: they reach
+//!   the wire one PCIe latency after the host sends them.
 //!
 //! Idle NICs are not clocked: a core with nothing in flight and nothing to output holds its
-//! state, so the cluster skips to the next frame's arrival (the free-running cycle counter
+//! state, so the simulator skips to the next frame's arrival (the free-running cycle counter
 //! of the register file lags by the skipped cycles; nothing else reads the time).
+//!
+//! [`RtlNet`] joins a few such hosts for application code and examples; the cluster's `rtl`
+//! engine (`crate::cluster`) runs one per host on the fabric. The NIC's own tests check
+//! every packet the driver rebuilds from its completions against `proto::wire`'s parse of
+//! the frame it came from, its payload byte for byte.
 
 #[cfg(homa_rtl)]
 mod device;
 #[cfg(homa_rtl)]
 mod rtl;
 #[cfg(homa_rtl)]
-pub use device::SimDevice;
+pub use device::{NicDevice, SimDevice};
 #[cfg(homa_rtl)]
 pub use rtl::RtlNic;
 #[cfg(homa_rtl)]
-mod rtl_host;
+mod stack;
 #[cfg(homa_rtl)]
-pub use rtl_host::{RtlHost, RtlHostReport};
+pub use stack::{NicHost, RINGS, TX_AREA_BYTES, WirePort};
+#[cfg(homa_rtl)]
+mod net;
+#[cfg(homa_rtl)]
+pub use net::{HOP_PS, ROUTER_MAC, RtlNet};
 
 use crate::time::Ps;
-use homa_proto::core::Packet;
-use std::net::IpAddr;
 
 /// Clock and host-interface timing of a simulated NIC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,17 +104,10 @@ impl NicTiming {
     }
 }
 
-/// What a NIC hands on.
+/// What a NIC puts on the wire.
 #[derive(Debug, Clone)]
 pub enum NicOutput {
-    /// A packet for the host engine, from `src` at network priority `priority`.
-    Host {
-        /// The sender's address.
-        src: IpAddr,
-        /// The packet.
-        packet: Packet,
-    },
-    /// A GRANT frame the hardware built: for the wire, and reported to the host engine.
+    /// A GRANT frame the hardware built.
     Grant {
         /// The Ethernet frame.
         frame: Vec<u8>,
@@ -153,6 +150,10 @@ pub struct NicCounters {
     /// Frames the MAC dropped because its receive FIFO in front of the core was full (the
     /// core stalled, or frames came faster than it takes them). Homa's RESEND repairs them.
     pub mac_drops: u64,
+    /// Register reads from the host (each a PCIe round trip the host waits for).
+    pub bus_reads: u64,
+    /// Register writes from the host (doorbells, configuration).
+    pub bus_writes: u64,
 }
 
 /// Why a NIC could not be built.
@@ -169,18 +170,12 @@ pub enum NicError {
         /// Register name.
         name: String,
     },
-    /// The NIC's host is elsewhere ([`RtlNic::with_driver`]): it posts its own descriptors.
-    #[error("this simulated NIC's host is another layer: post RX descriptors through its driver")]
-    HostElsewhere,
     /// A simulated host could not join the in-process network.
     #[error("simulated host: {0}")]
     Attach(#[source] homa_host::Error),
     /// A simulated host's transport over its NIC could not be set up.
     #[error("simulated host: {0}")]
     Transport(#[source] homa_host::TransportError),
-    /// A simulated host's NIC thread stopped before it could report.
-    #[error("simulated host: the NIC thread {0}")]
-    Thread(&'static str),
     /// The RTL engine was asked for but Verilator was not available at build time.
     #[error(
         "the rtl engine needs the Verilated NIC, which was not built (Verilator was missing at \
@@ -201,6 +196,8 @@ pub fn sim_device() -> Result<Box<dyn homa_driver::Device>, NicError> {
     Err(NicError::NotBuilt)
 }
 
+#[cfg(all(test, homa_rtl))]
+mod hosted;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -1,25 +1,18 @@
 //! [`RtlNic`]: the Verilated NIC core driven cycle by cycle from frames that arrive on the
-//! fabric, its DMA ports served from host memory that the driver's own ring code uses. The
-//! host learns of every packet from its completion ring alone (an `RX_DATA` completion and
-//! its buffer for DATA, a `CONTROL` completion for the rest), as on a real host.
+//! fabric, its DMA ports served from host memory and its register bus from the host's PCIe
+//! transactions. The host side is not here: a driver reaches this NIC through
+//! [`NicDevice`](super::NicDevice), like any other `Device`.
 
-use super::device::SimDevice;
 use super::{NicCounters, NicError, NicOutput, NicTiming};
 use crate::rtl::models::HomaNicCoreW512;
 use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
 use crate::time::Ps;
-use bytes::Bytes;
-use homa_driver::{Device, MemDevice, Nic, NicConfig, Probe, Received, RingSizes};
+use homa_driver::MemDevice;
 // The lane of a payload read response's first byte, as the core's DATA framer takes it.
 use homa_hw::data_framer::PAYLOAD_LANE;
 use homa_hw::grant::DECISION_CYCLES;
-use homa_proto::core::Packet;
-use homa_proto::hostif::{
-    ACKS_CARRIED, Completion, ErrorRing, Event, RxBufDescriptor, Status, TxDescriptor, TxLimits,
-};
-use homa_proto::wire::{Acks, Body, ChecksumCapabilities, FrameRepr, LinkType};
+use homa_proto::wire::{Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::collections::VecDeque;
-use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
 /// Cycles without any transfer after which a core with nothing queued is idle: longer than
@@ -32,38 +25,19 @@ const DRAIN_CYCLES: u32 = 24 + 4 * DECISION_CYCLES as u32;
 /// what it starts shows within a few cycles (a read request, a completion written).
 const HOST_DRAIN_CYCLES: u32 = 8;
 
-/// Cycles after its header within which a packet's completion is written (a few cycles: a
-/// payload is in its buffer before the header leaves the parser, and completions wait only
-/// for the DMA write port); a DATA still without one after this lost its payload (no buffer
-/// was posted).
-const LOST_CYCLES: u64 = 1024;
-
-/// Cycles a new NIC runs before time 0 to fetch its first RX buffer descriptors (a few
-/// PCIe round trips are enough).
-const PRIME_CYCLES: u64 = 20_000;
-
 /// Bytes the MAC's receive FIFO holds in front of the core (a 100 Gb/s MAC buffers some tens
 /// to hundreds of KiB); a frame that finds it full is dropped.
 const MAC_RX_FIFO: usize = 128 * 1024;
 
-/// Completions the host takes per `cq_consumer` write.
-const POLL_BATCH: usize = 64;
-
-/// The host's rings: RX buffers of 4 KiB (a whole MTU payload each), 256 of them posted,
-/// a completion ring of 1024 entries.
-const RINGS: RingSizes = RingSizes {
-    tx_log2: 4,
-    rx_log2: 8,
-    cq_log2: 10,
-    rx_buffer_len: 4096,
-};
+/// Cycles a new NIC may run to settle after the driver's init (fetching its first RX buffer
+/// descriptors takes a few PCIe round trips).
+const PRIME_CYCLES: u64 = 20_000;
 
 /// One host's NIC: the Verilated `homa_nic_core_w512` and the state around its streams.
 pub struct RtlNic {
     core: HomaNicCoreW512,
-    /// The host side: the driver's rings and RX buffers over a host-memory model that also
-    /// serves the core's DMA; `None` when the host is elsewhere ([`RtlNic::with_driver`]).
-    host: Option<Nic<Arc<MemDevice>>>,
+    /// Host memory: the driver allocates its rings and buffers here; the core's DMA reads
+    /// and writes it.
     memory: Arc<MemDevice>,
     /// DMA reads in flight: (cycle the data is back, address, bytes).
     reads: VecDeque<(u64, u64, usize)>,
@@ -73,36 +47,29 @@ pub struct RtlNic {
     /// front read already delivered.
     pay_reads: VecDeque<(u64, u64, usize)>,
     pay_beat: usize,
-    /// TX descriptors the core refused, as their `ERROR` completions came.
-    tx_refused: Vec<Completion>,
-    /// The `TX_DONE` completions the host read, in order.
-    tx_done: Vec<Completion>,
+    /// DMA writes on their way to host memory: (time they land, address, bytes).
+    posted: VecDeque<(Ps, u64, Vec<u8>)>,
     /// One-way PCIe latency in cycles.
     pcie_cycles: u64,
-    /// Byte address of QUEUE.rx_consumer, mirrored into the host's view.
-    rx_consumer: u32,
-    /// Byte address of QUEUE.tx_consumer, mirrored too while TX descriptors are posted.
-    tx_consumer: u32,
-    /// Byte address of QUEUE.tx_producer (the TX doorbell).
-    tx_producer: u32,
-    /// The last TX doorbell's value (descriptors posted, free-running), and the
-    /// `tx_consumer` the host's view holds.
-    tx_posted: u32,
-    tx_mirrored: u32,
-    /// The register the bus reads this cycle.
-    reading: u32,
     period: Ps,
     /// The NIC's time: the last clock edge simulated or skipped, in cycles.
     cycle: u64,
+    /// Register writes from the host, with the cycle they reach the bus: (address, value).
+    writes: VecDeque<(u64, u64, u32)>,
+    /// A register read from the host on the bus this cycle, and its answer.
+    bus_read: Option<u32>,
+    bus_answer: Option<u32>,
+    /// The cycle before which the host can issue nothing (it waits for a read's answer).
+    host_ready: u64,
+    /// Outputs of edges clocked ahead of the caller's time (to serve a register read),
+    /// handed on by the next `run_until`.
+    ahead: Vec<(Ps, NicOutput)>,
     /// Frames from the wire not yet offered, with their arrival cycle.
     inbox: VecDeque<(u64, Vec<u8>)>,
     /// Bytes in `inbox` (the MAC's receive FIFO, with what is left of `feeding`).
     inbox_bytes: usize,
     /// The frame on `s_axis` and the offset of its next beat.
     feeding: Option<(Vec<u8>, usize)>,
-    /// Frames taken that `proto::wire` accepts (header, DATA payload), with the cycle of
-    /// their last beat, waiting for their completion.
-    sent: VecDeque<(FrameRepr<'static>, Bytes, u64)>,
     /// Frame (GRANT or DATA) being collected from `m_axis`.
     frame_out: Vec<u8>,
     quiet: u32,
@@ -110,10 +77,6 @@ pub struct RtlNic {
     /// [`HOST_DRAIN_CYCLES`] after host traffic alone.
     drain: u32,
     counters: NicCounters,
-    /// Descriptors the NIC refused (`ERROR` other than buffer-too-small): buffer id, status.
-    refusals: Vec<(u32, Status)>,
-    /// Register writes from the host, with the cycle they arrive: (address, value).
-    writes: VecDeque<(u64, u64, u32)>,
 }
 
 impl std::fmt::Debug for RtlNic {
@@ -136,113 +99,116 @@ fn address(block: &'static str, name: &str) -> Result<u64, NicError> {
         })
 }
 
-/// A parsed frame with nothing borrowed: the header, and the DATA payload apart (as
-/// `Packet` keeps it).
-fn owned(frame: &FrameRepr<'_>) -> (FrameRepr<'static>, Bytes) {
-    let p = Packet::from_repr(&frame.homa);
-    let header = FrameRepr {
-        ethernet: frame.ethernet,
-        ip: frame.ip,
-        homa: p.header,
-    };
-    (header, p.payload)
-}
-
 impl RtlNic {
-    /// A NIC reset, probed by the driver's own code through [`SimDevice`] ([`Probe::run`]),
-    /// then brought up by the driver's init sequence ([`Nic::init`]: `config`, the rings,
-    /// 256 RX buffers of 4 KiB posted) over host memory, its register writes replayed on the
-    /// core's bus.
-    pub fn new(config: &NicConfig, timing: NicTiming) -> Result<Self, NicError> {
-        let (mut nic, host) = Self::with_driver(config, timing)?;
-        nic.host = Some(host);
-        Ok(nic)
-    }
-
-    /// The same NIC with its host elsewhere: the driver's `Nic` over the NIC's host memory is
-    /// returned for another layer to use (`homa_host::NicTransport`, on another thread). The
-    /// driver's register writes (doorbells) reach the core when [`host_writes`] is called or
-    /// the core is clocked; its completions and payloads are in that memory; nothing is
-    /// handed on as [`NicOutput::Host`].
-    ///
-    /// [`host_writes`]: RtlNic::host_writes
-    pub fn with_driver(
-        config: &NicConfig,
-        timing: NicTiming,
-    ) -> Result<(Self, Nic<Arc<MemDevice>>), NicError> {
-        // The driver's probe over the core's register bus.
-        let dev = SimDevice::new();
-        Probe::run(&dev)?;
-        // The driver's init sequence (configuration, rings, RX buffers posted) against the
-        // host memory, its register writes replayed on the core's bus in order.
-        let memory = Arc::new(MemDevice::new());
-        let host = Nic::init(Arc::clone(&memory), config, &RINGS)?;
-        for (offset, value) in memory.take_writes() {
-            dev.write32(offset, value)?;
-        }
-        let mut core = dev.into_core();
+    /// A NIC just out of reset, with empty host memory: nothing is configured until a driver
+    /// does it through a [`NicDevice`](super::NicDevice).
+    pub fn new(timing: NicTiming) -> Self {
+        let mut core = HomaNicCoreW512::new();
+        core.reset(2);
         core.set_m_axis_tready(1);
         core.set_m_dma_rd_ready(1);
         core.set_m_dma_wr_ready(1);
         core.set_m_dma_txrd_ready(1);
         core.set_m_dma_payrd_ready(1);
         let period = timing.period_ps();
-        let mut nic = RtlNic {
+        RtlNic {
             core,
-            host: None,
-            memory,
+            memory: Arc::new(MemDevice::new()),
             reads: VecDeque::new(),
             tx_reads: VecDeque::new(),
             pay_reads: VecDeque::new(),
             pay_beat: 0,
-            tx_refused: Vec::new(),
-            tx_done: Vec::new(),
+            posted: VecDeque::new(),
             pcie_cycles: timing.pcie_ps().div_ceil(period),
-            rx_consumer: address("QUEUE", "rx_consumer")? as u32,
-            tx_consumer: address("QUEUE", "tx_consumer")? as u32,
-            tx_producer: address("QUEUE", "tx_producer")? as u32,
-            tx_posted: 0,
-            tx_mirrored: 0,
-            reading: 0,
             period,
             cycle: 0,
+            writes: VecDeque::new(),
+            bus_read: None,
+            bus_answer: None,
+            host_ready: 0,
+            ahead: Vec::new(),
             inbox: VecDeque::new(),
             inbox_bytes: 0,
             feeding: None,
-            sent: VecDeque::new(),
             frame_out: Vec::new(),
             quiet: DRAIN_CYCLES,
             drain: DRAIN_CYCLES,
             counters: NicCounters::default(),
-            refusals: Vec::new(),
-            writes: VecDeque::new(),
-        };
-        // Until idle: the core fetches its first RX buffer descriptors (one PCIe round trip),
-        // as a NIC does between the driver's init and the first packet. That happens before
-        // time 0: the NIC's clock and cycle count restart there.
-        // (Bounded: a fetcher that never settled would show up as a slow first packet.)
-        nic.quiet = 0;
-        nic.run_until(PRIME_CYCLES * period, &mut Vec::new());
-        nic.cycle = 0;
-        nic.counters.cycles = 0;
-        Ok((nic, host))
+        }
     }
 
-    /// The host's register writes since the last call (doorbells, `cq_consumer`) reach the
-    /// core one PCIe latency after `at`.
-    pub fn host_writes(&mut self, at: Ps) {
-        let writes = self.memory.take_writes();
-        if writes.is_empty() {
-            return;
-        }
+    /// After the driver's init: runs until the NIC settles (it fetches its first RX buffer
+    /// descriptors, as a NIC does between the driver's init and the first packet), with every
+    /// write it made shown to the host, then restarts the NIC's clock and cycle count at 0.
+    /// That happens before time 0.
+    pub fn prime(&mut self) {
+        let mut out = Vec::new();
+        let until = (self.cycle + PRIME_CYCLES) * self.period;
+        self.quiet = 0;
+        self.run_until(until, &mut out);
+        self.show_host(Ps::MAX);
+        self.cycle = 0;
+        self.host_ready = 0;
+        self.counters.cycles = 0;
+    }
+
+    /// A posted register write from the host at `at` (a doorbell, a configuration register):
+    /// it reaches the core's register bus one PCIe latency later, after the host's earlier
+    /// writes, one per cycle.
+    pub fn host_write(&mut self, at: Ps, offset: u32, value: u32) {
+        let issued = at.div_ceil(self.period).max(self.host_ready);
         if self.is_idle() {
-            self.cycle = self.cycle.max(at.div_ceil(self.period));
+            self.cycle = self.cycle.max(issued);
         }
-        let arrival = at.div_ceil(self.period).max(self.cycle) + self.pcie_cycles;
-        self.queue_writes(arrival, writes);
+        let last = self.writes.back().map_or(0, |w| w.0);
+        let arrival = (issued.max(self.cycle) + self.pcie_cycles).max(last);
+        self.counters.bus_writes += 1;
+        self.writes.push_back((arrival, u64::from(offset), value));
     }
 
-    /// Reads a register over the core's bus (one cycle, not counted as NIC time).
+    /// A register read from the host at `at`. The host waits a PCIe round trip for the
+    /// answer: it issues nothing before then (its later writes reach the bus after that).
+    /// The answer is the register's value at the NIC's next clock edge (the core is clocked
+    /// that one edge here, ahead of the caller's time if need be: what it outputs comes out
+    /// of the next [`run_until`](Self::run_until)); a read does not wait for the host's
+    /// earlier writes to land, so an index it reads may be a little old, never ahead.
+    pub fn host_read(&mut self, at: Ps, offset: u32) -> u32 {
+        let issued = at.div_ceil(self.period).max(self.host_ready);
+        if self.is_idle() {
+            self.cycle = self.cycle.max(issued);
+        }
+        let mut ahead = std::mem::take(&mut self.ahead);
+        self.bus_read = Some(offset);
+        // A write due this edge goes first: clock until the read is on the bus.
+        while self.bus_read.is_some() {
+            self.cycle += 1;
+            self.clock(self.cycle * self.period, &mut ahead);
+        }
+        self.ahead = ahead;
+        self.counters.bus_reads += 1;
+        self.host_ready = issued + 2 * self.pcie_cycles;
+        // The bus answers a read the cycle it is issued.
+        self.bus_answer.take().unwrap_or(u32::MAX)
+    }
+
+    /// Shows the host every DMA write that has landed by `until`.
+    pub fn show_host(&mut self, until: Ps) {
+        while self.posted.front().is_some_and(|(t, _, _)| *t <= until) {
+            let (_, addr, bytes) = self.posted.pop_front().expect("peeked");
+            if self.memory.dma_write(addr, &bytes).is_err() {
+                self.counters.dma_faults += 1;
+            }
+        }
+    }
+
+    /// When the next DMA write lands in host memory (a payload, a completion), if any is on
+    /// its way: when the host has something new to see.
+    pub fn next_landing(&self) -> Option<Ps> {
+        self.posted.front().map(|p| p.0)
+    }
+
+    /// Reads a register over the core's bus outside time (one cycle, not counted as NIC
+    /// time): for reports and tests, not for a host (see [`host_read`](Self::host_read)).
     pub fn read_register(&mut self, block: &'static str, name: &str) -> Result<u32, NicError> {
         self.core.set_s_reg_addr(address(block, name)?);
         self.core.set_s_reg_re(1);
@@ -256,66 +222,15 @@ impl RtlNic {
         self.counters
     }
 
-    /// Descriptors the NIC refused so far, in the order their `ERROR`s came: the buffer id
-    /// and the status (out of bounds, bad descriptor). The driver never reposts them.
-    pub fn refusals(&self) -> &[(u32, Status)] {
-        &self.refusals
-    }
-
-    /// The host posts an RX buffer descriptor of its own at `at` (the driver's
-    /// `post_rx_descriptor`); the doorbell reaches the core one PCIe latency later.
-    pub fn post_rx_descriptor(&mut self, at: Ps, desc: &RxBufDescriptor) -> Result<(), NicError> {
-        let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
-        host.post_rx_descriptor(desc)?;
-        self.host_writes(at);
-        Ok(())
-    }
-
-    /// The host posts a TX descriptor at `at` (the driver's `send`); the doorbell reaches the
-    /// core one PCIe latency later. Its free-running ring index.
-    pub fn post_tx_descriptor(&mut self, at: Ps, desc: &TxDescriptor) -> Result<u32, NicError> {
-        let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
-        let index = host.send(desc)?;
-        self.host_writes(at);
-        Ok(index)
-    }
-
-    /// The host sets the NIC's TX limits at `at` (the driver's `set_tx_limits`).
-    pub fn set_tx_limits(&mut self, at: Ps, limits: &TxLimits) -> Result<(), NicError> {
-        let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
-        host.set_tx_limits(limits)?;
-        self.host_writes(at);
-        Ok(())
-    }
-
-    /// The `TX_DONE` completions the host read (the messages the core finished sending), in
-    /// order.
-    pub fn tx_done(&self) -> &[Completion] {
-        &self.tx_done
-    }
-
-    /// The `TX_DONE` and TX `ERROR` completions read since the last call, in order (and no
-    /// longer kept for [`RtlNic::tx_done`] and [`RtlNic::tx_refused`]).
-    pub fn take_tx_completions(&mut self) -> (Vec<Completion>, Vec<Completion>) {
-        (
-            std::mem::take(&mut self.tx_done),
-            std::mem::take(&mut self.tx_refused),
-        )
-    }
-
     /// The host memory the core's DMA reads and writes (the driver's rings and buffers live
     /// in it; a host places the payloads of the messages it sends here).
     pub fn memory(&self) -> &Arc<MemDevice> {
         &self.memory
     }
 
-    /// The `ERROR` completions (ring TX) of the TX descriptors the core refused, in order.
-    pub fn tx_refused(&self) -> &[Completion] {
-        &self.tx_refused
-    }
-
-    /// A frame from the wire reaches the NIC at `at`.
-    pub fn receive(&mut self, at: Ps, frame: Vec<u8>) {
+    /// A frame from the wire reaches the NIC at `at`. `false` if the MAC's receive FIFO had
+    /// no room for it (dropped and counted).
+    pub fn receive(&mut self, at: Ps, frame: Vec<u8>) -> bool {
         let arrival = at.div_ceil(self.period);
         if self.is_idle() {
             self.cycle = self.cycle.max(arrival);
@@ -327,30 +242,11 @@ impl RtlNic {
             .map_or(0, |(f, pos)| f.len().saturating_sub(*pos));
         if self.inbox_bytes + unfed + frame.len() > MAC_RX_FIFO {
             self.counters.mac_drops += 1;
-            return;
+            return false;
         }
         self.inbox_bytes += frame.len();
-        self.inbox.push_back((arrival, frame));
-    }
-
-    /// The host releases inbound message `(peer, id)` of `length` bytes (it has all of it,
-    /// or gave up) through the driver's `Nic::release`: its register writes (GRANT.release_*)
-    /// reach the core one per cycle from `at`.
-    pub fn release(
-        &mut self,
-        at: Ps,
-        peer: Ipv4Addr,
-        id: u64,
-        length: u32,
-    ) -> Result<(), NicError> {
-        let host = self.host.as_mut().ok_or(NicError::HostElsewhere)?;
-        host.release(peer, id, length)?;
-        let arrival = at.div_ceil(self.period);
-        if self.is_idle() {
-            self.cycle = self.cycle.max(arrival);
-        }
-        self.send_host_writes(arrival);
-        Ok(())
+        self.inbox.push_back((arrival.max(self.cycle), frame));
+        true
     }
 
     fn is_idle(&self) -> bool {
@@ -360,14 +256,15 @@ impl RtlNic {
             && self.reads.is_empty()
             && self.tx_reads.is_empty()
             && self.pay_reads.is_empty()
-            && self.sent.is_empty()
             && self.quiet >= self.drain
     }
 
-    /// When the NIC's next clock edge is due, if it has anything to do.
+    /// When the NIC's next clock edge is due (or an output clocked ahead is handed on), if it
+    /// has anything to do.
     pub fn next_edge(&self) -> Option<Ps> {
+        let ahead = self.ahead.iter().map(|(t, _)| *t).min();
         if self.is_idle() {
-            return None;
+            return ahead;
         }
         let due = [
             self.inbox.front().map(|(a, _)| *a),
@@ -375,7 +272,6 @@ impl RtlNic {
             self.reads.front().map(|(a, _, _)| *a),
             self.tx_reads.front().map(|(a, _, _)| *a),
             self.pay_reads.front().map(|(a, _, _)| *a),
-            self.sent.front().map(|s| s.2 + LOST_CYCLES + 1),
         ]
         .into_iter()
         .flatten()
@@ -385,13 +281,20 @@ impl RtlNic {
             (None, Some(arrival)) if self.quiet >= self.drain => arrival.max(self.cycle + 1),
             _ => self.cycle + 1,
         };
-        Some(next * self.period)
+        let edge = next * self.period;
+        Some(ahead.map_or(edge, |a| a.min(edge)))
     }
 
     /// Clocks every edge due at or before `until`; outputs go to `out` with their time.
     pub fn run_until(&mut self, until: Ps, out: &mut Vec<(Ps, NicOutput)>) {
+        if !self.ahead.is_empty() {
+            let (due, later): (Vec<_>, Vec<_>) =
+                self.ahead.drain(..).partition(|(t, _)| *t <= until);
+            out.extend(due);
+            self.ahead = later;
+        }
         while let Some(edge) = self.next_edge() {
-            if edge > until {
+            if edge > until || (self.is_idle() && !self.ahead.is_empty()) {
                 break;
             }
             self.cycle = edge / self.period;
@@ -409,9 +312,8 @@ impl RtlNic {
             self.feeding = Some((frame, 0));
         }
         let mut busy = false;
-        // One register write per cycle from the host; otherwise the bus reads rx_consumer (and
-        // every other cycle tx_consumer, while TX descriptors are outstanding), which the
-        // host's view mirrors (as a NIC writes its ring indices back to memory).
+        // One register transaction per cycle from the host: a write due, else a read.
+        let mut reading = false;
         match self.writes.front() {
             Some(&(due, address, value)) if due <= self.cycle => {
                 self.writes.pop_front();
@@ -423,13 +325,14 @@ impl RtlNic {
             }
             _ => {
                 self.core.set_s_reg_we(0);
-                self.reading = if self.tx_mirrored != self.tx_posted && self.cycle % 2 == 1 {
-                    self.tx_consumer
-                } else {
-                    self.rx_consumer
-                };
-                self.core.set_s_reg_addr(u64::from(self.reading));
-                self.core.set_s_reg_re(1);
+                match self.bus_read.take() {
+                    Some(address) => {
+                        self.core.set_s_reg_addr(u64::from(address));
+                        self.core.set_s_reg_re(1);
+                        reading = true;
+                    }
+                    None => self.core.set_s_reg_re(0),
+                }
             }
         }
         busy |= self.dma_response();
@@ -460,8 +363,7 @@ impl RtlNic {
             let (frame, pos) = self.feeding.as_mut().expect("checked above");
             *pos += 64;
             if *pos >= frame.len() {
-                let (frame, _) = self.feeding.take().expect("checked above");
-                self.taken(&frame);
+                self.feeding = None;
             }
         }
         frames |= self.payload_taken();
@@ -478,15 +380,12 @@ impl RtlNic {
         }
         self.core.tick();
         self.counters.cycles += 1;
-        if self.core.get_m_reg_rvalid() == 1 {
-            let consumer = self.core.get_m_reg_rdata() as u32;
-            if self.reading == self.tx_consumer {
-                self.tx_mirrored = consumer;
+        if reading {
+            self.core.set_s_reg_re(0);
+            if self.core.get_m_reg_rvalid() == 1 {
+                self.bus_answer = Some(self.core.get_m_reg_rdata() as u32);
             }
-            // The address is in the register map (checked in `new`).
-            let _ = self.memory.set_register(self.reading, consumer);
         }
-        busy |= self.poll_host(at, out);
         if frames {
             self.drain = DRAIN_CYCLES;
         }
@@ -494,13 +393,12 @@ impl RtlNic {
         if self.quiet >= self.drain {
             self.drain = HOST_DRAIN_CYCLES;
         }
-        self.forget_lost();
     }
 
     /// Serves the core's DMA ports for this cycle: read requests are answered from host
-    /// memory one PCIe round trip later, in order; write beats land in host memory at once
-    /// (the host sees them when it polls, and its packets reach the engine a PCIe latency
-    /// later). An access outside the memory the driver allocated is refused and counted.
+    /// memory one PCIe round trip later, in order; write beats land in host memory one PCIe
+    /// latency later ([`RtlNic::show_host`]). An access outside the memory the driver
+    /// allocated is refused and counted.
     ///
     /// This half drives the read response due this cycle; whether there was one.
     fn dma_response(&mut self) -> bool {
@@ -642,6 +540,8 @@ impl RtlNic {
             reads = true;
         }
         if self.core.get_m_dma_wr_valid() == 1 {
+            // A posted write: in host memory one PCIe crossing later.
+            let visible = (self.cycle + self.pcie_cycles) * self.period;
             let addr = self.core.get_m_dma_wr_addr();
             let keep = self.core.get_m_dma_wr_keep();
             let bytes = words_to_le_bytes(&self.core.get_m_dma_wr_data());
@@ -657,179 +557,11 @@ impl RtlNic {
                     i += 1;
                 }
                 let at = addr.wrapping_add(start as u64);
-                if self.memory.dma_write(at, &bytes[start..i]).is_err() {
-                    self.counters.dma_faults += 1;
-                }
+                self.posted
+                    .push_back((visible, at, bytes[start..i].to_vec()));
             }
             writes = true;
         }
         (reads, writes)
     }
-
-    /// The host polls its completion ring (the driver's own code), a batch at a time with one
-    /// `cq_consumer` write: each packet is rebuilt from its completion (and for DATA its
-    /// buffer's bytes, copied out) and handed on; the buffers go back to the NIC with one
-    /// `rx_producer` doorbell, which reaches the core one PCIe latency later.
-    fn poll_host(&mut self, at: Ps, out: &mut Vec<(Ps, NicOutput)>) -> bool {
-        let mut got = Vec::new();
-        let Some(host) = self.host.as_mut() else {
-            self.send_host_writes(self.cycle + self.pcie_cycles);
-            return false;
-        };
-        loop {
-            match host.receive(&mut got, POLL_BATCH) {
-                Ok(0) => break,
-                Ok(_) => {}
-                // An entry that does not decode is consumed, or a buffer could not go back.
-                Err(_) => self.counters.parse_mismatches += 1,
-            }
-        }
-        let busy = !got.is_empty();
-        for r in got {
-            self.counters.rx_completions += 1;
-            match r {
-                Received::Packet {
-                    peer,
-                    header,
-                    payload,
-                    acks_not_carried,
-                } => {
-                    self.counters.acks_not_carried += u64::from(acks_not_carried);
-                    let packet = Packet {
-                        header,
-                        payload: Bytes::from(payload),
-                    };
-                    self.arrived(at, peer, packet, out);
-                }
-                Received::BufferError { buffer_id, status } => {
-                    self.counters.rx_errors += 1;
-                    if status != Status::BufferTooSmall {
-                        // Refused: the driver does not give it back.
-                        self.refusals.push((buffer_id, status));
-                    }
-                }
-                Received::TxRefused {
-                    index,
-                    rpc_id,
-                    cookie,
-                    status,
-                } => self.tx_refused.push(Completion {
-                    rpc_id,
-                    status,
-                    event: Event::Error {
-                        ring: ErrorRing::Tx,
-                        index,
-                        cookie,
-                    },
-                    phase: false,
-                }),
-                Received::TxDone {
-                    rpc_id,
-                    length,
-                    cookie,
-                } => self.tx_done.push(Completion {
-                    rpc_id,
-                    status: Status::Ok,
-                    event: Event::TxDone { length, cookie },
-                    phase: false,
-                }),
-                // A completion no packet explains.
-                Received::Bad { .. } | Received::Other(_) => self.counters.parse_mismatches += 1,
-            }
-        }
-        self.send_host_writes(self.cycle + self.pcie_cycles);
-        busy
-    }
-
-    /// The register writes the driver made since the last call reach the core's bus at cycle
-    /// `arrival`, in order.
-    fn send_host_writes(&mut self, arrival: u64) {
-        let writes = self.memory.take_writes();
-        self.queue_writes(arrival, writes);
-    }
-
-    fn queue_writes(&mut self, arrival: u64, writes: Vec<(u32, u32)>) {
-        for (offset, value) in writes {
-            if offset == self.tx_producer {
-                // The TX doorbell, whoever rang it: mirror tx_consumer until it catches up.
-                self.tx_posted = value;
-            }
-            self.writes.push_back((arrival, u64::from(offset), value));
-        }
-    }
-
-    /// The core took a frame's last beat: remember what the software parser makes of it,
-    /// to check the packet its completion stands for.
-    fn taken(&mut self, frame: &[u8]) {
-        if self.host.is_none() {
-            return;
-        }
-        let caps = ChecksumCapabilities::default();
-        if let Ok(f) = FrameRepr::parse(frame, LinkType::Ethernet, &caps) {
-            let (f, payload) = owned(&f);
-            self.sent.push_back((f, payload, self.cycle));
-        }
-    }
-
-    /// A packet came in, rebuilt from its completion alone (and the payload read out of its
-    /// buffer): check it against the frame the hardware took, hand it on.
-    /// Completions come in the order the hardware took their frames; frames skipped on the
-    /// way lost their payload (no buffer was posted).
-    fn arrived(&mut self, at: Ps, peer: IpAddr, packet: Packet, out: &mut Vec<(Ps, NicOutput)>) {
-        let header = packet.header;
-        let same = |f: &FrameRepr<'static>| {
-            f.homa.sender_id == header.sender_id
-                && f.homa.packet_type() == header.packet_type()
-                && match (f.homa.body, header.body) {
-                    (Body::Data(a), Body::Data(b)) => a.offset == b.offset,
-                    _ => true,
-                }
-        };
-        match self.sent.iter().position(|(f, _, _)| same(f)) {
-            Some(skipped) => {
-                let lost: Vec<_> = self.sent.drain(..skipped).collect();
-                for (f, payload, _) in lost {
-                    self.count_lost(&f, &payload);
-                }
-                let (f, sent, _) = self.sent.pop_front().expect("found above");
-                let src = f.ip.src_addr();
-                if src != peer || carried(f.homa) != header || packet.payload != sent {
-                    self.counters.parse_mismatches += 1;
-                }
-            }
-            None => self.counters.parse_mismatches += 1,
-        }
-        self.counters.to_host += 1;
-        out.push((at, NicOutput::Host { src: peer, packet }));
-    }
-
-    /// Frames the hardware took whose completion is overdue: their payload found no buffer.
-    fn forget_lost(&mut self) {
-        while let Some((_, _, since)) = self.sent.front()
-            && self.cycle > since + LOST_CYCLES
-        {
-            let (f, payload, _) = self.sent.pop_front().expect("peeked");
-            self.count_lost(&f, &payload);
-        }
-    }
-
-    /// A frame the hardware took and never reported: a DATA payload that found no buffer
-    /// (Homa's RESEND repairs it), a DATA without payload (nothing to report), or a fault.
-    fn count_lost(&mut self, f: &FrameRepr<'static>, payload: &Bytes) {
-        match f.homa.body {
-            Body::Data(_) if !payload.is_empty() => self.counters.rx_lost += 1,
-            Body::Data(_) => {}
-            _ => self.counters.parse_mismatches += 1,
-        }
-    }
-}
-
-/// The header as a completion carries it: a DATA's payload apart, an ACK's first
-/// [`ACKS_CARRIED`] entries.
-fn carried(mut h: homa_proto::wire::Repr<'static>) -> homa_proto::wire::Repr<'static> {
-    if let Body::Ack(a) = h.body {
-        let kept = &a.as_slice()[..a.as_slice().len().min(ACKS_CARRIED)];
-        h.body = Body::Ack(Acks::new(kept).expect("at most five"));
-    }
-    h
 }

@@ -2,6 +2,7 @@
 #![allow(non_snake_case)]
 #![cfg(homa_rtl)]
 
+use super::hosted::{HostedNic, Out};
 use super::*;
 use homa_driver::{Device, NicConfig, Probe};
 use homa_proto::hostif::{RxBufDescriptor, Status};
@@ -83,7 +84,7 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
         window: 10_000,
         ..config()
     };
-    let mut nic = RtlNic::new(&config, NicTiming::default()).unwrap();
+    let mut nic = HostedNic::new(&config, NicTiming::default()).unwrap();
     let payload: Vec<u8> = (0..1_400u32).map(|i| (i * 7) as u8).collect();
     nic.receive(4_000_000, frame(&payload, 0, 100_000));
     let mut out = Vec::new();
@@ -94,9 +95,9 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
     for (t, o) in out {
         assert!(t > 4_000_000, "after the frame arrived: {t}");
         match o {
-            NicOutput::Host { src, packet } => host.push((src, packet)),
-            NicOutput::Grant { frame } => grants.push(frame),
-            NicOutput::Data { .. } => panic!("no DATA frames without TX descriptors"),
+            Out::Host { src, packet } => host.push((src, packet)),
+            Out::Grant { frame } => grants.push(frame),
+            Out::Data { .. } => panic!("no DATA frames without TX descriptors"),
         }
     }
     // The payload came by DMA into a buffer the driver posted, with its completion.
@@ -140,7 +141,7 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
 
 #[test]
 fn rtl_nic__descriptors_outside_dma_memory_or_wrapping_come_back_in_errors() {
-    let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
+    let mut nic = HostedNic::new(&config(), NicTiming::default()).unwrap();
     // The RX window the driver set: its buffer pool.
     let mut reg64 = |name: &str| {
         let lo = nic.read_register("QUEUE", &format!("{name}_lo")).unwrap();
@@ -184,8 +185,8 @@ fn rtl_nic__descriptors_outside_dma_memory_or_wrapping_come_back_in_errors() {
     let got: Vec<Vec<u8>> = out
         .into_iter()
         .filter_map(|(_, o)| match o {
-            NicOutput::Host { packet, .. } => Some(packet.payload.to_vec()),
-            NicOutput::Grant { .. } | NicOutput::Data { .. } => None,
+            Out::Host { packet, .. } => Some(packet.payload.to_vec()),
+            Out::Grant { .. } | Out::Data { .. } => None,
         })
         .collect();
     assert_eq!(got, payloads, "every payload, in a posted buffer, in order");
@@ -203,7 +204,7 @@ fn rtl_nic__descriptors_outside_dma_memory_or_wrapping_come_back_in_errors() {
 
 #[test]
 fn rtl_nic__a_burst_beyond_the_mac_fifo_is_dropped_not_buffered() {
-    let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
+    let mut nic = HostedNic::new(&config(), NicTiming::default()).unwrap();
     // 200 full frames at the same instant: 300 KB, more than the MAC's 128 KiB FIFO.
     let payload = vec![0x5a; 1_400];
     let n = 200u32;
@@ -217,7 +218,7 @@ fn rtl_nic__a_burst_beyond_the_mac_fifo_is_dropped_not_buffered() {
     nic.run_until(100_000_000, &mut out);
     let delivered = out
         .iter()
-        .filter(|(_, o)| matches!(o, NicOutput::Host { .. }))
+        .filter(|(_, o)| matches!(o, Out::Host { .. }))
         .count() as u64;
     assert_eq!(
         delivered, kept,
@@ -240,7 +241,7 @@ fn packet_frame(homa: wire::Repr<'_>) -> Vec<u8> {
 #[test]
 fn rtl_nic__every_packet_reaches_the_host_through_its_completions_alone() {
     use homa_proto::wire::{AckEntry, Acks, Cutoffs, Data, Grant, Resend};
-    let mut nic = RtlNic::new(&config(), NicTiming::default()).unwrap();
+    let mut nic = HostedNic::new(&config(), NicTiming::default()).unwrap();
     let acks: Vec<AckEntry> = (1..=5)
         .map(|i| AckEntry {
             client_id: 100 * i,
@@ -296,8 +297,8 @@ fn rtl_nic__every_packet_reaches_the_host_through_its_completions_alone() {
     let got: Vec<_> = out
         .into_iter()
         .filter_map(|(_, o)| match o {
-            NicOutput::Host { src, packet } => Some((src, packet)),
-            NicOutput::Grant { .. } | NicOutput::Data { .. } => None,
+            Out::Host { src, packet } => Some((src, packet)),
+            Out::Grant { .. } | Out::Data { .. } => None,
         })
         .collect();
     assert_eq!(got.len(), sent.len(), "{got:?}");
