@@ -237,7 +237,8 @@ fn sim_rpcs_once(engine: SimEngine, size: u32, count: u32, outstanding: u32) -> 
         SimEngine::Model => ("no NICs (model engine, same fabric)", None),
     };
     let wall = std::time::Instant::now();
-    let mut pings = Cluster::rpcs(config.clone(), size, size, count, 1)?.rtts;
+    let ping = Cluster::rpcs(config.clone(), size, size, count, 1)?;
+    let mut pings = ping.rtts;
     let rate = Cluster::rpcs(config, size, size, count, outstanding)?;
     let wall = wall.elapsed().as_secs_f64();
     pings.sort_unstable();
@@ -267,6 +268,33 @@ fn sim_rpcs_once(engine: SimEngine, size: u32, count: u32, outstanding: u32) -> 
     });
     if let Some(t) = clock {
         v["p50_cycles"] = json!(median / t.period_ps());
+    }
+    if !ping.breakdown.is_empty() {
+        let ns = |ps: u64| ps as f64 / 1e3;
+        println!(
+            "  where the round trip goes (both directions, median per stage), beside the floor:"
+        );
+        let mut breakdown = serde_json::Map::new();
+        let (mut total, mut floor) = (0, 0);
+        for s in &ping.breakdown {
+            println!(
+                "    {:<34} {:>8.0} ns   floor {:>6.0} ns",
+                s.name,
+                ns(s.ps),
+                ns(s.floor_ps)
+            );
+            breakdown.insert(s.name.into(), json!(ns(s.ps)));
+            total += s.ps;
+            floor += s.floor_ps;
+        }
+        println!(
+            "    {:<34} {:>8.0} ns   floor {:>6.0} ns",
+            "sum",
+            ns(total),
+            ns(floor)
+        );
+        v["breakdown"] = Value::Object(breakdown);
+        v["floor_ns"] = json!(ns(floor));
     }
     Ok(v)
 }

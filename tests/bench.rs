@@ -40,6 +40,15 @@ fn bench_rpc__writes_every_measurement_as_json() {
         );
     }
     assert!(positive(&v["rtl"], "p50_cycles"), "{v}");
+    // The stages of the RTL round trip add up to it (within a few cycles of rounding).
+    let stages = v["rtl"]["breakdown"].as_object().expect("a breakdown");
+    let sum: f64 = stages.values().filter_map(Value::as_f64).sum();
+    let p50 = v["rtl"]["p50_ns"].as_f64().unwrap();
+    assert!(
+        (sum - p50).abs() < 50.0,
+        "{sum} ns of stages for {p50} ns: {v}"
+    );
+    assert!(positive(&v["rtl"], "floor_ns"), "{v}");
     assert_eq!(
         v["memnet_by_drive"].as_object().map(|m| m.len()),
         Some(3),

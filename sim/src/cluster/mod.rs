@@ -16,6 +16,7 @@
 //! Slowdown is a message's completion time over its best case on the idle fabric, computed by
 //! the fabric itself (`Fabric::ideal_delivery_ps`) for the exact frames the engine sends.
 
+mod breakdown;
 mod host;
 mod hosts;
 #[cfg(homa_rtl)]
@@ -24,6 +25,7 @@ mod pingpong;
 mod report;
 mod watchdog;
 
+pub use breakdown::Stage;
 pub use pingpong::RpcRun;
 pub use report::{BucketRow, NicReport, Report};
 pub use watchdog::{STUCK_LISTED, SeenPacket, StopReason, Stopped, StuckRpc, Watchdog};

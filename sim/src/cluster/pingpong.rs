@@ -20,6 +20,10 @@ pub(super) struct Ping {
     waiting: HashMap<u64, Ps>,
     /// Round trips of the RPCs done, in completion order.
     rtts: Vec<Ps>,
+    /// When each server had the request, by client id (until the response is in).
+    served: HashMap<u64, Ps>,
+    /// Per RPC done: when it was called, served and done.
+    log: Vec<(Ps, Ps, Ps)>,
 }
 
 /// What [`Cluster::rpcs`] measured.
@@ -30,6 +34,9 @@ pub struct RpcRun {
     pub rtts: Vec<Ps>,
     /// Simulated time from the first call to the last response.
     pub elapsed: Ps,
+    /// Where the round trip goes, stage by stage (one RPC at a time over the `rtl` engine;
+    /// empty otherwise).
+    pub breakdown: Vec<super::Stage>,
 }
 
 impl Cluster {
@@ -75,6 +82,7 @@ impl Cluster {
         }
         // No workload: only the RPCs below.
         c.timers = EventQueue::new();
+        c.trace_nics(outstanding == 1);
         c.ping = Some(Ping {
             response: c.payload.slice(..response as usize),
             request_len: request as usize,
@@ -110,10 +118,16 @@ impl Cluster {
                 allowed: "every request and response intact",
             });
         }
-        let rtts = c.ping.take().map(|p| p.rtts).unwrap_or_default();
+        let ping = c.ping.take().unwrap_or_default();
+        let breakdown = if outstanding == 1 {
+            c.breakdown(&ping.log)
+        } else {
+            Vec::new()
+        };
         Ok(RpcRun {
-            rtts,
+            rtts: ping.rtts,
             elapsed: c.now - start,
+            breakdown,
         })
     }
 
@@ -146,6 +160,11 @@ impl Cluster {
             self.payload_errors += 1;
         }
         let response = ping.response.clone();
+        let at = self.now;
+        if let Some(p) = &mut self.ping {
+            // The server's id of it is the client's with bit 0 set.
+            p.served.insert(req.id ^ 1, at);
+        }
         self.hosts[h].reply(now, req.peer.ip(), req.id, response);
     }
 
@@ -157,10 +176,41 @@ impl Cluster {
         };
         if let Some(start) = ping.waiting.remove(&id) {
             ping.rtts.push(now - start);
+            if let Some(served) = ping.served.remove(&id) {
+                ping.log.push((start, served, now));
+            }
             let len = ping.response.len();
             if !self.intact(message, len) {
                 self.payload_errors += 1;
             }
         }
+    }
+}
+
+impl Cluster {
+    /// Turns the NICs' traces on or off (`rtl` engine; nothing otherwise).
+    fn trace_nics(&mut self, on: bool) {
+        #[cfg(homa_rtl)]
+        for h in &self.hosts {
+            if let super::Host::Nic(n) = h {
+                n.nic().borrow_mut().set_tracing(on);
+            }
+        }
+        let _ = on;
+    }
+
+    /// The stages of the RPCs in `log` between hosts 0 and 1 (`rtl` engine; empty
+    /// otherwise).
+    fn breakdown(&mut self, log: &[(Ps, Ps, Ps)]) -> Vec<super::Stage> {
+        #[cfg(homa_rtl)]
+        if let (super::Host::Nic(a), super::Host::Nic(b), Some(nics)) =
+            (&self.hosts[0], &self.hosts[1], &self.nics)
+        {
+            let client = a.nic().borrow_mut().take_trace();
+            let server = b.nic().borrow_mut().take_trace();
+            return super::breakdown::stages(&client, &server, log, nics.timing.pcie_ps());
+        }
+        let _ = log;
+        Vec::new()
     }
 }

@@ -104,6 +104,23 @@ impl NicTiming {
     }
 }
 
+/// What a traced NIC did ([`RtlNic::set_tracing`]), with the time it happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NicEvent {
+    /// A TX doorbell (`QUEUE.tx_producer`) reached the register bus.
+    TxDoorbell,
+    /// A TX descriptor came back from host memory.
+    DescriptorRead,
+    /// The first beat of a payload came back from host memory.
+    PayloadRead,
+    /// A DATA frame the NIC built left it (its last byte).
+    FrameOut,
+    /// A frame from the wire entered the core (its last beat).
+    FrameIn,
+    /// A DMA write landed in host memory (a payload or a completion).
+    Landed,
+}
+
 /// What a NIC puts on the wire.
 #[derive(Debug, Clone)]
 pub enum NicOutput {

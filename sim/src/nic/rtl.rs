@@ -3,7 +3,7 @@
 //! transactions. The host side is not here: a driver reaches this NIC through
 //! [`NicDevice`](super::NicDevice), like any other `Device`.
 
-use super::{NicCounters, NicError, NicOutput, NicTiming};
+use super::{NicCounters, NicError, NicEvent, NicOutput, NicTiming};
 use crate::rtl::models::HomaNicCoreW512;
 use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
 use crate::time::Ps;
@@ -77,6 +77,10 @@ pub struct RtlNic {
     /// [`HOST_DRAIN_CYCLES`] after host traffic alone.
     drain: u32,
     counters: NicCounters,
+    /// What happened when, if traced ([`RtlNic::set_tracing`]).
+    trace: Option<Vec<(Ps, NicEvent)>>,
+    /// Byte address of QUEUE.tx_producer (the TX doorbell), for the trace.
+    tx_doorbell: u64,
 }
 
 impl std::fmt::Debug for RtlNic {
@@ -134,6 +138,25 @@ impl RtlNic {
             quiet: DRAIN_CYCLES,
             drain: DRAIN_CYCLES,
             counters: NicCounters::default(),
+            trace: None,
+            tx_doorbell: address("QUEUE", "tx_producer").unwrap_or(u64::MAX),
+        }
+    }
+
+    /// Records (or stops recording) what the NIC does and when ([`NicEvent`]), for a
+    /// breakdown of where a packet's time goes.
+    pub fn set_tracing(&mut self, on: bool) {
+        self.trace = on.then(Vec::new);
+    }
+
+    /// The events recorded since the last call, in time order of their recording.
+    pub fn take_trace(&mut self) -> Vec<(Ps, NicEvent)> {
+        self.trace.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn note(&mut self, at: Ps, e: NicEvent) {
+        if let Some(t) = &mut self.trace {
+            t.push((at, e));
         }
     }
 
@@ -317,6 +340,9 @@ impl RtlNic {
         match self.writes.front() {
             Some(&(due, address, value)) if due <= self.cycle => {
                 self.writes.pop_front();
+                if address == self.tx_doorbell {
+                    self.note(at, NicEvent::TxDoorbell);
+                }
                 self.core.set_s_reg_addr(address);
                 self.core.set_s_reg_wdata(u64::from(value));
                 self.core.set_s_reg_we(1);
@@ -364,6 +390,7 @@ impl RtlNic {
             *pos += 64;
             if *pos >= frame.len() {
                 self.feeding = None;
+                self.note(at, NicEvent::FrameIn);
             }
         }
         frames |= self.payload_taken();
@@ -404,6 +431,9 @@ impl RtlNic {
     fn dma_response(&mut self) -> bool {
         let pay = match self.pay_reads.front() {
             Some(&(due, addr, len)) if due <= self.cycle => {
+                if self.pay_beat == 0 {
+                    self.note(self.cycle * self.period, NicEvent::PayloadRead);
+                }
                 let words = self.payload_beat(addr, len, self.pay_beat);
                 self.core.set_s_dma_payrd_data(&words);
                 self.core.set_s_dma_payrd_valid(1);
@@ -417,6 +447,7 @@ impl RtlNic {
         let tx = match self.tx_reads.front() {
             Some(&(due, addr, len)) if due <= self.cycle => {
                 self.tx_reads.pop_front();
+                self.note(self.cycle * self.period, NicEvent::DescriptorRead);
                 let words = self.read_words(addr, len);
                 self.core.set_s_dma_txrd_data(&words);
                 self.core.set_s_dma_txrd_valid(1);
@@ -508,6 +539,7 @@ impl RtlNic {
             }
             Ok(Body::Data(_)) => {
                 self.counters.data_frames += 1;
+                self.note(at, NicEvent::FrameOut);
                 out.push((at, NicOutput::Data { frame }));
             }
             _ => self.counters.parse_mismatches += 1,
@@ -559,6 +591,7 @@ impl RtlNic {
                 let at = addr.wrapping_add(start as u64);
                 self.posted
                     .push_back((visible, at, bytes[start..i].to_vec()));
+                self.note(visible, NicEvent::Landed);
             }
             writes = true;
         }
