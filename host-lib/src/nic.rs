@@ -79,6 +79,9 @@ pub struct NicStats {
 struct TxPath {
     queue: TxQueue,
     limits: TxLimits,
+    /// The TX ring was full even after the driver read the NIC's consumer index: no other
+    /// post (and read, a PCIe round trip the host waits for) until completions come.
+    ring_full: bool,
 }
 
 impl TxPath {
@@ -201,6 +204,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
         t.offload = Some(Mutex::new(TxPath {
             queue: TxQueue::new(buffers),
             limits,
+            ring_full: false,
         }));
         Ok(t)
     }
@@ -209,12 +213,22 @@ impl<D: Device + Send + 'static> NicTransport<D> {
     /// area and the NIC's engine have room.
     fn post_waiting(&self, path: &mut TxPath) {
         let mut nic = lock(&self.nic);
-        let post = |d: &_| match nic.send(d) {
-            Ok(_) => Post::Posted,
-            Err(e) if e.is_ring_full() => Post::RingFull,
-            Err(e) => Post::Failed(e),
+        let mut ring_full = path.ring_full;
+        let post = |d: &_| {
+            if ring_full && nic.tx().state().is_full() {
+                return Post::RingFull;
+            }
+            match nic.send(d) {
+                Ok(_) => Post::Posted,
+                Err(e) if e.is_ring_full() => {
+                    ring_full = true;
+                    Post::RingFull
+                }
+                Err(e) => Post::Failed(e),
+            }
         };
         let posted = path.queue.pump(post, |e| self.tx_error(e));
+        path.ring_full = ring_full;
         self.tx_descriptors.fetch_add(posted, Ordering::Relaxed);
     }
 
@@ -231,11 +245,15 @@ impl<D: Device + Send + 'static> NicTransport<D> {
     /// Frees the payloads of the descriptors whose completions came back (`refused`: of
     /// them, how many were `ERROR`s), then posts what waits (the ring may have room now even
     /// with no completion: the NIC took descriptors).
-    fn tx_progress(&self, cookies: &[u64], refused: u64) {
+    fn tx_progress(&self, cookies: &[u64], refused: u64, completions: usize) {
         let Some(path) = &self.offload else {
             return;
         };
         let mut path = lock(path);
+        if completions > 0 {
+            // Time has passed: the NIC may have read more of the ring.
+            path.ring_full = false;
+        }
         let mut sent = lock(&self.sent);
         for &c in cookies {
             match path.queue.complete(c) {
@@ -271,12 +289,23 @@ impl<D: Device + Send + 'static> NicTransport<D> {
         }
     }
 
-    /// Polls the completion ring once; whether a datagram is ready.
+    /// Takes everything in the completion ring; whether a datagram is ready.
     fn poll(&self) -> Result<bool, TransportError> {
+        // Everything the ring holds: a caller that polls once per wake-up (a simulator, a
+        // caller-driven endpoint) gets no other wake-up for what is already there.
         let mut got = Vec::new();
-        let polled = lock(&self.nic).receive(&mut got, BATCH);
+        let polled = {
+            let mut nic = lock(&self.nic);
+            loop {
+                match nic.receive(&mut got, BATCH) {
+                    Ok(n) if n == BATCH => {}
+                    other => break other,
+                }
+            }
+        };
         let (mut finished, mut refused) = (Vec::new(), 0);
         let mut ready = lock(&self.ready);
+        let got_len = got.len();
         for r in got {
             match r {
                 Received::Packet {
@@ -323,7 +352,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
         }
         let any = !ready.is_empty();
         drop(ready);
-        self.tx_progress(&finished, refused);
+        self.tx_progress(&finished, refused, got_len);
         polled.map_err(|e| {
             TransportError::new("poll the NIC's completion ring", std::io::Error::other(e))
         })?;

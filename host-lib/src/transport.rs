@@ -132,6 +132,9 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
     fn offload(&self, o: Offload) -> Result<(), OffloadError> {
         (**self).offload(o)
     }
+    fn take_sent(&self, out: &mut Vec<(IpAddr, u64, TxOp)>) {
+        (**self).take_sent(out)
+    }
     fn message_received(&self, peer: IpAddr, sender_id: u64, length: u32) {
         (**self).message_received(peer, sender_id, length)
     }
@@ -178,5 +181,59 @@ impl MonotonicClock {
 impl Default for MonotonicClock {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+#[allow(non_snake_case)]
+mod tests {
+    use super::*;
+
+    /// A transport that reports one finished message and counts what it is handed.
+    #[derive(Debug, Default)]
+    struct Reporting {
+        received: std::sync::atomic::AtomicU32,
+    }
+
+    impl Transport for Reporting {
+        fn local_addr(&self) -> IpAddr {
+            IpAddr::from([10, 0, 0, 1])
+        }
+        fn now(&self) -> Instant {
+            Instant::ZERO
+        }
+        fn send(&self, _: IpAddr, _: Bytes) -> Result<(), TransportError> {
+            Ok(())
+        }
+        fn recv(&self, _: Option<Instant>) -> Result<Option<Bytes>, TransportError> {
+            Ok(None)
+        }
+        fn wake(&self) {}
+        fn sends_data(&self) -> bool {
+            true
+        }
+        fn take_sent(&self, out: &mut Vec<(IpAddr, u64, TxOp)>) {
+            out.push((IpAddr::from([10, 0, 0, 2]), 8, TxOp::SendMessage));
+        }
+        fn message_received(&self, _: IpAddr, _: u64, _: u32) {
+            self.received
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn arc__forwards_what_the_device_reports() {
+        let t = std::sync::Arc::new(Reporting::default());
+        let shared: std::sync::Arc<dyn Transport> = std::sync::Arc::new(std::sync::Arc::clone(&t));
+        assert!(shared.sends_data());
+        let mut sent = Vec::new();
+        shared.take_sent(&mut sent);
+        assert_eq!(
+            sent.len(),
+            1,
+            "TX_DONEs reach the engine through a shared transport"
+        );
+        shared.message_received(IpAddr::from([10, 0, 0, 2]), 8, 1);
+        assert_eq!(t.received.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
 }
