@@ -19,13 +19,11 @@ use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
 use std::rc::Rc;
 
-/// The host's rings: RX buffers of 4 KiB (a whole MTU payload each), 256 of them posted,
-/// a completion ring of 1024 entries.
+/// The host stack's rings with a TX ring of 16 entries (as many as the NIC's transmit
+/// capacity), so that the tests fill it.
 pub(super) const RINGS: RingSizes = RingSizes {
     tx_log2: 4,
-    rx_log2: 8,
-    cq_log2: 10,
-    rx_buffer_len: 4096,
+    ..super::stack::RINGS
 };
 
 /// Completions the host takes per `cq_consumer` write.
