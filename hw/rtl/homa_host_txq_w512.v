@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,cfg_win_base,cfg_win_len,cfg_max_len,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_desc_valid,m_desc_ready,m_desc_retransmit,m_desc_cancel,m_desc_no_completion,m_desc_src_port,m_desc_dst_port,m_desc_rpc_id,m_desc_peer,m_desc_length,m_desc_iova,m_desc_offset,m_desc_bytes,m_desc_cookie,m_desc_index,m_err_valid,m_err_ready,m_err_status,consumer,bad);
+module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,cfg_win_base,cfg_win_len,cfg_max_len,cfg_max_payload,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_desc_valid,m_desc_ready,m_desc_retransmit,m_desc_cancel,m_desc_no_completion,m_desc_src_port,m_desc_dst_port,m_desc_rpc_id,m_desc_peer,m_desc_length,m_desc_iova,m_desc_offset,m_desc_bytes,m_desc_cookie,m_desc_index,m_err_valid,m_err_ready,m_err_status,consumer,bad);
     
     // Module arguments
     input wire  clock;
@@ -15,6 +15,7 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     input wire  [63:0] cfg_win_base;
     input wire  [63:0] cfg_win_len;
     input wire  [31:0] cfg_max_len;
+    input wire  [31:0] cfg_max_payload;
     output reg  m_rd_valid;
     input wire  m_rd_ready;
     output reg  [63:0] m_rd_addr;
@@ -78,6 +79,13 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     localparam  c_at_cookie = 16'h1c0;
     localparam  c_at_peer8 = 16'hc0;
     localparam  c_v4_mapped = 32'hffff0000;
+    localparam  c_on_hi = 48'hfffffffffffe;
+    localparam  c_lo16 = 64'hffff;
+    localparam  c_on_area = 2'b11;
+    localparam  c_on_lane = 6'b11010;
+    localparam  c_on_end = 64'h10000;
+    localparam  c_at16 = 16'h10;
+    localparam  c_at14 = 16'he;
     
     // Stub signals
     reg  [31:0] fetch$d;
@@ -164,6 +172,9 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
     reg  [7:0] d_st;
     reg  win_on;
     reg  [63:0] win_end;
+    reg  d_on;
+    reg  d_on_ok;
+    reg  [63:0] d_on_end;
     reg  h_retx;
     reg  h_cancel;
     
@@ -307,8 +318,16 @@ module homa_host_txq_w512(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,c
         d_enc_bad = ~(d_send | d_retx | d_cancel) | ((s_rd_data[(c_at_flags)+:(8)] & c_flags_reserved) != c_zero8) | (s_rd_data[(c_at_rsv0)+:(16)] != c_zero16) | (s_rd_data[(c_at_rsv1)+:(32)] != c_zero32) | (d_len == c_zero32) | (s_rd_data[(c_at_peer)+:(64)] != c_zero64) | (s_rd_data[(c_at_peer8)+:(32)] != c_v4_mapped) | ((d_send | d_cancel) & ((d_roff != c_zero64) | (d_rlen != c_zero64))) | (d_retx & ((d_rlen == c_zero64) | ((d_roff + d_rlen) > d_len64)));
         win_on = cfg_win_len != c_zero64;
         win_end = cfg_win_base + cfg_win_len;
+        d_on = d_iova[(c_at16)+:(48)] == c_on_hi;
+        d_on_end = (d_iova & c_lo16) + d_len64;
+        d_on_ok = (d_iova[(c_at14)+:(2)] == c_on_area) & (d_iova[(c_zero4)+:(6)] == c_on_lane) & (d_on_end <= c_on_end) & (d_roff == c_zero64) & (d_len <= cfg_max_payload);
         d_st = c_zero8;
-        if (win_on & ((d_iova < cfg_win_base) | (d_end > win_end))) begin
+        if (d_on) begin
+            if (~d_on_ok) begin
+                d_st = c_st_oob;
+            end
+        end
+        else if (win_on & ((d_iova < cfg_win_base) | (d_end > win_end))) begin
             d_st = c_st_oob;
         end
         if (d_end <= d_iova) begin

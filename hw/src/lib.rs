@@ -45,11 +45,15 @@
 //!   `proto::wire`; `TX_DONE` after a message's last frame.
 //! - [`tx_engine::TxEngine512`]: the transmit path composed: scheduler, a 16-entry job FIFO
 //!   (one payload read in flight per entry), DATA framer.
+//! - [`tx_push::TxPush512`]: on-chip TX memory (`proto::hostif::onchip`): the host pushes
+//!   TX descriptors and small payloads through BAR0, and the descriptor fetcher and the
+//!   transmit engine read them there instead of over PCIe (in request order with their host
+//!   reads), in [`wideram::WideRam`]s (byte-write block RAM).
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
 //! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`],
 //! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`data_framer_model`],
-//! [`tx_engine_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
+//! [`tx_engine_model`], [`tx_push_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
 //! blocks' oracles and benches (no rust-hdl), shared by this crate's rust-hdl tests and the
 //! Verilator co-simulation in `homa-sim`.
 //!
@@ -85,6 +89,8 @@ pub mod srpt_model;
 pub mod tx_engine;
 pub mod tx_engine_model;
 pub mod tx_park;
+pub mod tx_push;
+pub mod tx_push_model;
 pub mod tx_ring;
 pub mod tx_ring_model;
 pub mod tx_sched;
@@ -92,3 +98,4 @@ pub mod tx_sched_model;
 // `gen` is a reserved word in edition 2024: the file keeps its name, the module is `verilog`.
 #[path = "gen.rs"]
 pub mod verilog;
+pub mod wideram;

@@ -58,6 +58,7 @@ use crate::msg_table::MsgTable1024;
 use crate::parser::HomaParser512;
 use crate::regfile::{HOMA_REG_WORDS, HomaRegFile, index_of};
 use crate::tx_engine::TxEngine512;
+use crate::tx_push::TxPush512;
 use crate::tx_ring::TxRing512;
 
 mod records;
@@ -153,6 +154,16 @@ pub struct HomaNicCore512 {
     pub m_reg_rdata: Signal<Out, Bits<32>>,
     /// Register bus: `m_reg_rdata` holds a read's result.
     pub m_reg_rvalid: Signal<Out, Bit>,
+    /// A push into on-chip TX memory (a write-combined store into BAR0's upper half,
+    /// `hostif::onchip`); always taken. The host's pushes and register writes reach the
+    /// core in the order it made them.
+    pub s_push_valid: Signal<In, Bit>,
+    /// Its 64-byte word: the BAR0 byte offset divided by 64.
+    pub s_push_word: Signal<In, Bits<10>>,
+    /// Bytes: lane `i` to BAR0 offset `64 * word + i`.
+    pub s_push_data: Signal<In, Bits<512>>,
+    /// Byte enables.
+    pub s_push_keep: Signal<In, Bits<64>>,
     parser: HomaParser512,
     msgs: MsgTable1024,
     grant: GrantScheduler16,
@@ -161,6 +172,7 @@ pub struct HomaNicCore512 {
     hq: HostRx512,
     txq: TxRing512,
     tx: TxEngine512,
+    push: TxPush512,
     /// The MAC port is in a GRANT frame / a DATA frame (until its last beat).
     out_g: DFF<Bit>,
     out_d: DFF<Bit>,
@@ -211,6 +223,9 @@ pub struct HomaNicCore512 {
     c_i_tx_win_len_hi: Constant<Bits<8>>,
     c_i_max_message_length: Constant<Bits<8>>,
     c_i_tx_bad_descriptors: Constant<Bits<8>>,
+    c_i_tx_onchip_bytes: Constant<Bits<8>>,
+    c_i_tx_onchip_faults: Constant<Bits<8>>,
+    c_onchip_bytes: Constant<Bits<32>>,
     /// Byte address of QUEUE.tx_log2_size (a write restarts the ring).
     c_a_tx_log2: Constant<Bits<16>>,
     /// DATA headers on their way to the host queues: the fork sees only this FIFO's
@@ -357,6 +372,10 @@ impl HomaNicCore512 {
             s_reg_re: Signal::default(),
             m_reg_rdata: Signal::default(),
             m_reg_rvalid: Signal::default(),
+            s_push_valid: Signal::default(),
+            s_push_word: Signal::default(),
+            s_push_data: Signal::default(),
+            s_push_keep: Signal::default(),
             parser: HomaParser512::new(),
             msgs: MsgTable1024::new(),
             grant: GrantScheduler16::new(),
@@ -365,6 +384,7 @@ impl HomaNicCore512 {
             hq: HostRx512::new(),
             txq: TxRing512::new(),
             tx: TxEngine512::new(),
+            push: TxPush512::new(),
             out_g: DFF::default(),
             out_d: DFF::default(),
             sel_g: Signal::default(),
@@ -411,6 +431,11 @@ impl HomaNicCore512 {
             c_i_tx_win_len_hi: ix("QUEUE", "tx_window_len_hi"),
             c_i_max_message_length: ix("QUEUE", "max_message_length"),
             c_i_tx_bad_descriptors: ix("QUEUE", "tx_bad_descriptors"),
+            c_i_tx_onchip_bytes: ix("QUEUE", "tx_onchip_bytes"),
+            c_i_tx_onchip_faults: ix("QUEUE", "tx_onchip_faults"),
+            c_onchip_bytes: Constant::new(
+                u64::from(homa_proto::hostif::onchip::PAYLOAD_BYTES).into(),
+            ),
             c_a_tx_log2: address_of("QUEUE", "tx_log2_size"),
             m_dma_txrd_valid: Signal::default(),
             m_dma_txrd_ready: Signal::default(),
@@ -541,6 +566,10 @@ impl HomaNicCore512 {
         uut.s_reg_wdata.connect();
         uut.s_reg_we.connect();
         uut.s_reg_re.connect();
+        uut.s_push_valid.connect();
+        uut.s_push_word.connect();
+        uut.s_push_data.connect();
+        uut.s_push_keep.connect();
         uut.connect_all();
         uut
     }
@@ -624,6 +653,7 @@ impl Logic for HomaNicCore512 {
         self.txq.cfg_log2.next = self.c_zero5.val();
         self.txq.cfg_producer.next = self.c_zero32.val();
         self.txq.cfg_max_len.next = self.c_zero32.val();
+        self.txq.cfg_max_payload.next = self.c_zero32.val();
         self.tx.cfg_unsched_bytes.next = self.c_zero32.val();
         self.tx.cfg_max_payload.next = self.c_zero32.val();
         self.tx.cfg_cutoff1.next = self.c_zero32.val();
@@ -646,6 +676,7 @@ impl Logic for HomaNicCore512 {
             }
             if self.c_r[r].val() == self.c_i_max_payload.val() {
                 self.tx.cfg_max_payload.next = self.regs.rw[r].val();
+                self.txq.cfg_max_payload.next = self.regs.rw[r].val();
             }
             if self.c_r[r].val() == self.c_i_cutoff1.val() {
                 self.tx.cfg_cutoff1.next = self.regs.rw[r].val();
@@ -905,6 +936,12 @@ impl Logic for HomaNicCore512 {
             if self.c_r[r].val() == self.c_i_tx_bad_descriptors.val() {
                 self.regs.ro[r].next = self.txq.bad.val();
             }
+            if self.c_r[r].val() == self.c_i_tx_onchip_bytes.val() {
+                self.regs.ro[r].next = self.c_onchip_bytes.val();
+            }
+            if self.c_r[r].val() == self.c_i_tx_onchip_faults.val() {
+                self.regs.ro[r].next = self.push.faults.val();
+            }
         }
         // The TX descriptor ring: its own read channel; refusals into the completion ring,
         // good descriptors out to the transmit engine.
@@ -915,12 +952,25 @@ impl Logic for HomaNicCore512 {
         self.txq.cfg_win_len.next = Bits::<64>::from(self.tx_win_len.val());
         self.txq.cfg_clear.next =
             self.s_reg_we.val() & (self.s_reg_addr.val() == self.c_a_tx_log2.val());
-        self.m_dma_txrd_valid.next = self.txq.m_rd_valid.val();
-        self.m_dma_txrd_addr.next = self.txq.m_rd_addr.val();
-        self.m_dma_txrd_len.next = self.txq.m_rd_len.val();
-        self.txq.m_rd_ready.next = self.m_dma_txrd_ready.val();
-        self.txq.s_rd_valid.next = self.s_dma_txrd_valid.val();
-        self.txq.s_rd_data.next = self.s_dma_txrd_data.val();
+        // Its reads go through on-chip TX memory: on chip, or on to host memory.
+        self.push.clock.next = self.clock.val();
+        self.push.reset.next = self.reset.val();
+        self.push.s_push_valid.next = self.s_push_valid.val();
+        self.push.s_push_word.next = self.s_push_word.val();
+        self.push.s_push_data.next = self.s_push_data.val();
+        self.push.s_push_keep.next = self.s_push_keep.val();
+        self.push.s_rd_valid.next = self.txq.m_rd_valid.val();
+        self.push.s_rd_addr.next = self.txq.m_rd_addr.val();
+        self.push.s_rd_len.next = self.txq.m_rd_len.val();
+        self.txq.m_rd_ready.next = self.push.s_rd_ready.val();
+        self.txq.s_rd_valid.next = self.push.m_rdr_valid.val();
+        self.txq.s_rd_data.next = self.push.m_rdr_data.val();
+        self.m_dma_txrd_valid.next = self.push.m_dma_rd_valid.val();
+        self.m_dma_txrd_addr.next = self.push.m_dma_rd_addr.val();
+        self.m_dma_txrd_len.next = self.push.m_dma_rd_len.val();
+        self.push.m_dma_rd_ready.next = self.m_dma_txrd_ready.val();
+        self.push.s_dma_rd_valid.next = self.s_dma_txrd_valid.val();
+        self.push.s_dma_rd_data.next = self.s_dma_txrd_data.val();
         self.hq.s_txerr_valid.next = self.txq.m_err_valid.val();
         self.txq.m_err_ready.next = self.hq.s_txerr_ready.val();
         self.hq.s_txerr_status.next = self.txq.m_err_status.val();
@@ -971,13 +1021,20 @@ impl Logic for HomaNicCore512 {
         self.tx.s_desc_bytes.next = self.txq.m_desc_bytes.val();
         self.tx.s_desc_cookie.next = self.txq.m_desc_cookie.val();
         self.tx.s_desc_index.next = self.txq.m_desc_index.val();
-        self.m_dma_payrd_valid.next = self.tx.m_rd_valid.val();
-        self.m_dma_payrd_addr.next = self.tx.m_rd_addr.val();
-        self.m_dma_payrd_len.next = self.tx.m_rd_len.val();
-        self.tx.m_rd_ready.next = self.m_dma_payrd_ready.val();
-        self.tx.s_pay_valid.next = self.s_dma_payrd_valid.val();
-        self.tx.s_pay_data.next = self.s_dma_payrd_data.val();
-        self.s_dma_payrd_ready.next = self.tx.s_pay_ready.val();
+        self.push.s_pay_valid.next = self.tx.m_rd_valid.val();
+        self.push.s_pay_addr.next = self.tx.m_rd_addr.val();
+        self.push.s_pay_len.next = self.tx.m_rd_len.val();
+        self.tx.m_rd_ready.next = self.push.s_pay_ready.val();
+        self.tx.s_pay_valid.next = self.push.m_payr_valid.val();
+        self.tx.s_pay_data.next = self.push.m_payr_data.val().into();
+        self.push.m_payr_ready.next = self.tx.s_pay_ready.val();
+        self.m_dma_payrd_valid.next = self.push.m_dma_pay_valid.val();
+        self.m_dma_payrd_addr.next = self.push.m_dma_pay_addr.val();
+        self.m_dma_payrd_len.next = self.push.m_dma_pay_len.val();
+        self.push.m_dma_pay_ready.next = self.m_dma_payrd_ready.val();
+        self.push.s_dma_pay_valid.next = self.s_dma_payrd_valid.val();
+        self.push.s_dma_pay_data.next = Bits::<512>::from(self.s_dma_payrd_data.val());
+        self.s_dma_payrd_ready.next = self.push.s_dma_pay_ready.val();
         self.hq.s_txdone_valid.next = self.tx.m_done_valid.val();
         self.tx.m_done_ready.next = self.hq.s_txdone_ready.val();
         self.hq.s_txdone_rpc_id.next = self.tx.m_done_id.val();

@@ -25,7 +25,8 @@
 //! empty or past the message's end) and for a peer that is not IPv4-mapped (the DATA framer
 //! builds IPv4), status 2 for a message longer than `cfg_max_len`, status 5 for a payload that
 //! wraps past the top of the address space, status 1 for a payload outside the window when
-//! one is set. The NIC never reads a refused descriptor's payload. A CANCEL is checked as a
+//! one is set, status 1 for an on-chip payload (`hostif::onchip`) that breaks its rules
+//! (the window does not apply on chip). The NIC never reads a refused descriptor's payload. A CANCEL is checked as a
 //! SEND and handed out with `m_desc_cancel` (the scheduler stops its RPC's slots).
 //!
 //! `cfg_clear` (the `tx_log2_size` write) restarts the indices at 0 and empties the FIFO;
@@ -36,7 +37,7 @@ mod tests;
 
 use crate::grant_framer::Lo32Hi32;
 use crate::hdl::*;
-use homa_proto::hostif::{Field, Status, TX_DESC_LEN, TxOpcode, tx_field};
+use homa_proto::hostif::{Field, Status, TX_DESC_LEN, TxOpcode, onchip, tx_field};
 
 /// FIFO depth in descriptors, and reads in flight at most.
 pub const TX_RING_FIFO: usize = 16;
@@ -62,6 +63,8 @@ pub struct TxRing512 {
     pub cfg_win_len: Signal<In, Bits<64>>,
     /// The longest message accepted (`max_message_length`).
     pub cfg_max_len: Signal<In, Bits<32>>,
+    /// The most payload per packet (TX `max_payload`): an on-chip payload is one packet.
+    pub cfg_max_payload: Signal<In, Bits<32>>,
     /// A DMA read is requested.
     pub m_rd_valid: Signal<Out, Bit>,
     /// The request is taken.
@@ -163,6 +166,10 @@ pub struct TxRing512 {
     d_st: Signal<Local, Bits<8>>,
     win_on: Signal<Local, Bit>,
     win_end: Signal<Local, Bits<64>>,
+    /// The payload is on chip (`hostif::onchip`), and keeps its rules.
+    d_on: Signal<Local, Bit>,
+    d_on_ok: Signal<Local, Bit>,
+    d_on_end: Signal<Local, Bits<64>>,
     h_retx: Signal<Local, Bit>,
     h_cancel: Signal<Local, Bit>,
     c_lo32: Constant<Bits<64>>,
@@ -203,6 +210,15 @@ pub struct TxRing512 {
     /// (`::ffff:a.b.c.d`: zero, zero, 0xff, 0xff).
     c_at_peer8: Constant<Bits<16>>,
     c_v4_mapped: Constant<Bits<32>>,
+    /// `hostif::onchip`: the IOVA's top 48 bits on chip, the offset's mask, the payload
+    /// area's index (offset bits 15-14), the lane, the area's end.
+    c_on_hi: Constant<Bits<48>>,
+    c_lo16: Constant<Bits<64>>,
+    c_on_area: Constant<Bits<2>>,
+    c_on_lane: Constant<Bits<6>>,
+    c_on_end: Constant<Bits<64>>,
+    c_at16: Constant<Bits<16>>,
+    c_at14: Constant<Bits<16>>,
 }
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
@@ -229,6 +245,7 @@ impl TxRing512 {
             cfg_win_base: Signal::default(),
             cfg_win_len: Signal::default(),
             cfg_max_len: Signal::default(),
+            cfg_max_payload: Signal::default(),
             m_rd_valid: Signal::default(),
             m_rd_ready: Signal::default(),
             m_rd_addr: Signal::default(),
@@ -298,6 +315,9 @@ impl TxRing512 {
             d_st: Signal::default(),
             win_on: Signal::default(),
             win_end: Signal::default(),
+            d_on: Signal::default(),
+            d_on_ok: Signal::default(),
+            d_on_end: Signal::default(),
             h_retx: Signal::default(),
             h_cancel: Signal::default(),
             c_lo32: k(u64::from(u32::MAX)),
@@ -335,6 +355,13 @@ impl TxRing512 {
             c_at_cookie: at(tx_field::COOKIE, 8),
             c_at_peer8: k(8 * (tx_field::PEER.offset as u64 + 8)),
             c_v4_mapped: k(0xffff_0000),
+            c_on_hi: k(onchip::IOVA >> 16),
+            c_lo16: k(0xffff),
+            c_on_area: k(u64::from(onchip::PAYLOAD_OFFSET >> 14)),
+            c_on_lane: k(u64::from(onchip::PAYLOAD_LANE)),
+            c_on_end: k(u64::from(onchip::PAYLOAD_OFFSET + onchip::PAYLOAD_BYTES)),
+            c_at16: k(16),
+            c_at14: k(14),
         }
     }
 
@@ -350,6 +377,7 @@ impl TxRing512 {
         uut.cfg_win_base.connect();
         uut.cfg_win_len.connect();
         uut.cfg_max_len.connect();
+        uut.cfg_max_payload.connect();
         uut.m_rd_ready.connect();
         uut.s_rd_valid.connect();
         uut.s_rd_data.connect();
@@ -468,8 +496,21 @@ impl Logic for TxRing512 {
                     | ((self.d_roff.val() + self.d_rlen.val()) > self.d_len64.val())));
         self.win_on.next = self.cfg_win_len.val() != self.c_zero64.val();
         self.win_end.next = self.cfg_win_base.val() + self.cfg_win_len.val();
+        self.d_on.next =
+            self.d_iova.val().get_bits::<48>(self.c_at16.val().index()) == self.c_on_hi.val();
+        self.d_on_end.next = (self.d_iova.val() & self.c_lo16.val()) + self.d_len64.val();
+        self.d_on_ok.next = (self.d_iova.val().get_bits::<2>(self.c_at14.val().index())
+            == self.c_on_area.val())
+            & (self.d_iova.val().get_bits::<6>(self.c_zero4.val().index()) == self.c_on_lane.val())
+            & (self.d_on_end.val() <= self.c_on_end.val())
+            & (self.d_roff.val() == self.c_zero64.val())
+            & (self.d_len.val() <= self.cfg_max_payload.val());
         self.d_st.next = self.c_zero8.val();
-        if self.win_on.val()
+        if self.d_on.val() {
+            if !self.d_on_ok.val() {
+                self.d_st.next = self.c_st_oob.val();
+            }
+        } else if self.win_on.val()
             & ((self.d_iova.val() < self.cfg_win_base.val())
                 | (self.d_end.val() > self.win_end.val()))
         {

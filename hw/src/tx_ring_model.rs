@@ -14,9 +14,10 @@
 use std::collections::VecDeque;
 
 use homa_proto::hostif::{
-    DmaWindow, Field, Status, TX_DESC_LEN, TxDescriptor, TxFlags, TxLimits, TxOp, TxOpcode,
+    DmaWindow, Field, Status, TX_DESC_LEN, TxDescriptor, TxFlags, TxLimits, TxOp, TxOpcode, onchip,
     tx_field,
 };
+use homa_proto::regs::DEFAULT_MAX_PAYLOAD;
 use homa_proto::wire::MAX_MESSAGE_LENGTH;
 
 use crate::parser_model::Rng;
@@ -199,7 +200,7 @@ pub fn descriptor(rng: &mut Rng, index: u32, max_len: u32) -> [u8; TX_DESC_LEN] 
         u64::from(TxOpcode::Retransmit as u8),
         u64::from(TxOpcode::Cancel as u8),
     );
-    match rng.below(36) {
+    match rng.below(40) {
         0 => put(
             &mut b,
             tx_field::OPCODE,
@@ -258,6 +259,23 @@ pub fn descriptor(rng: &mut Rng, index: u32, max_len: u32) -> [u8; TX_DESC_LEN] 
             end - u64::from(len) + 1 + rng.below(1 << 20),
         ),
         12 => put(&mut b, tx_field::PAYLOAD_IOVA, end - u64::from(len)),
+        13..=16 => {
+            // On chip: mostly a payload-area word at lane 26, now and then any lane or any
+            // word of the on-chip window (the ring area, say), 1 to 2,000 bytes.
+            let word = rng.below(1 << 10);
+            let lane = if rng.chance(25) { rng.below(64) } else { 26 };
+            let at = if rng.chance(25) {
+                word * 64
+            } else {
+                u64::from(onchip::PAYLOAD_OFFSET) + (word % 256) * 64
+            };
+            put(
+                &mut b,
+                tx_field::PAYLOAD_IOVA,
+                onchip::iova_of(at as u32 + lane as u32),
+            );
+            put(&mut b, tx_field::MESSAGE_LENGTH, 1 + rng.below(2000));
+        }
         _ => {}
     }
     b
@@ -289,6 +307,11 @@ pub fn run<D: TxRingPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxRingStats
             WINDOW
         } else {
             DmaWindow::default()
+        },
+        max_payload: if rng.chance(50) {
+            DEFAULT_MAX_PAYLOAD
+        } else {
+            100 + rng.below(1900) as u32
         },
     };
     let mut posted: VecDeque<(u32, [u8; TX_DESC_LEN])> = VecDeque::new();

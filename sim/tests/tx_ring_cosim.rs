@@ -37,6 +37,7 @@ mod built {
             m.set_cfg_win_base(o.limits.window.base);
             m.set_cfg_win_len(o.limits.window.len);
             m.set_cfg_max_len(u64::from(o.limits.max_message_length));
+            m.set_cfg_max_payload(u64::from(o.limits.max_payload));
             m.set_m_rd_ready(u64::from(o.rd_ready));
             m.set_s_rd_valid(u64::from(o.resp.is_some()));
             let data: [u32; 16] =

@@ -142,6 +142,16 @@ pub struct Beat512 {
     pub b63: Bits<8>,
 }
 
+/// A 512-bit value as its byte lanes (lane `i` is bits `8i+7..8i`, the same layout in
+/// Verilog, where `.into()` in `hdl_gen` code is a plain assignment).
+impl From<Bits<512>> for Beat512 {
+    fn from(v: Bits<512>) -> Self {
+        let mut b = [0u8; 64];
+        b.copy_from_slice(&crate::hdl::le_bytes_of(v));
+        Beat512::from_bytes(&b)
+    }
+}
+
 impl Beat512 {
     /// The beat whose byte lane `i` is `b[i]` (for benches driving a `Beat512` port).
     pub fn from_bytes(b: &[u8; 64]) -> Self {

@@ -30,6 +30,7 @@ impl TxRingPorts for Bench {
         u.cfg_win_base.next = o.limits.window.base.into();
         u.cfg_win_len.next = o.limits.window.len.into();
         u.cfg_max_len.next = u64::from(o.limits.max_message_length).into();
+        u.cfg_max_payload.next = u64::from(o.limits.max_payload).into();
         u.m_rd_ready.next = o.rd_ready;
         u.s_rd_valid.next = o.resp.is_some();
         u.s_rd_data.next = bits_from_le_bytes::<512>(&o.resp.unwrap_or([0; 64]));

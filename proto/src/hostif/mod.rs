@@ -31,6 +31,7 @@
 //! [`HostifError`].
 
 mod completion;
+pub mod onchip;
 mod ring;
 mod rxbuf;
 mod tx;
@@ -242,6 +243,7 @@ pub fn markdown() -> String {
             ));
         }
     }
+    s.push_str(&onchip::markdown());
     s
 }
 

@@ -714,7 +714,21 @@ const QUEUE: &[Register] = &[
         0x078,
         Access::Ro,
         0,
-        "TX descriptors refused, each reported in an ERROR completion (ring 1, its index and cookie): not decodable (status 5), longer than max_message_length (status 2), a payload that wraps the address space (status 5) or lies outside the TX window (status 1).",
+        "TX descriptors refused, each reported in an ERROR completion (ring 1, its index and cookie): not decodable (status 5), longer than max_message_length (status 2), a payload that wraps the address space (status 5), lies outside the TX window (status 1) or breaks the on-chip rules (status 1).",
+    ),
+    reg(
+        "tx_onchip_bytes",
+        0x07c,
+        Access::Ro,
+        0,
+        "Bytes of on-chip payload memory (`hostif::onchip`): the host may push TX descriptors to BAR0 0x8000 (tx_base = onchip::IOVA + 0x8000, at most 64 entries) and small payloads to BAR0 0xc000 onwards. 0: no on-chip memory.",
+    ),
+    reg(
+        "tx_onchip_faults",
+        0x080,
+        Access::Ro,
+        0,
+        "Reads of on-chip memory outside its areas, answered with zeros (free-running): a TX ring placed past the ring area, say.",
     ),
 ];
 
@@ -763,9 +777,9 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "QUEUE",
         type_id: 0x484d5155,
-        version: 0x00030001,
+        version: 0x00030002,
         base: 5 * BLOCK_STRIDE,
         registers: QUEUE,
-        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters; 2.2: the RX window, refused descriptors reported in ERROR completions; 3: RX_DATA carries the whole DATA header (incoming, cutoff_version, the piggybacked ack; its length is 16 bits) and every other packet comes as a CONTROL completion; 3.1: the TX window and max_message_length, refused TX descriptors reported in ERROR completions.",
+        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters; 2.2: the RX window, refused descriptors reported in ERROR completions; 3: RX_DATA carries the whole DATA header (incoming, cutoff_version, the piggybacked ack; its length is 16 bits) and every other packet comes as a CONTROL completion; 3.1: the TX window and max_message_length, refused TX descriptors reported in ERROR completions; 3.2: on-chip TX memory (`tx_onchip_bytes`, `tx_onchip_faults`).",
     },
 ];

@@ -141,6 +141,7 @@ fn rtl_nic__tx_descriptors_become_data_frames_grants_release_the_rest_refusals_a
         &TxLimits {
             max_message_length: 100_000,
             window,
+            ..TxLimits::default()
         },
     )
     .unwrap();
@@ -420,6 +421,7 @@ fn rtl_nic__many_messages_through_a_small_ring_beside_rx_traffic() {
     let limits = TxLimits {
         max_message_length: 40_000,
         window,
+        ..TxLimits::default()
     };
     let end = window.base + window.len;
     nic.set_tx_limits(0, &limits).unwrap();

@@ -3,8 +3,9 @@
 //! [`TxLimits::refusal`] is the reference the hardware's descriptor fetcher
 //! (`homa_hw::tx_ring`) matches bit for bit.
 
+use super::super::onchip;
 use super::super::{DmaWindow, Status};
-use super::{TX_DESC_LEN, TxDescriptor};
+use super::{TX_DESC_LEN, TxDescriptor, TxOp};
 use crate::wire::MAX_MESSAGE_LENGTH;
 
 /// The NIC's limits on TX descriptors.
@@ -16,6 +17,9 @@ pub struct TxLimits {
     pub max_message_length: u32,
     /// The IOVA range a message's payload must lie in (QUEUE `tx_window_*`; length 0: none).
     pub window: DmaWindow,
+    /// The most payload per DATA packet (TX `max_payload`): a payload on chip is one packet
+    /// ([`super::super::onchip`]).
+    pub max_payload: u32,
 }
 
 impl Default for TxLimits {
@@ -24,6 +28,7 @@ impl Default for TxLimits {
         TxLimits {
             max_message_length: MAX_MESSAGE_LENGTH,
             window: DmaWindow::default(),
+            max_payload: crate::regs::DEFAULT_MAX_PAYLOAD,
         }
     }
 }
@@ -37,8 +42,10 @@ impl TxLimits {
     /// - [`Status::MessageTooLong`]: `message_length` is over `max_message_length`;
     /// - [`Status::BadDescriptor`]: the payload `[payload_iova, payload_iova +
     ///   message_length)` wraps past the top of the address space (or ends exactly at it);
-    /// - [`Status::OutOfBounds`]: the window is on and the payload is not wholly inside it
-    ///   (the window's end computed modulo 2^64, as the hardware adds it).
+    /// - [`Status::OutOfBounds`]: the payload is on chip and breaks
+    ///   [`onchip::payload_ok`](super::super::onchip::payload_ok)'s rules, or it is in host
+    ///   memory, the window is on and the payload is not wholly inside it (the window's end
+    ///   computed modulo 2^64, as the hardware adds it).
     ///
     /// A refused descriptor comes back in an `ERROR` completion (ring TX, its index, its
     /// cookie, its `rpc_id`); the NIC reads nothing of its payload and sends nothing.
@@ -56,6 +63,19 @@ impl TxLimits {
         if end <= d.payload_iova {
             return Some(Status::BadDescriptor);
         }
+        if onchip::is_onchip(d.payload_iova) {
+            let offset = match d.op {
+                TxOp::Retransmit { offset, .. } => offset,
+                TxOp::SendMessage | TxOp::Cancel => 0,
+            };
+            return (!onchip::payload_ok(
+                d.payload_iova,
+                d.message_length,
+                offset,
+                self.max_payload,
+            ))
+            .then_some(Status::OutOfBounds);
+        }
         let win = self.window;
         let win_end = win.base.wrapping_add(win.len);
         (win.len != 0 && (d.payload_iova < win.base || end > win_end))
@@ -67,7 +87,7 @@ impl TxLimits {
 #[allow(non_snake_case)]
 mod tests {
     use super::*;
-    use crate::hostif::{TxFlags, TxOp, peer_address};
+    use crate::hostif::{TxFlags, peer_address};
 
     fn desc(len: u32, iova: u64) -> [u8; TX_DESC_LEN] {
         let d = TxDescriptor {
@@ -130,6 +150,7 @@ mod tests {
                 base: 0x10_0000,
                 len: 0x10_0000,
             },
+            ..TxLimits::default()
         };
         assert_eq!(
             win.refusal(&desc(0x10_0000, 0x10_0000)),
@@ -146,6 +167,41 @@ mod tests {
             win.refusal(&desc((1 << 20) + 1, 0x10_0000)),
             Some(Status::MessageTooLong),
             "the length before the window"
+        );
+    }
+
+    #[test]
+    fn refusal__on_chip_payloads_are_one_packet_at_lane_26_and_skip_the_window() {
+        use crate::hostif::onchip;
+        let win = TxLimits {
+            window: DmaWindow {
+                base: 0x10_0000,
+                len: 0x10_0000,
+            },
+            max_payload: 1000,
+            ..TxLimits::default()
+        };
+        let slot = onchip::iova_of(onchip::PAYLOAD_OFFSET + 512 + onchip::PAYLOAD_LANE);
+        assert_eq!(
+            win.refusal(&desc(100, slot)),
+            None,
+            "outside the window, on chip"
+        );
+        assert_eq!(win.refusal(&desc(1000, slot)), None);
+        assert_eq!(win.refusal(&desc(1001, slot)), Some(Status::OutOfBounds));
+        assert_eq!(win.refusal(&desc(100, slot + 1)), Some(Status::OutOfBounds));
+        let ring = onchip::iova_of(onchip::RING_OFFSET + onchip::PAYLOAD_LANE);
+        assert_eq!(win.refusal(&desc(100, ring)), Some(Status::OutOfBounds));
+        let mut retx = desc(100, slot);
+        retx[0] = 2;
+        retx[52..56].copy_from_slice(&100u32.to_le_bytes());
+        assert_eq!(win.refusal(&retx), None, "a RETRANSMIT from offset 0");
+        retx[48..52].copy_from_slice(&1u32.to_le_bytes());
+        retx[52..56].copy_from_slice(&99u32.to_le_bytes());
+        assert_eq!(
+            win.refusal(&retx),
+            Some(Status::OutOfBounds),
+            "from offset 1"
         );
     }
 }

@@ -1,0 +1,473 @@
+//! `TxPush512`: the NIC's on-chip TX memory (`proto::hostif::onchip`). The host pushes TX
+//! descriptors and the payloads of small messages into it through BAR0 (64-byte
+//! write-combined stores on `s_push_*`); the TX descriptor fetcher and the transmit engine
+//! read it as if it were host memory, with no PCIe round trip.
+//!
+//! ```text
+//!  s_push_* ─► ring area (64 words) ─┐          payload area (256 words) ◄─ s_push_*
+//!  TxRing512 ─ s_rd_* ─► on chip? ─ yes ─► read ─┴► m_rdr_* ◄─ s_dma_rd_* ◄┐  (in order)
+//!                           └──── no ─► m_dma_rd_* ────────────────────────┘
+//!  TxEngine512 ─ s_pay_* ─► on chip? ─ yes ─► beats from the payload area ─► m_payr_*
+//!                              └──── no ─► m_dma_pay_* ... s_dma_pay_* ────► m_payr_*
+//! ```
+//!
+//! Each reader sees its responses in request order, as from host memory: an on-chip request
+//! waits until every host read issued before it has been answered (a counter of host
+//! responses, or of payload beats, still due), and host beats wait while an on-chip read
+//! streams. Descriptor answers have no back-pressure (as the DMA channel's); payload beats
+//! do. An on-chip read is answered the cycle after it is taken (block RAM), one beat a cycle.
+//!
+//! An on-chip payload read is served word by word from the word its address is in, so payload
+//! byte 0 is at lane 26 of the first beat exactly when the address is at lane 26, which the
+//! descriptor fetcher holds every on-chip descriptor to. An on-chip read outside its area (a
+//! descriptor read outside the ring area, a payload read outside the payload area or at
+//! another lane) is answered with zeros for as many beats as asked, and counted (`faults`).
+//! Pushes outside both areas are ignored.
+
+#[cfg(test)]
+mod tests;
+
+use crate::hdl::*;
+use crate::wideram::WideRam;
+use homa_proto::hostif::onchip;
+
+/// Words of the ring area (64 descriptors).
+pub const RING_WORDS: usize = 64;
+/// Words of the payload area.
+pub const PAYLOAD_WORDS: usize = 256;
+
+/// On-chip TX memory and the two read routers.
+#[derive(LogicBlock)]
+pub struct TxPush512 {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high.
+    pub reset: Signal<In, Bit>,
+    /// A push (one write-combined store of up to 64 bytes) is offered; always taken.
+    pub s_push_valid: Signal<In, Bit>,
+    /// Its 64-byte word: the BAR0 byte offset divided by 64.
+    pub s_push_word: Signal<In, Bits<10>>,
+    /// Bytes: lane `i` to BAR0 offset `64 * word + i`.
+    pub s_push_data: Signal<In, Bits<512>>,
+    /// Byte enables.
+    pub s_push_keep: Signal<In, Bits<64>>,
+    /// A descriptor read (the fetcher's): offered.
+    pub s_rd_valid: Signal<In, Bit>,
+    /// Taken.
+    pub s_rd_ready: Signal<Out, Bit>,
+    /// Its address (host memory, or on chip).
+    pub s_rd_addr: Signal<In, Bits<64>>,
+    /// Its length (64).
+    pub s_rd_len: Signal<In, Bits<32>>,
+    /// Its answer, in request order, always taken.
+    pub m_rdr_valid: Signal<Out, Bit>,
+    /// The bytes read.
+    pub m_rdr_data: Signal<Out, Bits<512>>,
+    /// A descriptor read to host memory.
+    pub m_dma_rd_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub m_dma_rd_ready: Signal<In, Bit>,
+    /// Address.
+    pub m_dma_rd_addr: Signal<Out, Bits<64>>,
+    /// Length.
+    pub m_dma_rd_len: Signal<Out, Bits<32>>,
+    /// Host memory's answer.
+    pub s_dma_rd_valid: Signal<In, Bit>,
+    /// Its bytes.
+    pub s_dma_rd_data: Signal<In, Bits<512>>,
+    /// A payload read (the transmit engine's): offered.
+    pub s_pay_valid: Signal<In, Bit>,
+    /// Taken.
+    pub s_pay_ready: Signal<Out, Bit>,
+    /// Address of payload byte 0.
+    pub s_pay_addr: Signal<In, Bits<64>>,
+    /// Bytes.
+    pub s_pay_len: Signal<In, Bits<32>>,
+    /// A payload beat (byte 0 at lane 26 of the first), in request order.
+    pub m_payr_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub m_payr_ready: Signal<In, Bit>,
+    /// The beat.
+    pub m_payr_data: Signal<Out, Bits<512>>,
+    /// A payload read to host memory.
+    pub m_dma_pay_valid: Signal<Out, Bit>,
+    /// Taken.
+    pub m_dma_pay_ready: Signal<In, Bit>,
+    /// Address.
+    pub m_dma_pay_addr: Signal<Out, Bits<64>>,
+    /// Length.
+    pub m_dma_pay_len: Signal<Out, Bits<32>>,
+    /// A beat from host memory.
+    pub s_dma_pay_valid: Signal<In, Bit>,
+    /// Taken.
+    pub s_dma_pay_ready: Signal<Out, Bit>,
+    /// Its bytes.
+    pub s_dma_pay_data: Signal<In, Bits<512>>,
+    /// On-chip reads answered with zeros (free-running).
+    pub faults: Signal<Out, Bits<32>>,
+    ring: WideRam<6>,
+    pay: WideRam<8>,
+    /// Host descriptor reads not yet answered.
+    rd_due: DFF<Bits<32>>,
+    /// An on-chip descriptor answer is due this cycle, and whether it is in the ring area.
+    l_rd: DFF<Bit>,
+    l_rd_ok: DFF<Bit>,
+    /// Host payload beats not yet taken.
+    pay_due: DFF<Bits<32>>,
+    /// An on-chip payload read streams: its word, beats left, in its area, data ready.
+    l_busy: DFF<Bit>,
+    l_word: DFF<Bits<8>>,
+    l_left: DFF<Bits<32>>,
+    l_ok: DFF<Bit>,
+    l_have: DFF<Bit>,
+    n_faults: DFF<Bits<32>>,
+    rd_on: Signal<Local, Bit>,
+    rd_in: Signal<Local, Bit>,
+    rd_go: Signal<Local, Bit>,
+    rd_ext: Signal<Local, Bit>,
+    pay_on: Signal<Local, Bit>,
+    pay_in: Signal<Local, Bit>,
+    pay_go: Signal<Local, Bit>,
+    pay_ext: Signal<Local, Bit>,
+    pay_beats: Signal<Local, Bits<32>>,
+    pay_end: Signal<Local, Bits<32>>,
+    l_first: Signal<Local, Bits<8>>,
+    l_take: Signal<Local, Bit>,
+    pay_fault: Signal<Local, Bit>,
+    rd_fault: Signal<Local, Bit>,
+    ext_take: Signal<Local, Bit>,
+    c_on_hi: Constant<Bits<48>>,
+    c_ring_hi: Constant<Bits<4>>,
+    c_pay_hi: Constant<Bits<2>>,
+    c_lane: Constant<Bits<6>>,
+    c_lo16: Constant<Bits<32>>,
+    c_zero16: Constant<Bits<16>>,
+    c_area_end: Constant<Bits<32>>,
+    c_lanes: Constant<Bits<32>>,
+    c_shift: Constant<Bits<32>>,
+    c_zero32: Constant<Bits<32>>,
+    c_zero512: Constant<Bits<512>>,
+    c_one32: Constant<Bits<32>>,
+    c_two32: Constant<Bits<32>>,
+    c_one8: Constant<Bits<8>>,
+    c_at0: Constant<Bits<16>>,
+    c_at6: Constant<Bits<16>>,
+    c_at8: Constant<Bits<16>>,
+    c_at12: Constant<Bits<16>>,
+    c_at14: Constant<Bits<16>>,
+    c_at16: Constant<Bits<16>>,
+}
+
+fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
+    Constant::new(v.into())
+}
+
+impl TxPush512 {
+    /// A fresh block (ports unconnected: use [`TxPush512::top_level`] for Verilog).
+    pub fn new() -> Self {
+        const _: () = assert!(onchip::RING_ENTRIES as usize == RING_WORDS);
+        const _: () = assert!(onchip::PAYLOAD_BYTES as usize == 64 * PAYLOAD_WORDS);
+        const _: () = assert!(onchip::RING_OFFSET == 0x8000 && onchip::PAYLOAD_OFFSET == 0xc000);
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            s_push_valid: Signal::default(),
+            s_push_word: Signal::default(),
+            s_push_data: Signal::default(),
+            s_push_keep: Signal::default(),
+            s_rd_valid: Signal::default(),
+            s_rd_ready: Signal::default(),
+            s_rd_addr: Signal::default(),
+            s_rd_len: Signal::default(),
+            m_rdr_valid: Signal::default(),
+            m_rdr_data: Signal::default(),
+            m_dma_rd_valid: Signal::default(),
+            m_dma_rd_ready: Signal::default(),
+            m_dma_rd_addr: Signal::default(),
+            m_dma_rd_len: Signal::default(),
+            s_dma_rd_valid: Signal::default(),
+            s_dma_rd_data: Signal::default(),
+            s_pay_valid: Signal::default(),
+            s_pay_ready: Signal::default(),
+            s_pay_addr: Signal::default(),
+            s_pay_len: Signal::default(),
+            m_payr_valid: Signal::default(),
+            m_payr_ready: Signal::default(),
+            m_payr_data: Signal::default(),
+            m_dma_pay_valid: Signal::default(),
+            m_dma_pay_ready: Signal::default(),
+            m_dma_pay_addr: Signal::default(),
+            m_dma_pay_len: Signal::default(),
+            s_dma_pay_valid: Signal::default(),
+            s_dma_pay_ready: Signal::default(),
+            s_dma_pay_data: Signal::default(),
+            faults: Signal::default(),
+            ring: WideRam::default(),
+            pay: WideRam::default(),
+            rd_due: DFF::default(),
+            l_rd: DFF::default(),
+            l_rd_ok: DFF::default(),
+            pay_due: DFF::default(),
+            l_busy: DFF::default(),
+            l_word: DFF::default(),
+            l_left: DFF::default(),
+            l_ok: DFF::default(),
+            l_have: DFF::default(),
+            n_faults: DFF::default(),
+            rd_on: Signal::default(),
+            rd_in: Signal::default(),
+            rd_go: Signal::default(),
+            rd_ext: Signal::default(),
+            pay_on: Signal::default(),
+            pay_in: Signal::default(),
+            pay_go: Signal::default(),
+            pay_ext: Signal::default(),
+            pay_beats: Signal::default(),
+            pay_end: Signal::default(),
+            l_first: Signal::default(),
+            l_take: Signal::default(),
+            pay_fault: Signal::default(),
+            rd_fault: Signal::default(),
+            ext_take: Signal::default(),
+            c_on_hi: k(onchip::IOVA >> 16),
+            c_ring_hi: k(u64::from(onchip::RING_OFFSET >> 12)),
+            c_pay_hi: k(u64::from(onchip::PAYLOAD_OFFSET >> 14)),
+            c_lane: k(u64::from(onchip::PAYLOAD_LANE)),
+            c_lo16: k(0xffff),
+            c_zero16: k(0),
+            c_area_end: k(u64::from(onchip::PAYLOAD_OFFSET + onchip::PAYLOAD_BYTES)),
+            c_lanes: k(u64::from(onchip::PAYLOAD_LANE) + 63),
+            c_shift: k(6),
+            c_zero32: k(0),
+            c_zero512: Constant::new(Bits::default()),
+            c_one32: k(1),
+            c_two32: k(2),
+            c_one8: k(1),
+            c_at0: k(0),
+            c_at6: k(6),
+            c_at8: k(8),
+            c_at12: k(12),
+            c_at14: k(14),
+            c_at16: k(16),
+        }
+    }
+
+    /// The block as a top-level module: every input connected, for Verilog generation.
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.s_push_valid.connect();
+        uut.s_push_word.connect();
+        uut.s_push_data.connect();
+        uut.s_push_keep.connect();
+        uut.s_rd_valid.connect();
+        uut.s_rd_addr.connect();
+        uut.s_rd_len.connect();
+        uut.m_dma_rd_ready.connect();
+        uut.s_dma_rd_valid.connect();
+        uut.s_dma_rd_data.connect();
+        uut.s_pay_valid.connect();
+        uut.s_pay_addr.connect();
+        uut.s_pay_len.connect();
+        uut.m_payr_ready.connect();
+        uut.m_dma_pay_ready.connect();
+        uut.s_dma_pay_valid.connect();
+        uut.s_dma_pay_data.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
+impl Default for TxPush512 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl core::fmt::Debug for TxPush512 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("TxPush512").finish_non_exhaustive()
+    }
+}
+
+impl Logic for TxPush512 {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, rd_due, l_rd, l_rd_ok, pay_due, l_busy, l_word, l_left, l_ok, l_have,
+            n_faults
+        );
+        self.ring.clock.next = self.clock.val();
+        self.pay.clock.next = self.clock.val();
+        // Pushes: BAR0 0x8000-0x8fff into the ring area, 0xc000-0xffff into the payload area.
+        self.ring.write_address.next = self
+            .s_push_word
+            .val()
+            .get_bits::<6>(self.c_at0.val().index());
+        self.ring.write_data.next = self.s_push_data.val();
+        self.ring.write_keep.next = self.s_push_keep.val();
+        self.ring.write_enable.next = self.s_push_valid.val()
+            & (self
+                .s_push_word
+                .val()
+                .get_bits::<4>(self.c_at6.val().index())
+                == self.c_ring_hi.val());
+        self.pay.write_address.next = self
+            .s_push_word
+            .val()
+            .get_bits::<8>(self.c_at0.val().index());
+        self.pay.write_data.next = self.s_push_data.val();
+        self.pay.write_keep.next = self.s_push_keep.val();
+        self.pay.write_enable.next = self.s_push_valid.val()
+            & (self
+                .s_push_word
+                .val()
+                .get_bits::<2>(self.c_at8.val().index())
+                == self.c_pay_hi.val());
+
+        // Descriptor reads: on chip when no host read is due, else to host memory.
+        self.rd_on.next = self
+            .s_rd_addr
+            .val()
+            .get_bits::<48>(self.c_at16.val().index())
+            == self.c_on_hi.val();
+        self.rd_in.next = self
+            .s_rd_addr
+            .val()
+            .get_bits::<4>(self.c_at12.val().index())
+            == self.c_ring_hi.val();
+        self.m_dma_rd_valid.next = self.s_rd_valid.val() & !self.rd_on.val();
+        self.m_dma_rd_addr.next = self.s_rd_addr.val();
+        self.m_dma_rd_len.next = self.s_rd_len.val();
+        self.s_rd_ready.next = self.m_dma_rd_ready.val();
+        if self.rd_on.val() {
+            self.s_rd_ready.next = self.rd_due.q.val() == self.c_zero32.val();
+        }
+        self.rd_go.next = self.s_rd_valid.val() & self.rd_on.val() & self.s_rd_ready.val();
+        self.rd_ext.next = self.m_dma_rd_valid.val() & self.m_dma_rd_ready.val();
+        self.ring.read_address.next = self.s_rd_addr.val().get_bits::<6>(self.c_at6.val().index());
+        self.l_rd.d.next = self.rd_go.val();
+        self.l_rd_ok.d.next = self.rd_in.val();
+        self.m_rdr_valid.next = self.l_rd.q.val() | self.s_dma_rd_valid.val();
+        self.m_rdr_data.next = self.s_dma_rd_data.val();
+        if self.l_rd.q.val() {
+            self.m_rdr_data.next = self.c_zero512.val();
+            if self.l_rd_ok.q.val() {
+                self.m_rdr_data.next = self.ring.read_data.val();
+            }
+        }
+        self.rd_due.d.next = self.rd_due.q.val();
+        if self.rd_ext.val() & !self.s_dma_rd_valid.val() {
+            self.rd_due.d.next = self.rd_due.q.val() + self.c_one32.val();
+        }
+        if !self.rd_ext.val() & self.s_dma_rd_valid.val() {
+            self.rd_due.d.next = self.rd_due.q.val() - self.c_one32.val();
+        }
+
+        // Payload reads: the same rule, in beats; one on-chip read streams at a time.
+        self.pay_on.next = self
+            .s_pay_addr
+            .val()
+            .get_bits::<48>(self.c_at16.val().index())
+            == self.c_on_hi.val();
+        // (The length's top 16 bits are checked zero, so the sum cannot wrap.)
+        self.pay_end.next = (self
+            .s_pay_addr
+            .val()
+            .get_bits::<32>(self.c_at0.val().index())
+            & self.c_lo16.val())
+            + self.s_pay_len.val();
+        self.l_first.next = self
+            .s_pay_addr
+            .val()
+            .get_bits::<8>(self.c_at6.val().index());
+        self.pay_in.next = (self
+            .s_pay_addr
+            .val()
+            .get_bits::<2>(self.c_at14.val().index())
+            == self.c_pay_hi.val())
+            & (self
+                .s_pay_addr
+                .val()
+                .get_bits::<6>(self.c_at0.val().index())
+                == self.c_lane.val())
+            & (self
+                .s_pay_len
+                .val()
+                .get_bits::<16>(self.c_at16.val().index())
+                == self.c_zero16.val())
+            & (self.pay_end.val() <= self.c_area_end.val());
+        self.pay_beats.next = (self.s_pay_len.val() + self.c_lanes.val()) >> self.c_shift.val();
+        self.m_dma_pay_valid.next = self.s_pay_valid.val() & !self.pay_on.val();
+        self.m_dma_pay_addr.next = self.s_pay_addr.val();
+        self.m_dma_pay_len.next = self.s_pay_len.val();
+        self.s_pay_ready.next = self.m_dma_pay_ready.val();
+        if self.pay_on.val() {
+            self.s_pay_ready.next =
+                (self.pay_due.q.val() == self.c_zero32.val()) & !self.l_busy.q.val();
+        }
+        self.pay_go.next = self.s_pay_valid.val() & self.pay_on.val() & self.s_pay_ready.val();
+        self.pay_ext.next = self.m_dma_pay_valid.val() & self.m_dma_pay_ready.val();
+        // Beats out: the on-chip stream's while it runs, else host memory's.
+        self.m_payr_valid.next = self.s_dma_pay_valid.val();
+        self.m_payr_data.next = self.s_dma_pay_data.val();
+        self.s_dma_pay_ready.next = self.m_payr_ready.val();
+        if self.l_busy.q.val() {
+            self.m_payr_valid.next = self.l_have.q.val();
+            self.m_payr_data.next = self.c_zero512.val();
+            if self.l_ok.q.val() {
+                self.m_payr_data.next = self.pay.read_data.val();
+            }
+            self.s_dma_pay_ready.next = false;
+        }
+        self.l_take.next = self.l_busy.q.val() & self.l_have.q.val() & self.m_payr_ready.val();
+        self.ext_take.next = self.s_dma_pay_valid.val() & self.s_dma_pay_ready.val();
+        // The payload area's read: the word shown now, the next one once it is taken.
+        self.pay.read_address.next = self.l_word.q.val();
+        if self.l_take.val() {
+            self.pay.read_address.next = self.l_word.q.val() + self.c_one8.val();
+            self.l_word.d.next = self.l_word.q.val() + self.c_one8.val();
+            self.l_left.d.next = self.l_left.q.val() - self.c_one32.val();
+            if self.l_left.q.val() == self.c_one32.val() {
+                self.l_busy.d.next = false;
+                self.l_have.d.next = false;
+            }
+        }
+        if self.pay_go.val() {
+            self.pay.read_address.next = self.l_first.val();
+            self.l_word.d.next = self.l_first.val();
+            self.l_left.d.next = self.pay_beats.val();
+            self.l_ok.d.next = self.pay_in.val();
+            self.l_busy.d.next = self.pay_beats.val() != self.c_zero32.val();
+            self.l_have.d.next = true;
+        }
+        self.pay_fault.next = self.pay_go.val() & !self.pay_in.val();
+        self.rd_fault.next = self.rd_go.val() & !self.rd_in.val();
+        if self.pay_fault.val() | self.rd_fault.val() {
+            self.n_faults.d.next = self.n_faults.q.val() + self.c_one32.val();
+            if self.pay_fault.val() & self.rd_fault.val() {
+                self.n_faults.d.next = self.n_faults.q.val() + self.c_two32.val();
+            }
+        }
+        self.pay_due.d.next = self.pay_due.q.val();
+        if self.pay_ext.val() {
+            self.pay_due.d.next = self.pay_due.q.val() + self.pay_beats.val();
+            if self.ext_take.val() {
+                self.pay_due.d.next =
+                    self.pay_due.q.val() + self.pay_beats.val() - self.c_one32.val();
+            }
+        } else if self.ext_take.val() {
+            self.pay_due.d.next = self.pay_due.q.val() - self.c_one32.val();
+        }
+        self.faults.next = self.n_faults.q.val();
+        if self.reset.val() {
+            self.rd_due.d.next = self.c_zero32.val();
+            self.l_rd.d.next = false;
+            self.pay_due.d.next = self.c_zero32.val();
+            self.l_busy.d.next = false;
+            self.l_have.d.next = false;
+            self.n_faults.d.next = self.c_zero32.val();
+        }
+    }
+}
