@@ -68,6 +68,10 @@ pub(crate) enum BenchCmd {
         /// RPCs per measurement over the simulated cluster (ping-pong, then the rate).
         #[arg(long, default_value_t = 2_000)]
         sim_rpcs: u32,
+        /// The simulated switch's latency, ns (the Homa paper's simulations: 250; a
+        /// cut-through datacenter switch of today: 100 or less).
+        #[arg(long, default_value_t = 250)]
+        switch_ns: u64,
         /// Also write the results as JSON to this file.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -136,6 +140,7 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
             rate_rpcs,
             no_raw,
             sim_rpcs,
+            switch_ns,
             json,
         } => {
             if let Some(path) = &json {
@@ -200,7 +205,7 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
             ] {
                 out.insert(
                     key.into(),
-                    sim_rpcs_once(engine, size, sim_rpcs, outstanding)?,
+                    sim_rpcs_once(engine, size, sim_rpcs, outstanding, switch_ns)?,
                 );
             }
             if let Some(path) = &json {
@@ -214,9 +219,18 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
 
 /// Round trips and rate of RPCs between two hosts of a simulated cluster (100 Gb/s links,
 /// one switch), in simulated time, with `engine` between each engine and its link.
-fn sim_rpcs_once(engine: SimEngine, size: u32, count: u32, outstanding: u32) -> Result<Value> {
+fn sim_rpcs_once(
+    engine: SimEngine,
+    size: u32,
+    count: u32,
+    outstanding: u32,
+    switch_ns: u64,
+) -> Result<Value> {
     let workload = Workload::Fixed(size);
-    let fabric = FabricConfig::nic_100g(1);
+    let fabric = FabricConfig {
+        switch_delay_ps: switch_ns.saturating_mul(1_000),
+        ..FabricConfig::nic_100g(1)
+    };
     let mut homa = config_for(Preset::Paper, &workload, fabric.host_link_bps);
     homa.tick_usecs = 10;
     let config = ClusterConfig {
@@ -253,7 +267,7 @@ fn sim_rpcs_once(engine: SimEngine, size: u32, count: u32, outstanding: u32) -> 
     });
     let rate_per_s = f64::from(count) / (rate.elapsed as f64 * 1e-12);
     println!(
-        "{name}: {size} B RPCs over one switch at 100 Gb/s: round trip median {} ns{cycles}, p99 {} ns \
+        "{name}: {size} B RPCs over one switch ({switch_ns} ns) at 100 Gb/s: round trip median {} ns{cycles}, p99 {} ns \
          ({count} ping-pongs); {:.2} M RPC/s with {outstanding} outstanding (simulated time; host software \
          takes no time here); {:.1} s wall",
         median / 1_000,

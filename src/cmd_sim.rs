@@ -515,7 +515,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
              another already held: {}), GRANTs \
              matching no outbound message {}, dropped by a full park queue {}; most messages \
              parked at once on one NIC {} (parks refused, no free way for the key: {}); \
-             the hosts' drivers wrote {} registers and read {} (each read a PCIe round trip)",
+             the hosts' drivers wrote {} registers and read {} (each read a PCIe round trip) \
+             and pushed {} 64-byte words into on-chip TX memory",
             n.clock_mhz,
             n.pcie_ns,
             n.cycles,
@@ -544,7 +545,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.parked_most,
             n.park_collisions,
             n.bus_writes,
-            n.bus_reads
+            n.bus_reads,
+            n.pushes
         )?;
     }
     let rows = paper_comparison(r);
@@ -679,6 +681,7 @@ fn nic_json(n: &NicReport) -> serde_json::Value {
         "park_collisions": n.park_collisions,
         "bus_writes": n.bus_writes,
         "bus_reads": n.bus_reads,
+        "pushes": n.pushes,
     });
     if let (Some(v), serde_json::Value::Object(tx)) = (v.as_object_mut(), tx) {
         v.extend(tx);

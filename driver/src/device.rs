@@ -1,6 +1,6 @@
 //! The [`Device`] trait: what the ring logic and the init sequence need from a backend.
 
-use crate::{DmaRegion, Result};
+use crate::{DmaRegion, DriverError, Result};
 use std::sync::atomic::{Ordering, fence};
 
 /// A NIC as the driver sees it: BAR0 registers, DMA memory, doorbells.
@@ -23,6 +23,20 @@ pub trait Device {
 
     /// Allocates at least `len` bytes of zeroed memory the device can reach by DMA.
     fn alloc_dma(&self, len: usize) -> Result<DmaRegion>;
+
+    /// Pushes `data` into the device's on-chip TX memory at BAR0 `offset`
+    /// ([`homa_proto::hostif::onchip`]): whole 64-byte words, written as posted
+    /// (write-combined) stores that reach the device in order with register writes. A device
+    /// without on-chip memory refuses (the default); so does a push outside it
+    /// ([`onchip::push_fits`](homa_proto::hostif::onchip::push_fits)).
+    fn push(&self, offset: u32, data: &[u8]) -> Result<()> {
+        Err(DriverError::Push {
+            device: self.name().to_string(),
+            offset,
+            len: data.len(),
+            reason: "the device has no on-chip TX memory (QUEUE tx_onchip_bytes is 0)",
+        })
+    }
 
     /// Rings a doorbell: writes `value` to the register at `offset` after every earlier write
     /// to DMA memory is visible to the device.
@@ -59,6 +73,9 @@ macro_rules! forward_device {
             }
             fn doorbell(&self, offset: u32, value: u32) -> Result<()> {
                 (**self).doorbell(offset, value)
+            }
+            fn push(&self, offset: u32, data: &[u8]) -> Result<()> {
+                (**self).push(offset, data)
             }
             fn poll(&self) -> Result<()> {
                 (**self).poll()

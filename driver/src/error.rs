@@ -200,6 +200,18 @@ pub enum DriverError {
         /// Why.
         reason: String,
     },
+    /// A push into on-chip TX memory the device does not take.
+    #[error("failed to push {len} bytes to BAR0 offset {offset:#x} of {device}: {reason}")]
+    Push {
+        /// The device.
+        device: String,
+        /// The BAR0 offset.
+        offset: u32,
+        /// Bytes pushed.
+        len: usize,
+        /// Why.
+        reason: &'static str,
+    },
     /// An access outside a DMA region.
     #[error(
         "failed to access DMA memory at IOVA {iova:#x} + {offset}: {len} bytes do not fit \

@@ -3,7 +3,8 @@
 use crate::dma::IovaAllocator;
 use crate::mmio::DmaMemory;
 use crate::{Device, DmaRegion, DriverError, Result};
-use homa_proto::regs::{BLOCKS, map_len};
+use homa_proto::hostif::onchip;
+use homa_proto::regs::{BLOCKS, block, map_len};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -15,9 +16,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 /// and [`dma_write`](Self::dma_write), and checks what the driver did through
 /// [`take_writes`](Self::take_writes). Writes from the driver are stored as-is, also to
 /// registers the map calls read-only.
+///
+/// With [`enable_onchip`](Self::enable_onchip) it also has on-chip TX memory
+/// ([`onchip`]): pushes land in it, and the device side reads it by DMA at its IOVAs.
 #[derive(Debug)]
 pub struct MemDevice {
     regs: Vec<AtomicU32>,
+    /// On-chip memory: BAR0 offsets `0..onchip::END` (only the areas are written).
+    onchip: Mutex<Vec<u8>>,
     writes: Mutex<Vec<(u32, u32)>>,
     regions: Mutex<Vec<(u64, Arc<DmaMemory>)>>,
     iova: Mutex<IovaAllocator>,
@@ -47,6 +53,7 @@ impl MemDevice {
         }
         MemDevice {
             regs,
+            onchip: Mutex::new(Vec::new()),
             writes: Mutex::new(Vec::new()),
             regions: Mutex::new(Vec::new()),
             iova: Mutex::new(IovaAllocator::new()),
@@ -76,6 +83,20 @@ impl MemDevice {
         Ok(self.slot(offset)?.load(Ordering::SeqCst))
     }
 
+    /// Device side: gives the device on-chip TX memory (QUEUE `tx_onchip_bytes` reads
+    /// [`onchip::PAYLOAD_BYTES`]), zeroed.
+    pub fn enable_onchip(&self) -> Result<()> {
+        let at = block("QUEUE")
+            .and_then(|b| b.address("tx_onchip_bytes"))
+            .ok_or_else(|| DriverError::LookupRegister {
+                block: "QUEUE",
+                register: "tx_onchip_bytes".to_string(),
+            })?;
+        self.set_register(at, onchip::PAYLOAD_BYTES)?;
+        *lock(&self.onchip) = vec![0; onchip::END as usize];
+        Ok(())
+    }
+
     /// The driver's register writes (offset, value) since the last call, oldest first.
     pub fn take_writes(&self) -> Vec<(u32, u32)> {
         std::mem::take(&mut *lock(&self.writes))
@@ -99,8 +120,21 @@ impl MemDevice {
         Err(unmapped)
     }
 
-    /// Device side: a DMA read of `buf.len()` bytes at `iova`.
+    /// Device side: a DMA read of `buf.len()` bytes at `iova` (on-chip memory at its IOVAs,
+    /// if the device has some).
     pub fn dma_read(&self, iova: u64, buf: &mut [u8]) -> Result<()> {
+        if onchip::is_onchip(iova) {
+            let chip = lock(&self.onchip);
+            let at = (iova - onchip::IOVA) as usize;
+            let src = chip
+                .get(at..at + buf.len())
+                .ok_or(DriverError::DmaUnmapped {
+                    iova,
+                    len: buf.len(),
+                })?;
+            buf.copy_from_slice(src);
+            return Ok(());
+        }
         let (mem, offset) = self.find(iova, buf.len())?;
         mem.read(offset, buf).map_err(|_| DriverError::DmaUnmapped {
             iova,
@@ -138,6 +172,26 @@ impl Device for MemDevice {
         Ok(())
     }
 
+    /// Stores into on-chip memory if the device has some ([`MemDevice::enable_onchip`]).
+    fn push(&self, offset: u32, data: &[u8]) -> Result<()> {
+        let mut chip = lock(&self.onchip);
+        let reason = if chip.is_empty() {
+            "the device has no on-chip TX memory (QUEUE tx_onchip_bytes is 0)"
+        } else if !onchip::push_fits(offset, data.len()) {
+            "not whole 64-byte words inside on-chip memory"
+        } else {
+            let at = offset as usize;
+            chip[at..at + data.len()].copy_from_slice(data);
+            return Ok(());
+        };
+        Err(DriverError::Push {
+            device: self.name().to_string(),
+            offset,
+            len: data.len(),
+            reason,
+        })
+    }
+
     fn alloc_dma(&self, len: usize) -> Result<DmaRegion> {
         let (mem, iova) = lock(&self.iova).allocate(self.name(), len)?;
         lock(&self.regions).push((iova, Arc::clone(&mem)));
@@ -167,6 +221,29 @@ mod tests {
             Err(DriverError::RegisterAccess { .. })
         ));
         assert!(d.write32(2, 0).is_err());
+    }
+
+    #[test]
+    fn mem_device__pushes_land_on_chip_only_when_it_has_some() {
+        let d = MemDevice::new();
+        let word = [7u8; 64];
+        let refused = d.push(onchip::RING_OFFSET, &word).unwrap_err();
+        assert!(refused.to_string().contains("no on-chip"), "{refused}");
+        d.enable_onchip().unwrap();
+        d.push(onchip::RING_OFFSET + 64, &word).unwrap();
+        let mut buf = [0u8; 64];
+        d.dma_read(onchip::iova_of(onchip::RING_OFFSET + 64), &mut buf)
+            .unwrap();
+        assert_eq!(buf, word);
+        assert!(
+            d.push(onchip::RING_OFFSET + 1, &word).is_err(),
+            "misaligned"
+        );
+        assert!(d.push(onchip::END, &word).is_err(), "past the end");
+        assert!(
+            d.dma_read(onchip::iova_of(onchip::END - 8), &mut buf)
+                .is_err()
+        );
     }
 
     #[test]

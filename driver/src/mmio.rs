@@ -184,6 +184,29 @@ impl BarMap {
         unsafe { ptr::write_volatile(p, value.to_le()) };
         Ok(())
     }
+
+    /// Writes whole 64-byte words at `offset` (on-chip memory), as 64-bit stores in address
+    /// order. The caller checks the range with `onchip::push_fits`; this checks the mapping.
+    pub(crate) fn push(&self, offset: u32, data: &[u8]) -> Result<(), OutOfBounds> {
+        let start = usize::try_from(offset).map_err(|_| OutOfBounds)?;
+        if !start.is_multiple_of(64)
+            || !data.len().is_multiple_of(64)
+            || start
+                .checked_add(data.len())
+                .is_none_or(|end| end > self.map.len())
+        {
+            return Err(OutOfBounds);
+        }
+        let base = self.map.as_mut_ptr().wrapping_add(start).cast::<u64>();
+        for (i, chunk) in data.chunks_exact(8).enumerate() {
+            let word = u64::from_le_bytes(chunk.try_into().map_err(|_| OutOfBounds)?);
+            // SAFETY: the range [start, start + data.len()) was checked to lie inside the
+            // live mapping, and `start` is 64-aligned in a page-aligned mapping, so every
+            // 8-byte store is in bounds and aligned. Device memory needs volatile.
+            unsafe { ptr::write_volatile(base.wrapping_add(i), word.to_le()) };
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

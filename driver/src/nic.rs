@@ -6,7 +6,7 @@ use crate::ring::{CompletionRing, RingRegs, RxBufRing, TxRing};
 use crate::ring_reads::InFlight;
 use crate::{Device, DmaRegion, DriverError, Result};
 use homa_proto::core::Config;
-use homa_proto::hostif::{Completion, RxBufDescriptor, TxDescriptor, TxLimits};
+use homa_proto::hostif::{Completion, RxBufDescriptor, TxDescriptor, TxLimits, onchip};
 use homa_proto::policy;
 use homa_proto::regs::{BLOCKS, Block, NIC_ID, Register, block, header, ring};
 use homa_proto::wire::MAX_MESSAGE_LENGTH;
@@ -380,6 +380,10 @@ pub struct RingSizes {
     pub cq_log2: u8,
     /// Bytes per RX buffer (a positive multiple of 64).
     pub rx_buffer_len: u32,
+    /// Put the TX ring in the NIC's on-chip memory when it has some (QUEUE
+    /// `tx_onchip_bytes`) and the ring fits it (`tx_log2` at most 6): descriptors are pushed
+    /// through BAR0, and the NIC fetches none over PCIe.
+    pub tx_onchip: bool,
 }
 
 impl Default for RingSizes {
@@ -389,6 +393,7 @@ impl Default for RingSizes {
             rx_log2: 8,
             cq_log2: 10,
             rx_buffer_len: 4096,
+            tx_onchip: true,
         }
     }
 }
@@ -409,6 +414,8 @@ pub struct Nic<D: Device> {
     /// through the rings (see `ring_reads`).
     pub(crate) rx_in_flight: InFlight,
     pub(crate) tx_in_flight: InFlight,
+    onchip_bytes: u32,
+    max_payload: u32,
 }
 
 impl<D: Device> Nic<D> {
@@ -452,11 +459,20 @@ impl<D: Device> Nic<D> {
             RingRegs::resolve(queue, queue_base, ring::RX)?,
             sizes.rx_log2,
         )?;
-        let tx = TxRing::new(
-            &dev,
-            RingRegs::resolve(queue, queue_base, ring::TX)?,
-            sizes.tx_log2,
-        )?;
+        // The TX ring on chip if the NIC has on-chip memory and the ring fits it.
+        let onchip_bytes = match probe.address("QUEUE", "tx_onchip_bytes") {
+            Ok(at) => dev.read32(at)?,
+            Err(_) => 0,
+        };
+        let tx_regs = RingRegs::resolve(queue, queue_base, ring::TX)?;
+        let tx = if sizes.tx_onchip
+            && onchip_bytes > 0
+            && 1u32.checked_shl(u32::from(sizes.tx_log2)) <= Some(onchip::RING_ENTRIES)
+        {
+            TxRing::on_chip(&dev, tx_regs, sizes.tx_log2)?
+        } else {
+            TxRing::new(&dev, tx_regs, sizes.tx_log2)?
+        };
 
         // 5. RX buffers: one pool, one buffer per RX ring slot, posted with one doorbell
         //    (QUEUE.rx_producer).
@@ -504,7 +520,21 @@ impl<D: Device> Nic<D> {
             rx_count,
             rx_in_flight,
             tx_in_flight: InFlight::default(),
+            onchip_bytes,
+            max_payload: config.max_payload,
         })
+    }
+
+    /// The most payload per DATA packet the NIC was set up with (TX `max_payload`): the
+    /// longest message that can go on chip.
+    pub fn max_payload(&self) -> u32 {
+        self.max_payload
+    }
+
+    /// Bytes of the NIC's on-chip payload area (QUEUE `tx_onchip_bytes`; 0: none): payloads
+    /// placed there go with [`send_inline`](Self::send_inline).
+    pub fn onchip_bytes(&self) -> u32 {
+        self.onchip_bytes
     }
 
     /// The device.
@@ -593,6 +623,33 @@ impl<D: Device> Nic<D> {
             self.tx_in_flight.posted(desc.cookie, index);
         }
         Ok(index)
+    }
+
+    /// Pushes `payload` into the NIC's on-chip payload area, where `desc` reads it, then
+    /// posts `desc` as [`send`](Self::send) does: a message sent with no DMA read at all
+    /// (with the TX ring on chip). The host owns the area's layout (`TxBuffers` places
+    /// payloads in it): `desc.payload_iova` must be [`onchip::payload_iova`] of a place in
+    /// it, and `payload` the whole message, one packet long at most.
+    pub fn send_inline(&mut self, desc: &TxDescriptor, payload: &[u8]) -> Result<u32> {
+        let len = payload.len();
+        let at = desc.payload_iova.wrapping_sub(onchip::payload_iova(0));
+        let fits = onchip::is_onchip(desc.payload_iova)
+            && at.is_multiple_of(onchip::WORD as u64)
+            && at + onchip::payload_footprint(len) as u64 <= u64::from(self.onchip_bytes)
+            && u64::from(desc.message_length) == len as u64;
+        if !fits {
+            return Err(DriverError::Push {
+                device: self.dev.name().to_string(),
+                offset: onchip::PAYLOAD_OFFSET.wrapping_add(at as u32),
+                len,
+                reason: "the payload is not the descriptor's, or not inside the on-chip area",
+            });
+        }
+        self.dev.push(
+            onchip::PAYLOAD_OFFSET + at as u32,
+            &onchip::payload_words(payload),
+        )?;
+        self.send(desc)
     }
 
     /// The next completion, if any (after letting the device make progress).
@@ -710,6 +767,7 @@ mod tests {
         rx_log2: 2,
         cq_log2: 3,
         rx_buffer_len: 256,
+        tx_onchip: true,
     };
 
     use crate::testing::complete;
@@ -759,7 +817,7 @@ mod tests {
         let mut ids = Vec::new();
         for slot in 0..4u64 {
             let mut b = [0u8; RX_BUF_DESC_LEN];
-            dev.dma_read(nic.rx().region().iova() + slot * 16, &mut b)
+            dev.dma_read(nic.rx().base_iova() + slot * 16, &mut b)
                 .unwrap();
             let d = RxBufDescriptor::decode(&b).unwrap();
             assert_eq!(d.length, 256);
@@ -923,10 +981,10 @@ mod tests {
         // Device side: fetch the descriptor, deliver 3 bytes into RX buffer 2, complete.
         let dev = nic.device();
         let mut b = [0u8; TX_DESC_LEN];
-        dev.dma_read(nic.tx().region().iova(), &mut b).unwrap();
+        dev.dma_read(nic.tx().base_iova(), &mut b).unwrap();
         assert_eq!(TxDescriptor::decode(&b).unwrap(), d);
         let mut rxd = [0u8; RX_BUF_DESC_LEN];
-        dev.dma_read(nic.rx().region().iova() + 2 * 16, &mut rxd)
+        dev.dma_read(nic.rx().base_iova() + 2 * 16, &mut rxd)
             .unwrap();
         let buf = RxBufDescriptor::decode(&rxd).unwrap();
         dev.dma_write(buf.iova, b"abc").unwrap();

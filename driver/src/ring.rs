@@ -11,6 +11,7 @@
 //! the host expects; the host returns entries by writing `cq_consumer`.
 
 use crate::{Device, DmaRegion, DriverError, Result};
+use homa_proto::hostif::onchip;
 use homa_proto::hostif::{
     COMPLETION_LEN, Completion, HostifError, RX_BUF_DESC_LEN, RingState, RxBufDescriptor,
     TX_DESC_LEN, TxDescriptor,
@@ -59,8 +60,7 @@ impl RingRegs {
     }
 }
 
-/// Allocates a ring's memory and points the NIC at it (base, then size, which resets the
-/// NIC's indices of that ring).
+/// Allocates a ring's memory and points the NIC at it (see [`point`]).
 fn set_up(
     dev: &impl Device,
     regs: &RingRegs,
@@ -71,11 +71,24 @@ fn set_up(
     let state = RingState::new(log2_size)
         .map_err(|source| DriverError::SetUpRing { ring: name, source })?;
     let mem = dev.alloc_dma(state.size() as usize * entry_len)?;
-    let iova = mem.iova();
+    point(dev, regs, mem.iova(), log2_size)?;
+    Ok((state, mem))
+}
+
+/// Points the NIC at a ring: base, then size (which resets the NIC's indices of that ring).
+fn point(dev: &impl Device, regs: &RingRegs, iova: u64, log2_size: u8) -> Result<()> {
     dev.write32(regs.base_lo, iova as u32)?;
     dev.write32(regs.base_hi, (iova >> 32) as u32)?;
-    dev.write32(regs.log2_size, u32::from(log2_size))?;
-    Ok((state, mem))
+    dev.write32(regs.log2_size, u32::from(log2_size))
+}
+
+/// Where a producer ring's entries live.
+#[derive(Debug)]
+enum Slots {
+    /// Host memory the NIC reads by DMA.
+    Host(DmaRegion),
+    /// The NIC's on-chip memory from this BAR0 offset ([`onchip`]), written with pushes.
+    OnChip(u32),
 }
 
 /// An entry of a host-produced ring.
@@ -121,7 +134,7 @@ impl Entry for RxBufDescriptor {
 #[derive(Debug)]
 pub struct ProducerRing<E: Entry> {
     state: RingState,
-    mem: DmaRegion,
+    slots: Slots,
     regs: RingRegs,
     _entry: PhantomData<fn(E)>,
 }
@@ -137,7 +150,35 @@ impl<E: Entry> ProducerRing<E> {
         let (state, mem) = set_up(dev, &regs, E::RING, log2_size, E::LEN)?;
         Ok(ProducerRing {
             state,
-            mem,
+            slots: Slots::Host(mem),
+            regs,
+            _entry: PhantomData,
+        })
+    }
+
+    /// A ring of `2^log2_size` entries in the NIC's on-chip memory ([`onchip`]: the ring area,
+    /// at most [`onchip::RING_ENTRIES`] entries of whole 64-byte words), its entries written
+    /// with [`Device::push`], and its registers programmed.
+    pub fn on_chip(dev: &impl Device, regs: RingRegs, log2_size: u8) -> Result<Self> {
+        let state = RingState::new(log2_size).map_err(|source| DriverError::SetUpRing {
+            ring: E::RING,
+            source,
+        })?;
+        let bytes = state.size() as usize * E::LEN;
+        if !E::LEN.is_multiple_of(onchip::WORD)
+            || bytes > (onchip::PAYLOAD_OFFSET - onchip::RING_OFFSET) as usize
+            || state.size() > onchip::RING_ENTRIES
+        {
+            return Err(DriverError::ConfigureNic {
+                field: "tx_log2",
+                value: u64::from(log2_size),
+                reason: "an on-chip ring holds at most 64 entries of whole 64-byte words",
+            });
+        }
+        point(dev, &regs, onchip::iova_of(onchip::RING_OFFSET), log2_size)?;
+        Ok(ProducerRing {
+            state,
+            slots: Slots::OnChip(onchip::RING_OFFSET),
             regs,
             _entry: PhantomData,
         })
@@ -148,9 +189,25 @@ impl<E: Entry> ProducerRing<E> {
         &self.state
     }
 
-    /// The ring's memory.
-    pub fn region(&self) -> &DmaRegion {
-        &self.mem
+    /// The ring's host memory; `None` for a ring on chip.
+    pub fn region(&self) -> Option<&DmaRegion> {
+        match &self.slots {
+            Slots::Host(mem) => Some(mem),
+            Slots::OnChip(_) => None,
+        }
+    }
+
+    /// The IOVA the NIC reads the ring at (host memory, or [`onchip::IOVA`] and up).
+    pub fn base_iova(&self) -> u64 {
+        match &self.slots {
+            Slots::Host(mem) => mem.iova(),
+            Slots::OnChip(offset) => onchip::iova_of(*offset),
+        }
+    }
+
+    /// Whether the ring is in the NIC's on-chip memory.
+    pub fn is_on_chip(&self) -> bool {
+        matches!(self.slots, Slots::OnChip(_))
     }
 
     /// Reads the NIC's consumer index, freeing the slots it has read.
@@ -176,7 +233,11 @@ impl<E: Entry> ProducerRing<E> {
         }
         let index = self.state.push().map_err(post_err)?;
         let offset = self.state.wrap(index) as usize * E::LEN;
-        self.mem.write(offset, bytes.as_ref())?;
+        match &self.slots {
+            Slots::Host(mem) => mem.write(offset, bytes.as_ref())?,
+            // Within the ring area, checked by `on_chip`.
+            Slots::OnChip(base) => dev.push(base + offset as u32, bytes.as_ref())?,
+        }
         Ok(index)
     }
 
@@ -366,7 +427,7 @@ mod tests {
     fn nic_read_tx(dev: &MemDevice, ring: &TxRing, slot: u32) -> TxDescriptor {
         let mut b = [0u8; TX_DESC_LEN];
         dev.dma_read(
-            ring.region().iova() + u64::from(slot) * TX_DESC_LEN as u64,
+            ring.base_iova() + u64::from(slot) * TX_DESC_LEN as u64,
             &mut b,
         )
         .unwrap();
@@ -402,7 +463,7 @@ mod tests {
         let dev = MemDevice::new();
         let r = regs(ring::TX);
         let mut tx = TxRing::new(&dev, r, 2).unwrap();
-        let iova = tx.region().iova();
+        let iova = tx.base_iova();
         assert_eq!(
             dev.take_writes(),
             [
@@ -504,7 +565,7 @@ mod tests {
         assert_eq!(rx.post_batch(&dev, &bufs).unwrap(), 4);
         assert_eq!(dev.take_writes(), [(r.producer, 4)]);
         let mut b = [0u8; RX_BUF_DESC_LEN];
-        dev.dma_read(rx.region().iova() + 3 * RX_BUF_DESC_LEN as u64, &mut b)
+        dev.dma_read(rx.base_iova() + 3 * RX_BUF_DESC_LEN as u64, &mut b)
             .unwrap();
         assert_eq!(RxBufDescriptor::decode(&b).unwrap(), bufs[3]);
         assert_eq!(rx.post_batch(&dev, &bufs[4..]).unwrap(), 0);

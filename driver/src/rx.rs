@@ -216,6 +216,7 @@ mod tests {
         rx_log2: 2,
         cq_log2: 4,
         rx_buffer_len: 256,
+        tx_onchip: true,
     };
 
     fn addr(b: &str, r: &str) -> u32 {

@@ -51,14 +51,14 @@ impl SoftNic {
         let probe = nic.probe();
         Ok(SoftNic {
             dev: Arc::clone(nic.device()),
-            rx_ring: nic.rx().region().iova(),
+            rx_ring: nic.rx().base_iova(),
             rx: *nic.rx().state(),
             cq_ring: nic.cq().region().iova(),
             cq: *nic.cq().state(),
             rx_producer: probe.address("QUEUE", "rx_producer")?,
             rx_consumer: probe.address("QUEUE", "rx_consumer")?,
             cq_consumer: probe.address("QUEUE", "cq_consumer")?,
-            tx_ring: nic.tx().region().iova(),
+            tx_ring: nic.tx().base_iova(),
             tx: *nic.tx().state(),
             tx_producer: probe.address("QUEUE", "tx_producer")?,
             tx_consumer: probe.address("QUEUE", "tx_consumer")?,
@@ -276,12 +276,132 @@ mod tests {
     }
 
     #[test]
+    fn soft_nic__reads_descriptors_and_small_payloads_pushed_on_chip() {
+        use crate::{Device, DriverError, Placement, TxBuffers};
+        use bytes::Bytes;
+        use homa_proto::core::Offload;
+        use homa_proto::hostif::{TX_DESC_LEN, TxLimits, TxOp, onchip};
+        let sizes = RingSizes {
+            tx_log2: 4,
+            ..RingSizes::default()
+        };
+        // Without on-chip memory, or not asked for, the ring stays in host memory.
+        let plain = Nic::init(MemDevice::new(), &NicConfig::default(), &sizes).unwrap();
+        assert!(!plain.tx().is_on_chip() && plain.onchip_bytes() == 0);
+        let dev = Arc::new(MemDevice::new());
+        dev.enable_onchip().unwrap();
+        let host_ring = RingSizes {
+            tx_onchip: false,
+            ..sizes
+        };
+        let nic = Nic::init(Arc::clone(&dev), &NicConfig::default(), &host_ring).unwrap();
+        assert!(!nic.tx().is_on_chip());
+
+        let mut nic = Nic::init(Arc::clone(&dev), &NicConfig::default(), &sizes).unwrap();
+        assert!(nic.tx().is_on_chip() && nic.tx().region().is_none());
+        assert_eq!(nic.tx().base_iova(), onchip::iova_of(onchip::RING_OFFSET));
+        assert_eq!(nic.onchip_bytes(), onchip::PAYLOAD_BYTES);
+        let mut soft = SoftNic::new(&nic).unwrap();
+        let max_payload = nic.max_payload();
+        let mut bufs = TxBuffers::new(dev.alloc_dma(1 << 16).unwrap(), 1024)
+            .with_onchip(nic.onchip_bytes(), max_payload);
+        let limits = TxLimits {
+            window: bufs.window(),
+            max_payload,
+            ..TxLimits::default()
+        };
+        let offload = |id: u64, len: usize, op| Offload {
+            dst: "10.0.0.2".parse().unwrap(),
+            sport: 40_000,
+            dport: 99,
+            id,
+            message: (0..len)
+                .map(|i| (i as u64 * 7 + id) as u8)
+                .collect::<Bytes>(),
+            op,
+        };
+        // One packet goes on chip; a longer message, and a RETRANSMIT, to host memory.
+        let small = offload(2, 100, TxOp::SendMessage);
+        let long = offload(4, max_payload as usize + 1, TxOp::SendMessage);
+        let again = offload(
+            6,
+            100,
+            TxOp::Retransmit {
+                offset: 0,
+                length: 100,
+            },
+        );
+        let mut sent = Vec::new();
+        for o in [&small, &long, &again] {
+            match bufs.place(o).unwrap() {
+                Placement::Inline(d) => {
+                    assert!(onchip::is_onchip(d.payload_iova));
+                    // The payload must be the descriptor's own.
+                    let short = nic.send_inline(&d, &o.message[1..]).unwrap_err();
+                    assert!(matches!(short, DriverError::Push { .. }), "{short}");
+                    nic.send_inline(&d, &o.message).unwrap();
+                    sent.push((d, o.message.clone(), true));
+                }
+                Placement::Post(d) => {
+                    nic.send(&d).unwrap();
+                    sent.push((d, o.message.clone(), false));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        let inline: Vec<bool> = sent.iter().map(|s| s.2).collect();
+        assert_eq!(inline, [true, false, false]);
+        let taken = soft.take_tx().unwrap();
+        assert_eq!(taken.len(), 3);
+        for ((d, payload), (want, message, _)) in taken.iter().zip(&sent) {
+            assert_eq!(d, want);
+            assert_eq!(payload[..], message[..], "the NIC reads what was placed");
+            let mut raw = [0; TX_DESC_LEN];
+            d.encode(&mut raw);
+            assert_eq!(limits.refusal(&raw), None, "the NIC takes {d:?}");
+        }
+        // The area fills (16 KiB: 128 B per 100 B payload), then messages go to host memory;
+        // a TX_DONE frees its place on chip.
+        let words = onchip::payload_footprint(100) as u64;
+        assert_eq!(bufs.onchip_in_use(), words);
+        let mut cookies = Vec::new();
+        let fit = u64::from(onchip::PAYLOAD_BYTES) / words;
+        for id in 0..fit {
+            match bufs.place(&offload(10 + 2 * id, 100, TxOp::SendMessage)) {
+                Ok(Placement::Inline(d)) => cookies.push(d.cookie),
+                other => {
+                    assert!(matches!(other, Ok(Placement::Post(_))), "{other:?}");
+                    break;
+                }
+            }
+        }
+        assert_eq!(cookies.len() as u64, fit - 1, "one place held by the first");
+        assert_eq!(bufs.onchip_in_use(), u64::from(onchip::PAYLOAD_BYTES));
+        assert!(bufs.release(cookies[5]).is_some());
+        assert_eq!(
+            bufs.onchip_in_use(),
+            u64::from(onchip::PAYLOAD_BYTES) - words
+        );
+        assert!(matches!(
+            bufs.place(&offload(1000, 60, TxOp::SendMessage)),
+            Ok(Placement::Inline(_))
+        ));
+        // A CANCEL borrows the on-chip place of its RPC's SEND.
+        let cancel = offload(2, 100, TxOp::Cancel);
+        assert_eq!(
+            bufs.place(&cancel).unwrap(),
+            Placement::Post(cancel.descriptor(sent[0].0.payload_iova, 0))
+        );
+    }
+
+    #[test]
     fn soft_nic__what_it_delivers_the_driver_receives_and_full_rings_drop() {
         let sizes = RingSizes {
             tx_log2: 1,
             rx_log2: 1,
             cq_log2: 2,
             rx_buffer_len: 64,
+            tx_onchip: true,
         };
         let mut nic = Nic::init(Arc::new(MemDevice::new()), &NicConfig::default(), &sizes).unwrap();
         let mut soft = SoftNic::new(&nic).unwrap();

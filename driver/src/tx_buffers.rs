@@ -10,6 +10,13 @@
 //! A CANCEL copies nothing: it borrows the place of one of its RPC's descriptors still out
 //! (the NIC checks it as a SEND and reads nothing), and has no completion (cookie 0).
 //!
+//! A NIC with on-chip TX memory ([`TxBuffers::with_onchip`]) takes the payloads of small
+//! SEND_MESSAGEs there instead ([`Placement::Inline`]): the host pushes them through BAR0
+//! with the descriptor (`Nic::send_inline`), and the NIC sends them without a DMA read. Only
+//! SEND_MESSAGEs of one packet that ask for a `TX_DONE` go there (the completion frees the
+//! place); a RETRANSMIT carries its message again and goes to host memory, and so does any
+//! message while the on-chip area is full.
+//!
 //! At most `max_in_flight` descriptors are out at once (the NIC's `Nic::tx_capacity`): the
 //! ring is in order, and a descriptor waiting there for a slot of the transmit engine would
 //! hold up every one behind it, a CANCEL that would free a slot too.
@@ -18,7 +25,7 @@ use crate::arena::Arena;
 use crate::dma::DmaRegion;
 use crate::error::{DriverError, Result};
 use homa_proto::core::Offload;
-use homa_proto::hostif::{DmaWindow, TxDescriptor, TxOp};
+use homa_proto::hostif::{DmaWindow, TxDescriptor, TxOp, onchip};
 use std::collections::HashMap;
 use std::net::IpAddr;
 
@@ -27,6 +34,9 @@ use std::net::IpAddr;
 pub enum Placement {
     /// Post this descriptor (or, if it cannot be posted, [`TxBuffers::release`] its cookie).
     Post(TxDescriptor),
+    /// Push the message into the NIC's on-chip payload area and post this descriptor, which
+    /// reads it there (`Nic::send_inline`); or release its cookie, as for `Post`.
+    Inline(TxDescriptor),
     /// No room in the area now: try again after a release.
     Wait,
     /// Nothing to post: a CANCEL for an RPC with no descriptor out.
@@ -45,14 +55,42 @@ pub struct Released {
     pub op: TxOp,
 }
 
+/// Where a descriptor's payload is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// At this offset of the host region.
+    Host(u64),
+    /// At this offset of the NIC's on-chip payload area.
+    Chip(u64),
+}
+
+/// A descriptor out.
+#[derive(Debug, Clone, Copy)]
+struct Out {
+    place: Place,
+    /// Its payload IOVA.
+    iova: u64,
+    /// Its RPC (peer, id).
+    rpc: (IpAddr, u64),
+    op: TxOp,
+}
+
+/// The NIC's on-chip payload area, as this host lays it out.
+#[derive(Debug)]
+struct OnChip {
+    arena: Arena,
+    /// The longest message placed there (one packet that fits the area).
+    max_len: usize,
+}
+
 /// The payload area of a host's TX descriptors (see the module doc).
 #[derive(Debug)]
 pub struct TxBuffers {
     region: DmaRegion,
     arena: Arena,
-    /// Descriptors out: cookie → offset of their payload in the region, their RPC and what
-    /// they ask for.
-    placed: HashMap<u64, (u64, (IpAddr, u64), TxOp)>,
+    onchip: Option<OnChip>,
+    /// Descriptors out, by cookie.
+    placed: HashMap<u64, Out>,
     next_cookie: u64,
     max_in_flight: usize,
 }
@@ -64,10 +102,29 @@ impl TxBuffers {
         TxBuffers {
             arena: Arena::new(region.len() as u64),
             region,
+            onchip: None,
             placed: HashMap::new(),
             next_cookie: 1,
             max_in_flight: max_in_flight.max(1),
         }
+    }
+
+    /// Places the SEND_MESSAGEs of at most `max_payload` bytes (one DATA packet: TX
+    /// `max_payload`) in the NIC's on-chip payload area of `onchip_bytes` (QUEUE
+    /// `tx_onchip_bytes`, `Nic::onchip_bytes`; 0 places none there) while it has room.
+    pub fn with_onchip(mut self, onchip_bytes: u32, max_payload: u32) -> Self {
+        let bytes = onchip_bytes.min(onchip::PAYLOAD_BYTES) as usize;
+        let room = bytes.saturating_sub(onchip::PAYLOAD_LANE as usize);
+        self.onchip = (bytes >= onchip::WORD).then(|| OnChip {
+            arena: Arena::new(bytes as u64),
+            max_len: room.min(max_payload as usize),
+        });
+        self
+    }
+
+    /// Bytes of the on-chip payload area held by descriptors in flight (whole words).
+    pub fn onchip_in_use(&self) -> u64 {
+        self.onchip.as_ref().map_or(0, |c| c.arena.in_use())
     }
 
     /// The NIC's TX window for this area: set it with `Nic::set_tx_limits`.
@@ -101,17 +158,33 @@ impl TxBuffers {
     pub fn place(&mut self, o: &Offload) -> Result<Placement> {
         let rpc = (o.dst, o.id);
         if o.op == TxOp::Cancel {
-            let out = self.placed.values().find(|(_, r, _)| *r == rpc);
+            let out = self.placed.values().find(|out| out.rpc == rpc);
             return Ok(match out {
-                Some(&(offset, _, _)) => {
-                    Placement::Post(o.descriptor(self.region.iova() + offset, 0))
-                }
+                Some(out) => Placement::Post(o.descriptor(out.iova, 0)),
                 None => Placement::Nothing,
             });
         }
         let len = o.message.len();
         if self.placed.len() >= self.max_in_flight {
             return Ok(Placement::Wait);
+        }
+        if o.op == TxOp::SendMessage
+            && let Some(chip) = &mut self.onchip
+            && len <= chip.max_len
+            && let Some(at) = chip.arena.alloc(onchip::payload_footprint(len) as u64)
+        {
+            let cookie = self.next_cookie;
+            self.next_cookie += 1;
+            // Below the area's 16 KiB: fits a u32.
+            let iova = onchip::payload_iova(at as u32);
+            let out = Out {
+                place: Place::Chip(at),
+                iova,
+                rpc,
+                op: o.op,
+            };
+            self.placed.insert(cookie, out);
+            return Ok(Placement::Inline(o.descriptor(iova, cookie)));
         }
         if len > self.capacity() {
             return Err(DriverError::PlaceTxPayload {
@@ -128,10 +201,15 @@ impl TxBuffers {
         }
         let cookie = self.next_cookie;
         self.next_cookie += 1;
-        self.placed.insert(cookie, (offset, rpc, o.op));
-        Ok(Placement::Post(
-            o.descriptor(self.region.iova() + offset, cookie),
-        ))
+        let iova = self.region.iova() + offset;
+        let out = Out {
+            place: Place::Host(offset),
+            iova,
+            rpc,
+            op: o.op,
+        };
+        self.placed.insert(cookie, out);
+        Ok(Placement::Post(o.descriptor(iova, cookie)))
     }
 
     /// Whether a descriptor out for RPC `rpc` (peer, id) asks for `op` or more: see
@@ -139,14 +217,23 @@ impl TxBuffers {
     pub fn out_covers(&self, rpc: (IpAddr, u64), op: TxOp) -> bool {
         self.placed
             .values()
-            .any(|&(_, r, out)| r == rpc && out.covers(op))
+            .any(|out| out.rpc == rpc && out.op.covers(op))
     }
 
     /// Frees the payload of the descriptor with `cookie`: its `TX_DONE` or `ERROR` came back,
     /// or it was never posted. `None` for a cookie that holds nothing (not ours, or twice).
     pub fn release(&mut self, cookie: u64) -> Option<Released> {
-        let (offset, (peer, id), op) = self.placed.remove(&cookie)?;
-        self.arena.free(offset).then_some(Released { peer, id, op })
+        let Out {
+            place,
+            rpc: (peer, id),
+            op,
+            ..
+        } = self.placed.remove(&cookie)?;
+        let freed = match place {
+            Place::Host(offset) => self.arena.free(offset),
+            Place::Chip(at) => self.onchip.as_mut().is_some_and(|c| c.arena.free(at)),
+        };
+        freed.then_some(Released { peer, id, op })
     }
 }
 

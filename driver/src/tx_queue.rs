@@ -182,9 +182,12 @@ impl TxQueue {
     /// ([`Post::RingFull`]: it stays first in line). A message that can never be posted
     /// (longer than the area, or [`Post::Failed`]) is dropped and handed to `failed`, so
     /// that none behind it waits for ever. Returns the descriptors posted.
+    ///
+    /// `post` gets the descriptor, and the message to push with it when its payload is on
+    /// chip ([`Placement::Inline`]: post it with `Nic::send_inline`).
     pub fn pump<E: fmt::Display>(
         &mut self,
-        mut post: impl FnMut(&TxDescriptor) -> Post<E>,
+        mut post: impl FnMut(&TxDescriptor, Option<&[u8]>) -> Post<E>,
         mut failed: impl FnMut(&dyn fmt::Display),
     ) -> u64 {
         let mut posted = 0;
@@ -194,8 +197,9 @@ impl TxQueue {
             let Some(o) = (self.cancels.front()).or_else(|| self.waiting.get(&next?)) else {
                 break;
             };
-            let desc = match self.buffers.place(o) {
-                Ok(Placement::Post(desc)) => desc,
+            let (desc, inline) = match self.buffers.place(o) {
+                Ok(Placement::Post(desc)) => (desc, None),
+                Ok(Placement::Inline(desc)) => (desc, Some(&o.message[..])),
                 // No room until a completion frees some.
                 Ok(Placement::Wait) => break,
                 // A CANCEL with nothing of its RPC out.
@@ -209,7 +213,7 @@ impl TxQueue {
                     continue;
                 }
             };
-            match post(&desc) {
+            match post(&desc, inline) {
                 Post::Posted => {
                     posted += 1;
                     self.pop_next();
@@ -248,7 +252,7 @@ mod tests {
         }
     }
 
-    fn ok(_: &TxDescriptor) -> Post<DriverError> {
+    fn ok(_: &TxDescriptor, _: Option<&[u8]>) -> Post<DriverError> {
         Post::Posted
     }
 
@@ -263,7 +267,7 @@ mod tests {
         // full.
         let mut ring: Vec<TxDescriptor> = Vec::new();
         let mut errors = Vec::new();
-        let mut post = |d: &TxDescriptor| -> Post<DriverError> {
+        let mut post = |d: &TxDescriptor, _: Option<&[u8]>| -> Post<DriverError> {
             if ring.len() == 2 {
                 return Post::RingFull;
             }
@@ -279,7 +283,7 @@ mod tests {
         // The NIC took both: 8 goes, then the capacity (3) stops 2; a shorter message that
         // comes meanwhile goes before 2.
         let mut ring2 = Vec::new();
-        let mut take = |d: &TxDescriptor| -> Post<DriverError> {
+        let mut take = |d: &TxDescriptor, _: Option<&[u8]>| -> Post<DriverError> {
             ring2.push(d.rpc_id);
             Post::Posted
         };
@@ -314,7 +318,7 @@ mod tests {
         q.push(offload(2, 400, TxOp::SendMessage));
         let mut posted = Vec::new();
         q.pump(
-            |d: &TxDescriptor| -> Post<DriverError> {
+            |d: &TxDescriptor, _: Option<&[u8]>| -> Post<DriverError> {
                 posted.push(*d);
                 Post::Posted
             },
@@ -328,7 +332,7 @@ mod tests {
         assert!(q.complete(5).is_some());
         posted.clear();
         q.pump(
-            |d: &TxDescriptor| -> Post<DriverError> {
+            |d: &TxDescriptor, _: Option<&[u8]>| -> Post<DriverError> {
                 posted.push(*d);
                 Post::Posted
             },
@@ -353,7 +357,7 @@ mod tests {
             }
             let mut one = true;
             q.pump(
-                |d: &TxDescriptor| -> Post<DriverError> {
+                |d: &TxDescriptor, _: Option<&[u8]>| -> Post<DriverError> {
                     if !std::mem::take(&mut one) {
                         return Post::RingFull;
                     }
@@ -391,7 +395,7 @@ mod tests {
         q.push(offload(8, 100, TxOp::SendMessage));
         let mut ids = Vec::new();
         q.pump(
-            |d: &TxDescriptor| -> Post<DriverError> {
+            |d: &TxDescriptor, _: Option<&[u8]>| -> Post<DriverError> {
                 if d.op != TxOp::Cancel {
                     ids.push(d.rpc_id);
                 }
@@ -419,7 +423,7 @@ mod tests {
         assert_eq!(q.waiting(), 4);
         let mut cookies = Vec::new();
         let n = q.pump(
-            |d: &TxDescriptor| -> Post<DriverError> {
+            |d: &TxDescriptor, _: Option<&[u8]>| -> Post<DriverError> {
                 cookies.push((d.rpc_id, d.op, d.cookie));
                 Post::Posted
             },

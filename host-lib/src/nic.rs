@@ -114,6 +114,8 @@ pub struct NicTransport<D: Device> {
     tx_errors: AtomicU64,
     /// What the NIC finished sending, for the endpoint's engine ([`Transport::take_sent`]).
     sent: Mutex<Vec<(IpAddr, u64, TxOp)>>,
+    /// Messages this long or shorter are not released (see `message_received`).
+    no_release_below: u32,
 }
 
 impl<D: Device + Send + 'static> fmt::Debug for NicTransport<D> {
@@ -144,6 +146,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
     /// `tx` (receive offload only).
     pub fn new(nic: Nic<D>, tx: Box<dyn Transport>) -> Self {
         NicTransport {
+            no_release_below: nic.max_payload(),
             nic: Mutex::new(nic),
             ready: Mutex::new(VecDeque::new()),
             local: tx.local_addr(),
@@ -193,7 +196,9 @@ impl<D: Device + Send + 'static> NicTransport<D> {
         let capacity = nic
             .tx_capacity()
             .map_err(|e| fail("read the NIC's TX capacity", e))?;
-        let buffers = TxBuffers::new(region, capacity as usize);
+        // Small messages go in the NIC's on-chip memory when it has some.
+        let buffers = TxBuffers::new(region, capacity as usize)
+            .with_onchip(nic.onchip_bytes(), nic.max_payload());
         let limits = TxLimits {
             window: buffers.window(),
             ..TxLimits::default()
@@ -214,11 +219,15 @@ impl<D: Device + Send + 'static> NicTransport<D> {
     fn post_waiting(&self, path: &mut TxPath) {
         let mut nic = lock(&self.nic);
         let mut ring_full = path.ring_full;
-        let post = |d: &_| {
+        let post = |d: &_, inline: Option<&[u8]>| {
             if ring_full && nic.tx().state().is_full() {
                 return Post::RingFull;
             }
-            match nic.send(d) {
+            let sent = match inline {
+                Some(payload) => nic.send_inline(d, payload),
+                None => nic.send(d),
+            };
+            match sent {
                 Ok(_) => Post::Posted,
                 Err(e) if e.is_ring_full() => {
                     ring_full = true;
@@ -441,10 +450,18 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
     /// forgot, or that lost packets the host gave up on, would hold its entry and a grant
     /// slot until released. The table keys peers by IPv4 address: an IPv6 peer's message was
     /// never in it. A register write that fails is counted in [`NicStats::bad`].
+    ///
+    /// A message of one packet is not released: the table completes it with that packet, and
+    /// the five register writes would go ahead of the host's next doorbell (the response's,
+    /// in a ping-pong). It takes three packets or more to open a second hole, so this holds
+    /// as long as a peer's packets carry at least a third of this NIC's `max_payload`.
     fn message_received(&self, peer: IpAddr, sender_id: u64, length: u32) {
         let IpAddr::V4(peer) = peer else {
             return;
         };
+        if length <= self.no_release_below {
+            return;
+        }
         match lock(&self.nic).release(peer, sender_id, length) {
             Ok(()) => {
                 self.released.fetch_add(1, Ordering::Relaxed);

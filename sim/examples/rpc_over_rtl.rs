@@ -96,7 +96,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         let c = host.nic().borrow().counters();
         println!(
             "host {h}: NIC {} frames in, {} GRANTs and {} DATA frames built in hardware, {} \
-             cycles, {} DMA faults; driver {} register writes, {} reads; transport {} TX \
+             cycles, {} DMA faults; driver {} register writes, {} reads, {} pushes; transport {} TX \
              descriptors, {} TX_DONE",
             c.frames_in,
             c.grants,
@@ -105,6 +105,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             c.dma_faults,
             c.bus_writes,
             c.bus_reads,
+            c.pushes,
             tx.tx_descriptors,
             tx.tx_done
         );

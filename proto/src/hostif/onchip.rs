@@ -66,6 +66,41 @@ pub const fn payload_ok(iova: u64, message_length: u32, offset: u32, max_payload
         && message_length <= max_payload
 }
 
+/// BAR0 offset of the end of on-chip memory.
+pub const END: u32 = PAYLOAD_OFFSET + PAYLOAD_BYTES;
+
+/// Whether the NIC takes a push of `len` bytes at BAR0 `offset`: whole [`WORD`]s, at least
+/// one, inside on-chip memory (`RING_OFFSET..END`).
+pub const fn push_fits(offset: u32, len: usize) -> bool {
+    let end = offset as u64 + len as u64;
+    offset >= RING_OFFSET
+        && offset.is_multiple_of(WORD as u32)
+        && len > 0
+        && len.is_multiple_of(WORD)
+        && end <= END as u64
+}
+
+/// The words to push for a payload placed at `at` bytes into the payload area (a multiple
+/// of [`WORD`]): [`PAYLOAD_LANE`] bytes of zeros, the payload, zeros to the end of its last
+/// word. It goes to BAR0 `PAYLOAD_OFFSET + at`; its descriptor's payload IOVA is
+/// [`payload_iova`]`(at)`.
+pub fn payload_words(payload: &[u8]) -> Vec<u8> {
+    let lane = PAYLOAD_LANE as usize;
+    let mut words = vec![0; (lane + payload.len()).div_ceil(WORD) * WORD];
+    words[lane..lane + payload.len()].copy_from_slice(payload);
+    words
+}
+
+/// Bytes of the payload area a payload of `len` bytes takes (whole words, from lane 0).
+pub const fn payload_footprint(len: usize) -> usize {
+    (PAYLOAD_LANE as usize + len).div_ceil(WORD) * WORD
+}
+
+/// The payload IOVA of a payload placed at `at` bytes into the payload area.
+pub const fn payload_iova(at: u32) -> u64 {
+    iova_of(PAYLOAD_OFFSET + at + PAYLOAD_LANE)
+}
+
 /// The on-chip memory's section of `docs/hostif.md`.
 pub(super) fn markdown() -> String {
     format!(
@@ -104,6 +139,32 @@ mod tests {
         assert!(!is_onchip(IOVA - 1));
         assert!(!is_onchip(IOVA + 0x1_0000));
         assert!(!is_onchip(0x1000));
+    }
+
+    #[test]
+    fn push_fits__whole_words_inside_on_chip_memory() {
+        assert!(push_fits(RING_OFFSET, 64));
+        assert!(push_fits(END - 128, 128));
+        assert!(!push_fits(RING_OFFSET - 64, 64), "below the ring area");
+        assert!(!push_fits(END - 64, 128), "past the end");
+        assert!(!push_fits(RING_OFFSET + 4, 64), "not word-aligned");
+        assert!(!push_fits(RING_OFFSET, 60), "not whole words");
+        assert!(!push_fits(RING_OFFSET, 0), "empty");
+        assert!(!push_fits(u32::MAX - 63, 64), "no overflow");
+    }
+
+    #[test]
+    fn payload_words__put_byte_0_at_lane_26_of_whole_words() {
+        let w = payload_words(&[7; 40]);
+        assert_eq!(w.len(), 128);
+        assert_eq!(w.len(), payload_footprint(40));
+        assert!(w[..26].iter().all(|&b| b == 0));
+        assert!(w[26..66].iter().all(|&b| b == 7));
+        assert!(w[66..].iter().all(|&b| b == 0));
+        assert_eq!(payload_footprint(38), 64);
+        let at = payload_iova(128);
+        assert!(payload_ok(at, 40, 0, 1442));
+        assert_eq!(at, IOVA + 0xc000 + 128 + 26);
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub struct Stage {
 /// The stages, in order, and whether a stage's floor is two PCIe crossings (one per
 /// direction), the stage itself (the wire), or nothing.
 const STAGES: [(&str, Floor); 8] = [
-    ("doorbell (PCIe write)", Floor::Pcie),
+    ("doorbell and pushes (PCIe write)", Floor::Pcie),
     ("descriptor fetch (PCIe read)", Floor::Zero),
     ("payload fetch (PCIe read)", Floor::Zero),
     ("NIC TX (frame built)", Floor::Zero),
@@ -54,9 +54,12 @@ fn direction(
             .min()
     };
     let doorbell = first(tx, from, NicEvent::TxDoorbell)?;
-    let descriptor = first(tx, doorbell, NicEvent::DescriptorRead)?;
-    let payload = first(tx, descriptor, NicEvent::PayloadRead)?;
-    let out = first(tx, payload, NicEvent::FrameOut)?;
+    let out = first(tx, doorbell, NicEvent::FrameOut)?;
+    // Fetches from host memory, if any: a descriptor and a payload pushed on chip are read
+    // there, with no PCIe read (their time is the NIC's TX stage).
+    let fetched = |after: Ps, e: NicEvent| first(tx, after, e).filter(|t| *t <= out);
+    let descriptor = fetched(doorbell, NicEvent::DescriptorRead).unwrap_or(doorbell);
+    let payload = fetched(descriptor, NicEvent::PayloadRead).unwrap_or(descriptor);
     let into = first(rx, out, NicEvent::FrameIn)?;
     let landed = rx
         .iter()
@@ -148,5 +151,23 @@ mod tests {
         let floor: Ps = s.iter().map(|s| s.floor_ps).sum();
         assert_eq!(floor, 2_000 + 600);
         assert!(stages(&a, &[], &[(0, 3_500, 7_000)], 500).is_empty());
+
+        // Pushed on chip: no fetches; the frame leaves 20 ns after the doorbell.
+        let a = [
+            (500, TxDoorbell),
+            (520, FrameOut),
+            (2_420, FrameIn),
+            (3_020, Landed),
+        ];
+        let b = [
+            (820, FrameIn),
+            (1_420, Landed),
+            (1_920, TxDoorbell),
+            (1_940, FrameOut),
+        ];
+        let s = stages(&a, &b, &[(0, 1_420, 3_020)], 500);
+        let ps: Vec<Ps> = s.iter().map(|s| s.ps).collect();
+        assert_eq!(ps, [1_000, 0, 0, 40, 780, 200, 1_000, 0]);
+        assert_eq!(ps.iter().sum::<Ps>(), 3_020);
     }
 }

@@ -332,6 +332,7 @@ impl super::Cluster {
             c.mac_drops += k.mac_drops;
             c.bus_reads += k.bus_reads;
             c.bus_writes += k.bus_writes;
+            c.pushes += k.pushes;
             let s = n.stats();
             host.packets += s.packets;
             host.acks_not_carried += s.acks_not_carried;
@@ -394,6 +395,7 @@ impl super::Cluster {
             tx_errors: host.tx_errors + host.buffer_errors,
             bus_reads: c.bus_reads,
             bus_writes: c.bus_writes,
+            pushes: c.pushes,
         };
         Some(r)
     }

@@ -136,6 +136,9 @@ pub struct NicReport {
     pub bus_reads: u64,
     /// Register writes from the hosts' drivers (doorbells, releases, configuration).
     pub bus_writes: u64,
+    /// 64-byte pushes from the hosts' drivers into on-chip TX memory (descriptors, small
+    /// payloads).
+    pub pushes: u64,
 }
 
 impl Report {

@@ -171,6 +171,8 @@ pub struct NicCounters {
     pub bus_reads: u64,
     /// Register writes from the host (doorbells, configuration).
     pub bus_writes: u64,
+    /// 64-byte pushes from the host into on-chip TX memory (descriptors, small payloads).
+    pub pushes: u64,
 }
 
 /// Why a NIC could not be built.

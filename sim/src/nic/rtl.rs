@@ -33,6 +33,15 @@ const MAC_RX_FIFO: usize = 128 * 1024;
 /// descriptors takes a few PCIe round trips).
 const PRIME_CYCLES: u64 = 20_000;
 
+/// A posted write from the host.
+#[derive(Debug, Clone, Copy)]
+enum HostWrite {
+    /// A register write on the core's register bus.
+    Reg { address: u64, value: u32 },
+    /// A 64-byte push into on-chip memory (`hostif::onchip`): its word (BAR0 offset / 64).
+    Push { word: u16, data: [u32; 16] },
+}
+
 /// One host's NIC: the Verilated `homa_nic_core_w512` and the state around its streams.
 pub struct RtlNic {
     core: HomaNicCoreW512,
@@ -54,8 +63,9 @@ pub struct RtlNic {
     period: Ps,
     /// The NIC's time: the last clock edge simulated or skipped, in cycles.
     cycle: u64,
-    /// Register writes from the host, with the cycle they reach the bus: (address, value).
-    writes: VecDeque<(u64, u64, u32)>,
+    /// Posted writes from the host (register writes and pushes), with the cycle they reach
+    /// the core, in the order the host made them.
+    writes: VecDeque<(u64, HostWrite)>,
     /// A register read from the host on the bus this cycle, and its answer.
     bus_read: Option<u32>,
     bus_answer: Option<u32>,
@@ -179,14 +189,33 @@ impl RtlNic {
     /// it reaches the core's register bus one PCIe latency later, after the host's earlier
     /// writes, one per cycle.
     pub fn host_write(&mut self, at: Ps, offset: u32, value: u32) {
+        self.counters.bus_writes += 1;
+        let address = u64::from(offset);
+        self.post(at, HostWrite::Reg { address, value });
+    }
+
+    /// A push of whole 64-byte words into on-chip memory from the host at `at` (write-combined
+    /// stores at BAR0 `offset`, checked by the caller with `onchip::push_fits`): posted like
+    /// a register write, one word per cycle, in order with the host's other writes.
+    pub fn host_push(&mut self, at: Ps, offset: u32, data: &[u8]) {
+        for (k, chunk) in data.chunks(64).enumerate() {
+            let word = (offset as usize / 64 + k) as u16;
+            let data: [u32; 16] = words_from_le_bytes(chunk).unwrap_or([0; 16]);
+            self.counters.pushes += 1;
+            self.post(at, HostWrite::Push { word, data });
+        }
+    }
+
+    /// Queues a posted write: it reaches the core one PCIe latency after it is issued, after
+    /// the host's earlier writes.
+    fn post(&mut self, at: Ps, write: HostWrite) {
         let issued = at.div_ceil(self.period).max(self.host_ready);
         if self.is_idle() {
             self.cycle = self.cycle.max(issued);
         }
         let last = self.writes.back().map_or(0, |w| w.0);
         let arrival = (issued.max(self.cycle) + self.pcie_cycles).max(last);
-        self.counters.bus_writes += 1;
-        self.writes.push_back((arrival, u64::from(offset), value));
+        self.writes.push_back((arrival, write));
     }
 
     /// A register read from the host at `at`. The host waits a PCIe round trip for the
@@ -291,7 +320,7 @@ impl RtlNic {
         }
         let due = [
             self.inbox.front().map(|(a, _)| *a),
-            self.writes.front().map(|(a, _, _)| *a),
+            self.writes.front().map(|(a, _)| *a),
             self.reads.front().map(|(a, _, _)| *a),
             self.tx_reads.front().map(|(a, _, _)| *a),
             self.pay_reads.front().map(|(a, _, _)| *a),
@@ -337,8 +366,9 @@ impl RtlNic {
         let mut busy = false;
         // One register transaction per cycle from the host: a write due, else a read.
         let mut reading = false;
+        self.core.set_s_push_valid(0);
         match self.writes.front() {
-            Some(&(due, address, value)) if due <= self.cycle => {
+            Some(&(due, HostWrite::Reg { address, value })) if due <= self.cycle => {
                 self.writes.pop_front();
                 if address == self.tx_doorbell {
                     self.note(at, NicEvent::TxDoorbell);
@@ -346,6 +376,16 @@ impl RtlNic {
                 self.core.set_s_reg_addr(address);
                 self.core.set_s_reg_wdata(u64::from(value));
                 self.core.set_s_reg_we(1);
+                self.core.set_s_reg_re(0);
+                busy = true;
+            }
+            Some(&(due, HostWrite::Push { word, data })) if due <= self.cycle => {
+                self.writes.pop_front();
+                self.core.set_s_push_valid(1);
+                self.core.set_s_push_word(u64::from(word));
+                self.core.set_s_push_data(&data);
+                self.core.set_s_push_keep(u64::MAX);
+                self.core.set_s_reg_we(0);
                 self.core.set_s_reg_re(0);
                 busy = true;
             }

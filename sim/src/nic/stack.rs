@@ -33,6 +33,7 @@ pub const RINGS: RingSizes = RingSizes {
     rx_log2: 8,
     cq_log2: 10,
     rx_buffer_len: 4096,
+    tx_onchip: true,
 };
 
 /// Bytes of host memory each host sets aside for the payloads of the messages it sends.
