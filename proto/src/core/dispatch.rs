@@ -105,7 +105,7 @@ impl Endpoint {
                 // The first packet of the response: the request is done.
                 rpc.state = RpcState::Incoming;
                 rpc.msgout = None;
-                self.sending.retain(|k| *k != key);
+                self.sending.retain(|s| s.key != key);
                 true
             }
             (_, RpcState::Incoming) => true,
@@ -211,6 +211,7 @@ impl Endpoint {
         rpc.silent_ticks = 0;
         if let Some(m) = rpc.msgout.as_mut() {
             m.grant(g.offset, g.priority);
+            self.refresh_sender(key);
         }
     }
 
@@ -232,10 +233,12 @@ impl Endpoint {
             _ => false,
         };
         if resent {
-            if !self.offload_retransmits(key) && !self.sending.contains(&key) {
-                self.sending.push(key);
+            if !self.offload_retransmits(key) {
+                self.refresh_sender(key);
             }
         } else {
+            // A range past what was granted raised `granted` even so.
+            self.refresh_sender(key);
             self.queue_control(src, sport, dport, id, Body::Busy);
         }
     }
@@ -257,8 +260,8 @@ impl Endpoint {
                 // restart with RPC_UNKNOWN (nobody bound to the port) ends in a timeout.
                 m.restart();
                 self.metrics.restarts += 1;
-                if !self.offload_restart(key) && !self.sending.contains(&key) {
-                    self.sending.push(key);
+                if !self.offload_restart(key) {
+                    self.refresh_sender(key);
                 }
             }
             _ => {

@@ -149,8 +149,17 @@ pub struct Endpoint {
     bound: HashSet<u16>,
     rpcs: HashMap<RpcKey, Rpc>,
     peers: HashMap<IpAddr, Peer>,
-    /// RPCs with a message to send (checked by the sender's SRPT).
-    sending: Vec<RpcKey>,
+    /// RPCs with a message to send, with what the sender's SRPT needs of each (refreshed by
+    /// [`refresh_sender`](Self::refresh_sender) whenever the message changes), so a pick
+    /// looks up no RPC.
+    sending: Vec<xmit::Sender>,
+    /// The last look at `sending` found nothing that may go before this time (the pacer's
+    /// wake time, or never), and nothing since has made a message sendable (a new message, a
+    /// GRANT, a RESEND, a restart): `poll_transmit` need not look again until then. Most
+    /// polls of a busy sender find nothing (its bytes wait for GRANTs or the pacer), and each
+    /// look costs a lookup per sender. The pacer's wake time only moves later as packets go,
+    /// so looking again at the time noted is never too late.
+    tx_quiet_until: Option<Instant>,
     /// RPCs with an inbound message that needed grants when it started, until complete.
     grantable: Vec<RpcKey>,
     control: VecDeque<Transmit>,
@@ -191,6 +200,7 @@ impl Endpoint {
             rpcs: HashMap::default(),
             peers: HashMap::default(),
             sending: Vec::new(),
+            tx_quiet_until: None,
             grantable: Vec::new(),
             control: VecDeque::new(),
             offloads: VecDeque::new(),
@@ -300,7 +310,7 @@ impl Endpoint {
         };
         self.rpcs.insert(RpcKey::Client(id), rpc);
         if !self.offload_message(RpcKey::Client(id)) {
-            self.sending.push(RpcKey::Client(id));
+            self.refresh_sender(RpcKey::Client(id));
         }
         self.arm_tick(now);
         Ok(id)
@@ -326,7 +336,7 @@ impl Endpoint {
         rpc.state = RpcState::Outgoing;
         rpc.silent_ticks = 0;
         if !self.offload_message(key) {
-            self.sending.push(key);
+            self.refresh_sender(key);
         }
         self.arm_tick(now);
         Ok(())
@@ -357,11 +367,15 @@ impl Endpoint {
 
     /// When `handle_timeout` should next be called, if anything is pending.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let pacer = self.paced.then(|| self.pacer.wake_time());
-        [self.next_tick, self.next_fifo_grant, pacer]
-            .into_iter()
-            .flatten()
-            .min()
+        let earliest = |a: Option<Instant>, b: Instant| Some(a.map_or(b, |a| a.min(b)));
+        let mut t = self.next_tick;
+        if let Some(f) = self.next_fifo_grant {
+            t = earliest(t, f);
+        }
+        if self.paced {
+            t = earliest(t, self.pacer.wake_time());
+        }
+        t
     }
 
     fn check_length(&self, length: usize) -> Result<(), SendError> {
@@ -410,7 +424,7 @@ impl Endpoint {
 
     fn remove_rpc(&mut self, key: RpcKey) -> Option<Rpc> {
         let rpc = self.rpcs.remove(&key)?;
-        self.sending.retain(|k| *k != key);
+        self.sending.retain(|s| s.key != key);
         self.grantable.retain(|k| *k != key);
         Some(rpc)
     }

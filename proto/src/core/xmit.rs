@@ -8,7 +8,49 @@ use super::{Endpoint, Instant, Packet, Transmit};
 use crate::policy::{self, TxCandidate};
 use crate::wire::{Body, Data, Repr};
 
+/// A message the sender's SRPT picks among, with what the pick needs of it (a copy of its
+/// [`MessageOut`](super::outgoing::MessageOut)'s state, refreshed whenever that changes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Sender {
+    pub(super) key: RpcKey,
+    /// Bytes never sent yet (the SRPT key).
+    remaining: u32,
+    /// Creation order (SRPT ties).
+    age: u64,
+    /// A packet may go now (granted bytes unsent, or a range to send again).
+    sendable: bool,
+}
+
 impl Endpoint {
+    /// Brings `key`'s entry among the senders up to date with its message: added if the
+    /// message has bytes to send, dropped if it has none. Call it after anything that
+    /// changes what a message may send (a new message, a GRANT, a RESEND, a restart, a
+    /// packet sent); it also ends `tx_quiet_until`.
+    pub(super) fn refresh_sender(&mut self, key: RpcKey) {
+        self.tx_quiet_until = None;
+        let at = self.sending.iter().position(|s| s.key == key);
+        let state = self
+            .rpcs
+            .get(&key)
+            .and_then(|r| r.msgout.as_ref())
+            .filter(|m| !m.fully_sent())
+            .map(|m| Sender {
+                key,
+                remaining: m.bytes_remaining(),
+                age: m.age,
+                sendable: m.sendable(),
+            });
+        match (at, state) {
+            (Some(i), Some(s)) => self.sending[i] = s,
+            (None, Some(s)) => self.sending.push(s),
+            // Order does not matter: ties are broken by age.
+            (Some(i), None) => {
+                self.sending.swap_remove(i);
+            }
+            (None, None) => {}
+        }
+    }
+
     /// The next packet to send, if any may go at `now`.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
         if let Some(t) = self.control.pop_front() {
@@ -22,38 +64,36 @@ impl Endpoint {
     }
 
     fn next_data(&mut self, now: Instant) -> Option<Transmit> {
-        // One pass over the senders: drop finished ones, note held ones, and collect the
-        // candidates (into reused buffers) for the reference SRPT policy.
+        if self.tx_quiet_until.is_some_and(|until| now < until) {
+            #[cfg(debug_assertions)]
+            self.check_tx_quiet(now);
+            return None;
+        }
+        #[cfg(debug_assertions)]
+        self.check_senders();
+        // One pass over the senders: note held ones, and collect the candidates (into
+        // reused buffers) for the reference SRPT policy.
         let mut keys = std::mem::take(&mut self.scratch_keys);
         let mut cands = std::mem::take(&mut self.scratch_tx);
         keys.clear();
         cands.clear();
         let mut held = false;
-        let mut i = 0;
-        while i < self.sending.len() {
-            let key = self.sending[i];
-            match self.rpcs.get(&key).and_then(|r| r.msgout.as_ref()) {
-                Some(m) if !m.fully_sent() => {
-                    if m.sendable() {
-                        if self.pacer.may_send(now, m.bytes_remaining()) {
-                            keys.push(key);
-                            cands.push(TxCandidate {
-                                bytes_remaining: m.bytes_remaining(),
-                                age: m.age,
-                            });
-                        } else {
-                            held = true;
-                        }
-                    }
-                    i += 1;
-                }
-                // Order does not matter: ties are broken by age.
-                _ => {
-                    self.sending.swap_remove(i);
-                }
+        for s in self.sending.iter().filter(|s| s.sendable) {
+            if self.pacer.may_send(now, s.remaining) {
+                keys.push(s.key);
+                cands.push(TxCandidate {
+                    bytes_remaining: s.remaining,
+                    age: s.age,
+                });
+            } else {
+                held = true;
             }
         }
         self.paced = held;
+        self.tx_quiet_until = cands.is_empty().then(|| match held {
+            true => self.pacer.wake_time(),
+            false => Instant::from_nanos(u64::MAX),
+        });
         let picked = policy::srpt_pick(cands.iter().copied()).map(|i| keys[i]);
         self.scratch_keys = keys;
         self.scratch_tx = cands;
@@ -68,6 +108,7 @@ impl Endpoint {
             // NEED_ACK counts from the last byte of the response.
             rpc.done_ticks = 0;
         }
+        self.refresh_sender(key);
         let p = self.peer(peer);
         let cutoff_version = if p.cutoff_version != 0 {
             p.cutoff_version
@@ -107,5 +148,49 @@ impl Endpoint {
                 payload: seg.payload,
             },
         })
+    }
+
+    /// Debug builds (every test): `tx_quiet_until` hides no message that may be sent now.
+    #[cfg(debug_assertions)]
+    fn check_tx_quiet(&self, now: Instant) {
+        self.check_senders();
+        self.check_no_sender_missing();
+        for s in &self.sending {
+            assert!(
+                !s.sendable || !self.pacer.may_send(now, s.remaining),
+                "tx_quiet_until hides {s:?}, which may send at {now:?}"
+            );
+        }
+    }
+
+    /// Debug builds (every test): every sender's entry is its message's state.
+    #[cfg(debug_assertions)]
+    fn check_senders(&self) {
+        for s in &self.sending {
+            let m = self.rpcs.get(&s.key).and_then(|r| r.msgout.as_ref());
+            let m = m.unwrap_or_else(|| panic!("sender {s:?} has no message"));
+            let now = (m.bytes_remaining(), m.age, m.sendable(), m.fully_sent());
+            assert_eq!(
+                now,
+                (s.remaining, s.age, s.sendable, false),
+                "sender {s:?} is stale"
+            );
+        }
+    }
+
+    /// Debug builds, where the engine looks no further (`tx_quiet_until`): every message
+    /// with bytes to send that the engine sends itself has an entry.
+    #[cfg(debug_assertions)]
+    fn check_no_sender_missing(&self) {
+        if !self.config.tx_offload {
+            for (key, rpc) in &self.rpcs {
+                if rpc.msgout.as_ref().is_some_and(|m| !m.fully_sent()) {
+                    assert!(
+                        self.sending.iter().any(|s| s.key == *key),
+                        "{key:?} has bytes to send and no sender entry"
+                    );
+                }
+            }
+        }
     }
 }
