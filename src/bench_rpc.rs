@@ -149,18 +149,22 @@ impl RpcRun {
         Ok(total as f64 / start.elapsed().as_secs_f64())
     }
 
-    /// A plain UDP ping-pong on loopback between two threads (blocking sockets), and the
-    /// rate with `outstanding` datagrams in flight: what the kernel costs on this machine.
-    pub(crate) fn udp(&self) -> Result<Measured> {
+    /// A plain UDP ping-pong on loopback between two threads, and the rate with
+    /// `outstanding` datagrams in flight: what the kernel costs on this machine. Blocking
+    /// sockets (each side sleeps in `recv`), or with `busy` non-blocking ones that both
+    /// threads spin on, as a busy-polling endpoint does.
+    pub(crate) fn udp(&self, busy: bool) -> Result<Measured> {
         let server = UdpSocket::bind("127.0.0.1:0").context("bind a UDP socket on loopback")?;
         let client = UdpSocket::bind("127.0.0.1:0").context("bind a UDP socket on loopback")?;
         let server_addr = server.local_addr()?;
         client.connect(server_addr)?;
-        client.set_read_timeout(Some(Duration::from_secs(5)))?;
+        client.set_read_timeout(Some(UDP_WAIT))?;
+        server.set_nonblocking(busy)?;
+        client.set_nonblocking(busy)?;
         let echo = std::thread::spawn(move || -> std::io::Result<()> {
             let mut buf = [0u8; 65_536];
             loop {
-                let (n, from) = server.recv_from(&mut buf)?;
+                let (n, from) = recv_spin(&server, &mut buf)?;
                 if n == 0 {
                     return Ok(());
                 }
@@ -171,9 +175,7 @@ impl RpcRun {
         let mut buf = vec![0u8; 65_536];
         let mut round_trip = |client: &UdpSocket| -> Result<()> {
             client.send(&request)?;
-            let n = client
-                .recv(&mut buf)
-                .context("UDP echo (lost on loopback?)")?;
+            let (n, _) = recv_spin(client, &mut buf).context("UDP echo (lost on loopback?)")?;
             anyhow::ensure!(n == request.len(), "the UDP echo differs from the request");
             Ok(())
         };
@@ -199,9 +201,7 @@ impl RpcRun {
                 in_flight += 1;
                 sent += 1;
             }
-            client
-                .recv(&mut buf)
-                .context("UDP echo (lost on loopback?)")?;
+            recv_spin(&client, &mut buf).context("UDP echo (lost on loopback?)")?;
             in_flight -= 1;
             done += 1;
         }
@@ -221,6 +221,26 @@ impl RpcRun {
     /// Prints one measured line.
     pub(crate) fn print(&self, name: &str, m: &Measured) {
         println!("{}", m.line(name, &format!("{} B", self.size.max(1))));
+    }
+}
+
+/// How long a UDP ping-pong waits for a datagram before it gives up.
+const UDP_WAIT: Duration = Duration::from_secs(5);
+
+/// Receives a datagram on `s`: blocking as the socket is, or spinning on a non-blocking one
+/// for up to [`UDP_WAIT`].
+fn recv_spin(s: &UdpSocket, buf: &mut [u8]) -> std::io::Result<(usize, SocketAddr)> {
+    let deadline = Instant::now() + UDP_WAIT;
+    loop {
+        match s.recv_from(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if Instant::now() > deadline {
+                    return Err(std::io::ErrorKind::TimedOut.into());
+                }
+                std::hint::spin_loop();
+            }
+            other => return other,
+        }
     }
 }
 

@@ -153,9 +153,12 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
                 rate_rpcs,
             };
             let mut out = serde_json::Map::new();
-            let udp = run.udp()?;
+            let udp = run.udp(false)?;
             run.print("UDP socket ping-pong", &udp);
             out.insert("udp".into(), json!(udp));
+            let udp_busy = run.udp(true)?;
+            run.print("UDP socket ping-pong, busy-poll", &udp_busy);
+            out.insert("udp_busy_poll".into(), json!(udp_busy));
             let mut memnet = serde_json::Map::new();
             for (mode, options) in MODES {
                 let net = homa_host::MemNetwork::new();
@@ -182,6 +185,19 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
                         Ok((server, client)) => {
                             let m = run.measure("raw IP loopback", options, server, client)?;
                             run.print(&format!("raw IP loopback, {mode}"), &m);
+                            // Like for like: a busy-polling endpoint beside a busy-polled
+                            // socket, a sleeping one beside a blocking socket.
+                            let kernel = if options.busy_poll { &udp_busy } else { &udp };
+                            println!(
+                                "{:<28} {:.2}x the UDP ping-pong that {}",
+                                "",
+                                m.p50_ns as f64 / kernel.p50_ns.max(1) as f64,
+                                if options.busy_poll {
+                                    "busy-polls"
+                                } else {
+                                    "blocks"
+                                }
+                            );
                             rawip.insert(mode.into(), json!(m));
                         }
                         Err(e) => {

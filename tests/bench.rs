@@ -30,7 +30,7 @@ fn bench_rpc__writes_every_measurement_as_json() {
     );
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let positive = |v: &Value, key: &str| v[key].as_f64().is_some_and(|x| x > 0.0);
-    for key in ["udp", "memnet", "rtl", "model"] {
+    for key in ["udp", "udp_busy_poll", "memnet", "rtl", "model"] {
         for field in ["p50_ns", "p99_ns", "rate_per_s"] {
             assert!(positive(&v[key], field), "{key}.{field}: {v}");
         }
@@ -57,5 +57,13 @@ fn bench_rpc__writes_every_measurement_as_json() {
     assert!(v["memnet"]["drive"].is_string(), "{v}");
     assert!(v["rawip"].is_null(), "--no-raw: {v}");
     assert!(stdout.contains("UDP socket ping-pong"), "{stdout}");
+    assert!(
+        stdout.contains("UDP socket ping-pong, busy-poll"),
+        "{stdout}"
+    );
+    // The on-chip TX path leaves no descriptor or payload fetch in the small RPC.
+    for stage in ["descriptor fetch (PCIe read)", "payload fetch (PCIe read)"] {
+        assert_eq!(stages[stage].as_f64(), Some(0.0), "{stage}: {v}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
