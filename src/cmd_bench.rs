@@ -219,6 +219,11 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
                 ("rtl", SimEngine::Rtl(NicTiming::default())),
                 ("model", SimEngine::Model),
             ] {
+                if key == "rtl" && !homa_sim::rtl::MODELS_BUILT {
+                    println!("simulated NICs: skipped: {}", homa_sim::rtl::SKIP_MESSAGE);
+                    out.insert(key.into(), Value::Null);
+                    continue;
+                }
                 out.insert(
                     key.into(),
                     sim_rpcs_once(engine, size, sim_rpcs, outstanding, switch_ns)?,

@@ -10,7 +10,6 @@ use crate::time::{Ps, SimClock};
 use homa_proto::core::{Config, Packet, Transmit};
 use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
 use std::collections::VecDeque;
-use std::net::IpAddr;
 
 /// Host `i`'s MAC address: 02:00:00:00:xx:xx with xx:xx = i + 1 (locally administered).
 pub(crate) fn mac_of(i: HostId) -> [u8; 6] {
@@ -97,7 +96,7 @@ impl Nics {
         let clock = SimClock::new();
         let mut hosts = Vec::with_capacity(n);
         for i in 0..n {
-            let IpAddr::V4(ipv4) = addr_of(i) else {
+            let std::net::IpAddr::V4(ipv4) = addr_of(i) else {
                 unreachable!("cluster hosts are IPv4")
             };
             let config = crate::nic::NicHost::nic_config(homa, ipv4, mac_of(i), SWITCH_MAC);
