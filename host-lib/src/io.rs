@@ -105,6 +105,9 @@ pub(crate) struct State {
     pub(crate) polling: bool,
     /// Threads waiting on [`Shared::progress`].
     pub(crate) waiters: usize,
+    /// Threads waiting on [`Shared::requests_ready`] (a notification with none waiting is a
+    /// system call for nothing, on the fast path).
+    pub(crate) request_waiters: usize,
     pub(crate) closed: Option<Closed>,
 }
 
@@ -121,6 +124,7 @@ impl Shared {
                 io_deadline: None,
                 polling: false,
                 waiters: 0,
+                request_waiters: 0,
                 closed: None,
             }),
             requests_ready: Condvar::new(),
@@ -158,7 +162,9 @@ impl Shared {
             match d {
                 Delivery::Request(r) => {
                     st.requests.push_back(r);
-                    self.requests_ready.notify_one();
+                    if st.request_waiters > 0 {
+                        self.requests_ready.notify_one();
+                    }
                 }
                 Delivery::Response { id, outcome } => {
                     if let Some(c) = st.pending.remove(&id) {
@@ -293,8 +299,16 @@ pub(crate) fn run(shared: Arc<Shared>) {
 /// Where a client RPC's outcome is left for whoever waits on it.
 #[derive(Debug)]
 pub(crate) struct Completion {
-    outcome: Mutex<Outcome>,
+    outcome: Mutex<Slot>,
     done: Condvar,
+}
+
+/// The outcome, and how many threads wait for it on `done` (notified only if some do: a
+/// caller that drives the engine itself never waits there).
+#[derive(Debug)]
+struct Slot {
+    outcome: Outcome,
+    waiting: usize,
 }
 
 #[derive(Debug)]
@@ -307,22 +321,27 @@ enum Outcome {
 impl Completion {
     pub(crate) fn new() -> Self {
         Completion {
-            outcome: Mutex::new(Outcome::Pending),
+            outcome: Mutex::new(Slot {
+                outcome: Outcome::Pending,
+                waiting: 0,
+            }),
             done: Condvar::new(),
         }
     }
 
     fn complete(&self, result: Result<Bytes>) {
         let mut o = lock(&self.outcome);
-        if matches!(*o, Outcome::Pending) {
-            *o = Outcome::Done(result);
-            self.done.notify_all();
+        if matches!(o.outcome, Outcome::Pending) {
+            o.outcome = Outcome::Done(result);
+            if o.waiting > 0 {
+                self.done.notify_all();
+            }
         }
     }
 
     /// Takes the outcome if there is one; `Ok(None)` while pending.
     pub(crate) fn try_take(&self, id: u64) -> Result<Option<Bytes>> {
-        take(&mut lock(&self.outcome), id)
+        take(&mut lock(&self.outcome).outcome, id)
     }
 
     /// Waits for the outcome, at most `timeout` (`None`: no limit).
@@ -330,27 +349,35 @@ impl Completion {
         let deadline = timeout.map(|t| std::time::Instant::now() + t);
         let mut o = lock(&self.outcome);
         loop {
-            if let Some(r) = take(&mut o, id)? {
+            if let Some(r) = take(&mut o.outcome, id)? {
                 return Ok(r);
             }
-            o = match deadline {
-                None => self.done.wait(o).unwrap_or_else(PoisonError::into_inner),
+            let left = match deadline {
+                None => None,
                 Some(d) => {
                     let left = d.saturating_duration_since(std::time::Instant::now());
                     if left.is_zero() {
                         return Err(Error::Timeout);
                     }
+                    Some(left)
+                }
+            };
+            o.waiting += 1;
+            o = match left {
+                None => self.done.wait(o).unwrap_or_else(PoisonError::into_inner),
+                Some(left) => {
                     self.done
                         .wait_timeout(o, left)
                         .unwrap_or_else(PoisonError::into_inner)
                         .0
                 }
             };
+            o.waiting -= 1;
         }
     }
 
     pub(crate) fn is_pending(&self) -> bool {
-        matches!(*lock(&self.outcome), Outcome::Pending)
+        matches!(lock(&self.outcome).outcome, Outcome::Pending)
     }
 }
 
