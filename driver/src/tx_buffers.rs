@@ -173,18 +173,9 @@ impl TxBuffers {
             && len <= chip.max_len
             && let Some(at) = chip.arena.alloc(onchip::payload_footprint(len) as u64)
         {
-            let cookie = self.next_cookie;
-            self.next_cookie += 1;
             // Below the area's 16 KiB: fits a u32.
             let iova = onchip::payload_iova(at as u32);
-            let out = Out {
-                place: Place::Chip(at),
-                iova,
-                rpc,
-                op: o.op,
-            };
-            self.placed.insert(cookie, out);
-            return Ok(Placement::Inline(o.descriptor(iova, cookie)));
+            return Ok(Placement::Inline(self.out(o, Place::Chip(at), iova)));
         }
         if len > self.capacity() {
             return Err(DriverError::PlaceTxPayload {
@@ -199,17 +190,23 @@ impl TxBuffers {
             self.arena.free(offset);
             return Err(e);
         }
+        let iova = self.region.iova() + offset;
+        Ok(Placement::Post(self.out(o, Place::Host(offset), iova)))
+    }
+
+    /// Records `o`'s descriptor as out, its payload at `place` (IOVA `iova`), under a fresh
+    /// cookie; the descriptor.
+    fn out(&mut self, o: &Offload, place: Place, iova: u64) -> TxDescriptor {
         let cookie = self.next_cookie;
         self.next_cookie += 1;
-        let iova = self.region.iova() + offset;
         let out = Out {
-            place: Place::Host(offset),
+            place,
             iova,
-            rpc,
+            rpc: (o.dst, o.id),
             op: o.op,
         };
         self.placed.insert(cookie, out);
-        Ok(Placement::Post(o.descriptor(iova, cookie)))
+        o.descriptor(iova, cookie)
     }
 
     /// Whether a descriptor out for RPC `rpc` (peer, id) asks for `op` or more: see
