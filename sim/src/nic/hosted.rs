@@ -8,7 +8,7 @@ use super::rtl::RtlNic;
 use super::{NicCounters, NicError, NicOutput, NicTiming};
 use crate::time::{Ps, SimClock};
 use bytes::Bytes;
-use homa_driver::{Nic, NicConfig, Received, RingSizes};
+use homa_driver::{Device, Nic, NicConfig, Received, RingSizes};
 use homa_proto::core::Packet;
 use homa_proto::hostif::{
     ACKS_CARRIED, Completion, ErrorRing, Event, RxBufDescriptor, Status, TxDescriptor, TxLimits,
@@ -152,6 +152,35 @@ impl HostedNic {
 
     pub(super) fn tx_refused(&self) -> &[Completion] {
         &self.tx_refused
+    }
+
+    /// Logs the NIC's DMA writes ([`RtlNic::set_dma_log`]).
+    pub(super) fn set_dma_log(&mut self, on: bool) {
+        self.nic.borrow_mut().set_dma_log(on);
+    }
+
+    /// The DMA writes logged since the last call.
+    pub(super) fn take_dma_log(&mut self) -> Vec<(u64, usize)> {
+        self.nic.borrow_mut().take_dma_log()
+    }
+
+    /// The completion ring's host memory: (IOVA, bytes).
+    pub(super) fn cq_range(&self) -> (u64, u64) {
+        let r = self.driver.cq().region();
+        (r.iova(), r.len() as u64)
+    }
+
+    /// A register write at `at` that bypasses the driver (misuse of the rings, say).
+    pub(super) fn poke(
+        &mut self,
+        at: Ps,
+        block: &'static str,
+        name: &str,
+        value: u32,
+    ) -> Result<(), NicError> {
+        self.clock.set(at);
+        let offset = self.driver.probe().address(block, name)?;
+        Ok(self.driver.device().write32(offset, value)?)
     }
 
     pub(super) fn post_rx_descriptor(
@@ -304,9 +333,14 @@ fn owned(frame: &FrameRepr<'_>) -> (FrameRepr<'static>, Bytes) {
 /// The header as a completion carries it: a DATA's payload apart, an ACK's first
 /// [`ACKS_CARRIED`] entries.
 fn carried(mut h: Repr<'static>) -> Repr<'static> {
-    if let Body::Ack(a) = h.body {
-        let kept = &a.as_slice()[..a.as_slice().len().min(ACKS_CARRIED)];
-        h.body = Body::Ack(Acks::new(kept).expect("at most five"));
+    match &mut h.body {
+        Body::Ack(a) => {
+            let kept = &a.as_slice()[..a.as_slice().len().min(ACKS_CARRIED)];
+            h.body = Body::Ack(Acks::new(kept).expect("at most five"));
+        }
+        // A receiver forces the lowest level's cutoff to the maximum: it is not carried.
+        Body::Cutoffs(c) => c.unsched_cutoffs[0] = u32::MAX,
+        _ => {}
     }
     h
 }

@@ -91,6 +91,9 @@ pub struct RtlNic {
     trace: Option<Vec<(Ps, NicEvent)>>,
     /// Byte address of QUEUE.tx_producer (the TX doorbell), for the trace.
     tx_doorbell: u64,
+    /// Every DMA write that landed in host memory, (address, bytes), if logged
+    /// ([`RtlNic::set_dma_log`]).
+    dma_log: Option<Vec<(u64, usize)>>,
 }
 
 impl std::fmt::Debug for RtlNic {
@@ -150,6 +153,7 @@ impl RtlNic {
             counters: NicCounters::default(),
             trace: None,
             tx_doorbell: address("QUEUE", "tx_producer").unwrap_or(u64::MAX),
+            dma_log: None,
         }
     }
 
@@ -247,10 +251,27 @@ impl RtlNic {
     pub fn show_host(&mut self, until: Ps) {
         while self.posted.front().is_some_and(|(t, _, _)| *t <= until) {
             let (_, addr, bytes) = self.posted.pop_front().expect("peeked");
+            if let Some(log) = &mut self.dma_log {
+                log.push((addr, bytes.len()));
+            }
             if self.memory.dma_write(addr, &bytes).is_err() {
                 self.counters.dma_faults += 1;
             }
         }
+    }
+
+    /// Logs (or stops logging) every DMA write as it lands in host memory: where the NIC
+    /// wrote, for tests that check it wrote nowhere else.
+    pub fn set_dma_log(&mut self, on: bool) {
+        self.dma_log = on.then(Vec::new);
+    }
+
+    /// The DMA writes logged since the last call: (address, bytes), in landing order.
+    pub fn take_dma_log(&mut self) -> Vec<(u64, usize)> {
+        self.dma_log
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// When the next DMA write lands in host memory (a payload, a completion), if any is on
