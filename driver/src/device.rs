@@ -30,12 +30,7 @@ pub trait Device {
     /// without on-chip memory refuses (the default); so does a push outside it
     /// ([`onchip::push_fits`](homa_proto::hostif::onchip::push_fits)).
     fn push(&self, offset: u32, data: &[u8]) -> Result<()> {
-        Err(DriverError::Push {
-            device: self.name().to_string(),
-            offset,
-            len: data.len(),
-            reason: "the device has no on-chip TX memory (QUEUE tx_onchip_bytes is 0)",
-        })
+        Err(push_error(self.name(), offset, data.len(), NO_ONCHIP))
     }
 
     /// Rings a doorbell: writes `value` to the register at `offset` after every earlier write
@@ -49,6 +44,41 @@ pub trait Device {
     /// advances its clock here; hardware needs nothing (the default).
     fn poll(&self) -> Result<()> {
         Ok(())
+    }
+}
+
+/// Why a device without on-chip TX memory refuses a push.
+pub(crate) const NO_ONCHIP: &str =
+    "the device has no on-chip TX memory (QUEUE tx_onchip_bytes is 0)";
+
+/// The [`DriverError::Push`] for a push of `len` bytes at BAR0 `offset` of `device`.
+pub(crate) fn push_error(
+    device: &str,
+    offset: u32,
+    len: usize,
+    reason: &'static str,
+) -> DriverError {
+    DriverError::Push {
+        device: device.to_string(),
+        offset,
+        len,
+        reason,
+    }
+}
+
+/// Checks a push of `len` bytes at BAR0 `offset` of `device` against the on-chip memory's
+/// bounds ([`onchip::push_fits`](homa_proto::hostif::onchip::push_fits)): the check, and
+/// the error, of every backend that takes pushes.
+pub fn check_push(device: &str, offset: u32, len: usize) -> Result<()> {
+    if homa_proto::hostif::onchip::push_fits(offset, len) {
+        Ok(())
+    } else {
+        Err(push_error(
+            device,
+            offset,
+            len,
+            "not whole 64-byte words inside on-chip memory",
+        ))
     }
 }
 

@@ -50,7 +50,7 @@ mod tx_queue;
 mod vfio;
 
 pub use arena::Arena;
-pub use device::Device;
+pub use device::{Device, check_push};
 pub use dma::DmaRegion;
 pub use error::{DriverError, Result};
 pub use mem::MemDevice;

@@ -1,5 +1,6 @@
 //! [`MemDevice`]: registers and DMA memory in plain host memory, no NIC behind them.
 
+use crate::device::{NO_ONCHIP, check_push, push_error};
 use crate::dma::IovaAllocator;
 use crate::mmio::DmaMemory;
 use crate::{Device, DmaRegion, DriverError, Result};
@@ -175,21 +176,13 @@ impl Device for MemDevice {
     /// Stores into on-chip memory if the device has some ([`MemDevice::enable_onchip`]).
     fn push(&self, offset: u32, data: &[u8]) -> Result<()> {
         let mut chip = lock(&self.onchip);
-        let reason = if chip.is_empty() {
-            "the device has no on-chip TX memory (QUEUE tx_onchip_bytes is 0)"
-        } else if !onchip::push_fits(offset, data.len()) {
-            "not whole 64-byte words inside on-chip memory"
-        } else {
-            let at = offset as usize;
-            chip[at..at + data.len()].copy_from_slice(data);
-            return Ok(());
-        };
-        Err(DriverError::Push {
-            device: self.name().to_string(),
-            offset,
-            len: data.len(),
-            reason,
-        })
+        if chip.is_empty() {
+            return Err(push_error(self.name(), offset, data.len(), NO_ONCHIP));
+        }
+        check_push(self.name(), offset, data.len())?;
+        let at = offset as usize;
+        chip[at..at + data.len()].copy_from_slice(data);
+        Ok(())
     }
 
     fn alloc_dma(&self, len: usize) -> Result<DmaRegion> {

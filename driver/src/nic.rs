@@ -465,10 +465,7 @@ impl<D: Device> Nic<D> {
             Err(_) => 0,
         };
         let tx_regs = RingRegs::resolve(queue, queue_base, ring::TX)?;
-        let tx = if sizes.tx_onchip
-            && onchip_bytes > 0
-            && 1u32.checked_shl(u32::from(sizes.tx_log2)) <= Some(onchip::RING_ENTRIES)
-        {
+        let tx = if sizes.tx_onchip && onchip_bytes > 0 && TxRing::fits_on_chip(sizes.tx_log2) {
             TxRing::on_chip(&dev, tx_regs, sizes.tx_log2)?
         } else {
             TxRing::new(&dev, tx_regs, sizes.tx_log2)?
@@ -638,12 +635,12 @@ impl<D: Device> Nic<D> {
             && at + onchip::payload_footprint(len) as u64 <= u64::from(self.onchip_bytes)
             && u64::from(desc.message_length) == len as u64;
         if !fits {
-            return Err(DriverError::Push {
-                device: self.dev.name().to_string(),
-                offset: onchip::PAYLOAD_OFFSET.wrapping_add(at as u32),
+            return Err(crate::device::push_error(
+                self.dev.name(),
+                onchip::PAYLOAD_OFFSET.wrapping_add(at as u32),
                 len,
-                reason: "the payload is not the descriptor's, or not inside the on-chip area",
-            });
+                "the payload is not the descriptor's, or not inside the on-chip area",
+            ));
         }
         self.dev.push(
             onchip::PAYLOAD_OFFSET + at as u32,

@@ -164,11 +164,7 @@ impl<E: Entry> ProducerRing<E> {
             ring: E::RING,
             source,
         })?;
-        let bytes = state.size() as usize * E::LEN;
-        if !E::LEN.is_multiple_of(onchip::WORD)
-            || bytes > (onchip::PAYLOAD_OFFSET - onchip::RING_OFFSET) as usize
-            || state.size() > onchip::RING_ENTRIES
-        {
+        if !Self::fits_on_chip(log2_size) {
             return Err(DriverError::ConfigureNic {
                 field: "tx_log2",
                 value: u64::from(log2_size),
@@ -182,6 +178,17 @@ impl<E: Entry> ProducerRing<E> {
             regs,
             _entry: PhantomData,
         })
+    }
+
+    /// Whether a ring of `2^log2_size` entries fits the on-chip ring area: whole 64-byte
+    /// words, [`onchip::RING_ENTRIES`] of them at most.
+    pub fn fits_on_chip(log2_size: u8) -> bool {
+        let words = E::LEN / onchip::WORD;
+        E::LEN.is_multiple_of(onchip::WORD)
+            && 1usize
+                .checked_shl(u32::from(log2_size))
+                .and_then(|n| n.checked_mul(words))
+                .is_some_and(|w| w <= onchip::RING_ENTRIES as usize)
     }
 
     /// The host's view of the indices.

@@ -68,8 +68,6 @@ enum Place {
 #[derive(Debug, Clone, Copy)]
 struct Out {
     place: Place,
-    /// Its payload IOVA.
-    iova: u64,
     /// Its RPC (peer, id).
     rpc: (IpAddr, u64),
     op: TxOp,
@@ -160,7 +158,7 @@ impl TxBuffers {
         if o.op == TxOp::Cancel {
             let out = self.placed.values().find(|out| out.rpc == rpc);
             return Ok(match out {
-                Some(out) => Placement::Post(o.descriptor(out.iova, 0)),
+                Some(out) => Placement::Post(o.descriptor(self.iova(out.place), 0)),
                 None => Placement::Nothing,
             });
         }
@@ -173,9 +171,7 @@ impl TxBuffers {
             && len <= chip.max_len
             && let Some(at) = chip.arena.alloc(onchip::payload_footprint(len) as u64)
         {
-            // Below the area's 16 KiB: fits a u32.
-            let iova = onchip::payload_iova(at as u32);
-            return Ok(Placement::Inline(self.out(o, Place::Chip(at), iova)));
+            return Ok(Placement::Inline(self.out(o, Place::Chip(at))));
         }
         if len > self.capacity() {
             return Err(DriverError::PlaceTxPayload {
@@ -190,23 +186,30 @@ impl TxBuffers {
             self.arena.free(offset);
             return Err(e);
         }
-        let iova = self.region.iova() + offset;
-        Ok(Placement::Post(self.out(o, Place::Host(offset), iova)))
+        Ok(Placement::Post(self.out(o, Place::Host(offset))))
     }
 
-    /// Records `o`'s descriptor as out, its payload at `place` (IOVA `iova`), under a fresh
-    /// cookie; the descriptor.
-    fn out(&mut self, o: &Offload, place: Place, iova: u64) -> TxDescriptor {
+    /// The IOVA the NIC reads a payload at `place` from.
+    fn iova(&self, place: Place) -> u64 {
+        match place {
+            Place::Host(offset) => self.region.iova() + offset,
+            // Below the area's 16 KiB: fits a u32.
+            Place::Chip(at) => onchip::payload_iova(at as u32),
+        }
+    }
+
+    /// Records `o`'s descriptor as out, its payload at `place`, under a fresh cookie; the
+    /// descriptor.
+    fn out(&mut self, o: &Offload, place: Place) -> TxDescriptor {
         let cookie = self.next_cookie;
         self.next_cookie += 1;
         let out = Out {
             place,
-            iova,
             rpc: (o.dst, o.id),
             op: o.op,
         };
         self.placed.insert(cookie, out);
-        o.descriptor(iova, cookie)
+        o.descriptor(self.iova(place), cookie)
     }
 
     /// Whether a descriptor out for RPC `rpc` (peer, id) asks for `op` or more: see

@@ -257,18 +257,10 @@ impl Device for VfioDevice {
     /// Stores into the mapped BAR (uncached unless the platform maps it write-combined, in
     /// which case each 64-byte word leaves as one PCIe write).
     fn push(&self, offset: u32, data: &[u8]) -> Result<()> {
-        let refuse = |reason| DriverError::Push {
-            device: self.bdf.clone(),
-            offset,
-            len: data.len(),
-            reason,
-        };
-        if !homa_proto::hostif::onchip::push_fits(offset, data.len()) {
-            return Err(refuse("not whole 64-byte words inside on-chip memory"));
-        }
-        self.bar
-            .push(offset, data)
-            .map_err(|_| refuse("outside the mapped BAR0"))
+        crate::device::check_push(&self.bdf, offset, data.len())?;
+        self.bar.push(offset, data).map_err(|_| {
+            crate::device::push_error(&self.bdf, offset, data.len(), "outside the mapped BAR0")
+        })
     }
 
     fn alloc_dma(&self, len: usize) -> Result<DmaRegion> {

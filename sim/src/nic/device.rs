@@ -13,7 +13,6 @@ use crate::rtl::models::HomaNicCoreW512;
 use crate::time::SimClock;
 use fragile::Fragile;
 use homa_driver::{Device, DmaRegion, DriverError, MemDevice, Nic, NicConfig, RingSizes};
-use homa_proto::hostif::onchip;
 use homa_proto::regs::map_len;
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
@@ -114,14 +113,7 @@ impl Device for NicDevice {
     }
 
     fn push(&self, offset: u32, data: &[u8]) -> Result<(), DriverError> {
-        if !onchip::push_fits(offset, data.len()) {
-            return Err(DriverError::Push {
-                device: self.name().to_string(),
-                offset,
-                len: data.len(),
-                reason: "not whole 64-byte words inside on-chip memory",
-            });
-        }
+        homa_driver::check_push(self.name(), offset, data.len())?;
         let at = self.clock.now_ps();
         self.nic()?.host_push(at, offset, data);
         Ok(())
