@@ -330,28 +330,9 @@ impl Endpoint {
             if let Some(c) = &st.closed {
                 return Err(c.error());
             }
-            let cv = &self.shared.requests_ready;
-            let left = match deadline {
-                None => None,
-                Some(d) => {
-                    let left = d.saturating_duration_since(std::time::Instant::now());
-                    if left.is_zero() {
-                        return Err(Error::Timeout);
-                    }
-                    Some(left)
-                }
-            };
+            let left = crate::io::time_left(deadline)?;
             st.request_waiters += 1;
-            st = match left {
-                None => cv
-                    .wait(st)
-                    .unwrap_or_else(std::sync::PoisonError::into_inner),
-                Some(left) => {
-                    cv.wait_timeout(st, left)
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .0
-                }
-            };
+            st = crate::io::wait_on(&self.shared.requests_ready, st, left);
             st.request_waiters -= 1;
         }
     }

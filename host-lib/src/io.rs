@@ -34,6 +34,30 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The time left to `deadline` (`None`: no limit); [`Error::Timeout`] once it has passed.
+pub(crate) fn time_left(deadline: Option<std::time::Instant>) -> Result<Option<Duration>> {
+    match deadline.map(|d| d.saturating_duration_since(std::time::Instant::now())) {
+        Some(left) if left.is_zero() => Err(Error::Timeout),
+        left => Ok(left),
+    }
+}
+
+/// Waits on `cv` with `guard`, at most `left` (`None`: no limit).
+pub(crate) fn wait_on<'a, T>(
+    cv: &Condvar,
+    guard: MutexGuard<'a, T>,
+    left: Option<Duration>,
+) -> MutexGuard<'a, T> {
+    match left {
+        None => cv.wait(guard).unwrap_or_else(PoisonError::into_inner),
+        Some(l) => {
+            cv.wait_timeout(guard, l)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0
+        }
+    }
+}
+
 /// Who drives an [`Endpoint`](crate::Endpoint)'s engine.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Drive {
@@ -243,24 +267,10 @@ impl Shared {
             if let Some(c) = &st.closed {
                 return Err(c.error());
             }
-            let left = deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
-            if left.is_some_and(|l| l.is_zero()) {
-                return Err(Error::Timeout);
-            }
+            let left = time_left(deadline)?;
             if st.polling {
                 st.waiters += 1;
-                st = match left {
-                    None => self
-                        .progress
-                        .wait(st)
-                        .unwrap_or_else(PoisonError::into_inner),
-                    Some(l) => {
-                        self.progress
-                            .wait_timeout(st, l)
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .0
-                    }
-                };
+                st = wait_on(&self.progress, st, left);
                 st.waiters -= 1;
                 continue;
             }
@@ -352,26 +362,9 @@ impl Completion {
             if let Some(r) = take(&mut o.outcome, id)? {
                 return Ok(r);
             }
-            let left = match deadline {
-                None => None,
-                Some(d) => {
-                    let left = d.saturating_duration_since(std::time::Instant::now());
-                    if left.is_zero() {
-                        return Err(Error::Timeout);
-                    }
-                    Some(left)
-                }
-            };
+            let left = time_left(deadline)?;
             o.waiting += 1;
-            o = match left {
-                None => self.done.wait(o).unwrap_or_else(PoisonError::into_inner),
-                Some(left) => {
-                    self.done
-                        .wait_timeout(o, left)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0
-                }
-            };
+            o = wait_on(&self.done, o, left);
             o.waiting -= 1;
         }
     }
