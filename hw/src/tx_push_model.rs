@@ -87,7 +87,7 @@ pub struct TxPushStats {
 
 /// The payload beats of a read of `len` bytes: byte 0 at lane 26.
 pub fn beats(len: u32) -> usize {
-    (onchip::PAYLOAD_LANE as usize + len as usize).div_ceil(64)
+    onchip::payload_footprint(len as usize) / onchip::WORD
 }
 
 /// Host memory's bytes at `addr` (any address: a pure function of it).
@@ -122,7 +122,7 @@ fn ring_word(addr: u64) -> (u16, bool) {
 
 /// Whether an on-chip payload read of `len` bytes at `addr` is inside the payload area at
 /// lane 26, and the words it streams.
-fn payload_words(addr: u64, len: u32) -> (bool, Vec<u16>) {
+fn payload_area_words(addr: u64, len: u32) -> (bool, Vec<u16>) {
     let off = addr & 0xffff;
     let ok = off >> 14 == u64::from(onchip::PAYLOAD_OFFSET >> 14)
         && off % 64 == u64::from(onchip::PAYLOAD_LANE)
@@ -198,7 +198,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
             busy.push(ring_word(a).0);
         }
         if let Some((a, l)) = pay_offer.filter(|&(a, _)| onchip::is_onchip(a)) {
-            busy.extend(payload_words(a, l).1);
+            busy.extend(payload_area_words(a, l).1);
         }
         let push = if rng.chance(50) {
             let word = match rng.below(8) {
@@ -346,7 +346,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
         {
             if onchip::is_onchip(addr) {
                 stats.pay_onchip += 1;
-                let (ok, words) = payload_words(addr, len);
+                let (ok, words) = payload_area_words(addr, len);
                 let beats = words
                     .iter()
                     .map(|&w| {

@@ -263,7 +263,11 @@ pub fn descriptor(rng: &mut Rng, index: u32, max_len: u32) -> [u8; TX_DESC_LEN] 
             // On chip: mostly a payload-area word at lane 26, now and then any lane or any
             // word of the on-chip window (the ring area, say), 1 to 2,000 bytes.
             let word = rng.below(1 << 10);
-            let lane = if rng.chance(25) { rng.below(64) } else { 26 };
+            let lane = if rng.chance(25) {
+                rng.below(64)
+            } else {
+                u64::from(onchip::PAYLOAD_LANE)
+            };
             let at = if rng.chance(25) {
                 word * 64
             } else {

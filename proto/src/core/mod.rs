@@ -157,8 +157,8 @@ pub struct Endpoint {
     /// wake time, or never), and nothing since has made a message sendable (a new message, a
     /// GRANT, a RESEND, a restart): `poll_transmit` need not look again until then. Most
     /// polls of a busy sender find nothing (its bytes wait for GRANTs or the pacer), and each
-    /// look costs a lookup per sender. The pacer's wake time only moves later as packets go,
-    /// so looking again at the time noted is never too late.
+    /// look scans every sender. The pacer's wake time only moves later as packets go, so
+    /// looking again at the time noted is never too late.
     tx_quiet_until: Option<Instant>,
     /// RPCs with an inbound message that needed grants when it started, until complete.
     grantable: Vec<RpcKey>,

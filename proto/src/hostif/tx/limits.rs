@@ -90,8 +90,12 @@ mod tests {
     use crate::hostif::{TxFlags, peer_address};
 
     fn desc(len: u32, iova: u64) -> [u8; TX_DESC_LEN] {
+        desc_op(TxOp::SendMessage, len, iova)
+    }
+
+    fn desc_op(op: TxOp, len: u32, iova: u64) -> [u8; TX_DESC_LEN] {
         let d = TxDescriptor {
-            op: TxOp::SendMessage,
+            op,
             flags: TxFlags::default(),
             rpc_id: 12,
             peer: peer_address("10.0.0.2".parse().unwrap()),
@@ -192,14 +196,14 @@ mod tests {
         assert_eq!(win.refusal(&desc(100, slot + 1)), Some(Status::OutOfBounds));
         let ring = onchip::iova_of(onchip::RING_OFFSET + onchip::PAYLOAD_LANE);
         assert_eq!(win.refusal(&desc(100, ring)), Some(Status::OutOfBounds));
-        let mut retx = desc(100, slot);
-        retx[0] = 2;
-        retx[52..56].copy_from_slice(&100u32.to_le_bytes());
-        assert_eq!(win.refusal(&retx), None, "a RETRANSMIT from offset 0");
-        retx[48..52].copy_from_slice(&1u32.to_le_bytes());
-        retx[52..56].copy_from_slice(&99u32.to_le_bytes());
+        let retx = |offset, length| desc_op(TxOp::Retransmit { offset, length }, 100, slot);
         assert_eq!(
-            win.refusal(&retx),
+            win.refusal(&retx(0, 100)),
+            None,
+            "a RETRANSMIT from offset 0"
+        );
+        assert_eq!(
+            win.refusal(&retx(1, 99)),
             Some(Status::OutOfBounds),
             "from offset 1"
         );
