@@ -3,7 +3,7 @@
 //! Demultiplexing (SPEC §1.11): a packet's `sender_id` is the sender's id; ours is it XOR 1.
 //! An even local id is a client RPC of ours, found by id; an odd one is a server RPC, found by
 //! (peer, id). A server creates an RPC on the first DATA of an unknown id sent to a bound
-//! port; any other packet for an unknown RPC is dropped, except RESEND (answered with
+//! port, unless it served that id moments ago (a late copy: see `served`); any other packet for an unknown RPC is dropped, except RESEND (answered with
 //! RPC_UNKNOWN), CUTOFFS, NEED_ACK and ACK, which are still processed.
 
 use super::incoming::MessageIn;
@@ -76,6 +76,13 @@ impl Endpoint {
             self.send_cutoffs(now, src, h);
         }
         if !self.rpcs.contains_key(&key) {
+            if let RpcKey::Server(peer, id) = key
+                && self.served.contains(peer, id)
+            {
+                // A late copy of a request already delivered.
+                self.metrics.duplicate_bytes += payload.len() as u64;
+                return;
+            }
             match key {
                 RpcKey::Server(..) if self.bound.contains(&h.dport) => {
                     let rpc = Rpc {
@@ -292,6 +299,7 @@ impl Endpoint {
         let key = RpcKey::Server(src, client_id | 1);
         if matches!(self.rpcs.get(&key), Some(r) if r.state == RpcState::Outgoing) {
             self.remove_rpc(key);
+            self.served.insert(src, client_id | 1);
         }
     }
 }

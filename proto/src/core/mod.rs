@@ -41,6 +41,7 @@ mod pacer;
 mod packet;
 mod peer;
 pub mod rpc;
+mod served;
 mod time;
 mod timer;
 mod xmit;
@@ -148,6 +149,9 @@ pub struct Endpoint {
     next_age: u64,
     bound: HashSet<u16>,
     rpcs: HashMap<RpcKey, Rpc>,
+    /// Server RPCs whose request was delivered and that are gone since: a late copy of
+    /// their DATA is a duplicate, not a new request.
+    served: served::Served,
     peers: HashMap<IpAddr, Peer>,
     /// RPCs with a message to send, with what the sender's SRPT needs of each (refreshed by
     /// [`refresh_sender`](Self::refresh_sender) whenever the message changes), so a pick
@@ -198,6 +202,7 @@ impl Endpoint {
             next_age: 0,
             bound: HashSet::default(),
             rpcs: HashMap::default(),
+            served: served::Served::default(),
             peers: HashMap::default(),
             sending: Vec::new(),
             tx_quiet_until: None,
@@ -349,7 +354,11 @@ impl Endpoint {
     pub fn discard_request(&mut self, peer: IpAddr, id: u64) -> bool {
         let key = RpcKey::Server(peer, id);
         match self.rpcs.get(&key) {
-            Some(rpc) if rpc.state == RpcState::InService => self.remove_rpc(key).is_some(),
+            Some(rpc) if rpc.state == RpcState::InService => {
+                self.remove_rpc(key);
+                self.served.insert(peer, id);
+                true
+            }
             _ => false,
         }
     }

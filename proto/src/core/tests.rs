@@ -332,6 +332,38 @@ fn endpoint__duplicates_and_reordering_are_harmless() {
 }
 
 #[test]
+fn endpoint__a_late_copy_of_a_served_request_is_not_delivered_again() {
+    // A one-packet request delivered and discarded (a one-way message), then a copy of its
+    // packet the network duplicated or held back: the copy is a duplicate, not a new request.
+    let mut rx = Endpoint::new(config(), addr(0)).unwrap();
+    rx.bind(500);
+    let tick = core::time::Duration::from_micros(u64::from(config().tick_usecs));
+    let mut now = Instant::ZERO;
+    let packet = || first_data(2, 1_000, 7);
+    rx.handle_packet(now, addr(1), packet());
+    let Some(Event::Request(req)) = rx.poll_event() else {
+        panic!("the request is delivered")
+    };
+    assert!(rx.discard_request(addr(1), req.id));
+    assert_eq!(rx.rpc_count(), 0);
+    rx.handle_packet(now, addr(1), packet());
+    assert_eq!(rx.poll_event(), None, "a late copy is not a second request");
+    assert_eq!(rx.rpc_count(), 0);
+    assert_eq!(rx.metrics().duplicate_bytes, 1_000);
+    // Long after a RESEND timeout the id is forgotten: the same id is a new request (the
+    // client restarted it), as it is for any server that no longer has the RPC.
+    let other = first_data(4, 20_000, 8); // keeps the timer ticking
+    rx.handle_packet(now, addr(2), other);
+    for _ in 0..=2 * config().resend_ticks {
+        now = now + tick;
+        rx.handle_timeout(now);
+    }
+    rx.handle_packet(now, addr(1), packet());
+    assert!(matches!(rx.poll_event(), Some(Event::Request(_))));
+    assert_eq!(rx.metrics().requests_delivered, 2);
+}
+
+#[test]
 fn endpoint__rpc_to_an_unbound_port_times_out() {
     // The host is alive but nobody listens on the port: it answers RESENDs with
     // RPC_UNKNOWN, the client restarts, and the restarts must not keep the RPC alive.

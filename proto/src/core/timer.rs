@@ -35,6 +35,7 @@ impl Endpoint {
     }
 
     fn run_tick(&mut self, now: Instant) {
+        self.served.tick(self.config.resend_ticks);
         let c = &self.config;
         let offload = c.grant_offload;
         let (resend_ticks, interval, timeout, ack_ticks) = (
