@@ -236,6 +236,7 @@ mod tests {
             id: 8,
             message: Bytes::from(vec![len as u8; len]),
             op,
+            age: 0,
         };
         let post = |p| match p {
             Ok(Placement::Post(d)) => d,
@@ -319,6 +320,7 @@ mod tests {
                 .map(|i| (i as u64 * 7 + id) as u8)
                 .collect::<Bytes>(),
             op,
+            age: id,
         };
         // One packet goes on chip; a longer message, and a RETRANSMIT, to host memory.
         let small = offload(2, 100, TxOp::SendMessage);

@@ -254,6 +254,7 @@ mod tests {
             id: 42,
             message: (0..len).map(|i| (i * 13) as u8).collect::<Bytes>(),
             op,
+            age: 0,
         }
     }
 

@@ -7,21 +7,26 @@
 //!
 //! The NIC's engine picks by SRPT among the messages it holds (its `capacity`: 16 in its
 //! scheduler's slots and 1024 parked, in the default build); this queue holds the rest. It
-//! posts by SRPT too: the message or range with the fewest bytes first (ties in the order
-//! they came), so a short message behind a burst of long ones waits for one slot, not for
-//! the burst. CANCELs go
-//! before everything (they free slots and need none), so a message handed over again after
-//! a CANCEL of its RPC (RPC_UNKNOWN) never reaches the NIC before that CANCEL.
+//! posts by SRPT too: the message or range with the fewest bytes first, ties to the older
+//! message (the engine's [`Offload::age`]), so a short message behind a burst of long ones
+//! waits for one slot, not for the burst. CANCELs go before everything (they free slots and
+//! need none), so a message handed over again after a CANCEL of its RPC (RPC_UNKNOWN) never
+//! reaches the NIC before that CANCEL.
 //!
 //! SRPT alone starves: while short messages come faster than the NIC takes them, a longer
 //! one waits for ever. As HomaModule's pacer does (`pacer_fifo_fraction`, 50 per mille),
 //! a share of the posts ([`TxQueue::FIFO_PER_MILLE`], counted in descriptors) goes to the
-//! message that has waited longest instead, so every message leaves in bounded time.
+//! oldest message instead, so every message leaves in bounded time. Age is the message's,
+//! not the hand-over's: a message handed over again after RPC_UNKNOWN keeps its place
+//! among messages of its size and its claim on the FIFO turns, however long the queue.
+//!
+//! Every operation costs a logarithm of the queue's length, a CANCEL or a RETRANSMIT the
+//! number of its own RPC's entries: an overloaded host holds hundreds of thousands.
 
 use crate::tx_buffers::{Placement, Released, TxBuffers};
 use homa_proto::core::Offload;
 use homa_proto::hostif::{TxDescriptor, TxOp};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt;
 use std::net::IpAddr;
 
@@ -36,23 +41,24 @@ pub enum Post<E> {
     Failed(E),
 }
 
+/// Where an entry waits: (bytes to send, message age, arrival), the SRPT order.
+type Key = (u32, u64, u64);
+
 /// Messages waiting for the TX ring, and the payloads of those posted (see the module doc).
 #[derive(Debug)]
 pub struct TxQueue {
     buffers: TxBuffers,
     /// CANCELs not posted yet, in order.
     cancels: VecDeque<Offload>,
-    /// Messages and ranges not posted yet, by (bytes to send, arrival).
-    waiting: BTreeMap<(u32, u64), Offload>,
-    /// The same, by arrival: arrival -> bytes.
-    by_arrival: BTreeMap<u64, u32>,
+    /// Messages and ranges not posted yet, in SRPT order.
+    waiting: BTreeMap<Key, Offload>,
+    /// The same keys in FIFO order: (age, arrival, bytes).
+    by_age: BTreeSet<(u64, u64, u32)>,
+    /// The same keys by RPC (peer, id).
+    by_rpc: HashMap<(IpAddr, u64), Vec<Key>>,
     arrivals: u64,
     /// Per mille of a post earned by each post; at 1000 the oldest goes next.
     fifo_credit: u32,
-    /// The RPC and place in line of a SEND the last push (a CANCEL) dropped: a SEND of that
-    /// RPC pushed right after it (the engine's restart after RPC_UNKNOWN) takes the same
-    /// place, so a restarted message is not sent to the back of its size again and again.
-    dropped: Option<((IpAddr, u64), u64)>,
 }
 
 /// The bytes `o` asks the NIC to send (what SRPT orders by).
@@ -74,10 +80,10 @@ impl TxQueue {
             buffers,
             cancels: VecDeque::new(),
             waiting: BTreeMap::new(),
-            by_arrival: BTreeMap::new(),
+            by_age: BTreeSet::new(),
+            by_rpc: HashMap::new(),
             arrivals: 0,
             fifo_credit: 0,
-            dropped: None,
         }
     }
 
@@ -98,58 +104,38 @@ impl TxQueue {
     /// have every byte twice more; if bytes of it are lost again, it asks again.
     pub fn push(&mut self, o: Offload) -> bool {
         let rpc = (o.dst, o.id);
-        let dropped = self.dropped.take();
         match o.op {
             TxOp::Cancel => {
-                let mut place = None;
-                let by_arrival = &mut self.by_arrival;
-                self.waiting.retain(|&(_, arrival), w| {
-                    let ours = (w.dst, w.id) == rpc;
-                    if ours && w.op == TxOp::SendMessage {
-                        place = Some(arrival);
-                    }
-                    if ours {
-                        by_arrival.remove(&arrival);
-                    }
-                    !ours
-                });
-                self.dropped = place.map(|a| (rpc, a));
+                for key in self.by_rpc.remove(&rpc).unwrap_or_default() {
+                    self.waiting.remove(&key);
+                    self.by_age.remove(&(key.1, key.2, key.0));
+                }
                 self.cancels.push_back(o);
                 return true;
             }
             TxOp::Retransmit { .. } => {
-                let waits =
-                    (self.waiting.values()).any(|w| (w.dst, w.id) == rpc && w.op.covers(o.op));
+                let waits = (self.by_rpc.get(&rpc).into_iter().flatten())
+                    .any(|k| self.waiting.get(k).is_some_and(|w| w.op.covers(o.op)));
                 if waits || self.buffers.out_covers(rpc, o.op) {
                     return false;
                 }
             }
-            TxOp::SendMessage => {
-                if let Some((r, arrival)) = dropped
-                    && r == rpc
-                {
-                    self.insert(arrival, o);
-                    return true;
-                }
-            }
+            TxOp::SendMessage => {}
         }
         self.arrivals += 1;
-        self.insert(self.arrivals, o);
+        let key = (bytes(&o), o.age, self.arrivals);
+        self.by_age.insert((key.1, key.2, key.0));
+        self.by_rpc.entry(rpc).or_default().push(key);
+        self.waiting.insert(key, o);
         true
     }
 
-    fn insert(&mut self, arrival: u64, o: Offload) {
-        let b = bytes(&o);
-        self.by_arrival.insert(arrival, b);
-        self.waiting.insert((b, arrival), o);
-    }
-
     /// The key of the message or range to post next: the fewest bytes, or on a FIFO turn
-    /// the one that came first.
-    fn next_key(&self) -> Option<(u32, u64)> {
+    /// the oldest.
+    fn next_key(&self) -> Option<Key> {
         if self.fifo_credit >= 1000 {
-            let (&arrival, &b) = self.by_arrival.first_key_value()?;
-            return Some((b, arrival));
+            let &(age, arrival, bytes) = self.by_age.first()?;
+            return Some((bytes, age, arrival));
         }
         self.waiting.keys().next().copied()
     }
@@ -173,8 +159,17 @@ impl TxQueue {
             self.fifo_credit -= 1000;
         }
         self.fifo_credit += Self::FIFO_PER_MILLE;
-        self.waiting.remove(&key);
-        self.by_arrival.remove(&key.1);
+        let Some(o) = self.waiting.remove(&key) else {
+            return;
+        };
+        self.by_age.remove(&(key.1, key.2, key.0));
+        let rpc = (o.dst, o.id);
+        if let Some(keys) = self.by_rpc.get_mut(&rpc) {
+            keys.retain(|k| *k != key);
+            if keys.is_empty() {
+                self.by_rpc.remove(&rpc);
+            }
+        }
     }
 
     /// Posts what waits (CANCELs, then SRPT: see the module doc) through `post`, until the
@@ -249,6 +244,7 @@ mod tests {
             id,
             message: Bytes::from(vec![id as u8; len]),
             op,
+            age: id,
         }
     }
 
@@ -406,6 +402,52 @@ mod tests {
         assert_eq!(ids, [2, 6, 8]);
         let done = q.complete(1).expect("2's SEND is out");
         assert_eq!((done.id, done.op), (2, TxOp::SendMessage));
+    }
+
+    #[test]
+    fn tx_queue__a_message_restarted_after_it_left_keeps_its_age() {
+        // 2 (5,000 B) went to the NIC; 200 younger short messages wait behind a full ring.
+        // The server lost 2's RPC: it comes back (CANCEL, SEND) and is the oldest, so the
+        // first FIFO turn takes it, not the short message that came first after it.
+        let dev = MemDevice::new();
+        let mut q = TxQueue::new(TxBuffers::new(dev.alloc_dma(1 << 20).unwrap(), 1 << 12));
+        q.push(offload(2, 5_000, TxOp::SendMessage));
+        assert_eq!(q.pump(ok, |_| {}), 1);
+        for id in (4..404).step_by(2) {
+            q.push(offload(id, 100, TxOp::SendMessage));
+        }
+        q.push(offload(2, 5_000, TxOp::Cancel));
+        q.push(offload(2, 5_000, TxOp::SendMessage));
+        let mut ids = Vec::new();
+        while ids.len() < 25 {
+            q.pump(
+                |d: &TxDescriptor, _: Option<&[u8]>| -> Post<DriverError> {
+                    if d.op != TxOp::Cancel && ids.len() < 25 {
+                        ids.push(d.rpc_id);
+                        return Post::Posted;
+                    }
+                    if d.op == TxOp::Cancel {
+                        return Post::Posted;
+                    }
+                    Post::RingFull
+                },
+                |_| {},
+            );
+        }
+        let turn = (1000 / TxQueue::FIFO_PER_MILLE) as usize;
+        // 2's first post earned a share of a turn: the turn is the 20th post since.
+        assert_eq!(ids.iter().position(|&i| i == 2), Some(turn - 1), "{ids:?}");
+        // A CANCEL of an RPC with many entries waiting drops exactly those.
+        for off in [0, 1_000, 2_000] {
+            let again = TxOp::Retransmit {
+                offset: off,
+                length: 500,
+            };
+            assert!(q.push(offload(500, 3_000, again)));
+        }
+        let before = q.waiting();
+        q.push(offload(500, 3_000, TxOp::Cancel));
+        assert_eq!(q.waiting(), before - 3 + 1);
     }
 
     #[test]

@@ -47,6 +47,10 @@ pub struct Offload {
     /// granted); [`TxOp::Retransmit`]: send that range again now; [`TxOp::Cancel`]: stop
     /// sending everything of this RPC the NIC holds.
     pub op: TxOp,
+    /// The message's age in the engine (smaller is older; the sender's SRPT breaks ties by
+    /// it). It stays with the message for its whole life, restarts included, so a queue in
+    /// front of the NIC can order and age messages the way the engine does.
+    pub age: u64,
 }
 
 impl Offload {
@@ -59,6 +63,7 @@ impl Offload {
             id: rpc.id,
             message,
             op,
+            age: rpc.msgout.as_ref().map_or(0, |m| m.age),
         }
     }
 

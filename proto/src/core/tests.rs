@@ -797,6 +797,7 @@ fn endpoint__tx_offload_hands_messages_and_resent_ranges_to_the_nic() {
         id,
         message: message.clone(),
         op: TxOp::SendMessage,
+        age: 1,
     };
     assert_eq!(c.poll_offload(), Some(whole.clone()));
     assert_eq!(c.poll_offload(), None);
