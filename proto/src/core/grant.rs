@@ -17,6 +17,16 @@ use core::time::Duration;
 
 impl Endpoint {
     /// Recomputes grants for every inbound message that needs them.
+    /// Whether the bytes granted and not yet received, over the messages this host grants,
+    /// use up `max_incoming`: no message can be granted more.
+    pub(crate) fn grants_starved(&self) -> bool {
+        let outstanding: u64 = (self.grantable.iter())
+            .filter_map(|k| self.rpcs.get(k)?.msgin.as_ref())
+            .map(|m| u64::from(m.granted.saturating_sub(m.received)))
+            .sum();
+        outstanding >= u64::from(self.config.max_incoming)
+    }
+
     pub(crate) fn update_grants(&mut self, now: Instant) {
         self.grantable.retain(|k| self.rpcs.contains_key(k));
         let mut keys = std::mem::take(&mut self.scratch_keys);

@@ -64,6 +64,10 @@ pub(crate) struct MessageIn {
     pub(crate) needs_grants: bool,
     /// With `grant_offload`: the engine grants this message (the NIC did not).
     pub(crate) soft_granted: bool,
+    /// The lowest hole (a missing range below bytes received) as the last tick saw it, and
+    /// for how many ticks in a row it has been the lowest: see [`MessageIn::hole_tick`].
+    lowest_hole: Option<u32>,
+    hole_ticks: u32,
 }
 
 impl MessageIn {
@@ -78,7 +82,46 @@ impl MessageIn {
             age,
             needs_grants: granted < length,
             soft_granted: false,
+            lowest_hole: None,
+            hole_ticks: 0,
         }
+    }
+
+    /// Where the lowest hole starts: the first missing byte below the last byte received.
+    fn first_hole(&self) -> Option<u32> {
+        match self.ranges.as_slice() {
+            [(a, _), ..] if *a > 0 => Some(0),
+            [(_, b), _, ..] => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// One timer tick: how many ticks in a row the same hole has been the lowest (0 when
+    /// there is none, or it is new). A hole that outlives the RESEND timeout while the rest
+    /// of the message keeps coming was lost, not overtaken: packets of one message reorder
+    /// by queueing, which takes far less.
+    pub(crate) fn hole_tick(&mut self) -> u32 {
+        let hole = self.first_hole();
+        if hole.is_some() && hole == self.lowest_hole {
+            self.hole_ticks += 1;
+        } else {
+            self.lowest_hole = hole;
+            self.hole_ticks = 0;
+        }
+        self.hole_ticks
+    }
+
+    /// The holes: missing ranges below the last byte received (not the tail).
+    pub(crate) fn holes(&self) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for &(a, b) in &self.ranges {
+            if a > at {
+                out.push((at, a));
+            }
+            at = b;
+        }
+        out
     }
 
     pub(crate) fn is_complete(&self) -> bool {

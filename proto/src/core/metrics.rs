@@ -28,6 +28,9 @@ pub struct Metrics {
     pub dropped_invalid: u64,
     /// Restarts after RPC_UNKNOWN.
     pub restarts: u64,
+    /// Inbound messages still arriving whose lowest hole outlived the RESEND timeout: its
+    /// holes were asked for.
+    pub hole_repairs: u64,
     /// With `grant_offload`: GRANTs the NIC reported sending.
     pub offloaded_grants: u64,
     /// With `grant_offload`: inbound messages the engine took over granting because the NIC

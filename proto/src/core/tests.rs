@@ -363,6 +363,69 @@ fn endpoint__a_late_copy_of_a_served_request_is_not_delivered_again() {
     assert_eq!(rx.metrics().requests_delivered, 2);
 }
 
+/// A 400 kB request, 200 kB of it granted, arriving a packet per tick at a receiver with
+/// `max_incoming`, except the packet at 1,000, which was lost. The RESENDs the receiver
+/// sends (with the tick of each) while the message keeps coming, and its hole repairs.
+fn holes_asked_for(max_incoming: u32) -> (Vec<(u32, String)>, u64) {
+    let cfg = Config {
+        max_incoming,
+        ..config()
+    };
+    let mut rx = Endpoint::new(cfg.clone(), addr(0)).unwrap();
+    rx.bind(500);
+    let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
+    let packet = |offset: u32| {
+        let mut p = first_data(2, 400_000, 1);
+        if let Body::Data(d) = &mut p.header.body {
+            d.offset = offset;
+            d.incoming = 200_000;
+        }
+        p
+    };
+    let mut now = Instant::ZERO;
+    rx.handle_packet(now, addr(1), packet(0));
+    let mut resends = Vec::new();
+    for i in 2..(2 + cfg.resend_ticks + cfg.resend_interval + 1) {
+        now = now + tick;
+        rx.handle_packet(now, addr(1), packet(i * 1_000));
+        rx.handle_timeout(now);
+        while let Some(t) = rx.poll_transmit(now) {
+            let r = t.packet.repr().to_string();
+            if r.starts_with("RESEND") {
+                resends.push((i, r));
+            }
+        }
+    }
+    // Once the hole is filled, nothing more is asked for.
+    let repairs = rx.metrics().hole_repairs;
+    rx.handle_packet(now, addr(1), packet(1_000));
+    for _ in 0..cfg.resend_ticks + 1 {
+        now = now + tick;
+        rx.handle_timeout(now);
+    }
+    assert_eq!(rx.metrics().hole_repairs, repairs);
+    (resends, repairs)
+}
+
+#[test]
+fn endpoint__a_hole_is_asked_for_while_data_flows_when_it_holds_the_grant_budget() {
+    // 200 kB granted and not received is above a max_incoming of 100 kB: the receiver can
+    // grant nothing, so the hole is asked for once it has been the lowest for
+    // resend_ticks, and again every resend_interval, although the message never goes quiet.
+    let cfg = config();
+    let (resends, repairs) = holes_asked_for(100_000);
+    let at = |n: u32| 2 + cfg.resend_ticks + n;
+    let hole = "RESEND id=3 offset=1000 length=1000 prio=7".to_string();
+    assert_eq!(
+        resends,
+        [(at(0), hole.clone()), (at(cfg.resend_interval), hole)]
+    );
+    assert_eq!(repairs, 2);
+    // With budget to spare the hole may be a packet held in a low-priority queue: it is
+    // left to the silence timer, which a message still arriving never reaches.
+    assert_eq!(holes_asked_for(1_000_000), (Vec::new(), 0));
+}
+
 #[test]
 fn endpoint__rpc_to_an_unbound_port_times_out() {
     // The host is alive but nobody listens on the port: it answers RESENDs with

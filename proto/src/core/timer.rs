@@ -48,7 +48,23 @@ impl Endpoint {
         let mut need_ack = Vec::new();
         let mut dead = Vec::new();
         let mut take_over = Vec::new();
+        let mut repair = Vec::new();
+        let starved = self.grants_starved();
         for (key, rpc) in self.rpcs.iter_mut() {
+            // A hole that stays while the message keeps arriving holds the message's window
+            // and the receiver's `max_incoming` as bytes in flight. When that budget is
+            // spent the receiver grants nothing, so such holes are asked for at once, not
+            // when the message goes quiet. (Not before: a packet held in a low-priority
+            // queue also leaves a hole, and asking for it again duplicates it.)
+            if rpc.state == RpcState::Incoming
+                && rpc.silent_ticks < resend_ticks
+                && let Some(m) = rpc.msgin.as_mut()
+            {
+                let held = m.hole_tick();
+                if starved && held >= resend_ticks && (held - resend_ticks) % interval == 0 {
+                    repair.push(*key);
+                }
+            }
             let sending = (rpc.msgout.as_ref()).is_some_and(|m| m.sendable() || m.nic_sending());
             let quiet = match rpc.state {
                 RpcState::InService => true,
@@ -103,6 +119,9 @@ impl Endpoint {
         for key in resend {
             self.request_retransmission(key);
         }
+        for key in repair {
+            self.request_holes(key);
+        }
         for key in need_ack {
             if let Some(rpc) = self.rpcs.get(&key) {
                 let (peer, sport, dport, id) = (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id);
@@ -120,6 +139,27 @@ impl Endpoint {
                 }
                 log::debug!("rpc {} with {} timed out", rpc.id, rpc.peer);
             }
+        }
+    }
+
+    /// Sends RESENDs for RPC `key`'s holes (missing ranges below the last byte received).
+    fn request_holes(&mut self, key: RpcKey) {
+        let Some(rpc) = self.rpcs.get(&key) else {
+            return;
+        };
+        let Some(m) = rpc.msgin.as_ref() else {
+            return;
+        };
+        let (peer, sport, dport, id) = (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id);
+        let priority = self.config.control_priority();
+        self.metrics.hole_repairs += 1;
+        for (offset, end) in m.holes() {
+            let body = Body::Resend(Resend {
+                offset,
+                length: end - offset,
+                priority,
+            });
+            self.queue_control(peer, sport, dport, id, body);
         }
     }
 
