@@ -224,6 +224,11 @@ impl Endpoint {
 
     fn resend_pkt(&mut self, src: IpAddr, key: RpcKey, h: &Repr<'static>, r: Resend) {
         let Some(rpc) = self.rpcs.get_mut(&key) else {
+            // A client still asking for an RPC this server served and forgot (it dropped the
+            // request unanswered) will send the request again: that is a new request.
+            if let RpcKey::Server(peer, id) = key {
+                self.served.remove(peer, id);
+            }
             self.queue_control(src, h.dport, h.sport, h.sender_id ^ 1, Body::RpcUnknown);
             return;
         };

@@ -7,7 +7,10 @@
 //! remembered for between `span` and `2 × span` ticks. The engine uses `resend_ticks` for
 //! `span`: a copy that arrives later than a RESEND timeout is one the network held longer
 //! than any sender waits before sending again. Memory follows the rate of requests over that
-//! span, not the life of the endpoint.
+//! span, not the life of the endpoint. A RESEND for a remembered id forgets it: the client is
+//! still waiting, its next DATA is the request sent again after RPC_UNKNOWN, and a server
+//! that dropped a request unanswered gets it again (host-lib's contract for a dropped reply
+//! token).
 
 use core::net::IpAddr;
 use rustc_hash::FxHashSet as HashSet;
@@ -25,6 +28,17 @@ impl Served {
         self.young.insert((peer, id));
     }
 
+    /// Forgets server RPC `id` of client `peer`.
+    pub(crate) fn remove(&mut self, peer: IpAddr, id: u64) {
+        self.young.remove(&(peer, id));
+        self.old.remove(&(peer, id));
+    }
+
+    /// Whether nothing is remembered.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.young.is_empty() && self.old.is_empty()
+    }
+
     /// Whether server RPC `id` of client `peer` was served recently.
     pub(crate) fn contains(&self, peer: IpAddr, id: u64) -> bool {
         self.young.contains(&(peer, id)) || self.old.contains(&(peer, id))
@@ -40,7 +54,7 @@ impl Served {
     }
 
     #[cfg(test)]
-    pub(crate) fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.young.len() + self.old.len()
     }
 }

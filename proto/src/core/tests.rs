@@ -350,17 +350,37 @@ fn endpoint__a_late_copy_of_a_served_request_is_not_delivered_again() {
     assert_eq!(rx.poll_event(), None, "a late copy is not a second request");
     assert_eq!(rx.rpc_count(), 0);
     assert_eq!(rx.metrics().duplicate_bytes, 1_000);
-    // Long after a RESEND timeout the id is forgotten: the same id is a new request (the
-    // client restarted it), as it is for any server that no longer has the RPC.
-    let other = first_data(4, 20_000, 8); // keeps the timer ticking
-    rx.handle_packet(now, addr(2), other);
+    // The client is still waiting (the server dropped the request unanswered): its RESEND
+    // gets RPC_UNKNOWN, and the request it sends again is a new one, delivered again.
+    let resend = Packet::control(Repr {
+        sport: 40000,
+        dport: 500,
+        sender_id: 2,
+        body: Body::Resend(crate::wire::Resend {
+            offset: 0,
+            length: crate::wire::Resend::ALL,
+            priority: 7,
+        }),
+    });
+    rx.handle_packet(now, addr(1), resend);
+    let t = rx.poll_transmit(now).expect("an answer");
+    assert_eq!(t.packet.repr().to_string(), "RPC_UNKNOWN id=3");
+    rx.handle_packet(now, addr(1), packet());
+    let Some(Event::Request(req)) = rx.poll_event() else {
+        panic!("the request sent again is delivered")
+    };
+    assert!(rx.discard_request(addr(1), req.id));
+    // Long after a RESEND timeout the id is forgotten (the timer runs while any is
+    // remembered): the same id is a new request, as it is for any server that no longer
+    // has the RPC.
     for _ in 0..=2 * config().resend_ticks {
         now = now + tick;
         rx.handle_timeout(now);
     }
+    assert_eq!(rx.poll_timeout(), None, "nothing left to time");
     rx.handle_packet(now, addr(1), packet());
     assert!(matches!(rx.poll_event(), Some(Event::Request(_))));
-    assert_eq!(rx.metrics().requests_delivered, 2);
+    assert_eq!(rx.metrics().requests_delivered, 3);
 }
 
 /// A 400 kB request, 200 kB of it granted, arriving a packet per tick at a receiver with

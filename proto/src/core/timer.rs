@@ -29,7 +29,9 @@ impl Endpoint {
             while next <= now {
                 next = next + tick;
             }
-            self.next_tick = (!self.rpcs.is_empty()).then_some(next);
+            // Served ids age on the tick too, so it runs until they are forgotten.
+            let pending = !self.rpcs.is_empty() || !self.served.is_empty();
+            self.next_tick = pending.then_some(next);
         }
         self.paced = false;
     }
