@@ -3,8 +3,9 @@
 //! Demultiplexing (SPEC §1.11): a packet's `sender_id` is the sender's id; ours is it XOR 1.
 //! An even local id is a client RPC of ours, found by id; an odd one is a server RPC, found by
 //! (peer, id). A server creates an RPC on the first DATA of an unknown id sent to a bound
-//! port, unless it served that id moments ago (a late copy: see `served`); any other packet for an unknown RPC is dropped, except RESEND (answered with
-//! RPC_UNKNOWN), CUTOFFS, NEED_ACK and ACK, which are still processed.
+//! port, unless it served that id moments ago (a late copy: see `served`); any other packet
+//! for an unknown RPC is dropped, except RESEND (answered with RPC_UNKNOWN), CUTOFFS,
+//! NEED_ACK and ACK, which are still processed.
 
 use super::incoming::MessageIn;
 use super::rpc::{Rpc, RpcKey, RpcState};

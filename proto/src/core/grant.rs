@@ -9,6 +9,7 @@
 //! priority `num_priorities - 2`, so long messages cannot starve (skipped when that message
 //! already has `window + 2 * increment` outstanding: its sender is not responding).
 
+use super::incoming::MessageIn;
 use super::rpc::RpcKey;
 use super::{Endpoint, Instant};
 use crate::policy::{self, GrantCandidate};
@@ -16,17 +17,17 @@ use crate::wire::{Body, Grant};
 use core::time::Duration;
 
 impl Endpoint {
-    /// Recomputes grants for every inbound message that needs them.
     /// Whether the bytes granted and not yet received, over the messages this host grants,
     /// use up `max_incoming`: no message can be granted more.
     pub(crate) fn grants_starved(&self) -> bool {
         let outstanding: u64 = (self.grantable.iter())
             .filter_map(|k| self.rpcs.get(k)?.msgin.as_ref())
-            .map(|m| u64::from(m.granted.saturating_sub(m.received)))
+            .map(MessageIn::in_flight)
             .sum();
         outstanding >= u64::from(self.config.max_incoming)
     }
 
+    /// Recomputes grants for every inbound message that needs them.
     pub(crate) fn update_grants(&mut self, now: Instant) {
         self.grantable.retain(|k| self.rpcs.contains_key(k));
         let mut keys = std::mem::take(&mut self.scratch_keys);
@@ -39,7 +40,7 @@ impl Endpoint {
             let Some(m) = rpc.msgin.as_ref() else {
                 continue;
             };
-            outstanding += u64::from(m.granted.saturating_sub(m.received));
+            outstanding += m.in_flight();
             // With the NIC granting, the engine decides only for the messages it took over.
             if m.granted < m.length && (!self.config.grant_offload || m.soft_granted) {
                 keys.push(*key);

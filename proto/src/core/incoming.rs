@@ -132,6 +132,11 @@ impl MessageIn {
         self.length - self.received
     }
 
+    /// Bytes granted and not received (holes included): what the grant budget counts.
+    pub(crate) fn in_flight(&self) -> u64 {
+        u64::from(self.granted.saturating_sub(self.received))
+    }
+
     /// Adds a packet's payload; returns how many of its bytes were new.
     pub(crate) fn add(&mut self, offset: u32, payload: Bytes) -> u32 {
         let end = offset + payload.len() as u32;
@@ -173,16 +178,12 @@ impl MessageIn {
     /// The ranges still missing below `granted`: gaps between received ranges, then
     /// [end of received data, granted).
     pub(crate) fn missing(&self) -> Vec<(u32, u32)> {
-        let mut out = Vec::new();
-        let mut at = 0;
-        for &(a, b) in &self.ranges {
-            if a > at {
-                out.push((at, a.min(self.granted)));
-            }
-            at = b;
-        }
-        if at < self.granted {
-            out.push((at, self.granted));
+        let mut out: Vec<(u32, u32)> = (self.holes().into_iter())
+            .map(|(a, b)| (a, b.min(self.granted)))
+            .collect();
+        let end = self.ranges.last().map_or(0, |r| r.1);
+        if end < self.granted {
+            out.push((end, self.granted));
         }
         out.retain(|(a, b)| b > a);
         out

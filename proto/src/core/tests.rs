@@ -352,17 +352,7 @@ fn endpoint__a_late_copy_of_a_served_request_is_not_delivered_again() {
     assert_eq!(rx.metrics().duplicate_bytes, 1_000);
     // The client is still waiting (the server dropped the request unanswered): its RESEND
     // gets RPC_UNKNOWN, and the request it sends again is a new one, delivered again.
-    let resend = Packet::control(Repr {
-        sport: 40000,
-        dport: 500,
-        sender_id: 2,
-        body: Body::Resend(crate::wire::Resend {
-            offset: 0,
-            length: crate::wire::Resend::ALL,
-            priority: 7,
-        }),
-    });
-    rx.handle_packet(now, addr(1), resend);
+    rx.handle_packet(now, addr(1), resend_everything(2));
     let t = rx.poll_transmit(now).expect("an answer");
     assert_eq!(t.packet.repr().to_string(), "RPC_UNKNOWN id=3");
     rx.handle_packet(now, addr(1), packet());
@@ -538,6 +528,20 @@ fn first_data(id: u64, len: u32, seed: u8) -> Packet {
         },
         payload: pattern(1_000, seed),
     }
+}
+
+/// A RESEND of a whole message from the client at port 40000 (RPC `id`) to port 500.
+fn resend_everything(id: u64) -> Packet {
+    Packet::control(Repr {
+        sport: 40_000,
+        dport: 500,
+        sender_id: id,
+        body: Body::Resend(crate::wire::Resend {
+            offset: 0,
+            length: crate::wire::Resend::ALL,
+            priority: 7,
+        }),
+    })
 }
 
 #[test]
@@ -1135,23 +1139,10 @@ fn endpoint__tx_offload_a_server_asked_for_its_response_does_not_time_out() {
     s.send_response(t, addr(0), r.id, pattern(100_000, 9))
         .unwrap();
     let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
-    let resend = || Packet {
-        header: Repr {
-            sport: 40_000,
-            dport: 500,
-            sender_id: 2,
-            body: Body::Resend(crate::wire::Resend {
-                offset: 0,
-                length: crate::wire::Resend::ALL,
-                priority: 7,
-            }),
-        },
-        payload: Bytes::new(),
-    };
     for i in 0..2 * cfg.timeout_ticks {
         t = t + tick;
         if i % cfg.resend_ticks == 0 {
-            s.handle_packet(t, addr(0), resend());
+            s.handle_packet(t, addr(0), resend_everything(2));
         }
         s.handle_timeout(t);
         while s.poll_transmit(t).is_some() {}

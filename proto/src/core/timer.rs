@@ -152,17 +152,9 @@ impl Endpoint {
         let Some(m) = rpc.msgin.as_ref() else {
             return;
         };
-        let (peer, sport, dport, id) = (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id);
-        let priority = self.config.control_priority();
+        let holes = m.holes();
         self.metrics.hole_repairs += 1;
-        for (offset, end) in m.holes() {
-            let body = Body::Resend(Resend {
-                offset,
-                length: end - offset,
-                priority,
-            });
-            self.queue_control(peer, sport, dport, id, body);
-        }
+        self.queue_resends(key, &holes);
     }
 
     /// Sends RESENDs for what RPC `key` is missing: each gap and the tail up to `granted`,
@@ -171,13 +163,22 @@ impl Endpoint {
         let Some(rpc) = self.rpcs.get(&key) else {
             return;
         };
-        let (peer, sport, dport, id) = (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id);
-        let priority = self.config.control_priority();
         let ranges: Vec<(u32, u32)> = match rpc.msgin.as_ref() {
             Some(m) if m.received > 0 => m.missing(),
             _ => vec![(0, 0)],
         };
-        for (start, end) in ranges {
+        self.queue_resends(key, &ranges);
+    }
+
+    /// Queues a RESEND to RPC `key`'s peer for each range `(start, end)`; `(0, 0)` asks for
+    /// everything.
+    fn queue_resends(&mut self, key: RpcKey, ranges: &[(u32, u32)]) {
+        let Some(rpc) = self.rpcs.get(&key) else {
+            return;
+        };
+        let (peer, sport, dport, id) = (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id);
+        let priority = self.config.control_priority();
+        for &(start, end) in ranges {
             let length = if end == 0 { Resend::ALL } else { end - start };
             let body = Body::Resend(Resend {
                 offset: start,
