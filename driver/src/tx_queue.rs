@@ -44,6 +44,11 @@ pub enum Post<E> {
 /// Where an entry waits: (bytes to send, message age, arrival), the SRPT order.
 type Key = (u32, u64, u64);
 
+/// `key` in FIFO order: (age, arrival, bytes).
+fn fifo_order((bytes, age, arrival): Key) -> (u64, u64, u32) {
+    (age, arrival, bytes)
+}
+
 /// Messages waiting for the TX ring, and the payloads of those posted (see the module doc).
 #[derive(Debug)]
 pub struct TxQueue {
@@ -52,7 +57,7 @@ pub struct TxQueue {
     cancels: VecDeque<Offload>,
     /// Messages and ranges not posted yet, in SRPT order.
     waiting: BTreeMap<Key, Offload>,
-    /// The same keys in FIFO order: (age, arrival, bytes).
+    /// The same keys in FIFO order ([`fifo_order`]).
     by_age: BTreeSet<(u64, u64, u32)>,
     /// The same keys by RPC (peer, id).
     by_rpc: HashMap<(IpAddr, u64), Vec<Key>>,
@@ -106,9 +111,8 @@ impl TxQueue {
         let rpc = (o.dst, o.id);
         match o.op {
             TxOp::Cancel => {
-                for key in self.by_rpc.remove(&rpc).unwrap_or_default() {
-                    self.waiting.remove(&key);
-                    self.by_age.remove(&(key.1, key.2, key.0));
+                for key in self.by_rpc.get(&rpc).cloned().unwrap_or_default() {
+                    self.remove(key);
                 }
                 self.cancels.push_back(o);
                 return true;
@@ -124,10 +128,24 @@ impl TxQueue {
         }
         self.arrivals += 1;
         let key = (bytes(&o), o.age, self.arrivals);
-        self.by_age.insert((key.1, key.2, key.0));
+        self.by_age.insert(fifo_order(key));
         self.by_rpc.entry(rpc).or_default().push(key);
         self.waiting.insert(key, o);
         true
+    }
+
+    /// Takes the entry at `key` out of the queue and its indices.
+    fn remove(&mut self, key: Key) -> Option<Offload> {
+        let o = self.waiting.remove(&key)?;
+        self.by_age.remove(&fifo_order(key));
+        let rpc = (o.dst, o.id);
+        if let Some(keys) = self.by_rpc.get_mut(&rpc) {
+            keys.retain(|k| *k != key);
+            if keys.is_empty() {
+                self.by_rpc.remove(&rpc);
+            }
+        }
+        Some(o)
     }
 
     /// The key of the message or range to post next: the fewest bytes, or on a FIFO turn
@@ -159,17 +177,7 @@ impl TxQueue {
             self.fifo_credit -= 1000;
         }
         self.fifo_credit += Self::FIFO_PER_MILLE;
-        let Some(o) = self.waiting.remove(&key) else {
-            return;
-        };
-        self.by_age.remove(&(key.1, key.2, key.0));
-        let rpc = (o.dst, o.id);
-        if let Some(keys) = self.by_rpc.get_mut(&rpc) {
-            keys.retain(|k| *k != key);
-            if keys.is_empty() {
-                self.by_rpc.remove(&rpc);
-            }
-        }
+        self.remove(key);
     }
 
     /// Posts what waits (CANCELs, then SRPT: see the module doc) through `post`, until the
@@ -422,14 +430,13 @@ mod tests {
         while ids.len() < 25 {
             q.pump(
                 |d: &TxDescriptor, _: Option<&[u8]>| -> Post<DriverError> {
-                    if d.op != TxOp::Cancel && ids.len() < 25 {
+                    if d.op != TxOp::Cancel {
+                        if ids.len() == 25 {
+                            return Post::RingFull;
+                        }
                         ids.push(d.rpc_id);
-                        return Post::Posted;
                     }
-                    if d.op == TxOp::Cancel {
-                        return Post::Posted;
-                    }
-                    Post::RingFull
+                    Post::Posted
                 },
                 |_| {},
             );
