@@ -242,12 +242,13 @@ fn ip_start(frame: &[u8]) -> Option<(usize, u16)> {
     Some((eth::HEADER_LEN, outer))
 }
 
-/// The software parser's answer for the hardware's one documented difference: IPv4 options
-/// (IHL > 5) are rejected where IHL < 5 is, so the oracle parses a copy with IHL = 4.
+/// The software parser, on a frame as the hardware views it ([`hardware_view`]).
 fn parse_as_hardware(frame: &[u8]) -> Result<FrameRepr<'_>, Error> {
     FrameRepr::parse(frame, LinkType::Ethernet, &ChecksumCapabilities::default())
 }
 
+/// The hardware's one documented difference: IPv4 options (IHL > 5) are rejected where IHL < 5
+/// is, so the oracle parses a copy with IHL = 4.
 fn hardware_view(frame: &[u8]) -> Vec<u8> {
     let mut f = frame.to_vec();
     if let Some((e, et)) = ip_start(frame)

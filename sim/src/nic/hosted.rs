@@ -9,6 +9,7 @@ use super::{NicCounters, NicError, NicOutput, NicTiming};
 use crate::time::{Ps, SimClock};
 use bytes::Bytes;
 use homa_driver::{Device, Nic, NicConfig, Received, RingSizes};
+use homa_hw::parser_model::Verdict;
 use homa_proto::core::Packet;
 use homa_proto::hostif::{
     ACKS_CARRIED, Completion, ErrorRing, Event, RxBufDescriptor, Status, TxDescriptor, TxLimits,
@@ -73,8 +74,12 @@ impl HostedNic {
     }
 
     pub(super) fn receive(&mut self, at: Ps, frame: Vec<u8>) {
+        // Expected back: what `proto::wire` parses, of the frames the hardware accepts (it
+        // rejects IPv4 options, its one documented difference).
+        let accepted = homa_hw::parser_model::expect(&frame).verdict == Verdict::Ok;
         let parsed = FrameRepr::parse(&frame, LinkType::Ethernet, &ChecksumCapabilities::default())
             .ok()
+            .filter(|_| accepted)
             .map(|f| owned(&f));
         if self.nic.borrow_mut().receive(at, frame)
             && let Some(f) = parsed

@@ -116,17 +116,22 @@ fn address(block: &'static str, name: &str) -> Result<u64, NicError> {
         })
 }
 
+/// Whether the host side takes the core's outputs: frames, DMA requests and writes.
+fn set_ports_ready(core: &mut HomaNicCoreW512, ready: u64) {
+    core.set_m_axis_tready(ready);
+    core.set_m_dma_rd_ready(ready);
+    core.set_m_dma_wr_ready(ready);
+    core.set_m_dma_txrd_ready(ready);
+    core.set_m_dma_payrd_ready(ready);
+}
+
 impl RtlNic {
     /// A NIC just out of reset, with empty host memory: nothing is configured until a driver
     /// does it through a [`NicDevice`](super::NicDevice).
     pub fn new(timing: NicTiming) -> Self {
         let mut core = HomaNicCoreW512::new();
         core.reset(2);
-        core.set_m_axis_tready(1);
-        core.set_m_dma_rd_ready(1);
-        core.set_m_dma_wr_ready(1);
-        core.set_m_dma_txrd_ready(1);
-        core.set_m_dma_payrd_ready(1);
+        set_ports_ready(&mut core, 1);
         let period = timing.period_ps();
         RtlNic {
             core,
@@ -282,11 +287,22 @@ impl RtlNic {
 
     /// Reads a register over the core's bus outside time (one cycle, not counted as NIC
     /// time): for reports and tests, not for a host (see [`host_read`](Self::host_read)).
+    /// That cycle stalls every port: no input is offered (the last edge's beat, write or
+    /// DMA answer is not taken twice) and no output is taken (none is lost).
     pub fn read_register(&mut self, block: &'static str, name: &str) -> Result<u32, NicError> {
-        self.core.set_s_reg_addr(address(block, name)?);
+        let address = address(block, name)?;
+        set_ports_ready(&mut self.core, 0);
+        self.core.set_s_axis_tvalid(0);
+        self.core.set_s_push_valid(0);
+        self.core.set_s_dma_rd_valid(0);
+        self.core.set_s_dma_txrd_valid(0);
+        self.core.set_s_dma_payrd_valid(0);
+        self.core.set_s_reg_we(0);
+        self.core.set_s_reg_addr(address);
         self.core.set_s_reg_re(1);
         self.core.tick();
         self.core.set_s_reg_re(0);
+        set_ports_ready(&mut self.core, 1);
         Ok(self.core.get_m_reg_rdata() as u32)
     }
 
