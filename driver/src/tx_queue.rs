@@ -26,6 +26,7 @@
 use crate::tx_buffers::{Placement, Released, TxBuffers};
 use homa_proto::core::Offload;
 use homa_proto::hostif::{TxDescriptor, TxOp};
+use homa_proto::policy::FifoTurns;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::fmt;
 use std::net::IpAddr;
@@ -62,8 +63,8 @@ pub struct TxQueue {
     /// The same keys by RPC (peer, id).
     by_rpc: HashMap<(IpAddr, u64), Vec<Key>>,
     arrivals: u64,
-    /// Per mille of a post earned by each post; at 1000 the oldest goes next.
-    fifo_credit: u32,
+    /// Which posts go to the oldest message.
+    fifo: FifoTurns,
 }
 
 /// The bytes `o` asks the NIC to send (what SRPT orders by).
@@ -88,7 +89,7 @@ impl TxQueue {
             by_age: BTreeSet::new(),
             by_rpc: HashMap::new(),
             arrivals: 0,
-            fifo_credit: 0,
+            fifo: FifoTurns::new(Self::FIFO_PER_MILLE),
         }
     }
 
@@ -151,7 +152,7 @@ impl TxQueue {
     /// The key of the message or range to post next: the fewest bytes, or on a FIFO turn
     /// the oldest.
     fn next_key(&self) -> Option<Key> {
-        if self.fifo_credit >= 1000 {
+        if self.fifo.oldest_next() {
             let &(age, arrival, bytes) = self.by_age.first()?;
             return Some((bytes, age, arrival));
         }
@@ -173,10 +174,7 @@ impl TxQueue {
         let Some(key) = self.next_key() else {
             return;
         };
-        if self.fifo_credit >= 1000 {
-            self.fifo_credit -= 1000;
-        }
-        self.fifo_credit += Self::FIFO_PER_MILLE;
+        self.fifo.picked();
         self.remove(key);
     }
 

@@ -84,6 +84,7 @@ pub fn config_for(preset: Preset, workload: &Workload, link_bps: u64) -> Config 
                     base.max_message_length,
                 ),
                 grant_fifo_fraction: 0,
+                pacer_fifo_fraction: 0,
                 // The paper's hosts pick the next packet by SRPT when the NIC goes idle (no
                 // NIC queue): pace with no backlog allowance and no bypass, at the link rate
                 // (the pacer assumes 1 % below link_mbps, so state 1 % above).

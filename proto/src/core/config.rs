@@ -57,6 +57,9 @@ pub struct Config {
     pub max_nic_est_backlog_usecs: u32,
     /// Pacer: messages with at most this many bytes left are never held back.
     pub defer_min_bytes: u32,
+    /// Share of the sender's picks among competing messages (per mille, 0-500) that go to the
+    /// oldest message instead of the shortest (anti-starvation).
+    pub pacer_fifo_fraction: u32,
     /// Length of a timer tick in microseconds (HomaModule: 1 ms).
     pub tick_usecs: u32,
     /// Ticks of silence before the receiver of a message asks for a RESEND.
@@ -111,6 +114,7 @@ impl Default for Config {
             link_mbps: 25_000,
             max_nic_est_backlog_usecs: 5,
             defer_min_bytes: 1_000,
+            pacer_fifo_fraction: 50,
             tick_usecs: 1_000,
             resend_ticks: 5,
             resend_interval: 5,
@@ -228,6 +232,7 @@ impl Config {
             1,
             self.max_message_length,
         )?;
+        range("pacer_fifo_fraction", self.pacer_fifo_fraction, 0, 500)?;
         range("link_mbps", self.link_mbps, 1, 10_000_000)?;
         range(
             "max_nic_est_backlog_usecs",

@@ -6,8 +6,9 @@
 //!
 //! FIFO grants: every `fifo_grant_increment * 8 / (link rate * grant_fifo_fraction)` the
 //! oldest message that still needs grants gets `fifo_grant_increment` more bytes, at
-//! priority `num_priorities - 2`, so long messages cannot starve (skipped when that message
-//! already has `window + 2 * increment` outstanding: its sender is not responding).
+//! priority `num_priorities - 2`, so long messages cannot starve. A message that already has
+//! `window + 2 * increment` outstanding is passed over for the next oldest: its sender is not
+//! answering (HomaModule `homa_grant_find_oldest`).
 
 use super::incoming::MessageIn;
 use super::rpc::RpcKey;
@@ -54,6 +55,7 @@ impl Endpoint {
         let active = policy::choose_active(&cands, usize::from(self.config.max_overcommit));
         let n = active.len();
         let window = policy::window(self.config.window, self.config.max_incoming, n);
+        self.grant_window = window;
         let mut headroom = u64::from(self.config.max_incoming).saturating_sub(outstanding);
         for (rank, &i) in active.iter().enumerate() {
             let key = keys[i];
@@ -137,12 +139,14 @@ impl Endpoint {
     pub(crate) fn fifo_grant(&mut self, now: Instant) {
         self.next_fifo_grant = None;
         let inc = self.config.fifo_grant_increment;
-        let window = policy::window(self.config.window, self.config.max_incoming, 0);
+        // A message with this much granted and not received is not answering its grants (its
+        // sender is busy or gone): the grant goes to the next oldest instead.
+        let unanswered = u64::from(self.grant_window) + 2 * u64::from(inc);
         let oldest: Option<RpcKey> = self
             .grantable
             .iter()
             .filter_map(|k| Some((*k, self.rpcs.get(k)?.msgin.as_ref()?)))
-            .filter(|(_, m)| m.granted < m.length)
+            .filter(|(_, m)| m.granted < m.length && m.in_flight() < unanswered)
             .min_by_key(|(_, m)| m.age)
             .map(|(k, _)| k);
         let Some(key) = oldest else {
@@ -151,9 +155,6 @@ impl Endpoint {
         let priority = self.config.num_priorities.saturating_sub(2);
         let rpc = self.rpcs.get_mut(&key).expect("found above");
         let m = rpc.msgin.as_mut().expect("found above");
-        if m.granted - m.received.min(m.granted) >= window.saturating_add(2 * inc) {
-            return;
-        }
         m.granted = m.granted.saturating_add(inc).min(m.length);
         let (peer, sport, dport, id, offset) =
             (rpc.peer, rpc.local_port, rpc.peer_port, rpc.id, m.granted);

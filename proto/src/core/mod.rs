@@ -171,10 +171,15 @@ pub struct Endpoint {
     offloads: VecDeque<Offload>,
     events: VecDeque<Event>,
     pacer: pacer::Pacer,
+    /// Which picks of the sender go to its oldest message (`pacer_fifo_fraction`).
+    fifo_turns: crate::policy::FifoTurns,
     /// Set when data was held back by the pacer, so poll_timeout reports its wake time.
     paced: bool,
     next_tick: Option<Instant>,
     next_fifo_grant: Option<Instant>,
+    /// The per-message grant window of the last grant decision (it follows the number of
+    /// active messages when `window` is 0).
+    grant_window: u32,
     metrics: Metrics,
     /// Reused buffers for per-packet decisions (no allocation on the fast path).
     scratch_keys: Vec<RpcKey>,
@@ -195,6 +200,8 @@ impl Endpoint {
                 config.max_nic_est_backlog_usecs,
                 config.defer_min_bytes,
             ),
+            fifo_turns: crate::policy::FifoTurns::new(config.pacer_fifo_fraction),
+            grant_window: crate::policy::window(config.window, config.max_incoming, 0),
             config,
             addr,
             ip_header_len,

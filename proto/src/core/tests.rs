@@ -508,6 +508,81 @@ fn endpoint__sender_srpt_sends_shorter_message_first() {
     assert!(first[1].contains("message_length=3000"), "{first:?}");
 }
 
+/// The position among the DATA packets a sender sends of the first packet of its oldest
+/// message, a long one, when 30 shorter ones come after it (`pacer_fifo_fraction` per mille).
+fn first_packet_of_the_oldest(pacer_fifo_fraction: u32) -> usize {
+    let cfg = Config {
+        pacer_fifo_fraction,
+        ..config()
+    };
+    let mut tx = Endpoint::new(cfg, addr(0)).unwrap();
+    let to = SocketAddr::new(addr(1), 500);
+    let mut now = Instant::ZERO;
+    let oldest = tx.send_request(now, 40000, to, pattern(10_000, 1)).unwrap();
+    for i in 0..30 {
+        tx.send_request(now, 40000, to, pattern(2_000, i)).unwrap();
+    }
+    let mut sent = 0;
+    loop {
+        // 10 us apart: the pacer never holds a packet back.
+        now = Instant::from_nanos(now.as_nanos() + 10_000);
+        let t = tx.poll_transmit(now).expect("data to send");
+        sent += 1;
+        if t.packet.header.sender_id == oldest {
+            return sent;
+        }
+    }
+}
+
+#[test]
+fn endpoint__sender_fifo_turns_reach_the_oldest_message() {
+    // SRPT alone: the long message waits for all 60 packets of the short ones.
+    assert_eq!(first_packet_of_the_oldest(0), 61);
+    // One pick in twenty among competing messages goes to the oldest.
+    assert_eq!(first_packet_of_the_oldest(50), 21);
+}
+
+#[test]
+fn endpoint__fifo_grants_pass_over_a_message_whose_sender_does_not_answer() {
+    let cfg = Config {
+        max_overcommit: 1,
+        window: 10_000,
+        grant_fifo_fraction: 50,
+        fifo_grant_increment: 50_000,
+        ..config()
+    };
+    let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
+    rx.bind(500);
+    let t0 = Instant::ZERO;
+    rx.handle_packet(t0, addr(1), first_data(2, 1_000_000, 0)); // oldest
+    rx.handle_packet(t0, addr(2), first_data(2, 800_000, 0)); // next oldest
+    rx.handle_packet(t0, addr(3), first_data(2, 200_000, 0)); // takes the one slot
+    while rx.poll_transmit(t0).is_some() {}
+    // No DATA answers the FIFO grants. Once the oldest has window + 2 x increment
+    // (110,000 bytes) granted and not received, the next oldest gets them.
+    let mut fifo = Vec::new();
+    while fifo.len() < 4 {
+        // FIFO grants every 800 us, timer ticks between them.
+        let due = rx.poll_timeout().unwrap();
+        assert!(due.as_nanos() <= 3_200_000, "{fifo:?}");
+        rx.handle_timeout(due);
+        while let Some(g) = rx.poll_transmit(due) {
+            if let Body::Grant(_) = g.packet.header.body {
+                fifo.push(format!("{} {}", g.dst, g.packet.repr()));
+            }
+        }
+    }
+    assert_eq!(
+        fifo,
+        [
+            "10.0.0.2 GRANT id=3 offset=61000 prio=6",
+            "10.0.0.2 GRANT id=3 offset=111000 prio=6",
+            "10.0.0.3 GRANT id=3 offset=61000 prio=6",
+            "10.0.0.3 GRANT id=3 offset=111000 prio=6",
+        ]
+    );
+}
+
 /// The first DATA packet (1000 bytes at offset 0, 10000 unscheduled) of a request `id` of
 /// `len` bytes to port 500.
 fn first_data(id: u64, len: u32, seed: u8) -> Packet {

@@ -1,6 +1,7 @@
 //! Packet production (HomaModule `homa_outgoing.c` and the pacer): control packets first, in
 //! the order they were queued, then DATA from the message that the sender's SRPT picks among
-//! those with granted bytes to send, within the pacer's budget.
+//! those with granted bytes to send, within the pacer's budget; `pacer_fifo_fraction` of the
+//! picks among several go to the oldest message instead (`policy::FifoTurns`).
 
 use super::pacer::ETHERNET_OVERHEAD;
 use super::rpc::{RpcKey, RpcState};
@@ -94,7 +95,16 @@ impl Endpoint {
             true => self.pacer.wake_time(),
             false => Instant::from_nanos(u64::MAX),
         });
-        let picked = policy::srpt_pick(cands.iter().copied()).map(|i| keys[i]);
+        // Among several, a FIFO turn goes to the oldest (the pacer's anti-starvation share).
+        let fifo = cands.len() > 1 && self.fifo_turns.oldest_next();
+        if cands.len() > 1 {
+            self.fifo_turns.picked();
+        }
+        let picked = match fifo {
+            true => policy::oldest_pick(cands.iter().copied()),
+            false => policy::srpt_pick(cands.iter().copied()),
+        };
+        let picked = picked.map(|i| keys[i]);
         self.scratch_keys = keys;
         self.scratch_tx = cands;
         let key: RpcKey = picked?;

@@ -10,7 +10,8 @@
 //!   per-peer fairness, SPEC §2.4).
 //! - [`sched_priority`]: the scheduled priority of the message at a rank.
 //! - [`grant_target`]: how far to grant one active message.
-//! - [`srpt_pick`]: which outbound message sends next.
+//! - [`srpt_pick`]: which outbound message sends next; [`oldest_pick`] and [`FifoTurns`]:
+//!   the share of sends that go to the oldest instead, so that SRPT starves no message.
 //! - [`unsched_priority`] and [`max_sched_priority`]: reading the unscheduled cutoffs.
 //! - [`cutoffs`]: computing cutoffs from a message-size distribution.
 
@@ -126,6 +127,50 @@ pub fn srpt_pick(candidates: impl IntoIterator<Item = TxCandidate>) -> Option<us
         .map(|(i, _)| i)
 }
 
+/// A FIFO turn of the sender: the position of the oldest candidate.
+pub fn oldest_pick(candidates: impl IntoIterator<Item = TxCandidate>) -> Option<usize> {
+    candidates
+        .into_iter()
+        .enumerate()
+        .min_by_key(|(_, c)| c.age)
+        .map(|(i, _)| i)
+}
+
+/// Which sender picks are FIFO turns (HomaModule's `pacer_fifo_fraction`, SPEC §2.2): of
+/// every thousand picks among messages that compete, `per_mille` go to the oldest message
+/// ([`oldest_pick`]) and the rest by SRPT ([`srpt_pick`]). SRPT alone lets a long message
+/// wait for ever while shorter ones keep coming; the turns bound its wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FifoTurns {
+    per_mille: u32,
+    /// Per mille of a turn earned by the picks so far; at 1000 the next pick is a turn.
+    credit: u32,
+}
+
+impl FifoTurns {
+    /// Turns for `per_mille` of the picks (at most 1000; 0 = SRPT alone).
+    pub const fn new(per_mille: u32) -> Self {
+        let per_mille = if per_mille > 1000 { 1000 } else { per_mille };
+        FifoTurns {
+            per_mille,
+            credit: 0,
+        }
+    }
+
+    /// Whether the next pick goes to the oldest message.
+    pub fn oldest_next(&self) -> bool {
+        self.credit >= 1000
+    }
+
+    /// The next pick was made (the kind [`oldest_next`](Self::oldest_next) named).
+    pub fn picked(&mut self) {
+        if self.credit >= 1000 {
+            self.credit -= 1000;
+        }
+        self.credit += self.per_mille;
+    }
+}
+
 /// The unscheduled priority of a message of `length` bytes: the largest level whose cutoff
 /// is at least the length (SPEC §1.9); 0 if none is.
 pub fn unsched_priority(cutoffs: &[u32; NUM_PRIORITIES], length: u32) -> u8 {
@@ -227,6 +272,27 @@ mod tests {
         };
         assert_eq!(srpt_pick([]), None);
         assert_eq!(srpt_pick([t(5, 2), t(3, 9), t(3, 4)]), Some(2));
+        assert_eq!(oldest_pick([]), None);
+        assert_eq!(oldest_pick([t(5, 2), t(3, 9), t(3, 4)]), Some(0));
+    }
+
+    #[test]
+    fn fifo_turns__one_pick_in_twenty_at_50_per_mille() {
+        let turns = |per_mille, picks| {
+            let mut f = FifoTurns::new(per_mille);
+            (0..picks)
+                .filter(|_| {
+                    let turn = f.oldest_next();
+                    f.picked();
+                    turn
+                })
+                .count()
+        };
+        assert_eq!(turns(50, 20), 0, "the first turn is the 21st pick");
+        assert_eq!(turns(50, 21), 1);
+        assert_eq!(turns(50, 2_001), 100);
+        assert_eq!(turns(0, 10_000), 0, "0 is SRPT alone");
+        assert_eq!(turns(1000, 10), 9, "every pick after the first");
     }
 
     #[test]
