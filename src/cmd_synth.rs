@@ -167,8 +167,10 @@ fn synth_one(rtl: &Path, module: &str, work: &Path) -> Result<Resources> {
     Ok(r)
 }
 
-/// Synthesises every block listed in `hw/rtl/models.txt` (or just `only`) and prints a table.
-pub(crate) fn run(rtl: &Path, only: Option<&str>) -> Result<()> {
+/// Synthesises every block listed in `hw/rtl/models.txt` (or just `only`) and prints a table:
+/// Yosys `synth_xilinx` resources and logic levels, or with `pnr` the ECP5 place-and-route
+/// measurement (`crate::pnr`).
+pub(crate) fn run(rtl: &Path, only: Option<&str>, pnr: bool) -> Result<()> {
     let manifest = rtl.join("models.txt");
     let text = std::fs::read_to_string(&manifest)
         .with_context(|| format!("failed to read {}", manifest.display()))?;
@@ -184,6 +186,11 @@ pub(crate) fn run(rtl: &Path, only: Option<&str>) -> Result<()> {
     }
     let work: PathBuf = std::env::temp_dir().join(format!("homa-nic-synth-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
+    if pnr {
+        let result = run_pnr(rtl, &modules, &work);
+        let _ = std::fs::remove_dir_all(&work);
+        return result;
+    }
     println!(
         "{:<24} {:>7} {:>7} {:>7} {:>6} {:>6} {:>5}   {:>5} {:>4} {:>5} {:>4}",
         "block", "LUT", "LUTRAM", "FF", "CARRY", "MUXF", "BRAM", "path", "LUT", "CARRY", "MUXF"
@@ -215,6 +222,29 @@ pub(crate) fn run(rtl: &Path, only: Option<&str>) -> Result<()> {
          LUTs, CARRY4s and MUXFs on it; at 250 MHz (4 ns) an UltraScale+ part fits about \
          6-8 LUT levels with their routing, a CARRY4 adds tens of ps. (loops) = Yosys saw \
          combinational loops, through distributed RAM or real: that path may be cut short.)"
+    );
+    Ok(())
+}
+
+/// The ECP5 place-and-route table of `modules`.
+fn run_pnr(rtl: &Path, modules: &[&str], work: &Path) -> Result<()> {
+    println!(
+        "{:<28} {:>8} {:>6} {:>5} {:>9}",
+        "block", "LUT4", "FF", "BRAM", "Fmax MHz"
+    );
+    for m in modules {
+        let p = crate::pnr::place_and_route(rtl, m, work)?;
+        println!(
+            "{m:<28} {:>8} {:>6} {:>5} {:>9.1}",
+            p.lut4, p.ff, p.bram, p.fmax_mhz
+        );
+    }
+    println!(
+        "(LUT4, FF and BRAM (DP16KD): the block alone, Yosys synth_ecp5. Fmax: the block placed \
+         and routed by nextpnr-ecp5 {} --seed 1, in a harness that makes every path register \
+         to register: inputs from a shift register fed by one pin, outputs registered and \
+         shifted out to one pin.)",
+        crate::pnr::NEXTPNR_ARGS.join(" ")
     );
     Ok(())
 }

@@ -7,6 +7,7 @@ mod cmd_regs;
 mod cmd_sim;
 mod cmd_stress;
 mod cmd_synth;
+mod pnr;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -57,6 +58,11 @@ enum Command {
         /// Directory of the generated Verilog.
         #[arg(long, default_value = "hw/rtl")]
         rtl: PathBuf,
+        /// Place and route each block on an ECP5-85 instead (Yosys synth_ecp5, then
+        /// nextpnr-ecp5 from `scripts/setup.sh --pnr`), inside a harness that makes every
+        /// path register to register: LUT4, FF, BRAM and the Fmax routing allows.
+        #[arg(long)]
+        pnr: bool,
     },
     /// Print the NIC register map (from proto::regs).
     Regs {
@@ -107,8 +113,8 @@ fn main() -> ExitCode {
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
         Command::Stress(args) => cmd_stress::run(args),
         Command::Gen { out } => generate(&out),
-        Command::Synth { block, rtl } => {
-            cmd_synth::run(&rtl, block.as_deref()).map(|()| ExitCode::SUCCESS)
+        Command::Synth { block, rtl, pnr } => {
+            cmd_synth::run(&rtl, block.as_deref(), pnr).map(|()| ExitCode::SUCCESS)
         }
         Command::Regs { markdown } => print_all(&cmd_regs::render(markdown)),
         Command::Bench(cmd) => cmd_bench::run(cmd).map(|()| ExitCode::SUCCESS),
