@@ -97,15 +97,19 @@ pub(crate) fn parse_path(ltp: &str, kinds: &CellKinds, loops: bool) -> Option<Lo
     Some(p)
 }
 
+/// The `cell count` lines of Yosys `stat` output.
+pub(crate) fn stat_cells(stat: &str) -> impl Iterator<Item = (&str, u64)> {
+    stat.lines().filter_map(|line| {
+        let mut it = line.split_whitespace();
+        let (cell, n) = (it.next()?, it.next()?);
+        Some((cell, n.parse().ok()?))
+    })
+}
+
 /// Sums Yosys `stat` cell lines into [`Resources`] (the path is filled in apart).
 pub(crate) fn parse(stat: &str) -> Resources {
     let mut r = Resources::default();
-    for line in stat.lines() {
-        let mut it = line.split_whitespace();
-        let (Some(cell), Some(n)) = (it.next(), it.next()) else {
-            continue;
-        };
-        let Ok(n) = n.parse::<u64>() else { continue };
+    for (cell, n) in stat_cells(stat) {
         match cell {
             c if c.starts_with("LUT") => r.luts += n,
             "FDRE" | "FDSE" | "FDCE" | "FDPE" => r.ffs += n,

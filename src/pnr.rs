@@ -163,12 +163,7 @@ pub(crate) struct Placed {
 /// Sums `stat`'s LUT4, flip-flop and DP16KD cells.
 pub(crate) fn parse_ecp5_stat(stat: &str) -> (u64, u64, u64) {
     let (mut lut4, mut ff, mut bram) = (0, 0, 0);
-    for line in stat.lines() {
-        let mut it = line.split_whitespace();
-        let (Some(cell), Some(n)) = (it.next(), it.next()) else {
-            continue;
-        };
-        let Ok(n) = n.parse::<u64>() else { continue };
+    for (cell, n) in crate::cmd_synth::stat_cells(stat) {
         match cell {
             "LUT4" => lut4 += n,
             "TRELLIS_FF" => ff += n,

@@ -542,8 +542,9 @@ fn endpoint__sender_fifo_turns_reach_the_oldest_message() {
     assert_eq!(first_packet_of_the_oldest(50), 21);
 }
 
-#[test]
-fn endpoint__fifo_grants_pass_over_a_message_whose_sender_does_not_answer() {
+/// A receiver with one grant slot, a fixed window of 10,000 bytes and FIFO grants of
+/// 50,000 bytes for 5 % of its link.
+fn fifo_receiver() -> Endpoint {
     let cfg = Config {
         max_overcommit: 1,
         window: 10_000,
@@ -553,6 +554,12 @@ fn endpoint__fifo_grants_pass_over_a_message_whose_sender_does_not_answer() {
     };
     let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
     rx.bind(500);
+    rx
+}
+
+#[test]
+fn endpoint__fifo_grants_pass_over_a_message_whose_sender_does_not_answer() {
+    let mut rx = fifo_receiver();
     let t0 = Instant::ZERO;
     rx.handle_packet(t0, addr(1), first_data(2, 1_000_000, 0)); // oldest
     rx.handle_packet(t0, addr(2), first_data(2, 800_000, 0)); // next oldest
@@ -839,15 +846,7 @@ fn endpoint__unscheduled_priority_follows_learnt_cutoffs() {
 
 #[test]
 fn endpoint__fifo_grant_reaches_the_oldest_message() {
-    let cfg = Config {
-        max_overcommit: 1,
-        window: 10_000,
-        grant_fifo_fraction: 50,
-        fifo_grant_increment: 50_000,
-        ..config()
-    };
-    let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
-    rx.bind(500);
+    let mut rx = fifo_receiver();
     let data = |len: u32| first_data(2, len, 0);
     let t0 = Instant::ZERO;
     rx.handle_packet(t0, addr(1), data(1_000_000)); // old and long
