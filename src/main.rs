@@ -59,7 +59,7 @@ enum Command {
         #[arg(long, default_value = "hw/rtl")]
         rtl: PathBuf,
         /// Place and route each block on an ECP5-85 instead (Yosys synth_ecp5, then
-        /// nextpnr-ecp5 from `scripts/setup.sh --pnr`), inside a harness that makes every
+        /// nextpnr-ecp5 from `scripts/setup.sh`), inside a harness that makes every
         /// path register to register: LUT4, FF, BRAM and the Fmax routing allows.
         #[arg(long)]
         pnr: bool,

