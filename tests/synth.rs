@@ -3,6 +3,23 @@
 
 use std::process::Command;
 
+/// The table row of `block` in `homa-nic synth`'s output, and its numbers.
+fn row_of<T: std::str::FromStr>(stdout: &[u8], block: &str) -> (String, Vec<T>) {
+    let text = String::from_utf8_lossy(stdout);
+    let row = text
+        .lines()
+        .find(|l| l.starts_with(block))
+        .expect("a row for the block")
+        .to_string();
+    eprintln!("{row}");
+    let n = row
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    (row, n)
+}
+
 /// The counts of `homa-nic synth --block <block>`: LUT, LUTRAM, FF, CARRY, MUXF, BRAM, then the
 /// longest path's cells, LUTs, CARRY4s and MUXFs; `None` (with a message) when Yosys is not
 /// installed.
@@ -17,17 +34,7 @@ fn synth(test: &str, block: &str) -> Option<Vec<u64>> {
         .output()
         .expect("run homa-nic synth");
     assert!(out.status.success(), "{out:?}");
-    let text = String::from_utf8(out.stdout).unwrap();
-    let row = text
-        .lines()
-        .find(|l| l.starts_with(block))
-        .expect("a row for the block");
-    eprintln!("{row}");
-    let n: Vec<u64> = row
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
+    let (row, n) = row_of::<u64>(&out.stdout, block);
     assert_eq!(n.len(), 10, "{row}");
     // The path ends at registers: it is made of the counted kinds (and a few others, such as
     // distributed RAM read ports), has at least one LUT, and is far shorter than a walk
@@ -88,17 +95,7 @@ fn synth_pnr__the_completion_writer_places_and_routes() {
         return;
     }
     assert!(out.status.success(), "{err}");
-    let text = String::from_utf8(out.stdout).unwrap();
-    let row = text
-        .lines()
-        .find(|l| l.starts_with(block))
-        .expect("a row for the block");
-    eprintln!("{row}");
-    let n: Vec<f64> = row
-        .split_whitespace()
-        .skip(1)
-        .filter_map(|x| x.parse().ok())
-        .collect();
+    let (row, n) = row_of::<f64>(&out.stdout, block);
     assert_eq!(n.len(), 4, "LUT4, FF, BRAM, Fmax: {row}");
     let (lut4, ff, fmax) = (n[0], n[1], n[3]);
     // 786 LUT4, 65 FF and 118 MHz when measured; routing varies with the tools' version.
