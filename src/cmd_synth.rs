@@ -174,7 +174,8 @@ fn synth_one(rtl: &Path, module: &str, work: &Path) -> Result<Resources> {
 /// Synthesises every block listed in `hw/rtl/models.txt` (or just `only`) and prints a table:
 /// Yosys `synth_xilinx` resources and logic levels, or with `pnr` the ECP5 place-and-route
 /// measurement (`crate::pnr`).
-pub(crate) fn run(rtl: &Path, only: Option<&str>, pnr: bool) -> Result<()> {
+/// With `json`, one JSON array of [`Row`]s instead of the table.
+pub(crate) fn run(rtl: &Path, only: Option<&str>, pnr: bool, json: bool) -> Result<()> {
     let manifest = rtl.join("models.txt");
     let text = std::fs::read_to_string(&manifest)
         .with_context(|| format!("failed to read {}", manifest.display()))?;
@@ -190,6 +191,18 @@ pub(crate) fn run(rtl: &Path, only: Option<&str>, pnr: bool) -> Result<()> {
     }
     let work: PathBuf = std::env::temp_dir().join(format!("homa-nic-synth-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
+    if json {
+        let result = modules
+            .iter()
+            .map(|m| match pnr {
+                true => crate::pnr::place_and_route(rtl, m, &work).map(|p| Row::placed(m, &p)),
+                false => synth_one(rtl, m, &work).map(|r| Row::mapped(m, &r)),
+            })
+            .collect::<Result<Vec<_>>>();
+        let _ = std::fs::remove_dir_all(&work);
+        println!("{}", serde_json::to_string_pretty(&result?)?);
+        return Ok(());
+    }
     if pnr {
         let result = run_pnr(rtl, &modules, &work);
         let _ = std::fs::remove_dir_all(&work);
@@ -230,6 +243,53 @@ pub(crate) fn run(rtl: &Path, only: Option<&str>, pnr: bool) -> Result<()> {
     Ok(())
 }
 
+/// One block in `--json`: the `synth_xilinx` columns, or with `--pnr` the ECP5 ones (the
+/// others null).
+#[derive(Debug, Default, serde::Serialize, PartialEq)]
+pub(crate) struct Row {
+    module: String,
+    lut: Option<u64>,
+    lutram: Option<u64>,
+    ff: Option<u64>,
+    carry: Option<u64>,
+    muxf: Option<u64>,
+    bram: Option<u64>,
+    path_cells: Option<u64>,
+    path_luts: Option<u64>,
+    ecp5_lut4: Option<u64>,
+    ecp5_ff: Option<u64>,
+    ecp5_bram: Option<u64>,
+    fmax_mhz: Option<f64>,
+}
+
+impl Row {
+    fn mapped(module: &str, r: &Resources) -> Self {
+        Row {
+            module: module.to_string(),
+            lut: Some(r.luts),
+            lutram: Some(r.lutram),
+            ff: Some(r.ffs),
+            carry: Some(r.carry),
+            muxf: Some(r.muxf),
+            bram: Some(r.bram),
+            path_cells: r.path.map(|p| p.cells),
+            path_luts: r.path.map(|p| p.luts),
+            ..Row::default()
+        }
+    }
+
+    fn placed(module: &str, p: &crate::pnr::Placed) -> Self {
+        Row {
+            module: module.to_string(),
+            ecp5_lut4: Some(p.lut4),
+            ecp5_ff: Some(p.ff),
+            ecp5_bram: Some(p.bram),
+            fmax_mhz: Some(p.fmax_mhz),
+            ..Row::default()
+        }
+    }
+}
+
 /// The ECP5 place-and-route table of `modules`.
 fn run_pnr(rtl: &Path, modules: &[&str], work: &Path) -> Result<()> {
     println!(
@@ -257,6 +317,38 @@ fn run_pnr(rtl: &Path, modules: &[&str], work: &Path) -> Result<()> {
 #[allow(non_snake_case)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn row__json_names_and_nulls() {
+        let r = Resources {
+            luts: 5,
+            path: Some(LongestPath {
+                cells: 7,
+                luts: 3,
+                ..LongestPath::default()
+            }),
+            ..Resources::default()
+        };
+        let v = serde_json::to_value(Row::mapped("m", &r)).unwrap();
+        assert_eq!(v["module"], "m");
+        assert_eq!(
+            (v["lut"].as_u64(), v["path_luts"].as_u64()),
+            (Some(5), Some(3))
+        );
+        assert!(v["fmax_mhz"].is_null() && v["ecp5_lut4"].is_null());
+        let p = crate::pnr::Placed {
+            lut4: 442,
+            ff: 213,
+            bram: 0,
+            fmax_mhz: 100.5,
+        };
+        let v = serde_json::to_value(Row::placed("m", &p)).unwrap();
+        assert_eq!(
+            (v["ecp5_lut4"].as_u64(), v["fmax_mhz"].as_f64()),
+            (Some(442), Some(100.5))
+        );
+        assert!(v["lut"].is_null());
+    }
 
     #[test]
     fn parse__sums_cell_classes() {

@@ -63,6 +63,11 @@ enum Command {
         /// path register to register: LUT4, FF, BRAM and the Fmax routing allows.
         #[arg(long)]
         pnr: bool,
+        /// Print one JSON array of rows (`module`, `lut`, `lutram`, `ff`, `carry`, `muxf`,
+        /// `bram`, `path_cells`, `path_luts`; with --pnr `ecp5_lut4`, `ecp5_ff`, `ecp5_bram`,
+        /// `fmax_mhz`; the columns not measured are null) instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the NIC register map (from proto::regs).
     Regs {
@@ -113,9 +118,12 @@ fn main() -> ExitCode {
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
         Command::Stress(args) => cmd_stress::run(args),
         Command::Gen { out } => generate(&out),
-        Command::Synth { block, rtl, pnr } => {
-            cmd_synth::run(&rtl, block.as_deref(), pnr).map(|()| ExitCode::SUCCESS)
-        }
+        Command::Synth {
+            block,
+            rtl,
+            pnr,
+            json,
+        } => cmd_synth::run(&rtl, block.as_deref(), pnr, json).map(|()| ExitCode::SUCCESS),
         Command::Regs { markdown } => print_all(&cmd_regs::render(markdown)),
         Command::Bench(cmd) => cmd_bench::run(cmd).map(|()| ExitCode::SUCCESS),
         Command::Probe(args) => cmd_probe::run(args),
