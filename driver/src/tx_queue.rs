@@ -78,7 +78,7 @@ fn bytes(o: &Offload) -> u32 {
 impl TxQueue {
     /// The share of posts, per mille, that go to the message waiting longest rather than to
     /// the shortest (HomaModule's `pacer_fifo_fraction` default).
-    pub const FIFO_PER_MILLE: u32 = 50;
+    pub const FIFO_PER_MILLE: u32 = homa_proto::policy::DEFAULT_PACER_FIFO_FRACTION;
 
     /// An empty queue over `buffers`.
     pub fn new(buffers: TxBuffers) -> Self {

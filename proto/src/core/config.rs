@@ -114,7 +114,7 @@ impl Default for Config {
             link_mbps: 25_000,
             max_nic_est_backlog_usecs: 5,
             defer_min_bytes: 1_000,
-            pacer_fifo_fraction: 50,
+            pacer_fifo_fraction: crate::policy::DEFAULT_PACER_FIFO_FRACTION,
             tick_usecs: 1_000,
             resend_ticks: 5,
             resend_interval: 5,

@@ -96,10 +96,7 @@ impl Endpoint {
             false => Instant::from_nanos(u64::MAX),
         });
         // Among several, a FIFO turn goes to the oldest (the pacer's anti-starvation share).
-        let fifo = cands.len() > 1 && self.fifo_turns.oldest_next();
-        if cands.len() > 1 {
-            self.fifo_turns.picked();
-        }
+        let fifo = cands.len() > 1 && self.fifo_turns.take();
         let picked = match fifo {
             true => policy::oldest_pick(cands.iter().copied()),
             false => policy::srpt_pick(cands.iter().copied()),

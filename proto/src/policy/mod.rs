@@ -169,7 +169,17 @@ impl FifoTurns {
         }
         self.credit += self.per_mille;
     }
+
+    /// Makes the next pick: whether it goes to the oldest message.
+    pub fn take(&mut self) -> bool {
+        let turn = self.oldest_next();
+        self.picked();
+        turn
+    }
 }
+
+/// HomaModule's default share of FIFO turns (`pacer_fifo_fraction`, per mille).
+pub const DEFAULT_PACER_FIFO_FRACTION: u32 = 50;
 
 /// The unscheduled priority of a message of `length` bytes: the largest level whose cutoff
 /// is at least the length (SPEC §1.9); 0 if none is.

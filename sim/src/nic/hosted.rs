@@ -76,10 +76,11 @@ impl HostedNic {
     pub(super) fn receive(&mut self, at: Ps, frame: Vec<u8>) {
         // Expected back: what `proto::wire` parses, of the frames the hardware accepts (it
         // rejects IPv4 options, its one documented difference).
-        let accepted = homa_hw::parser_model::expect(&frame).verdict == Verdict::Ok;
-        let parsed = FrameRepr::parse(&frame, LinkType::Ethernet, &ChecksumCapabilities::default())
-            .ok()
-            .filter(|_| accepted)
+        let parsed = (homa_hw::parser_model::expect(&frame).verdict == Verdict::Ok)
+            .then(|| {
+                FrameRepr::parse(&frame, LinkType::Ethernet, &ChecksumCapabilities::default()).ok()
+            })
+            .flatten()
             .map(|f| owned(&f));
         if self.nic.borrow_mut().receive(at, frame)
             && let Some(f) = parsed
