@@ -104,10 +104,13 @@ impl TxQueue {
     }
 
     /// Queues `o`. A CANCEL first drops what of its RPC still waits (never posted: nothing
-    /// of it to stop in the NIC). A RETRANSMIT whose range a RETRANSMIT of its RPC, waiting
-    /// or out, already holds is dropped, and `push` returns false: the receiver asked again
-    /// before the first was sent (its timer is shorter than the queue's wait), and would
-    /// have every byte twice more; if bytes of it are lost again, it asks again.
+    /// of it to stop in the NIC). A RETRANSMIT is dropped, and `push` returns false, when a
+    /// RETRANSMIT of its RPC, waiting or out, already holds its range (the receiver asked
+    /// again before the first was sent: its timer is shorter than the queue's wait, and it
+    /// would have every byte twice more; if bytes of it are lost again, it asks again), or
+    /// when its message's SEND_MESSAGE still waits: nothing of it was sent, and the whole
+    /// message is on its way (HomaModule resends no byte it has not sent once). Queued, the
+    /// shorter range would go first, and the message would reach its receiver as ranges.
     pub fn push(&mut self, o: Offload) -> bool {
         let rpc = (o.dst, o.id);
         match o.op {
@@ -119,8 +122,11 @@ impl TxQueue {
                 return true;
             }
             TxOp::Retransmit { .. } => {
-                let waits = (self.by_rpc.get(&rpc).into_iter().flatten())
-                    .any(|k| self.waiting.get(k).is_some_and(|w| w.op.covers(o.op)));
+                let waits = (self.by_rpc.get(&rpc).into_iter().flatten()).any(|k| {
+                    self.waiting
+                        .get(k)
+                        .is_some_and(|w| w.op == TxOp::SendMessage || w.op.covers(o.op))
+                });
                 if waits || self.buffers.out_covers(rpc, o.op) {
                     return false;
                 }
@@ -460,7 +466,9 @@ mod tests {
         let dev = MemDevice::new();
         let mut q = TxQueue::new(TxBuffers::new(dev.alloc_dma(1 << 16).unwrap(), 8));
         let again = |offset, length| TxOp::Retransmit { offset, length };
-        assert!(q.push(offload(2, 5000, TxOp::SendMessage)));
+        // A message whose SEND_MESSAGE waits sends every byte: no range of it is queued.
+        assert!(q.push(offload(6, 5000, TxOp::SendMessage)));
+        assert!(!q.push(offload(6, 5000, again(0, 1000))));
         assert!(q.push(offload(2, 5000, again(1000, 2000))));
         // Held by the waiting one; another RPC's, or a range past it, is not.
         assert!(!q.push(offload(2, 5000, again(1000, 2000))));
@@ -480,7 +488,7 @@ mod tests {
         // Out now: still held; a SEND_MESSAGE holds no range (it may have sent it already).
         assert!(!q.push(offload(2, 5000, again(1000, 1))));
         assert!(!q.push(offload(2, 5000, again(3000, 500))));
-        assert!(q.push(offload(2, 5000, again(0, 1000))));
+        assert!(q.push(offload(6, 5000, again(0, 1000))));
         // Its TX_DONE came back: the range is asked for again.
         let first = cookies
             .iter()
