@@ -191,29 +191,36 @@ pub(crate) fn run(rtl: &Path, only: Option<&str>, pnr: bool, json: bool) -> Resu
     }
     let work: PathBuf = std::env::temp_dir().join(format!("homa-nic-synth-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
-    if json {
-        let result = modules
-            .iter()
-            .map(|m| match pnr {
-                true => crate::pnr::place_and_route(rtl, m, &work).map(|p| Row::placed(m, &p)),
-                false => synth_one(rtl, m, &work).map(|r| Row::mapped(m, &r)),
-            })
-            .collect::<Result<Vec<_>>>();
-        let _ = std::fs::remove_dir_all(&work);
-        println!("{}", serde_json::to_string_pretty(&result?)?);
-        return Ok(());
-    }
-    if pnr {
-        let result = run_pnr(rtl, &modules, &work);
-        let _ = std::fs::remove_dir_all(&work);
-        return result;
-    }
+    let result = match (json, pnr) {
+        (true, _) => run_json(rtl, &modules, &work, pnr),
+        (false, true) => run_pnr(rtl, &modules, &work),
+        (false, false) => run_xilinx(rtl, &modules, &work),
+    };
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+/// The `--json` rows of `modules`: `synth_xilinx`'s, or with `pnr` place and route's.
+fn run_json(rtl: &Path, modules: &[&str], work: &Path, pnr: bool) -> Result<()> {
+    let rows = modules
+        .iter()
+        .map(|m| match pnr {
+            true => crate::pnr::place_and_route(rtl, m, work).map(|p| Row::placed(m, &p)),
+            false => synth_one(rtl, m, work).map(|r| Row::mapped(m, &r)),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    println!("{}", serde_json::to_string_pretty(&rows)?);
+    Ok(())
+}
+
+/// The `synth_xilinx` table of `modules`.
+fn run_xilinx(rtl: &Path, modules: &[&str], work: &Path) -> Result<()> {
     println!(
         "{:<24} {:>7} {:>7} {:>7} {:>6} {:>6} {:>5}   {:>5} {:>4} {:>5} {:>4}",
         "block", "LUT", "LUTRAM", "FF", "CARRY", "MUXF", "BRAM", "path", "LUT", "CARRY", "MUXF"
     );
     for m in modules {
-        let r = synth_one(rtl, m, &work)?;
+        let r = synth_one(rtl, m, work)?;
         let path = r.path.map_or_else(
             || format!("{:>5} {:>4} {:>5} {:>4}", "-", "-", "-", "-"),
             |p| {
@@ -232,7 +239,6 @@ pub(crate) fn run(rtl: &Path, only: Option<&str>, pnr: bool, json: bool) -> Resu
             r.luts, r.lutram, r.ffs, r.carry, r.muxf, r.bram
         );
     }
-    let _ = std::fs::remove_dir_all(&work);
     println!(
         "(Yosys synth_xilinx, 7-series cells; LUTRAM = LUTs used as distributed RAM, not in LUT. \
          path = the longest combinational path between registers and ports, in cells, and the \
