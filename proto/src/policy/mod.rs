@@ -14,7 +14,10 @@
 //!   the share of sends that go to the oldest instead, so that SRPT starves no message.
 //! - [`unsched_priority`] and [`max_sched_priority`]: reading the unscheduled cutoffs.
 //! - [`cutoffs`]: computing cutoffs from a message-size distribution.
+//! - [`bucket`]: SRPT at packet granularity, the bucketed queue the hardware keeps in block
+//!   RAM.
 
+pub mod bucket;
 pub mod cutoffs;
 
 use crate::wire::NUM_PRIORITIES;
