@@ -9,6 +9,7 @@
 //! from what the generator produces (`UPDATE_RTL=1 cargo test -p homa-hw` rewrites them), and
 //! lint them with `verilator --lint-only -Wall` plus the waivers of `hw/rtl/verilator.vlt`.
 
+use crate::bucket_queue::BucketQueue1024;
 use crate::cq_writer::CqWriter512;
 use crate::data_framer::DataFramer512;
 use crate::grant::GrantScheduler16;
@@ -30,51 +31,202 @@ use crate::tx_sched::TxSched16;
 /// in the file; `homa-nic gen` writes it beside the Verilog.
 pub const LINT_WAIVERS: &str = include_str!("../rtl/verilator.vlt");
 
+/// One generated module: its name (also its file's, `<name>.v`), its role in the NIC, the
+/// messages or entries it holds and the width of its data path, where it has them, and its
+/// generator.
+#[derive(Debug, Clone, Copy)]
+pub struct Module {
+    /// The top module's name.
+    pub name: &'static str,
+    /// What it does: `parser`, `msg_table`, `grant`, `grant_framer`, `tx_sched`, `tx_srpt`,
+    /// `data_framer`, `tx_engine`, `host_*`, `queue` or `core`.
+    pub role: &'static str,
+    /// Messages (or entries) it holds.
+    pub capacity: Option<u32>,
+    /// Bits of its data path.
+    pub width: Option<u32>,
+    /// Renders its Verilog.
+    pub verilog: fn() -> String,
+}
+
+/// Every generated module, in the order of `hw/rtl/models.txt`: the one table that drives
+/// the generator, the golden files, the lint, the Verilator manifest and `homa-nic synth`.
+pub const MODULES: &[Module] = &[
+    Module {
+        name: "homa_rx_parser_w64",
+        role: "parser",
+        capacity: None,
+        width: Some(64),
+        verilog: parser_w64_verilog,
+    },
+    Module {
+        name: "homa_rx_parser_w512",
+        role: "parser",
+        capacity: None,
+        width: Some(512),
+        verilog: parser_w512_verilog,
+    },
+    Module {
+        name: SRPT_MODULE,
+        role: "tx_srpt",
+        capacity: Some(16),
+        width: None,
+        verilog: srpt_verilog,
+    },
+    Module {
+        name: GRANT_MODULE,
+        role: "grant",
+        capacity: Some(16),
+        width: None,
+        verilog: grant_verilog,
+    },
+    Module {
+        name: FRAMER_MODULE,
+        role: "grant_framer",
+        capacity: None,
+        width: Some(512),
+        verilog: framer_verilog,
+    },
+    Module {
+        name: TABLE_MODULE,
+        role: "msg_table",
+        capacity: Some(1024),
+        width: None,
+        verilog: table_verilog,
+    },
+    Module {
+        name: NIC_CORE_MODULE,
+        role: "core",
+        capacity: Some(16),
+        width: Some(512),
+        verilog: nic_core_verilog,
+    },
+    Module {
+        name: DMA_MODULE,
+        role: "host_rx_dma",
+        capacity: None,
+        width: Some(512),
+        verilog: dma_verilog,
+    },
+    Module {
+        name: CQ_MODULE,
+        role: "host_cq",
+        capacity: None,
+        width: Some(512),
+        verilog: cq_verilog,
+    },
+    Module {
+        name: RXQ_MODULE,
+        role: "host_rxq",
+        capacity: None,
+        width: Some(512),
+        verilog: rxq_verilog,
+    },
+    Module {
+        name: TXQ_MODULE,
+        role: "host_txq",
+        capacity: None,
+        width: Some(512),
+        verilog: txq_verilog,
+    },
+    Module {
+        name: HOST_RX_MODULE,
+        role: "host_rx",
+        capacity: None,
+        width: Some(512),
+        verilog: host_rx_verilog,
+    },
+    Module {
+        name: TX_SCHED_MODULE,
+        role: "tx_sched",
+        capacity: Some(16),
+        width: None,
+        verilog: tx_sched_verilog,
+    },
+    Module {
+        name: DATA_FRAMER_MODULE,
+        role: "data_framer",
+        capacity: None,
+        width: Some(512),
+        verilog: data_framer_verilog,
+    },
+    Module {
+        name: TX_ENGINE_MODULE,
+        role: "tx_engine",
+        capacity: Some(16),
+        width: Some(512),
+        verilog: tx_engine_verilog,
+    },
+    Module {
+        name: TX_PUSH_MODULE,
+        role: "host_tx_push",
+        capacity: None,
+        width: Some(512),
+        verilog: tx_push_verilog,
+    },
+    Module {
+        name: BUCKET_QUEUE_MODULE,
+        role: "queue",
+        capacity: Some(1024),
+        width: None,
+        verilog: bucket_queue_verilog,
+    },
+];
+
+/// `hw/rtl/models.txt`, the Verilator manifest of `homa-sim`: every module of [`MODULES`].
+pub fn models_manifest() -> String {
+    let mut text = String::from(
+        "# Hardware models that homa-sim verilates (sim/build.rs) into homa_sim::rtl::models.\n\
+         #   <top module> [file.v ...] [clock=<port>|clock=none] [reset=<port>|reset_n=<port>|reset=none]\n\
+         # verilator.vlt holds the lint waivers (Verilator's WIDTH warnings are fatal without it).\n\
+         # Generated from homa_hw::verilog::MODULES: `UPDATE_RTL=1 cargo test -p homa-hw` rewrites it.\n",
+    );
+    for m in MODULES {
+        text.push_str(&format!("{0} {0}.v verilator.vlt\n", m.name));
+    }
+    text
+}
+
 /// Every generated file: (file name, contents), for `homa-nic gen` and the golden test.
 pub fn all_files() -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = PARSER_WIDTHS
-        .iter()
-        .map(|&w| (format!("{}.v", parser_module_name(w)), parser_verilog(w)))
+    let mut files: Vec<(String, String)> = all_modules()
+        .into_iter()
+        .map(|(name, v)| (format!("{name}.v"), v))
         .collect();
-    files.push((format!("{NIC_CORE_MODULE}.v"), nic_core_verilog()));
-    files.push((format!("{TABLE_MODULE}.v"), table_verilog()));
-    files.push((format!("{DMA_MODULE}.v"), dma_verilog()));
-    files.push((format!("{CQ_MODULE}.v"), cq_verilog()));
-    files.push((format!("{RXQ_MODULE}.v"), rxq_verilog()));
-    files.push((format!("{TXQ_MODULE}.v"), txq_verilog()));
-    files.push((format!("{TX_PUSH_MODULE}.v"), tx_push_verilog()));
-    files.push((format!("{HOST_RX_MODULE}.v"), host_rx_verilog()));
-    files.push((format!("{GRANT_MODULE}.v"), grant_verilog()));
-    files.push((format!("{FRAMER_MODULE}.v"), framer_verilog()));
-    files.push((format!("{SRPT_MODULE}.v"), srpt_verilog()));
-    files.push((format!("{TX_SCHED_MODULE}.v"), tx_sched_verilog()));
-    files.push((format!("{DATA_FRAMER_MODULE}.v"), data_framer_verilog()));
-    files.push((format!("{TX_ENGINE_MODULE}.v"), tx_engine_verilog()));
+    files.push(("models.txt".into(), models_manifest()));
     files.push(("verilator.vlt".into(), LINT_WAIVERS.into()));
     files
 }
 
 /// Every generated module: (top module name, Verilog), for the golden and lint tests.
 pub fn all_modules() -> Vec<(String, String)> {
-    let mut modules: Vec<(String, String)> = PARSER_WIDTHS
+    MODULES
         .iter()
-        .map(|&w| (parser_module_name(w), parser_verilog(w)))
-        .collect();
-    modules.push((NIC_CORE_MODULE.into(), nic_core_verilog()));
-    modules.push((TABLE_MODULE.into(), table_verilog()));
-    modules.push((DMA_MODULE.into(), dma_verilog()));
-    modules.push((CQ_MODULE.into(), cq_verilog()));
-    modules.push((RXQ_MODULE.into(), rxq_verilog()));
-    modules.push((TXQ_MODULE.into(), txq_verilog()));
-    modules.push((TX_PUSH_MODULE.into(), tx_push_verilog()));
-    modules.push((HOST_RX_MODULE.into(), host_rx_verilog()));
-    modules.push((GRANT_MODULE.into(), grant_verilog()));
-    modules.push((FRAMER_MODULE.into(), framer_verilog()));
-    modules.push((SRPT_MODULE.into(), srpt_verilog()));
-    modules.push((TX_SCHED_MODULE.into(), tx_sched_verilog()));
-    modules.push((DATA_FRAMER_MODULE.into(), data_framer_verilog()));
-    modules.push((TX_ENGINE_MODULE.into(), tx_engine_verilog()));
-    modules
+        .map(|m| (m.name.to_string(), (m.verilog)()))
+        .collect()
+}
+
+fn parser_w64_verilog() -> String {
+    parser_verilog(64)
+}
+
+fn parser_w512_verilog() -> String {
+    parser_verilog(512)
+}
+
+/// The module name of the 1024-entry bucketed queue.
+pub const BUCKET_QUEUE_MODULE: &str = "homa_common_bucket_queue_n1024";
+
+/// The Verilog of the 1024-entry bucketed queue ([`BucketQueue1024`]), top module
+/// [`BUCKET_QUEUE_MODULE`].
+pub fn bucket_queue_verilog() -> String {
+    let uut = BucketQueue1024::top_level();
+    let body = rename_top(&generate_verilog(&uut), BUCKET_QUEUE_MODULE);
+    format!(
+        "// {BUCKET_QUEUE_MODULE}: the bucketed SRPT queue (homa_hw::bucket_queue::BucketQueue<10>),\n\
+         // generated by homa-hw from Rust-HDL. Do not edit: `UPDATE_RTL=1 cargo test -p homa-hw`\n\
+         // rewrites it. Lint waivers: verilator.vlt.\n{body}"
+    )
 }
 
 /// Stack for rendering the NIC core (see [`nic_core_verilog`]).
@@ -418,10 +570,15 @@ mod tests {
     fn rtl__golden_files_match_the_generator() {
         let update = std::env::var_os("UPDATE_RTL").is_some();
         let mut stale = Vec::new();
-        for (name, want) in modules() {
-            let path = rtl_dir().join(format!("{name}.v"));
+        let manifest = [("models.txt".to_string(), models_manifest())];
+        let files = modules()
+            .iter()
+            .map(|(name, v)| (format!("{name}.v"), v.clone()))
+            .chain(manifest);
+        for (name, want) in files {
+            let path = rtl_dir().join(name);
             let have = std::fs::read_to_string(&path).unwrap_or_default();
-            if &have != want {
+            if have != want {
                 if update {
                     std::fs::write(&path, want).expect("write hw/rtl");
                 } else {

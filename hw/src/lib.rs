@@ -62,6 +62,8 @@
 //! messages (a second level of the transmit table, docs/timing.md), and the parser, message
 //! table and RX queues within 250 MHz (9-15 LUT levels today).
 
+pub mod bucket_queue;
+pub mod bucket_queue_model;
 pub mod cq_writer;
 pub mod cq_writer_model;
 pub mod data_framer;

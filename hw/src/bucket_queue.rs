@@ -1,0 +1,624 @@
+//! `BucketQueue`: SRPT at packet granularity over `2^A` messages in block RAM, the
+//! structure the scalable grant generator and transmit scheduler are built on. It is
+//! [`homa_proto::policy::bucket::BucketQueue`] in hardware: 1,024 buckets, one per key
+//! (packets left), each a first-in first-out list of entries; the queue's order is the
+//! buckets' order, then the order of entry into the bucket.
+//!
+//! ```text
+//!  s_cmd_* ─► FSM ─► entry RAMs (2^A): next, prev, key, valid
+//!              │  └► bucket RAMs (1024): head, tail
+//!              └──► bitmap: 32 words of 32 bits + a 32-bit summary (registers)
+//!  walk: first set bit ≥ b (summary, then word) ─► head ─► next ... tail ─► next bucket
+//! ```
+//!
+//! Commands (`s_cmd_op`), one at a time, taken while `s_cmd_ready`:
+//! - `OP_SET` (entry, key): queue the entry under the key, at the tail of its bucket, after
+//!   unlinking it from the bucket it was in; an entry already under that key keeps its
+//!   place. Five cycles from the taking edge to the next `s_cmd_ready` (unlink: read the
+//!   entry, read its bucket's head and tail and write the links; link: read the new bucket's
+//!   tail, write the links).
+//! - `OP_REMOVE` (entry): unlink it, if queued. Three cycles.
+//! - `OP_WALK`: stream the queued entries in order on `m_walk_*`, one per cycle within a
+//!   bucket and one per three cycles across buckets (two to find the next bucket in the
+//!   bitmap, one to read its head), until `s_walk_stop` is high in a cycle (the entry shown
+//!   in that cycle, if any, counts as taken; no more follow) or the queue is exhausted:
+//!   `m_walk_end` is high in the cycle after which no more follow (with the last entry, or
+//!   alone). The queue does not change during a walk.
+//!
+//! The links need no null pointer: a bucket's list ends at its tail, begins at its head, and
+//! whether a bucket holds anything is its bitmap bit. So a link is one write into each of
+//! two RAMs (`next` at the old tail, `prev` at the entry), and an unlink likewise (`next` at
+//! the predecessor, `prev` at the successor, the head or the tail where the entry was one):
+//! every command writes each RAM at most once.
+//!
+//! After reset the block clears the entries' valid bits and the bitmap over `2^A` cycles
+//! (`s_cmd_ready` low); the bucket RAMs need no clearing.
+
+#[cfg(test)]
+mod tests;
+
+use crate::hdl::*;
+
+/// `s_cmd_op`: queue an entry under a key.
+pub const OP_SET: u64 = 0;
+/// `s_cmd_op`: take an entry out of the queue.
+pub const OP_REMOVE: u64 = 1;
+/// `s_cmd_op`: stream the queue in order.
+pub const OP_WALK: u64 = 2;
+
+/// Bits of a key: 1,024 buckets.
+pub const KEY_BITS: usize = 10;
+
+/// Cycles from the edge that takes an `OP_SET` to the next `s_cmd_ready`.
+pub const SET_CYCLES: usize = 5;
+/// Cycles from the edge that takes an `OP_REMOVE` to the next `s_cmd_ready`.
+pub const REMOVE_CYCLES: usize = 3;
+
+const WORDS: usize = 32;
+
+fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
+    Constant::new(v.into())
+}
+
+/// The bucketed queue over `2^A` entries.
+#[derive(LogicBlock)]
+pub struct BucketQueue<const A: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: empties the queue (then clears for `2^A` cycles).
+    pub reset: Signal<In, Bit>,
+    /// A command is offered.
+    pub s_cmd_valid: Signal<In, Bit>,
+    /// The block takes a command at this edge (from registers only).
+    pub s_cmd_ready: Signal<Out, Bit>,
+    /// [`OP_SET`], [`OP_REMOVE`] or [`OP_WALK`].
+    pub s_cmd_op: Signal<In, Bits<2>>,
+    /// The entry set or removed.
+    pub s_cmd_entry: Signal<In, Bits<A>>,
+    /// The key an entry is set under.
+    pub s_cmd_key: Signal<In, Bits<KEY_BITS>>,
+    /// Ends a walk at this edge.
+    pub s_walk_stop: Signal<In, Bit>,
+    /// An entry of the walk is shown.
+    pub m_walk_valid: Signal<Out, Bit>,
+    /// The entry.
+    pub m_walk_entry: Signal<Out, Bits<A>>,
+    /// Its key.
+    pub m_walk_key: Signal<Out, Bits<KEY_BITS>>,
+    /// The walk ends at this edge: no entry follows.
+    pub m_walk_end: Signal<Out, Bit>,
+    /// Entries queued.
+    pub count: Signal<Out, Bits<16>>,
+    nxt: RAM<Bits<A>, A>,
+    prv: RAM<Bits<A>, A>,
+    ekey: RAM<Bits<KEY_BITS>, A>,
+    ev: RAM<Bit, A>,
+    head: RAM<Bits<A>, KEY_BITS>,
+    tail: RAM<Bits<A>, KEY_BITS>,
+    bm: [DFF<Bits<32>>; WORDS],
+    sum: DFF<Bits<32>>,
+    st: DFF<Bits<4>>,
+    op: DFF<Bits<2>>,
+    e: DFF<Bits<A>>,
+    key: DFF<Bits<KEY_BITS>>,
+    ob: DFF<Bits<KEY_BITS>>,
+    onx: DFF<Bits<A>>,
+    opv: DFF<Bits<A>>,
+    clr: DFF<Bits<A>>,
+    n: DFF<Bits<16>>,
+    fb: DFF<Bits<KEY_BITS>>,
+    f_m1: DFF<Bits<32>>,
+    f_w: DFF<Bits<KEY_BITS>>,
+    f_w2: DFF<Bits<KEY_BITS>>,
+    f_has2: DFF<Bit>,
+    wb: DFF<Bits<KEY_BITS>>,
+    wt: DFF<Bits<A>>,
+    // Combinational helpers.
+    ek_valid: Signal<Local, Bit>,
+    ek_key: Signal<Local, Bits<KEY_BITS>>,
+    is_head: Signal<Local, Bit>,
+    is_tail: Signal<Local, Bit>,
+    kw: Signal<Local, Bits<KEY_BITS>>,
+    kb: Signal<Local, Bits<KEY_BITS>>,
+    k_word: Signal<Local, Bits<32>>,
+    k_bit: Signal<Local, Bits<32>>,
+    k_empty: Signal<Local, Bit>,
+    ow: Signal<Local, Bits<KEY_BITS>>,
+    obb: Signal<Local, Bits<KEY_BITS>>,
+    o_word: Signal<Local, Bits<32>>,
+    o_bit: Signal<Local, Bits<32>>,
+    o_left: Signal<Local, Bits<32>>,
+    fw: Signal<Local, Bits<KEY_BITS>>,
+    fbb: Signal<Local, Bits<KEY_BITS>>,
+    f_word: Signal<Local, Bits<32>>,
+    f_sum: Signal<Local, Bits<32>>,
+    ffs_a: Signal<Local, Bits<KEY_BITS>>,
+    w2_word: Signal<Local, Bits<32>>,
+    ffs_b: Signal<Local, Bits<KEY_BITS>>,
+    ffs_c: Signal<Local, Bits<KEY_BITS>>,
+    found: Signal<Local, Bit>,
+    found_b: Signal<Local, Bits<KEY_BITS>>,
+    w_entry: Signal<Local, Bits<A>>,
+    w_last: Signal<Local, Bit>,
+    w_top: Signal<Local, Bit>,
+    bt_addr: Signal<Local, Bits<KEY_BITS>>,
+    walking: Signal<Local, Bit>,
+    // States: clearing; idle; unlink (entry read, bucket read); link (tail read, write);
+    // walk (find: word, bucket; head; next).
+    s_clr: Constant<Bits<4>>,
+    s_idle: Constant<Bits<4>>,
+    s_u1: Constant<Bits<4>>,
+    s_u2: Constant<Bits<4>>,
+    s_l0: Constant<Bits<4>>,
+    s_l1: Constant<Bits<4>>,
+    s_fa: Constant<Bits<4>>,
+    s_fb: Constant<Bits<4>>,
+    s_h: Constant<Bits<4>>,
+    s_n: Constant<Bits<4>>,
+    c_set: Constant<Bits<2>>,
+    c_walk: Constant<Bits<2>>,
+    c_w: [Constant<Bits<KEY_BITS>>; WORDS],
+    c_low: Constant<Bits<KEY_BITS>>,
+    c_ones: Constant<Bits<32>>,
+    c_one: Constant<Bits<32>>,
+    c_zero: Constant<Bits<32>>,
+    c_five: Constant<Bits<8>>,
+    c_one_k: Constant<Bits<KEY_BITS>>,
+    c_zero_k: Constant<Bits<KEY_BITS>>,
+    c_last_k: Constant<Bits<KEY_BITS>>,
+    c_one_e: Constant<Bits<A>>,
+    c_zero_e: Constant<Bits<A>>,
+    c_last_e: Constant<Bits<A>>,
+    c_one16: Constant<Bits<16>>,
+    c_zero16: Constant<Bits<16>>,
+}
+
+/// The instance over 1,024 entries (module `homa_common_bucket_queue_n1024`).
+pub type BucketQueue1024 = BucketQueue<10>;
+
+impl<const A: usize> Default for BucketQueue<A> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const A: usize> core::fmt::Debug for BucketQueue<A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("BucketQueue")
+            .field("entries", &(1usize << A))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<const A: usize> BucketQueue<A> {
+    /// A queue, empty after reset.
+    pub fn new() -> Self {
+        assert!((1..=16).contains(&A), "2 to 65,536 entries");
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            s_cmd_valid: Signal::default(),
+            s_cmd_ready: Signal::default(),
+            s_cmd_op: Signal::default(),
+            s_cmd_entry: Signal::default(),
+            s_cmd_key: Signal::default(),
+            s_walk_stop: Signal::default(),
+            m_walk_valid: Signal::default(),
+            m_walk_entry: Signal::default(),
+            m_walk_key: Signal::default(),
+            m_walk_end: Signal::default(),
+            count: Signal::default(),
+            nxt: RAM::default(),
+            prv: RAM::default(),
+            ekey: RAM::default(),
+            ev: RAM::default(),
+            head: RAM::default(),
+            tail: RAM::default(),
+            bm: std::array::from_fn(|_| DFF::default()),
+            sum: DFF::default(),
+            st: DFF::default(),
+            op: DFF::default(),
+            e: DFF::default(),
+            key: DFF::default(),
+            ob: DFF::default(),
+            onx: DFF::default(),
+            opv: DFF::default(),
+            clr: DFF::default(),
+            n: DFF::default(),
+            fb: DFF::default(),
+            f_m1: DFF::default(),
+            f_w: DFF::default(),
+            f_w2: DFF::default(),
+            f_has2: DFF::default(),
+            wb: DFF::default(),
+            wt: DFF::default(),
+            ek_valid: Signal::default(),
+            ek_key: Signal::default(),
+            is_head: Signal::default(),
+            is_tail: Signal::default(),
+            kw: Signal::default(),
+            kb: Signal::default(),
+            k_word: Signal::default(),
+            k_bit: Signal::default(),
+            k_empty: Signal::default(),
+            ow: Signal::default(),
+            obb: Signal::default(),
+            o_word: Signal::default(),
+            o_bit: Signal::default(),
+            o_left: Signal::default(),
+            fw: Signal::default(),
+            fbb: Signal::default(),
+            f_word: Signal::default(),
+            f_sum: Signal::default(),
+            ffs_a: Signal::default(),
+            w2_word: Signal::default(),
+            ffs_b: Signal::default(),
+            ffs_c: Signal::default(),
+            found: Signal::default(),
+            found_b: Signal::default(),
+            w_entry: Signal::default(),
+            w_last: Signal::default(),
+            w_top: Signal::default(),
+            bt_addr: Signal::default(),
+            walking: Signal::default(),
+            s_clr: k(0),
+            s_idle: k(1),
+            s_u1: k(2),
+            s_u2: k(3),
+            s_l0: k(4),
+            s_l1: k(5),
+            s_fa: k(6),
+            s_fb: k(7),
+            s_h: k(8),
+            s_n: k(9),
+            c_set: k(OP_SET),
+            c_walk: k(OP_WALK),
+            c_w: std::array::from_fn(|i| k(i as u64)),
+            c_low: k(31),
+            c_ones: k(u64::from(u32::MAX)),
+            c_one: k(1),
+            c_zero: k(0),
+            c_five: k(5),
+            c_one_k: k(1),
+            c_zero_k: k(0),
+            c_last_k: k((1 << KEY_BITS) - 1),
+            c_one_e: k(1),
+            c_zero_e: k(0),
+            c_last_e: k((1 << A) - 1),
+            c_one16: k(1),
+            c_zero16: k(0),
+        }
+    }
+}
+
+impl<const A: usize> BucketQueue<A> {
+    /// A new block as the top level of a design: every input driven from outside, the
+    /// rest connected (what the Verilog generator and the benches both start from).
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.s_cmd_valid.connect();
+        uut.s_cmd_op.connect();
+        uut.s_cmd_entry.connect();
+        uut.s_cmd_key.connect();
+        uut.s_walk_stop.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
+impl<const A: usize> Logic for BucketQueue<A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, sum, st, op, e, key, ob, onx, opv, clr, n, fb, f_m1, f_w, f_w2, f_has2,
+            wb, wt
+        );
+        for i in 0..WORDS {
+            self.bm[i].clock.next = self.clock.val();
+            self.bm[i].d.next = self.bm[i].q.val();
+        }
+        self.nxt.read_clock.next = self.clock.val();
+        self.nxt.write_clock.next = self.clock.val();
+        self.prv.read_clock.next = self.clock.val();
+        self.prv.write_clock.next = self.clock.val();
+        self.ekey.read_clock.next = self.clock.val();
+        self.ekey.write_clock.next = self.clock.val();
+        self.ev.read_clock.next = self.clock.val();
+        self.ev.write_clock.next = self.clock.val();
+        self.head.read_clock.next = self.clock.val();
+        self.head.write_clock.next = self.clock.val();
+        self.tail.read_clock.next = self.clock.val();
+        self.tail.write_clock.next = self.clock.val();
+
+        // The entry's RAMs are read at the command's entry while idle (the read happens at
+        // the edge that takes the command), else at the registered entry.
+        self.nxt.read_address.next = self.e.q.val();
+        self.prv.read_address.next = self.e.q.val();
+        self.ekey.read_address.next = self.e.q.val();
+        self.ev.read_address.next = self.e.q.val();
+        if self.st.q.val() == self.s_idle.val() {
+            self.nxt.read_address.next = self.s_cmd_entry.val();
+            self.prv.read_address.next = self.s_cmd_entry.val();
+            self.ekey.read_address.next = self.s_cmd_entry.val();
+            self.ev.read_address.next = self.s_cmd_entry.val();
+        }
+        self.ek_valid.next = self.ev.read_data.val();
+        self.ek_key.next = self.ekey.read_data.val();
+        self.is_head.next = self.head.read_data.val() == self.e.q.val();
+        self.is_tail.next = self.tail.read_data.val() == self.e.q.val();
+
+        // The bitmap words of the new key, the old key and the walk's from-bucket.
+        self.kw.next = self.key.q.val() >> self.c_five.val();
+        self.kb.next = self.key.q.val() & self.c_low.val();
+        self.ow.next = self.ob.q.val() >> self.c_five.val();
+        self.obb.next = self.ob.q.val() & self.c_low.val();
+        self.fw.next = self.fb.q.val() >> self.c_five.val();
+        self.fbb.next = self.fb.q.val() & self.c_low.val();
+        self.k_word.next = self.bm[0].q.val();
+        self.o_word.next = self.bm[0].q.val();
+        self.f_word.next = self.bm[0].q.val();
+        self.w2_word.next = self.bm[0].q.val();
+        for i in 1..WORDS {
+            if self.kw.val() == self.c_w[i].val() {
+                self.k_word.next = self.bm[i].q.val();
+            }
+            if self.ow.val() == self.c_w[i].val() {
+                self.o_word.next = self.bm[i].q.val();
+            }
+            if self.fw.val() == self.c_w[i].val() {
+                self.f_word.next = self.bm[i].q.val();
+            }
+            if self.f_w2.q.val() == self.c_w[i].val() {
+                self.w2_word.next = self.bm[i].q.val();
+            }
+        }
+        self.k_bit.next = self.c_one.val() << self.kb.val();
+        self.k_empty.next = (self.k_word.val() & self.k_bit.val()) == self.c_zero.val();
+        self.o_bit.next = self.c_one.val() << self.obb.val();
+        self.o_left.next = self.o_word.val() & !self.o_bit.val();
+
+        // Find, stage A: the from-bucket's word above it, and the first non-empty word after
+        // its word (lowest set bit: the loop's last hit wins, so it runs downwards).
+        self.f_sum.next =
+            self.sum.q.val() & ((self.c_ones.val() << self.fw.val()) << self.c_one.val());
+        self.ffs_a.next = self.c_w[0].val();
+        for i in 0..WORDS {
+            if self.f_sum.val().get_bit(31 - i) {
+                self.ffs_a.next = self.c_w[31 - i].val();
+            }
+        }
+        // Find, stage B: the first set bit of the word above the from-bucket, else of the
+        // next non-empty word.
+        self.ffs_b.next = self.c_w[0].val();
+        self.ffs_c.next = self.c_w[0].val();
+        for i in 0..WORDS {
+            if self.f_m1.q.val().get_bit(31 - i) {
+                self.ffs_b.next = self.c_w[31 - i].val();
+            }
+            if self.w2_word.val().get_bit(31 - i) {
+                self.ffs_c.next = self.c_w[31 - i].val();
+            }
+        }
+        self.found.next = true;
+        self.found_b.next = (self.f_w.q.val() << self.c_five.val()) | self.ffs_b.val();
+        if self.f_m1.q.val() == self.c_zero.val() {
+            self.found.next = self.f_has2.q.val();
+            self.found_b.next = (self.f_w2.q.val() << self.c_five.val()) | self.ffs_c.val();
+        }
+
+        // The bucket RAMs are read at the entry's old bucket (unlink), the new key (link) or
+        // the bucket found (walk).
+        self.bt_addr.next = self.key.q.val();
+        if self.st.q.val() == self.s_u1.val() {
+            self.bt_addr.next = self.ek_key.val();
+        }
+        if self.st.q.val() == self.s_fb.val() {
+            self.bt_addr.next = self.found_b.val();
+        }
+        self.head.read_address.next = self.bt_addr.val();
+        self.tail.read_address.next = self.bt_addr.val();
+
+        // The walk's output: the head of the bucket just read, then each next entry.
+        self.w_entry.next = self.nxt.read_data.val();
+        if self.st.q.val() == self.s_h.val() {
+            self.w_entry.next = self.head.read_data.val();
+        }
+        self.w_last.next = self.w_entry.val() == self.wt.q.val();
+        if self.st.q.val() == self.s_h.val() {
+            self.w_last.next = self.w_entry.val() == self.tail.read_data.val();
+        }
+        self.w_top.next = self.wb.q.val() == self.c_last_k.val();
+        self.m_walk_valid.next =
+            (self.st.q.val() == self.s_h.val()) | (self.st.q.val() == self.s_n.val());
+        self.m_walk_entry.next = self.w_entry.val();
+        self.m_walk_key.next = self.wb.q.val();
+        self.m_walk_end.next = false;
+        if (self.st.q.val() == self.s_fb.val()) & !self.found.val() {
+            self.m_walk_end.next = true;
+        }
+        if self.m_walk_valid.val() & self.w_last.val() & self.w_top.val() {
+            self.m_walk_end.next = true;
+        }
+
+        self.s_cmd_ready.next = self.st.q.val() == self.s_idle.val();
+        self.count.next = self.n.q.val();
+
+        // Writes: none unless a state below says so.
+        self.nxt.write_enable.next = false;
+        self.prv.write_enable.next = false;
+        self.ekey.write_enable.next = false;
+        self.ev.write_enable.next = false;
+        self.head.write_enable.next = false;
+        self.tail.write_enable.next = false;
+        self.nxt.write_address.next = self.opv.q.val();
+        self.nxt.write_data.next = self.onx.q.val();
+        self.prv.write_address.next = self.onx.q.val();
+        self.prv.write_data.next = self.opv.q.val();
+        self.ekey.write_address.next = self.e.q.val();
+        self.ekey.write_data.next = self.key.q.val();
+        self.ev.write_address.next = self.e.q.val();
+        self.ev.write_data.next = false;
+        self.head.write_address.next = self.bt_addr.val();
+        self.head.write_data.next = self.onx.q.val();
+        self.tail.write_address.next = self.bt_addr.val();
+        self.tail.write_data.next = self.opv.q.val();
+
+        // Clearing after reset: every entry's valid bit, every bitmap word.
+        if self.st.q.val() == self.s_clr.val() {
+            self.ev.write_address.next = self.clr.q.val();
+            self.ev.write_enable.next = true;
+            self.clr.d.next = self.clr.q.val() + self.c_one_e.val();
+            if self.clr.q.val() == self.c_last_e.val() {
+                self.st.d.next = self.s_idle.val();
+            }
+        }
+
+        // Idle: take a command.
+        if (self.st.q.val() == self.s_idle.val()) & self.s_cmd_valid.val() {
+            self.op.d.next = self.s_cmd_op.val();
+            self.e.d.next = self.s_cmd_entry.val();
+            self.key.d.next = self.s_cmd_key.val();
+            if self.s_cmd_op.val() == self.c_walk.val() {
+                self.fb.d.next = self.c_zero_k.val();
+                self.st.d.next = self.s_fa.val();
+            } else {
+                self.st.d.next = self.s_u1.val();
+            }
+        }
+
+        // Unlink, 1: the entry's key, next and prev; its old bucket's head and tail are read.
+        if self.st.q.val() == self.s_u1.val() {
+            self.ob.d.next = self.ek_key.val();
+            self.onx.d.next = self.nxt.read_data.val();
+            self.opv.d.next = self.prv.read_data.val();
+            if !self.ek_valid.val() {
+                // Not queued: a set links it, a remove is done.
+                if self.op.q.val() == self.c_set.val() {
+                    self.st.d.next = self.s_l0.val();
+                } else {
+                    self.st.d.next = self.s_idle.val();
+                }
+            } else if (self.op.q.val() == self.c_set.val())
+                & (self.ek_key.val() == self.key.q.val())
+            {
+                // Already under that key: it keeps its place.
+                self.st.d.next = self.s_idle.val();
+            } else {
+                self.st.d.next = self.s_u2.val();
+            }
+        }
+
+        // Unlink, 2: the links around the entry.
+        if self.st.q.val() == self.s_u2.val() {
+            self.head.write_address.next = self.ob.q.val();
+            self.tail.write_address.next = self.ob.q.val();
+            self.nxt.write_enable.next = !self.is_head.val();
+            self.prv.write_enable.next = !self.is_tail.val();
+            self.head.write_enable.next = self.is_head.val();
+            self.tail.write_enable.next = self.is_tail.val();
+            self.ev.write_enable.next = true;
+            self.n.d.next = self.n.q.val() - self.c_one16.val();
+            if self.is_head.val() & self.is_tail.val() {
+                for i in 0..WORDS {
+                    if self.ow.val() == self.c_w[i].val() {
+                        self.bm[i].d.next = self.o_left.val();
+                    }
+                }
+                if self.o_left.val() == self.c_zero.val() {
+                    self.sum.d.next = self.sum.q.val() & !(self.c_one.val() << self.ow.val());
+                }
+            }
+            if self.op.q.val() == self.c_set.val() {
+                self.st.d.next = self.s_l0.val();
+            } else {
+                self.st.d.next = self.s_idle.val();
+            }
+        }
+
+        // Link, 0: the new bucket's tail is read.
+        if self.st.q.val() == self.s_l0.val() {
+            self.st.d.next = self.s_l1.val();
+        }
+
+        // Link, 1: the entry at the tail.
+        if self.st.q.val() == self.s_l1.val() {
+            self.ekey.write_enable.next = true;
+            self.ev.write_data.next = true;
+            self.ev.write_enable.next = true;
+            self.tail.write_data.next = self.e.q.val();
+            self.tail.write_enable.next = true;
+            self.n.d.next = self.n.q.val() + self.c_one16.val();
+            if self.k_empty.val() {
+                self.head.write_data.next = self.e.q.val();
+                self.head.write_enable.next = true;
+                for i in 0..WORDS {
+                    if self.kw.val() == self.c_w[i].val() {
+                        self.bm[i].d.next = self.k_word.val() | self.k_bit.val();
+                    }
+                }
+                self.sum.d.next = self.sum.q.val() | (self.c_one.val() << self.kw.val());
+            } else {
+                self.nxt.write_address.next = self.tail.read_data.val();
+                self.nxt.write_data.next = self.e.q.val();
+                self.nxt.write_enable.next = true;
+                self.prv.write_address.next = self.e.q.val();
+                self.prv.write_data.next = self.tail.read_data.val();
+                self.prv.write_enable.next = true;
+            }
+            self.st.d.next = self.s_idle.val();
+        }
+
+        // Walk, find A: the from-bucket's word masked from its bit, the next non-empty word.
+        if self.st.q.val() == self.s_fa.val() {
+            self.f_m1.d.next = self.f_word.val() & (self.c_ones.val() << self.fbb.val());
+            self.f_w.d.next = self.fw.val();
+            self.f_w2.d.next = self.ffs_a.val();
+            self.f_has2.d.next = self.f_sum.val() != self.c_zero.val();
+            self.st.d.next = self.s_fb.val();
+        }
+        // Walk, find B: the bucket; its head and tail are read.
+        if self.st.q.val() == self.s_fb.val() {
+            self.wb.d.next = self.found_b.val();
+            if self.found.val() {
+                self.st.d.next = self.s_h.val();
+            } else {
+                self.st.d.next = self.s_idle.val();
+            }
+        }
+        // Walk, head or next: the entry is shown; then its next, or the next bucket.
+        if self.m_walk_valid.val() {
+            if self.st.q.val() == self.s_h.val() {
+                self.wt.d.next = self.tail.read_data.val();
+            }
+            self.nxt.read_address.next = self.w_entry.val();
+            if self.w_last.val() {
+                self.fb.d.next = self.wb.q.val() + self.c_one_k.val();
+                if self.w_top.val() {
+                    self.st.d.next = self.s_idle.val();
+                } else {
+                    self.st.d.next = self.s_fa.val();
+                }
+            } else {
+                self.st.d.next = self.s_n.val();
+            }
+        }
+        self.walking.next = (self.st.q.val() == self.s_fa.val())
+            | (self.st.q.val() == self.s_fb.val())
+            | self.m_walk_valid.val();
+        if self.walking.val() & self.s_walk_stop.val() {
+            self.st.d.next = self.s_idle.val();
+        }
+
+        if self.reset.val() {
+            self.st.d.next = self.s_clr.val();
+            self.clr.d.next = self.c_zero_e.val();
+            self.n.d.next = self.c_zero16.val();
+            self.sum.d.next = self.c_zero.val();
+            for i in 0..WORDS {
+                self.bm[i].d.next = self.c_zero.val();
+            }
+        }
+    }
+}
