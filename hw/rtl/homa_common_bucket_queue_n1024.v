@@ -25,51 +25,38 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
     localparam  s_idle = 4'h1;
     localparam  s_u1 = 4'h2;
     localparam  s_u2 = 4'h3;
+    localparam  s_u3 = 4'hb;
     localparam  s_l0 = 4'h4;
     localparam  s_l1 = 4'h5;
     localparam  s_fa = 4'h6;
     localparam  s_fb = 4'h7;
+    localparam  s_fc = 4'ha;
     localparam  s_h = 4'h8;
     localparam  s_n = 4'h9;
     localparam  c_set = 2'b0;
     localparam  c_walk = 2'b10;
-    localparam  c_w$0 = 10'b0;
-    localparam  c_w$1 = 10'b1;
-    localparam  c_w$2 = 10'b10;
-    localparam  c_w$3 = 10'b11;
-    localparam  c_w$4 = 10'b100;
-    localparam  c_w$5 = 10'b101;
-    localparam  c_w$6 = 10'b110;
-    localparam  c_w$7 = 10'b111;
-    localparam  c_w$8 = 10'b1000;
-    localparam  c_w$9 = 10'b1001;
-    localparam  c_w$10 = 10'b1010;
-    localparam  c_w$11 = 10'b1011;
-    localparam  c_w$12 = 10'b1100;
-    localparam  c_w$13 = 10'b1101;
-    localparam  c_w$14 = 10'b1110;
-    localparam  c_w$15 = 10'b1111;
-    localparam  c_w$16 = 10'b10000;
-    localparam  c_w$17 = 10'b10001;
-    localparam  c_w$18 = 10'b10010;
-    localparam  c_w$19 = 10'b10011;
-    localparam  c_w$20 = 10'b10100;
-    localparam  c_w$21 = 10'b10101;
-    localparam  c_w$22 = 10'b10110;
-    localparam  c_w$23 = 10'b10111;
-    localparam  c_w$24 = 10'b11000;
-    localparam  c_w$25 = 10'b11001;
-    localparam  c_w$26 = 10'b11010;
-    localparam  c_w$27 = 10'b11011;
-    localparam  c_w$28 = 10'b11100;
-    localparam  c_w$29 = 10'b11101;
-    localparam  c_w$30 = 10'b11110;
-    localparam  c_w$31 = 10'b11111;
+    localparam  c_sel$0 = 32'haaaaaaaa;
+    localparam  c_sel$1 = 32'hcccccccc;
+    localparam  c_sel$2 = 32'hf0f0f0f0;
+    localparam  c_sel$3 = 32'hff00ff00;
+    localparam  c_sel$4 = 32'hffff0000;
+    localparam  c_pow$0 = 10'b1;
+    localparam  c_pow$1 = 10'b10;
+    localparam  c_pow$2 = 10'b100;
+    localparam  c_pow$3 = 10'b1000;
+    localparam  c_pow$4 = 10'b10000;
+    localparam  c_pow$5 = 10'b100000;
+    localparam  c_pow$6 = 10'b1000000;
+    localparam  c_pow$7 = 10'b10000000;
+    localparam  c_pow$8 = 10'b100000000;
+    localparam  c_pow$9 = 10'b1000000000;
     localparam  c_low = 10'b11111;
+    localparam  c_high = 10'b1111100000;
+    localparam  c_five8 = 8'h5;
+    localparam  c_zero8 = 8'h0;
     localparam  c_ones = 32'hffffffff;
     localparam  c_one = 32'h1;
     localparam  c_zero = 32'h0;
-    localparam  c_five = 8'h5;
     localparam  c_one_k = 10'b1;
     localparam  c_zero_k = 10'b0;
     localparam  c_last_k = 10'b1111111111;
@@ -122,102 +109,12 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
     reg  tail$write_clock;
     reg  [9:0] tail$write_data;
     reg  tail$write_enable;
-    reg  [31:0] bm$0$d;
-    wire  [31:0] bm$0$q;
-    reg  bm$0$clock;
-    reg  [31:0] bm$1$d;
-    wire  [31:0] bm$1$q;
-    reg  bm$1$clock;
-    reg  [31:0] bm$2$d;
-    wire  [31:0] bm$2$q;
-    reg  bm$2$clock;
-    reg  [31:0] bm$3$d;
-    wire  [31:0] bm$3$q;
-    reg  bm$3$clock;
-    reg  [31:0] bm$4$d;
-    wire  [31:0] bm$4$q;
-    reg  bm$4$clock;
-    reg  [31:0] bm$5$d;
-    wire  [31:0] bm$5$q;
-    reg  bm$5$clock;
-    reg  [31:0] bm$6$d;
-    wire  [31:0] bm$6$q;
-    reg  bm$6$clock;
-    reg  [31:0] bm$7$d;
-    wire  [31:0] bm$7$q;
-    reg  bm$7$clock;
-    reg  [31:0] bm$8$d;
-    wire  [31:0] bm$8$q;
-    reg  bm$8$clock;
-    reg  [31:0] bm$9$d;
-    wire  [31:0] bm$9$q;
-    reg  bm$9$clock;
-    reg  [31:0] bm$10$d;
-    wire  [31:0] bm$10$q;
-    reg  bm$10$clock;
-    reg  [31:0] bm$11$d;
-    wire  [31:0] bm$11$q;
-    reg  bm$11$clock;
-    reg  [31:0] bm$12$d;
-    wire  [31:0] bm$12$q;
-    reg  bm$12$clock;
-    reg  [31:0] bm$13$d;
-    wire  [31:0] bm$13$q;
-    reg  bm$13$clock;
-    reg  [31:0] bm$14$d;
-    wire  [31:0] bm$14$q;
-    reg  bm$14$clock;
-    reg  [31:0] bm$15$d;
-    wire  [31:0] bm$15$q;
-    reg  bm$15$clock;
-    reg  [31:0] bm$16$d;
-    wire  [31:0] bm$16$q;
-    reg  bm$16$clock;
-    reg  [31:0] bm$17$d;
-    wire  [31:0] bm$17$q;
-    reg  bm$17$clock;
-    reg  [31:0] bm$18$d;
-    wire  [31:0] bm$18$q;
-    reg  bm$18$clock;
-    reg  [31:0] bm$19$d;
-    wire  [31:0] bm$19$q;
-    reg  bm$19$clock;
-    reg  [31:0] bm$20$d;
-    wire  [31:0] bm$20$q;
-    reg  bm$20$clock;
-    reg  [31:0] bm$21$d;
-    wire  [31:0] bm$21$q;
-    reg  bm$21$clock;
-    reg  [31:0] bm$22$d;
-    wire  [31:0] bm$22$q;
-    reg  bm$22$clock;
-    reg  [31:0] bm$23$d;
-    wire  [31:0] bm$23$q;
-    reg  bm$23$clock;
-    reg  [31:0] bm$24$d;
-    wire  [31:0] bm$24$q;
-    reg  bm$24$clock;
-    reg  [31:0] bm$25$d;
-    wire  [31:0] bm$25$q;
-    reg  bm$25$clock;
-    reg  [31:0] bm$26$d;
-    wire  [31:0] bm$26$q;
-    reg  bm$26$clock;
-    reg  [31:0] bm$27$d;
-    wire  [31:0] bm$27$q;
-    reg  bm$27$clock;
-    reg  [31:0] bm$28$d;
-    wire  [31:0] bm$28$q;
-    reg  bm$28$clock;
-    reg  [31:0] bm$29$d;
-    wire  [31:0] bm$29$q;
-    reg  bm$29$clock;
-    reg  [31:0] bm$30$d;
-    wire  [31:0] bm$30$q;
-    reg  bm$30$clock;
-    reg  [31:0] bm$31$d;
-    wire  [31:0] bm$31$q;
-    reg  bm$31$clock;
+    reg  words$clock;
+    reg  [4:0] words$read_address;
+    wire  [31:0] words$read_data;
+    reg  [4:0] words$write_address;
+    reg  [31:0] words$write_data;
+    reg  words$write_enable;
     reg  [31:0] sum$d;
     wire  [31:0] sum$q;
     reg  sum$clock;
@@ -251,50 +148,52 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
     reg  [9:0] fb$d;
     wire  [9:0] fb$q;
     reg  fb$clock;
-    reg  [31:0] f_m1$d;
-    wire  [31:0] f_m1$q;
-    reg  f_m1$clock;
-    reg  [9:0] f_w$d;
-    wire  [9:0] f_w$q;
-    reg  f_w$clock;
     reg  [9:0] f_w2$d;
     wire  [9:0] f_w2$q;
     reg  f_w2$clock;
-    reg  f_has2$d;
-    wire  f_has2$q;
-    reg  f_has2$clock;
     reg  [9:0] wb$d;
     wire  [9:0] wb$q;
     reg  wb$clock;
     reg  [9:0] wt$d;
     wire  [9:0] wt$q;
     reg  wt$clock;
+    reg  emptied$d;
+    wire  emptied$q;
+    reg  emptied$clock;
     
     // Local signals
     reg  ek_valid;
     reg  [9:0] ek_key;
     reg  is_head;
     reg  is_tail;
-    reg  [9:0] kw;
+    reg  [4:0] kw;
     reg  [9:0] kb;
-    reg  [31:0] k_word;
+    reg  [4:0] ow;
+    reg  [9:0] obb;
+    reg  [4:0] fw;
+    reg  [9:0] fbb;
+    reg  [4:0] w2w;
+    reg  [31:0] word;
     reg  [31:0] k_bit;
     reg  k_empty;
-    reg  [9:0] ow;
-    reg  [9:0] obb;
-    reg  [31:0] o_word;
     reg  [31:0] o_bit;
     reg  [31:0] o_left;
-    reg  [9:0] fw;
-    reg  [9:0] fbb;
-    reg  [31:0] f_word;
-    reg  [31:0] f_sum;
-    reg  [9:0] ffs_a;
-    reg  [31:0] w2_word;
-    reg  [9:0] ffs_b;
-    reg  [9:0] ffs_c;
-    reg  found;
-    reg  [9:0] found_b;
+    reg  [31:0] m1;
+    reg  [31:0] s2;
+    reg  [31:0] oh_w;
+    reg  [31:0] oh_s;
+    reg  [9:0] t_w$0;
+    reg  [9:0] t_w$1;
+    reg  [9:0] t_w$2;
+    reg  [9:0] t_w$3;
+    reg  [9:0] t_w$4;
+    reg  [9:0] t_s$0;
+    reg  [9:0] t_s$1;
+    reg  [9:0] t_s$2;
+    reg  [9:0] t_s$3;
+    reg  [9:0] t_s$4;
+    reg  [9:0] ffs_w;
+    reg  [9:0] ffs_s;
     reg  [9:0] w_entry;
     reg  w_last;
     reg  w_top;
@@ -356,165 +255,13 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         .write_data(tail$write_data),
         .write_enable(tail$write_enable)
     );
-    homa_common_bucket_queue_n1024$bm$0 bm$0(
-        .d(bm$0$d),
-        .q(bm$0$q),
-        .clock(bm$0$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$1 bm$1(
-        .d(bm$1$d),
-        .q(bm$1$q),
-        .clock(bm$1$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$2 bm$2(
-        .d(bm$2$d),
-        .q(bm$2$q),
-        .clock(bm$2$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$3 bm$3(
-        .d(bm$3$d),
-        .q(bm$3$q),
-        .clock(bm$3$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$4 bm$4(
-        .d(bm$4$d),
-        .q(bm$4$q),
-        .clock(bm$4$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$5 bm$5(
-        .d(bm$5$d),
-        .q(bm$5$q),
-        .clock(bm$5$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$6 bm$6(
-        .d(bm$6$d),
-        .q(bm$6$q),
-        .clock(bm$6$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$7 bm$7(
-        .d(bm$7$d),
-        .q(bm$7$q),
-        .clock(bm$7$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$8 bm$8(
-        .d(bm$8$d),
-        .q(bm$8$q),
-        .clock(bm$8$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$9 bm$9(
-        .d(bm$9$d),
-        .q(bm$9$q),
-        .clock(bm$9$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$10 bm$10(
-        .d(bm$10$d),
-        .q(bm$10$q),
-        .clock(bm$10$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$11 bm$11(
-        .d(bm$11$d),
-        .q(bm$11$q),
-        .clock(bm$11$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$12 bm$12(
-        .d(bm$12$d),
-        .q(bm$12$q),
-        .clock(bm$12$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$13 bm$13(
-        .d(bm$13$d),
-        .q(bm$13$q),
-        .clock(bm$13$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$14 bm$14(
-        .d(bm$14$d),
-        .q(bm$14$q),
-        .clock(bm$14$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$15 bm$15(
-        .d(bm$15$d),
-        .q(bm$15$q),
-        .clock(bm$15$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$16 bm$16(
-        .d(bm$16$d),
-        .q(bm$16$q),
-        .clock(bm$16$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$17 bm$17(
-        .d(bm$17$d),
-        .q(bm$17$q),
-        .clock(bm$17$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$18 bm$18(
-        .d(bm$18$d),
-        .q(bm$18$q),
-        .clock(bm$18$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$19 bm$19(
-        .d(bm$19$d),
-        .q(bm$19$q),
-        .clock(bm$19$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$20 bm$20(
-        .d(bm$20$d),
-        .q(bm$20$q),
-        .clock(bm$20$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$21 bm$21(
-        .d(bm$21$d),
-        .q(bm$21$q),
-        .clock(bm$21$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$22 bm$22(
-        .d(bm$22$d),
-        .q(bm$22$q),
-        .clock(bm$22$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$23 bm$23(
-        .d(bm$23$d),
-        .q(bm$23$q),
-        .clock(bm$23$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$24 bm$24(
-        .d(bm$24$d),
-        .q(bm$24$q),
-        .clock(bm$24$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$25 bm$25(
-        .d(bm$25$d),
-        .q(bm$25$q),
-        .clock(bm$25$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$26 bm$26(
-        .d(bm$26$d),
-        .q(bm$26$q),
-        .clock(bm$26$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$27 bm$27(
-        .d(bm$27$d),
-        .q(bm$27$q),
-        .clock(bm$27$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$28 bm$28(
-        .d(bm$28$d),
-        .q(bm$28$q),
-        .clock(bm$28$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$29 bm$29(
-        .d(bm$29$d),
-        .q(bm$29$q),
-        .clock(bm$29$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$30 bm$30(
-        .d(bm$30$d),
-        .q(bm$30$q),
-        .clock(bm$30$clock)
-    );
-    homa_common_bucket_queue_n1024$bm$31 bm$31(
-        .d(bm$31$d),
-        .q(bm$31$q),
-        .clock(bm$31$clock)
+    homa_common_bucket_queue_n1024$words words(
+        .clock(words$clock),
+        .read_address(words$read_address),
+        .read_data(words$read_data),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .write_enable(words$write_enable)
     );
     homa_common_bucket_queue_n1024$sum sum(
         .d(sum$d),
@@ -571,25 +318,10 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         .q(fb$q),
         .clock(fb$clock)
     );
-    homa_common_bucket_queue_n1024$f_m1 f_m1(
-        .d(f_m1$d),
-        .q(f_m1$q),
-        .clock(f_m1$clock)
-    );
-    homa_common_bucket_queue_n1024$f_w f_w(
-        .d(f_w$d),
-        .q(f_w$q),
-        .clock(f_w$clock)
-    );
     homa_common_bucket_queue_n1024$f_w2 f_w2(
         .d(f_w2$d),
         .q(f_w2$q),
         .clock(f_w2$clock)
-    );
-    homa_common_bucket_queue_n1024$f_has2 f_has2(
-        .d(f_has2$d),
-        .q(f_has2$q),
-        .clock(f_has2$clock)
     );
     homa_common_bucket_queue_n1024$wb wb(
         .d(wb$d),
@@ -600,6 +332,11 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         .d(wt$d),
         .q(wt$q),
         .clock(wt$clock)
+    );
+    homa_common_bucket_queue_n1024$emptied emptied(
+        .d(emptied$d),
+        .q(emptied$q),
+        .clock(emptied$clock)
     );
     
     // Update code
@@ -615,12 +352,10 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         clr$clock = clock;
         n$clock = clock;
         fb$clock = clock;
-        f_m1$clock = clock;
-        f_w$clock = clock;
         f_w2$clock = clock;
-        f_has2$clock = clock;
         wb$clock = clock;
         wt$clock = clock;
+        emptied$clock = clock;
         sum$d = sum$q;
         st$d = st$q;
         op$d = op$q;
@@ -632,76 +367,11 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         clr$d = clr$q;
         n$d = n$q;
         fb$d = fb$q;
-        f_m1$d = f_m1$q;
-        f_w$d = f_w$q;
         f_w2$d = f_w2$q;
-        f_has2$d = f_has2$q;
         wb$d = wb$q;
         wt$d = wt$q;
-        bm$0$clock = clock;
-        bm$0$d = bm$0$q;
-        bm$1$clock = clock;
-        bm$1$d = bm$1$q;
-        bm$2$clock = clock;
-        bm$2$d = bm$2$q;
-        bm$3$clock = clock;
-        bm$3$d = bm$3$q;
-        bm$4$clock = clock;
-        bm$4$d = bm$4$q;
-        bm$5$clock = clock;
-        bm$5$d = bm$5$q;
-        bm$6$clock = clock;
-        bm$6$d = bm$6$q;
-        bm$7$clock = clock;
-        bm$7$d = bm$7$q;
-        bm$8$clock = clock;
-        bm$8$d = bm$8$q;
-        bm$9$clock = clock;
-        bm$9$d = bm$9$q;
-        bm$10$clock = clock;
-        bm$10$d = bm$10$q;
-        bm$11$clock = clock;
-        bm$11$d = bm$11$q;
-        bm$12$clock = clock;
-        bm$12$d = bm$12$q;
-        bm$13$clock = clock;
-        bm$13$d = bm$13$q;
-        bm$14$clock = clock;
-        bm$14$d = bm$14$q;
-        bm$15$clock = clock;
-        bm$15$d = bm$15$q;
-        bm$16$clock = clock;
-        bm$16$d = bm$16$q;
-        bm$17$clock = clock;
-        bm$17$d = bm$17$q;
-        bm$18$clock = clock;
-        bm$18$d = bm$18$q;
-        bm$19$clock = clock;
-        bm$19$d = bm$19$q;
-        bm$20$clock = clock;
-        bm$20$d = bm$20$q;
-        bm$21$clock = clock;
-        bm$21$d = bm$21$q;
-        bm$22$clock = clock;
-        bm$22$d = bm$22$q;
-        bm$23$clock = clock;
-        bm$23$d = bm$23$q;
-        bm$24$clock = clock;
-        bm$24$d = bm$24$q;
-        bm$25$clock = clock;
-        bm$25$d = bm$25$q;
-        bm$26$clock = clock;
-        bm$26$d = bm$26$q;
-        bm$27$clock = clock;
-        bm$27$d = bm$27$q;
-        bm$28$clock = clock;
-        bm$28$d = bm$28$q;
-        bm$29$clock = clock;
-        bm$29$d = bm$29$q;
-        bm$30$clock = clock;
-        bm$30$d = bm$30$q;
-        bm$31$clock = clock;
-        bm$31$d = bm$31$q;
+        emptied$d = emptied$q;
+        words$clock = clock;
         nxt$read_clock = clock;
         nxt$write_clock = clock;
         prv$read_clock = clock;
@@ -728,713 +398,98 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         ek_key = ekey$read_data;
         is_head = head$read_data == e$q;
         is_tail = tail$read_data == e$q;
-        kw = key$q >> c_five;
+        kw = key$q[(c_five8)+:(5)];
         kb = key$q & c_low;
-        ow = ob$q >> c_five;
+        ow = ob$q[(c_five8)+:(5)];
         obb = ob$q & c_low;
-        fw = fb$q >> c_five;
+        fw = fb$q[(c_five8)+:(5)];
         fbb = fb$q & c_low;
-        k_word = bm$0$q;
-        o_word = bm$0$q;
-        f_word = bm$0$q;
-        w2_word = bm$0$q;
-        if (kw == c_w$1) begin
-            k_word = bm$1$q;
+        w2w = f_w2$q[(c_five8)+:(5)];
+        words$read_address = kw;
+        if ((st$q == s_u3) | (st$q == s_l0)) begin
+            words$read_address = ow;
         end
-        if (ow == c_w$1) begin
-            o_word = bm$1$q;
+        if (st$q == s_fa) begin
+            words$read_address = fw;
         end
-        if (fw == c_w$1) begin
-            f_word = bm$1$q;
+        if (st$q == s_fb) begin
+            words$read_address = w2w;
         end
-        if (f_w2$q == c_w$1) begin
-            w2_word = bm$1$q;
-        end
-        if (kw == c_w$2) begin
-            k_word = bm$2$q;
-        end
-        if (ow == c_w$2) begin
-            o_word = bm$2$q;
-        end
-        if (fw == c_w$2) begin
-            f_word = bm$2$q;
-        end
-        if (f_w2$q == c_w$2) begin
-            w2_word = bm$2$q;
-        end
-        if (kw == c_w$3) begin
-            k_word = bm$3$q;
-        end
-        if (ow == c_w$3) begin
-            o_word = bm$3$q;
-        end
-        if (fw == c_w$3) begin
-            f_word = bm$3$q;
-        end
-        if (f_w2$q == c_w$3) begin
-            w2_word = bm$3$q;
-        end
-        if (kw == c_w$4) begin
-            k_word = bm$4$q;
-        end
-        if (ow == c_w$4) begin
-            o_word = bm$4$q;
-        end
-        if (fw == c_w$4) begin
-            f_word = bm$4$q;
-        end
-        if (f_w2$q == c_w$4) begin
-            w2_word = bm$4$q;
-        end
-        if (kw == c_w$5) begin
-            k_word = bm$5$q;
-        end
-        if (ow == c_w$5) begin
-            o_word = bm$5$q;
-        end
-        if (fw == c_w$5) begin
-            f_word = bm$5$q;
-        end
-        if (f_w2$q == c_w$5) begin
-            w2_word = bm$5$q;
-        end
-        if (kw == c_w$6) begin
-            k_word = bm$6$q;
-        end
-        if (ow == c_w$6) begin
-            o_word = bm$6$q;
-        end
-        if (fw == c_w$6) begin
-            f_word = bm$6$q;
-        end
-        if (f_w2$q == c_w$6) begin
-            w2_word = bm$6$q;
-        end
-        if (kw == c_w$7) begin
-            k_word = bm$7$q;
-        end
-        if (ow == c_w$7) begin
-            o_word = bm$7$q;
-        end
-        if (fw == c_w$7) begin
-            f_word = bm$7$q;
-        end
-        if (f_w2$q == c_w$7) begin
-            w2_word = bm$7$q;
-        end
-        if (kw == c_w$8) begin
-            k_word = bm$8$q;
-        end
-        if (ow == c_w$8) begin
-            o_word = bm$8$q;
-        end
-        if (fw == c_w$8) begin
-            f_word = bm$8$q;
-        end
-        if (f_w2$q == c_w$8) begin
-            w2_word = bm$8$q;
-        end
-        if (kw == c_w$9) begin
-            k_word = bm$9$q;
-        end
-        if (ow == c_w$9) begin
-            o_word = bm$9$q;
-        end
-        if (fw == c_w$9) begin
-            f_word = bm$9$q;
-        end
-        if (f_w2$q == c_w$9) begin
-            w2_word = bm$9$q;
-        end
-        if (kw == c_w$10) begin
-            k_word = bm$10$q;
-        end
-        if (ow == c_w$10) begin
-            o_word = bm$10$q;
-        end
-        if (fw == c_w$10) begin
-            f_word = bm$10$q;
-        end
-        if (f_w2$q == c_w$10) begin
-            w2_word = bm$10$q;
-        end
-        if (kw == c_w$11) begin
-            k_word = bm$11$q;
-        end
-        if (ow == c_w$11) begin
-            o_word = bm$11$q;
-        end
-        if (fw == c_w$11) begin
-            f_word = bm$11$q;
-        end
-        if (f_w2$q == c_w$11) begin
-            w2_word = bm$11$q;
-        end
-        if (kw == c_w$12) begin
-            k_word = bm$12$q;
-        end
-        if (ow == c_w$12) begin
-            o_word = bm$12$q;
-        end
-        if (fw == c_w$12) begin
-            f_word = bm$12$q;
-        end
-        if (f_w2$q == c_w$12) begin
-            w2_word = bm$12$q;
-        end
-        if (kw == c_w$13) begin
-            k_word = bm$13$q;
-        end
-        if (ow == c_w$13) begin
-            o_word = bm$13$q;
-        end
-        if (fw == c_w$13) begin
-            f_word = bm$13$q;
-        end
-        if (f_w2$q == c_w$13) begin
-            w2_word = bm$13$q;
-        end
-        if (kw == c_w$14) begin
-            k_word = bm$14$q;
-        end
-        if (ow == c_w$14) begin
-            o_word = bm$14$q;
-        end
-        if (fw == c_w$14) begin
-            f_word = bm$14$q;
-        end
-        if (f_w2$q == c_w$14) begin
-            w2_word = bm$14$q;
-        end
-        if (kw == c_w$15) begin
-            k_word = bm$15$q;
-        end
-        if (ow == c_w$15) begin
-            o_word = bm$15$q;
-        end
-        if (fw == c_w$15) begin
-            f_word = bm$15$q;
-        end
-        if (f_w2$q == c_w$15) begin
-            w2_word = bm$15$q;
-        end
-        if (kw == c_w$16) begin
-            k_word = bm$16$q;
-        end
-        if (ow == c_w$16) begin
-            o_word = bm$16$q;
-        end
-        if (fw == c_w$16) begin
-            f_word = bm$16$q;
-        end
-        if (f_w2$q == c_w$16) begin
-            w2_word = bm$16$q;
-        end
-        if (kw == c_w$17) begin
-            k_word = bm$17$q;
-        end
-        if (ow == c_w$17) begin
-            o_word = bm$17$q;
-        end
-        if (fw == c_w$17) begin
-            f_word = bm$17$q;
-        end
-        if (f_w2$q == c_w$17) begin
-            w2_word = bm$17$q;
-        end
-        if (kw == c_w$18) begin
-            k_word = bm$18$q;
-        end
-        if (ow == c_w$18) begin
-            o_word = bm$18$q;
-        end
-        if (fw == c_w$18) begin
-            f_word = bm$18$q;
-        end
-        if (f_w2$q == c_w$18) begin
-            w2_word = bm$18$q;
-        end
-        if (kw == c_w$19) begin
-            k_word = bm$19$q;
-        end
-        if (ow == c_w$19) begin
-            o_word = bm$19$q;
-        end
-        if (fw == c_w$19) begin
-            f_word = bm$19$q;
-        end
-        if (f_w2$q == c_w$19) begin
-            w2_word = bm$19$q;
-        end
-        if (kw == c_w$20) begin
-            k_word = bm$20$q;
-        end
-        if (ow == c_w$20) begin
-            o_word = bm$20$q;
-        end
-        if (fw == c_w$20) begin
-            f_word = bm$20$q;
-        end
-        if (f_w2$q == c_w$20) begin
-            w2_word = bm$20$q;
-        end
-        if (kw == c_w$21) begin
-            k_word = bm$21$q;
-        end
-        if (ow == c_w$21) begin
-            o_word = bm$21$q;
-        end
-        if (fw == c_w$21) begin
-            f_word = bm$21$q;
-        end
-        if (f_w2$q == c_w$21) begin
-            w2_word = bm$21$q;
-        end
-        if (kw == c_w$22) begin
-            k_word = bm$22$q;
-        end
-        if (ow == c_w$22) begin
-            o_word = bm$22$q;
-        end
-        if (fw == c_w$22) begin
-            f_word = bm$22$q;
-        end
-        if (f_w2$q == c_w$22) begin
-            w2_word = bm$22$q;
-        end
-        if (kw == c_w$23) begin
-            k_word = bm$23$q;
-        end
-        if (ow == c_w$23) begin
-            o_word = bm$23$q;
-        end
-        if (fw == c_w$23) begin
-            f_word = bm$23$q;
-        end
-        if (f_w2$q == c_w$23) begin
-            w2_word = bm$23$q;
-        end
-        if (kw == c_w$24) begin
-            k_word = bm$24$q;
-        end
-        if (ow == c_w$24) begin
-            o_word = bm$24$q;
-        end
-        if (fw == c_w$24) begin
-            f_word = bm$24$q;
-        end
-        if (f_w2$q == c_w$24) begin
-            w2_word = bm$24$q;
-        end
-        if (kw == c_w$25) begin
-            k_word = bm$25$q;
-        end
-        if (ow == c_w$25) begin
-            o_word = bm$25$q;
-        end
-        if (fw == c_w$25) begin
-            f_word = bm$25$q;
-        end
-        if (f_w2$q == c_w$25) begin
-            w2_word = bm$25$q;
-        end
-        if (kw == c_w$26) begin
-            k_word = bm$26$q;
-        end
-        if (ow == c_w$26) begin
-            o_word = bm$26$q;
-        end
-        if (fw == c_w$26) begin
-            f_word = bm$26$q;
-        end
-        if (f_w2$q == c_w$26) begin
-            w2_word = bm$26$q;
-        end
-        if (kw == c_w$27) begin
-            k_word = bm$27$q;
-        end
-        if (ow == c_w$27) begin
-            o_word = bm$27$q;
-        end
-        if (fw == c_w$27) begin
-            f_word = bm$27$q;
-        end
-        if (f_w2$q == c_w$27) begin
-            w2_word = bm$27$q;
-        end
-        if (kw == c_w$28) begin
-            k_word = bm$28$q;
-        end
-        if (ow == c_w$28) begin
-            o_word = bm$28$q;
-        end
-        if (fw == c_w$28) begin
-            f_word = bm$28$q;
-        end
-        if (f_w2$q == c_w$28) begin
-            w2_word = bm$28$q;
-        end
-        if (kw == c_w$29) begin
-            k_word = bm$29$q;
-        end
-        if (ow == c_w$29) begin
-            o_word = bm$29$q;
-        end
-        if (fw == c_w$29) begin
-            f_word = bm$29$q;
-        end
-        if (f_w2$q == c_w$29) begin
-            w2_word = bm$29$q;
-        end
-        if (kw == c_w$30) begin
-            k_word = bm$30$q;
-        end
-        if (ow == c_w$30) begin
-            o_word = bm$30$q;
-        end
-        if (fw == c_w$30) begin
-            f_word = bm$30$q;
-        end
-        if (f_w2$q == c_w$30) begin
-            w2_word = bm$30$q;
-        end
-        if (kw == c_w$31) begin
-            k_word = bm$31$q;
-        end
-        if (ow == c_w$31) begin
-            o_word = bm$31$q;
-        end
-        if (fw == c_w$31) begin
-            f_word = bm$31$q;
-        end
-        if (f_w2$q == c_w$31) begin
-            w2_word = bm$31$q;
-        end
+        word = words$read_data;
         k_bit = c_one << kb;
-        k_empty = (k_word & k_bit) == c_zero;
+        k_empty = (word & k_bit) == c_zero;
         o_bit = c_one << obb;
-        o_left = o_word & ~o_bit;
-        f_sum = sum$q & ((c_ones << fw) << c_one);
-        ffs_a = c_w$0;
-        if (f_sum[32'h1f - 0]) begin
-            ffs_a = c_w$31;
-        end
-        if (f_sum[32'h1f - 1]) begin
-            ffs_a = c_w$30;
-        end
-        if (f_sum[32'h1f - 2]) begin
-            ffs_a = c_w$29;
-        end
-        if (f_sum[32'h1f - 3]) begin
-            ffs_a = c_w$28;
-        end
-        if (f_sum[32'h1f - 4]) begin
-            ffs_a = c_w$27;
-        end
-        if (f_sum[32'h1f - 5]) begin
-            ffs_a = c_w$26;
-        end
-        if (f_sum[32'h1f - 6]) begin
-            ffs_a = c_w$25;
-        end
-        if (f_sum[32'h1f - 7]) begin
-            ffs_a = c_w$24;
-        end
-        if (f_sum[32'h1f - 8]) begin
-            ffs_a = c_w$23;
-        end
-        if (f_sum[32'h1f - 9]) begin
-            ffs_a = c_w$22;
-        end
-        if (f_sum[32'h1f - 10]) begin
-            ffs_a = c_w$21;
-        end
-        if (f_sum[32'h1f - 11]) begin
-            ffs_a = c_w$20;
-        end
-        if (f_sum[32'h1f - 12]) begin
-            ffs_a = c_w$19;
-        end
-        if (f_sum[32'h1f - 13]) begin
-            ffs_a = c_w$18;
-        end
-        if (f_sum[32'h1f - 14]) begin
-            ffs_a = c_w$17;
-        end
-        if (f_sum[32'h1f - 15]) begin
-            ffs_a = c_w$16;
-        end
-        if (f_sum[32'h1f - 16]) begin
-            ffs_a = c_w$15;
-        end
-        if (f_sum[32'h1f - 17]) begin
-            ffs_a = c_w$14;
-        end
-        if (f_sum[32'h1f - 18]) begin
-            ffs_a = c_w$13;
-        end
-        if (f_sum[32'h1f - 19]) begin
-            ffs_a = c_w$12;
-        end
-        if (f_sum[32'h1f - 20]) begin
-            ffs_a = c_w$11;
-        end
-        if (f_sum[32'h1f - 21]) begin
-            ffs_a = c_w$10;
-        end
-        if (f_sum[32'h1f - 22]) begin
-            ffs_a = c_w$9;
-        end
-        if (f_sum[32'h1f - 23]) begin
-            ffs_a = c_w$8;
-        end
-        if (f_sum[32'h1f - 24]) begin
-            ffs_a = c_w$7;
-        end
-        if (f_sum[32'h1f - 25]) begin
-            ffs_a = c_w$6;
-        end
-        if (f_sum[32'h1f - 26]) begin
-            ffs_a = c_w$5;
-        end
-        if (f_sum[32'h1f - 27]) begin
-            ffs_a = c_w$4;
-        end
-        if (f_sum[32'h1f - 28]) begin
-            ffs_a = c_w$3;
-        end
-        if (f_sum[32'h1f - 29]) begin
-            ffs_a = c_w$2;
-        end
-        if (f_sum[32'h1f - 30]) begin
-            ffs_a = c_w$1;
-        end
-        if (f_sum[32'h1f - 31]) begin
-            ffs_a = c_w$0;
-        end
-        ffs_b = c_w$0;
-        ffs_c = c_w$0;
-        if (f_m1$q[32'h1f - 0]) begin
-            ffs_b = c_w$31;
-        end
-        if (w2_word[32'h1f - 0]) begin
-            ffs_c = c_w$31;
-        end
-        if (f_m1$q[32'h1f - 1]) begin
-            ffs_b = c_w$30;
-        end
-        if (w2_word[32'h1f - 1]) begin
-            ffs_c = c_w$30;
-        end
-        if (f_m1$q[32'h1f - 2]) begin
-            ffs_b = c_w$29;
-        end
-        if (w2_word[32'h1f - 2]) begin
-            ffs_c = c_w$29;
-        end
-        if (f_m1$q[32'h1f - 3]) begin
-            ffs_b = c_w$28;
-        end
-        if (w2_word[32'h1f - 3]) begin
-            ffs_c = c_w$28;
-        end
-        if (f_m1$q[32'h1f - 4]) begin
-            ffs_b = c_w$27;
-        end
-        if (w2_word[32'h1f - 4]) begin
-            ffs_c = c_w$27;
-        end
-        if (f_m1$q[32'h1f - 5]) begin
-            ffs_b = c_w$26;
-        end
-        if (w2_word[32'h1f - 5]) begin
-            ffs_c = c_w$26;
-        end
-        if (f_m1$q[32'h1f - 6]) begin
-            ffs_b = c_w$25;
-        end
-        if (w2_word[32'h1f - 6]) begin
-            ffs_c = c_w$25;
-        end
-        if (f_m1$q[32'h1f - 7]) begin
-            ffs_b = c_w$24;
-        end
-        if (w2_word[32'h1f - 7]) begin
-            ffs_c = c_w$24;
-        end
-        if (f_m1$q[32'h1f - 8]) begin
-            ffs_b = c_w$23;
-        end
-        if (w2_word[32'h1f - 8]) begin
-            ffs_c = c_w$23;
-        end
-        if (f_m1$q[32'h1f - 9]) begin
-            ffs_b = c_w$22;
-        end
-        if (w2_word[32'h1f - 9]) begin
-            ffs_c = c_w$22;
-        end
-        if (f_m1$q[32'h1f - 10]) begin
-            ffs_b = c_w$21;
-        end
-        if (w2_word[32'h1f - 10]) begin
-            ffs_c = c_w$21;
-        end
-        if (f_m1$q[32'h1f - 11]) begin
-            ffs_b = c_w$20;
-        end
-        if (w2_word[32'h1f - 11]) begin
-            ffs_c = c_w$20;
-        end
-        if (f_m1$q[32'h1f - 12]) begin
-            ffs_b = c_w$19;
-        end
-        if (w2_word[32'h1f - 12]) begin
-            ffs_c = c_w$19;
-        end
-        if (f_m1$q[32'h1f - 13]) begin
-            ffs_b = c_w$18;
-        end
-        if (w2_word[32'h1f - 13]) begin
-            ffs_c = c_w$18;
-        end
-        if (f_m1$q[32'h1f - 14]) begin
-            ffs_b = c_w$17;
-        end
-        if (w2_word[32'h1f - 14]) begin
-            ffs_c = c_w$17;
-        end
-        if (f_m1$q[32'h1f - 15]) begin
-            ffs_b = c_w$16;
-        end
-        if (w2_word[32'h1f - 15]) begin
-            ffs_c = c_w$16;
-        end
-        if (f_m1$q[32'h1f - 16]) begin
-            ffs_b = c_w$15;
-        end
-        if (w2_word[32'h1f - 16]) begin
-            ffs_c = c_w$15;
-        end
-        if (f_m1$q[32'h1f - 17]) begin
-            ffs_b = c_w$14;
-        end
-        if (w2_word[32'h1f - 17]) begin
-            ffs_c = c_w$14;
-        end
-        if (f_m1$q[32'h1f - 18]) begin
-            ffs_b = c_w$13;
-        end
-        if (w2_word[32'h1f - 18]) begin
-            ffs_c = c_w$13;
-        end
-        if (f_m1$q[32'h1f - 19]) begin
-            ffs_b = c_w$12;
-        end
-        if (w2_word[32'h1f - 19]) begin
-            ffs_c = c_w$12;
-        end
-        if (f_m1$q[32'h1f - 20]) begin
-            ffs_b = c_w$11;
-        end
-        if (w2_word[32'h1f - 20]) begin
-            ffs_c = c_w$11;
-        end
-        if (f_m1$q[32'h1f - 21]) begin
-            ffs_b = c_w$10;
-        end
-        if (w2_word[32'h1f - 21]) begin
-            ffs_c = c_w$10;
-        end
-        if (f_m1$q[32'h1f - 22]) begin
-            ffs_b = c_w$9;
-        end
-        if (w2_word[32'h1f - 22]) begin
-            ffs_c = c_w$9;
-        end
-        if (f_m1$q[32'h1f - 23]) begin
-            ffs_b = c_w$8;
-        end
-        if (w2_word[32'h1f - 23]) begin
-            ffs_c = c_w$8;
-        end
-        if (f_m1$q[32'h1f - 24]) begin
-            ffs_b = c_w$7;
-        end
-        if (w2_word[32'h1f - 24]) begin
-            ffs_c = c_w$7;
-        end
-        if (f_m1$q[32'h1f - 25]) begin
-            ffs_b = c_w$6;
-        end
-        if (w2_word[32'h1f - 25]) begin
-            ffs_c = c_w$6;
-        end
-        if (f_m1$q[32'h1f - 26]) begin
-            ffs_b = c_w$5;
-        end
-        if (w2_word[32'h1f - 26]) begin
-            ffs_c = c_w$5;
-        end
-        if (f_m1$q[32'h1f - 27]) begin
-            ffs_b = c_w$4;
-        end
-        if (w2_word[32'h1f - 27]) begin
-            ffs_c = c_w$4;
-        end
-        if (f_m1$q[32'h1f - 28]) begin
-            ffs_b = c_w$3;
-        end
-        if (w2_word[32'h1f - 28]) begin
-            ffs_c = c_w$3;
-        end
-        if (f_m1$q[32'h1f - 29]) begin
-            ffs_b = c_w$2;
-        end
-        if (w2_word[32'h1f - 29]) begin
-            ffs_c = c_w$2;
-        end
-        if (f_m1$q[32'h1f - 30]) begin
-            ffs_b = c_w$1;
-        end
-        if (w2_word[32'h1f - 30]) begin
-            ffs_c = c_w$1;
-        end
-        if (f_m1$q[32'h1f - 31]) begin
-            ffs_b = c_w$0;
-        end
-        if (w2_word[32'h1f - 31]) begin
-            ffs_c = c_w$0;
-        end
-        found = 1'b1;
-        found_b = (f_w$q << c_five) | ffs_b;
-        if (f_m1$q == c_zero) begin
-            found = f_has2$q;
-            found_b = (f_w2$q << c_five) | ffs_c;
-        end
+        o_left = word & ~o_bit;
+        m1 = word & (c_ones << fbb);
+        s2 = sum$q & ((c_ones << fw) << c_one);
+        if (st$q == s_fb) begin
+            m1 = word;
+        end
+        oh_w = m1 & ((~m1) + c_one);
+        oh_s = s2 & ((~s2) + c_one);
+        t_w$0 = c_zero_k;
+        t_s$0 = c_zero_k;
+        if ((oh_w & c_sel$0) != c_zero) begin
+            t_w$0 = c_pow$0;
+        end
+        if ((oh_s & c_sel$0) != c_zero) begin
+            t_s$0 = c_pow$5;
+        end
+        t_w$1 = c_zero_k;
+        t_s$1 = c_zero_k;
+        if ((oh_w & c_sel$1) != c_zero) begin
+            t_w$1 = c_pow$1;
+        end
+        if ((oh_s & c_sel$1) != c_zero) begin
+            t_s$1 = c_pow$6;
+        end
+        t_w$2 = c_zero_k;
+        t_s$2 = c_zero_k;
+        if ((oh_w & c_sel$2) != c_zero) begin
+            t_w$2 = c_pow$2;
+        end
+        if ((oh_s & c_sel$2) != c_zero) begin
+            t_s$2 = c_pow$7;
+        end
+        t_w$3 = c_zero_k;
+        t_s$3 = c_zero_k;
+        if ((oh_w & c_sel$3) != c_zero) begin
+            t_w$3 = c_pow$3;
+        end
+        if ((oh_s & c_sel$3) != c_zero) begin
+            t_s$3 = c_pow$8;
+        end
+        t_w$4 = c_zero_k;
+        t_s$4 = c_zero_k;
+        if ((oh_w & c_sel$4) != c_zero) begin
+            t_w$4 = c_pow$4;
+        end
+        if ((oh_s & c_sel$4) != c_zero) begin
+            t_s$4 = c_pow$9;
+        end
+        ffs_w = t_w$0 | t_w$1 | t_w$2 | t_w$3 | t_w$4;
+        ffs_s = t_s$0 | t_s$1 | t_s$2 | t_s$3 | t_s$4;
         bt_addr = key$q;
         if (st$q == s_u1) begin
             bt_addr = ek_key;
         end
-        if (st$q == s_fb) begin
-            bt_addr = found_b;
+        if (st$q == s_fc) begin
+            bt_addr = wb$q;
         end
         head$read_address = bt_addr;
         tail$read_address = bt_addr;
         w_entry = nxt$read_data;
+        w_last = nxt$read_data == wt$q;
         if (st$q == s_h) begin
             w_entry = head$read_data;
-        end
-        w_last = w_entry == wt$q;
-        if (st$q == s_h) begin
-            w_last = w_entry == tail$read_data;
+            w_last = head$read_data == tail$read_data;
         end
         w_top = wb$q == c_last_k;
         m_walk_valid = (st$q == s_h) | (st$q == s_n);
         m_walk_entry = w_entry;
         m_walk_key = wb$q;
         m_walk_end = 1'b0;
-        if ((st$q == s_fb) & ~found) begin
+        if ((st$q == s_fa) & (m1 == c_zero) & (s2 == c_zero)) begin
             m_walk_end = 1'b1;
         end
         if (m_walk_valid & w_last & w_top) begin
@@ -1448,6 +503,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         ev$write_enable = 1'b0;
         head$write_enable = 1'b0;
         tail$write_enable = 1'b0;
+        words$write_enable = 1'b0;
         nxt$write_address = opv$q;
         nxt$write_data = onx$q;
         prv$write_address = onx$q;
@@ -1460,9 +516,14 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         head$write_data = onx$q;
         tail$write_address = bt_addr;
         tail$write_data = opv$q;
+        words$write_address = kw;
+        words$write_data = word | k_bit;
         if (st$q == s_clr) begin
             ev$write_address = clr$q;
             ev$write_enable = 1'b1;
+            words$write_address = clr$q[(c_zero8)+:(5)];
+            words$write_data = c_zero;
+            words$write_enable = 1'b1;
             clr$d = clr$q + c_one_e;
             if (clr$q == c_last_e) begin
                 st$d = s_idle;
@@ -1484,6 +545,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             ob$d = ek_key;
             onx$d = nxt$read_data;
             opv$d = prv$read_data;
+            emptied$d = 1'b0;
             if (~ek_valid) begin
                 if (op$q == c_set) begin
                     st$d = s_l0;
@@ -1508,113 +570,24 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             tail$write_enable = is_tail;
             ev$write_enable = 1'b1;
             n$d = n$q - c_one16;
-            if (is_head & is_tail) begin
-                if (ow == c_w$0) begin
-                    bm$0$d = o_left;
-                end
-                if (ow == c_w$1) begin
-                    bm$1$d = o_left;
-                end
-                if (ow == c_w$2) begin
-                    bm$2$d = o_left;
-                end
-                if (ow == c_w$3) begin
-                    bm$3$d = o_left;
-                end
-                if (ow == c_w$4) begin
-                    bm$4$d = o_left;
-                end
-                if (ow == c_w$5) begin
-                    bm$5$d = o_left;
-                end
-                if (ow == c_w$6) begin
-                    bm$6$d = o_left;
-                end
-                if (ow == c_w$7) begin
-                    bm$7$d = o_left;
-                end
-                if (ow == c_w$8) begin
-                    bm$8$d = o_left;
-                end
-                if (ow == c_w$9) begin
-                    bm$9$d = o_left;
-                end
-                if (ow == c_w$10) begin
-                    bm$10$d = o_left;
-                end
-                if (ow == c_w$11) begin
-                    bm$11$d = o_left;
-                end
-                if (ow == c_w$12) begin
-                    bm$12$d = o_left;
-                end
-                if (ow == c_w$13) begin
-                    bm$13$d = o_left;
-                end
-                if (ow == c_w$14) begin
-                    bm$14$d = o_left;
-                end
-                if (ow == c_w$15) begin
-                    bm$15$d = o_left;
-                end
-                if (ow == c_w$16) begin
-                    bm$16$d = o_left;
-                end
-                if (ow == c_w$17) begin
-                    bm$17$d = o_left;
-                end
-                if (ow == c_w$18) begin
-                    bm$18$d = o_left;
-                end
-                if (ow == c_w$19) begin
-                    bm$19$d = o_left;
-                end
-                if (ow == c_w$20) begin
-                    bm$20$d = o_left;
-                end
-                if (ow == c_w$21) begin
-                    bm$21$d = o_left;
-                end
-                if (ow == c_w$22) begin
-                    bm$22$d = o_left;
-                end
-                if (ow == c_w$23) begin
-                    bm$23$d = o_left;
-                end
-                if (ow == c_w$24) begin
-                    bm$24$d = o_left;
-                end
-                if (ow == c_w$25) begin
-                    bm$25$d = o_left;
-                end
-                if (ow == c_w$26) begin
-                    bm$26$d = o_left;
-                end
-                if (ow == c_w$27) begin
-                    bm$27$d = o_left;
-                end
-                if (ow == c_w$28) begin
-                    bm$28$d = o_left;
-                end
-                if (ow == c_w$29) begin
-                    bm$29$d = o_left;
-                end
-                if (ow == c_w$30) begin
-                    bm$30$d = o_left;
-                end
-                if (ow == c_w$31) begin
-                    bm$31$d = o_left;
-                end
-                if (o_left == c_zero) begin
-                    sum$d = sum$q & ~(c_one << ow);
-                end
-            end
+            emptied$d = is_head & is_tail;
             if (op$q == c_set) begin
                 st$d = s_l0;
             end
             else begin
-                st$d = s_idle;
+                st$d = s_u3;
             end
+        end
+        if (((st$q == s_u3) | (st$q == s_l0)) & emptied$q) begin
+            words$write_address = ow;
+            words$write_data = o_left;
+            words$write_enable = 1'b1;
+            if (o_left == c_zero) begin
+                sum$d = sum$q & ~(c_one << ow);
+            end
+        end
+        if (st$q == s_u3) begin
+            st$d = s_idle;
         end
         if (st$q == s_l0) begin
             st$d = s_l1;
@@ -1629,102 +602,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             if (k_empty) begin
                 head$write_data = e$q;
                 head$write_enable = 1'b1;
-                if (kw == c_w$0) begin
-                    bm$0$d = k_word | k_bit;
-                end
-                if (kw == c_w$1) begin
-                    bm$1$d = k_word | k_bit;
-                end
-                if (kw == c_w$2) begin
-                    bm$2$d = k_word | k_bit;
-                end
-                if (kw == c_w$3) begin
-                    bm$3$d = k_word | k_bit;
-                end
-                if (kw == c_w$4) begin
-                    bm$4$d = k_word | k_bit;
-                end
-                if (kw == c_w$5) begin
-                    bm$5$d = k_word | k_bit;
-                end
-                if (kw == c_w$6) begin
-                    bm$6$d = k_word | k_bit;
-                end
-                if (kw == c_w$7) begin
-                    bm$7$d = k_word | k_bit;
-                end
-                if (kw == c_w$8) begin
-                    bm$8$d = k_word | k_bit;
-                end
-                if (kw == c_w$9) begin
-                    bm$9$d = k_word | k_bit;
-                end
-                if (kw == c_w$10) begin
-                    bm$10$d = k_word | k_bit;
-                end
-                if (kw == c_w$11) begin
-                    bm$11$d = k_word | k_bit;
-                end
-                if (kw == c_w$12) begin
-                    bm$12$d = k_word | k_bit;
-                end
-                if (kw == c_w$13) begin
-                    bm$13$d = k_word | k_bit;
-                end
-                if (kw == c_w$14) begin
-                    bm$14$d = k_word | k_bit;
-                end
-                if (kw == c_w$15) begin
-                    bm$15$d = k_word | k_bit;
-                end
-                if (kw == c_w$16) begin
-                    bm$16$d = k_word | k_bit;
-                end
-                if (kw == c_w$17) begin
-                    bm$17$d = k_word | k_bit;
-                end
-                if (kw == c_w$18) begin
-                    bm$18$d = k_word | k_bit;
-                end
-                if (kw == c_w$19) begin
-                    bm$19$d = k_word | k_bit;
-                end
-                if (kw == c_w$20) begin
-                    bm$20$d = k_word | k_bit;
-                end
-                if (kw == c_w$21) begin
-                    bm$21$d = k_word | k_bit;
-                end
-                if (kw == c_w$22) begin
-                    bm$22$d = k_word | k_bit;
-                end
-                if (kw == c_w$23) begin
-                    bm$23$d = k_word | k_bit;
-                end
-                if (kw == c_w$24) begin
-                    bm$24$d = k_word | k_bit;
-                end
-                if (kw == c_w$25) begin
-                    bm$25$d = k_word | k_bit;
-                end
-                if (kw == c_w$26) begin
-                    bm$26$d = k_word | k_bit;
-                end
-                if (kw == c_w$27) begin
-                    bm$27$d = k_word | k_bit;
-                end
-                if (kw == c_w$28) begin
-                    bm$28$d = k_word | k_bit;
-                end
-                if (kw == c_w$29) begin
-                    bm$29$d = k_word | k_bit;
-                end
-                if (kw == c_w$30) begin
-                    bm$30$d = k_word | k_bit;
-                end
-                if (kw == c_w$31) begin
-                    bm$31$d = k_word | k_bit;
-                end
+                words$write_enable = 1'b1;
                 sum$d = sum$q | (c_one << kw);
             end
             else begin
@@ -1738,20 +616,24 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             st$d = s_idle;
         end
         if (st$q == s_fa) begin
-            f_m1$d = f_word & (c_ones << fbb);
-            f_w$d = fw;
-            f_w2$d = ffs_a;
-            f_has2$d = f_sum != c_zero;
-            st$d = s_fb;
-        end
-        if (st$q == s_fb) begin
-            wb$d = found_b;
-            if (found) begin
-                st$d = s_h;
+            wb$d = (fb$q & c_high) | ffs_w;
+            f_w2$d = ffs_s;
+            if (m1 != c_zero) begin
+                st$d = s_fc;
+            end
+            else if (s2 != c_zero) begin
+                st$d = s_fb;
             end
             else begin
                 st$d = s_idle;
             end
+        end
+        if (st$q == s_fb) begin
+            wb$d = f_w2$q | ffs_w;
+            st$d = s_fc;
+        end
+        if (st$q == s_fc) begin
+            st$d = s_h;
         end
         if (m_walk_valid) begin
             if (st$q == s_h) begin
@@ -1771,7 +653,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
                 st$d = s_n;
             end
         end
-        walking = (st$q == s_fa) | (st$q == s_fb) | m_walk_valid;
+        walking = (st$q == s_fa) | (st$q == s_fb) | (st$q == s_fc) | m_walk_valid;
         if (walking & s_walk_stop) begin
             st$d = s_idle;
         end
@@ -1780,650 +662,10 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             clr$d = c_zero_e;
             n$d = c_zero16;
             sum$d = c_zero;
-            bm$0$d = c_zero;
-            bm$1$d = c_zero;
-            bm$2$d = c_zero;
-            bm$3$d = c_zero;
-            bm$4$d = c_zero;
-            bm$5$d = c_zero;
-            bm$6$d = c_zero;
-            bm$7$d = c_zero;
-            bm$8$d = c_zero;
-            bm$9$d = c_zero;
-            bm$10$d = c_zero;
-            bm$11$d = c_zero;
-            bm$12$d = c_zero;
-            bm$13$d = c_zero;
-            bm$14$d = c_zero;
-            bm$15$d = c_zero;
-            bm$16$d = c_zero;
-            bm$17$d = c_zero;
-            bm$18$d = c_zero;
-            bm$19$d = c_zero;
-            bm$20$d = c_zero;
-            bm$21$d = c_zero;
-            bm$22$d = c_zero;
-            bm$23$d = c_zero;
-            bm$24$d = c_zero;
-            bm$25$d = c_zero;
-            bm$26$d = c_zero;
-            bm$27$d = c_zero;
-            bm$28$d = c_zero;
-            bm$29$d = c_zero;
-            bm$30$d = c_zero;
-            bm$31$d = c_zero;
         end
     end
     
 endmodule // homa_common_bucket_queue_n1024
-
-
-module homa_common_bucket_queue_n1024$bm$0(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$0
-
-
-module homa_common_bucket_queue_n1024$bm$1(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$1
-
-
-module homa_common_bucket_queue_n1024$bm$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$10
-
-
-module homa_common_bucket_queue_n1024$bm$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$11
-
-
-module homa_common_bucket_queue_n1024$bm$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$12
-
-
-module homa_common_bucket_queue_n1024$bm$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$13
-
-
-module homa_common_bucket_queue_n1024$bm$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$14
-
-
-module homa_common_bucket_queue_n1024$bm$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$15
-
-
-module homa_common_bucket_queue_n1024$bm$16(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$16
-
-
-module homa_common_bucket_queue_n1024$bm$17(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$17
-
-
-module homa_common_bucket_queue_n1024$bm$18(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$18
-
-
-module homa_common_bucket_queue_n1024$bm$19(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$19
-
-
-module homa_common_bucket_queue_n1024$bm$2(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$2
-
-
-module homa_common_bucket_queue_n1024$bm$20(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$20
-
-
-module homa_common_bucket_queue_n1024$bm$21(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$21
-
-
-module homa_common_bucket_queue_n1024$bm$22(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$22
-
-
-module homa_common_bucket_queue_n1024$bm$23(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$23
-
-
-module homa_common_bucket_queue_n1024$bm$24(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$24
-
-
-module homa_common_bucket_queue_n1024$bm$25(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$25
-
-
-module homa_common_bucket_queue_n1024$bm$26(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$26
-
-
-module homa_common_bucket_queue_n1024$bm$27(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$27
-
-
-module homa_common_bucket_queue_n1024$bm$28(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$28
-
-
-module homa_common_bucket_queue_n1024$bm$29(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$29
-
-
-module homa_common_bucket_queue_n1024$bm$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$3
-
-
-module homa_common_bucket_queue_n1024$bm$30(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$30
-
-
-module homa_common_bucket_queue_n1024$bm$31(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$31
-
-
-module homa_common_bucket_queue_n1024$bm$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$4
-
-
-module homa_common_bucket_queue_n1024$bm$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$5
-
-
-module homa_common_bucket_queue_n1024$bm$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$6
-
-
-module homa_common_bucket_queue_n1024$bm$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$7
-
-
-module homa_common_bucket_queue_n1024$bm$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$8
-
-
-module homa_common_bucket_queue_n1024$bm$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$bm$9
 
 
 module homa_common_bucket_queue_n1024$clr(d,q,clock);
@@ -2493,6 +735,25 @@ module homa_common_bucket_queue_n1024$ekey(read_address,read_clock,read_data,wri
 endmodule // homa_common_bucket_queue_n1024$ekey
 
 
+module homa_common_bucket_queue_n1024$emptied(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_common_bucket_queue_n1024$emptied
+
+
 module homa_common_bucket_queue_n1024$ev(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
@@ -2520,63 +781,6 @@ module homa_common_bucket_queue_n1024$ev(read_address,read_clock,read_data,write
     end
                 
 endmodule // homa_common_bucket_queue_n1024$ev
-
-
-module homa_common_bucket_queue_n1024$f_has2(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$f_has2
-
-
-module homa_common_bucket_queue_n1024$f_m1(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$f_m1
-
-
-module homa_common_bucket_queue_n1024$f_w(d,q,clock);
-    
-    // Module arguments
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 10'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_common_bucket_queue_n1024$f_w
 
 
 module homa_common_bucket_queue_n1024$f_w2(d,q,clock);
@@ -2902,6 +1106,31 @@ module homa_common_bucket_queue_n1024$wb(d,q,clock);
     end
           
 endmodule // homa_common_bucket_queue_n1024$wb
+
+
+module homa_common_bucket_queue_n1024$words(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [4:0] read_address;
+    output reg  [31:0] read_data;
+    input wire  [4:0] write_address;
+    input wire  [31:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [31:0] mem [0:31];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_common_bucket_queue_n1024$words
 
 
 module homa_common_bucket_queue_n1024$wt(d,q,clock);

@@ -7,8 +7,8 @@
 //! ```text
 //!  s_cmd_* ─► FSM ─► entry RAMs (2^A): next, prev, key, valid
 //!              │  └► bucket RAMs (1024): head, tail
-//!              └──► bitmap: 32 words of 32 bits + a 32-bit summary (registers)
-//!  walk: first set bit ≥ b (summary, then word) ─► head ─► next ... tail ─► next bucket
+//!              └──► bitmap: 32 words of 32 bits (LUT RAM) + a 32-bit summary (register)
+//!  walk: first set bit ≥ b (word, else summary then word) ─► head ─► next ... tail ─► next
 //! ```
 //!
 //! Commands (`s_cmd_op`), one at a time, taken while `s_cmd_ready`:
@@ -17,10 +17,11 @@
 //!   place. Five cycles from the taking edge to the next `s_cmd_ready` (unlink: read the
 //!   entry, read its bucket's head and tail and write the links; link: read the new bucket's
 //!   tail, write the links).
-//! - `OP_REMOVE` (entry): unlink it, if queued. Three cycles.
+//! - `OP_REMOVE` (entry): unlink it, if queued. Four cycles.
 //! - `OP_WALK`: stream the queued entries in order on `m_walk_*`, one per cycle within a
-//!   bucket and one per three cycles across buckets (two to find the next bucket in the
-//!   bitmap, one to read its head), until `s_walk_stop` is high in a cycle (the entry shown
+//!   bucket; across buckets, three cycles to the next bucket of the same bitmap word (find
+//!   it, read its head and tail, show it) and four to one in a later word (one more to read
+//!   that word), until `s_walk_stop` is high in a cycle (the entry shown
 //!   in that cycle, if any, counts as taken; no more follow) or the queue is exhausted:
 //!   `m_walk_end` is high in the cycle after which no more follow (with the last entry, or
 //!   alone). The queue does not change during a walk.
@@ -31,6 +32,11 @@
 //! the predecessor, `prev` at the successor, the head or the tail where the entry was one):
 //! every command writes each RAM at most once.
 //!
+//! Timing: every RAM read is issued from registers or from one RAM's output through a
+//! multiplexer; the longest paths are the bitmap word (LUT RAM) through the mask and the
+//! 32-bit find-first-set into the bucket register, and a RAM output compared with the
+//! bucket's tail into the state.
+//!
 //! After reset the block clears the entries' valid bits and the bitmap over `2^A` cycles
 //! (`s_cmd_ready` low); the bucket RAMs need no clearing.
 
@@ -38,6 +44,7 @@
 mod tests;
 
 use crate::hdl::*;
+use crate::lutram::LutRam;
 
 /// `s_cmd_op`: queue an entry under a key.
 pub const OP_SET: u64 = 0;
@@ -52,9 +59,7 @@ pub const KEY_BITS: usize = 10;
 /// Cycles from the edge that takes an `OP_SET` to the next `s_cmd_ready`.
 pub const SET_CYCLES: usize = 5;
 /// Cycles from the edge that takes an `OP_REMOVE` to the next `s_cmd_ready`.
-pub const REMOVE_CYCLES: usize = 3;
-
-const WORDS: usize = 32;
+pub const REMOVE_CYCLES: usize = 4;
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
@@ -95,7 +100,7 @@ pub struct BucketQueue<const A: usize> {
     ev: RAM<Bit, A>,
     head: RAM<Bits<A>, KEY_BITS>,
     tail: RAM<Bits<A>, KEY_BITS>,
-    bm: [DFF<Bits<32>>; WORDS],
+    words: LutRam<Bits<32>, 5>,
     sum: DFF<Bits<32>>,
     st: DFF<Bits<4>>,
     op: DFF<Bits<2>>,
@@ -107,37 +112,35 @@ pub struct BucketQueue<const A: usize> {
     clr: DFF<Bits<A>>,
     n: DFF<Bits<16>>,
     fb: DFF<Bits<KEY_BITS>>,
-    f_m1: DFF<Bits<32>>,
-    f_w: DFF<Bits<KEY_BITS>>,
     f_w2: DFF<Bits<KEY_BITS>>,
-    f_has2: DFF<Bit>,
     wb: DFF<Bits<KEY_BITS>>,
     wt: DFF<Bits<A>>,
+    emptied: DFF<Bit>,
     // Combinational helpers.
     ek_valid: Signal<Local, Bit>,
     ek_key: Signal<Local, Bits<KEY_BITS>>,
     is_head: Signal<Local, Bit>,
     is_tail: Signal<Local, Bit>,
-    kw: Signal<Local, Bits<KEY_BITS>>,
+    kw: Signal<Local, Bits<5>>,
     kb: Signal<Local, Bits<KEY_BITS>>,
-    k_word: Signal<Local, Bits<32>>,
+    ow: Signal<Local, Bits<5>>,
+    obb: Signal<Local, Bits<KEY_BITS>>,
+    fw: Signal<Local, Bits<5>>,
+    fbb: Signal<Local, Bits<KEY_BITS>>,
+    w2w: Signal<Local, Bits<5>>,
+    word: Signal<Local, Bits<32>>,
     k_bit: Signal<Local, Bits<32>>,
     k_empty: Signal<Local, Bit>,
-    ow: Signal<Local, Bits<KEY_BITS>>,
-    obb: Signal<Local, Bits<KEY_BITS>>,
-    o_word: Signal<Local, Bits<32>>,
     o_bit: Signal<Local, Bits<32>>,
     o_left: Signal<Local, Bits<32>>,
-    fw: Signal<Local, Bits<KEY_BITS>>,
-    fbb: Signal<Local, Bits<KEY_BITS>>,
-    f_word: Signal<Local, Bits<32>>,
-    f_sum: Signal<Local, Bits<32>>,
-    ffs_a: Signal<Local, Bits<KEY_BITS>>,
-    w2_word: Signal<Local, Bits<32>>,
-    ffs_b: Signal<Local, Bits<KEY_BITS>>,
-    ffs_c: Signal<Local, Bits<KEY_BITS>>,
-    found: Signal<Local, Bit>,
-    found_b: Signal<Local, Bits<KEY_BITS>>,
+    m1: Signal<Local, Bits<32>>,
+    s2: Signal<Local, Bits<32>>,
+    oh_w: Signal<Local, Bits<32>>,
+    oh_s: Signal<Local, Bits<32>>,
+    t_w: [Signal<Local, Bits<KEY_BITS>>; 5],
+    t_s: [Signal<Local, Bits<KEY_BITS>>; 5],
+    ffs_w: Signal<Local, Bits<KEY_BITS>>,
+    ffs_s: Signal<Local, Bits<KEY_BITS>>,
     w_entry: Signal<Local, Bits<A>>,
     w_last: Signal<Local, Bit>,
     w_top: Signal<Local, Bit>,
@@ -149,20 +152,25 @@ pub struct BucketQueue<const A: usize> {
     s_idle: Constant<Bits<4>>,
     s_u1: Constant<Bits<4>>,
     s_u2: Constant<Bits<4>>,
+    s_u3: Constant<Bits<4>>,
     s_l0: Constant<Bits<4>>,
     s_l1: Constant<Bits<4>>,
     s_fa: Constant<Bits<4>>,
     s_fb: Constant<Bits<4>>,
+    s_fc: Constant<Bits<4>>,
     s_h: Constant<Bits<4>>,
     s_n: Constant<Bits<4>>,
     c_set: Constant<Bits<2>>,
     c_walk: Constant<Bits<2>>,
-    c_w: [Constant<Bits<KEY_BITS>>; WORDS],
+    c_sel: [Constant<Bits<32>>; 5],
+    c_pow: [Constant<Bits<KEY_BITS>>; KEY_BITS],
     c_low: Constant<Bits<KEY_BITS>>,
+    c_high: Constant<Bits<KEY_BITS>>,
+    c_five8: Constant<Bits<8>>,
+    c_zero8: Constant<Bits<8>>,
     c_ones: Constant<Bits<32>>,
     c_one: Constant<Bits<32>>,
     c_zero: Constant<Bits<32>>,
-    c_five: Constant<Bits<8>>,
     c_one_k: Constant<Bits<KEY_BITS>>,
     c_zero_k: Constant<Bits<KEY_BITS>>,
     c_last_k: Constant<Bits<KEY_BITS>>,
@@ -193,7 +201,7 @@ impl<const A: usize> core::fmt::Debug for BucketQueue<A> {
 impl<const A: usize> BucketQueue<A> {
     /// A queue, empty after reset.
     pub fn new() -> Self {
-        assert!((1..=16).contains(&A), "2 to 65,536 entries");
+        assert!((5..=16).contains(&A), "32 to 65,536 entries");
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -214,7 +222,7 @@ impl<const A: usize> BucketQueue<A> {
             ev: RAM::default(),
             head: RAM::default(),
             tail: RAM::default(),
-            bm: std::array::from_fn(|_| DFF::default()),
+            words: LutRam::default(),
             sum: DFF::default(),
             st: DFF::default(),
             op: DFF::default(),
@@ -226,36 +234,34 @@ impl<const A: usize> BucketQueue<A> {
             clr: DFF::default(),
             n: DFF::default(),
             fb: DFF::default(),
-            f_m1: DFF::default(),
-            f_w: DFF::default(),
             f_w2: DFF::default(),
-            f_has2: DFF::default(),
             wb: DFF::default(),
             wt: DFF::default(),
+            emptied: DFF::default(),
             ek_valid: Signal::default(),
             ek_key: Signal::default(),
             is_head: Signal::default(),
             is_tail: Signal::default(),
             kw: Signal::default(),
             kb: Signal::default(),
-            k_word: Signal::default(),
-            k_bit: Signal::default(),
-            k_empty: Signal::default(),
             ow: Signal::default(),
             obb: Signal::default(),
-            o_word: Signal::default(),
-            o_bit: Signal::default(),
-            o_left: Signal::default(),
             fw: Signal::default(),
             fbb: Signal::default(),
-            f_word: Signal::default(),
-            f_sum: Signal::default(),
-            ffs_a: Signal::default(),
-            w2_word: Signal::default(),
-            ffs_b: Signal::default(),
-            ffs_c: Signal::default(),
-            found: Signal::default(),
-            found_b: Signal::default(),
+            w2w: Signal::default(),
+            word: Signal::default(),
+            k_bit: Signal::default(),
+            k_empty: Signal::default(),
+            o_bit: Signal::default(),
+            o_left: Signal::default(),
+            m1: Signal::default(),
+            s2: Signal::default(),
+            oh_w: Signal::default(),
+            oh_s: Signal::default(),
+            t_w: std::array::from_fn(|_| Signal::default()),
+            t_s: std::array::from_fn(|_| Signal::default()),
+            ffs_w: Signal::default(),
+            ffs_s: Signal::default(),
             w_entry: Signal::default(),
             w_last: Signal::default(),
             w_top: Signal::default(),
@@ -265,20 +271,27 @@ impl<const A: usize> BucketQueue<A> {
             s_idle: k(1),
             s_u1: k(2),
             s_u2: k(3),
+            s_u3: k(11),
             s_l0: k(4),
             s_l1: k(5),
             s_fa: k(6),
             s_fb: k(7),
+            s_fc: k(10),
             s_h: k(8),
             s_n: k(9),
             c_set: k(OP_SET),
             c_walk: k(OP_WALK),
-            c_w: std::array::from_fn(|i| k(i as u64)),
+            c_sel: std::array::from_fn(|j| {
+                k((0..32u64).filter(|i| i >> j & 1 == 1).map(|i| 1 << i).sum())
+            }),
+            c_pow: std::array::from_fn(|j| k(1 << j)),
             c_low: k(31),
+            c_high: k(0x3E0),
+            c_five8: k(5),
+            c_zero8: k(0),
             c_ones: k(u64::from(u32::MAX)),
             c_one: k(1),
             c_zero: k(0),
-            c_five: k(5),
             c_one_k: k(1),
             c_zero_k: k(0),
             c_last_k: k((1 << KEY_BITS) - 1),
@@ -312,13 +325,9 @@ impl<const A: usize> Logic for BucketQueue<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, sum, st, op, e, key, ob, onx, opv, clr, n, fb, f_m1, f_w, f_w2, f_has2,
-            wb, wt
+            self, clock, sum, st, op, e, key, ob, onx, opv, clr, n, fb, f_w2, wb, wt, emptied
         );
-        for i in 0..WORDS {
-            self.bm[i].clock.next = self.clock.val();
-            self.bm[i].d.next = self.bm[i].q.val();
-        }
+        self.words.clock.next = self.clock.val();
         self.nxt.read_clock.next = self.clock.val();
         self.nxt.write_clock.next = self.clock.val();
         self.prv.read_clock.next = self.clock.val();
@@ -349,64 +358,65 @@ impl<const A: usize> Logic for BucketQueue<A> {
         self.is_head.next = self.head.read_data.val() == self.e.q.val();
         self.is_tail.next = self.tail.read_data.val() == self.e.q.val();
 
-        // The bitmap words of the new key, the old key and the walk's from-bucket.
-        self.kw.next = self.key.q.val() >> self.c_five.val();
+        // The bitmap: one word of 32 buckets read at a time, at the new key's word (link),
+        // the old key's (unlink), the from-bucket's (find A) or the next non-empty one's
+        // (find B).
+        self.kw.next = self.key.q.val().get_bits::<5>(self.c_five8.val().index());
         self.kb.next = self.key.q.val() & self.c_low.val();
-        self.ow.next = self.ob.q.val() >> self.c_five.val();
+        self.ow.next = self.ob.q.val().get_bits::<5>(self.c_five8.val().index());
         self.obb.next = self.ob.q.val() & self.c_low.val();
-        self.fw.next = self.fb.q.val() >> self.c_five.val();
+        self.fw.next = self.fb.q.val().get_bits::<5>(self.c_five8.val().index());
         self.fbb.next = self.fb.q.val() & self.c_low.val();
-        self.k_word.next = self.bm[0].q.val();
-        self.o_word.next = self.bm[0].q.val();
-        self.f_word.next = self.bm[0].q.val();
-        self.w2_word.next = self.bm[0].q.val();
-        for i in 1..WORDS {
-            if self.kw.val() == self.c_w[i].val() {
-                self.k_word.next = self.bm[i].q.val();
-            }
-            if self.ow.val() == self.c_w[i].val() {
-                self.o_word.next = self.bm[i].q.val();
-            }
-            if self.fw.val() == self.c_w[i].val() {
-                self.f_word.next = self.bm[i].q.val();
-            }
-            if self.f_w2.q.val() == self.c_w[i].val() {
-                self.w2_word.next = self.bm[i].q.val();
-            }
+        self.w2w.next = self.f_w2.q.val().get_bits::<5>(self.c_five8.val().index());
+        self.words.read_address.next = self.kw.val();
+        if (self.st.q.val() == self.s_u3.val()) | (self.st.q.val() == self.s_l0.val()) {
+            self.words.read_address.next = self.ow.val();
         }
+        if self.st.q.val() == self.s_fa.val() {
+            self.words.read_address.next = self.fw.val();
+        }
+        if self.st.q.val() == self.s_fb.val() {
+            self.words.read_address.next = self.w2w.val();
+        }
+        self.word.next = self.words.read_data.val();
         self.k_bit.next = self.c_one.val() << self.kb.val();
-        self.k_empty.next = (self.k_word.val() & self.k_bit.val()) == self.c_zero.val();
+        self.k_empty.next = (self.word.val() & self.k_bit.val()) == self.c_zero.val();
         self.o_bit.next = self.c_one.val() << self.obb.val();
-        self.o_left.next = self.o_word.val() & !self.o_bit.val();
+        self.o_left.next = self.word.val() & !self.o_bit.val();
 
-        // Find, stage A: the from-bucket's word above it, and the first non-empty word after
-        // its word (lowest set bit: the loop's last hit wins, so it runs downwards).
-        self.f_sum.next =
+        // Find A: the from-bucket's word from its bit up, and the non-empty words after it
+        // (summary). Find B: the next non-empty word. Lowest set bit: the loop's last hit
+        // wins, so it runs downwards.
+        self.m1.next = self.word.val() & (self.c_ones.val() << self.fbb.val());
+        self.s2.next =
             self.sum.q.val() & ((self.c_ones.val() << self.fw.val()) << self.c_one.val());
-        self.ffs_a.next = self.c_w[0].val();
-        for i in 0..WORDS {
-            if self.f_sum.val().get_bit(31 - i) {
-                self.ffs_a.next = self.c_w[31 - i].val();
+        if self.st.q.val() == self.s_fb.val() {
+            self.m1.next = self.word.val();
+        }
+        // The lowest set bit isolated by the carry chain (`m & -m`), then encoded: bit `j` of
+        // its index is set when the one-hot bit lies where index bit `j` is one.
+        self.oh_w.next = self.m1.val() & ((!self.m1.val()) + self.c_one.val());
+        self.oh_s.next = self.s2.val() & ((!self.s2.val()) + self.c_one.val());
+        for j in 0..5 {
+            self.t_w[j].next = self.c_zero_k.val();
+            self.t_s[j].next = self.c_zero_k.val();
+            if (self.oh_w.val() & self.c_sel[j].val()) != self.c_zero.val() {
+                self.t_w[j].next = self.c_pow[j].val();
+            }
+            if (self.oh_s.val() & self.c_sel[j].val()) != self.c_zero.val() {
+                self.t_s[j].next = self.c_pow[j + 5].val();
             }
         }
-        // Find, stage B: the first set bit of the word above the from-bucket, else of the
-        // next non-empty word.
-        self.ffs_b.next = self.c_w[0].val();
-        self.ffs_c.next = self.c_w[0].val();
-        for i in 0..WORDS {
-            if self.f_m1.q.val().get_bit(31 - i) {
-                self.ffs_b.next = self.c_w[31 - i].val();
-            }
-            if self.w2_word.val().get_bit(31 - i) {
-                self.ffs_c.next = self.c_w[31 - i].val();
-            }
-        }
-        self.found.next = true;
-        self.found_b.next = (self.f_w.q.val() << self.c_five.val()) | self.ffs_b.val();
-        if self.f_m1.q.val() == self.c_zero.val() {
-            self.found.next = self.f_has2.q.val();
-            self.found_b.next = (self.f_w2.q.val() << self.c_five.val()) | self.ffs_c.val();
-        }
+        self.ffs_w.next = self.t_w[0].val()
+            | self.t_w[1].val()
+            | self.t_w[2].val()
+            | self.t_w[3].val()
+            | self.t_w[4].val();
+        self.ffs_s.next = self.t_s[0].val()
+            | self.t_s[1].val()
+            | self.t_s[2].val()
+            | self.t_s[3].val()
+            | self.t_s[4].val();
 
         // The bucket RAMs are read at the entry's old bucket (unlink), the new key (link) or
         // the bucket found (walk).
@@ -414,20 +424,18 @@ impl<const A: usize> Logic for BucketQueue<A> {
         if self.st.q.val() == self.s_u1.val() {
             self.bt_addr.next = self.ek_key.val();
         }
-        if self.st.q.val() == self.s_fb.val() {
-            self.bt_addr.next = self.found_b.val();
+        if self.st.q.val() == self.s_fc.val() {
+            self.bt_addr.next = self.wb.q.val();
         }
         self.head.read_address.next = self.bt_addr.val();
         self.tail.read_address.next = self.bt_addr.val();
 
         // The walk's output: the head of the bucket just read, then each next entry.
         self.w_entry.next = self.nxt.read_data.val();
+        self.w_last.next = self.nxt.read_data.val() == self.wt.q.val();
         if self.st.q.val() == self.s_h.val() {
             self.w_entry.next = self.head.read_data.val();
-        }
-        self.w_last.next = self.w_entry.val() == self.wt.q.val();
-        if self.st.q.val() == self.s_h.val() {
-            self.w_last.next = self.w_entry.val() == self.tail.read_data.val();
+            self.w_last.next = self.head.read_data.val() == self.tail.read_data.val();
         }
         self.w_top.next = self.wb.q.val() == self.c_last_k.val();
         self.m_walk_valid.next =
@@ -435,7 +443,10 @@ impl<const A: usize> Logic for BucketQueue<A> {
         self.m_walk_entry.next = self.w_entry.val();
         self.m_walk_key.next = self.wb.q.val();
         self.m_walk_end.next = false;
-        if (self.st.q.val() == self.s_fb.val()) & !self.found.val() {
+        if (self.st.q.val() == self.s_fa.val())
+            & (self.m1.val() == self.c_zero.val())
+            & (self.s2.val() == self.c_zero.val())
+        {
             self.m_walk_end.next = true;
         }
         if self.m_walk_valid.val() & self.w_last.val() & self.w_top.val() {
@@ -452,6 +463,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
         self.ev.write_enable.next = false;
         self.head.write_enable.next = false;
         self.tail.write_enable.next = false;
+        self.words.write_enable.next = false;
         self.nxt.write_address.next = self.opv.q.val();
         self.nxt.write_data.next = self.onx.q.val();
         self.prv.write_address.next = self.onx.q.val();
@@ -464,11 +476,17 @@ impl<const A: usize> Logic for BucketQueue<A> {
         self.head.write_data.next = self.onx.q.val();
         self.tail.write_address.next = self.bt_addr.val();
         self.tail.write_data.next = self.opv.q.val();
+        self.words.write_address.next = self.kw.val();
+        self.words.write_data.next = self.word.val() | self.k_bit.val();
 
         // Clearing after reset: every entry's valid bit, every bitmap word.
         if self.st.q.val() == self.s_clr.val() {
             self.ev.write_address.next = self.clr.q.val();
             self.ev.write_enable.next = true;
+            self.words.write_address.next =
+                self.clr.q.val().get_bits::<5>(self.c_zero8.val().index());
+            self.words.write_data.next = self.c_zero.val();
+            self.words.write_enable.next = true;
             self.clr.d.next = self.clr.q.val() + self.c_one_e.val();
             if self.clr.q.val() == self.c_last_e.val() {
                 self.st.d.next = self.s_idle.val();
@@ -493,6 +511,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.ob.d.next = self.ek_key.val();
             self.onx.d.next = self.nxt.read_data.val();
             self.opv.d.next = self.prv.read_data.val();
+            self.emptied.d.next = false;
             if !self.ek_valid.val() {
                 // Not queued: a set links it, a remove is done.
                 if self.op.q.val() == self.c_set.val() {
@@ -520,21 +539,28 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.tail.write_enable.next = self.is_tail.val();
             self.ev.write_enable.next = true;
             self.n.d.next = self.n.q.val() - self.c_one16.val();
-            if self.is_head.val() & self.is_tail.val() {
-                for i in 0..WORDS {
-                    if self.ow.val() == self.c_w[i].val() {
-                        self.bm[i].d.next = self.o_left.val();
-                    }
-                }
-                if self.o_left.val() == self.c_zero.val() {
-                    self.sum.d.next = self.sum.q.val() & !(self.c_one.val() << self.ow.val());
-                }
-            }
+            self.emptied.d.next = self.is_head.val() & self.is_tail.val();
             if self.op.q.val() == self.c_set.val() {
                 self.st.d.next = self.s_l0.val();
             } else {
-                self.st.d.next = self.s_idle.val();
+                self.st.d.next = self.s_u3.val();
             }
+        }
+
+        // Unlink, 3 (a remove's; a set's is link 0): the old bucket's bit is cleared if it
+        // emptied, and its word's summary bit if the word did.
+        if ((self.st.q.val() == self.s_u3.val()) | (self.st.q.val() == self.s_l0.val()))
+            & self.emptied.q.val()
+        {
+            self.words.write_address.next = self.ow.val();
+            self.words.write_data.next = self.o_left.val();
+            self.words.write_enable.next = true;
+            if self.o_left.val() == self.c_zero.val() {
+                self.sum.d.next = self.sum.q.val() & !(self.c_one.val() << self.ow.val());
+            }
+        }
+        if self.st.q.val() == self.s_u3.val() {
+            self.st.d.next = self.s_idle.val();
         }
 
         // Link, 0: the new bucket's tail is read.
@@ -553,11 +579,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
             if self.k_empty.val() {
                 self.head.write_data.next = self.e.q.val();
                 self.head.write_enable.next = true;
-                for i in 0..WORDS {
-                    if self.kw.val() == self.c_w[i].val() {
-                        self.bm[i].d.next = self.k_word.val() | self.k_bit.val();
-                    }
-                }
+                self.words.write_enable.next = true;
                 self.sum.d.next = self.sum.q.val() | (self.c_one.val() << self.kw.val());
             } else {
                 self.nxt.write_address.next = self.tail.read_data.val();
@@ -570,24 +592,29 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.st.d.next = self.s_idle.val();
         }
 
-        // Walk, find A: the from-bucket's word masked from its bit, the next non-empty word.
+        // Find A: a bucket in the from-bucket's word, else the next non-empty word, else
+        // the end.
         if self.st.q.val() == self.s_fa.val() {
-            self.f_m1.d.next = self.f_word.val() & (self.c_ones.val() << self.fbb.val());
-            self.f_w.d.next = self.fw.val();
-            self.f_w2.d.next = self.ffs_a.val();
-            self.f_has2.d.next = self.f_sum.val() != self.c_zero.val();
-            self.st.d.next = self.s_fb.val();
-        }
-        // Walk, find B: the bucket; its head and tail are read.
-        if self.st.q.val() == self.s_fb.val() {
-            self.wb.d.next = self.found_b.val();
-            if self.found.val() {
-                self.st.d.next = self.s_h.val();
+            self.wb.d.next = (self.fb.q.val() & self.c_high.val()) | self.ffs_w.val();
+            self.f_w2.d.next = self.ffs_s.val();
+            if self.m1.val() != self.c_zero.val() {
+                self.st.d.next = self.s_fc.val();
+            } else if self.s2.val() != self.c_zero.val() {
+                self.st.d.next = self.s_fb.val();
             } else {
                 self.st.d.next = self.s_idle.val();
             }
         }
-        // Walk, head or next: the entry is shown; then its next, or the next bucket.
+        // Find B: the first bucket of that word.
+        if self.st.q.val() == self.s_fb.val() {
+            self.wb.d.next = self.f_w2.q.val() | self.ffs_w.val();
+            self.st.d.next = self.s_fc.val();
+        }
+        // Find C: its head and tail are read.
+        if self.st.q.val() == self.s_fc.val() {
+            self.st.d.next = self.s_h.val();
+        }
+        // Head or next: the entry is shown; then its next, or the next bucket.
         if self.m_walk_valid.val() {
             if self.st.q.val() == self.s_h.val() {
                 self.wt.d.next = self.tail.read_data.val();
@@ -606,6 +633,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
         }
         self.walking.next = (self.st.q.val() == self.s_fa.val())
             | (self.st.q.val() == self.s_fb.val())
+            | (self.st.q.val() == self.s_fc.val())
             | self.m_walk_valid.val();
         if self.walking.val() & self.s_walk_stop.val() {
             self.st.d.next = self.s_idle.val();
@@ -616,9 +644,6 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.clr.d.next = self.c_zero_e.val();
             self.n.d.next = self.c_zero16.val();
             self.sum.d.next = self.c_zero.val();
-            for i in 0..WORDS {
-                self.bm[i].d.next = self.c_zero.val();
-            }
         }
     }
 }
