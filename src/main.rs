@@ -43,11 +43,18 @@ enum Command {
     /// Exit status: 0 when every run passed, 1 when any failed a check, 2 on usage errors or
     /// when a run could not start.
     Stress(cmd_stress::StressArgs),
-    /// Write the NIC's generated Verilog (and its lint waivers) into a directory.
+    /// Write the NIC's generated Verilog (and its lint waivers and Verilator manifest) into a
+    /// directory, or list the generated modules.
     Gen {
         /// Output directory (created if missing).
-        #[arg(long)]
-        out: PathBuf,
+        #[arg(long, required_unless_present = "list")]
+        out: Option<PathBuf>,
+        /// List every generated module (name, role, capacity, width) instead.
+        #[arg(long, conflicts_with = "out")]
+        list: bool,
+        /// With --list: one JSON array of {"module", "role", "capacity", "width"}.
+        #[arg(long, requires = "list")]
+        json: bool,
     },
     /// Resource estimates of the generated blocks (Yosys synth_xilinx): LUT, FF, carry, BRAM
     /// and logic depth per block.
@@ -117,7 +124,10 @@ fn main() -> ExitCode {
         Command::Decode(args) => decode(args),
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
         Command::Stress(args) => cmd_stress::run(args),
-        Command::Gen { out } => generate(&out),
+        Command::Gen { out, list, json } => match out {
+            Some(out) if !list => generate(&out),
+            _ => print_all(&list_modules(json)),
+        },
         Command::Synth {
             block,
             rtl,
@@ -147,6 +157,40 @@ fn generate(out: &std::path::Path) -> Result<ExitCode> {
         println!("wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `homa-nic gen --list`: every generated module, as a table or (`json`) a JSON array.
+fn list_modules(json: bool) -> String {
+    let modules = homa_hw::verilog::MODULES;
+    if json {
+        let rows: Vec<serde_json::Value> = modules
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "module": m.name,
+                    "role": m.role,
+                    "capacity": m.capacity,
+                    "width": m.width,
+                })
+            })
+            .collect();
+        return format!("{:#}\n", serde_json::Value::Array(rows));
+    }
+    let dash = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
+    let mut text = format!(
+        "{:<32} {:<14} {:>8} {:>5}\n",
+        "module", "role", "capacity", "width"
+    );
+    for m in modules {
+        text.push_str(&format!(
+            "{:<32} {:<14} {:>8} {:>5}\n",
+            m.name,
+            m.role,
+            dash(m.capacity),
+            dash(m.width)
+        ));
+    }
+    text
 }
 
 /// Writes `text` to standard output; a reader that went away (`| head`) is not an error.
