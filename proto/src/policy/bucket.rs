@@ -16,6 +16,36 @@
 
 use std::collections::VecDeque;
 
+use super::{GrantCandidate, choose_active};
+
+/// The messages a grant decision over the queue looks at: the first this many in queue order.
+/// The hardware walks the queue from its head and stops once it has `max_overcommit` peers or
+/// this many messages; 32 walked entries take 32 to 130 cycles.
+pub const DEFAULT_LOOKAHEAD: usize = 32;
+
+/// The active set over a queue: [`choose_active`] over the first `lookahead` messages of
+/// `peers` (each message's peer, in queue order, as [`BucketQueue::iter`] gives them), with
+/// the queue's order as the rank. Returns positions in `peers`, best first.
+///
+/// Equal to [`choose_active`] over the whole queue whenever `max_overcommit` distinct peers
+/// appear among the first `lookahead` messages (the walk then has every message the decision
+/// can take). Otherwise one peer's many short messages can hide another peer's message
+/// further down: that message waits until the queue ahead of it shortens, as a message
+/// beyond the overcommitment does.
+pub fn choose_active_queued(peers: &[u32], max_overcommit: usize, lookahead: usize) -> Vec<usize> {
+    let seen: Vec<GrantCandidate> = peers
+        .iter()
+        .take(lookahead)
+        .enumerate()
+        .map(|(i, &peer)| GrantCandidate {
+            peer,
+            bytes_remaining: i as u32,
+            age: i as u64,
+        })
+        .collect();
+    choose_active(&seen, max_overcommit)
+}
+
 /// The number of keys, and of buckets: 10 bits of packets.
 pub const BUCKETS: usize = 1024;
 
@@ -156,7 +186,36 @@ mod tests {
         assert_eq!(q.key(4), Some(MAX_KEY));
     }
 
+    #[test]
+    fn choose_active_queued__a_bounded_walk_in_queue_order() {
+        // Peers in queue order: 1 holds the first three places.
+        let peers = [1, 1, 1, 2, 3, 2];
+        assert_eq!(choose_active_queued(&peers, 2, 32), [0, 3]);
+        assert_eq!(choose_active_queued(&peers, 4, 32), [0, 1, 3, 4]);
+        // Looking at three messages only, peer 1's hide peer 2's.
+        assert_eq!(choose_active_queued(&peers, 2, 3), [0, 1]);
+        assert_eq!(choose_active_queued(&[], 8, 32), Vec::<usize>::new());
+    }
+
     proptest! {
+        /// With enough distinct peers in the window, the bound changes nothing.
+        #[test]
+        fn choose_active_queued__equals_the_unbounded_choice_when_peers_suffice(
+            peers in proptest::collection::vec(0u32..6, 0..60),
+            k in 1usize..8,
+            lookahead in 1usize..40,
+        ) {
+            let window: std::collections::BTreeSet<u32> =
+                peers.iter().take(lookahead).copied().collect();
+            let got = choose_active_queued(&peers, k, lookahead);
+            let all = choose_active_queued(&peers, k, usize::MAX);
+            if window.len() >= k || lookahead >= peers.len() {
+                prop_assert_eq!(got, all);
+            } else {
+                prop_assert!(got.iter().all(|&i| i < lookahead));
+            }
+        }
+
         /// The queue equals a list sorted by (key, time of the last key change).
         #[test]
         fn bucket_queue__equals_a_sort_by_key_then_entry_time(
