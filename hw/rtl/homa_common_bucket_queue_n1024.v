@@ -65,6 +65,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
     localparam  c_last_e = 10'b1111111111;
     localparam  c_one16 = 16'h1;
     localparam  c_zero16 = 16'h0;
+    localparam  c_zero5 = 5'b0;
     
     // Stub signals
     reg  [9:0] nxt$read_address;
@@ -160,6 +161,12 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
     reg  emptied$d;
     wire  emptied$q;
     reg  emptied$clock;
+    reg  [4:0] wa$d;
+    wire  [4:0] wa$q;
+    reg  wa$clock;
+    reg  pz$d;
+    wire  pz$q;
+    reg  pz$clock;
     
     // Local signals
     reg  ek_valid;
@@ -173,6 +180,9 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
     reg  [4:0] fw;
     reg  [9:0] fbb;
     reg  [4:0] w2w;
+    reg  [9:0] wb_next;
+    reg  [4:0] nw;
+    reg  [31:0] sum_base;
     reg  [31:0] word;
     reg  [31:0] k_bit;
     reg  k_empty;
@@ -338,6 +348,16 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         .q(emptied$q),
         .clock(emptied$clock)
     );
+    homa_common_bucket_queue_n1024$wa wa(
+        .d(wa$d),
+        .q(wa$q),
+        .clock(wa$clock)
+    );
+    homa_common_bucket_queue_n1024$pz pz(
+        .d(pz$d),
+        .q(pz$q),
+        .clock(pz$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -356,6 +376,8 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         wb$clock = clock;
         wt$clock = clock;
         emptied$clock = clock;
+        wa$clock = clock;
+        pz$clock = clock;
         sum$d = sum$q;
         st$d = st$q;
         op$d = op$q;
@@ -371,6 +393,8 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         wb$d = wb$q;
         wt$d = wt$q;
         emptied$d = emptied$q;
+        wa$d = wa$q;
+        pz$d = pz$q;
         words$clock = clock;
         nxt$read_clock = clock;
         nxt$write_clock = clock;
@@ -404,17 +428,9 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         obb = ob$q & c_low;
         fw = fb$q[(c_five8)+:(5)];
         fbb = fb$q & c_low;
-        w2w = f_w2$q[(c_five8)+:(5)];
-        words$read_address = kw;
-        if ((st$q == s_u3) | (st$q == s_l0)) begin
-            words$read_address = ow;
-        end
-        if (st$q == s_fa) begin
-            words$read_address = fw;
-        end
-        if (st$q == s_fb) begin
-            words$read_address = w2w;
-        end
+        wb_next = wb$q + c_one_k;
+        nw = wb_next[(c_five8)+:(5)];
+        words$read_address = wa$q;
         word = words$read_data;
         k_bit = c_one << kb;
         k_empty = (word & k_bit) == c_zero;
@@ -469,6 +485,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         end
         ffs_w = t_w$0 | t_w$1 | t_w$2 | t_w$3 | t_w$4;
         ffs_s = t_s$0 | t_s$1 | t_s$2 | t_s$3 | t_s$4;
+        w2w = ffs_s[(c_five8)+:(5)];
         bt_addr = key$q;
         if (st$q == s_u1) begin
             bt_addr = ek_key;
@@ -497,6 +514,12 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         end
         s_cmd_ready = st$q == s_idle;
         count = n$q;
+        sum_base = sum$q;
+        if (pz$q) begin
+            sum_base = sum$q & ~(c_one << ow);
+        end
+        sum$d = sum_base;
+        pz$d = 1'b0;
         nxt$write_enable = 1'b0;
         prv$write_enable = 1'b0;
         ekey$write_enable = 1'b0;
@@ -535,6 +558,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             key$d = s_cmd_key;
             if (s_cmd_op == c_walk) begin
                 fb$d = c_zero_k;
+                wa$d = c_zero5;
                 st$d = s_fa;
             end
             else begin
@@ -571,6 +595,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             ev$write_enable = 1'b1;
             n$d = n$q - c_one16;
             emptied$d = is_head & is_tail;
+            wa$d = ow;
             if (op$q == c_set) begin
                 st$d = s_l0;
             end
@@ -582,14 +607,13 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             words$write_address = ow;
             words$write_data = o_left;
             words$write_enable = 1'b1;
-            if (o_left == c_zero) begin
-                sum$d = sum$q & ~(c_one << ow);
-            end
+            pz$d = o_left == c_zero;
         end
         if (st$q == s_u3) begin
             st$d = s_idle;
         end
         if (st$q == s_l0) begin
+            wa$d = kw;
             st$d = s_l1;
         end
         if (st$q == s_l1) begin
@@ -603,7 +627,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
                 head$write_data = e$q;
                 head$write_enable = 1'b1;
                 words$write_enable = 1'b1;
-                sum$d = sum$q | (c_one << kw);
+                sum$d = sum_base | (c_one << kw);
             end
             else begin
                 nxt$write_address = tail$read_data;
@@ -622,6 +646,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
                 st$d = s_fc;
             end
             else if (s2 != c_zero) begin
+                wa$d = w2w;
                 st$d = s_fb;
             end
             else begin
@@ -641,7 +666,8 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             end
             nxt$read_address = w_entry;
             if (w_last) begin
-                fb$d = wb$q + c_one_k;
+                fb$d = wb_next;
+                wa$d = nw;
                 if (w_top) begin
                     st$d = s_idle;
                 end
@@ -662,6 +688,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             clr$d = c_zero_e;
             n$d = c_zero16;
             sum$d = c_zero;
+            pz$d = 1'b0;
         end
     end
     
@@ -1022,6 +1049,25 @@ module homa_common_bucket_queue_n1024$prv(read_address,read_clock,read_data,writ
 endmodule // homa_common_bucket_queue_n1024$prv
 
 
+module homa_common_bucket_queue_n1024$pz(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_common_bucket_queue_n1024$pz
+
+
 module homa_common_bucket_queue_n1024$st(d,q,clock);
     
     // Module arguments
@@ -1087,6 +1133,25 @@ module homa_common_bucket_queue_n1024$tail(read_address,read_clock,read_data,wri
     end
                 
 endmodule // homa_common_bucket_queue_n1024$tail
+
+
+module homa_common_bucket_queue_n1024$wa(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_common_bucket_queue_n1024$wa
 
 
 module homa_common_bucket_queue_n1024$wb(d,q,clock);

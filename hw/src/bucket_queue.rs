@@ -116,6 +116,8 @@ pub struct BucketQueue<const A: usize> {
     wb: DFF<Bits<KEY_BITS>>,
     wt: DFF<Bits<A>>,
     emptied: DFF<Bit>,
+    wa: DFF<Bits<5>>,
+    pz: DFF<Bit>,
     // Combinational helpers.
     ek_valid: Signal<Local, Bit>,
     ek_key: Signal<Local, Bits<KEY_BITS>>,
@@ -128,6 +130,9 @@ pub struct BucketQueue<const A: usize> {
     fw: Signal<Local, Bits<5>>,
     fbb: Signal<Local, Bits<KEY_BITS>>,
     w2w: Signal<Local, Bits<5>>,
+    wb_next: Signal<Local, Bits<KEY_BITS>>,
+    nw: Signal<Local, Bits<5>>,
+    sum_base: Signal<Local, Bits<32>>,
     word: Signal<Local, Bits<32>>,
     k_bit: Signal<Local, Bits<32>>,
     k_empty: Signal<Local, Bit>,
@@ -179,6 +184,7 @@ pub struct BucketQueue<const A: usize> {
     c_last_e: Constant<Bits<A>>,
     c_one16: Constant<Bits<16>>,
     c_zero16: Constant<Bits<16>>,
+    c_zero5: Constant<Bits<5>>,
 }
 
 /// The instance over 1,024 entries (module `homa_common_bucket_queue_n1024`).
@@ -238,6 +244,8 @@ impl<const A: usize> BucketQueue<A> {
             wb: DFF::default(),
             wt: DFF::default(),
             emptied: DFF::default(),
+            wa: DFF::default(),
+            pz: DFF::default(),
             ek_valid: Signal::default(),
             ek_key: Signal::default(),
             is_head: Signal::default(),
@@ -249,6 +257,9 @@ impl<const A: usize> BucketQueue<A> {
             fw: Signal::default(),
             fbb: Signal::default(),
             w2w: Signal::default(),
+            wb_next: Signal::default(),
+            nw: Signal::default(),
+            sum_base: Signal::default(),
             word: Signal::default(),
             k_bit: Signal::default(),
             k_empty: Signal::default(),
@@ -300,6 +311,7 @@ impl<const A: usize> BucketQueue<A> {
             c_last_e: k((1 << A) - 1),
             c_one16: k(1),
             c_zero16: k(0),
+            c_zero5: k(0),
         }
     }
 }
@@ -325,7 +337,8 @@ impl<const A: usize> Logic for BucketQueue<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, sum, st, op, e, key, ob, onx, opv, clr, n, fb, f_w2, wb, wt, emptied
+            self, clock, sum, st, op, e, key, ob, onx, opv, clr, n, fb, f_w2, wb, wt, emptied, wa,
+            pz
         );
         self.words.clock.next = self.clock.val();
         self.nxt.read_clock.next = self.clock.val();
@@ -367,17 +380,11 @@ impl<const A: usize> Logic for BucketQueue<A> {
         self.obb.next = self.ob.q.val() & self.c_low.val();
         self.fw.next = self.fb.q.val().get_bits::<5>(self.c_five8.val().index());
         self.fbb.next = self.fb.q.val() & self.c_low.val();
-        self.w2w.next = self.f_w2.q.val().get_bits::<5>(self.c_five8.val().index());
-        self.words.read_address.next = self.kw.val();
-        if (self.st.q.val() == self.s_u3.val()) | (self.st.q.val() == self.s_l0.val()) {
-            self.words.read_address.next = self.ow.val();
-        }
-        if self.st.q.val() == self.s_fa.val() {
-            self.words.read_address.next = self.fw.val();
-        }
-        if self.st.q.val() == self.s_fb.val() {
-            self.words.read_address.next = self.w2w.val();
-        }
+        self.wb_next.next = self.wb.q.val() + self.c_one_k.val();
+        self.nw.next = self.wb_next.val().get_bits::<5>(self.c_five8.val().index());
+        // Each state's word is read at an address registered in the state before (below,
+        // with the transitions), so the read starts at a flop.
+        self.words.read_address.next = self.wa.q.val();
         self.word.next = self.words.read_data.val();
         self.k_bit.next = self.c_one.val() << self.kb.val();
         self.k_empty.next = (self.word.val() & self.k_bit.val()) == self.c_zero.val();
@@ -417,6 +424,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
             | self.t_s[2].val()
             | self.t_s[3].val()
             | self.t_s[4].val();
+        self.w2w.next = self.ffs_s.val().get_bits::<5>(self.c_five8.val().index());
 
         // The bucket RAMs are read at the entry's old bucket (unlink), the new key (link) or
         // the bucket found (walk).
@@ -455,6 +463,14 @@ impl<const A: usize> Logic for BucketQueue<A> {
 
         self.s_cmd_ready.next = self.st.q.val() == self.s_idle.val();
         self.count.next = self.n.q.val();
+
+        // The summary as the pending clear leaves it.
+        self.sum_base.next = self.sum.q.val();
+        if self.pz.q.val() {
+            self.sum_base.next = self.sum.q.val() & !(self.c_one.val() << self.ow.val());
+        }
+        self.sum.d.next = self.sum_base.val();
+        self.pz.d.next = false;
 
         // Writes: none unless a state below says so.
         self.nxt.write_enable.next = false;
@@ -500,6 +516,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.key.d.next = self.s_cmd_key.val();
             if self.s_cmd_op.val() == self.c_walk.val() {
                 self.fb.d.next = self.c_zero_k.val();
+                self.wa.d.next = self.c_zero5.val();
                 self.st.d.next = self.s_fa.val();
             } else {
                 self.st.d.next = self.s_u1.val();
@@ -540,6 +557,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.ev.write_enable.next = true;
             self.n.d.next = self.n.q.val() - self.c_one16.val();
             self.emptied.d.next = self.is_head.val() & self.is_tail.val();
+            self.wa.d.next = self.ow.val();
             if self.op.q.val() == self.c_set.val() {
                 self.st.d.next = self.s_l0.val();
             } else {
@@ -548,16 +566,15 @@ impl<const A: usize> Logic for BucketQueue<A> {
         }
 
         // Unlink, 3 (a remove's; a set's is link 0): the old bucket's bit is cleared if it
-        // emptied, and its word's summary bit if the word did.
+        // emptied; its word's summary bit, if the word did, at the next edge (`pz`: the old
+        // bucket `ob` holds until the next command's first edge, when it applies).
         if ((self.st.q.val() == self.s_u3.val()) | (self.st.q.val() == self.s_l0.val()))
             & self.emptied.q.val()
         {
             self.words.write_address.next = self.ow.val();
             self.words.write_data.next = self.o_left.val();
             self.words.write_enable.next = true;
-            if self.o_left.val() == self.c_zero.val() {
-                self.sum.d.next = self.sum.q.val() & !(self.c_one.val() << self.ow.val());
-            }
+            self.pz.d.next = self.o_left.val() == self.c_zero.val();
         }
         if self.st.q.val() == self.s_u3.val() {
             self.st.d.next = self.s_idle.val();
@@ -565,6 +582,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
 
         // Link, 0: the new bucket's tail is read.
         if self.st.q.val() == self.s_l0.val() {
+            self.wa.d.next = self.kw.val();
             self.st.d.next = self.s_l1.val();
         }
 
@@ -580,7 +598,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
                 self.head.write_data.next = self.e.q.val();
                 self.head.write_enable.next = true;
                 self.words.write_enable.next = true;
-                self.sum.d.next = self.sum.q.val() | (self.c_one.val() << self.kw.val());
+                self.sum.d.next = self.sum_base.val() | (self.c_one.val() << self.kw.val());
             } else {
                 self.nxt.write_address.next = self.tail.read_data.val();
                 self.nxt.write_data.next = self.e.q.val();
@@ -600,6 +618,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
             if self.m1.val() != self.c_zero.val() {
                 self.st.d.next = self.s_fc.val();
             } else if self.s2.val() != self.c_zero.val() {
+                self.wa.d.next = self.w2w.val();
                 self.st.d.next = self.s_fb.val();
             } else {
                 self.st.d.next = self.s_idle.val();
@@ -621,7 +640,8 @@ impl<const A: usize> Logic for BucketQueue<A> {
             }
             self.nxt.read_address.next = self.w_entry.val();
             if self.w_last.val() {
-                self.fb.d.next = self.wb.q.val() + self.c_one_k.val();
+                self.fb.d.next = self.wb_next.val();
+                self.wa.d.next = self.nw.val();
                 if self.w_top.val() {
                     self.st.d.next = self.s_idle.val();
                 } else {
@@ -644,6 +664,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.clr.d.next = self.c_zero_e.val();
             self.n.d.next = self.c_zero16.val();
             self.sum.d.next = self.c_zero.val();
+            self.pz.d.next = false;
         }
     }
 }
