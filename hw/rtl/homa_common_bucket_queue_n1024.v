@@ -167,6 +167,9 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
     reg  pz$d;
     wire  pz$q;
     reg  pz$clock;
+    reg  wl$d;
+    wire  wl$q;
+    reg  wl$clock;
     
     // Local signals
     reg  ek_valid;
@@ -358,6 +361,11 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         .q(pz$q),
         .clock(pz$clock)
     );
+    homa_common_bucket_queue_n1024$wl wl(
+        .d(wl$d),
+        .q(wl$q),
+        .clock(wl$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -378,6 +386,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         emptied$clock = clock;
         wa$clock = clock;
         pz$clock = clock;
+        wl$clock = clock;
         sum$d = sum$q;
         st$d = st$q;
         op$d = op$q;
@@ -395,6 +404,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
         emptied$d = emptied$q;
         wa$d = wa$q;
         pz$d = pz$q;
+        wl$d = wl$q;
         words$clock = clock;
         nxt$read_clock = clock;
         nxt$write_clock = clock;
@@ -502,14 +512,14 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             w_last = head$read_data == tail$read_data;
         end
         w_top = wb$q == c_last_k;
-        m_walk_valid = (st$q == s_h) | (st$q == s_n);
+        m_walk_valid = (st$q == s_h) | ((st$q == s_n) & ~wl$q);
         m_walk_entry = w_entry;
         m_walk_key = wb$q;
         m_walk_end = 1'b0;
         if ((st$q == s_fa) & (m1 == c_zero) & (s2 == c_zero)) begin
             m_walk_end = 1'b1;
         end
-        if (m_walk_valid & w_last & w_top) begin
+        if ((st$q == s_n) & wl$q & w_top) begin
             m_walk_end = 1'b1;
         end
         s_cmd_ready = st$q == s_idle;
@@ -623,11 +633,11 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             tail$write_data = e$q;
             tail$write_enable = 1'b1;
             n$d = n$q + c_one16;
+            words$write_enable = 1'b1;
+            sum$d = sum_base | (c_one << kw);
             if (k_empty) begin
                 head$write_data = e$q;
                 head$write_enable = 1'b1;
-                words$write_enable = 1'b1;
-                sum$d = sum_base | (c_one << kw);
             end
             else begin
                 nxt$write_address = tail$read_data;
@@ -665,23 +675,24 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
                 wt$d = tail$read_data;
             end
             nxt$read_address = w_entry;
-            if (w_last) begin
-                fb$d = wb_next;
-                wa$d = nw;
-                if (w_top) begin
-                    st$d = s_idle;
-                end
-                else begin
-                    st$d = s_fa;
-                end
+            wl$d = w_last;
+            st$d = s_n;
+        end
+        if ((st$q == s_n) & wl$q) begin
+            fb$d = wb_next;
+            wa$d = nw;
+            wl$d = 1'b0;
+            if (w_top) begin
+                st$d = s_idle;
             end
             else begin
-                st$d = s_n;
+                st$d = s_fa;
             end
         end
-        walking = (st$q == s_fa) | (st$q == s_fb) | (st$q == s_fc) | m_walk_valid;
+        walking = (st$q == s_fa) | (st$q == s_fb) | (st$q == s_fc) | (st$q == s_h) | (st$q == s_n);
         if (walking & s_walk_stop) begin
             st$d = s_idle;
+            wl$d = 1'b0;
         end
         if (reset) begin
             st$d = s_clr;
@@ -689,6 +700,7 @@ module homa_common_bucket_queue_n1024(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_
             n$d = c_zero16;
             sum$d = c_zero;
             pz$d = 1'b0;
+            wl$d = 1'b0;
         end
     end
     
@@ -1171,6 +1183,25 @@ module homa_common_bucket_queue_n1024$wb(d,q,clock);
     end
           
 endmodule // homa_common_bucket_queue_n1024$wb
+
+
+module homa_common_bucket_queue_n1024$wl(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_common_bucket_queue_n1024$wl
 
 
 module homa_common_bucket_queue_n1024$words(clock,read_address,read_data,write_address,write_data,write_enable);

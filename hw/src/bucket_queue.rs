@@ -19,12 +19,12 @@
 //!   tail, write the links).
 //! - `OP_REMOVE` (entry): unlink it, if queued. Four cycles.
 //! - `OP_WALK`: stream the queued entries in order on `m_walk_*`, one per cycle within a
-//!   bucket; across buckets, three cycles to the next bucket of the same bitmap word (find
-//!   it, read its head and tail, show it) and four to one in a later word (one more to read
-//!   that word), until `s_walk_stop` is high in a cycle (the entry shown
-//!   in that cycle, if any, counts as taken; no more follow) or the queue is exhausted:
-//!   `m_walk_end` is high in the cycle after which no more follow (with the last entry, or
-//!   alone). The queue does not change during a walk.
+//!   bucket; across buckets, four cycles to the next bucket of the same bitmap word (see the
+//!   tail was the last, find the next bucket, read its head and tail, show it) and five to
+//!   one in a later word (one more to read that word), until `s_walk_stop` is high in a
+//!   cycle (the entry shown in that cycle, if any, counts as taken; no more follow) or the
+//!   queue is exhausted: `m_walk_end` is high, with no entry, in the cycle after which no
+//!   more follow. The queue does not change during a walk.
 //!
 //! The links need no null pointer: a bucket's list ends at its tail, begins at its head, and
 //! whether a bucket holds anything is its bitmap bit. So a link is one write into each of
@@ -33,9 +33,9 @@
 //! every command writes each RAM at most once.
 //!
 //! Timing: every RAM read is issued from registers or from one RAM's output through a
-//! multiplexer; the longest paths are the bitmap word (LUT RAM) through the mask and the
-//! 32-bit find-first-set into the bucket register, and a RAM output compared with the
-//! bucket's tail into the state.
+//! multiplexer; the bitmap word's address is registered with the state before; the walk's
+//! tail compare is registered (a cycle per bucket) rather than steering the next state from a
+//! RAM's output.
 //!
 //! After reset the block clears the entries' valid bits and the bitmap over `2^A` cycles
 //! (`s_cmd_ready` low); the bucket RAMs need no clearing.
@@ -118,6 +118,7 @@ pub struct BucketQueue<const A: usize> {
     emptied: DFF<Bit>,
     wa: DFF<Bits<5>>,
     pz: DFF<Bit>,
+    wl: DFF<Bit>,
     // Combinational helpers.
     ek_valid: Signal<Local, Bit>,
     ek_key: Signal<Local, Bits<KEY_BITS>>,
@@ -246,6 +247,7 @@ impl<const A: usize> BucketQueue<A> {
             emptied: DFF::default(),
             wa: DFF::default(),
             pz: DFF::default(),
+            wl: DFF::default(),
             ek_valid: Signal::default(),
             ek_key: Signal::default(),
             is_head: Signal::default(),
@@ -338,7 +340,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, sum, st, op, e, key, ob, onx, opv, clr, n, fb, f_w2, wb, wt, emptied, wa,
-            pz
+            pz, wl
         );
         self.words.clock.next = self.clock.val();
         self.nxt.read_clock.next = self.clock.val();
@@ -446,8 +448,10 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.w_last.next = self.head.read_data.val() == self.tail.read_data.val();
         }
         self.w_top.next = self.wb.q.val() == self.c_last_k.val();
-        self.m_walk_valid.next =
-            (self.st.q.val() == self.s_h.val()) | (self.st.q.val() == self.s_n.val());
+        // The cycle after a bucket's tail was shown shows nothing (`wl`): the tail compare is
+        // registered, off the RAM's output path into the state.
+        self.m_walk_valid.next = (self.st.q.val() == self.s_h.val())
+            | ((self.st.q.val() == self.s_n.val()) & !self.wl.q.val());
         self.m_walk_entry.next = self.w_entry.val();
         self.m_walk_key.next = self.wb.q.val();
         self.m_walk_end.next = false;
@@ -457,7 +461,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
         {
             self.m_walk_end.next = true;
         }
-        if self.m_walk_valid.val() & self.w_last.val() & self.w_top.val() {
+        if (self.st.q.val() == self.s_n.val()) & self.wl.q.val() & self.w_top.val() {
             self.m_walk_end.next = true;
         }
 
@@ -594,11 +598,13 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.tail.write_data.next = self.e.q.val();
             self.tail.write_enable.next = true;
             self.n.d.next = self.n.q.val() + self.c_one16.val();
+            // The bucket's bit and its word's summary bit are set whether or not they were
+            // (off the empty test's path).
+            self.words.write_enable.next = true;
+            self.sum.d.next = self.sum_base.val() | (self.c_one.val() << self.kw.val());
             if self.k_empty.val() {
                 self.head.write_data.next = self.e.q.val();
                 self.head.write_enable.next = true;
-                self.words.write_enable.next = true;
-                self.sum.d.next = self.sum_base.val() | (self.c_one.val() << self.kw.val());
             } else {
                 self.nxt.write_address.next = self.tail.read_data.val();
                 self.nxt.write_data.next = self.e.q.val();
@@ -633,30 +639,34 @@ impl<const A: usize> Logic for BucketQueue<A> {
         if self.st.q.val() == self.s_fc.val() {
             self.st.d.next = self.s_h.val();
         }
-        // Head or next: the entry is shown; then its next, or the next bucket.
+        // Head or next: the entry is shown and its next read; after a bucket's tail, the next
+        // bucket.
         if self.m_walk_valid.val() {
             if self.st.q.val() == self.s_h.val() {
                 self.wt.d.next = self.tail.read_data.val();
             }
             self.nxt.read_address.next = self.w_entry.val();
-            if self.w_last.val() {
-                self.fb.d.next = self.wb_next.val();
-                self.wa.d.next = self.nw.val();
-                if self.w_top.val() {
-                    self.st.d.next = self.s_idle.val();
-                } else {
-                    self.st.d.next = self.s_fa.val();
-                }
+            self.wl.d.next = self.w_last.val();
+            self.st.d.next = self.s_n.val();
+        }
+        if (self.st.q.val() == self.s_n.val()) & self.wl.q.val() {
+            self.fb.d.next = self.wb_next.val();
+            self.wa.d.next = self.nw.val();
+            self.wl.d.next = false;
+            if self.w_top.val() {
+                self.st.d.next = self.s_idle.val();
             } else {
-                self.st.d.next = self.s_n.val();
+                self.st.d.next = self.s_fa.val();
             }
         }
         self.walking.next = (self.st.q.val() == self.s_fa.val())
             | (self.st.q.val() == self.s_fb.val())
             | (self.st.q.val() == self.s_fc.val())
-            | self.m_walk_valid.val();
+            | (self.st.q.val() == self.s_h.val())
+            | (self.st.q.val() == self.s_n.val());
         if self.walking.val() & self.s_walk_stop.val() {
             self.st.d.next = self.s_idle.val();
+            self.wl.d.next = false;
         }
 
         if self.reset.val() {
@@ -665,6 +675,7 @@ impl<const A: usize> Logic for BucketQueue<A> {
             self.n.d.next = self.c_zero16.val();
             self.sum.d.next = self.c_zero.val();
             self.pz.d.next = false;
+            self.wl.d.next = false;
         }
     }
 }

@@ -202,7 +202,7 @@ pub fn run<D: BucketPorts>(
                 w.pos += 1;
                 st.walked += 1;
             }
-            let bound = 4 * (w.pos as u64 + 1) + 3;
+            let bound = 5 * (w.pos as u64 + 1) + 3;
             if st.cycles - w.started > bound {
                 return Err(format!(
                     "{}: the walk took {} cycles for {} entries",
