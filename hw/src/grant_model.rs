@@ -229,6 +229,8 @@ impl Ranges {
 #[derive(Debug, Clone)]
 struct Sender {
     ev: Event,
+    /// The message's entry in the receiver's message table.
+    index: u32,
     /// Offsets of segments not yet sent (or lost), in order.
     next: u32,
     lost: Vec<u32>,
@@ -242,30 +244,54 @@ struct Sender {
 pub struct Traffic {
     rng: Rng,
     senders: Vec<Sender>,
-    max_live: usize,
     next_id: u64,
     seg: u32,
     unsched: u32,
     peers: u64,
+    /// Message-table entries not held by a live message.
+    free: Vec<u32>,
+    /// Percent of packets before which a new message starts (while entries are free).
+    start_percent: u64,
     /// Messages started so far.
     pub started: u64,
 }
 
 impl Traffic {
-    /// Traffic from `seed` with at most `max_live` messages in flight at once.
+    /// Traffic from `seed` with at most `max_live` messages in flight at once, from 2 to 5
+    /// peers.
     pub fn new(seed: u64, max_live: usize) -> Self {
+        Self::build(seed, max_live, None)
+    }
+
+    /// Traffic from `seed` with at most `max_live` messages in flight at once, from `peers`
+    /// peers (at least one). Each live message holds one message-table entry of
+    /// `0..max_live` ([`next_indexed_event`](Self::next_indexed_event)).
+    pub fn with_peers(seed: u64, max_live: usize, peers: u64) -> Self {
+        Self::build(seed, max_live, Some(peers.max(1)))
+    }
+
+    /// Starts a new message before `percent` of the packets (20 by default) while fewer
+    /// than `max_live` are live: above 20, the live messages pile up.
+    pub fn with_start_percent(mut self, percent: u64) -> Self {
+        self.start_percent = percent.min(100);
+        self
+    }
+
+    fn build(seed: u64, max_live: usize, peers: Option<u64>) -> Self {
         let mut rng = Rng::new(seed);
         let seg = [1400, 1442, 8900][rng.below(3) as usize];
         let unsched = [5000, 10_000, 60_000][rng.below(3) as usize];
-        let peers = 2 + rng.below(4);
+        let drawn = 2 + rng.below(4);
+        let peers = peers.unwrap_or(drawn);
         Traffic {
             rng,
             senders: Vec::new(),
-            max_live,
             next_id: 2,
             seg,
             unsched,
             peers,
+            free: (0..max_live as u32).rev().collect(),
+            start_percent: 20,
             started: 0,
         }
     }
@@ -300,7 +326,7 @@ impl Traffic {
     ///
     /// [`deliver`]: Self::deliver
     pub fn next_packet(&mut self) -> Option<Packet> {
-        if self.senders.len() < self.max_live && self.rng.chance(20) {
+        if !self.free.is_empty() && self.rng.chance(self.start_percent) {
             let length = self.length();
             let peer = 0x0A00_0001 + self.rng.below(self.peers) as u32;
             let ev = Event {
@@ -316,8 +342,10 @@ impl Traffic {
             };
             self.next_id += 2;
             self.started += 1;
+            let index = self.free.pop().expect("checked above");
             self.senders.push(Sender {
                 ev,
+                index,
                 next: 0,
                 lost: Vec::new(),
                 sent: Vec::new(),
@@ -396,9 +424,27 @@ impl Traffic {
         }
         let new = s.ranges.insert(p.offset, p.ev.end);
         if s.ranges.0 == [(0, s.ev.length)] && s.lost.is_empty() && s.next >= s.ev.length {
-            self.senders.remove(i);
+            let s = self.senders.remove(i);
+            self.free.push(s.index);
         }
         new
+    }
+
+    /// The next DATA packet's event and its message's table entry, as
+    /// [`next_event`](Self::next_event). An entry is reused only after the event that
+    /// completes its message.
+    pub fn next_indexed_event(&mut self) -> Option<(u32, Event)> {
+        let p = self.next_packet()?;
+        let index = self.index_of(p.ev.peer, p.ev.id)?;
+        let new = self.deliver(&p, true);
+        Some((index, Event { new, ..p.ev }))
+    }
+
+    /// The table entry of the live message (peer, id).
+    pub fn index_of(&self, peer: u32, id: u64) -> Option<u32> {
+        (self.senders.iter())
+            .find(|s| s.ev.peer == peer && s.ev.id == id)
+            .map(|s| s.index)
     }
 
     /// Ends a random message in flight (its receiver released it); returns its header
@@ -408,7 +454,9 @@ impl Traffic {
             return None;
         }
         let i = self.rng.below(self.senders.len() as u64) as usize;
-        Some(self.senders.remove(i).ev)
+        let s = self.senders.remove(i);
+        self.free.push(s.index);
+        Some(s.ev)
     }
 
     /// Delivers a GRANT to its sender.

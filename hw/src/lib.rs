@@ -12,6 +12,9 @@
 //!   received ranges each), which counts each DATA packet's new bytes for the grant generator.
 //! - [`grant::GrantScheduler`]: the grant generator (which inbound messages to grant, how
 //!   far, at which priority, as `homa_proto::core` decides), with its 16-slot instance.
+//! - [`grant_queue::GrantQueue`]: the grant generator over every message-table entry (1024
+//!   in block RAM, over a [`bucket_queue::BucketQueue`]): SRPT at packet granularity, the
+//!   same decisions as `homa_proto::policy`, one at a time after each batch of events.
 //! - [`grant_framer::GrantFramer512`]: GRANT frames built in hardware, byte-exact with
 //!   `proto::wire`.
 //! - [`regfile::RegFile`]: the register file, generated from `homa_proto::regs`.
@@ -51,7 +54,7 @@
 //!   reads), in [`wideram::WideRam`]s (byte-write block RAM).
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
-//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`rx_dma_model`],
+//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`grant_queue_model`], [`rx_dma_model`],
 //! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`data_framer_model`],
 //! [`tx_engine_model`], [`tx_push_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
 //! blocks' oracles and benches (no rust-hdl), shared by this crate's rust-hdl tests and the
@@ -72,6 +75,8 @@ pub mod fifo;
 pub mod grant;
 pub mod grant_framer;
 pub mod grant_model;
+pub mod grant_queue;
+pub mod grant_queue_model;
 pub mod hdl;
 pub mod host_rx;
 pub mod host_rx_model;

@@ -1,0 +1,1134 @@
+//! `GrantQueue`: the receiver's grant generator over every message of the message table
+//! (`2^A` entries, 1,024 in `homa_rx_grant_n1024`), its state in block RAM. It takes the
+//! decisions of [`crate::grant_queue_model::QueueReference`]: SRPT at packet granularity
+//! (the [`BucketQueue`] keyed by `policy::bucket::packets_left`), the active set by
+//! `policy::bucket::choose_active_queued` over the first 32 messages in queue order (at
+//! most K = 8, one per peer first), and per rank `policy::window`, `policy::grant_target`
+//! within the `max_incoming` budget and `policy::sched_priority`.
+//!
+//! ```text
+//!  s_evt_* (entry, DATA fields) ─► state RAM (2^A): valid, peer, length, received, granted
+//!     │                           header RAM (2^A): id, ports, MAC (echoed by GRANTs)
+//!     │ update, outstanding bytes ─► key = packets left (10-cycle divider) ─► queue SET/REMOVE
+//!     ▼
+//!  decision: walk the queue (≤ 32) ─► firsts / seconds per peer ─► ranks in queue order
+//!     ─► per rank: window, target within the budget, priority ─► state write ─► m_grant_*
+//! ```
+//!
+//! One thing at a time, in a state machine:
+//! - An event (`s_evt_*`, taken in `IDLE`) reads its entry; one cycle later its update is
+//!   worked out (a hit on the entry's (peer, id), a new message taking it, or neither), the
+//!   next cycle writes it and moves the bytes granted and not received. A message that still
+//!   needs grants gets its key from a radix-2 divider (ten cycles) and is set in the queue;
+//!   one that no longer does is removed. An event of a message not tracked that needs no
+//!   grants takes three cycles and changes nothing.
+//! - A decision follows a batch of events: when no event is offered, or after
+//!   [`MAX_BATCH`] events, if any of them calls for one. It walks the queue, classifying each
+//!   entry by its peer as it streams (the first of a peer, or a second), stops at K firsts or
+//!   32 entries, and then grants rank by rank in queue order (three cycles a rank), removing
+//!   a message from the queue once fully granted. `m_dec_start` marks the decision's first
+//!   cycle, so that a bench decides over the same state.
+//!
+//! Time per decision, at 1,442-byte packets: the walk's first entry after about five cycles,
+//! then one a cycle within a bucket and four or five across buckets, and three cycles per
+//! granted rank. FIFO grants (`grant_fifo_fraction`) are not implemented here.
+//!
+//! After reset the block clears its state RAM over `2^A` cycles (`s_evt_ready` low).
+
+mod records;
+#[cfg(test)]
+mod tests;
+
+pub use records::{GqHeader, GqState};
+
+use crate::bucket_queue::{BucketQueue, KEY_BITS, OP_REMOVE, OP_SET, OP_WALK};
+use crate::hdl::*;
+
+/// Events taken before a pending decision is made, while more are offered.
+pub const MAX_BATCH: usize = 4;
+
+/// The largest overcommitment (active messages per decision).
+pub const MAX_OVERCOMMIT: usize = crate::grant_queue_model::MAX_OVERCOMMIT;
+
+fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
+    Constant::new(v.into())
+}
+
+/// The grant generator over `2^A` message-table entries.
+#[derive(LogicBlock)]
+pub struct GrantQueue<const A: usize> {
+    /// Clock.
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset, active high: forgets every message (then clears for `2^A` cycles).
+    pub reset: Signal<In, Bit>,
+    /// Overcommitment degree K (at most 8 are used).
+    pub cfg_max_overcommit: Signal<In, Bits<8>>,
+    /// The highest scheduled priority level (0-7).
+    pub cfg_max_sched_prio: Signal<In, Bits<8>>,
+    /// Limit on granted-but-unreceived bytes over all tracked messages.
+    pub cfg_max_incoming: Signal<In, Bits<32>>,
+    /// Payload bytes of a full DATA packet: the unit of the SRPT key (0 is taken as 1).
+    pub cfg_max_payload: Signal<In, Bits<32>>,
+    /// The window when 0 messages are active (`policy::window(window, max_incoming, 0)`).
+    pub cfg_window_0: Signal<In, Bits<32>>,
+    /// The window when 1 message is active.
+    pub cfg_window_1: Signal<In, Bits<32>>,
+    /// The window when 2 messages are active.
+    pub cfg_window_2: Signal<In, Bits<32>>,
+    /// The window when 3 messages are active.
+    pub cfg_window_3: Signal<In, Bits<32>>,
+    /// The window when 4 messages are active.
+    pub cfg_window_4: Signal<In, Bits<32>>,
+    /// The window when 5 messages are active.
+    pub cfg_window_5: Signal<In, Bits<32>>,
+    /// The window when 6 messages are active.
+    pub cfg_window_6: Signal<In, Bits<32>>,
+    /// The window when 7 messages are active.
+    pub cfg_window_7: Signal<In, Bits<32>>,
+    /// The window when 8 messages are active.
+    pub cfg_window_8: Signal<In, Bits<32>>,
+    /// A DATA packet's event is offered.
+    pub s_evt_valid: Signal<In, Bit>,
+    /// The event is taken this cycle (from registers only).
+    pub s_evt_ready: Signal<Out, Bit>,
+    /// The message's entry in the message table.
+    pub s_evt_index: Signal<In, Bits<A>>,
+    /// The sending peer (IPv4 address; also the fairness key).
+    pub s_evt_peer: Signal<In, Bits<32>>,
+    /// The RPC id (the sender's id, as on the wire).
+    pub s_evt_id: Signal<In, Bits<64>>,
+    /// The packet's source port (echoed as the GRANT's destination port).
+    pub s_evt_sport: Signal<In, Bits<16>>,
+    /// The packet's destination port (echoed as the GRANT's source port).
+    pub s_evt_dport: Signal<In, Bits<16>>,
+    /// The packet's source MAC address (the GRANT's destination).
+    pub s_evt_mac: Signal<In, Bits<48>>,
+    /// The message length.
+    pub s_evt_length: Signal<In, Bits<32>>,
+    /// The DATA header's `incoming` (unscheduled bytes granted by default).
+    pub s_evt_incoming: Signal<In, Bits<32>>,
+    /// Bytes of this packet not received before.
+    pub s_evt_new: Signal<In, Bits<32>>,
+    /// The packet's end offset (offset + payload length).
+    pub s_evt_end: Signal<In, Bits<32>>,
+    /// A GRANT to send.
+    pub m_grant_valid: Signal<Out, Bit>,
+    /// The GRANT is taken this cycle.
+    pub m_grant_ready: Signal<In, Bit>,
+    /// The granted message's table entry.
+    pub m_grant_index: Signal<Out, Bits<A>>,
+    /// The peer to send it to (IPv4 address).
+    pub m_grant_peer: Signal<Out, Bits<32>>,
+    /// The peer's MAC address.
+    pub m_grant_mac: Signal<Out, Bits<48>>,
+    /// The RPC id, as it arrived.
+    pub m_grant_id: Signal<Out, Bits<64>>,
+    /// The GRANT's source port (the DATA's destination port).
+    pub m_grant_sport: Signal<Out, Bits<16>>,
+    /// The GRANT's destination port (the DATA's source port).
+    pub m_grant_dport: Signal<Out, Bits<16>>,
+    /// The granted offset.
+    pub m_grant_offset: Signal<Out, Bits<32>>,
+    /// The priority the sender must use.
+    pub m_grant_priority: Signal<Out, Bits<3>>,
+    /// A decision starts this cycle: it covers every event taken before.
+    pub m_dec_start: Signal<Out, Bit>,
+    /// Messages tracked now.
+    pub messages_tracked: Signal<Out, Bits<32>>,
+    /// Messages queued for grants now.
+    pub messages_queued: Signal<Out, Bits<16>>,
+    /// GRANTs emitted (free-running).
+    pub grants_sent: Signal<Out, Bits<32>>,
+    /// Decisions taken (free-running).
+    pub decisions: Signal<Out, Bits<32>>,
+    /// Messages that took an entry another message still held (free-running).
+    pub evictions: Signal<Out, Bits<32>>,
+
+    queue: BucketQueue<A>,
+    st: RAM<GqState, A>,
+    hdr: RAM<GqHeader, A>,
+    fsm: DFF<Bits<4>>,
+    clr: DFF<Bits<A>>,
+    // The event.
+    e_idx: DFF<Bits<A>>,
+    e_peer: DFF<Bits<32>>,
+    e_id: DFF<Bits<64>>,
+    e_sport: DFF<Bits<16>>,
+    e_dport: DFF<Bits<16>>,
+    e_mac: DFF<Bits<48>>,
+    e_len: DFF<Bits<32>>,
+    e_inc: DFF<Bits<32>>,
+    e_new: DFF<Bits<32>>,
+    e_end: DFF<Bits<32>>,
+    // Its update.
+    u_hit: DFF<Bit>,
+    u_ins: DFF<Bit>,
+    u_dec: DFF<Bit>,
+    u_len: DFF<Bits<32>>,
+    u_recv: DFF<Bits<32>>,
+    u_gr: DFF<Bits<32>>,
+    u_oldv: DFF<Bit>,
+    u_oldq: DFF<Bit>,
+    u_oldif: DFF<Bits<32>>,
+    // The queue command and the key's divider.
+    qop: DFF<Bits<2>>,
+    dr: DFF<Bits<32>>,
+    dlo: DFF<Bits<KEY_BITS>>,
+    dq: DFF<Bits<KEY_BITS>>,
+    dn: DFF<Bits<4>>,
+    dsat: DFF<Bit>,
+    // Totals and the batch.
+    outstanding: DFF<Bits<32>>,
+    tracked: DFF<Bits<32>>,
+    n_grants: DFF<Bits<32>>,
+    n_dec: DFF<Bits<32>>,
+    n_evict: DFF<Bits<32>>,
+    dirty: DFF<Bit>,
+    batch: DFF<Bits<4>>,
+    dec: DFF<Bit>,
+    // The walk: entries shown, the entry being classified, firsts and seconds.
+    wcnt: DFF<Bits<6>>,
+    wv1: DFF<Bit>,
+    we1: DFF<Bits<A>>,
+    wp1: DFF<Bits<6>>,
+    nf: DFF<Bits<4>>,
+    ns: DFF<Bits<4>>,
+    seen: [DFF<Bits<32>>; MAX_OVERCOMMIT],
+    f_idx: [DFF<Bits<A>>; MAX_OVERCOMMIT],
+    f_pos: [DFF<Bits<6>>; MAX_OVERCOMMIT],
+    s_idx: [DFF<Bits<A>>; MAX_OVERCOMMIT],
+    s_pos: [DFF<Bits<6>>; MAX_OVERCOMMIT],
+    // The ranks.
+    gn: DFF<Bits<4>>,
+    slim: DFF<Bits<4>>,
+    gi: DFF<Bits<4>>,
+    gj: DFF<Bits<4>>,
+    gr: DFF<Bits<4>>,
+    win: DFF<Bits<32>>,
+    room: DFF<Bits<32>>,
+    gidx: DFF<Bits<A>>,
+    g_do: DFF<Bit>,
+    g_full: DFF<Bit>,
+    g_more: DFF<Bits<32>>,
+    g_tgt: DFF<Bits<32>>,
+    g_prio: DFF<Bits<3>>,
+    // The GRANT offered.
+    ov: DFF<Bit>,
+    o_idx: DFF<Bits<A>>,
+    o_peer: DFF<Bits<32>>,
+    o_mac: DFF<Bits<48>>,
+    o_id: DFF<Bits<64>>,
+    o_sport: DFF<Bits<16>>,
+    o_dport: DFF<Bits<16>>,
+    o_off: DFF<Bits<32>>,
+    o_prio: DFF<Bits<3>>,
+
+    // Combinational.
+    kk: Signal<Local, Bits<4>>,
+    fire: Signal<Local, Bit>,
+    rd: Signal<Local, GqState>,
+    hit: Signal<Local, Bit>,
+    needs: Signal<Local, Bit>,
+    new_nz: Signal<Local, Bit>,
+    sum_r: Signal<Local, Bits<32>>,
+    max_ie: Signal<Local, Bits<32>>,
+    act: Signal<Local, Bit>,
+    done: Signal<Local, Bit>,
+    vn: Signal<Local, Bit>,
+    new_if: Signal<Local, Bits<32>>,
+    set: Signal<Local, Bit>,
+    wrec: Signal<Local, GqState>,
+    whdr: Signal<Local, GqHeader>,
+    mp: Signal<Local, Bits<32>>,
+    mp1: Signal<Local, Bits<32>>,
+    rem: Signal<Local, Bits<32>>,
+    x: Signal<Local, Bits<32>>,
+    r2: Signal<Local, Bits<32>>,
+    prio_max: Signal<Local, Bits<4>>,
+    stop: Signal<Local, Bit>,
+    peer_seen: Signal<Local, Bit>,
+    take_f: Signal<Local, Bit>,
+    fi_idx: Signal<Local, Bits<A>>,
+    fi_pos: Signal<Local, Bits<6>>,
+    sj_idx: Signal<Local, Bits<A>>,
+    sj_pos: Signal<Local, Bits<6>>,
+    pick: Signal<Local, Bits<A>>,
+    k_left: Signal<Local, Bits<4>>,
+    n_act: Signal<Local, Bits<4>>,
+    want0: Signal<Local, Bits<32>>,
+    want: Signal<Local, Bits<32>>,
+    diff: Signal<Local, Bits<32>>,
+    more: Signal<Local, Bits<32>>,
+    levels: Signal<Local, Bits<4>>,
+    gap: Signal<Local, Bits<4>>,
+    p0: Signal<Local, Bits<4>>,
+    p1: Signal<Local, Bits<4>>,
+    out_free: Signal<Local, Bit>,
+
+    // States.
+    s_clr: Constant<Bits<4>>,
+    s_idle: Constant<Bits<4>>,
+    s_u1: Constant<Bits<4>>,
+    s_u2: Constant<Bits<4>>,
+    s_div: Constant<Bits<4>>,
+    s_qc: Constant<Bits<4>>,
+    s_w0: Constant<Bits<4>>,
+    s_wk: Constant<Bits<4>>,
+    s_wd: Constant<Bits<4>>,
+    s_mg: Constant<Bits<4>>,
+    s_mw: Constant<Bits<4>>,
+    s_g0: Constant<Bits<4>>,
+    s_g1: Constant<Bits<4>>,
+    s_g2: Constant<Bits<4>>,
+    s_gr: Constant<Bits<4>>,
+    c_set: Constant<Bits<2>>,
+    c_remove: Constant<Bits<2>>,
+    c_walk: Constant<Bits<2>>,
+    c4: [Constant<Bits<4>>; 9],
+    c_zero4: Constant<Bits<4>>,
+    c_one4: Constant<Bits<4>>,
+    c_max_k: Constant<Bits<4>>,
+    c_batch: Constant<Bits<4>>,
+    c_nine4: Constant<Bits<4>>,
+    c_zero6: Constant<Bits<6>>,
+    c_one6: Constant<Bits<6>>,
+    c_last6: Constant<Bits<6>>,
+    c_k8: Constant<Bits<8>>,
+    c_zero32: Constant<Bits<32>>,
+    c_one32: Constant<Bits<32>>,
+    c_max32: Constant<Bits<32>>,
+    c_ten32: Constant<Bits<32>>,
+    c_top_k: Constant<Bits<KEY_BITS>>,
+    c_zero_k: Constant<Bits<KEY_BITS>>,
+    c_one_k: Constant<Bits<KEY_BITS>>,
+    c_last_k: Constant<Bits<KEY_BITS>>,
+    c_zero_e: Constant<Bits<A>>,
+    c_one_e: Constant<Bits<A>>,
+    c_last_e: Constant<Bits<A>>,
+}
+
+/// The instance over 1,024 entries (module `homa_rx_grant_n1024`).
+pub type GrantQueue1024 = GrantQueue<10>;
+
+impl<const A: usize> Default for GrantQueue<A> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const A: usize> core::fmt::Debug for GrantQueue<A> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GrantQueue")
+            .field("entries", &(1usize << A))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<const A: usize> GrantQueue<A> {
+    /// A generator that knows no message after reset.
+    pub fn new() -> Self {
+        fn arr<X: Default, const M: usize>() -> [X; M] {
+            std::array::from_fn(|_| X::default())
+        }
+        Self {
+            clock: Signal::default(),
+            reset: Signal::default(),
+            cfg_max_overcommit: Signal::default(),
+            cfg_max_sched_prio: Signal::default(),
+            cfg_max_incoming: Signal::default(),
+            cfg_max_payload: Signal::default(),
+            cfg_window_0: Signal::default(),
+            cfg_window_1: Signal::default(),
+            cfg_window_2: Signal::default(),
+            cfg_window_3: Signal::default(),
+            cfg_window_4: Signal::default(),
+            cfg_window_5: Signal::default(),
+            cfg_window_6: Signal::default(),
+            cfg_window_7: Signal::default(),
+            cfg_window_8: Signal::default(),
+            s_evt_valid: Signal::default(),
+            s_evt_ready: Signal::default(),
+            s_evt_index: Signal::default(),
+            s_evt_peer: Signal::default(),
+            s_evt_id: Signal::default(),
+            s_evt_sport: Signal::default(),
+            s_evt_dport: Signal::default(),
+            s_evt_mac: Signal::default(),
+            s_evt_length: Signal::default(),
+            s_evt_incoming: Signal::default(),
+            s_evt_new: Signal::default(),
+            s_evt_end: Signal::default(),
+            m_grant_valid: Signal::default(),
+            m_grant_ready: Signal::default(),
+            m_grant_index: Signal::default(),
+            m_grant_peer: Signal::default(),
+            m_grant_mac: Signal::default(),
+            m_grant_id: Signal::default(),
+            m_grant_sport: Signal::default(),
+            m_grant_dport: Signal::default(),
+            m_grant_offset: Signal::default(),
+            m_grant_priority: Signal::default(),
+            m_dec_start: Signal::default(),
+            messages_tracked: Signal::default(),
+            messages_queued: Signal::default(),
+            grants_sent: Signal::default(),
+            decisions: Signal::default(),
+            evictions: Signal::default(),
+            queue: BucketQueue::new(),
+            st: RAM::default(),
+            hdr: RAM::default(),
+            fsm: DFF::default(),
+            clr: DFF::default(),
+            e_idx: DFF::default(),
+            e_peer: DFF::default(),
+            e_id: DFF::default(),
+            e_sport: DFF::default(),
+            e_dport: DFF::default(),
+            e_mac: DFF::default(),
+            e_len: DFF::default(),
+            e_inc: DFF::default(),
+            e_new: DFF::default(),
+            e_end: DFF::default(),
+            u_hit: DFF::default(),
+            u_ins: DFF::default(),
+            u_dec: DFF::default(),
+            u_len: DFF::default(),
+            u_recv: DFF::default(),
+            u_gr: DFF::default(),
+            u_oldv: DFF::default(),
+            u_oldq: DFF::default(),
+            u_oldif: DFF::default(),
+            qop: DFF::default(),
+            dr: DFF::default(),
+            dlo: DFF::default(),
+            dq: DFF::default(),
+            dn: DFF::default(),
+            dsat: DFF::default(),
+            outstanding: DFF::default(),
+            tracked: DFF::default(),
+            n_grants: DFF::default(),
+            n_dec: DFF::default(),
+            n_evict: DFF::default(),
+            dirty: DFF::default(),
+            batch: DFF::default(),
+            dec: DFF::default(),
+            wcnt: DFF::default(),
+            wv1: DFF::default(),
+            we1: DFF::default(),
+            wp1: DFF::default(),
+            nf: DFF::default(),
+            ns: DFF::default(),
+            seen: arr(),
+            f_idx: arr(),
+            f_pos: arr(),
+            s_idx: arr(),
+            s_pos: arr(),
+            gn: DFF::default(),
+            slim: DFF::default(),
+            gi: DFF::default(),
+            gj: DFF::default(),
+            gr: DFF::default(),
+            win: DFF::default(),
+            room: DFF::default(),
+            gidx: DFF::default(),
+            g_do: DFF::default(),
+            g_full: DFF::default(),
+            g_more: DFF::default(),
+            g_tgt: DFF::default(),
+            g_prio: DFF::default(),
+            ov: DFF::default(),
+            o_idx: DFF::default(),
+            o_peer: DFF::default(),
+            o_mac: DFF::default(),
+            o_id: DFF::default(),
+            o_sport: DFF::default(),
+            o_dport: DFF::default(),
+            o_off: DFF::default(),
+            o_prio: DFF::default(),
+            kk: Signal::default(),
+            fire: Signal::default(),
+            rd: Signal::default(),
+            hit: Signal::default(),
+            needs: Signal::default(),
+            new_nz: Signal::default(),
+            sum_r: Signal::default(),
+            max_ie: Signal::default(),
+            act: Signal::default(),
+            done: Signal::default(),
+            vn: Signal::default(),
+            new_if: Signal::default(),
+            set: Signal::default(),
+            wrec: Signal::default(),
+            whdr: Signal::default(),
+            mp: Signal::default(),
+            mp1: Signal::default(),
+            rem: Signal::default(),
+            x: Signal::default(),
+            r2: Signal::default(),
+            prio_max: Signal::default(),
+            stop: Signal::default(),
+            peer_seen: Signal::default(),
+            take_f: Signal::default(),
+            fi_idx: Signal::default(),
+            fi_pos: Signal::default(),
+            sj_idx: Signal::default(),
+            sj_pos: Signal::default(),
+            pick: Signal::default(),
+            k_left: Signal::default(),
+            n_act: Signal::default(),
+            want0: Signal::default(),
+            want: Signal::default(),
+            diff: Signal::default(),
+            more: Signal::default(),
+            levels: Signal::default(),
+            gap: Signal::default(),
+            p0: Signal::default(),
+            p1: Signal::default(),
+            out_free: Signal::default(),
+            s_clr: k(0),
+            s_idle: k(1),
+            s_u1: k(2),
+            s_u2: k(3),
+            s_div: k(4),
+            s_qc: k(5),
+            s_w0: k(6),
+            s_wk: k(7),
+            s_wd: k(8),
+            s_mg: k(9),
+            s_mw: k(10),
+            s_g0: k(11),
+            s_g1: k(12),
+            s_g2: k(13),
+            s_gr: k(14),
+            c_set: k(OP_SET),
+            c_remove: k(OP_REMOVE),
+            c_walk: k(OP_WALK),
+            c4: std::array::from_fn(|j| k(j as u64)),
+            c_zero4: k(0),
+            c_one4: k(1),
+            c_max_k: k(MAX_OVERCOMMIT as u64),
+            c_batch: k(MAX_BATCH as u64),
+            c_nine4: k(9),
+            c_zero6: k(0),
+            c_one6: k(1),
+            c_last6: k((crate::grant_queue_model::LOOKAHEAD - 1) as u64),
+            c_k8: k(MAX_OVERCOMMIT as u64),
+            c_zero32: k(0),
+            c_one32: k(1),
+            c_max32: k(u64::from(u32::MAX)),
+            c_ten32: k(KEY_BITS as u64),
+            c_top_k: k(1 << (KEY_BITS - 1)),
+            c_zero_k: k(0),
+            c_one_k: k(1),
+            c_last_k: k((1 << KEY_BITS) - 1),
+            c_zero_e: k(0),
+            c_one_e: k(1),
+            c_last_e: k((1 << A) - 1),
+        }
+    }
+
+    /// A new block as the top level of a design: every input driven from outside, the
+    /// rest connected (what the Verilog generator and the benches both start from).
+    pub fn top_level() -> Self {
+        let mut uut = Self::new();
+        uut.clock.connect();
+        uut.reset.connect();
+        uut.cfg_max_overcommit.connect();
+        uut.cfg_max_sched_prio.connect();
+        uut.cfg_max_incoming.connect();
+        uut.cfg_max_payload.connect();
+        uut.cfg_window_0.connect();
+        uut.cfg_window_1.connect();
+        uut.cfg_window_2.connect();
+        uut.cfg_window_3.connect();
+        uut.cfg_window_4.connect();
+        uut.cfg_window_5.connect();
+        uut.cfg_window_6.connect();
+        uut.cfg_window_7.connect();
+        uut.cfg_window_8.connect();
+        uut.s_evt_valid.connect();
+        uut.s_evt_index.connect();
+        uut.s_evt_peer.connect();
+        uut.s_evt_id.connect();
+        uut.s_evt_sport.connect();
+        uut.s_evt_dport.connect();
+        uut.s_evt_mac.connect();
+        uut.s_evt_length.connect();
+        uut.s_evt_incoming.connect();
+        uut.s_evt_new.connect();
+        uut.s_evt_end.connect();
+        uut.m_grant_ready.connect();
+        uut.connect_all();
+        uut
+    }
+}
+
+impl<const A: usize> Logic for GrantQueue<A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            fsm,
+            clr,
+            e_idx,
+            e_peer,
+            e_id,
+            e_sport,
+            e_dport,
+            e_mac,
+            e_len,
+            e_inc,
+            e_new,
+            e_end,
+            u_hit,
+            u_ins,
+            u_dec,
+            u_len,
+            u_recv,
+            u_gr,
+            u_oldv,
+            u_oldq,
+            u_oldif,
+            qop,
+            dr,
+            dlo,
+            dq,
+            dn,
+            dsat,
+            outstanding,
+            tracked,
+            n_grants,
+            n_dec,
+            n_evict,
+            dirty,
+            batch,
+            dec,
+            wcnt,
+            wv1,
+            we1,
+            wp1,
+            nf,
+            ns,
+            gn,
+            slim,
+            gi,
+            gj,
+            gr,
+            win,
+            room,
+            gidx,
+            g_do,
+            g_full,
+            g_more,
+            g_tgt,
+            g_prio,
+            ov,
+            o_idx,
+            o_peer,
+            o_mac,
+            o_id,
+            o_sport,
+            o_dport,
+            o_off,
+            o_prio
+        );
+        for j in 0..MAX_OVERCOMMIT {
+            self.seen[j].clock.next = self.clock.val();
+            self.f_idx[j].clock.next = self.clock.val();
+            self.f_pos[j].clock.next = self.clock.val();
+            self.s_idx[j].clock.next = self.clock.val();
+            self.s_pos[j].clock.next = self.clock.val();
+            self.seen[j].d.next = self.seen[j].q.val();
+            self.f_idx[j].d.next = self.f_idx[j].q.val();
+            self.f_pos[j].d.next = self.f_pos[j].q.val();
+            self.s_idx[j].d.next = self.s_idx[j].q.val();
+            self.s_pos[j].d.next = self.s_pos[j].q.val();
+        }
+        self.queue.clock.next = self.clock.val();
+        self.queue.reset.next = self.reset.val();
+        self.st.read_clock.next = self.clock.val();
+        self.st.write_clock.next = self.clock.val();
+        self.hdr.read_clock.next = self.clock.val();
+        self.hdr.write_clock.next = self.clock.val();
+
+        // K, at most 8.
+        self.kk.next = self.c_max_k.val();
+        if self.cfg_max_overcommit.val() < self.c_k8.val() {
+            self.kk.next = self.cfg_max_overcommit.val().get_bits::<4>(0);
+        }
+
+        // ---- The ranks: the next one is the earlier of the next first and next second. ----
+        self.fi_idx.next = self.f_idx[0].q.val();
+        self.fi_pos.next = self.f_pos[0].q.val();
+        self.sj_idx.next = self.s_idx[0].q.val();
+        self.sj_pos.next = self.s_pos[0].q.val();
+        for j in 0..MAX_OVERCOMMIT {
+            if self.gi.q.val() == self.c4[j].val() {
+                self.fi_idx.next = self.f_idx[j].q.val();
+                self.fi_pos.next = self.f_pos[j].q.val();
+            }
+            if self.gj.q.val() == self.c4[j].val() {
+                self.sj_idx.next = self.s_idx[j].q.val();
+                self.sj_pos.next = self.s_pos[j].q.val();
+            }
+        }
+        self.take_f.next = (self.gi.q.val() < self.nf.q.val())
+            & ((self.gj.q.val() >= self.slim.q.val()) | (self.fi_pos.val() < self.sj_pos.val()));
+        self.pick.next = self.sj_idx.val();
+        if self.take_f.val() {
+            self.pick.next = self.fi_idx.val();
+        }
+        // ---- The RAMs' read port: the offered event's entry while idle, the walked entry
+        // while walking, the picked rank's entry, else the held entry. ----
+        self.st.read_address.next = self.e_idx.q.val();
+        self.hdr.read_address.next = self.e_idx.q.val();
+        if self.fsm.q.val() == self.s_idle.val() {
+            self.st.read_address.next = self.s_evt_index.val();
+            self.hdr.read_address.next = self.s_evt_index.val();
+        }
+        if self.fsm.q.val() == self.s_wk.val() {
+            self.st.read_address.next = self.queue.m_walk_entry.val();
+        }
+        if self.fsm.q.val() == self.s_g0.val() {
+            self.st.read_address.next = self.pick.val();
+            self.hdr.read_address.next = self.pick.val();
+        }
+        if (self.fsm.q.val() == self.s_g1.val())
+            | (self.fsm.q.val() == self.s_g2.val())
+            | (self.fsm.q.val() == self.s_gr.val())
+        {
+            self.st.read_address.next = self.gidx.q.val();
+            self.hdr.read_address.next = self.gidx.q.val();
+        }
+        self.rd.next = self.st.read_data.val();
+
+        // ---- Event intake. ----
+        self.s_evt_ready.next = (self.fsm.q.val() == self.s_idle.val())
+            & !(self.dirty.q.val() & (self.batch.q.val() >= self.c_batch.val()));
+        self.fire.next = self.s_evt_valid.val() & self.s_evt_ready.val();
+
+        // ---- U1: the update, from the entry as read. ----
+        self.hit.next = self.rd.val().valid
+            & (self.rd.val().peer == self.e_peer.q.val())
+            & (self.hdr.read_data.val().id == self.e_id.q.val());
+        self.needs.next = self.e_inc.q.val() < self.e_len.q.val();
+        self.new_nz.next = self.e_new.q.val() != self.c_zero32.val();
+        self.sum_r.next = self.rd.val().received + self.e_new.q.val();
+        if self.sum_r.val() < self.rd.val().received {
+            self.sum_r.next = self.c_max32.val();
+        }
+        self.max_ie.next = self.e_inc.q.val();
+        if self.e_end.q.val() > self.e_inc.q.val() {
+            self.max_ie.next = self.e_end.q.val();
+        }
+
+        // ---- U2: the write and the bookkeeping. ----
+        self.act.next = self.u_hit.q.val() | self.u_ins.q.val();
+        self.done.next = self.u_recv.q.val() >= self.u_len.q.val();
+        self.vn.next = (self.u_hit.q.val() & !self.done.val()) | self.u_ins.q.val();
+        self.new_if.next = self.c_zero32.val();
+        if self.vn.val() & (self.u_gr.q.val() > self.u_recv.q.val()) {
+            self.new_if.next = self.u_gr.q.val() - self.u_recv.q.val();
+        }
+        self.set.next = self.vn.val() & (self.u_gr.q.val() < self.u_len.q.val());
+        // The key's dividend, `remaining + max_payload - 1` (saturated: it then exceeds any
+        // quotient of 10 bits), and the divider's step: shift in the next dividend bit,
+        // subtract where it goes.
+        self.mp.next = self.cfg_max_payload.val();
+        if self.cfg_max_payload.val() == self.c_zero32.val() {
+            self.mp.next = self.c_one32.val();
+        }
+        self.mp1.next = self.mp.val() - self.c_one32.val();
+        self.rem.next = self.u_len.q.val() - self.u_recv.q.val();
+        self.x.next = self.rem.val() + self.mp1.val();
+        if self.x.val() < self.rem.val() {
+            self.x.next = self.c_max32.val();
+        }
+        self.r2.next = self.dr.q.val() << self.c_one32.val();
+        if (self.dlo.q.val() & self.c_top_k.val()) != self.c_zero_k.val() {
+            self.r2.next = (self.dr.q.val() << self.c_one32.val()) | self.c_one32.val();
+        }
+
+        // ---- The walk's classification of the entry read. ----
+        self.peer_seen.next = false;
+        for j in 0..MAX_OVERCOMMIT {
+            if (self.c4[j].val() < self.nf.q.val()) & (self.seen[j].q.val() == self.rd.val().peer) {
+                self.peer_seen.next = true;
+            }
+        }
+        self.stop.next = (self.fsm.q.val() == self.s_wk.val())
+            & ((self.nf.q.val() == self.kk.val())
+                | (self.queue.m_walk_valid.val() & (self.wcnt.q.val() == self.c_last6.val())));
+
+        self.k_left.next = self.kk.val() - self.nf.q.val();
+        self.n_act.next = self.nf.q.val() + self.ns.q.val();
+        if self.ns.q.val() > self.k_left.val() {
+            self.n_act.next = self.nf.q.val() + self.k_left.val();
+        }
+        // G1: the target within the budget, and the priority of the rank.
+        self.want0.next = self.rd.val().received + self.win.q.val();
+        if self.want0.val() < self.rd.val().received {
+            self.want0.next = self.c_max32.val();
+        }
+        self.want.next = self.want0.val();
+        if self.rd.val().length < self.want0.val() {
+            self.want.next = self.rd.val().length;
+        }
+        self.diff.next = self.want.val() - self.rd.val().granted;
+        self.more.next = self.diff.val();
+        if self.room.q.val() < self.diff.val() {
+            self.more.next = self.room.q.val();
+        }
+        self.prio_max.next = self.cfg_max_sched_prio.val().get_bits::<4>(0);
+        self.levels.next = self.prio_max.val() + self.c_one4.val();
+        self.gap.next = self.levels.val() - self.gn.q.val();
+        self.p0.next = self.c_zero4.val();
+        if self.prio_max.val() >= self.gr.q.val() {
+            self.p0.next = self.prio_max.val() - self.gr.q.val();
+        }
+        self.p1.next = self.p0.val();
+        if self.gn.q.val() <= self.levels.val() {
+            self.p1.next = self.c_zero4.val();
+            if self.p0.val() >= self.gap.val() {
+                self.p1.next = self.p0.val() - self.gap.val();
+            }
+        }
+        self.out_free.next = !self.ov.q.val() | self.m_grant_ready.val();
+
+        // ---- Writes: the event's update (U2), a grant (G2), the clearing sweep. ----
+        self.wrec.next = self.rd.val();
+        self.wrec.next.valid = self.vn.val();
+        self.wrec.next.peer = self.e_peer.q.val();
+        self.wrec.next.length = self.u_len.q.val();
+        self.wrec.next.received = self.u_recv.q.val();
+        self.wrec.next.granted = self.u_gr.q.val();
+        self.whdr.next.id = self.e_id.q.val();
+        self.whdr.next.sport = self.e_sport.q.val();
+        self.whdr.next.dport = self.e_dport.q.val();
+        self.whdr.next.mac = self.e_mac.q.val();
+        self.st.write_address.next = self.e_idx.q.val();
+        self.st.write_enable.next = false;
+        self.hdr.write_address.next = self.e_idx.q.val();
+        self.hdr.write_data.next = self.whdr.val();
+        self.hdr.write_enable.next = false;
+        if self.fsm.q.val() == self.s_g2.val() {
+            self.wrec.next = self.rd.val();
+            self.wrec.next.granted = self.g_tgt.q.val();
+            self.st.write_address.next = self.gidx.q.val();
+        }
+        if self.fsm.q.val() == self.s_clr.val() {
+            self.wrec.next = self.rd.val();
+            self.wrec.next.valid = false;
+            self.st.write_address.next = self.clr.q.val();
+        }
+        self.st.write_data.next = self.wrec.val();
+
+        // ---- The queue's command port. ----
+        self.queue.s_cmd_valid.next = false;
+        self.queue.s_cmd_op.next = self.qop.q.val();
+        self.queue.s_cmd_entry.next = self.e_idx.q.val();
+        self.queue.s_cmd_key.next = self.dq.q.val();
+        if self.dsat.q.val() {
+            self.queue.s_cmd_key.next = self.c_last_k.val();
+        }
+        self.queue.s_walk_stop.next = self.stop.val();
+
+        // ---- The GRANT offered. ----
+        if self.ov.q.val() & self.m_grant_ready.val() {
+            self.ov.d.next = false;
+        }
+        self.dec.d.next = false;
+
+        // ---- The state machine. ----
+        if self.fsm.q.val() == self.s_clr.val() {
+            self.st.write_enable.next = true;
+            self.clr.d.next = self.clr.q.val() + self.c_one_e.val();
+            if self.clr.q.val() == self.c_last_e.val() {
+                self.fsm.d.next = self.s_idle.val();
+            }
+        }
+        if self.fsm.q.val() == self.s_idle.val() {
+            if self.fire.val() {
+                self.e_idx.d.next = self.s_evt_index.val();
+                self.e_peer.d.next = self.s_evt_peer.val();
+                self.e_id.d.next = self.s_evt_id.val();
+                self.e_sport.d.next = self.s_evt_sport.val();
+                self.e_dport.d.next = self.s_evt_dport.val();
+                self.e_mac.d.next = self.s_evt_mac.val();
+                self.e_len.d.next = self.s_evt_length.val();
+                self.e_inc.d.next = self.s_evt_incoming.val();
+                self.e_new.d.next = self.s_evt_new.val();
+                self.e_end.d.next = self.s_evt_end.val();
+                self.fsm.d.next = self.s_u1.val();
+            } else if self.dirty.q.val() {
+                self.dirty.d.next = false;
+                self.batch.d.next = self.c_zero4.val();
+                self.dec.d.next = true;
+                self.n_dec.d.next = self.n_dec.q.val() + self.c_one32.val();
+                self.fsm.d.next = self.s_w0.val();
+            }
+        }
+        if self.fsm.q.val() == self.s_u1.val() {
+            self.u_hit.d.next = self.hit.val();
+            self.u_ins.d.next = !self.hit.val()
+                & self.needs.val()
+                & self.new_nz.val()
+                & (self.e_new.q.val() < self.e_len.q.val());
+            self.u_dec.d.next = self.hit.val() | (self.needs.val() & self.new_nz.val());
+            self.u_oldv.d.next = self.rd.val().valid;
+            self.u_oldq.d.next =
+                self.rd.val().valid & (self.rd.val().granted < self.rd.val().length);
+            self.u_oldif.d.next = self.c_zero32.val();
+            if self.rd.val().valid & (self.rd.val().granted > self.rd.val().received) {
+                self.u_oldif.d.next = self.rd.val().granted - self.rd.val().received;
+            }
+            if self.hit.val() {
+                self.u_len.d.next = self.rd.val().length;
+                self.u_recv.d.next = self.sum_r.val();
+                self.u_gr.d.next = self.rd.val().granted;
+                if self.e_end.q.val() > self.rd.val().granted {
+                    self.u_gr.d.next = self.e_end.q.val();
+                }
+            } else {
+                self.u_len.d.next = self.e_len.q.val();
+                self.u_recv.d.next = self.e_new.q.val();
+                self.u_gr.d.next = self.max_ie.val();
+                if self.max_ie.val() > self.e_len.q.val() {
+                    self.u_gr.d.next = self.e_len.q.val();
+                }
+            }
+            self.fsm.d.next = self.s_u2.val();
+        }
+        if self.fsm.q.val() == self.s_u2.val() {
+            if self.u_dec.q.val() {
+                self.dirty.d.next = true;
+            }
+            if self.batch.q.val() < self.c_batch.val() {
+                self.batch.d.next = self.batch.q.val() + self.c_one4.val();
+            }
+            self.fsm.d.next = self.s_idle.val();
+            if self.act.val() {
+                self.st.write_enable.next = true;
+                self.outstanding.d.next =
+                    self.outstanding.q.val() - self.u_oldif.q.val() + self.new_if.val();
+                if self.u_ins.q.val() {
+                    self.hdr.write_enable.next = true;
+                    if self.u_oldv.q.val() {
+                        self.n_evict.d.next = self.n_evict.q.val() + self.c_one32.val();
+                    } else {
+                        self.tracked.d.next = self.tracked.q.val() + self.c_one32.val();
+                    }
+                }
+                if self.u_hit.q.val() & self.done.val() {
+                    self.tracked.d.next = self.tracked.q.val() - self.c_one32.val();
+                }
+                if self.set.val() {
+                    self.qop.d.next = self.c_set.val();
+                    self.dr.d.next = self.x.val() >> self.c_ten32.val();
+                    self.dlo.d.next = self.x.val().get_bits::<KEY_BITS>(0);
+                    self.dsat.d.next = (self.x.val() >> self.c_ten32.val()) >= self.mp.val();
+                    self.dq.d.next = self.c_zero_k.val();
+                    self.dn.d.next = self.c_zero4.val();
+                    self.fsm.d.next = self.s_div.val();
+                } else if self.u_oldq.q.val() {
+                    self.qop.d.next = self.c_remove.val();
+                    self.fsm.d.next = self.s_qc.val();
+                }
+            }
+        }
+        if self.fsm.q.val() == self.s_div.val() {
+            self.dq.d.next = self.dq.q.val() << self.c_one_k.val();
+            self.dr.d.next = self.r2.val();
+            if self.r2.val() >= self.mp.val() {
+                self.dr.d.next = self.r2.val() - self.mp.val();
+                self.dq.d.next = (self.dq.q.val() << self.c_one_k.val()) | self.c_one_k.val();
+            }
+            self.dlo.d.next = self.dlo.q.val() << self.c_one_k.val();
+            self.dn.d.next = self.dn.q.val() + self.c_one4.val();
+            if self.dn.q.val() == self.c_nine4.val() {
+                self.fsm.d.next = self.s_qc.val();
+            }
+        }
+        if self.fsm.q.val() == self.s_qc.val() {
+            self.queue.s_cmd_valid.next = true;
+            if self.queue.s_cmd_ready.val() {
+                self.fsm.d.next = self.s_idle.val();
+            }
+        }
+        if self.fsm.q.val() == self.s_w0.val() {
+            self.queue.s_cmd_valid.next = true;
+            self.queue.s_cmd_op.next = self.c_walk.val();
+            self.wcnt.d.next = self.c_zero6.val();
+            self.nf.d.next = self.c_zero4.val();
+            self.ns.d.next = self.c_zero4.val();
+            if self.queue.s_cmd_ready.val() {
+                self.fsm.d.next = self.s_wk.val();
+            }
+        }
+        self.wv1.d.next = false;
+        self.we1.d.next = self.queue.m_walk_entry.val();
+        self.wp1.d.next = self.wcnt.q.val();
+        if self.fsm.q.val() == self.s_wk.val() {
+            if self.queue.m_walk_valid.val() {
+                self.wv1.d.next = true;
+                self.wcnt.d.next = self.wcnt.q.val() + self.c_one6.val();
+            }
+            if self.stop.val() | self.queue.m_walk_end.val() {
+                self.fsm.d.next = self.s_wd.val();
+            }
+        }
+        if self.wv1.q.val() & (self.nf.q.val() < self.kk.val()) {
+            if self.peer_seen.val() {
+                for j in 0..MAX_OVERCOMMIT {
+                    if self.ns.q.val() == self.c4[j].val() {
+                        self.s_idx[j].d.next = self.we1.q.val();
+                        self.s_pos[j].d.next = self.wp1.q.val();
+                    }
+                }
+                if self.ns.q.val() < self.c_max_k.val() {
+                    self.ns.d.next = self.ns.q.val() + self.c_one4.val();
+                }
+            } else {
+                for j in 0..MAX_OVERCOMMIT {
+                    if self.nf.q.val() == self.c4[j].val() {
+                        self.f_idx[j].d.next = self.we1.q.val();
+                        self.f_pos[j].d.next = self.wp1.q.val();
+                        self.seen[j].d.next = self.rd.val().peer;
+                    }
+                }
+                self.nf.d.next = self.nf.q.val() + self.c_one4.val();
+            }
+        }
+        if self.fsm.q.val() == self.s_wd.val() {
+            self.fsm.d.next = self.s_mg.val();
+        }
+        if self.fsm.q.val() == self.s_mg.val() {
+            self.gn.d.next = self.n_act.val();
+            self.slim.d.next = self.n_act.val() - self.nf.q.val();
+            self.gi.d.next = self.c_zero4.val();
+            self.gj.d.next = self.c_zero4.val();
+            self.gr.d.next = self.c_zero4.val();
+            self.room.d.next = self.c_zero32.val();
+            if self.cfg_max_incoming.val() > self.outstanding.q.val() {
+                self.room.d.next = self.cfg_max_incoming.val() - self.outstanding.q.val();
+            }
+            self.fsm.d.next = self.s_mw.val();
+        }
+        if self.fsm.q.val() == self.s_mw.val() {
+            self.win.d.next = self.cfg_window_0.val();
+            if self.gn.q.val() == self.c4[1].val() {
+                self.win.d.next = self.cfg_window_1.val();
+            }
+            if self.gn.q.val() == self.c4[2].val() {
+                self.win.d.next = self.cfg_window_2.val();
+            }
+            if self.gn.q.val() == self.c4[3].val() {
+                self.win.d.next = self.cfg_window_3.val();
+            }
+            if self.gn.q.val() == self.c4[4].val() {
+                self.win.d.next = self.cfg_window_4.val();
+            }
+            if self.gn.q.val() == self.c4[5].val() {
+                self.win.d.next = self.cfg_window_5.val();
+            }
+            if self.gn.q.val() == self.c4[6].val() {
+                self.win.d.next = self.cfg_window_6.val();
+            }
+            if self.gn.q.val() == self.c4[7].val() {
+                self.win.d.next = self.cfg_window_7.val();
+            }
+            if self.gn.q.val() == self.c4[8].val() {
+                self.win.d.next = self.cfg_window_8.val();
+            }
+            self.fsm.d.next = self.s_g0.val();
+            if self.gn.q.val() == self.c_zero4.val() {
+                self.fsm.d.next = self.s_idle.val();
+            }
+        }
+        if self.fsm.q.val() == self.s_g0.val() {
+            self.gidx.d.next = self.pick.val();
+            if self.take_f.val() {
+                self.gi.d.next = self.gi.q.val() + self.c_one4.val();
+            } else {
+                self.gj.d.next = self.gj.q.val() + self.c_one4.val();
+            }
+            self.fsm.d.next = self.s_g1.val();
+        }
+        if self.fsm.q.val() == self.s_g1.val() {
+            self.g_do.d.next = (self.want.val() > self.rd.val().granted)
+                & (self.more.val() != self.c_zero32.val());
+            self.g_more.d.next = self.more.val();
+            self.g_tgt.d.next = self.rd.val().granted + self.more.val();
+            self.g_full.d.next = (self.rd.val().granted + self.more.val()) == self.rd.val().length;
+            self.g_prio.d.next = self.p1.val().get_bits::<3>(0);
+            self.fsm.d.next = self.s_g2.val();
+        }
+        if (self.fsm.q.val() == self.s_g2.val()) & (self.out_free.val() | !self.g_do.q.val()) {
+            self.gr.d.next = self.gr.q.val() + self.c_one4.val();
+            self.fsm.d.next = self.s_g0.val();
+            if (self.gr.q.val() + self.c_one4.val()) == self.gn.q.val() {
+                self.fsm.d.next = self.s_idle.val();
+            }
+            if self.g_do.q.val() {
+                self.st.write_enable.next = true;
+                self.room.d.next = self.room.q.val() - self.g_more.q.val();
+                self.outstanding.d.next = self.outstanding.q.val() + self.g_more.q.val();
+                self.n_grants.d.next = self.n_grants.q.val() + self.c_one32.val();
+                self.ov.d.next = true;
+                self.o_idx.d.next = self.gidx.q.val();
+                self.o_peer.d.next = self.rd.val().peer;
+                self.o_mac.d.next = self.hdr.read_data.val().mac;
+                self.o_id.d.next = self.hdr.read_data.val().id;
+                self.o_sport.d.next = self.hdr.read_data.val().dport;
+                self.o_dport.d.next = self.hdr.read_data.val().sport;
+                self.o_off.d.next = self.g_tgt.q.val();
+                self.o_prio.d.next = self.g_prio.q.val();
+                if self.g_full.q.val() {
+                    self.fsm.d.next = self.s_gr.val();
+                }
+            }
+        }
+        if self.fsm.q.val() == self.s_gr.val() {
+            self.queue.s_cmd_valid.next = true;
+            self.queue.s_cmd_op.next = self.c_remove.val();
+            self.queue.s_cmd_entry.next = self.gidx.q.val();
+            if self.queue.s_cmd_ready.val() {
+                self.fsm.d.next = self.s_g0.val();
+                if self.gr.q.val() == self.gn.q.val() {
+                    self.fsm.d.next = self.s_idle.val();
+                }
+            }
+        }
+        if self.reset.val() {
+            self.fsm.d.next = self.s_clr.val();
+            self.clr.d.next = self.c_zero_e.val();
+            self.outstanding.d.next = self.c_zero32.val();
+            self.tracked.d.next = self.c_zero32.val();
+            self.n_grants.d.next = self.c_zero32.val();
+            self.n_dec.d.next = self.c_zero32.val();
+            self.n_evict.d.next = self.c_zero32.val();
+            self.dirty.d.next = false;
+            self.batch.d.next = self.c_zero4.val();
+            self.ov.d.next = false;
+            self.dec.d.next = false;
+        }
+
+        // ---- Outputs. ----
+        self.m_grant_valid.next = self.ov.q.val();
+        self.m_grant_index.next = self.o_idx.q.val();
+        self.m_grant_peer.next = self.o_peer.q.val();
+        self.m_grant_mac.next = self.o_mac.q.val();
+        self.m_grant_id.next = self.o_id.q.val();
+        self.m_grant_sport.next = self.o_sport.q.val();
+        self.m_grant_dport.next = self.o_dport.q.val();
+        self.m_grant_offset.next = self.o_off.q.val();
+        self.m_grant_priority.next = self.o_prio.q.val();
+        self.m_dec_start.next = self.dec.q.val();
+        self.messages_tracked.next = self.tracked.q.val();
+        self.messages_queued.next = self.queue.count.val();
+        self.grants_sent.next = self.n_grants.q.val();
+        self.decisions.next = self.n_dec.q.val();
+        self.evictions.next = self.n_evict.q.val();
+    }
+}
