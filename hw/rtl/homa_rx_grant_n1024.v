@@ -51,21 +51,32 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     output reg  [31:0] evictions;
     
     // Constant declarations
-    localparam  s_clr = 4'h0;
-    localparam  s_idle = 4'h1;
-    localparam  s_u1 = 4'h2;
-    localparam  s_u2 = 4'h3;
-    localparam  s_div = 4'h4;
-    localparam  s_qc = 4'h5;
-    localparam  s_w0 = 4'h6;
-    localparam  s_wk = 4'h7;
-    localparam  s_wd = 4'h8;
-    localparam  s_mg = 4'h9;
-    localparam  s_mw = 4'ha;
-    localparam  s_g0 = 4'hb;
-    localparam  s_g1 = 4'hc;
-    localparam  s_g2 = 4'hd;
-    localparam  s_gr = 4'he;
+    localparam  s_clr = 5'b0;
+    localparam  s_idle = 5'b1;
+    localparam  s_u0 = 5'b10;
+    localparam  s_u1 = 5'b11;
+    localparam  s_u2 = 5'b100;
+    localparam  s_u3 = 5'b101;
+    localparam  s_u4 = 5'b110;
+    localparam  s_div = 5'b111;
+    localparam  s_qc = 5'b1000;
+    localparam  s_w0 = 5'b1001;
+    localparam  s_wk = 5'b1010;
+    localparam  s_wd = 5'b1011;
+    localparam  s_wd2 = 5'b1100;
+    localparam  s_wd3 = 5'b1101;
+    localparam  s_wd4 = 5'b1110;
+    localparam  s_mg = 5'b1111;
+    localparam  s_mw = 5'b10000;
+    localparam  s_g0 = 5'b10001;
+    localparam  s_ga = 5'b10010;
+    localparam  s_gb = 5'b10011;
+    localparam  s_gc = 5'b10100;
+    localparam  s_gd = 5'b10101;
+    localparam  s_ge = 5'b10110;
+    localparam  s_gf = 5'b10111;
+    localparam  s_g2 = 5'b11000;
+    localparam  s_gr = 5'b11001;
     localparam  c_set = 2'b0;
     localparam  c_remove = 2'b1;
     localparam  c_walk = 2'b10;
@@ -127,12 +138,18 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  hdr$write_clock;
     reg  [143:0] hdr$write_data;
     reg  hdr$write_enable;
-    reg  [3:0] fsm$d;
-    wire  [3:0] fsm$q;
+    reg  [4:0] fsm$d;
+    wire  [4:0] fsm$q;
     reg  fsm$clock;
     reg  [9:0] clr$d;
     wire  [9:0] clr$q;
     reg  clr$clock;
+    reg  [128:0] rq$d;
+    wire  [128:0] rq$q;
+    reg  rq$clock;
+    reg  [143:0] hq$d;
+    wire  [143:0] hq$q;
+    reg  hq$clock;
     reg  [9:0] e_idx$d;
     wire  [9:0] e_idx$q;
     reg  e_idx$clock;
@@ -163,6 +180,12 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  [31:0] e_end$d;
     wire  [31:0] e_end$q;
     reg  e_end$clock;
+    reg  [31:0] e_ie$d;
+    wire  [31:0] e_ie$q;
+    reg  e_ie$clock;
+    reg  [31:0] e_igr$d;
+    wire  [31:0] e_igr$q;
+    reg  e_igr$clock;
     reg  u_hit$d;
     wire  u_hit$q;
     reg  u_hit$clock;
@@ -190,6 +213,24 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  [31:0] u_oldif$d;
     wire  [31:0] u_oldif$q;
     reg  u_oldif$clock;
+    reg  u_done$d;
+    wire  u_done$q;
+    reg  u_done$clock;
+    reg  u_vn$d;
+    wire  u_vn$q;
+    reg  u_vn$clock;
+    reg  [31:0] u_newif$d;
+    wire  [31:0] u_newif$q;
+    reg  u_newif$clock;
+    reg  u_set$d;
+    wire  u_set$q;
+    reg  u_set$clock;
+    reg  [31:0] u_rem1$d;
+    wire  [31:0] u_rem1$q;
+    reg  u_rem1$clock;
+    reg  [31:0] u_x$d;
+    wire  [31:0] u_x$q;
+    reg  u_x$clock;
     reg  [1:0] qop$d;
     wire  [1:0] qop$q;
     reg  qop$clock;
@@ -244,6 +285,66 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  [5:0] wp1$d;
     wire  [5:0] wp1$q;
     reg  wp1$clock;
+    reg  wv2$d;
+    wire  wv2$q;
+    reg  wv2$clock;
+    reg  [9:0] we2$d;
+    wire  [9:0] we2$q;
+    reg  we2$clock;
+    reg  [5:0] wp2$d;
+    wire  [5:0] wp2$q;
+    reg  wp2$clock;
+    reg  wv3$d;
+    wire  wv3$q;
+    reg  wv3$clock;
+    reg  [9:0] we3$d;
+    wire  [9:0] we3$q;
+    reg  we3$clock;
+    reg  [5:0] wp3$d;
+    wire  [5:0] wp3$q;
+    reg  wp3$clock;
+    reg  wv4$d;
+    wire  wv4$q;
+    reg  wv4$clock;
+    reg  [9:0] we4$d;
+    wire  [9:0] we4$q;
+    reg  we4$clock;
+    reg  [5:0] wp4$d;
+    wire  [5:0] wp4$q;
+    reg  wp4$clock;
+    reg  [31:0] ypeer$d;
+    wire  [31:0] ypeer$q;
+    reg  ypeer$clock;
+    reg  eq$0$d;
+    wire  eq$0$q;
+    reg  eq$0$clock;
+    reg  eq$1$d;
+    wire  eq$1$q;
+    reg  eq$1$clock;
+    reg  eq$2$d;
+    wire  eq$2$q;
+    reg  eq$2$clock;
+    reg  eq$3$d;
+    wire  eq$3$q;
+    reg  eq$3$clock;
+    reg  eq$4$d;
+    wire  eq$4$q;
+    reg  eq$4$clock;
+    reg  eq$5$d;
+    wire  eq$5$q;
+    reg  eq$5$clock;
+    reg  eq$6$d;
+    wire  eq$6$q;
+    reg  eq$6$clock;
+    reg  eq$7$d;
+    wire  eq$7$q;
+    reg  eq$7$clock;
+    reg  eqp$d;
+    wire  eqp$q;
+    reg  eqp$clock;
+    reg  lastf$d;
+    wire  lastf$q;
+    reg  lastf$clock;
     reg  [3:0] nf$d;
     wire  [3:0] nf$q;
     reg  nf$clock;
@@ -394,6 +495,27 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  [9:0] gidx$d;
     wire  [9:0] gidx$q;
     reg  gidx$clock;
+    reg  [9:0] p_idx$d;
+    wire  [9:0] p_idx$q;
+    reg  p_idx$clock;
+    reg  p_take$d;
+    wire  p_take$q;
+    reg  p_take$clock;
+    reg  [31:0] g_w0$d;
+    wire  [31:0] g_w0$q;
+    reg  g_w0$clock;
+    reg  [31:0] g_want$d;
+    wire  [31:0] g_want$q;
+    reg  g_want$clock;
+    reg  g_wl$d;
+    wire  g_wl$q;
+    reg  g_wl$clock;
+    reg  [31:0] g_diff$d;
+    wire  [31:0] g_diff$q;
+    reg  g_diff$clock;
+    reg  g_need$d;
+    wire  g_need$q;
+    reg  g_need$clock;
     reg  g_do$d;
     wire  g_do$q;
     reg  g_do$clock;
@@ -440,22 +562,13 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     // Local signals
     reg  [3:0] kk;
     reg  fire;
-    reg  [128:0] rd;
     reg  hit;
     reg  needs;
     reg  new_nz;
     reg  [31:0] sum_r;
-    reg  [31:0] max_ie;
-    reg  act;
-    reg  done;
-    reg  vn;
-    reg  [31:0] new_if;
-    reg  set;
     reg  [128:0] wrec;
     reg  [143:0] whdr;
     reg  [31:0] mp;
-    reg  [31:0] mp1;
-    reg  [31:0] rem;
     reg  [31:0] x;
     reg  [31:0] r2;
     reg  [3:0] prio_max;
@@ -470,8 +583,6 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  [3:0] k_left;
     reg  [3:0] n_act;
     reg  [31:0] want0;
-    reg  [31:0] want;
-    reg  [31:0] diff;
     reg  [31:0] more;
     reg  [3:0] levels;
     reg  [3:0] gap;
@@ -523,6 +634,16 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         .q(clr$q),
         .clock(clr$clock)
     );
+    homa_rx_grant_n1024$rq rq(
+        .d(rq$d),
+        .q(rq$q),
+        .clock(rq$clock)
+    );
+    homa_rx_grant_n1024$hq hq(
+        .d(hq$d),
+        .q(hq$q),
+        .clock(hq$clock)
+    );
     homa_rx_grant_n1024$e_idx e_idx(
         .d(e_idx$d),
         .q(e_idx$q),
@@ -573,6 +694,16 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         .q(e_end$q),
         .clock(e_end$clock)
     );
+    homa_rx_grant_n1024$e_ie e_ie(
+        .d(e_ie$d),
+        .q(e_ie$q),
+        .clock(e_ie$clock)
+    );
+    homa_rx_grant_n1024$e_igr e_igr(
+        .d(e_igr$d),
+        .q(e_igr$q),
+        .clock(e_igr$clock)
+    );
     homa_rx_grant_n1024$u_hit u_hit(
         .d(u_hit$d),
         .q(u_hit$q),
@@ -617,6 +748,36 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         .d(u_oldif$d),
         .q(u_oldif$q),
         .clock(u_oldif$clock)
+    );
+    homa_rx_grant_n1024$u_done u_done(
+        .d(u_done$d),
+        .q(u_done$q),
+        .clock(u_done$clock)
+    );
+    homa_rx_grant_n1024$u_vn u_vn(
+        .d(u_vn$d),
+        .q(u_vn$q),
+        .clock(u_vn$clock)
+    );
+    homa_rx_grant_n1024$u_newif u_newif(
+        .d(u_newif$d),
+        .q(u_newif$q),
+        .clock(u_newif$clock)
+    );
+    homa_rx_grant_n1024$u_set u_set(
+        .d(u_set$d),
+        .q(u_set$q),
+        .clock(u_set$clock)
+    );
+    homa_rx_grant_n1024$u_rem1 u_rem1(
+        .d(u_rem1$d),
+        .q(u_rem1$q),
+        .clock(u_rem1$clock)
+    );
+    homa_rx_grant_n1024$u_x u_x(
+        .d(u_x$d),
+        .q(u_x$q),
+        .clock(u_x$clock)
     );
     homa_rx_grant_n1024$qop qop(
         .d(qop$d),
@@ -707,6 +868,106 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         .d(wp1$d),
         .q(wp1$q),
         .clock(wp1$clock)
+    );
+    homa_rx_grant_n1024$wv2 wv2(
+        .d(wv2$d),
+        .q(wv2$q),
+        .clock(wv2$clock)
+    );
+    homa_rx_grant_n1024$we2 we2(
+        .d(we2$d),
+        .q(we2$q),
+        .clock(we2$clock)
+    );
+    homa_rx_grant_n1024$wp2 wp2(
+        .d(wp2$d),
+        .q(wp2$q),
+        .clock(wp2$clock)
+    );
+    homa_rx_grant_n1024$wv3 wv3(
+        .d(wv3$d),
+        .q(wv3$q),
+        .clock(wv3$clock)
+    );
+    homa_rx_grant_n1024$we3 we3(
+        .d(we3$d),
+        .q(we3$q),
+        .clock(we3$clock)
+    );
+    homa_rx_grant_n1024$wp3 wp3(
+        .d(wp3$d),
+        .q(wp3$q),
+        .clock(wp3$clock)
+    );
+    homa_rx_grant_n1024$wv4 wv4(
+        .d(wv4$d),
+        .q(wv4$q),
+        .clock(wv4$clock)
+    );
+    homa_rx_grant_n1024$we4 we4(
+        .d(we4$d),
+        .q(we4$q),
+        .clock(we4$clock)
+    );
+    homa_rx_grant_n1024$wp4 wp4(
+        .d(wp4$d),
+        .q(wp4$q),
+        .clock(wp4$clock)
+    );
+    homa_rx_grant_n1024$ypeer ypeer(
+        .d(ypeer$d),
+        .q(ypeer$q),
+        .clock(ypeer$clock)
+    );
+    homa_rx_grant_n1024$eq$0 eq$0(
+        .d(eq$0$d),
+        .q(eq$0$q),
+        .clock(eq$0$clock)
+    );
+    homa_rx_grant_n1024$eq$1 eq$1(
+        .d(eq$1$d),
+        .q(eq$1$q),
+        .clock(eq$1$clock)
+    );
+    homa_rx_grant_n1024$eq$2 eq$2(
+        .d(eq$2$d),
+        .q(eq$2$q),
+        .clock(eq$2$clock)
+    );
+    homa_rx_grant_n1024$eq$3 eq$3(
+        .d(eq$3$d),
+        .q(eq$3$q),
+        .clock(eq$3$clock)
+    );
+    homa_rx_grant_n1024$eq$4 eq$4(
+        .d(eq$4$d),
+        .q(eq$4$q),
+        .clock(eq$4$clock)
+    );
+    homa_rx_grant_n1024$eq$5 eq$5(
+        .d(eq$5$d),
+        .q(eq$5$q),
+        .clock(eq$5$clock)
+    );
+    homa_rx_grant_n1024$eq$6 eq$6(
+        .d(eq$6$d),
+        .q(eq$6$q),
+        .clock(eq$6$clock)
+    );
+    homa_rx_grant_n1024$eq$7 eq$7(
+        .d(eq$7$d),
+        .q(eq$7$q),
+        .clock(eq$7$clock)
+    );
+    homa_rx_grant_n1024$eqp eqp(
+        .d(eqp$d),
+        .q(eqp$q),
+        .clock(eqp$clock)
+    );
+    homa_rx_grant_n1024$lastf lastf(
+        .d(lastf$d),
+        .q(lastf$q),
+        .clock(lastf$clock)
     );
     homa_rx_grant_n1024$nf nf(
         .d(nf$d),
@@ -958,6 +1219,41 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         .q(gidx$q),
         .clock(gidx$clock)
     );
+    homa_rx_grant_n1024$p_idx p_idx(
+        .d(p_idx$d),
+        .q(p_idx$q),
+        .clock(p_idx$clock)
+    );
+    homa_rx_grant_n1024$p_take p_take(
+        .d(p_take$d),
+        .q(p_take$q),
+        .clock(p_take$clock)
+    );
+    homa_rx_grant_n1024$g_w0 g_w0(
+        .d(g_w0$d),
+        .q(g_w0$q),
+        .clock(g_w0$clock)
+    );
+    homa_rx_grant_n1024$g_want g_want(
+        .d(g_want$d),
+        .q(g_want$q),
+        .clock(g_want$clock)
+    );
+    homa_rx_grant_n1024$g_wl g_wl(
+        .d(g_wl$d),
+        .q(g_wl$q),
+        .clock(g_wl$clock)
+    );
+    homa_rx_grant_n1024$g_diff g_diff(
+        .d(g_diff$d),
+        .q(g_diff$q),
+        .clock(g_diff$clock)
+    );
+    homa_rx_grant_n1024$g_need g_need(
+        .d(g_need$d),
+        .q(g_need$q),
+        .clock(g_need$clock)
+    );
     homa_rx_grant_n1024$g_do g_do(
         .d(g_do$d),
         .q(g_do$q),
@@ -1033,6 +1329,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     always @(*) begin
         fsm$clock = clock;
         clr$clock = clock;
+        rq$clock = clock;
+        hq$clock = clock;
         e_idx$clock = clock;
         e_peer$clock = clock;
         e_id$clock = clock;
@@ -1043,6 +1341,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         e_inc$clock = clock;
         e_new$clock = clock;
         e_end$clock = clock;
+        e_ie$clock = clock;
+        e_igr$clock = clock;
         u_hit$clock = clock;
         u_ins$clock = clock;
         u_dec$clock = clock;
@@ -1052,6 +1352,12 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         u_oldv$clock = clock;
         u_oldq$clock = clock;
         u_oldif$clock = clock;
+        u_done$clock = clock;
+        u_vn$clock = clock;
+        u_newif$clock = clock;
+        u_set$clock = clock;
+        u_rem1$clock = clock;
+        u_x$clock = clock;
         qop$clock = clock;
         dr$clock = clock;
         dlo$clock = clock;
@@ -1070,6 +1376,18 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         wv1$clock = clock;
         we1$clock = clock;
         wp1$clock = clock;
+        wv2$clock = clock;
+        we2$clock = clock;
+        wp2$clock = clock;
+        wv3$clock = clock;
+        we3$clock = clock;
+        wp3$clock = clock;
+        wv4$clock = clock;
+        we4$clock = clock;
+        wp4$clock = clock;
+        ypeer$clock = clock;
+        eqp$clock = clock;
+        lastf$clock = clock;
         nf$clock = clock;
         ns$clock = clock;
         gn$clock = clock;
@@ -1080,6 +1398,13 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         win$clock = clock;
         room$clock = clock;
         gidx$clock = clock;
+        p_idx$clock = clock;
+        p_take$clock = clock;
+        g_w0$clock = clock;
+        g_want$clock = clock;
+        g_wl$clock = clock;
+        g_diff$clock = clock;
+        g_need$clock = clock;
         g_do$clock = clock;
         g_full$clock = clock;
         g_more$clock = clock;
@@ -1096,6 +1421,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         o_prio$clock = clock;
         fsm$d = fsm$q;
         clr$d = clr$q;
+        rq$d = rq$q;
+        hq$d = hq$q;
         e_idx$d = e_idx$q;
         e_peer$d = e_peer$q;
         e_id$d = e_id$q;
@@ -1106,6 +1433,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         e_inc$d = e_inc$q;
         e_new$d = e_new$q;
         e_end$d = e_end$q;
+        e_ie$d = e_ie$q;
+        e_igr$d = e_igr$q;
         u_hit$d = u_hit$q;
         u_ins$d = u_ins$q;
         u_dec$d = u_dec$q;
@@ -1115,6 +1444,12 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         u_oldv$d = u_oldv$q;
         u_oldq$d = u_oldq$q;
         u_oldif$d = u_oldif$q;
+        u_done$d = u_done$q;
+        u_vn$d = u_vn$q;
+        u_newif$d = u_newif$q;
+        u_set$d = u_set$q;
+        u_rem1$d = u_rem1$q;
+        u_x$d = u_x$q;
         qop$d = qop$q;
         dr$d = dr$q;
         dlo$d = dlo$q;
@@ -1133,6 +1468,18 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         wv1$d = wv1$q;
         we1$d = we1$q;
         wp1$d = wp1$q;
+        wv2$d = wv2$q;
+        we2$d = we2$q;
+        wp2$d = wp2$q;
+        wv3$d = wv3$q;
+        we3$d = we3$q;
+        wp3$d = wp3$q;
+        wv4$d = wv4$q;
+        we4$d = we4$q;
+        wp4$d = wp4$q;
+        ypeer$d = ypeer$q;
+        eqp$d = eqp$q;
+        lastf$d = lastf$q;
         nf$d = nf$q;
         ns$d = ns$q;
         gn$d = gn$q;
@@ -1143,6 +1490,13 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         win$d = win$q;
         room$d = room$q;
         gidx$d = gidx$q;
+        p_idx$d = p_idx$q;
+        p_take$d = p_take$q;
+        g_w0$d = g_w0$q;
+        g_want$d = g_want$q;
+        g_wl$d = g_wl$q;
+        g_diff$d = g_diff$q;
+        g_need$d = g_need$q;
         g_do$d = g_do$q;
         g_full$d = g_full$q;
         g_more$d = g_more$q;
@@ -1158,6 +1512,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         o_off$d = o_off$q;
         o_prio$d = o_prio$q;
         seen$0$clock = clock;
+        eq$0$clock = clock;
         f_idx$0$clock = clock;
         f_pos$0$clock = clock;
         s_idx$0$clock = clock;
@@ -1168,6 +1523,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         s_idx$0$d = s_idx$0$q;
         s_pos$0$d = s_pos$0$q;
         seen$1$clock = clock;
+        eq$1$clock = clock;
         f_idx$1$clock = clock;
         f_pos$1$clock = clock;
         s_idx$1$clock = clock;
@@ -1178,6 +1534,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         s_idx$1$d = s_idx$1$q;
         s_pos$1$d = s_pos$1$q;
         seen$2$clock = clock;
+        eq$2$clock = clock;
         f_idx$2$clock = clock;
         f_pos$2$clock = clock;
         s_idx$2$clock = clock;
@@ -1188,6 +1545,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         s_idx$2$d = s_idx$2$q;
         s_pos$2$d = s_pos$2$q;
         seen$3$clock = clock;
+        eq$3$clock = clock;
         f_idx$3$clock = clock;
         f_pos$3$clock = clock;
         s_idx$3$clock = clock;
@@ -1198,6 +1556,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         s_idx$3$d = s_idx$3$q;
         s_pos$3$d = s_pos$3$q;
         seen$4$clock = clock;
+        eq$4$clock = clock;
         f_idx$4$clock = clock;
         f_pos$4$clock = clock;
         s_idx$4$clock = clock;
@@ -1208,6 +1567,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         s_idx$4$d = s_idx$4$q;
         s_pos$4$d = s_pos$4$q;
         seen$5$clock = clock;
+        eq$5$clock = clock;
         f_idx$5$clock = clock;
         f_pos$5$clock = clock;
         s_idx$5$clock = clock;
@@ -1218,6 +1578,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         s_idx$5$d = s_idx$5$q;
         s_pos$5$d = s_pos$5$q;
         seen$6$clock = clock;
+        eq$6$clock = clock;
         f_idx$6$clock = clock;
         f_pos$6$clock = clock;
         s_idx$6$clock = clock;
@@ -1228,6 +1589,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         s_idx$6$d = s_idx$6$q;
         s_pos$6$d = s_pos$6$q;
         seen$7$clock = clock;
+        eq$7$clock = clock;
         f_idx$7$clock = clock;
         f_pos$7$clock = clock;
         s_idx$7$clock = clock;
@@ -1326,76 +1688,75 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             st$read_address = s_evt_index;
             hdr$read_address = s_evt_index;
         end
-        if (fsm$q == s_wk) begin
-            st$read_address = queue$m_walk_entry;
+        if ((fsm$q == s_wk) | (fsm$q == s_wd)) begin
+            st$read_address = we1$q;
         end
+        p_idx$d = pick;
+        p_take$d = take_f;
         if (fsm$q == s_g0) begin
-            st$read_address = pick;
-            hdr$read_address = pick;
+            st$read_address = p_idx$q;
+            hdr$read_address = p_idx$q;
         end
-        if ((fsm$q == s_g1) | (fsm$q == s_g2) | (fsm$q == s_gr)) begin
+        if ((fsm$q >= s_ga) & (fsm$q <= s_gr)) begin
             st$read_address = gidx$q;
             hdr$read_address = gidx$q;
         end
-        rd = st$read_data;
+        rq$d = st$read_data;
+        hq$d = hdr$read_data;
         s_evt_ready = (fsm$q == s_idle) & ~(dirty$q & (batch$q >= c_batch));
         fire = s_evt_valid & s_evt_ready;
-        hit = rd[(64'h0)+:(1)] & (rd[(64'h1)+:(32)] == e_peer$q) & (hdr$read_data[(64'h0)+:(64)] == e_id$q);
+        hit = rq$q[(64'h0)+:(1)] & (rq$q[(64'h1)+:(32)] == e_peer$q) & (hq$q[(64'h0)+:(64)] == e_id$q);
         needs = e_inc$q < e_len$q;
         new_nz = e_new$q != c_zero32;
-        sum_r = rd[(64'h41)+:(32)] + e_new$q;
-        if (sum_r < rd[(64'h41)+:(32)]) begin
+        sum_r = rq$q[(64'h41)+:(32)] + e_new$q;
+        if (sum_r < rq$q[(64'h41)+:(32)]) begin
             sum_r = c_max32;
         end
-        max_ie = e_inc$q;
-        if (e_end$q > e_inc$q) begin
-            max_ie = e_end$q;
-        end
-        act = u_hit$q | u_ins$q;
-        done = u_recv$q >= u_len$q;
-        vn = (u_hit$q & ~done) | u_ins$q;
-        new_if = c_zero32;
-        if (vn & (u_gr$q > u_recv$q)) begin
-            new_if = u_gr$q - u_recv$q;
-        end
-        set = vn & (u_gr$q < u_len$q);
         mp = cfg_max_payload;
         if (cfg_max_payload == c_zero32) begin
             mp = c_one32;
         end
-        mp1 = mp - c_one32;
-        rem = u_len$q - u_recv$q;
-        x = rem + mp1;
-        if (x < rem) begin
+        x = u_rem1$q + mp;
+        if (x < u_rem1$q) begin
             x = c_max32;
         end
         r2 = dr$q << c_one32;
         if ((dlo$q & c_top_k) != c_zero_k) begin
             r2 = (dr$q << c_one32) | c_one32;
         end
-        peer_seen = 1'b0;
-        if ((c4$0 < nf$q) & (seen$0$q == rd[(64'h1)+:(32)])) begin
+        eq$0$d = (c4$0 < nf$q) & (seen$0$q == rq$q[(64'h1)+:(32)]);
+        eq$1$d = (c4$1 < nf$q) & (seen$1$q == rq$q[(64'h1)+:(32)]);
+        eq$2$d = (c4$2 < nf$q) & (seen$2$q == rq$q[(64'h1)+:(32)]);
+        eq$3$d = (c4$3 < nf$q) & (seen$3$q == rq$q[(64'h1)+:(32)]);
+        eq$4$d = (c4$4 < nf$q) & (seen$4$q == rq$q[(64'h1)+:(32)]);
+        eq$5$d = (c4$5 < nf$q) & (seen$5$q == rq$q[(64'h1)+:(32)]);
+        eq$6$d = (c4$6 < nf$q) & (seen$6$q == rq$q[(64'h1)+:(32)]);
+        eq$7$d = (c4$7 < nf$q) & (seen$7$q == rq$q[(64'h1)+:(32)]);
+        eqp$d = wv4$q & (rq$q[(64'h1)+:(32)] == ypeer$q);
+        ypeer$d = rq$q[(64'h1)+:(32)];
+        peer_seen = eqp$q & lastf$q;
+        if (eq$0$q) begin
             peer_seen = 1'b1;
         end
-        if ((c4$1 < nf$q) & (seen$1$q == rd[(64'h1)+:(32)])) begin
+        if (eq$1$q) begin
             peer_seen = 1'b1;
         end
-        if ((c4$2 < nf$q) & (seen$2$q == rd[(64'h1)+:(32)])) begin
+        if (eq$2$q) begin
             peer_seen = 1'b1;
         end
-        if ((c4$3 < nf$q) & (seen$3$q == rd[(64'h1)+:(32)])) begin
+        if (eq$3$q) begin
             peer_seen = 1'b1;
         end
-        if ((c4$4 < nf$q) & (seen$4$q == rd[(64'h1)+:(32)])) begin
+        if (eq$4$q) begin
             peer_seen = 1'b1;
         end
-        if ((c4$5 < nf$q) & (seen$5$q == rd[(64'h1)+:(32)])) begin
+        if (eq$5$q) begin
             peer_seen = 1'b1;
         end
-        if ((c4$6 < nf$q) & (seen$6$q == rd[(64'h1)+:(32)])) begin
+        if (eq$6$q) begin
             peer_seen = 1'b1;
         end
-        if ((c4$7 < nf$q) & (seen$7$q == rd[(64'h1)+:(32)])) begin
+        if (eq$7$q) begin
             peer_seen = 1'b1;
         end
         stop = (fsm$q == s_wk) & ((nf$q == kk) | (queue$m_walk_valid & (wcnt$q == c_last6)));
@@ -1404,17 +1765,12 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         if (ns$q > k_left) begin
             n_act = nf$q + k_left;
         end
-        want0 = rd[(64'h41)+:(32)] + win$q;
-        if (want0 < rd[(64'h41)+:(32)]) begin
+        want0 = rq$q[(64'h41)+:(32)] + win$q;
+        if (want0 < rq$q[(64'h41)+:(32)]) begin
             want0 = c_max32;
         end
-        want = want0;
-        if (rd[(64'h21)+:(32)] < want0) begin
-            want = rd[(64'h21)+:(32)];
-        end
-        diff = want - rd[(64'h61)+:(32)];
-        more = diff;
-        if (room$q < diff) begin
+        more = g_diff$q;
+        if (room$q < g_diff$q) begin
             more = room$q;
         end
         prio_max = cfg_max_sched_prio[(32'h0)+:(4)];
@@ -1432,8 +1788,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             end
         end
         out_free = ~ov$q | m_grant_ready;
-        wrec = rd;
-        wrec[(64'h0)+:(1)] = vn;
+        wrec = rq$q;
+        wrec[(64'h0)+:(1)] = u_vn$q;
         wrec[(64'h1)+:(32)] = e_peer$q;
         wrec[(64'h21)+:(32)] = u_len$q;
         wrec[(64'h41)+:(32)] = u_recv$q;
@@ -1448,12 +1804,12 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         hdr$write_data = whdr;
         hdr$write_enable = 1'b0;
         if (fsm$q == s_g2) begin
-            wrec = rd;
+            wrec = rq$q;
             wrec[(64'h61)+:(32)] = g_tgt$q;
             st$write_address = gidx$q;
         end
         if (fsm$q == s_clr) begin
-            wrec = rd;
+            wrec = rq$q;
             wrec[(64'h0)+:(1)] = 1'b0;
             st$write_address = clr$q;
         end
@@ -1489,7 +1845,11 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
                 e_inc$d = s_evt_incoming;
                 e_new$d = s_evt_new;
                 e_end$d = s_evt_end;
-                fsm$d = s_u1;
+                e_ie$d = s_evt_incoming;
+                if (s_evt_end > s_evt_incoming) begin
+                    e_ie$d = s_evt_end;
+                end
+                fsm$d = s_u0;
             end
             else if (dirty$q) begin
                 dirty$d = 1'b0;
@@ -1499,45 +1859,61 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
                 fsm$d = s_w0;
             end
         end
+        if (fsm$q == s_u0) begin
+            e_igr$d = e_ie$q;
+            if (e_ie$q > e_len$q) begin
+                e_igr$d = e_len$q;
+            end
+            fsm$d = s_u1;
+        end
         if (fsm$q == s_u1) begin
             u_hit$d = hit;
             u_ins$d = ~hit & needs & new_nz & (e_new$q < e_len$q);
             u_dec$d = hit | (needs & new_nz);
-            u_oldv$d = rd[(64'h0)+:(1)];
-            u_oldq$d = rd[(64'h0)+:(1)] & (rd[(64'h61)+:(32)] < rd[(64'h21)+:(32)]);
+            u_oldv$d = rq$q[(64'h0)+:(1)];
+            u_oldq$d = rq$q[(64'h0)+:(1)] & (rq$q[(64'h61)+:(32)] < rq$q[(64'h21)+:(32)]);
             u_oldif$d = c_zero32;
-            if (rd[(64'h0)+:(1)] & (rd[(64'h61)+:(32)] > rd[(64'h41)+:(32)])) begin
-                u_oldif$d = rd[(64'h61)+:(32)] - rd[(64'h41)+:(32)];
+            if (rq$q[(64'h0)+:(1)] & (rq$q[(64'h61)+:(32)] > rq$q[(64'h41)+:(32)])) begin
+                u_oldif$d = rq$q[(64'h61)+:(32)] - rq$q[(64'h41)+:(32)];
             end
             if (hit) begin
-                u_len$d = rd[(64'h21)+:(32)];
+                u_len$d = rq$q[(64'h21)+:(32)];
                 u_recv$d = sum_r;
-                u_gr$d = rd[(64'h61)+:(32)];
-                if (e_end$q > rd[(64'h61)+:(32)]) begin
+                u_gr$d = rq$q[(64'h61)+:(32)];
+                if (e_end$q > rq$q[(64'h61)+:(32)]) begin
                     u_gr$d = e_end$q;
                 end
             end
             else begin
                 u_len$d = e_len$q;
                 u_recv$d = e_new$q;
-                u_gr$d = max_ie;
-                if (max_ie > e_len$q) begin
-                    u_gr$d = e_len$q;
-                end
+                u_gr$d = e_igr$q;
             end
             fsm$d = s_u2;
         end
         if (fsm$q == s_u2) begin
+            u_done$d = u_recv$q >= u_len$q;
+            u_vn$d = (u_hit$q & (u_recv$q < u_len$q)) | u_ins$q;
+            u_newif$d = c_zero32;
+            if ((u_hit$q | u_ins$q) & (u_recv$q < u_len$q) & (u_gr$q > u_recv$q)) begin
+                u_newif$d = u_gr$q - u_recv$q;
+            end
+            u_set$d = (u_hit$q | u_ins$q) & (u_recv$q < u_len$q) & (u_gr$q < u_len$q);
+            u_rem1$d = u_len$q + ~u_recv$q;
+            fsm$d = s_u3;
+        end
+        if (fsm$q == s_u3) begin
             if (u_dec$q) begin
                 dirty$d = 1'b1;
             end
             if (batch$q < c_batch) begin
                 batch$d = batch$q + c_one4;
             end
+            u_x$d = x;
             fsm$d = s_idle;
-            if (act) begin
+            if (u_hit$q | u_ins$q) begin
                 st$write_enable = 1'b1;
-                outstanding$d = outstanding$q - u_oldif$q + new_if;
+                outstanding$d = outstanding$q - u_oldif$q + u_newif$q;
                 if (u_ins$q) begin
                     hdr$write_enable = 1'b1;
                     if (u_oldv$q) begin
@@ -1547,23 +1923,26 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
                         tracked$d = tracked$q + c_one32;
                     end
                 end
-                if (u_hit$q & done) begin
+                if (u_hit$q & u_done$q) begin
                     tracked$d = tracked$q - c_one32;
                 end
-                if (set) begin
-                    qop$d = c_set;
-                    dr$d = x >> c_ten32;
-                    dlo$d = x[(32'h0)+:(10)];
-                    dsat$d = (x >> c_ten32) >= mp;
-                    dq$d = c_zero_k;
-                    dn$d = c_zero4;
-                    fsm$d = s_div;
+                if (u_set$q) begin
+                    fsm$d = s_u4;
                 end
                 else if (u_oldq$q) begin
                     qop$d = c_remove;
                     fsm$d = s_qc;
                 end
             end
+        end
+        if (fsm$q == s_u4) begin
+            qop$d = c_set;
+            dr$d = u_x$q >> c_ten32;
+            dlo$d = u_x$q[(32'h0)+:(10)];
+            dsat$d = (u_x$q >> c_ten32) >= mp;
+            dq$d = c_zero_k;
+            dn$d = c_zero4;
+            fsm$d = s_div;
         end
         if (fsm$q == s_div) begin
             dq$d = dq$q << c_one_k;
@@ -1597,6 +1976,16 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         wv1$d = 1'b0;
         we1$d = queue$m_walk_entry;
         wp1$d = wcnt$q;
+        wv2$d = wv1$q;
+        we2$d = we1$q;
+        wp2$d = wp1$q;
+        wv3$d = wv2$q;
+        we3$d = we2$q;
+        wp3$d = wp2$q;
+        wv4$d = wv3$q;
+        we4$d = we3$q;
+        wp4$d = wp3$q;
+        lastf$d = 1'b0;
         if (fsm$q == s_wk) begin
             if (queue$m_walk_valid) begin
                 wv1$d = 1'b1;
@@ -1606,39 +1995,39 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
                 fsm$d = s_wd;
             end
         end
-        if (wv1$q & (nf$q < kk)) begin
+        if (wv4$q & (nf$q < kk)) begin
             if (peer_seen) begin
                 if (ns$q == c4$0) begin
-                    s_idx$0$d = we1$q;
-                    s_pos$0$d = wp1$q;
+                    s_idx$0$d = we4$q;
+                    s_pos$0$d = wp4$q;
                 end
                 if (ns$q == c4$1) begin
-                    s_idx$1$d = we1$q;
-                    s_pos$1$d = wp1$q;
+                    s_idx$1$d = we4$q;
+                    s_pos$1$d = wp4$q;
                 end
                 if (ns$q == c4$2) begin
-                    s_idx$2$d = we1$q;
-                    s_pos$2$d = wp1$q;
+                    s_idx$2$d = we4$q;
+                    s_pos$2$d = wp4$q;
                 end
                 if (ns$q == c4$3) begin
-                    s_idx$3$d = we1$q;
-                    s_pos$3$d = wp1$q;
+                    s_idx$3$d = we4$q;
+                    s_pos$3$d = wp4$q;
                 end
                 if (ns$q == c4$4) begin
-                    s_idx$4$d = we1$q;
-                    s_pos$4$d = wp1$q;
+                    s_idx$4$d = we4$q;
+                    s_pos$4$d = wp4$q;
                 end
                 if (ns$q == c4$5) begin
-                    s_idx$5$d = we1$q;
-                    s_pos$5$d = wp1$q;
+                    s_idx$5$d = we4$q;
+                    s_pos$5$d = wp4$q;
                 end
                 if (ns$q == c4$6) begin
-                    s_idx$6$d = we1$q;
-                    s_pos$6$d = wp1$q;
+                    s_idx$6$d = we4$q;
+                    s_pos$6$d = wp4$q;
                 end
                 if (ns$q == c4$7) begin
-                    s_idx$7$d = we1$q;
-                    s_pos$7$d = wp1$q;
+                    s_idx$7$d = we4$q;
+                    s_pos$7$d = wp4$q;
                 end
                 if (ns$q < c_max_k) begin
                     ns$d = ns$q + c_one4;
@@ -1646,49 +2035,59 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             end
             else begin
                 if (nf$q == c4$0) begin
-                    f_idx$0$d = we1$q;
-                    f_pos$0$d = wp1$q;
-                    seen$0$d = rd[(64'h1)+:(32)];
+                    f_idx$0$d = we4$q;
+                    f_pos$0$d = wp4$q;
+                    seen$0$d = ypeer$q;
                 end
                 if (nf$q == c4$1) begin
-                    f_idx$1$d = we1$q;
-                    f_pos$1$d = wp1$q;
-                    seen$1$d = rd[(64'h1)+:(32)];
+                    f_idx$1$d = we4$q;
+                    f_pos$1$d = wp4$q;
+                    seen$1$d = ypeer$q;
                 end
                 if (nf$q == c4$2) begin
-                    f_idx$2$d = we1$q;
-                    f_pos$2$d = wp1$q;
-                    seen$2$d = rd[(64'h1)+:(32)];
+                    f_idx$2$d = we4$q;
+                    f_pos$2$d = wp4$q;
+                    seen$2$d = ypeer$q;
                 end
                 if (nf$q == c4$3) begin
-                    f_idx$3$d = we1$q;
-                    f_pos$3$d = wp1$q;
-                    seen$3$d = rd[(64'h1)+:(32)];
+                    f_idx$3$d = we4$q;
+                    f_pos$3$d = wp4$q;
+                    seen$3$d = ypeer$q;
                 end
                 if (nf$q == c4$4) begin
-                    f_idx$4$d = we1$q;
-                    f_pos$4$d = wp1$q;
-                    seen$4$d = rd[(64'h1)+:(32)];
+                    f_idx$4$d = we4$q;
+                    f_pos$4$d = wp4$q;
+                    seen$4$d = ypeer$q;
                 end
                 if (nf$q == c4$5) begin
-                    f_idx$5$d = we1$q;
-                    f_pos$5$d = wp1$q;
-                    seen$5$d = rd[(64'h1)+:(32)];
+                    f_idx$5$d = we4$q;
+                    f_pos$5$d = wp4$q;
+                    seen$5$d = ypeer$q;
                 end
                 if (nf$q == c4$6) begin
-                    f_idx$6$d = we1$q;
-                    f_pos$6$d = wp1$q;
-                    seen$6$d = rd[(64'h1)+:(32)];
+                    f_idx$6$d = we4$q;
+                    f_pos$6$d = wp4$q;
+                    seen$6$d = ypeer$q;
                 end
                 if (nf$q == c4$7) begin
-                    f_idx$7$d = we1$q;
-                    f_pos$7$d = wp1$q;
-                    seen$7$d = rd[(64'h1)+:(32)];
+                    f_idx$7$d = we4$q;
+                    f_pos$7$d = wp4$q;
+                    seen$7$d = ypeer$q;
                 end
                 nf$d = nf$q + c_one4;
+                lastf$d = 1'b1;
             end
         end
         if (fsm$q == s_wd) begin
+            fsm$d = s_wd2;
+        end
+        if (fsm$q == s_wd2) begin
+            fsm$d = s_wd3;
+        end
+        if (fsm$q == s_wd3) begin
+            fsm$d = s_wd4;
+        end
+        if (fsm$q == s_wd4) begin
             fsm$d = s_mg;
         end
         if (fsm$q == s_mg) begin
@@ -1735,21 +2134,44 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             end
         end
         if (fsm$q == s_g0) begin
-            gidx$d = pick;
-            if (take_f) begin
+            gidx$d = p_idx$q;
+            if (p_take$q) begin
                 gi$d = gi$q + c_one4;
             end
             else begin
                 gj$d = gj$q + c_one4;
             end
-            fsm$d = s_g1;
+            fsm$d = s_ga;
         end
-        if (fsm$q == s_g1) begin
-            g_do$d = (want > rd[(64'h61)+:(32)]) & (more != c_zero32);
-            g_more$d = more;
-            g_tgt$d = rd[(64'h61)+:(32)] + more;
-            g_full$d = (rd[(64'h61)+:(32)] + more) == rd[(64'h21)+:(32)];
+        if (fsm$q == s_ga) begin
+            fsm$d = s_gb;
+        end
+        if (fsm$q == s_gb) begin
+            g_w0$d = want0;
             g_prio$d = p1[(32'h0)+:(3)];
+            fsm$d = s_gc;
+        end
+        if (fsm$q == s_gc) begin
+            g_want$d = g_w0$q;
+            if (rq$q[(64'h21)+:(32)] < g_w0$q) begin
+                g_want$d = rq$q[(64'h21)+:(32)];
+            end
+            g_wl$d = g_w0$q >= rq$q[(64'h21)+:(32)];
+            fsm$d = s_gd;
+        end
+        if (fsm$q == s_gd) begin
+            g_diff$d = g_want$q - rq$q[(64'h61)+:(32)];
+            g_need$d = g_want$q > rq$q[(64'h61)+:(32)];
+            fsm$d = s_ge;
+        end
+        if (fsm$q == s_ge) begin
+            g_more$d = more;
+            g_do$d = g_need$q & (g_diff$q != c_zero32) & (room$q != c_zero32);
+            g_full$d = g_need$q & g_wl$q & (room$q >= g_diff$q);
+            fsm$d = s_gf;
+        end
+        if (fsm$q == s_gf) begin
+            g_tgt$d = rq$q[(64'h61)+:(32)] + g_more$q;
             fsm$d = s_g2;
         end
         if ((fsm$q == s_g2) & (out_free | ~g_do$q)) begin
@@ -1765,11 +2187,11 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
                 n_grants$d = n_grants$q + c_one32;
                 ov$d = 1'b1;
                 o_idx$d = gidx$q;
-                o_peer$d = rd[(64'h1)+:(32)];
-                o_mac$d = hdr$read_data[(64'h60)+:(48)];
-                o_id$d = hdr$read_data[(64'h0)+:(64)];
-                o_sport$d = hdr$read_data[(64'h50)+:(16)];
-                o_dport$d = hdr$read_data[(64'h40)+:(16)];
+                o_peer$d = rq$q[(64'h1)+:(32)];
+                o_mac$d = hq$q[(64'h60)+:(48)];
+                o_id$d = hq$q[(64'h0)+:(64)];
+                o_sport$d = hq$q[(64'h50)+:(16)];
+                o_dport$d = hq$q[(64'h40)+:(16)];
                 o_off$d = g_tgt$q;
                 o_prio$d = g_prio$q;
                 if (g_full$q) begin
@@ -2068,6 +2490,44 @@ module homa_rx_grant_n1024$e_idx(d,q,clock);
 endmodule // homa_rx_grant_n1024$e_idx
 
 
+module homa_rx_grant_n1024$e_ie(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$e_ie
+
+
+module homa_rx_grant_n1024$e_igr(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$e_igr
+
+
 module homa_rx_grant_n1024$e_inc(d,q,clock);
     
     // Module arguments
@@ -2180,6 +2640,177 @@ module homa_rx_grant_n1024$e_sport(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$e_sport
+
+
+module homa_rx_grant_n1024$eq$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$eq$0
+
+
+module homa_rx_grant_n1024$eq$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$eq$1
+
+
+module homa_rx_grant_n1024$eq$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$eq$2
+
+
+module homa_rx_grant_n1024$eq$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$eq$3
+
+
+module homa_rx_grant_n1024$eq$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$eq$4
+
+
+module homa_rx_grant_n1024$eq$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$eq$5
+
+
+module homa_rx_grant_n1024$eq$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$eq$6
+
+
+module homa_rx_grant_n1024$eq$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$eq$7
+
+
+module homa_rx_grant_n1024$eqp(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$eqp
 
 
 module homa_rx_grant_n1024$f_idx$0(d,q,clock);
@@ -2489,13 +3120,13 @@ endmodule // homa_rx_grant_n1024$f_pos$7
 module homa_rx_grant_n1024$fsm(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 5'h0;
     end
     
     always @(posedge clock) begin
@@ -2503,6 +3134,25 @@ module homa_rx_grant_n1024$fsm(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$fsm
+
+
+module homa_rx_grant_n1024$g_diff(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$g_diff
 
 
 module homa_rx_grant_n1024$g_do(d,q,clock);
@@ -2562,6 +3212,25 @@ module homa_rx_grant_n1024$g_more(d,q,clock);
 endmodule // homa_rx_grant_n1024$g_more
 
 
+module homa_rx_grant_n1024$g_need(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$g_need
+
+
 module homa_rx_grant_n1024$g_prio(d,q,clock);
     
     // Module arguments
@@ -2598,6 +3267,63 @@ module homa_rx_grant_n1024$g_tgt(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$g_tgt
+
+
+module homa_rx_grant_n1024$g_w0(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$g_w0
+
+
+module homa_rx_grant_n1024$g_want(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$g_want
+
+
+module homa_rx_grant_n1024$g_wl(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$g_wl
 
 
 module homa_rx_grant_n1024$gi(d,q,clock);
@@ -2722,6 +3448,44 @@ module homa_rx_grant_n1024$hdr(read_address,read_clock,read_data,write_address,w
     end
                 
 endmodule // homa_rx_grant_n1024$hdr
+
+
+module homa_rx_grant_n1024$hq(d,q,clock);
+    
+    // Module arguments
+    input wire  [143:0] d;
+    output reg  [143:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 144'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$hq
+
+
+module homa_rx_grant_n1024$lastf(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$lastf
 
 
 module homa_rx_grant_n1024$n_dec(d,q,clock);
@@ -3007,6 +3771,44 @@ module homa_rx_grant_n1024$ov(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$ov
+
+
+module homa_rx_grant_n1024$p_idx(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$p_idx
+
+
+module homa_rx_grant_n1024$p_take(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$p_take
 
 
 module homa_rx_grant_n1024$qop(d,q,clock);
@@ -4292,6 +5094,25 @@ module homa_rx_grant_n1024$room(d,q,clock);
 endmodule // homa_rx_grant_n1024$room
 
 
+module homa_rx_grant_n1024$rq(d,q,clock);
+    
+    // Module arguments
+    input wire  [128:0] d;
+    output reg  [128:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 129'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$rq
+
+
 module homa_rx_grant_n1024$s_idx$0(d,q,clock);
     
     // Module arguments
@@ -4834,6 +5655,25 @@ module homa_rx_grant_n1024$u_dec(d,q,clock);
 endmodule // homa_rx_grant_n1024$u_dec
 
 
+module homa_rx_grant_n1024$u_done(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$u_done
+
+
 module homa_rx_grant_n1024$u_gr(d,q,clock);
     
     // Module arguments
@@ -4908,6 +5748,25 @@ module homa_rx_grant_n1024$u_len(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$u_len
+
+
+module homa_rx_grant_n1024$u_newif(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$u_newif
 
 
 module homa_rx_grant_n1024$u_oldif(d,q,clock);
@@ -4986,6 +5845,82 @@ module homa_rx_grant_n1024$u_recv(d,q,clock);
 endmodule // homa_rx_grant_n1024$u_recv
 
 
+module homa_rx_grant_n1024$u_rem1(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$u_rem1
+
+
+module homa_rx_grant_n1024$u_set(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$u_set
+
+
+module homa_rx_grant_n1024$u_vn(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$u_vn
+
+
+module homa_rx_grant_n1024$u_x(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$u_x
+
+
 module homa_rx_grant_n1024$wcnt(d,q,clock);
     
     // Module arguments
@@ -5022,6 +5957,63 @@ module homa_rx_grant_n1024$we1(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$we1
+
+
+module homa_rx_grant_n1024$we2(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$we2
+
+
+module homa_rx_grant_n1024$we3(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$we3
+
+
+module homa_rx_grant_n1024$we4(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$we4
 
 
 module homa_rx_grant_n1024$win(d,q,clock);
@@ -5062,6 +6054,63 @@ module homa_rx_grant_n1024$wp1(d,q,clock);
 endmodule // homa_rx_grant_n1024$wp1
 
 
+module homa_rx_grant_n1024$wp2(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$wp2
+
+
+module homa_rx_grant_n1024$wp3(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$wp3
+
+
+module homa_rx_grant_n1024$wp4(d,q,clock);
+    
+    // Module arguments
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 6'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$wp4
+
+
 module homa_rx_grant_n1024$wv1(d,q,clock);
     
     // Module arguments
@@ -5079,3 +6128,79 @@ module homa_rx_grant_n1024$wv1(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$wv1
+
+
+module homa_rx_grant_n1024$wv2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$wv2
+
+
+module homa_rx_grant_n1024$wv3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$wv3
+
+
+module homa_rx_grant_n1024$wv4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$wv4
+
+
+module homa_rx_grant_n1024$ypeer(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ypeer

@@ -15,23 +15,29 @@
 //!     ─► per rank: window, target within the budget, priority ─► state write ─► m_grant_*
 //! ```
 //!
-//! One thing at a time, in a state machine:
-//! - An event (`s_evt_*`, taken in `IDLE`) reads its entry; one cycle later its update is
-//!   worked out (a hit on the entry's (peer, id), a new message taking it, or neither), the
-//!   next cycle writes it and moves the bytes granted and not received. A message that still
+//! One thing at a time, in a state machine, every RAM output registered before use:
+//! - An event (`s_evt_*`, taken in `IDLE`) reads its entry; the update is worked out over
+//!   three cycles (a hit on the entry's (peer, id), a new message taking it, or neither), the
+//!   fourth writes it and moves the bytes granted and not received. A message that still
 //!   needs grants gets its key from a radix-2 divider (ten cycles) and is set in the queue;
 //!   one that no longer does is removed. An event of a message not tracked that needs no
-//!   grants takes three cycles and changes nothing.
+//!   grants takes five cycles and changes nothing; one that sets a key about seventeen.
 //! - A decision follows a batch of events: when no event is offered, or after
 //!   [`MAX_BATCH`] events, if any of them calls for one. It walks the queue, classifying each
-//!   entry by its peer as it streams (the first of a peer, or a second), stops at K firsts or
-//!   32 entries, and then grants rank by rank in queue order (three cycles a rank), removing
-//!   a message from the queue once fully granted. `m_dec_start` marks the decision's first
-//!   cycle, so that a bench decides over the same state.
+//!   entry by its peer four cycles after the queue shows it (its state read, its peer
+//!   compared with the peers seen, then the first of a peer or a second), stops at K firsts
+//!   or 32 entries, and then grants rank by rank in queue order (eight cycles a rank, one
+//!   adder or compare per stage), removing a message from the queue once fully granted.
+//!   `m_dec_start` marks the decision's first cycle, so that a bench decides over the same
+//!   state.
 //!
-//! Time per decision, at 1,442-byte packets: the walk's first entry after about five cycles,
-//! then one a cycle within a bucket and four or five across buckets, and three cycles per
-//! granted rank. FIFO grants (`grant_fifo_fraction`) are not implemented here.
+//! Cost: a walk shows its first entry about five cycles after it starts, then one entry a
+//! cycle within a bucket and four or five across buckets; with K = 8 a decision takes about
+//! 40 to 170 cycles. In the co-simulation with every entry live and events offered most
+//! cycles, one decision covers 3.5 events and the block takes an event every 44 cycles:
+//! below the rate of full packets at 100 Gb/s (one every 30.8 cycles at 250 MHz), so a
+//! receiver at line rate with many messages live waits on it (its events queue in front).
+//! FIFO grants (`grant_fifo_fraction`) are not implemented here.
 //!
 //! After reset the block clears its state RAM over `2^A` cycles (`s_evt_ready` low).
 
@@ -147,8 +153,11 @@ pub struct GrantQueue<const A: usize> {
     queue: BucketQueue<A>,
     st: RAM<GqState, A>,
     hdr: RAM<GqHeader, A>,
-    fsm: DFF<Bits<4>>,
+    fsm: DFF<Bits<5>>,
     clr: DFF<Bits<A>>,
+    // The RAMs' outputs, registered.
+    rq: DFF<GqState>,
+    hq: DFF<GqHeader>,
     // The event.
     e_idx: DFF<Bits<A>>,
     e_peer: DFF<Bits<32>>,
@@ -160,6 +169,9 @@ pub struct GrantQueue<const A: usize> {
     e_inc: DFF<Bits<32>>,
     e_new: DFF<Bits<32>>,
     e_end: DFF<Bits<32>>,
+    // A new message's granted bytes: `max(incoming, end)` (taken), then at most the length (U0).
+    e_ie: DFF<Bits<32>>,
+    e_igr: DFF<Bits<32>>,
     // Its update.
     u_hit: DFF<Bit>,
     u_ins: DFF<Bit>,
@@ -170,6 +182,12 @@ pub struct GrantQueue<const A: usize> {
     u_oldv: DFF<Bit>,
     u_oldq: DFF<Bit>,
     u_oldif: DFF<Bits<32>>,
+    u_done: DFF<Bit>,
+    u_vn: DFF<Bit>,
+    u_newif: DFF<Bits<32>>,
+    u_set: DFF<Bit>,
+    u_rem1: DFF<Bits<32>>,
+    u_x: DFF<Bits<32>>,
     // The queue command and the key's divider.
     qop: DFF<Bits<2>>,
     dr: DFF<Bits<32>>,
@@ -191,6 +209,19 @@ pub struct GrantQueue<const A: usize> {
     wv1: DFF<Bit>,
     we1: DFF<Bits<A>>,
     wp1: DFF<Bits<6>>,
+    wv2: DFF<Bit>,
+    we2: DFF<Bits<A>>,
+    wp2: DFF<Bits<6>>,
+    wv3: DFF<Bit>,
+    we3: DFF<Bits<A>>,
+    wp3: DFF<Bits<6>>,
+    wv4: DFF<Bit>,
+    we4: DFF<Bits<A>>,
+    wp4: DFF<Bits<6>>,
+    ypeer: DFF<Bits<32>>,
+    eq: [DFF<Bit>; MAX_OVERCOMMIT],
+    eqp: DFF<Bit>,
+    lastf: DFF<Bit>,
     nf: DFF<Bits<4>>,
     ns: DFF<Bits<4>>,
     seen: [DFF<Bits<32>>; MAX_OVERCOMMIT],
@@ -207,6 +238,14 @@ pub struct GrantQueue<const A: usize> {
     win: DFF<Bits<32>>,
     room: DFF<Bits<32>>,
     gidx: DFF<Bits<A>>,
+    // The next rank's entry and list, worked out a cycle ahead (gi, gj change only in G0).
+    p_idx: DFF<Bits<A>>,
+    p_take: DFF<Bit>,
+    g_w0: DFF<Bits<32>>,
+    g_want: DFF<Bits<32>>,
+    g_wl: DFF<Bit>,
+    g_diff: DFF<Bits<32>>,
+    g_need: DFF<Bit>,
     g_do: DFF<Bit>,
     g_full: DFF<Bit>,
     g_more: DFF<Bits<32>>,
@@ -226,22 +265,13 @@ pub struct GrantQueue<const A: usize> {
     // Combinational.
     kk: Signal<Local, Bits<4>>,
     fire: Signal<Local, Bit>,
-    rd: Signal<Local, GqState>,
     hit: Signal<Local, Bit>,
     needs: Signal<Local, Bit>,
     new_nz: Signal<Local, Bit>,
     sum_r: Signal<Local, Bits<32>>,
-    max_ie: Signal<Local, Bits<32>>,
-    act: Signal<Local, Bit>,
-    done: Signal<Local, Bit>,
-    vn: Signal<Local, Bit>,
-    new_if: Signal<Local, Bits<32>>,
-    set: Signal<Local, Bit>,
     wrec: Signal<Local, GqState>,
     whdr: Signal<Local, GqHeader>,
     mp: Signal<Local, Bits<32>>,
-    mp1: Signal<Local, Bits<32>>,
-    rem: Signal<Local, Bits<32>>,
     x: Signal<Local, Bits<32>>,
     r2: Signal<Local, Bits<32>>,
     prio_max: Signal<Local, Bits<4>>,
@@ -256,8 +286,6 @@ pub struct GrantQueue<const A: usize> {
     k_left: Signal<Local, Bits<4>>,
     n_act: Signal<Local, Bits<4>>,
     want0: Signal<Local, Bits<32>>,
-    want: Signal<Local, Bits<32>>,
-    diff: Signal<Local, Bits<32>>,
     more: Signal<Local, Bits<32>>,
     levels: Signal<Local, Bits<4>>,
     gap: Signal<Local, Bits<4>>,
@@ -266,21 +294,32 @@ pub struct GrantQueue<const A: usize> {
     out_free: Signal<Local, Bit>,
 
     // States.
-    s_clr: Constant<Bits<4>>,
-    s_idle: Constant<Bits<4>>,
-    s_u1: Constant<Bits<4>>,
-    s_u2: Constant<Bits<4>>,
-    s_div: Constant<Bits<4>>,
-    s_qc: Constant<Bits<4>>,
-    s_w0: Constant<Bits<4>>,
-    s_wk: Constant<Bits<4>>,
-    s_wd: Constant<Bits<4>>,
-    s_mg: Constant<Bits<4>>,
-    s_mw: Constant<Bits<4>>,
-    s_g0: Constant<Bits<4>>,
-    s_g1: Constant<Bits<4>>,
-    s_g2: Constant<Bits<4>>,
-    s_gr: Constant<Bits<4>>,
+    s_clr: Constant<Bits<5>>,
+    s_idle: Constant<Bits<5>>,
+    s_u0: Constant<Bits<5>>,
+    s_u1: Constant<Bits<5>>,
+    s_u2: Constant<Bits<5>>,
+    s_u3: Constant<Bits<5>>,
+    s_u4: Constant<Bits<5>>,
+    s_div: Constant<Bits<5>>,
+    s_qc: Constant<Bits<5>>,
+    s_w0: Constant<Bits<5>>,
+    s_wk: Constant<Bits<5>>,
+    s_wd: Constant<Bits<5>>,
+    s_wd2: Constant<Bits<5>>,
+    s_wd3: Constant<Bits<5>>,
+    s_wd4: Constant<Bits<5>>,
+    s_mg: Constant<Bits<5>>,
+    s_mw: Constant<Bits<5>>,
+    s_g0: Constant<Bits<5>>,
+    s_ga: Constant<Bits<5>>,
+    s_gb: Constant<Bits<5>>,
+    s_gc: Constant<Bits<5>>,
+    s_gd: Constant<Bits<5>>,
+    s_ge: Constant<Bits<5>>,
+    s_gf: Constant<Bits<5>>,
+    s_g2: Constant<Bits<5>>,
+    s_gr: Constant<Bits<5>>,
     c_set: Constant<Bits<2>>,
     c_remove: Constant<Bits<2>>,
     c_walk: Constant<Bits<2>>,
@@ -379,6 +418,8 @@ impl<const A: usize> GrantQueue<A> {
             hdr: RAM::default(),
             fsm: DFF::default(),
             clr: DFF::default(),
+            rq: DFF::default(),
+            hq: DFF::default(),
             e_idx: DFF::default(),
             e_peer: DFF::default(),
             e_id: DFF::default(),
@@ -389,6 +430,8 @@ impl<const A: usize> GrantQueue<A> {
             e_inc: DFF::default(),
             e_new: DFF::default(),
             e_end: DFF::default(),
+            e_ie: DFF::default(),
+            e_igr: DFF::default(),
             u_hit: DFF::default(),
             u_ins: DFF::default(),
             u_dec: DFF::default(),
@@ -398,6 +441,12 @@ impl<const A: usize> GrantQueue<A> {
             u_oldv: DFF::default(),
             u_oldq: DFF::default(),
             u_oldif: DFF::default(),
+            u_done: DFF::default(),
+            u_vn: DFF::default(),
+            u_newif: DFF::default(),
+            u_set: DFF::default(),
+            u_rem1: DFF::default(),
+            u_x: DFF::default(),
             qop: DFF::default(),
             dr: DFF::default(),
             dlo: DFF::default(),
@@ -416,6 +465,19 @@ impl<const A: usize> GrantQueue<A> {
             wv1: DFF::default(),
             we1: DFF::default(),
             wp1: DFF::default(),
+            wv2: DFF::default(),
+            we2: DFF::default(),
+            wp2: DFF::default(),
+            wv3: DFF::default(),
+            we3: DFF::default(),
+            wp3: DFF::default(),
+            wv4: DFF::default(),
+            we4: DFF::default(),
+            wp4: DFF::default(),
+            ypeer: DFF::default(),
+            eq: arr(),
+            eqp: DFF::default(),
+            lastf: DFF::default(),
             nf: DFF::default(),
             ns: DFF::default(),
             seen: arr(),
@@ -431,6 +493,13 @@ impl<const A: usize> GrantQueue<A> {
             win: DFF::default(),
             room: DFF::default(),
             gidx: DFF::default(),
+            p_idx: DFF::default(),
+            p_take: DFF::default(),
+            g_w0: DFF::default(),
+            g_want: DFF::default(),
+            g_wl: DFF::default(),
+            g_diff: DFF::default(),
+            g_need: DFF::default(),
             g_do: DFF::default(),
             g_full: DFF::default(),
             g_more: DFF::default(),
@@ -447,22 +516,13 @@ impl<const A: usize> GrantQueue<A> {
             o_prio: DFF::default(),
             kk: Signal::default(),
             fire: Signal::default(),
-            rd: Signal::default(),
             hit: Signal::default(),
             needs: Signal::default(),
             new_nz: Signal::default(),
             sum_r: Signal::default(),
-            max_ie: Signal::default(),
-            act: Signal::default(),
-            done: Signal::default(),
-            vn: Signal::default(),
-            new_if: Signal::default(),
-            set: Signal::default(),
             wrec: Signal::default(),
             whdr: Signal::default(),
             mp: Signal::default(),
-            mp1: Signal::default(),
-            rem: Signal::default(),
             x: Signal::default(),
             r2: Signal::default(),
             prio_max: Signal::default(),
@@ -477,8 +537,6 @@ impl<const A: usize> GrantQueue<A> {
             k_left: Signal::default(),
             n_act: Signal::default(),
             want0: Signal::default(),
-            want: Signal::default(),
-            diff: Signal::default(),
             more: Signal::default(),
             levels: Signal::default(),
             gap: Signal::default(),
@@ -487,19 +545,30 @@ impl<const A: usize> GrantQueue<A> {
             out_free: Signal::default(),
             s_clr: k(0),
             s_idle: k(1),
-            s_u1: k(2),
-            s_u2: k(3),
-            s_div: k(4),
-            s_qc: k(5),
-            s_w0: k(6),
-            s_wk: k(7),
-            s_wd: k(8),
-            s_mg: k(9),
-            s_mw: k(10),
-            s_g0: k(11),
-            s_g1: k(12),
-            s_g2: k(13),
-            s_gr: k(14),
+            s_u0: k(2),
+            s_u1: k(3),
+            s_u2: k(4),
+            s_u3: k(5),
+            s_u4: k(6),
+            s_div: k(7),
+            s_qc: k(8),
+            s_w0: k(9),
+            s_wk: k(10),
+            s_wd: k(11),
+            s_wd2: k(12),
+            s_wd3: k(13),
+            s_wd4: k(14),
+            s_mg: k(15),
+            s_mw: k(16),
+            s_g0: k(17),
+            s_ga: k(18),
+            s_gb: k(19),
+            s_gc: k(20),
+            s_gd: k(21),
+            s_ge: k(22),
+            s_gf: k(23),
+            s_g2: k(24),
+            s_gr: k(25),
             c_set: k(OP_SET),
             c_remove: k(OP_REMOVE),
             c_walk: k(OP_WALK),
@@ -571,6 +640,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
             clock,
             fsm,
             clr,
+            rq,
+            hq,
             e_idx,
             e_peer,
             e_id,
@@ -581,6 +652,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
             e_inc,
             e_new,
             e_end,
+            e_ie,
+            e_igr,
             u_hit,
             u_ins,
             u_dec,
@@ -590,6 +663,12 @@ impl<const A: usize> Logic for GrantQueue<A> {
             u_oldv,
             u_oldq,
             u_oldif,
+            u_done,
+            u_vn,
+            u_newif,
+            u_set,
+            u_rem1,
+            u_x,
             qop,
             dr,
             dlo,
@@ -608,6 +687,18 @@ impl<const A: usize> Logic for GrantQueue<A> {
             wv1,
             we1,
             wp1,
+            wv2,
+            we2,
+            wp2,
+            wv3,
+            we3,
+            wp3,
+            wv4,
+            we4,
+            wp4,
+            ypeer,
+            eqp,
+            lastf,
             nf,
             ns,
             gn,
@@ -618,6 +709,13 @@ impl<const A: usize> Logic for GrantQueue<A> {
             win,
             room,
             gidx,
+            p_idx,
+            p_take,
+            g_w0,
+            g_want,
+            g_wl,
+            g_diff,
+            g_need,
             g_do,
             g_full,
             g_more,
@@ -635,6 +733,7 @@ impl<const A: usize> Logic for GrantQueue<A> {
         );
         for j in 0..MAX_OVERCOMMIT {
             self.seen[j].clock.next = self.clock.val();
+            self.eq[j].clock.next = self.clock.val();
             self.f_idx[j].clock.next = self.clock.val();
             self.f_pos[j].clock.next = self.clock.val();
             self.s_idx[j].clock.next = self.clock.val();
@@ -687,21 +786,21 @@ impl<const A: usize> Logic for GrantQueue<A> {
             self.st.read_address.next = self.s_evt_index.val();
             self.hdr.read_address.next = self.s_evt_index.val();
         }
-        if self.fsm.q.val() == self.s_wk.val() {
-            self.st.read_address.next = self.queue.m_walk_entry.val();
+        if (self.fsm.q.val() == self.s_wk.val()) | (self.fsm.q.val() == self.s_wd.val()) {
+            self.st.read_address.next = self.we1.q.val();
         }
+        self.p_idx.d.next = self.pick.val();
+        self.p_take.d.next = self.take_f.val();
         if self.fsm.q.val() == self.s_g0.val() {
-            self.st.read_address.next = self.pick.val();
-            self.hdr.read_address.next = self.pick.val();
+            self.st.read_address.next = self.p_idx.q.val();
+            self.hdr.read_address.next = self.p_idx.q.val();
         }
-        if (self.fsm.q.val() == self.s_g1.val())
-            | (self.fsm.q.val() == self.s_g2.val())
-            | (self.fsm.q.val() == self.s_gr.val())
-        {
+        if (self.fsm.q.val() >= self.s_ga.val()) & (self.fsm.q.val() <= self.s_gr.val()) {
             self.st.read_address.next = self.gidx.q.val();
             self.hdr.read_address.next = self.gidx.q.val();
         }
-        self.rd.next = self.st.read_data.val();
+        self.rq.d.next = self.st.read_data.val();
+        self.hq.d.next = self.hdr.read_data.val();
 
         // ---- Event intake. ----
         self.s_evt_ready.next = (self.fsm.q.val() == self.s_idle.val())
@@ -709,29 +808,16 @@ impl<const A: usize> Logic for GrantQueue<A> {
         self.fire.next = self.s_evt_valid.val() & self.s_evt_ready.val();
 
         // ---- U1: the update, from the entry as read. ----
-        self.hit.next = self.rd.val().valid
-            & (self.rd.val().peer == self.e_peer.q.val())
-            & (self.hdr.read_data.val().id == self.e_id.q.val());
+        self.hit.next = self.rq.q.val().valid
+            & (self.rq.q.val().peer == self.e_peer.q.val())
+            & (self.hq.q.val().id == self.e_id.q.val());
         self.needs.next = self.e_inc.q.val() < self.e_len.q.val();
         self.new_nz.next = self.e_new.q.val() != self.c_zero32.val();
-        self.sum_r.next = self.rd.val().received + self.e_new.q.val();
-        if self.sum_r.val() < self.rd.val().received {
+        self.sum_r.next = self.rq.q.val().received + self.e_new.q.val();
+        if self.sum_r.val() < self.rq.q.val().received {
             self.sum_r.next = self.c_max32.val();
         }
-        self.max_ie.next = self.e_inc.q.val();
-        if self.e_end.q.val() > self.e_inc.q.val() {
-            self.max_ie.next = self.e_end.q.val();
-        }
 
-        // ---- U2: the write and the bookkeeping. ----
-        self.act.next = self.u_hit.q.val() | self.u_ins.q.val();
-        self.done.next = self.u_recv.q.val() >= self.u_len.q.val();
-        self.vn.next = (self.u_hit.q.val() & !self.done.val()) | self.u_ins.q.val();
-        self.new_if.next = self.c_zero32.val();
-        if self.vn.val() & (self.u_gr.q.val() > self.u_recv.q.val()) {
-            self.new_if.next = self.u_gr.q.val() - self.u_recv.q.val();
-        }
-        self.set.next = self.vn.val() & (self.u_gr.q.val() < self.u_len.q.val());
         // The key's dividend, `remaining + max_payload - 1` (saturated: it then exceeds any
         // quotient of 10 bits), and the divider's step: shift in the next dividend bit,
         // subtract where it goes.
@@ -739,10 +825,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
         if self.cfg_max_payload.val() == self.c_zero32.val() {
             self.mp.next = self.c_one32.val();
         }
-        self.mp1.next = self.mp.val() - self.c_one32.val();
-        self.rem.next = self.u_len.q.val() - self.u_recv.q.val();
-        self.x.next = self.rem.val() + self.mp1.val();
-        if self.x.val() < self.rem.val() {
+        self.x.next = self.u_rem1.q.val() + self.mp.val();
+        if self.x.val() < self.u_rem1.q.val() {
             self.x.next = self.c_max32.val();
         }
         self.r2.next = self.dr.q.val() << self.c_one32.val();
@@ -751,9 +835,18 @@ impl<const A: usize> Logic for GrantQueue<A> {
         }
 
         // ---- The walk's classification of the entry read. ----
-        self.peer_seen.next = false;
+        // Stage X (the entry's state just read): its peer against every peer seen so far, and
+        // against the entry classified in this cycle (stage Y), which may add its own.
         for j in 0..MAX_OVERCOMMIT {
-            if (self.c4[j].val() < self.nf.q.val()) & (self.seen[j].q.val() == self.rd.val().peer) {
+            self.eq[j].d.next = (self.c4[j].val() < self.nf.q.val())
+                & (self.seen[j].q.val() == self.rq.q.val().peer);
+        }
+        self.eqp.d.next = self.wv4.q.val() & (self.rq.q.val().peer == self.ypeer.q.val());
+        self.ypeer.d.next = self.rq.q.val().peer;
+        // Stage Y: a second when a first of its peer came before.
+        self.peer_seen.next = self.eqp.q.val() & self.lastf.q.val();
+        for j in 0..MAX_OVERCOMMIT {
+            if self.eq[j].q.val() {
                 self.peer_seen.next = true;
             }
         }
@@ -766,18 +859,14 @@ impl<const A: usize> Logic for GrantQueue<A> {
         if self.ns.q.val() > self.k_left.val() {
             self.n_act.next = self.nf.q.val() + self.k_left.val();
         }
-        // G1: the target within the budget, and the priority of the rank.
-        self.want0.next = self.rd.val().received + self.win.q.val();
-        if self.want0.val() < self.rd.val().received {
+        // The target within the budget: `received + window` (saturated), at most the length;
+        // what it adds, at most the room left.
+        self.want0.next = self.rq.q.val().received + self.win.q.val();
+        if self.want0.val() < self.rq.q.val().received {
             self.want0.next = self.c_max32.val();
         }
-        self.want.next = self.want0.val();
-        if self.rd.val().length < self.want0.val() {
-            self.want.next = self.rd.val().length;
-        }
-        self.diff.next = self.want.val() - self.rd.val().granted;
-        self.more.next = self.diff.val();
-        if self.room.q.val() < self.diff.val() {
+        self.more.next = self.g_diff.q.val();
+        if self.room.q.val() < self.g_diff.q.val() {
             self.more.next = self.room.q.val();
         }
         self.prio_max.next = self.cfg_max_sched_prio.val().get_bits::<4>(0);
@@ -797,8 +886,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
         self.out_free.next = !self.ov.q.val() | self.m_grant_ready.val();
 
         // ---- Writes: the event's update (U2), a grant (G2), the clearing sweep. ----
-        self.wrec.next = self.rd.val();
-        self.wrec.next.valid = self.vn.val();
+        self.wrec.next = self.rq.q.val();
+        self.wrec.next.valid = self.u_vn.q.val();
         self.wrec.next.peer = self.e_peer.q.val();
         self.wrec.next.length = self.u_len.q.val();
         self.wrec.next.received = self.u_recv.q.val();
@@ -813,12 +902,12 @@ impl<const A: usize> Logic for GrantQueue<A> {
         self.hdr.write_data.next = self.whdr.val();
         self.hdr.write_enable.next = false;
         if self.fsm.q.val() == self.s_g2.val() {
-            self.wrec.next = self.rd.val();
+            self.wrec.next = self.rq.q.val();
             self.wrec.next.granted = self.g_tgt.q.val();
             self.st.write_address.next = self.gidx.q.val();
         }
         if self.fsm.q.val() == self.s_clr.val() {
-            self.wrec.next = self.rd.val();
+            self.wrec.next = self.rq.q.val();
             self.wrec.next.valid = false;
             self.st.write_address.next = self.clr.q.val();
         }
@@ -860,7 +949,11 @@ impl<const A: usize> Logic for GrantQueue<A> {
                 self.e_inc.d.next = self.s_evt_incoming.val();
                 self.e_new.d.next = self.s_evt_new.val();
                 self.e_end.d.next = self.s_evt_end.val();
-                self.fsm.d.next = self.s_u1.val();
+                self.e_ie.d.next = self.s_evt_incoming.val();
+                if self.s_evt_end.val() > self.s_evt_incoming.val() {
+                    self.e_ie.d.next = self.s_evt_end.val();
+                }
+                self.fsm.d.next = self.s_u0.val();
             } else if self.dirty.q.val() {
                 self.dirty.d.next = false;
                 self.batch.d.next = self.c_zero4.val();
@@ -869,6 +962,13 @@ impl<const A: usize> Logic for GrantQueue<A> {
                 self.fsm.d.next = self.s_w0.val();
             }
         }
+        if self.fsm.q.val() == self.s_u0.val() {
+            self.e_igr.d.next = self.e_ie.q.val();
+            if self.e_ie.q.val() > self.e_len.q.val() {
+                self.e_igr.d.next = self.e_len.q.val();
+            }
+            self.fsm.d.next = self.s_u1.val();
+        }
         if self.fsm.q.val() == self.s_u1.val() {
             self.u_hit.d.next = self.hit.val();
             self.u_ins.d.next = !self.hit.val()
@@ -876,42 +976,58 @@ impl<const A: usize> Logic for GrantQueue<A> {
                 & self.new_nz.val()
                 & (self.e_new.q.val() < self.e_len.q.val());
             self.u_dec.d.next = self.hit.val() | (self.needs.val() & self.new_nz.val());
-            self.u_oldv.d.next = self.rd.val().valid;
+            self.u_oldv.d.next = self.rq.q.val().valid;
             self.u_oldq.d.next =
-                self.rd.val().valid & (self.rd.val().granted < self.rd.val().length);
+                self.rq.q.val().valid & (self.rq.q.val().granted < self.rq.q.val().length);
             self.u_oldif.d.next = self.c_zero32.val();
-            if self.rd.val().valid & (self.rd.val().granted > self.rd.val().received) {
-                self.u_oldif.d.next = self.rd.val().granted - self.rd.val().received;
+            if self.rq.q.val().valid & (self.rq.q.val().granted > self.rq.q.val().received) {
+                self.u_oldif.d.next = self.rq.q.val().granted - self.rq.q.val().received;
             }
             if self.hit.val() {
-                self.u_len.d.next = self.rd.val().length;
+                self.u_len.d.next = self.rq.q.val().length;
                 self.u_recv.d.next = self.sum_r.val();
-                self.u_gr.d.next = self.rd.val().granted;
-                if self.e_end.q.val() > self.rd.val().granted {
+                self.u_gr.d.next = self.rq.q.val().granted;
+                if self.e_end.q.val() > self.rq.q.val().granted {
                     self.u_gr.d.next = self.e_end.q.val();
                 }
             } else {
                 self.u_len.d.next = self.e_len.q.val();
                 self.u_recv.d.next = self.e_new.q.val();
-                self.u_gr.d.next = self.max_ie.val();
-                if self.max_ie.val() > self.e_len.q.val() {
-                    self.u_gr.d.next = self.e_len.q.val();
-                }
+                self.u_gr.d.next = self.e_igr.q.val();
             }
             self.fsm.d.next = self.s_u2.val();
         }
         if self.fsm.q.val() == self.s_u2.val() {
+            self.u_done.d.next = self.u_recv.q.val() >= self.u_len.q.val();
+            self.u_vn.d.next = (self.u_hit.q.val() & (self.u_recv.q.val() < self.u_len.q.val()))
+                | self.u_ins.q.val();
+            self.u_newif.d.next = self.c_zero32.val();
+            if (self.u_hit.q.val() | self.u_ins.q.val())
+                & (self.u_recv.q.val() < self.u_len.q.val())
+                & (self.u_gr.q.val() > self.u_recv.q.val())
+            {
+                self.u_newif.d.next = self.u_gr.q.val() - self.u_recv.q.val();
+            }
+            self.u_set.d.next = (self.u_hit.q.val() | self.u_ins.q.val())
+                & (self.u_recv.q.val() < self.u_len.q.val())
+                & (self.u_gr.q.val() < self.u_len.q.val());
+            // `length - received - 1`, in one adder.
+            self.u_rem1.d.next = self.u_len.q.val() + !self.u_recv.q.val();
+            self.fsm.d.next = self.s_u3.val();
+        }
+        if self.fsm.q.val() == self.s_u3.val() {
             if self.u_dec.q.val() {
                 self.dirty.d.next = true;
             }
             if self.batch.q.val() < self.c_batch.val() {
                 self.batch.d.next = self.batch.q.val() + self.c_one4.val();
             }
+            self.u_x.d.next = self.x.val();
             self.fsm.d.next = self.s_idle.val();
-            if self.act.val() {
+            if self.u_hit.q.val() | self.u_ins.q.val() {
                 self.st.write_enable.next = true;
                 self.outstanding.d.next =
-                    self.outstanding.q.val() - self.u_oldif.q.val() + self.new_if.val();
+                    self.outstanding.q.val() - self.u_oldif.q.val() + self.u_newif.q.val();
                 if self.u_ins.q.val() {
                     self.hdr.write_enable.next = true;
                     if self.u_oldv.q.val() {
@@ -920,22 +1036,25 @@ impl<const A: usize> Logic for GrantQueue<A> {
                         self.tracked.d.next = self.tracked.q.val() + self.c_one32.val();
                     }
                 }
-                if self.u_hit.q.val() & self.done.val() {
+                if self.u_hit.q.val() & self.u_done.q.val() {
                     self.tracked.d.next = self.tracked.q.val() - self.c_one32.val();
                 }
-                if self.set.val() {
-                    self.qop.d.next = self.c_set.val();
-                    self.dr.d.next = self.x.val() >> self.c_ten32.val();
-                    self.dlo.d.next = self.x.val().get_bits::<KEY_BITS>(0);
-                    self.dsat.d.next = (self.x.val() >> self.c_ten32.val()) >= self.mp.val();
-                    self.dq.d.next = self.c_zero_k.val();
-                    self.dn.d.next = self.c_zero4.val();
-                    self.fsm.d.next = self.s_div.val();
+                if self.u_set.q.val() {
+                    self.fsm.d.next = self.s_u4.val();
                 } else if self.u_oldq.q.val() {
                     self.qop.d.next = self.c_remove.val();
                     self.fsm.d.next = self.s_qc.val();
                 }
             }
+        }
+        if self.fsm.q.val() == self.s_u4.val() {
+            self.qop.d.next = self.c_set.val();
+            self.dr.d.next = self.u_x.q.val() >> self.c_ten32.val();
+            self.dlo.d.next = self.u_x.q.val().get_bits::<KEY_BITS>(0);
+            self.dsat.d.next = (self.u_x.q.val() >> self.c_ten32.val()) >= self.mp.val();
+            self.dq.d.next = self.c_zero_k.val();
+            self.dn.d.next = self.c_zero4.val();
+            self.fsm.d.next = self.s_div.val();
         }
         if self.fsm.q.val() == self.s_div.val() {
             self.dq.d.next = self.dq.q.val() << self.c_one_k.val();
@@ -969,6 +1088,16 @@ impl<const A: usize> Logic for GrantQueue<A> {
         self.wv1.d.next = false;
         self.we1.d.next = self.queue.m_walk_entry.val();
         self.wp1.d.next = self.wcnt.q.val();
+        self.wv2.d.next = self.wv1.q.val();
+        self.we2.d.next = self.we1.q.val();
+        self.wp2.d.next = self.wp1.q.val();
+        self.wv3.d.next = self.wv2.q.val();
+        self.we3.d.next = self.we2.q.val();
+        self.wp3.d.next = self.wp2.q.val();
+        self.wv4.d.next = self.wv3.q.val();
+        self.we4.d.next = self.we3.q.val();
+        self.wp4.d.next = self.wp3.q.val();
+        self.lastf.d.next = false;
         if self.fsm.q.val() == self.s_wk.val() {
             if self.queue.m_walk_valid.val() {
                 self.wv1.d.next = true;
@@ -978,12 +1107,12 @@ impl<const A: usize> Logic for GrantQueue<A> {
                 self.fsm.d.next = self.s_wd.val();
             }
         }
-        if self.wv1.q.val() & (self.nf.q.val() < self.kk.val()) {
+        if self.wv4.q.val() & (self.nf.q.val() < self.kk.val()) {
             if self.peer_seen.val() {
                 for j in 0..MAX_OVERCOMMIT {
                     if self.ns.q.val() == self.c4[j].val() {
-                        self.s_idx[j].d.next = self.we1.q.val();
-                        self.s_pos[j].d.next = self.wp1.q.val();
+                        self.s_idx[j].d.next = self.we4.q.val();
+                        self.s_pos[j].d.next = self.wp4.q.val();
                     }
                 }
                 if self.ns.q.val() < self.c_max_k.val() {
@@ -992,15 +1121,25 @@ impl<const A: usize> Logic for GrantQueue<A> {
             } else {
                 for j in 0..MAX_OVERCOMMIT {
                     if self.nf.q.val() == self.c4[j].val() {
-                        self.f_idx[j].d.next = self.we1.q.val();
-                        self.f_pos[j].d.next = self.wp1.q.val();
-                        self.seen[j].d.next = self.rd.val().peer;
+                        self.f_idx[j].d.next = self.we4.q.val();
+                        self.f_pos[j].d.next = self.wp4.q.val();
+                        self.seen[j].d.next = self.ypeer.q.val();
                     }
                 }
                 self.nf.d.next = self.nf.q.val() + self.c_one4.val();
+                self.lastf.d.next = true;
             }
         }
         if self.fsm.q.val() == self.s_wd.val() {
+            self.fsm.d.next = self.s_wd2.val();
+        }
+        if self.fsm.q.val() == self.s_wd2.val() {
+            self.fsm.d.next = self.s_wd3.val();
+        }
+        if self.fsm.q.val() == self.s_wd3.val() {
+            self.fsm.d.next = self.s_wd4.val();
+        }
+        if self.fsm.q.val() == self.s_wd4.val() {
             self.fsm.d.next = self.s_mg.val();
         }
         if self.fsm.q.val() == self.s_mg.val() {
@@ -1047,21 +1186,47 @@ impl<const A: usize> Logic for GrantQueue<A> {
             }
         }
         if self.fsm.q.val() == self.s_g0.val() {
-            self.gidx.d.next = self.pick.val();
-            if self.take_f.val() {
+            self.gidx.d.next = self.p_idx.q.val();
+            if self.p_take.q.val() {
                 self.gi.d.next = self.gi.q.val() + self.c_one4.val();
             } else {
                 self.gj.d.next = self.gj.q.val() + self.c_one4.val();
             }
-            self.fsm.d.next = self.s_g1.val();
+            self.fsm.d.next = self.s_ga.val();
         }
-        if self.fsm.q.val() == self.s_g1.val() {
-            self.g_do.d.next = (self.want.val() > self.rd.val().granted)
-                & (self.more.val() != self.c_zero32.val());
-            self.g_more.d.next = self.more.val();
-            self.g_tgt.d.next = self.rd.val().granted + self.more.val();
-            self.g_full.d.next = (self.rd.val().granted + self.more.val()) == self.rd.val().length;
+        if self.fsm.q.val() == self.s_ga.val() {
+            self.fsm.d.next = self.s_gb.val();
+        }
+        if self.fsm.q.val() == self.s_gb.val() {
+            self.g_w0.d.next = self.want0.val();
             self.g_prio.d.next = self.p1.val().get_bits::<3>(0);
+            self.fsm.d.next = self.s_gc.val();
+        }
+        if self.fsm.q.val() == self.s_gc.val() {
+            self.g_want.d.next = self.g_w0.q.val();
+            if self.rq.q.val().length < self.g_w0.q.val() {
+                self.g_want.d.next = self.rq.q.val().length;
+            }
+            self.g_wl.d.next = self.g_w0.q.val() >= self.rq.q.val().length;
+            self.fsm.d.next = self.s_gd.val();
+        }
+        if self.fsm.q.val() == self.s_gd.val() {
+            self.g_diff.d.next = self.g_want.q.val() - self.rq.q.val().granted;
+            self.g_need.d.next = self.g_want.q.val() > self.rq.q.val().granted;
+            self.fsm.d.next = self.s_ge.val();
+        }
+        if self.fsm.q.val() == self.s_ge.val() {
+            self.g_more.d.next = self.more.val();
+            self.g_do.d.next = self.g_need.q.val()
+                & (self.g_diff.q.val() != self.c_zero32.val())
+                & (self.room.q.val() != self.c_zero32.val());
+            self.g_full.d.next = self.g_need.q.val()
+                & self.g_wl.q.val()
+                & (self.room.q.val() >= self.g_diff.q.val());
+            self.fsm.d.next = self.s_gf.val();
+        }
+        if self.fsm.q.val() == self.s_gf.val() {
+            self.g_tgt.d.next = self.rq.q.val().granted + self.g_more.q.val();
             self.fsm.d.next = self.s_g2.val();
         }
         if (self.fsm.q.val() == self.s_g2.val()) & (self.out_free.val() | !self.g_do.q.val()) {
@@ -1077,11 +1242,11 @@ impl<const A: usize> Logic for GrantQueue<A> {
                 self.n_grants.d.next = self.n_grants.q.val() + self.c_one32.val();
                 self.ov.d.next = true;
                 self.o_idx.d.next = self.gidx.q.val();
-                self.o_peer.d.next = self.rd.val().peer;
-                self.o_mac.d.next = self.hdr.read_data.val().mac;
-                self.o_id.d.next = self.hdr.read_data.val().id;
-                self.o_sport.d.next = self.hdr.read_data.val().dport;
-                self.o_dport.d.next = self.hdr.read_data.val().sport;
+                self.o_peer.d.next = self.rq.q.val().peer;
+                self.o_mac.d.next = self.hq.q.val().mac;
+                self.o_id.d.next = self.hq.q.val().id;
+                self.o_sport.d.next = self.hq.q.val().dport;
+                self.o_dport.d.next = self.hq.q.val().sport;
                 self.o_off.d.next = self.g_tgt.q.val();
                 self.o_prio.d.next = self.g_prio.q.val();
                 if self.g_full.q.val() {
