@@ -339,6 +339,62 @@ pub fn run<D: QueuePorts>(
     Ok(st)
 }
 
+/// Offers `events` to `dut` one after another, each as soon as the one before is taken
+/// (so that they batch), takes every GRANT at once, decides where the block decides and
+/// checks each GRANT against [`QueueReference`]. Returns the GRANTs in order, or what
+/// differed.
+pub fn replay<D: QueuePorts>(
+    dut: &mut D,
+    cfg: QueueConfig,
+    entries: usize,
+    events: &[(u32, Event)],
+) -> Result<Vec<Grant>, String> {
+    let mut reference = QueueReference::new(cfg, entries);
+    let mut expected = std::collections::VecDeque::new();
+    let mut got = Vec::new();
+    let (mut next, mut dirty, mut quiet) = (0, false, 0u64);
+    dut.reset(&cfg);
+    let limit = 4 * entries as u64 + 400 * events.len() as u64 + 1_000;
+    for cycle in 0..limit {
+        if next == events.len() && expected.is_empty() && !dirty && quiet > 400 {
+            return Ok(got);
+        }
+        let offer = events.get(next).map(|(i, e)| (*i, e));
+        dut.drive(offer, true);
+        if dut.dec_start() {
+            if !dirty {
+                return Err(format!("cycle {cycle}: a decision no event called for"));
+            }
+            expected.extend(reference.decide());
+            dirty = false;
+            quiet = 0;
+        }
+        if let Some(g) = dut.grant() {
+            let want = (expected.pop_front())
+                .ok_or_else(|| format!("cycle {cycle}: unexpected GRANT {g:?}"))?;
+            if g != want {
+                return Err(format!("cycle {cycle}: GRANT {g:?}, reference {want:?}"));
+            }
+            got.push(g);
+            quiet = 0;
+        } else {
+            quiet += 1;
+        }
+        if offer.is_some() && dut.evt_ready() {
+            let (index, ev) = &events[next];
+            dirty |= reference.event(*index, ev);
+            next += 1;
+            quiet = 0;
+        }
+        dut.edge();
+    }
+    Err(format!(
+        "no end after {limit} cycles: {next} of {} events taken, {} GRANTs owed",
+        events.len(),
+        expected.len()
+    ))
+}
+
 #[cfg(test)]
 #[allow(non_snake_case)]
 mod tests {

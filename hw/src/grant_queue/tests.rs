@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::grant_model::{Event, Grant, GrantConfig};
-use crate::grant_queue_model::{Load, QueueConfig, QueuePorts, run};
+use crate::grant_queue_model::{Load, QueueConfig, QueuePorts, replay, run};
 use crate::parser_model::seed_from_env;
 
 struct Sim<const A: usize> {
@@ -129,5 +129,62 @@ fn grant_queue__matches_the_reference_over_64_entries() {
         assert!(st.grants > if tight { 5 } else { 50 }, "{st:?}");
         assert!(st.decisions > 100, "{st:?}");
         assert!(st.most_queued >= 16, "{st:?}");
+    }
+}
+
+/// Two messages whose first packets come in one batch, the second with `rem_a` bytes left
+/// and the first with `rem_b`: with K = 1 the one ahead in the queue is granted. Their keys
+/// differ or tie exactly where `packets_left` says, so this pins the block's divider
+/// (rounding up, the last bucket, a payload of 0) to the reference's.
+fn first_granted(max_payload: u32, rem_a: u32, rem_b: u32) -> u64 {
+    let cfg = QueueConfig {
+        grant: GrantConfig {
+            max_overcommit: 1,
+            max_sched_prio: 0,
+            max_incoming: u32::MAX,
+            window: 2_000_000,
+        },
+        max_payload,
+    };
+    let first = |peer: u32, id: u64, rem: u32| Event {
+        peer,
+        id,
+        sport: 1,
+        dport: 2,
+        mac: 3,
+        length: rem + 100,
+        incoming: 100,
+        new: 100,
+        end: 100,
+    };
+    let mut sim = Sim::<6> {
+        uut: GrantQueue::top_level(),
+    };
+    let events = [(5, first(1, 10, rem_b)), (9, first(2, 20, rem_a))];
+    let grants = replay(&mut sim, cfg, 64, &events).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(grants.len(), 1, "{grants:?}");
+    grants[0].id
+}
+
+#[test]
+fn grant_queue__keys_round_up_and_saturate_as_the_reference() {
+    // (max_payload, remaining of A (second in), of B (first in), id granted: A 20, B 10)
+    let cases = [
+        (1000, 2000, 2001, 20),
+        (1000, 1000, 1001, 20),
+        (1000, 1, 1000, 10),
+        (1000, 1001, 2000, 10),
+        (600, 613_200, 613_201, 20),
+        (600, 700_000, 613_201, 10),
+        (1442, 1_000_000, 990_000, 10),
+        (0, 1022, 1023, 20),
+        (0, 5000, 1023, 10),
+    ];
+    for (mp, a, b, want) in cases {
+        assert_eq!(
+            first_granted(mp, a, b),
+            want,
+            "max_payload {mp}, A {a}, B {b}"
+        );
     }
 }
