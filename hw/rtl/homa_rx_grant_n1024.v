@@ -72,11 +72,9 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     localparam  s_ga = 5'b10010;
     localparam  s_gb = 5'b10011;
     localparam  s_gc = 5'b10100;
-    localparam  s_gd = 5'b10101;
-    localparam  s_ge = 5'b10110;
-    localparam  s_gf = 5'b10111;
-    localparam  s_g2 = 5'b11000;
-    localparam  s_gr = 5'b11001;
+    localparam  s_ge = 5'b10101;
+    localparam  s_g2 = 5'b10110;
+    localparam  s_gr = 5'b10111;
     localparam  c_set = 2'b0;
     localparam  c_remove = 2'b1;
     localparam  c_walk = 2'b10;
@@ -101,6 +99,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     localparam  c_zero32 = 32'h0;
     localparam  c_one32 = 32'h1;
     localparam  c_max32 = 32'hffffffff;
+    localparam  c_top32 = 32'h80000000;
     localparam  c_ten32 = 32'ha;
     localparam  c_top_k = 10'b1000000000;
     localparam  c_zero_k = 10'b0;
@@ -566,6 +565,9 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  needs;
     reg  new_nz;
     reg  [31:0] sum_r;
+    reg  top_a;
+    reg  top_b;
+    reg  top_s;
     reg  [128:0] wrec;
     reg  [143:0] whdr;
     reg  [31:0] mp;
@@ -1709,7 +1711,10 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         needs = e_inc$q < e_len$q;
         new_nz = e_new$q != c_zero32;
         sum_r = rq$q[(64'h41)+:(32)] + e_new$q;
-        if (sum_r < rq$q[(64'h41)+:(32)]) begin
+        top_a = (rq$q[(64'h41)+:(32)] & c_top32) != c_zero32;
+        top_b = (e_new$q & c_top32) != c_zero32;
+        top_s = (sum_r & c_top32) != c_zero32;
+        if ((top_a & top_b) | ((top_a | top_b) & ~top_s)) begin
             sum_r = c_max32;
         end
         mp = cfg_max_payload;
@@ -2153,25 +2158,24 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         end
         if (fsm$q == s_gc) begin
             g_want$d = g_w0$q;
+            g_diff$d = g_w0$q - rq$q[(64'h61)+:(32)];
+            g_need$d = g_w0$q > rq$q[(64'h61)+:(32)];
             if (rq$q[(64'h21)+:(32)] < g_w0$q) begin
                 g_want$d = rq$q[(64'h21)+:(32)];
+                g_diff$d = rq$q[(64'h21)+:(32)] - rq$q[(64'h61)+:(32)];
+                g_need$d = rq$q[(64'h21)+:(32)] > rq$q[(64'h61)+:(32)];
             end
             g_wl$d = g_w0$q >= rq$q[(64'h21)+:(32)];
-            fsm$d = s_gd;
-        end
-        if (fsm$q == s_gd) begin
-            g_diff$d = g_want$q - rq$q[(64'h61)+:(32)];
-            g_need$d = g_want$q > rq$q[(64'h61)+:(32)];
             fsm$d = s_ge;
         end
         if (fsm$q == s_ge) begin
             g_more$d = more;
             g_do$d = g_need$q & (g_diff$q != c_zero32) & (room$q != c_zero32);
             g_full$d = g_need$q & g_wl$q & (room$q >= g_diff$q);
-            fsm$d = s_gf;
-        end
-        if (fsm$q == s_gf) begin
-            g_tgt$d = rq$q[(64'h61)+:(32)] + g_more$q;
+            g_tgt$d = g_want$q;
+            if (room$q < g_diff$q) begin
+                g_tgt$d = rq$q[(64'h61)+:(32)] + room$q;
+            end
             fsm$d = s_g2;
         end
         if ((fsm$q == s_g2) & (out_free | ~g_do$q)) begin
