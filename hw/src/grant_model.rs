@@ -316,9 +316,7 @@ impl Traffic {
     /// message waits for grants and no new one started). `new` is counted by the receiver's
     /// range set, as `core` counts it.
     pub fn next_event(&mut self) -> Option<Event> {
-        let p = self.next_packet()?;
-        let new = self.deliver(&p, true);
-        Some(Event { new, ..p.ev })
+        self.next_indexed_event().map(|(_, ev)| ev)
     }
 
     /// The next DATA packet as it leaves its sender (`ev.new` is 0: the receiver counts),

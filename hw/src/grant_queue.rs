@@ -53,8 +53,7 @@ use crate::hdl::*;
 /// Events taken before a pending decision is made, while more are offered.
 pub const MAX_BATCH: usize = 4;
 
-/// The largest overcommitment (active messages per decision).
-pub const MAX_OVERCOMMIT: usize = crate::grant_queue_model::MAX_OVERCOMMIT;
+use crate::grant::MAX_OVERCOMMIT;
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())

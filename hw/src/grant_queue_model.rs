@@ -23,8 +23,9 @@ use homa_proto::policy::{
 /// Messages a decision looks at, in queue order (`policy::bucket::DEFAULT_LOOKAHEAD`).
 pub const LOOKAHEAD: usize = policy::bucket::DEFAULT_LOOKAHEAD;
 
-/// The largest overcommitment the block decides on (active messages per decision).
-pub const MAX_OVERCOMMIT: usize = 8;
+/// The largest overcommitment the block decides on (active messages per decision), as the
+/// 16-slot generator's.
+pub use crate::grant::MAX_OVERCOMMIT;
 
 /// The grant configuration of the bucketed block: [`GrantConfig`] and the payload bytes of a
 /// full packet (the unit of the SRPT key).
@@ -185,6 +186,54 @@ impl QueueReference {
     }
 }
 
+/// The reference beside a running block: events applied as the block takes them, a decision
+/// taken where the block starts one, and the GRANTs that decision owes, in order.
+struct Checker {
+    reference: QueueReference,
+    expected: std::collections::VecDeque<Grant>,
+    /// An event taken since the last decision calls for one.
+    dirty: bool,
+}
+
+impl Checker {
+    fn new(cfg: QueueConfig, entries: usize) -> Self {
+        Checker {
+            reference: QueueReference::new(cfg, entries),
+            expected: std::collections::VecDeque::new(),
+            dirty: false,
+        }
+    }
+
+    /// The block starts a decision: the reference decides over the same state.
+    fn decision(&mut self) -> Result<(), String> {
+        if !self.dirty {
+            return Err("a decision no event called for".into());
+        }
+        self.expected.extend(self.reference.decide());
+        self.dirty = false;
+        Ok(())
+    }
+
+    /// The block sent `g`: the next GRANT owed must be it.
+    fn grant(&mut self, g: &Grant) -> Result<(), String> {
+        let want = (self.expected.pop_front()).ok_or_else(|| format!("unexpected GRANT {g:?}"))?;
+        if *g != want {
+            return Err(format!("GRANT {g:?}, reference {want:?}"));
+        }
+        Ok(())
+    }
+
+    /// The block took an event.
+    fn event(&mut self, index: u32, ev: &Event) {
+        self.dirty |= self.reference.event(index, ev);
+    }
+
+    /// No GRANT and no decision is owed.
+    fn settled(&self) -> bool {
+        self.expected.is_empty() && !self.dirty
+    }
+}
+
 /// The block's ports as a bench drives them: implemented by the rust-hdl bench and by the
 /// Verilated model, so both run [`run`].
 pub trait QueuePorts {
@@ -254,25 +303,24 @@ pub fn run<D: QueuePorts>(
     let mut traffic =
         Traffic::with_peers(seed, load.entries, load.peers).with_start_percent(load.starts);
     let mut rng = Rng::new(seed ^ 0x5EED_9B0C);
-    let mut reference = QueueReference::new(cfg, load.entries);
-    let mut expected = std::collections::VecDeque::new();
+    let mut check = Checker::new(cfg, load.entries);
     let mut st = RunStats::default();
     let mut offered: Option<(u32, Event)> = None;
-    let mut dirty = false;
     let mut quiet = 0u64;
     dut.reset(&cfg);
     loop {
         let draining = st.events >= load.events;
-        if draining && expected.is_empty() && !dirty && quiet > 400 {
+        if draining && check.settled() && quiet > 400 {
             break;
         }
         let ctx = |st: &RunStats| format!("seed {seed:#x}, cycle {}", st.cycles);
         if st.cycles > 400 * load.events + 20_000 {
             return Err(format!(
-                "{}: no progress ({} events, {} GRANTs expected and not seen, decision owed: {dirty})",
+                "{}: no progress ({} events, {} GRANTs expected and not seen, decision owed: {})",
                 ctx(&st),
                 st.events,
-                expected.len()
+                check.expected.len(),
+                check.dirty
             ));
         }
         if offered.is_none() && !draining && rng.chance(load.offer) {
@@ -285,21 +333,13 @@ pub fn run<D: QueuePorts>(
             ready,
         );
         if dut.dec_start() {
-            if !dirty {
-                return Err(format!("{}: a decision no event called for", ctx(&st)));
-            }
-            expected.extend(reference.decide());
-            dirty = false;
+            check.decision().map_err(|e| format!("{}: {e}", ctx(&st)))?;
             st.decisions += 1;
             quiet = 0;
         }
         match (dut.grant(), ready) {
             (Some(g), true) => {
-                let want = (expected.pop_front())
-                    .ok_or_else(|| format!("{}: unexpected GRANT {g:?}", ctx(&st)))?;
-                if g != want {
-                    return Err(format!("{}: GRANT {g:?}, reference {want:?}", ctx(&st)));
-                }
+                check.grant(&g).map_err(|e| format!("{}: {e}", ctx(&st)))?;
                 traffic.grant(&g);
                 st.grants += 1;
                 quiet = 0;
@@ -310,22 +350,22 @@ pub fn run<D: QueuePorts>(
         if valid {
             if dut.evt_ready() {
                 let (index, ev) = offered.take().expect("valid implies offered");
-                dirty |= reference.event(index, &ev);
+                check.event(index, &ev);
                 st.events += 1;
                 quiet = 0;
             } else {
                 st.stalls += 1;
             }
         }
-        st.most_tracked = st.most_tracked.max(reference.tracked());
-        st.most_queued = st.most_queued.max(reference.queued());
+        st.most_tracked = st.most_tracked.max(check.reference.tracked());
+        st.most_queued = st.most_queued.max(check.reference.queued());
         dut.edge();
         st.cycles += 1;
     }
     let got = dut.counters();
     let want = (
-        reference.tracked() as u32,
-        reference.queued() as u32,
+        check.reference.tracked() as u32,
+        check.reference.queued() as u32,
         st.grants as u32,
         st.decisions as u32,
     );
@@ -349,32 +389,25 @@ pub fn replay<D: QueuePorts>(
     entries: usize,
     events: &[(u32, Event)],
 ) -> Result<Vec<Grant>, String> {
-    let mut reference = QueueReference::new(cfg, entries);
-    let mut expected = std::collections::VecDeque::new();
+    let mut check = Checker::new(cfg, entries);
     let mut got = Vec::new();
-    let (mut next, mut dirty, mut quiet) = (0, false, 0u64);
+    let (mut next, mut quiet) = (0, 0u64);
     dut.reset(&cfg);
     let limit = 4 * entries as u64 + 400 * events.len() as u64 + 1_000;
     for cycle in 0..limit {
-        if next == events.len() && expected.is_empty() && !dirty && quiet > 400 {
+        if next == events.len() && check.settled() && quiet > 400 {
             return Ok(got);
         }
         let offer = events.get(next).map(|(i, e)| (*i, e));
         dut.drive(offer, true);
         if dut.dec_start() {
-            if !dirty {
-                return Err(format!("cycle {cycle}: a decision no event called for"));
-            }
-            expected.extend(reference.decide());
-            dirty = false;
+            check
+                .decision()
+                .map_err(|e| format!("cycle {cycle}: {e}"))?;
             quiet = 0;
         }
         if let Some(g) = dut.grant() {
-            let want = (expected.pop_front())
-                .ok_or_else(|| format!("cycle {cycle}: unexpected GRANT {g:?}"))?;
-            if g != want {
-                return Err(format!("cycle {cycle}: GRANT {g:?}, reference {want:?}"));
-            }
+            check.grant(&g).map_err(|e| format!("cycle {cycle}: {e}"))?;
             got.push(g);
             quiet = 0;
         } else {
@@ -382,7 +415,7 @@ pub fn replay<D: QueuePorts>(
         }
         if offer.is_some() && dut.evt_ready() {
             let (index, ev) = &events[next];
-            dirty |= reference.event(*index, ev);
+            check.event(*index, ev);
             next += 1;
             quiet = 0;
         }
@@ -391,7 +424,7 @@ pub fn replay<D: QueuePorts>(
     Err(format!(
         "no end after {limit} cycles: {next} of {} events taken, {} GRANTs owed",
         events.len(),
-        expected.len()
+        check.expected.len()
     ))
 }
 
