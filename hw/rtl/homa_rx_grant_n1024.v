@@ -3,7 +3,7 @@
 // edit: `UPDATE_RTL=1 cargo test -p homa-hw` rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg_max_incoming,cfg_max_payload,cfg_window_0,cfg_window_1,cfg_window_2,cfg_window_3,cfg_window_4,cfg_window_5,cfg_window_6,cfg_window_7,cfg_window_8,s_evt_valid,s_evt_ready,s_evt_index,s_evt_peer,s_evt_id,s_evt_sport,s_evt_dport,s_evt_mac,s_evt_length,s_evt_incoming,s_evt_new,s_evt_end,m_grant_valid,m_grant_ready,m_grant_index,m_grant_peer,m_grant_mac,m_grant_id,m_grant_sport,m_grant_dport,m_grant_offset,m_grant_priority,m_dec_start,messages_tracked,messages_queued,grants_sent,decisions,evictions);
+module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg_max_incoming,cfg_max_payload,cfg_window_0,cfg_window_1,cfg_window_2,cfg_window_3,cfg_window_4,cfg_window_5,cfg_window_6,cfg_window_7,cfg_window_8,s_evt_valid,s_evt_ready,s_evt_index,s_evt_peer,s_evt_id,s_evt_sport,s_evt_dport,s_evt_mac,s_evt_length,s_evt_incoming,s_evt_new,s_evt_end,m_grant_valid,m_grant_ready,m_grant_index,m_grant_peer,m_grant_mac,m_grant_id,m_grant_sport,m_grant_dport,m_grant_offset,m_grant_priority,m_dec_start,messages_tracked,messages_queued,grants_sent,decisions,evictions,idle);
     
     // Module arguments
     input wire  clock;
@@ -49,6 +49,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     output reg  [31:0] grants_sent;
     output reg  [31:0] decisions;
     output reg  [31:0] evictions;
+    output reg  idle;
     
     // Constant declarations
     localparam  s_clr = 5'b0;
@@ -2228,6 +2229,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             dec$d = 1'b0;
         end
         m_grant_valid = ov$q;
+        idle = (fsm$q == s_idle) & ~dirty$q & ~ov$q;
         m_grant_index = o_idx$q;
         m_grant_peer = o_peer$q;
         m_grant_mac = o_mac$q;

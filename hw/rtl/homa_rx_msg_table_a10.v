@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,holes_forgotten,dropped_late,collisions,drop_pulse);
+module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_index,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,holes_forgotten,dropped_late,collisions,drop_pulse);
     
     // Module arguments
     input wire  clock;
@@ -22,6 +22,7 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     input wire  s_pkt_release;
     output reg  m_evt_valid;
     input wire  m_evt_ready;
+    output reg  [9:0] m_evt_index;
     output reg  [31:0] m_evt_peer;
     output reg  [63:0] m_evt_id;
     output reg  [15:0] m_evt_sport;
@@ -64,6 +65,14 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     wire  fifo$valid;
     wire  [303:0] fifo$dout;
     wire  fifo$full;
+    reg  fifo_idx$clock;
+    reg  fifo_idx$reset;
+    reg  fifo_idx$push;
+    reg  [9:0] fifo_idx$din;
+    reg  fifo_idx$ready;
+    wire  fifo_idx$valid;
+    wire  [9:0] fifo_idx$dout;
+    wire  fifo_idx$full;
     reg  s1_valid$d;
     wire  s1_valid$q;
     reg  s1_valid$clock;
@@ -176,6 +185,16 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         .valid(fifo$valid),
         .dout(fifo$dout),
         .full(fifo$full)
+    );
+    homa_rx_msg_table_a10$fifo_idx fifo_idx(
+        .clock(fifo_idx$clock),
+        .reset(fifo_idx$reset),
+        .push(fifo_idx$push),
+        .din(fifo_idx$din),
+        .ready(fifo_idx$ready),
+        .valid(fifo_idx$valid),
+        .dout(fifo_idx$dout),
+        .full(fifo_idx$full)
     );
     homa_rx_msg_table_a10$s1_valid s1_valid(
         .d(s1_valid$d),
@@ -301,6 +320,8 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         n_coll$d = n_coll$q;
         fifo$clock = clock;
         fifo$reset = reset;
+        fifo_idx$clock = clock;
+        fifo_idx$reset = reset;
         ram$read_clock = clock;
         ram$write_clock = clock;
         go = s1_valid$q & ~fifo$full;
@@ -459,6 +480,10 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         fifo$din = evt;
         fifo$push = emit;
         fifo$ready = m_evt_ready;
+        fifo_idx$din = s1_idx$q;
+        fifo_idx$push = emit;
+        fifo_idx$ready = m_evt_ready;
+        m_evt_index = fifo_idx$dout;
         m_evt_valid = fifo$valid;
         m_evt_peer = fifo$dout[(64'h0)+:(32)];
         m_evt_id = fifo$dout[(64'h20)+:(64)];
@@ -753,6 +778,212 @@ module homa_rx_msg_table_a10$fifo$wr(d,q,clock);
     end
           
 endmodule // homa_rx_msg_table_a10$fifo$wr
+
+
+module homa_rx_msg_table_a10$fifo_idx(clock,reset,push,din,ready,valid,dout,full);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  push;
+    input wire  [9:0] din;
+    input wire  ready;
+    output reg  valid;
+    output reg  [9:0] dout;
+    output reg  full;
+    
+    // Constant declarations
+    localparam  c_zero = 2'b0;
+    localparam  c_one = 2'b1;
+    localparam  c_two = 2'b10;
+    
+    // Stub signals
+    reg  [9:0] slot0$d;
+    wire  [9:0] slot0$q;
+    reg  slot0$clock;
+    reg  [9:0] slot1$d;
+    wire  [9:0] slot1$q;
+    reg  slot1$clock;
+    reg  wr$d;
+    wire  wr$q;
+    reg  wr$clock;
+    reg  rd$d;
+    wire  rd$q;
+    reg  rd$clock;
+    reg  [1:0] count$d;
+    wire  [1:0] count$q;
+    reg  count$clock;
+    
+    // Local signals
+    reg  pop;
+    
+    // Sub module instances
+    homa_rx_msg_table_a10$fifo_idx$slot0 slot0(
+        .d(slot0$d),
+        .q(slot0$q),
+        .clock(slot0$clock)
+    );
+    homa_rx_msg_table_a10$fifo_idx$slot1 slot1(
+        .d(slot1$d),
+        .q(slot1$q),
+        .clock(slot1$clock)
+    );
+    homa_rx_msg_table_a10$fifo_idx$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_rx_msg_table_a10$fifo_idx$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_rx_msg_table_a10$fifo_idx$count count(
+        .d(count$d),
+        .q(count$q),
+        .clock(count$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        slot0$clock = clock;
+        slot1$clock = clock;
+        wr$clock = clock;
+        rd$clock = clock;
+        count$clock = clock;
+        slot0$d = slot0$q;
+        slot1$d = slot1$q;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        count$d = count$q;
+        valid = count$q != c_zero;
+        full = count$q == c_two;
+        pop = (count$q != c_zero) & ready;
+        dout = slot0$q;
+        if (rd$q) begin
+            dout = slot1$q;
+        end
+        if (push) begin
+            wr$d = ~wr$q;
+            if (wr$q) begin
+                slot1$d = din;
+            end
+            else begin
+                slot0$d = din;
+            end
+        end
+        if (pop) begin
+            rd$d = ~rd$q;
+        end
+        if (push & ~pop) begin
+            count$d = count$q + c_one;
+        end
+        if (pop & ~push) begin
+            count$d = count$q - c_one;
+        end
+        if (reset) begin
+            wr$d = 1'b0;
+            rd$d = 1'b0;
+            count$d = c_zero;
+        end
+    end
+    
+endmodule // homa_rx_msg_table_a10$fifo_idx
+
+
+module homa_rx_msg_table_a10$fifo_idx$count(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_msg_table_a10$fifo_idx$count
+
+
+module homa_rx_msg_table_a10$fifo_idx$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_msg_table_a10$fifo_idx$rd
+
+
+module homa_rx_msg_table_a10$fifo_idx$slot0(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_msg_table_a10$fifo_idx$slot0
+
+
+module homa_rx_msg_table_a10$fifo_idx$slot1(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_msg_table_a10$fifo_idx$slot1
+
+
+module homa_rx_msg_table_a10$fifo_idx$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_msg_table_a10$fifo_idx$wr
 
 
 module homa_rx_msg_table_a10$n_coll(d,q,clock);

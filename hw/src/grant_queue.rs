@@ -148,6 +148,9 @@ pub struct GrantQueue<const A: usize> {
     pub decisions: Signal<Out, Bits<32>>,
     /// Messages that took an entry another message still held (free-running).
     pub evictions: Signal<Out, Bits<32>>,
+    /// Nothing in work: no event being taken in, no decision owed or under way, no GRANT
+    /// offered (so the block changes nothing until an event comes).
+    pub idle: Signal<Out, Bit>,
 
     queue: BucketQueue<A>,
     st: RAM<GqState, A>,
@@ -414,6 +417,7 @@ impl<const A: usize> GrantQueue<A> {
             grants_sent: Signal::default(),
             decisions: Signal::default(),
             evictions: Signal::default(),
+            idle: Signal::default(),
             queue: BucketQueue::new(),
             st: RAM::default(),
             hdr: RAM::default(),
@@ -1294,6 +1298,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
 
         // ---- Outputs. ----
         self.m_grant_valid.next = self.ov.q.val();
+        self.idle.next =
+            (self.fsm.q.val() == self.s_idle.val()) & !self.dirty.q.val() & !self.ov.q.val();
         self.m_grant_index.next = self.o_idx.q.val();
         self.m_grant_peer.next = self.o_peer.q.val();
         self.m_grant_mac.next = self.o_mac.q.val();

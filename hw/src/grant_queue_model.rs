@@ -95,6 +95,11 @@ impl QueueReference {
         self.queue.len()
     }
 
+    /// The tracked messages, as (peer, id, length), in table order.
+    pub fn tracked_messages(&self) -> impl Iterator<Item = (u32, u64, u32)> + '_ {
+        self.msgs.iter().flatten().map(|m| (m.peer, m.id, m.length))
+    }
+
     /// Bytes granted and not received, over the tracked messages.
     pub fn outstanding(&self) -> u64 {
         self.outstanding

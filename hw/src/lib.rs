@@ -80,6 +80,7 @@ pub mod grant_queue_model;
 pub mod hdl;
 pub mod host_rx;
 pub mod host_rx_model;
+pub mod lut_fifo;
 pub mod lutram;
 pub mod msg_table;
 pub mod msg_table_model;

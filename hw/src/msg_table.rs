@@ -1,8 +1,9 @@
 //! `MsgTable`: the inbound message table. Every DATA packet's header looks up its message by
 //! (peer, RPC id) in a table of `2^A` entries held in block RAM (1024 at the default `A = 10`),
 //! counts how many of its bytes are new, and hands the grant generator
-//! ([`crate::grant::GrantScheduler`]) its event: what `homa_proto::core` does with a message's
-//! range set, bounded to what hardware keeps per entry.
+//! ([`crate::grant_queue::GrantQueue`]) its event with the message's entry (`m_evt_index`, the
+//! generator's index for the message): what `homa_proto::core` does with a message's range
+//! set, bounded to what hardware keeps per entry.
 //!
 //! ```text
 //!  s_pkt_* ─► hash(peer, id) ─► RAM read ──► stage 1: match, dedupe, ranges ──► RAM write
@@ -24,9 +25,8 @@
 //!
 //! Releases (`s_pkt_release`, from the host through `GRANT.release`) take the same path as a
 //! packet covering the whole message: a live entry completes, and the event carries the bytes
-//! it still lacked, so the grant generator frees the message's slot. This is how messages
-//! whose packets the table dropped, or that the host gave up on, stop holding an entry and a
-//! slot.
+//! it still lacked, so the grant generator forgets the message too. This is how messages
+//! whose packets the table dropped, or that the host gave up on, stop holding an entry.
 //!
 //! Timing: a packet accepted at edge `t` reads its entry; its event enters the output FIFO at
 //! edge `t + 1` (and the entry is written back); `m_evt_valid` rises in the cycle after. One
@@ -90,13 +90,15 @@ pub struct MsgTable<const A: usize> {
     pub s_pkt_end: Signal<In, Bits<32>>,
     /// The input is a release, not a packet: the host has the whole message (or gave it
     /// up). Offered with offset 0 and end = length, it completes a live entry of that
-    /// message and its event frees the message's grant slot; it is ignored (no event, no
+    /// message and its event makes the grant generator forget it; it is ignored (no event, no
     /// counter) when the entry is done, holds another message or has another length.
     pub s_pkt_release: Signal<In, Bit>,
     /// An event for the grant generator.
     pub m_evt_valid: Signal<Out, Bit>,
     /// The event is taken.
     pub m_evt_ready: Signal<In, Bit>,
+    /// Event: the message's entry in the table (the grant generator's index).
+    pub m_evt_index: Signal<Out, Bits<A>>,
     /// Event: peer.
     pub m_evt_peer: Signal<Out, Bits<32>>,
     /// Event: RPC id.
@@ -125,6 +127,8 @@ pub struct MsgTable<const A: usize> {
     pub drop_pulse: Signal<Out, Bit>,
     ram: RAM<MsgEntry, A>,
     fifo: Fifo2<GrantEvt>,
+    /// The events' entries, beside `fifo` (pushed and popped with it).
+    fifo_idx: Fifo2<Bits<A>>,
     s1_valid: DFF<Bit>,
     s1_idx: DFF<Bits<A>>,
     s1_peer: DFF<Bits<32>>,
@@ -213,6 +217,7 @@ impl<const A: usize> MsgTable<A> {
             s_pkt_release: Signal::default(),
             m_evt_valid: Signal::default(),
             m_evt_ready: Signal::default(),
+            m_evt_index: Signal::default(),
             m_evt_peer: Signal::default(),
             m_evt_id: Signal::default(),
             m_evt_sport: Signal::default(),
@@ -228,6 +233,7 @@ impl<const A: usize> MsgTable<A> {
             drop_pulse: Signal::default(),
             ram: RAM::default(),
             fifo: Fifo2::default(),
+            fifo_idx: Fifo2::default(),
             s1_valid: DFF::default(),
             s1_idx: DFF::default(),
             s1_peer: DFF::default(),
@@ -356,6 +362,8 @@ impl<const A: usize> Logic for MsgTable<A> {
         );
         self.fifo.clock.next = self.clock.val();
         self.fifo.reset.next = self.reset.val();
+        self.fifo_idx.clock.next = self.clock.val();
+        self.fifo_idx.reset.next = self.reset.val();
         self.ram.read_clock.next = self.clock.val();
         self.ram.write_clock.next = self.clock.val();
         // Stage 1 retires when the FIFO has room; a new packet enters when stage 1 is free
@@ -550,6 +558,10 @@ impl<const A: usize> Logic for MsgTable<A> {
         self.fifo.din.next = self.evt.val();
         self.fifo.push.next = self.emit.val();
         self.fifo.ready.next = self.m_evt_ready.val();
+        self.fifo_idx.din.next = self.s1_idx.q.val();
+        self.fifo_idx.push.next = self.emit.val();
+        self.fifo_idx.ready.next = self.m_evt_ready.val();
+        self.m_evt_index.next = self.fifo_idx.dout.val();
         self.m_evt_valid.next = self.fifo.valid.val();
         self.m_evt_peer.next = self.fifo.dout.val().peer;
         self.m_evt_id.next = self.fifo.dout.val().id;

@@ -142,8 +142,8 @@ pub trait TablePorts {
     fn drive(&mut self, pkt: Option<&Packet>, release: bool, evt_ready: bool);
     /// Whether the offered packet is taken this cycle.
     fn pkt_ready(&self) -> bool;
-    /// The event offered this cycle.
-    fn event(&self) -> Option<Event>;
+    /// The event offered this cycle, with its table entry (`m_evt_index`).
+    fn event(&self) -> Option<(u32, Event)>;
     /// (holes_forgotten, dropped_late, collisions).
     fn counters(&self) -> (u32, u32, u32);
     /// The rising edge.
@@ -152,7 +152,7 @@ pub trait TablePorts {
 
 /// Drives `packets` packets from `seed` (at most `max_live` messages at once, every message
 /// granted in full so that all of it flows) into `dut` with gaps and back-pressure, and
-/// checks every event and the counters against [`TableModel`] of `2^bits` entries.
+/// checks every event (and its entry) and the counters against [`TableModel`] of `2^bits` entries.
 /// Returns (events, drops, collisions) seen.
 pub fn run<D: TablePorts>(
     dut: &mut D,
@@ -220,7 +220,7 @@ pub fn run<D: TablePorts>(
         if valid && dut.pkt_ready() && release {
             let (p, _) = offered.take().expect("valid implies offered");
             if let Some(ev) = model.release(&p) {
-                expected.push_back(ev);
+                expected.push_back((index_of(ev.peer, ev.id, bits) as u32, ev));
             }
             releases += 1;
         } else if valid && dut.pkt_ready() {
@@ -228,7 +228,7 @@ pub fn run<D: TablePorts>(
             let outcome = model.packet(&p);
             match outcome {
                 Outcome::Event(ev) => {
-                    expected.push_back(ev);
+                    expected.push_back((index_of(ev.peer, ev.id, bits) as u32, ev));
                     traffic.deliver(&p, true);
                 }
                 Outcome::Collision => {

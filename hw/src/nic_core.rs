@@ -7,13 +7,23 @@
 //!  s_axis_* ─► HomaParser512 ─┬─ payload ──────────► HostRx512 ─► m_dma_wr_* (payloads, completions)
 //!                             │                        ▲  └────► m_dma_rd_* / s_dma_rd_* (descriptors)
 //!                             ├─ every header ─────────┘  ▲ ▲
-//!                             ├─ IPv4 DATA headers ─► MsgTable1024 ─► GrantScheduler16
+//!                             ├─ IPv4 DATA headers ─► MsgTable1024 ─► event queue ─► GrantQueue1024
 //!                             │                           │ │             └─► GrantFramer512 ─┐
 //!                             └─ IPv4 GRANTs ─┐           │ └ TX_DONE ─┐                      ├► m_axis_*
 //!  cfg tx_* ─► TxRing512 ─ good descriptors ─► TxEngine512 ─ DATA frames ─────────────────────┘
 //!     │  └─ refusals (ERROR, ring TX) ────────────┘   └─ m_dma_payrd_* / s_dma_payrd_* (payloads)
 //!     └─ m_dma_txrd_* / s_dma_txrd_* (TX descriptors)
 //! ```
+//!
+//! Grants: the message table hands each DATA packet's event, with the message's entry, to a
+//! 32-event queue in LUT RAM ([`EVENT_QUEUE_BITS`]) in front of the grant generator over
+//! every entry of the table ([`crate::grant_queue::GrantQueue`]), which takes an event in 5
+//! to 17 cycles and decides after each batch of up to four (a decision takes 35 to 160
+//! cycles); the queue absorbs bursts of short packets, and only when it is full does the
+//! table, then the header fork, wait. The SRPT key's unit is TX `max_payload`. The trace
+//! outputs `m_trace_grant_*` show each event taken, each decision and whether the grant path
+//! has work, for benches (the co-simulation checks every decision against the reference) and
+//! for a simulator that skips idle cycles.
 //!
 //! The header fork: a header leaves when both takers take it: the message table (IPv4 DATA)
 //! and the host queues (every header: its completion); an IPv4 GRANT is also handed to the
@@ -50,10 +60,11 @@
 //! keys peers by IPv4 address); IPv6 GRANTs reach the host but not the engine.
 
 use crate::fifo::Fifo2;
-use crate::grant::GrantScheduler16;
 use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32, Lo32Hi32, Mac48};
+use crate::grant_queue::GrantQueue1024;
 use crate::hdl::*;
 use crate::host_rx::{HostHdr, HostRx512};
+use crate::lut_fifo::LutFifo;
 use crate::msg_table::MsgTable1024;
 use crate::parser::HomaParser512;
 use crate::regfile::{HOMA_REG_WORDS, HomaRegFile, index_of};
@@ -62,7 +73,10 @@ use crate::tx_push::TxPush512;
 use crate::tx_ring::TxRing512;
 
 mod records;
-pub use records::Ipv4Msb;
+pub use records::{Ipv4Msb, QueuedEvt};
+
+/// Address bits of the event queue in front of the grant generator (32 events).
+pub const EVENT_QUEUE_BITS: usize = 5;
 
 /// The NIC core at 512 bits.
 #[derive(LogicBlock)]
@@ -164,9 +178,25 @@ pub struct HomaNicCore512 {
     pub s_push_data: Signal<In, Bits<512>>,
     /// Byte enables.
     pub s_push_keep: Signal<In, Bits<64>>,
+    /// Trace: the grant generator takes an event from its queue this cycle (the message
+    /// table's events, in their order). For benches and logic analysers; a board may leave
+    /// it open.
+    pub m_trace_grant_event: Signal<Out, Bit>,
+    /// Trace: a grant decision starts this cycle, over every event taken before it.
+    pub m_trace_grant_decision: Signal<Out, Bit>,
+    /// Trace: the grant path has work (events queued, an event or a decision under way, a
+    /// GRANT offered); low, it changes nothing until the message table sends an event.
+    pub m_trace_grant_busy: Signal<Out, Bit>,
     parser: HomaParser512,
     msgs: MsgTable1024,
-    grant: GrantScheduler16,
+    grant: GrantQueue1024,
+    /// The message table's events, queued for the grant generator (which takes one in 5 to
+    /// 17 cycles, and none during a decision).
+    evq: LutFifo<QueuedEvt, EVENT_QUEUE_BITS>,
+    qevt: Signal<Local, QueuedEvt>,
+    tracked_q: Signal<Local, Lo16In32>,
+    c_i_g_messages_queued: Constant<Bits<8>>,
+    c_i_decisions: Constant<Bits<8>>,
     framer: GrantFramer512,
     regs: HomaRegFile,
     hq: HostRx512,
@@ -378,7 +408,15 @@ impl HomaNicCore512 {
             s_push_keep: Signal::default(),
             parser: HomaParser512::new(),
             msgs: MsgTable1024::new(),
-            grant: GrantScheduler16::new(),
+            grant: GrantQueue1024::new(),
+            evq: LutFifo::default(),
+            qevt: Signal::default(),
+            tracked_q: Signal::default(),
+            c_i_g_messages_queued: ix("GRANT", "messages_queued"),
+            c_i_decisions: ix("GRANT", "decisions"),
+            m_trace_grant_event: Signal::default(),
+            m_trace_grant_decision: Signal::default(),
+            m_trace_grant_busy: Signal::default(),
             framer: GrantFramer512::new(),
             regs: HomaRegFile::new(),
             hq: HostRx512::new(),
@@ -614,6 +652,7 @@ impl Logic for HomaNicCore512 {
         self.grant.cfg_max_overcommit.next = self.c_zero8.val();
         self.grant.cfg_max_sched_prio.next = self.c_zero8.val();
         self.grant.cfg_max_incoming.next = self.c_zero32.val();
+        self.grant.cfg_max_payload.next = self.c_zero32.val();
         self.grant.cfg_window_0.next = self.c_zero32.val();
         self.grant.cfg_window_1.next = self.c_zero32.val();
         self.grant.cfg_window_2.next = self.c_zero32.val();
@@ -664,6 +703,8 @@ impl Logic for HomaNicCore512 {
         self.tx.cfg_cutoff6.next = self.c_zero32.val();
         self.tx.cfg_cutoff7.next = self.c_zero32.val();
         self.cutoff_version.next = self.c_zero16.val();
+        self.tracked_q.next.lo = self.grant.messages_queued.val();
+        self.tracked_q.next.z = self.c_zero16.val();
         self.queued32.next.lo = self.tx.occupancy.val();
         self.queued32.next.z = self.c_zero16.val();
         self.parked32.next.lo = self.tx.parked.val();
@@ -677,6 +718,7 @@ impl Logic for HomaNicCore512 {
             if self.c_r[r].val() == self.c_i_max_payload.val() {
                 self.tx.cfg_max_payload.next = self.regs.rw[r].val();
                 self.txq.cfg_max_payload.next = self.regs.rw[r].val();
+                self.grant.cfg_max_payload.next = self.regs.rw[r].val();
             }
             if self.c_r[r].val() == self.c_i_cutoff1.val() {
                 self.tx.cfg_cutoff1.next = self.regs.rw[r].val();
@@ -877,7 +919,13 @@ impl Logic for HomaNicCore512 {
                 self.regs.ro[r].next = self.grant.grants_sent.val();
             }
             if self.c_r[r].val() == self.c_i_table_full.val() {
-                self.regs.ro[r].next = self.grant.table_full.val();
+                self.regs.ro[r].next = self.grant.evictions.val();
+            }
+            if self.c_r[r].val() == self.c_i_g_messages_queued.val() {
+                self.regs.ro[r].next = Bits::<32>::from(self.tracked_q.val());
+            }
+            if self.c_r[r].val() == self.c_i_decisions.val() {
+                self.regs.ro[r].next = self.grant.decisions.val();
             }
             if self.c_r[r].val() == self.c_i_holes_forgotten.val() {
                 self.regs.ro[r].next = self.msgs.holes_forgotten.val();
@@ -1043,10 +1091,12 @@ impl Logic for HomaNicCore512 {
         self.parser.clock.next = self.clock.val();
         self.msgs.clock.next = self.clock.val();
         self.grant.clock.next = self.clock.val();
+        self.evq.clock.next = self.clock.val();
         self.framer.clock.next = self.clock.val();
         self.parser.reset.next = self.reset.val();
         self.msgs.reset.next = self.reset.val();
         self.grant.reset.next = self.reset.val();
+        self.evq.reset.next = self.reset.val();
         self.framer.reset.next = self.reset.val();
         // Frames in, payload out.
         self.parser.s_axis_tdata.next = self.s_axis_tdata.val();
@@ -1192,18 +1242,35 @@ impl Logic for HomaNicCore512 {
             self.rel_pending.d.next = false;
             self.n_rel.d.next = self.c_zero32.val();
         }
-        // Table → grant generator.
-        self.grant.s_evt_valid.next = self.msgs.m_evt_valid.val();
-        self.msgs.m_evt_ready.next = self.grant.s_evt_ready.val();
-        self.grant.s_evt_peer.next = self.msgs.m_evt_peer.val();
-        self.grant.s_evt_id.next = self.msgs.m_evt_id.val();
-        self.grant.s_evt_sport.next = self.msgs.m_evt_sport.val();
-        self.grant.s_evt_dport.next = self.msgs.m_evt_dport.val();
-        self.grant.s_evt_mac.next = self.msgs.m_evt_mac.val();
-        self.grant.s_evt_length.next = self.msgs.m_evt_length.val();
-        self.grant.s_evt_incoming.next = self.msgs.m_evt_incoming.val();
-        self.grant.s_evt_new.next = self.msgs.m_evt_new.val();
-        self.grant.s_evt_end.next = self.msgs.m_evt_end.val();
+        // Table → event queue → grant generator.
+        self.qevt.next.index = self.msgs.m_evt_index.val();
+        self.qevt.next.peer = self.msgs.m_evt_peer.val();
+        self.qevt.next.id = self.msgs.m_evt_id.val();
+        self.qevt.next.sport = self.msgs.m_evt_sport.val();
+        self.qevt.next.dport = self.msgs.m_evt_dport.val();
+        self.qevt.next.mac = self.msgs.m_evt_mac.val();
+        self.qevt.next.length = self.msgs.m_evt_length.val();
+        self.qevt.next.incoming = self.msgs.m_evt_incoming.val();
+        self.qevt.next.new = self.msgs.m_evt_new.val();
+        self.qevt.next.end = self.msgs.m_evt_end.val();
+        self.evq.din.next = self.qevt.val();
+        self.evq.push.next = self.msgs.m_evt_valid.val() & !self.evq.full.val();
+        self.msgs.m_evt_ready.next = !self.evq.full.val();
+        self.grant.s_evt_valid.next = self.evq.valid.val();
+        self.evq.ready.next = self.grant.s_evt_ready.val();
+        self.grant.s_evt_index.next = self.evq.dout.val().index;
+        self.grant.s_evt_peer.next = self.evq.dout.val().peer;
+        self.grant.s_evt_id.next = self.evq.dout.val().id;
+        self.grant.s_evt_sport.next = self.evq.dout.val().sport;
+        self.grant.s_evt_dport.next = self.evq.dout.val().dport;
+        self.grant.s_evt_mac.next = self.evq.dout.val().mac;
+        self.grant.s_evt_length.next = self.evq.dout.val().length;
+        self.grant.s_evt_incoming.next = self.evq.dout.val().incoming;
+        self.grant.s_evt_new.next = self.evq.dout.val().new;
+        self.grant.s_evt_end.next = self.evq.dout.val().end;
+        self.m_trace_grant_event.next = self.evq.valid.val() & self.grant.s_evt_ready.val();
+        self.m_trace_grant_decision.next = self.grant.m_dec_start.val();
+        self.m_trace_grant_busy.next = self.evq.valid.val() | !self.grant.idle.val();
         // Grant generator → framer → MAC.
         self.framer.s_grant_valid.next = self.grant.m_grant_valid.val();
         self.grant.m_grant_ready.next = self.framer.s_grant_ready.val();

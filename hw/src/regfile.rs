@@ -88,7 +88,7 @@ pub fn index_of(block: &str, name: &str) -> usize {
 }
 
 /// The number of words in `proto::regs` (a test checks it against [`words`]).
-pub const HOMA_REG_WORDS: usize = 119;
+pub const HOMA_REG_WORDS: usize = 121;
 
 /// The register file of `proto::regs`.
 pub type HomaRegFile = RegFile<HOMA_REG_WORDS>;

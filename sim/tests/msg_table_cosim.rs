@@ -51,18 +51,23 @@ mod built {
             self.0.get_s_pkt_ready() == 1
         }
 
-        fn event(&self) -> Option<Event> {
+        fn event(&self) -> Option<(u32, Event)> {
             let m = &self.0;
-            (m.get_m_evt_valid() == 1).then(|| Event {
-                peer: m.get_m_evt_peer() as u32,
-                id: m.get_m_evt_id(),
-                sport: m.get_m_evt_sport() as u16,
-                dport: m.get_m_evt_dport() as u16,
-                mac: m.get_m_evt_mac(),
-                length: m.get_m_evt_length() as u32,
-                incoming: m.get_m_evt_incoming() as u32,
-                new: m.get_m_evt_new() as u32,
-                end: m.get_m_evt_end() as u32,
+            (m.get_m_evt_valid() == 1).then(|| {
+                (
+                    m.get_m_evt_index() as u32,
+                    Event {
+                        peer: m.get_m_evt_peer() as u32,
+                        id: m.get_m_evt_id(),
+                        sport: m.get_m_evt_sport() as u16,
+                        dport: m.get_m_evt_dport() as u16,
+                        mac: m.get_m_evt_mac(),
+                        length: m.get_m_evt_length() as u32,
+                        incoming: m.get_m_evt_incoming() as u32,
+                        new: m.get_m_evt_new() as u32,
+                        end: m.get_m_evt_end() as u32,
+                    },
+                )
             })
         }
 

@@ -21,9 +21,10 @@ fn nic_core_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
-    use homa_hw::grant::{DECISION_CYCLES, SLOTS16 as GRANT_SLOTS};
     use homa_hw::grant_framer::reference_frame;
-    use homa_hw::grant_model::{Event, Grant, GrantConfig, Packet, Reference, Traffic};
+    use homa_hw::grant_model::{Event, Grant, GrantConfig, Packet, Traffic};
+    use homa_hw::grant_queue_model::{QueueConfig, QueueReference};
+    use homa_hw::msg_table::index_of;
     use homa_hw::msg_table_model::{Outcome, TableModel, release_packet};
     use homa_hw::parser_model::{
         Rng, Verdict, expect, frame_of, frames_from_env, random_malformed, random_payload,
@@ -105,7 +106,8 @@ mod built {
     }
 
     /// Resets the core and programs it through its registers, as the driver does.
-    fn configure(m: &mut HomaNicCoreW512, cfg: &GrantConfig) {
+    fn configure(m: &mut HomaNicCoreW512, cfg: &QueueConfig) {
+        let (max_payload, cfg) = (cfg.max_payload, &cfg.grant);
         m.reset(2);
         assert_eq!(
             read_reg(m, "ID", "nic_id"),
@@ -122,6 +124,62 @@ mod built {
         write_reg(m, "CONFIG", "gw_mac_lo", GW_MAC & 0xffff_ffff);
         write_reg(m, "CONFIG", "gw_mac_hi", GW_MAC >> 32);
         write_reg(m, "CONFIG", "ipv4_addr", u64::from(LOCAL_IP));
+        write_reg(m, "TX", "max_payload", u64::from(max_payload));
+    }
+
+    /// The message table's entry bits in the core.
+    const TABLE_BITS: u32 = 10;
+
+    /// The grant generator's side of the run: the table's events in the order it sends
+    /// them, applied to the reference as the core's trace shows the generator take each one,
+    /// a decision where the trace shows one, and the GRANT frames owed, in order.
+    struct GrantSide {
+        reference: QueueReference,
+        pending: VecDeque<(u32, Event)>,
+        expected: VecDeque<Vec<u8>>,
+        dirty: bool,
+        most_tracked: usize,
+        decisions: u64,
+    }
+
+    impl GrantSide {
+        fn new(cfg: QueueConfig) -> Self {
+            GrantSide {
+                reference: QueueReference::new(cfg, 1 << TABLE_BITS),
+                pending: VecDeque::new(),
+                expected: VecDeque::new(),
+                dirty: false,
+                most_tracked: 0,
+                decisions: 0,
+            }
+        }
+
+        /// The message table sends `ev` (its reference says so).
+        fn table_event(&mut self, ev: Event) {
+            let ev = Event { mac: GW_MAC, ..ev };
+            self.pending
+                .push_back((index_of(ev.peer, ev.id, TABLE_BITS) as u32, ev));
+        }
+
+        /// This cycle's trace, before the edge.
+        fn trace(&mut self, m: &HomaNicCoreW512, seed: u64) {
+            if m.get_m_trace_grant_decision() == 1 {
+                assert!(self.dirty, "seed {seed:#x}: a decision no event called for");
+                for g in self.reference.decide() {
+                    self.expected
+                        .push_back(reference_frame(LOCAL_MAC, LOCAL_IP, &g));
+                }
+                self.dirty = false;
+                self.decisions += 1;
+            }
+            if m.get_m_trace_grant_event() == 1 {
+                let (index, ev) = self.pending.pop_front().unwrap_or_else(|| {
+                    panic!("seed {seed:#x}: the grant generator took an event the table never sent")
+                });
+                self.dirty |= self.reference.event(index, &ev);
+                self.most_tracked = self.most_tracked.max(self.reference.tracked());
+            }
+        }
     }
 
     /// Offers `beat` (or nothing) on the frame input.
@@ -192,18 +250,17 @@ mod built {
         }
     }
 
-    fn run(seed: u64, packets: u64, cfg: GrantConfig) {
+    fn run(seed: u64, packets: u64, cfg: QueueConfig, live: usize) {
         eprintln!(
             "rx core co-sim: seed {seed:#x} (HOMA_HW_SEED to replay), {packets} packets, {cfg:?}"
         );
         let mut m = HomaNicCoreW512::new();
         configure(&mut m, &cfg);
-        let mut traffic = Traffic::new(seed, 12);
+        let mut traffic = Traffic::with_peers(seed, live, 48).with_start_percent(10);
         let mut rng = Rng::new(seed ^ 0xC0DE);
         let mut table = TableModel::new(10);
-        let mut grants = Reference::new(cfg);
+        let mut grants = GrantSide::new(cfg);
         let payload: Vec<u8> = (0..9000).map(|i| i as u8).collect();
-        let mut expected: VecDeque<Vec<u8>> = VecDeque::new();
         let (mut frame, mut at, mut current): (Vec<u8>, usize, Option<Packet>) =
             (Vec::new(), 0, None);
         let (mut sent, mut checked, mut got, mut quiet) = (0u64, 0u64, Vec::new(), 0u64);
@@ -212,8 +269,9 @@ mod built {
         let mut noisy: Option<Verdict> = None;
         // A release waits for the pipeline to empty (so that it meets the table after every
         // frame before it, as in the reference), then goes in through the register bus. The
-        // wait covers the parser and table stages and four queued grant decisions.
-        let release_drain = 12 + 4 * DECISION_CYCLES as u32;
+        // wait covers the parser and table stages; then every event the table sent must be
+        // in the grant generator (the event queue in between back-pressures the table).
+        let release_drain = 16;
         let (mut release_wait, mut releases, mut released) = (0u32, 0u64, 0u64);
         let t = std::time::Instant::now();
         let start = m.cycles();
@@ -221,24 +279,27 @@ mod built {
             if sent >= packets
                 && current.is_none()
                 && noisy.is_none()
-                && expected.is_empty()
-                && quiet > 50
+                && grants.expected.is_empty()
+                && grants.pending.is_empty()
+                && quiet > 300
             {
                 break;
             }
             assert!(
-                m.cycles() - start < 400 * packets + 10_000,
+                m.cycles() - start < 600 * packets + 20_000,
                 "seed {seed:#x}: no progress"
             );
-            if release_wait == 1 {
+            // (The register writes tick the core with no trace taken: the grant path must be
+            // idle, and stays so until the doorbell's event reaches it.)
+            if release_wait == 1 && grants.pending.is_empty() && m.get_m_trace_grant_busy() == 0 {
                 release_wait = 0;
                 // The host releases a message it holds whole whose table entry did not complete
                 // (a forgotten hole), or else gives a live one up: GRANT.release.
-                let stale = grants
-                    .tracked_messages()
-                    .find(|e| !traffic.is_live(e.peer, e.id))
-                    .copied();
-                if let Some(ev) = stale.or_else(|| traffic.abort()) {
+                let stale = (grants.reference.tracked_messages())
+                    .find(|&(peer, id, _)| !traffic.is_live(peer, id));
+                let gone = stale.or_else(|| traffic.abort().map(|e| (e.peer, e.id, e.length)));
+                if let Some((peer, id, length)) = gone {
+                    let ev = release_packet(peer, id, length).ev;
                     // Nothing leaves the core meanwhile (the writes tick it).
                     m.set_m_axis_tready(0);
                     offer(&mut m, None);
@@ -250,11 +311,11 @@ mod built {
                     releases += 1;
                     if let Some(ev) = table.release(&release_packet(ev.peer, ev.id, ev.length)) {
                         released += 1;
-                        for g in grants.event(&Event { mac: GW_MAC, ..ev }) {
-                            expected.push_back(reference_frame(LOCAL_MAC, LOCAL_IP, &g));
-                        }
+                        grants.table_event(ev);
                     }
                 }
+            } else if release_wait == 1 {
+                // Waiting for the grant generator to take the table's last events.
             } else if release_wait > 1 {
                 release_wait -= 1;
             } else if current.is_none() && noisy.is_none() && sent < packets && rng.chance(2) {
@@ -284,12 +345,13 @@ mod built {
             m.set_m_dma_wr_ready(u64::from(rng.chance(90)));
             m.set_m_dma_rd_ready(1);
             m.set_m_axis_tready(u64::from(grant_ready));
+            grants.trace(&m, seed);
             if m.get_m_axis_tvalid() == 1 && grant_ready {
                 let keep = m.get_m_axis_tkeep();
                 let bytes = words_to_le_bytes(&m.get_m_axis_tdata());
                 got.extend_from_slice(&bytes[..keep.count_ones() as usize]);
                 if m.get_m_axis_tlast() == 1 {
-                    let want = expected.pop_front().unwrap_or_else(|| {
+                    let want = grants.expected.pop_front().unwrap_or_else(|| {
                         panic!("seed {seed:#x}: unexpected GRANT frame {got:02x?}")
                     });
                     assert_eq!(got, want, "seed {seed:#x}: GRANT frame {checked}");
@@ -313,17 +375,7 @@ mod built {
                     let p = current.take().expect("a frame in flight");
                     match table.packet(&p) {
                         Outcome::Event(ev) => {
-                            for g in grants.event(&Event { mac: GW_MAC, ..ev }) {
-                                expected.push_back(reference_frame(LOCAL_MAC, LOCAL_IP, &g));
-                            }
-                            // The reference has no slot limit: past the hardware's 16 slots
-                            // the two would differ, and the run would test nothing.
-                            assert!(
-                                grants.tracked() <= GRANT_SLOTS,
-                                "seed {seed:#x}: the reference tracks {} messages, more than \
-                                 the grant generator's {GRANT_SLOTS} slots",
-                                grants.tracked()
-                            );
+                            grants.table_event(ev);
                             traffic.deliver(&p, true);
                         }
                         Outcome::Collision => {
@@ -339,10 +391,12 @@ mod built {
         let cycles = m.cycles() - start;
         let rate = cycles as f64 / t.elapsed().as_secs_f64();
         eprintln!(
-            "  {sent} DATA frames, {checked} GRANT frames checked, {} messages, other frames by \
-             verdict (ok, runt, checksum, not Homa, type, length) {:?}, {cycles} cycles: \
-             {rate:.0} cycles/s",
+            "  {sent} DATA frames, {checked} GRANT frames checked, {} decisions, {} messages \
+             ({} tracked at once at most), other frames by verdict (ok, runt, checksum, not \
+             Homa, type, length) {:?}, {cycles} cycles: {rate:.0} cycles/s",
+            grants.decisions,
             traffic.started,
+            grants.most_tracked,
             {
                 let mut v = verdicts;
                 v[0] -= sent;
@@ -368,9 +422,28 @@ mod built {
             "seed {seed:#x}: RX counters (frames_ok, runt, checksum, not Homa, type, length)"
         );
         assert_eq!(
-            reg("GRANT", "grants_sent"),
-            checked,
-            "seed {seed:#x}: grants_sent"
+            [
+                reg("GRANT", "grants_sent"),
+                reg("GRANT", "decisions"),
+                reg("GRANT", "messages_tracked"),
+                reg("GRANT", "messages_queued"),
+                reg("GRANT", "table_full"),
+            ],
+            [
+                checked,
+                grants.decisions,
+                grants.reference.tracked() as u64,
+                grants.reference.queued() as u64,
+                grants.reference.evictions,
+            ],
+            "seed {seed:#x}: grants_sent, decisions, messages_tracked, messages_queued, \
+             table_full (evictions)"
+        );
+        // Past the 16 messages a grant generator in registers could hold.
+        assert!(
+            grants.most_tracked > 16,
+            "seed {seed:#x}: at most {} messages tracked at once: the run tests too little",
+            grants.most_tracked
         );
         let (h, l, c) = table.counters;
         assert_eq!(
@@ -403,13 +476,16 @@ mod built {
         let packets = frames_from_env(2_000, 20_000) as u64;
         let seed = seed_from_env(0xc04e_0001);
         for (i, (k, window)) in [(8u8, 0u32), (2, 10_000)].into_iter().enumerate() {
-            let cfg = GrantConfig {
-                max_overcommit: k,
-                max_sched_prio: 5,
-                max_incoming: 400_000,
-                window,
+            let cfg = QueueConfig {
+                grant: GrantConfig {
+                    max_overcommit: k,
+                    max_sched_prio: 5,
+                    max_incoming: 400_000,
+                    window,
+                },
+                max_payload: [1442, 8900][i],
             };
-            run(seed.wrapping_add(i as u64), packets, cfg);
+            run(seed.wrapping_add(i as u64), packets, cfg, [400, 60][i]);
         }
     }
 
@@ -417,14 +493,20 @@ mod built {
     /// GRANT's first beat is offered, every output ready.
     #[test]
     fn nic_core_cosim__data_to_grant_latency() {
-        let cfg = GrantConfig {
-            max_overcommit: 8,
-            max_sched_prio: 5,
-            max_incoming: 400_000,
-            window: 0,
+        let cfg = QueueConfig {
+            grant: GrantConfig {
+                max_overcommit: 8,
+                max_sched_prio: 5,
+                max_incoming: 400_000,
+                window: 0,
+            },
+            max_payload: 1442,
         };
         let mut m = HomaNicCoreW512::new();
         configure(&mut m, &cfg);
+        // The grant generator clears its 1,024 entries after reset.
+        m.ticks(1 << TABLE_BITS);
+        assert_eq!(m.get_m_trace_grant_busy(), 0, "the grant path settles");
         m.set_m_dma_wr_ready(1);
         m.set_m_dma_rd_ready(1);
         m.set_m_axis_tready(1);
@@ -455,7 +537,7 @@ mod built {
         while m.get_m_axis_tvalid() == 0 {
             m.tick();
             latency += 1;
-            assert!(latency < 100, "no GRANT");
+            assert!(latency < 200, "no GRANT");
         }
         // The last beat was taken at the edge before `latency` more edges.
         eprintln!(
@@ -465,11 +547,14 @@ mod built {
             latency + 1
         );
         let bytes = words_to_le_bytes(&m.get_m_axis_tdata());
-        let g = Reference::new(cfg).event(&Event {
+        let mut reference = QueueReference::new(cfg, 1 << TABLE_BITS);
+        let ev = Event {
             new: 1400,
             mac: GW_MAC,
             ..p.ev
-        });
+        };
+        assert!(reference.event(index_of(ev.peer, ev.id, TABLE_BITS) as u32, &ev));
+        let g = reference.decide();
         assert_eq!(g.len(), 1, "one GRANT: {g:?}");
         let want = reference_frame(LOCAL_MAC, LOCAL_IP, &g[0]);
         assert_eq!(&bytes[..64], &want[..64], "the GRANT's first beat");

@@ -49,18 +49,23 @@ impl<const A: usize> TablePorts for Bench<A> {
         self.uut.s_pkt_ready.val()
     }
 
-    fn event(&self) -> Option<Event> {
+    fn event(&self) -> Option<(u32, Event)> {
         let u = &self.uut;
-        u.m_evt_valid.val().then(|| Event {
-            peer: u.m_evt_peer.val().index() as u32,
-            id: u.m_evt_id.val().to_u64(),
-            sport: u.m_evt_sport.val().index() as u16,
-            dport: u.m_evt_dport.val().index() as u16,
-            mac: u.m_evt_mac.val().to_u64(),
-            length: u.m_evt_length.val().index() as u32,
-            incoming: u.m_evt_incoming.val().index() as u32,
-            new: u.m_evt_new.val().index() as u32,
-            end: u.m_evt_end.val().index() as u32,
+        u.m_evt_valid.val().then(|| {
+            (
+                u.m_evt_index.val().index() as u32,
+                Event {
+                    peer: u.m_evt_peer.val().index() as u32,
+                    id: u.m_evt_id.val().to_u64(),
+                    sport: u.m_evt_sport.val().index() as u16,
+                    dport: u.m_evt_dport.val().index() as u16,
+                    mac: u.m_evt_mac.val().to_u64(),
+                    length: u.m_evt_length.val().index() as u32,
+                    incoming: u.m_evt_incoming.val().index() as u32,
+                    new: u.m_evt_new.val().index() as u32,
+                    end: u.m_evt_end.val().index() as u32,
+                },
+            )
         })
     }
 

@@ -18,3 +18,30 @@ pub struct Ipv4Msb {
     /// Byte 0 (the first), bits 31-24.
     pub b0: Bits<8>,
 }
+
+/// A DATA packet's event on its way from the message table to the grant generator
+/// (`msg_table::GrantEvt` and the message's table entry), held in the event queue between
+/// them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct QueuedEvt {
+    /// The message's table entry.
+    pub index: Bits<10>,
+    /// The sending peer.
+    pub peer: Bits<32>,
+    /// The RPC id.
+    pub id: Bits<64>,
+    /// Source port.
+    pub sport: Bits<16>,
+    /// Destination port.
+    pub dport: Bits<16>,
+    /// Source MAC address.
+    pub mac: Bits<48>,
+    /// Message length.
+    pub length: Bits<32>,
+    /// The DATA header's `incoming`.
+    pub incoming: Bits<32>,
+    /// Bytes of the packet not received before.
+    pub new: Bits<32>,
+    /// The packet's end offset.
+    pub end: Bits<32>,
+}

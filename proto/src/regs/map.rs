@@ -368,7 +368,7 @@ const GRANT: &[Register] = &[
         0x010,
         Access::Ro,
         0,
-        "Messages competing for grants now (the grant generator's slots, 16).",
+        "Messages the grant generator tracks now: those with scheduled bytes not yet received, one per table entry (up to `capacity`).",
     ),
     reg(
         "grants_sent",
@@ -382,7 +382,7 @@ const GRANT: &[Register] = &[
         0x018,
         Access::Ro,
         0,
-        "Messages refused because the table was full (free-running).",
+        "Messages that took a grant generator entry still held by another message, which it forgot (free-running): 0 while the table and the generator agree, as they do by construction.",
     ),
     reg(
         "holes_forgotten",
@@ -438,7 +438,7 @@ const GRANT: &[Register] = &[
         0x038,
         Access::Rw,
         0,
-        "Doorbell: any write releases the message the operands name (the host has all of it, or gave up): its table entry counts as complete and its grant slot frees. A message the table does not hold is ignored.",
+        "Doorbell: any write releases the message the operands name (the host has all of it, or gave up): its table entry counts as complete and the grant generator forgets it. A message the table does not hold is ignored.",
     ),
     reg(
         "releases",
@@ -446,6 +446,20 @@ const GRANT: &[Register] = &[
         Access::Ro,
         0,
         "Releases taken (free-running), including ignored ones.",
+    ),
+    reg(
+        "messages_queued",
+        0x040,
+        Access::Ro,
+        0,
+        "Messages waiting for grants now (part of messages_tracked): queued by full packets left to receive.",
+    ),
+    reg(
+        "decisions",
+        0x044,
+        Access::Ro,
+        0,
+        "Grant decisions taken (free-running): each over the events of a batch.",
     ),
 ];
 
@@ -483,7 +497,7 @@ const TX: &[Register] = &[
         0x01c,
         Access::Rw,
         DEFAULT_MAX_PAYLOAD,
-        "Most payload bytes per DATA packet (1-65459): the link MTU less the IPv4 and DATA headers (`core::Config::max_payload`).",
+        "Most payload bytes per DATA packet (1-65459): the link MTU less the IPv4 and DATA headers (`core::Config::max_payload`); also the unit of the grant generator's SRPT key (full packets left), so every host of a cluster is assumed to send the same size.",
     ),
     reg(
         "grants_unmatched",
@@ -761,10 +775,10 @@ pub static BLOCKS: &[Block] = &[
     Block {
         name: "GRANT",
         type_id: 0x484d4752,
-        version: 0x00010001,
+        version: 0x00010002,
         base: 3 * BLOCK_STRIDE,
         registers: GRANT,
-        doc: "Inbound message table and grant generator.",
+        doc: "Inbound message table and grant generator. Version 1.2: the grant generator covers every table entry (1,024); messages_queued and decisions.",
     },
     Block {
         name: "TX",

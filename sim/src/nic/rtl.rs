@@ -10,16 +10,15 @@ use crate::time::Ps;
 use homa_driver::MemDevice;
 // The lane of a payload read response's first byte, as the core's DATA framer takes it.
 use homa_hw::data_framer::PAYLOAD_LANE;
-use homa_hw::grant::DECISION_CYCLES;
 use homa_proto::wire::{Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Cycles without any transfer after which a core with nothing queued is idle: longer than
-/// the deepest silent path, frame in to GRANT out (22 cycles, a grant decision taking
-/// `DECISION_CYCLES` of them) with four more DATA events queued in the parser and the
-/// message table, each waiting for a decision of its own that may grant nothing.
-const DRAIN_CYCLES: u32 = 24 + 4 * DECISION_CYCLES as u32;
+/// Cycles without any transfer, and without work on the grant path (the core's
+/// `m_trace_grant_busy`: events queued, an event or a decision under way), after which a core
+/// with nothing queued is idle: longer than the silent path from a frame's last beat to its
+/// event in the grant generator's queue (the parser and the message table, about 20 cycles).
+const DRAIN_CYCLES: u32 = 32;
 
 /// The same after host activity alone (a doorbell, a descriptor read, a completion polled):
 /// what it starts shows within a few cycles (a read request, a completion written).
@@ -471,6 +470,7 @@ impl RtlNic {
             }
         }
         frames |= self.payload_taken();
+        frames |= self.core.get_m_trace_grant_busy() == 1;
         if self.core.get_m_axis_tvalid() == 1 {
             frames = true;
             let keep = self.core.get_m_axis_tkeep();
