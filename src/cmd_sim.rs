@@ -39,6 +39,11 @@ pub(crate) struct SimArgs {
     /// Hosts on one switch (ignored with --topology paper) [default: 16, 4 with --engine rtl].
     #[arg(long)]
     hosts: Option<usize>,
+    /// Incast: every other host sends to host 0 (which sends nothing), all starting at the
+    /// same instant; --load is then the load offered to host 0's link, shared evenly by the
+    /// senders.
+    #[arg(long)]
+    incast: bool,
     /// `paper`: 144 hosts in 9 racks of 16, 10 Gb/s host links, 4 aggregation switches at
     /// 40 Gb/s; `single`: --hosts hosts on one switch.
     #[arg(long, value_enum, default_value_t = TopologyArg::Single)]
@@ -177,16 +182,25 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         );
     }
     let watchdog = watchdog(args.stall_ms, args.wall_limit_s)?;
+    let (pattern, load) = if args.incast {
+        let senders = topology.num_hosts().saturating_sub(1);
+        if senders == 0 {
+            anyhow::bail!("--incast needs at least 2 hosts (--hosts)");
+        }
+        (Pattern::Incast { target: 0 }, args.load / senders as f64)
+    } else {
+        (Pattern::Uniform, args.load)
+    };
     let config = ClusterConfig {
         topology,
         fabric,
         homa,
         workload,
-        load: args.load,
+        load,
         messages,
         seed: args.seed,
         time_limit_ps: args.time_limit_ms.saturating_mul(MS),
-        pattern: Pattern::Uniform,
+        pattern,
         engine: if rtl {
             ClusterEngine::Rtl(timing)
         } else {
@@ -200,9 +214,14 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     }
     let mut cluster = Cluster::new(config.clone())?;
     eprintln!(
-        "homa-nic sim: engine {}, {} hosts, workload {}, load {}, {} messages, seed {}",
+        "homa-nic sim: engine {}, {} hosts{}, workload {}, load {}, {} messages, seed {}",
         if rtl { "rtl" } else { "model" },
         cluster.num_hosts(),
+        if args.incast {
+            " (incast to host 0)"
+        } else {
+            ""
+        },
         args.workload,
         args.load,
         messages,
