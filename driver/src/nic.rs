@@ -993,6 +993,7 @@ mod tests {
             },
             Event::RxData {
                 retransmit: false,
+                host_grants: false,
                 length: 3,
                 cutoff_version: 0,
                 offset: 0,
@@ -1055,6 +1056,7 @@ mod tests {
         for id in 0..3u32 {
             let event = Event::RxData {
                 retransmit: false,
+                host_grants: false,
                 length: 1,
                 cutoff_version: 0,
                 offset: id,

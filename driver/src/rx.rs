@@ -26,6 +26,9 @@ pub enum Received {
         payload: Vec<u8>,
         /// ACK entries the completion could not carry (see `hostif::control_window`).
         acks_not_carried: u16,
+        /// A DATA whose message the NIC does not grant (`RX_DATA` flags bit 1): with grant
+        /// offload, the host grants it. False for other types.
+        host_grants: bool,
     },
     /// An RX buffer came back in an `ERROR`: too small for a payload (given back to the
     /// NIC), or a descriptor the NIC refused (out of bounds, bad: not given back).
@@ -132,7 +135,10 @@ impl<D: Device> Nic<D> {
     fn received(&self, c: &Completion, repost: &mut Vec<u32>) -> Received {
         match c.event {
             Event::RxData {
-                length, buffer_id, ..
+                length,
+                buffer_id,
+                host_grants,
+                ..
             } => {
                 let mut payload = vec![0u8; usize::from(length)];
                 if self.read_rx_buffer(buffer_id, 0, &mut payload).is_err() {
@@ -143,7 +149,7 @@ impl<D: Device> Nic<D> {
                 }
                 repost.push(buffer_id);
                 match c.header() {
-                    Some(Ok(h)) => packet(h, payload),
+                    Some(Ok(h)) => packet(h, payload, host_grants),
                     // An RX_DATA always rebuilds; kept total rather than trusted.
                     _ => Received::Bad {
                         completion: *c,
@@ -152,7 +158,7 @@ impl<D: Device> Nic<D> {
                 }
             }
             Event::Control { .. } => match c.header() {
-                Some(Ok(h)) => packet(h, Vec::new()),
+                Some(Ok(h)) => packet(h, Vec::new(), false),
                 _ => Received::Bad {
                     completion: *c,
                     reason: "CONTROL body is not a valid header of its type",
@@ -193,12 +199,13 @@ impl<D: Device> Nic<D> {
     }
 }
 
-fn packet(h: PacketHeader, payload: Vec<u8>) -> Received {
+fn packet(h: PacketHeader, payload: Vec<u8>, host_grants: bool) -> Received {
     Received::Packet {
         peer: h.peer,
         header: h.header,
         payload,
         acks_not_carried: h.acks_not_carried,
+        host_grants,
     }
 }
 
@@ -305,6 +312,7 @@ mod tests {
                 },
                 payload: payload.clone(),
                 acks_not_carried: 0,
+                host_grants: false,
             }
         );
         assert_eq!(
@@ -314,6 +322,7 @@ mod tests {
                 header: grant,
                 payload: Vec::new(),
                 acks_not_carried: 0,
+                host_grants: false,
             }
         );
         assert_eq!(

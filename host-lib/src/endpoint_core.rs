@@ -98,6 +98,8 @@ pub struct EndpointCore {
     deliveries: VecDeque<Delivery>,
     counters: Counters,
     sent: Vec<(IpAddr, u64, homa_proto::hostif::TxOp)>,
+    /// Scratch for [`Transport::take_host_grants`].
+    host_grants: Vec<(IpAddr, u64)>,
     batch: Vec<Bytes>,
 }
 
@@ -133,6 +135,7 @@ impl EndpointCore {
             deliveries: VecDeque::new(),
             counters: Counters::default(),
             sent: Vec::new(),
+            host_grants: Vec::new(),
             batch: Vec::with_capacity(BATCH),
         })
     }
@@ -281,6 +284,10 @@ impl EndpointCore {
         self.transport.take_sent(&mut self.sent);
         for (peer, id, op) in self.sent.drain(..) {
             self.engine.offload_sent(peer, id, op);
+        }
+        self.transport.take_host_grants(&mut self.host_grants);
+        for (peer, id) in self.host_grants.drain(..) {
+            self.engine.nic_not_granting(now, peer, id);
         }
         while let Some(ev) = self.engine.poll_event() {
             self.deliver(ev);

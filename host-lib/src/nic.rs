@@ -62,6 +62,9 @@ pub struct NicStats {
     pub bad: u64,
     /// Inbound messages released in the NIC's message table (the endpoint had them whole).
     pub released: u64,
+    /// DATA packets whose message the NIC reported it does not grant (`RX_DATA` flags bit
+    /// 1), handed to the endpoint (with grant offload, its engine grants them).
+    pub host_grants: u64,
     /// TX descriptors posted (transmit offload): messages, and ranges sent again.
     pub tx_descriptors: u64,
     /// `TX_DONE` completions: messages the NIC finished sending (their payload freed).
@@ -92,11 +95,19 @@ impl TxPath {
     }
 }
 
+/// A datagram rebuilt from a completion and, for a DATA whose message the NIC does not
+/// grant, its (peer, RPC id).
+type ReadyDatagram = (Bytes, Option<(IpAddr, u64)>);
+
 /// An endpoint's transport over a homa-nic's receive path, sending through `tx`.
 pub struct NicTransport<D: Device> {
     nic: Mutex<Nic<D>>,
-    /// Datagrams rebuilt from completions, not yet taken.
-    ready: Mutex<VecDeque<Bytes>>,
+    /// Datagrams rebuilt from completions, not yet taken; with each DATA whose message the
+    /// NIC does not grant, its (peer, RPC id), reported once the datagram is taken.
+    ready: Mutex<VecDeque<ReadyDatagram>>,
+    /// The reports of datagrams taken, for [`Transport::take_host_grants`].
+    host_grants: Mutex<Vec<(IpAddr, u64)>>,
+    host_grants_seen: AtomicU64,
     tx: Box<dyn Transport>,
     /// Transmit offload, if on. Lock order: this, then `nic`.
     offload: Option<Mutex<TxPath>>,
@@ -149,6 +160,8 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             no_release_below: nic.max_payload(),
             nic: Mutex::new(nic),
             ready: Mutex::new(VecDeque::new()),
+            host_grants: Mutex::new(Vec::new()),
+            host_grants_seen: AtomicU64::new(0),
             local: tx.local_addr(),
             tx,
             offload: None,
@@ -291,6 +304,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             buffer_errors: self.buffer_errors.load(Ordering::Relaxed),
             bad: self.bad.load(Ordering::Relaxed),
             released: self.released.load(Ordering::Relaxed),
+            host_grants: self.host_grants_seen.load(Ordering::Relaxed),
             tx_descriptors: self.tx_descriptors.load(Ordering::Relaxed),
             tx_done: self.tx_done.load(Ordering::Relaxed),
             retransmits_covered: self.retransmits_covered.load(Ordering::Relaxed),
@@ -322,6 +336,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
                     header,
                     payload,
                     acks_not_carried,
+                    host_grants,
                 } => {
                     self.acks_not_carried
                         .fetch_add(u64::from(acks_not_carried), Ordering::Relaxed);
@@ -338,7 +353,11 @@ impl<D: Device + Send + 'static> NicTransport<D> {
                             payload: Bytes::from(payload),
                         },
                     };
-                    ready.push_back(Bytes::from(t.to_ip_bytes(peer)));
+                    let report = host_grants.then_some((peer, t.packet.header.sender_id));
+                    if report.is_some() {
+                        self.host_grants_seen.fetch_add(1, Ordering::Relaxed);
+                    }
+                    ready.push_back((Bytes::from(t.to_ip_bytes(peer)), report));
                 }
                 Received::BufferError { .. } => {
                     self.buffer_errors.fetch_add(1, Ordering::Relaxed);
@@ -418,7 +437,10 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
 
     fn recv(&self, deadline: Option<Instant>) -> Result<Option<Bytes>, TransportError> {
         loop {
-            if let Some(d) = lock(&self.ready).pop_front() {
+            if let Some((d, report)) = lock(&self.ready).pop_front() {
+                if let Some(r) = report {
+                    lock(&self.host_grants).push(r);
+                }
                 return Ok(Some(d));
             }
             if self.poll()? {
@@ -439,6 +461,10 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
 
     fn take_sent(&self, out: &mut Vec<(IpAddr, u64, TxOp)>) {
         out.append(&mut lock(&self.sent));
+    }
+
+    fn take_host_grants(&self, out: &mut Vec<(IpAddr, u64)>) {
+        out.append(&mut lock(&self.host_grants));
     }
 
     fn wake(&self) {

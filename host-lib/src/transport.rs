@@ -82,6 +82,15 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
         let _ = out;
     }
 
+    /// Moves into `out` the inbound messages the device reported it does not grant (a
+    /// homa-nic's `RX_DATA` flags bit 1: its message table could not hold the message), as
+    /// (peer, the DATA's RPC id), each reported with a datagram [`recv`](Self::recv) has
+    /// already returned. With grant offload the endpoint's engine grants them itself
+    /// (`Endpoint::nic_not_granting`). Nothing for most transports.
+    fn take_host_grants(&self, out: &mut Vec<(IpAddr, u64)>) {
+        let _ = out;
+    }
+
     /// Hands an outbound message, or a range of one to send again, to the device (called only
     /// when [`sends_data`](Self::sends_data)); the device may queue it until it has room.
     /// Any thread may call it. An error fails the client RPC the message belongs to.
@@ -134,6 +143,9 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
     }
     fn take_sent(&self, out: &mut Vec<(IpAddr, u64, TxOp)>) {
         (**self).take_sent(out)
+    }
+    fn take_host_grants(&self, out: &mut Vec<(IpAddr, u64)>) {
+        (**self).take_host_grants(out)
     }
     fn message_received(&self, peer: IpAddr, sender_id: u64, length: u32) {
         (**self).message_received(peer, sender_id, length)

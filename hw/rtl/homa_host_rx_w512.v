@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_txerr_valid,s_txerr_ready,s_txerr_status,s_txerr_index,s_txerr_rpc_id,s_txerr_cookie,s_txdone_valid,s_txdone_ready,s_txdone_rpc_id,s_txdone_length,s_txdone_cookie,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
+module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_host_grants,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_txerr_valid,s_txerr_ready,s_txerr_status,s_txerr_index,s_txerr_rpc_id,s_txerr_cookie,s_txdone_valid,s_txdone_ready,s_txdone_rpc_id,s_txdone_length,s_txdone_cookie,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
     
     // Module arguments
     input wire  clock;
@@ -35,6 +35,7 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     input wire  [31:0] s_hdr_offset;
     input wire  [15:0] s_hdr_payload_len;
     input wire  s_hdr_retransmit;
+    input wire  s_hdr_host_grants;
     input wire  [7:0] s_hdr_type;
     input wire  [31:0] s_hdr_incoming;
     input wire  [15:0] s_hdr_cutoff_version;
@@ -124,6 +125,7 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     reg  [31:0] dma$s_hdr_offset;
     reg  [15:0] dma$s_hdr_payload_len;
     reg  dma$s_hdr_retransmit;
+    reg  dma$s_hdr_host_grants;
     reg  [7:0] dma$s_hdr_type;
     reg  [31:0] dma$s_hdr_incoming;
     reg  [15:0] dma$s_hdr_cutoff_version;
@@ -235,6 +237,7 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         .s_hdr_offset(dma$s_hdr_offset),
         .s_hdr_payload_len(dma$s_hdr_payload_len),
         .s_hdr_retransmit(dma$s_hdr_retransmit),
+        .s_hdr_host_grants(dma$s_hdr_host_grants),
         .s_hdr_type(dma$s_hdr_type),
         .s_hdr_incoming(dma$s_hdr_incoming),
         .s_hdr_cutoff_version(dma$s_hdr_cutoff_version),
@@ -349,6 +352,7 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         dma$s_hdr_offset = s_hdr_offset;
         dma$s_hdr_payload_len = s_hdr_payload_len;
         dma$s_hdr_retransmit = s_hdr_retransmit;
+        dma$s_hdr_host_grants = s_hdr_host_grants;
         dma$s_hdr_type = s_hdr_type;
         dma$s_hdr_incoming = s_hdr_incoming;
         dma$s_hdr_cutoff_version = s_hdr_cutoff_version;
@@ -813,7 +817,7 @@ module homa_host_rx_w512$cq$second(d,q,clock);
 endmodule // homa_host_rx_w512$cq$second
 
 
-module homa_host_rx_w512$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
+module homa_host_rx_w512$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_host_grants,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
     
     // Module arguments
     input wire  clock;
@@ -835,6 +839,7 @@ module homa_host_rx_w512$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_
     input wire  [31:0] s_hdr_offset;
     input wire  [15:0] s_hdr_payload_len;
     input wire  s_hdr_retransmit;
+    input wire  s_hdr_host_grants;
     input wire  [7:0] s_hdr_type;
     input wire  [31:0] s_hdr_incoming;
     input wire  [15:0] s_hdr_cutoff_version;
@@ -883,6 +888,7 @@ module homa_host_rx_w512$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_
     localparam  c_st_small = 8'h7;
     localparam  c_zero4 = 4'h0;
     localparam  c_one8 = 8'h1;
+    localparam  c_two8 = 8'h2;
     localparam  c_idx$0 = 8'h78;
     localparam  c_idx$1 = 8'h70;
     localparam  c_idx$2 = 8'h68;
@@ -1415,6 +1421,9 @@ module homa_host_rx_w512$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_
         rx[(64'h0)+:(64)] = id_out;
         if (s_hdr_retransmit) begin
             rx[(64'h50)+:(8)] = c_one8;
+        end
+        if (s_hdr_host_grants) begin
+            rx[(64'h50)+:(8)] = rx[(64'h50)+:(8)] | c_two8;
         end
         rx[(64'h60)+:(16)] = s_hdr_payload_len;
         rx[(64'h70)+:(16)] = s_hdr_cutoff_version;

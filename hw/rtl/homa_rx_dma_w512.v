@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
+module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_host_grants,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
     
     // Module arguments
     input wire  clock;
@@ -25,6 +25,7 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
     input wire  [31:0] s_hdr_offset;
     input wire  [15:0] s_hdr_payload_len;
     input wire  s_hdr_retransmit;
+    input wire  s_hdr_host_grants;
     input wire  [7:0] s_hdr_type;
     input wire  [31:0] s_hdr_incoming;
     input wire  [15:0] s_hdr_cutoff_version;
@@ -73,6 +74,7 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
     localparam  c_st_small = 8'h7;
     localparam  c_zero4 = 4'h0;
     localparam  c_one8 = 8'h1;
+    localparam  c_two8 = 8'h2;
     localparam  c_idx$0 = 8'h78;
     localparam  c_idx$1 = 8'h70;
     localparam  c_idx$2 = 8'h68;
@@ -605,6 +607,9 @@ module homa_rx_dma_w512(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_t
         rx[(64'h0)+:(64)] = id_out;
         if (s_hdr_retransmit) begin
             rx[(64'h50)+:(8)] = c_one8;
+        end
+        if (s_hdr_host_grants) begin
+            rx[(64'h50)+:(8)] = rx[(64'h50)+:(8)] | c_two8;
         end
         rx[(64'h60)+:(16)] = s_hdr_payload_len;
         rx[(64'h70)+:(16)] = s_hdr_cutoff_version;

@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_index,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,holes_forgotten,dropped_late,collisions,drop_pulse);
+module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pkt_id,s_pkt_sport,s_pkt_dport,s_pkt_mac,s_pkt_length,s_pkt_incoming,s_pkt_offset,s_pkt_end,s_pkt_release,m_evt_valid,m_evt_ready,m_evt_index,m_evt_peer,m_evt_id,m_evt_sport,m_evt_dport,m_evt_mac,m_evt_length,m_evt_incoming,m_evt_new,m_evt_end,holes_forgotten,dropped_late,collisions,drop_pulse,m_fate_valid,m_fate_collision);
     
     // Module arguments
     input wire  clock;
@@ -36,6 +36,8 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     output reg  [31:0] dropped_late;
     output reg  [31:0] collisions;
     output reg  drop_pulse;
+    output reg  m_fate_valid;
+    output reg  m_fate_collision;
     
     // Constant declarations
     localparam  c_zero32 = 32'h0;
@@ -515,6 +517,8 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         end
         drop_pulse = go & ~emit & ~s1_release$q;
         counted = go & ~s1_release$q;
+        m_fate_valid = counted;
+        m_fate_collision = coll;
         if (counted & hit & forgot & ~drop_late) begin
             n_holes$d = n_holes$q + c_one32;
         end

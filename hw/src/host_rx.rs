@@ -110,6 +110,9 @@ pub struct HostRx512 {
     pub s_hdr_payload_len: Signal<In, Bits<16>>,
     /// The DATA is a retransmission.
     pub s_hdr_retransmit: Signal<In, Bit>,
+    /// The NIC's grant generator does not track the DATA's message: the host grants it
+    /// (`RX_DATA` flags bit 1).
+    pub s_hdr_host_grants: Signal<In, Bit>,
     /// The packet type (0x10 DATA; any other makes a `CONTROL` completion).
     pub s_hdr_type: Signal<In, Bits<8>>,
     /// DATA: `incoming`.
@@ -242,6 +245,7 @@ impl HostRx512 {
             s_hdr_offset: Signal::default(),
             s_hdr_payload_len: Signal::default(),
             s_hdr_retransmit: Signal::default(),
+            s_hdr_host_grants: Signal::default(),
             s_hdr_type: Signal::default(),
             s_hdr_incoming: Signal::default(),
             s_hdr_cutoff_version: Signal::default(),
@@ -336,6 +340,7 @@ impl HostRx512 {
         uut.s_hdr_offset.connect();
         uut.s_hdr_payload_len.connect();
         uut.s_hdr_retransmit.connect();
+        uut.s_hdr_host_grants.connect();
         uut.s_hdr_type.connect();
         uut.s_hdr_incoming.connect();
         uut.s_hdr_cutoff_version.connect();
@@ -419,6 +424,7 @@ impl Logic for HostRx512 {
         self.dma.s_hdr_offset.next = self.s_hdr_offset.val();
         self.dma.s_hdr_payload_len.next = self.s_hdr_payload_len.val();
         self.dma.s_hdr_retransmit.next = self.s_hdr_retransmit.val();
+        self.dma.s_hdr_host_grants.next = self.s_hdr_host_grants.val();
         self.dma.s_hdr_type.next = self.s_hdr_type.val();
         self.dma.s_hdr_incoming.next = self.s_hdr_incoming.val();
         self.dma.s_hdr_cutoff_version.next = self.s_hdr_cutoff_version.val();

@@ -21,7 +21,9 @@
 //! - a packet of a message whose bytes have all arrived is a late duplicate, dropped
 //!   (`dropped_late`); so is a packet whose message length disagrees with its entry's;
 //! - a packet whose entry holds another live message (a hash collision) is passed to the host
-//!   without an event (`collisions`): the hardware does not grant that message.
+//!   without an event (`collisions`): the hardware does not grant that message, and says so
+//!   (`m_fate_*`: one report per packet, in order, which the core puts in the packet's
+//!   completion for the host, which then grants the message itself).
 //!
 //! Releases (`s_pkt_release`, from the host through `GRANT.release`) take the same path as a
 //! packet covering the whole message: a live entry completes, and the event carries the bytes
@@ -125,6 +127,12 @@ pub struct MsgTable<const A: usize> {
     pub collisions: Signal<Out, Bits<32>>,
     /// A pulse per packet dropped (either reason), with the packet leaving stage 1.
     pub drop_pulse: Signal<Out, Bit>,
+    /// A pulse per packet (not release) leaving stage 1, in the order they were taken: its
+    /// fate, for the host's completion of the same packet.
+    pub m_fate_valid: Signal<Out, Bit>,
+    /// With `m_fate_valid`: the packet's entry holds another live message, so the grant
+    /// generator does not see this message (the host grants it).
+    pub m_fate_collision: Signal<Out, Bit>,
     ram: RAM<MsgEntry, A>,
     fifo: Fifo2<GrantEvt>,
     /// The events' entries, beside `fifo` (pushed and popped with it).
@@ -231,6 +239,8 @@ impl<const A: usize> MsgTable<A> {
             dropped_late: Signal::default(),
             collisions: Signal::default(),
             drop_pulse: Signal::default(),
+            m_fate_valid: Signal::default(),
+            m_fate_collision: Signal::default(),
             ram: RAM::default(),
             fifo: Fifo2::default(),
             fifo_idx: Fifo2::default(),
@@ -596,6 +606,8 @@ impl<const A: usize> Logic for MsgTable<A> {
         self.drop_pulse.next = self.go.val() & !self.emit.val() & !self.s1_release.q.val();
         // Releases count nowhere here (the core counts them).
         self.counted.next = self.go.val() & !self.s1_release.q.val();
+        self.m_fate_valid.next = self.counted.val();
+        self.m_fate_collision.next = self.coll.val();
         if self.counted.val() & self.hit.val() & self.forgot.val() & !self.drop_late.val() {
             self.n_holes.d.next = self.n_holes.q.val() + self.c_one32.val();
         }

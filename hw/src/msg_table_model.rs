@@ -113,6 +113,27 @@ impl TableModel {
     }
 }
 
+/// Checks the fate `dut` reports this cycle, if any, against the oldest owed.
+fn check_fate<D: TablePorts>(
+    dut: &D,
+    fates: &mut std::collections::VecDeque<bool>,
+    seed: u64,
+    cycle: u64,
+) -> Result<(), String> {
+    let Some(got) = dut.fate() else {
+        return Ok(());
+    };
+    match fates.pop_front() {
+        Some(want) if want == got => Ok(()),
+        Some(want) => Err(format!(
+            "seed {seed:#x}, cycle {cycle}: fate collision {got}, reference {want}"
+        )),
+        None => Err(format!(
+            "seed {seed:#x}, cycle {cycle}: a fate (collision {got}) for no packet"
+        )),
+    }
+}
+
 /// The release of message `(peer, id)` of `length` bytes as the table's input takes it
 /// (offset 0, end = length, `incoming` = length so that the grant generator never inserts
 /// it; ports and MAC 0).
@@ -146,6 +167,9 @@ pub trait TablePorts {
     fn event(&self) -> Option<(u32, Event)>;
     /// (holes_forgotten, dropped_late, collisions).
     fn counters(&self) -> (u32, u32, u32);
+    /// The fate of a packet leaving the table this cycle (`m_fate_*`): whether its entry
+    /// held another message.
+    fn fate(&self) -> Option<bool>;
     /// The rising edge.
     fn edge(&mut self);
 }
@@ -165,11 +189,13 @@ pub fn run<D: TablePorts>(
     let mut rng = Rng::new(seed ^ 0x7AB1_E000);
     let mut model = TableModel::new(bits);
     let mut expected = std::collections::VecDeque::new();
+    // Each packet's fate (whether it collided), in the order the table took them.
+    let mut fates = std::collections::VecDeque::new();
     // The input offered: a packet, or a release (true).
     let mut offered: Option<(Packet, bool)> = None;
     let (mut taken, mut seen, mut cycles, mut releases) = (0u64, 0u64, 0u64, 0u64);
     dut.reset();
-    while taken < packets || !expected.is_empty() {
+    while taken < packets || !expected.is_empty() || !fates.is_empty() {
         cycles += 1;
         if cycles > 50 * packets + 1000 {
             return Err(format!(
@@ -206,6 +232,7 @@ pub fn run<D: TablePorts>(
             release,
             ready,
         );
+        check_fate(dut, &mut fates, seed, cycles)?;
         if let (Some(got), true) = (dut.event(), ready) {
             let want = expected.pop_front().ok_or_else(|| {
                 format!("seed {seed:#x}, cycle {cycles}: unexpected event {got:?}")
@@ -226,6 +253,7 @@ pub fn run<D: TablePorts>(
         } else if valid && dut.pkt_ready() {
             let (p, _) = offered.take().expect("valid implies offered");
             let outcome = model.packet(&p);
+            fates.push_back(outcome == Outcome::Collision);
             match outcome {
                 Outcome::Event(ev) => {
                     expected.push_back((index_of(ev.peer, ev.id, bits) as u32, ev));
@@ -242,8 +270,16 @@ pub fn run<D: TablePorts>(
     }
     // Let the last packet leave stage 1.
     dut.drive(None, false, true);
+    check_fate(dut, &mut fates, seed, cycles)?;
     dut.edge();
     dut.drive(None, false, true);
+    check_fate(dut, &mut fates, seed, cycles)?;
+    if let Some(f) = fates.front() {
+        return Err(format!(
+            "seed {seed:#x}: {} packets left the table with no fate (next: collision {f})",
+            fates.len()
+        ));
+    }
     if releases == 0 && packets >= 1_000 {
         return Err(format!("seed {seed:#x}: no release was offered"));
     }

@@ -58,6 +58,12 @@
 //! ([`crate::regfile::RegFile`]), on the `s_reg_*`/`m_reg_*` bus: the driver programs the
 //! core by the same register names. IPv6 DATA reaches the host but not the table (the table
 //! keys peers by IPv4 address); IPv6 GRANTs reach the host but not the engine.
+//!
+//! Who grants: each IPv4 DATA header waits at the host queues' input for the table's verdict
+//! on it (`fate`, a cycle behind), and its `RX_DATA` completion says, in flags bit 1, whether
+//! the grant generator tracks the message: it does not when the message's entry holds another
+//! live message (a hash collision), nor for any IPv6 message. The host grants those itself,
+//! at once; every other message it leaves to the hardware.
 
 use crate::fifo::Fifo2;
 use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32, Lo32Hi32, Mac48};
@@ -261,6 +267,9 @@ pub struct HomaNicCore512 {
     /// DATA headers on their way to the host queues: the fork sees only this FIFO's
     /// registered `full`, so no combinational path runs from the host queues to the table.
     dhdr: Fifo2<HostHdr>,
+    /// The message table's fate of each IPv4 DATA header in `dhdr` (whether its entry held
+    /// another message), in order: at most as many as `dhdr` holds, so never full.
+    fate: Fifo2<Bit>,
     c_i_dropped_no_buffer: Constant<Bits<8>>,
     c_i_rx_data: Constant<Bits<8>>,
     c_i_rx_errors: Constant<Bits<8>>,
@@ -489,6 +498,7 @@ impl HomaNicCore512 {
             s_dma_payrd_ready: Signal::default(),
             s_dma_payrd_data: Signal::default(),
             dhdr: Fifo2::default(),
+            fate: Fifo2::default(),
             c_i_dropped_no_buffer: ix("RX", "dropped_no_buffer"),
             c_i_rx_data: ix("RX", "rx_data"),
             c_i_rx_errors: ix("RX", "rx_errors"),
@@ -1171,14 +1181,29 @@ impl Logic for HomaNicCore512 {
         self.dhdr.din.next.offset = self.parser.m_hdr_data_offset.val();
         self.dhdr.din.next.payload_len = self.parser.m_hdr_data_payload_len.val();
         self.dhdr.din.next.retransmit = self.parser.m_hdr_data_retransmit.val();
+        self.dhdr.din.next.table = self.is_data.val();
         self.dhdr.din.next.ptype = self.parser.m_hdr_type.val();
         self.dhdr.din.next.incoming = self.parser.m_hdr_data_incoming.val();
         self.dhdr.din.next.cutoff_version = self.parser.m_hdr_data_cutoff_version.val();
         self.dhdr.din.next.ack_client_id = self.parser.m_hdr_data_ack_client_id.val();
         self.dhdr.din.next.ack_server_port = self.parser.m_hdr_data_ack_server_port.val();
         self.dhdr.din.next.body = self.parser.m_hdr_body.val();
-        self.hq.s_hdr_valid.next = self.dhdr.valid.val();
-        self.dhdr.ready.next = self.hq.s_hdr_ready.val();
+        // An IPv4 DATA header waits for its fate from the table (one cycle behind it); the
+        // host grants a message the table could not hold, and every IPv6 one.
+        self.fate.clock.next = self.clock.val();
+        self.fate.reset.next = self.reset.val();
+        self.fate.push.next = self.msgs.m_fate_valid.val();
+        self.fate.din.next = self.msgs.m_fate_collision.val();
+        // Each term from registers (the FIFOs' outputs) alone, none shared between the valid
+        // and the ready side: the host queues' ready comes out of the same logic as their use
+        // of valid, and a shared term would close a loop through them.
+        self.hq.s_hdr_valid.next =
+            self.dhdr.valid.val() & (!self.dhdr.dout.val().table | self.fate.valid.val());
+        self.dhdr.ready.next =
+            self.hq.s_hdr_ready.val() & (!self.dhdr.dout.val().table | self.fate.valid.val());
+        self.fate.ready.next =
+            self.hq.s_hdr_ready.val() & self.dhdr.dout.val().table & self.dhdr.valid.val();
+        self.hq.s_hdr_host_grants.next = !self.dhdr.dout.val().table | self.fate.dout.val();
         self.hq.s_hdr_ip_version.next = self.dhdr.dout.val().ip_version;
         self.hq.s_hdr_src_ip.next = self.dhdr.dout.val().src_ip;
         self.hq.s_hdr_sport.next = self.dhdr.dout.val().sport;

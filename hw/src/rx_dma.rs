@@ -17,7 +17,8 @@
 //! to 8) and writes the completion when the header arrives:
 //! - `RX_DATA` (status ok) when the payload fitted: the RPC id (the DATA's `sender_id` with
 //!   bit 0 flipped, the receiver's id as in GRANTs), sender address (IPv4 mapped) and ports,
-//!   offset, lengths, the buffer's id, and the rest of the DATA header (retransmit flag,
+//!   offset, lengths, the buffer's id, the host-grants flag (`s_hdr_host_grants`: the NIC's
+//!   grant generator does not track the message), and the rest of the DATA header (retransmit flag,
 //!   `incoming`, `cutoff_version`, the piggybacked ack): the host needs nothing else.
 //! - `ERROR` (ring 2, the buffer's index and id) when it did not: status 7 (buffer too small)
 //!   when the header's payload length exceeds the buffer, status 6 when the beats streamed
@@ -98,6 +99,9 @@ pub struct RxDma512 {
     pub s_hdr_payload_len: Signal<In, Bits<16>>,
     /// The DATA is a retransmission.
     pub s_hdr_retransmit: Signal<In, Bit>,
+    /// The NIC's grant generator does not track the DATA's message: the host grants it
+    /// (`RX_DATA` flags bit 1).
+    pub s_hdr_host_grants: Signal<In, Bit>,
     /// The packet type (0x10 DATA; any other makes a `CONTROL` completion).
     pub s_hdr_type: Signal<In, Bits<8>>,
     /// DATA: `incoming`.
@@ -230,6 +234,7 @@ pub struct RxDma512 {
     c_st_small: Constant<Bits<8>>,
     c_zero4: Constant<Bits<4>>,
     c_one8: Constant<Bits<8>>,
+    c_two8: Constant<Bits<8>>,
     c_idx: [Constant<Bits<8>>; 16],
     c_slot: [Constant<Bits<3>>; PENDING],
 }
@@ -261,6 +266,7 @@ impl RxDma512 {
             s_hdr_offset: Signal::default(),
             s_hdr_payload_len: Signal::default(),
             s_hdr_retransmit: Signal::default(),
+            s_hdr_host_grants: Signal::default(),
             s_hdr_type: Signal::default(),
             s_hdr_incoming: Signal::default(),
             s_hdr_cutoff_version: Signal::default(),
@@ -374,6 +380,7 @@ impl RxDma512 {
             c_st_small: k(Status::BufferTooSmall as u64),
             c_zero4: k(0),
             c_one8: k(1),
+            c_two8: k(2),
             c_idx: std::array::from_fn(|i| k(120 - 8 * i as u64)),
             c_slot: std::array::from_fn(|i| k(i as u64)),
         }
@@ -399,6 +406,7 @@ impl RxDma512 {
         uut.s_hdr_offset.connect();
         uut.s_hdr_payload_len.connect();
         uut.s_hdr_retransmit.connect();
+        uut.s_hdr_host_grants.connect();
         uut.s_hdr_type.connect();
         uut.s_hdr_incoming.connect();
         uut.s_hdr_cutoff_version.connect();
@@ -599,6 +607,9 @@ impl Logic for RxDma512 {
         self.rx.next.rpc_id = self.id_out.val();
         if self.s_hdr_retransmit.val() {
             self.rx.next.flags = self.c_one8.val();
+        }
+        if self.s_hdr_host_grants.val() {
+            self.rx.next.flags = self.rx.val().flags | self.c_two8.val();
         }
         self.rx.next.length = self.s_hdr_payload_len.val();
         self.rx.next.cutoff_version = self.s_hdr_cutoff_version.val();

@@ -55,6 +55,8 @@ pub struct Header {
     pub payload_len: u16,
     /// A retransmission.
     pub retransmit: bool,
+    /// DATA: the NIC's grant generator does not track the message (the host grants it).
+    pub host_grants: bool,
     /// DATA: `incoming`.
     pub incoming: u32,
     /// DATA: `cutoff_version`.
@@ -254,6 +256,7 @@ pub fn rx_data_completion(h: &Header, buffer_id: u32) -> Completion {
         status: Status::Ok,
         event: Event::RxData {
             retransmit: h.retransmit,
+            host_grants: h.host_grants,
             length: h.payload_len,
             cutoff_version: h.cutoff_version,
             offset: h.offset,
@@ -374,6 +377,7 @@ pub(crate) fn frame(rng: &mut Rng, n: u64) -> Frame {
         offset: rng.next_u64() as u32,
         payload_len: len as u16,
         retransmit: rng.chance(10),
+        host_grants: rng.chance(10),
         incoming: rng.next_u64() as u32,
         cutoff_version: rng.next_u64() as u16,
         ack_client_id: if rng.chance(50) { rng.next_u64() } else { 0 },

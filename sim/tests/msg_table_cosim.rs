@@ -80,6 +80,11 @@ mod built {
             )
         }
 
+        fn fate(&self) -> Option<bool> {
+            let m = &self.0;
+            (m.get_m_fate_valid() == 1).then(|| m.get_m_fate_collision() == 1)
+        }
+
         fn edge(&mut self) {
             self.0.tick();
         }

@@ -55,6 +55,7 @@ mod built {
             m.set_s_hdr_offset(u64::from(h.offset));
             m.set_s_hdr_payload_len(u64::from(h.payload_len));
             m.set_s_hdr_retransmit(u64::from(h.retransmit));
+            m.set_s_hdr_host_grants(u64::from(h.host_grants));
             m.set_s_hdr_type(u64::from(h.ptype));
             m.set_s_hdr_incoming(u64::from(h.incoming));
             m.set_s_hdr_cutoff_version(u64::from(h.cutoff_version));

@@ -26,6 +26,8 @@ pub struct HostHdr {
     pub payload_len: Bits<16>,
     /// A retransmission.
     pub retransmit: Bit,
+    /// The message table took this header (IPv4 DATA): it waits for the table's verdict.
+    pub table: Bit,
     /// The packet type.
     pub ptype: Bits<8>,
     /// DATA: `incoming`.

@@ -78,6 +78,11 @@ impl<const A: usize> TablePorts for Bench<A> {
         )
     }
 
+    fn fate(&self) -> Option<bool> {
+        let u = &self.uut;
+        u.m_fate_valid.val().then(|| u.m_fate_collision.val())
+    }
+
     fn edge(&mut self) {
         self.half(true);
     }

@@ -59,6 +59,7 @@ impl DmaPorts for Bench {
         u.s_hdr_offset.next = u64::from(h.offset).into();
         u.s_hdr_payload_len.next = u64::from(h.payload_len).into();
         u.s_hdr_retransmit.next = h.retransmit;
+        u.s_hdr_host_grants.next = h.host_grants;
         u.s_hdr_type.next = u64::from(h.ptype).into();
         u.s_hdr_incoming.next = u64::from(h.incoming).into();
         u.s_hdr_cutoff_version.next = u64::from(h.cutoff_version).into();

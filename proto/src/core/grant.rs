@@ -107,6 +107,20 @@ impl Endpoint {
         m.granted = m.granted.max(g.offset.min(m.length));
     }
 
+    /// With `grant_offload`: the NIC reports (a DATA's `RX_DATA` completion, flags bit 1)
+    /// that it does not grant the inbound message of RPC `sender_id` from `peer` (as the
+    /// DATA carried it): its message table could not hold it. The engine grants it from now
+    /// on. Ignored when the RPC is gone, and for a message the engine grants already.
+    pub fn nic_not_granting(&mut self, now: Instant, peer: core::net::IpAddr, sender_id: u64) {
+        let local_id = sender_id ^ 1;
+        let key = if local_id & 1 == 0 {
+            RpcKey::Client(local_id)
+        } else {
+            RpcKey::Server(peer, local_id)
+        };
+        self.take_over_grants(now, key);
+    }
+
     /// With `grant_offload`: the NIC has not granted RPC `key`'s inbound message although
     /// every granted byte is in; the engine grants it from now on.
     pub(crate) fn take_over_grants(&mut self, now: Instant, key: RpcKey) {

@@ -924,6 +924,34 @@ fn endpoint__grant_offload_leaves_grants_to_the_nic_then_takes_over() {
 }
 
 #[test]
+fn endpoint__grant_offload_grants_at_once_what_the_nic_does_not_track() {
+    let cfg = Config {
+        grant_offload: true,
+        grant_fifo_fraction: 0,
+        window: 10_000,
+        ..config()
+    };
+    let mut rx = Endpoint::new(cfg, addr(0)).unwrap();
+    rx.bind(500);
+    let now = Instant::ZERO;
+    rx.handle_packet(now, addr(1), first_data(2, 100_000, 1));
+    assert!(rx.poll_transmit(now).is_none(), "the NIC grants");
+    // Another peer's report changes nothing; this one's makes the engine grant.
+    rx.nic_not_granting(now, addr(2), 2);
+    assert!(rx.poll_transmit(now).is_none());
+    rx.nic_not_granting(now, addr(1), 2);
+    let g = rx.poll_transmit(now).expect("a GRANT");
+    assert_eq!(
+        g.packet.repr().to_string(),
+        "GRANT id=3 offset=11000 prio=0"
+    );
+    assert_eq!(rx.metrics().grant_fallbacks, 1);
+    // Every later packet repeats the report: nothing more.
+    rx.nic_not_granting(now, addr(1), 2);
+    assert_eq!(rx.metrics().grant_fallbacks, 1);
+}
+
+#[test]
 fn config__grant_offload_needs_no_fifo_grants() {
     let c = Config {
         grant_offload: true,

@@ -135,6 +135,7 @@ impl HostedNic {
         let h = self.host;
         NicCounters {
             to_host: h.to_host,
+            host_grants: h.host_grants,
             rx_completions: h.rx_completions,
             rx_errors: h.rx_errors,
             rx_lost: h.rx_lost,
@@ -240,8 +241,14 @@ impl HostedNic {
                     header,
                     payload,
                     acks_not_carried,
+                    host_grants,
                 } => {
                     self.host.acks_not_carried += u64::from(acks_not_carried);
+                    self.host.host_grants += u64::from(host_grants);
+                    // The table keys peers by IPv4 address: an IPv6 message is the host's.
+                    if peer.is_ipv6() && matches!(header.body, Body::Data(_)) && !host_grants {
+                        self.host.parse_mismatches += 1;
+                    }
                     let packet = Packet {
                         header,
                         payload: Bytes::from(payload),

@@ -156,6 +156,9 @@ pub struct NicCounters {
     pub rx_completions: u64,
     /// `ERROR` completions among them.
     pub rx_errors: u64,
+    /// DATA packets whose completion said the NIC does not grant their message (flags bit
+    /// 1: its message-table entry held another message, or the peer is IPv6).
+    pub host_grants: u64,
     /// DATA packets whose payload never reached a buffer (none was posted): Homa's RESEND
     /// repairs them.
     pub rx_lost: u64,

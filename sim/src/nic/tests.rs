@@ -140,6 +140,48 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
 }
 
 #[test]
+fn rtl_nic__a_message_the_table_cannot_hold_is_left_to_the_host() {
+    let mut nic = HostedNic::new(&config(), NicTiming::default()).unwrap();
+    // A second message from the same peer whose entry is the first one's.
+    let peer = u32::from(Ipv4Addr::new(10, 0, 0, 2));
+    let bits = 10;
+    let at = homa_hw::msg_table::index_of(peer, 8, bits);
+    let other = (10..)
+        .step_by(2)
+        .find(|&id| homa_hw::msg_table::index_of(peer, id, bits) == at)
+        .unwrap();
+    let payload = [5u8; 1_000];
+    let data = |id: u64| {
+        frame_to_nic(wire::Repr {
+            sport: 40_000,
+            dport: 1_000,
+            sender_id: id,
+            body: Body::Data(wire::Data {
+                message_length: 100_000,
+                incoming: 10_000,
+                ack: None,
+                cutoff_version: 1,
+                retransmit: false,
+                offset: 0,
+                payload: &payload,
+            }),
+        })
+    };
+    nic.receive(4_000_000, data(8));
+    nic.receive(5_000_000, data(other));
+    let mut out = Vec::new();
+    nic.run_until(20_000_000, &mut out);
+    let grants = out
+        .iter()
+        .filter(|(_, o)| matches!(o, Out::Grant { .. }))
+        .count();
+    assert_eq!(nic.read_register("GRANT", "collisions").unwrap(), 1);
+    let c = nic.counters();
+    assert_eq!((c.to_host, c.host_grants, grants), (2, 1, 1), "{c:?}");
+    assert_eq!(c.parse_mismatches, 0);
+}
+
+#[test]
 fn rtl_nic__descriptors_outside_dma_memory_or_wrapping_come_back_in_errors() {
     let mut nic = HostedNic::new(&config(), NicTiming::default()).unwrap();
     // The RX window the driver set: its buffer pool.

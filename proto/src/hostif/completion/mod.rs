@@ -74,7 +74,9 @@ pub(super) mod field {
         "flags",
         10,
         1,
-        "Bit 0: the DATA packet was a retransmission (RESEND answer). Bits 7-1 reserved (0).",
+        "Bit 0: the DATA packet was a retransmission (RESEND answer). Bit 1: host grants: the \
+         NIC's grant generator does not track this message (its message-table entry holds \
+         another message, or the peer is IPv6), so the host grants it. Bits 7-2 reserved (0).",
     );
     pub(crate) const RX_RESERVED0: Field = f("reserved0", 11, 1, "Zero.");
     pub(crate) const RX_LENGTH: Field = f(
@@ -407,6 +409,8 @@ pub enum Event {
     RxData {
         /// The packet was a retransmission.
         retransmit: bool,
+        /// The NIC does not grant this message (with grant offload, the host must).
+        host_grants: bool,
         /// Bytes written into the buffer.
         length: u16,
         /// The DATA's `cutoff_version`.
@@ -512,6 +516,7 @@ impl Completion {
             }
             Event::RxData {
                 retransmit,
+                host_grants,
                 length,
                 cutoff_version,
                 offset,
@@ -524,7 +529,8 @@ impl Completion {
                 ack_client_id,
                 ack_server_port,
             } => {
-                put(buf, field::RX_FLAGS, &[u8::from(retransmit)]);
+                let flags = u8::from(retransmit) | u8::from(host_grants) << 1;
+                put(buf, field::RX_FLAGS, &[flags]);
                 put(buf, field::RX_LENGTH, &length.to_le_bytes());
                 put(buf, field::RX_CUTOFF_VERSION, &cutoff_version.to_le_bytes());
                 put(buf, field::RX_INCOMING, &incoming.to_le_bytes());
@@ -592,7 +598,7 @@ impl Completion {
                 reserved(field::RX_RESERVED0)?;
                 reserved(field::RX_RESERVED1)?;
                 let flags = u8_at(buf, field::RX_FLAGS);
-                if flags & !1 != 0 {
+                if flags & !3 != 0 {
                     return Err(HostifError::Reserved {
                         layout: NAME,
                         field: field::RX_FLAGS.name,
@@ -600,6 +606,7 @@ impl Completion {
                 }
                 Event::RxData {
                     retransmit: flags & 1 != 0,
+                    host_grants: flags & 2 != 0,
                     length: u16_at(buf, field::RX_LENGTH),
                     cutoff_version: u16_at(buf, field::RX_CUTOFF_VERSION),
                     offset: u32_at(buf, field::RX_OFFSET),
@@ -670,6 +677,7 @@ impl fmt::Display for Completion {
             Event::TxDone { length, cookie } => write!(f, " len={length} cookie={cookie}")?,
             Event::RxData {
                 retransmit,
+                host_grants,
                 length,
                 cutoff_version,
                 offset,
@@ -690,6 +698,9 @@ impl fmt::Display for Completion {
                 )?;
                 if retransmit {
                     write!(f, " retransmit")?;
+                }
+                if host_grants {
+                    write!(f, " host-grants")?;
                 }
                 if ack_client_id != 0 {
                     write!(f, " ack={ack_client_id}:{ack_server_port}")?;

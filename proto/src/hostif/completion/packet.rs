@@ -56,7 +56,8 @@ pub struct PacketHeader {
 
 impl Completion {
     /// The `RX_DATA` completion for a DATA packet from `peer` whose payload went into buffer
-    /// `buffer_id` (phase clear); `None` for other types or a payload over 65535 bytes.
+    /// `buffer_id` (phase clear, `host_grants` clear); `None` for other types or a payload
+    /// over 65535 bytes.
     pub fn rx_data(peer: IpAddr, header: &Repr<'_>, buffer_id: u32) -> Option<Completion> {
         let Body::Data(d) = header.body else {
             return None;
@@ -67,6 +68,7 @@ impl Completion {
             status: Status::Ok,
             event: Event::RxData {
                 retransmit: d.retransmit,
+                host_grants: false,
                 length: u16::try_from(d.payload.len()).ok()?,
                 cutoff_version: d.cutoff_version,
                 offset: d.offset,

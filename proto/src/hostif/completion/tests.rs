@@ -12,6 +12,7 @@ fn rx_data() -> Completion {
         status: Status::Ok,
         event: Event::RxData {
             retransmit: true,
+            host_grants: true,
             length: 2048,
             cutoff_version: 0x0a0b,
             offset: 4096,
@@ -30,7 +31,7 @@ fn rx_data() -> Completion {
 
 const GOLDEN_RX_DATA: [u8; COMPLETION_LEN] = [
     7, 0, 0, 0, 0, 0, 0, 0, // rpc_id
-    2, 0, 1, 0, // kind status flags reserved0
+    2, 0, 3, 0, // kind status flags reserved0
     0x00, 0x08, 0x0b, 0x0a, // length cutoff_version
     0x00, 0x10, 0, 0, // offset
     5, 0, 0, 0, // buffer_id
@@ -54,7 +55,7 @@ fn encode__golden_rx_data() {
     assert_eq!(
         rx_data().to_string(),
         "RX_DATA id=7 from=10.0.0.1:772 port=99 2048@4096/10000 buf=5 incoming=65536 \
-         cutoff_version=2571 retransmit ack=72623859790382856:3085 status=ok"
+         cutoff_version=2571 retransmit host-grants ack=72623859790382856:3085 status=ok"
     );
 }
 
@@ -134,7 +135,7 @@ fn decode__refuses_unknown_and_reserved() {
         })
     ));
     let mut b = GOLDEN_RX_DATA;
-    b[10] = 2;
+    b[10] = 4;
     assert!(matches!(
         Completion::decode(&b),
         Err(HostifError::Reserved { field: "flags", .. })
@@ -166,12 +167,13 @@ fn arb_event() -> impl Strategy<Value = Event> {
         any::<(u32, u64)>().prop_map(|(length, cookie)| Event::TxDone { length, cookie }),
         (
             any::<(bool, u16, u16, u32, u32, u32, u16, u16, [u8; 16])>(),
-            any::<(u32, u64, u16)>()
+            any::<(u32, u64, u16, bool)>()
         )
             .prop_map(
-                |((r, l, cv, o, b, m, p, pp, a), (incoming, ack_id, ack_port))| {
+                |((r, l, cv, o, b, m, p, pp, a), (incoming, ack_id, ack_port, hg))| {
                     Event::RxData {
                         retransmit: r,
+                        host_grants: hg,
                         length: l,
                         cutoff_version: cv,
                         offset: o,
