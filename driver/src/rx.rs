@@ -59,6 +59,14 @@ pub enum Received {
         /// Why: bad descriptor, message too long, out of bounds.
         status: Status,
     },
+    /// The NIC's grant generator sent a GRANT (`GRANT_SENT`): with grant offload, the host
+    /// learns from it what the peer may send.
+    GrantSent {
+        /// The peer it went to.
+        peer: IpAddr,
+        /// The GRANT, as it went on the wire.
+        grant: Repr<'static>,
+    },
     /// A completion of no ring (an `ERROR` that names none).
     Other(Completion),
     /// A receive completion that makes no sense: a buffer id outside the pool, or a
@@ -127,7 +135,7 @@ impl<D: Device> Nic<D> {
                     self.tx.note_read(i);
                 }
             }
-            Event::Control { .. } | Event::Error { .. } => {}
+            Event::Control { .. } | Event::Error { .. } | Event::GrantSent { .. } => {}
         }
     }
 
@@ -193,6 +201,10 @@ impl<D: Device> Nic<D> {
                 rpc_id: c.rpc_id,
                 length,
                 cookie,
+            },
+            Event::GrantSent { .. } => match c.sent_grant() {
+                Some((peer, grant)) => Received::GrantSent { peer, grant },
+                None => Received::Other(*c),
             },
             Event::Error { .. } => Received::Other(*c),
         }

@@ -39,7 +39,7 @@
 use crate::endpoint::Stats;
 use crate::error::{Error, Result, TransportError};
 use crate::frame;
-use crate::transport::Transport;
+use crate::transport::{NicReport, Transport};
 use bytes::Bytes;
 use core::net::{IpAddr, SocketAddr};
 use homa_proto::core::{self as engine, Config, Event, Instant, Message, SendError};
@@ -98,8 +98,8 @@ pub struct EndpointCore {
     deliveries: VecDeque<Delivery>,
     counters: Counters,
     sent: Vec<(IpAddr, u64, homa_proto::hostif::TxOp)>,
-    /// Scratch for [`Transport::take_host_grants`].
-    host_grants: Vec<(IpAddr, u64)>,
+    /// Scratch for [`Transport::take_nic_reports`].
+    nic_reports: Vec<NicReport>,
     batch: Vec<Bytes>,
 }
 
@@ -135,7 +135,7 @@ impl EndpointCore {
             deliveries: VecDeque::new(),
             counters: Counters::default(),
             sent: Vec::new(),
-            host_grants: Vec::new(),
+            nic_reports: Vec::new(),
             batch: Vec::with_capacity(BATCH),
         })
     }
@@ -285,9 +285,16 @@ impl EndpointCore {
         for (peer, id, op) in self.sent.drain(..) {
             self.engine.offload_sent(peer, id, op);
         }
-        self.transport.take_host_grants(&mut self.host_grants);
-        for (peer, id) in self.host_grants.drain(..) {
-            self.engine.nic_not_granting(now, peer, id);
+        self.transport.take_nic_reports(&mut self.nic_reports);
+        for r in self.nic_reports.drain(..) {
+            match r {
+                NicReport::NotGranting { peer, sender_id } => {
+                    self.engine.nic_not_granting(now, peer, sender_id);
+                }
+                NicReport::Granted { peer, grant } => {
+                    self.engine.note_offloaded_grant(peer, &grant);
+                }
+            }
         }
         while let Some(ev) = self.engine.poll_event() {
             self.deliver(ev);

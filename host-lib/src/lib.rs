@@ -42,4 +42,4 @@ pub use io::{Drive, Options};
 pub use memnet::{MemNetwork, MemTransport};
 pub use nic::{NicStats, NicTransport};
 pub use rawip::RawIpTransport;
-pub use transport::{Clock, MonotonicClock, Transport};
+pub use transport::{Clock, MonotonicClock, NicReport, Transport};

@@ -30,7 +30,7 @@
 //! [`NicTransport::POLL_INTERVAL`] between polls, up to its deadline or a `wake`.
 
 use crate::error::{OffloadError, TransportError};
-use crate::transport::{Clock, MonotonicClock, Transport};
+use crate::transport::{Clock, MonotonicClock, NicReport, Transport};
 use bytes::Bytes;
 use core::fmt;
 use core::net::IpAddr;
@@ -65,6 +65,8 @@ pub struct NicStats {
     /// DATA packets whose message the NIC reported it does not grant (`RX_DATA` flags bit
     /// 1), handed to the endpoint (with grant offload, its engine grants them).
     pub host_grants: u64,
+    /// GRANTs the NIC reported sending (`GRANT_SENT`), handed to the endpoint.
+    pub nic_grants: u64,
     /// TX descriptors posted (transmit offload): messages, and ranges sent again.
     pub tx_descriptors: u64,
     /// `TX_DONE` completions: messages the NIC finished sending (their payload freed).
@@ -95,19 +97,23 @@ impl TxPath {
     }
 }
 
-/// A datagram rebuilt from a completion and, for a DATA whose message the NIC does not
-/// grant, its (peer, RPC id).
-type ReadyDatagram = (Bytes, Option<(IpAddr, u64)>);
+/// What a completion gave the endpoint, in completion order.
+enum Ready {
+    /// A datagram rebuilt from it.
+    Datagram(Bytes),
+    /// A report of the NIC's grants, due once the datagrams before it are taken.
+    Report(NicReport),
+}
 
 /// An endpoint's transport over a homa-nic's receive path, sending through `tx`.
 pub struct NicTransport<D: Device> {
     nic: Mutex<Nic<D>>,
-    /// Datagrams rebuilt from completions, not yet taken; with each DATA whose message the
-    /// NIC does not grant, its (peer, RPC id), reported once the datagram is taken.
-    ready: Mutex<VecDeque<ReadyDatagram>>,
-    /// The reports of datagrams taken, for [`Transport::take_host_grants`].
-    host_grants: Mutex<Vec<(IpAddr, u64)>>,
+    /// Datagrams rebuilt from completions and the NIC's reports, not yet taken.
+    ready: Mutex<VecDeque<Ready>>,
+    /// The reports passed on the way to a datagram, for [`Transport::take_nic_reports`].
+    reports: Mutex<Vec<NicReport>>,
     host_grants_seen: AtomicU64,
+    nic_grants_seen: AtomicU64,
     tx: Box<dyn Transport>,
     /// Transmit offload, if on. Lock order: this, then `nic`.
     offload: Option<Mutex<TxPath>>,
@@ -160,8 +166,9 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             no_release_below: nic.max_payload(),
             nic: Mutex::new(nic),
             ready: Mutex::new(VecDeque::new()),
-            host_grants: Mutex::new(Vec::new()),
+            reports: Mutex::new(Vec::new()),
             host_grants_seen: AtomicU64::new(0),
+            nic_grants_seen: AtomicU64::new(0),
             local: tx.local_addr(),
             tx,
             offload: None,
@@ -305,6 +312,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
             bad: self.bad.load(Ordering::Relaxed),
             released: self.released.load(Ordering::Relaxed),
             host_grants: self.host_grants_seen.load(Ordering::Relaxed),
+            nic_grants: self.nic_grants_seen.load(Ordering::Relaxed),
             tx_descriptors: self.tx_descriptors.load(Ordering::Relaxed),
             tx_done: self.tx_done.load(Ordering::Relaxed),
             retransmits_covered: self.retransmits_covered.load(Ordering::Relaxed),
@@ -353,11 +361,17 @@ impl<D: Device + Send + 'static> NicTransport<D> {
                             payload: Bytes::from(payload),
                         },
                     };
-                    let report = host_grants.then_some((peer, t.packet.header.sender_id));
-                    if report.is_some() {
+                    let sender_id = t.packet.header.sender_id;
+                    ready.push_back(Ready::Datagram(Bytes::from(t.to_ip_bytes(peer))));
+                    if host_grants {
                         self.host_grants_seen.fetch_add(1, Ordering::Relaxed);
+                        let r = NicReport::NotGranting { peer, sender_id };
+                        ready.push_back(Ready::Report(r));
                     }
-                    ready.push_back((Bytes::from(t.to_ip_bytes(peer)), report));
+                }
+                Received::GrantSent { peer, grant } => {
+                    self.nic_grants_seen.fetch_add(1, Ordering::Relaxed);
+                    ready.push_back(Ready::Report(NicReport::Granted { peer, grant }));
                 }
                 Received::BufferError { .. } => {
                     self.buffer_errors.fetch_add(1, Ordering::Relaxed);
@@ -378,7 +392,7 @@ impl<D: Device + Send + 'static> NicTransport<D> {
                 }
             }
         }
-        let any = !ready.is_empty();
+        let any = ready.iter().any(|r| matches!(r, Ready::Datagram(_)));
         drop(ready);
         self.tx_progress(&finished, refused, got_len);
         polled.map_err(|e| {
@@ -437,11 +451,14 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
 
     fn recv(&self, deadline: Option<Instant>) -> Result<Option<Bytes>, TransportError> {
         loop {
-            if let Some((d, report)) = lock(&self.ready).pop_front() {
-                if let Some(r) = report {
-                    lock(&self.host_grants).push(r);
+            {
+                let mut ready = lock(&self.ready);
+                while let Some(r) = ready.pop_front() {
+                    match r {
+                        Ready::Datagram(d) => return Ok(Some(d)),
+                        Ready::Report(r) => lock(&self.reports).push(r),
+                    }
                 }
-                return Ok(Some(d));
             }
             if self.poll()? {
                 continue;
@@ -463,8 +480,17 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
         out.append(&mut lock(&self.sent));
     }
 
-    fn take_host_grants(&self, out: &mut Vec<(IpAddr, u64)>) {
-        out.append(&mut lock(&self.host_grants));
+    fn take_nic_reports(&self, out: &mut Vec<NicReport>) {
+        // Reports behind the last datagram taken are due too (nothing comes before them).
+        {
+            let mut ready = lock(&self.ready);
+            while let Some(Ready::Report(_)) = ready.front() {
+                if let Some(Ready::Report(r)) = ready.pop_front() {
+                    lock(&self.reports).push(r);
+                }
+            }
+        }
+        out.append(&mut lock(&self.reports));
     }
 
     fn wake(&self) {

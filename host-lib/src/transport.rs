@@ -31,6 +31,26 @@ use homa_proto::core::{Instant, Offload};
 use homa_proto::hostif::TxOp;
 use homa_proto::wire::ChecksumCapabilities;
 
+/// What a NIC that grants (homa-nic with grant offload) tells its host about grants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NicReport {
+    /// The NIC does not grant this inbound message (a homa-nic's `RX_DATA` flags bit 1: its
+    /// message table could not hold it): the host grants it (`Endpoint::nic_not_granting`).
+    NotGranting {
+        /// The sender.
+        peer: IpAddr,
+        /// The DATA's RPC id (the sender's).
+        sender_id: u64,
+    },
+    /// The NIC sent this GRANT (`GRANT_SENT`; `Endpoint::note_offloaded_grant`).
+    Granted {
+        /// Where it went.
+        peer: IpAddr,
+        /// The GRANT, as it went on the wire.
+        grant: homa_proto::wire::Repr<'static>,
+    },
+}
+
 /// Moves IP datagrams for one host address, with a clock and a wake-up.
 ///
 /// Contract:
@@ -82,12 +102,10 @@ pub trait Transport: Send + Sync + fmt::Debug + 'static {
         let _ = out;
     }
 
-    /// Moves into `out` the inbound messages the device reported it does not grant (a
-    /// homa-nic's `RX_DATA` flags bit 1: its message table could not hold the message), as
-    /// (peer, the DATA's RPC id), each reported with a datagram [`recv`](Self::recv) has
-    /// already returned. With grant offload the endpoint's engine grants them itself
-    /// (`Endpoint::nic_not_granting`). Nothing for most transports.
-    fn take_host_grants(&self, out: &mut Vec<(IpAddr, u64)>) {
+    /// Moves into `out` what the device reported of its own grants ([`NicReport`]), each
+    /// after every datagram [`recv`](Self::recv) returned before it. With grant offload the
+    /// endpoint's engine takes them in. Nothing for most transports.
+    fn take_nic_reports(&self, out: &mut Vec<NicReport>) {
         let _ = out;
     }
 
@@ -144,8 +162,8 @@ impl<T: Transport + ?Sized> Transport for std::sync::Arc<T> {
     fn take_sent(&self, out: &mut Vec<(IpAddr, u64, TxOp)>) {
         (**self).take_sent(out)
     }
-    fn take_host_grants(&self, out: &mut Vec<(IpAddr, u64)>) {
-        (**self).take_host_grants(out)
+    fn take_nic_reports(&self, out: &mut Vec<NicReport>) {
+        (**self).take_nic_reports(out)
     }
     fn message_received(&self, peer: IpAddr, sender_id: u64, length: u32) {
         (**self).message_received(peer, sender_id, length)

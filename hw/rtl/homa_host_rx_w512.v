@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_host_grants,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_txerr_valid,s_txerr_ready,s_txerr_status,s_txerr_index,s_txerr_rpc_id,s_txerr_cookie,s_txdone_valid,s_txdone_ready,s_txdone_rpc_id,s_txdone_length,s_txdone_cookie,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
+module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg_rx_clear,cfg_rx_win_base,cfg_rx_win_len,cfg_cq_base,cfg_cq_log2,cfg_cq_consumer,cfg_cq_clear,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_host_grants,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_txerr_valid,s_txerr_ready,s_txerr_status,s_txerr_index,s_txerr_rpc_id,s_txerr_cookie,s_txdone_valid,s_txdone_ready,s_txdone_rpc_id,s_txdone_length,s_txdone_cookie,s_gnt_valid,s_gnt_ready,s_gnt_rpc_id,s_gnt_peer,s_gnt_local_port,s_gnt_peer_port,s_gnt_offset,s_gnt_priority,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_wr_valid,m_wr_ready,m_wr_addr,m_wr_data,m_wr_keep,m_wr_last,rx_consumer,cq_producer,rx_data,rx_errors,no_buffer,bad_frames,empty,bad_descriptors,cq_dropped);
     
     // Module arguments
     input wire  clock;
@@ -53,6 +53,14 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     input wire  [63:0] s_txdone_rpc_id;
     input wire  [31:0] s_txdone_length;
     input wire  [63:0] s_txdone_cookie;
+    input wire  s_gnt_valid;
+    output reg  s_gnt_ready;
+    input wire  [63:0] s_gnt_rpc_id;
+    input wire  [31:0] s_gnt_peer;
+    input wire  [15:0] s_gnt_local_port;
+    input wire  [15:0] s_gnt_peer_port;
+    input wire  [31:0] s_gnt_offset;
+    input wire  [2:0] s_gnt_priority;
     output reg  m_rd_valid;
     input wire  m_rd_ready;
     output reg  [63:0] m_rd_addr;
@@ -79,6 +87,11 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     localparam  c_refusal = 512'h2000000000000000000000000000000040000000000000000;
     localparam  c_tx_refusal = 512'h1000000000000000000000000000000040000000000000000;
     localparam  c_tx_done = 512'h10000000000000000;
+    localparam  c_grant_sent = 512'h60000000000000000;
+    localparam  c_ip_byte$0 = 8'h18;
+    localparam  c_ip_byte$1 = 8'h10;
+    localparam  c_ip_byte$2 = 8'h8;
+    localparam  c_ip_byte$3 = 8'h0;
     
     // Stub signals
     reg  ring$clock;
@@ -188,6 +201,7 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     reg  [511:0] refusal;
     reg  [511:0] tx_refusal;
     reg  [511:0] tx_done;
+    reg  [511:0] grant_sent;
     
     // Sub module instances
     homa_host_rx_w512$ring ring(
@@ -390,8 +404,21 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         tx_done[(64'h0)+:(64)] = s_txdone_rpc_id;
         tx_done[(64'h60)+:(32)] = s_txdone_length;
         tx_done[(64'h80)+:(64)] = s_txdone_cookie;
-        cpl$push = (ring$m_err_valid | txe_v$q | s_txdone_valid | dma$m_cpl_valid) & ~cpl$full;
-        cpl$din = dma$m_cpl_data;
+        grant_sent = c_grant_sent;
+        grant_sent[(64'h0)+:(64)] = s_gnt_rpc_id;
+        grant_sent[(64'h50)+:(3)] = s_gnt_priority;
+        grant_sent[(64'h60)+:(32)] = s_gnt_offset;
+        grant_sent[(64'h80)+:(16)] = s_gnt_local_port;
+        grant_sent[(64'h90)+:(16)] = s_gnt_peer_port;
+        grant_sent[(64'ha0)+:(8)] = s_gnt_peer[(c_ip_byte$0)+:(8)];
+        grant_sent[(64'ha8)+:(8)] = s_gnt_peer[(c_ip_byte$1)+:(8)];
+        grant_sent[(64'hb0)+:(8)] = s_gnt_peer[(c_ip_byte$2)+:(8)];
+        grant_sent[(64'hb8)+:(8)] = s_gnt_peer[(c_ip_byte$3)+:(8)];
+        cpl$push = (ring$m_err_valid | txe_v$q | s_txdone_valid | dma$m_cpl_valid | s_gnt_valid) & ~cpl$full;
+        cpl$din = ((grant_sent) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+        if (dma$m_cpl_valid) begin
+            cpl$din = dma$m_cpl_data;
+        end
         if (s_txdone_valid) begin
             cpl$din = ((tx_done) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         end
@@ -404,6 +431,7 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         ring$m_err_ready = ~cpl$full;
         s_txdone_ready = ~cpl$full & ~ring$m_err_valid & ~txe_v$q;
         dma$m_cpl_ready = ~cpl$full & ~ring$m_err_valid & ~txe_v$q & ~s_txdone_valid;
+        s_gnt_ready = ~cpl$full & ~ring$m_err_valid & ~txe_v$q & ~s_txdone_valid & ~dma$m_cpl_valid;
         cq$s_cpl_valid = cpl$valid;
         cq$s_cpl_data = cpl$dout;
         cpl$ready = cq$s_cpl_ready;

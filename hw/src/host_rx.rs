@@ -23,6 +23,10 @@
 //! longest path). The transmit engine's reports (`s_txdone_*`, one
 //! per message that asked) come next, as `TX_DONE` completions, ahead of the DMA engine's:
 //! at most one per message sent, and a report held back would stall the engine's frames.
+//! The grant generator's reports (`s_gnt_*`, one per GRANT sent) come last, as `GRANT_SENT`
+//! completions: after the DMA engine's, so that the `RX_DATA` of a DATA comes before the
+//! reports of the GRANTs it led to whenever both wait (the host ignores a report for a
+//! message it has not seen yet, and learns its grants from the next).
 //!
 //! Completions pass through a two-entry FIFO on their way to the ring writer (which takes
 //! each with its second write), so the engine never waits on the write port's arbitration
@@ -45,7 +49,7 @@ pub use records::HostHdr;
 use crate::cq_writer::CqWriter512;
 use crate::fifo::Fifo2;
 use crate::hdl::*;
-use crate::rx_dma::{ErrorCpl, RxDma512, TxDoneCpl};
+use crate::rx_dma::{ErrorCpl, GrantSentCpl, RxDma512, TxDoneCpl};
 use crate::rx_ring::RxRing512;
 use homa_proto::hostif::{CompletionKind, ErrorRing};
 
@@ -149,6 +153,22 @@ pub struct HostRx512 {
     pub s_txdone_length: Signal<In, Bits<32>>,
     /// Its descriptor's cookie.
     pub s_txdone_cookie: Signal<In, Bits<64>>,
+    /// The grant generator sent a GRANT: it becomes a `GRANT_SENT` completion.
+    pub s_gnt_valid: Signal<In, Bit>,
+    /// The report is taken.
+    pub s_gnt_ready: Signal<Out, Bit>,
+    /// This host's RPC id (the GRANT's `sender_id`).
+    pub s_gnt_rpc_id: Signal<In, Bits<64>>,
+    /// The peer's IPv4 address.
+    pub s_gnt_peer: Signal<In, Bits<32>>,
+    /// The GRANT's source (local) port.
+    pub s_gnt_local_port: Signal<In, Bits<16>>,
+    /// The GRANT's destination (peer) port.
+    pub s_gnt_peer_port: Signal<In, Bits<16>>,
+    /// The granted offset.
+    pub s_gnt_offset: Signal<In, Bits<32>>,
+    /// The priority granted.
+    pub s_gnt_priority: Signal<In, Bits<3>>,
     /// A DMA read is requested.
     pub m_rd_valid: Signal<Out, Bit>,
     /// The request is taken.
@@ -210,6 +230,10 @@ pub struct HostRx512 {
     c_tx_refusal: Constant<ErrorCpl>,
     tx_done: Signal<Local, TxDoneCpl>,
     c_tx_done: Constant<TxDoneCpl>,
+    grant_sent: Signal<Local, GrantSentCpl>,
+    c_grant_sent: Constant<GrantSentCpl>,
+    /// Byte offsets (MSB first) of the peer address's bytes.
+    c_ip_byte: [Constant<Bits<8>>; 4],
 }
 
 impl HostRx512 {
@@ -292,6 +316,20 @@ impl HostRx512 {
             s_txdone_rpc_id: Signal::default(),
             s_txdone_length: Signal::default(),
             s_txdone_cookie: Signal::default(),
+            s_gnt_valid: Signal::default(),
+            s_gnt_ready: Signal::default(),
+            s_gnt_rpc_id: Signal::default(),
+            s_gnt_peer: Signal::default(),
+            s_gnt_local_port: Signal::default(),
+            s_gnt_peer_port: Signal::default(),
+            s_gnt_offset: Signal::default(),
+            s_gnt_priority: Signal::default(),
+            grant_sent: Signal::default(),
+            c_grant_sent: Constant::new(GrantSentCpl {
+                kind: (CompletionKind::GrantSent as u64).into(),
+                ..GrantSentCpl::default()
+            }),
+            c_ip_byte: std::array::from_fn(|i| Constant::new((24 - 8 * i as u64).into())),
             tx_done: Signal::default(),
             c_tx_done: Constant::new(TxDoneCpl {
                 kind: (CompletionKind::TxDone as u64).into(),
@@ -356,6 +394,13 @@ impl HostRx512 {
         uut.s_txdone_rpc_id.connect();
         uut.s_txdone_length.connect();
         uut.s_txdone_cookie.connect();
+        uut.s_gnt_valid.connect();
+        uut.s_gnt_rpc_id.connect();
+        uut.s_gnt_peer.connect();
+        uut.s_gnt_local_port.connect();
+        uut.s_gnt_peer_port.connect();
+        uut.s_gnt_offset.connect();
+        uut.s_gnt_priority.connect();
         uut.m_rd_ready.connect();
         uut.s_rd_valid.connect();
         uut.s_rd_data.connect();
@@ -464,14 +509,40 @@ impl Logic for HostRx512 {
         self.tx_done.next.rpc_id = self.s_txdone_rpc_id.val();
         self.tx_done.next.length = self.s_txdone_length.val();
         self.tx_done.next.cookie = self.s_txdone_cookie.val();
+        self.grant_sent.next = self.c_grant_sent.val();
+        self.grant_sent.next.rpc_id = self.s_gnt_rpc_id.val();
+        self.grant_sent.next.priority = self.s_gnt_priority.val();
+        self.grant_sent.next.offset = self.s_gnt_offset.val();
+        self.grant_sent.next.local_port = self.s_gnt_local_port.val();
+        self.grant_sent.next.peer_port = self.s_gnt_peer_port.val();
+        self.grant_sent.next.p0 = self
+            .s_gnt_peer
+            .val()
+            .get_bits::<8>(self.c_ip_byte[0].val().index());
+        self.grant_sent.next.p1 = self
+            .s_gnt_peer
+            .val()
+            .get_bits::<8>(self.c_ip_byte[1].val().index());
+        self.grant_sent.next.p2 = self
+            .s_gnt_peer
+            .val()
+            .get_bits::<8>(self.c_ip_byte[2].val().index());
+        self.grant_sent.next.p3 = self
+            .s_gnt_peer
+            .val()
+            .get_bits::<8>(self.c_ip_byte[3].val().index());
         // One completion a cycle: an RX refusal, else a TX refusal, else a TX_DONE, else the
-        // DMA engine's.
+        // DMA engine's, else a GRANT_SENT.
         self.cpl.push.next = (self.ring.m_err_valid.val()
             | self.txe_v.q.val()
             | self.s_txdone_valid.val()
-            | self.dma.m_cpl_valid.val())
+            | self.dma.m_cpl_valid.val()
+            | self.s_gnt_valid.val())
             & !self.cpl.full.val();
-        self.cpl.din.next = self.dma.m_cpl_data.val();
+        self.cpl.din.next = Bits::<512>::from(self.grant_sent.val());
+        if self.dma.m_cpl_valid.val() {
+            self.cpl.din.next = self.dma.m_cpl_data.val();
+        }
         if self.s_txdone_valid.val() {
             self.cpl.din.next = Bits::<512>::from(self.tx_done.val());
         }
@@ -488,6 +559,11 @@ impl Logic for HostRx512 {
             & !self.ring.m_err_valid.val()
             & !self.txe_v.q.val()
             & !self.s_txdone_valid.val();
+        self.s_gnt_ready.next = !self.cpl.full.val()
+            & !self.ring.m_err_valid.val()
+            & !self.txe_v.q.val()
+            & !self.s_txdone_valid.val()
+            & !self.dma.m_cpl_valid.val();
         self.cq.s_cpl_valid.next = self.cpl.valid.val();
         self.cq.s_cpl_data.next = self.cpl.dout.val();
         self.cpl.ready.next = self.cq.s_cpl_ready.val();

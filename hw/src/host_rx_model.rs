@@ -14,7 +14,8 @@
 //!   exactly the payload; an `ERROR` (status 7) comes for a payload longer than its buffer,
 //!   whose bytes hold the payload's head; every refused descriptor (`RxBufDescriptor::
 //!   refusal`) comes back once in an `ERROR` naming its index, id and status, and is never
-//!   written;
+//!   written; every TX refusal, `TX_DONE` and `GRANT_SENT` report the block took comes back
+//!   once, in order among its kind, with its fields;
 //! - at the end, every packet with a payload is accounted for: completed, dropped for want of
 //!   a buffer, or a bad frame; every descriptor is used or refused; and the counters agree
 //!   with what the host saw.
@@ -64,6 +65,43 @@ pub struct HostOffer<'a> {
     pub txerr: Option<TxRefusal>,
     /// A transmit engine's report that a message left (its `m_done_*`).
     pub txdone: Option<TxDone>,
+    /// A grant generator's report that a GRANT left.
+    pub grant: Option<GrantReport>,
+}
+
+/// A GRANT the grant generator sent, as the core reports it for a `GRANT_SENT` completion.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GrantReport {
+    /// This host's RPC id (the GRANT's `sender_id`).
+    pub rpc_id: u64,
+    /// The peer's IPv4 address.
+    pub peer: u32,
+    /// The GRANT's source (local) port.
+    pub local_port: u16,
+    /// Its destination (peer) port.
+    pub peer_port: u16,
+    /// The granted offset.
+    pub offset: u32,
+    /// The priority granted (0-7).
+    pub priority: u8,
+}
+
+impl GrantReport {
+    /// The completion the host must read for it (phase aside).
+    pub fn completion(&self) -> Completion {
+        Completion {
+            rpc_id: self.rpc_id,
+            status: Status::Ok,
+            event: Event::GrantSent {
+                offset: self.offset,
+                priority: self.priority,
+                local_port: self.local_port,
+                peer_port: self.peer_port,
+                peer: self.peer.into(),
+            },
+            phase: false,
+        }
+    }
 }
 
 /// A message the transmit engine finished, as it reports it for a `TX_DONE` completion.
@@ -136,6 +174,8 @@ pub struct HostAnswer {
     pub txerr_ready: bool,
     /// The TX_DONE report is taken.
     pub txdone_ready: bool,
+    /// The GRANT report is taken.
+    pub grant_ready: bool,
 }
 
 /// The block's indices and counters.
@@ -190,6 +230,8 @@ pub struct HostStats {
     pub tx_refused: u64,
     /// Of which `TX_DONE`.
     pub tx_done: u64,
+    /// Of which `GRANT_SENT`.
+    pub grants_sent: u64,
     /// The block's counters at the end.
     pub counters: HostCounters,
 }
@@ -429,6 +471,12 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     // TX_DONE reports, the same way.
     let (mut done_offer, mut done_taken) = (VecDeque::<TxDone>::new(), VecDeque::<TxDone>::new());
     let mut dones = 0u64;
+    // GRANT reports, the same way (in bursts: a decision grants several messages).
+    let (mut gnt_offer, mut gnt_taken) = (
+        VecDeque::<GrantReport>::new(),
+        VecDeque::<GrantReport>::new(),
+    );
+    let mut grants = 0u64;
     dut.reset();
     let mut clear = true;
     while next_header < all.len() || !pay_queue.is_empty() || quiet < 400 {
@@ -452,6 +500,19 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
                 cookie: rng.next_u64(),
             });
             dones += 1;
+        }
+        if rng.below(60) == 0 && next_header < all.len() {
+            for _ in 0..1 + rng.below(4) {
+                gnt_offer.push_back(GrantReport {
+                    rpc_id: rng.next_u64(),
+                    peer: rng.next_u64() as u32,
+                    local_port: rng.next_u64() as u16,
+                    peer_port: rng.next_u64() as u16,
+                    offset: rng.next_u64() as u32,
+                    priority: rng.below(8) as u8,
+                });
+                grants += 1;
+            }
         }
         stats.cycles += 1;
         // Stuck: nothing moved for far longer than any drought or read takes; or, moving,
@@ -513,17 +574,26 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             wr_ready: rng.chance(80),
             txerr: tx_offer.front().copied(),
             txdone: done_offer.front().copied(),
+            grant: gnt_offer.front().copied().filter(|_| rng.chance(90)),
         };
         clear = false;
         let a = dut.drive(&offer);
-        let mut busy =
-            resp.is_some() || !reads.is_empty() || !tx_taken.is_empty() || !done_taken.is_empty();
+        let mut busy = resp.is_some()
+            || !reads.is_empty()
+            || !tx_taken.is_empty()
+            || !done_taken.is_empty()
+            || !gnt_taken.is_empty()
+            || !gnt_offer.is_empty();
         if a.txerr_ready && offer.txerr.is_some() {
             tx_taken.extend(tx_offer.pop_front());
             busy = true;
         }
         if a.txdone_ready && offer.txdone.is_some() {
             done_taken.extend(done_offer.pop_front());
+            busy = true;
+        }
+        if a.grant_ready && offer.grant.is_some() {
+            gnt_taken.extend(gnt_offer.pop_front());
             busy = true;
         }
         if let Some((addr, len)) = a.rd.filter(|_| offer.rd_ready) {
@@ -580,6 +650,17 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
                     return Err(fail(format!("TX_DONE:\n  got  {c}\n  want {want}")));
                 }
                 stats.tx_done += 1;
+                continue;
+            }
+            if let Event::GrantSent { .. } = c.event {
+                let want = gnt_taken
+                    .pop_front()
+                    .ok_or_else(|| fail(format!("a GRANT report never offered: {c}")))?
+                    .completion();
+                if (Completion { phase: false, ..c }) != want {
+                    return Err(fail(format!("GRANT_SENT:\n  got  {c}\n  want {want}")));
+                }
+                stats.grants_sent += 1;
                 continue;
             }
             if matches!(c.status, Status::BadDescriptor | Status::OutOfBounds) {
@@ -669,12 +750,20 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
     let good = with_payload - u64::from(bad);
     let accounted = completed + u64::from(c.no_buffer);
     if stats.completions
-        != completed + stats.refused + stats.control + stats.tx_refused + stats.tx_done
+        != completed
+            + stats.refused
+            + stats.control
+            + stats.tx_refused
+            + stats.tx_done
+            + stats.grants_sent
         || !tx_offer.is_empty()
         || !tx_taken.is_empty()
         || !done_offer.is_empty()
         || !done_taken.is_empty()
         || stats.tx_done != dones
+        || !gnt_offer.is_empty()
+        || !gnt_taken.is_empty()
+        || stats.grants_sent != grants
         || stats.tx_refused != u64::from(tx_index)
         || stats.control != control
         || u64::from(c.cq_producer) != stats.completions
@@ -690,7 +779,7 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
         return Err(fail(format!(
             "accounts: host read {} completions ({} too small, {} refused descriptors, {} \
              refused and unreported, {} control, {} of {tx_index} TX refusals, {} of {dones} \
-             TX_DONEs); {} packets \
+             TX_DONEs, {} of {grants} GRANT_SENTs); {} packets \
              with payload, {bad} bad, {empty} empty, {control} control; counters {c:?}",
             stats.completions,
             stats.too_small,
@@ -699,6 +788,7 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
             stats.control,
             stats.tx_refused,
             stats.tx_done,
+            stats.grants_sent,
             with_payload
         )));
     }

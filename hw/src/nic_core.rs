@@ -63,7 +63,10 @@
 //! on it (`fate`, a cycle behind), and its `RX_DATA` completion says, in flags bit 1, whether
 //! the grant generator tracks the message: it does not when the message's entry holds another
 //! live message (a hash collision), nor for any IPv6 message. The host grants those itself,
-//! at once; every other message it leaves to the hardware.
+//! at once; every other message it leaves to the hardware. Each GRANT the framer takes is
+//! reported to the host as a `GRANT_SENT` completion (through a two-entry FIFO; the grant
+//! generator waits while it is full), so that the host knows what its peers may send: its
+//! RESENDs cover the NIC's grants, and a message whose granted bytes are in waits quietly.
 
 use crate::fifo::Fifo2;
 use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32, Lo32Hi32, Mac48};
@@ -79,7 +82,7 @@ use crate::tx_push::TxPush512;
 use crate::tx_ring::TxRing512;
 
 mod records;
-pub use records::{Ipv4Msb, QueuedEvt};
+pub use records::{GrantRep, Ipv4Msb, QueuedEvt};
 
 /// Address bits of the event queue in front of the grant generator (32 events).
 pub const EVENT_QUEUE_BITS: usize = 5;
@@ -270,6 +273,11 @@ pub struct HomaNicCore512 {
     /// The message table's fate of each IPv4 DATA header in `dhdr` (whether its entry held
     /// another message), in order: at most as many as `dhdr` holds, so never full.
     fate: Fifo2<Bit>,
+    /// Each GRANT the framer took, for its `GRANT_SENT` completion: the grant generator
+    /// waits while this is full (the completion ring back-pressures grants as it does
+    /// headers).
+    gsent: Fifo2<GrantRep>,
+    grep: Signal<Local, GrantRep>,
     c_i_dropped_no_buffer: Constant<Bits<8>>,
     c_i_rx_data: Constant<Bits<8>>,
     c_i_rx_errors: Constant<Bits<8>>,
@@ -341,6 +349,7 @@ pub struct HomaNicCore512 {
     /// The byte address of GRANT.release (the doorbell).
     c_a_release: Constant<Bits<16>>,
     c_one32: Constant<Bits<32>>,
+    c_one64: Constant<Bits<64>>,
     /// A release is waiting for the table, with its operands.
     rel_pending: DFF<Bit>,
     rel_peer: DFF<Bits<32>>,
@@ -499,6 +508,8 @@ impl HomaNicCore512 {
             s_dma_payrd_data: Signal::default(),
             dhdr: Fifo2::default(),
             fate: Fifo2::default(),
+            gsent: Fifo2::default(),
+            grep: Signal::default(),
             c_i_dropped_no_buffer: ix("RX", "dropped_no_buffer"),
             c_i_rx_data: ix("RX", "rx_data"),
             c_i_rx_errors: ix("RX", "rx_errors"),
@@ -568,6 +579,7 @@ impl HomaNicCore512 {
             c_i_releases: ix("GRANT", "releases"),
             c_a_release: address_of("GRANT", "release"),
             c_one32: Constant::new(1u64.into()),
+            c_one64: Constant::new(1u64.into()),
             rel_pending: DFF::default(),
             rel_peer: DFF::default(),
             rel_id: DFF::default(),
@@ -1296,9 +1308,29 @@ impl Logic for HomaNicCore512 {
         self.m_trace_grant_event.next = self.evq.valid.val() & self.grant.s_evt_ready.val();
         self.m_trace_grant_decision.next = self.grant.m_dec_start.val();
         self.m_trace_grant_busy.next = self.evq.valid.val() | !self.grant.idle.val();
-        // Grant generator → framer → MAC.
-        self.framer.s_grant_valid.next = self.grant.m_grant_valid.val();
-        self.grant.m_grant_ready.next = self.framer.s_grant_ready.val();
+        // Grant generator → framer → MAC, and a report of each GRANT to the host queues.
+        self.framer.s_grant_valid.next = self.grant.m_grant_valid.val() & !self.gsent.full.val();
+        self.grant.m_grant_ready.next = self.framer.s_grant_ready.val() & !self.gsent.full.val();
+        self.gsent.clock.next = self.clock.val();
+        self.gsent.reset.next = self.reset.val();
+        self.gsent.push.next = self.grant.m_grant_valid.val()
+            & self.framer.s_grant_ready.val()
+            & !self.gsent.full.val();
+        self.grep.next.rpc_id = self.grant.m_grant_id.val() ^ self.c_one64.val();
+        self.grep.next.peer = self.grant.m_grant_peer.val();
+        self.grep.next.local_port = self.grant.m_grant_sport.val();
+        self.grep.next.peer_port = self.grant.m_grant_dport.val();
+        self.grep.next.offset = self.grant.m_grant_offset.val();
+        self.grep.next.priority = self.grant.m_grant_priority.val();
+        self.gsent.din.next = self.grep.val();
+        self.hq.s_gnt_valid.next = self.gsent.valid.val();
+        self.gsent.ready.next = self.hq.s_gnt_ready.val();
+        self.hq.s_gnt_rpc_id.next = self.gsent.dout.val().rpc_id;
+        self.hq.s_gnt_peer.next = self.gsent.dout.val().peer;
+        self.hq.s_gnt_local_port.next = self.gsent.dout.val().local_port;
+        self.hq.s_gnt_peer_port.next = self.gsent.dout.val().peer_port;
+        self.hq.s_gnt_offset.next = self.gsent.dout.val().offset;
+        self.hq.s_gnt_priority.next = self.gsent.dout.val().priority;
         self.framer.s_grant_peer.next = self.grant.m_grant_peer.val();
         self.framer.s_grant_mac.next = self.grant.m_grant_mac.val();
         self.framer.s_grant_id.next = self.grant.m_grant_id.val();

@@ -46,7 +46,7 @@ mod records;
 #[cfg(test)]
 mod tests;
 
-pub use records::{ControlCpl, ErrorCpl, Pending, RxDataCpl, TxDoneCpl};
+pub use records::{ControlCpl, ErrorCpl, GrantSentCpl, Pending, RxDataCpl, TxDoneCpl};
 
 use crate::grant_framer::{Lo16In32, Lo32Hi32};
 use crate::hdl::*;

@@ -86,6 +86,14 @@ mod built {
             m.set_s_txdone_rpc_id(d.rpc_id);
             m.set_s_txdone_length(u64::from(d.length));
             m.set_s_txdone_cookie(d.cookie);
+            let g = o.grant.unwrap_or_default();
+            m.set_s_gnt_valid(u64::from(o.grant.is_some()));
+            m.set_s_gnt_rpc_id(g.rpc_id);
+            m.set_s_gnt_peer(u64::from(g.peer));
+            m.set_s_gnt_local_port(u64::from(g.local_port));
+            m.set_s_gnt_peer_port(u64::from(g.peer_port));
+            m.set_s_gnt_offset(u64::from(g.offset));
+            m.set_s_gnt_priority(u64::from(g.priority));
             HostAnswer {
                 pay_ready: m.get_s_pay_tready() == 1,
                 hdr_ready: m.get_s_hdr_ready() == 1,
@@ -101,6 +109,7 @@ mod built {
                 }),
                 txerr_ready: m.get_s_txerr_ready() == 1,
                 txdone_ready: m.get_s_txdone_ready() == 1,
+                grant_ready: m.get_s_gnt_ready() == 1,
             }
         }
 
@@ -145,7 +154,8 @@ mod built {
                     && c.empty > 0
                     && c.bad_descriptors > 0
                     && stats.refused == u64::from(c.bad_descriptors)
-                    && stats.tx_done > 0,
+                    && stats.tx_done > 0
+                    && stats.grants_sent > 0,
                 "{stats:?}"
             );
         }

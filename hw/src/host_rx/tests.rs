@@ -73,6 +73,14 @@ impl HostRxPorts for Bench {
         u.s_txdone_rpc_id.next = d.rpc_id.into();
         u.s_txdone_length.next = u64::from(d.length).into();
         u.s_txdone_cookie.next = d.cookie.into();
+        let g = o.grant.unwrap_or_default();
+        u.s_gnt_valid.next = o.grant.is_some();
+        u.s_gnt_rpc_id.next = g.rpc_id.into();
+        u.s_gnt_peer.next = u64::from(g.peer).into();
+        u.s_gnt_local_port.next = u64::from(g.local_port).into();
+        u.s_gnt_peer_port.next = u64::from(g.peer_port).into();
+        u.s_gnt_offset.next = u64::from(g.offset).into();
+        u.s_gnt_priority.next = u64::from(g.priority).into();
         self.half(false);
         let u = &self.uut;
         HostAnswer {
@@ -90,6 +98,7 @@ impl HostRxPorts for Bench {
             }),
             txerr_ready: u.s_txerr_ready.val(),
             txdone_ready: u.s_txdone_ready.val(),
+            grant_ready: u.s_gnt_ready.val(),
         }
     }
 
@@ -124,7 +133,12 @@ fn host_rx__delivers_every_payload_into_posted_buffers_with_its_completion() {
     eprintln!("  {stats:?}");
     let c = stats.counters;
     assert!(
-        c.rx_data > 60 && c.bad_frames > 0 && c.empty > 0 && stats.refused > 0 && stats.tx_done > 0,
+        c.rx_data > 60
+            && c.bad_frames > 0
+            && c.empty > 0
+            && stats.refused > 0
+            && stats.tx_done > 0
+            && stats.grants_sent > 0,
         "{stats:?}"
     );
 }

@@ -45,3 +45,20 @@ pub struct QueuedEvt {
     /// The packet's end offset.
     pub end: Bits<32>,
 }
+
+/// A GRANT the framer took, on its way to the host queues as a `GRANT_SENT` completion.
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct GrantRep {
+    /// This host's RPC id (the GRANT's `sender_id`).
+    pub rpc_id: Bits<64>,
+    /// The peer's IPv4 address.
+    pub peer: Bits<32>,
+    /// The GRANT's source (local) port.
+    pub local_port: Bits<16>,
+    /// Its destination (peer) port.
+    pub peer_port: Bits<16>,
+    /// The granted offset.
+    pub offset: Bits<32>,
+    /// The priority granted.
+    pub priority: Bits<3>,
+}

@@ -125,3 +125,26 @@ pub struct TxDoneCpl {
     pub reserved1: Bits<312>,
     pub phase: Bits<8>,
 }
+
+/// `GRANT_SENT` (`proto::hostif`, 64 bytes), phase byte zero: a GRANT the NIC's grant
+/// generator sent (built by [`crate::host_rx::HostRx512`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, LogicStruct)]
+pub struct GrantSentCpl {
+    pub rpc_id: Bits<64>,
+    pub kind: Bits<8>,
+    pub status: Bits<8>,
+    /// `priority`: its three bits, then five zero ones.
+    pub priority: Bits<3>,
+    pub priority_z: Bits<5>,
+    pub reserved0: Bits<8>,
+    pub offset: Bits<32>,
+    pub local_port: Bits<16>,
+    pub peer_port: Bits<16>,
+    /// `peer` (IPv4), network order: `p0` is its first byte.
+    pub p0: Bits<8>,
+    pub p1: Bits<8>,
+    pub p2: Bits<8>,
+    pub p3: Bits<8>,
+    pub reserved1: Bits<312>,
+    pub phase: Bits<8>,
+}

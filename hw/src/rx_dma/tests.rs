@@ -200,6 +200,22 @@ fn records__match_the_hostif_layouts() {
     ] {
         assert_eq!(at, offset(done, f), "TX_DONE {f}");
     }
+    let (g, sent) = (GrantSentCpl::default(), layout("completion GRANT_SENT"));
+    for (f, at) in [
+        ("rpc_id", g.get_my_offset_rpc_id()),
+        ("kind", g.get_my_offset_kind()),
+        ("status", g.get_my_offset_status()),
+        ("priority", g.get_my_offset_priority()),
+        ("offset", g.get_my_offset_offset()),
+        ("local_port", g.get_my_offset_local_port()),
+        ("peer_port", g.get_my_offset_peer_port()),
+        ("peer", g.get_my_offset_p0()),
+        ("reserved1", g.get_my_offset_reserved1()),
+        ("phase", g.get_my_offset_phase()),
+    ] {
+        assert_eq!(at, offset(sent, f), "GRANT_SENT {f}");
+    }
+    assert_eq!(<GrantSentCpl as Synth>::BITS, 8 * COMPLETION_LEN);
     assert_eq!(<TxDoneCpl as Synth>::BITS, 8 * COMPLETION_LEN);
     assert_eq!(<RxDataCpl as Synth>::BITS, 8 * COMPLETION_LEN);
     assert_eq!(<ErrorCpl as Synth>::BITS, 8 * COMPLETION_LEN);

@@ -77,10 +77,11 @@ pub struct Config {
     pub log_level: String,
     /// Grants are decided by the NIC (homa-nic's grant generator), not by this engine. The
     /// engine learns each GRANT the NIC sends through [`super::Endpoint::note_offloaded_grant`]
-    /// (for RESENDs), and grants in software only the messages the NIC has not granted for
-    /// `resend_ticks` while every granted byte is in (messages the NIC could not track: its
-    /// decision set was full, or their table entry held another message). FIFO grants are not
-    /// offloaded: `grant_fifo_fraction` must be 0.
+    /// (for RESENDs, and so that a message whose granted bytes are in waits quietly), and
+    /// grants in software only the messages the NIC says it does not track
+    /// ([`super::Endpoint::nic_not_granting`]: their table entry holds another message) and
+    /// those it has not granted for `timeout_ticks` with every granted byte in. FIFO grants
+    /// are not offloaded: `grant_fifo_fraction` must be 0.
     pub grant_offload: bool,
     /// DATA is sent by the NIC (homa-nic's transmit engine), not by this engine: each
     /// outbound message, and each range asked for again, is handed out through

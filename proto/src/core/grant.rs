@@ -28,6 +28,38 @@ impl Endpoint {
         outstanding >= u64::from(self.config.max_incoming)
     }
 
+    /// With `grant_offload`: the messages the NIC grants that the policy would grant now,
+    /// by what this host knows of them (its active set among them, unless `max_incoming` is
+    /// spent). One of these the NIC leaves ungranted for long has been lost by the NIC; any
+    /// other may just be held back by SRPT.
+    pub(crate) fn nic_should_grant(&self) -> Vec<RpcKey> {
+        if self.grants_starved() {
+            return Vec::new();
+        }
+        let mut keys = Vec::new();
+        let mut cands = Vec::new();
+        for key in &self.grantable {
+            let Some(rpc) = self.rpcs.get(key) else {
+                continue;
+            };
+            let Some(m) = rpc.msgin.as_ref() else {
+                continue;
+            };
+            if m.granted < m.length && !m.soft_granted {
+                keys.push(*key);
+                cands.push(GrantCandidate {
+                    peer: self.peers.get(&rpc.peer).map_or(u32::MAX, |p| p.index),
+                    bytes_remaining: m.bytes_remaining(),
+                    age: m.age,
+                });
+            }
+        }
+        policy::choose_active(&cands, usize::from(self.config.max_overcommit))
+            .into_iter()
+            .map(|i| keys[i])
+            .collect()
+    }
+
     /// Recomputes grants for every inbound message that needs them.
     pub(crate) fn update_grants(&mut self, now: Instant) {
         self.grantable.retain(|k| self.rpcs.contains_key(k));
@@ -88,8 +120,9 @@ impl Endpoint {
     }
 
     /// With `grant_offload`: the NIC sent `grant` (a GRANT this host sends, as it went on the
-    /// wire, to `peer`). Records the granted offset so that RESENDs cover it. Ignored when the
-    /// RPC is gone or the grant is not news.
+    /// wire, to `peer`: its `GRANT_SENT` completion). Records the granted offset, so that
+    /// RESENDs cover it and the message waits for the NIC only once those bytes are in; any
+    /// GRANT, news or not, shows the NIC tracks the message. Ignored when the RPC is gone.
     pub fn note_offloaded_grant(&mut self, peer: core::net::IpAddr, grant: &crate::wire::Repr<'_>) {
         let Body::Grant(g) = grant.body else {
             return;
@@ -105,6 +138,7 @@ impl Endpoint {
         };
         self.metrics.offloaded_grants += 1;
         m.granted = m.granted.max(g.offset.min(m.length));
+        m.nic_wait_ticks = 0;
     }
 
     /// With `grant_offload`: the NIC reports (a DATA's `RX_DATA` completion, flags bit 1)
@@ -121,8 +155,9 @@ impl Endpoint {
         self.take_over_grants(now, key);
     }
 
-    /// With `grant_offload`: the NIC has not granted RPC `key`'s inbound message although
-    /// every granted byte is in; the engine grants it from now on.
+    /// With `grant_offload`: the NIC does not grant RPC `key`'s inbound message (it said so,
+    /// or it has not granted it for `timeout_ticks` while the policy ranks it among the
+    /// active ones and every granted byte is in); the engine grants it from now on.
     pub(crate) fn take_over_grants(&mut self, now: Instant, key: RpcKey) {
         let Some(m) = self.rpcs.get_mut(&key).and_then(|r| r.msgin.as_mut()) else {
             return;

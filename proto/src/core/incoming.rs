@@ -64,6 +64,9 @@ pub(crate) struct MessageIn {
     pub(crate) needs_grants: bool,
     /// With `grant_offload`: the engine grants this message (the NIC did not).
     pub(crate) soft_granted: bool,
+    /// With `grant_offload`: ticks in a row this message has waited for the NIC's next
+    /// GRANT with every granted byte in (see `core::timer`).
+    pub(crate) nic_wait_ticks: u32,
     /// The lowest hole (a missing range below bytes received) as the last tick saw it, and
     /// for how many ticks in a row it has been the lowest: see [`MessageIn::hole_tick`].
     lowest_hole: Option<u32>,
@@ -82,6 +85,7 @@ impl MessageIn {
             age,
             needs_grants: granted < length,
             soft_granted: false,
+            nic_wait_ticks: 0,
             lowest_hole: None,
             hole_ticks: 0,
         }

@@ -866,7 +866,7 @@ fn endpoint__fifo_grant_reaches_the_oldest_message() {
 }
 
 #[test]
-fn endpoint__grant_offload_leaves_grants_to_the_nic_then_takes_over() {
+fn endpoint__grant_offload_waits_for_the_nic_and_takes_over_only_when_it_is_lost() {
     let cfg = Config {
         grant_offload: true,
         grant_fifo_fraction: 0,
@@ -907,7 +907,8 @@ fn endpoint__grant_offload_leaves_grants_to_the_nic_then_takes_over() {
         ["RESEND id=3 offset=1000 length=20000 prio=7"],
         "missing bytes up to the NIC's grant"
     );
-    // Once every granted byte is in and the NIC stays silent, the engine grants it itself.
+    // Every granted byte in: the message waits for the NIC (SRPT may hold it back), with no
+    // RESEND and no timeout.
     let mut rest = first_data(2, 100_000, 1);
     if let Body::Data(d) = &mut rest.header.body {
         d.offset = 1_000;
@@ -915,12 +916,66 @@ fn endpoint__grant_offload_leaves_grants_to_the_nic_then_takes_over() {
     rest.payload = pattern(20_000, 1);
     rx.handle_packet(now, addr(1), rest);
     assert_eq!(sent(&mut rx, now), Vec::<String>::new());
-    for _ in 0..cfg.resend_ticks {
+    for _ in 1..cfg.timeout_ticks {
+        now = now + tick;
+        rx.handle_timeout(now);
+        assert_eq!(sent(&mut rx, now), Vec::<String>::new());
+    }
+    assert_eq!(rx.metrics().grant_fallbacks, 0);
+    // A GRANT from the NIC restarts the wait.
+    rx.note_offloaded_grant(
+        addr(1),
+        &Repr {
+            body: Body::Grant(crate::wire::Grant {
+                offset: 21_000,
+                priority: 0,
+            }),
+            ..nic_grant
+        },
+    );
+    for _ in 1..cfg.timeout_ticks {
         now = now + tick;
         rx.handle_timeout(now);
     }
+    assert_eq!(rx.metrics().grant_fallbacks, 0);
+    // A NIC silent for `timeout_ticks` has lost the message: the engine grants it itself.
+    now = now + tick;
+    rx.handle_timeout(now);
     assert_eq!(rx.metrics().grant_fallbacks, 1);
     assert_eq!(sent(&mut rx, now), ["GRANT id=3 offset=31000 prio=0"]);
+    assert_eq!(rx.metrics().timeouts, 0);
+}
+
+#[test]
+fn endpoint__grant_offload_never_takes_over_a_message_srpt_holds_back() {
+    let cfg = Config {
+        grant_offload: true,
+        grant_fifo_fraction: 0,
+        window: 10_000,
+        max_overcommit: 1,
+        ..config()
+    };
+    let mut rx = Endpoint::new(cfg.clone(), addr(0)).unwrap();
+    rx.bind(500);
+    let mut now = Instant::ZERO;
+    // Two messages, every unscheduled byte in: the shorter one is the one to grant.
+    for (peer, len) in [(addr(1), 100_000), (addr(2), 50_000)] {
+        let mut p = first_data(2, len, 1);
+        p.payload = pattern(10_000, 1);
+        rx.handle_packet(now, peer, p);
+    }
+    assert!(rx.poll_transmit(now).is_none(), "the NIC grants");
+    let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
+    for _ in 0..cfg.timeout_ticks {
+        now = now + tick;
+        rx.handle_timeout(now);
+    }
+    // The NIC never granted the shorter one: lost, taken over. The longer one waits.
+    assert_eq!(rx.metrics().grant_fallbacks, 1);
+    let g = rx.poll_transmit(now).expect("a GRANT");
+    assert_eq!(g.dst, addr(2));
+    assert!(rx.poll_transmit(now).is_none());
+    assert_eq!(rx.metrics().timeouts, 0);
 }
 
 #[test]

@@ -5,10 +5,18 @@
 //! (DATA, GRANT and BUSY reset the count). An RPC expects nothing while it has granted bytes
 //! of its own to send (with transmit offload: while the NIC has not reported sending a
 //! message it may send whole, see [`super::Endpoint::offload_sent`]), while all granted
-//! bytes of its inbound message are here (it waits for its own grants), and while a server
-//! holds a whole request in service. At `resend_ticks`, and every `resend_interval` after,
+//! bytes of its inbound message are here (it waits for its own grants, or with grant offload
+//! the NIC's, which it learns of from `GRANT_SENT` completions), and while a server holds a
+//! whole request in service. At `resend_ticks`, and every `resend_interval` after,
 //! the receiving side asks for the missing ranges (or, a client with no response yet, for
 //! everything); at `timeout_ticks` the RPC is aborted.
+//!
+//! With grant offload, a message waiting for the NIC's grants is not silent: SRPT may hold
+//! it back for as long as shorter messages keep coming, as HomaModule's grant scheduler
+//! does. Only a message the policy ranks among the active ones (by what the host knows,
+//! with `max_incoming` not spent) that the NIC leaves ungranted for `timeout_ticks` in a row
+//! makes the engine take its grants over (`grant_fallbacks`): the NIC lost track of it (a
+//! hole its table forgot, a completion dropped while the ring was off).
 
 use super::rpc::{RpcKey, RpcState};
 use super::{Endpoint, Event, Instant, RpcError};
@@ -52,6 +60,11 @@ impl Endpoint {
         let mut take_over = Vec::new();
         let mut repair = Vec::new();
         let starved = self.grants_starved();
+        let nic_should_grant = if offload {
+            self.nic_should_grant()
+        } else {
+            Vec::new()
+        };
         for (key, rpc) in self.rpcs.iter_mut() {
             // A hole that stays while the message keeps arriving holds the message's window
             // and the receiver's `max_incoming` as bytes in flight. When that budget is
@@ -89,9 +102,18 @@ impl Endpoint {
                     }
                 }
                 RpcState::Outgoing => false,
-                // Waiting for its own grants, unless the NIC grants and has not for a while.
-                RpcState::Incoming => rpc.msgin.as_ref().is_some_and(|m| {
-                    m.has_all_granted() && !(offload && !m.soft_granted && m.granted < m.length)
+                // Waiting for its own grants (or the NIC's).
+                RpcState::Incoming => rpc.msgin.as_mut().is_some_and(|m| {
+                    let waits = m.has_all_granted();
+                    if waits && offload && !m.soft_granted && m.granted < m.length {
+                        m.nic_wait_ticks += 1;
+                        if m.nic_wait_ticks >= timeout && nic_should_grant.contains(key) {
+                            take_over.push(*key);
+                        }
+                    } else {
+                        m.nic_wait_ticks = 0;
+                    }
+                    waits
                 }),
             };
             if quiet {
@@ -104,15 +126,7 @@ impl Endpoint {
             } else if rpc.silent_ticks >= resend_ticks
                 && (rpc.silent_ticks - resend_ticks) % interval == 0
             {
-                let waits_for_nic = offload
-                    && rpc.msgin.as_ref().is_some_and(|m| {
-                        m.has_all_granted() && !m.soft_granted && m.granted < m.length
-                    });
-                if waits_for_nic {
-                    take_over.push(*key);
-                } else {
-                    resend.push(*key);
-                }
+                resend.push(*key);
             }
         }
         for key in take_over {

@@ -152,6 +152,7 @@ pub static LAYOUTS: &[Layout] = &[
     completion::LAYOUT_RX_DATA,
     completion::LAYOUT_ERROR,
     completion::LAYOUT_CONTROL,
+    completion::LAYOUT_GRANT_SENT,
 ];
 
 /// The address stored for `ip` in a peer field: IPv6 as is, IPv4 mapped (`::ffff:a.b.c.d`).

@@ -794,6 +794,6 @@ pub static BLOCKS: &[Block] = &[
         version: 0x00040000,
         base: 5 * BLOCK_STRIDE,
         registers: QUEUE,
-        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters; 2.2: the RX window, refused descriptors reported in ERROR completions; 3: RX_DATA carries the whole DATA header (incoming, cutoff_version, the piggybacked ack; its length is 16 bits) and every other packet comes as a CONTROL completion; 3.1: the TX window and max_message_length, refused TX descriptors reported in ERROR completions; 3.2: on-chip TX memory (`tx_onchip_bytes`, `tx_onchip_faults`); 4: RX_DATA flags bit 1, host grants (a 3.x driver refuses it as reserved).",
+        doc: "Host queues (`proto::hostif`): where the TX descriptor, RX buffer and completion rings are, and their indices. Version 2: 64-byte completions; 2.1: the RX descriptor and dropped-completion counters; 2.2: the RX window, refused descriptors reported in ERROR completions; 3: RX_DATA carries the whole DATA header (incoming, cutoff_version, the piggybacked ack; its length is 16 bits) and every other packet comes as a CONTROL completion; 3.1: the TX window and max_message_length, refused TX descriptors reported in ERROR completions; 3.2: on-chip TX memory (`tx_onchip_bytes`, `tx_onchip_faults`); 4: RX_DATA flags bit 1 (host grants) and GRANT_SENT completions, for grants made by the NIC (a 3.x driver refuses both).",
     },
 ];

@@ -53,6 +53,10 @@ pub(super) struct HostedNic {
     refusals: Vec<(u32, Status)>,
     tx_done: Vec<Completion>,
     tx_refused: Vec<Completion>,
+    /// GRANT frames the NIC sent and `GRANT_SENT` reports the host read, (destination,
+    /// header) each, not yet paired: they must pair up in order.
+    grant_frames: VecDeque<(IpAddr, Repr<'static>)>,
+    grant_reports: VecDeque<(IpAddr, Repr<'static>)>,
 }
 
 impl HostedNic {
@@ -70,6 +74,8 @@ impl HostedNic {
             refusals: Vec::new(),
             tx_done: Vec::new(),
             tx_refused: Vec::new(),
+            grant_frames: VecDeque::new(),
+            grant_reports: VecDeque::new(),
         })
     }
 
@@ -104,7 +110,22 @@ impl HostedNic {
             self.nic.borrow_mut().run_until(t, &mut frames);
             for (at, o) in frames.drain(..) {
                 out.push(match o {
-                    NicOutput::Grant { frame } => (at, Out::Grant { frame }),
+                    NicOutput::Grant { frame } => {
+                        let parsed = FrameRepr::parse(
+                            &frame,
+                            LinkType::Ethernet,
+                            &ChecksumCapabilities::default(),
+                        );
+                        match parsed {
+                            Ok(f) => {
+                                let (f, _) = owned(&f);
+                                self.grant_frames.push_back((f.ip.dst_addr(), f.homa));
+                                self.pair_grants();
+                            }
+                            Err(_) => self.host.parse_mismatches += 1,
+                        }
+                        (at, Out::Grant { frame })
+                    }
                     NicOutput::Data { frame } => (at, Out::Data { frame }),
                 });
             }
@@ -136,6 +157,7 @@ impl HostedNic {
         NicCounters {
             to_host: h.to_host,
             host_grants: h.host_grants,
+            nic_grants: h.nic_grants,
             rx_completions: h.rx_completions,
             rx_errors: h.rx_errors,
             rx_lost: h.rx_lost,
@@ -288,7 +310,21 @@ impl HostedNic {
                     event: Event::TxDone { length, cookie },
                     phase: false,
                 }),
+                Received::GrantSent { peer, grant } => {
+                    self.host.nic_grants += 1;
+                    self.grant_reports.push_back((peer, grant));
+                    self.pair_grants();
+                }
                 Received::Bad { .. } | Received::Other(_) => self.host.parse_mismatches += 1,
+            }
+        }
+    }
+
+    /// Each `GRANT_SENT` report must name the GRANT frame sent in its place in order.
+    fn pair_grants(&mut self) {
+        while !self.grant_frames.is_empty() && !self.grant_reports.is_empty() {
+            if self.grant_frames.pop_front() != self.grant_reports.pop_front() {
+                self.host.parse_mismatches += 1;
             }
         }
     }

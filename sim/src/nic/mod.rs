@@ -159,6 +159,9 @@ pub struct NicCounters {
     /// DATA packets whose completion said the NIC does not grant their message (flags bit
     /// 1: its message-table entry held another message, or the peer is IPv6).
     pub host_grants: u64,
+    /// `GRANT_SENT` completions: GRANTs the NIC reported to its host (each checked against
+    /// the GRANT frame it sent).
+    pub nic_grants: u64,
     /// DATA packets whose payload never reached a buffer (none was posted): Homa's RESEND
     /// repairs them.
     pub rx_lost: u64,

@@ -100,16 +100,18 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
             Out::Data { .. } => panic!("no DATA frames without TX descriptors"),
         }
     }
-    // The payload came by DMA into a buffer the driver posted, with its completion.
+    // The payload came by DMA into a buffer the driver posted, with its completion; the
+    // GRANT's report followed it.
     assert_eq!(nic.read_register("RX", "rx_data").unwrap(), 1);
     assert_eq!(nic.read_register("RX", "dropped_no_buffer").unwrap(), 0);
-    assert_eq!(nic.read_register("QUEUE", "cq_producer").unwrap(), 1);
+    assert_eq!(nic.read_register("QUEUE", "cq_producer").unwrap(), 2);
     let c = nic.counters();
     assert_eq!(
-        (c.rx_completions, c.rx_lost, c.dma_faults),
-        (1, 0, 0),
+        (c.rx_completions, c.nic_grants, c.rx_lost, c.dma_faults),
+        (2, 1, 0, 0),
         "{c:?}"
     );
+    assert_eq!(c.parse_mismatches, 0, "the report names the GRANT frame");
     assert_eq!(host.len(), 1);
     assert_eq!(host[0].0, Ipv4Addr::new(10, 0, 0, 2));
     assert_eq!(
@@ -178,6 +180,8 @@ fn rtl_nic__a_message_the_table_cannot_hold_is_left_to_the_host() {
     assert_eq!(nic.read_register("GRANT", "collisions").unwrap(), 1);
     let c = nic.counters();
     assert_eq!((c.to_host, c.host_grants, grants), (2, 1, 1), "{c:?}");
+    // The GRANT the NIC sent comes back to the host, and names the frame.
+    assert_eq!(c.nic_grants, 1, "{c:?}");
     assert_eq!(c.parse_mismatches, 0);
 }
 
@@ -369,11 +373,11 @@ fn rtl_nic__every_packet_reaches_the_host_through_its_completions_alone() {
         (0, 0, 3),
         "{c:?}"
     );
-    // One RX_DATA, the rest CONTROL, all in the ring.
+    // One RX_DATA, the rest CONTROL, and a GRANT_SENT for each GRANT, all in the ring.
     assert_eq!(nic.read_register("RX", "rx_data").unwrap(), 1);
     assert_eq!(
         u64::from(nic.read_register("QUEUE", "cq_producer").unwrap()),
-        sent.len() as u64
+        sent.len() as u64 + c.nic_grants
     );
 }
 

@@ -10,6 +10,8 @@
 //! itself: the NIC's message table may forget a hole (see `GRANT.holes_forgotten`), so only
 //! the host knows when every byte of a message is in. Kind 3 is not used: it was
 //! `RX_MESSAGE_COMPLETE` in the 32-byte layout of QUEUE version 1, retired for that reason.
+//! With the NIC granting, each GRANT it sends comes back as a `GRANT_SENT` completion (QUEUE
+//! version 4), so that the host knows every offset its peers may send up to.
 
 mod packet;
 #[cfg(test)]
@@ -46,7 +48,7 @@ pub(super) mod field {
         "kind",
         8,
         1,
-        "1 = TX_DONE, 2 = RX_DATA, 4 = ERROR, 5 = CONTROL (3 is not used).",
+        "1 = TX_DONE, 2 = RX_DATA, 4 = ERROR, 5 = CONTROL, 6 = GRANT_SENT (3 is not used).",
     );
     pub(crate) const STATUS: Field = f(
         "status",
@@ -163,6 +165,40 @@ pub(super) mod field {
          CUTOFFS fit whole; an ACK carries `num_acks` and its first two entries.",
     );
 
+    // GRANT_SENT.
+    pub(crate) const GS_PRIORITY: Field = f(
+        "priority",
+        10,
+        1,
+        "The GRANT's `priority`: the one its sender must use for the granted bytes (0-7).",
+    );
+    pub(crate) const GS_RESERVED0: Field = f("reserved0", 11, 1, "Zero.");
+    pub(crate) const GS_OFFSET: Field = f(
+        "offset",
+        12,
+        4,
+        "The GRANT's `offset`: the message's bytes below it are granted.",
+    );
+    pub(crate) const GS_LOCAL_PORT: Field = f(
+        "local_port",
+        16,
+        2,
+        "The GRANT's source port: the message's destination (local) Homa port.",
+    );
+    pub(crate) const GS_PEER_PORT: Field = f(
+        "peer_port",
+        18,
+        2,
+        "The GRANT's destination port: the message sender's Homa port.",
+    );
+    pub(crate) const GS_PEER: Field = f(
+        "peer",
+        20,
+        4,
+        "The message sender's IPv4 address, network order (the NIC grants IPv4 peers only).",
+    );
+    pub(crate) const GS_RESERVED1: Field = f("reserved1", 24, 39, "Zero.");
+
     // ERROR.
     pub(crate) const ERR_RESERVED0: Field = f("reserved0", 10, 2, "Zero.");
     pub(crate) const ERR_INDEX: Field = f(
@@ -191,6 +227,7 @@ const _: () = assert!(field::TX_RESERVED1.end() == field::PHASE.offset);
 const _: () = assert!(field::RX_RESERVED1.end() == field::PHASE.offset);
 const _: () = assert!(field::ERR_RESERVED1.end() == field::PHASE.offset);
 const _: () = assert!(field::CTL_BODY.end() == field::PHASE.offset);
+const _: () = assert!(field::GS_RESERVED1.end() == field::PHASE.offset);
 const _: () = assert!(field::CTL_BODY.len == CONTROL_BODY_LEN);
 
 use field::{KIND, PHASE, RPC_ID, STATUS};
@@ -281,6 +318,29 @@ pub(super) const LAYOUT_CONTROL: Layout = Layout {
     ],
 };
 
+pub(super) const LAYOUT_GRANT_SENT: Layout = Layout {
+    name: "completion GRANT_SENT",
+    size: COMPLETION_LEN,
+    doc: "NIC → host. The NIC's grant generator sent a GRANT (one completion per GRANT, after \
+          the RX_DATA of the DATA that led to it), so that the host knows what its peers may \
+          send: its RESENDs cover granted bytes, and a message whose granted bytes are all in \
+          waits for the NIC without a timeout. The RPC id is this host's id of the RPC (the \
+          GRANT's `sender_id`).",
+    fields: &[
+        RPC_ID,
+        KIND,
+        STATUS,
+        field::GS_PRIORITY,
+        field::GS_RESERVED0,
+        field::GS_OFFSET,
+        field::GS_LOCAL_PORT,
+        field::GS_PEER_PORT,
+        field::GS_PEER,
+        field::GS_RESERVED1,
+        PHASE,
+    ],
+};
+
 /// The kind byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -293,6 +353,8 @@ pub enum CompletionKind {
     Error = 4,
     /// A control packet arrived.
     Control = 5,
+    /// The NIC sent a GRANT.
+    GrantSent = 6,
 }
 
 impl CompletionKind {
@@ -303,6 +365,7 @@ impl CompletionKind {
             2 => Some(CompletionKind::RxData),
             4 => Some(CompletionKind::Error),
             5 => Some(CompletionKind::Control),
+            6 => Some(CompletionKind::GrantSent),
             _ => None,
         }
     }
@@ -314,6 +377,7 @@ impl CompletionKind {
             CompletionKind::RxData => "RX_DATA",
             CompletionKind::Error => "ERROR",
             CompletionKind::Control => "CONTROL",
+            CompletionKind::GrantSent => "GRANT_SENT",
         }
     }
 }
@@ -447,6 +511,19 @@ pub enum Event {
         /// The type's header window, zero past its end.
         body: [u8; CONTROL_BODY_LEN],
     },
+    /// The NIC's grant generator sent a GRANT for an inbound message of this host.
+    GrantSent {
+        /// The granted offset.
+        offset: u32,
+        /// The priority granted.
+        priority: u8,
+        /// The message's destination (local) port.
+        local_port: u16,
+        /// Its sender's port.
+        peer_port: u16,
+        /// Its sender's address (IPv4).
+        peer: core::net::Ipv4Addr,
+    },
     /// An error no other kind reports.
     Error {
         /// The ring of the descriptor at fault.
@@ -466,6 +543,7 @@ impl Event {
             Event::RxData { .. } => CompletionKind::RxData,
             Event::Error { .. } => CompletionKind::Error,
             Event::Control { .. } => CompletionKind::Control,
+            Event::GrantSent { .. } => CompletionKind::GrantSent,
         }
     }
 }
@@ -569,6 +647,19 @@ impl Completion {
                 put(buf, field::CTL_PEER, &peer.octets());
                 put(buf, field::CTL_BODY, &body);
             }
+            Event::GrantSent {
+                offset,
+                priority,
+                local_port,
+                peer_port,
+                peer,
+            } => {
+                put(buf, field::GS_PRIORITY, &[priority]);
+                put(buf, field::GS_OFFSET, &offset.to_le_bytes());
+                put(buf, field::GS_LOCAL_PORT, &local_port.to_le_bytes());
+                put(buf, field::GS_PEER_PORT, &peer_port.to_le_bytes());
+                put(buf, field::GS_PEER, &peer.octets());
+            }
         }
         put(buf, PHASE, &[u8::from(self.phase)]);
     }
@@ -641,6 +732,24 @@ impl Completion {
                     peer_port: u16_at(buf, field::CTL_PEER_PORT),
                     peer: Ipv6Addr::from(get::<16>(buf, field::CTL_PEER)),
                     body,
+                }
+            }
+            Some(CompletionKind::GrantSent) => {
+                reserved(field::GS_RESERVED0)?;
+                reserved(field::GS_RESERVED1)?;
+                let priority = u8_at(buf, field::GS_PRIORITY);
+                if priority > 7 {
+                    return Err(HostifError::Reserved {
+                        layout: NAME,
+                        field: field::GS_PRIORITY.name,
+                    });
+                }
+                Event::GrantSent {
+                    offset: u32_at(buf, field::GS_OFFSET),
+                    priority,
+                    local_port: u16_at(buf, field::GS_LOCAL_PORT),
+                    peer_port: u16_at(buf, field::GS_PEER_PORT),
+                    peer: core::net::Ipv4Addr::from(get::<4>(buf, field::GS_PEER)),
                 }
             }
             Some(CompletionKind::Error) => {
@@ -716,6 +825,16 @@ impl fmt::Display for Completion {
                 f,
                 " {packet_type} from={}:{peer_port} port={local_port}",
                 peer_ip(peer)
+            )?,
+            Event::GrantSent {
+                offset,
+                priority,
+                local_port,
+                peer_port,
+                peer,
+            } => write!(
+                f,
+                " to={peer}:{peer_port} port={local_port} offset={offset} priority={priority}"
             )?,
             Event::Error {
                 ring,

@@ -4,7 +4,8 @@
 //! type-specific header of any other packet inside a fixed window ([`control_window`]). The
 //! NIC builds them ([`Completion::rx_data`] and [`Completion::control`] are its reference);
 //! the host turns them back into Homa headers ([`Completion::header`]), so a host needs no
-//! other path from the NIC than its completion ring.
+//! other path from the NIC than its completion ring. A `GRANT_SENT` completion stands for a
+//! GRANT the NIC sent ([`Completion::grant_sent`], [`Completion::sent_grant`]).
 
 use super::{Completion, Event, Status};
 use crate::hostif::{HostifError, peer_address, peer_ip};
@@ -111,6 +112,50 @@ impl Completion {
         })
     }
 
+    /// The `GRANT_SENT` completion for a GRANT the NIC sent to `peer` (phase clear); `None`
+    /// for other types.
+    pub fn grant_sent(peer: std::net::Ipv4Addr, grant: &Repr<'_>) -> Option<Completion> {
+        let Body::Grant(g) = grant.body else {
+            return None;
+        };
+        Some(Completion {
+            rpc_id: grant.sender_id,
+            status: Status::Ok,
+            event: Event::GrantSent {
+                offset: g.offset,
+                priority: g.priority,
+                local_port: grant.sport,
+                peer_port: grant.dport,
+                peer,
+            },
+            phase: false,
+        })
+    }
+
+    /// The GRANT a `GRANT_SENT` completion reports, as it went on the wire, and its
+    /// destination; `None` for other kinds.
+    pub fn sent_grant(&self) -> Option<(IpAddr, Repr<'static>)> {
+        let Event::GrantSent {
+            offset,
+            priority,
+            local_port,
+            peer_port,
+            peer,
+        } = self.event
+        else {
+            return None;
+        };
+        Some((
+            IpAddr::V4(peer),
+            Repr {
+                sport: local_port,
+                dport: peer_port,
+                sender_id: self.rpc_id,
+                body: Body::Grant(crate::wire::Grant { offset, priority }),
+            },
+        ))
+    }
+
     /// The packet header an `RX_DATA` or `CONTROL` completion stands for; `None` for other
     /// kinds. A `CONTROL` body that is not a valid header of its type (a GRANT priority over
     /// 7, an ACK of more than five entries) is an error.
@@ -165,7 +210,7 @@ impl Completion {
                     },
                 ),
             ),
-            Event::TxDone { .. } | Event::Error { .. } => None,
+            Event::TxDone { .. } | Event::Error { .. } | Event::GrantSent { .. } => None,
         }
     }
 }

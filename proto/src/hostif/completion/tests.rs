@@ -5,6 +5,7 @@ use super::*;
 use crate::hostif::{peer_address, peer_ip};
 use crate::wire::{AckEntry, Acks, Body, Cutoffs, Grant, PacketType, Repr, Resend};
 use proptest::prelude::*;
+use std::net::IpAddr;
 
 fn rx_data() -> Completion {
     Completion {
@@ -106,6 +107,34 @@ fn encode__golden_other_kinds() {
         err.to_string(),
         "ERROR id=0 ring=Tx index=17 cookie=4 status=bad-descriptor"
     );
+
+    let grant = Repr {
+        sport: 99,
+        dport: 772,
+        sender_id: 7,
+        body: Body::Grant(Grant {
+            offset: 0x0001_2345,
+            priority: 5,
+        }),
+    };
+    let peer = std::net::Ipv4Addr::new(10, 0, 0, 1);
+    let sent = Completion::grant_sent(peer, &grant).expect("a GRANT");
+    sent.encode(&mut buf);
+    let mut want = [0u8; COMPLETION_LEN];
+    want[0] = 7;
+    want[8] = 6;
+    want[10] = 5;
+    want[12..16].copy_from_slice(&[0x45, 0x23, 0x01, 0]);
+    want[16..18].copy_from_slice(&[99, 0]);
+    want[18..20].copy_from_slice(&[4, 3]);
+    want[20..24].copy_from_slice(&[10, 0, 0, 1]);
+    assert_eq!(buf, want);
+    assert_eq!(
+        sent.to_string(),
+        "GRANT_SENT id=7 to=10.0.0.1:772 port=99 offset=74565 priority=5 status=ok"
+    );
+    assert_eq!(sent.sent_grant(), Some((IpAddr::V4(peer), grant)));
+    assert_eq!(sent.header(), None);
 }
 
 #[test]
@@ -139,6 +168,25 @@ fn decode__refuses_unknown_and_reserved() {
     assert!(matches!(
         Completion::decode(&b),
         Err(HostifError::Reserved { field: "flags", .. })
+    ));
+    let mut b = [0u8; COMPLETION_LEN];
+    b[8] = 6;
+    b[10] = 8;
+    assert!(matches!(
+        Completion::decode(&b),
+        Err(HostifError::Reserved {
+            field: "priority",
+            ..
+        })
+    ));
+    b[10] = 0;
+    b[24] = 1;
+    assert!(matches!(
+        Completion::decode(&b),
+        Err(HostifError::Reserved {
+            field: "reserved1",
+            ..
+        })
     ));
     let mut b = [0u8; COMPLETION_LEN];
     b[8] = 4;
@@ -194,6 +242,15 @@ fn arb_event() -> impl Strategy<Value = Event> {
                 .expect("a control type")
                 .event
         }),
+        (any::<(u32, u16, u16, [u8; 4])>(), 0u8..=7).prop_map(
+            |((offset, local_port, peer_port, peer), priority)| Event::GrantSent {
+                offset,
+                priority,
+                local_port,
+                peer_port,
+                peer: peer.into(),
+            }
+        ),
         (0u8..=2, any::<(u32, u64)>()).prop_map(|(r, (index, cookie))| Event::Error {
             ring: ErrorRing::from_u8(r).unwrap_or(ErrorRing::None),
             index,
