@@ -320,6 +320,26 @@ impl<D: Device + Send + 'static> NicTransport<D> {
         }
     }
 
+    /// Moves the reports at the front of `ready` (due: every datagram before them is taken)
+    /// to `reports`.
+    fn pass_reports(&self, ready: &mut VecDeque<Ready>) {
+        while let Some(Ready::Report(_)) = ready.front() {
+            if let Some(Ready::Report(r)) = ready.pop_front() {
+                lock(&self.reports).push(r);
+            }
+        }
+    }
+
+    /// The next datagram ready, the reports before it passed on.
+    fn next_datagram(&self) -> Option<Bytes> {
+        let mut ready = lock(&self.ready);
+        self.pass_reports(&mut ready);
+        match ready.pop_front() {
+            Some(Ready::Datagram(d)) => Some(d),
+            _ => None,
+        }
+    }
+
     /// Takes everything in the completion ring; whether a datagram is ready.
     fn poll(&self) -> Result<bool, TransportError> {
         // Everything the ring holds: a caller that polls once per wake-up (a simulator, a
@@ -451,14 +471,8 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
 
     fn recv(&self, deadline: Option<Instant>) -> Result<Option<Bytes>, TransportError> {
         loop {
-            {
-                let mut ready = lock(&self.ready);
-                while let Some(r) = ready.pop_front() {
-                    match r {
-                        Ready::Datagram(d) => return Ok(Some(d)),
-                        Ready::Report(r) => lock(&self.reports).push(r),
-                    }
-                }
+            if let Some(d) = self.next_datagram() {
+                return Ok(Some(d));
             }
             if self.poll()? {
                 continue;
@@ -482,14 +496,8 @@ impl<D: Device + Send + 'static> Transport for NicTransport<D> {
 
     fn take_nic_reports(&self, out: &mut Vec<NicReport>) {
         // Reports behind the last datagram taken are due too (nothing comes before them).
-        {
-            let mut ready = lock(&self.ready);
-            while let Some(Ready::Report(_)) = ready.front() {
-                if let Some(Ready::Report(r)) = ready.pop_front() {
-                    lock(&self.reports).push(r);
-                }
-            }
-        }
+        let mut ready = lock(&self.ready);
+        self.pass_reports(&mut ready);
         out.append(&mut lock(&self.reports));
     }
 

@@ -18,12 +18,7 @@ impl Endpoint {
     pub fn handle_packet(&mut self, now: Instant, src: IpAddr, packet: Packet) {
         let h = packet.header;
         self.metrics.received(h.packet_type());
-        let local_id = h.sender_id ^ 1;
-        let key = if local_id & 1 == 0 {
-            RpcKey::Client(local_id)
-        } else {
-            RpcKey::Server(src, local_id)
-        };
+        let key = RpcKey::local(src, h.sender_id ^ 1);
         match h.body {
             Body::Data(d) => self.data(now, src, key, &h, d, packet.payload),
             Body::Grant(g) => self.grant_pkt(key, g),

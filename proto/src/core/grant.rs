@@ -28,16 +28,17 @@ impl Endpoint {
         outstanding >= u64::from(self.config.max_incoming)
     }
 
-    /// With `grant_offload`: the messages the NIC grants that the policy would grant now,
-    /// by what this host knows of them (its active set among them, unless `max_incoming` is
-    /// spent). One of these the NIC leaves ungranted for long has been lost by the NIC; any
-    /// other may just be held back by SRPT.
-    pub(crate) fn nic_should_grant(&self) -> Vec<RpcKey> {
-        if self.grants_starved() {
-            return Vec::new();
-        }
-        let mut keys = Vec::new();
-        let mut cands = Vec::new();
+    /// Gathers into `keys` and `cands` the inbound messages that still need grants and that
+    /// the engine grants (`by_engine`: without grant offload, every one; with it, those it
+    /// took over) or the NIC grants (`!by_engine`). Returns the bytes granted and not yet
+    /// received over every message in the grant list.
+    fn grant_candidates(
+        &self,
+        by_engine: bool,
+        keys: &mut Vec<RpcKey>,
+        cands: &mut Vec<GrantCandidate>,
+    ) -> u64 {
+        let mut outstanding: u64 = 0;
         for key in &self.grantable {
             let Some(rpc) = self.rpcs.get(key) else {
                 continue;
@@ -45,7 +46,9 @@ impl Endpoint {
             let Some(m) = rpc.msgin.as_ref() else {
                 continue;
             };
-            if m.granted < m.length && !m.soft_granted {
+            outstanding += m.in_flight();
+            let engine_grants = !self.config.grant_offload || m.soft_granted;
+            if m.granted < m.length && engine_grants == by_engine {
                 keys.push(*key);
                 cands.push(GrantCandidate {
                     peer: self.peers.get(&rpc.peer).map_or(u32::MAX, |p| p.index),
@@ -54,6 +57,19 @@ impl Endpoint {
                 });
             }
         }
+        outstanding
+    }
+
+    /// With `grant_offload`: the messages the NIC grants that the policy would grant now,
+    /// by what this host knows of them (its active set among them, unless `max_incoming` is
+    /// spent). One of these the NIC leaves ungranted for long has been lost by the NIC; any
+    /// other may just be held back by SRPT.
+    pub(crate) fn nic_should_grant(&self) -> Vec<RpcKey> {
+        if self.grants_starved() {
+            return Vec::new();
+        }
+        let (mut keys, mut cands) = (Vec::new(), Vec::new());
+        self.grant_candidates(false, &mut keys, &mut cands);
         policy::choose_active(&cands, usize::from(self.config.max_overcommit))
             .into_iter()
             .map(|i| keys[i])
@@ -67,23 +83,8 @@ impl Endpoint {
         let mut cands = std::mem::take(&mut self.scratch_cands);
         keys.clear();
         cands.clear();
-        let mut outstanding: u64 = 0;
-        for key in &self.grantable {
-            let rpc = &self.rpcs[key];
-            let Some(m) = rpc.msgin.as_ref() else {
-                continue;
-            };
-            outstanding += m.in_flight();
-            // With the NIC granting, the engine decides only for the messages it took over.
-            if m.granted < m.length && (!self.config.grant_offload || m.soft_granted) {
-                keys.push(*key);
-                cands.push(GrantCandidate {
-                    peer: self.peers.get(&rpc.peer).map_or(u32::MAX, |p| p.index),
-                    bytes_remaining: m.bytes_remaining(),
-                    age: m.age,
-                });
-            }
-        }
+        // With the NIC granting, the engine decides only for the messages it took over.
+        let outstanding = self.grant_candidates(true, &mut keys, &mut cands);
         let active = policy::choose_active(&cands, usize::from(self.config.max_overcommit));
         let n = active.len();
         let window = policy::window(self.config.window, self.config.max_incoming, n);
@@ -127,12 +128,7 @@ impl Endpoint {
         let Body::Grant(g) = grant.body else {
             return;
         };
-        let id = grant.sender_id;
-        let key = if id & 1 == 0 {
-            RpcKey::Client(id)
-        } else {
-            RpcKey::Server(peer, id)
-        };
+        let key = RpcKey::local(peer, grant.sender_id);
         let Some(m) = self.rpcs.get_mut(&key).and_then(|r| r.msgin.as_mut()) else {
             return;
         };
@@ -146,13 +142,7 @@ impl Endpoint {
     /// DATA carried it): its message table could not hold it. The engine grants it from now
     /// on. Ignored when the RPC is gone, and for a message the engine grants already.
     pub fn nic_not_granting(&mut self, now: Instant, peer: core::net::IpAddr, sender_id: u64) {
-        let local_id = sender_id ^ 1;
-        let key = if local_id & 1 == 0 {
-            RpcKey::Client(local_id)
-        } else {
-            RpcKey::Server(peer, local_id)
-        };
-        self.take_over_grants(now, key);
+        self.take_over_grants(now, RpcKey::local(peer, sender_id ^ 1));
     }
 
     /// With `grant_offload`: the NIC does not grant RPC `key`'s inbound message (it said so,

@@ -103,11 +103,7 @@ impl Endpoint {
         if op != TxOp::SendMessage {
             return;
         }
-        let key = if id & 1 == 0 {
-            RpcKey::Client(id)
-        } else {
-            RpcKey::Server(dst, id)
-        };
+        let key = RpcKey::local(dst, id);
         if let Some(rpc) = self.rpcs.get_mut(&key)
             && let Some(m) = rpc.msgout.as_mut()
         {

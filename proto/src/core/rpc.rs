@@ -40,6 +40,17 @@ pub(crate) enum RpcKey {
     Server(IpAddr, u64),
 }
 
+impl RpcKey {
+    /// The key of this host's RPC `id` (as it writes it in `sender_id`) with `peer`.
+    pub(crate) fn local(peer: IpAddr, id: u64) -> RpcKey {
+        if id & 1 == 0 {
+            RpcKey::Client(id)
+        } else {
+            RpcKey::Server(peer, id)
+        }
+    }
+}
+
 /// One RPC.
 #[derive(Debug, Clone)]
 pub(crate) struct Rpc {
