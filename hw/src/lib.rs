@@ -8,8 +8,8 @@
 //! Blocks:
 //! - [`parser::HomaParser`]: the RX parser (Ethernet/IPv4/IPv6/Homa headers, drop counters,
 //!   DATA payload realigned), with its 64- and 512-bit instances.
-//! - [`msg_table::MsgTable`]: the inbound message table (1024 messages in block RAM, two
-//!   received ranges each), which counts each DATA packet's new bytes for the grant generator.
+//! - [`msg_table::MsgTable`]: the inbound message table (1024 messages in block RAM, two ways
+//!   under two hashes, two received ranges each), which counts each DATA packet's new bytes for the grant generator.
 //! - [`grant::GrantScheduler`]: the grant generator (which inbound messages to grant, how
 //!   far, at which priority, as `homa_proto::core` decides), with its 16-slot instance.
 //! - [`grant_queue::GrantQueue`]: the grant generator over every message-table entry (1024

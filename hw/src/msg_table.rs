@@ -6,9 +6,17 @@
 //! set, bounded to what hardware keeps per entry.
 //!
 //! ```text
-//!  s_pkt_* ─► hash(peer, id) ─► RAM read ──► stage 1: match, dedupe, ranges ──► RAM write
-//!                                   ▲  bypass of the write one edge earlier  └──► Fifo2 ─► m_evt_*
+//!  s_pkt_* ─► hash0, hash1 ─► way 0, way 1 reads ──► stage 1: match, pick, dedupe, ranges ──► write
+//!                                   ▲  bypass of the write one edge earlier      └──► Fifo2 ─► m_evt_*
 //! ```
+//!
+//! A message may sit in two places ([`places`]): its bucket of way 0 (entries `0..2^(A-1)`) or
+//! its bucket of way 1 (the upper half), under the two hashes of the TX park
+//! ([`crate::tx_park::hash`]), which rarely agree for two keys. Both are read at once; a packet
+//! takes the way that holds its message, and a new message the first way whose entry is free
+//! (empty, or its message complete). Only a message whose two places both hold live messages
+//! is left to the host. With one place per message, as first built, 17 hosts of w4 at 80 %
+//! load into one receiver left 4 messages of 2,535 to the host.
 //!
 //! Each entry keeps the message's received bytes as at most two disjoint ranges (one hole):
 //! `new` is the packet's length minus its overlap with them, exactly as `core` counts it.
@@ -20,7 +28,7 @@
 //!   instead would freeze the message's grants at its second loss;
 //! - a packet of a message whose bytes have all arrived is a late duplicate, dropped
 //!   (`dropped_late`); so is a packet whose message length disagrees with its entry's;
-//! - a packet whose entry holds another live message (a hash collision) is passed to the host
+//! - a packet whose two places both hold other live messages (a collision) is passed to the host
 //!   without an event (`collisions`): the hardware does not grant that message, and says so
 //!   (`m_fate_*`: one report per packet, in order, which the core puts in the packet's
 //!   completion for the host, which then grants the message itself).
@@ -30,7 +38,7 @@
 //! it still lacked, so the grant generator forgets the message too. This is how messages
 //! whose packets the table dropped, or that the host gave up on, stop holding an entry.
 //!
-//! Timing: a packet accepted at edge `t` reads its entry; its event enters the output FIFO at
+//! Timing: a packet accepted at edge `t` reads its two places; its event enters the output FIFO at
 //! edge `t + 1` (and the entry is written back); `m_evt_valid` rises in the cycle after. One
 //! packet per cycle while the FIFO drains; a write at edge `t` is forwarded to a read of the
 //! same entry issued at that edge.
@@ -41,28 +49,28 @@ pub use records::{GrantEvt, MsgEntry};
 
 use crate::fifo::Fifo2;
 use crate::hdl::*;
+use crate::tx_park::hash::{H0, H1, ParkHash};
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
 }
 
-/// The multiplier of the hash: odd, with set bits 0, 1, 3, 4, 6 and 9 (shift-and-add).
-pub const HASH_K: u64 = 0b10_0101_1011;
-
-/// The table's entry index of a message (the hardware's hash, restated for the reference
-/// model): the id and the peer each XOR-folded to `bits` bits (three slices), then
-/// `id_fold + HASH_K * peer_fold` modulo `2^bits`. The multiply spreads neighbouring peers
-/// far apart, so sequential ids from neighbouring addresses do not collide (an XOR of the
-/// two folds did: `2 ^ 5 == 4 ^ 3`).
-pub fn index_of(peer: u32, id: u64, bits: u32) -> usize {
-    let m = (1u64 << bits) - 1;
-    let fold = |x: u64| (x & m) ^ ((x >> bits) & m) ^ ((x >> (2 * bits)) & m);
-    (fold(id).wrapping_add(fold(u64::from(peer)).wrapping_mul(HASH_K)) & m) as usize
+/// The two entries a message may take in a table of `2^bits` entries (the hardware's hash,
+/// restated for the reference model): way 0's (the low `bits - 1` bits of the TX park's
+/// first hash) and way 1's (the upper half, under its second hash).
+pub fn places(peer: u32, id: u64, bits: u32) -> [usize; 2] {
+    use crate::tx_park::hash::{H0, H1, bucket_of};
+    let half = 1usize << (bits - 1);
+    [
+        bucket_of(&H0, peer, id) & (half - 1),
+        half | (bucket_of(&H1, peer, id) & (half - 1)),
+    ]
 }
 
-/// The inbound message table with `2^A` entries.
+/// The inbound message table with `2^A` entries, two ways of `2^W` (`W = A - 1`: Rust's
+/// const generics cannot compute it).
 #[derive(LogicBlock)]
-pub struct MsgTable<const A: usize> {
+pub struct MsgTable<const A: usize, const W: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: empties the pipeline. The RAM is not cleared: pulse
@@ -130,15 +138,19 @@ pub struct MsgTable<const A: usize> {
     /// A pulse per packet (not release) leaving stage 1, in the order they were taken: its
     /// fate, for the host's completion of the same packet.
     pub m_fate_valid: Signal<Out, Bit>,
-    /// With `m_fate_valid`: the packet's entry holds another live message, so the grant
+    /// With `m_fate_valid`: both the packet's places hold other live messages, so the grant
     /// generator does not see this message (the host grants it).
     pub m_fate_collision: Signal<Out, Bit>,
-    ram: RAM<MsgEntry, A>,
+    hash0: ParkHash,
+    hash1: ParkHash,
+    ram0: RAM<MsgEntry, W>,
+    ram1: RAM<MsgEntry, W>,
     fifo: Fifo2<GrantEvt>,
     /// The events' entries, beside `fifo` (pushed and popped with it).
     fifo_idx: Fifo2<Bits<A>>,
     s1_valid: DFF<Bit>,
-    s1_idx: DFF<Bits<A>>,
+    s1_idx0: DFF<Bits<W>>,
+    s1_idx1: DFF<Bits<W>>,
     s1_peer: DFF<Bits<32>>,
     s1_id: DFF<Bits<64>>,
     s1_sport: DFF<Bits<16>>,
@@ -149,21 +161,30 @@ pub struct MsgTable<const A: usize> {
     s1_offset: DFF<Bits<32>>,
     s1_end: DFF<Bits<32>>,
     s1_release: DFF<Bit>,
-    byp_valid: DFF<Bit>,
+    /// The entry written at the last edge is forwarded to way 0's (way 1's) read.
+    byp0: DFF<Bit>,
+    byp1: DFF<Bit>,
     byp_entry: DFF<MsgEntry>,
     n_holes: DFF<Bits<32>>,
     n_late: DFF<Bits<32>>,
     n_coll: DFF<Bits<32>>,
-    idx: Signal<Local, Bits<A>>,
-    id_fold: Signal<Local, Bits<A>>,
-    peer_fold: Signal<Local, Bits<A>>,
+    idx0: Signal<Local, Bits<W>>,
+    idx1: Signal<Local, Bits<W>>,
     go: Signal<Local, Bit>,
     counted: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
+    e0: Signal<Local, MsgEntry>,
+    e1: Signal<Local, MsgEntry>,
+    hit0: Signal<Local, Bit>,
+    hit1: Signal<Local, Bit>,
+    live0: Signal<Local, Bit>,
+    live1: Signal<Local, Bit>,
+    sel1: Signal<Local, Bit>,
     e: Signal<Local, MsgEntry>,
     hit: Signal<Local, Bit>,
     e_done: Signal<Local, Bit>,
     live_other: Signal<Local, Bit>,
+    ent_idx: Signal<Local, Bits<A>>,
     plen: Signal<Local, Bits<32>>,
     lo_a0: Signal<Local, Bit>,
     hi_b0: Signal<Local, Bit>,
@@ -196,18 +217,24 @@ pub struct MsgTable<const A: usize> {
     c_zero32: Constant<Bits<32>>,
     c_one32: Constant<Bits<32>>,
     c_lo: Constant<Bits<8>>,
-    c_hi: Constant<Bits<8>>,
-    c_hi2: Constant<Bits<8>>,
-    c_sh: [Constant<Bits<A>>; 5],
+    c_half: Constant<Bits<A>>,
 }
 
-/// The 1024-entry table, generated as `homa_rx_msg_table_a10`.
-pub type MsgTable1024 = MsgTable<10>;
+/// The 1024-entry table (two ways of 512), generated as `homa_rx_msg_table_a10`.
+pub type MsgTable1024 = MsgTable<10, 9>;
 
-impl<const A: usize> MsgTable<A> {
+impl<const A: usize, const W: usize> MsgTable<A, W> {
     /// An empty table.
     pub fn new() -> Self {
-        assert!((4..=10).contains(&A), "MsgTable<{A}>: 4 to 10 index bits");
+        assert!(
+            (4..=10).contains(&A),
+            "MsgTable<{A}, {W}>: 4 to 10 index bits"
+        );
+        assert_eq!(
+            W + 1,
+            A,
+            "MsgTable<{A}, {W}>: each way holds half the entries"
+        );
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -241,11 +268,15 @@ impl<const A: usize> MsgTable<A> {
             drop_pulse: Signal::default(),
             m_fate_valid: Signal::default(),
             m_fate_collision: Signal::default(),
-            ram: RAM::default(),
+            hash0: ParkHash::new(&H0),
+            hash1: ParkHash::new(&H1),
+            ram0: RAM::default(),
+            ram1: RAM::default(),
             fifo: Fifo2::default(),
             fifo_idx: Fifo2::default(),
             s1_valid: DFF::default(),
-            s1_idx: DFF::default(),
+            s1_idx0: DFF::default(),
+            s1_idx1: DFF::default(),
             s1_peer: DFF::default(),
             s1_id: DFF::default(),
             s1_sport: DFF::default(),
@@ -256,21 +287,29 @@ impl<const A: usize> MsgTable<A> {
             s1_offset: DFF::default(),
             s1_end: DFF::default(),
             s1_release: DFF::default(),
-            byp_valid: DFF::default(),
+            byp0: DFF::default(),
+            byp1: DFF::default(),
             byp_entry: DFF::default(),
             n_holes: DFF::default(),
             n_late: DFF::default(),
             n_coll: DFF::default(),
-            idx: Signal::default(),
-            id_fold: Signal::default(),
-            peer_fold: Signal::default(),
+            idx0: Signal::default(),
+            idx1: Signal::default(),
             go: Signal::default(),
             counted: Signal::default(),
             take: Signal::default(),
+            e0: Signal::default(),
+            e1: Signal::default(),
+            hit0: Signal::default(),
+            hit1: Signal::default(),
+            live0: Signal::default(),
+            live1: Signal::default(),
+            sel1: Signal::default(),
             e: Signal::default(),
             hit: Signal::default(),
             e_done: Signal::default(),
             live_other: Signal::default(),
+            ent_idx: Signal::default(),
             plen: Signal::default(),
             lo_a0: Signal::default(),
             hi_b0: Signal::default(),
@@ -303,9 +342,7 @@ impl<const A: usize> MsgTable<A> {
             c_zero32: k(0),
             c_one32: k(1),
             c_lo: k(0),
-            c_hi: k(A as u64),
-            c_hi2: k(2 * A as u64),
-            c_sh: [k(1), k(3), k(4), k(6), k(9)],
+            c_half: k(1 << W),
         }
     }
 
@@ -332,13 +369,13 @@ impl<const A: usize> MsgTable<A> {
     }
 }
 
-impl<const A: usize> Default for MsgTable<A> {
+impl<const A: usize, const W: usize> Default for MsgTable<A, W> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<const A: usize> core::fmt::Debug for MsgTable<A> {
+impl<const A: usize, const W: usize> core::fmt::Debug for MsgTable<A, W> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("MsgTable")
             .field("entries", &(1usize << A))
@@ -346,14 +383,15 @@ impl<const A: usize> core::fmt::Debug for MsgTable<A> {
     }
 }
 
-impl<const A: usize> Logic for MsgTable<A> {
+impl<const A: usize, const W: usize> Logic for MsgTable<A, W> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self,
             clock,
             s1_valid,
-            s1_idx,
+            s1_idx0,
+            s1_idx1,
             s1_peer,
             s1_id,
             s1_sport,
@@ -364,7 +402,8 @@ impl<const A: usize> Logic for MsgTable<A> {
             s1_offset,
             s1_end,
             s1_release,
-            byp_valid,
+            byp0,
+            byp1,
             byp_entry,
             n_holes,
             n_late,
@@ -374,45 +413,64 @@ impl<const A: usize> Logic for MsgTable<A> {
         self.fifo.reset.next = self.reset.val();
         self.fifo_idx.clock.next = self.clock.val();
         self.fifo_idx.reset.next = self.reset.val();
-        self.ram.read_clock.next = self.clock.val();
-        self.ram.write_clock.next = self.clock.val();
+        self.ram0.read_clock.next = self.clock.val();
+        self.ram0.write_clock.next = self.clock.val();
+        self.ram1.read_clock.next = self.clock.val();
+        self.ram1.write_clock.next = self.clock.val();
         // Stage 1 retires when the FIFO has room; a new packet enters when stage 1 is free
         // or retiring.
         self.go.next = self.s1_valid.q.val() & !self.fifo.full.val();
         self.s_pkt_ready.next = !self.s1_valid.q.val() | self.go.val();
         self.take.next = self.s_pkt_valid.val() & self.s_pkt_ready.val();
-        self.id_fold.next = self.s_pkt_id.val().get_bits::<A>(self.c_lo.val().index())
-            ^ self.s_pkt_id.val().get_bits::<A>(self.c_hi.val().index())
-            ^ self.s_pkt_id.val().get_bits::<A>(self.c_hi2.val().index());
-        self.peer_fold.next = self.s_pkt_peer.val().get_bits::<A>(self.c_lo.val().index())
-            ^ self.s_pkt_peer.val().get_bits::<A>(self.c_hi.val().index())
-            ^ self
-                .s_pkt_peer
-                .val()
-                .get_bits::<A>(self.c_hi2.val().index());
-        // id_fold + HASH_K * peer_fold, as shifts and adds.
-        self.idx.next = self.id_fold.val()
-            + self.peer_fold.val()
-            + (self.peer_fold.val() << self.c_sh[0].val())
-            + (self.peer_fold.val() << self.c_sh[1].val())
-            + (self.peer_fold.val() << self.c_sh[2].val())
-            + (self.peer_fold.val() << self.c_sh[3].val())
-            + (self.peer_fold.val() << self.c_sh[4].val());
-        // Read the new packet's entry, or re-read the held one.
-        self.ram.read_address.next = self.s1_idx.q.val();
+        self.hash0.peer.next = self.s_pkt_peer.val();
+        self.hash0.id.next = self.s_pkt_id.val();
+        self.hash1.peer.next = self.s_pkt_peer.val();
+        self.hash1.id.next = self.s_pkt_id.val();
+        self.idx0.next = self
+            .hash0
+            .bucket
+            .val()
+            .get_bits::<W>(self.c_lo.val().index());
+        self.idx1.next = self
+            .hash1
+            .bucket
+            .val()
+            .get_bits::<W>(self.c_lo.val().index());
+        // Read the new packet's places, or re-read the held ones.
+        self.ram0.read_address.next = self.s1_idx0.q.val();
+        self.ram1.read_address.next = self.s1_idx1.q.val();
         if self.take.val() {
-            self.ram.read_address.next = self.idx.val();
+            self.ram0.read_address.next = self.idx0.val();
+            self.ram1.read_address.next = self.idx1.val();
         }
-        // ---- Stage 1: the entry (forwarded from the write one edge earlier). ----
-        self.e.next = self.ram.read_data.val();
-        if self.byp_valid.q.val() {
-            self.e.next = self.byp_entry.q.val();
+        // ---- Stage 1: the two places (forwarded from the write one edge earlier). ----
+        self.e0.next = self.ram0.read_data.val();
+        if self.byp0.q.val() {
+            self.e0.next = self.byp_entry.q.val();
         }
-        self.hit.next = self.e.val().valid
-            & (self.e.val().peer == self.s1_peer.q.val())
-            & (self.e.val().id == self.s1_id.q.val());
+        self.e1.next = self.ram1.read_data.val();
+        if self.byp1.q.val() {
+            self.e1.next = self.byp_entry.q.val();
+        }
+        self.hit0.next = self.e0.val().valid
+            & (self.e0.val().peer == self.s1_peer.q.val())
+            & (self.e0.val().id == self.s1_id.q.val());
+        self.hit1.next = self.e1.val().valid
+            & (self.e1.val().peer == self.s1_peer.q.val())
+            & (self.e1.val().id == self.s1_id.q.val());
+        self.live0.next = self.e0.val().valid & (self.e0.val().received < self.e0.val().length);
+        self.live1.next = self.e1.val().valid & (self.e1.val().received < self.e1.val().length);
+        // The way that holds the message; for a new one, way 0 unless its entry is live.
+        self.sel1.next = self.hit1.val() | (!self.hit0.val() & self.live0.val());
+        self.e.next = self.e0.val();
+        self.ent_idx.next = bit_cast::<A, W>(self.s1_idx0.q.val());
+        if self.sel1.val() {
+            self.e.next = self.e1.val();
+            self.ent_idx.next = bit_cast::<A, W>(self.s1_idx1.q.val()) | self.c_half.val();
+        }
+        self.hit.next = self.hit0.val() | self.hit1.val();
         self.e_done.next = self.e.val().received >= self.e.val().length;
-        self.live_other.next = self.e.val().valid & !self.e_done.val() & !self.hit.val();
+        self.live_other.next = !self.hit.val() & self.live0.val() & self.live1.val();
         self.plen.next = self.s1_end.q.val() - self.s1_offset.q.val();
         // Overlap of [offset, end) with each range [a, b): min(b, end) - max(a, offset) when
         // positive. The four differences it can be are worked out beside the compares that
@@ -553,9 +611,12 @@ impl<const A: usize> Logic for MsgTable<A> {
             & !self.drop_late.val()
             & !(self.s1_release.q.val() & !self.hit.val());
         self.write.next = self.emit.val();
-        self.ram.write_address.next = self.s1_idx.q.val();
-        self.ram.write_data.next = self.upd.val();
-        self.ram.write_enable.next = self.write.val();
+        self.ram0.write_address.next = self.s1_idx0.q.val();
+        self.ram0.write_data.next = self.upd.val();
+        self.ram0.write_enable.next = self.write.val() & !self.sel1.val();
+        self.ram1.write_address.next = self.s1_idx1.q.val();
+        self.ram1.write_data.next = self.upd.val();
+        self.ram1.write_enable.next = self.write.val() & self.sel1.val();
         self.evt.next.peer = self.s1_peer.q.val();
         self.evt.next.id = self.s1_id.q.val();
         self.evt.next.sport = self.s1_sport.q.val();
@@ -568,7 +629,7 @@ impl<const A: usize> Logic for MsgTable<A> {
         self.fifo.din.next = self.evt.val();
         self.fifo.push.next = self.emit.val();
         self.fifo.ready.next = self.m_evt_ready.val();
-        self.fifo_idx.din.next = self.s1_idx.q.val();
+        self.fifo_idx.din.next = self.ent_idx.val();
         self.fifo_idx.push.next = self.emit.val();
         self.fifo_idx.ready.next = self.m_evt_ready.val();
         self.m_evt_index.next = self.fifo_idx.dout.val();
@@ -583,15 +644,22 @@ impl<const A: usize> Logic for MsgTable<A> {
         self.m_evt_new.next = self.fifo.dout.val().new;
         self.m_evt_end.next = self.fifo.dout.val().end;
         // ---- Pipeline registers. ----
-        self.byp_valid.d.next =
-            self.write.val() & self.take.val() & (self.idx.val() == self.s1_idx.q.val());
+        self.byp0.d.next = self.write.val()
+            & !self.sel1.val()
+            & self.take.val()
+            & (self.idx0.val() == self.s1_idx0.q.val());
+        self.byp1.d.next = self.write.val()
+            & self.sel1.val()
+            & self.take.val()
+            & (self.idx1.val() == self.s1_idx1.q.val());
         self.byp_entry.d.next = self.upd.val();
         if self.go.val() {
             self.s1_valid.d.next = false;
         }
         if self.take.val() {
             self.s1_valid.d.next = true;
-            self.s1_idx.d.next = self.idx.val();
+            self.s1_idx0.d.next = self.idx0.val();
+            self.s1_idx1.d.next = self.idx1.val();
             self.s1_peer.d.next = self.s_pkt_peer.val();
             self.s1_id.d.next = self.s_pkt_id.val();
             self.s1_sport.d.next = self.s_pkt_sport.val();
@@ -619,7 +687,8 @@ impl<const A: usize> Logic for MsgTable<A> {
         }
         if self.reset.val() {
             self.s1_valid.d.next = false;
-            self.byp_valid.d.next = false;
+            self.byp0.d.next = false;
+            self.byp1.d.next = false;
         }
         self.holes_forgotten.next = self.n_holes.q.val();
         self.dropped_late.next = self.n_late.q.val();

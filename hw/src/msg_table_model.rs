@@ -1,21 +1,21 @@
 //! The message table's reference, shared by the rust-hdl tests and the Verilator
-//! co-simulation: the same direct-mapped table ([`crate::msg_table::index_of`]), each entry's
+//! co-simulation: the same two-way table ([`crate::msg_table::places`]), each entry's
 //! received bytes as a range set merged exactly as `homa_proto::core` merges it, limited to
 //! two ranges; and the checking loop [`run`] over closed-loop traffic
 //! ([`crate::grant_model::Traffic`]) that every packet's fate feeds back into.
 
 use crate::grant_model::{Event, Grant, Packet, Ranges, Traffic};
-use crate::msg_table::index_of;
+use crate::msg_table::places;
 use crate::parser_model::Rng;
 
 /// What the table does with one packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// The grant generator's event.
-    Event(Event),
+    /// The grant generator's event, with the message's entry.
+    Event(u32, Event),
     /// Dropped: its message is complete, or its length disagrees.
     DropLate,
-    /// Passed to the host: its entry holds another live message.
+    /// Passed to the host: both its places hold other live messages.
     Collision,
 }
 
@@ -48,68 +48,76 @@ impl TableModel {
         }
     }
 
+    /// The entry that holds message `(peer, id)`, if one does (done or not).
+    fn find(&self, peer: u32, id: u64) -> Option<usize> {
+        places(peer, id, self.bits).into_iter().find(|&i| {
+            self.entries[i]
+                .as_ref()
+                .is_some_and(|e| e.peer == peer && e.id == id)
+        })
+    }
+
     /// Takes a release ([`release_packet`]): a live entry of that message and length
     /// completes, and its event carries the bytes it had not counted (so that the grant
     /// generator's count reaches the length); anything else is ignored and counted nowhere.
-    pub fn release(&mut self, p: &Packet) -> Option<Event> {
+    pub fn release(&mut self, p: &Packet) -> Option<(u32, Event)> {
         let ev = p.ev;
-        let slot = &mut self.entries[index_of(ev.peer, ev.id, self.bits)];
-        match slot {
-            Some(e) if e.peer == ev.peer && e.id == ev.id && !e.done && e.length == ev.length => {
-                // Complete, whatever the entry counted (forgotten gaps included).
-                let new = e.length - e.received;
-                e.ranges = Ranges(vec![(0, e.length)]);
-                e.received = e.length;
-                e.done = true;
-                Some(Event { new, ..ev })
-            }
-            _ => None,
+        let at = self.find(ev.peer, ev.id)?;
+        let e = self.entries[at].as_mut().expect("found");
+        if e.done || e.length != ev.length {
+            return None;
         }
+        // Complete, whatever the entry counted (forgotten gaps included).
+        let new = e.length - e.received;
+        e.ranges = Ranges(vec![(0, e.length)]);
+        e.received = e.length;
+        e.done = true;
+        Some((at as u32, Event { new, ..ev }))
     }
 
     /// Takes one packet.
     pub fn packet(&mut self, p: &Packet) -> Outcome {
         let ev = p.ev;
-        let slot = &mut self.entries[index_of(ev.peer, ev.id, self.bits)];
         let plen = ev.end - p.offset;
-        match slot {
-            Some(e) if e.peer == ev.peer && e.id == ev.id => {
-                if e.done || e.length != ev.length {
-                    self.counters.1 += 1;
-                    return Outcome::DropLate;
-                }
-                let mut ranges = e.ranges.clone();
-                let new = ranges.insert(p.offset, ev.end);
-                if ranges.0.len() > 2 {
-                    // A second hole: the packet's range joins its neighbour (the first range
-                    // when it comes before it, else the second), forgetting the gap.
-                    self.counters.0 += 1;
-                    let r = &mut ranges.0;
-                    let (a, b) = if p.offset < r[1].0 { (0, 1) } else { (1, 2) };
-                    r[a].1 = r[b].1;
-                    r.remove(b);
-                }
-                e.ranges = ranges;
-                e.received += new;
-                e.done = e.received >= e.length;
-                Outcome::Event(Event { new, ..ev })
+        if let Some(at) = self.find(ev.peer, ev.id) {
+            let e = self.entries[at].as_mut().expect("found");
+            if e.done || e.length != ev.length {
+                self.counters.1 += 1;
+                return Outcome::DropLate;
             }
-            Some(e) if !e.done => {
-                self.counters.2 += 1;
-                Outcome::Collision
+            let mut ranges = e.ranges.clone();
+            let new = ranges.insert(p.offset, ev.end);
+            if ranges.0.len() > 2 {
+                // A second hole: the packet's range joins its neighbour (the first range
+                // when it comes before it, else the second), forgetting the gap.
+                self.counters.0 += 1;
+                let r = &mut ranges.0;
+                let (a, b) = if p.offset < r[1].0 { (0, 1) } else { (1, 2) };
+                r[a].1 = r[b].1;
+                r.remove(b);
             }
-            _ => {
-                *slot = Some(Entry {
-                    peer: ev.peer,
-                    id: ev.id,
-                    length: ev.length,
-                    received: plen,
-                    ranges: Ranges(vec![(p.offset, ev.end)]),
-                    done: plen >= ev.length,
-                });
-                Outcome::Event(Event { new: plen, ..ev })
-            }
+            e.ranges = ranges;
+            e.received += new;
+            e.done = e.received >= e.length;
+            return Outcome::Event(at as u32, Event { new, ..ev });
         }
+        // A new message takes the first place whose entry is free or complete.
+        let free = places(ev.peer, ev.id, self.bits)
+            .into_iter()
+            .find(|&i| self.entries[i].as_ref().is_none_or(|e| e.done));
+        let Some(at) = free else {
+            self.counters.2 += 1;
+            return Outcome::Collision;
+        };
+        self.entries[at] = Some(Entry {
+            peer: ev.peer,
+            id: ev.id,
+            length: ev.length,
+            received: plen,
+            ranges: Ranges(vec![(p.offset, ev.end)]),
+            done: plen >= ev.length,
+        });
+        Outcome::Event(at as u32, Event { new: plen, ..ev })
     }
 }
 
@@ -247,7 +255,7 @@ pub fn run<D: TablePorts>(
         if valid && dut.pkt_ready() && release {
             let (p, _) = offered.take().expect("valid implies offered");
             if let Some(ev) = model.release(&p) {
-                expected.push_back((index_of(ev.peer, ev.id, bits) as u32, ev));
+                expected.push_back(ev);
             }
             releases += 1;
         } else if valid && dut.pkt_ready() {
@@ -255,8 +263,8 @@ pub fn run<D: TablePorts>(
             let outcome = model.packet(&p);
             fates.push_back(outcome == Outcome::Collision);
             match outcome {
-                Outcome::Event(ev) => {
-                    expected.push_back((index_of(ev.peer, ev.id, bits) as u32, ev));
+                Outcome::Event(at, ev) => {
+                    expected.push_back((at, ev));
                     traffic.deliver(&p, true);
                 }
                 Outcome::Collision => {

@@ -61,8 +61,8 @@
 //!
 //! Who grants: each IPv4 DATA header waits at the host queues' input for the table's verdict
 //! on it (`fate`, a cycle behind), and its `RX_DATA` completion says, in flags bit 1, whether
-//! the grant generator tracks the message: it does not when the message's entry holds another
-//! live message (a hash collision), nor for any IPv6 message. The host grants those itself,
+//! the grant generator tracks the message: it does not when both the message's places in the
+//! table (one per way) hold other live messages, nor for any IPv6 message. The host grants those itself,
 //! at once; every other message it leaves to the hardware. Each GRANT the framer takes is
 //! reported to the host as a `GRANT_SENT` completion (through a two-entry FIFO; the grant
 //! generator waits while it is full), so that the host knows what its peers may send: its

@@ -24,7 +24,7 @@ mod built {
     use homa_hw::grant_framer::reference_frame;
     use homa_hw::grant_model::{Event, Grant, GrantConfig, Packet, Traffic};
     use homa_hw::grant_queue_model::{QueueConfig, QueueReference};
-    use homa_hw::msg_table::index_of;
+    use homa_hw::msg_table::places;
     use homa_hw::msg_table_model::{Outcome, TableModel, release_packet};
     use homa_hw::parser_model::{
         Rng, Verdict, expect, frame_of, frames_from_env, random_malformed, random_payload,
@@ -155,10 +155,9 @@ mod built {
         }
 
         /// The message table sends `ev` (its reference says so).
-        fn table_event(&mut self, ev: Event) {
+        fn table_event(&mut self, (at, ev): (u32, Event)) {
             let ev = Event { mac: GW_MAC, ..ev };
-            self.pending
-                .push_back((index_of(ev.peer, ev.id, TABLE_BITS) as u32, ev));
+            self.pending.push_back((at, ev));
         }
 
         /// This cycle's trace, before the edge.
@@ -374,8 +373,8 @@ mod built {
                     verdicts[Verdict::Ok as usize] += 1;
                     let p = current.take().expect("a frame in flight");
                     match table.packet(&p) {
-                        Outcome::Event(ev) => {
-                            grants.table_event(ev);
+                        Outcome::Event(at, ev) => {
+                            grants.table_event((at, ev));
                             traffic.deliver(&p, true);
                         }
                         Outcome::Collision => {
@@ -553,7 +552,8 @@ mod built {
             mac: GW_MAC,
             ..p.ev
         };
-        assert!(reference.event(index_of(ev.peer, ev.id, TABLE_BITS) as u32, &ev));
+        // An empty table puts a message in its first place.
+        assert!(reference.event(places(ev.peer, ev.id, TABLE_BITS)[0] as u32, &ev));
         let g = reference.decide();
         assert_eq!(g.len(), 1, "one GRANT: {g:?}");
         let want = reference_frame(LOCAL_MAC, LOCAL_IP, &g[0]);

@@ -1,5 +1,5 @@
 //! [`MsgTable`] against [`crate::msg_table_model::TableModel`] with the direct `simulate()`
-//! loop: a 16-entry table (so that hash collisions happen) and the 1024-entry default, under
+//! loop: a 16-entry table (two ways of 8, so that collisions happen) and the 1024-entry default, under
 //! closed-loop traffic with losses, duplicates, reordering, gaps and back-pressure
 //! (`HOMA_HW_SEED` replays a run).
 #![allow(non_snake_case)]
@@ -9,17 +9,17 @@ use crate::grant_model::{Event, Packet};
 use crate::msg_table_model::{self, TablePorts};
 use crate::parser_model::seed_from_env;
 
-struct Bench<const A: usize> {
-    uut: MsgTable<A>,
+struct Bench<const A: usize, const W: usize> {
+    uut: MsgTable<A, W>,
 }
 
-impl<const A: usize> Bench<A> {
+impl<const A: usize, const W: usize> Bench<A, W> {
     fn half(&mut self, high: bool) {
         clock_half(&mut self.uut, |u| &mut u.clock, high);
     }
 }
 
-impl<const A: usize> TablePorts for Bench<A> {
+impl<const A: usize, const W: usize> TablePorts for Bench<A, W> {
     fn reset(&mut self) {
         reset_two_cycles(&mut self.uut, |u| &mut u.clock, |u| &mut u.reset);
     }
@@ -93,7 +93,7 @@ fn msg_table__small_table_matches_reference_with_collisions() {
     let seed = seed_from_env(0x7ab1_0001);
     eprintln!("msg table (16 entries): seed = {seed:#x} (HOMA_HW_SEED to replay)");
     let mut b = Bench {
-        uut: MsgTable::<4>::top_level(),
+        uut: MsgTable::<4, 3>::top_level(),
     };
     let (events, drops, collisions) =
         msg_table_model::run(&mut b, seed, 1500, 4, 12).unwrap_or_else(|e| panic!("{e}"));

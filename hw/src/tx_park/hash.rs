@@ -1,5 +1,6 @@
-//! The park's two hash functions: a key (peer, RPC id) to a bucket of each half of the key
-//! table. Each folds the id's and the peer's bits into 9 by XOR of 9-bit slices (every bit
+//! The two hash functions of a key (peer, RPC id), shared by the park (a bucket of each half
+//! of its key table) and the inbound message table (a place in each of its two ways,
+//! [`crate::msg_table::places`]). Each folds the id's and the peer's bits into 9 by XOR of 9-bit slices (every bit
 //! takes part), then mixes them as `id_fold + mul * peer_fold` modulo 512, the product as
 //! shifts and adds. The two differ in their slices and multiplier, so keys that share one
 //! bucket rarely share the other ([`bucket_of`] is the model; a test holds the hardware to it).
@@ -20,12 +21,11 @@ pub struct HashSpec {
     pub mul: u32,
 }
 
-/// The first choice's hash (the peer's multiplier is the message table's,
-/// [`crate::msg_table::HASH_K`]).
+/// The first choice's hash.
 pub const H0: HashSpec = HashSpec {
     id_at: [0, 8, 16, 24, 32, 40, 48, 55],
     peer_at: [0, 9, 18, 23],
-    mul: crate::msg_table::HASH_K as u32,
+    mul: 0b10_0101_1011,
 };
 
 /// The second choice's hash.

@@ -142,15 +142,20 @@ fn rtl_nic__data_to_the_host_and_a_grant_to_the_wire() {
 }
 
 #[test]
-fn rtl_nic__a_message_the_table_cannot_hold_is_left_to_the_host() {
+fn rtl_nic__a_message_whose_two_places_are_taken_is_left_to_the_host() {
     let mut nic = HostedNic::new(&config(), NicTiming::default()).unwrap();
-    // A second message from the same peer whose entry is the first one's.
+    // Three messages from one peer: the second's first place is the first's (it takes its
+    // second place), and the third's two places are theirs.
     let peer = u32::from(Ipv4Addr::new(10, 0, 0, 2));
-    let bits = 10;
-    let at = homa_hw::msg_table::index_of(peer, 8, bits);
-    let other = (10..)
+    let places = |id: u64| homa_hw::msg_table::places(peer, id, 10);
+    let first = places(8);
+    let second = (10..)
         .step_by(2)
-        .find(|&id| homa_hw::msg_table::index_of(peer, id, bits) == at)
+        .find(|&id| places(id)[0] == first[0])
+        .unwrap();
+    let third = (second + 2..)
+        .step_by(2)
+        .find(|&id| places(id) == [first[0], places(second)[1]])
         .unwrap();
     let payload = [5u8; 1_000];
     let data = |id: u64| {
@@ -170,7 +175,8 @@ fn rtl_nic__a_message_the_table_cannot_hold_is_left_to_the_host() {
         })
     };
     nic.receive(4_000_000, data(8));
-    nic.receive(5_000_000, data(other));
+    nic.receive(4_500_000, data(second));
+    nic.receive(5_000_000, data(third));
     let mut out = Vec::new();
     nic.run_until(20_000_000, &mut out);
     let grants = out
@@ -179,9 +185,9 @@ fn rtl_nic__a_message_the_table_cannot_hold_is_left_to_the_host() {
         .count();
     assert_eq!(nic.read_register("GRANT", "collisions").unwrap(), 1);
     let c = nic.counters();
-    assert_eq!((c.to_host, c.host_grants, grants), (2, 1, 1), "{c:?}");
-    // The GRANT the NIC sent comes back to the host, and names the frame.
-    assert_eq!(c.nic_grants, 1, "{c:?}");
+    assert_eq!((c.to_host, c.host_grants, grants), (3, 1, 2), "{c:?}");
+    // The GRANTs the NIC sent come back to the host, and name the frames.
+    assert_eq!(c.nic_grants, 2, "{c:?}");
     assert_eq!(c.parse_mismatches, 0);
 }
 
