@@ -64,14 +64,30 @@ impl Endpoint {
     /// by what this host knows of them (its active set among them, unless `max_incoming` is
     /// spent). One of these the NIC leaves ungranted for long has been lost by the NIC; any
     /// other may just be held back by SRPT.
+    ///
+    /// The NIC ranks by packets left (`policy::bucket`), and a tie by when each message
+    /// entered its bucket, which the host does not see: so the set is taken at packet
+    /// granularity, and a message that ties with one left out of it is not counted in
+    /// (the NIC may rightly grant the other).
     pub(crate) fn nic_should_grant(&self) -> Vec<RpcKey> {
         if self.grants_starved() {
             return Vec::new();
         }
         let (mut keys, mut cands) = (Vec::new(), Vec::new());
         self.grant_candidates(false, &mut keys, &mut cands);
-        policy::choose_active(&cands, usize::from(self.config.max_overcommit))
+        let max_payload = self.config.max_payload(20);
+        for c in &mut cands {
+            c.bytes_remaining =
+                u32::from(policy::bucket::packets_left(c.bytes_remaining, max_payload));
+        }
+        let chosen = policy::choose_active(&cands, usize::from(self.config.max_overcommit));
+        let left_out: Vec<u32> = (0..cands.len())
+            .filter(|i| !chosen.contains(i))
+            .map(|i| cands[i].bytes_remaining)
+            .collect();
+        chosen
             .into_iter()
+            .filter(|&i| !left_out.contains(&cands[i].bytes_remaining))
             .map(|i| keys[i])
             .collect()
     }

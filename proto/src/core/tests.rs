@@ -979,6 +979,35 @@ fn endpoint__grant_offload_never_takes_over_a_message_srpt_holds_back() {
 }
 
 #[test]
+fn endpoint__grant_offload_leaves_a_packet_tie_to_the_nic() {
+    let cfg = Config {
+        grant_offload: true,
+        grant_fifo_fraction: 0,
+        window: 10_000,
+        max_overcommit: 1,
+        ..config()
+    };
+    let mut rx = Endpoint::new(cfg.clone(), addr(0)).unwrap();
+    rx.bind(500);
+    let mut now = Instant::ZERO;
+    // 90,000 and 90,100 bytes left: by bytes the first is the one to grant, but both are 64
+    // packets of 1,424 bytes, and the NIC may grant either. Neither is taken over.
+    for (peer, len) in [(addr(1), 100_000), (addr(2), 100_100)] {
+        let mut p = first_data(2, len, 1);
+        p.payload = pattern(10_000, 1);
+        rx.handle_packet(now, peer, p);
+    }
+    let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
+    for _ in 0..2 * cfg.timeout_ticks {
+        now = now + tick;
+        rx.handle_timeout(now);
+    }
+    assert_eq!(rx.metrics().grant_fallbacks, 0);
+    assert!(rx.poll_transmit(now).is_none(), "the NIC grants");
+    assert_eq!(rx.metrics().timeouts, 0);
+}
+
+#[test]
 fn endpoint__grant_offload_grants_at_once_what_the_nic_does_not_track() {
     let cfg = Config {
         grant_offload: true,

@@ -105,9 +105,16 @@ impl Endpoint {
                 // Waiting for its own grants (or the NIC's).
                 RpcState::Incoming => rpc.msgin.as_mut().is_some_and(|m| {
                     let waits = m.has_all_granted();
-                    if waits && offload && !m.soft_granted && m.granted < m.length {
+                    // Ticks count while the policy would grant the message all along:
+                    // one that SRPT held back until just now gets the NIC's GRANT first.
+                    if waits
+                        && offload
+                        && !m.soft_granted
+                        && m.granted < m.length
+                        && nic_should_grant.contains(key)
+                    {
                         m.nic_wait_ticks += 1;
-                        if m.nic_wait_ticks >= timeout && nic_should_grant.contains(key) {
+                        if m.nic_wait_ticks >= timeout {
                             take_over.push(*key);
                         }
                     } else {
