@@ -270,6 +270,7 @@ fn sim_rpcs_once(
     let (name, clock) = match engine {
         SimEngine::Rtl(t) => ("simulated NICs (rtl engine)", Some(t)),
         SimEngine::Model => ("no NICs (model engine, same fabric)", None),
+        SimEngine::ModelNic => ("model NICs' grants (model-nic engine, same fabric)", None),
     };
     let wall = std::time::Instant::now();
     let ping = Cluster::rpcs(config.clone(), size, size, count, 1)?;

@@ -25,9 +25,10 @@ use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SimArgs {
-    /// What runs in each host: `model` is the software engine (proto::core) alone; `rtl`
-    /// adds a Verilated homa-nic per host on 100 Gb/s links, which parses every frame and
-    /// decides and builds every GRANT.
+    /// What runs in each host: `model` is the software engine (proto::core) alone;
+    /// `model-nic` adds the NIC's grant decisions, made by the hardware's reference models
+    /// (no Verilator); `rtl` adds a Verilated homa-nic per host on 100 Gb/s links, which
+    /// parses every frame and decides and builds every GRANT.
     #[arg(long, value_enum, default_value_t = Engine::Model)]
     engine: Engine,
     /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES.
@@ -103,6 +104,9 @@ pub(crate) struct SimArgs {
 enum Engine {
     /// The software protocol engine in every host.
     Model,
+    /// The software engine, its GRANTs decided by a model of the NIC (the hardware's own
+    /// reference models of the message table and the grant queue).
+    ModelNic,
     /// The software engine over a Verilated homa-nic per host.
     Rtl,
 }
@@ -201,10 +205,10 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         seed: args.seed,
         time_limit_ps: args.time_limit_ms.saturating_mul(MS),
         pattern,
-        engine: if rtl {
-            ClusterEngine::Rtl(timing)
-        } else {
-            ClusterEngine::Model
+        engine: match args.engine {
+            Engine::Rtl => ClusterEngine::Rtl(timing),
+            Engine::ModelNic => ClusterEngine::ModelNic,
+            Engine::Model => ClusterEngine::Model,
         },
         watchdog,
     };
@@ -270,7 +274,11 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         None
     };
     let run = RunInfo {
-        engine: if rtl { "rtl" } else { "model" },
+        engine: match args.engine {
+            Engine::Rtl => "rtl",
+            Engine::ModelNic => "model-nic",
+            Engine::Model => "model",
+        },
         small_rpc_rtt_ps: rtt,
         small_rpc_bytes: rtt_bytes,
     };
@@ -521,6 +529,20 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             rtt / 1_000
         )?;
     }
+    if let Some(g) = &r.grant_nic {
+        writeln!(
+            out,
+            "model NICs (the hardware's message table and grant queue references): GRANTs \
+             decided {}; table collisions {}, holes forgotten {}; releases {}; messages granted \
+             by host software {} ({} GRANTs)",
+            g.grants_sent,
+            g.collisions,
+            g.holes_forgotten,
+            g.releases,
+            g.grant_fallbacks,
+            g.software_grants
+        )?;
+    }
     if let Some(n) = &r.nic {
         writeln!(
             out,
@@ -650,6 +672,14 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             .zip(r.nic.as_ref())
             .map(|(p, n)| rtt_cycles(p, n)),
         "nic": r.nic.as_ref().map(nic_json),
+        "grant_nic": r.grant_nic.as_ref().map(|g| json!({
+            "grants_sent": g.grants_sent,
+            "collisions": g.collisions,
+            "holes_forgotten": g.holes_forgotten,
+            "releases": g.releases,
+            "grant_fallbacks": g.grant_fallbacks,
+            "software_grants": g.software_grants,
+        })),
         "buckets": buckets,
         "paper_comparison": comparison,
     })

@@ -19,6 +19,7 @@
 // Without Verilator the NIC hosts and their breakdown are never built (NicError::NotBuilt).
 #[cfg_attr(not(homa_rtl), allow(dead_code))]
 mod breakdown;
+mod grant_nic;
 mod host;
 mod hosts;
 #[cfg_attr(not(homa_rtl), allow(dead_code))]
@@ -28,6 +29,7 @@ mod report;
 mod watchdog;
 
 pub use breakdown::Stage;
+pub use grant_nic::GrantNicReport;
 pub use pingpong::RpcRun;
 pub use report::{BucketRow, NicReport, Report};
 pub use watchdog::{STUCK_LISTED, SeenPacket, StopReason, Stopped, StuckRpc, Watchdog};
@@ -112,6 +114,10 @@ pub enum Engine {
     /// builds and sends every DATA frame from the TX descriptors the hosts post (the engines
     /// run with `tx_offload`).
     Rtl(NicTiming),
+    /// The software engine with a model of the NIC's grants ([`grant_nic`]): the hardware's
+    /// references (message table, grant queue) decide and send every GRANT (the engines run
+    /// with `grant_offload`), without Verilator and without the core's latencies.
+    ModelNic,
 }
 
 /// Destinations of the generated messages.
@@ -222,6 +228,8 @@ pub struct Cluster {
     stopped: Option<Stopped>,
     /// Round-trip mode ([`Cluster::round_trips`]).
     ping: Option<pingpong::Ping>,
+    /// The model NICs' grant decisions, one per host (`Engine::ModelNic`; else empty).
+    grant_nics: Vec<grant_nic::GrantNic>,
     /// NIC outputs of the current step.
     // Built by the rtl engine only (without Verilator it is never constructed).
     #[cfg_attr(not(homa_rtl), allow(dead_code))]
@@ -236,6 +244,11 @@ const CLIENT_PORT: u16 = 40000;
 impl Cluster {
     /// Builds the cluster; nothing runs yet.
     pub fn new(mut config: ClusterConfig) -> Result<Self, ClusterError> {
+        if config.engine == Engine::ModelNic {
+            // The model NIC grants; it makes no FIFO grants.
+            config.homa.grant_offload = true;
+            config.homa.grant_fifo_fraction = 0;
+        }
         if let Engine::Rtl(_) = config.engine {
             // The NIC grants; it makes no FIFO grants.
             config.homa.grant_offload = true;
@@ -299,7 +312,7 @@ impl Cluster {
             });
         }
         let (nics, mut hosts) = match config.engine {
-            Engine::Model => {
+            Engine::Model | Engine::ModelNic => {
                 let mut hosts = Vec::with_capacity(n);
                 for i in 0..n {
                     let mut e = Endpoint::new(config.homa.clone(), addr_of(i))?;
@@ -375,6 +388,13 @@ impl Cluster {
             failed_measured: 0,
             stopped: None,
             nic_out: Vec::new(),
+            grant_nics: if config.engine == Engine::ModelNic {
+                (0..n)
+                    .map(|_| grant_nic::GrantNic::new(&config.homa))
+                    .collect()
+            } else {
+                Vec::new()
+            },
             rng: seeded_rng(config.seed),
             fabric,
             hosts,
@@ -453,6 +473,39 @@ impl Cluster {
         report::build(&self, events, wall.elapsed().as_secs_f64(), nic)
     }
 
+    /// Host `h`'s model NIC sends `grants`: onto the wire from `h`, and into its engine as
+    /// the real NIC's `GRANT_SENT` completions would tell it.
+    fn nic_grants(&mut self, h: HostId, grants: Vec<homa_proto::core::Transmit>) {
+        for t in grants {
+            if let Host::Bare(e) = &mut self.hosts[h] {
+                e.note_offloaded_grant(t.dst, &t.packet.header);
+            }
+            let dst = host::host_of(t.dst);
+            self.wire_send(self.now, SimPacket::new(h, dst, t), None);
+        }
+    }
+
+    /// What the model NICs did (`Engine::ModelNic`).
+    pub(super) fn grant_nic_report(&self) -> Option<GrantNicReport> {
+        if self.grant_nics.is_empty() {
+            return None;
+        }
+        let mut r = GrantNicReport::default();
+        for nic in &self.grant_nics {
+            let (sent, collisions, holes, releases) = nic.counts();
+            r.grants_sent += sent;
+            r.collisions += collisions;
+            r.holes_forgotten += holes;
+            r.releases += releases;
+        }
+        for h in &self.hosts {
+            let m = h.engine().metrics();
+            r.grant_fallbacks += m.grant_fallbacks;
+            r.software_grants += m.sent_of(homa_proto::wire::PacketType::Grant);
+        }
+        Some(r)
+    }
+
     fn progress(&self) -> Progress {
         Progress {
             measured: self.measured_done,
@@ -502,7 +555,17 @@ impl Cluster {
             match &mut self.hosts[d.host] {
                 Host::Bare(e) => {
                     let src = addr_of(d.packet.src);
+                    let verdict = self
+                        .grant_nics
+                        .get_mut(d.host)
+                        .map(|nic| nic.packet(src, &d.packet.packet));
                     e.handle_packet(now_ns, src, d.packet.packet);
+                    if let Some(v) = verdict {
+                        if v.host_grants {
+                            e.nic_not_granting(now_ns, src, id);
+                        }
+                        self.nic_grants(d.host, v.grants);
+                    }
                     touched.push(d.host);
                 }
                 #[cfg(homa_rtl)]
@@ -629,6 +692,10 @@ impl Cluster {
     ) {
         let src = host::host_of(client);
         let client_id = server_id ^ 1;
+        if let Some(nic) = self.grant_nics.get_mut(dst) {
+            let grants = nic.release(client, client_id, message.len() as u32);
+            self.nic_grants(dst, grants);
+        }
         self.hosts[dst].discard_request(client, server_id);
         let Some(t) = self.in_flight.remove(&(dst, src, client_id)) else {
             // Its client already gave up on it (or it came twice).

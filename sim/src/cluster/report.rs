@@ -56,6 +56,8 @@ pub struct Report {
     pub achieved_load: f64,
     /// With the `rtl` engine: what the Verilated NICs did.
     pub nic: Option<NicReport>,
+    /// With the `model-nic` engine: what the model NICs' grant decisions did.
+    pub grant_nic: Option<super::GrantNicReport>,
     /// Client RPCs that failed (their engine gave up: timeout, or the server lost them).
     pub rpcs_failed: u64,
     /// Messages still in flight when the run ended (generated, neither completed nor
@@ -168,6 +170,7 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
             mean_slowdown: b.mean_slowdown,
         })
         .collect();
+    let grant_nic = c.grant_nic_report();
     // What the engines sent, and what the NICs built themselves (DATA, GRANT).
     let packets_by_type = PacketType::ALL
         .iter()
@@ -182,7 +185,11 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
                 PacketType::Grant => n.grants_sent,
                 _ => 0,
             });
-            (t.name(), engines + nics)
+            let model_nics = match (t, &grant_nic) {
+                (PacketType::Grant, Some(g)) => g.grants_sent,
+                _ => 0,
+            };
+            (t.name(), engines + nics + model_nics)
         })
         .collect();
     Report {
@@ -208,6 +215,7 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
             fabric.bytes_delivered as f64 * 8.0 / capacity.max(1.0)
         },
         nic,
+        grant_nic,
         rpcs_failed: c.failed,
         in_flight: c.in_flight.len() as u64,
         late_deliveries: c.late_deliveries,

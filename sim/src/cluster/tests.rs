@@ -103,6 +103,31 @@ fn run__incast_of_100_completes_with_bounded_queue() {
 }
 
 #[test]
+fn run__model_nic_engine_grants_every_message_in_the_nic_under_incast() {
+    // 16 senders, each at 0.05: 0.8 of the receiver's link.
+    let mut config = cluster(17, "w4", 0.05, 800, 5);
+    config.pattern = Pattern::Incast { target: 0 };
+    config.engine = Engine::ModelNic;
+    let r = run(config);
+    assert_eq!(
+        r.messages,
+        800,
+        "{:?} at {} s",
+        r.stopped.as_ref().map(ToString::to_string),
+        r.simulated_seconds
+    );
+    assert_eq!((r.payload_errors, r.rpcs_failed, r.timeouts), (0, 0, 0));
+    let g = r.grant_nic.expect("the model NICs report");
+    // Every GRANT came from the NICs: the engines granted nothing themselves.
+    assert!(g.grants_sent > 1_000, "{g:?}");
+    assert_eq!((g.grant_fallbacks, g.software_grants), (0, 0), "{g:?}");
+    assert_eq!(r.sent("GRANT"), g.grants_sent);
+    assert!(g.releases > 0, "{g:?}");
+    // Without them, the model engine reports none.
+    assert!(run(cluster(4, "w3", 0.3, 100, 5)).grant_nic.is_none());
+}
+
+#[test]
 fn new__rejects_bad_parameters() {
     let mut c = cluster(4, "w1", 1.0, 10, 1);
     assert!(
