@@ -40,7 +40,6 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     output reg  m_fate_collision;
     
     // Constant declarations
-    localparam  c_zero32 = 32'h0;
     localparam  c_one32 = 32'h1;
     localparam  c_lo = 8'h0;
     localparam  c_half = 10'b1000000000;
@@ -52,6 +51,30 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     reg  [31:0] hash1$peer;
     reg  [63:0] hash1$id;
     wire  [8:0] hash1$bucket;
+    reg  [289:0] way0$e;
+    reg  way0$hit;
+    reg  [31:0] way0$pkt_offset;
+    reg  [31:0] way0$pkt_end;
+    reg  [31:0] way0$pkt_length;
+    reg  [31:0] way0$pkt_peer;
+    reg  [63:0] way0$pkt_id;
+    reg  way0$pkt_release;
+    wire  [289:0] way0$upd;
+    wire  [31:0] way0$new_bytes;
+    wire  way0$forgot;
+    wire  way0$drop_late;
+    reg  [289:0] way1$e;
+    reg  way1$hit;
+    reg  [31:0] way1$pkt_offset;
+    reg  [31:0] way1$pkt_end;
+    reg  [31:0] way1$pkt_length;
+    reg  [31:0] way1$pkt_peer;
+    reg  [63:0] way1$pkt_id;
+    reg  way1$pkt_release;
+    wire  [289:0] way1$upd;
+    wire  [31:0] way1$new_bytes;
+    wire  way1$forgot;
+    wire  way1$drop_late;
     reg  [8:0] ram0$read_address;
     reg  ram0$read_clock;
     wire  [289:0] ram0$read_data;
@@ -153,32 +176,9 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
     reg  live0;
     reg  live1;
     reg  sel1;
-    reg  [289:0] e;
     reg  hit;
-    reg  e_done;
     reg  live_other;
     reg  [9:0] ent_idx;
-    reg  [31:0] plen;
-    reg  lo_a0;
-    reg  hi_b0;
-    reg  pos0;
-    reg  [31:0] d_ba0;
-    reg  [31:0] d_bo0;
-    reg  [31:0] d_ea0;
-    reg  lo_a1;
-    reg  hi_b1;
-    reg  pos1;
-    reg  [31:0] d_ba1;
-    reg  [31:0] d_bo1;
-    reg  [31:0] d_ea1;
-    reg  [31:0] ov0;
-    reg  [31:0] ov1;
-    reg  t0;
-    reg  t1;
-    reg  [31:0] min_sa0;
-    reg  [31:0] max_eb0;
-    reg  [31:0] min_sa1;
-    reg  [31:0] max_eb1;
     reg  [289:0] upd;
     reg  [31:0] new_bytes;
     reg  forgot;
@@ -198,6 +198,34 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         .peer(hash1$peer),
         .id(hash1$id),
         .bucket(hash1$bucket)
+    );
+    homa_rx_msg_table_a10$way0 way0(
+        .e(way0$e),
+        .hit(way0$hit),
+        .pkt_offset(way0$pkt_offset),
+        .pkt_end(way0$pkt_end),
+        .pkt_length(way0$pkt_length),
+        .pkt_peer(way0$pkt_peer),
+        .pkt_id(way0$pkt_id),
+        .pkt_release(way0$pkt_release),
+        .upd(way0$upd),
+        .new_bytes(way0$new_bytes),
+        .forgot(way0$forgot),
+        .drop_late(way0$drop_late)
+    );
+    homa_rx_msg_table_a10$way1 way1(
+        .e(way1$e),
+        .hit(way1$hit),
+        .pkt_offset(way1$pkt_offset),
+        .pkt_end(way1$pkt_end),
+        .pkt_length(way1$pkt_length),
+        .pkt_peer(way1$pkt_peer),
+        .pkt_id(way1$pkt_id),
+        .pkt_release(way1$pkt_release),
+        .upd(way1$upd),
+        .new_bytes(way1$new_bytes),
+        .forgot(way1$forgot),
+        .drop_late(way1$drop_late)
     );
     homa_rx_msg_table_a10$ram0 ram0(
         .read_address(ram0$read_address),
@@ -409,137 +437,39 @@ module homa_rx_msg_table_a10(clock,reset,s_pkt_valid,s_pkt_ready,s_pkt_peer,s_pk
         live0 = e0[(64'h0)+:(1)] & (e0[(64'h82)+:(32)] < e0[(64'h62)+:(32)]);
         live1 = e1[(64'h0)+:(1)] & (e1[(64'h82)+:(32)] < e1[(64'h62)+:(32)]);
         sel1 = hit1 | (~hit0 & live0);
-        e = e0;
         ent_idx = ((s1_idx0$q) & 10'h3ff);
         if (sel1) begin
-            e = e1;
             ent_idx = ((s1_idx1$q) & 10'h3ff) | c_half;
         end
         hit = hit0 | hit1;
-        e_done = e[(64'h82)+:(32)] >= e[(64'h62)+:(32)];
         live_other = ~hit & live0 & live1;
-        plen = s1_end$q - s1_offset$q;
-        lo_a0 = e[(64'ha2)+:(32)] > s1_offset$q;
-        hi_b0 = e[(64'hc2)+:(32)] < s1_end$q;
-        d_ba0 = e[(64'hc2)+:(32)] - e[(64'ha2)+:(32)];
-        d_bo0 = e[(64'hc2)+:(32)] - s1_offset$q;
-        d_ea0 = s1_end$q - e[(64'ha2)+:(32)];
-        pos0 = (e[(64'hc2)+:(32)] > e[(64'ha2)+:(32)]) & (e[(64'hc2)+:(32)] > s1_offset$q) & (s1_end$q > e[(64'ha2)+:(32)]) & (s1_end$q > s1_offset$q);
-        ov0 = c_zero32;
-        if (pos0) begin
-            ov0 = plen;
-            if (hi_b0 & lo_a0) begin
-                ov0 = d_ba0;
-            end
-            if (hi_b0 & ~lo_a0) begin
-                ov0 = d_bo0;
-            end
-            if (~hi_b0 & lo_a0) begin
-                ov0 = d_ea0;
-            end
+        way0$e = e0;
+        way0$hit = hit0;
+        way1$e = e1;
+        way1$hit = hit1;
+        way0$pkt_offset = s1_offset$q;
+        way0$pkt_end = s1_end$q;
+        way0$pkt_length = s1_length$q;
+        way0$pkt_peer = s1_peer$q;
+        way0$pkt_id = s1_id$q;
+        way0$pkt_release = s1_release$q;
+        way1$pkt_offset = s1_offset$q;
+        way1$pkt_end = s1_end$q;
+        way1$pkt_length = s1_length$q;
+        way1$pkt_peer = s1_peer$q;
+        way1$pkt_id = s1_id$q;
+        way1$pkt_release = s1_release$q;
+        upd = way0$upd;
+        new_bytes = way0$new_bytes;
+        forgot = way0$forgot;
+        drop_late = way0$drop_late;
+        if (sel1) begin
+            upd = way1$upd;
+            new_bytes = way1$new_bytes;
+            forgot = way1$forgot;
+            drop_late = way1$drop_late;
         end
-        lo_a1 = e[(64'he2)+:(32)] > s1_offset$q;
-        hi_b1 = e[(64'h102)+:(32)] < s1_end$q;
-        d_ba1 = e[(64'h102)+:(32)] - e[(64'he2)+:(32)];
-        d_bo1 = e[(64'h102)+:(32)] - s1_offset$q;
-        d_ea1 = s1_end$q - e[(64'he2)+:(32)];
-        pos1 = (e[(64'h102)+:(32)] > e[(64'he2)+:(32)]) & (e[(64'h102)+:(32)] > s1_offset$q) & (s1_end$q > e[(64'he2)+:(32)]) & (s1_end$q > s1_offset$q);
-        ov1 = c_zero32;
-        if (e[(64'h1)+:(1)] & pos1) begin
-            ov1 = plen;
-            if (hi_b1 & lo_a1) begin
-                ov1 = d_ba1;
-            end
-            if (hi_b1 & ~lo_a1) begin
-                ov1 = d_bo1;
-            end
-            if (~hi_b1 & lo_a1) begin
-                ov1 = d_ea1;
-            end
-        end
-        t0 = (s1_offset$q <= e[(64'hc2)+:(32)]) & (s1_end$q >= e[(64'ha2)+:(32)]);
-        t1 = e[(64'h1)+:(1)] & (s1_offset$q <= e[(64'h102)+:(32)]) & (s1_end$q >= e[(64'he2)+:(32)]);
-        min_sa0 = s1_offset$q;
-        if (e[(64'ha2)+:(32)] < s1_offset$q) begin
-            min_sa0 = e[(64'ha2)+:(32)];
-        end
-        max_eb0 = s1_end$q;
-        if (e[(64'hc2)+:(32)] > s1_end$q) begin
-            max_eb0 = e[(64'hc2)+:(32)];
-        end
-        min_sa1 = s1_offset$q;
-        if (e[(64'he2)+:(32)] < s1_offset$q) begin
-            min_sa1 = e[(64'he2)+:(32)];
-        end
-        max_eb1 = s1_end$q;
-        if (e[(64'h102)+:(32)] > s1_end$q) begin
-            max_eb1 = e[(64'h102)+:(32)];
-        end
-        upd = e;
-        new_bytes = plen - ov0 - ov1;
-        forgot = 1'b0;
-        if (t0 & t1) begin
-            upd[(64'ha2)+:(32)] = min_sa0;
-            upd[(64'hc2)+:(32)] = max_eb1;
-            upd[(64'h1)+:(1)] = 1'b0;
-        end
-        else if (t0) begin
-            upd[(64'ha2)+:(32)] = min_sa0;
-            upd[(64'hc2)+:(32)] = max_eb0;
-        end
-        else if (t1) begin
-            upd[(64'he2)+:(32)] = min_sa1;
-            upd[(64'h102)+:(32)] = max_eb1;
-        end
-        else if (~e[(64'h1)+:(1)]) begin
-            upd[(64'h1)+:(1)] = 1'b1;
-            if (s1_end$q < e[(64'ha2)+:(32)]) begin
-                upd[(64'ha2)+:(32)] = s1_offset$q;
-                upd[(64'hc2)+:(32)] = s1_end$q;
-                upd[(64'he2)+:(32)] = e[(64'ha2)+:(32)];
-                upd[(64'h102)+:(32)] = e[(64'hc2)+:(32)];
-            end
-            else begin
-                upd[(64'he2)+:(32)] = s1_offset$q;
-                upd[(64'h102)+:(32)] = s1_end$q;
-            end
-        end
-        else begin
-            forgot = 1'b1;
-            if (s1_end$q < e[(64'ha2)+:(32)]) begin
-                upd[(64'ha2)+:(32)] = s1_offset$q;
-            end
-            else if (s1_end$q < e[(64'he2)+:(32)]) begin
-                upd[(64'he2)+:(32)] = s1_offset$q;
-            end
-            else begin
-                upd[(64'h102)+:(32)] = s1_end$q;
-            end
-        end
-        upd[(64'h82)+:(32)] = e[(64'h82)+:(32)] + new_bytes;
-        drop_late = hit & (e_done | (e[(64'h62)+:(32)] != s1_length$q));
         coll = live_other;
-        if (~hit) begin
-            new_bytes = plen;
-            forgot = 1'b0;
-            upd[(64'h0)+:(1)] = 1'b1;
-            upd[(64'h1)+:(1)] = 1'b0;
-            upd[(64'h2)+:(32)] = s1_peer$q;
-            upd[(64'h22)+:(64)] = s1_id$q;
-            upd[(64'h62)+:(32)] = s1_length$q;
-            upd[(64'h82)+:(32)] = plen;
-            upd[(64'ha2)+:(32)] = s1_offset$q;
-            upd[(64'hc2)+:(32)] = s1_end$q;
-            upd[(64'he2)+:(32)] = c_zero32;
-            upd[(64'h102)+:(32)] = c_zero32;
-        end
-        if (s1_release$q & hit) begin
-            new_bytes = e[(64'h62)+:(32)] - e[(64'h82)+:(32)];
-            upd[(64'h82)+:(32)] = e[(64'h62)+:(32)];
-            upd[(64'ha2)+:(32)] = c_zero32;
-            upd[(64'hc2)+:(32)] = e[(64'h62)+:(32)];
-            upd[(64'h1)+:(1)] = 1'b0;
-        end
         emit = go & ~coll & ~drop_late & ~(s1_release$q & ~hit);
         write = emit;
         ram0$write_address = s1_idx0$q;
@@ -1536,3 +1466,347 @@ module homa_rx_msg_table_a10$s1_valid(d,q,clock);
     end
           
 endmodule // homa_rx_msg_table_a10$s1_valid
+
+
+module homa_rx_msg_table_a10$way0(e,hit,pkt_offset,pkt_end,pkt_length,pkt_peer,pkt_id,pkt_release,upd,new_bytes,forgot,drop_late);
+    
+    // Module arguments
+    input wire  [289:0] e;
+    input wire  hit;
+    input wire  [31:0] pkt_offset;
+    input wire  [31:0] pkt_end;
+    input wire  [31:0] pkt_length;
+    input wire  [31:0] pkt_peer;
+    input wire  [63:0] pkt_id;
+    input wire  pkt_release;
+    output reg  [289:0] upd;
+    output reg  [31:0] new_bytes;
+    output reg  forgot;
+    output reg  drop_late;
+    
+    // Constant declarations
+    localparam  c_zero32 = 32'h0;
+    
+    // Local signals
+    reg  e_done;
+    reg  hi_b0;
+    reg  hi_b1;
+    reg  lo_a0;
+    reg  lo_a1;
+    reg  pos0;
+    reg  pos1;
+    reg  t0;
+    reg  t1;
+    reg  [31:0] d_ba0;
+    reg  [31:0] d_ba1;
+    reg  [31:0] d_bo0;
+    reg  [31:0] d_bo1;
+    reg  [31:0] d_ea0;
+    reg  [31:0] d_ea1;
+    reg  [31:0] max_eb0;
+    reg  [31:0] max_eb1;
+    reg  [31:0] min_sa0;
+    reg  [31:0] min_sa1;
+    reg  [31:0] ov0;
+    reg  [31:0] ov1;
+    reg  [31:0] plen;
+    
+    // Update code
+    always @(*) begin
+        e_done = e[(64'h82)+:(32)] >= e[(64'h62)+:(32)];
+        plen = pkt_end - pkt_offset;
+        lo_a0 = e[(64'ha2)+:(32)] > pkt_offset;
+        hi_b0 = e[(64'hc2)+:(32)] < pkt_end;
+        d_ba0 = e[(64'hc2)+:(32)] - e[(64'ha2)+:(32)];
+        d_bo0 = e[(64'hc2)+:(32)] - pkt_offset;
+        d_ea0 = pkt_end - e[(64'ha2)+:(32)];
+        pos0 = (e[(64'hc2)+:(32)] > e[(64'ha2)+:(32)]) & (e[(64'hc2)+:(32)] > pkt_offset) & (pkt_end > e[(64'ha2)+:(32)]) & (pkt_end > pkt_offset);
+        ov0 = c_zero32;
+        if (pos0) begin
+            ov0 = plen;
+            if (hi_b0 & lo_a0) begin
+                ov0 = d_ba0;
+            end
+            if (hi_b0 & ~lo_a0) begin
+                ov0 = d_bo0;
+            end
+            if (~hi_b0 & lo_a0) begin
+                ov0 = d_ea0;
+            end
+        end
+        lo_a1 = e[(64'he2)+:(32)] > pkt_offset;
+        hi_b1 = e[(64'h102)+:(32)] < pkt_end;
+        d_ba1 = e[(64'h102)+:(32)] - e[(64'he2)+:(32)];
+        d_bo1 = e[(64'h102)+:(32)] - pkt_offset;
+        d_ea1 = pkt_end - e[(64'he2)+:(32)];
+        pos1 = (e[(64'h102)+:(32)] > e[(64'he2)+:(32)]) & (e[(64'h102)+:(32)] > pkt_offset) & (pkt_end > e[(64'he2)+:(32)]) & (pkt_end > pkt_offset);
+        ov1 = c_zero32;
+        if (e[(64'h1)+:(1)] & pos1) begin
+            ov1 = plen;
+            if (hi_b1 & lo_a1) begin
+                ov1 = d_ba1;
+            end
+            if (hi_b1 & ~lo_a1) begin
+                ov1 = d_bo1;
+            end
+            if (~hi_b1 & lo_a1) begin
+                ov1 = d_ea1;
+            end
+        end
+        t0 = (pkt_offset <= e[(64'hc2)+:(32)]) & (pkt_end >= e[(64'ha2)+:(32)]);
+        t1 = e[(64'h1)+:(1)] & (pkt_offset <= e[(64'h102)+:(32)]) & (pkt_end >= e[(64'he2)+:(32)]);
+        min_sa0 = pkt_offset;
+        if (e[(64'ha2)+:(32)] < pkt_offset) begin
+            min_sa0 = e[(64'ha2)+:(32)];
+        end
+        max_eb0 = pkt_end;
+        if (e[(64'hc2)+:(32)] > pkt_end) begin
+            max_eb0 = e[(64'hc2)+:(32)];
+        end
+        min_sa1 = pkt_offset;
+        if (e[(64'he2)+:(32)] < pkt_offset) begin
+            min_sa1 = e[(64'he2)+:(32)];
+        end
+        max_eb1 = pkt_end;
+        if (e[(64'h102)+:(32)] > pkt_end) begin
+            max_eb1 = e[(64'h102)+:(32)];
+        end
+        upd = e;
+        new_bytes = plen - ov0 - ov1;
+        forgot = 1'b0;
+        if (t0 & t1) begin
+            upd[(64'ha2)+:(32)] = min_sa0;
+            upd[(64'hc2)+:(32)] = max_eb1;
+            upd[(64'h1)+:(1)] = 1'b0;
+        end
+        else if (t0) begin
+            upd[(64'ha2)+:(32)] = min_sa0;
+            upd[(64'hc2)+:(32)] = max_eb0;
+        end
+        else if (t1) begin
+            upd[(64'he2)+:(32)] = min_sa1;
+            upd[(64'h102)+:(32)] = max_eb1;
+        end
+        else if (~e[(64'h1)+:(1)]) begin
+            upd[(64'h1)+:(1)] = 1'b1;
+            if (pkt_end < e[(64'ha2)+:(32)]) begin
+                upd[(64'ha2)+:(32)] = pkt_offset;
+                upd[(64'hc2)+:(32)] = pkt_end;
+                upd[(64'he2)+:(32)] = e[(64'ha2)+:(32)];
+                upd[(64'h102)+:(32)] = e[(64'hc2)+:(32)];
+            end
+            else begin
+                upd[(64'he2)+:(32)] = pkt_offset;
+                upd[(64'h102)+:(32)] = pkt_end;
+            end
+        end
+        else begin
+            forgot = 1'b1;
+            if (pkt_end < e[(64'ha2)+:(32)]) begin
+                upd[(64'ha2)+:(32)] = pkt_offset;
+            end
+            else if (pkt_end < e[(64'he2)+:(32)]) begin
+                upd[(64'he2)+:(32)] = pkt_offset;
+            end
+            else begin
+                upd[(64'h102)+:(32)] = pkt_end;
+            end
+        end
+        upd[(64'h82)+:(32)] = e[(64'h82)+:(32)] + new_bytes;
+        drop_late = hit & (e_done | (e[(64'h62)+:(32)] != pkt_length));
+        if (~hit) begin
+            new_bytes = plen;
+            forgot = 1'b0;
+            upd[(64'h0)+:(1)] = 1'b1;
+            upd[(64'h1)+:(1)] = 1'b0;
+            upd[(64'h2)+:(32)] = pkt_peer;
+            upd[(64'h22)+:(64)] = pkt_id;
+            upd[(64'h62)+:(32)] = pkt_length;
+            upd[(64'h82)+:(32)] = plen;
+            upd[(64'ha2)+:(32)] = pkt_offset;
+            upd[(64'hc2)+:(32)] = pkt_end;
+            upd[(64'he2)+:(32)] = c_zero32;
+            upd[(64'h102)+:(32)] = c_zero32;
+        end
+        if (pkt_release & hit) begin
+            new_bytes = e[(64'h62)+:(32)] - e[(64'h82)+:(32)];
+            upd[(64'h82)+:(32)] = e[(64'h62)+:(32)];
+            upd[(64'ha2)+:(32)] = c_zero32;
+            upd[(64'hc2)+:(32)] = e[(64'h62)+:(32)];
+            upd[(64'h1)+:(1)] = 1'b0;
+        end
+    end
+    
+endmodule // homa_rx_msg_table_a10$way0
+
+
+module homa_rx_msg_table_a10$way1(e,hit,pkt_offset,pkt_end,pkt_length,pkt_peer,pkt_id,pkt_release,upd,new_bytes,forgot,drop_late);
+    
+    // Module arguments
+    input wire  [289:0] e;
+    input wire  hit;
+    input wire  [31:0] pkt_offset;
+    input wire  [31:0] pkt_end;
+    input wire  [31:0] pkt_length;
+    input wire  [31:0] pkt_peer;
+    input wire  [63:0] pkt_id;
+    input wire  pkt_release;
+    output reg  [289:0] upd;
+    output reg  [31:0] new_bytes;
+    output reg  forgot;
+    output reg  drop_late;
+    
+    // Constant declarations
+    localparam  c_zero32 = 32'h0;
+    
+    // Local signals
+    reg  e_done;
+    reg  hi_b0;
+    reg  hi_b1;
+    reg  lo_a0;
+    reg  lo_a1;
+    reg  pos0;
+    reg  pos1;
+    reg  t0;
+    reg  t1;
+    reg  [31:0] d_ba0;
+    reg  [31:0] d_ba1;
+    reg  [31:0] d_bo0;
+    reg  [31:0] d_bo1;
+    reg  [31:0] d_ea0;
+    reg  [31:0] d_ea1;
+    reg  [31:0] max_eb0;
+    reg  [31:0] max_eb1;
+    reg  [31:0] min_sa0;
+    reg  [31:0] min_sa1;
+    reg  [31:0] ov0;
+    reg  [31:0] ov1;
+    reg  [31:0] plen;
+    
+    // Update code
+    always @(*) begin
+        e_done = e[(64'h82)+:(32)] >= e[(64'h62)+:(32)];
+        plen = pkt_end - pkt_offset;
+        lo_a0 = e[(64'ha2)+:(32)] > pkt_offset;
+        hi_b0 = e[(64'hc2)+:(32)] < pkt_end;
+        d_ba0 = e[(64'hc2)+:(32)] - e[(64'ha2)+:(32)];
+        d_bo0 = e[(64'hc2)+:(32)] - pkt_offset;
+        d_ea0 = pkt_end - e[(64'ha2)+:(32)];
+        pos0 = (e[(64'hc2)+:(32)] > e[(64'ha2)+:(32)]) & (e[(64'hc2)+:(32)] > pkt_offset) & (pkt_end > e[(64'ha2)+:(32)]) & (pkt_end > pkt_offset);
+        ov0 = c_zero32;
+        if (pos0) begin
+            ov0 = plen;
+            if (hi_b0 & lo_a0) begin
+                ov0 = d_ba0;
+            end
+            if (hi_b0 & ~lo_a0) begin
+                ov0 = d_bo0;
+            end
+            if (~hi_b0 & lo_a0) begin
+                ov0 = d_ea0;
+            end
+        end
+        lo_a1 = e[(64'he2)+:(32)] > pkt_offset;
+        hi_b1 = e[(64'h102)+:(32)] < pkt_end;
+        d_ba1 = e[(64'h102)+:(32)] - e[(64'he2)+:(32)];
+        d_bo1 = e[(64'h102)+:(32)] - pkt_offset;
+        d_ea1 = pkt_end - e[(64'he2)+:(32)];
+        pos1 = (e[(64'h102)+:(32)] > e[(64'he2)+:(32)]) & (e[(64'h102)+:(32)] > pkt_offset) & (pkt_end > e[(64'he2)+:(32)]) & (pkt_end > pkt_offset);
+        ov1 = c_zero32;
+        if (e[(64'h1)+:(1)] & pos1) begin
+            ov1 = plen;
+            if (hi_b1 & lo_a1) begin
+                ov1 = d_ba1;
+            end
+            if (hi_b1 & ~lo_a1) begin
+                ov1 = d_bo1;
+            end
+            if (~hi_b1 & lo_a1) begin
+                ov1 = d_ea1;
+            end
+        end
+        t0 = (pkt_offset <= e[(64'hc2)+:(32)]) & (pkt_end >= e[(64'ha2)+:(32)]);
+        t1 = e[(64'h1)+:(1)] & (pkt_offset <= e[(64'h102)+:(32)]) & (pkt_end >= e[(64'he2)+:(32)]);
+        min_sa0 = pkt_offset;
+        if (e[(64'ha2)+:(32)] < pkt_offset) begin
+            min_sa0 = e[(64'ha2)+:(32)];
+        end
+        max_eb0 = pkt_end;
+        if (e[(64'hc2)+:(32)] > pkt_end) begin
+            max_eb0 = e[(64'hc2)+:(32)];
+        end
+        min_sa1 = pkt_offset;
+        if (e[(64'he2)+:(32)] < pkt_offset) begin
+            min_sa1 = e[(64'he2)+:(32)];
+        end
+        max_eb1 = pkt_end;
+        if (e[(64'h102)+:(32)] > pkt_end) begin
+            max_eb1 = e[(64'h102)+:(32)];
+        end
+        upd = e;
+        new_bytes = plen - ov0 - ov1;
+        forgot = 1'b0;
+        if (t0 & t1) begin
+            upd[(64'ha2)+:(32)] = min_sa0;
+            upd[(64'hc2)+:(32)] = max_eb1;
+            upd[(64'h1)+:(1)] = 1'b0;
+        end
+        else if (t0) begin
+            upd[(64'ha2)+:(32)] = min_sa0;
+            upd[(64'hc2)+:(32)] = max_eb0;
+        end
+        else if (t1) begin
+            upd[(64'he2)+:(32)] = min_sa1;
+            upd[(64'h102)+:(32)] = max_eb1;
+        end
+        else if (~e[(64'h1)+:(1)]) begin
+            upd[(64'h1)+:(1)] = 1'b1;
+            if (pkt_end < e[(64'ha2)+:(32)]) begin
+                upd[(64'ha2)+:(32)] = pkt_offset;
+                upd[(64'hc2)+:(32)] = pkt_end;
+                upd[(64'he2)+:(32)] = e[(64'ha2)+:(32)];
+                upd[(64'h102)+:(32)] = e[(64'hc2)+:(32)];
+            end
+            else begin
+                upd[(64'he2)+:(32)] = pkt_offset;
+                upd[(64'h102)+:(32)] = pkt_end;
+            end
+        end
+        else begin
+            forgot = 1'b1;
+            if (pkt_end < e[(64'ha2)+:(32)]) begin
+                upd[(64'ha2)+:(32)] = pkt_offset;
+            end
+            else if (pkt_end < e[(64'he2)+:(32)]) begin
+                upd[(64'he2)+:(32)] = pkt_offset;
+            end
+            else begin
+                upd[(64'h102)+:(32)] = pkt_end;
+            end
+        end
+        upd[(64'h82)+:(32)] = e[(64'h82)+:(32)] + new_bytes;
+        drop_late = hit & (e_done | (e[(64'h62)+:(32)] != pkt_length));
+        if (~hit) begin
+            new_bytes = plen;
+            forgot = 1'b0;
+            upd[(64'h0)+:(1)] = 1'b1;
+            upd[(64'h1)+:(1)] = 1'b0;
+            upd[(64'h2)+:(32)] = pkt_peer;
+            upd[(64'h22)+:(64)] = pkt_id;
+            upd[(64'h62)+:(32)] = pkt_length;
+            upd[(64'h82)+:(32)] = plen;
+            upd[(64'ha2)+:(32)] = pkt_offset;
+            upd[(64'hc2)+:(32)] = pkt_end;
+            upd[(64'he2)+:(32)] = c_zero32;
+            upd[(64'h102)+:(32)] = c_zero32;
+        end
+        if (pkt_release & hit) begin
+            new_bytes = e[(64'h62)+:(32)] - e[(64'h82)+:(32)];
+            upd[(64'h82)+:(32)] = e[(64'h62)+:(32)];
+            upd[(64'ha2)+:(32)] = c_zero32;
+            upd[(64'hc2)+:(32)] = e[(64'h62)+:(32)];
+            upd[(64'h1)+:(1)] = 1'b0;
+        end
+    end
+    
+endmodule // homa_rx_msg_table_a10$way1

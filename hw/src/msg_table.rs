@@ -44,12 +44,14 @@
 //! same entry issued at that edge.
 
 mod records;
+mod update;
 
 pub use records::{GrantEvt, MsgEntry};
 
 use crate::fifo::Fifo2;
 use crate::hdl::*;
 use crate::tx_park::hash::{H0, H1, ParkHash};
+use update::EntryUpdate;
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
@@ -143,6 +145,8 @@ pub struct MsgTable<const A: usize, const W: usize> {
     pub m_fate_collision: Signal<Out, Bit>,
     hash0: ParkHash,
     hash1: ParkHash,
+    way0: EntryUpdate,
+    way1: EntryUpdate,
     ram0: RAM<MsgEntry, W>,
     ram1: RAM<MsgEntry, W>,
     fifo: Fifo2<GrantEvt>,
@@ -180,32 +184,9 @@ pub struct MsgTable<const A: usize, const W: usize> {
     live0: Signal<Local, Bit>,
     live1: Signal<Local, Bit>,
     sel1: Signal<Local, Bit>,
-    e: Signal<Local, MsgEntry>,
     hit: Signal<Local, Bit>,
-    e_done: Signal<Local, Bit>,
     live_other: Signal<Local, Bit>,
     ent_idx: Signal<Local, Bits<A>>,
-    plen: Signal<Local, Bits<32>>,
-    lo_a0: Signal<Local, Bit>,
-    hi_b0: Signal<Local, Bit>,
-    pos0: Signal<Local, Bit>,
-    d_ba0: Signal<Local, Bits<32>>,
-    d_bo0: Signal<Local, Bits<32>>,
-    d_ea0: Signal<Local, Bits<32>>,
-    lo_a1: Signal<Local, Bit>,
-    hi_b1: Signal<Local, Bit>,
-    pos1: Signal<Local, Bit>,
-    d_ba1: Signal<Local, Bits<32>>,
-    d_bo1: Signal<Local, Bits<32>>,
-    d_ea1: Signal<Local, Bits<32>>,
-    ov0: Signal<Local, Bits<32>>,
-    ov1: Signal<Local, Bits<32>>,
-    t0: Signal<Local, Bit>,
-    t1: Signal<Local, Bit>,
-    min_sa0: Signal<Local, Bits<32>>,
-    max_eb0: Signal<Local, Bits<32>>,
-    min_sa1: Signal<Local, Bits<32>>,
-    max_eb1: Signal<Local, Bits<32>>,
     upd: Signal<Local, MsgEntry>,
     new_bytes: Signal<Local, Bits<32>>,
     forgot: Signal<Local, Bit>,
@@ -214,7 +195,6 @@ pub struct MsgTable<const A: usize, const W: usize> {
     write: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
     evt: Signal<Local, GrantEvt>,
-    c_zero32: Constant<Bits<32>>,
     c_one32: Constant<Bits<32>>,
     c_lo: Constant<Bits<8>>,
     c_half: Constant<Bits<A>>,
@@ -270,6 +250,8 @@ impl<const A: usize, const W: usize> MsgTable<A, W> {
             m_fate_collision: Signal::default(),
             hash0: ParkHash::new(&H0),
             hash1: ParkHash::new(&H1),
+            way0: EntryUpdate::default(),
+            way1: EntryUpdate::default(),
             ram0: RAM::default(),
             ram1: RAM::default(),
             fifo: Fifo2::default(),
@@ -305,32 +287,9 @@ impl<const A: usize, const W: usize> MsgTable<A, W> {
             live0: Signal::default(),
             live1: Signal::default(),
             sel1: Signal::default(),
-            e: Signal::default(),
             hit: Signal::default(),
-            e_done: Signal::default(),
             live_other: Signal::default(),
             ent_idx: Signal::default(),
-            plen: Signal::default(),
-            lo_a0: Signal::default(),
-            hi_b0: Signal::default(),
-            pos0: Signal::default(),
-            d_ba0: Signal::default(),
-            d_bo0: Signal::default(),
-            d_ea0: Signal::default(),
-            lo_a1: Signal::default(),
-            hi_b1: Signal::default(),
-            pos1: Signal::default(),
-            d_ba1: Signal::default(),
-            d_bo1: Signal::default(),
-            d_ea1: Signal::default(),
-            ov0: Signal::default(),
-            ov1: Signal::default(),
-            t0: Signal::default(),
-            t1: Signal::default(),
-            min_sa0: Signal::default(),
-            max_eb0: Signal::default(),
-            min_sa1: Signal::default(),
-            max_eb1: Signal::default(),
             upd: Signal::default(),
             new_bytes: Signal::default(),
             forgot: Signal::default(),
@@ -339,7 +298,6 @@ impl<const A: usize, const W: usize> MsgTable<A, W> {
             write: Signal::default(),
             emit: Signal::default(),
             evt: Signal::default(),
-            c_zero32: k(0),
             c_one32: k(1),
             c_lo: k(0),
             c_half: k(1 << W),
@@ -462,150 +420,41 @@ impl<const A: usize, const W: usize> Logic for MsgTable<A, W> {
         self.live1.next = self.e1.val().valid & (self.e1.val().received < self.e1.val().length);
         // The way that holds the message; for a new one, way 0 unless its entry is live.
         self.sel1.next = self.hit1.val() | (!self.hit0.val() & self.live0.val());
-        self.e.next = self.e0.val();
         self.ent_idx.next = bit_cast::<A, W>(self.s1_idx0.q.val());
         if self.sel1.val() {
-            self.e.next = self.e1.val();
             self.ent_idx.next = bit_cast::<A, W>(self.s1_idx1.q.val()) | self.c_half.val();
         }
         self.hit.next = self.hit0.val() | self.hit1.val();
-        self.e_done.next = self.e.val().received >= self.e.val().length;
         self.live_other.next = !self.hit.val() & self.live0.val() & self.live1.val();
-        self.plen.next = self.s1_end.q.val() - self.s1_offset.q.val();
-        // Overlap of [offset, end) with each range [a, b): min(b, end) - max(a, offset) when
-        // positive. The four differences it can be are worked out beside the compares that
-        // pick one (not after them), and it is positive when each of b and end lies above
-        // each of a and offset.
-        self.lo_a0.next = self.e.val().a0 > self.s1_offset.q.val();
-        self.hi_b0.next = self.e.val().b0 < self.s1_end.q.val();
-        self.d_ba0.next = self.e.val().b0 - self.e.val().a0;
-        self.d_bo0.next = self.e.val().b0 - self.s1_offset.q.val();
-        self.d_ea0.next = self.s1_end.q.val() - self.e.val().a0;
-        self.pos0.next = (self.e.val().b0 > self.e.val().a0)
-            & (self.e.val().b0 > self.s1_offset.q.val())
-            & (self.s1_end.q.val() > self.e.val().a0)
-            & (self.s1_end.q.val() > self.s1_offset.q.val());
-        self.ov0.next = self.c_zero32.val();
-        if self.pos0.val() {
-            self.ov0.next = self.plen.val();
-            if self.hi_b0.val() & self.lo_a0.val() {
-                self.ov0.next = self.d_ba0.val();
-            }
-            if self.hi_b0.val() & !self.lo_a0.val() {
-                self.ov0.next = self.d_bo0.val();
-            }
-            if !self.hi_b0.val() & self.lo_a0.val() {
-                self.ov0.next = self.d_ea0.val();
-            }
+        // Each way's entry is updated as if the packet were its message's (a new one when it
+        // misses); the way is picked after, beside the update, so the pick is not on its path.
+        self.way0.e.next = self.e0.val();
+        self.way0.hit.next = self.hit0.val();
+        self.way1.e.next = self.e1.val();
+        self.way1.hit.next = self.hit1.val();
+        self.way0.pkt_offset.next = self.s1_offset.q.val();
+        self.way0.pkt_end.next = self.s1_end.q.val();
+        self.way0.pkt_length.next = self.s1_length.q.val();
+        self.way0.pkt_peer.next = self.s1_peer.q.val();
+        self.way0.pkt_id.next = self.s1_id.q.val();
+        self.way0.pkt_release.next = self.s1_release.q.val();
+        self.way1.pkt_offset.next = self.s1_offset.q.val();
+        self.way1.pkt_end.next = self.s1_end.q.val();
+        self.way1.pkt_length.next = self.s1_length.q.val();
+        self.way1.pkt_peer.next = self.s1_peer.q.val();
+        self.way1.pkt_id.next = self.s1_id.q.val();
+        self.way1.pkt_release.next = self.s1_release.q.val();
+        self.upd.next = self.way0.upd.val();
+        self.new_bytes.next = self.way0.new_bytes.val();
+        self.forgot.next = self.way0.forgot.val();
+        self.drop_late.next = self.way0.drop_late.val();
+        if self.sel1.val() {
+            self.upd.next = self.way1.upd.val();
+            self.new_bytes.next = self.way1.new_bytes.val();
+            self.forgot.next = self.way1.forgot.val();
+            self.drop_late.next = self.way1.drop_late.val();
         }
-        self.lo_a1.next = self.e.val().a1 > self.s1_offset.q.val();
-        self.hi_b1.next = self.e.val().b1 < self.s1_end.q.val();
-        self.d_ba1.next = self.e.val().b1 - self.e.val().a1;
-        self.d_bo1.next = self.e.val().b1 - self.s1_offset.q.val();
-        self.d_ea1.next = self.s1_end.q.val() - self.e.val().a1;
-        self.pos1.next = (self.e.val().b1 > self.e.val().a1)
-            & (self.e.val().b1 > self.s1_offset.q.val())
-            & (self.s1_end.q.val() > self.e.val().a1)
-            & (self.s1_end.q.val() > self.s1_offset.q.val());
-        self.ov1.next = self.c_zero32.val();
-        if self.e.val().r1v & self.pos1.val() {
-            self.ov1.next = self.plen.val();
-            if self.hi_b1.val() & self.lo_a1.val() {
-                self.ov1.next = self.d_ba1.val();
-            }
-            if self.hi_b1.val() & !self.lo_a1.val() {
-                self.ov1.next = self.d_bo1.val();
-            }
-            if !self.hi_b1.val() & self.lo_a1.val() {
-                self.ov1.next = self.d_ea1.val();
-            }
-        }
-        self.t0.next =
-            (self.s1_offset.q.val() <= self.e.val().b0) & (self.s1_end.q.val() >= self.e.val().a0);
-        self.t1.next = self.e.val().r1v
-            & (self.s1_offset.q.val() <= self.e.val().b1)
-            & (self.s1_end.q.val() >= self.e.val().a1);
-        self.min_sa0.next = self.s1_offset.q.val();
-        if self.e.val().a0 < self.s1_offset.q.val() {
-            self.min_sa0.next = self.e.val().a0;
-        }
-        self.max_eb0.next = self.s1_end.q.val();
-        if self.e.val().b0 > self.s1_end.q.val() {
-            self.max_eb0.next = self.e.val().b0;
-        }
-        self.min_sa1.next = self.s1_offset.q.val();
-        if self.e.val().a1 < self.s1_offset.q.val() {
-            self.min_sa1.next = self.e.val().a1;
-        }
-        self.max_eb1.next = self.s1_end.q.val();
-        if self.e.val().b1 > self.s1_end.q.val() {
-            self.max_eb1.next = self.e.val().b1;
-        }
-        // The updated entry: an existing message's ranges, or a new message.
-        self.upd.next = self.e.val();
-        self.new_bytes.next = self.plen.val() - self.ov0.val() - self.ov1.val();
-        self.forgot.next = false;
-        if self.t0.val() & self.t1.val() {
-            self.upd.next.a0 = self.min_sa0.val();
-            self.upd.next.b0 = self.max_eb1.val();
-            self.upd.next.r1v = false;
-        } else if self.t0.val() {
-            self.upd.next.a0 = self.min_sa0.val();
-            self.upd.next.b0 = self.max_eb0.val();
-        } else if self.t1.val() {
-            self.upd.next.a1 = self.min_sa1.val();
-            self.upd.next.b1 = self.max_eb1.val();
-        } else if !self.e.val().r1v {
-            self.upd.next.r1v = true;
-            if self.s1_end.q.val() < self.e.val().a0 {
-                self.upd.next.a0 = self.s1_offset.q.val();
-                self.upd.next.b0 = self.s1_end.q.val();
-                self.upd.next.a1 = self.e.val().a0;
-                self.upd.next.b1 = self.e.val().b0;
-            } else {
-                self.upd.next.a1 = self.s1_offset.q.val();
-                self.upd.next.b1 = self.s1_end.q.val();
-            }
-        } else {
-            // A third range: join the packet to its neighbour, forgetting the gap.
-            self.forgot.next = true;
-            if self.s1_end.q.val() < self.e.val().a0 {
-                self.upd.next.a0 = self.s1_offset.q.val();
-            } else if self.s1_end.q.val() < self.e.val().a1 {
-                self.upd.next.a1 = self.s1_offset.q.val();
-            } else {
-                self.upd.next.b1 = self.s1_end.q.val();
-            }
-        }
-        self.upd.next.received = self.e.val().received + self.new_bytes.val();
-        self.drop_late.next =
-            self.hit.val() & (self.e_done.val() | (self.e.val().length != self.s1_length.q.val()));
         self.coll.next = self.live_other.val();
-        if !self.hit.val() {
-            // A new message (replacing a free or finished entry).
-            self.new_bytes.next = self.plen.val();
-            self.forgot.next = false;
-            self.upd.next.valid = true;
-            self.upd.next.r1v = false;
-            self.upd.next.peer = self.s1_peer.q.val();
-            self.upd.next.id = self.s1_id.q.val();
-            self.upd.next.length = self.s1_length.q.val();
-            self.upd.next.received = self.plen.val();
-            self.upd.next.a0 = self.s1_offset.q.val();
-            self.upd.next.b0 = self.s1_end.q.val();
-            self.upd.next.a1 = self.c_zero32.val();
-            self.upd.next.b1 = self.c_zero32.val();
-        }
-        if self.s1_release.q.val() & self.hit.val() {
-            // A release: the message is complete, whatever the entry counted (forgotten gaps
-            // included); the event carries the rest, so the grant generator's count reaches
-            // the length too.
-            self.new_bytes.next = self.e.val().length - self.e.val().received;
-            self.upd.next.received = self.e.val().length;
-            self.upd.next.a0 = self.c_zero32.val();
-            self.upd.next.b0 = self.e.val().length;
-            self.upd.next.r1v = false;
-        }
         self.emit.next = self.go.val()
             & !self.coll.val()
             & !self.drop_late.val()
