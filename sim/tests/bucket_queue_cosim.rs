@@ -13,8 +13,8 @@ fn bucket_queue_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
+    use homa_hw::bench::seed_from_env;
     use homa_hw::bucket_queue_model::{BucketPorts, Cmd, Outputs, run};
-    use homa_hw::parser_model::seed_from_env;
     use homa_sim::rtl::models::HomaCommonBucketQueueN1024;
 
     struct Dut(HomaCommonBucketQueueN1024);

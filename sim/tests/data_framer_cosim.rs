@@ -15,8 +15,8 @@ fn data_framer_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::data_framer_model::{self, FramerAnswer, FramerOffer, FramerPorts};
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
     use homa_sim::rtl::models::HomaTxDataFramerW512;
     use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};
 

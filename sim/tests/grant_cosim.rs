@@ -16,8 +16,8 @@ fn grant_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::grant_model::{self, Event, Grant, GrantConfig, GrantPorts};
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
     use homa_sim::rtl::models::HomaRxGrantN16;
 
     struct Dut(HomaRxGrantN16);

@@ -17,9 +17,9 @@ fn grant_queue_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::grant_model::{Event, Grant, GrantConfig};
     use homa_hw::grant_queue_model::{Load, QueueConfig, QueuePorts, run};
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
     use homa_sim::rtl::models::HomaRxGrantN1024;
 
     struct Dut(HomaRxGrantN1024);

@@ -17,8 +17,8 @@ fn host_rx_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::host_rx_model::{self, HostAnswer, HostCounters, HostOffer, HostRxPorts};
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
     use homa_hw::rx_dma_model::DmaWrite;
     use homa_sim::rtl::models::HomaHostRxW512;
     use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};

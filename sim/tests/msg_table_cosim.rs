@@ -15,9 +15,9 @@ fn msg_table_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::grant_model::{Event, Packet};
     use homa_hw::msg_table_model::{self, TablePorts};
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
     use homa_sim::rtl::models::HomaRxMsgTableA10;
 
     struct Dut(HomaRxMsgTableA10);

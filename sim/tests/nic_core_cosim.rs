@@ -21,15 +21,15 @@ fn nic_core_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
+    use homa_hw::bench::{
+        Rng, frame_of, frames_from_env, random_malformed, random_payload, seed_from_env,
+    };
     use homa_hw::grant_framer::reference_frame;
     use homa_hw::grant_model::{Event, Grant, GrantConfig, Packet, Traffic};
     use homa_hw::grant_queue_model::{QueueConfig, QueueReference};
     use homa_hw::msg_table::places;
     use homa_hw::msg_table_model::{Outcome, TableModel, release_packet};
-    use homa_hw::parser_model::{
-        Rng, Verdict, expect, frame_of, frames_from_env, random_malformed, random_payload,
-        seed_from_env,
-    };
+    use homa_hw::parser_model::{Verdict, expect};
     use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr, LinkType, PacketType};
     use homa_sim::rtl::models::HomaNicCoreW512;
     use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};

@@ -17,10 +17,10 @@ fn parser_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
-    use homa_hw::parser_model::{
-        Hdr, Observed, Rng, Shape, check, frames_from_env, golden_frames, random_malformed,
-        random_valid, seed_from_env,
+    use homa_hw::bench::{
+        Rng, frames_from_env, golden_frames, random_malformed, random_valid, seed_from_env,
     };
+    use homa_hw::parser_model::{Hdr, Observed, Shape, check};
     use homa_sim::rtl::models::{HomaRxParserW64, HomaRxParserW512};
     use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};
 

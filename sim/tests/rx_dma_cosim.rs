@@ -16,7 +16,7 @@ fn rx_dma_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::rx_dma_model::{self, Answer, Counters, DmaPorts, DmaWrite, Offer};
     use homa_sim::rtl::models::HomaRxDmaW512;
     use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};

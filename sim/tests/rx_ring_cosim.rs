@@ -16,7 +16,7 @@ fn rx_ring_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::rx_dma_model::Buffer;
     use homa_hw::rx_ring_model::{self, RingAnswer, RingOffer, RingPorts};
     use homa_sim::rtl::models::HomaHostRxqW512;

@@ -13,7 +13,7 @@ fn srpt_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
-    use homa_hw::parser_model::seed_from_env;
+    use homa_hw::bench::seed_from_env;
     use homa_hw::srpt_model::{Mirror, OpGen};
     use homa_sim::rtl::models::HomaTxSrptN16;
 

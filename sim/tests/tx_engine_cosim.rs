@@ -17,7 +17,7 @@ fn tx_engine_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::tx_engine_model::{self, EngineAnswer, EngineOffer, EnginePorts};
     use homa_sim::rtl::models::HomaTxEngineW512;
     use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};

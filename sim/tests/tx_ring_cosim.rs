@@ -16,7 +16,7 @@ fn tx_ring_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::tx_ring_model::{self, TxHead, TxRingAnswer, TxRingOffer, TxRingPorts};
     use homa_sim::rtl::models::HomaHostTxqW512;
     use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};

@@ -16,7 +16,7 @@ fn tx_sched_cosim__SKIPPED_verilator_missing() {
 
 #[cfg(homa_rtl)]
 mod built {
-    use homa_hw::parser_model::{frames_from_env, seed_from_env};
+    use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::tx_sched_model::{
         self, TxEntry, TxJob, TxSchedAnswer, TxSchedOffer, TxSchedPorts,
     };

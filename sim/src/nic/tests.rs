@@ -397,7 +397,7 @@ fn rtl_nic__every_packet_reaches_the_host_through_its_completions_alone() {
 /// frames per phase.
 #[test]
 fn rtl_nic__garbage_and_ring_misuse_never_hang_the_nic_or_write_outside_its_buffers() {
-    use homa_hw::parser_model::{Rng, frames_from_env, random_malformed, seed_from_env};
+    use homa_hw::bench::{Rng, frames_from_env, random_malformed, seed_from_env};
     let seed = seed_from_env(0xbad_f00d);
     let n = frames_from_env(1_500, 20_000);
     eprintln!("seed {seed:#x} (HOMA_HW_SEED to replay), {n} frames per phase");
