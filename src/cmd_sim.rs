@@ -534,12 +534,13 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             out,
             "model NICs (the hardware's message table and grant queue references): GRANTs \
              decided {}; table collisions {}, holes forgotten {}; releases {}; messages granted \
-             by host software {} ({} GRANTs)",
+             by host software {} ({} of them after the NIC's silence; {} GRANTs)",
             g.grants_sent,
             g.collisions,
             g.holes_forgotten,
             g.releases,
             g.grant_fallbacks,
+            g.grant_fallbacks_silent,
             g.software_grants
         )?;
     }
@@ -549,7 +550,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             "NICs (Verilated homa_nic_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
              clocked; frames in {} (dropped by the MAC, FIFO full: {}), parser ok {} / dropped {}; GRANTs built in hardware {}; \
              grant slots full {}, table collisions {}, holes forgotten {}; releases {}; messages \
-             granted by host software {} ({} GRANTs); payloads DMAed into host buffers {}, \
+             granted by host software {} ({} of them after the NIC's silence; {} GRANTs); \
+             payloads DMAed into host buffers {}, \
              dropped for want of a buffer {}; DMA faults {}; ACK entries a completion could not \
              carry {}; packets rebuilt from completions that differ from the wire {}; DATA frames \
              built in hardware {} from {} TX descriptors (refused or not posted: {}; RETRANSMITs \
@@ -571,6 +573,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.holes_forgotten,
             n.releases,
             n.grant_fallbacks,
+            n.grant_fallbacks_silent,
             n.software_grants,
             n.rx_dma,
             n.rx_no_buffer,
@@ -678,6 +681,7 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "holes_forgotten": g.holes_forgotten,
             "releases": g.releases,
             "grant_fallbacks": g.grant_fallbacks,
+            "grant_fallbacks_silent": g.grant_fallbacks_silent,
             "software_grants": g.software_grants,
         })),
         "buckets": buckets,
@@ -711,6 +715,7 @@ fn nic_json(n: &NicReport) -> serde_json::Value {
         "holes_forgotten": n.holes_forgotten,
         "releases": n.releases,
         "grant_fallbacks": n.grant_fallbacks,
+        "grant_fallbacks_silent": n.grant_fallbacks_silent,
         "software_grants": n.software_grants,
         "parse_mismatches": n.parse_mismatches,
         "rx_dma": n.rx_dma,

@@ -158,13 +158,13 @@ impl Endpoint {
     /// DATA carried it): its message table could not hold it. The engine grants it from now
     /// on. Ignored when the RPC is gone, and for a message the engine grants already.
     pub fn nic_not_granting(&mut self, now: Instant, peer: core::net::IpAddr, sender_id: u64) {
-        self.take_over_grants(now, RpcKey::local(peer, sender_id ^ 1));
+        self.take_over_grants(now, RpcKey::local(peer, sender_id ^ 1), false);
     }
 
     /// With `grant_offload`: the NIC does not grant RPC `key`'s inbound message (it said so,
     /// or it has not granted it for `timeout_ticks` while the policy ranks it among the
-    /// active ones and every granted byte is in); the engine grants it from now on.
-    pub(crate) fn take_over_grants(&mut self, now: Instant, key: RpcKey) {
+    /// active ones and every granted byte is in: `silent`); the engine grants it from now on.
+    pub(crate) fn take_over_grants(&mut self, now: Instant, key: RpcKey, silent: bool) {
         let Some(m) = self.rpcs.get_mut(&key).and_then(|r| r.msgin.as_mut()) else {
             return;
         };
@@ -173,6 +173,7 @@ impl Endpoint {
         }
         m.soft_granted = true;
         self.metrics.grant_fallbacks += 1;
+        self.metrics.grant_fallbacks_silent += u64::from(silent);
         self.update_grants(now);
     }
 

@@ -36,6 +36,9 @@ pub struct Metrics {
     /// With `grant_offload`: inbound messages the engine took over granting because the NIC
     /// had not granted them.
     pub grant_fallbacks: u64,
+    /// Of `grant_fallbacks`, the messages the NIC left ungranted for `timeout_ticks` while the
+    /// policy ranked them active; the others the NIC said it does not track.
+    pub grant_fallbacks_silent: u64,
 }
 
 impl Metrics {

@@ -942,6 +942,7 @@ fn endpoint__grant_offload_waits_for_the_nic_and_takes_over_only_when_it_is_lost
     now = now + tick;
     rx.handle_timeout(now);
     assert_eq!(rx.metrics().grant_fallbacks, 1);
+    assert_eq!(rx.metrics().grant_fallbacks_silent, 1);
     assert_eq!(sent(&mut rx, now), ["GRANT id=3 offset=31000 prio=0"]);
     assert_eq!(rx.metrics().timeouts, 0);
 }
@@ -1030,6 +1031,7 @@ fn endpoint__grant_offload_grants_at_once_what_the_nic_does_not_track() {
         "GRANT id=3 offset=11000 prio=0"
     );
     assert_eq!(rx.metrics().grant_fallbacks, 1);
+    assert_eq!(rx.metrics().grant_fallbacks_silent, 0, "the NIC said so");
     // Every later packet repeats the report: nothing more.
     rx.nic_not_granting(now, addr(1), 2);
     assert_eq!(rx.metrics().grant_fallbacks, 1);

@@ -137,7 +137,7 @@ impl Endpoint {
             }
         }
         for key in take_over {
-            self.take_over_grants(now, key);
+            self.take_over_grants(now, key, true);
         }
         for key in resend {
             self.request_retransmission(key);

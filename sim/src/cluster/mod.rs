@@ -501,6 +501,7 @@ impl Cluster {
         for h in &self.hosts {
             let m = h.engine().metrics();
             r.grant_fallbacks += m.grant_fallbacks;
+            r.grant_fallbacks_silent += m.grant_fallbacks_silent;
             r.software_grants += m.sent_of(homa_proto::wire::PacketType::Grant);
         }
         Some(r)

@@ -373,6 +373,11 @@ impl super::Cluster {
                 .iter()
                 .map(|h| h.engine().metrics().grant_fallbacks)
                 .sum(),
+            grant_fallbacks_silent: self
+                .hosts
+                .iter()
+                .map(|h| h.engine().metrics().grant_fallbacks_silent)
+                .sum(),
             software_grants: self
                 .hosts
                 .iter()

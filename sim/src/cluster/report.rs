@@ -100,6 +100,9 @@ pub struct NicReport {
     pub releases: u64,
     /// Messages whose grants the host engines took over (`grant_fallbacks`).
     pub grant_fallbacks: u64,
+    /// Of those, the messages the NICs left ungranted for `timeout_ticks` while the policy
+    /// ranked them active (`grant_fallbacks_silent`); the rest the NICs could not hold.
+    pub grant_fallbacks_silent: u64,
     /// GRANTs the host engines sent in software (for those messages).
     pub software_grants: u64,
     /// Packets the hosts rebuilt from their completions that differ from `proto::wire`'s
