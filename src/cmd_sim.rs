@@ -111,6 +111,17 @@ enum Engine {
     Rtl,
 }
 
+impl Engine {
+    /// The engine's name, as `--engine` takes it.
+    fn name(self) -> &'static str {
+        match self {
+            Engine::Model => "model",
+            Engine::ModelNic => "model-nic",
+            Engine::Rtl => "rtl",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum TopologyArg {
     /// The SIGCOMM'18 two-level topology (144 hosts).
@@ -219,7 +230,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     let mut cluster = Cluster::new(config.clone())?;
     eprintln!(
         "homa-nic sim: engine {}, {} hosts{}, workload {}, load {}, {} messages, seed {}",
-        if rtl { "rtl" } else { "model" },
+        args.engine.name(),
         cluster.num_hosts(),
         if args.incast {
             " (incast to host 0)"
@@ -274,11 +285,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         None
     };
     let run = RunInfo {
-        engine: match args.engine {
-            Engine::Rtl => "rtl",
-            Engine::ModelNic => "model-nic",
-            Engine::Model => "model",
-        },
+        engine: args.engine.name(),
         small_rpc_rtt_ps: rtt,
         small_rpc_bytes: rtt_bytes,
     };
