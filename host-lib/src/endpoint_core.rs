@@ -292,7 +292,7 @@ impl EndpointCore {
                     self.engine.nic_not_granting(now, peer, sender_id);
                 }
                 NicReport::Granted { peer, grant } => {
-                    self.engine.note_offloaded_grant(peer, &grant);
+                    self.engine.note_offloaded_grant(now, peer, &grant);
                 }
             }
         }

@@ -137,10 +137,21 @@ impl Endpoint {
     }
 
     /// With `grant_offload`: the NIC sent `grant` (a GRANT this host sends, as it went on the
-    /// wire, to `peer`: its `GRANT_SENT` completion). Records the granted offset, so that
-    /// RESENDs cover it and the message waits for the NIC only once those bytes are in; any
-    /// GRANT, news or not, shows the NIC tracks the message. Ignored when the RPC is gone.
-    pub fn note_offloaded_grant(&mut self, peer: core::net::IpAddr, grant: &crate::wire::Repr<'_>) {
+    /// wire, to `peer`: its `GRANT_SENT` completion), reported at `now`. Records the granted
+    /// offset, so that RESENDs cover it and the message waits for the NIC only once those
+    /// bytes are in; any GRANT, news or not, shows the NIC tracks the message. Ignored when
+    /// the RPC is gone. The GRANT took the link like one of this host's own packets, so the
+    /// pacer counts it either way: without that, the NIC's GRANTs (about one per scheduled
+    /// DATA packet received, some 6 % of the link) would make the NIC's queue grow behind the
+    /// pacer's back, and every packet after them, the shortest messages' included, wait.
+    pub fn note_offloaded_grant(
+        &mut self,
+        now: Instant,
+        peer: core::net::IpAddr,
+        grant: &crate::wire::Repr<'_>,
+    ) {
+        let wire = grant.header_len() as u32 + self.ip_header_len + super::ETHERNET_OVERHEAD;
+        self.pacer.on_send(now, wire);
         let Body::Grant(g) = grant.body else {
             return;
         };

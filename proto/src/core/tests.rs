@@ -895,7 +895,7 @@ fn endpoint__grant_offload_waits_for_the_nic_and_takes_over_only_when_it_is_lost
             priority: 0,
         }),
     };
-    rx.note_offloaded_grant(addr(1), &nic_grant);
+    rx.note_offloaded_grant(now, addr(1), &nic_grant);
     assert_eq!(rx.metrics().offloaded_grants, 1);
     let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
     for _ in 0..cfg.resend_ticks {
@@ -924,6 +924,7 @@ fn endpoint__grant_offload_waits_for_the_nic_and_takes_over_only_when_it_is_lost
     assert_eq!(rx.metrics().grant_fallbacks, 0);
     // A GRANT from the NIC restarts the wait.
     rx.note_offloaded_grant(
+        now,
         addr(1),
         &Repr {
             body: Body::Grant(crate::wire::Grant {
@@ -1006,6 +1007,46 @@ fn endpoint__grant_offload_leaves_a_packet_tie_to_the_nic() {
     assert_eq!(rx.metrics().grant_fallbacks, 0);
     assert!(rx.poll_transmit(now).is_none(), "the NIC grants");
     assert_eq!(rx.metrics().timeouts, 0);
+}
+
+#[test]
+fn endpoint__the_nics_grants_count_in_the_pacers_backlog() {
+    // DATA packets of a long message the pacer lets go at one instant, after `grants` GRANTs
+    // the NIC sent for this host.
+    let sendable = |grants: usize| {
+        let cfg = Config {
+            grant_offload: true,
+            grant_fifo_fraction: 0,
+            ..config()
+        };
+        let mut e = Endpoint::new(cfg, addr(0)).unwrap();
+        let now = Instant::ZERO;
+        let g = Repr {
+            sport: 500,
+            dport: 40_000,
+            sender_id: 3,
+            body: Body::Grant(crate::wire::Grant {
+                offset: 20_000,
+                priority: 0,
+            }),
+        };
+        for _ in 0..grants {
+            // The RPC is unknown: the GRANT still took the link.
+            e.note_offloaded_grant(now, addr(1), &g);
+        }
+        e.send_request(
+            now,
+            40_000,
+            SocketAddr::new(addr(2), 500),
+            pattern(100_000, 1),
+        )
+        .unwrap();
+        std::iter::from_fn(|| e.poll_transmit(now)).count()
+    };
+    let free = sendable(0);
+    assert!(free > 1, "{free}");
+    // Enough GRANTs to fill the backlog the pacer allows: no DATA may go.
+    assert_eq!(sendable(1_000), 0);
 }
 
 #[test]

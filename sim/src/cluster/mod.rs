@@ -476,9 +476,10 @@ impl Cluster {
     /// Host `h`'s model NIC sends `grants`: onto the wire from `h`, and into its engine as
     /// the real NIC's `GRANT_SENT` completions would tell it.
     fn nic_grants(&mut self, h: HostId, grants: Vec<homa_proto::core::Transmit>) {
+        let now = Instant::from_nanos(self.now / 1_000);
         for t in grants {
             if let Host::Bare(e) = &mut self.hosts[h] {
-                e.note_offloaded_grant(t.dst, &t.packet.header);
+                e.note_offloaded_grant(now, t.dst, &t.packet.header);
             }
             let dst = host::host_of(t.dst);
             self.wire_send(self.now, SimPacket::new(h, dst, t), None);
