@@ -948,8 +948,10 @@ fn endpoint__grant_offload_waits_for_the_nic_and_takes_over_only_when_it_is_lost
     assert_eq!(rx.metrics().timeouts, 0);
 }
 
-#[test]
-fn endpoint__grant_offload_never_takes_over_a_message_srpt_holds_back() {
+/// A receiver whose NIC grants (overcommitment 1), holding the first 10,000 bytes of one
+/// message of each length in `lens`, from peers 1, 2, ..., after `ticks` ticks of the NIC's
+/// silence.
+fn nic_silent_over(lens: &[u32], ticks: u32) -> (Endpoint, Instant) {
     let cfg = Config {
         grant_offload: true,
         grant_fifo_fraction: 0,
@@ -960,18 +962,24 @@ fn endpoint__grant_offload_never_takes_over_a_message_srpt_holds_back() {
     let mut rx = Endpoint::new(cfg.clone(), addr(0)).unwrap();
     rx.bind(500);
     let mut now = Instant::ZERO;
-    // Two messages, every unscheduled byte in: the shorter one is the one to grant.
-    for (peer, len) in [(addr(1), 100_000), (addr(2), 50_000)] {
+    for (i, &len) in lens.iter().enumerate() {
         let mut p = first_data(2, len, 1);
         p.payload = pattern(10_000, 1);
-        rx.handle_packet(now, peer, p);
+        rx.handle_packet(now, addr(i + 1), p);
     }
     assert!(rx.poll_transmit(now).is_none(), "the NIC grants");
     let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
-    for _ in 0..cfg.timeout_ticks {
+    for _ in 0..ticks {
         now = now + tick;
         rx.handle_timeout(now);
     }
+    (rx, now)
+}
+
+#[test]
+fn endpoint__grant_offload_never_takes_over_a_message_srpt_holds_back() {
+    // Two messages, every unscheduled byte in: the shorter one is the one to grant.
+    let (mut rx, now) = nic_silent_over(&[100_000, 50_000], config().timeout_ticks);
     // The NIC never granted the shorter one: lost, taken over. The longer one waits.
     assert_eq!(rx.metrics().grant_fallbacks, 1);
     let g = rx.poll_transmit(now).expect("a GRANT");
@@ -982,28 +990,9 @@ fn endpoint__grant_offload_never_takes_over_a_message_srpt_holds_back() {
 
 #[test]
 fn endpoint__grant_offload_leaves_a_packet_tie_to_the_nic() {
-    let cfg = Config {
-        grant_offload: true,
-        grant_fifo_fraction: 0,
-        window: 10_000,
-        max_overcommit: 1,
-        ..config()
-    };
-    let mut rx = Endpoint::new(cfg.clone(), addr(0)).unwrap();
-    rx.bind(500);
-    let mut now = Instant::ZERO;
     // 90,000 and 90,100 bytes left: by bytes the first is the one to grant, but both are 64
     // packets of 1,424 bytes, and the NIC may grant either. Neither is taken over.
-    for (peer, len) in [(addr(1), 100_000), (addr(2), 100_100)] {
-        let mut p = first_data(2, len, 1);
-        p.payload = pattern(10_000, 1);
-        rx.handle_packet(now, peer, p);
-    }
-    let tick = core::time::Duration::from_micros(u64::from(cfg.tick_usecs));
-    for _ in 0..2 * cfg.timeout_ticks {
-        now = now + tick;
-        rx.handle_timeout(now);
-    }
+    let (mut rx, now) = nic_silent_over(&[100_000, 100_100], 2 * config().timeout_ticks);
     assert_eq!(rx.metrics().grant_fallbacks, 0);
     assert!(rx.poll_transmit(now).is_none(), "the NIC grants");
     assert_eq!(rx.metrics().timeouts, 0);
