@@ -150,8 +150,7 @@ impl Endpoint {
         peer: core::net::IpAddr,
         grant: &crate::wire::Repr<'_>,
     ) {
-        let wire = grant.header_len() as u32 + self.ip_header_len + super::ETHERNET_OVERHEAD;
-        self.pacer.on_send(now, wire);
+        self.charge_pacer(now, grant.header_len() as u32);
         let Body::Grant(g) = grant.body else {
             return;
         };

@@ -52,13 +52,19 @@ impl Endpoint {
         }
     }
 
+    /// Counts in the pacer's backlog a packet of `homa_bytes` (Homa header and payload) that
+    /// went to the NIC at `now`, with its IP header and Ethernet overhead.
+    pub(crate) fn charge_pacer(&mut self, now: Instant, homa_bytes: u32) {
+        self.pacer
+            .on_send(now, homa_bytes + self.ip_header_len + ETHERNET_OVERHEAD);
+    }
+
     /// The next packet to send, if any may go at `now`.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Transmit> {
         if let Some(t) = self.control.pop_front() {
             // Control packets are never held back, but they occupy the NIC like data: the
             // pacer must count them, or a busy sender's NIC queue grows without bound.
-            let wire = t.packet.len() as u32 + self.ip_header_len + ETHERNET_OVERHEAD;
-            self.pacer.on_send(now, wire);
+            self.charge_pacer(now, t.packet.len() as u32);
             return Some(t);
         }
         self.next_data(now)
@@ -144,9 +150,7 @@ impl Endpoint {
             self.metrics.data_bytes_sent += u64::from(payload_len);
         }
         self.metrics.sent(header.packet_type());
-        let wire =
-            header.header_len() as u32 + payload_len + self.ip_header_len + ETHERNET_OVERHEAD;
-        self.pacer.on_send(now, wire);
+        self.charge_pacer(now, header.header_len() as u32 + payload_len);
         Some(Transmit {
             dst: peer,
             priority: seg.priority,
