@@ -244,15 +244,12 @@ const CLIENT_PORT: u16 = 40000;
 impl Cluster {
     /// Builds the cluster; nothing runs yet.
     pub fn new(mut config: ClusterConfig) -> Result<Self, ClusterError> {
-        if config.engine == Engine::ModelNic {
-            // The model NIC grants; it makes no FIFO grants.
+        if matches!(config.engine, Engine::ModelNic | Engine::Rtl(_)) {
+            // The NIC (modelled or Verilated) grants; it makes no FIFO grants.
             config.homa.grant_offload = true;
             config.homa.grant_fifo_fraction = 0;
         }
         if let Engine::Rtl(_) = config.engine {
-            // The NIC grants; it makes no FIFO grants.
-            config.homa.grant_offload = true;
-            config.homa.grant_fifo_fraction = 0;
             // The NIC sends the DATA: the engines hand it their messages.
             config.homa.tx_offload = true;
             // Real frames: the wire's message length limit holds.
@@ -499,13 +496,25 @@ impl Cluster {
             r.holes_forgotten += holes;
             r.releases += releases;
         }
-        for h in &self.hosts {
-            let m = h.engine().metrics();
-            r.grant_fallbacks += m.grant_fallbacks;
-            r.grant_fallbacks_silent += m.grant_fallbacks_silent;
-            r.software_grants += m.sent_of(homa_proto::wire::PacketType::Grant);
-        }
+        (
+            r.grant_fallbacks,
+            r.grant_fallbacks_silent,
+            r.software_grants,
+        ) = self.host_grants();
         Some(r)
+    }
+
+    /// What the host engines granted themselves, summed: (messages taken over from the NIC,
+    /// of them after its silence, GRANTs sent in software).
+    pub(super) fn host_grants(&self) -> (u64, u64, u64) {
+        self.hosts.iter().fold((0, 0, 0), |(a, b, c), h| {
+            let m = h.engine().metrics();
+            (
+                a + m.grant_fallbacks,
+                b + m.grant_fallbacks_silent,
+                c + m.sent_of(homa_proto::wire::PacketType::Grant),
+            )
+        })
     }
 
     fn progress(&self) -> Progress {

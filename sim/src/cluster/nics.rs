@@ -355,6 +355,7 @@ impl super::Cluster {
                 .map(|r| r[i])
                 .fold(0u64, |a, v| a.saturating_add(v))
         };
+        let (grant_fallbacks, grant_fallbacks_silent, software_grants) = self.host_grants();
         let r = super::NicReport {
             clock_mhz: timing.clock_mhz,
             pcie_ns: timing.pcie_ns,
@@ -368,21 +369,9 @@ impl super::Cluster {
             collisions: sum(8),
             holes_forgotten: sum(9),
             releases: sum(10),
-            grant_fallbacks: self
-                .hosts
-                .iter()
-                .map(|h| h.engine().metrics().grant_fallbacks)
-                .sum(),
-            grant_fallbacks_silent: self
-                .hosts
-                .iter()
-                .map(|h| h.engine().metrics().grant_fallbacks_silent)
-                .sum(),
-            software_grants: self
-                .hosts
-                .iter()
-                .map(|h| h.engine().metrics().sent_of(wire::PacketType::Grant))
-                .sum(),
+            grant_fallbacks,
+            grant_fallbacks_silent,
+            software_grants,
             parse_mismatches: c.parse_mismatches + bad_frames + host.bad + host_errors,
             rx_dma: sum(11),
             rx_no_buffer: sum(12),
