@@ -12,7 +12,7 @@
 //!
 //! A message may sit in two places ([`places`]): its bucket of way 0 (entries `0..2^(A-1)`) or
 //! its bucket of way 1 (the upper half), under the two hashes of the TX park
-//! ([`crate::tx_park::hash`]), which rarely agree for two keys. Both are read at once; a packet
+//! ([`crate::key_hash`]), which rarely agree for two keys. Both are read at once; a packet
 //! takes the way that holds its message, and a new message the first way whose entry is free
 //! (empty, or its message complete). Only a message whose two places both hold live messages
 //! is left to the host. With one place per message, as first built, 17 hosts of w4 at 80 %
@@ -50,7 +50,7 @@ pub use records::{GrantEvt, MsgEntry};
 
 use crate::fifo::Fifo2;
 use crate::hdl::*;
-use crate::tx_park::hash::{H0, H1, ParkHash};
+use crate::key_hash::{H0, H1, KeyHash};
 use update::EntryUpdate;
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
@@ -61,7 +61,7 @@ fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
 /// restated for the reference model): way 0's (the low `bits - 1` bits of the TX park's
 /// first hash) and way 1's (the upper half, under its second hash).
 pub fn places(peer: u32, id: u64, bits: u32) -> [usize; 2] {
-    use crate::tx_park::hash::{H0, H1, bucket_of};
+    use crate::key_hash::{H0, H1, bucket_of};
     let half = 1usize << (bits - 1);
     [
         bucket_of(&H0, peer, id) & (half - 1),
@@ -143,8 +143,8 @@ pub struct MsgTable<const A: usize, const W: usize> {
     /// With `m_fate_valid`: both the packet's places hold other live messages, so the grant
     /// generator does not see this message (the host grants it).
     pub m_fate_collision: Signal<Out, Bit>,
-    hash0: ParkHash,
-    hash1: ParkHash,
+    hash0: KeyHash,
+    hash1: KeyHash,
     way0: EntryUpdate,
     way1: EntryUpdate,
     ram0: RAM<MsgEntry, W>,
@@ -248,8 +248,8 @@ impl<const A: usize, const W: usize> MsgTable<A, W> {
             drop_pulse: Signal::default(),
             m_fate_valid: Signal::default(),
             m_fate_collision: Signal::default(),
-            hash0: ParkHash::new(&H0),
-            hash1: ParkHash::new(&H1),
+            hash0: KeyHash::new(&H0),
+            hash1: KeyHash::new(&H1),
             way0: EntryUpdate::default(),
             way1: EntryUpdate::default(),
             ram0: RAM::default(),

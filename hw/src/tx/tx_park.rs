@@ -15,7 +15,7 @@
 //!
 //! A message is found by its key (peer, RPC id) in a **key table** of two halves of 512
 //! buckets, each bucket two ways (2,048 places, block RAM): the key may sit in either way of
-//! its bucket in either half ([`hash::H0`], [`hash::H1`]), and its way names its **entry**
+//! its bucket in either half ([`H0`], [`H1`] of [`crate::key_hash`]), and its way names its **entry**
 //! (1024, block RAM, allocated from a free list). Two choices of two ways seldom run out of
 //! room before the entries do: in the fill model of the tests, random keys and interleaved
 //! sequences of 4 to 64 peers all park 1024 messages (one direct-mapped table of 1024 took
@@ -61,14 +61,13 @@
 //! the scheduler's inputs and registers only), a fetch four (wait for the ready queue's
 //! read, index, read, check). Every RAM address and both hashes come from registers.
 
-pub mod hash;
 mod records;
 #[cfg(test)]
 mod tests;
 
 pub use records::{KeyLoc, KeyWay, ParkEntry, ParkItem};
 
-use hash::{BUCKET_BITS, ParkHash};
+use crate::key_hash::{BUCKET_BITS, H0, H1, KeyHash};
 
 use crate::hdl::*;
 use crate::lutram::LutRam;
@@ -155,8 +154,8 @@ pub struct TxPark {
     k2: RAM<KeyWay, BUCKET_BITS>,
     k3: RAM<KeyWay, BUCKET_BITS>,
     free: RAM<Bits<PARK_BITS>, PARK_BITS>,
-    h0: ParkHash,
-    h1: ParkHash,
+    h0: KeyHash,
+    h1: KeyHash,
     queue: LutRam<ParkItem, 4>,
     ready: RAM<Bits<PARK_BITS>, PARK_BITS>,
     rwr: DFF<Bits<PARK_BITS>>,
@@ -314,8 +313,8 @@ impl TxPark {
             k2: RAM::default(),
             k3: RAM::default(),
             free: RAM::default(),
-            h0: ParkHash::new(&hash::H0),
-            h1: ParkHash::new(&hash::H1),
+            h0: KeyHash::new(&H0),
+            h1: KeyHash::new(&H1),
             queue: LutRam::default(),
             ready: RAM::default(),
             rwr: DFF::default(),

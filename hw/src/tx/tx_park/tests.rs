@@ -5,7 +5,7 @@
 #![allow(non_snake_case)]
 
 use super::*;
-use hash::{H0, H1, bucket_of};
+use crate::key_hash::{H0, H1, bucket_of};
 
 /// Both buckets of a key.
 fn buckets(p: u32, x: u64) -> (usize, usize) {

@@ -1,13 +1,14 @@
-//! The two hash functions of a key (peer, RPC id), shared by the park (a bucket of each half
-//! of its key table) and the inbound message table (a place in each of its two ways,
-//! [`crate::msg_table::places`]). Each folds the id's and the peer's bits into 9 by XOR of 9-bit slices (every bit
+//! The two hash functions of a key (peer, RPC id), shared by the transmit park (a bucket of
+//! each half of its key table, [`crate::tx_park`]) and the inbound message table (a place in
+//! each of its two ways, [`crate::msg_table::places`]). Each folds the id's and the peer's bits into 9 by XOR of 9-bit slices (every bit
 //! takes part), then mixes them as `id_fold + mul * peer_fold` modulo 512, the product as
 //! shifts and adds. The two differ in their slices and multiplier, so keys that share one
 //! bucket rarely share the other ([`bucket_of`] is the model; a test holds the hardware to it).
 
 use crate::hdl::*;
 
-/// Bits of a bucket index: 512 buckets per half of the key table.
+/// Bits of a bucket index: 512 buckets per half of the park's key table, or per way of the
+/// message table.
 pub const BUCKET_BITS: usize = 9;
 
 /// A hash: where the id's slices start, where the peer's start, the multiplier (odd).
@@ -58,7 +59,7 @@ fn shifts(mul: u32) -> [u64; 8] {
 
 /// One hash function, combinational.
 #[derive(LogicBlock)]
-pub struct ParkHash {
+pub struct KeyHash {
     /// The key's peer.
     pub peer: Signal<In, Bits<32>>,
     /// The key's RPC id.
@@ -72,7 +73,7 @@ pub struct ParkHash {
     c_sh: [Constant<Bits<BUCKET_BITS>>; 8],
 }
 
-impl ParkHash {
+impl KeyHash {
     /// The hash `h`.
     pub fn new(h: &HashSpec) -> Self {
         let sh = shifts(h.mul);
@@ -89,13 +90,13 @@ impl ParkHash {
     }
 }
 
-impl core::fmt::Debug for ParkHash {
+impl core::fmt::Debug for KeyHash {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("ParkHash").finish_non_exhaustive()
+        f.debug_struct("KeyHash").finish_non_exhaustive()
     }
 }
 
-impl Logic for ParkHash {
+impl Logic for KeyHash {
     #[hdl_gen]
     fn update(&mut self) {
         self.id_fold.next = self
@@ -165,10 +166,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tx_park_hash__the_hardware_hashes_as_bucket_of_does() {
+    fn key_hash__the_hardware_hashes_as_bucket_of_does() {
         let mut rng = crate::bench::Rng::new(11);
         for h in [H0, H1] {
-            let mut uut = ParkHash::new(&h);
+            let mut uut = KeyHash::new(&h);
             uut.peer.connect();
             uut.id.connect();
             uut.connect_all();
@@ -187,7 +188,7 @@ mod tests {
     }
 
     #[test]
-    fn tx_park_hash__every_bit_of_the_key_moves_both_buckets() {
+    fn key_hash__every_bit_of_the_key_moves_both_buckets() {
         let (p, x) = (0x0a00_0102u32, 0x1234_5678_9abc_def0u64);
         for h in [H0, H1] {
             let b = bucket_of(&h, p, x);
