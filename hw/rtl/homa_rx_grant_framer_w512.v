@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_mac,s_grant_id,s_grant_sport,s_grant_dport,s_grant_offset,s_grant_priority,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tready);
+module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_mac,s_grant_id,s_grant_sport,s_grant_dport,s_grant_offset,s_grant_priority,cfg_ctl_priority,m_axis_tdata,m_axis_tkeep,m_axis_tvalid,m_axis_tlast,m_axis_tready);
     
     // Module arguments
     input wire  clock;
@@ -19,6 +19,7 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
     input wire  [15:0] s_grant_dport;
     input wire  [31:0] s_grant_offset;
     input wire  [2:0] s_grant_priority;
+    input wire  [2:0] cfg_ctl_priority;
     output reg  [511:0] m_axis_tdata;
     output reg  [63:0] m_axis_tkeep;
     output reg  m_axis_tvalid;
@@ -754,7 +755,7 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
         g_offset$d = g_offset$q;
         g_priority$d = g_priority$q;
         tos[(64'h0)+:(5)] = c_zero5;
-        tos[(64'h5)+:(3)] = g_priority$q;
+        tos[(64'h5)+:(3)] = cfg_ctl_priority;
         w_tos[(64'h0)+:(8)] = ((tos) & 8'hff);
         w_tos[(64'h8)+:(8)] = c_zero8;
         w_tos[(64'h10)+:(4)] = c_zero4;
@@ -784,7 +785,7 @@ module homa_rx_grant_framer_w512(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_gran
         csum = ~sum2[(c_off$0)+:(16)];
         id_out = g_id$q ^ c_one64;
         tos[(64'h0)+:(5)] = c_zero5;
-        tos[(64'h5)+:(3)] = g_priority$q;
+        tos[(64'h5)+:(3)] = cfg_ctl_priority;
         prio[(64'h0)+:(3)] = g_priority$q;
         prio[(64'h3)+:(5)] = c_zero5;
         vb$0 = g_mac$q[(c_off$5)+:(8)];

@@ -227,6 +227,12 @@ pub struct HomaNicCore512 {
     /// A GRANT for this host's transmit engine leaves the parser this cycle.
     grant_in: Signal<Local, Bit>,
     cutoff_version: Signal<Local, Bits<16>>,
+    /// The level of the NIC's own control packets: `num_priorities - 1`, as `proto`'s
+    /// `Config::control_priority` (the register's reset value 8 gives 7).
+    ctl_prio: Signal<Local, Bits<3>>,
+    c_i_num_priorities: Constant<Bits<8>>,
+    c_one3: Constant<Bits<3>>,
+    c_zero3: Constant<Bits<3>>,
     queued32: Signal<Local, Lo16In32>,
     parked32: Signal<Local, Lo16In32>,
     most32: Signal<Local, Lo16In32>,
@@ -452,6 +458,10 @@ impl HomaNicCore512 {
             c_grant: Constant::new(u64::from(u8::from(homa_proto::wire::PacketType::Grant)).into()),
             grant_in: Signal::default(),
             cutoff_version: Signal::default(),
+            ctl_prio: Signal::default(),
+            c_i_num_priorities: ix("CONFIG", "num_priorities"),
+            c_one3: Constant::new(1u64.into()),
+            c_zero3: Constant::new(0u64.into()),
             queued32: Signal::default(),
             parked32: Signal::default(),
             most32: Signal::default(),
@@ -725,6 +735,7 @@ impl Logic for HomaNicCore512 {
         self.tx.cfg_cutoff6.next = self.c_zero32.val();
         self.tx.cfg_cutoff7.next = self.c_zero32.val();
         self.cutoff_version.next = self.c_zero16.val();
+        self.ctl_prio.next = self.c_zero3.val();
         self.tracked_q.next.lo = self.grant.messages_queued.val();
         self.tracked_q.next.z = self.c_zero16.val();
         self.queued32.next.lo = self.tx.occupancy.val();
@@ -762,6 +773,10 @@ impl Logic for HomaNicCore512 {
             }
             if self.c_r[r].val() == self.c_i_cutoff7.val() {
                 self.tx.cfg_cutoff7.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_num_priorities.val() {
+                self.ctl_prio.next =
+                    self.regs.rw[r].val().get_bits::<3>(self.c_lo.val().index()) - self.c_one3.val();
             }
             if self.c_r[r].val() == self.c_i_cutoff_version.val() {
                 self.cutoff_version.next = self.regs.rw[r]
@@ -1340,6 +1355,7 @@ impl Logic for HomaNicCore512 {
         self.framer.s_grant_priority.next = self.grant.m_grant_priority.val();
         self.framer.cfg_mac.next = Bits::<48>::from(self.local_mac.val());
         self.framer.cfg_ip.next = self.cfg_ip.val();
+        self.framer.cfg_ctl_priority.next = self.ctl_prio.val();
         // The MAC port: whole frames, a GRANT first when both wait (a GRANT is two beats
         // and unblocks a sender; a DATA frame is at most 24).
         self.sel_g.next =

@@ -37,6 +37,9 @@ mod built {
 
     const LOCAL_MAC: u64 = 0x02_00_00_00_00_aa;
     const LOCAL_IP: u32 = 0x0a00_00fe;
+    /// Priority levels in use: the core's GRANTs go at the top one (not the reset value's 7).
+    const NUM_PRIORITIES: u8 = 7;
+    const CONTROL_PRIORITY: u8 = NUM_PRIORITIES - 1;
     const GW_MAC: u64 = 0x02_00_00_00_00_01;
 
     fn mac(m: u64) -> wire::EthernetAddress {
@@ -116,6 +119,7 @@ mod built {
         write_reg(m, "CONFIG", "max_overcommit", u64::from(cfg.max_overcommit));
         write_reg(m, "CONFIG", "max_sched_prio", u64::from(cfg.max_sched_prio));
         write_reg(m, "CONFIG", "max_incoming", u64::from(cfg.max_incoming));
+        write_reg(m, "CONFIG", "num_priorities", u64::from(NUM_PRIORITIES));
         for (n, w) in cfg.window_table().into_iter().enumerate() {
             write_reg(m, "CONFIG", &format!("window_n{n}"), u64::from(w));
         }
@@ -165,8 +169,12 @@ mod built {
             if m.get_m_trace_grant_decision() == 1 {
                 assert!(self.dirty, "seed {seed:#x}: a decision no event called for");
                 for g in self.reference.decide() {
-                    self.expected
-                        .push_back(reference_frame(LOCAL_MAC, LOCAL_IP, &g));
+                    self.expected.push_back(reference_frame(
+                        LOCAL_MAC,
+                        LOCAL_IP,
+                        CONTROL_PRIORITY,
+                        &g,
+                    ));
                 }
                 self.dirty = false;
                 self.decisions += 1;
@@ -556,7 +564,7 @@ mod built {
         assert!(reference.event(places(ev.peer, ev.id, TABLE_BITS)[0] as u32, &ev));
         let g = reference.decide();
         assert_eq!(g.len(), 1, "one GRANT: {g:?}");
-        let want = reference_frame(LOCAL_MAC, LOCAL_IP, &g[0]);
+        let want = reference_frame(LOCAL_MAC, LOCAL_IP, CONTROL_PRIORITY, &g[0]);
         assert_eq!(&bytes[..64], &want[..64], "the GRANT's first beat");
     }
 }

@@ -57,7 +57,7 @@ pub fn template() -> Vec<u8> {
         offset: 0,
         priority: 0,
     };
-    let mut bytes = reference_frame(0, 0, &zero);
+    let mut bytes = reference_frame(0, 0, 0, &zero);
     // The checksum bytes are computed by the block.
     bytes[14 + 10] = 0;
     bytes[14 + 11] = 0;
@@ -65,8 +65,10 @@ pub fn template() -> Vec<u8> {
 }
 
 /// The frame `proto::wire` emits for this GRANT from `local_mac`/`local_ip` (MACs as 48-bit
-/// values, first byte on the wire most significant): what the framer must send.
-pub fn reference_frame(local_mac: u64, local_ip: u32, g: &Grant) -> Vec<u8> {
+/// values, first byte on the wire most significant), sent at `control_priority` as every
+/// Homa control packet is (`Config::control_priority`; the body carries the granted level):
+/// what the framer must send.
+pub fn reference_frame(local_mac: u64, local_ip: u32, control_priority: u8, g: &Grant) -> Vec<u8> {
     let Grant {
         peer: peer_ip,
         mac: peer_mac,
@@ -87,7 +89,7 @@ pub fn reference_frame(local_mac: u64, local_ip: u32, g: &Grant) -> Vec<u8> {
         ip: wire::IpRepr::V4(wire::Ipv4Repr {
             src_addr: local_ip.into(),
             dst_addr: peer_ip.into(),
-            tos: priority << 5,
+            tos: control_priority << 5,
             ident: 0,
             dont_frag: true,
             ttl: 64,
@@ -163,8 +165,11 @@ pub struct GrantFramer512 {
     pub s_grant_dport: Signal<In, Bits<16>>,
     /// The granted offset.
     pub s_grant_offset: Signal<In, Bits<32>>,
-    /// The priority the sender must use (also the frame's own priority).
+    /// The priority the sender must use, carried in the GRANT's body.
     pub s_grant_priority: Signal<In, Bits<3>>,
+    /// The frame's own level (IPv4 TOS): the control priority, `num_priorities - 1`. A GRANT
+    /// sent at the level it grants would queue behind the scheduled DATA it asks for.
+    pub cfg_ctl_priority: Signal<In, Bits<3>>,
     /// Frame data, byte lane 0 first on the wire.
     pub m_axis_tdata: Signal<Out, Beat512>,
     /// Byte enables.
@@ -251,6 +256,7 @@ impl GrantFramer512 {
             s_grant_dport: Signal::default(),
             s_grant_offset: Signal::default(),
             s_grant_priority: Signal::default(),
+            cfg_ctl_priority: Signal::default(),
             m_axis_tdata: Signal::default(),
             m_axis_tkeep: Signal::default(),
             m_axis_tvalid: Signal::default(),
@@ -321,6 +327,7 @@ impl GrantFramer512 {
         uut.s_grant_dport.connect();
         uut.s_grant_offset.connect();
         uut.s_grant_priority.connect();
+        uut.cfg_ctl_priority.connect();
         uut.m_axis_tready.connect();
         uut.connect_all();
         uut
@@ -346,7 +353,7 @@ impl Logic for GrantFramer512 {
             self, clock, second, hv, g_peer, g_mac, g_id, g_sport, g_dport, g_offset, g_priority
         );
         self.tos.next.z = self.c_zero5.val();
-        self.tos.next.p = self.g_priority.q.val();
+        self.tos.next.p = self.cfg_ctl_priority.val();
         // IPv4 header checksum: the template's constant sum plus the variable words.
         self.w_tos.next.b0 = Bits::<8>::from(self.tos.val());
         self.w_tos.next.b1 = self.c_zero8.val();
@@ -399,7 +406,7 @@ impl Logic for GrantFramer512 {
         // The variable bytes, most significant first, in `layout()` order.
         self.id_out.next = self.g_id.q.val() ^ self.c_one64.val();
         self.tos.next.z = self.c_zero5.val();
-        self.tos.next.p = self.g_priority.q.val();
+        self.tos.next.p = self.cfg_ctl_priority.val();
         self.prio.next.p = self.g_priority.q.val();
         self.prio.next.z = self.c_zero5.val();
         for i in 0..6 {

@@ -3,7 +3,7 @@
 //! [`TableModel`] (the two-way message table, two received ranges per message) into
 //! [`QueueReference`] (SRPT at packet granularity over every entry, `proto::policy`'s
 //! decisions), which decides after each packet; its GRANTs leave the host at once (none of
-//! the core's latency), and the engine hears of each (`note_offloaded_grant`) and of every
+//! the core's latency) at the control priority, as the core's GRANT framer sends them, and the engine hears of each (`note_offloaded_grant`) and of every
 //! message the table cannot hold (`nic_not_granting`), as over the real NIC's completions.
 //! Whole messages are released in the table as host-lib releases them.
 
@@ -44,6 +44,8 @@ pub(crate) struct GrantNic {
     queue: QueueReference,
     /// Messages of at most this many bytes are not released (one packet completes them).
     no_release_below: u32,
+    /// The level GRANT frames travel at (the body carries the granted one).
+    control_priority: u8,
     grants_sent: u64,
     releases: u64,
 }
@@ -73,6 +75,7 @@ impl GrantNic {
             table: TableModel::new(TABLE_BITS),
             queue: QueueReference::new(cfg, 1 << TABLE_BITS),
             no_release_below: homa.max_payload(20),
+            control_priority: homa.control_priority(),
             grants_sent: 0,
             releases: 0,
         }
@@ -149,7 +152,7 @@ impl GrantNic {
             .into_iter()
             .map(|g| Transmit {
                 dst: IpAddr::V4(Ipv4Addr::from(g.peer)),
-                priority: g.priority,
+                priority: self.control_priority,
                 packet: CorePacket::control(Repr {
                     sport: g.sport,
                     dport: g.dport,

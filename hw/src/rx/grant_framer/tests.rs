@@ -33,6 +33,8 @@ fn grant_framer__frames_match_proto_wire_under_back_pressure() {
     let local_ip = rng.next_u64() as u32;
     uut.cfg_mac.next = local_mac.into();
     uut.cfg_ip.next = u64::from(local_ip).into();
+    let ctl_priority = rng.below(8) as u8;
+    uut.cfg_ctl_priority.next = u64::from(ctl_priority).into();
     uut.reset.next = true;
     for high in [false, true, false, true] {
         clock_half(&mut uut, |u| &mut u.clock, high);
@@ -64,7 +66,7 @@ fn grant_framer__frames_match_proto_wire_under_back_pressure() {
             uut.s_grant_id.next = g.id.into();
             uut.s_grant_offset.next = u64::from(g.offset).into();
             uut.s_grant_priority.next = u64::from(g.priority).into();
-            offered = Some(reference_frame(local_mac, local_ip, &g));
+            offered = Some(reference_frame(local_mac, local_ip, ctl_priority, &g));
         }
         uut.s_grant_valid.next = offered.is_some();
         let ready = rng.chance(60);
@@ -92,6 +94,7 @@ fn grant_framer__frames_match_proto_wire_under_back_pressure() {
                 let parsed = FrameRepr::parse(&beats, LinkType::Ethernet, &Default::default())
                     .expect("the frame parses");
                 assert!(matches!(parsed.homa.body, wire::Body::Grant(_)));
+                assert_eq!(beats[15] >> 5, ctl_priority, "sent at the control priority");
                 beats.clear();
                 frames += 1;
             }
