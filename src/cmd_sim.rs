@@ -540,9 +540,10 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
         writeln!(
             out,
             "model NICs (the hardware's message table and grant queue references): GRANTs \
-             decided {}; table collisions {}, holes forgotten {}; releases {}; messages granted \
-             by host software {} ({} of them after the NIC's silence; {} GRANTs)",
+             decided {} ({} FIFO); table collisions {}, holes forgotten {}; releases {}; messages \
+             granted by host software {} ({} of them after the NIC's silence; {} GRANTs)",
             g.grants_sent,
+            g.fifo_grants,
             g.collisions,
             g.holes_forgotten,
             g.releases,
@@ -555,8 +556,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
         writeln!(
             out,
             "NICs (Verilated homa_nic_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
-             clocked; frames in {} (dropped by the MAC, FIFO full: {}), parser ok {} / dropped {}; GRANTs built in hardware {}; \
-             grant slots full {}, table collisions {}, holes forgotten {}; releases {}; messages \
+             clocked; frames in {} (dropped by the MAC, FIFO full: {}), parser ok {} / dropped {}; GRANTs built in hardware {} \
+             ({} FIFO); grant slots full {}, table collisions {}, holes forgotten {}; releases {}; messages \
              granted by host software {} ({} of them after the NIC's silence; {} GRANTs); \
              payloads DMAed into host buffers {}, \
              dropped for want of a buffer {}; DMA faults {}; ACK entries a completion could not \
@@ -575,6 +576,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.frames_ok,
             n.frames_dropped,
             n.grants_sent,
+            n.fifo_grants,
             n.table_full,
             n.collisions,
             n.holes_forgotten,
@@ -684,6 +686,7 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
         "nic": r.nic.as_ref().map(nic_json),
         "grant_nic": r.grant_nic.as_ref().map(|g| json!({
             "grants_sent": g.grants_sent,
+            "fifo_grants": g.fifo_grants,
             "collisions": g.collisions,
             "holes_forgotten": g.holes_forgotten,
             "releases": g.releases,
@@ -717,6 +720,7 @@ fn nic_json(n: &NicReport) -> serde_json::Value {
         "frames_ok": n.frames_ok,
         "frames_dropped": n.frames_dropped,
         "grants_sent": n.grants_sent,
+        "fifo_grants": n.fifo_grants,
         "table_full": n.table_full,
         "collisions": n.collisions,
         "holes_forgotten": n.holes_forgotten,

@@ -58,6 +58,8 @@ pub struct IdBlock {
     pub capabilities: u32,
     /// Datapath width in bits.
     pub data_width: u32,
+    /// Core clock in MHz (0 if the device does not say).
+    pub clock_mhz: u32,
 }
 
 /// What the driver learns before touching anything: the block chain and the ID block.
@@ -112,6 +114,7 @@ impl Probe {
             build_date: id_reg("build_date")?,
             capabilities: id_reg("capabilities")?,
             data_width: id_reg("data_width")?,
+            clock_mhz: id_reg("clock_mhz").unwrap_or(0),
         };
         Ok(Probe { device, blocks, id })
     }
@@ -256,6 +259,11 @@ pub struct NicConfig {
     pub max_payload: u32,
     /// CONFIG.enable bits set at the end of init ([`enable`]).
     pub enable: u32,
+    /// Share of the link (per mille, 0-500) the NIC grants to the oldest message that needs
+    /// grants; 0 = no FIFO grants.
+    pub grant_fifo_fraction: u32,
+    /// Bytes of each FIFO grant.
+    pub fifo_grant_increment: u32,
 }
 
 impl From<&Config> for NicConfig {
@@ -275,6 +283,8 @@ impl From<&Config> for NicConfig {
             ipv4: Ipv4Addr::UNSPECIFIED,
             max_payload: c.max_payload(IPV4_HEADER_LEN),
             enable: enable::RX | enable::TX | enable::GRANTS,
+            grant_fifo_fraction: c.grant_fifo_fraction,
+            fifo_grant_increment: c.fifo_grant_increment,
         }
     }
 }
@@ -326,6 +336,13 @@ impl NicConfig {
             e & !known == 0,
             "has bits beyond rx, tx, grants",
         )?;
+        let f = self.grant_fifo_fraction;
+        check(
+            "grant_fifo_fraction",
+            f,
+            f <= 500,
+            "must be 0-500 (per mille)",
+        )?;
         let m = self.mac;
         let mut regs = vec![
             ("unsched_bytes".to_string(), self.unsched_bytes),
@@ -356,6 +373,13 @@ impl NicConfig {
         }
         let prio = policy::max_sched_priority(&self.unsched_cutoffs, MAX_MESSAGE_LENGTH);
         regs.push(("max_sched_prio".to_string(), u32::from(prio)));
+        // FIFO grants at the level below the control packets' (`fifo_grant_interval`, in
+        // the core's clock, is written by `Nic::init`, which reads the clock).
+        regs.push((
+            "fifo_grant_increment".to_string(),
+            self.fifo_grant_increment,
+        ));
+        regs.push(("fifo_grant_prio".to_string(), p.saturating_sub(2)));
         let g = self.gateway_mac;
         regs.push((
             "gw_mac_lo".to_string(),
@@ -426,6 +450,20 @@ impl<D: Device> Nic<D> {
         let (queue, queue_base) = probe.require("QUEUE")?;
         let enable_reg = probe.address("CONFIG", "enable")?;
         let config_regs = config.registers()?;
+        let fifo = policy::fifo_interval_cycles(
+            config.fifo_grant_increment,
+            config.link_mbps,
+            config.grant_fifo_fraction,
+            probe.id.clock_mhz,
+        );
+        if probe.id.clock_mhz == 0 && fifo != 0 {
+            return Err(DriverError::ConfigureNic {
+                field: "grant_fifo_fraction",
+                value: u64::from(config.grant_fifo_fraction),
+                reason: "must be 0: the device does not report its clock (ID clock_mhz), so \
+                         FIFO grants cannot be timed",
+            });
+        }
         let len = sizes.rx_buffer_len;
         if len == 0 || !len.is_multiple_of(64) {
             return Err(DriverError::ConfigureNic {
@@ -442,6 +480,9 @@ impl<D: Device> Nic<D> {
         for (name, value) in &config_regs {
             dev.write32(probe.address("CONFIG", name)?, *value)?;
         }
+
+        // 3a. CONFIG.fifo_grant_interval: FIFO grants in cycles of the core's clock (ID).
+        dev.write32(probe.address("CONFIG", "fifo_grant_interval")?, fifo)?;
 
         // 3b. TX: the most payload per DATA packet (TX version 1.1 on).
         if let Ok(at) = probe.address("TX", "max_payload") {
@@ -791,6 +832,13 @@ mod tests {
         assert_eq!(written(addr("CONFIG", "mac_addr_hi")), Some(0x0200));
         assert_eq!(written(addr("CONFIG", "mac_addr_lo")), Some(7));
         assert_eq!(written(addr("CONFIG", "ipv4_addr")), Some(0x0a00_0007));
+        // FIFO grants: 50,000 bytes at 5 % of 25 Gb/s, 320 us, at the core's 250 MHz.
+        assert_eq!(written(addr("CONFIG", "fifo_grant_interval")), Some(80_000));
+        assert_eq!(
+            written(addr("CONFIG", "fifo_grant_increment")),
+            Some(50_000)
+        );
+        assert_eq!(written(addr("CONFIG", "fifo_grant_prio")), Some(6));
         assert_eq!(
             written(addr("TX", "max_payload")),
             Some(1424),

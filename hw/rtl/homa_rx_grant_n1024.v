@@ -3,7 +3,7 @@
 // edit: `UPDATE_RTL=1 cargo test -p homa-hw` rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg_max_incoming,cfg_max_payload,cfg_window_0,cfg_window_1,cfg_window_2,cfg_window_3,cfg_window_4,cfg_window_5,cfg_window_6,cfg_window_7,cfg_window_8,s_evt_valid,s_evt_ready,s_evt_index,s_evt_peer,s_evt_id,s_evt_sport,s_evt_dport,s_evt_mac,s_evt_length,s_evt_incoming,s_evt_new,s_evt_end,m_grant_valid,m_grant_ready,m_grant_index,m_grant_peer,m_grant_mac,m_grant_id,m_grant_sport,m_grant_dport,m_grant_offset,m_grant_priority,m_dec_start,messages_tracked,messages_queued,grants_sent,decisions,evictions,idle);
+module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg_max_incoming,cfg_max_payload,cfg_window_0,cfg_window_1,cfg_window_2,cfg_window_3,cfg_window_4,cfg_window_5,cfg_window_6,cfg_window_7,cfg_window_8,cfg_fifo_interval,cfg_fifo_increment,cfg_fifo_prio,s_evt_valid,s_evt_ready,s_evt_index,s_evt_peer,s_evt_id,s_evt_sport,s_evt_dport,s_evt_mac,s_evt_length,s_evt_incoming,s_evt_new,s_evt_end,m_grant_valid,m_grant_ready,m_grant_index,m_grant_peer,m_grant_mac,m_grant_id,m_grant_sport,m_grant_dport,m_grant_offset,m_grant_priority,m_dec_start,m_fifo_start,messages_tracked,messages_queued,grants_sent,decisions,fifo_grants,evictions,idle);
     
     // Module arguments
     input wire  clock;
@@ -21,6 +21,9 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     input wire  [31:0] cfg_window_6;
     input wire  [31:0] cfg_window_7;
     input wire  [31:0] cfg_window_8;
+    input wire  [31:0] cfg_fifo_interval;
+    input wire  [31:0] cfg_fifo_increment;
+    input wire  [2:0] cfg_fifo_prio;
     input wire  s_evt_valid;
     output reg  s_evt_ready;
     input wire  [9:0] s_evt_index;
@@ -44,10 +47,12 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     output reg  [31:0] m_grant_offset;
     output reg  [2:0] m_grant_priority;
     output reg  m_dec_start;
+    output reg  m_fifo_start;
     output reg  [31:0] messages_tracked;
     output reg  [15:0] messages_queued;
     output reg  [31:0] grants_sent;
     output reg  [31:0] decisions;
+    output reg  [31:0] fifo_grants;
     output reg  [31:0] evictions;
     output reg  idle;
     
@@ -76,6 +81,16 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     localparam  s_ge = 5'b10101;
     localparam  s_g2 = 5'b10110;
     localparam  s_gr = 5'b10111;
+    localparam  s_f0 = 5'b11000;
+    localparam  s_fk = 5'b11001;
+    localparam  s_fd = 5'b11010;
+    localparam  s_fa = 5'b11011;
+    localparam  s_fb = 5'b11100;
+    localparam  s_fc = 5'b11101;
+    localparam  s_fe = 5'b11110;
+    localparam  c_drain = 3'b100;
+    localparam  c_one3 = 3'b1;
+    localparam  c_zero3 = 3'b0;
     localparam  c_set = 2'b0;
     localparam  c_remove = 2'b1;
     localparam  c_walk = 2'b10;
@@ -124,6 +139,19 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     wire  [9:0] queue$m_walk_key;
     wire  queue$m_walk_end;
     wire  [15:0] queue$count;
+    reg  ages$clock;
+    reg  ages$reset;
+    reg  ages$s_cmd_valid;
+    wire  ages$s_cmd_ready;
+    reg  [1:0] ages$s_cmd_op;
+    reg  [9:0] ages$s_cmd_entry;
+    reg  [9:0] ages$s_cmd_key;
+    reg  ages$s_walk_stop;
+    wire  ages$m_walk_valid;
+    wire  [9:0] ages$m_walk_entry;
+    wire  [9:0] ages$m_walk_key;
+    wire  ages$m_walk_end;
+    wire  [15:0] ages$count;
     reg  [9:0] st$read_address;
     reg  st$read_clock;
     wire  [128:0] st$read_data;
@@ -531,6 +559,39 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  [2:0] g_prio$d;
     wire  [2:0] g_prio$q;
     reg  g_prio$clock;
+    reg  [31:0] fcnt$d;
+    wire  [31:0] fcnt$q;
+    reg  fcnt$clock;
+    reg  [31:0] n_fifo$d;
+    wire  [31:0] n_fifo$q;
+    reg  n_fifo$clock;
+    reg  fdue$d;
+    wire  fdue$q;
+    reg  fdue$clock;
+    reg  fst$d;
+    wire  fst$q;
+    reg  fst$clock;
+    reg  wset$d;
+    wire  wset$q;
+    reg  wset$clock;
+    reg  [31:0] f_lim$d;
+    wire  [31:0] f_lim$q;
+    reg  f_lim$clock;
+    reg  f_ok1$d;
+    wire  f_ok1$q;
+    reg  f_ok1$clock;
+    reg  [31:0] f_if$d;
+    wire  [31:0] f_if$q;
+    reg  f_if$clock;
+    reg  [2:0] f_drain$d;
+    wire  [2:0] f_drain$q;
+    reg  f_drain$clock;
+    reg  [31:0] f_diff$d;
+    wire  [31:0] f_diff$q;
+    reg  f_diff$clock;
+    reg  [31:0] f_sum$d;
+    wire  [31:0] f_sum$q;
+    reg  f_sum$clock;
     reg  ov$d;
     wire  ov$q;
     reg  ov$clock;
@@ -592,6 +653,14 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  [3:0] p0;
     reg  [3:0] p1;
     reg  out_free;
+    reg  f_on;
+    reg  [31:0] f_win;
+    reg  [31:0] f_two;
+    reg  [31:0] f_l0;
+    reg  [31:0] f_l1;
+    reg  f_found;
+    reg  f_walking;
+    reg  both_ready;
     
     // Sub module instances
     homa_rx_grant_n1024$queue queue(
@@ -608,6 +677,21 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         .m_walk_key(queue$m_walk_key),
         .m_walk_end(queue$m_walk_end),
         .count(queue$count)
+    );
+    homa_rx_grant_n1024$ages ages(
+        .clock(ages$clock),
+        .reset(ages$reset),
+        .s_cmd_valid(ages$s_cmd_valid),
+        .s_cmd_ready(ages$s_cmd_ready),
+        .s_cmd_op(ages$s_cmd_op),
+        .s_cmd_entry(ages$s_cmd_entry),
+        .s_cmd_key(ages$s_cmd_key),
+        .s_walk_stop(ages$s_walk_stop),
+        .m_walk_valid(ages$m_walk_valid),
+        .m_walk_entry(ages$m_walk_entry),
+        .m_walk_key(ages$m_walk_key),
+        .m_walk_end(ages$m_walk_end),
+        .count(ages$count)
     );
     homa_rx_grant_n1024$st st(
         .read_address(st$read_address),
@@ -1282,6 +1366,61 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         .q(g_prio$q),
         .clock(g_prio$clock)
     );
+    homa_rx_grant_n1024$fcnt fcnt(
+        .d(fcnt$d),
+        .q(fcnt$q),
+        .clock(fcnt$clock)
+    );
+    homa_rx_grant_n1024$n_fifo n_fifo(
+        .d(n_fifo$d),
+        .q(n_fifo$q),
+        .clock(n_fifo$clock)
+    );
+    homa_rx_grant_n1024$fdue fdue(
+        .d(fdue$d),
+        .q(fdue$q),
+        .clock(fdue$clock)
+    );
+    homa_rx_grant_n1024$fst fst(
+        .d(fst$d),
+        .q(fst$q),
+        .clock(fst$clock)
+    );
+    homa_rx_grant_n1024$wset wset(
+        .d(wset$d),
+        .q(wset$q),
+        .clock(wset$clock)
+    );
+    homa_rx_grant_n1024$f_lim f_lim(
+        .d(f_lim$d),
+        .q(f_lim$q),
+        .clock(f_lim$clock)
+    );
+    homa_rx_grant_n1024$f_ok1 f_ok1(
+        .d(f_ok1$d),
+        .q(f_ok1$q),
+        .clock(f_ok1$clock)
+    );
+    homa_rx_grant_n1024$f_if f_if(
+        .d(f_if$d),
+        .q(f_if$q),
+        .clock(f_if$clock)
+    );
+    homa_rx_grant_n1024$f_drain f_drain(
+        .d(f_drain$d),
+        .q(f_drain$q),
+        .clock(f_drain$clock)
+    );
+    homa_rx_grant_n1024$f_diff f_diff(
+        .d(f_diff$d),
+        .q(f_diff$q),
+        .clock(f_diff$clock)
+    );
+    homa_rx_grant_n1024$f_sum f_sum(
+        .d(f_sum$d),
+        .q(f_sum$q),
+        .clock(f_sum$clock)
+    );
     homa_rx_grant_n1024$ov ov(
         .d(ov$d),
         .q(ov$q),
@@ -1413,6 +1552,17 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         g_more$clock = clock;
         g_tgt$clock = clock;
         g_prio$clock = clock;
+        fcnt$clock = clock;
+        n_fifo$clock = clock;
+        fdue$clock = clock;
+        fst$clock = clock;
+        wset$clock = clock;
+        f_lim$clock = clock;
+        f_ok1$clock = clock;
+        f_if$clock = clock;
+        f_drain$clock = clock;
+        f_diff$clock = clock;
+        f_sum$clock = clock;
         ov$clock = clock;
         o_idx$clock = clock;
         o_peer$clock = clock;
@@ -1505,6 +1655,17 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         g_more$d = g_more$q;
         g_tgt$d = g_tgt$q;
         g_prio$d = g_prio$q;
+        fcnt$d = fcnt$q;
+        n_fifo$d = n_fifo$q;
+        fdue$d = fdue$q;
+        fst$d = fst$q;
+        wset$d = wset$q;
+        f_lim$d = f_lim$q;
+        f_ok1$d = f_ok1$q;
+        f_if$d = f_if$q;
+        f_drain$d = f_drain$q;
+        f_diff$d = f_diff$q;
+        f_sum$d = f_sum$q;
         ov$d = ov$q;
         o_idx$d = o_idx$q;
         o_peer$d = o_peer$q;
@@ -1604,6 +1765,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         s_pos$7$d = s_pos$7$q;
         queue$clock = clock;
         queue$reset = reset;
+        ages$clock = clock;
+        ages$reset = reset;
         st$read_clock = clock;
         st$write_clock = clock;
         hdr$read_clock = clock;
@@ -1691,7 +1854,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             st$read_address = s_evt_index;
             hdr$read_address = s_evt_index;
         end
-        if ((fsm$q == s_wk) | (fsm$q == s_wd)) begin
+        f_walking = (fsm$q == s_fk) | (fsm$q == s_fd);
+        if ((fsm$q == s_wk) | (fsm$q == s_wd) | f_walking) begin
             st$read_address = we1$q;
         end
         p_idx$d = pick;
@@ -1700,13 +1864,13 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             st$read_address = p_idx$q;
             hdr$read_address = p_idx$q;
         end
-        if ((fsm$q >= s_ga) & (fsm$q <= s_gr)) begin
+        if (((fsm$q >= s_ga) & (fsm$q <= s_gr)) | ((fsm$q >= s_fa) & (fsm$q <= s_fe))) begin
             st$read_address = gidx$q;
             hdr$read_address = gidx$q;
         end
         rq$d = st$read_data;
         hq$d = hdr$read_data;
-        s_evt_ready = (fsm$q == s_idle) & ~(dirty$q & (batch$q >= c_batch));
+        s_evt_ready = (fsm$q == s_idle) & ~(dirty$q & (batch$q >= c_batch)) & ~fdue$q;
         fire = s_evt_valid & s_evt_ready;
         hit = rq$q[(64'h0)+:(1)] & (rq$q[(64'h1)+:(32)] == e_peer$q) & (hq$q[(64'h0)+:(64)] == e_id$q);
         needs = e_inc$q < e_len$q;
@@ -1794,6 +1958,36 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             end
         end
         out_free = ~ov$q | m_grant_ready;
+        f_on = (cfg_fifo_interval != c_zero32) & (cfg_fifo_increment != c_zero32);
+        fcnt$d = fcnt$q + c_one32;
+        if (fcnt$q >= cfg_fifo_interval) begin
+            fcnt$d = c_one32;
+            fdue$d = 1'b1;
+        end
+        if (~f_on) begin
+            fcnt$d = c_zero32;
+            fdue$d = 1'b0;
+        end
+        fst$d = 1'b0;
+        f_win = cfg_window_0;
+        if (wset$q) begin
+            f_win = win$q;
+        end
+        f_two = cfg_fifo_increment << c_one32;
+        if ((cfg_fifo_increment & c_top32) != c_zero32) begin
+            f_two = c_max32;
+        end
+        f_l0 = f_win + f_two;
+        f_l1 = f_l0;
+        if (f_l0 < f_win) begin
+            f_l1 = c_max32;
+        end
+        f_ok1$d = rq$q[(64'h0)+:(1)] & (rq$q[(64'h61)+:(32)] < rq$q[(64'h21)+:(32)]);
+        f_if$d = c_zero32;
+        if (rq$q[(64'h61)+:(32)] > rq$q[(64'h41)+:(32)]) begin
+            f_if$d = rq$q[(64'h61)+:(32)] - rq$q[(64'h41)+:(32)];
+        end
+        f_found = f_walking & wv4$q & f_ok1$q & (f_if$q < f_lim$q);
         wrec = rq$q;
         wrec[(64'h0)+:(1)] = u_vn$q;
         wrec[(64'h1)+:(32)] = e_peer$q;
@@ -1828,6 +2022,12 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             queue$s_cmd_key = c_last_k;
         end
         queue$s_walk_stop = stop;
+        both_ready = queue$s_cmd_ready & ages$s_cmd_ready;
+        ages$s_cmd_valid = 1'b0;
+        ages$s_cmd_op = qop$q;
+        ages$s_cmd_entry = e_idx$q;
+        ages$s_cmd_key = c_zero_k;
+        ages$s_walk_stop = f_found & (fsm$q == s_fk);
         if (ov$q & m_grant_ready) begin
             ov$d = 1'b0;
         end
@@ -1840,7 +2040,12 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             end
         end
         if (fsm$q == s_idle) begin
-            if (fire) begin
+            if (fdue$q) begin
+                fdue$d = 1'b0;
+                fst$d = 1'b1;
+                fsm$d = s_f0;
+            end
+            else if (fire) begin
                 e_idx$d = s_evt_index;
                 e_peer$d = s_evt_peer;
                 e_id$d = s_evt_id;
@@ -1949,6 +2154,13 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             dq$d = c_zero_k;
             dn$d = c_zero4;
             fsm$d = s_div;
+            if (u_ins$q) begin
+                ages$s_cmd_valid = ages$s_cmd_ready;
+                ages$s_cmd_op = c_remove;
+                if (~ages$s_cmd_ready) begin
+                    fsm$d = s_u4;
+                end
+            end
         end
         if (fsm$q == s_div) begin
             dq$d = dq$q << c_one_k;
@@ -1964,8 +2176,9 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             end
         end
         if (fsm$q == s_qc) begin
-            queue$s_cmd_valid = 1'b1;
-            if (queue$s_cmd_ready) begin
+            queue$s_cmd_valid = both_ready;
+            ages$s_cmd_valid = both_ready;
+            if (both_ready) begin
                 fsm$d = s_idle;
             end
         end
@@ -1981,6 +2194,9 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         end
         wv1$d = 1'b0;
         we1$d = queue$m_walk_entry;
+        if (fsm$q == s_fk) begin
+            we1$d = ages$m_walk_entry;
+        end
         wp1$d = wcnt$q;
         wv2$d = wv1$q;
         we2$d = we1$q;
@@ -2109,6 +2325,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             fsm$d = s_mw;
         end
         if (fsm$q == s_mw) begin
+            wset$d = 1'b1;
             win$d = cfg_window_0;
             if (gn$q == c4$1) begin
                 win$d = cfg_window_1;
@@ -2205,15 +2422,71 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             end
         end
         if (fsm$q == s_gr) begin
-            queue$s_cmd_valid = 1'b1;
+            queue$s_cmd_valid = both_ready;
             queue$s_cmd_op = c_remove;
             queue$s_cmd_entry = gidx$q;
-            if (queue$s_cmd_ready) begin
+            ages$s_cmd_valid = both_ready;
+            ages$s_cmd_op = c_remove;
+            ages$s_cmd_entry = gidx$q;
+            if (both_ready) begin
                 fsm$d = s_g0;
                 if (gr$q == gn$q) begin
                     fsm$d = s_idle;
                 end
             end
+        end
+        if (fsm$q == s_f0) begin
+            ages$s_cmd_valid = 1'b1;
+            ages$s_cmd_op = c_walk;
+            f_lim$d = f_l1;
+            if (ages$s_cmd_ready) begin
+                fsm$d = s_fk;
+            end
+        end
+        if (fsm$q == s_fk) begin
+            if (ages$m_walk_valid) begin
+                wv1$d = 1'b1;
+            end
+            if (ages$m_walk_end) begin
+                f_drain$d = c_zero3;
+                fsm$d = s_fd;
+            end
+        end
+        if (fsm$q == s_fd) begin
+            f_drain$d = f_drain$q + c_one3;
+            if (f_drain$q == c_drain) begin
+                fsm$d = s_idle;
+            end
+        end
+        if (f_found) begin
+            gidx$d = we4$q;
+            fsm$d = s_fa;
+        end
+        if (fsm$q == s_fa) begin
+            fsm$d = s_fb;
+        end
+        if (fsm$q == s_fb) begin
+            fsm$d = s_fc;
+        end
+        if (fsm$q == s_fc) begin
+            f_diff$d = rq$q[(64'h21)+:(32)] - rq$q[(64'h61)+:(32)];
+            f_sum$d = rq$q[(64'h61)+:(32)] + cfg_fifo_increment;
+            fsm$d = s_fe;
+        end
+        if (fsm$q == s_fe) begin
+            g_do$d = 1'b1;
+            g_full$d = cfg_fifo_increment >= f_diff$q;
+            g_tgt$d = f_sum$q;
+            g_more$d = cfg_fifo_increment;
+            if (cfg_fifo_increment >= f_diff$q) begin
+                g_tgt$d = rq$q[(64'h21)+:(32)];
+                g_more$d = f_diff$q;
+            end
+            g_prio$d = cfg_fifo_prio;
+            n_fifo$d = n_fifo$q + c_one32;
+            gn$d = c4$1;
+            gr$d = c_zero4;
+            fsm$d = s_g2;
         end
         if (reset) begin
             fsm$d = s_clr;
@@ -2227,9 +2500,14 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             batch$d = c_zero4;
             ov$d = 1'b0;
             dec$d = 1'b0;
+            fcnt$d = c_zero32;
+            n_fifo$d = c_zero32;
+            fdue$d = 1'b0;
+            fst$d = 1'b0;
+            wset$d = 1'b0;
         end
         m_grant_valid = ov$q;
-        idle = (fsm$q == s_idle) & ~dirty$q & ~ov$q;
+        idle = (fsm$q == s_idle) & ~dirty$q & ~ov$q & ~fdue$q;
         m_grant_index = o_idx$q;
         m_grant_peer = o_peer$q;
         m_grant_mac = o_mac$q;
@@ -2239,14 +2517,1261 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         m_grant_offset = o_off$q;
         m_grant_priority = o_prio$q;
         m_dec_start = dec$q;
+        m_fifo_start = fst$q;
         messages_tracked = tracked$q;
         messages_queued = queue$count;
         grants_sent = n_grants$q;
         decisions = n_dec$q;
+        fifo_grants = n_fifo$q;
         evictions = n_evict$q;
     end
     
 endmodule // homa_rx_grant_n1024
+
+
+module homa_rx_grant_n1024$ages(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_op,s_cmd_entry,s_cmd_key,s_walk_stop,m_walk_valid,m_walk_entry,m_walk_key,m_walk_end,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  s_cmd_valid;
+    output reg  s_cmd_ready;
+    input wire  [1:0] s_cmd_op;
+    input wire  [9:0] s_cmd_entry;
+    input wire  [9:0] s_cmd_key;
+    input wire  s_walk_stop;
+    output reg  m_walk_valid;
+    output reg  [9:0] m_walk_entry;
+    output reg  [9:0] m_walk_key;
+    output reg  m_walk_end;
+    output reg  [15:0] count;
+    
+    // Constant declarations
+    localparam  s_clr = 4'h0;
+    localparam  s_idle = 4'h1;
+    localparam  s_u1 = 4'h2;
+    localparam  s_u2 = 4'h3;
+    localparam  s_u3 = 4'hb;
+    localparam  s_l0 = 4'h4;
+    localparam  s_l1 = 4'h5;
+    localparam  s_fa = 4'h6;
+    localparam  s_fb = 4'h7;
+    localparam  s_fc = 4'ha;
+    localparam  s_h = 4'h8;
+    localparam  s_n = 4'h9;
+    localparam  c_set = 2'b0;
+    localparam  c_walk = 2'b10;
+    localparam  c_sel$0 = 32'haaaaaaaa;
+    localparam  c_sel$1 = 32'hcccccccc;
+    localparam  c_sel$2 = 32'hf0f0f0f0;
+    localparam  c_sel$3 = 32'hff00ff00;
+    localparam  c_sel$4 = 32'hffff0000;
+    localparam  c_pow$0 = 10'b1;
+    localparam  c_pow$1 = 10'b10;
+    localparam  c_pow$2 = 10'b100;
+    localparam  c_pow$3 = 10'b1000;
+    localparam  c_pow$4 = 10'b10000;
+    localparam  c_pow$5 = 10'b100000;
+    localparam  c_pow$6 = 10'b1000000;
+    localparam  c_pow$7 = 10'b10000000;
+    localparam  c_pow$8 = 10'b100000000;
+    localparam  c_pow$9 = 10'b1000000000;
+    localparam  c_low = 10'b11111;
+    localparam  c_high = 10'b1111100000;
+    localparam  c_five8 = 8'h5;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_ones = 32'hffffffff;
+    localparam  c_one = 32'h1;
+    localparam  c_zero = 32'h0;
+    localparam  c_one_k = 10'b1;
+    localparam  c_zero_k = 10'b0;
+    localparam  c_last_k = 10'b1111111111;
+    localparam  c_one_e = 10'b1;
+    localparam  c_zero_e = 10'b0;
+    localparam  c_last_e = 10'b1111111111;
+    localparam  c_one16 = 16'h1;
+    localparam  c_zero16 = 16'h0;
+    localparam  c_zero5 = 5'b0;
+    
+    // Stub signals
+    reg  [9:0] nxt$read_address;
+    reg  nxt$read_clock;
+    wire  [9:0] nxt$read_data;
+    reg  [9:0] nxt$write_address;
+    reg  nxt$write_clock;
+    reg  [9:0] nxt$write_data;
+    reg  nxt$write_enable;
+    reg  [9:0] prv$read_address;
+    reg  prv$read_clock;
+    wire  [9:0] prv$read_data;
+    reg  [9:0] prv$write_address;
+    reg  prv$write_clock;
+    reg  [9:0] prv$write_data;
+    reg  prv$write_enable;
+    reg  [9:0] ekey$read_address;
+    reg  ekey$read_clock;
+    wire  [9:0] ekey$read_data;
+    reg  [9:0] ekey$write_address;
+    reg  ekey$write_clock;
+    reg  [9:0] ekey$write_data;
+    reg  ekey$write_enable;
+    reg  [9:0] ev$read_address;
+    reg  ev$read_clock;
+    wire  ev$read_data;
+    reg  [9:0] ev$write_address;
+    reg  ev$write_clock;
+    reg  ev$write_data;
+    reg  ev$write_enable;
+    reg  [9:0] head$read_address;
+    reg  head$read_clock;
+    wire  [9:0] head$read_data;
+    reg  [9:0] head$write_address;
+    reg  head$write_clock;
+    reg  [9:0] head$write_data;
+    reg  head$write_enable;
+    reg  [9:0] tail$read_address;
+    reg  tail$read_clock;
+    wire  [9:0] tail$read_data;
+    reg  [9:0] tail$write_address;
+    reg  tail$write_clock;
+    reg  [9:0] tail$write_data;
+    reg  tail$write_enable;
+    reg  words$clock;
+    reg  [4:0] words$read_address;
+    wire  [31:0] words$read_data;
+    reg  [4:0] words$write_address;
+    reg  [31:0] words$write_data;
+    reg  words$write_enable;
+    reg  [31:0] sum$d;
+    wire  [31:0] sum$q;
+    reg  sum$clock;
+    reg  [3:0] st$d;
+    wire  [3:0] st$q;
+    reg  st$clock;
+    reg  [1:0] op$d;
+    wire  [1:0] op$q;
+    reg  op$clock;
+    reg  [9:0] e$d;
+    wire  [9:0] e$q;
+    reg  e$clock;
+    reg  [9:0] key$d;
+    wire  [9:0] key$q;
+    reg  key$clock;
+    reg  [9:0] ob$d;
+    wire  [9:0] ob$q;
+    reg  ob$clock;
+    reg  [9:0] onx$d;
+    wire  [9:0] onx$q;
+    reg  onx$clock;
+    reg  [9:0] opv$d;
+    wire  [9:0] opv$q;
+    reg  opv$clock;
+    reg  [9:0] clr$d;
+    wire  [9:0] clr$q;
+    reg  clr$clock;
+    reg  [15:0] n$d;
+    wire  [15:0] n$q;
+    reg  n$clock;
+    reg  [9:0] fb$d;
+    wire  [9:0] fb$q;
+    reg  fb$clock;
+    reg  [9:0] f_w2$d;
+    wire  [9:0] f_w2$q;
+    reg  f_w2$clock;
+    reg  [9:0] wb$d;
+    wire  [9:0] wb$q;
+    reg  wb$clock;
+    reg  [9:0] wt$d;
+    wire  [9:0] wt$q;
+    reg  wt$clock;
+    reg  emptied$d;
+    wire  emptied$q;
+    reg  emptied$clock;
+    reg  [4:0] wa$d;
+    wire  [4:0] wa$q;
+    reg  wa$clock;
+    reg  pz$d;
+    wire  pz$q;
+    reg  pz$clock;
+    reg  wl$d;
+    wire  wl$q;
+    reg  wl$clock;
+    
+    // Local signals
+    reg  ek_valid;
+    reg  [9:0] ek_key;
+    reg  is_head;
+    reg  is_tail;
+    reg  [4:0] kw;
+    reg  [9:0] kb;
+    reg  [4:0] ow;
+    reg  [9:0] obb;
+    reg  [4:0] fw;
+    reg  [9:0] fbb;
+    reg  [4:0] w2w;
+    reg  [9:0] wb_next;
+    reg  [4:0] nw;
+    reg  [31:0] sum_base;
+    reg  [31:0] word;
+    reg  [31:0] k_bit;
+    reg  k_empty;
+    reg  [31:0] o_bit;
+    reg  [31:0] o_left;
+    reg  [31:0] m1;
+    reg  [31:0] s2;
+    reg  [31:0] oh_w;
+    reg  [31:0] oh_s;
+    reg  [9:0] t_w$0;
+    reg  [9:0] t_w$1;
+    reg  [9:0] t_w$2;
+    reg  [9:0] t_w$3;
+    reg  [9:0] t_w$4;
+    reg  [9:0] t_s$0;
+    reg  [9:0] t_s$1;
+    reg  [9:0] t_s$2;
+    reg  [9:0] t_s$3;
+    reg  [9:0] t_s$4;
+    reg  [9:0] ffs_w;
+    reg  [9:0] ffs_s;
+    reg  [9:0] w_entry;
+    reg  w_last;
+    reg  w_top;
+    reg  [9:0] bt_addr;
+    reg  walking;
+    
+    // Sub module instances
+    homa_rx_grant_n1024$ages$nxt nxt(
+        .read_address(nxt$read_address),
+        .read_clock(nxt$read_clock),
+        .read_data(nxt$read_data),
+        .write_address(nxt$write_address),
+        .write_clock(nxt$write_clock),
+        .write_data(nxt$write_data),
+        .write_enable(nxt$write_enable)
+    );
+    homa_rx_grant_n1024$ages$prv prv(
+        .read_address(prv$read_address),
+        .read_clock(prv$read_clock),
+        .read_data(prv$read_data),
+        .write_address(prv$write_address),
+        .write_clock(prv$write_clock),
+        .write_data(prv$write_data),
+        .write_enable(prv$write_enable)
+    );
+    homa_rx_grant_n1024$ages$ekey ekey(
+        .read_address(ekey$read_address),
+        .read_clock(ekey$read_clock),
+        .read_data(ekey$read_data),
+        .write_address(ekey$write_address),
+        .write_clock(ekey$write_clock),
+        .write_data(ekey$write_data),
+        .write_enable(ekey$write_enable)
+    );
+    homa_rx_grant_n1024$ages$ev ev(
+        .read_address(ev$read_address),
+        .read_clock(ev$read_clock),
+        .read_data(ev$read_data),
+        .write_address(ev$write_address),
+        .write_clock(ev$write_clock),
+        .write_data(ev$write_data),
+        .write_enable(ev$write_enable)
+    );
+    homa_rx_grant_n1024$ages$head head(
+        .read_address(head$read_address),
+        .read_clock(head$read_clock),
+        .read_data(head$read_data),
+        .write_address(head$write_address),
+        .write_clock(head$write_clock),
+        .write_data(head$write_data),
+        .write_enable(head$write_enable)
+    );
+    homa_rx_grant_n1024$ages$tail tail(
+        .read_address(tail$read_address),
+        .read_clock(tail$read_clock),
+        .read_data(tail$read_data),
+        .write_address(tail$write_address),
+        .write_clock(tail$write_clock),
+        .write_data(tail$write_data),
+        .write_enable(tail$write_enable)
+    );
+    homa_rx_grant_n1024$ages$words words(
+        .clock(words$clock),
+        .read_address(words$read_address),
+        .read_data(words$read_data),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .write_enable(words$write_enable)
+    );
+    homa_rx_grant_n1024$ages$sum sum(
+        .d(sum$d),
+        .q(sum$q),
+        .clock(sum$clock)
+    );
+    homa_rx_grant_n1024$ages$st st(
+        .d(st$d),
+        .q(st$q),
+        .clock(st$clock)
+    );
+    homa_rx_grant_n1024$ages$op op(
+        .d(op$d),
+        .q(op$q),
+        .clock(op$clock)
+    );
+    homa_rx_grant_n1024$ages$e e(
+        .d(e$d),
+        .q(e$q),
+        .clock(e$clock)
+    );
+    homa_rx_grant_n1024$ages$key key(
+        .d(key$d),
+        .q(key$q),
+        .clock(key$clock)
+    );
+    homa_rx_grant_n1024$ages$ob ob(
+        .d(ob$d),
+        .q(ob$q),
+        .clock(ob$clock)
+    );
+    homa_rx_grant_n1024$ages$onx onx(
+        .d(onx$d),
+        .q(onx$q),
+        .clock(onx$clock)
+    );
+    homa_rx_grant_n1024$ages$opv opv(
+        .d(opv$d),
+        .q(opv$q),
+        .clock(opv$clock)
+    );
+    homa_rx_grant_n1024$ages$clr clr(
+        .d(clr$d),
+        .q(clr$q),
+        .clock(clr$clock)
+    );
+    homa_rx_grant_n1024$ages$n n(
+        .d(n$d),
+        .q(n$q),
+        .clock(n$clock)
+    );
+    homa_rx_grant_n1024$ages$fb fb(
+        .d(fb$d),
+        .q(fb$q),
+        .clock(fb$clock)
+    );
+    homa_rx_grant_n1024$ages$f_w2 f_w2(
+        .d(f_w2$d),
+        .q(f_w2$q),
+        .clock(f_w2$clock)
+    );
+    homa_rx_grant_n1024$ages$wb wb(
+        .d(wb$d),
+        .q(wb$q),
+        .clock(wb$clock)
+    );
+    homa_rx_grant_n1024$ages$wt wt(
+        .d(wt$d),
+        .q(wt$q),
+        .clock(wt$clock)
+    );
+    homa_rx_grant_n1024$ages$emptied emptied(
+        .d(emptied$d),
+        .q(emptied$q),
+        .clock(emptied$clock)
+    );
+    homa_rx_grant_n1024$ages$wa wa(
+        .d(wa$d),
+        .q(wa$q),
+        .clock(wa$clock)
+    );
+    homa_rx_grant_n1024$ages$pz pz(
+        .d(pz$d),
+        .q(pz$q),
+        .clock(pz$clock)
+    );
+    homa_rx_grant_n1024$ages$wl wl(
+        .d(wl$d),
+        .q(wl$q),
+        .clock(wl$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        sum$clock = clock;
+        st$clock = clock;
+        op$clock = clock;
+        e$clock = clock;
+        key$clock = clock;
+        ob$clock = clock;
+        onx$clock = clock;
+        opv$clock = clock;
+        clr$clock = clock;
+        n$clock = clock;
+        fb$clock = clock;
+        f_w2$clock = clock;
+        wb$clock = clock;
+        wt$clock = clock;
+        emptied$clock = clock;
+        wa$clock = clock;
+        pz$clock = clock;
+        wl$clock = clock;
+        sum$d = sum$q;
+        st$d = st$q;
+        op$d = op$q;
+        e$d = e$q;
+        key$d = key$q;
+        ob$d = ob$q;
+        onx$d = onx$q;
+        opv$d = opv$q;
+        clr$d = clr$q;
+        n$d = n$q;
+        fb$d = fb$q;
+        f_w2$d = f_w2$q;
+        wb$d = wb$q;
+        wt$d = wt$q;
+        emptied$d = emptied$q;
+        wa$d = wa$q;
+        pz$d = pz$q;
+        wl$d = wl$q;
+        words$clock = clock;
+        nxt$read_clock = clock;
+        nxt$write_clock = clock;
+        prv$read_clock = clock;
+        prv$write_clock = clock;
+        ekey$read_clock = clock;
+        ekey$write_clock = clock;
+        ev$read_clock = clock;
+        ev$write_clock = clock;
+        head$read_clock = clock;
+        head$write_clock = clock;
+        tail$read_clock = clock;
+        tail$write_clock = clock;
+        nxt$read_address = e$q;
+        prv$read_address = e$q;
+        ekey$read_address = e$q;
+        ev$read_address = e$q;
+        if (st$q == s_idle) begin
+            nxt$read_address = s_cmd_entry;
+            prv$read_address = s_cmd_entry;
+            ekey$read_address = s_cmd_entry;
+            ev$read_address = s_cmd_entry;
+        end
+        ek_valid = ev$read_data;
+        ek_key = ekey$read_data;
+        is_head = head$read_data == e$q;
+        is_tail = tail$read_data == e$q;
+        kw = key$q[(c_five8)+:(5)];
+        kb = key$q & c_low;
+        ow = ob$q[(c_five8)+:(5)];
+        obb = ob$q & c_low;
+        fw = fb$q[(c_five8)+:(5)];
+        fbb = fb$q & c_low;
+        wb_next = wb$q + c_one_k;
+        nw = wb_next[(c_five8)+:(5)];
+        words$read_address = wa$q;
+        word = words$read_data;
+        k_bit = c_one << kb;
+        k_empty = (word & k_bit) == c_zero;
+        o_bit = c_one << obb;
+        o_left = word & ~o_bit;
+        m1 = word & (c_ones << fbb);
+        s2 = sum$q & ((c_ones << fw) << c_one);
+        if (st$q == s_fb) begin
+            m1 = word;
+        end
+        oh_w = m1 & ((~m1) + c_one);
+        oh_s = s2 & ((~s2) + c_one);
+        t_w$0 = c_zero_k;
+        t_s$0 = c_zero_k;
+        if ((oh_w & c_sel$0) != c_zero) begin
+            t_w$0 = c_pow$0;
+        end
+        if ((oh_s & c_sel$0) != c_zero) begin
+            t_s$0 = c_pow$5;
+        end
+        t_w$1 = c_zero_k;
+        t_s$1 = c_zero_k;
+        if ((oh_w & c_sel$1) != c_zero) begin
+            t_w$1 = c_pow$1;
+        end
+        if ((oh_s & c_sel$1) != c_zero) begin
+            t_s$1 = c_pow$6;
+        end
+        t_w$2 = c_zero_k;
+        t_s$2 = c_zero_k;
+        if ((oh_w & c_sel$2) != c_zero) begin
+            t_w$2 = c_pow$2;
+        end
+        if ((oh_s & c_sel$2) != c_zero) begin
+            t_s$2 = c_pow$7;
+        end
+        t_w$3 = c_zero_k;
+        t_s$3 = c_zero_k;
+        if ((oh_w & c_sel$3) != c_zero) begin
+            t_w$3 = c_pow$3;
+        end
+        if ((oh_s & c_sel$3) != c_zero) begin
+            t_s$3 = c_pow$8;
+        end
+        t_w$4 = c_zero_k;
+        t_s$4 = c_zero_k;
+        if ((oh_w & c_sel$4) != c_zero) begin
+            t_w$4 = c_pow$4;
+        end
+        if ((oh_s & c_sel$4) != c_zero) begin
+            t_s$4 = c_pow$9;
+        end
+        ffs_w = t_w$0 | t_w$1 | t_w$2 | t_w$3 | t_w$4;
+        ffs_s = t_s$0 | t_s$1 | t_s$2 | t_s$3 | t_s$4;
+        w2w = ffs_s[(c_five8)+:(5)];
+        bt_addr = key$q;
+        if (st$q == s_u1) begin
+            bt_addr = ek_key;
+        end
+        if (st$q == s_fc) begin
+            bt_addr = wb$q;
+        end
+        head$read_address = bt_addr;
+        tail$read_address = bt_addr;
+        w_entry = nxt$read_data;
+        w_last = nxt$read_data == wt$q;
+        if (st$q == s_h) begin
+            w_entry = head$read_data;
+            w_last = head$read_data == tail$read_data;
+        end
+        w_top = wb$q == c_last_k;
+        m_walk_valid = (st$q == s_h) | ((st$q == s_n) & ~wl$q);
+        m_walk_entry = w_entry;
+        m_walk_key = wb$q;
+        m_walk_end = 1'b0;
+        if ((st$q == s_fa) & (m1 == c_zero) & (s2 == c_zero)) begin
+            m_walk_end = 1'b1;
+        end
+        if ((st$q == s_n) & wl$q & w_top) begin
+            m_walk_end = 1'b1;
+        end
+        s_cmd_ready = st$q == s_idle;
+        count = n$q;
+        sum_base = sum$q;
+        if (pz$q) begin
+            sum_base = sum$q & ~(c_one << ow);
+        end
+        sum$d = sum_base;
+        pz$d = 1'b0;
+        nxt$write_enable = 1'b0;
+        prv$write_enable = 1'b0;
+        ekey$write_enable = 1'b0;
+        ev$write_enable = 1'b0;
+        head$write_enable = 1'b0;
+        tail$write_enable = 1'b0;
+        words$write_enable = 1'b0;
+        nxt$write_address = opv$q;
+        nxt$write_data = onx$q;
+        prv$write_address = onx$q;
+        prv$write_data = opv$q;
+        ekey$write_address = e$q;
+        ekey$write_data = key$q;
+        ev$write_address = e$q;
+        ev$write_data = 1'b0;
+        head$write_address = bt_addr;
+        head$write_data = onx$q;
+        tail$write_address = bt_addr;
+        tail$write_data = opv$q;
+        words$write_address = kw;
+        words$write_data = word | k_bit;
+        if (st$q == s_clr) begin
+            ev$write_address = clr$q;
+            ev$write_enable = 1'b1;
+            words$write_address = clr$q[(c_zero8)+:(5)];
+            words$write_data = c_zero;
+            words$write_enable = 1'b1;
+            clr$d = clr$q + c_one_e;
+            if (clr$q == c_last_e) begin
+                st$d = s_idle;
+            end
+        end
+        if ((st$q == s_idle) & s_cmd_valid) begin
+            op$d = s_cmd_op;
+            e$d = s_cmd_entry;
+            key$d = s_cmd_key;
+            if (s_cmd_op == c_walk) begin
+                fb$d = c_zero_k;
+                wa$d = c_zero5;
+                st$d = s_fa;
+            end
+            else begin
+                st$d = s_u1;
+            end
+        end
+        if (st$q == s_u1) begin
+            ob$d = ek_key;
+            onx$d = nxt$read_data;
+            opv$d = prv$read_data;
+            emptied$d = 1'b0;
+            if (~ek_valid) begin
+                if (op$q == c_set) begin
+                    st$d = s_l0;
+                end
+                else begin
+                    st$d = s_idle;
+                end
+            end
+            else if ((op$q == c_set) & (ek_key == key$q)) begin
+                st$d = s_idle;
+            end
+            else begin
+                st$d = s_u2;
+            end
+        end
+        if (st$q == s_u2) begin
+            head$write_address = ob$q;
+            tail$write_address = ob$q;
+            nxt$write_enable = ~is_head;
+            prv$write_enable = ~is_tail;
+            head$write_enable = is_head;
+            tail$write_enable = is_tail;
+            ev$write_enable = 1'b1;
+            n$d = n$q - c_one16;
+            emptied$d = is_head & is_tail;
+            wa$d = ow;
+            if (op$q == c_set) begin
+                st$d = s_l0;
+            end
+            else begin
+                st$d = s_u3;
+            end
+        end
+        if (((st$q == s_u3) | (st$q == s_l0)) & emptied$q) begin
+            words$write_address = ow;
+            words$write_data = o_left;
+            words$write_enable = 1'b1;
+            pz$d = o_left == c_zero;
+        end
+        if (st$q == s_u3) begin
+            st$d = s_idle;
+        end
+        if (st$q == s_l0) begin
+            wa$d = kw;
+            st$d = s_l1;
+        end
+        if (st$q == s_l1) begin
+            ekey$write_enable = 1'b1;
+            ev$write_data = 1'b1;
+            ev$write_enable = 1'b1;
+            tail$write_data = e$q;
+            tail$write_enable = 1'b1;
+            n$d = n$q + c_one16;
+            words$write_enable = 1'b1;
+            sum$d = sum_base | (c_one << kw);
+            if (k_empty) begin
+                head$write_data = e$q;
+                head$write_enable = 1'b1;
+            end
+            else begin
+                nxt$write_address = tail$read_data;
+                nxt$write_data = e$q;
+                nxt$write_enable = 1'b1;
+                prv$write_address = e$q;
+                prv$write_data = tail$read_data;
+                prv$write_enable = 1'b1;
+            end
+            st$d = s_idle;
+        end
+        if (st$q == s_fa) begin
+            wb$d = (fb$q & c_high) | ffs_w;
+            f_w2$d = ffs_s;
+            if (m1 != c_zero) begin
+                st$d = s_fc;
+            end
+            else if (s2 != c_zero) begin
+                wa$d = w2w;
+                st$d = s_fb;
+            end
+            else begin
+                st$d = s_idle;
+            end
+        end
+        if (st$q == s_fb) begin
+            wb$d = f_w2$q | ffs_w;
+            st$d = s_fc;
+        end
+        if (st$q == s_fc) begin
+            st$d = s_h;
+        end
+        if (m_walk_valid) begin
+            if (st$q == s_h) begin
+                wt$d = tail$read_data;
+            end
+            nxt$read_address = w_entry;
+            wl$d = w_last;
+            st$d = s_n;
+        end
+        if ((st$q == s_n) & wl$q) begin
+            fb$d = wb_next;
+            wa$d = nw;
+            wl$d = 1'b0;
+            if (w_top) begin
+                st$d = s_idle;
+            end
+            else begin
+                st$d = s_fa;
+            end
+        end
+        walking = (st$q == s_fa) | (st$q == s_fb) | (st$q == s_fc) | (st$q == s_h) | (st$q == s_n);
+        if (walking & s_walk_stop) begin
+            st$d = s_idle;
+            wl$d = 1'b0;
+        end
+        if (reset) begin
+            st$d = s_clr;
+            clr$d = c_zero_e;
+            n$d = c_zero16;
+            sum$d = c_zero;
+            pz$d = 1'b0;
+            wl$d = 1'b0;
+        end
+    end
+    
+endmodule // homa_rx_grant_n1024$ages
+
+
+module homa_rx_grant_n1024$ages$clr(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$clr
+
+
+module homa_rx_grant_n1024$ages$e(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$e
+
+
+module homa_rx_grant_n1024$ages$ekey(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_rx_grant_n1024$ages$ekey
+
+
+module homa_rx_grant_n1024$ages$emptied(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$emptied
+
+
+module homa_rx_grant_n1024$ages$ev(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[0:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_rx_grant_n1024$ages$ev
+
+
+module homa_rx_grant_n1024$ages$f_w2(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$f_w2
+
+
+module homa_rx_grant_n1024$ages$fb(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$fb
+
+
+module homa_rx_grant_n1024$ages$head(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_rx_grant_n1024$ages$head
+
+
+module homa_rx_grant_n1024$ages$key(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$key
+
+
+module homa_rx_grant_n1024$ages$n(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$n
+
+
+module homa_rx_grant_n1024$ages$nxt(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_rx_grant_n1024$ages$nxt
+
+
+module homa_rx_grant_n1024$ages$ob(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$ob
+
+
+module homa_rx_grant_n1024$ages$onx(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$onx
+
+
+module homa_rx_grant_n1024$ages$op(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$op
+
+
+module homa_rx_grant_n1024$ages$opv(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$opv
+
+
+module homa_rx_grant_n1024$ages$prv(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_rx_grant_n1024$ages$prv
+
+
+module homa_rx_grant_n1024$ages$pz(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$pz
+
+
+module homa_rx_grant_n1024$ages$st(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$st
+
+
+module homa_rx_grant_n1024$ages$sum(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$sum
+
+
+module homa_rx_grant_n1024$ages$tail(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_rx_grant_n1024$ages$tail
+
+
+module homa_rx_grant_n1024$ages$wa(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$wa
+
+
+module homa_rx_grant_n1024$ages$wb(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$wb
+
+
+module homa_rx_grant_n1024$ages$wl(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$wl
+
+
+module homa_rx_grant_n1024$ages$words(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [4:0] read_address;
+    output reg  [31:0] read_data;
+    input wire  [4:0] write_address;
+    input wire  [31:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [31:0] mem [0:31];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_rx_grant_n1024$ages$words
+
+
+module homa_rx_grant_n1024$ages$wt(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$ages$wt
 
 
 module homa_rx_grant_n1024$batch(d,q,clock);
@@ -2819,6 +4344,44 @@ module homa_rx_grant_n1024$eqp(d,q,clock);
 endmodule // homa_rx_grant_n1024$eqp
 
 
+module homa_rx_grant_n1024$f_diff(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$f_diff
+
+
+module homa_rx_grant_n1024$f_drain(d,q,clock);
+    
+    // Module arguments
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 3'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$f_drain
+
+
 module homa_rx_grant_n1024$f_idx$0(d,q,clock);
     
     // Module arguments
@@ -2969,6 +4532,63 @@ module homa_rx_grant_n1024$f_idx$7(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$f_idx$7
+
+
+module homa_rx_grant_n1024$f_if(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$f_if
+
+
+module homa_rx_grant_n1024$f_lim(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$f_lim
+
+
+module homa_rx_grant_n1024$f_ok1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$f_ok1
 
 
 module homa_rx_grant_n1024$f_pos$0(d,q,clock);
@@ -3123,6 +4743,63 @@ module homa_rx_grant_n1024$f_pos$7(d,q,clock);
 endmodule // homa_rx_grant_n1024$f_pos$7
 
 
+module homa_rx_grant_n1024$f_sum(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$f_sum
+
+
+module homa_rx_grant_n1024$fcnt(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$fcnt
+
+
+module homa_rx_grant_n1024$fdue(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$fdue
+
+
 module homa_rx_grant_n1024$fsm(d,q,clock);
     
     // Module arguments
@@ -3140,6 +4817,25 @@ module homa_rx_grant_n1024$fsm(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$fsm
+
+
+module homa_rx_grant_n1024$fst(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$fst
 
 
 module homa_rx_grant_n1024$g_diff(d,q,clock);
@@ -3530,6 +5226,25 @@ module homa_rx_grant_n1024$n_evict(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$n_evict
+
+
+module homa_rx_grant_n1024$n_fifo(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$n_fifo
 
 
 module homa_rx_grant_n1024$n_grants(d,q,clock);
@@ -6115,6 +7830,25 @@ module homa_rx_grant_n1024$wp4(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$wp4
+
+
+module homa_rx_grant_n1024$wset(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$wset
 
 
 module homa_rx_grant_n1024$wv1(d,q,clock);

@@ -193,6 +193,8 @@ pub struct HomaNicCore512 {
     pub m_trace_grant_event: Signal<Out, Bit>,
     /// Trace: a grant decision starts this cycle, over every event taken before it.
     pub m_trace_grant_decision: Signal<Out, Bit>,
+    /// Trace: a FIFO grant starts this cycle, over every event taken before it.
+    pub m_trace_grant_fifo: Signal<Out, Bit>,
     /// Trace: the grant path has work (events queued, an event or a decision under way, a
     /// GRANT offered); low, it changes nothing until the message table sends an event.
     pub m_trace_grant_busy: Signal<Out, Bit>,
@@ -206,6 +208,7 @@ pub struct HomaNicCore512 {
     tracked_q: Signal<Local, Lo16In32>,
     c_i_g_messages_queued: Constant<Bits<8>>,
     c_i_decisions: Constant<Bits<8>>,
+    c_i_fifo_grants: Constant<Bits<8>>,
     framer: GrantFramer512,
     regs: HomaRegFile,
     hq: HostRx512,
@@ -231,6 +234,9 @@ pub struct HomaNicCore512 {
     /// `Config::control_priority` (the register's reset value 8 gives 7).
     ctl_prio: Signal<Local, Bits<3>>,
     c_i_num_priorities: Constant<Bits<8>>,
+    c_i_fifo_interval: Constant<Bits<8>>,
+    c_i_fifo_increment: Constant<Bits<8>>,
+    c_i_fifo_prio: Constant<Bits<8>>,
     c_one3: Constant<Bits<3>>,
     c_zero3: Constant<Bits<3>>,
     queued32: Signal<Local, Lo16In32>,
@@ -438,8 +444,10 @@ impl HomaNicCore512 {
             tracked_q: Signal::default(),
             c_i_g_messages_queued: ix("GRANT", "messages_queued"),
             c_i_decisions: ix("GRANT", "decisions"),
+            c_i_fifo_grants: ix("GRANT", "fifo_grants"),
             m_trace_grant_event: Signal::default(),
             m_trace_grant_decision: Signal::default(),
+            m_trace_grant_fifo: Signal::default(),
             m_trace_grant_busy: Signal::default(),
             framer: GrantFramer512::new(),
             regs: HomaRegFile::new(),
@@ -460,6 +468,9 @@ impl HomaNicCore512 {
             cutoff_version: Signal::default(),
             ctl_prio: Signal::default(),
             c_i_num_priorities: ix("CONFIG", "num_priorities"),
+            c_i_fifo_interval: ix("CONFIG", "fifo_grant_interval"),
+            c_i_fifo_increment: ix("CONFIG", "fifo_grant_increment"),
+            c_i_fifo_prio: ix("CONFIG", "fifo_grant_prio"),
             c_one3: Constant::new(1u64.into()),
             c_zero3: Constant::new(0u64.into()),
             queued32: Signal::default(),
@@ -694,6 +705,9 @@ impl Logic for HomaNicCore512 {
         self.grant.cfg_window_6.next = self.c_zero32.val();
         self.grant.cfg_window_7.next = self.c_zero32.val();
         self.grant.cfg_window_8.next = self.c_zero32.val();
+        self.grant.cfg_fifo_interval.next = self.c_zero32.val();
+        self.grant.cfg_fifo_increment.next = self.c_zero32.val();
+        self.grant.cfg_fifo_prio.next = self.c_zero3.val();
         self.cfg_ip.next = self.c_zero32.val();
         self.local_mac.next.lo = self.c_zero32.val();
         self.local_mac.next.hi = self.c_zero16.val();
@@ -774,9 +788,19 @@ impl Logic for HomaNicCore512 {
             if self.c_r[r].val() == self.c_i_cutoff7.val() {
                 self.tx.cfg_cutoff7.next = self.regs.rw[r].val();
             }
+            if self.c_r[r].val() == self.c_i_fifo_interval.val() {
+                self.grant.cfg_fifo_interval.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_fifo_increment.val() {
+                self.grant.cfg_fifo_increment.next = self.regs.rw[r].val();
+            }
+            if self.c_r[r].val() == self.c_i_fifo_prio.val() {
+                self.grant.cfg_fifo_prio.next =
+                    self.regs.rw[r].val().get_bits::<3>(self.c_lo.val().index());
+            }
             if self.c_r[r].val() == self.c_i_num_priorities.val() {
-                self.ctl_prio.next =
-                    self.regs.rw[r].val().get_bits::<3>(self.c_lo.val().index()) - self.c_one3.val();
+                self.ctl_prio.next = self.regs.rw[r].val().get_bits::<3>(self.c_lo.val().index())
+                    - self.c_one3.val();
             }
             if self.c_r[r].val() == self.c_i_cutoff_version.val() {
                 self.cutoff_version.next = self.regs.rw[r]
@@ -963,6 +987,9 @@ impl Logic for HomaNicCore512 {
             }
             if self.c_r[r].val() == self.c_i_decisions.val() {
                 self.regs.ro[r].next = self.grant.decisions.val();
+            }
+            if self.c_r[r].val() == self.c_i_fifo_grants.val() {
+                self.regs.ro[r].next = self.grant.fifo_grants.val();
             }
             if self.c_r[r].val() == self.c_i_holes_forgotten.val() {
                 self.regs.ro[r].next = self.msgs.holes_forgotten.val();
@@ -1322,6 +1349,7 @@ impl Logic for HomaNicCore512 {
         self.grant.s_evt_end.next = self.evq.dout.val().end;
         self.m_trace_grant_event.next = self.evq.valid.val() & self.grant.s_evt_ready.val();
         self.m_trace_grant_decision.next = self.grant.m_dec_start.val();
+        self.m_trace_grant_fifo.next = self.grant.m_fifo_start.val();
         self.m_trace_grant_busy.next = self.evq.valid.val() | !self.grant.idle.val();
         // Grant generator → framer → MAC, and a report of each GRANT to the host queues.
         self.framer.s_grant_valid.next = self.grant.m_grant_valid.val() & !self.gsent.full.val();

@@ -19,7 +19,7 @@ fn grant_queue_cosim__SKIPPED_verilator_missing() {
 mod built {
     use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::grant_model::{Event, Grant, GrantConfig};
-    use homa_hw::grant_queue_model::{Load, QueueConfig, QueuePorts, run};
+    use homa_hw::grant_queue_model::{FifoConfig, Load, QueueConfig, QueuePorts, run};
     use homa_sim::rtl::models::HomaRxGrantN1024;
 
     struct Dut(HomaRxGrantN1024);
@@ -42,6 +42,9 @@ mod built {
             m.set_cfg_window_6(w[6]);
             m.set_cfg_window_7(w[7]);
             m.set_cfg_window_8(w[8]);
+            m.set_cfg_fifo_interval(u64::from(cfg.fifo.interval));
+            m.set_cfg_fifo_increment(u64::from(cfg.fifo.increment));
+            m.set_cfg_fifo_prio(u64::from(cfg.fifo.priority));
             m.reset(2);
         }
 
@@ -68,6 +71,10 @@ mod built {
 
         fn dec_start(&self) -> bool {
             self.0.get_m_dec_start() == 1
+        }
+
+        fn fifo_start(&self) -> bool {
+            self.0.get_m_fifo_start() == 1
         }
 
         fn grant(&self) -> Option<Grant> {
@@ -102,14 +109,15 @@ mod built {
     fn grant_queue_cosim__matches_the_reference_with_every_entry_live() {
         let events = frames_from_env(30_000, 300_000) as u64;
         let seed = seed_from_env(0x6a47_9c51);
-        // (K, top scheduled level, window, max_payload, max_incoming, peers, starts %)
+        // (K, top scheduled level, window, max_payload, max_incoming, peers, starts %, FIFO
+        // grants every so many cycles, of so many bytes)
         let configs = [
-            (8, 5, 15_000, 1442, 40_000_000, 200, 60),
-            (4, 3, 30_000, 1400, 4_000_000, 64, 20),
-            (1, 0, 0, 8900, 400_000, 7, 20),
-            (8, 7, 0, 600, 80_000_000, 1000, 40),
+            (8, 5, 15_000, 1442, 40_000_000, 200, 60, 2_000, 10_000),
+            (4, 3, 30_000, 1400, 4_000_000, 64, 20, 0, 0),
+            (1, 0, 0, 8900, 400_000, 7, 20, 300, 50_000),
+            (8, 7, 0, 600, 80_000_000, 1000, 40, 5_000, 1_400),
         ];
-        for (i, &(k, prio, window, max_payload, max_incoming, peers, starts)) in
+        for (i, &(k, prio, window, max_payload, max_incoming, peers, starts, every, bytes)) in
             configs.iter().enumerate()
         {
             let s = seed.wrapping_add(i as u64);
@@ -121,6 +129,11 @@ mod built {
                     window,
                 },
                 max_payload,
+                fifo: FifoConfig {
+                    interval: every,
+                    increment: bytes,
+                    priority: 6,
+                },
             };
             let load = Load {
                 events,
@@ -133,6 +146,9 @@ mod built {
             let st = run(&mut dut, s, load, cfg).unwrap_or_else(|e| panic!("{e}"));
             eprintln!("grant queue co-sim: seed {s:#x}, {cfg:?}: {st:?}");
             assert!(st.grants > 100, "too few GRANTs to mean anything: {st:?}");
+            if cfg.fifo.enabled() {
+                assert!(st.fifo_grants > 10, "too few FIFO grants: {st:?}");
+            }
             if i == 0 {
                 assert!(st.most_tracked >= 1000, "the table filled: {st:?}");
             }

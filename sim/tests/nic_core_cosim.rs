@@ -26,7 +26,7 @@ mod built {
     };
     use homa_hw::grant_framer::reference_frame;
     use homa_hw::grant_model::{Event, Grant, GrantConfig, Packet, Traffic};
-    use homa_hw::grant_queue_model::{QueueConfig, QueueReference};
+    use homa_hw::grant_queue_model::{FifoConfig, QueueConfig, QueueReference};
     use homa_hw::msg_table::places;
     use homa_hw::msg_table_model::{Outcome, TableModel, release_packet};
     use homa_hw::parser_model::{Verdict, expect};
@@ -110,7 +110,7 @@ mod built {
 
     /// Resets the core and programs it through its registers, as the driver does.
     fn configure(m: &mut HomaNicCoreW512, cfg: &QueueConfig) {
-        let (max_payload, cfg) = (cfg.max_payload, &cfg.grant);
+        let (max_payload, fifo, cfg) = (cfg.max_payload, cfg.fifo, &cfg.grant);
         m.reset(2);
         assert_eq!(
             read_reg(m, "ID", "nic_id"),
@@ -120,6 +120,14 @@ mod built {
         write_reg(m, "CONFIG", "max_sched_prio", u64::from(cfg.max_sched_prio));
         write_reg(m, "CONFIG", "max_incoming", u64::from(cfg.max_incoming));
         write_reg(m, "CONFIG", "num_priorities", u64::from(NUM_PRIORITIES));
+        write_reg(m, "CONFIG", "fifo_grant_interval", u64::from(fifo.interval));
+        write_reg(
+            m,
+            "CONFIG",
+            "fifo_grant_increment",
+            u64::from(fifo.increment),
+        );
+        write_reg(m, "CONFIG", "fifo_grant_prio", u64::from(fifo.priority));
         for (n, w) in cfg.window_table().into_iter().enumerate() {
             write_reg(m, "CONFIG", &format!("window_n{n}"), u64::from(w));
         }
@@ -144,6 +152,7 @@ mod built {
         dirty: bool,
         most_tracked: usize,
         decisions: u64,
+        fifo_grants: u64,
     }
 
     impl GrantSide {
@@ -155,6 +164,7 @@ mod built {
                 dirty: false,
                 most_tracked: 0,
                 decisions: 0,
+                fifo_grants: 0,
             }
         }
 
@@ -178,6 +188,13 @@ mod built {
                 }
                 self.dirty = false;
                 self.decisions += 1;
+            }
+            if m.get_m_trace_grant_fifo() == 1
+                && let Some(g) = self.reference.fifo_grant()
+            {
+                self.expected
+                    .push_back(reference_frame(LOCAL_MAC, LOCAL_IP, CONTROL_PRIORITY, &g));
+                self.fifo_grants += 1;
             }
             if m.get_m_trace_grant_event() == 1 {
                 let (index, ev) = self.pending.pop_front().unwrap_or_else(|| {
@@ -398,10 +415,11 @@ mod built {
         let cycles = m.cycles() - start;
         let rate = cycles as f64 / t.elapsed().as_secs_f64();
         eprintln!(
-            "  {sent} DATA frames, {checked} GRANT frames checked, {} decisions, {} messages \
-             ({} tracked at once at most), other frames by verdict (ok, runt, checksum, not \
-             Homa, type, length) {:?}, {cycles} cycles: {rate:.0} cycles/s",
+            "  {sent} DATA frames, {checked} GRANT frames checked, {} decisions, {} FIFO grants, \
+             {} messages ({} tracked at once at most), other frames by verdict (ok, runt, \
+             checksum, not Homa, type, length) {:?}, {cycles} cycles: {rate:.0} cycles/s",
             grants.decisions,
+            grants.fifo_grants,
             traffic.started,
             grants.most_tracked,
             {
@@ -435,6 +453,7 @@ mod built {
                 reg("GRANT", "messages_tracked"),
                 reg("GRANT", "messages_queued"),
                 reg("GRANT", "table_full"),
+                reg("GRANT", "fifo_grants"),
             ],
             [
                 checked,
@@ -442,10 +461,17 @@ mod built {
                 grants.reference.tracked() as u64,
                 grants.reference.queued() as u64,
                 grants.reference.evictions,
+                grants.fifo_grants,
             ],
             "seed {seed:#x}: grants_sent, decisions, messages_tracked, messages_queued, \
-             table_full (evictions)"
+             table_full (evictions), fifo_grants"
         );
+        if cfg.fifo.enabled() {
+            assert!(
+                grants.fifo_grants > 0,
+                "seed {seed:#x}: FIFO grants on, and none made"
+            );
+        }
         // Past the 16 messages a grant generator in registers could hold.
         assert!(
             grants.most_tracked > 16,
@@ -491,6 +517,12 @@ mod built {
                     window,
                 },
                 max_payload: [1442, 8900][i],
+                // FIFO grants in the first run, at the level below the control priority.
+                fifo: FifoConfig {
+                    interval: [3_000, 0][i],
+                    increment: 20_000,
+                    priority: NUM_PRIORITIES - 2,
+                },
             };
             run(seed.wrapping_add(i as u64), packets, cfg, [400, 60][i]);
         }
@@ -508,6 +540,7 @@ mod built {
                 window: 0,
             },
             max_payload: 1442,
+            fifo: FifoConfig::default(),
         };
         let mut m = HomaNicCoreW512::new();
         configure(&mut m, &cfg);

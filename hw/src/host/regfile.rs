@@ -41,6 +41,7 @@ const CONSTANTS: &[(&str, &str)] = &[
     ("ID", "build_date"),
     ("ID", "capabilities"),
     ("ID", "data_width"),
+    ("ID", "clock_mhz"),
     ("GRANT", "capacity"),
     ("TX", "capacity"),
 ];
@@ -88,7 +89,7 @@ pub fn index_of(block: &str, name: &str) -> usize {
 }
 
 /// The number of words in `proto::regs` (a test checks it against [`words`]).
-pub const HOMA_REG_WORDS: usize = 121;
+pub const HOMA_REG_WORDS: usize = 126;
 
 /// The register file of `proto::regs`.
 pub type HomaRegFile = RegFile<HOMA_REG_WORDS>;

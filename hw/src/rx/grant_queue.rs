@@ -4,7 +4,8 @@
 //! (the [`BucketQueue`] keyed by `policy::bucket::packets_left`), the active set by
 //! `policy::bucket::choose_active_queued` over the first 32 messages in queue order (at
 //! most K = 8, one per peer first), and per rank `policy::window`, `policy::grant_target`
-//! within the `max_incoming` budget and `policy::sched_priority`.
+//! within the `max_incoming` budget and `policy::sched_priority`; and FIFO grants
+//! (`QueueReference::fifo_grant`) on a timer of `cfg_fifo_interval` cycles.
 //!
 //! ```text
 //!  s_evt_* (entry, DATA fields) ─► state RAM (2^A): valid, peer, length, received, granted
@@ -13,6 +14,8 @@
 //!     ▼
 //!  decision: walk the queue (≤ 32) ─► firsts / seconds per peer ─► ranks in queue order
 //!     ─► per rank: window, target within the budget, priority ─► state write ─► m_grant_*
+//!  FIFO timer ─► walk the age order ─► first in flight < window + 2 x increment
+//!     ─► + increment (at most the rest) ─► state write ─► m_grant_*
 //! ```
 //!
 //! One thing at a time, in a state machine, every RAM output registered before use:
@@ -37,7 +40,18 @@
 //! cycles, one decision covers 3.5 events and the block takes an event every 39 cycles:
 //! below the rate of full packets at 100 Gb/s (one every 30.8 cycles at 250 MHz), so a
 //! receiver at line rate with many messages live waits on it (its events queue in front).
-//! FIFO grants (`grant_fifo_fraction`) are not implemented here.
+//!
+//! FIFO grants: a second [`BucketQueue`], `ages`, takes the queue's SETs and REMOVEs under one
+//! key, so its one list holds the same messages in the order they entered the queue (a new
+//! message is removed from it first, so that it joins at the tail even when it takes an
+//! entry whose message was queued). Every `cfg_fifo_interval` cycles a FIFO grant is owed;
+//! it goes before events and decisions: it walks the age order, tests each entry four cycles
+//! after the walk shows it (needs grants; in flight below the last decision's window plus
+//! twice `cfg_fifo_increment`), stops at the first that passes, and grants it
+//! `cfg_fifo_increment` more bytes (the rest, at most) at `cfg_fifo_prio`, outside the
+//! `max_incoming` budget as HomaModule's. `m_fifo_start` marks its first cycle. About ten
+//! cycles and one per message passed over; one every 20,000 cycles at HomaModule's defaults
+//! (50 KB at 5 % of 100 Gb/s, 250 MHz).
 //!
 //! After reset the block clears its state RAM over `2^A` cycles (`s_evt_ready` low).
 
@@ -92,6 +106,12 @@ pub struct GrantQueue<const A: usize> {
     pub cfg_window_7: Signal<In, Bits<32>>,
     /// The window when 8 messages are active.
     pub cfg_window_8: Signal<In, Bits<32>>,
+    /// Cycles between FIFO grants; 0 turns them off (`FifoConfig::interval`).
+    pub cfg_fifo_interval: Signal<In, Bits<32>>,
+    /// Bytes each FIFO grant adds; 0 turns them off.
+    pub cfg_fifo_increment: Signal<In, Bits<32>>,
+    /// The level FIFO grants give.
+    pub cfg_fifo_prio: Signal<In, Bits<3>>,
     /// A DATA packet's event is offered.
     pub s_evt_valid: Signal<In, Bit>,
     /// The event is taken this cycle (from registers only).
@@ -138,6 +158,9 @@ pub struct GrantQueue<const A: usize> {
     pub m_grant_priority: Signal<Out, Bits<3>>,
     /// A decision starts this cycle: it covers every event taken before.
     pub m_dec_start: Signal<Out, Bit>,
+    /// A FIFO grant starts this cycle: it goes to the oldest message that qualifies after
+    /// every event taken before.
+    pub m_fifo_start: Signal<Out, Bit>,
     /// Messages tracked now.
     pub messages_tracked: Signal<Out, Bits<32>>,
     /// Messages queued for grants now.
@@ -146,6 +169,8 @@ pub struct GrantQueue<const A: usize> {
     pub grants_sent: Signal<Out, Bits<32>>,
     /// Decisions taken (free-running).
     pub decisions: Signal<Out, Bits<32>>,
+    /// FIFO grants emitted (free-running; part of `grants_sent`).
+    pub fifo_grants: Signal<Out, Bits<32>>,
     /// Messages that took an entry another message still held (free-running).
     pub evictions: Signal<Out, Bits<32>>,
     /// Nothing in work: no event being taken in, no decision owed or under way, no GRANT
@@ -153,6 +178,8 @@ pub struct GrantQueue<const A: usize> {
     pub idle: Signal<Out, Bit>,
 
     queue: BucketQueue<A>,
+    /// The messages of `queue` under one key: oldest first, for FIFO grants.
+    ages: BucketQueue<A>,
     st: RAM<GqState, A>,
     hdr: RAM<GqHeader, A>,
     fsm: DFF<Bits<5>>,
@@ -253,6 +280,19 @@ pub struct GrantQueue<const A: usize> {
     g_more: DFF<Bits<32>>,
     g_tgt: DFF<Bits<32>>,
     g_prio: DFF<Bits<3>>,
+    // FIFO grants: the timer, a grant owed, its start, the walk's test of each entry (in
+    // flight below `f_lim`), the drain after the walk and the grant's sums.
+    fcnt: DFF<Bits<32>>,
+    n_fifo: DFF<Bits<32>>,
+    fdue: DFF<Bit>,
+    fst: DFF<Bit>,
+    wset: DFF<Bit>,
+    f_lim: DFF<Bits<32>>,
+    f_ok1: DFF<Bit>,
+    f_if: DFF<Bits<32>>,
+    f_drain: DFF<Bits<3>>,
+    f_diff: DFF<Bits<32>>,
+    f_sum: DFF<Bits<32>>,
     // The GRANT offered.
     ov: DFF<Bit>,
     o_idx: DFF<Bits<A>>,
@@ -297,6 +337,14 @@ pub struct GrantQueue<const A: usize> {
     p0: Signal<Local, Bits<4>>,
     p1: Signal<Local, Bits<4>>,
     out_free: Signal<Local, Bit>,
+    f_on: Signal<Local, Bit>,
+    f_win: Signal<Local, Bits<32>>,
+    f_two: Signal<Local, Bits<32>>,
+    f_l0: Signal<Local, Bits<32>>,
+    f_l1: Signal<Local, Bits<32>>,
+    f_found: Signal<Local, Bit>,
+    f_walking: Signal<Local, Bit>,
+    both_ready: Signal<Local, Bit>,
 
     // States.
     s_clr: Constant<Bits<5>>,
@@ -323,6 +371,16 @@ pub struct GrantQueue<const A: usize> {
     s_ge: Constant<Bits<5>>,
     s_g2: Constant<Bits<5>>,
     s_gr: Constant<Bits<5>>,
+    s_f0: Constant<Bits<5>>,
+    s_fk: Constant<Bits<5>>,
+    s_fd: Constant<Bits<5>>,
+    s_fa: Constant<Bits<5>>,
+    s_fb: Constant<Bits<5>>,
+    s_fc: Constant<Bits<5>>,
+    s_fe: Constant<Bits<5>>,
+    c_drain: Constant<Bits<3>>,
+    c_one3: Constant<Bits<3>>,
+    c_zero3: Constant<Bits<3>>,
     c_set: Constant<Bits<2>>,
     c_remove: Constant<Bits<2>>,
     c_walk: Constant<Bits<2>>,
@@ -389,6 +447,9 @@ impl<const A: usize> GrantQueue<A> {
             cfg_window_6: Signal::default(),
             cfg_window_7: Signal::default(),
             cfg_window_8: Signal::default(),
+            cfg_fifo_interval: Signal::default(),
+            cfg_fifo_increment: Signal::default(),
+            cfg_fifo_prio: Signal::default(),
             s_evt_valid: Signal::default(),
             s_evt_ready: Signal::default(),
             s_evt_index: Signal::default(),
@@ -412,13 +473,16 @@ impl<const A: usize> GrantQueue<A> {
             m_grant_offset: Signal::default(),
             m_grant_priority: Signal::default(),
             m_dec_start: Signal::default(),
+            m_fifo_start: Signal::default(),
             messages_tracked: Signal::default(),
             messages_queued: Signal::default(),
             grants_sent: Signal::default(),
             decisions: Signal::default(),
+            fifo_grants: Signal::default(),
             evictions: Signal::default(),
             idle: Signal::default(),
             queue: BucketQueue::new(),
+            ages: BucketQueue::new(),
             st: RAM::default(),
             hdr: RAM::default(),
             fsm: DFF::default(),
@@ -510,6 +574,17 @@ impl<const A: usize> GrantQueue<A> {
             g_more: DFF::default(),
             g_tgt: DFF::default(),
             g_prio: DFF::default(),
+            fcnt: DFF::default(),
+            n_fifo: DFF::default(),
+            fdue: DFF::default(),
+            fst: DFF::default(),
+            wset: DFF::default(),
+            f_lim: DFF::default(),
+            f_ok1: DFF::default(),
+            f_if: DFF::default(),
+            f_drain: DFF::default(),
+            f_diff: DFF::default(),
+            f_sum: DFF::default(),
             ov: DFF::default(),
             o_idx: DFF::default(),
             o_peer: DFF::default(),
@@ -551,6 +626,14 @@ impl<const A: usize> GrantQueue<A> {
             p0: Signal::default(),
             p1: Signal::default(),
             out_free: Signal::default(),
+            f_on: Signal::default(),
+            f_win: Signal::default(),
+            f_two: Signal::default(),
+            f_l0: Signal::default(),
+            f_l1: Signal::default(),
+            f_found: Signal::default(),
+            f_walking: Signal::default(),
+            both_ready: Signal::default(),
             s_clr: k(0),
             s_idle: k(1),
             s_u0: k(2),
@@ -575,6 +658,16 @@ impl<const A: usize> GrantQueue<A> {
             s_ge: k(21),
             s_g2: k(22),
             s_gr: k(23),
+            s_f0: k(24),
+            s_fk: k(25),
+            s_fd: k(26),
+            s_fa: k(27),
+            s_fb: k(28),
+            s_fc: k(29),
+            s_fe: k(30),
+            c_drain: k(4),
+            c_one3: k(1),
+            c_zero3: k(0),
             c_set: k(OP_SET),
             c_remove: k(OP_REMOVE),
             c_walk: k(OP_WALK),
@@ -622,6 +715,9 @@ impl<const A: usize> GrantQueue<A> {
         uut.cfg_window_6.connect();
         uut.cfg_window_7.connect();
         uut.cfg_window_8.connect();
+        uut.cfg_fifo_interval.connect();
+        uut.cfg_fifo_increment.connect();
+        uut.cfg_fifo_prio.connect();
         uut.s_evt_valid.connect();
         uut.s_evt_index.connect();
         uut.s_evt_peer.connect();
@@ -728,6 +824,17 @@ impl<const A: usize> Logic for GrantQueue<A> {
             g_more,
             g_tgt,
             g_prio,
+            fcnt,
+            n_fifo,
+            fdue,
+            fst,
+            wset,
+            f_lim,
+            f_ok1,
+            f_if,
+            f_drain,
+            f_diff,
+            f_sum,
             ov,
             o_idx,
             o_peer,
@@ -753,6 +860,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
         }
         self.queue.clock.next = self.clock.val();
         self.queue.reset.next = self.reset.val();
+        self.ages.clock.next = self.clock.val();
+        self.ages.reset.next = self.reset.val();
         self.st.read_clock.next = self.clock.val();
         self.st.write_clock.next = self.clock.val();
         self.hdr.read_clock.next = self.clock.val();
@@ -793,7 +902,12 @@ impl<const A: usize> Logic for GrantQueue<A> {
             self.st.read_address.next = self.s_evt_index.val();
             self.hdr.read_address.next = self.s_evt_index.val();
         }
-        if (self.fsm.q.val() == self.s_wk.val()) | (self.fsm.q.val() == self.s_wd.val()) {
+        self.f_walking.next =
+            (self.fsm.q.val() == self.s_fk.val()) | (self.fsm.q.val() == self.s_fd.val());
+        if (self.fsm.q.val() == self.s_wk.val())
+            | (self.fsm.q.val() == self.s_wd.val())
+            | self.f_walking.val()
+        {
             self.st.read_address.next = self.we1.q.val();
         }
         self.p_idx.d.next = self.pick.val();
@@ -802,7 +916,9 @@ impl<const A: usize> Logic for GrantQueue<A> {
             self.st.read_address.next = self.p_idx.q.val();
             self.hdr.read_address.next = self.p_idx.q.val();
         }
-        if (self.fsm.q.val() >= self.s_ga.val()) & (self.fsm.q.val() <= self.s_gr.val()) {
+        if ((self.fsm.q.val() >= self.s_ga.val()) & (self.fsm.q.val() <= self.s_gr.val()))
+            | ((self.fsm.q.val() >= self.s_fa.val()) & (self.fsm.q.val() <= self.s_fe.val()))
+        {
             self.st.read_address.next = self.gidx.q.val();
             self.hdr.read_address.next = self.gidx.q.val();
         }
@@ -811,7 +927,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
 
         // ---- Event intake. ----
         self.s_evt_ready.next = (self.fsm.q.val() == self.s_idle.val())
-            & !(self.dirty.q.val() & (self.batch.q.val() >= self.c_batch.val()));
+            & !(self.dirty.q.val() & (self.batch.q.val() >= self.c_batch.val()))
+            & !self.fdue.q.val();
         self.fire.next = self.s_evt_valid.val() & self.s_evt_ready.val();
 
         // ---- U1: the update, from the entry as read. ----
@@ -899,6 +1016,47 @@ impl<const A: usize> Logic for GrantQueue<A> {
         }
         self.out_free.next = !self.ov.q.val() | self.m_grant_ready.val();
 
+        // ---- FIFO grants: the timer, the limit on bytes in flight, the walk's test. ----
+        self.f_on.next = (self.cfg_fifo_interval.val() != self.c_zero32.val())
+            & (self.cfg_fifo_increment.val() != self.c_zero32.val());
+        self.fcnt.d.next = self.fcnt.q.val() + self.c_one32.val();
+        if self.fcnt.q.val() >= self.cfg_fifo_interval.val() {
+            self.fcnt.d.next = self.c_one32.val();
+            self.fdue.d.next = true;
+        }
+        if !self.f_on.val() {
+            self.fcnt.d.next = self.c_zero32.val();
+            self.fdue.d.next = false;
+        }
+        self.fst.d.next = false;
+        // `window + 2 * increment`, saturated; the window of the last decision (before any,
+        // the window with none active).
+        self.f_win.next = self.cfg_window_0.val();
+        if self.wset.q.val() {
+            self.f_win.next = self.win.q.val();
+        }
+        self.f_two.next = self.cfg_fifo_increment.val() << self.c_one32.val();
+        if (self.cfg_fifo_increment.val() & self.c_top32.val()) != self.c_zero32.val() {
+            self.f_two.next = self.c_max32.val();
+        }
+        self.f_l0.next = self.f_win.val() + self.f_two.val();
+        self.f_l1.next = self.f_l0.val();
+        if self.f_l0.val() < self.f_win.val() {
+            self.f_l1.next = self.c_max32.val();
+        }
+        // Stage X of the walk: the entry needs grants, and its bytes in flight.
+        self.f_ok1.d.next =
+            self.rq.q.val().valid & (self.rq.q.val().granted < self.rq.q.val().length);
+        self.f_if.d.next = self.c_zero32.val();
+        if self.rq.q.val().granted > self.rq.q.val().received {
+            self.f_if.d.next = self.rq.q.val().granted - self.rq.q.val().received;
+        }
+        // Stage Y: the first entry that qualifies is the one.
+        self.f_found.next = self.f_walking.val()
+            & self.wv4.q.val()
+            & self.f_ok1.q.val()
+            & (self.f_if.q.val() < self.f_lim.q.val());
+
         // ---- Writes: the event's update (U2), a grant (G2), the clearing sweep. ----
         self.wrec.next = self.rq.q.val();
         self.wrec.next.valid = self.u_vn.q.val();
@@ -936,6 +1094,14 @@ impl<const A: usize> Logic for GrantQueue<A> {
             self.queue.s_cmd_key.next = self.c_last_k.val();
         }
         self.queue.s_walk_stop.next = self.stop.val();
+        // The age order takes the queue's SETs (under key 0: a message keeps its place) and
+        // REMOVEs, a REMOVE before a new message's SET, and its own walks.
+        self.both_ready.next = self.queue.s_cmd_ready.val() & self.ages.s_cmd_ready.val();
+        self.ages.s_cmd_valid.next = false;
+        self.ages.s_cmd_op.next = self.qop.q.val();
+        self.ages.s_cmd_entry.next = self.e_idx.q.val();
+        self.ages.s_cmd_key.next = self.c_zero_k.val();
+        self.ages.s_walk_stop.next = self.f_found.val() & (self.fsm.q.val() == self.s_fk.val());
 
         // ---- The GRANT offered. ----
         if self.ov.q.val() & self.m_grant_ready.val() {
@@ -952,7 +1118,11 @@ impl<const A: usize> Logic for GrantQueue<A> {
             }
         }
         if self.fsm.q.val() == self.s_idle.val() {
-            if self.fire.val() {
+            if self.fdue.q.val() {
+                self.fdue.d.next = false;
+                self.fst.d.next = true;
+                self.fsm.d.next = self.s_f0.val();
+            } else if self.fire.val() {
                 self.e_idx.d.next = self.s_evt_index.val();
                 self.e_peer.d.next = self.s_evt_peer.val();
                 self.e_id.d.next = self.s_evt_id.val();
@@ -1062,6 +1232,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
             }
         }
         if self.fsm.q.val() == self.s_u4.val() {
+            // A new message is the youngest: out of the age order first, whatever the entry
+            // held (the queue's SET below moves it within the queue by itself).
             self.qop.d.next = self.c_set.val();
             self.dr.d.next = self.u_x.q.val() >> self.c_ten32.val();
             self.dlo.d.next = self.u_x.q.val().get_bits::<KEY_BITS>(0);
@@ -1069,6 +1241,15 @@ impl<const A: usize> Logic for GrantQueue<A> {
             self.dq.d.next = self.c_zero_k.val();
             self.dn.d.next = self.c_zero4.val();
             self.fsm.d.next = self.s_div.val();
+            // A new message is the youngest: out of the age order first, whatever the entry
+            // held (the queue's SET moves it within the queue by itself).
+            if self.u_ins.q.val() {
+                self.ages.s_cmd_valid.next = self.ages.s_cmd_ready.val();
+                self.ages.s_cmd_op.next = self.c_remove.val();
+                if !self.ages.s_cmd_ready.val() {
+                    self.fsm.d.next = self.s_u4.val();
+                }
+            }
         }
         if self.fsm.q.val() == self.s_div.val() {
             self.dq.d.next = self.dq.q.val() << self.c_one_k.val();
@@ -1084,8 +1265,9 @@ impl<const A: usize> Logic for GrantQueue<A> {
             }
         }
         if self.fsm.q.val() == self.s_qc.val() {
-            self.queue.s_cmd_valid.next = true;
-            if self.queue.s_cmd_ready.val() {
+            self.queue.s_cmd_valid.next = self.both_ready.val();
+            self.ages.s_cmd_valid.next = self.both_ready.val();
+            if self.both_ready.val() {
                 self.fsm.d.next = self.s_idle.val();
             }
         }
@@ -1101,6 +1283,9 @@ impl<const A: usize> Logic for GrantQueue<A> {
         }
         self.wv1.d.next = false;
         self.we1.d.next = self.queue.m_walk_entry.val();
+        if self.fsm.q.val() == self.s_fk.val() {
+            self.we1.d.next = self.ages.m_walk_entry.val();
+        }
         self.wp1.d.next = self.wcnt.q.val();
         self.wv2.d.next = self.wv1.q.val();
         self.we2.d.next = self.we1.q.val();
@@ -1169,6 +1354,7 @@ impl<const A: usize> Logic for GrantQueue<A> {
             self.fsm.d.next = self.s_mw.val();
         }
         if self.fsm.q.val() == self.s_mw.val() {
+            self.wset.d.next = true;
             self.win.d.next = self.cfg_window_0.val();
             if self.gn.q.val() == self.c4[1].val() {
                 self.win.d.next = self.cfg_window_1.val();
@@ -1272,15 +1458,78 @@ impl<const A: usize> Logic for GrantQueue<A> {
             }
         }
         if self.fsm.q.val() == self.s_gr.val() {
-            self.queue.s_cmd_valid.next = true;
+            self.queue.s_cmd_valid.next = self.both_ready.val();
             self.queue.s_cmd_op.next = self.c_remove.val();
             self.queue.s_cmd_entry.next = self.gidx.q.val();
-            if self.queue.s_cmd_ready.val() {
+            self.ages.s_cmd_valid.next = self.both_ready.val();
+            self.ages.s_cmd_op.next = self.c_remove.val();
+            self.ages.s_cmd_entry.next = self.gidx.q.val();
+            if self.both_ready.val() {
                 self.fsm.d.next = self.s_g0.val();
                 if self.gr.q.val() == self.gn.q.val() {
                     self.fsm.d.next = self.s_idle.val();
                 }
             }
+        }
+        // ---- A FIFO grant: walk the age order to the first message that qualifies (the
+        // entries the walk shows after it are dropped), read it, work out the grant, then send
+        // it as a decision's single rank (G2, and GR when it is granted in full). The walk's
+        // stage Y above also classifies these entries for a decision; the next decision's
+        // W0 starts that afresh. ----
+        if self.fsm.q.val() == self.s_f0.val() {
+            self.ages.s_cmd_valid.next = true;
+            self.ages.s_cmd_op.next = self.c_walk.val();
+            self.f_lim.d.next = self.f_l1.val();
+            if self.ages.s_cmd_ready.val() {
+                self.fsm.d.next = self.s_fk.val();
+            }
+        }
+        if self.fsm.q.val() == self.s_fk.val() {
+            if self.ages.m_walk_valid.val() {
+                self.wv1.d.next = true;
+            }
+            if self.ages.m_walk_end.val() {
+                self.f_drain.d.next = self.c_zero3.val();
+                self.fsm.d.next = self.s_fd.val();
+            }
+        }
+        if self.fsm.q.val() == self.s_fd.val() {
+            self.f_drain.d.next = self.f_drain.q.val() + self.c_one3.val();
+            if self.f_drain.q.val() == self.c_drain.val() {
+                self.fsm.d.next = self.s_idle.val();
+            }
+        }
+        if self.f_found.val() {
+            self.gidx.d.next = self.we4.q.val();
+            self.fsm.d.next = self.s_fa.val();
+        }
+        if self.fsm.q.val() == self.s_fa.val() {
+            self.fsm.d.next = self.s_fb.val();
+        }
+        if self.fsm.q.val() == self.s_fb.val() {
+            self.fsm.d.next = self.s_fc.val();
+        }
+        if self.fsm.q.val() == self.s_fc.val() {
+            self.f_diff.d.next = self.rq.q.val().length - self.rq.q.val().granted;
+            self.f_sum.d.next = self.rq.q.val().granted + self.cfg_fifo_increment.val();
+            self.fsm.d.next = self.s_fe.val();
+        }
+        if self.fsm.q.val() == self.s_fe.val() {
+            // Less than the rest: `increment` more; else the rest, and the message leaves
+            // the queues. (The sum cannot wrap when it is taken.)
+            self.g_do.d.next = true;
+            self.g_full.d.next = self.cfg_fifo_increment.val() >= self.f_diff.q.val();
+            self.g_tgt.d.next = self.f_sum.q.val();
+            self.g_more.d.next = self.cfg_fifo_increment.val();
+            if self.cfg_fifo_increment.val() >= self.f_diff.q.val() {
+                self.g_tgt.d.next = self.rq.q.val().length;
+                self.g_more.d.next = self.f_diff.q.val();
+            }
+            self.g_prio.d.next = self.cfg_fifo_prio.val();
+            self.n_fifo.d.next = self.n_fifo.q.val() + self.c_one32.val();
+            self.gn.d.next = self.c4[1].val();
+            self.gr.d.next = self.c_zero4.val();
+            self.fsm.d.next = self.s_g2.val();
         }
         if self.reset.val() {
             self.fsm.d.next = self.s_clr.val();
@@ -1294,12 +1543,19 @@ impl<const A: usize> Logic for GrantQueue<A> {
             self.batch.d.next = self.c_zero4.val();
             self.ov.d.next = false;
             self.dec.d.next = false;
+            self.fcnt.d.next = self.c_zero32.val();
+            self.n_fifo.d.next = self.c_zero32.val();
+            self.fdue.d.next = false;
+            self.fst.d.next = false;
+            self.wset.d.next = false;
         }
 
         // ---- Outputs. ----
         self.m_grant_valid.next = self.ov.q.val();
-        self.idle.next =
-            (self.fsm.q.val() == self.s_idle.val()) & !self.dirty.q.val() & !self.ov.q.val();
+        self.idle.next = (self.fsm.q.val() == self.s_idle.val())
+            & !self.dirty.q.val()
+            & !self.ov.q.val()
+            & !self.fdue.q.val();
         self.m_grant_index.next = self.o_idx.q.val();
         self.m_grant_peer.next = self.o_peer.q.val();
         self.m_grant_mac.next = self.o_mac.q.val();
@@ -1309,10 +1565,12 @@ impl<const A: usize> Logic for GrantQueue<A> {
         self.m_grant_offset.next = self.o_off.q.val();
         self.m_grant_priority.next = self.o_prio.q.val();
         self.m_dec_start.next = self.dec.q.val();
+        self.m_fifo_start.next = self.fst.q.val();
         self.messages_tracked.next = self.tracked.q.val();
         self.messages_queued.next = self.queue.count.val();
         self.grants_sent.next = self.n_grants.q.val();
         self.decisions.next = self.n_dec.q.val();
+        self.fifo_grants.next = self.n_fifo.q.val();
         self.evictions.next = self.n_evict.q.val();
     }
 }

@@ -9,9 +9,15 @@
 //! queue order, then `window`, `grant_target` and `sched_priority` rank by rank, exactly as
 //! `core::grant::update_grants` does with its candidates.
 //!
+//! FIFO grants ([`FifoConfig`], `grant_fifo_fraction`): [`QueueReference::fifo_grant`] gives
+//! the oldest message that still needs grants and answers them `increment` more bytes, as
+//! `core::grant`'s `fifo_grant` does. "Oldest" is the order of entry into the grant queue (a
+//! second [`BucketQueue`] under one key), which is the order of the messages' first packets.
+//!
 //! The block decides after a batch of events, not after each: [`run`] applies events as the
-//! block takes them and calls `decide` when the block shows `m_dec_start`, so every GRANT is
-//! checked against the decision over exactly the state the block decided on.
+//! block takes them and calls `decide` when the block shows `m_dec_start` (`fifo_grant` at
+//! `m_fifo_start`), so every GRANT is checked against the decision over exactly the state the
+//! block decided on.
 
 use crate::bench::Rng;
 use crate::grant_model::{Event, Grant, GrantConfig, Traffic};
@@ -27,14 +33,38 @@ pub const LOOKAHEAD: usize = policy::bucket::DEFAULT_LOOKAHEAD;
 /// 16-slot generator's.
 pub use crate::grant::MAX_OVERCOMMIT;
 
-/// The grant configuration of the bucketed block: [`GrantConfig`] and the payload bytes of a
-/// full packet (the unit of the SRPT key).
+/// The grant configuration of the bucketed block: [`GrantConfig`], the payload bytes of a
+/// full packet (the unit of the SRPT key) and the FIFO grants.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueueConfig {
     /// Overcommitment, priorities, budget and window.
     pub grant: GrantConfig,
     /// Payload bytes of a full DATA packet (0 is taken as 1).
     pub max_payload: u32,
+    /// FIFO grants (off by default).
+    pub fifo: FifoConfig,
+}
+
+/// FIFO grants, HomaModule's anti-starvation share (`grant_fifo_fraction`): every `interval`
+/// cycles, the oldest message that still needs grants gets `increment` more bytes at
+/// `priority`, unless `window + 2 * increment` of its bytes are granted and not received
+/// (its sender is not answering): then the next oldest does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FifoConfig {
+    /// Cycles between FIFO grants (`fifo_grant_increment * 8 / (link rate *
+    /// grant_fifo_fraction)` at the core's clock); 0 turns FIFO grants off.
+    pub interval: u32,
+    /// Bytes each FIFO grant adds; 0 turns FIFO grants off.
+    pub increment: u32,
+    /// The level the sender must use (`num_priorities - 2`).
+    pub priority: u8,
+}
+
+impl FifoConfig {
+    /// Whether FIFO grants are made.
+    pub fn enabled(&self) -> bool {
+        self.interval > 0 && self.increment > 0
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -66,6 +96,10 @@ pub struct QueueReference {
     cfg: QueueConfig,
     msgs: Vec<Option<Msg>>,
     queue: BucketQueue,
+    /// The messages of `queue`, oldest first.
+    ages: BucketQueue,
+    /// The window of the last decision (for the FIFO grants' test of an unanswering sender).
+    window: u32,
     outstanding: u64,
     tracked: usize,
     /// Messages that took an entry another message still held.
@@ -79,6 +113,8 @@ impl QueueReference {
             cfg,
             msgs: vec![None; entries],
             queue: BucketQueue::new(entries),
+            ages: BucketQueue::new(entries),
+            window: policy::window(cfg.grant.window, cfg.grant.max_incoming, 0),
             outstanding: 0,
             tracked: 0,
             evictions: 0,
@@ -139,11 +175,18 @@ impl QueueReference {
         self.outstanding -= old.map_or(0, |m| m.in_flight());
         self.outstanding += new.map_or(0, |m| m.in_flight());
         match new {
-            Some(m) if m.needs_grants() => self.queue.set(
-                index,
-                packets_left(m.length - m.received, self.cfg.max_payload),
-            ),
-            _ => self.queue.remove(index),
+            Some(m) if m.needs_grants() => {
+                self.queue.set(
+                    index,
+                    packets_left(m.length - m.received, self.cfg.max_payload),
+                );
+                if !hit {
+                    // A new message is the youngest, whatever the entry held.
+                    self.ages.remove(index);
+                }
+                self.ages.set(index, 0);
+            }
+            _ => self.dequeue(index),
         }
         self.tracked = self.tracked + usize::from(new.is_some()) - usize::from(old.is_some());
         self.msgs[i] = new;
@@ -161,6 +204,7 @@ impl QueueReference {
         let active = choose_active_queued(&peers, k, LOOKAHEAD);
         let n = active.len();
         let window = policy::window(cfg.window, cfg.max_incoming, n);
+        self.window = window;
         let mut headroom = u64::from(cfg.max_incoming).saturating_sub(self.outstanding);
         let mut out = Vec::new();
         for (rank, &pos) in active.iter().enumerate() {
@@ -176,6 +220,7 @@ impl QueueReference {
             m.granted = target;
             if !m.needs_grants() {
                 self.queue.remove(walked[pos]);
+                self.ages.remove(walked[pos]);
             }
             out.push(Grant {
                 peer: m.peer,
@@ -188,6 +233,48 @@ impl QueueReference {
             });
         }
         out
+    }
+
+    /// One FIFO grant: `increment` more bytes (at most the rest of the message) for the oldest
+    /// message that needs grants and has less than `window + 2 * increment` granted and not
+    /// received (the sum saturating at 32 bits, as in the block), at the FIFO priority.
+    /// Outside the `max_incoming` budget, as HomaModule's. `None` when FIFO grants are off
+    /// or no message qualifies.
+    pub fn fifo_grant(&mut self) -> Option<Grant> {
+        let fifo = self.cfg.fifo;
+        if !fifo.enabled() {
+            return None;
+        }
+        let limit =
+            (u64::from(self.window) + 2 * u64::from(fifo.increment)).min(u64::from(u32::MAX));
+        let (entry, _) = self.ages.iter().find(|&(e, _)| {
+            let m = self.msgs[e as usize].expect("queued");
+            m.needs_grants() && m.in_flight() < limit
+        })?;
+        let m = self.msgs[entry as usize].as_mut().expect("queued");
+        let more = fifo.increment.min(m.length - m.granted);
+        m.granted += more;
+        self.outstanding += u64::from(more);
+        let g = Grant {
+            peer: m.peer,
+            mac: m.mac,
+            id: m.id,
+            sport: m.dport,
+            dport: m.sport,
+            offset: m.granted,
+            priority: fifo.priority,
+        };
+        if !m.needs_grants() {
+            self.queue.remove(entry);
+            self.ages.remove(entry);
+        }
+        Some(g)
+    }
+
+    /// Takes `entry` out of the grant queue and the age order.
+    fn dequeue(&mut self, entry: u32) {
+        self.queue.remove(entry);
+        self.ages.remove(entry);
     }
 }
 
@@ -217,6 +304,15 @@ impl Checker {
         self.expected.extend(self.reference.decide());
         self.dirty = false;
         Ok(())
+    }
+
+    /// The block starts a FIFO grant: the reference makes it over the same state. Returns
+    /// whether it owes a GRANT.
+    fn fifo(&mut self) -> bool {
+        let g = self.reference.fifo_grant();
+        let owed = g.is_some();
+        self.expected.extend(g);
+        owed
     }
 
     /// The block sent `g`: the next GRANT owed must be it.
@@ -250,6 +346,8 @@ pub trait QueuePorts {
     fn evt_ready(&self) -> bool;
     /// Whether a decision starts this cycle (`m_dec_start`).
     fn dec_start(&self) -> bool;
+    /// Whether a FIFO grant starts this cycle (`m_fifo_start`).
+    fn fifo_start(&self) -> bool;
     /// The GRANT offered this cycle.
     fn grant(&self) -> Option<Grant>;
     /// (messages_tracked, messages_queued, grants_sent, decisions).
@@ -281,6 +379,10 @@ pub struct RunStats {
     pub events: u64,
     /// Decisions taken.
     pub decisions: u64,
+    /// FIFO grants started (each gives a GRANT when a message qualifies).
+    pub fifo_starts: u64,
+    /// GRANTs of those (checked with the others).
+    pub fifo_grants: u64,
     /// GRANTs checked.
     pub grants: u64,
     /// Messages started.
@@ -341,6 +443,10 @@ pub fn run<D: QueuePorts>(
             check.decision().map_err(|e| format!("{}: {e}", ctx(&st)))?;
             st.decisions += 1;
             quiet = 0;
+        }
+        if dut.fifo_start() {
+            st.fifo_starts += 1;
+            st.fifo_grants += u64::from(check.fifo());
         }
         match (dut.grant(), ready) {
             (Some(g), true) => {
@@ -411,6 +517,9 @@ pub fn replay<D: QueuePorts>(
                 .map_err(|e| format!("cycle {cycle}: {e}"))?;
             quiet = 0;
         }
+        if dut.fifo_start() {
+            check.fifo();
+        }
         if let Some(g) = dut.grant() {
             check.grant(&g).map_err(|e| format!("cycle {cycle}: {e}"))?;
             got.push(g);
@@ -447,6 +556,7 @@ mod tests {
                 window: 10_000,
             },
             max_payload: 1_000,
+            fifo: FifoConfig::default(),
         }
     }
 
@@ -498,6 +608,64 @@ mod tests {
         // A message that needs no grants is not tracked, and asks for no decision.
         assert!(!r.event(0, &ev(1, 8, 3_000, 1_000, 1_000)));
         assert_eq!(r.tracked(), 0);
+    }
+
+    fn fifo_cfg() -> QueueConfig {
+        QueueConfig {
+            fifo: FifoConfig {
+                interval: 100,
+                increment: 3_000,
+                priority: 6,
+            },
+            ..cfg()
+        }
+    }
+
+    #[test]
+    fn reference__fifo_grants_go_to_the_oldest_that_answers_then_the_next() {
+        let mut r = QueueReference::new(fifo_cfg(), 8);
+        assert!(r.event(5, &ev(1, 2, 100_000, 1_000, 1_000))); // oldest
+        assert!(r.event(0, &ev(2, 4, 60_000, 1_000, 1_000)));
+        assert!(r.event(3, &ev(3, 6, 9_000, 1_000, 1_000))); // shortest
+        // SRPT grants the two shortest; the window is 10,000 with K = 2.
+        let ids: Vec<u64> = r.decide().iter().map(|g| g.id).collect();
+        assert_eq!(ids, [6, 4]);
+        // FIFO: the oldest has 4,000 in flight, under 10,000 + 2 x 3,000.
+        let g = r.fifo_grant().unwrap();
+        assert_eq!((g.id, g.offset, g.priority), (2, 8_000, 6));
+        let g = r.fifo_grant().unwrap();
+        assert_eq!((g.id, g.offset), (2, 11_000));
+        let g = r.fifo_grant().unwrap();
+        assert_eq!((g.id, g.offset), (2, 14_000));
+        let g = r.fifo_grant().unwrap();
+        assert_eq!((g.id, g.offset), (2, 17_000));
+        // 16,000 in flight: not answering; the next oldest (10,000 in flight) gets it.
+        let g = r.fifo_grant().unwrap();
+        assert_eq!((g.id, g.offset), (4, 14_000));
+        assert_eq!(r.outstanding(), 16_000 + 13_000 + 8_000);
+    }
+
+    #[test]
+    fn reference__a_fifo_grant_of_the_rest_takes_the_message_out_of_both_queues() {
+        let mut r = QueueReference::new(fifo_cfg(), 4);
+        assert!(r.event(1, &ev(1, 2, 7_000, 1_000, 1_000)));
+        let g = r.fifo_grant().unwrap();
+        assert_eq!(g.offset, 7_000, "2,000 left, less than the increment");
+        assert_eq!(r.queued(), 0);
+        assert_eq!(r.fifo_grant(), None);
+        // Off: no grant.
+        let mut off = QueueReference::new(cfg(), 4);
+        assert!(off.event(1, &ev(1, 2, 70_000, 1_000, 1_000)));
+        assert_eq!(off.fifo_grant(), None);
+    }
+
+    #[test]
+    fn reference__a_message_that_takes_a_held_entry_is_the_youngest() {
+        let mut r = QueueReference::new(fifo_cfg(), 4);
+        assert!(r.event(1, &ev(1, 2, 50_000, 1_000, 1_000)));
+        assert!(r.event(2, &ev(2, 4, 50_000, 1_000, 1_000)));
+        assert!(r.event(1, &ev(3, 6, 50_000, 1_000, 1_000)));
+        assert_eq!(r.fifo_grant().unwrap().id, 4);
     }
 
     #[test]

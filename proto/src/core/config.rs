@@ -80,8 +80,8 @@ pub struct Config {
     /// (for RESENDs, and so that a message whose granted bytes are in waits quietly), and
     /// grants in software only the messages the NIC says it does not track
     /// ([`super::Endpoint::nic_not_granting`]: their table entry holds another message) and
-    /// those it has not granted for `timeout_ticks` with every granted byte in. FIFO grants
-    /// are not offloaded: `grant_fifo_fraction` must be 0.
+    /// those it has not granted for `timeout_ticks` with every granted byte in. The NIC makes
+    /// the FIFO grants too (`grant_fifo_fraction`); the engine makes none.
     pub grant_offload: bool,
     /// DATA is sent by the NIC (homa-nic's transmit engine), not by this engine: each
     /// outbound message, and each range asked for again, is handed out through
@@ -257,13 +257,6 @@ impl Config {
             10_000_000,
         )?;
         range("request_ack_ticks", self.request_ack_ticks, 1, 1_000_000)?;
-        if self.grant_offload && self.grant_fifo_fraction != 0 {
-            return Err(invalid(
-                "grant_fifo_fraction",
-                self.grant_fifo_fraction,
-                "0 when grant_offload is set (the NIC makes no FIFO grants)",
-            ));
-        }
         if !["error", "warn", "info", "debug", "trace"].contains(&self.log_level.as_str()) {
             return Err(invalid(
                 "log_level",

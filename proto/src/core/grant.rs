@@ -189,16 +189,16 @@ impl Endpoint {
 
     /// Starts the FIFO-grant timer when it is enabled and not running.
     fn arm_fifo(&mut self, now: Instant) {
-        if self.config.grant_fifo_fraction > 0 && self.next_fifo_grant.is_none() {
-            self.next_fifo_grant = Some(now + self.fifo_interval());
+        let c = &self.config;
+        // With grant offload the NIC makes the FIFO grants too.
+        if c.grant_offload || self.next_fifo_grant.is_some() {
+            return;
         }
-    }
-
-    fn fifo_interval(&self) -> Duration {
-        // bits / (Mb/s * fraction) = microseconds.
-        let bits = u64::from(self.config.fifo_grant_increment) * 8;
-        let rate = u64::from(self.config.link_mbps) * u64::from(self.config.grant_fifo_fraction);
-        Duration::from_nanos(bits * 1_000_000 / rate)
+        let interval =
+            policy::fifo_interval_ns(c.fifo_grant_increment, c.link_mbps, c.grant_fifo_fraction);
+        if let Some(ns) = interval {
+            self.next_fifo_grant = Some(now + Duration::from_nanos(ns));
+        }
     }
 
     /// One FIFO grant to the oldest message that needs grants.

@@ -1068,17 +1068,26 @@ fn endpoint__grant_offload_grants_at_once_what_the_nic_does_not_track() {
 }
 
 #[test]
-fn config__grant_offload_needs_no_fifo_grants() {
-    let c = Config {
-        grant_offload: true,
-        ..Config::default()
-    };
-    assert!(
-        c.validate()
-            .unwrap_err()
-            .to_string()
-            .contains("grant_fifo_fraction")
-    );
+fn endpoint__grant_offload_leaves_the_fifo_grants_to_the_nic() {
+    let mut rx = fifo_receiver();
+    rx.config.grant_offload = true;
+    let t0 = Instant::ZERO;
+    rx.handle_packet(t0, addr(1), first_data(2, 1_000_000, 0));
+    rx.handle_packet(t0, addr(2), first_data(2, 200_000, 0));
+    while rx.poll_transmit(t0).is_some() {}
+    // Past two FIFO intervals (800 us each) the engine has sent nothing: only its timer
+    // ticks come due.
+    let end = Instant::from_nanos(2_000_000);
+    while let Some(due) = rx.poll_timeout().filter(|&d| d <= end) {
+        rx.handle_timeout(due);
+        while let Some(t) = rx.poll_transmit(due) {
+            assert!(
+                !matches!(t.packet.header.body, Body::Grant(_)),
+                "{}",
+                t.packet.repr()
+            );
+        }
+    }
 }
 
 #[test]

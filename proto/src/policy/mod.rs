@@ -111,6 +111,24 @@ pub fn window(window: u32, max_incoming: u32, active: usize) -> u32 {
     }
 }
 
+/// The time between FIFO grants (HomaModule's `grant_fifo_fraction`, SPEC §2.4), in
+/// nanoseconds: `increment` bytes at `per_mille` of a `link_mbps` link. `None` when FIFO
+/// grants are off (any of the three is 0).
+pub fn fifo_interval_ns(increment: u32, link_mbps: u32, per_mille: u32) -> Option<u64> {
+    let rate = u64::from(link_mbps) * u64::from(per_mille);
+    let bits = u64::from(increment) * 8;
+    (rate > 0 && bits > 0).then(|| bits * 1_000_000 / rate)
+}
+
+/// [`fifo_interval_ns`] in cycles of a `clock_mhz` clock (the NIC's `fifo_grant_interval`):
+/// at least 1, at most `u32::MAX`; 0 when FIFO grants are off.
+pub fn fifo_interval_cycles(increment: u32, link_mbps: u32, per_mille: u32, clock_mhz: u32) -> u32 {
+    let Some(ns) = fifo_interval_ns(increment, link_mbps, per_mille) else {
+        return 0;
+    };
+    (u128::from(ns) * u128::from(clock_mhz) / 1000).clamp(1, u128::from(u32::MAX)) as u32
+}
+
 /// An outbound message that has bytes it may send now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TxCandidate {
@@ -287,6 +305,16 @@ mod tests {
         assert_eq!(srpt_pick([t(5, 2), t(3, 9), t(3, 4)]), Some(2));
         assert_eq!(oldest_pick([]), None);
         assert_eq!(oldest_pick([t(5, 2), t(3, 9), t(3, 4)]), Some(0));
+    }
+
+    #[test]
+    fn fifo_interval__80_us_for_50_kb_at_5_percent_of_100_gbps() {
+        assert_eq!(fifo_interval_ns(50_000, 100_000, 50), Some(80_000));
+        assert_eq!(fifo_interval_cycles(50_000, 100_000, 50, 250), 20_000);
+        assert_eq!(fifo_interval_ns(50_000, 100_000, 0), None);
+        assert_eq!(fifo_interval_cycles(0, 100_000, 50, 250), 0);
+        assert_eq!(fifo_interval_cycles(1, 100_000, 500, 1), 1);
+        assert_eq!(fifo_interval_cycles(u32::MAX, 1, 1, 1000), u32::MAX);
     }
 
     #[test]

@@ -65,6 +65,13 @@ const ID: &[Register] = &[
         512,
         "Datapath width in bits.",
     ),
+    reg(
+        "clock_mhz",
+        0x024,
+        Access::Ro,
+        250,
+        "Core clock in MHz: the unit of CONFIG.fifo_grant_interval.",
+    ),
 ];
 
 const CONFIG: &[Register] = &[
@@ -279,6 +286,27 @@ const CONFIG: &[Register] = &[
         44_444,
         "Grant window with 8 active messages (derived).",
     ),
+    reg(
+        "fifo_grant_interval",
+        0x088,
+        Access::Rw,
+        0,
+        "Core clock cycles between FIFO grants; 0 = none (derived: policy::fifo_interval_cycles).",
+    ),
+    reg(
+        "fifo_grant_increment",
+        0x08c,
+        Access::Rw,
+        50_000,
+        "Bytes each FIFO grant gives the oldest message that needs grants.",
+    ),
+    reg(
+        "fifo_grant_prio",
+        0x090,
+        Access::Rw,
+        6,
+        "Priority of FIFO grants (num_priorities - 2).",
+    ),
 ];
 
 const RX: &[Register] = &[
@@ -460,6 +488,13 @@ const GRANT: &[Register] = &[
         Access::Ro,
         0,
         "Grant decisions taken (free-running): each over the events of a batch.",
+    ),
+    reg(
+        "fifo_grants",
+        0x048,
+        Access::Ro,
+        0,
+        "FIFO grants emitted (free-running; part of grants_sent): to the oldest message that needs grants, every CONFIG.fifo_grant_interval cycles.",
     ),
 ];
 

@@ -5,10 +5,11 @@
 //! decisions), which decides after each packet; its GRANTs leave the host at once (none of
 //! the core's latency) at the control priority, as the core's GRANT framer sends them, and the engine hears of each (`note_offloaded_grant`) and of every
 //! message the table cannot hold (`nic_not_granting`), as over the real NIC's completions.
-//! Whole messages are released in the table as host-lib releases them.
+//! Whole messages are released in the table as host-lib releases them. FIFO grants come
+//! from the cluster's timer ([`GrantNic::fifo_interval_ps`]) as from the core's.
 
 use homa_hw::grant_model::{Event, GrantConfig, Packet};
-use homa_hw::grant_queue_model::{QueueConfig, QueueReference};
+use homa_hw::grant_queue_model::{FifoConfig, QueueConfig, QueueReference};
 use homa_hw::msg_table_model::{Outcome, TableModel, release_packet};
 use homa_proto::core::{Config, Packet as CorePacket, Transmit};
 use homa_proto::wire::{self, Body, Repr};
@@ -22,6 +23,8 @@ const TABLE_BITS: u32 = 10;
 pub struct GrantNicReport {
     /// GRANTs the NICs decided and sent.
     pub grants_sent: u64,
+    /// Of them, FIFO grants (to the oldest message, `grant_fifo_fraction`).
+    pub fifo_grants: u64,
     /// DATA packets whose two table places held other live messages.
     pub collisions: u64,
     /// DATA packets that would have opened a second hole (the table forgot a gap).
@@ -46,7 +49,10 @@ pub(crate) struct GrantNic {
     no_release_below: u32,
     /// The level GRANT frames travel at (the body carries the granted one).
     control_priority: u8,
+    /// Time between FIFO grants, if any.
+    fifo_interval_ps: Option<u64>,
     grants_sent: u64,
+    fifo_grants: u64,
     releases: u64,
 }
 
@@ -70,13 +76,27 @@ impl GrantNic {
                 window: homa.window,
             },
             max_payload: homa.max_payload(20),
+            // The model decides FIFO grants when the cluster's timer says (the interval here
+            // only turns them on).
+            fifo: FifoConfig {
+                interval: 1,
+                increment: homa.fifo_grant_increment,
+                priority: homa.num_priorities.saturating_sub(2),
+            },
         };
+        let fifo_ns = homa_proto::policy::fifo_interval_ns(
+            homa.fifo_grant_increment,
+            homa.link_mbps,
+            homa.grant_fifo_fraction,
+        );
         GrantNic {
             table: TableModel::new(TABLE_BITS),
             queue: QueueReference::new(cfg, 1 << TABLE_BITS),
             no_release_below: homa.max_payload(20),
             control_priority: homa.control_priority(),
+            fifo_interval_ps: fifo_ns.map(|ns| ns.saturating_mul(1_000).max(1)),
             grants_sent: 0,
+            fifo_grants: 0,
             releases: 0,
         }
     }
@@ -145,10 +165,25 @@ impl GrantNic {
         self.decide()
     }
 
+    /// Time between FIFO grants, if the host's configuration asks for them.
+    pub(crate) fn fifo_interval_ps(&self) -> Option<u64> {
+        self.fifo_interval_ps
+    }
+
+    /// The FIFO timer fired: the GRANT for the oldest message that qualifies, if any.
+    pub(crate) fn fifo_grant(&mut self) -> Vec<Transmit> {
+        let g = self.queue.fifo_grant();
+        self.fifo_grants += u64::from(g.is_some());
+        self.transmits(g.into_iter().collect())
+    }
+
     fn decide(&mut self) -> Vec<Transmit> {
-        let grants: Vec<Transmit> = self
-            .queue
-            .decide()
+        let g = self.queue.decide();
+        self.transmits(g)
+    }
+
+    fn transmits(&mut self, grants: Vec<homa_hw::grant_model::Grant>) -> Vec<Transmit> {
+        let grants: Vec<Transmit> = grants
             .into_iter()
             .map(|g| Transmit {
                 dst: IpAddr::V4(Ipv4Addr::from(g.peer)),
@@ -168,11 +203,12 @@ impl GrantNic {
         grants
     }
 
-    /// (GRANTs sent, table collisions, holes forgotten, releases).
-    pub(crate) fn counts(&self) -> (u64, u64, u64, u64) {
+    /// (GRANTs sent, FIFO grants among them, table collisions, holes forgotten, releases).
+    pub(crate) fn counts(&self) -> (u64, u64, u64, u64, u64) {
         let (holes, _, collisions) = self.table.counters;
         (
             self.grants_sent,
+            self.fifo_grants,
             u64::from(collisions),
             u64::from(holes),
             self.releases,

@@ -171,6 +171,8 @@ enum Timer {
     /// A packet the host posted reaches the wire (the control packets of a NIC host).
     #[cfg_attr(not(homa_rtl), allow(dead_code))]
     ToWire(HostId),
+    /// The host's model NIC makes a FIFO grant (`Engine::ModelNic`).
+    NicFifo(HostId),
 }
 
 /// A message in flight.
@@ -245,9 +247,8 @@ impl Cluster {
     /// Builds the cluster; nothing runs yet.
     pub fn new(mut config: ClusterConfig) -> Result<Self, ClusterError> {
         if matches!(config.engine, Engine::ModelNic | Engine::Rtl(_)) {
-            // The NIC (modelled or Verilated) grants; it makes no FIFO grants.
+            // The NIC (modelled or Verilated) grants, FIFO grants included.
             config.homa.grant_offload = true;
-            config.homa.grant_fifo_fraction = 0;
         }
         if let Engine::Rtl(_) = config.engine {
             // The NIC sends the DATA: the engines hand it their messages.
@@ -375,6 +376,18 @@ impl Cluster {
             value: e.to_string(),
             allowed: "a non-empty ascending list",
         })?;
+        let grant_nics: Vec<grant_nic::GrantNic> = if config.engine == Engine::ModelNic {
+            (0..n)
+                .map(|_| grant_nic::GrantNic::new(&config.homa))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for (h, nic) in grant_nics.iter().enumerate() {
+            if let Some(every) = nic.fifo_interval_ps() {
+                timers.push(every, Timer::NicFifo(h));
+            }
+        }
         Ok(Cluster {
             nics,
             ping: None,
@@ -385,13 +398,7 @@ impl Cluster {
             failed_measured: 0,
             stopped: None,
             nic_out: Vec::new(),
-            grant_nics: if config.engine == Engine::ModelNic {
-                (0..n)
-                    .map(|_| grant_nic::GrantNic::new(&config.homa))
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            grant_nics,
             rng: seeded_rng(config.seed),
             fabric,
             hosts,
@@ -490,8 +497,9 @@ impl Cluster {
         }
         let mut r = GrantNicReport::default();
         for nic in &self.grant_nics {
-            let (sent, collisions, holes, releases) = nic.counts();
+            let (sent, fifo, collisions, holes, releases) = nic.counts();
             r.grants_sent += sent;
+            r.fifo_grants += fifo;
             r.collisions += collisions;
             r.holes_forgotten += holes;
             r.releases += releases;
@@ -603,9 +611,17 @@ impl Cluster {
                     }
                 }
                 Timer::ToWire(h) => self.nic_to_wire(h, next),
+                Timer::NicFifo(h) => {
+                    let nic = &mut self.grant_nics[h];
+                    let grants = nic.fifo_grant();
+                    if let Some(every) = nic.fifo_interval_ps() {
+                        self.timers.push(next + every, Timer::NicFifo(h));
+                    }
+                    self.nic_grants(h, grants);
+                }
             }
             touched.push(match timer {
-                Timer::Arrival(h) | Timer::Engine(h) | Timer::ToWire(h) => h,
+                Timer::Arrival(h) | Timer::Engine(h) | Timer::ToWire(h) | Timer::NicFifo(h) => h,
             });
         }
         touched.sort_unstable();

@@ -298,7 +298,7 @@ impl super::Cluster {
         let mut host = homa_host::NicStats::default();
         #[allow(unused_mut)]
         let mut regs: Vec<Vec<u64>> = Vec::new();
-        const REGS: [(&str, &str); 17] = [
+        const REGS: [(&str, &str); 18] = [
             ("RX", "frames_ok"),
             ("RX", "dropped_runt"),
             ("RX", "dropped_bad_checksum"),
@@ -316,6 +316,7 @@ impl super::Cluster {
             ("TX", "grants_unmatched"),
             ("TX", "grants_dropped"),
             ("TX", "park_collisions"),
+            ("GRANT", "fifo_grants"),
         ];
         #[cfg(homa_rtl)]
         for h in &self.hosts {
@@ -365,6 +366,7 @@ impl super::Cluster {
             frames_ok: sum(0),
             frames_dropped: (1..=5).map(sum).fold(0u64, u64::saturating_add),
             grants_sent: sum(6),
+            fifo_grants: sum(17),
             table_full: sum(7),
             collisions: sum(8),
             holes_forgotten: sum(9),
@@ -382,7 +384,7 @@ impl super::Cluster {
             grants_unmatched: sum(14),
             grants_dropped: sum(15),
             park_collisions: sum(16),
-            parked_most: regs.iter().map(|r| r[17]).max().unwrap_or(0),
+            parked_most: regs.iter().map(|r| r[18]).max().unwrap_or(0),
             tx_descriptors: host.tx_descriptors,
             retransmits_covered: host.retransmits_covered,
             tx_errors: host.tx_errors + host.buffer_errors,

@@ -88,6 +88,8 @@ pub struct NicReport {
     pub frames_dropped: u64,
     /// GRANT frames the hardware built and sent (GRANT.grants_sent).
     pub grants_sent: u64,
+    /// Of them, FIFO grants (GRANT.fifo_grants).
+    pub fifo_grants: u64,
     /// Messages the grant generator found no slot for (GRANT.table_full).
     pub table_full: u64,
     /// DATA packets passed to the host because their table entry held another message

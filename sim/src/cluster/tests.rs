@@ -108,6 +108,8 @@ fn run__model_nic_engine_grants_every_message_in_the_nic_under_incast() {
     let mut config = cluster(17, "w4", 0.05, 800, 5);
     config.pattern = Pattern::Incast { target: 0 };
     config.engine = Engine::ModelNic;
+    // HomaModule's FIFO grants (the paper's preset has none).
+    config.homa.grant_fifo_fraction = 50;
     let r = run(config);
     assert_eq!(
         r.messages,
@@ -123,6 +125,8 @@ fn run__model_nic_engine_grants_every_message_in_the_nic_under_incast() {
     assert_eq!((g.grant_fallbacks, g.software_grants), (0, 0), "{g:?}");
     assert_eq!(r.sent("GRANT"), g.grants_sent);
     assert!(g.releases > 0, "{g:?}");
+    // The oldest messages got FIFO grants from the NICs.
+    assert!(g.fifo_grants > 0, "{g:?}");
     // Without them, the model engine reports none.
     assert!(run(cluster(4, "w3", 0.3, 100, 5)).grant_nic.is_none());
 }
