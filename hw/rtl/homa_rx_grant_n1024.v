@@ -107,7 +107,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     localparam  c_one4 = 4'h1;
     localparam  c_max_k = 4'h8;
     localparam  c_batch = 4'h4;
-    localparam  c_nine4 = 4'h9;
+    localparam  c_last_step = 4'h4;
     localparam  c_zero6 = 6'b0;
     localparam  c_one6 = 6'b1;
     localparam  c_last6 = 6'b11111;
@@ -118,6 +118,10 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     localparam  c_top32 = 32'h80000000;
     localparam  c_ten32 = 32'ha;
     localparam  c_top_k = 10'b1000000000;
+    localparam  c_next_k = 10'b100000000;
+    localparam  c_two_k = 10'b10;
+    localparam  c_three_k = 10'b11;
+    localparam  c_two32 = 32'h2;
     localparam  c_zero_k = 10'b0;
     localparam  c_one_k = 10'b1;
     localparam  c_last_k = 10'b1111111111;
@@ -274,6 +278,12 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  [3:0] dn$d;
     wire  [3:0] dn$q;
     reg  dn$clock;
+    reg  [31:0] mp2$d;
+    wire  [31:0] mp2$q;
+    reg  mp2$clock;
+    reg  [31:0] mp3$d;
+    wire  [31:0] mp3$q;
+    reg  mp3$clock;
     reg  dsat$d;
     wire  dsat$q;
     reg  dsat$clock;
@@ -634,7 +644,10 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  [143:0] whdr;
     reg  [31:0] mp;
     reg  [31:0] x;
-    reg  [31:0] r2;
+    reg  [31:0] r4;
+    reg  [31:0] d1;
+    reg  [31:0] d2;
+    reg  [31:0] d3;
     reg  [3:0] prio_max;
     reg  stop;
     reg  peer_seen;
@@ -890,6 +903,16 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         .d(dn$d),
         .q(dn$q),
         .clock(dn$clock)
+    );
+    homa_rx_grant_n1024$mp2 mp2(
+        .d(mp2$d),
+        .q(mp2$q),
+        .clock(mp2$clock)
+    );
+    homa_rx_grant_n1024$mp3 mp3(
+        .d(mp3$d),
+        .q(mp3$q),
+        .clock(mp3$clock)
     );
     homa_rx_grant_n1024$dsat dsat(
         .d(dsat$d),
@@ -1505,6 +1528,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         dlo$clock = clock;
         dq$clock = clock;
         dn$clock = clock;
+        mp2$clock = clock;
+        mp3$clock = clock;
         dsat$clock = clock;
         outstanding$clock = clock;
         tracked$clock = clock;
@@ -1608,6 +1633,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         dlo$d = dlo$q;
         dq$d = dq$q;
         dn$d = dn$q;
+        mp2$d = mp2$q;
+        mp3$d = mp3$q;
         dsat$d = dsat$q;
         outstanding$d = outstanding$q;
         tracked$d = tracked$q;
@@ -1890,10 +1917,18 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         if (x < u_rem1$q) begin
             x = c_max32;
         end
-        r2 = dr$q << c_one32;
+        mp2$d = mp << c_one32;
+        mp3$d = mp2$q + mp;
+        r4 = dr$q << c_two32;
         if ((dlo$q & c_top_k) != c_zero_k) begin
-            r2 = (dr$q << c_one32) | c_one32;
+            r4 = (dr$q << c_two32) | c_two32;
         end
+        if ((dlo$q & c_next_k) != c_zero_k) begin
+            r4 = r4 | c_one32;
+        end
+        d1 = r4 - mp;
+        d2 = r4 - mp2$q;
+        d3 = r4 - mp3$q;
         eq$0$d = (c4$0 < nf$q) & (seen$0$q == rq$q[(64'h1)+:(32)]);
         eq$1$d = (c4$1 < nf$q) & (seen$1$q == rq$q[(64'h1)+:(32)]);
         eq$2$d = (c4$2 < nf$q) & (seen$2$q == rq$q[(64'h1)+:(32)]);
@@ -2163,15 +2198,23 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             end
         end
         if (fsm$q == s_div) begin
-            dq$d = dq$q << c_one_k;
-            dr$d = r2;
-            if (r2 >= mp) begin
-                dr$d = r2 - mp;
-                dq$d = (dq$q << c_one_k) | c_one_k;
+            dq$d = dq$q << c_two_k;
+            dr$d = r4;
+            if (r4 >= mp3$q) begin
+                dr$d = d3;
+                dq$d = (dq$q << c_two_k) | c_three_k;
             end
-            dlo$d = dlo$q << c_one_k;
+            else if (r4 >= mp2$q) begin
+                dr$d = d2;
+                dq$d = (dq$q << c_two_k) | c_two_k;
+            end
+            else if (r4 >= mp) begin
+                dr$d = d1;
+                dq$d = (dq$q << c_two_k) | c_one_k;
+            end
+            dlo$d = dlo$q << c_two_k;
             dn$d = dn$q + c_one4;
-            if (dn$q == c_nine4) begin
+            if (dn$q == c_last_step) begin
                 fsm$d = s_qc;
             end
         end
@@ -5188,6 +5231,44 @@ module homa_rx_grant_n1024$lastf(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$lastf
+
+
+module homa_rx_grant_n1024$mp2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$mp2
+
+
+module homa_rx_grant_n1024$mp3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$mp3
 
 
 module homa_rx_grant_n1024$n_dec(d,q,clock);

@@ -176,6 +176,17 @@ mod built {
 
         /// This cycle's trace, before the edge.
         fn trace(&mut self, m: &HomaNicCoreW512, seed: u64) {
+            self.trace_inner(m, seed);
+        }
+
+        /// A register write on the core's bus, its cycle traced (the FIFO grants' timer runs
+        /// meanwhile).
+        fn write(&mut self, m: &mut HomaNicCoreW512, seed: u64, block: &str, name: &str, v: u64) {
+            self.trace(m, seed);
+            write_reg(m, block, name, v);
+        }
+
+        fn trace_inner(&mut self, m: &HomaNicCoreW512, seed: u64) {
             if m.get_m_trace_grant_decision() == 1 {
                 assert!(self.dirty, "seed {seed:#x}: a decision no event called for");
                 for g in self.reference.decide() {
@@ -297,6 +308,7 @@ mod built {
         // in the grant generator (the event queue in between back-pressures the table).
         let release_drain = 16;
         let (mut release_wait, mut releases, mut released) = (0u32, 0u64, 0u64);
+        let mut fifo_stopped = false;
         let t = std::time::Instant::now();
         let start = m.cycles();
         loop {
@@ -306,15 +318,25 @@ mod built {
                 && grants.expected.is_empty()
                 && grants.pending.is_empty()
                 && quiet > 300
+                && m.get_m_trace_grant_busy() == 0
             {
+                if !fifo_stopped {
+                    // The FIFO grants' timer stops before the counters are read (the reads
+                    // tick the core untraced); what it started meanwhile drains first.
+                    grants.write(&mut m, seed, "CONFIG", "fifo_grant_interval", 0);
+                    fifo_stopped = true;
+                    quiet = 0;
+                    continue;
+                }
                 break;
             }
             assert!(
                 m.cycles() - start < 600 * packets + 20_000,
                 "seed {seed:#x}: no progress"
             );
-            // (The register writes tick the core with no trace taken: the grant path must be
-            // idle, and stays so until the doorbell's event reaches it.)
+            // (The register writes tick the core: the grant path must be idle, and makes no
+            // decision until the doorbell's event reaches it; a FIFO grant may start, and the
+            // writes' cycles are traced for it.)
             if release_wait == 1 && grants.pending.is_empty() && m.get_m_trace_grant_busy() == 0 {
                 release_wait = 0;
                 // The host releases a message it holds whole whose table entry did not complete
@@ -327,11 +349,18 @@ mod built {
                     // Nothing leaves the core meanwhile (the writes tick it).
                     m.set_m_axis_tready(0);
                     offer(&mut m, None);
-                    write_reg(&mut m, "GRANT", "release_peer", u64::from(ev.peer));
-                    write_reg(&mut m, "GRANT", "release_id_lo", ev.id & 0xffff_ffff);
-                    write_reg(&mut m, "GRANT", "release_id_hi", ev.id >> 32);
-                    write_reg(&mut m, "GRANT", "release_length", u64::from(ev.length));
-                    write_reg(&mut m, "GRANT", "release", 1);
+                    let g = &mut grants;
+                    g.write(&mut m, seed, "GRANT", "release_peer", u64::from(ev.peer));
+                    g.write(&mut m, seed, "GRANT", "release_id_lo", ev.id & 0xffff_ffff);
+                    g.write(&mut m, seed, "GRANT", "release_id_hi", ev.id >> 32);
+                    g.write(
+                        &mut m,
+                        seed,
+                        "GRANT",
+                        "release_length",
+                        u64::from(ev.length),
+                    );
+                    g.write(&mut m, seed, "GRANT", "release", 1);
                     releases += 1;
                     if let Some(ev) = table.release(&release_packet(ev.peer, ev.id, ev.length)) {
                         released += 1;

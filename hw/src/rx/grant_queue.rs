@@ -10,7 +10,7 @@
 //! ```text
 //!  s_evt_* (entry, DATA fields) ─► state RAM (2^A): valid, peer, length, received, granted
 //!     │                           header RAM (2^A): id, ports, MAC (echoed by GRANTs)
-//!     │ update, outstanding bytes ─► key = packets left (10-cycle divider) ─► queue SET/REMOVE
+//!     │ update, outstanding bytes ─► key = packets left (5-cycle divider) ─► queue SET/REMOVE
 //!     ▼
 //!  decision: walk the queue (≤ 32) ─► firsts / seconds per peer ─► ranks in queue order
 //!     ─► per rank: window, target within the budget, priority ─► state write ─► m_grant_*
@@ -22,9 +22,9 @@
 //! - An event (`s_evt_*`, taken in `IDLE`) reads its entry; the update is worked out over
 //!   three cycles (a hit on the entry's (peer, id), a new message taking it, or neither), the
 //!   fourth writes it and moves the bytes granted and not received. A message that still
-//!   needs grants gets its key from a radix-2 divider (ten cycles) and is set in the queue;
+//!   needs grants gets its key from a radix-4 divider (five cycles) and is set in the queue;
 //!   one that no longer does is removed. An event of a message not tracked that needs no
-//!   grants takes five cycles and changes nothing; one that sets a key about seventeen.
+//!   grants takes five cycles and changes nothing; one that sets a key about twelve.
 //! - A decision follows a batch of events: when no event is offered, or after
 //!   [`MAX_BATCH`] events, if any of them calls for one. It walks the queue, classifying each
 //!   entry by its peer four cycles after the queue shows it (its state read, its peer
@@ -63,6 +63,9 @@ pub use records::{GqHeader, GqState};
 
 use crate::bucket_queue::{BucketQueue, KEY_BITS, OP_REMOVE, OP_SET, OP_WALK};
 use crate::hdl::*;
+
+// The divider takes the key's bits two at a time.
+const _: () = assert!(KEY_BITS.is_multiple_of(2));
 
 /// Events taken before a pending decision is made, while more are offered.
 pub const MAX_BATCH: usize = 4;
@@ -223,6 +226,9 @@ pub struct GrantQueue<const A: usize> {
     dlo: DFF<Bits<KEY_BITS>>,
     dq: DFF<Bits<KEY_BITS>>,
     dn: DFF<Bits<4>>,
+    // Twice and three times the payload unit, for the divider's radix-4 steps.
+    mp2: DFF<Bits<32>>,
+    mp3: DFF<Bits<32>>,
     dsat: DFF<Bit>,
     // Totals and the batch.
     outstanding: DFF<Bits<32>>,
@@ -318,7 +324,10 @@ pub struct GrantQueue<const A: usize> {
     whdr: Signal<Local, GqHeader>,
     mp: Signal<Local, Bits<32>>,
     x: Signal<Local, Bits<32>>,
-    r2: Signal<Local, Bits<32>>,
+    r4: Signal<Local, Bits<32>>,
+    d1: Signal<Local, Bits<32>>,
+    d2: Signal<Local, Bits<32>>,
+    d3: Signal<Local, Bits<32>>,
     prio_max: Signal<Local, Bits<4>>,
     stop: Signal<Local, Bit>,
     peer_seen: Signal<Local, Bit>,
@@ -389,7 +398,7 @@ pub struct GrantQueue<const A: usize> {
     c_one4: Constant<Bits<4>>,
     c_max_k: Constant<Bits<4>>,
     c_batch: Constant<Bits<4>>,
-    c_nine4: Constant<Bits<4>>,
+    c_last_step: Constant<Bits<4>>,
     c_zero6: Constant<Bits<6>>,
     c_one6: Constant<Bits<6>>,
     c_last6: Constant<Bits<6>>,
@@ -400,6 +409,10 @@ pub struct GrantQueue<const A: usize> {
     c_top32: Constant<Bits<32>>,
     c_ten32: Constant<Bits<32>>,
     c_top_k: Constant<Bits<KEY_BITS>>,
+    c_next_k: Constant<Bits<KEY_BITS>>,
+    c_two_k: Constant<Bits<KEY_BITS>>,
+    c_three_k: Constant<Bits<KEY_BITS>>,
+    c_two32: Constant<Bits<32>>,
     c_zero_k: Constant<Bits<KEY_BITS>>,
     c_one_k: Constant<Bits<KEY_BITS>>,
     c_last_k: Constant<Bits<KEY_BITS>>,
@@ -521,6 +534,8 @@ impl<const A: usize> GrantQueue<A> {
             dlo: DFF::default(),
             dq: DFF::default(),
             dn: DFF::default(),
+            mp2: DFF::default(),
+            mp3: DFF::default(),
             dsat: DFF::default(),
             outstanding: DFF::default(),
             tracked: DFF::default(),
@@ -607,7 +622,10 @@ impl<const A: usize> GrantQueue<A> {
             whdr: Signal::default(),
             mp: Signal::default(),
             x: Signal::default(),
-            r2: Signal::default(),
+            r4: Signal::default(),
+            d1: Signal::default(),
+            d2: Signal::default(),
+            d3: Signal::default(),
             prio_max: Signal::default(),
             stop: Signal::default(),
             peer_seen: Signal::default(),
@@ -676,7 +694,7 @@ impl<const A: usize> GrantQueue<A> {
             c_one4: k(1),
             c_max_k: k(MAX_OVERCOMMIT as u64),
             c_batch: k(MAX_BATCH as u64),
-            c_nine4: k(9),
+            c_last_step: k((KEY_BITS / 2 - 1) as u64),
             c_zero6: k(0),
             c_one6: k(1),
             c_last6: k((crate::grant_queue_model::LOOKAHEAD - 1) as u64),
@@ -687,6 +705,10 @@ impl<const A: usize> GrantQueue<A> {
             c_top32: k(1 << 31),
             c_ten32: k(KEY_BITS as u64),
             c_top_k: k(1 << (KEY_BITS - 1)),
+            c_next_k: k(1 << (KEY_BITS - 2)),
+            c_two_k: k(2),
+            c_three_k: k(3),
+            c_two32: k(2),
             c_zero_k: k(0),
             c_one_k: k(1),
             c_last_k: k((1 << KEY_BITS) - 1),
@@ -777,6 +799,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
             dlo,
             dq,
             dn,
+            mp2,
+            mp3,
             dsat,
             outstanding,
             tracked,
@@ -950,8 +974,7 @@ impl<const A: usize> Logic for GrantQueue<A> {
         }
 
         // The key's dividend, `remaining + max_payload - 1` (saturated: it then exceeds any
-        // quotient of 10 bits), and the divider's step: shift in the next dividend bit,
-        // subtract where it goes.
+        // quotient of 10 bits).
         self.mp.next = self.cfg_max_payload.val();
         if self.cfg_max_payload.val() == self.c_zero32.val() {
             self.mp.next = self.c_one32.val();
@@ -960,10 +983,22 @@ impl<const A: usize> Logic for GrantQueue<A> {
         if self.x.val() < self.u_rem1.q.val() {
             self.x.next = self.c_max32.val();
         }
-        self.r2.next = self.dr.q.val() << self.c_one32.val();
+        // Radix 4: shift in the next two dividend bits; the quotient digit is how many of
+        // `mp`, `2 mp`, `3 mp` fit (three compares and subtractions side by side). The
+        // remainder stays below `mp`, so `4 mp` must fit 32 bits: `max_payload` below 2^30
+        // (the driver allows at most 65,459).
+        self.mp2.d.next = self.mp.val() << self.c_one32.val();
+        self.mp3.d.next = self.mp2.q.val() + self.mp.val();
+        self.r4.next = self.dr.q.val() << self.c_two32.val();
         if (self.dlo.q.val() & self.c_top_k.val()) != self.c_zero_k.val() {
-            self.r2.next = (self.dr.q.val() << self.c_one32.val()) | self.c_one32.val();
+            self.r4.next = (self.dr.q.val() << self.c_two32.val()) | self.c_two32.val();
         }
+        if (self.dlo.q.val() & self.c_next_k.val()) != self.c_zero_k.val() {
+            self.r4.next = self.r4.val() | self.c_one32.val();
+        }
+        self.d1.next = self.r4.val() - self.mp.val();
+        self.d2.next = self.r4.val() - self.mp2.q.val();
+        self.d3.next = self.r4.val() - self.mp3.q.val();
 
         // ---- The walk's classification of the entry read. ----
         // Stage X (the entry's state just read): its peer against every peer seen so far, and
@@ -1252,15 +1287,21 @@ impl<const A: usize> Logic for GrantQueue<A> {
             }
         }
         if self.fsm.q.val() == self.s_div.val() {
-            self.dq.d.next = self.dq.q.val() << self.c_one_k.val();
-            self.dr.d.next = self.r2.val();
-            if self.r2.val() >= self.mp.val() {
-                self.dr.d.next = self.r2.val() - self.mp.val();
-                self.dq.d.next = (self.dq.q.val() << self.c_one_k.val()) | self.c_one_k.val();
+            self.dq.d.next = self.dq.q.val() << self.c_two_k.val();
+            self.dr.d.next = self.r4.val();
+            if self.r4.val() >= self.mp3.q.val() {
+                self.dr.d.next = self.d3.val();
+                self.dq.d.next = (self.dq.q.val() << self.c_two_k.val()) | self.c_three_k.val();
+            } else if self.r4.val() >= self.mp2.q.val() {
+                self.dr.d.next = self.d2.val();
+                self.dq.d.next = (self.dq.q.val() << self.c_two_k.val()) | self.c_two_k.val();
+            } else if self.r4.val() >= self.mp.val() {
+                self.dr.d.next = self.d1.val();
+                self.dq.d.next = (self.dq.q.val() << self.c_two_k.val()) | self.c_one_k.val();
             }
-            self.dlo.d.next = self.dlo.q.val() << self.c_one_k.val();
+            self.dlo.d.next = self.dlo.q.val() << self.c_two_k.val();
             self.dn.d.next = self.dn.q.val() + self.c_one4.val();
-            if self.dn.q.val() == self.c_nine4.val() {
+            if self.dn.q.val() == self.c_last_step.val() {
                 self.fsm.d.next = self.s_qc.val();
             }
         }
