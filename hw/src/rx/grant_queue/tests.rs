@@ -5,7 +5,7 @@
 use super::*;
 use crate::bench::seed_from_env;
 use crate::grant_model::{Event, Grant, GrantConfig};
-use crate::grant_queue_model::{FifoConfig, Load, QueueConfig, QueuePorts, replay, run};
+use crate::grant_queue_model::{FifoConfig, Load, QueueConfig, QueuePorts, RunStats, replay, run};
 
 struct Sim<const A: usize> {
     uut: GrantQueue<A>,
@@ -107,6 +107,24 @@ fn cfg(max_overcommit: u8, window: u32, max_payload: u32, max_incoming: u32) -> 
     }
 }
 
+/// [`run`] over 64 entries: `events` DATA events from `peers` peers, offered in 60 % of the
+/// cycles, a new message before one packet in five.
+fn run_64(seed: u64, cfg: QueueConfig, events: u64, peers: u64) -> RunStats {
+    let mut sim = Sim::<6> {
+        uut: GrantQueue::top_level(),
+    };
+    let load = Load {
+        events,
+        entries: 64,
+        peers,
+        offer: 60,
+        starts: 20,
+    };
+    let st = run(&mut sim, seed, load, cfg).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("{st:?}");
+    st
+}
+
 /// Messages above 1,023 packets share the last bucket (at 600 bytes a packet, those above
 /// 613,800 bytes), and a payload of 0 is taken as 1.
 #[test]
@@ -121,19 +139,7 @@ fn grant_queue__matches_the_reference_over_64_entries() {
     ];
     for (i, (seed, cfg, peers)) in cases.into_iter().enumerate() {
         let tight = cfg.grant.max_incoming < 1_000_000;
-        let seed = seed_from_env(seed) + i as u64;
-        let mut sim = Sim::<6> {
-            uut: GrantQueue::top_level(),
-        };
-        let load = Load {
-            events: 1_500,
-            entries: 64,
-            peers,
-            offer: 60,
-            starts: 20,
-        };
-        let st = run(&mut sim, seed, load, cfg).unwrap_or_else(|e| panic!("{e}"));
-        eprintln!("{st:?}");
+        let st = run_64(seed_from_env(seed) + i as u64, cfg, 1_500, peers);
         assert!(st.grants > if tight { 5 } else { 50 }, "{st:?}");
         assert!(st.decisions > 100, "{st:?}");
         assert!(st.most_queued >= 16, "{st:?}");
@@ -217,19 +223,7 @@ fn grant_queue__fifo_grants_match_the_reference() {
             },
             ..base
         };
-        let seed = seed_from_env(seed) + i as u64;
-        let mut sim = Sim::<6> {
-            uut: GrantQueue::top_level(),
-        };
-        let load = Load {
-            events: 1_000,
-            entries: 64,
-            peers: 12,
-            offer: 60,
-            starts: 20,
-        };
-        let st = run(&mut sim, seed, load, cfg).unwrap_or_else(|e| panic!("{e}"));
-        eprintln!("{st:?}");
+        let st = run_64(seed_from_env(seed) + i as u64, cfg, 1_000, 12);
         assert!(st.fifo_grants > 10, "{st:?}");
         assert!(st.decisions > 100, "{st:?}");
     }
