@@ -179,9 +179,13 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     if let Some(path) = &args.config {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("failed to read Homa configuration {}", path.display()))?;
-        homa = homa
-            .with_overrides(&text)
+        let (config, notes) = homa
+            .with_overrides_noted(&text)
             .with_context(|| format!("in {}", path.display()))?;
+        for n in notes {
+            eprintln!("homa-nic: note: {}: {n}", path.display());
+        }
+        homa = config;
     }
     // The engine logs at the configuration's level (RUST_LOG, when set, wins).
     let filter = std::env::var("RUST_LOG").unwrap_or_else(|_| homa.log_level.clone());

@@ -179,6 +179,18 @@ impl Config {
         Ok(config)
     }
 
+    /// [`with_overrides`](Self::with_overrides) for a `homa.conf` as articles about Homa
+    /// publish it: their keys that are not Homa's (`log_level` as a number,
+    /// `nack_timeout_us`) are translated, each with a note to show the user, and those with
+    /// no single meaning (`max_credits`) refused with the parameters to set instead.
+    pub fn with_overrides_noted(&self, text: &str) -> Result<(Self, Vec<String>), ConfigError> {
+        let mut table: toml::Table =
+            toml::from_str(text).map_err(|e: toml::de::Error| ConfigError::Parse(e.to_string()))?;
+        let notes = super::conf_keys::translate(&mut table, self)?;
+        let text = toml::to_string(&table).map_err(|e| ConfigError::Parse(e.to_string()))?;
+        Ok((self.with_overrides(&text)?, notes))
+    }
+
     /// The TOML text of this configuration.
     pub fn to_toml_string(&self) -> String {
         toml::to_string(self).unwrap_or_else(|e| format!("# failed to serialise: {e}\n"))

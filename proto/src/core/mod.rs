@@ -30,6 +30,7 @@
 //! Payloads are `Bytes`: a DATA packet's payload is a slice of the application's message and
 //! a delivered message is the list of received slices, so nothing is copied inside the engine.
 
+mod conf_keys;
 mod config;
 mod dispatch;
 mod grant;
