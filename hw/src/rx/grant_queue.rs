@@ -49,7 +49,7 @@
 //! after the walk shows it (needs grants; in flight below the last decision's window plus
 //! twice `cfg_fifo_increment`), stops at the first that passes, and grants it
 //! `cfg_fifo_increment` more bytes (the rest, at most) at `cfg_fifo_prio`, outside the
-//! `max_incoming` budget as HomaModule's. `m_fifo_start` marks its first cycle. About ten
+//! `max_incoming` budget as HomaModule's. `m_fifo_start` marks its first cycle. About fifteen
 //! cycles and one per message passed over; one every 20,000 cycles at HomaModule's defaults
 //! (50 KB at 5 % of 100 Gb/s, 250 MHz).
 //!
