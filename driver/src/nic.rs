@@ -379,7 +379,9 @@ impl NicConfig {
             "fifo_grant_increment".to_string(),
             self.fifo_grant_increment,
         ));
-        regs.push(("fifo_grant_prio".to_string(), p.saturating_sub(2)));
+        // (`p` is 1-8, checked above.)
+        let fifo_prio = policy::fifo_grant_priority(u8::try_from(p).unwrap_or(u8::MAX));
+        regs.push(("fifo_grant_prio".to_string(), u32::from(fifo_prio)));
         let g = self.gateway_mac;
         regs.push((
             "gw_mac_lo".to_string(),

@@ -174,11 +174,6 @@ mod built {
             self.pending.push_back((at, ev));
         }
 
-        /// This cycle's trace, before the edge.
-        fn trace(&mut self, m: &HomaNicCoreW512, seed: u64) {
-            self.trace_inner(m, seed);
-        }
-
         /// A register write on the core's bus, its cycle traced (the FIFO grants' timer runs
         /// meanwhile).
         fn write(&mut self, m: &mut HomaNicCoreW512, seed: u64, block: &str, name: &str, v: u64) {
@@ -186,7 +181,8 @@ mod built {
             write_reg(m, block, name, v);
         }
 
-        fn trace_inner(&mut self, m: &HomaNicCoreW512, seed: u64) {
+        /// This cycle's trace, before the edge.
+        fn trace(&mut self, m: &HomaNicCoreW512, seed: u64) {
             if m.get_m_trace_grant_decision() == 1 {
                 assert!(self.dirty, "seed {seed:#x}: a decision no event called for");
                 for g in self.reference.decide() {

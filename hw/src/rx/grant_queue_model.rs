@@ -87,6 +87,20 @@ impl Msg {
     fn needs_grants(&self) -> bool {
         self.granted < self.length
     }
+
+    /// The GRANT of `offset` at `priority` for this message (the ports swapped: it answers
+    /// the DATA).
+    fn grant(&self, offset: u32, priority: u8) -> Grant {
+        Grant {
+            peer: self.peer,
+            mac: self.mac,
+            id: self.id,
+            sport: self.dport,
+            dport: self.sport,
+            offset,
+            priority,
+        }
+    }
 }
 
 /// The reference: one optional message per table entry, the queue of those that need
@@ -218,19 +232,11 @@ impl QueueReference {
             headroom -= more;
             self.outstanding += more;
             m.granted = target;
-            if !m.needs_grants() {
-                self.queue.remove(walked[pos]);
-                self.ages.remove(walked[pos]);
+            let full = !m.needs_grants();
+            out.push(m.grant(target, priority));
+            if full {
+                self.dequeue(walked[pos]);
             }
-            out.push(Grant {
-                peer: m.peer,
-                mac: m.mac,
-                id: m.id,
-                sport: m.dport,
-                dport: m.sport,
-                offset: target,
-                priority,
-            });
         }
         out
     }
@@ -255,18 +261,9 @@ impl QueueReference {
         let more = fifo.increment.min(m.length - m.granted);
         m.granted += more;
         self.outstanding += u64::from(more);
-        let g = Grant {
-            peer: m.peer,
-            mac: m.mac,
-            id: m.id,
-            sport: m.dport,
-            dport: m.sport,
-            offset: m.granted,
-            priority: fifo.priority,
-        };
+        let g = m.grant(m.granted, fifo.priority);
         if !m.needs_grants() {
-            self.queue.remove(entry);
-            self.ages.remove(entry);
+            self.dequeue(entry);
         }
         Some(g)
     }

@@ -218,7 +218,7 @@ impl Endpoint {
         let Some(key) = oldest else {
             return;
         };
-        let priority = self.config.num_priorities.saturating_sub(2);
+        let priority = policy::fifo_grant_priority(self.config.num_priorities);
         let rpc = self.rpcs.get_mut(&key).expect("found above");
         let m = rpc.msgin.as_mut().expect("found above");
         m.granted = m.granted.saturating_add(inc).min(m.length);

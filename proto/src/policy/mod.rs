@@ -120,6 +120,12 @@ pub fn fifo_interval_ns(increment: u32, link_mbps: u32, per_mille: u32) -> Optio
     (rate > 0 && bits > 0).then(|| bits * 1_000_000 / rate)
 }
 
+/// The level FIFO grants give: one below the control packets' (`num_priorities - 2`,
+/// HomaModule's), 0 with one or two levels.
+pub fn fifo_grant_priority(num_priorities: u8) -> u8 {
+    num_priorities.saturating_sub(2)
+}
+
 /// [`fifo_interval_ns`] in cycles of a `clock_mhz` clock (the NIC's `fifo_grant_interval`):
 /// at least 1, at most `u32::MAX`; 0 when FIFO grants are off.
 pub fn fifo_interval_cycles(increment: u32, link_mbps: u32, per_mille: u32, clock_mhz: u32) -> u32 {

@@ -81,7 +81,7 @@ impl GrantNic {
             fifo: FifoConfig {
                 interval: 1,
                 increment: homa.fifo_grant_increment,
-                priority: homa.num_priorities.saturating_sub(2),
+                priority: homa_proto::policy::fifo_grant_priority(homa.num_priorities),
             },
         };
         let fifo_ns = homa_proto::policy::fifo_interval_ns(
