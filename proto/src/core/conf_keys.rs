@@ -10,17 +10,10 @@
 //!   per message and by `max_incoming` over all of them; which one the article meant is not
 //!   knowable.
 
+use super::config::invalid;
 use super::{Config, ConfigError};
 
 const LEVELS: [&str; 4] = ["error", "warn", "info", "debug"];
-
-fn invalid(field: &'static str, value: impl ToString, allowed: &str) -> ConfigError {
-    ConfigError::Invalid {
-        field,
-        value: value.to_string(),
-        allowed: allowed.to_string(),
-    }
-}
 
 /// Rewrites the article keys of `table` into Homa's, over `base`; returns a note per key.
 pub(super) fn translate(

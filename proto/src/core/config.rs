@@ -129,7 +129,11 @@ impl Default for Config {
     }
 }
 
-fn invalid(field: &'static str, value: impl ToString, allowed: impl ToString) -> ConfigError {
+pub(super) fn invalid(
+    field: &'static str,
+    value: impl ToString,
+    allowed: impl ToString,
+) -> ConfigError {
     ConfigError::Invalid {
         field,
         value: value.to_string(),
