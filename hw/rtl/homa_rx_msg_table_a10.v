@@ -1510,6 +1510,9 @@ module homa_rx_msg_table_a10$way0(e,hit,pkt_offset,pkt_end,pkt_length,pkt_peer,p
     reg  [31:0] ov0;
     reg  [31:0] ov1;
     reg  [31:0] plen;
+    reg  [31:0] g_a0;
+    reg  [31:0] g_a1;
+    reg  [31:0] g_b1;
     
     // Update code
     always @(*) begin
@@ -1571,6 +1574,9 @@ module homa_rx_msg_table_a10$way0(e,hit,pkt_offset,pkt_end,pkt_length,pkt_peer,p
         if (e[(64'h102)+:(32)] > pkt_end) begin
             max_eb1 = e[(64'h102)+:(32)];
         end
+        g_a0 = e[(64'ha2)+:(32)] - pkt_offset;
+        g_a1 = e[(64'he2)+:(32)] - pkt_offset;
+        g_b1 = pkt_end - e[(64'h102)+:(32)];
         upd = e;
         new_bytes = plen - ov0 - ov1;
         forgot = 1'b0;
@@ -1604,12 +1610,15 @@ module homa_rx_msg_table_a10$way0(e,hit,pkt_offset,pkt_end,pkt_length,pkt_peer,p
             forgot = 1'b1;
             if (pkt_end < e[(64'ha2)+:(32)]) begin
                 upd[(64'ha2)+:(32)] = pkt_offset;
+                new_bytes = g_a0;
             end
             else if (pkt_end < e[(64'he2)+:(32)]) begin
                 upd[(64'he2)+:(32)] = pkt_offset;
+                new_bytes = g_a1;
             end
             else begin
                 upd[(64'h102)+:(32)] = pkt_end;
+                new_bytes = g_b1;
             end
         end
         upd[(64'h82)+:(32)] = e[(64'h82)+:(32)] + new_bytes;
@@ -1682,6 +1691,9 @@ module homa_rx_msg_table_a10$way1(e,hit,pkt_offset,pkt_end,pkt_length,pkt_peer,p
     reg  [31:0] ov0;
     reg  [31:0] ov1;
     reg  [31:0] plen;
+    reg  [31:0] g_a0;
+    reg  [31:0] g_a1;
+    reg  [31:0] g_b1;
     
     // Update code
     always @(*) begin
@@ -1743,6 +1755,9 @@ module homa_rx_msg_table_a10$way1(e,hit,pkt_offset,pkt_end,pkt_length,pkt_peer,p
         if (e[(64'h102)+:(32)] > pkt_end) begin
             max_eb1 = e[(64'h102)+:(32)];
         end
+        g_a0 = e[(64'ha2)+:(32)] - pkt_offset;
+        g_a1 = e[(64'he2)+:(32)] - pkt_offset;
+        g_b1 = pkt_end - e[(64'h102)+:(32)];
         upd = e;
         new_bytes = plen - ov0 - ov1;
         forgot = 1'b0;
@@ -1776,12 +1791,15 @@ module homa_rx_msg_table_a10$way1(e,hit,pkt_offset,pkt_end,pkt_length,pkt_peer,p
             forgot = 1'b1;
             if (pkt_end < e[(64'ha2)+:(32)]) begin
                 upd[(64'ha2)+:(32)] = pkt_offset;
+                new_bytes = g_a0;
             end
             else if (pkt_end < e[(64'he2)+:(32)]) begin
                 upd[(64'he2)+:(32)] = pkt_offset;
+                new_bytes = g_a1;
             end
             else begin
                 upd[(64'h102)+:(32)] = pkt_end;
+                new_bytes = g_b1;
             end
         end
         upd[(64'h82)+:(32)] = e[(64'h82)+:(32)] + new_bytes;

@@ -21,11 +21,14 @@
 //! Each entry keeps the message's received bytes as at most two disjoint ranges (one hole):
 //! `new` is the packet's length minus its overlap with them, exactly as `core` counts it.
 //! What the table does not track, it drops or passes by, and counts:
-//! - a packet that would open a third range (a second hole) is counted, and its range joins
-//!   the neighbouring one, forgetting the gap between them (`holes_forgotten`): bytes that
-//!   arrive later in that gap count as duplicates, so the entry undercounts (grants lag by
-//!   the gap) and never completes by itself: the host releases it. Dropping such packets
-//!   instead would freeze the message's grants at its second loss;
+//! - a packet that would open a third range (a second hole) joins the neighbouring range, and
+//!   the gap between them counts as received with it (`holes_forgotten`). Bytes that arrive
+//!   later in the gap are then duplicates, so the count is exact when the gap was only
+//!   reordering (packets of one message at several priorities); when it was a loss the entry
+//!   counts the gap early, its grants run ahead by at most the gap, and the host's RESEND
+//!   fetches the bytes. Counting the gap as missing instead left the grants behind by the
+//!   gap for good: a gap of a window froze the message until the host took its grants over;
+//!   dropping such packets would freeze it at its second loss;
 //! - a packet of a message whose bytes have all arrived is a late duplicate, dropped
 //!   (`dropped_late`); so is a packet whose message length disagrees with its entry's;
 //! - a packet whose two places both hold other live messages (a collision) is passed to the host

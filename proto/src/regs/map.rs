@@ -417,7 +417,7 @@ const GRANT: &[Register] = &[
         0x01c,
         Access::Ro,
         0,
-        "DATA that would have opened a second hole in its message's entry, which then joined it to the neighbouring range, forgetting the gap between them: bytes arriving later in that gap are not counted, so the message completes only when the host releases it (free-running).",
+        "DATA that would have opened a second hole in its message's entry, which then joined it to the neighbouring range and counted the gap between them as received: bytes arriving later in that gap are duplicates, and a gap that was a loss comes back by the host's RESEND (free-running).",
     ),
     reg(
         "dropped_late",

@@ -27,7 +27,7 @@ pub struct GrantNicReport {
     pub fifo_grants: u64,
     /// DATA packets whose two table places held other live messages.
     pub collisions: u64,
-    /// DATA packets that would have opened a second hole (the table forgot a gap).
+    /// DATA packets that would have opened a second hole (the table counted the gap).
     pub holes_forgotten: u64,
     /// Messages the hosts released in the NICs once complete.
     pub releases: u64,
@@ -147,7 +147,8 @@ impl GrantNic {
     }
 
     /// The host has the whole message `sender_id` from `peer` of `length` bytes: releases
-    /// its entry (so a forgotten gap cannot hold it); any GRANTs that frees.
+    /// its entry (so an entry the table could not follow cannot hold it); any GRANTs that
+    /// frees.
     pub(crate) fn release(&mut self, peer: IpAddr, sender_id: u64, length: u32) -> Vec<Transmit> {
         let IpAddr::V4(peer) = peer else {
             return Vec::new();

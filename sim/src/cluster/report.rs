@@ -95,7 +95,7 @@ pub struct NicReport {
     /// DATA packets passed to the host because their table entry held another message
     /// (GRANT.collisions).
     pub collisions: u64,
-    /// DATA packets that would have opened a second hole: the table forgot a gap instead
+    /// DATA packets that would have opened a second hole: the table counted the gap instead
     /// (GRANT.holes_forgotten).
     pub holes_forgotten: u64,
     /// Messages the hosts released in the NICs once complete (GRANT.releases).

@@ -29,7 +29,8 @@ pub struct EntryUpdate {
     pub upd: Signal<Out, MsgEntry>,
     /// The packet's new bytes (for the grant generator's event).
     pub new_bytes: Signal<Out, Bits<32>>,
-    /// The packet would open a third range: it joins its neighbour, forgetting the gap.
+    /// The packet would open a third range: it joins its neighbour, and the gap between them
+    /// counts as received.
     pub forgot: Signal<Out, Bit>,
     /// The packet is a late duplicate, or its length disagrees with the entry's.
     pub drop_late: Signal<Out, Bit>,
@@ -55,6 +56,9 @@ pub struct EntryUpdate {
     ov0: Signal<Local, Bits<32>>,
     ov1: Signal<Local, Bits<32>>,
     plen: Signal<Local, Bits<32>>,
+    g_a0: Signal<Local, Bits<32>>,
+    g_a1: Signal<Local, Bits<32>>,
+    g_b1: Signal<Local, Bits<32>>,
     c_zero32: Constant<Bits<32>>,
 }
 
@@ -95,6 +99,9 @@ impl Default for EntryUpdate {
             ov0: Signal::default(),
             ov1: Signal::default(),
             plen: Signal::default(),
+            g_a0: Signal::default(),
+            g_a1: Signal::default(),
+            g_b1: Signal::default(),
             c_zero32: Constant::new(0u64.into()),
         }
     }
@@ -180,6 +187,10 @@ impl Logic for EntryUpdate {
         if self.e.val().b1 > self.pkt_end.val() {
             self.max_eb1.next = self.e.val().b1;
         }
+        // What a packet that opens a third range adds, gap included, for each neighbour.
+        self.g_a0.next = self.e.val().a0 - self.pkt_offset.val();
+        self.g_a1.next = self.e.val().a1 - self.pkt_offset.val();
+        self.g_b1.next = self.pkt_end.val() - self.e.val().b1;
         // The updated entry: an existing message's ranges, or a new message.
         self.upd.next = self.e.val();
         self.new_bytes.next = self.plen.val() - self.ov0.val() - self.ov1.val();
@@ -206,14 +217,19 @@ impl Logic for EntryUpdate {
                 self.upd.next.b1 = self.pkt_end.val();
             }
         } else {
-            // A third range: join the packet to its neighbour, forgetting the gap.
+            // A third range: join the packet to its neighbour; the gap between them counts
+            // as received (the packet overlaps neither range, so its new bytes are the
+            // joined range's growth).
             self.forgot.next = true;
             if self.pkt_end.val() < self.e.val().a0 {
                 self.upd.next.a0 = self.pkt_offset.val();
+                self.new_bytes.next = self.g_a0.val();
             } else if self.pkt_end.val() < self.e.val().a1 {
                 self.upd.next.a1 = self.pkt_offset.val();
+                self.new_bytes.next = self.g_a1.val();
             } else {
                 self.upd.next.b1 = self.pkt_end.val();
+                self.new_bytes.next = self.g_b1.val();
             }
         }
         self.upd.next.received = self.e.val().received + self.new_bytes.val();
