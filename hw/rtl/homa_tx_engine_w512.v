@@ -21906,6 +21906,57 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     localparam  c_slot$13 = 4'hd;
     localparam  c_slot$14 = 4'he;
     localparam  c_slot$15 = 4'hf;
+    localparam  c_slot4$0 = 4'h0;
+    localparam  c_slot4$1 = 4'h1;
+    localparam  c_slot4$2 = 4'h2;
+    localparam  c_slot4$3 = 4'h3;
+    localparam  c_slot4$4 = 4'h4;
+    localparam  c_slot4$5 = 4'h5;
+    localparam  c_slot4$6 = 4'h6;
+    localparam  c_slot4$7 = 4'h7;
+    localparam  c_slot4$8 = 4'h8;
+    localparam  c_slot4$9 = 4'h9;
+    localparam  c_slot4$10 = 4'ha;
+    localparam  c_slot4$11 = 4'hb;
+    localparam  c_slot4$12 = 4'hc;
+    localparam  c_slot4$13 = 4'hd;
+    localparam  c_slot4$14 = 4'he;
+    localparam  c_slot4$15 = 4'hf;
+    localparam  c_oh$0 = 16'h1;
+    localparam  c_oh$1 = 16'h2;
+    localparam  c_oh$2 = 16'h4;
+    localparam  c_oh$3 = 16'h8;
+    localparam  c_oh$4 = 16'h10;
+    localparam  c_oh$5 = 16'h20;
+    localparam  c_oh$6 = 16'h40;
+    localparam  c_oh$7 = 16'h80;
+    localparam  c_oh$8 = 16'h100;
+    localparam  c_oh$9 = 16'h200;
+    localparam  c_oh$10 = 16'h400;
+    localparam  c_oh$11 = 16'h800;
+    localparam  c_oh$12 = 16'h1000;
+    localparam  c_oh$13 = 16'h2000;
+    localparam  c_oh$14 = 16'h4000;
+    localparam  c_oh$15 = 16'h8000;
+    localparam  c_oh16$0 = 16'h1;
+    localparam  c_oh16$1 = 16'h2;
+    localparam  c_oh16$2 = 16'h4;
+    localparam  c_oh16$3 = 16'h8;
+    localparam  c_oh16$4 = 16'h10;
+    localparam  c_oh16$5 = 16'h20;
+    localparam  c_oh16$6 = 16'h40;
+    localparam  c_oh16$7 = 16'h80;
+    localparam  c_oh16$8 = 16'h100;
+    localparam  c_oh16$9 = 16'h200;
+    localparam  c_oh16$10 = 16'h400;
+    localparam  c_oh16$11 = 16'h800;
+    localparam  c_oh16$12 = 16'h1000;
+    localparam  c_oh16$13 = 16'h2000;
+    localparam  c_oh16$14 = 16'h4000;
+    localparam  c_oh16$15 = 16'h8000;
+    localparam  c_zero_n = 16'h0;
+    localparam  c_zero16 = 16'h0;
+    localparam  c_zero_s = 4'h0;
     localparam  c_prio$0 = 3'b0;
     localparam  c_prio$1 = 3'b1;
     localparam  c_prio$2 = 3'b10;
@@ -22944,7 +22995,37 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  wait$13;
     reg  wait$14;
     reg  wait$15;
-    reg  [15:0] wmask;
+    reg  [15:0] wk$0;
+    reg  [15:0] wk$1;
+    reg  [15:0] wk$2;
+    reg  [15:0] wk$3;
+    reg  [15:0] wk$4;
+    reg  [15:0] wk$5;
+    reg  [15:0] wk$6;
+    reg  [15:0] wk$7;
+    reg  [15:0] wk$8;
+    reg  [15:0] wk$9;
+    reg  [15:0] wk$10;
+    reg  [15:0] wk$11;
+    reg  [15:0] wk$12;
+    reg  [15:0] wk$13;
+    reg  [15:0] wk$14;
+    reg  [15:0] wk$15;
+    reg  [15:0] wk$16;
+    reg  [15:0] wk$17;
+    reg  [15:0] wk$18;
+    reg  [15:0] wk$19;
+    reg  [15:0] wk$20;
+    reg  [15:0] wk$21;
+    reg  [15:0] wk$22;
+    reg  [15:0] wk$23;
+    reg  [15:0] wk$24;
+    reg  [15:0] wk$25;
+    reg  [15:0] wk$26;
+    reg  [15:0] wk$27;
+    reg  [15:0] wk$28;
+    reg  [15:0] wk$29;
+    reg  [15:0] wk$30;
     reg  park_fire;
     reg  gmatch$0;
     reg  gmatch$1;
@@ -23049,7 +23130,38 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  cancel_fire;
     reg  pick_valid;
     reg  any_match;
-    reg  [15:0] mask;
+    reg  [15:0] mk$0;
+    reg  [15:0] mk$1;
+    reg  [15:0] mk$2;
+    reg  [15:0] mk$3;
+    reg  [15:0] mk$4;
+    reg  [15:0] mk$5;
+    reg  [15:0] mk$6;
+    reg  [15:0] mk$7;
+    reg  [15:0] mk$8;
+    reg  [15:0] mk$9;
+    reg  [15:0] mk$10;
+    reg  [15:0] mk$11;
+    reg  [15:0] mk$12;
+    reg  [15:0] mk$13;
+    reg  [15:0] mk$14;
+    reg  [15:0] mk$15;
+    reg  [15:0] mk$16;
+    reg  [15:0] mk$17;
+    reg  [15:0] mk$18;
+    reg  [15:0] mk$19;
+    reg  [15:0] mk$20;
+    reg  [15:0] mk$21;
+    reg  [15:0] mk$22;
+    reg  [15:0] mk$23;
+    reg  [15:0] mk$24;
+    reg  [15:0] mk$25;
+    reg  [15:0] mk$26;
+    reg  [15:0] mk$27;
+    reg  [15:0] mk$28;
+    reg  [15:0] mk$29;
+    reg  [15:0] mk$30;
+    reg  [3:0] park_s;
     reg  [63:0] gid;
     reg  ins_fire;
     reg  [31:0] ins_unsch;
@@ -24738,23 +24850,86 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         elig$13 = live$13$q & (sent$13$q < granted$13$q);
         elig$14 = live$14$q & (sent$14$q < granted$14$q);
         elig$15 = live$15$q & (sent$15$q < granted$15$q);
-        mask[(64'h0)+:(1)] = elig$0;
-        mask[(64'h1)+:(1)] = elig$1;
-        mask[(64'h2)+:(1)] = elig$2;
-        mask[(64'h3)+:(1)] = elig$3;
-        mask[(64'h4)+:(1)] = elig$4;
-        mask[(64'h5)+:(1)] = elig$5;
-        mask[(64'h6)+:(1)] = elig$6;
-        mask[(64'h7)+:(1)] = elig$7;
-        mask[(64'h8)+:(1)] = elig$8;
-        mask[(64'h9)+:(1)] = elig$9;
-        mask[(64'ha)+:(1)] = elig$10;
-        mask[(64'hb)+:(1)] = elig$11;
-        mask[(64'hc)+:(1)] = elig$12;
-        mask[(64'hd)+:(1)] = elig$13;
-        mask[(64'he)+:(1)] = elig$14;
-        mask[(64'hf)+:(1)] = elig$15;
-        srpt$s_mask = ((mask) & 16'hffff);
+        mk$0 = c_zero_n;
+        if (elig$0) begin
+            mk$0 = c_oh$0;
+        end
+        mk$1 = c_zero_n;
+        if (elig$1) begin
+            mk$1 = c_oh$1;
+        end
+        mk$2 = c_zero_n;
+        if (elig$2) begin
+            mk$2 = c_oh$2;
+        end
+        mk$3 = c_zero_n;
+        if (elig$3) begin
+            mk$3 = c_oh$3;
+        end
+        mk$4 = c_zero_n;
+        if (elig$4) begin
+            mk$4 = c_oh$4;
+        end
+        mk$5 = c_zero_n;
+        if (elig$5) begin
+            mk$5 = c_oh$5;
+        end
+        mk$6 = c_zero_n;
+        if (elig$6) begin
+            mk$6 = c_oh$6;
+        end
+        mk$7 = c_zero_n;
+        if (elig$7) begin
+            mk$7 = c_oh$7;
+        end
+        mk$8 = c_zero_n;
+        if (elig$8) begin
+            mk$8 = c_oh$8;
+        end
+        mk$9 = c_zero_n;
+        if (elig$9) begin
+            mk$9 = c_oh$9;
+        end
+        mk$10 = c_zero_n;
+        if (elig$10) begin
+            mk$10 = c_oh$10;
+        end
+        mk$11 = c_zero_n;
+        if (elig$11) begin
+            mk$11 = c_oh$11;
+        end
+        mk$12 = c_zero_n;
+        if (elig$12) begin
+            mk$12 = c_oh$12;
+        end
+        mk$13 = c_zero_n;
+        if (elig$13) begin
+            mk$13 = c_oh$13;
+        end
+        mk$14 = c_zero_n;
+        if (elig$14) begin
+            mk$14 = c_oh$14;
+        end
+        mk$15 = c_zero_n;
+        if (elig$15) begin
+            mk$15 = c_oh$15;
+        end
+        mk$16 = mk$0 | mk$1;
+        mk$17 = mk$2 | mk$3;
+        mk$18 = mk$4 | mk$5;
+        mk$19 = mk$6 | mk$7;
+        mk$20 = mk$8 | mk$9;
+        mk$21 = mk$10 | mk$11;
+        mk$22 = mk$12 | mk$13;
+        mk$23 = mk$14 | mk$15;
+        mk$24 = mk$16 | mk$17;
+        mk$25 = mk$18 | mk$19;
+        mk$26 = mk$20 | mk$21;
+        mk$27 = mk$22 | mk$23;
+        mk$28 = mk$24 | mk$25;
+        mk$29 = mk$26 | mk$27;
+        mk$30 = mk$28 | mk$29;
+        srpt$s_mask = mk$30;
         wait$0 = live$0$q & ~rtx$0$q & (sent$0$q == granted$0$q);
         wait$1 = live$1$q & ~rtx$1$q & (sent$1$q == granted$1$q);
         wait$2 = live$2$q & ~rtx$2$q & (sent$2$q == granted$2$q);
@@ -24771,23 +24946,86 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         wait$13 = live$13$q & ~rtx$13$q & (sent$13$q == granted$13$q);
         wait$14 = live$14$q & ~rtx$14$q & (sent$14$q == granted$14$q);
         wait$15 = live$15$q & ~rtx$15$q & (sent$15$q == granted$15$q);
-        wmask[(64'h0)+:(1)] = wait$0;
-        wmask[(64'h1)+:(1)] = wait$1;
-        wmask[(64'h2)+:(1)] = wait$2;
-        wmask[(64'h3)+:(1)] = wait$3;
-        wmask[(64'h4)+:(1)] = wait$4;
-        wmask[(64'h5)+:(1)] = wait$5;
-        wmask[(64'h6)+:(1)] = wait$6;
-        wmask[(64'h7)+:(1)] = wait$7;
-        wmask[(64'h8)+:(1)] = wait$8;
-        wmask[(64'h9)+:(1)] = wait$9;
-        wmask[(64'ha)+:(1)] = wait$10;
-        wmask[(64'hb)+:(1)] = wait$11;
-        wmask[(64'hc)+:(1)] = wait$12;
-        wmask[(64'hd)+:(1)] = wait$13;
-        wmask[(64'he)+:(1)] = wait$14;
-        wmask[(64'hf)+:(1)] = wait$15;
-        waiting = ((wmask) & 16'hffff);
+        wk$0 = c_zero16;
+        if (wait$0) begin
+            wk$0 = c_oh16$0;
+        end
+        wk$1 = c_zero16;
+        if (wait$1) begin
+            wk$1 = c_oh16$1;
+        end
+        wk$2 = c_zero16;
+        if (wait$2) begin
+            wk$2 = c_oh16$2;
+        end
+        wk$3 = c_zero16;
+        if (wait$3) begin
+            wk$3 = c_oh16$3;
+        end
+        wk$4 = c_zero16;
+        if (wait$4) begin
+            wk$4 = c_oh16$4;
+        end
+        wk$5 = c_zero16;
+        if (wait$5) begin
+            wk$5 = c_oh16$5;
+        end
+        wk$6 = c_zero16;
+        if (wait$6) begin
+            wk$6 = c_oh16$6;
+        end
+        wk$7 = c_zero16;
+        if (wait$7) begin
+            wk$7 = c_oh16$7;
+        end
+        wk$8 = c_zero16;
+        if (wait$8) begin
+            wk$8 = c_oh16$8;
+        end
+        wk$9 = c_zero16;
+        if (wait$9) begin
+            wk$9 = c_oh16$9;
+        end
+        wk$10 = c_zero16;
+        if (wait$10) begin
+            wk$10 = c_oh16$10;
+        end
+        wk$11 = c_zero16;
+        if (wait$11) begin
+            wk$11 = c_oh16$11;
+        end
+        wk$12 = c_zero16;
+        if (wait$12) begin
+            wk$12 = c_oh16$12;
+        end
+        wk$13 = c_zero16;
+        if (wait$13) begin
+            wk$13 = c_oh16$13;
+        end
+        wk$14 = c_zero16;
+        if (wait$14) begin
+            wk$14 = c_oh16$14;
+        end
+        wk$15 = c_zero16;
+        if (wait$15) begin
+            wk$15 = c_oh16$15;
+        end
+        wk$16 = wk$0 | wk$1;
+        wk$17 = wk$2 | wk$3;
+        wk$18 = wk$4 | wk$5;
+        wk$19 = wk$6 | wk$7;
+        wk$20 = wk$8 | wk$9;
+        wk$21 = wk$10 | wk$11;
+        wk$22 = wk$12 | wk$13;
+        wk$23 = wk$14 | wk$15;
+        wk$24 = wk$16 | wk$17;
+        wk$25 = wk$18 | wk$19;
+        wk$26 = wk$20 | wk$21;
+        wk$27 = wk$22 | wk$23;
+        wk$28 = wk$24 | wk$25;
+        wk$29 = wk$26 | wk$27;
+        wk$30 = wk$28 | wk$29;
+        waiting = wk$30;
         big_l$0 = cfg_max_payload < left$0$q;
         big_u$0 = cfg_max_payload < uleft$0$q;
         nz_u$0 = uleft$0$q != c_zero32;
@@ -25243,7 +25481,55 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         cancel_fire = s_desc_valid & s_desc_cancel;
         pick_valid = pk_valid$q & ~cancel_fire;
         m_job_valid = pick_valid;
-        m_job_slot = pk_slot$q;
+        m_job_slot = c_slot4$0;
+        if (pk_slot$q == c_slot$0) begin
+            m_job_slot = c_slot4$0;
+        end
+        if (pk_slot$q == c_slot$1) begin
+            m_job_slot = c_slot4$1;
+        end
+        if (pk_slot$q == c_slot$2) begin
+            m_job_slot = c_slot4$2;
+        end
+        if (pk_slot$q == c_slot$3) begin
+            m_job_slot = c_slot4$3;
+        end
+        if (pk_slot$q == c_slot$4) begin
+            m_job_slot = c_slot4$4;
+        end
+        if (pk_slot$q == c_slot$5) begin
+            m_job_slot = c_slot4$5;
+        end
+        if (pk_slot$q == c_slot$6) begin
+            m_job_slot = c_slot4$6;
+        end
+        if (pk_slot$q == c_slot$7) begin
+            m_job_slot = c_slot4$7;
+        end
+        if (pk_slot$q == c_slot$8) begin
+            m_job_slot = c_slot4$8;
+        end
+        if (pk_slot$q == c_slot$9) begin
+            m_job_slot = c_slot4$9;
+        end
+        if (pk_slot$q == c_slot$10) begin
+            m_job_slot = c_slot4$10;
+        end
+        if (pk_slot$q == c_slot$11) begin
+            m_job_slot = c_slot4$11;
+        end
+        if (pk_slot$q == c_slot$12) begin
+            m_job_slot = c_slot4$12;
+        end
+        if (pk_slot$q == c_slot$13) begin
+            m_job_slot = c_slot4$13;
+        end
+        if (pk_slot$q == c_slot$14) begin
+            m_job_slot = c_slot4$14;
+        end
+        if (pk_slot$q == c_slot$15) begin
+            m_job_slot = c_slot4$15;
+        end
         p_sent64[(64'h0)+:(32)] = p_sent;
         p_sent64[(64'h20)+:(32)] = c_zero32;
         m_job_addr = p_iova + ((p_sent64) & 64'hffffffffffffffff);
@@ -25349,7 +25635,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         park_left = left$0$q;
         park_granted = granted$0$q;
         park_sprio = sprio$0$q;
-        if (park_slot == c_slot$0) begin
+        if (park_slot == c_slot4$0) begin
             park_ok = wait$0;
             park_no_completion = nocpl$0$q;
             park_sport = sport$0$q;
@@ -25365,7 +25651,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$0$q;
             park_sprio = sprio$0$q;
         end
-        if (park_slot == c_slot$1) begin
+        if (park_slot == c_slot4$1) begin
             park_ok = wait$1;
             park_no_completion = nocpl$1$q;
             park_sport = sport$1$q;
@@ -25381,7 +25667,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$1$q;
             park_sprio = sprio$1$q;
         end
-        if (park_slot == c_slot$2) begin
+        if (park_slot == c_slot4$2) begin
             park_ok = wait$2;
             park_no_completion = nocpl$2$q;
             park_sport = sport$2$q;
@@ -25397,7 +25683,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$2$q;
             park_sprio = sprio$2$q;
         end
-        if (park_slot == c_slot$3) begin
+        if (park_slot == c_slot4$3) begin
             park_ok = wait$3;
             park_no_completion = nocpl$3$q;
             park_sport = sport$3$q;
@@ -25413,7 +25699,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$3$q;
             park_sprio = sprio$3$q;
         end
-        if (park_slot == c_slot$4) begin
+        if (park_slot == c_slot4$4) begin
             park_ok = wait$4;
             park_no_completion = nocpl$4$q;
             park_sport = sport$4$q;
@@ -25429,7 +25715,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$4$q;
             park_sprio = sprio$4$q;
         end
-        if (park_slot == c_slot$5) begin
+        if (park_slot == c_slot4$5) begin
             park_ok = wait$5;
             park_no_completion = nocpl$5$q;
             park_sport = sport$5$q;
@@ -25445,7 +25731,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$5$q;
             park_sprio = sprio$5$q;
         end
-        if (park_slot == c_slot$6) begin
+        if (park_slot == c_slot4$6) begin
             park_ok = wait$6;
             park_no_completion = nocpl$6$q;
             park_sport = sport$6$q;
@@ -25461,7 +25747,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$6$q;
             park_sprio = sprio$6$q;
         end
-        if (park_slot == c_slot$7) begin
+        if (park_slot == c_slot4$7) begin
             park_ok = wait$7;
             park_no_completion = nocpl$7$q;
             park_sport = sport$7$q;
@@ -25477,7 +25763,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$7$q;
             park_sprio = sprio$7$q;
         end
-        if (park_slot == c_slot$8) begin
+        if (park_slot == c_slot4$8) begin
             park_ok = wait$8;
             park_no_completion = nocpl$8$q;
             park_sport = sport$8$q;
@@ -25493,7 +25779,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$8$q;
             park_sprio = sprio$8$q;
         end
-        if (park_slot == c_slot$9) begin
+        if (park_slot == c_slot4$9) begin
             park_ok = wait$9;
             park_no_completion = nocpl$9$q;
             park_sport = sport$9$q;
@@ -25509,7 +25795,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$9$q;
             park_sprio = sprio$9$q;
         end
-        if (park_slot == c_slot$10) begin
+        if (park_slot == c_slot4$10) begin
             park_ok = wait$10;
             park_no_completion = nocpl$10$q;
             park_sport = sport$10$q;
@@ -25525,7 +25811,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$10$q;
             park_sprio = sprio$10$q;
         end
-        if (park_slot == c_slot$11) begin
+        if (park_slot == c_slot4$11) begin
             park_ok = wait$11;
             park_no_completion = nocpl$11$q;
             park_sport = sport$11$q;
@@ -25541,7 +25827,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$11$q;
             park_sprio = sprio$11$q;
         end
-        if (park_slot == c_slot$12) begin
+        if (park_slot == c_slot4$12) begin
             park_ok = wait$12;
             park_no_completion = nocpl$12$q;
             park_sport = sport$12$q;
@@ -25557,7 +25843,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$12$q;
             park_sprio = sprio$12$q;
         end
-        if (park_slot == c_slot$13) begin
+        if (park_slot == c_slot4$13) begin
             park_ok = wait$13;
             park_no_completion = nocpl$13$q;
             park_sport = sport$13$q;
@@ -25573,7 +25859,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$13$q;
             park_sprio = sprio$13$q;
         end
-        if (park_slot == c_slot$14) begin
+        if (park_slot == c_slot4$14) begin
             park_ok = wait$14;
             park_no_completion = nocpl$14$q;
             park_sport = sport$14$q;
@@ -25589,7 +25875,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$14$q;
             park_sprio = sprio$14$q;
         end
-        if (park_slot == c_slot$15) begin
+        if (park_slot == c_slot4$15) begin
             park_ok = wait$15;
             park_no_completion = nocpl$15$q;
             park_sport = sport$15$q;
@@ -25611,8 +25897,57 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         park_fire = park_valid & park_ok;
         srpt$s_upd_valid = fire | park_fire;
         srpt$s_upd_slot = pk_slot$q;
+        park_s = c_zero_s;
+        if (park_slot == c_slot4$0) begin
+            park_s = c_slot$0;
+        end
+        if (park_slot == c_slot4$1) begin
+            park_s = c_slot$1;
+        end
+        if (park_slot == c_slot4$2) begin
+            park_s = c_slot$2;
+        end
+        if (park_slot == c_slot4$3) begin
+            park_s = c_slot$3;
+        end
+        if (park_slot == c_slot4$4) begin
+            park_s = c_slot$4;
+        end
+        if (park_slot == c_slot4$5) begin
+            park_s = c_slot$5;
+        end
+        if (park_slot == c_slot4$6) begin
+            park_s = c_slot$6;
+        end
+        if (park_slot == c_slot4$7) begin
+            park_s = c_slot$7;
+        end
+        if (park_slot == c_slot4$8) begin
+            park_s = c_slot$8;
+        end
+        if (park_slot == c_slot4$9) begin
+            park_s = c_slot$9;
+        end
+        if (park_slot == c_slot4$10) begin
+            park_s = c_slot$10;
+        end
+        if (park_slot == c_slot4$11) begin
+            park_s = c_slot$11;
+        end
+        if (park_slot == c_slot4$12) begin
+            park_s = c_slot$12;
+        end
+        if (park_slot == c_slot4$13) begin
+            park_s = c_slot$13;
+        end
+        if (park_slot == c_slot4$14) begin
+            park_s = c_slot$14;
+        end
+        if (park_slot == c_slot4$15) begin
+            park_s = c_slot$15;
+        end
         if (park_fire) begin
-            srpt$s_upd_slot = park_slot;
+            srpt$s_upd_slot = park_s;
         end
         srpt$s_upd_remaining = p_rem;
         srpt$s_upd_free = p_last | park_fire;
@@ -25734,7 +26069,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$0$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$0)) begin
+        if (park_fire & (park_slot == c_slot4$0)) begin
             live$0$d = 1'b0;
         end
         if (s_grant_valid & gmatch$0) begin
@@ -25842,7 +26177,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$1$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$1)) begin
+        if (park_fire & (park_slot == c_slot4$1)) begin
             live$1$d = 1'b0;
         end
         if (s_grant_valid & gmatch$1) begin
@@ -25950,7 +26285,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$2$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$2)) begin
+        if (park_fire & (park_slot == c_slot4$2)) begin
             live$2$d = 1'b0;
         end
         if (s_grant_valid & gmatch$2) begin
@@ -26058,7 +26393,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$3$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$3)) begin
+        if (park_fire & (park_slot == c_slot4$3)) begin
             live$3$d = 1'b0;
         end
         if (s_grant_valid & gmatch$3) begin
@@ -26166,7 +26501,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$4$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$4)) begin
+        if (park_fire & (park_slot == c_slot4$4)) begin
             live$4$d = 1'b0;
         end
         if (s_grant_valid & gmatch$4) begin
@@ -26274,7 +26609,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$5$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$5)) begin
+        if (park_fire & (park_slot == c_slot4$5)) begin
             live$5$d = 1'b0;
         end
         if (s_grant_valid & gmatch$5) begin
@@ -26382,7 +26717,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$6$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$6)) begin
+        if (park_fire & (park_slot == c_slot4$6)) begin
             live$6$d = 1'b0;
         end
         if (s_grant_valid & gmatch$6) begin
@@ -26490,7 +26825,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$7$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$7)) begin
+        if (park_fire & (park_slot == c_slot4$7)) begin
             live$7$d = 1'b0;
         end
         if (s_grant_valid & gmatch$7) begin
@@ -26598,7 +26933,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$8$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$8)) begin
+        if (park_fire & (park_slot == c_slot4$8)) begin
             live$8$d = 1'b0;
         end
         if (s_grant_valid & gmatch$8) begin
@@ -26706,7 +27041,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$9$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$9)) begin
+        if (park_fire & (park_slot == c_slot4$9)) begin
             live$9$d = 1'b0;
         end
         if (s_grant_valid & gmatch$9) begin
@@ -26814,7 +27149,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$10$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$10)) begin
+        if (park_fire & (park_slot == c_slot4$10)) begin
             live$10$d = 1'b0;
         end
         if (s_grant_valid & gmatch$10) begin
@@ -26922,7 +27257,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$11$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$11)) begin
+        if (park_fire & (park_slot == c_slot4$11)) begin
             live$11$d = 1'b0;
         end
         if (s_grant_valid & gmatch$11) begin
@@ -27030,7 +27365,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$12$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$12)) begin
+        if (park_fire & (park_slot == c_slot4$12)) begin
             live$12$d = 1'b0;
         end
         if (s_grant_valid & gmatch$12) begin
@@ -27138,7 +27473,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$13$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$13)) begin
+        if (park_fire & (park_slot == c_slot4$13)) begin
             live$13$d = 1'b0;
         end
         if (s_grant_valid & gmatch$13) begin
@@ -27246,7 +27581,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$14$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$14)) begin
+        if (park_fire & (park_slot == c_slot4$14)) begin
             live$14$d = 1'b0;
         end
         if (s_grant_valid & gmatch$14) begin
@@ -27354,7 +27689,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 live$15$d = 1'b0;
             end
         end
-        if (park_fire & (park_slot == c_slot$15)) begin
+        if (park_fire & (park_slot == c_slot4$15)) begin
             live$15$d = 1'b0;
         end
         if (s_grant_valid & gmatch$15) begin

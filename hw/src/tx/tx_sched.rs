@@ -1,16 +1,16 @@
-//! `TxSched16`: the NIC's transmit scheduler. It keeps the outbound messages the TX
-//! descriptor ring accepted in a 16-slot table, raises their granted bytes from the GRANTs the
-//! parser decodes, and picks, by SRPT among the slots with granted bytes still to send, the
-//! next DATA packet: which bytes of which message, at which priority (one every two cycles
-//! while they are taken, below). The pick is
-//! [`SrptScheduler16`]'s, with each slot masked while it waits for a GRANT; the packet is cut
+//! `TxSched`: the NIC's transmit scheduler. It keeps the outbound messages the TX
+//! descriptor ring accepted in a table of `N` slots ([`TxSched16`], [`TxSched4`]), raises
+//! their granted bytes from the GRANTs the parser decodes, and picks, by SRPT among the
+//! slots with granted bytes still to send, the next DATA packet: which bytes of which
+//! message, at which priority (one every two cycles while they are taken, below). The pick
+//! is [`SrptScheduler`]'s, with each slot masked while it waits for a GRANT; the packet is cut
 //! as `homa_proto::core` cuts it ([`homa_proto::core::segment_len`]).
 //!
 //! ```text
 //!  s_desc_* (TxRing512) ─► lowest free slot ─┐      ┌─ sent < granted ─► mask
-//!  s_grant_* (parser)  ─► match (peer, id^1) ─► 16 slots ─► SrptScheduler16 ─► [pk_slot]
+//!  s_grant_* (parser)  ─► match (peer, id^1) ─► N slots ─► SrptScheduler ─► [pk_slot]
 //!                                              ▲                                  │
-//!                                              │       m_job_* ◄─ cut ◄─ 16:1 mux ◄┘
+//!                                              │       m_job_* ◄─ cut ◄─ N:1 mux  ◄┘
 //!                                              │                   │
 //!                                              └───────────────────┘ sent += len (0 left: free)
 //! ```
@@ -57,7 +57,7 @@
 //! Timing: the pick is two register stages, one decision every two cycles at most, which is
 //! line rate for the smallest DATA frame (2.3 cycles at 100 Gb/s, docs/timing.md). Stage 1:
 //! slot state → mask → the SRPT scheduler's tournament → the picked slot, registered.
-//! Stage 2: a 16-way mux of that slot's state as it is *now* → the cut → `m_job_*`, and at
+//! Stage 2: an N-way mux of that slot's state as it is *now* → the cut → `m_job_*`, and at
 //! the edge that takes the job, the slot's and the SRPT scheduler's update. The slot keeps
 //! its bytes to the range's end and to the unscheduled limit, so the cut is a compare and a
 //! mux, with no subtraction before it. The job is thus the SRPT pick over the state one
@@ -74,20 +74,24 @@
 #[cfg(test)]
 mod tests;
 
-mod mask;
-
-pub use mask::Mask16;
-
 use crate::grant_framer::Lo32Hi32;
 use crate::hdl::*;
-use crate::srpt::SrptScheduler16;
+use crate::srpt::SrptScheduler;
 
-/// Slots in the table (and in its SRPT scheduler).
+/// Slots in the 16-slot table ([`TxSched16`]).
 pub const TX_SLOTS: usize = 16;
 
-/// The transmit scheduler: 16 outbound ranges, GRANTs into them, one DATA packet per pick.
+/// The transmit scheduler with 16 slots.
+pub type TxSched16 = TxSched<16, 31, 256, 4>;
+
+/// The transmit scheduler with 4 slots.
+pub type TxSched4 = TxSched<4, 7, 16, 2>;
+
+/// The transmit scheduler: `N` outbound ranges (`N = 1 << S`, at most 16; `NODES = 2N - 1`
+/// and `NN = N²` size its SRPT scheduler), GRANTs into them, one DATA packet per pick. Slot
+/// numbers on its ports are four bits wide whatever `N`.
 #[derive(LogicBlock)]
-pub struct TxSched16 {
+pub struct TxSched<const N: usize, const NODES: usize, const NN: usize, const S: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: frees every slot, clears the counters.
@@ -241,41 +245,41 @@ pub struct TxSched16 {
     pub packets: Signal<Out, Bits<32>>,
     /// GRANTs that matched no slot, free-running.
     pub grants_unmatched: Signal<Out, Bits<32>>,
-    srpt: SrptScheduler16,
-    live: [DFF<Bit>; TX_SLOTS],
-    rtx: [DFF<Bit>; TX_SLOTS],
-    nocpl: [DFF<Bit>; TX_SLOTS],
-    sport: [DFF<Bits<16>>; TX_SLOTS],
-    dport: [DFF<Bits<16>>; TX_SLOTS],
-    id: [DFF<Bits<64>>; TX_SLOTS],
-    iova: [DFF<Bits<64>>; TX_SLOTS],
-    cookie: [DFF<Bits<64>>; TX_SLOTS],
-    peer: [DFF<Bits<32>>; TX_SLOTS],
-    length: [DFF<Bits<32>>; TX_SLOTS],
-    end: [DFF<Bits<32>>; TX_SLOTS],
-    sent: [DFF<Bits<32>>; TX_SLOTS],
-    granted: [DFF<Bits<32>>; TX_SLOTS],
-    unsch: [DFF<Bits<32>>; TX_SLOTS],
-    left: [DFF<Bits<32>>; TX_SLOTS],
-    uleft: [DFF<Bits<32>>; TX_SLOTS],
-    uend: [DFF<Bit>; TX_SLOTS],
-    index: [DFF<Bits<32>>; TX_SLOTS],
-    uprio: [DFF<Bits<3>>; TX_SLOTS],
-    sprio: [DFF<Bits<3>>; TX_SLOTS],
+    srpt: SrptScheduler<N, NODES, NN, S>,
+    live: [DFF<Bit>; N],
+    rtx: [DFF<Bit>; N],
+    nocpl: [DFF<Bit>; N],
+    sport: [DFF<Bits<16>>; N],
+    dport: [DFF<Bits<16>>; N],
+    id: [DFF<Bits<64>>; N],
+    iova: [DFF<Bits<64>>; N],
+    cookie: [DFF<Bits<64>>; N],
+    peer: [DFF<Bits<32>>; N],
+    length: [DFF<Bits<32>>; N],
+    end: [DFF<Bits<32>>; N],
+    sent: [DFF<Bits<32>>; N],
+    granted: [DFF<Bits<32>>; N],
+    unsch: [DFF<Bits<32>>; N],
+    left: [DFF<Bits<32>>; N],
+    uleft: [DFF<Bits<32>>; N],
+    uend: [DFF<Bit>; N],
+    index: [DFF<Bits<32>>; N],
+    uprio: [DFF<Bits<3>>; N],
+    sprio: [DFF<Bits<3>>; N],
     n_pkts: DFF<Bits<32>>,
     n_unmatched: DFF<Bits<32>>,
     pk_valid: DFF<Bit>,
-    pk_slot: DFF<Bits<4>>,
-    elig: [Signal<Local, Bit>; TX_SLOTS],
-    wait: [Signal<Local, Bit>; TX_SLOTS],
-    wmask: Signal<Local, Mask16>,
+    pk_slot: DFF<Bits<S>>,
+    elig: [Signal<Local, Bit>; N],
+    wait: [Signal<Local, Bit>; N],
+    wk: [Signal<Local, Bits<16>>; NODES],
     park_fire: Signal<Local, Bit>,
-    gmatch: [Signal<Local, Bit>; TX_SLOTS],
-    cmatch: [Signal<Local, Bit>; TX_SLOTS],
-    c_base: [Signal<Local, Bits<32>>; TX_SLOTS],
-    big_l: [Signal<Local, Bit>; TX_SLOTS],
-    big_u: [Signal<Local, Bit>; TX_SLOTS],
-    nz_u: [Signal<Local, Bit>; TX_SLOTS],
+    gmatch: [Signal<Local, Bit>; N],
+    cmatch: [Signal<Local, Bit>; N],
+    c_base: [Signal<Local, Bits<32>>; N],
+    big_l: [Signal<Local, Bit>; N],
+    big_u: [Signal<Local, Bit>; N],
+    nz_u: [Signal<Local, Bit>; N],
     p_big_l: Signal<Local, Bit>,
     p_big_u: Signal<Local, Bit>,
     p_nz_u: Signal<Local, Bit>,
@@ -283,7 +287,8 @@ pub struct TxSched16 {
     cancel_fire: Signal<Local, Bit>,
     pick_valid: Signal<Local, Bit>,
     any_match: Signal<Local, Bit>,
-    mask: Signal<Local, Mask16>,
+    mk: [Signal<Local, Bits<N>>; NODES],
+    park_s: Signal<Local, Bits<S>>,
     gid: Signal<Local, Bits<64>>,
     ins_fire: Signal<Local, Bit>,
     ins_unsch: Signal<Local, Bits<32>>,
@@ -306,7 +311,13 @@ pub struct TxSched16 {
     p_new_sent: Signal<Local, Bits<32>>,
     p_last: Signal<Local, Bit>,
     p_sent64: Signal<Local, Lo32Hi32>,
-    c_slot: [Constant<Bits<4>>; TX_SLOTS],
+    c_slot: [Constant<Bits<S>>; N],
+    c_slot4: [Constant<Bits<4>>; N],
+    c_oh: [Constant<Bits<N>>; N],
+    c_oh16: [Constant<Bits<16>>; N],
+    c_zero_n: Constant<Bits<N>>,
+    c_zero16: Constant<Bits<16>>,
+    c_zero_s: Constant<Bits<S>>,
     c_prio: [Constant<Bits<3>>; 8],
     c_zero32: Constant<Bits<32>>,
     c_one32: Constant<Bits<32>>,
@@ -315,9 +326,17 @@ pub struct TxSched16 {
     c_lo: Constant<Bits<8>>,
 }
 
-impl TxSched16 {
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> TxSched<N, NODES, NN, S> {
     /// A scheduler with every slot free (after reset).
+    ///
+    /// # Panics
+    /// Unless `N = 1 << S` with `2 <= N <= 16`, `NODES = 2N - 1` and `NN = N²`: a caller bug in
+    /// the type's parameters.
     pub fn new() -> Self {
+        assert!(
+            (2..=16).contains(&N) && N == 1 << S && NODES == 2 * N - 1 && NN == N * N,
+            "TxSched<{N}, {NODES}, {NN}, {S}>: need N = 1 << S in 2..=16, NODES = 2N - 1, NN = N²"
+        );
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -393,7 +412,7 @@ impl TxSched16 {
             occupancy: Signal::default(),
             packets: Signal::default(),
             grants_unmatched: Signal::default(),
-            srpt: SrptScheduler16::new(),
+            srpt: SrptScheduler::new(),
             live: std::array::from_fn(|_| DFF::default()),
             rtx: std::array::from_fn(|_| DFF::default()),
             nocpl: std::array::from_fn(|_| DFF::default()),
@@ -420,7 +439,7 @@ impl TxSched16 {
             pk_slot: DFF::default(),
             elig: std::array::from_fn(|_| Signal::default()),
             wait: std::array::from_fn(|_| Signal::default()),
-            wmask: Signal::default(),
+            wk: std::array::from_fn(|_| Signal::default()),
             park_fire: Signal::default(),
             gmatch: std::array::from_fn(|_| Signal::default()),
             cmatch: std::array::from_fn(|_| Signal::default()),
@@ -435,7 +454,8 @@ impl TxSched16 {
             cancel_fire: Signal::default(),
             pick_valid: Signal::default(),
             any_match: Signal::default(),
-            mask: Signal::default(),
+            mk: std::array::from_fn(|_| Signal::default()),
+            park_s: Signal::default(),
             gid: Signal::default(),
             ins_fire: Signal::default(),
             ins_unsch: Signal::default(),
@@ -459,6 +479,12 @@ impl TxSched16 {
             p_last: Signal::default(),
             p_sent64: Signal::default(),
             c_slot: std::array::from_fn(|j| Constant::new((j as u64).into())),
+            c_slot4: std::array::from_fn(|j| Constant::new((j as u64).into())),
+            c_oh: std::array::from_fn(|j| Constant::new((1u64 << j).into())),
+            c_oh16: std::array::from_fn(|j| Constant::new((1u64 << j).into())),
+            c_zero_n: Constant::new(0u64.into()),
+            c_zero16: Constant::new(0u64.into()),
+            c_zero_s: Constant::new(0u64.into()),
             c_prio: std::array::from_fn(|p| Constant::new((p as u64).into())),
             c_zero32: Constant::new(0u64.into()),
             c_one32: Constant::new(1u64.into()),
@@ -513,73 +539,77 @@ impl TxSched16 {
     }
 }
 
-impl Default for TxSched16 {
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Default
+    for TxSched<N, NODES, NN, S>
+{
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for TxSched16 {
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> core::fmt::Debug
+    for TxSched<N, NODES, NN, S>
+{
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("TxSched16").finish_non_exhaustive()
+        f.debug_struct("TxSched")
+            .field("slots", &N)
+            .finish_non_exhaustive()
     }
 }
 
-impl Logic for TxSched16 {
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
+    for TxSched<N, NODES, NN, S>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, n_pkts, n_unmatched);
         self.srpt.clock.next = self.clock.val();
         self.srpt.reset.next = self.reset.val();
         // Eligible slots: live, with granted bytes not yet sent.
-        for j in 0..TX_SLOTS {
+        for j in 0..N {
             self.elig[j].next =
                 self.live[j].q.val() & (self.sent[j].q.val() < self.granted[j].q.val());
         }
-        self.mask.next.m0 = self.elig[0].val();
-        self.mask.next.m1 = self.elig[1].val();
-        self.mask.next.m2 = self.elig[2].val();
-        self.mask.next.m3 = self.elig[3].val();
-        self.mask.next.m4 = self.elig[4].val();
-        self.mask.next.m5 = self.elig[5].val();
-        self.mask.next.m6 = self.elig[6].val();
-        self.mask.next.m7 = self.elig[7].val();
-        self.mask.next.m8 = self.elig[8].val();
-        self.mask.next.m9 = self.elig[9].val();
-        self.mask.next.m10 = self.elig[10].val();
-        self.mask.next.m11 = self.elig[11].val();
-        self.mask.next.m12 = self.elig[12].val();
-        self.mask.next.m13 = self.elig[13].val();
-        self.mask.next.m14 = self.elig[14].val();
-        self.mask.next.m15 = self.elig[15].val();
-        self.srpt.s_mask.next = Bits::<16>::from(self.mask.val());
+        // The mask, through an OR tree of one-hot leaves (leaves 0..N; node N + k ORs 2k
+        // and 2k + 1; the root is node 2N - 2). rust-hdl has no per-bit write into a signal.
+        for j in 0..N {
+            self.mk[j].next = self.c_zero_n.val();
+            if self.elig[j].val() {
+                self.mk[j].next = self.c_oh[j].val();
+            }
+        }
+        for n in N..(N + 1) {
+            for k in 0..(N - 1) {
+                self.mk[n + k].next = self.mk[2 * k].val() | self.mk[2 * k + 1].val();
+            }
+        }
+        for r in (NODES - 1)..NODES {
+            self.srpt.s_mask.next = self.mk[r].val();
+        }
         // Slots that wait for a GRANT (what a park may take).
-        for j in 0..TX_SLOTS {
+        for j in 0..N {
             self.wait[j].next = self.live[j].q.val()
                 & !self.rtx[j].q.val()
                 & (self.sent[j].q.val() == self.granted[j].q.val());
         }
-        self.wmask.next.m0 = self.wait[0].val();
-        self.wmask.next.m1 = self.wait[1].val();
-        self.wmask.next.m2 = self.wait[2].val();
-        self.wmask.next.m3 = self.wait[3].val();
-        self.wmask.next.m4 = self.wait[4].val();
-        self.wmask.next.m5 = self.wait[5].val();
-        self.wmask.next.m6 = self.wait[6].val();
-        self.wmask.next.m7 = self.wait[7].val();
-        self.wmask.next.m8 = self.wait[8].val();
-        self.wmask.next.m9 = self.wait[9].val();
-        self.wmask.next.m10 = self.wait[10].val();
-        self.wmask.next.m11 = self.wait[11].val();
-        self.wmask.next.m12 = self.wait[12].val();
-        self.wmask.next.m13 = self.wait[13].val();
-        self.wmask.next.m14 = self.wait[14].val();
-        self.wmask.next.m15 = self.wait[15].val();
-        self.waiting.next = Bits::<16>::from(self.wmask.val());
+        for j in 0..N {
+            self.wk[j].next = self.c_zero16.val();
+            if self.wait[j].val() {
+                self.wk[j].next = self.c_oh16[j].val();
+            }
+        }
+        for n in N..(N + 1) {
+            for k in 0..(N - 1) {
+                self.wk[n + k].next = self.wk[2 * k].val() | self.wk[2 * k + 1].val();
+            }
+        }
+        for r in (NODES - 1)..NODES {
+            self.waiting.next = self.wk[r].val();
+        }
         // Stage 2: the registered pick's slot as it is now (it is still live and eligible:
         // see the module doc). Each slot's compares with the payload limit run beside the
         // mux, not after it.
-        for j in 0..TX_SLOTS {
+        for j in 0..N {
             self.big_l[j].next = self.cfg_max_payload.val() < self.left[j].q.val();
             self.big_u[j].next = self.cfg_max_payload.val() < self.uleft[j].q.val();
             self.nz_u[j].next = self.uleft[j].q.val() != self.c_zero32.val();
@@ -605,7 +635,7 @@ impl Logic for TxSched16 {
         self.m_job_length.next = self.c_zero32.val();
         self.m_job_cookie.next = self.cookie[0].q.val();
         self.m_job_index.next = self.c_zero32.val();
-        for j in 0..TX_SLOTS {
+        for j in 0..N {
             if self.pk_slot.q.val() == self.c_slot[j].val() {
                 self.p_rtx.next = self.rtx[j].q.val();
                 self.p_sent.next = self.sent[j].q.val();
@@ -653,7 +683,12 @@ impl Logic for TxSched16 {
         self.cancel_fire.next = self.s_desc_valid.val() & self.s_desc_cancel.val();
         self.pick_valid.next = self.pk_valid.q.val() & !self.cancel_fire.val();
         self.m_job_valid.next = self.pick_valid.val();
-        self.m_job_slot.next = self.pk_slot.q.val();
+        self.m_job_slot.next = self.c_slot4[0].val();
+        for j in 0..N {
+            if self.pk_slot.q.val() == self.c_slot[j].val() {
+                self.m_job_slot.next = self.c_slot4[j].val();
+            }
+        }
         self.p_sent64.next.lo = self.p_sent.val();
         self.p_sent64.next.hi = self.c_zero32.val();
         self.m_job_addr.next = self.p_iova.val() + Bits::<64>::from(self.p_sent64.val());
@@ -683,7 +718,7 @@ impl Logic for TxSched16 {
         self.s_grant_ready.next = true;
         self.gid.next = self.s_grant_id.val() ^ self.c_one64.val();
         self.any_match.next = false;
-        for j in 0..TX_SLOTS {
+        for j in 0..N {
             self.gmatch[j].next = self.live[j].q.val()
                 & !self.rtx[j].q.val()
                 & (self.peer[j].q.val() == self.s_grant_peer.val())
@@ -711,8 +746,8 @@ impl Logic for TxSched16 {
         self.park_left.next = self.left[0].q.val();
         self.park_granted.next = self.granted[0].q.val();
         self.park_sprio.next = self.sprio[0].q.val();
-        for j in 0..TX_SLOTS {
-            if self.park_slot.val() == self.c_slot[j].val() {
+        for j in 0..N {
+            if self.park_slot.val() == self.c_slot4[j].val() {
                 self.park_ok.next = self.wait[j].val();
                 self.park_no_completion.next = self.nocpl[j].q.val();
                 self.park_sport.next = self.sport[j].q.val();
@@ -735,13 +770,19 @@ impl Logic for TxSched16 {
         self.park_fire.next = self.park_valid.val() & self.park_ok.val();
         self.srpt.s_upd_valid.next = self.fire.val() | self.park_fire.val();
         self.srpt.s_upd_slot.next = self.pk_slot.q.val();
+        self.park_s.next = self.c_zero_s.val();
+        for j in 0..N {
+            if self.park_slot.val() == self.c_slot4[j].val() {
+                self.park_s.next = self.c_slot[j].val();
+            }
+        }
         if self.park_fire.val() {
-            self.srpt.s_upd_slot.next = self.park_slot.val();
+            self.srpt.s_upd_slot.next = self.park_s.val();
         }
         self.srpt.s_upd_remaining.next = self.p_rem.val();
         self.srpt.s_upd_free.next = self.p_last.val() | self.park_fire.val();
         // CANCELs: matched against every live slot by (peer, local id).
-        for j in 0..TX_SLOTS {
+        for j in 0..N {
             self.cmatch[j].next = self.live[j].q.val()
                 & (self.peer[j].q.val() == self.s_desc_peer.val())
                 & (self.id[j].q.val() == self.s_desc_id.val());
@@ -792,7 +833,7 @@ impl Logic for TxSched16 {
             self.ins_uprio.next = self.c_prio[7].val();
         }
         // The slots.
-        for j in 0..TX_SLOTS {
+        for j in 0..N {
             self.live[j].clock.next = self.clock.val();
             self.rtx[j].clock.next = self.clock.val();
             self.nocpl[j].clock.next = self.clock.val();
@@ -843,7 +884,7 @@ impl Logic for TxSched16 {
                     self.live[j].d.next = false;
                 }
             }
-            if self.park_fire.val() & (self.park_slot.val() == self.c_slot[j].val()) {
+            if self.park_fire.val() & (self.park_slot.val() == self.c_slot4[j].val()) {
                 self.live[j].d.next = false;
             }
             if self.s_grant_valid.val() & self.gmatch[j].val() {

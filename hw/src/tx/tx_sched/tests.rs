@@ -1,19 +1,19 @@
-//! [`TxSched16`] against [`crate::tx_sched_model`] with the direct `simulate()` loop
-//! (`HOMA_HW_SEED` replays a run).
+//! [`TxSched16`] and [`TxSched4`] against [`crate::tx_sched_model`] with the direct
+//! `simulate()` loop (`HOMA_HW_SEED` replays a run).
 #![allow(non_snake_case)]
 
 use super::*;
 use crate::bench::seed_from_env;
 use crate::tx_sched_model::{self, TxEntry, TxJob, TxSchedAnswer, TxSchedOffer, TxSchedPorts};
 
-struct Bench {
-    uut: TxSched16,
+struct Bench<const N: usize, const NODES: usize, const NN: usize, const S: usize> {
+    uut: TxSched<N, NODES, NN, S>,
 }
 
-impl Bench {
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Bench<N, NODES, NN, S> {
     fn new() -> Self {
         Bench {
-            uut: TxSched16::top_level(),
+            uut: TxSched::top_level(),
         }
     }
 
@@ -22,7 +22,9 @@ impl Bench {
     }
 }
 
-impl TxSchedPorts for Bench {
+impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> TxSchedPorts
+    for Bench<N, NODES, NN, S>
+{
     fn reset(&mut self) {
         reset_two_cycles(&mut self.uut, |u| &mut u.clock, |u| &mut u.reset);
     }
@@ -117,12 +119,36 @@ impl TxSchedPorts for Bench {
     fn edge(&mut self) {
         self.half(true);
     }
+
+    fn slots(&self) -> usize {
+        N
+    }
 }
 
 #[test]
 fn tx_sched__matches_the_reference_on_random_traffic() {
     let seed = seed_from_env(0x7c5_0001);
     let messages = if cfg!(debug_assertions) { 12 } else { 60 };
-    tx_sched_model::run_seeds("tx_sched (rust-hdl)", Bench::new, seed, 4, messages)
-        .unwrap_or_else(|e| panic!("{e}"));
+    tx_sched_model::run_seeds(
+        "tx_sched (rust-hdl)",
+        Bench::<16, 31, 256, 4>::new,
+        seed,
+        4,
+        messages,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn tx_sched__four_slots_match_the_reference_on_random_traffic() {
+    let seed = seed_from_env(0x7c5_0004);
+    let messages = if cfg!(debug_assertions) { 12 } else { 60 };
+    tx_sched_model::run_seeds(
+        "tx_sched_n4 (rust-hdl)",
+        Bench::<4, 7, 16, 2>::new,
+        seed,
+        4,
+        messages,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
 }
