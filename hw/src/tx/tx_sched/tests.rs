@@ -113,6 +113,11 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> TxSche
                 sprio: u.park_sprio.val().to_u64() as u8,
                 ..TxEntry::default()
             }),
+            most: u
+                .most_valid
+                .val()
+                .then(|| (u.most_slot.val().index(), u.most_left.val().to_u32())),
+            full: u.full.val(),
         }
     }
 
