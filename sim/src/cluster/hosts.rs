@@ -66,6 +66,16 @@ impl Host {
         }
     }
 
+    /// Until when the host waits for a register read's answer, ps (0: it is free). A bare
+    /// engine never waits.
+    pub(crate) fn busy_until(&self) -> crate::time::Ps {
+        match self {
+            Host::Bare(_) => 0,
+            #[cfg(homa_rtl)]
+            Host::Nic(n) => n.busy_until(),
+        }
+    }
+
     /// Forgets request `id` from `peer` without answering it.
     pub(crate) fn discard_request(&mut self, peer: IpAddr, id: u64) {
         match self {

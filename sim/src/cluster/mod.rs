@@ -700,10 +700,10 @@ impl Cluster {
         }
     }
 
-    /// Schedules host `h` to act at `at` (not before the next instant), unless it is
-    /// already due by then.
+    /// Schedules host `h` to act at `at` (not before the next instant, nor while it waits
+    /// for a register read's answer), unless it is already due by then.
     fn wake_at(&mut self, h: HostId, at: Ps) {
-        let at = at.max(self.now + 1);
+        let at = at.max(self.now + 1).max(self.hosts[h].busy_until());
         if self.wake[h].is_none_or(|w| at < w) {
             self.wake[h] = Some(at);
             self.timers.push(at, Timer::Engine(h));

@@ -206,6 +206,13 @@ impl super::Cluster {
     pub(super) fn drain_nic_host(&mut self, h: HostId, now: homa_proto::core::Instant) {
         use homa_host::Delivery;
         let now_ps = self.now;
+        // A host that waits for a register read's answer does nothing else until it comes:
+        // it acts then, on all that came meanwhile.
+        let busy = self.hosts[h].busy_until();
+        if busy > now_ps {
+            self.wake_at(h, busy);
+            return;
+        }
         let mut deliveries = Vec::new();
         if let Host::Nic(n) = &mut self.hosts[h] {
             if n.step(now_ps).is_err()

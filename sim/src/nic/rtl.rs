@@ -251,6 +251,11 @@ impl RtlNic {
         self.bus_answer.take().unwrap_or(u32::MAX)
     }
 
+    /// Until when the host waits for the answer of its last register read, ps.
+    pub fn host_busy_until(&self) -> Ps {
+        self.host_ready * self.period
+    }
+
     /// Shows the host every DMA write that has landed by `until`.
     pub fn show_host(&mut self, until: Ps) {
         while self.posted.front().is_some_and(|(t, _, _)| *t <= until) {

@@ -185,6 +185,12 @@ impl NicHost {
         }
     }
 
+    /// Until when the host waits for the answer of its last register read (a PCIe round
+    /// trip): it acts again no earlier.
+    pub fn busy_until(&self) -> Ps {
+        self.nic.borrow().host_busy_until()
+    }
+
     /// Moves the control packets the host sent into `out`: (destination, IP datagram).
     pub fn take_control(&self, out: &mut Vec<(IpAddr, Bytes)>) {
         self.wire.take(out);
