@@ -55,6 +55,11 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     localparam  c_one32 = 32'h1;
     localparam  c_two32 = 32'h2;
     localparam  c_one8 = 8'h1;
+    localparam  c_qone = 4'h1;
+    localparam  c_zero5 = 5'b0;
+    localparam  c_zero4 = 4'h0;
+    localparam  c_one5 = 5'b1;
+    localparam  c_qdepth = 5'b10000;
     localparam  c_at0 = 16'h0;
     localparam  c_at6 = 16'h6;
     localparam  c_at8 = 16'h8;
@@ -86,9 +91,27 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     reg  l_rd_ok$d;
     wire  l_rd_ok$q;
     reg  l_rd_ok$clock;
-    reg  [31:0] pay_due$d;
-    wire  [31:0] pay_due$q;
-    reg  pay_due$clock;
+    reg  [31:0] issued$d;
+    wire  [31:0] issued$q;
+    reg  issued$clock;
+    reg  [31:0] taken$d;
+    wire  [31:0] taken$q;
+    reg  taken$clock;
+    reg  q$clock;
+    reg  [3:0] q$read_address;
+    wire  [72:0] q$read_data;
+    reg  [3:0] q$write_address;
+    reg  [72:0] q$write_data;
+    reg  q$write_enable;
+    reg  [3:0] qwr$d;
+    wire  [3:0] qwr$q;
+    reg  qwr$clock;
+    reg  [3:0] qrd$d;
+    wire  [3:0] qrd$q;
+    reg  qrd$clock;
+    reg  [4:0] qcnt$d;
+    wire  [4:0] qcnt$q;
+    reg  qcnt$clock;
     reg  l_busy$d;
     wire  l_busy$q;
     reg  l_busy$clock;
@@ -109,6 +132,9 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     reg  n_faults$clock;
     
     // Local signals
+    reg  head_due;
+    reg  start;
+    reg  enq;
     reg  rd_on;
     reg  rd_in;
     reg  rd_go;
@@ -159,10 +185,38 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         .q(l_rd_ok$q),
         .clock(l_rd_ok$clock)
     );
-    homa_tx_push_w512$pay_due pay_due(
-        .d(pay_due$d),
-        .q(pay_due$q),
-        .clock(pay_due$clock)
+    homa_tx_push_w512$issued issued(
+        .d(issued$d),
+        .q(issued$q),
+        .clock(issued$clock)
+    );
+    homa_tx_push_w512$taken taken(
+        .d(taken$d),
+        .q(taken$q),
+        .clock(taken$clock)
+    );
+    homa_tx_push_w512$q q(
+        .clock(q$clock),
+        .read_address(q$read_address),
+        .read_data(q$read_data),
+        .write_address(q$write_address),
+        .write_data(q$write_data),
+        .write_enable(q$write_enable)
+    );
+    homa_tx_push_w512$qwr qwr(
+        .d(qwr$d),
+        .q(qwr$q),
+        .clock(qwr$clock)
+    );
+    homa_tx_push_w512$qrd qrd(
+        .d(qrd$d),
+        .q(qrd$q),
+        .clock(qrd$clock)
+    );
+    homa_tx_push_w512$qcnt qcnt(
+        .d(qcnt$d),
+        .q(qcnt$q),
+        .clock(qcnt$clock)
     );
     homa_tx_push_w512$l_busy l_busy(
         .d(l_busy$d),
@@ -200,7 +254,11 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         rd_due$clock = clock;
         l_rd$clock = clock;
         l_rd_ok$clock = clock;
-        pay_due$clock = clock;
+        issued$clock = clock;
+        taken$clock = clock;
+        qwr$clock = clock;
+        qrd$clock = clock;
+        qcnt$clock = clock;
         l_busy$clock = clock;
         l_word$clock = clock;
         l_left$clock = clock;
@@ -210,13 +268,18 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         rd_due$d = rd_due$q;
         l_rd$d = l_rd$q;
         l_rd_ok$d = l_rd_ok$q;
-        pay_due$d = pay_due$q;
+        issued$d = issued$q;
+        taken$d = taken$q;
+        qwr$d = qwr$q;
+        qrd$d = qrd$q;
+        qcnt$d = qcnt$q;
         l_busy$d = l_busy$q;
         l_word$d = l_word$q;
         l_left$d = l_left$q;
         l_ok$d = l_ok$q;
         l_have$d = l_have$q;
         n_faults$d = n_faults$q;
+        q$clock = clock;
         ring$clock = clock;
         pay$clock = clock;
         ring$write_address = s_push_word[(c_at0)+:(6)];
@@ -266,13 +329,35 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         m_dma_pay_len = s_pay_len;
         s_pay_ready = m_dma_pay_ready;
         if (pay_on) begin
-            s_pay_ready = (pay_due$q == c_zero32) & ~l_busy$q;
+            s_pay_ready = qcnt$q != c_qdepth;
         end
         pay_go = s_pay_valid & pay_on & s_pay_ready;
         pay_ext = m_dma_pay_valid & m_dma_pay_ready;
-        m_payr_valid = s_dma_pay_valid;
+        enq = pay_go & (pay_beats != c_zero32);
+        q$write_address = qwr$q;
+        q$write_data[(64'h0)+:(32)] = issued$q;
+        q$write_data[(64'h20)+:(8)] = l_first;
+        q$write_data[(64'h28)+:(32)] = pay_beats;
+        q$write_data[(64'h48)+:(1)] = pay_in;
+        q$write_enable = enq;
+        q$read_address = qrd$q;
+        head_due = (qcnt$q != c_zero5) & (q$read_data[(64'h0)+:(32)] == taken$q);
+        start = head_due & ~l_busy$q;
+        if (enq) begin
+            qwr$d = qwr$q + c_qone;
+        end
+        if (start) begin
+            qrd$d = qrd$q + c_qone;
+        end
+        if (enq & ~start) begin
+            qcnt$d = qcnt$q + c_one5;
+        end
+        if (~enq & start) begin
+            qcnt$d = qcnt$q - c_one5;
+        end
+        m_payr_valid = s_dma_pay_valid & ~head_due;
         m_payr_data = s_dma_pay_data;
-        s_dma_pay_ready = m_payr_ready;
+        s_dma_pay_ready = m_payr_ready & ~head_due;
         if (l_busy$q) begin
             m_payr_valid = l_have$q;
             m_payr_data = c_zero512;
@@ -293,12 +378,12 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
                 l_have$d = 1'b0;
             end
         end
-        if (pay_go) begin
-            pay$read_address = l_first;
-            l_word$d = l_first;
-            l_left$d = pay_beats;
-            l_ok$d = pay_in;
-            l_busy$d = pay_beats != c_zero32;
+        if (start) begin
+            pay$read_address = q$read_data[(64'h20)+:(8)];
+            l_word$d = q$read_data[(64'h20)+:(8)];
+            l_left$d = q$read_data[(64'h28)+:(32)];
+            l_ok$d = q$read_data[(64'h48)+:(1)];
+            l_busy$d = 1'b1;
             l_have$d = 1'b1;
         end
         pay_fault = pay_go & ~pay_in;
@@ -309,21 +394,21 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
                 n_faults$d = n_faults$q + c_two32;
             end
         end
-        pay_due$d = pay_due$q;
         if (pay_ext) begin
-            pay_due$d = pay_due$q + pay_beats;
-            if (ext_take) begin
-                pay_due$d = pay_due$q + pay_beats - c_one32;
-            end
+            issued$d = issued$q + pay_beats;
         end
-        else if (ext_take) begin
-            pay_due$d = pay_due$q - c_one32;
+        if (ext_take) begin
+            taken$d = taken$q + c_one32;
         end
         faults = n_faults$q;
         if (reset) begin
             rd_due$d = c_zero32;
             l_rd$d = 1'b0;
-            pay_due$d = c_zero32;
+            issued$d = c_zero32;
+            taken$d = c_zero32;
+            qwr$d = c_zero4;
+            qrd$d = c_zero4;
+            qcnt$d = c_zero5;
             l_busy$d = 1'b0;
             l_have$d = 1'b0;
             n_faults$d = c_zero32;
@@ -331,6 +416,25 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     end
     
 endmodule // homa_tx_push_w512
+
+
+module homa_tx_push_w512$issued(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$issued
 
 
 module homa_tx_push_w512$l_busy(d,q,clock);
@@ -517,23 +621,86 @@ module homa_tx_push_w512$pay(clock,read_address,read_data,write_address,write_da
 endmodule // homa_tx_push_w512$pay
 
 
-module homa_tx_push_w512$pay_due(d,q,clock);
+module homa_tx_push_w512$q(clock,read_address,read_data,write_address,write_data,write_enable);
     
     // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  clock;
+    input wire  [3:0] read_address;
+    output reg  [72:0] read_data;
+    input wire  [3:0] write_address;
+    input wire  [72:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [72:0] mem [0:15];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_tx_push_w512$q
+
+
+module homa_tx_push_w512$qcnt(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 32'h0;
+       q = 5'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_push_w512$pay_due
+endmodule // homa_tx_push_w512$qcnt
+
+
+module homa_tx_push_w512$qrd(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$qrd
+
+
+module homa_tx_push_w512$qwr(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$qwr
 
 
 module homa_tx_push_w512$rd_due(d,q,clock);
@@ -585,3 +752,22 @@ module homa_tx_push_w512$ring(clock,read_address,read_data,write_address,write_d
         end
     end
 endmodule // homa_tx_push_w512$ring
+
+
+module homa_tx_push_w512$taken(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$taken

@@ -11,11 +11,15 @@
 //!                              └──── no ─► m_dma_pay_* ... s_dma_pay_* ────► m_payr_*
 //! ```
 //!
-//! Each reader sees its responses in request order, as from host memory: an on-chip request
-//! waits until every host read issued before it has been answered (a counter of host
-//! responses, or of payload beats, still due), and host beats wait while an on-chip read
-//! streams. Descriptor answers have no back-pressure (as the DMA channel's); payload beats
-//! do. An on-chip read is answered the cycle after it is taken (block RAM), one beat a cycle.
+//! Each reader sees its responses in request order, as from host memory. A descriptor read on
+//! chip waits until every host descriptor read issued before it has been answered (a counter
+//! of answers due). A payload read on chip does not hold up the reads behind it: it is taken
+//! at once into a queue of [`ONCHIP_READS`], marked with the count of host payload beats
+//! requested before it, and streams when that many have been passed on; host beats wait
+//! while the queue's head is due or streams. So the engine keeps host reads in flight behind
+//! an on-chip one, and a small message between two long ones costs no PCIe round trip of
+//! stall. Descriptor answers have no back-pressure (as the DMA channel's); payload beats do.
+//! An on-chip read streams from the cycle after it starts (block RAM), one beat a cycle.
 //!
 //! An on-chip payload read is served word by word from the word its address is in, so payload
 //! byte 0 is at lane 26 of the first beat exactly when the address is at lane 26, which the
@@ -24,10 +28,14 @@
 //! another lane) is answered with zeros for as many beats as asked, and counted (`faults`).
 //! Pushes outside both areas are ignored.
 
+mod rec;
 #[cfg(test)]
 mod tests;
 
+pub use rec::OnChipRead;
+
 use crate::hdl::*;
+use crate::lutram::LutRam;
 use crate::wideram::WideRam;
 use homa_proto::hostif::onchip;
 
@@ -35,6 +43,11 @@ use homa_proto::hostif::onchip;
 pub const RING_WORDS: usize = 64;
 /// Words of the payload area.
 pub const PAYLOAD_WORDS: usize = 256;
+/// Bits of the on-chip payload read queue's index.
+const ONCHIP_BITS: usize = 4;
+/// On-chip payload reads that may wait behind host reads (LUT RAM): as many as the transmit
+/// engine keeps payload reads in flight.
+pub const ONCHIP_READS: usize = 1 << ONCHIP_BITS;
 
 /// On-chip TX memory and the two read routers.
 #[derive(LogicBlock)]
@@ -112,8 +125,20 @@ pub struct TxPush512 {
     /// An on-chip descriptor answer is due this cycle, and whether it is in the ring area.
     l_rd: DFF<Bit>,
     l_rd_ok: DFF<Bit>,
-    /// Host payload beats not yet taken.
-    pay_due: DFF<Bits<32>>,
+    /// Host payload beats requested, and passed on (free-running).
+    issued: DFF<Bits<32>>,
+    taken: DFF<Bits<32>>,
+    /// On-chip payload reads waiting for their turn: write and read index, count.
+    q: LutRam<OnChipRead, ONCHIP_BITS>,
+    qwr: DFF<Bits<ONCHIP_BITS>>,
+    qrd: DFF<Bits<ONCHIP_BITS>>,
+    qcnt: DFF<Bits<5>>,
+    /// The queue's head may stream: every host beat requested before it was passed on.
+    head_due: Signal<Local, Bit>,
+    /// It starts streaming at this edge.
+    start: Signal<Local, Bit>,
+    /// An on-chip read is queued at this edge.
+    enq: Signal<Local, Bit>,
     /// An on-chip payload read streams: its word, beats left, in its area, data ready.
     l_busy: DFF<Bit>,
     l_word: DFF<Bits<8>>,
@@ -150,6 +175,11 @@ pub struct TxPush512 {
     c_one32: Constant<Bits<32>>,
     c_two32: Constant<Bits<32>>,
     c_one8: Constant<Bits<8>>,
+    c_qone: Constant<Bits<ONCHIP_BITS>>,
+    c_zero5: Constant<Bits<5>>,
+    c_zero4: Constant<Bits<ONCHIP_BITS>>,
+    c_one5: Constant<Bits<5>>,
+    c_qdepth: Constant<Bits<5>>,
     c_at0: Constant<Bits<16>>,
     c_at6: Constant<Bits<16>>,
     c_at8: Constant<Bits<16>>,
@@ -207,7 +237,15 @@ impl TxPush512 {
             rd_due: DFF::default(),
             l_rd: DFF::default(),
             l_rd_ok: DFF::default(),
-            pay_due: DFF::default(),
+            issued: DFF::default(),
+            taken: DFF::default(),
+            q: LutRam::default(),
+            qwr: DFF::default(),
+            qrd: DFF::default(),
+            qcnt: DFF::default(),
+            head_due: Signal::default(),
+            start: Signal::default(),
+            enq: Signal::default(),
             l_busy: DFF::default(),
             l_word: DFF::default(),
             l_left: DFF::default(),
@@ -243,6 +281,11 @@ impl TxPush512 {
             c_one32: k(1),
             c_two32: k(2),
             c_one8: k(1),
+            c_qone: k(1),
+            c_zero5: k(0),
+            c_zero4: k(0),
+            c_one5: k(1),
+            c_qdepth: k(ONCHIP_READS as u64),
             c_at0: k(0),
             c_at6: k(6),
             c_at8: k(8),
@@ -295,9 +338,10 @@ impl Logic for TxPush512 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rd_due, l_rd, l_rd_ok, pay_due, l_busy, l_word, l_left, l_ok, l_have,
-            n_faults
+            self, clock, rd_due, l_rd, l_rd_ok, issued, taken, qwr, qrd, qcnt, l_busy, l_word,
+            l_left, l_ok, l_have, n_faults
         );
+        self.q.clock.next = self.clock.val();
         self.ring.clock.next = self.clock.val();
         self.pay.clock.next = self.clock.val();
         // Pushes: BAR0 0x8000-0x8fff into the ring area, 0xc000-0xffff into the payload area.
@@ -365,7 +409,7 @@ impl Logic for TxPush512 {
             self.rd_due.d.next = self.rd_due.q.val() - self.c_one32.val();
         }
 
-        // Payload reads: the same rule, in beats; one on-chip read streams at a time.
+        // Payload reads: on chip into the queue, else to host memory.
         self.pay_on.next = self
             .s_pay_addr
             .val()
@@ -404,15 +448,40 @@ impl Logic for TxPush512 {
         self.m_dma_pay_len.next = self.s_pay_len.val();
         self.s_pay_ready.next = self.m_dma_pay_ready.val();
         if self.pay_on.val() {
-            self.s_pay_ready.next =
-                (self.pay_due.q.val() == self.c_zero32.val()) & !self.l_busy.q.val();
+            self.s_pay_ready.next = self.qcnt.q.val() != self.c_qdepth.val();
         }
         self.pay_go.next = self.s_pay_valid.val() & self.pay_on.val() & self.s_pay_ready.val();
         self.pay_ext.next = self.m_dma_pay_valid.val() & self.m_dma_pay_ready.val();
-        // Beats out: the on-chip stream's while it runs, else host memory's.
-        self.m_payr_valid.next = self.s_dma_pay_valid.val();
+        // The queue: an on-chip read with beats to answer joins it, marked with the host beats
+        // requested before it.
+        self.enq.next = self.pay_go.val() & (self.pay_beats.val() != self.c_zero32.val());
+        self.q.write_address.next = self.qwr.q.val();
+        self.q.write_data.next.mark = self.issued.q.val();
+        self.q.write_data.next.first = self.l_first.val();
+        self.q.write_data.next.beats = self.pay_beats.val();
+        self.q.write_data.next.ok = self.pay_in.val();
+        self.q.write_enable.next = self.enq.val();
+        self.q.read_address.next = self.qrd.q.val();
+        self.head_due.next = (self.qcnt.q.val() != self.c_zero5.val())
+            & (self.q.read_data.val().mark == self.taken.q.val());
+        self.start.next = self.head_due.val() & !self.l_busy.q.val();
+        if self.enq.val() {
+            self.qwr.d.next = self.qwr.q.val() + self.c_qone.val();
+        }
+        if self.start.val() {
+            self.qrd.d.next = self.qrd.q.val() + self.c_qone.val();
+        }
+        if self.enq.val() & !self.start.val() {
+            self.qcnt.d.next = self.qcnt.q.val() + self.c_one5.val();
+        }
+        if !self.enq.val() & self.start.val() {
+            self.qcnt.d.next = self.qcnt.q.val() - self.c_one5.val();
+        }
+        // Beats out: the on-chip stream's while it runs, else host memory's unless the
+        // queue's head comes first.
+        self.m_payr_valid.next = self.s_dma_pay_valid.val() & !self.head_due.val();
         self.m_payr_data.next = self.s_dma_pay_data.val();
-        self.s_dma_pay_ready.next = self.m_payr_ready.val();
+        self.s_dma_pay_ready.next = self.m_payr_ready.val() & !self.head_due.val();
         if self.l_busy.q.val() {
             self.m_payr_valid.next = self.l_have.q.val();
             self.m_payr_data.next = self.c_zero512.val();
@@ -434,12 +503,12 @@ impl Logic for TxPush512 {
                 self.l_have.d.next = false;
             }
         }
-        if self.pay_go.val() {
-            self.pay.read_address.next = self.l_first.val();
-            self.l_word.d.next = self.l_first.val();
-            self.l_left.d.next = self.pay_beats.val();
-            self.l_ok.d.next = self.pay_in.val();
-            self.l_busy.d.next = self.pay_beats.val() != self.c_zero32.val();
+        if self.start.val() {
+            self.pay.read_address.next = self.q.read_data.val().first;
+            self.l_word.d.next = self.q.read_data.val().first;
+            self.l_left.d.next = self.q.read_data.val().beats;
+            self.l_ok.d.next = self.q.read_data.val().ok;
+            self.l_busy.d.next = true;
             self.l_have.d.next = true;
         }
         self.pay_fault.next = self.pay_go.val() & !self.pay_in.val();
@@ -450,21 +519,21 @@ impl Logic for TxPush512 {
                 self.n_faults.d.next = self.n_faults.q.val() + self.c_two32.val();
             }
         }
-        self.pay_due.d.next = self.pay_due.q.val();
         if self.pay_ext.val() {
-            self.pay_due.d.next = self.pay_due.q.val() + self.pay_beats.val();
-            if self.ext_take.val() {
-                self.pay_due.d.next =
-                    self.pay_due.q.val() + self.pay_beats.val() - self.c_one32.val();
-            }
-        } else if self.ext_take.val() {
-            self.pay_due.d.next = self.pay_due.q.val() - self.c_one32.val();
+            self.issued.d.next = self.issued.q.val() + self.pay_beats.val();
+        }
+        if self.ext_take.val() {
+            self.taken.d.next = self.taken.q.val() + self.c_one32.val();
         }
         self.faults.next = self.n_faults.q.val();
         if self.reset.val() {
             self.rd_due.d.next = self.c_zero32.val();
             self.l_rd.d.next = false;
-            self.pay_due.d.next = self.c_zero32.val();
+            self.issued.d.next = self.c_zero32.val();
+            self.taken.d.next = self.c_zero32.val();
+            self.qwr.d.next = self.c_zero4.val();
+            self.qrd.d.next = self.c_zero4.val();
+            self.qcnt.d.next = self.c_zero5.val();
             self.l_busy.d.next = false;
             self.l_have.d.next = false;
             self.n_faults.d.next = self.c_zero32.val();

@@ -81,6 +81,9 @@ pub struct TxPushStats {
     pub pay_onchip: u64,
     /// Host payload reads.
     pub pay_host: u64,
+    /// On-chip payload reads taken while a host payload read before them was still being
+    /// answered (they do not wait for it to be taken).
+    pub pay_onchip_behind_host: u64,
     /// Reads outside their area (answered with zeros).
     pub faults: u32,
 }
@@ -108,6 +111,8 @@ struct Due {
     beats: VecDeque<[u8; 64]>,
     /// The on-chip words it reads (pushes keep off them until it is answered).
     words: Vec<u16>,
+    /// A read of host memory.
+    host: bool,
 }
 
 /// The on-chip word (BAR0 offset / 64) of a descriptor read at `addr`, and whether it is
@@ -289,6 +294,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
                 rd_due.push_back(Due {
                     beats: VecDeque::from([b]),
                     words: vec![word],
+                    host: false,
                 });
             } else {
                 if !offer.dma_rd_ready {
@@ -299,6 +305,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
                 rd_due.push_back(Due {
                     beats: VecDeque::from([b]),
                     words: Vec::new(),
+                    host: true,
                 });
                 host_rd.push_back((cycle + 1 + rng.below(20), b));
             }
@@ -358,7 +365,14 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
                     })
                     .collect();
                 faults += u32::from(!ok);
-                pay_due.push_back(Due { beats, words });
+                if pay_due.iter().any(|d| d.host) {
+                    stats.pay_onchip_behind_host += 1;
+                }
+                pay_due.push_back(Due {
+                    beats,
+                    words,
+                    host: false,
+                });
             } else {
                 if !offer.dma_pay_ready {
                     return Err(fail(format!(
@@ -370,6 +384,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
                 pay_due.push_back(Due {
                     beats,
                     words: Vec::new(),
+                    host: true,
                 });
                 host_pay.push_back((cycle + 1 + rng.below(30), addr, len, 0));
             }
@@ -412,7 +427,8 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
 }
 
 /// Four runs from `seed..seed + 4`, each on a fresh block from `make`, printing what they
-/// did; together they must have read both memories both ways and met faults.
+/// did; each must have read both memories both ways, met faults and taken on-chip payload
+/// reads behind host ones still being answered.
 pub fn run_seeds<D: TxPushPorts>(
     what: &str,
     mut make: impl FnMut() -> D,
@@ -429,6 +445,7 @@ pub fn run_seeds<D: TxPushPorts>(
             || stats.pay_onchip == 0
             || stats.pay_host == 0
             || stats.faults == 0
+            || stats.pay_onchip_behind_host == 0
         {
             return Err(format!(
                 "seed {s:#x}: a kind of read never happened: {stats:?}"
