@@ -5,7 +5,7 @@
 //! Every backend posts through its own call (the driver's `Nic::send`, or a simulated NIC
 //! that times the doorbell), so `pump` takes the post as a closure.
 //!
-//! The NIC's engine picks by SRPT among the messages it holds (its `capacity`: 16 in its
+//! The NIC's engine picks by SRPT among the messages it holds (its `capacity`: 4 in its
 //! scheduler's slots and 1024 parked, in the default build); this queue holds the rest. It
 //! posts by SRPT too: the message or range with the fewest bytes first, ties to the older
 //! message (the engine's [`Offload::age`]), so a short message behind a burst of long ones

@@ -118,6 +118,10 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
     reg  sched$park_valid;
     reg  [3:0] sched$park_slot;
     wire  sched$park_ok;
+    wire  sched$most_valid;
+    wire  [3:0] sched$most_slot;
+    wire  [31:0] sched$most_left;
+    wire  sched$full;
     wire  sched$park_no_completion;
     wire  [15:0] sched$park_sport;
     wire  [15:0] sched$park_dport;
@@ -159,7 +163,11 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
     reg  [31:0] park$ring_peer;
     reg  [63:0] park$ring_id;
     wire  park$ring_ok;
-    reg  [15:0] park$sched_occupancy;
+    reg  [31:0] park$ring_bytes;
+    reg  park$sched_full;
+    reg  park$most_valid;
+    reg  [3:0] park$most_slot;
+    reg  [31:0] park$most_left;
     reg  park$g_valid;
     reg  [31:0] park$g_peer;
     reg  [63:0] park$g_id;
@@ -284,6 +292,10 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         .park_valid(sched$park_valid),
         .park_slot(sched$park_slot),
         .park_ok(sched$park_ok),
+        .most_valid(sched$most_valid),
+        .most_slot(sched$most_slot),
+        .most_left(sched$most_left),
+        .full(sched$full),
         .park_no_completion(sched$park_no_completion),
         .park_sport(sched$park_sport),
         .park_dport(sched$park_dport),
@@ -327,7 +339,11 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         .ring_peer(park$ring_peer),
         .ring_id(park$ring_id),
         .ring_ok(park$ring_ok),
-        .sched_occupancy(park$sched_occupancy),
+        .ring_bytes(park$ring_bytes),
+        .sched_full(park$sched_full),
+        .most_valid(park$most_valid),
+        .most_slot(park$most_slot),
+        .most_left(park$most_left),
         .g_valid(park$g_valid),
         .g_peer(park$g_peer),
         .g_id(park$g_id),
@@ -443,7 +459,11 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         park$ring_cancel = s_desc_cancel;
         park$ring_peer = s_desc_peer;
         park$ring_id = s_desc_id;
-        park$sched_occupancy = sched$occupancy;
+        park$ring_bytes = s_desc_bytes;
+        park$sched_full = sched$full;
+        park$most_valid = sched$most_valid;
+        park$most_slot = sched$most_slot;
+        park$most_left = sched$most_left;
         park$g_valid = s_grant_valid;
         park$g_peer = s_grant_peer;
         park$g_id = s_grant_id;
@@ -19603,7 +19623,7 @@ module homa_tx_engine_w512$framer$n_frames(d,q,clock);
 endmodule // homa_tx_engine_w512$framer$n_frames
 
 
-module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,sched_occupancy,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved,parked,parked_most,grants_dropped,collisions);
+module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,ring_bytes,sched_full,most_valid,most_slot,most_left,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved,parked,parked_most,grants_dropped,collisions);
     
     // Module arguments
     input wire  clock;
@@ -19613,7 +19633,11 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     input wire  [31:0] ring_peer;
     input wire  [63:0] ring_id;
     output reg  ring_ok;
-    input wire  [15:0] sched_occupancy;
+    input wire  [31:0] ring_bytes;
+    input wire  sched_full;
+    input wire  most_valid;
+    input wire  [3:0] most_slot;
+    input wire  [31:0] most_left;
     input wire  g_valid;
     input wire  [31:0] g_peer;
     input wire  [63:0] g_id;
@@ -19701,17 +19725,17 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     localparam  c_oh$14 = 16'h4000;
     localparam  c_oh$15 = 16'h8000;
     localparam  c_entries = 16'h400;
-    localparam  c_sixteen = 16'h10;
     localparam  c_zero16 = 16'h0;
     localparam  c_one16 = 16'h1;
     localparam  c_one32 = 32'h1;
     localparam  c_one64 = 64'h1;
     localparam  c_zero32 = 32'h0;
-    localparam  c_one4 = 4'h1;
-    localparam  c_one5 = 5'b1;
+    localparam  c_qone = 6'b1;
+    localparam  c_qzero = 6'b0;
+    localparam  c_one7 = 7'b1;
     localparam  c_zero4 = 4'h0;
-    localparam  c_zero5 = 5'b0;
-    localparam  c_qdepth = 5'b10000;
+    localparam  c_zero7 = 7'b0;
+    localparam  c_qdepth = 7'b1000000;
     
     // Stub signals
     reg  [9:0] ram$read_address;
@@ -19770,9 +19794,9 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [63:0] h1$id;
     wire  [8:0] h1$bucket;
     reg  queue$clock;
-    reg  [3:0] queue$read_address;
+    reg  [5:0] queue$read_address;
     wire  [131:0] queue$read_data;
-    reg  [3:0] queue$write_address;
+    reg  [5:0] queue$write_address;
     reg  [131:0] queue$write_data;
     reg  queue$write_enable;
     reg  [9:0] ready$read_address;
@@ -19803,14 +19827,14 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  rmatch$d;
     wire  rmatch$q;
     reg  rmatch$clock;
-    reg  [3:0] qwr$d;
-    wire  [3:0] qwr$q;
+    reg  [5:0] qwr$d;
+    wire  [5:0] qwr$q;
     reg  qwr$clock;
-    reg  [3:0] qrd$d;
-    wire  [3:0] qrd$q;
+    reg  [5:0] qrd$d;
+    wire  [5:0] qrd$q;
     reg  qrd$clock;
-    reg  [4:0] qcnt$d;
-    wire  [4:0] qcnt$q;
+    reg  [6:0] qcnt$d;
+    wire  [6:0] qcnt$q;
     reg  qcnt$clock;
     reg  [3:0] st$d;
     wire  [3:0] st$q;
@@ -19893,6 +19917,9 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [131:0] gi$d;
     wire  [131:0] gi$q;
     reg  gi$clock;
+    reg  same$d;
+    wire  same$q;
+    reg  same$clock;
     
     // Local signals
     reg  [15:0] avail;
@@ -19929,6 +19956,10 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [31:0] g_new;
     reg  full_table;
     reg  want_slot;
+    reg  [31:0] cand_left;
+    reg  [15:0] most_oh;
+    reg  outranked;
+    reg  bump;
     
     // Sub module instances
     homa_tx_engine_w512$park$ram ram(
@@ -20206,6 +20237,11 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         .q(gi$q),
         .clock(gi$clock)
     );
+    homa_tx_engine_w512$park$same same(
+        .d(same$d),
+        .q(same$q),
+        .clock(same$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -20246,6 +20282,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         n_dropped$clock = clock;
         n_coll$clock = clock;
         most$clock = clock;
+        same$clock = clock;
         qwr$d = qwr$q;
         qrd$d = qrd$q;
         qcnt$d = qcnt$q;
@@ -20283,6 +20320,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         n_dropped$d = n_dropped$q;
         n_coll$d = n_coll$q;
         most$d = most$q;
+        same$d = same$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         ram$read_address = eidx$q;
@@ -20333,7 +20371,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         ready$write_data = eidx$q;
         ready$write_enable = 1'b0;
         r_full = rcnt$q == c_rdepth;
-        full_table = sched_occupancy == c_sixteen;
+        full_table = sched_full;
         r_valid = rv$q | xv$q;
         r_entry = re$q;
         r_entry[(64'h0)+:(1)] = rv$q;
@@ -20459,9 +20497,68 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             pick_oh = c_oh$15;
         end
         want_slot = (rv$q | (ring_valid & ~ring_cancel)) & full_table;
+        cand_left = ring_bytes;
+        if (rv$q) begin
+            cand_left = re$q[(64'h162)+:(32)];
+        end
+        most_oh = c_zero16;
+        if (most_slot == c_slot$0) begin
+            most_oh = c_oh$0;
+        end
+        if (most_slot == c_slot$1) begin
+            most_oh = c_oh$1;
+        end
+        if (most_slot == c_slot$2) begin
+            most_oh = c_oh$2;
+        end
+        if (most_slot == c_slot$3) begin
+            most_oh = c_oh$3;
+        end
+        if (most_slot == c_slot$4) begin
+            most_oh = c_oh$4;
+        end
+        if (most_slot == c_slot$5) begin
+            most_oh = c_oh$5;
+        end
+        if (most_slot == c_slot$6) begin
+            most_oh = c_oh$6;
+        end
+        if (most_slot == c_slot$7) begin
+            most_oh = c_oh$7;
+        end
+        if (most_slot == c_slot$8) begin
+            most_oh = c_oh$8;
+        end
+        if (most_slot == c_slot$9) begin
+            most_oh = c_oh$9;
+        end
+        if (most_slot == c_slot$10) begin
+            most_oh = c_oh$10;
+        end
+        if (most_slot == c_slot$11) begin
+            most_oh = c_oh$11;
+        end
+        if (most_slot == c_slot$12) begin
+            most_oh = c_oh$12;
+        end
+        if (most_slot == c_slot$13) begin
+            most_oh = c_oh$13;
+        end
+        if (most_slot == c_slot$14) begin
+            most_oh = c_oh$14;
+        end
+        if (most_slot == c_slot$15) begin
+            most_oh = c_oh$15;
+        end
+        outranked = most_valid & (cand_left < most_left);
+        bump = outranked & ((tried$q & most_oh) == c_zero16);
+        if (~any_avail & bump) begin
+            pick = most_slot;
+            pick_oh = most_oh;
+        end
         rv_free = ~rv$q | ~full_table;
         fetch_go = ~rv$q & ~xv$q & (rcnt$q != c_zero11);
-        look_go = ~xv$q & ~rov$q & (qcnt$q != c_zero5);
+        look_go = ~xv$q & ~rov$q & (qcnt$q != c_zero7);
         if (queue$read_data[(64'h0)+:(1)]) begin
             if (rv$q) begin
                 look_go = 1'b0;
@@ -20470,7 +20567,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         else if (rv$q & r_full) begin
             look_go = 1'b0;
         end
-        park_go = want_slot & any_avail & (count$q != c_entries);
+        park_go = want_slot & (any_avail | bump) & (count$q != c_entries) & ~r_full;
         hpeer = item$q[(64'h1)+:(32)];
         hid = item$q[(64'h21)+:(64)];
         if (st$q == s_ev1) begin
@@ -20495,7 +20592,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             end
         end
         rhit = rmatch$q & rv$q & full_table;
-        park_valid = st$q == s_evg;
+        park_valid = (st$q == s_evg) & same$q;
         park_slot = cand$q;
         q_pop = 1'b0;
         ram$write_enable = 1'b0;
@@ -20517,7 +20614,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 st$d = s_ev1;
                 turn$d = 1'b0;
             end
-            else if (want_slot & (waiting != c_zero16)) begin
+            else if (want_slot & ((waiting != c_zero16) | outranked)) begin
                 tried$d = c_zero16;
             end
         end
@@ -20600,6 +20697,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         end
         if (st$q == s_evd) begin
             st$d = s_evg;
+            same$d = (park_entry[(64'h62)+:(32)] == kpeer$q) & (park_entry[(64'h22)+:(64)] == kid$q);
             eidx$d = free$read_data;
             kb$d = hb1$q;
             kway$d = c_way$3;
@@ -20622,7 +20720,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         end
         if (st$q == s_evg) begin
             st$d = s_idle;
-            if (park_ok) begin
+            if (park_ok & same$q) begin
                 ram$write_enable = 1'b1;
                 loc$write_enable = 1'b1;
                 kw[(64'h0)+:(1)] = 1'b1;
@@ -20642,6 +20740,11 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 frd$d = frd$q + c_one_idx;
                 count$d = count$q + c_one16;
                 tried$d = c_zero16;
+                if (park_entry[(64'h182)+:(32)] != park_entry[(64'h142)+:(32)]) begin
+                    ready$write_enable = 1'b1;
+                    rwr$d = rwr$q + c_one_idx;
+                    rcnt$d = rcnt$q + c_one11;
+                end
             end
         end
         if (st$q == s_f0) begin
@@ -20707,25 +20810,25 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         k2$write_enable = kwe[32'h2];
         k3$write_enable = kwe[32'h3];
         if (q_push) begin
-            qwr$d = qwr$q + c_one4;
+            qwr$d = qwr$q + c_qone;
         end
         if (q_pop) begin
-            qrd$d = qrd$q + c_one4;
+            qrd$d = qrd$q + c_qone;
         end
         if (q_push & ~q_pop) begin
-            qcnt$d = qcnt$q + c_one5;
+            qcnt$d = qcnt$q + c_one7;
         end
         if (q_pop & ~q_push) begin
-            qcnt$d = qcnt$q - c_one5;
+            qcnt$d = qcnt$q - c_one7;
         end
         if (reset) begin
             st$d = s_clr;
             eidx$d = c_zero_idx;
             fwr$d = c_zero_idx;
             frd$d = c_zero_idx;
-            qwr$d = c_zero4;
-            qrd$d = c_zero4;
-            qcnt$d = c_zero5;
+            qwr$d = c_qzero;
+            qrd$d = c_qzero;
+            qcnt$d = c_zero7;
             count$d = c_zero16;
             n_resolved$d = c_zero32;
             n_dropped$d = c_zero32;
@@ -21389,13 +21492,13 @@ endmodule // homa_tx_engine_w512$park$n_resolved
 module homa_tx_engine_w512$park$qcnt(d,q,clock);
     
     // Module arguments
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [6:0] d;
+    output reg  [6:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 5'h0;
+       q = 7'h0;
     end
     
     always @(posedge clock) begin
@@ -21408,13 +21511,13 @@ endmodule // homa_tx_engine_w512$park$qcnt
 module homa_tx_engine_w512$park$qrd(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 6'h0;
     end
     
     always @(posedge clock) begin
@@ -21428,14 +21531,14 @@ module homa_tx_engine_w512$park$queue(clock,read_address,read_data,write_address
     
     // Module arguments
     input wire  clock;
-    input wire  [3:0] read_address;
+    input wire  [5:0] read_address;
     output reg  [131:0] read_data;
-    input wire  [3:0] write_address;
+    input wire  [5:0] write_address;
     input wire  [131:0] write_data;
     input wire  write_enable;
     
     // Update code (custom)
-    reg [131:0] mem [0:15];
+    reg [131:0] mem [0:63];
     
     always @(posedge clock) begin
         if (write_enable) begin
@@ -21452,13 +21555,13 @@ endmodule // homa_tx_engine_w512$park$queue
 module homa_tx_engine_w512$park$qwr(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 6'h0;
     end
     
     always @(posedge clock) begin
@@ -21678,6 +21781,25 @@ module homa_tx_engine_w512$park$rwr(d,q,clock);
 endmodule // homa_tx_engine_w512$park$rwr
 
 
+module homa_tx_engine_w512$park$same(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$same
+
+
 module homa_tx_engine_w512$park$st(d,q,clock);
     
     // Module arguments
@@ -21811,7 +21933,7 @@ module homa_tx_engine_w512$rd(d,q,clock);
 endmodule // homa_tx_engine_w512$rd
 
 
-module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_desc_resume,s_desc_granted,s_desc_sprio,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_grant_hit,waiting,park_valid,park_slot,park_ok,park_no_completion,park_sport,park_dport,park_id,park_peer,park_length,park_iova,park_cookie,park_index,park_sent,park_left,park_granted,park_sprio,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
+module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_desc_resume,s_desc_granted,s_desc_sprio,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_grant_hit,waiting,park_valid,park_slot,park_ok,most_valid,most_slot,most_left,full,park_no_completion,park_sport,park_dport,park_id,park_peer,park_length,park_iova,park_cookie,park_index,park_sent,park_left,park_granted,park_sprio,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
     
     // Module arguments
     input wire  clock;
@@ -21854,6 +21976,10 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     input wire  park_valid;
     input wire  [3:0] park_slot;
     output reg  park_ok;
+    output reg  most_valid;
+    output reg  [3:0] most_slot;
+    output reg  [31:0] most_left;
+    output reg  full;
     output reg  park_no_completion;
     output reg  [15:0] park_sport;
     output reg  [15:0] park_dport;
@@ -21890,73 +22016,25 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     output reg  [31:0] grants_unmatched;
     
     // Constant declarations
-    localparam  c_slot$0 = 4'h0;
-    localparam  c_slot$1 = 4'h1;
-    localparam  c_slot$2 = 4'h2;
-    localparam  c_slot$3 = 4'h3;
-    localparam  c_slot$4 = 4'h4;
-    localparam  c_slot$5 = 4'h5;
-    localparam  c_slot$6 = 4'h6;
-    localparam  c_slot$7 = 4'h7;
-    localparam  c_slot$8 = 4'h8;
-    localparam  c_slot$9 = 4'h9;
-    localparam  c_slot$10 = 4'ha;
-    localparam  c_slot$11 = 4'hb;
-    localparam  c_slot$12 = 4'hc;
-    localparam  c_slot$13 = 4'hd;
-    localparam  c_slot$14 = 4'he;
-    localparam  c_slot$15 = 4'hf;
+    localparam  c_slot$0 = 2'b0;
+    localparam  c_slot$1 = 2'b1;
+    localparam  c_slot$2 = 2'b10;
+    localparam  c_slot$3 = 2'b11;
     localparam  c_slot4$0 = 4'h0;
     localparam  c_slot4$1 = 4'h1;
     localparam  c_slot4$2 = 4'h2;
     localparam  c_slot4$3 = 4'h3;
-    localparam  c_slot4$4 = 4'h4;
-    localparam  c_slot4$5 = 4'h5;
-    localparam  c_slot4$6 = 4'h6;
-    localparam  c_slot4$7 = 4'h7;
-    localparam  c_slot4$8 = 4'h8;
-    localparam  c_slot4$9 = 4'h9;
-    localparam  c_slot4$10 = 4'ha;
-    localparam  c_slot4$11 = 4'hb;
-    localparam  c_slot4$12 = 4'hc;
-    localparam  c_slot4$13 = 4'hd;
-    localparam  c_slot4$14 = 4'he;
-    localparam  c_slot4$15 = 4'hf;
-    localparam  c_oh$0 = 16'h1;
-    localparam  c_oh$1 = 16'h2;
-    localparam  c_oh$2 = 16'h4;
-    localparam  c_oh$3 = 16'h8;
-    localparam  c_oh$4 = 16'h10;
-    localparam  c_oh$5 = 16'h20;
-    localparam  c_oh$6 = 16'h40;
-    localparam  c_oh$7 = 16'h80;
-    localparam  c_oh$8 = 16'h100;
-    localparam  c_oh$9 = 16'h200;
-    localparam  c_oh$10 = 16'h400;
-    localparam  c_oh$11 = 16'h800;
-    localparam  c_oh$12 = 16'h1000;
-    localparam  c_oh$13 = 16'h2000;
-    localparam  c_oh$14 = 16'h4000;
-    localparam  c_oh$15 = 16'h8000;
+    localparam  c_oh$0 = 4'h1;
+    localparam  c_oh$1 = 4'h2;
+    localparam  c_oh$2 = 4'h4;
+    localparam  c_oh$3 = 4'h8;
     localparam  c_oh16$0 = 16'h1;
     localparam  c_oh16$1 = 16'h2;
     localparam  c_oh16$2 = 16'h4;
     localparam  c_oh16$3 = 16'h8;
-    localparam  c_oh16$4 = 16'h10;
-    localparam  c_oh16$5 = 16'h20;
-    localparam  c_oh16$6 = 16'h40;
-    localparam  c_oh16$7 = 16'h80;
-    localparam  c_oh16$8 = 16'h100;
-    localparam  c_oh16$9 = 16'h200;
-    localparam  c_oh16$10 = 16'h400;
-    localparam  c_oh16$11 = 16'h800;
-    localparam  c_oh16$12 = 16'h1000;
-    localparam  c_oh16$13 = 16'h2000;
-    localparam  c_oh16$14 = 16'h4000;
-    localparam  c_oh16$15 = 16'h8000;
-    localparam  c_zero_n = 16'h0;
+    localparam  c_zero_n = 4'h0;
     localparam  c_zero16 = 16'h0;
-    localparam  c_zero_s = 4'h0;
+    localparam  c_zero_s = 2'b0;
     localparam  c_prio$0 = 3'b0;
     localparam  c_prio$1 = 3'b1;
     localparam  c_prio$2 = 3'b10;
@@ -21979,13 +22057,13 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [15:0] srpt$s_ins_id;
     reg  [31:0] srpt$s_ins_remaining;
     reg  srpt$s_upd_valid;
-    reg  [3:0] srpt$s_upd_slot;
+    reg  [1:0] srpt$s_upd_slot;
     reg  [31:0] srpt$s_upd_remaining;
     reg  srpt$s_upd_free;
-    reg  [15:0] srpt$s_mask;
-    wire  [3:0] srpt$m_free_slot;
+    reg  [3:0] srpt$s_mask;
+    wire  [1:0] srpt$m_free_slot;
     wire  srpt$m_pick_valid;
-    wire  [3:0] srpt$m_pick_slot;
+    wire  [1:0] srpt$m_pick_slot;
     wire  [15:0] srpt$m_pick_id;
     wire  [31:0] srpt$m_pick_remaining;
     wire  [15:0] srpt$occupancy;
@@ -22001,42 +22079,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  live$3$d;
     wire  live$3$q;
     reg  live$3$clock;
-    reg  live$4$d;
-    wire  live$4$q;
-    reg  live$4$clock;
-    reg  live$5$d;
-    wire  live$5$q;
-    reg  live$5$clock;
-    reg  live$6$d;
-    wire  live$6$q;
-    reg  live$6$clock;
-    reg  live$7$d;
-    wire  live$7$q;
-    reg  live$7$clock;
-    reg  live$8$d;
-    wire  live$8$q;
-    reg  live$8$clock;
-    reg  live$9$d;
-    wire  live$9$q;
-    reg  live$9$clock;
-    reg  live$10$d;
-    wire  live$10$q;
-    reg  live$10$clock;
-    reg  live$11$d;
-    wire  live$11$q;
-    reg  live$11$clock;
-    reg  live$12$d;
-    wire  live$12$q;
-    reg  live$12$clock;
-    reg  live$13$d;
-    wire  live$13$q;
-    reg  live$13$clock;
-    reg  live$14$d;
-    wire  live$14$q;
-    reg  live$14$clock;
-    reg  live$15$d;
-    wire  live$15$q;
-    reg  live$15$clock;
     reg  rtx$0$d;
     wire  rtx$0$q;
     reg  rtx$0$clock;
@@ -22049,42 +22091,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  rtx$3$d;
     wire  rtx$3$q;
     reg  rtx$3$clock;
-    reg  rtx$4$d;
-    wire  rtx$4$q;
-    reg  rtx$4$clock;
-    reg  rtx$5$d;
-    wire  rtx$5$q;
-    reg  rtx$5$clock;
-    reg  rtx$6$d;
-    wire  rtx$6$q;
-    reg  rtx$6$clock;
-    reg  rtx$7$d;
-    wire  rtx$7$q;
-    reg  rtx$7$clock;
-    reg  rtx$8$d;
-    wire  rtx$8$q;
-    reg  rtx$8$clock;
-    reg  rtx$9$d;
-    wire  rtx$9$q;
-    reg  rtx$9$clock;
-    reg  rtx$10$d;
-    wire  rtx$10$q;
-    reg  rtx$10$clock;
-    reg  rtx$11$d;
-    wire  rtx$11$q;
-    reg  rtx$11$clock;
-    reg  rtx$12$d;
-    wire  rtx$12$q;
-    reg  rtx$12$clock;
-    reg  rtx$13$d;
-    wire  rtx$13$q;
-    reg  rtx$13$clock;
-    reg  rtx$14$d;
-    wire  rtx$14$q;
-    reg  rtx$14$clock;
-    reg  rtx$15$d;
-    wire  rtx$15$q;
-    reg  rtx$15$clock;
     reg  nocpl$0$d;
     wire  nocpl$0$q;
     reg  nocpl$0$clock;
@@ -22097,42 +22103,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  nocpl$3$d;
     wire  nocpl$3$q;
     reg  nocpl$3$clock;
-    reg  nocpl$4$d;
-    wire  nocpl$4$q;
-    reg  nocpl$4$clock;
-    reg  nocpl$5$d;
-    wire  nocpl$5$q;
-    reg  nocpl$5$clock;
-    reg  nocpl$6$d;
-    wire  nocpl$6$q;
-    reg  nocpl$6$clock;
-    reg  nocpl$7$d;
-    wire  nocpl$7$q;
-    reg  nocpl$7$clock;
-    reg  nocpl$8$d;
-    wire  nocpl$8$q;
-    reg  nocpl$8$clock;
-    reg  nocpl$9$d;
-    wire  nocpl$9$q;
-    reg  nocpl$9$clock;
-    reg  nocpl$10$d;
-    wire  nocpl$10$q;
-    reg  nocpl$10$clock;
-    reg  nocpl$11$d;
-    wire  nocpl$11$q;
-    reg  nocpl$11$clock;
-    reg  nocpl$12$d;
-    wire  nocpl$12$q;
-    reg  nocpl$12$clock;
-    reg  nocpl$13$d;
-    wire  nocpl$13$q;
-    reg  nocpl$13$clock;
-    reg  nocpl$14$d;
-    wire  nocpl$14$q;
-    reg  nocpl$14$clock;
-    reg  nocpl$15$d;
-    wire  nocpl$15$q;
-    reg  nocpl$15$clock;
     reg  [15:0] sport$0$d;
     wire  [15:0] sport$0$q;
     reg  sport$0$clock;
@@ -22145,42 +22115,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [15:0] sport$3$d;
     wire  [15:0] sport$3$q;
     reg  sport$3$clock;
-    reg  [15:0] sport$4$d;
-    wire  [15:0] sport$4$q;
-    reg  sport$4$clock;
-    reg  [15:0] sport$5$d;
-    wire  [15:0] sport$5$q;
-    reg  sport$5$clock;
-    reg  [15:0] sport$6$d;
-    wire  [15:0] sport$6$q;
-    reg  sport$6$clock;
-    reg  [15:0] sport$7$d;
-    wire  [15:0] sport$7$q;
-    reg  sport$7$clock;
-    reg  [15:0] sport$8$d;
-    wire  [15:0] sport$8$q;
-    reg  sport$8$clock;
-    reg  [15:0] sport$9$d;
-    wire  [15:0] sport$9$q;
-    reg  sport$9$clock;
-    reg  [15:0] sport$10$d;
-    wire  [15:0] sport$10$q;
-    reg  sport$10$clock;
-    reg  [15:0] sport$11$d;
-    wire  [15:0] sport$11$q;
-    reg  sport$11$clock;
-    reg  [15:0] sport$12$d;
-    wire  [15:0] sport$12$q;
-    reg  sport$12$clock;
-    reg  [15:0] sport$13$d;
-    wire  [15:0] sport$13$q;
-    reg  sport$13$clock;
-    reg  [15:0] sport$14$d;
-    wire  [15:0] sport$14$q;
-    reg  sport$14$clock;
-    reg  [15:0] sport$15$d;
-    wire  [15:0] sport$15$q;
-    reg  sport$15$clock;
     reg  [15:0] dport$0$d;
     wire  [15:0] dport$0$q;
     reg  dport$0$clock;
@@ -22193,42 +22127,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [15:0] dport$3$d;
     wire  [15:0] dport$3$q;
     reg  dport$3$clock;
-    reg  [15:0] dport$4$d;
-    wire  [15:0] dport$4$q;
-    reg  dport$4$clock;
-    reg  [15:0] dport$5$d;
-    wire  [15:0] dport$5$q;
-    reg  dport$5$clock;
-    reg  [15:0] dport$6$d;
-    wire  [15:0] dport$6$q;
-    reg  dport$6$clock;
-    reg  [15:0] dport$7$d;
-    wire  [15:0] dport$7$q;
-    reg  dport$7$clock;
-    reg  [15:0] dport$8$d;
-    wire  [15:0] dport$8$q;
-    reg  dport$8$clock;
-    reg  [15:0] dport$9$d;
-    wire  [15:0] dport$9$q;
-    reg  dport$9$clock;
-    reg  [15:0] dport$10$d;
-    wire  [15:0] dport$10$q;
-    reg  dport$10$clock;
-    reg  [15:0] dport$11$d;
-    wire  [15:0] dport$11$q;
-    reg  dport$11$clock;
-    reg  [15:0] dport$12$d;
-    wire  [15:0] dport$12$q;
-    reg  dport$12$clock;
-    reg  [15:0] dport$13$d;
-    wire  [15:0] dport$13$q;
-    reg  dport$13$clock;
-    reg  [15:0] dport$14$d;
-    wire  [15:0] dport$14$q;
-    reg  dport$14$clock;
-    reg  [15:0] dport$15$d;
-    wire  [15:0] dport$15$q;
-    reg  dport$15$clock;
     reg  [63:0] id$0$d;
     wire  [63:0] id$0$q;
     reg  id$0$clock;
@@ -22241,42 +22139,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [63:0] id$3$d;
     wire  [63:0] id$3$q;
     reg  id$3$clock;
-    reg  [63:0] id$4$d;
-    wire  [63:0] id$4$q;
-    reg  id$4$clock;
-    reg  [63:0] id$5$d;
-    wire  [63:0] id$5$q;
-    reg  id$5$clock;
-    reg  [63:0] id$6$d;
-    wire  [63:0] id$6$q;
-    reg  id$6$clock;
-    reg  [63:0] id$7$d;
-    wire  [63:0] id$7$q;
-    reg  id$7$clock;
-    reg  [63:0] id$8$d;
-    wire  [63:0] id$8$q;
-    reg  id$8$clock;
-    reg  [63:0] id$9$d;
-    wire  [63:0] id$9$q;
-    reg  id$9$clock;
-    reg  [63:0] id$10$d;
-    wire  [63:0] id$10$q;
-    reg  id$10$clock;
-    reg  [63:0] id$11$d;
-    wire  [63:0] id$11$q;
-    reg  id$11$clock;
-    reg  [63:0] id$12$d;
-    wire  [63:0] id$12$q;
-    reg  id$12$clock;
-    reg  [63:0] id$13$d;
-    wire  [63:0] id$13$q;
-    reg  id$13$clock;
-    reg  [63:0] id$14$d;
-    wire  [63:0] id$14$q;
-    reg  id$14$clock;
-    reg  [63:0] id$15$d;
-    wire  [63:0] id$15$q;
-    reg  id$15$clock;
     reg  [63:0] iova$0$d;
     wire  [63:0] iova$0$q;
     reg  iova$0$clock;
@@ -22289,42 +22151,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [63:0] iova$3$d;
     wire  [63:0] iova$3$q;
     reg  iova$3$clock;
-    reg  [63:0] iova$4$d;
-    wire  [63:0] iova$4$q;
-    reg  iova$4$clock;
-    reg  [63:0] iova$5$d;
-    wire  [63:0] iova$5$q;
-    reg  iova$5$clock;
-    reg  [63:0] iova$6$d;
-    wire  [63:0] iova$6$q;
-    reg  iova$6$clock;
-    reg  [63:0] iova$7$d;
-    wire  [63:0] iova$7$q;
-    reg  iova$7$clock;
-    reg  [63:0] iova$8$d;
-    wire  [63:0] iova$8$q;
-    reg  iova$8$clock;
-    reg  [63:0] iova$9$d;
-    wire  [63:0] iova$9$q;
-    reg  iova$9$clock;
-    reg  [63:0] iova$10$d;
-    wire  [63:0] iova$10$q;
-    reg  iova$10$clock;
-    reg  [63:0] iova$11$d;
-    wire  [63:0] iova$11$q;
-    reg  iova$11$clock;
-    reg  [63:0] iova$12$d;
-    wire  [63:0] iova$12$q;
-    reg  iova$12$clock;
-    reg  [63:0] iova$13$d;
-    wire  [63:0] iova$13$q;
-    reg  iova$13$clock;
-    reg  [63:0] iova$14$d;
-    wire  [63:0] iova$14$q;
-    reg  iova$14$clock;
-    reg  [63:0] iova$15$d;
-    wire  [63:0] iova$15$q;
-    reg  iova$15$clock;
     reg  [63:0] cookie$0$d;
     wire  [63:0] cookie$0$q;
     reg  cookie$0$clock;
@@ -22337,42 +22163,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [63:0] cookie$3$d;
     wire  [63:0] cookie$3$q;
     reg  cookie$3$clock;
-    reg  [63:0] cookie$4$d;
-    wire  [63:0] cookie$4$q;
-    reg  cookie$4$clock;
-    reg  [63:0] cookie$5$d;
-    wire  [63:0] cookie$5$q;
-    reg  cookie$5$clock;
-    reg  [63:0] cookie$6$d;
-    wire  [63:0] cookie$6$q;
-    reg  cookie$6$clock;
-    reg  [63:0] cookie$7$d;
-    wire  [63:0] cookie$7$q;
-    reg  cookie$7$clock;
-    reg  [63:0] cookie$8$d;
-    wire  [63:0] cookie$8$q;
-    reg  cookie$8$clock;
-    reg  [63:0] cookie$9$d;
-    wire  [63:0] cookie$9$q;
-    reg  cookie$9$clock;
-    reg  [63:0] cookie$10$d;
-    wire  [63:0] cookie$10$q;
-    reg  cookie$10$clock;
-    reg  [63:0] cookie$11$d;
-    wire  [63:0] cookie$11$q;
-    reg  cookie$11$clock;
-    reg  [63:0] cookie$12$d;
-    wire  [63:0] cookie$12$q;
-    reg  cookie$12$clock;
-    reg  [63:0] cookie$13$d;
-    wire  [63:0] cookie$13$q;
-    reg  cookie$13$clock;
-    reg  [63:0] cookie$14$d;
-    wire  [63:0] cookie$14$q;
-    reg  cookie$14$clock;
-    reg  [63:0] cookie$15$d;
-    wire  [63:0] cookie$15$q;
-    reg  cookie$15$clock;
     reg  [31:0] peer$0$d;
     wire  [31:0] peer$0$q;
     reg  peer$0$clock;
@@ -22385,42 +22175,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] peer$3$d;
     wire  [31:0] peer$3$q;
     reg  peer$3$clock;
-    reg  [31:0] peer$4$d;
-    wire  [31:0] peer$4$q;
-    reg  peer$4$clock;
-    reg  [31:0] peer$5$d;
-    wire  [31:0] peer$5$q;
-    reg  peer$5$clock;
-    reg  [31:0] peer$6$d;
-    wire  [31:0] peer$6$q;
-    reg  peer$6$clock;
-    reg  [31:0] peer$7$d;
-    wire  [31:0] peer$7$q;
-    reg  peer$7$clock;
-    reg  [31:0] peer$8$d;
-    wire  [31:0] peer$8$q;
-    reg  peer$8$clock;
-    reg  [31:0] peer$9$d;
-    wire  [31:0] peer$9$q;
-    reg  peer$9$clock;
-    reg  [31:0] peer$10$d;
-    wire  [31:0] peer$10$q;
-    reg  peer$10$clock;
-    reg  [31:0] peer$11$d;
-    wire  [31:0] peer$11$q;
-    reg  peer$11$clock;
-    reg  [31:0] peer$12$d;
-    wire  [31:0] peer$12$q;
-    reg  peer$12$clock;
-    reg  [31:0] peer$13$d;
-    wire  [31:0] peer$13$q;
-    reg  peer$13$clock;
-    reg  [31:0] peer$14$d;
-    wire  [31:0] peer$14$q;
-    reg  peer$14$clock;
-    reg  [31:0] peer$15$d;
-    wire  [31:0] peer$15$q;
-    reg  peer$15$clock;
     reg  [31:0] length$0$d;
     wire  [31:0] length$0$q;
     reg  length$0$clock;
@@ -22433,42 +22187,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] length$3$d;
     wire  [31:0] length$3$q;
     reg  length$3$clock;
-    reg  [31:0] length$4$d;
-    wire  [31:0] length$4$q;
-    reg  length$4$clock;
-    reg  [31:0] length$5$d;
-    wire  [31:0] length$5$q;
-    reg  length$5$clock;
-    reg  [31:0] length$6$d;
-    wire  [31:0] length$6$q;
-    reg  length$6$clock;
-    reg  [31:0] length$7$d;
-    wire  [31:0] length$7$q;
-    reg  length$7$clock;
-    reg  [31:0] length$8$d;
-    wire  [31:0] length$8$q;
-    reg  length$8$clock;
-    reg  [31:0] length$9$d;
-    wire  [31:0] length$9$q;
-    reg  length$9$clock;
-    reg  [31:0] length$10$d;
-    wire  [31:0] length$10$q;
-    reg  length$10$clock;
-    reg  [31:0] length$11$d;
-    wire  [31:0] length$11$q;
-    reg  length$11$clock;
-    reg  [31:0] length$12$d;
-    wire  [31:0] length$12$q;
-    reg  length$12$clock;
-    reg  [31:0] length$13$d;
-    wire  [31:0] length$13$q;
-    reg  length$13$clock;
-    reg  [31:0] length$14$d;
-    wire  [31:0] length$14$q;
-    reg  length$14$clock;
-    reg  [31:0] length$15$d;
-    wire  [31:0] length$15$q;
-    reg  length$15$clock;
     reg  [31:0] end$0$d;
     wire  [31:0] end$0$q;
     reg  end$0$clock;
@@ -22481,42 +22199,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] end$3$d;
     wire  [31:0] end$3$q;
     reg  end$3$clock;
-    reg  [31:0] end$4$d;
-    wire  [31:0] end$4$q;
-    reg  end$4$clock;
-    reg  [31:0] end$5$d;
-    wire  [31:0] end$5$q;
-    reg  end$5$clock;
-    reg  [31:0] end$6$d;
-    wire  [31:0] end$6$q;
-    reg  end$6$clock;
-    reg  [31:0] end$7$d;
-    wire  [31:0] end$7$q;
-    reg  end$7$clock;
-    reg  [31:0] end$8$d;
-    wire  [31:0] end$8$q;
-    reg  end$8$clock;
-    reg  [31:0] end$9$d;
-    wire  [31:0] end$9$q;
-    reg  end$9$clock;
-    reg  [31:0] end$10$d;
-    wire  [31:0] end$10$q;
-    reg  end$10$clock;
-    reg  [31:0] end$11$d;
-    wire  [31:0] end$11$q;
-    reg  end$11$clock;
-    reg  [31:0] end$12$d;
-    wire  [31:0] end$12$q;
-    reg  end$12$clock;
-    reg  [31:0] end$13$d;
-    wire  [31:0] end$13$q;
-    reg  end$13$clock;
-    reg  [31:0] end$14$d;
-    wire  [31:0] end$14$q;
-    reg  end$14$clock;
-    reg  [31:0] end$15$d;
-    wire  [31:0] end$15$q;
-    reg  end$15$clock;
     reg  [31:0] sent$0$d;
     wire  [31:0] sent$0$q;
     reg  sent$0$clock;
@@ -22529,42 +22211,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] sent$3$d;
     wire  [31:0] sent$3$q;
     reg  sent$3$clock;
-    reg  [31:0] sent$4$d;
-    wire  [31:0] sent$4$q;
-    reg  sent$4$clock;
-    reg  [31:0] sent$5$d;
-    wire  [31:0] sent$5$q;
-    reg  sent$5$clock;
-    reg  [31:0] sent$6$d;
-    wire  [31:0] sent$6$q;
-    reg  sent$6$clock;
-    reg  [31:0] sent$7$d;
-    wire  [31:0] sent$7$q;
-    reg  sent$7$clock;
-    reg  [31:0] sent$8$d;
-    wire  [31:0] sent$8$q;
-    reg  sent$8$clock;
-    reg  [31:0] sent$9$d;
-    wire  [31:0] sent$9$q;
-    reg  sent$9$clock;
-    reg  [31:0] sent$10$d;
-    wire  [31:0] sent$10$q;
-    reg  sent$10$clock;
-    reg  [31:0] sent$11$d;
-    wire  [31:0] sent$11$q;
-    reg  sent$11$clock;
-    reg  [31:0] sent$12$d;
-    wire  [31:0] sent$12$q;
-    reg  sent$12$clock;
-    reg  [31:0] sent$13$d;
-    wire  [31:0] sent$13$q;
-    reg  sent$13$clock;
-    reg  [31:0] sent$14$d;
-    wire  [31:0] sent$14$q;
-    reg  sent$14$clock;
-    reg  [31:0] sent$15$d;
-    wire  [31:0] sent$15$q;
-    reg  sent$15$clock;
     reg  [31:0] granted$0$d;
     wire  [31:0] granted$0$q;
     reg  granted$0$clock;
@@ -22577,42 +22223,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] granted$3$d;
     wire  [31:0] granted$3$q;
     reg  granted$3$clock;
-    reg  [31:0] granted$4$d;
-    wire  [31:0] granted$4$q;
-    reg  granted$4$clock;
-    reg  [31:0] granted$5$d;
-    wire  [31:0] granted$5$q;
-    reg  granted$5$clock;
-    reg  [31:0] granted$6$d;
-    wire  [31:0] granted$6$q;
-    reg  granted$6$clock;
-    reg  [31:0] granted$7$d;
-    wire  [31:0] granted$7$q;
-    reg  granted$7$clock;
-    reg  [31:0] granted$8$d;
-    wire  [31:0] granted$8$q;
-    reg  granted$8$clock;
-    reg  [31:0] granted$9$d;
-    wire  [31:0] granted$9$q;
-    reg  granted$9$clock;
-    reg  [31:0] granted$10$d;
-    wire  [31:0] granted$10$q;
-    reg  granted$10$clock;
-    reg  [31:0] granted$11$d;
-    wire  [31:0] granted$11$q;
-    reg  granted$11$clock;
-    reg  [31:0] granted$12$d;
-    wire  [31:0] granted$12$q;
-    reg  granted$12$clock;
-    reg  [31:0] granted$13$d;
-    wire  [31:0] granted$13$q;
-    reg  granted$13$clock;
-    reg  [31:0] granted$14$d;
-    wire  [31:0] granted$14$q;
-    reg  granted$14$clock;
-    reg  [31:0] granted$15$d;
-    wire  [31:0] granted$15$q;
-    reg  granted$15$clock;
     reg  [31:0] unsch$0$d;
     wire  [31:0] unsch$0$q;
     reg  unsch$0$clock;
@@ -22625,42 +22235,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] unsch$3$d;
     wire  [31:0] unsch$3$q;
     reg  unsch$3$clock;
-    reg  [31:0] unsch$4$d;
-    wire  [31:0] unsch$4$q;
-    reg  unsch$4$clock;
-    reg  [31:0] unsch$5$d;
-    wire  [31:0] unsch$5$q;
-    reg  unsch$5$clock;
-    reg  [31:0] unsch$6$d;
-    wire  [31:0] unsch$6$q;
-    reg  unsch$6$clock;
-    reg  [31:0] unsch$7$d;
-    wire  [31:0] unsch$7$q;
-    reg  unsch$7$clock;
-    reg  [31:0] unsch$8$d;
-    wire  [31:0] unsch$8$q;
-    reg  unsch$8$clock;
-    reg  [31:0] unsch$9$d;
-    wire  [31:0] unsch$9$q;
-    reg  unsch$9$clock;
-    reg  [31:0] unsch$10$d;
-    wire  [31:0] unsch$10$q;
-    reg  unsch$10$clock;
-    reg  [31:0] unsch$11$d;
-    wire  [31:0] unsch$11$q;
-    reg  unsch$11$clock;
-    reg  [31:0] unsch$12$d;
-    wire  [31:0] unsch$12$q;
-    reg  unsch$12$clock;
-    reg  [31:0] unsch$13$d;
-    wire  [31:0] unsch$13$q;
-    reg  unsch$13$clock;
-    reg  [31:0] unsch$14$d;
-    wire  [31:0] unsch$14$q;
-    reg  unsch$14$clock;
-    reg  [31:0] unsch$15$d;
-    wire  [31:0] unsch$15$q;
-    reg  unsch$15$clock;
     reg  [31:0] left$0$d;
     wire  [31:0] left$0$q;
     reg  left$0$clock;
@@ -22673,42 +22247,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] left$3$d;
     wire  [31:0] left$3$q;
     reg  left$3$clock;
-    reg  [31:0] left$4$d;
-    wire  [31:0] left$4$q;
-    reg  left$4$clock;
-    reg  [31:0] left$5$d;
-    wire  [31:0] left$5$q;
-    reg  left$5$clock;
-    reg  [31:0] left$6$d;
-    wire  [31:0] left$6$q;
-    reg  left$6$clock;
-    reg  [31:0] left$7$d;
-    wire  [31:0] left$7$q;
-    reg  left$7$clock;
-    reg  [31:0] left$8$d;
-    wire  [31:0] left$8$q;
-    reg  left$8$clock;
-    reg  [31:0] left$9$d;
-    wire  [31:0] left$9$q;
-    reg  left$9$clock;
-    reg  [31:0] left$10$d;
-    wire  [31:0] left$10$q;
-    reg  left$10$clock;
-    reg  [31:0] left$11$d;
-    wire  [31:0] left$11$q;
-    reg  left$11$clock;
-    reg  [31:0] left$12$d;
-    wire  [31:0] left$12$q;
-    reg  left$12$clock;
-    reg  [31:0] left$13$d;
-    wire  [31:0] left$13$q;
-    reg  left$13$clock;
-    reg  [31:0] left$14$d;
-    wire  [31:0] left$14$q;
-    reg  left$14$clock;
-    reg  [31:0] left$15$d;
-    wire  [31:0] left$15$q;
-    reg  left$15$clock;
     reg  [31:0] uleft$0$d;
     wire  [31:0] uleft$0$q;
     reg  uleft$0$clock;
@@ -22721,42 +22259,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] uleft$3$d;
     wire  [31:0] uleft$3$q;
     reg  uleft$3$clock;
-    reg  [31:0] uleft$4$d;
-    wire  [31:0] uleft$4$q;
-    reg  uleft$4$clock;
-    reg  [31:0] uleft$5$d;
-    wire  [31:0] uleft$5$q;
-    reg  uleft$5$clock;
-    reg  [31:0] uleft$6$d;
-    wire  [31:0] uleft$6$q;
-    reg  uleft$6$clock;
-    reg  [31:0] uleft$7$d;
-    wire  [31:0] uleft$7$q;
-    reg  uleft$7$clock;
-    reg  [31:0] uleft$8$d;
-    wire  [31:0] uleft$8$q;
-    reg  uleft$8$clock;
-    reg  [31:0] uleft$9$d;
-    wire  [31:0] uleft$9$q;
-    reg  uleft$9$clock;
-    reg  [31:0] uleft$10$d;
-    wire  [31:0] uleft$10$q;
-    reg  uleft$10$clock;
-    reg  [31:0] uleft$11$d;
-    wire  [31:0] uleft$11$q;
-    reg  uleft$11$clock;
-    reg  [31:0] uleft$12$d;
-    wire  [31:0] uleft$12$q;
-    reg  uleft$12$clock;
-    reg  [31:0] uleft$13$d;
-    wire  [31:0] uleft$13$q;
-    reg  uleft$13$clock;
-    reg  [31:0] uleft$14$d;
-    wire  [31:0] uleft$14$q;
-    reg  uleft$14$clock;
-    reg  [31:0] uleft$15$d;
-    wire  [31:0] uleft$15$q;
-    reg  uleft$15$clock;
     reg  uend$0$d;
     wire  uend$0$q;
     reg  uend$0$clock;
@@ -22769,42 +22271,18 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  uend$3$d;
     wire  uend$3$q;
     reg  uend$3$clock;
-    reg  uend$4$d;
-    wire  uend$4$q;
-    reg  uend$4$clock;
-    reg  uend$5$d;
-    wire  uend$5$q;
-    reg  uend$5$clock;
-    reg  uend$6$d;
-    wire  uend$6$q;
-    reg  uend$6$clock;
-    reg  uend$7$d;
-    wire  uend$7$q;
-    reg  uend$7$clock;
-    reg  uend$8$d;
-    wire  uend$8$q;
-    reg  uend$8$clock;
-    reg  uend$9$d;
-    wire  uend$9$q;
-    reg  uend$9$clock;
-    reg  uend$10$d;
-    wire  uend$10$q;
-    reg  uend$10$clock;
-    reg  uend$11$d;
-    wire  uend$11$q;
-    reg  uend$11$clock;
-    reg  uend$12$d;
-    wire  uend$12$q;
-    reg  uend$12$clock;
-    reg  uend$13$d;
-    wire  uend$13$q;
-    reg  uend$13$clock;
-    reg  uend$14$d;
-    wire  uend$14$q;
-    reg  uend$14$clock;
-    reg  uend$15$d;
-    wire  uend$15$q;
-    reg  uend$15$clock;
+    reg  cut$0$d;
+    wire  cut$0$q;
+    reg  cut$0$clock;
+    reg  cut$1$d;
+    wire  cut$1$q;
+    reg  cut$1$clock;
+    reg  cut$2$d;
+    wire  cut$2$q;
+    reg  cut$2$clock;
+    reg  cut$3$d;
+    wire  cut$3$q;
+    reg  cut$3$clock;
     reg  [31:0] index$0$d;
     wire  [31:0] index$0$q;
     reg  index$0$clock;
@@ -22817,42 +22295,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [31:0] index$3$d;
     wire  [31:0] index$3$q;
     reg  index$3$clock;
-    reg  [31:0] index$4$d;
-    wire  [31:0] index$4$q;
-    reg  index$4$clock;
-    reg  [31:0] index$5$d;
-    wire  [31:0] index$5$q;
-    reg  index$5$clock;
-    reg  [31:0] index$6$d;
-    wire  [31:0] index$6$q;
-    reg  index$6$clock;
-    reg  [31:0] index$7$d;
-    wire  [31:0] index$7$q;
-    reg  index$7$clock;
-    reg  [31:0] index$8$d;
-    wire  [31:0] index$8$q;
-    reg  index$8$clock;
-    reg  [31:0] index$9$d;
-    wire  [31:0] index$9$q;
-    reg  index$9$clock;
-    reg  [31:0] index$10$d;
-    wire  [31:0] index$10$q;
-    reg  index$10$clock;
-    reg  [31:0] index$11$d;
-    wire  [31:0] index$11$q;
-    reg  index$11$clock;
-    reg  [31:0] index$12$d;
-    wire  [31:0] index$12$q;
-    reg  index$12$clock;
-    reg  [31:0] index$13$d;
-    wire  [31:0] index$13$q;
-    reg  index$13$clock;
-    reg  [31:0] index$14$d;
-    wire  [31:0] index$14$q;
-    reg  index$14$clock;
-    reg  [31:0] index$15$d;
-    wire  [31:0] index$15$q;
-    reg  index$15$clock;
     reg  [2:0] uprio$0$d;
     wire  [2:0] uprio$0$q;
     reg  uprio$0$clock;
@@ -22865,42 +22307,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [2:0] uprio$3$d;
     wire  [2:0] uprio$3$q;
     reg  uprio$3$clock;
-    reg  [2:0] uprio$4$d;
-    wire  [2:0] uprio$4$q;
-    reg  uprio$4$clock;
-    reg  [2:0] uprio$5$d;
-    wire  [2:0] uprio$5$q;
-    reg  uprio$5$clock;
-    reg  [2:0] uprio$6$d;
-    wire  [2:0] uprio$6$q;
-    reg  uprio$6$clock;
-    reg  [2:0] uprio$7$d;
-    wire  [2:0] uprio$7$q;
-    reg  uprio$7$clock;
-    reg  [2:0] uprio$8$d;
-    wire  [2:0] uprio$8$q;
-    reg  uprio$8$clock;
-    reg  [2:0] uprio$9$d;
-    wire  [2:0] uprio$9$q;
-    reg  uprio$9$clock;
-    reg  [2:0] uprio$10$d;
-    wire  [2:0] uprio$10$q;
-    reg  uprio$10$clock;
-    reg  [2:0] uprio$11$d;
-    wire  [2:0] uprio$11$q;
-    reg  uprio$11$clock;
-    reg  [2:0] uprio$12$d;
-    wire  [2:0] uprio$12$q;
-    reg  uprio$12$clock;
-    reg  [2:0] uprio$13$d;
-    wire  [2:0] uprio$13$q;
-    reg  uprio$13$clock;
-    reg  [2:0] uprio$14$d;
-    wire  [2:0] uprio$14$q;
-    reg  uprio$14$clock;
-    reg  [2:0] uprio$15$d;
-    wire  [2:0] uprio$15$q;
-    reg  uprio$15$clock;
     reg  [2:0] sprio$0$d;
     wire  [2:0] sprio$0$q;
     reg  sprio$0$clock;
@@ -22913,42 +22319,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [2:0] sprio$3$d;
     wire  [2:0] sprio$3$q;
     reg  sprio$3$clock;
-    reg  [2:0] sprio$4$d;
-    wire  [2:0] sprio$4$q;
-    reg  sprio$4$clock;
-    reg  [2:0] sprio$5$d;
-    wire  [2:0] sprio$5$q;
-    reg  sprio$5$clock;
-    reg  [2:0] sprio$6$d;
-    wire  [2:0] sprio$6$q;
-    reg  sprio$6$clock;
-    reg  [2:0] sprio$7$d;
-    wire  [2:0] sprio$7$q;
-    reg  sprio$7$clock;
-    reg  [2:0] sprio$8$d;
-    wire  [2:0] sprio$8$q;
-    reg  sprio$8$clock;
-    reg  [2:0] sprio$9$d;
-    wire  [2:0] sprio$9$q;
-    reg  sprio$9$clock;
-    reg  [2:0] sprio$10$d;
-    wire  [2:0] sprio$10$q;
-    reg  sprio$10$clock;
-    reg  [2:0] sprio$11$d;
-    wire  [2:0] sprio$11$q;
-    reg  sprio$11$clock;
-    reg  [2:0] sprio$12$d;
-    wire  [2:0] sprio$12$q;
-    reg  sprio$12$clock;
-    reg  [2:0] sprio$13$d;
-    wire  [2:0] sprio$13$q;
-    reg  sprio$13$clock;
-    reg  [2:0] sprio$14$d;
-    wire  [2:0] sprio$14$q;
-    reg  sprio$14$clock;
-    reg  [2:0] sprio$15$d;
-    wire  [2:0] sprio$15$q;
-    reg  sprio$15$clock;
     reg  [31:0] n_pkts$d;
     wire  [31:0] n_pkts$q;
     reg  n_pkts$clock;
@@ -22958,43 +22328,53 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  pk_valid$d;
     wire  pk_valid$q;
     reg  pk_valid$clock;
-    reg  [3:0] pk_slot$d;
-    wire  [3:0] pk_slot$q;
+    reg  [1:0] pk_slot$d;
+    wire  [1:0] pk_slot$q;
     reg  pk_slot$clock;
+    reg  mo_v$d;
+    wire  mo_v$q;
+    reg  mo_v$clock;
+    reg  [3:0] mo_s$d;
+    wire  [3:0] mo_s$q;
+    reg  mo_s$clock;
+    reg  [31:0] mo_l$d;
+    wire  [31:0] mo_l$q;
+    reg  mo_l$clock;
     
     // Local signals
+    reg  pkb$0;
+    reg  pkb$1;
+    reg  pkb$2;
+    reg  pkb$3;
+    reg  tv$0;
+    reg  tv$1;
+    reg  tv$2;
+    reg  tv$3;
+    reg  tv$4;
+    reg  tv$5;
+    reg  tv$6;
+    reg  [3:0] ts$0;
+    reg  [3:0] ts$1;
+    reg  [3:0] ts$2;
+    reg  [3:0] ts$3;
+    reg  [3:0] ts$4;
+    reg  [3:0] ts$5;
+    reg  [3:0] ts$6;
+    reg  [31:0] tl$0;
+    reg  [31:0] tl$1;
+    reg  [31:0] tl$2;
+    reg  [31:0] tl$3;
+    reg  [31:0] tl$4;
+    reg  [31:0] tl$5;
+    reg  [31:0] tl$6;
     reg  elig$0;
     reg  elig$1;
     reg  elig$2;
     reg  elig$3;
-    reg  elig$4;
-    reg  elig$5;
-    reg  elig$6;
-    reg  elig$7;
-    reg  elig$8;
-    reg  elig$9;
-    reg  elig$10;
-    reg  elig$11;
-    reg  elig$12;
-    reg  elig$13;
-    reg  elig$14;
-    reg  elig$15;
     reg  wait$0;
     reg  wait$1;
     reg  wait$2;
     reg  wait$3;
-    reg  wait$4;
-    reg  wait$5;
-    reg  wait$6;
-    reg  wait$7;
-    reg  wait$8;
-    reg  wait$9;
-    reg  wait$10;
-    reg  wait$11;
-    reg  wait$12;
-    reg  wait$13;
-    reg  wait$14;
-    reg  wait$15;
     reg  [15:0] wk$0;
     reg  [15:0] wk$1;
     reg  [15:0] wk$2;
@@ -23002,127 +22382,31 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  [15:0] wk$4;
     reg  [15:0] wk$5;
     reg  [15:0] wk$6;
-    reg  [15:0] wk$7;
-    reg  [15:0] wk$8;
-    reg  [15:0] wk$9;
-    reg  [15:0] wk$10;
-    reg  [15:0] wk$11;
-    reg  [15:0] wk$12;
-    reg  [15:0] wk$13;
-    reg  [15:0] wk$14;
-    reg  [15:0] wk$15;
-    reg  [15:0] wk$16;
-    reg  [15:0] wk$17;
-    reg  [15:0] wk$18;
-    reg  [15:0] wk$19;
-    reg  [15:0] wk$20;
-    reg  [15:0] wk$21;
-    reg  [15:0] wk$22;
-    reg  [15:0] wk$23;
-    reg  [15:0] wk$24;
-    reg  [15:0] wk$25;
-    reg  [15:0] wk$26;
-    reg  [15:0] wk$27;
-    reg  [15:0] wk$28;
-    reg  [15:0] wk$29;
-    reg  [15:0] wk$30;
     reg  park_fire;
     reg  gmatch$0;
     reg  gmatch$1;
     reg  gmatch$2;
     reg  gmatch$3;
-    reg  gmatch$4;
-    reg  gmatch$5;
-    reg  gmatch$6;
-    reg  gmatch$7;
-    reg  gmatch$8;
-    reg  gmatch$9;
-    reg  gmatch$10;
-    reg  gmatch$11;
-    reg  gmatch$12;
-    reg  gmatch$13;
-    reg  gmatch$14;
-    reg  gmatch$15;
     reg  cmatch$0;
     reg  cmatch$1;
     reg  cmatch$2;
     reg  cmatch$3;
-    reg  cmatch$4;
-    reg  cmatch$5;
-    reg  cmatch$6;
-    reg  cmatch$7;
-    reg  cmatch$8;
-    reg  cmatch$9;
-    reg  cmatch$10;
-    reg  cmatch$11;
-    reg  cmatch$12;
-    reg  cmatch$13;
-    reg  cmatch$14;
-    reg  cmatch$15;
     reg  [31:0] c_base$0;
     reg  [31:0] c_base$1;
     reg  [31:0] c_base$2;
     reg  [31:0] c_base$3;
-    reg  [31:0] c_base$4;
-    reg  [31:0] c_base$5;
-    reg  [31:0] c_base$6;
-    reg  [31:0] c_base$7;
-    reg  [31:0] c_base$8;
-    reg  [31:0] c_base$9;
-    reg  [31:0] c_base$10;
-    reg  [31:0] c_base$11;
-    reg  [31:0] c_base$12;
-    reg  [31:0] c_base$13;
-    reg  [31:0] c_base$14;
-    reg  [31:0] c_base$15;
     reg  big_l$0;
     reg  big_l$1;
     reg  big_l$2;
     reg  big_l$3;
-    reg  big_l$4;
-    reg  big_l$5;
-    reg  big_l$6;
-    reg  big_l$7;
-    reg  big_l$8;
-    reg  big_l$9;
-    reg  big_l$10;
-    reg  big_l$11;
-    reg  big_l$12;
-    reg  big_l$13;
-    reg  big_l$14;
-    reg  big_l$15;
     reg  big_u$0;
     reg  big_u$1;
     reg  big_u$2;
     reg  big_u$3;
-    reg  big_u$4;
-    reg  big_u$5;
-    reg  big_u$6;
-    reg  big_u$7;
-    reg  big_u$8;
-    reg  big_u$9;
-    reg  big_u$10;
-    reg  big_u$11;
-    reg  big_u$12;
-    reg  big_u$13;
-    reg  big_u$14;
-    reg  big_u$15;
     reg  nz_u$0;
     reg  nz_u$1;
     reg  nz_u$2;
     reg  nz_u$3;
-    reg  nz_u$4;
-    reg  nz_u$5;
-    reg  nz_u$6;
-    reg  nz_u$7;
-    reg  nz_u$8;
-    reg  nz_u$9;
-    reg  nz_u$10;
-    reg  nz_u$11;
-    reg  nz_u$12;
-    reg  nz_u$13;
-    reg  nz_u$14;
-    reg  nz_u$15;
     reg  p_big_l;
     reg  p_big_u;
     reg  p_nz_u;
@@ -23130,38 +22414,14 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
     reg  cancel_fire;
     reg  pick_valid;
     reg  any_match;
-    reg  [15:0] mk$0;
-    reg  [15:0] mk$1;
-    reg  [15:0] mk$2;
-    reg  [15:0] mk$3;
-    reg  [15:0] mk$4;
-    reg  [15:0] mk$5;
-    reg  [15:0] mk$6;
-    reg  [15:0] mk$7;
-    reg  [15:0] mk$8;
-    reg  [15:0] mk$9;
-    reg  [15:0] mk$10;
-    reg  [15:0] mk$11;
-    reg  [15:0] mk$12;
-    reg  [15:0] mk$13;
-    reg  [15:0] mk$14;
-    reg  [15:0] mk$15;
-    reg  [15:0] mk$16;
-    reg  [15:0] mk$17;
-    reg  [15:0] mk$18;
-    reg  [15:0] mk$19;
-    reg  [15:0] mk$20;
-    reg  [15:0] mk$21;
-    reg  [15:0] mk$22;
-    reg  [15:0] mk$23;
-    reg  [15:0] mk$24;
-    reg  [15:0] mk$25;
-    reg  [15:0] mk$26;
-    reg  [15:0] mk$27;
-    reg  [15:0] mk$28;
-    reg  [15:0] mk$29;
-    reg  [15:0] mk$30;
-    reg  [3:0] park_s;
+    reg  [3:0] mk$0;
+    reg  [3:0] mk$1;
+    reg  [3:0] mk$2;
+    reg  [3:0] mk$3;
+    reg  [3:0] mk$4;
+    reg  [3:0] mk$5;
+    reg  [3:0] mk$6;
+    reg  [1:0] park_s;
     reg  [63:0] gid;
     reg  ins_fire;
     reg  [31:0] ins_unsch;
@@ -23225,66 +22485,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(live$3$q),
         .clock(live$3$clock)
     );
-    homa_tx_engine_w512$sched$live$4 live$4(
-        .d(live$4$d),
-        .q(live$4$q),
-        .clock(live$4$clock)
-    );
-    homa_tx_engine_w512$sched$live$5 live$5(
-        .d(live$5$d),
-        .q(live$5$q),
-        .clock(live$5$clock)
-    );
-    homa_tx_engine_w512$sched$live$6 live$6(
-        .d(live$6$d),
-        .q(live$6$q),
-        .clock(live$6$clock)
-    );
-    homa_tx_engine_w512$sched$live$7 live$7(
-        .d(live$7$d),
-        .q(live$7$q),
-        .clock(live$7$clock)
-    );
-    homa_tx_engine_w512$sched$live$8 live$8(
-        .d(live$8$d),
-        .q(live$8$q),
-        .clock(live$8$clock)
-    );
-    homa_tx_engine_w512$sched$live$9 live$9(
-        .d(live$9$d),
-        .q(live$9$q),
-        .clock(live$9$clock)
-    );
-    homa_tx_engine_w512$sched$live$10 live$10(
-        .d(live$10$d),
-        .q(live$10$q),
-        .clock(live$10$clock)
-    );
-    homa_tx_engine_w512$sched$live$11 live$11(
-        .d(live$11$d),
-        .q(live$11$q),
-        .clock(live$11$clock)
-    );
-    homa_tx_engine_w512$sched$live$12 live$12(
-        .d(live$12$d),
-        .q(live$12$q),
-        .clock(live$12$clock)
-    );
-    homa_tx_engine_w512$sched$live$13 live$13(
-        .d(live$13$d),
-        .q(live$13$q),
-        .clock(live$13$clock)
-    );
-    homa_tx_engine_w512$sched$live$14 live$14(
-        .d(live$14$d),
-        .q(live$14$q),
-        .clock(live$14$clock)
-    );
-    homa_tx_engine_w512$sched$live$15 live$15(
-        .d(live$15$d),
-        .q(live$15$q),
-        .clock(live$15$clock)
-    );
     homa_tx_engine_w512$sched$rtx$0 rtx$0(
         .d(rtx$0$d),
         .q(rtx$0$q),
@@ -23304,66 +22504,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .d(rtx$3$d),
         .q(rtx$3$q),
         .clock(rtx$3$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$4 rtx$4(
-        .d(rtx$4$d),
-        .q(rtx$4$q),
-        .clock(rtx$4$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$5 rtx$5(
-        .d(rtx$5$d),
-        .q(rtx$5$q),
-        .clock(rtx$5$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$6 rtx$6(
-        .d(rtx$6$d),
-        .q(rtx$6$q),
-        .clock(rtx$6$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$7 rtx$7(
-        .d(rtx$7$d),
-        .q(rtx$7$q),
-        .clock(rtx$7$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$8 rtx$8(
-        .d(rtx$8$d),
-        .q(rtx$8$q),
-        .clock(rtx$8$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$9 rtx$9(
-        .d(rtx$9$d),
-        .q(rtx$9$q),
-        .clock(rtx$9$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$10 rtx$10(
-        .d(rtx$10$d),
-        .q(rtx$10$q),
-        .clock(rtx$10$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$11 rtx$11(
-        .d(rtx$11$d),
-        .q(rtx$11$q),
-        .clock(rtx$11$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$12 rtx$12(
-        .d(rtx$12$d),
-        .q(rtx$12$q),
-        .clock(rtx$12$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$13 rtx$13(
-        .d(rtx$13$d),
-        .q(rtx$13$q),
-        .clock(rtx$13$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$14 rtx$14(
-        .d(rtx$14$d),
-        .q(rtx$14$q),
-        .clock(rtx$14$clock)
-    );
-    homa_tx_engine_w512$sched$rtx$15 rtx$15(
-        .d(rtx$15$d),
-        .q(rtx$15$q),
-        .clock(rtx$15$clock)
     );
     homa_tx_engine_w512$sched$nocpl$0 nocpl$0(
         .d(nocpl$0$d),
@@ -23385,66 +22525,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(nocpl$3$q),
         .clock(nocpl$3$clock)
     );
-    homa_tx_engine_w512$sched$nocpl$4 nocpl$4(
-        .d(nocpl$4$d),
-        .q(nocpl$4$q),
-        .clock(nocpl$4$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$5 nocpl$5(
-        .d(nocpl$5$d),
-        .q(nocpl$5$q),
-        .clock(nocpl$5$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$6 nocpl$6(
-        .d(nocpl$6$d),
-        .q(nocpl$6$q),
-        .clock(nocpl$6$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$7 nocpl$7(
-        .d(nocpl$7$d),
-        .q(nocpl$7$q),
-        .clock(nocpl$7$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$8 nocpl$8(
-        .d(nocpl$8$d),
-        .q(nocpl$8$q),
-        .clock(nocpl$8$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$9 nocpl$9(
-        .d(nocpl$9$d),
-        .q(nocpl$9$q),
-        .clock(nocpl$9$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$10 nocpl$10(
-        .d(nocpl$10$d),
-        .q(nocpl$10$q),
-        .clock(nocpl$10$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$11 nocpl$11(
-        .d(nocpl$11$d),
-        .q(nocpl$11$q),
-        .clock(nocpl$11$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$12 nocpl$12(
-        .d(nocpl$12$d),
-        .q(nocpl$12$q),
-        .clock(nocpl$12$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$13 nocpl$13(
-        .d(nocpl$13$d),
-        .q(nocpl$13$q),
-        .clock(nocpl$13$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$14 nocpl$14(
-        .d(nocpl$14$d),
-        .q(nocpl$14$q),
-        .clock(nocpl$14$clock)
-    );
-    homa_tx_engine_w512$sched$nocpl$15 nocpl$15(
-        .d(nocpl$15$d),
-        .q(nocpl$15$q),
-        .clock(nocpl$15$clock)
-    );
     homa_tx_engine_w512$sched$sport$0 sport$0(
         .d(sport$0$d),
         .q(sport$0$q),
@@ -23464,66 +22544,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .d(sport$3$d),
         .q(sport$3$q),
         .clock(sport$3$clock)
-    );
-    homa_tx_engine_w512$sched$sport$4 sport$4(
-        .d(sport$4$d),
-        .q(sport$4$q),
-        .clock(sport$4$clock)
-    );
-    homa_tx_engine_w512$sched$sport$5 sport$5(
-        .d(sport$5$d),
-        .q(sport$5$q),
-        .clock(sport$5$clock)
-    );
-    homa_tx_engine_w512$sched$sport$6 sport$6(
-        .d(sport$6$d),
-        .q(sport$6$q),
-        .clock(sport$6$clock)
-    );
-    homa_tx_engine_w512$sched$sport$7 sport$7(
-        .d(sport$7$d),
-        .q(sport$7$q),
-        .clock(sport$7$clock)
-    );
-    homa_tx_engine_w512$sched$sport$8 sport$8(
-        .d(sport$8$d),
-        .q(sport$8$q),
-        .clock(sport$8$clock)
-    );
-    homa_tx_engine_w512$sched$sport$9 sport$9(
-        .d(sport$9$d),
-        .q(sport$9$q),
-        .clock(sport$9$clock)
-    );
-    homa_tx_engine_w512$sched$sport$10 sport$10(
-        .d(sport$10$d),
-        .q(sport$10$q),
-        .clock(sport$10$clock)
-    );
-    homa_tx_engine_w512$sched$sport$11 sport$11(
-        .d(sport$11$d),
-        .q(sport$11$q),
-        .clock(sport$11$clock)
-    );
-    homa_tx_engine_w512$sched$sport$12 sport$12(
-        .d(sport$12$d),
-        .q(sport$12$q),
-        .clock(sport$12$clock)
-    );
-    homa_tx_engine_w512$sched$sport$13 sport$13(
-        .d(sport$13$d),
-        .q(sport$13$q),
-        .clock(sport$13$clock)
-    );
-    homa_tx_engine_w512$sched$sport$14 sport$14(
-        .d(sport$14$d),
-        .q(sport$14$q),
-        .clock(sport$14$clock)
-    );
-    homa_tx_engine_w512$sched$sport$15 sport$15(
-        .d(sport$15$d),
-        .q(sport$15$q),
-        .clock(sport$15$clock)
     );
     homa_tx_engine_w512$sched$dport$0 dport$0(
         .d(dport$0$d),
@@ -23545,66 +22565,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(dport$3$q),
         .clock(dport$3$clock)
     );
-    homa_tx_engine_w512$sched$dport$4 dport$4(
-        .d(dport$4$d),
-        .q(dport$4$q),
-        .clock(dport$4$clock)
-    );
-    homa_tx_engine_w512$sched$dport$5 dport$5(
-        .d(dport$5$d),
-        .q(dport$5$q),
-        .clock(dport$5$clock)
-    );
-    homa_tx_engine_w512$sched$dport$6 dport$6(
-        .d(dport$6$d),
-        .q(dport$6$q),
-        .clock(dport$6$clock)
-    );
-    homa_tx_engine_w512$sched$dport$7 dport$7(
-        .d(dport$7$d),
-        .q(dport$7$q),
-        .clock(dport$7$clock)
-    );
-    homa_tx_engine_w512$sched$dport$8 dport$8(
-        .d(dport$8$d),
-        .q(dport$8$q),
-        .clock(dport$8$clock)
-    );
-    homa_tx_engine_w512$sched$dport$9 dport$9(
-        .d(dport$9$d),
-        .q(dport$9$q),
-        .clock(dport$9$clock)
-    );
-    homa_tx_engine_w512$sched$dport$10 dport$10(
-        .d(dport$10$d),
-        .q(dport$10$q),
-        .clock(dport$10$clock)
-    );
-    homa_tx_engine_w512$sched$dport$11 dport$11(
-        .d(dport$11$d),
-        .q(dport$11$q),
-        .clock(dport$11$clock)
-    );
-    homa_tx_engine_w512$sched$dport$12 dport$12(
-        .d(dport$12$d),
-        .q(dport$12$q),
-        .clock(dport$12$clock)
-    );
-    homa_tx_engine_w512$sched$dport$13 dport$13(
-        .d(dport$13$d),
-        .q(dport$13$q),
-        .clock(dport$13$clock)
-    );
-    homa_tx_engine_w512$sched$dport$14 dport$14(
-        .d(dport$14$d),
-        .q(dport$14$q),
-        .clock(dport$14$clock)
-    );
-    homa_tx_engine_w512$sched$dport$15 dport$15(
-        .d(dport$15$d),
-        .q(dport$15$q),
-        .clock(dport$15$clock)
-    );
     homa_tx_engine_w512$sched$id$0 id$0(
         .d(id$0$d),
         .q(id$0$q),
@@ -23624,66 +22584,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .d(id$3$d),
         .q(id$3$q),
         .clock(id$3$clock)
-    );
-    homa_tx_engine_w512$sched$id$4 id$4(
-        .d(id$4$d),
-        .q(id$4$q),
-        .clock(id$4$clock)
-    );
-    homa_tx_engine_w512$sched$id$5 id$5(
-        .d(id$5$d),
-        .q(id$5$q),
-        .clock(id$5$clock)
-    );
-    homa_tx_engine_w512$sched$id$6 id$6(
-        .d(id$6$d),
-        .q(id$6$q),
-        .clock(id$6$clock)
-    );
-    homa_tx_engine_w512$sched$id$7 id$7(
-        .d(id$7$d),
-        .q(id$7$q),
-        .clock(id$7$clock)
-    );
-    homa_tx_engine_w512$sched$id$8 id$8(
-        .d(id$8$d),
-        .q(id$8$q),
-        .clock(id$8$clock)
-    );
-    homa_tx_engine_w512$sched$id$9 id$9(
-        .d(id$9$d),
-        .q(id$9$q),
-        .clock(id$9$clock)
-    );
-    homa_tx_engine_w512$sched$id$10 id$10(
-        .d(id$10$d),
-        .q(id$10$q),
-        .clock(id$10$clock)
-    );
-    homa_tx_engine_w512$sched$id$11 id$11(
-        .d(id$11$d),
-        .q(id$11$q),
-        .clock(id$11$clock)
-    );
-    homa_tx_engine_w512$sched$id$12 id$12(
-        .d(id$12$d),
-        .q(id$12$q),
-        .clock(id$12$clock)
-    );
-    homa_tx_engine_w512$sched$id$13 id$13(
-        .d(id$13$d),
-        .q(id$13$q),
-        .clock(id$13$clock)
-    );
-    homa_tx_engine_w512$sched$id$14 id$14(
-        .d(id$14$d),
-        .q(id$14$q),
-        .clock(id$14$clock)
-    );
-    homa_tx_engine_w512$sched$id$15 id$15(
-        .d(id$15$d),
-        .q(id$15$q),
-        .clock(id$15$clock)
     );
     homa_tx_engine_w512$sched$iova$0 iova$0(
         .d(iova$0$d),
@@ -23705,66 +22605,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(iova$3$q),
         .clock(iova$3$clock)
     );
-    homa_tx_engine_w512$sched$iova$4 iova$4(
-        .d(iova$4$d),
-        .q(iova$4$q),
-        .clock(iova$4$clock)
-    );
-    homa_tx_engine_w512$sched$iova$5 iova$5(
-        .d(iova$5$d),
-        .q(iova$5$q),
-        .clock(iova$5$clock)
-    );
-    homa_tx_engine_w512$sched$iova$6 iova$6(
-        .d(iova$6$d),
-        .q(iova$6$q),
-        .clock(iova$6$clock)
-    );
-    homa_tx_engine_w512$sched$iova$7 iova$7(
-        .d(iova$7$d),
-        .q(iova$7$q),
-        .clock(iova$7$clock)
-    );
-    homa_tx_engine_w512$sched$iova$8 iova$8(
-        .d(iova$8$d),
-        .q(iova$8$q),
-        .clock(iova$8$clock)
-    );
-    homa_tx_engine_w512$sched$iova$9 iova$9(
-        .d(iova$9$d),
-        .q(iova$9$q),
-        .clock(iova$9$clock)
-    );
-    homa_tx_engine_w512$sched$iova$10 iova$10(
-        .d(iova$10$d),
-        .q(iova$10$q),
-        .clock(iova$10$clock)
-    );
-    homa_tx_engine_w512$sched$iova$11 iova$11(
-        .d(iova$11$d),
-        .q(iova$11$q),
-        .clock(iova$11$clock)
-    );
-    homa_tx_engine_w512$sched$iova$12 iova$12(
-        .d(iova$12$d),
-        .q(iova$12$q),
-        .clock(iova$12$clock)
-    );
-    homa_tx_engine_w512$sched$iova$13 iova$13(
-        .d(iova$13$d),
-        .q(iova$13$q),
-        .clock(iova$13$clock)
-    );
-    homa_tx_engine_w512$sched$iova$14 iova$14(
-        .d(iova$14$d),
-        .q(iova$14$q),
-        .clock(iova$14$clock)
-    );
-    homa_tx_engine_w512$sched$iova$15 iova$15(
-        .d(iova$15$d),
-        .q(iova$15$q),
-        .clock(iova$15$clock)
-    );
     homa_tx_engine_w512$sched$cookie$0 cookie$0(
         .d(cookie$0$d),
         .q(cookie$0$q),
@@ -23784,66 +22624,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .d(cookie$3$d),
         .q(cookie$3$q),
         .clock(cookie$3$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$4 cookie$4(
-        .d(cookie$4$d),
-        .q(cookie$4$q),
-        .clock(cookie$4$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$5 cookie$5(
-        .d(cookie$5$d),
-        .q(cookie$5$q),
-        .clock(cookie$5$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$6 cookie$6(
-        .d(cookie$6$d),
-        .q(cookie$6$q),
-        .clock(cookie$6$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$7 cookie$7(
-        .d(cookie$7$d),
-        .q(cookie$7$q),
-        .clock(cookie$7$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$8 cookie$8(
-        .d(cookie$8$d),
-        .q(cookie$8$q),
-        .clock(cookie$8$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$9 cookie$9(
-        .d(cookie$9$d),
-        .q(cookie$9$q),
-        .clock(cookie$9$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$10 cookie$10(
-        .d(cookie$10$d),
-        .q(cookie$10$q),
-        .clock(cookie$10$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$11 cookie$11(
-        .d(cookie$11$d),
-        .q(cookie$11$q),
-        .clock(cookie$11$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$12 cookie$12(
-        .d(cookie$12$d),
-        .q(cookie$12$q),
-        .clock(cookie$12$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$13 cookie$13(
-        .d(cookie$13$d),
-        .q(cookie$13$q),
-        .clock(cookie$13$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$14 cookie$14(
-        .d(cookie$14$d),
-        .q(cookie$14$q),
-        .clock(cookie$14$clock)
-    );
-    homa_tx_engine_w512$sched$cookie$15 cookie$15(
-        .d(cookie$15$d),
-        .q(cookie$15$q),
-        .clock(cookie$15$clock)
     );
     homa_tx_engine_w512$sched$peer$0 peer$0(
         .d(peer$0$d),
@@ -23865,66 +22645,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(peer$3$q),
         .clock(peer$3$clock)
     );
-    homa_tx_engine_w512$sched$peer$4 peer$4(
-        .d(peer$4$d),
-        .q(peer$4$q),
-        .clock(peer$4$clock)
-    );
-    homa_tx_engine_w512$sched$peer$5 peer$5(
-        .d(peer$5$d),
-        .q(peer$5$q),
-        .clock(peer$5$clock)
-    );
-    homa_tx_engine_w512$sched$peer$6 peer$6(
-        .d(peer$6$d),
-        .q(peer$6$q),
-        .clock(peer$6$clock)
-    );
-    homa_tx_engine_w512$sched$peer$7 peer$7(
-        .d(peer$7$d),
-        .q(peer$7$q),
-        .clock(peer$7$clock)
-    );
-    homa_tx_engine_w512$sched$peer$8 peer$8(
-        .d(peer$8$d),
-        .q(peer$8$q),
-        .clock(peer$8$clock)
-    );
-    homa_tx_engine_w512$sched$peer$9 peer$9(
-        .d(peer$9$d),
-        .q(peer$9$q),
-        .clock(peer$9$clock)
-    );
-    homa_tx_engine_w512$sched$peer$10 peer$10(
-        .d(peer$10$d),
-        .q(peer$10$q),
-        .clock(peer$10$clock)
-    );
-    homa_tx_engine_w512$sched$peer$11 peer$11(
-        .d(peer$11$d),
-        .q(peer$11$q),
-        .clock(peer$11$clock)
-    );
-    homa_tx_engine_w512$sched$peer$12 peer$12(
-        .d(peer$12$d),
-        .q(peer$12$q),
-        .clock(peer$12$clock)
-    );
-    homa_tx_engine_w512$sched$peer$13 peer$13(
-        .d(peer$13$d),
-        .q(peer$13$q),
-        .clock(peer$13$clock)
-    );
-    homa_tx_engine_w512$sched$peer$14 peer$14(
-        .d(peer$14$d),
-        .q(peer$14$q),
-        .clock(peer$14$clock)
-    );
-    homa_tx_engine_w512$sched$peer$15 peer$15(
-        .d(peer$15$d),
-        .q(peer$15$q),
-        .clock(peer$15$clock)
-    );
     homa_tx_engine_w512$sched$length$0 length$0(
         .d(length$0$d),
         .q(length$0$q),
@@ -23944,66 +22664,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .d(length$3$d),
         .q(length$3$q),
         .clock(length$3$clock)
-    );
-    homa_tx_engine_w512$sched$length$4 length$4(
-        .d(length$4$d),
-        .q(length$4$q),
-        .clock(length$4$clock)
-    );
-    homa_tx_engine_w512$sched$length$5 length$5(
-        .d(length$5$d),
-        .q(length$5$q),
-        .clock(length$5$clock)
-    );
-    homa_tx_engine_w512$sched$length$6 length$6(
-        .d(length$6$d),
-        .q(length$6$q),
-        .clock(length$6$clock)
-    );
-    homa_tx_engine_w512$sched$length$7 length$7(
-        .d(length$7$d),
-        .q(length$7$q),
-        .clock(length$7$clock)
-    );
-    homa_tx_engine_w512$sched$length$8 length$8(
-        .d(length$8$d),
-        .q(length$8$q),
-        .clock(length$8$clock)
-    );
-    homa_tx_engine_w512$sched$length$9 length$9(
-        .d(length$9$d),
-        .q(length$9$q),
-        .clock(length$9$clock)
-    );
-    homa_tx_engine_w512$sched$length$10 length$10(
-        .d(length$10$d),
-        .q(length$10$q),
-        .clock(length$10$clock)
-    );
-    homa_tx_engine_w512$sched$length$11 length$11(
-        .d(length$11$d),
-        .q(length$11$q),
-        .clock(length$11$clock)
-    );
-    homa_tx_engine_w512$sched$length$12 length$12(
-        .d(length$12$d),
-        .q(length$12$q),
-        .clock(length$12$clock)
-    );
-    homa_tx_engine_w512$sched$length$13 length$13(
-        .d(length$13$d),
-        .q(length$13$q),
-        .clock(length$13$clock)
-    );
-    homa_tx_engine_w512$sched$length$14 length$14(
-        .d(length$14$d),
-        .q(length$14$q),
-        .clock(length$14$clock)
-    );
-    homa_tx_engine_w512$sched$length$15 length$15(
-        .d(length$15$d),
-        .q(length$15$q),
-        .clock(length$15$clock)
     );
     homa_tx_engine_w512$sched$end$0 end$0(
         .d(end$0$d),
@@ -24025,66 +22685,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(end$3$q),
         .clock(end$3$clock)
     );
-    homa_tx_engine_w512$sched$end$4 end$4(
-        .d(end$4$d),
-        .q(end$4$q),
-        .clock(end$4$clock)
-    );
-    homa_tx_engine_w512$sched$end$5 end$5(
-        .d(end$5$d),
-        .q(end$5$q),
-        .clock(end$5$clock)
-    );
-    homa_tx_engine_w512$sched$end$6 end$6(
-        .d(end$6$d),
-        .q(end$6$q),
-        .clock(end$6$clock)
-    );
-    homa_tx_engine_w512$sched$end$7 end$7(
-        .d(end$7$d),
-        .q(end$7$q),
-        .clock(end$7$clock)
-    );
-    homa_tx_engine_w512$sched$end$8 end$8(
-        .d(end$8$d),
-        .q(end$8$q),
-        .clock(end$8$clock)
-    );
-    homa_tx_engine_w512$sched$end$9 end$9(
-        .d(end$9$d),
-        .q(end$9$q),
-        .clock(end$9$clock)
-    );
-    homa_tx_engine_w512$sched$end$10 end$10(
-        .d(end$10$d),
-        .q(end$10$q),
-        .clock(end$10$clock)
-    );
-    homa_tx_engine_w512$sched$end$11 end$11(
-        .d(end$11$d),
-        .q(end$11$q),
-        .clock(end$11$clock)
-    );
-    homa_tx_engine_w512$sched$end$12 end$12(
-        .d(end$12$d),
-        .q(end$12$q),
-        .clock(end$12$clock)
-    );
-    homa_tx_engine_w512$sched$end$13 end$13(
-        .d(end$13$d),
-        .q(end$13$q),
-        .clock(end$13$clock)
-    );
-    homa_tx_engine_w512$sched$end$14 end$14(
-        .d(end$14$d),
-        .q(end$14$q),
-        .clock(end$14$clock)
-    );
-    homa_tx_engine_w512$sched$end$15 end$15(
-        .d(end$15$d),
-        .q(end$15$q),
-        .clock(end$15$clock)
-    );
     homa_tx_engine_w512$sched$sent$0 sent$0(
         .d(sent$0$d),
         .q(sent$0$q),
@@ -24104,66 +22704,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .d(sent$3$d),
         .q(sent$3$q),
         .clock(sent$3$clock)
-    );
-    homa_tx_engine_w512$sched$sent$4 sent$4(
-        .d(sent$4$d),
-        .q(sent$4$q),
-        .clock(sent$4$clock)
-    );
-    homa_tx_engine_w512$sched$sent$5 sent$5(
-        .d(sent$5$d),
-        .q(sent$5$q),
-        .clock(sent$5$clock)
-    );
-    homa_tx_engine_w512$sched$sent$6 sent$6(
-        .d(sent$6$d),
-        .q(sent$6$q),
-        .clock(sent$6$clock)
-    );
-    homa_tx_engine_w512$sched$sent$7 sent$7(
-        .d(sent$7$d),
-        .q(sent$7$q),
-        .clock(sent$7$clock)
-    );
-    homa_tx_engine_w512$sched$sent$8 sent$8(
-        .d(sent$8$d),
-        .q(sent$8$q),
-        .clock(sent$8$clock)
-    );
-    homa_tx_engine_w512$sched$sent$9 sent$9(
-        .d(sent$9$d),
-        .q(sent$9$q),
-        .clock(sent$9$clock)
-    );
-    homa_tx_engine_w512$sched$sent$10 sent$10(
-        .d(sent$10$d),
-        .q(sent$10$q),
-        .clock(sent$10$clock)
-    );
-    homa_tx_engine_w512$sched$sent$11 sent$11(
-        .d(sent$11$d),
-        .q(sent$11$q),
-        .clock(sent$11$clock)
-    );
-    homa_tx_engine_w512$sched$sent$12 sent$12(
-        .d(sent$12$d),
-        .q(sent$12$q),
-        .clock(sent$12$clock)
-    );
-    homa_tx_engine_w512$sched$sent$13 sent$13(
-        .d(sent$13$d),
-        .q(sent$13$q),
-        .clock(sent$13$clock)
-    );
-    homa_tx_engine_w512$sched$sent$14 sent$14(
-        .d(sent$14$d),
-        .q(sent$14$q),
-        .clock(sent$14$clock)
-    );
-    homa_tx_engine_w512$sched$sent$15 sent$15(
-        .d(sent$15$d),
-        .q(sent$15$q),
-        .clock(sent$15$clock)
     );
     homa_tx_engine_w512$sched$granted$0 granted$0(
         .d(granted$0$d),
@@ -24185,66 +22725,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(granted$3$q),
         .clock(granted$3$clock)
     );
-    homa_tx_engine_w512$sched$granted$4 granted$4(
-        .d(granted$4$d),
-        .q(granted$4$q),
-        .clock(granted$4$clock)
-    );
-    homa_tx_engine_w512$sched$granted$5 granted$5(
-        .d(granted$5$d),
-        .q(granted$5$q),
-        .clock(granted$5$clock)
-    );
-    homa_tx_engine_w512$sched$granted$6 granted$6(
-        .d(granted$6$d),
-        .q(granted$6$q),
-        .clock(granted$6$clock)
-    );
-    homa_tx_engine_w512$sched$granted$7 granted$7(
-        .d(granted$7$d),
-        .q(granted$7$q),
-        .clock(granted$7$clock)
-    );
-    homa_tx_engine_w512$sched$granted$8 granted$8(
-        .d(granted$8$d),
-        .q(granted$8$q),
-        .clock(granted$8$clock)
-    );
-    homa_tx_engine_w512$sched$granted$9 granted$9(
-        .d(granted$9$d),
-        .q(granted$9$q),
-        .clock(granted$9$clock)
-    );
-    homa_tx_engine_w512$sched$granted$10 granted$10(
-        .d(granted$10$d),
-        .q(granted$10$q),
-        .clock(granted$10$clock)
-    );
-    homa_tx_engine_w512$sched$granted$11 granted$11(
-        .d(granted$11$d),
-        .q(granted$11$q),
-        .clock(granted$11$clock)
-    );
-    homa_tx_engine_w512$sched$granted$12 granted$12(
-        .d(granted$12$d),
-        .q(granted$12$q),
-        .clock(granted$12$clock)
-    );
-    homa_tx_engine_w512$sched$granted$13 granted$13(
-        .d(granted$13$d),
-        .q(granted$13$q),
-        .clock(granted$13$clock)
-    );
-    homa_tx_engine_w512$sched$granted$14 granted$14(
-        .d(granted$14$d),
-        .q(granted$14$q),
-        .clock(granted$14$clock)
-    );
-    homa_tx_engine_w512$sched$granted$15 granted$15(
-        .d(granted$15$d),
-        .q(granted$15$q),
-        .clock(granted$15$clock)
-    );
     homa_tx_engine_w512$sched$unsch$0 unsch$0(
         .d(unsch$0$d),
         .q(unsch$0$q),
@@ -24264,66 +22744,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .d(unsch$3$d),
         .q(unsch$3$q),
         .clock(unsch$3$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$4 unsch$4(
-        .d(unsch$4$d),
-        .q(unsch$4$q),
-        .clock(unsch$4$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$5 unsch$5(
-        .d(unsch$5$d),
-        .q(unsch$5$q),
-        .clock(unsch$5$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$6 unsch$6(
-        .d(unsch$6$d),
-        .q(unsch$6$q),
-        .clock(unsch$6$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$7 unsch$7(
-        .d(unsch$7$d),
-        .q(unsch$7$q),
-        .clock(unsch$7$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$8 unsch$8(
-        .d(unsch$8$d),
-        .q(unsch$8$q),
-        .clock(unsch$8$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$9 unsch$9(
-        .d(unsch$9$d),
-        .q(unsch$9$q),
-        .clock(unsch$9$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$10 unsch$10(
-        .d(unsch$10$d),
-        .q(unsch$10$q),
-        .clock(unsch$10$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$11 unsch$11(
-        .d(unsch$11$d),
-        .q(unsch$11$q),
-        .clock(unsch$11$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$12 unsch$12(
-        .d(unsch$12$d),
-        .q(unsch$12$q),
-        .clock(unsch$12$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$13 unsch$13(
-        .d(unsch$13$d),
-        .q(unsch$13$q),
-        .clock(unsch$13$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$14 unsch$14(
-        .d(unsch$14$d),
-        .q(unsch$14$q),
-        .clock(unsch$14$clock)
-    );
-    homa_tx_engine_w512$sched$unsch$15 unsch$15(
-        .d(unsch$15$d),
-        .q(unsch$15$q),
-        .clock(unsch$15$clock)
     );
     homa_tx_engine_w512$sched$left$0 left$0(
         .d(left$0$d),
@@ -24345,66 +22765,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(left$3$q),
         .clock(left$3$clock)
     );
-    homa_tx_engine_w512$sched$left$4 left$4(
-        .d(left$4$d),
-        .q(left$4$q),
-        .clock(left$4$clock)
-    );
-    homa_tx_engine_w512$sched$left$5 left$5(
-        .d(left$5$d),
-        .q(left$5$q),
-        .clock(left$5$clock)
-    );
-    homa_tx_engine_w512$sched$left$6 left$6(
-        .d(left$6$d),
-        .q(left$6$q),
-        .clock(left$6$clock)
-    );
-    homa_tx_engine_w512$sched$left$7 left$7(
-        .d(left$7$d),
-        .q(left$7$q),
-        .clock(left$7$clock)
-    );
-    homa_tx_engine_w512$sched$left$8 left$8(
-        .d(left$8$d),
-        .q(left$8$q),
-        .clock(left$8$clock)
-    );
-    homa_tx_engine_w512$sched$left$9 left$9(
-        .d(left$9$d),
-        .q(left$9$q),
-        .clock(left$9$clock)
-    );
-    homa_tx_engine_w512$sched$left$10 left$10(
-        .d(left$10$d),
-        .q(left$10$q),
-        .clock(left$10$clock)
-    );
-    homa_tx_engine_w512$sched$left$11 left$11(
-        .d(left$11$d),
-        .q(left$11$q),
-        .clock(left$11$clock)
-    );
-    homa_tx_engine_w512$sched$left$12 left$12(
-        .d(left$12$d),
-        .q(left$12$q),
-        .clock(left$12$clock)
-    );
-    homa_tx_engine_w512$sched$left$13 left$13(
-        .d(left$13$d),
-        .q(left$13$q),
-        .clock(left$13$clock)
-    );
-    homa_tx_engine_w512$sched$left$14 left$14(
-        .d(left$14$d),
-        .q(left$14$q),
-        .clock(left$14$clock)
-    );
-    homa_tx_engine_w512$sched$left$15 left$15(
-        .d(left$15$d),
-        .q(left$15$q),
-        .clock(left$15$clock)
-    );
     homa_tx_engine_w512$sched$uleft$0 uleft$0(
         .d(uleft$0$d),
         .q(uleft$0$q),
@@ -24424,66 +22784,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .d(uleft$3$d),
         .q(uleft$3$q),
         .clock(uleft$3$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$4 uleft$4(
-        .d(uleft$4$d),
-        .q(uleft$4$q),
-        .clock(uleft$4$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$5 uleft$5(
-        .d(uleft$5$d),
-        .q(uleft$5$q),
-        .clock(uleft$5$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$6 uleft$6(
-        .d(uleft$6$d),
-        .q(uleft$6$q),
-        .clock(uleft$6$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$7 uleft$7(
-        .d(uleft$7$d),
-        .q(uleft$7$q),
-        .clock(uleft$7$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$8 uleft$8(
-        .d(uleft$8$d),
-        .q(uleft$8$q),
-        .clock(uleft$8$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$9 uleft$9(
-        .d(uleft$9$d),
-        .q(uleft$9$q),
-        .clock(uleft$9$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$10 uleft$10(
-        .d(uleft$10$d),
-        .q(uleft$10$q),
-        .clock(uleft$10$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$11 uleft$11(
-        .d(uleft$11$d),
-        .q(uleft$11$q),
-        .clock(uleft$11$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$12 uleft$12(
-        .d(uleft$12$d),
-        .q(uleft$12$q),
-        .clock(uleft$12$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$13 uleft$13(
-        .d(uleft$13$d),
-        .q(uleft$13$q),
-        .clock(uleft$13$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$14 uleft$14(
-        .d(uleft$14$d),
-        .q(uleft$14$q),
-        .clock(uleft$14$clock)
-    );
-    homa_tx_engine_w512$sched$uleft$15 uleft$15(
-        .d(uleft$15$d),
-        .q(uleft$15$q),
-        .clock(uleft$15$clock)
     );
     homa_tx_engine_w512$sched$uend$0 uend$0(
         .d(uend$0$d),
@@ -24505,65 +22805,25 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(uend$3$q),
         .clock(uend$3$clock)
     );
-    homa_tx_engine_w512$sched$uend$4 uend$4(
-        .d(uend$4$d),
-        .q(uend$4$q),
-        .clock(uend$4$clock)
+    homa_tx_engine_w512$sched$cut$0 cut$0(
+        .d(cut$0$d),
+        .q(cut$0$q),
+        .clock(cut$0$clock)
     );
-    homa_tx_engine_w512$sched$uend$5 uend$5(
-        .d(uend$5$d),
-        .q(uend$5$q),
-        .clock(uend$5$clock)
+    homa_tx_engine_w512$sched$cut$1 cut$1(
+        .d(cut$1$d),
+        .q(cut$1$q),
+        .clock(cut$1$clock)
     );
-    homa_tx_engine_w512$sched$uend$6 uend$6(
-        .d(uend$6$d),
-        .q(uend$6$q),
-        .clock(uend$6$clock)
+    homa_tx_engine_w512$sched$cut$2 cut$2(
+        .d(cut$2$d),
+        .q(cut$2$q),
+        .clock(cut$2$clock)
     );
-    homa_tx_engine_w512$sched$uend$7 uend$7(
-        .d(uend$7$d),
-        .q(uend$7$q),
-        .clock(uend$7$clock)
-    );
-    homa_tx_engine_w512$sched$uend$8 uend$8(
-        .d(uend$8$d),
-        .q(uend$8$q),
-        .clock(uend$8$clock)
-    );
-    homa_tx_engine_w512$sched$uend$9 uend$9(
-        .d(uend$9$d),
-        .q(uend$9$q),
-        .clock(uend$9$clock)
-    );
-    homa_tx_engine_w512$sched$uend$10 uend$10(
-        .d(uend$10$d),
-        .q(uend$10$q),
-        .clock(uend$10$clock)
-    );
-    homa_tx_engine_w512$sched$uend$11 uend$11(
-        .d(uend$11$d),
-        .q(uend$11$q),
-        .clock(uend$11$clock)
-    );
-    homa_tx_engine_w512$sched$uend$12 uend$12(
-        .d(uend$12$d),
-        .q(uend$12$q),
-        .clock(uend$12$clock)
-    );
-    homa_tx_engine_w512$sched$uend$13 uend$13(
-        .d(uend$13$d),
-        .q(uend$13$q),
-        .clock(uend$13$clock)
-    );
-    homa_tx_engine_w512$sched$uend$14 uend$14(
-        .d(uend$14$d),
-        .q(uend$14$q),
-        .clock(uend$14$clock)
-    );
-    homa_tx_engine_w512$sched$uend$15 uend$15(
-        .d(uend$15$d),
-        .q(uend$15$q),
-        .clock(uend$15$clock)
+    homa_tx_engine_w512$sched$cut$3 cut$3(
+        .d(cut$3$d),
+        .q(cut$3$q),
+        .clock(cut$3$clock)
     );
     homa_tx_engine_w512$sched$index$0 index$0(
         .d(index$0$d),
@@ -24585,66 +22845,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(index$3$q),
         .clock(index$3$clock)
     );
-    homa_tx_engine_w512$sched$index$4 index$4(
-        .d(index$4$d),
-        .q(index$4$q),
-        .clock(index$4$clock)
-    );
-    homa_tx_engine_w512$sched$index$5 index$5(
-        .d(index$5$d),
-        .q(index$5$q),
-        .clock(index$5$clock)
-    );
-    homa_tx_engine_w512$sched$index$6 index$6(
-        .d(index$6$d),
-        .q(index$6$q),
-        .clock(index$6$clock)
-    );
-    homa_tx_engine_w512$sched$index$7 index$7(
-        .d(index$7$d),
-        .q(index$7$q),
-        .clock(index$7$clock)
-    );
-    homa_tx_engine_w512$sched$index$8 index$8(
-        .d(index$8$d),
-        .q(index$8$q),
-        .clock(index$8$clock)
-    );
-    homa_tx_engine_w512$sched$index$9 index$9(
-        .d(index$9$d),
-        .q(index$9$q),
-        .clock(index$9$clock)
-    );
-    homa_tx_engine_w512$sched$index$10 index$10(
-        .d(index$10$d),
-        .q(index$10$q),
-        .clock(index$10$clock)
-    );
-    homa_tx_engine_w512$sched$index$11 index$11(
-        .d(index$11$d),
-        .q(index$11$q),
-        .clock(index$11$clock)
-    );
-    homa_tx_engine_w512$sched$index$12 index$12(
-        .d(index$12$d),
-        .q(index$12$q),
-        .clock(index$12$clock)
-    );
-    homa_tx_engine_w512$sched$index$13 index$13(
-        .d(index$13$d),
-        .q(index$13$q),
-        .clock(index$13$clock)
-    );
-    homa_tx_engine_w512$sched$index$14 index$14(
-        .d(index$14$d),
-        .q(index$14$q),
-        .clock(index$14$clock)
-    );
-    homa_tx_engine_w512$sched$index$15 index$15(
-        .d(index$15$d),
-        .q(index$15$q),
-        .clock(index$15$clock)
-    );
     homa_tx_engine_w512$sched$uprio$0 uprio$0(
         .d(uprio$0$d),
         .q(uprio$0$q),
@@ -24664,66 +22864,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .d(uprio$3$d),
         .q(uprio$3$q),
         .clock(uprio$3$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$4 uprio$4(
-        .d(uprio$4$d),
-        .q(uprio$4$q),
-        .clock(uprio$4$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$5 uprio$5(
-        .d(uprio$5$d),
-        .q(uprio$5$q),
-        .clock(uprio$5$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$6 uprio$6(
-        .d(uprio$6$d),
-        .q(uprio$6$q),
-        .clock(uprio$6$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$7 uprio$7(
-        .d(uprio$7$d),
-        .q(uprio$7$q),
-        .clock(uprio$7$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$8 uprio$8(
-        .d(uprio$8$d),
-        .q(uprio$8$q),
-        .clock(uprio$8$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$9 uprio$9(
-        .d(uprio$9$d),
-        .q(uprio$9$q),
-        .clock(uprio$9$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$10 uprio$10(
-        .d(uprio$10$d),
-        .q(uprio$10$q),
-        .clock(uprio$10$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$11 uprio$11(
-        .d(uprio$11$d),
-        .q(uprio$11$q),
-        .clock(uprio$11$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$12 uprio$12(
-        .d(uprio$12$d),
-        .q(uprio$12$q),
-        .clock(uprio$12$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$13 uprio$13(
-        .d(uprio$13$d),
-        .q(uprio$13$q),
-        .clock(uprio$13$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$14 uprio$14(
-        .d(uprio$14$d),
-        .q(uprio$14$q),
-        .clock(uprio$14$clock)
-    );
-    homa_tx_engine_w512$sched$uprio$15 uprio$15(
-        .d(uprio$15$d),
-        .q(uprio$15$q),
-        .clock(uprio$15$clock)
     );
     homa_tx_engine_w512$sched$sprio$0 sprio$0(
         .d(sprio$0$d),
@@ -24745,66 +22885,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(sprio$3$q),
         .clock(sprio$3$clock)
     );
-    homa_tx_engine_w512$sched$sprio$4 sprio$4(
-        .d(sprio$4$d),
-        .q(sprio$4$q),
-        .clock(sprio$4$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$5 sprio$5(
-        .d(sprio$5$d),
-        .q(sprio$5$q),
-        .clock(sprio$5$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$6 sprio$6(
-        .d(sprio$6$d),
-        .q(sprio$6$q),
-        .clock(sprio$6$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$7 sprio$7(
-        .d(sprio$7$d),
-        .q(sprio$7$q),
-        .clock(sprio$7$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$8 sprio$8(
-        .d(sprio$8$d),
-        .q(sprio$8$q),
-        .clock(sprio$8$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$9 sprio$9(
-        .d(sprio$9$d),
-        .q(sprio$9$q),
-        .clock(sprio$9$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$10 sprio$10(
-        .d(sprio$10$d),
-        .q(sprio$10$q),
-        .clock(sprio$10$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$11 sprio$11(
-        .d(sprio$11$d),
-        .q(sprio$11$q),
-        .clock(sprio$11$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$12 sprio$12(
-        .d(sprio$12$d),
-        .q(sprio$12$q),
-        .clock(sprio$12$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$13 sprio$13(
-        .d(sprio$13$d),
-        .q(sprio$13$q),
-        .clock(sprio$13$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$14 sprio$14(
-        .d(sprio$14$d),
-        .q(sprio$14$q),
-        .clock(sprio$14$clock)
-    );
-    homa_tx_engine_w512$sched$sprio$15 sprio$15(
-        .d(sprio$15$d),
-        .q(sprio$15$q),
-        .clock(sprio$15$clock)
-    );
     homa_tx_engine_w512$sched$n_pkts n_pkts(
         .d(n_pkts$d),
         .q(n_pkts$q),
@@ -24825,31 +22905,40 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         .q(pk_slot$q),
         .clock(pk_slot$clock)
     );
+    homa_tx_engine_w512$sched$mo_v mo_v(
+        .d(mo_v$d),
+        .q(mo_v$q),
+        .clock(mo_v$clock)
+    );
+    homa_tx_engine_w512$sched$mo_s mo_s(
+        .d(mo_s$d),
+        .q(mo_s$q),
+        .clock(mo_s$clock)
+    );
+    homa_tx_engine_w512$sched$mo_l mo_l(
+        .d(mo_l$d),
+        .q(mo_l$q),
+        .clock(mo_l$clock)
+    );
     
     // Update code
     always @(*) begin
         n_pkts$clock = clock;
         n_unmatched$clock = clock;
+        mo_v$clock = clock;
+        mo_s$clock = clock;
+        mo_l$clock = clock;
         n_pkts$d = n_pkts$q;
         n_unmatched$d = n_unmatched$q;
+        mo_v$d = mo_v$q;
+        mo_s$d = mo_s$q;
+        mo_l$d = mo_l$q;
         srpt$clock = clock;
         srpt$reset = reset;
         elig$0 = live$0$q & (sent$0$q < granted$0$q);
         elig$1 = live$1$q & (sent$1$q < granted$1$q);
         elig$2 = live$2$q & (sent$2$q < granted$2$q);
         elig$3 = live$3$q & (sent$3$q < granted$3$q);
-        elig$4 = live$4$q & (sent$4$q < granted$4$q);
-        elig$5 = live$5$q & (sent$5$q < granted$5$q);
-        elig$6 = live$6$q & (sent$6$q < granted$6$q);
-        elig$7 = live$7$q & (sent$7$q < granted$7$q);
-        elig$8 = live$8$q & (sent$8$q < granted$8$q);
-        elig$9 = live$9$q & (sent$9$q < granted$9$q);
-        elig$10 = live$10$q & (sent$10$q < granted$10$q);
-        elig$11 = live$11$q & (sent$11$q < granted$11$q);
-        elig$12 = live$12$q & (sent$12$q < granted$12$q);
-        elig$13 = live$13$q & (sent$13$q < granted$13$q);
-        elig$14 = live$14$q & (sent$14$q < granted$14$q);
-        elig$15 = live$15$q & (sent$15$q < granted$15$q);
         mk$0 = c_zero_n;
         if (elig$0) begin
             mk$0 = c_oh$0;
@@ -24866,86 +22955,18 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         if (elig$3) begin
             mk$3 = c_oh$3;
         end
-        mk$4 = c_zero_n;
-        if (elig$4) begin
-            mk$4 = c_oh$4;
-        end
-        mk$5 = c_zero_n;
-        if (elig$5) begin
-            mk$5 = c_oh$5;
-        end
-        mk$6 = c_zero_n;
-        if (elig$6) begin
-            mk$6 = c_oh$6;
-        end
-        mk$7 = c_zero_n;
-        if (elig$7) begin
-            mk$7 = c_oh$7;
-        end
-        mk$8 = c_zero_n;
-        if (elig$8) begin
-            mk$8 = c_oh$8;
-        end
-        mk$9 = c_zero_n;
-        if (elig$9) begin
-            mk$9 = c_oh$9;
-        end
-        mk$10 = c_zero_n;
-        if (elig$10) begin
-            mk$10 = c_oh$10;
-        end
-        mk$11 = c_zero_n;
-        if (elig$11) begin
-            mk$11 = c_oh$11;
-        end
-        mk$12 = c_zero_n;
-        if (elig$12) begin
-            mk$12 = c_oh$12;
-        end
-        mk$13 = c_zero_n;
-        if (elig$13) begin
-            mk$13 = c_oh$13;
-        end
-        mk$14 = c_zero_n;
-        if (elig$14) begin
-            mk$14 = c_oh$14;
-        end
-        mk$15 = c_zero_n;
-        if (elig$15) begin
-            mk$15 = c_oh$15;
-        end
-        mk$16 = mk$0 | mk$1;
-        mk$17 = mk$2 | mk$3;
-        mk$18 = mk$4 | mk$5;
-        mk$19 = mk$6 | mk$7;
-        mk$20 = mk$8 | mk$9;
-        mk$21 = mk$10 | mk$11;
-        mk$22 = mk$12 | mk$13;
-        mk$23 = mk$14 | mk$15;
-        mk$24 = mk$16 | mk$17;
-        mk$25 = mk$18 | mk$19;
-        mk$26 = mk$20 | mk$21;
-        mk$27 = mk$22 | mk$23;
-        mk$28 = mk$24 | mk$25;
-        mk$29 = mk$26 | mk$27;
-        mk$30 = mk$28 | mk$29;
-        srpt$s_mask = mk$30;
+        mk$4 = mk$0 | mk$1;
+        mk$5 = mk$2 | mk$3;
+        mk$6 = mk$4 | mk$5;
+        srpt$s_mask = mk$6;
+        pkb$0 = live$0$q & ~rtx$0$q & ~cut$0$q;
         wait$0 = live$0$q & ~rtx$0$q & (sent$0$q == granted$0$q);
+        pkb$1 = live$1$q & ~rtx$1$q & ~cut$1$q;
         wait$1 = live$1$q & ~rtx$1$q & (sent$1$q == granted$1$q);
+        pkb$2 = live$2$q & ~rtx$2$q & ~cut$2$q;
         wait$2 = live$2$q & ~rtx$2$q & (sent$2$q == granted$2$q);
+        pkb$3 = live$3$q & ~rtx$3$q & ~cut$3$q;
         wait$3 = live$3$q & ~rtx$3$q & (sent$3$q == granted$3$q);
-        wait$4 = live$4$q & ~rtx$4$q & (sent$4$q == granted$4$q);
-        wait$5 = live$5$q & ~rtx$5$q & (sent$5$q == granted$5$q);
-        wait$6 = live$6$q & ~rtx$6$q & (sent$6$q == granted$6$q);
-        wait$7 = live$7$q & ~rtx$7$q & (sent$7$q == granted$7$q);
-        wait$8 = live$8$q & ~rtx$8$q & (sent$8$q == granted$8$q);
-        wait$9 = live$9$q & ~rtx$9$q & (sent$9$q == granted$9$q);
-        wait$10 = live$10$q & ~rtx$10$q & (sent$10$q == granted$10$q);
-        wait$11 = live$11$q & ~rtx$11$q & (sent$11$q == granted$11$q);
-        wait$12 = live$12$q & ~rtx$12$q & (sent$12$q == granted$12$q);
-        wait$13 = live$13$q & ~rtx$13$q & (sent$13$q == granted$13$q);
-        wait$14 = live$14$q & ~rtx$14$q & (sent$14$q == granted$14$q);
-        wait$15 = live$15$q & ~rtx$15$q & (sent$15$q == granted$15$q);
         wk$0 = c_zero16;
         if (wait$0) begin
             wk$0 = c_oh16$0;
@@ -24962,70 +22983,10 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         if (wait$3) begin
             wk$3 = c_oh16$3;
         end
-        wk$4 = c_zero16;
-        if (wait$4) begin
-            wk$4 = c_oh16$4;
-        end
-        wk$5 = c_zero16;
-        if (wait$5) begin
-            wk$5 = c_oh16$5;
-        end
-        wk$6 = c_zero16;
-        if (wait$6) begin
-            wk$6 = c_oh16$6;
-        end
-        wk$7 = c_zero16;
-        if (wait$7) begin
-            wk$7 = c_oh16$7;
-        end
-        wk$8 = c_zero16;
-        if (wait$8) begin
-            wk$8 = c_oh16$8;
-        end
-        wk$9 = c_zero16;
-        if (wait$9) begin
-            wk$9 = c_oh16$9;
-        end
-        wk$10 = c_zero16;
-        if (wait$10) begin
-            wk$10 = c_oh16$10;
-        end
-        wk$11 = c_zero16;
-        if (wait$11) begin
-            wk$11 = c_oh16$11;
-        end
-        wk$12 = c_zero16;
-        if (wait$12) begin
-            wk$12 = c_oh16$12;
-        end
-        wk$13 = c_zero16;
-        if (wait$13) begin
-            wk$13 = c_oh16$13;
-        end
-        wk$14 = c_zero16;
-        if (wait$14) begin
-            wk$14 = c_oh16$14;
-        end
-        wk$15 = c_zero16;
-        if (wait$15) begin
-            wk$15 = c_oh16$15;
-        end
-        wk$16 = wk$0 | wk$1;
-        wk$17 = wk$2 | wk$3;
-        wk$18 = wk$4 | wk$5;
-        wk$19 = wk$6 | wk$7;
-        wk$20 = wk$8 | wk$9;
-        wk$21 = wk$10 | wk$11;
-        wk$22 = wk$12 | wk$13;
-        wk$23 = wk$14 | wk$15;
-        wk$24 = wk$16 | wk$17;
-        wk$25 = wk$18 | wk$19;
-        wk$26 = wk$20 | wk$21;
-        wk$27 = wk$22 | wk$23;
-        wk$28 = wk$24 | wk$25;
-        wk$29 = wk$26 | wk$27;
-        wk$30 = wk$28 | wk$29;
-        waiting = wk$30;
+        wk$4 = wk$0 | wk$1;
+        wk$5 = wk$2 | wk$3;
+        wk$6 = wk$4 | wk$5;
+        waiting = wk$6;
         big_l$0 = cfg_max_payload < left$0$q;
         big_u$0 = cfg_max_payload < uleft$0$q;
         nz_u$0 = uleft$0$q != c_zero32;
@@ -25038,42 +22999,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         big_l$3 = cfg_max_payload < left$3$q;
         big_u$3 = cfg_max_payload < uleft$3$q;
         nz_u$3 = uleft$3$q != c_zero32;
-        big_l$4 = cfg_max_payload < left$4$q;
-        big_u$4 = cfg_max_payload < uleft$4$q;
-        nz_u$4 = uleft$4$q != c_zero32;
-        big_l$5 = cfg_max_payload < left$5$q;
-        big_u$5 = cfg_max_payload < uleft$5$q;
-        nz_u$5 = uleft$5$q != c_zero32;
-        big_l$6 = cfg_max_payload < left$6$q;
-        big_u$6 = cfg_max_payload < uleft$6$q;
-        nz_u$6 = uleft$6$q != c_zero32;
-        big_l$7 = cfg_max_payload < left$7$q;
-        big_u$7 = cfg_max_payload < uleft$7$q;
-        nz_u$7 = uleft$7$q != c_zero32;
-        big_l$8 = cfg_max_payload < left$8$q;
-        big_u$8 = cfg_max_payload < uleft$8$q;
-        nz_u$8 = uleft$8$q != c_zero32;
-        big_l$9 = cfg_max_payload < left$9$q;
-        big_u$9 = cfg_max_payload < uleft$9$q;
-        nz_u$9 = uleft$9$q != c_zero32;
-        big_l$10 = cfg_max_payload < left$10$q;
-        big_u$10 = cfg_max_payload < uleft$10$q;
-        nz_u$10 = uleft$10$q != c_zero32;
-        big_l$11 = cfg_max_payload < left$11$q;
-        big_u$11 = cfg_max_payload < uleft$11$q;
-        nz_u$11 = uleft$11$q != c_zero32;
-        big_l$12 = cfg_max_payload < left$12$q;
-        big_u$12 = cfg_max_payload < uleft$12$q;
-        nz_u$12 = uleft$12$q != c_zero32;
-        big_l$13 = cfg_max_payload < left$13$q;
-        big_u$13 = cfg_max_payload < uleft$13$q;
-        nz_u$13 = uleft$13$q != c_zero32;
-        big_l$14 = cfg_max_payload < left$14$q;
-        big_u$14 = cfg_max_payload < uleft$14$q;
-        nz_u$14 = uleft$14$q != c_zero32;
-        big_l$15 = cfg_max_payload < left$15$q;
-        big_u$15 = cfg_max_payload < uleft$15$q;
-        nz_u$15 = uleft$15$q != c_zero32;
         p_big_l = 1'b0;
         p_big_u = 1'b0;
         p_nz_u = 1'b0;
@@ -25187,282 +23112,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             m_job_cookie = cookie$3$q;
             m_job_index = index$3$q;
         end
-        if (pk_slot$q == c_slot$4) begin
-            p_rtx = rtx$4$q;
-            p_sent = sent$4$q;
-            p_end = end$4$q;
-            p_unsch = unsch$4$q;
-            p_left = left$4$q;
-            p_uleft = uleft$4$q;
-            p_big_l = big_l$4;
-            p_big_u = big_u$4;
-            p_nz_u = nz_u$4;
-            p_uend = uend$4$q;
-            p_iova = iova$4$q;
-            p_uprio = uprio$4$q;
-            p_sprio = sprio$4$q;
-            m_job_no_completion = nocpl$4$q;
-            m_job_peer = peer$4$q;
-            m_job_sport = sport$4$q;
-            m_job_dport = dport$4$q;
-            m_job_id = id$4$q;
-            m_job_length = length$4$q;
-            m_job_cookie = cookie$4$q;
-            m_job_index = index$4$q;
-        end
-        if (pk_slot$q == c_slot$5) begin
-            p_rtx = rtx$5$q;
-            p_sent = sent$5$q;
-            p_end = end$5$q;
-            p_unsch = unsch$5$q;
-            p_left = left$5$q;
-            p_uleft = uleft$5$q;
-            p_big_l = big_l$5;
-            p_big_u = big_u$5;
-            p_nz_u = nz_u$5;
-            p_uend = uend$5$q;
-            p_iova = iova$5$q;
-            p_uprio = uprio$5$q;
-            p_sprio = sprio$5$q;
-            m_job_no_completion = nocpl$5$q;
-            m_job_peer = peer$5$q;
-            m_job_sport = sport$5$q;
-            m_job_dport = dport$5$q;
-            m_job_id = id$5$q;
-            m_job_length = length$5$q;
-            m_job_cookie = cookie$5$q;
-            m_job_index = index$5$q;
-        end
-        if (pk_slot$q == c_slot$6) begin
-            p_rtx = rtx$6$q;
-            p_sent = sent$6$q;
-            p_end = end$6$q;
-            p_unsch = unsch$6$q;
-            p_left = left$6$q;
-            p_uleft = uleft$6$q;
-            p_big_l = big_l$6;
-            p_big_u = big_u$6;
-            p_nz_u = nz_u$6;
-            p_uend = uend$6$q;
-            p_iova = iova$6$q;
-            p_uprio = uprio$6$q;
-            p_sprio = sprio$6$q;
-            m_job_no_completion = nocpl$6$q;
-            m_job_peer = peer$6$q;
-            m_job_sport = sport$6$q;
-            m_job_dport = dport$6$q;
-            m_job_id = id$6$q;
-            m_job_length = length$6$q;
-            m_job_cookie = cookie$6$q;
-            m_job_index = index$6$q;
-        end
-        if (pk_slot$q == c_slot$7) begin
-            p_rtx = rtx$7$q;
-            p_sent = sent$7$q;
-            p_end = end$7$q;
-            p_unsch = unsch$7$q;
-            p_left = left$7$q;
-            p_uleft = uleft$7$q;
-            p_big_l = big_l$7;
-            p_big_u = big_u$7;
-            p_nz_u = nz_u$7;
-            p_uend = uend$7$q;
-            p_iova = iova$7$q;
-            p_uprio = uprio$7$q;
-            p_sprio = sprio$7$q;
-            m_job_no_completion = nocpl$7$q;
-            m_job_peer = peer$7$q;
-            m_job_sport = sport$7$q;
-            m_job_dport = dport$7$q;
-            m_job_id = id$7$q;
-            m_job_length = length$7$q;
-            m_job_cookie = cookie$7$q;
-            m_job_index = index$7$q;
-        end
-        if (pk_slot$q == c_slot$8) begin
-            p_rtx = rtx$8$q;
-            p_sent = sent$8$q;
-            p_end = end$8$q;
-            p_unsch = unsch$8$q;
-            p_left = left$8$q;
-            p_uleft = uleft$8$q;
-            p_big_l = big_l$8;
-            p_big_u = big_u$8;
-            p_nz_u = nz_u$8;
-            p_uend = uend$8$q;
-            p_iova = iova$8$q;
-            p_uprio = uprio$8$q;
-            p_sprio = sprio$8$q;
-            m_job_no_completion = nocpl$8$q;
-            m_job_peer = peer$8$q;
-            m_job_sport = sport$8$q;
-            m_job_dport = dport$8$q;
-            m_job_id = id$8$q;
-            m_job_length = length$8$q;
-            m_job_cookie = cookie$8$q;
-            m_job_index = index$8$q;
-        end
-        if (pk_slot$q == c_slot$9) begin
-            p_rtx = rtx$9$q;
-            p_sent = sent$9$q;
-            p_end = end$9$q;
-            p_unsch = unsch$9$q;
-            p_left = left$9$q;
-            p_uleft = uleft$9$q;
-            p_big_l = big_l$9;
-            p_big_u = big_u$9;
-            p_nz_u = nz_u$9;
-            p_uend = uend$9$q;
-            p_iova = iova$9$q;
-            p_uprio = uprio$9$q;
-            p_sprio = sprio$9$q;
-            m_job_no_completion = nocpl$9$q;
-            m_job_peer = peer$9$q;
-            m_job_sport = sport$9$q;
-            m_job_dport = dport$9$q;
-            m_job_id = id$9$q;
-            m_job_length = length$9$q;
-            m_job_cookie = cookie$9$q;
-            m_job_index = index$9$q;
-        end
-        if (pk_slot$q == c_slot$10) begin
-            p_rtx = rtx$10$q;
-            p_sent = sent$10$q;
-            p_end = end$10$q;
-            p_unsch = unsch$10$q;
-            p_left = left$10$q;
-            p_uleft = uleft$10$q;
-            p_big_l = big_l$10;
-            p_big_u = big_u$10;
-            p_nz_u = nz_u$10;
-            p_uend = uend$10$q;
-            p_iova = iova$10$q;
-            p_uprio = uprio$10$q;
-            p_sprio = sprio$10$q;
-            m_job_no_completion = nocpl$10$q;
-            m_job_peer = peer$10$q;
-            m_job_sport = sport$10$q;
-            m_job_dport = dport$10$q;
-            m_job_id = id$10$q;
-            m_job_length = length$10$q;
-            m_job_cookie = cookie$10$q;
-            m_job_index = index$10$q;
-        end
-        if (pk_slot$q == c_slot$11) begin
-            p_rtx = rtx$11$q;
-            p_sent = sent$11$q;
-            p_end = end$11$q;
-            p_unsch = unsch$11$q;
-            p_left = left$11$q;
-            p_uleft = uleft$11$q;
-            p_big_l = big_l$11;
-            p_big_u = big_u$11;
-            p_nz_u = nz_u$11;
-            p_uend = uend$11$q;
-            p_iova = iova$11$q;
-            p_uprio = uprio$11$q;
-            p_sprio = sprio$11$q;
-            m_job_no_completion = nocpl$11$q;
-            m_job_peer = peer$11$q;
-            m_job_sport = sport$11$q;
-            m_job_dport = dport$11$q;
-            m_job_id = id$11$q;
-            m_job_length = length$11$q;
-            m_job_cookie = cookie$11$q;
-            m_job_index = index$11$q;
-        end
-        if (pk_slot$q == c_slot$12) begin
-            p_rtx = rtx$12$q;
-            p_sent = sent$12$q;
-            p_end = end$12$q;
-            p_unsch = unsch$12$q;
-            p_left = left$12$q;
-            p_uleft = uleft$12$q;
-            p_big_l = big_l$12;
-            p_big_u = big_u$12;
-            p_nz_u = nz_u$12;
-            p_uend = uend$12$q;
-            p_iova = iova$12$q;
-            p_uprio = uprio$12$q;
-            p_sprio = sprio$12$q;
-            m_job_no_completion = nocpl$12$q;
-            m_job_peer = peer$12$q;
-            m_job_sport = sport$12$q;
-            m_job_dport = dport$12$q;
-            m_job_id = id$12$q;
-            m_job_length = length$12$q;
-            m_job_cookie = cookie$12$q;
-            m_job_index = index$12$q;
-        end
-        if (pk_slot$q == c_slot$13) begin
-            p_rtx = rtx$13$q;
-            p_sent = sent$13$q;
-            p_end = end$13$q;
-            p_unsch = unsch$13$q;
-            p_left = left$13$q;
-            p_uleft = uleft$13$q;
-            p_big_l = big_l$13;
-            p_big_u = big_u$13;
-            p_nz_u = nz_u$13;
-            p_uend = uend$13$q;
-            p_iova = iova$13$q;
-            p_uprio = uprio$13$q;
-            p_sprio = sprio$13$q;
-            m_job_no_completion = nocpl$13$q;
-            m_job_peer = peer$13$q;
-            m_job_sport = sport$13$q;
-            m_job_dport = dport$13$q;
-            m_job_id = id$13$q;
-            m_job_length = length$13$q;
-            m_job_cookie = cookie$13$q;
-            m_job_index = index$13$q;
-        end
-        if (pk_slot$q == c_slot$14) begin
-            p_rtx = rtx$14$q;
-            p_sent = sent$14$q;
-            p_end = end$14$q;
-            p_unsch = unsch$14$q;
-            p_left = left$14$q;
-            p_uleft = uleft$14$q;
-            p_big_l = big_l$14;
-            p_big_u = big_u$14;
-            p_nz_u = nz_u$14;
-            p_uend = uend$14$q;
-            p_iova = iova$14$q;
-            p_uprio = uprio$14$q;
-            p_sprio = sprio$14$q;
-            m_job_no_completion = nocpl$14$q;
-            m_job_peer = peer$14$q;
-            m_job_sport = sport$14$q;
-            m_job_dport = dport$14$q;
-            m_job_id = id$14$q;
-            m_job_length = length$14$q;
-            m_job_cookie = cookie$14$q;
-            m_job_index = index$14$q;
-        end
-        if (pk_slot$q == c_slot$15) begin
-            p_rtx = rtx$15$q;
-            p_sent = sent$15$q;
-            p_end = end$15$q;
-            p_unsch = unsch$15$q;
-            p_left = left$15$q;
-            p_uleft = uleft$15$q;
-            p_big_l = big_l$15;
-            p_big_u = big_u$15;
-            p_nz_u = nz_u$15;
-            p_uend = uend$15$q;
-            p_iova = iova$15$q;
-            p_uprio = uprio$15$q;
-            p_sprio = sprio$15$q;
-            m_job_no_completion = nocpl$15$q;
-            m_job_peer = peer$15$q;
-            m_job_sport = sport$15$q;
-            m_job_dport = dport$15$q;
-            m_job_id = id$15$q;
-            m_job_length = length$15$q;
-            m_job_cookie = cookie$15$q;
-            m_job_index = index$15$q;
-        end
         p_in_unsched = ~p_rtx & p_nz_u;
         p_len = p_left;
         if (p_big_l) begin
@@ -25494,42 +23143,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         if (pk_slot$q == c_slot$3) begin
             m_job_slot = c_slot4$3;
         end
-        if (pk_slot$q == c_slot$4) begin
-            m_job_slot = c_slot4$4;
-        end
-        if (pk_slot$q == c_slot$5) begin
-            m_job_slot = c_slot4$5;
-        end
-        if (pk_slot$q == c_slot$6) begin
-            m_job_slot = c_slot4$6;
-        end
-        if (pk_slot$q == c_slot$7) begin
-            m_job_slot = c_slot4$7;
-        end
-        if (pk_slot$q == c_slot$8) begin
-            m_job_slot = c_slot4$8;
-        end
-        if (pk_slot$q == c_slot$9) begin
-            m_job_slot = c_slot4$9;
-        end
-        if (pk_slot$q == c_slot$10) begin
-            m_job_slot = c_slot4$10;
-        end
-        if (pk_slot$q == c_slot$11) begin
-            m_job_slot = c_slot4$11;
-        end
-        if (pk_slot$q == c_slot$12) begin
-            m_job_slot = c_slot4$12;
-        end
-        if (pk_slot$q == c_slot$13) begin
-            m_job_slot = c_slot4$13;
-        end
-        if (pk_slot$q == c_slot$14) begin
-            m_job_slot = c_slot4$14;
-        end
-        if (pk_slot$q == c_slot$15) begin
-            m_job_slot = c_slot4$15;
-        end
         p_sent64[(64'h0)+:(32)] = p_sent;
         p_sent64[(64'h20)+:(32)] = c_zero32;
         m_job_addr = p_iova + ((p_sent64) & 64'hffffffffffffffff);
@@ -25546,13 +23159,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         end
         m_job_last = p_last;
         fire = pick_valid & m_job_ready;
-        pk_valid$clock = clock;
-        pk_slot$clock = clock;
-        pk_valid$d = srpt$m_pick_valid & ~fire;
-        pk_slot$d = srpt$m_pick_slot;
-        if (reset) begin
-            pk_valid$d = 1'b0;
-        end
         s_grant_ready = 1'b1;
         gid = s_grant_id ^ c_one64;
         any_match = 1'b0;
@@ -25572,54 +23178,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         if (gmatch$3) begin
             any_match = 1'b1;
         end
-        gmatch$4 = live$4$q & ~rtx$4$q & (peer$4$q == s_grant_peer) & (id$4$q == gid);
-        if (gmatch$4) begin
-            any_match = 1'b1;
-        end
-        gmatch$5 = live$5$q & ~rtx$5$q & (peer$5$q == s_grant_peer) & (id$5$q == gid);
-        if (gmatch$5) begin
-            any_match = 1'b1;
-        end
-        gmatch$6 = live$6$q & ~rtx$6$q & (peer$6$q == s_grant_peer) & (id$6$q == gid);
-        if (gmatch$6) begin
-            any_match = 1'b1;
-        end
-        gmatch$7 = live$7$q & ~rtx$7$q & (peer$7$q == s_grant_peer) & (id$7$q == gid);
-        if (gmatch$7) begin
-            any_match = 1'b1;
-        end
-        gmatch$8 = live$8$q & ~rtx$8$q & (peer$8$q == s_grant_peer) & (id$8$q == gid);
-        if (gmatch$8) begin
-            any_match = 1'b1;
-        end
-        gmatch$9 = live$9$q & ~rtx$9$q & (peer$9$q == s_grant_peer) & (id$9$q == gid);
-        if (gmatch$9) begin
-            any_match = 1'b1;
-        end
-        gmatch$10 = live$10$q & ~rtx$10$q & (peer$10$q == s_grant_peer) & (id$10$q == gid);
-        if (gmatch$10) begin
-            any_match = 1'b1;
-        end
-        gmatch$11 = live$11$q & ~rtx$11$q & (peer$11$q == s_grant_peer) & (id$11$q == gid);
-        if (gmatch$11) begin
-            any_match = 1'b1;
-        end
-        gmatch$12 = live$12$q & ~rtx$12$q & (peer$12$q == s_grant_peer) & (id$12$q == gid);
-        if (gmatch$12) begin
-            any_match = 1'b1;
-        end
-        gmatch$13 = live$13$q & ~rtx$13$q & (peer$13$q == s_grant_peer) & (id$13$q == gid);
-        if (gmatch$13) begin
-            any_match = 1'b1;
-        end
-        gmatch$14 = live$14$q & ~rtx$14$q & (peer$14$q == s_grant_peer) & (id$14$q == gid);
-        if (gmatch$14) begin
-            any_match = 1'b1;
-        end
-        gmatch$15 = live$15$q & ~rtx$15$q & (peer$15$q == s_grant_peer) & (id$15$q == gid);
-        if (gmatch$15) begin
-            any_match = 1'b1;
-        end
         m_grant_hit = s_grant_valid & any_match;
         park_ok = 1'b0;
         park_no_completion = 1'b0;
@@ -25636,7 +23194,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         park_granted = granted$0$q;
         park_sprio = sprio$0$q;
         if (park_slot == c_slot4$0) begin
-            park_ok = wait$0;
+            park_ok = pkb$0;
             park_no_completion = nocpl$0$q;
             park_sport = sport$0$q;
             park_dport = dport$0$q;
@@ -25652,7 +23210,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_sprio = sprio$0$q;
         end
         if (park_slot == c_slot4$1) begin
-            park_ok = wait$1;
+            park_ok = pkb$1;
             park_no_completion = nocpl$1$q;
             park_sport = sport$1$q;
             park_dport = dport$1$q;
@@ -25668,7 +23226,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_sprio = sprio$1$q;
         end
         if (park_slot == c_slot4$2) begin
-            park_ok = wait$2;
+            park_ok = pkb$2;
             park_no_completion = nocpl$2$q;
             park_sport = sport$2$q;
             park_dport = dport$2$q;
@@ -25684,7 +23242,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_sprio = sprio$2$q;
         end
         if (park_slot == c_slot4$3) begin
-            park_ok = wait$3;
+            park_ok = pkb$3;
             park_no_completion = nocpl$3$q;
             park_sport = sport$3$q;
             park_dport = dport$3$q;
@@ -25699,202 +23257,60 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             park_granted = granted$3$q;
             park_sprio = sprio$3$q;
         end
-        if (park_slot == c_slot4$4) begin
-            park_ok = wait$4;
-            park_no_completion = nocpl$4$q;
-            park_sport = sport$4$q;
-            park_dport = dport$4$q;
-            park_id = id$4$q;
-            park_peer = peer$4$q;
-            park_length = length$4$q;
-            park_iova = iova$4$q;
-            park_cookie = cookie$4$q;
-            park_index = index$4$q;
-            park_sent = sent$4$q;
-            park_left = left$4$q;
-            park_granted = granted$4$q;
-            park_sprio = sprio$4$q;
-        end
-        if (park_slot == c_slot4$5) begin
-            park_ok = wait$5;
-            park_no_completion = nocpl$5$q;
-            park_sport = sport$5$q;
-            park_dport = dport$5$q;
-            park_id = id$5$q;
-            park_peer = peer$5$q;
-            park_length = length$5$q;
-            park_iova = iova$5$q;
-            park_cookie = cookie$5$q;
-            park_index = index$5$q;
-            park_sent = sent$5$q;
-            park_left = left$5$q;
-            park_granted = granted$5$q;
-            park_sprio = sprio$5$q;
-        end
-        if (park_slot == c_slot4$6) begin
-            park_ok = wait$6;
-            park_no_completion = nocpl$6$q;
-            park_sport = sport$6$q;
-            park_dport = dport$6$q;
-            park_id = id$6$q;
-            park_peer = peer$6$q;
-            park_length = length$6$q;
-            park_iova = iova$6$q;
-            park_cookie = cookie$6$q;
-            park_index = index$6$q;
-            park_sent = sent$6$q;
-            park_left = left$6$q;
-            park_granted = granted$6$q;
-            park_sprio = sprio$6$q;
-        end
-        if (park_slot == c_slot4$7) begin
-            park_ok = wait$7;
-            park_no_completion = nocpl$7$q;
-            park_sport = sport$7$q;
-            park_dport = dport$7$q;
-            park_id = id$7$q;
-            park_peer = peer$7$q;
-            park_length = length$7$q;
-            park_iova = iova$7$q;
-            park_cookie = cookie$7$q;
-            park_index = index$7$q;
-            park_sent = sent$7$q;
-            park_left = left$7$q;
-            park_granted = granted$7$q;
-            park_sprio = sprio$7$q;
-        end
-        if (park_slot == c_slot4$8) begin
-            park_ok = wait$8;
-            park_no_completion = nocpl$8$q;
-            park_sport = sport$8$q;
-            park_dport = dport$8$q;
-            park_id = id$8$q;
-            park_peer = peer$8$q;
-            park_length = length$8$q;
-            park_iova = iova$8$q;
-            park_cookie = cookie$8$q;
-            park_index = index$8$q;
-            park_sent = sent$8$q;
-            park_left = left$8$q;
-            park_granted = granted$8$q;
-            park_sprio = sprio$8$q;
-        end
-        if (park_slot == c_slot4$9) begin
-            park_ok = wait$9;
-            park_no_completion = nocpl$9$q;
-            park_sport = sport$9$q;
-            park_dport = dport$9$q;
-            park_id = id$9$q;
-            park_peer = peer$9$q;
-            park_length = length$9$q;
-            park_iova = iova$9$q;
-            park_cookie = cookie$9$q;
-            park_index = index$9$q;
-            park_sent = sent$9$q;
-            park_left = left$9$q;
-            park_granted = granted$9$q;
-            park_sprio = sprio$9$q;
-        end
-        if (park_slot == c_slot4$10) begin
-            park_ok = wait$10;
-            park_no_completion = nocpl$10$q;
-            park_sport = sport$10$q;
-            park_dport = dport$10$q;
-            park_id = id$10$q;
-            park_peer = peer$10$q;
-            park_length = length$10$q;
-            park_iova = iova$10$q;
-            park_cookie = cookie$10$q;
-            park_index = index$10$q;
-            park_sent = sent$10$q;
-            park_left = left$10$q;
-            park_granted = granted$10$q;
-            park_sprio = sprio$10$q;
-        end
-        if (park_slot == c_slot4$11) begin
-            park_ok = wait$11;
-            park_no_completion = nocpl$11$q;
-            park_sport = sport$11$q;
-            park_dport = dport$11$q;
-            park_id = id$11$q;
-            park_peer = peer$11$q;
-            park_length = length$11$q;
-            park_iova = iova$11$q;
-            park_cookie = cookie$11$q;
-            park_index = index$11$q;
-            park_sent = sent$11$q;
-            park_left = left$11$q;
-            park_granted = granted$11$q;
-            park_sprio = sprio$11$q;
-        end
-        if (park_slot == c_slot4$12) begin
-            park_ok = wait$12;
-            park_no_completion = nocpl$12$q;
-            park_sport = sport$12$q;
-            park_dport = dport$12$q;
-            park_id = id$12$q;
-            park_peer = peer$12$q;
-            park_length = length$12$q;
-            park_iova = iova$12$q;
-            park_cookie = cookie$12$q;
-            park_index = index$12$q;
-            park_sent = sent$12$q;
-            park_left = left$12$q;
-            park_granted = granted$12$q;
-            park_sprio = sprio$12$q;
-        end
-        if (park_slot == c_slot4$13) begin
-            park_ok = wait$13;
-            park_no_completion = nocpl$13$q;
-            park_sport = sport$13$q;
-            park_dport = dport$13$q;
-            park_id = id$13$q;
-            park_peer = peer$13$q;
-            park_length = length$13$q;
-            park_iova = iova$13$q;
-            park_cookie = cookie$13$q;
-            park_index = index$13$q;
-            park_sent = sent$13$q;
-            park_left = left$13$q;
-            park_granted = granted$13$q;
-            park_sprio = sprio$13$q;
-        end
-        if (park_slot == c_slot4$14) begin
-            park_ok = wait$14;
-            park_no_completion = nocpl$14$q;
-            park_sport = sport$14$q;
-            park_dport = dport$14$q;
-            park_id = id$14$q;
-            park_peer = peer$14$q;
-            park_length = length$14$q;
-            park_iova = iova$14$q;
-            park_cookie = cookie$14$q;
-            park_index = index$14$q;
-            park_sent = sent$14$q;
-            park_left = left$14$q;
-            park_granted = granted$14$q;
-            park_sprio = sprio$14$q;
-        end
-        if (park_slot == c_slot4$15) begin
-            park_ok = wait$15;
-            park_no_completion = nocpl$15$q;
-            park_sport = sport$15$q;
-            park_dport = dport$15$q;
-            park_id = id$15$q;
-            park_peer = peer$15$q;
-            park_length = length$15$q;
-            park_iova = iova$15$q;
-            park_cookie = cookie$15$q;
-            park_index = index$15$q;
-            park_sent = sent$15$q;
-            park_left = left$15$q;
-            park_granted = granted$15$q;
-            park_sprio = sprio$15$q;
-        end
         if (s_grant_valid | cancel_fire | pk_valid$q) begin
             park_ok = 1'b0;
         end
         park_fire = park_valid & park_ok;
+        pk_valid$clock = clock;
+        pk_slot$clock = clock;
+        pk_valid$d = srpt$m_pick_valid & ~fire & ~park_fire;
+        pk_slot$d = srpt$m_pick_slot;
+        if (reset) begin
+            pk_valid$d = 1'b0;
+        end
+        tv$0 = pkb$0;
+        ts$0 = c_slot4$0;
+        tl$0 = left$0$q;
+        tv$1 = pkb$1;
+        ts$1 = c_slot4$1;
+        tl$1 = left$1$q;
+        tv$2 = pkb$2;
+        ts$2 = c_slot4$2;
+        tl$2 = left$2$q;
+        tv$3 = pkb$3;
+        ts$3 = c_slot4$3;
+        tl$3 = left$3$q;
+        tv$4 = tv$0 | tv$1;
+        ts$4 = ts$0;
+        tl$4 = tl$0;
+        if (tv$1 & (~tv$0 | (tl$1 > tl$0))) begin
+            ts$4 = ts$1;
+            tl$4 = tl$1;
+        end
+        tv$5 = tv$2 | tv$3;
+        ts$5 = ts$2;
+        tl$5 = tl$2;
+        if (tv$3 & (~tv$2 | (tl$3 > tl$2))) begin
+            ts$5 = ts$3;
+            tl$5 = tl$3;
+        end
+        tv$6 = tv$4 | tv$5;
+        ts$6 = ts$4;
+        tl$6 = tl$4;
+        if (tv$5 & (~tv$4 | (tl$5 > tl$4))) begin
+            ts$6 = ts$5;
+            tl$6 = tl$5;
+        end
+        mo_v$d = tv$6;
+        mo_s$d = ts$6;
+        mo_l$d = tl$6;
+        if (reset) begin
+            mo_v$d = 1'b0;
+        end
+        most_valid = mo_v$q;
+        most_slot = mo_s$q;
+        most_left = mo_l$q;
+        full = ~srpt$s_ins_ready;
         srpt$s_upd_valid = fire | park_fire;
         srpt$s_upd_slot = pk_slot$q;
         park_s = c_zero_s;
@@ -25910,42 +23326,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         if (park_slot == c_slot4$3) begin
             park_s = c_slot$3;
         end
-        if (park_slot == c_slot4$4) begin
-            park_s = c_slot$4;
-        end
-        if (park_slot == c_slot4$5) begin
-            park_s = c_slot$5;
-        end
-        if (park_slot == c_slot4$6) begin
-            park_s = c_slot$6;
-        end
-        if (park_slot == c_slot4$7) begin
-            park_s = c_slot$7;
-        end
-        if (park_slot == c_slot4$8) begin
-            park_s = c_slot$8;
-        end
-        if (park_slot == c_slot4$9) begin
-            park_s = c_slot$9;
-        end
-        if (park_slot == c_slot4$10) begin
-            park_s = c_slot$10;
-        end
-        if (park_slot == c_slot4$11) begin
-            park_s = c_slot$11;
-        end
-        if (park_slot == c_slot4$12) begin
-            park_s = c_slot$12;
-        end
-        if (park_slot == c_slot4$13) begin
-            park_s = c_slot$13;
-        end
-        if (park_slot == c_slot4$14) begin
-            park_s = c_slot$14;
-        end
-        if (park_slot == c_slot4$15) begin
-            park_s = c_slot$15;
-        end
         if (park_fire) begin
             srpt$s_upd_slot = park_s;
         end
@@ -25959,30 +23339,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         c_base$2 = sent$2$q + c_one32;
         cmatch$3 = live$3$q & (peer$3$q == s_desc_peer) & (id$3$q == s_desc_id);
         c_base$3 = sent$3$q + c_one32;
-        cmatch$4 = live$4$q & (peer$4$q == s_desc_peer) & (id$4$q == s_desc_id);
-        c_base$4 = sent$4$q + c_one32;
-        cmatch$5 = live$5$q & (peer$5$q == s_desc_peer) & (id$5$q == s_desc_id);
-        c_base$5 = sent$5$q + c_one32;
-        cmatch$6 = live$6$q & (peer$6$q == s_desc_peer) & (id$6$q == s_desc_id);
-        c_base$6 = sent$6$q + c_one32;
-        cmatch$7 = live$7$q & (peer$7$q == s_desc_peer) & (id$7$q == s_desc_id);
-        c_base$7 = sent$7$q + c_one32;
-        cmatch$8 = live$8$q & (peer$8$q == s_desc_peer) & (id$8$q == s_desc_id);
-        c_base$8 = sent$8$q + c_one32;
-        cmatch$9 = live$9$q & (peer$9$q == s_desc_peer) & (id$9$q == s_desc_id);
-        c_base$9 = sent$9$q + c_one32;
-        cmatch$10 = live$10$q & (peer$10$q == s_desc_peer) & (id$10$q == s_desc_id);
-        c_base$10 = sent$10$q + c_one32;
-        cmatch$11 = live$11$q & (peer$11$q == s_desc_peer) & (id$11$q == s_desc_id);
-        c_base$11 = sent$11$q + c_one32;
-        cmatch$12 = live$12$q & (peer$12$q == s_desc_peer) & (id$12$q == s_desc_id);
-        c_base$12 = sent$12$q + c_one32;
-        cmatch$13 = live$13$q & (peer$13$q == s_desc_peer) & (id$13$q == s_desc_id);
-        c_base$13 = sent$13$q + c_one32;
-        cmatch$14 = live$14$q & (peer$14$q == s_desc_peer) & (id$14$q == s_desc_id);
-        c_base$14 = sent$14$q + c_one32;
-        cmatch$15 = live$15$q & (peer$15$q == s_desc_peer) & (id$15$q == s_desc_id);
-        c_base$15 = sent$15$q + c_one32;
         s_desc_ready = srpt$s_ins_ready | s_desc_cancel;
         ins_fire = s_desc_valid & ~s_desc_cancel & srpt$s_ins_ready;
         srpt$s_ins_valid = s_desc_valid & ~s_desc_cancel;
@@ -26036,6 +23392,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         left$0$clock = clock;
         uleft$0$clock = clock;
         uend$0$clock = clock;
+        cut$0$clock = clock;
         index$0$clock = clock;
         uprio$0$clock = clock;
         sprio$0$clock = clock;
@@ -26056,6 +23413,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         left$0$d = left$0$q;
         uleft$0$d = uleft$0$q;
         uend$0$d = uend$0$q;
+        cut$0$d = cut$0$q;
         index$0$d = index$0$q;
         uprio$0$d = uprio$0$q;
         sprio$0$d = sprio$0$q;
@@ -26088,6 +23446,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 unsch$0$d = c_base$0;
             end
             left$0$d = c_one32;
+            cut$0$d = 1'b1;
             if (nz_u$0) begin
                 uleft$0$d = c_one32;
                 uend$0$d = 1'b1;
@@ -26117,6 +23476,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             left$0$d = s_desc_bytes;
             uleft$0$d = ins_uleft;
             uend$0$d = ins_unsch == ins_end;
+            cut$0$d = 1'b0;
             index$0$d = s_desc_index;
             uprio$0$d = ins_uprio;
             sprio$0$d = c_prio$0;
@@ -26144,6 +23504,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         left$1$clock = clock;
         uleft$1$clock = clock;
         uend$1$clock = clock;
+        cut$1$clock = clock;
         index$1$clock = clock;
         uprio$1$clock = clock;
         sprio$1$clock = clock;
@@ -26164,6 +23525,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         left$1$d = left$1$q;
         uleft$1$d = uleft$1$q;
         uend$1$d = uend$1$q;
+        cut$1$d = cut$1$q;
         index$1$d = index$1$q;
         uprio$1$d = uprio$1$q;
         sprio$1$d = sprio$1$q;
@@ -26196,6 +23558,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 unsch$1$d = c_base$1;
             end
             left$1$d = c_one32;
+            cut$1$d = 1'b1;
             if (nz_u$1) begin
                 uleft$1$d = c_one32;
                 uend$1$d = 1'b1;
@@ -26225,6 +23588,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             left$1$d = s_desc_bytes;
             uleft$1$d = ins_uleft;
             uend$1$d = ins_unsch == ins_end;
+            cut$1$d = 1'b0;
             index$1$d = s_desc_index;
             uprio$1$d = ins_uprio;
             sprio$1$d = c_prio$0;
@@ -26252,6 +23616,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         left$2$clock = clock;
         uleft$2$clock = clock;
         uend$2$clock = clock;
+        cut$2$clock = clock;
         index$2$clock = clock;
         uprio$2$clock = clock;
         sprio$2$clock = clock;
@@ -26272,6 +23637,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         left$2$d = left$2$q;
         uleft$2$d = uleft$2$q;
         uend$2$d = uend$2$q;
+        cut$2$d = cut$2$q;
         index$2$d = index$2$q;
         uprio$2$d = uprio$2$q;
         sprio$2$d = sprio$2$q;
@@ -26304,6 +23670,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 unsch$2$d = c_base$2;
             end
             left$2$d = c_one32;
+            cut$2$d = 1'b1;
             if (nz_u$2) begin
                 uleft$2$d = c_one32;
                 uend$2$d = 1'b1;
@@ -26333,6 +23700,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             left$2$d = s_desc_bytes;
             uleft$2$d = ins_uleft;
             uend$2$d = ins_unsch == ins_end;
+            cut$2$d = 1'b0;
             index$2$d = s_desc_index;
             uprio$2$d = ins_uprio;
             sprio$2$d = c_prio$0;
@@ -26360,6 +23728,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         left$3$clock = clock;
         uleft$3$clock = clock;
         uend$3$clock = clock;
+        cut$3$clock = clock;
         index$3$clock = clock;
         uprio$3$clock = clock;
         sprio$3$clock = clock;
@@ -26380,6 +23749,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         left$3$d = left$3$q;
         uleft$3$d = uleft$3$q;
         uend$3$d = uend$3$q;
+        cut$3$d = cut$3$q;
         index$3$d = index$3$q;
         uprio$3$d = uprio$3$q;
         sprio$3$d = sprio$3$q;
@@ -26412,6 +23782,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
                 unsch$3$d = c_base$3;
             end
             left$3$d = c_one32;
+            cut$3$d = 1'b1;
             if (nz_u$3) begin
                 uleft$3$d = c_one32;
                 uend$3$d = 1'b1;
@@ -26441,6 +23812,7 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
             left$3$d = s_desc_bytes;
             uleft$3$d = ins_uleft;
             uend$3$d = ins_unsch == ins_end;
+            cut$3$d = 1'b0;
             index$3$d = s_desc_index;
             uprio$3$d = ins_uprio;
             sprio$3$d = c_prio$0;
@@ -26450,1302 +23822,6 @@ module homa_tx_engine_w512$sched(clock,reset,cfg_unsched_bytes,cfg_max_payload,c
         end
         if (reset) begin
             live$3$d = 1'b0;
-        end
-        live$4$clock = clock;
-        rtx$4$clock = clock;
-        nocpl$4$clock = clock;
-        sport$4$clock = clock;
-        dport$4$clock = clock;
-        id$4$clock = clock;
-        iova$4$clock = clock;
-        cookie$4$clock = clock;
-        peer$4$clock = clock;
-        length$4$clock = clock;
-        end$4$clock = clock;
-        sent$4$clock = clock;
-        granted$4$clock = clock;
-        unsch$4$clock = clock;
-        left$4$clock = clock;
-        uleft$4$clock = clock;
-        uend$4$clock = clock;
-        index$4$clock = clock;
-        uprio$4$clock = clock;
-        sprio$4$clock = clock;
-        live$4$d = live$4$q;
-        rtx$4$d = rtx$4$q;
-        nocpl$4$d = nocpl$4$q;
-        sport$4$d = sport$4$q;
-        dport$4$d = dport$4$q;
-        id$4$d = id$4$q;
-        iova$4$d = iova$4$q;
-        cookie$4$d = cookie$4$q;
-        peer$4$d = peer$4$q;
-        length$4$d = length$4$q;
-        end$4$d = end$4$q;
-        sent$4$d = sent$4$q;
-        granted$4$d = granted$4$q;
-        unsch$4$d = unsch$4$q;
-        left$4$d = left$4$q;
-        uleft$4$d = uleft$4$q;
-        uend$4$d = uend$4$q;
-        index$4$d = index$4$q;
-        uprio$4$d = uprio$4$q;
-        sprio$4$d = sprio$4$q;
-        if (fire & (pk_slot$q == c_slot$4)) begin
-            sent$4$d = p_new_sent;
-            left$4$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$4$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$4$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$4)) begin
-            live$4$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$4) begin
-            if (s_grant_offset > granted$4$q) begin
-                granted$4$d = length$4$q;
-                if (s_grant_offset < length$4$q) begin
-                    granted$4$d = s_grant_offset;
-                end
-            end
-            sprio$4$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$4) begin
-            end$4$d = c_base$4;
-            granted$4$d = c_base$4;
-            if (unsch$4$q > c_base$4) begin
-                unsch$4$d = c_base$4;
-            end
-            left$4$d = c_one32;
-            if (nz_u$4) begin
-                uleft$4$d = c_one32;
-                uend$4$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$4)) begin
-            live$4$d = 1'b1;
-            rtx$4$d = s_desc_retransmit;
-            nocpl$4$d = s_desc_no_completion;
-            sport$4$d = s_desc_sport;
-            dport$4$d = s_desc_dport;
-            id$4$d = s_desc_id;
-            iova$4$d = s_desc_iova;
-            cookie$4$d = s_desc_cookie;
-            peer$4$d = s_desc_peer;
-            length$4$d = s_desc_length;
-            end$4$d = ins_end;
-            sent$4$d = s_desc_offset;
-            granted$4$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$4$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$4$d = s_desc_granted;
-            end
-            unsch$4$d = ins_unsch;
-            left$4$d = s_desc_bytes;
-            uleft$4$d = ins_uleft;
-            uend$4$d = ins_unsch == ins_end;
-            index$4$d = s_desc_index;
-            uprio$4$d = ins_uprio;
-            sprio$4$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$4$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$4$d = 1'b0;
-        end
-        live$5$clock = clock;
-        rtx$5$clock = clock;
-        nocpl$5$clock = clock;
-        sport$5$clock = clock;
-        dport$5$clock = clock;
-        id$5$clock = clock;
-        iova$5$clock = clock;
-        cookie$5$clock = clock;
-        peer$5$clock = clock;
-        length$5$clock = clock;
-        end$5$clock = clock;
-        sent$5$clock = clock;
-        granted$5$clock = clock;
-        unsch$5$clock = clock;
-        left$5$clock = clock;
-        uleft$5$clock = clock;
-        uend$5$clock = clock;
-        index$5$clock = clock;
-        uprio$5$clock = clock;
-        sprio$5$clock = clock;
-        live$5$d = live$5$q;
-        rtx$5$d = rtx$5$q;
-        nocpl$5$d = nocpl$5$q;
-        sport$5$d = sport$5$q;
-        dport$5$d = dport$5$q;
-        id$5$d = id$5$q;
-        iova$5$d = iova$5$q;
-        cookie$5$d = cookie$5$q;
-        peer$5$d = peer$5$q;
-        length$5$d = length$5$q;
-        end$5$d = end$5$q;
-        sent$5$d = sent$5$q;
-        granted$5$d = granted$5$q;
-        unsch$5$d = unsch$5$q;
-        left$5$d = left$5$q;
-        uleft$5$d = uleft$5$q;
-        uend$5$d = uend$5$q;
-        index$5$d = index$5$q;
-        uprio$5$d = uprio$5$q;
-        sprio$5$d = sprio$5$q;
-        if (fire & (pk_slot$q == c_slot$5)) begin
-            sent$5$d = p_new_sent;
-            left$5$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$5$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$5$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$5)) begin
-            live$5$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$5) begin
-            if (s_grant_offset > granted$5$q) begin
-                granted$5$d = length$5$q;
-                if (s_grant_offset < length$5$q) begin
-                    granted$5$d = s_grant_offset;
-                end
-            end
-            sprio$5$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$5) begin
-            end$5$d = c_base$5;
-            granted$5$d = c_base$5;
-            if (unsch$5$q > c_base$5) begin
-                unsch$5$d = c_base$5;
-            end
-            left$5$d = c_one32;
-            if (nz_u$5) begin
-                uleft$5$d = c_one32;
-                uend$5$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$5)) begin
-            live$5$d = 1'b1;
-            rtx$5$d = s_desc_retransmit;
-            nocpl$5$d = s_desc_no_completion;
-            sport$5$d = s_desc_sport;
-            dport$5$d = s_desc_dport;
-            id$5$d = s_desc_id;
-            iova$5$d = s_desc_iova;
-            cookie$5$d = s_desc_cookie;
-            peer$5$d = s_desc_peer;
-            length$5$d = s_desc_length;
-            end$5$d = ins_end;
-            sent$5$d = s_desc_offset;
-            granted$5$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$5$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$5$d = s_desc_granted;
-            end
-            unsch$5$d = ins_unsch;
-            left$5$d = s_desc_bytes;
-            uleft$5$d = ins_uleft;
-            uend$5$d = ins_unsch == ins_end;
-            index$5$d = s_desc_index;
-            uprio$5$d = ins_uprio;
-            sprio$5$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$5$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$5$d = 1'b0;
-        end
-        live$6$clock = clock;
-        rtx$6$clock = clock;
-        nocpl$6$clock = clock;
-        sport$6$clock = clock;
-        dport$6$clock = clock;
-        id$6$clock = clock;
-        iova$6$clock = clock;
-        cookie$6$clock = clock;
-        peer$6$clock = clock;
-        length$6$clock = clock;
-        end$6$clock = clock;
-        sent$6$clock = clock;
-        granted$6$clock = clock;
-        unsch$6$clock = clock;
-        left$6$clock = clock;
-        uleft$6$clock = clock;
-        uend$6$clock = clock;
-        index$6$clock = clock;
-        uprio$6$clock = clock;
-        sprio$6$clock = clock;
-        live$6$d = live$6$q;
-        rtx$6$d = rtx$6$q;
-        nocpl$6$d = nocpl$6$q;
-        sport$6$d = sport$6$q;
-        dport$6$d = dport$6$q;
-        id$6$d = id$6$q;
-        iova$6$d = iova$6$q;
-        cookie$6$d = cookie$6$q;
-        peer$6$d = peer$6$q;
-        length$6$d = length$6$q;
-        end$6$d = end$6$q;
-        sent$6$d = sent$6$q;
-        granted$6$d = granted$6$q;
-        unsch$6$d = unsch$6$q;
-        left$6$d = left$6$q;
-        uleft$6$d = uleft$6$q;
-        uend$6$d = uend$6$q;
-        index$6$d = index$6$q;
-        uprio$6$d = uprio$6$q;
-        sprio$6$d = sprio$6$q;
-        if (fire & (pk_slot$q == c_slot$6)) begin
-            sent$6$d = p_new_sent;
-            left$6$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$6$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$6$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$6)) begin
-            live$6$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$6) begin
-            if (s_grant_offset > granted$6$q) begin
-                granted$6$d = length$6$q;
-                if (s_grant_offset < length$6$q) begin
-                    granted$6$d = s_grant_offset;
-                end
-            end
-            sprio$6$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$6) begin
-            end$6$d = c_base$6;
-            granted$6$d = c_base$6;
-            if (unsch$6$q > c_base$6) begin
-                unsch$6$d = c_base$6;
-            end
-            left$6$d = c_one32;
-            if (nz_u$6) begin
-                uleft$6$d = c_one32;
-                uend$6$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$6)) begin
-            live$6$d = 1'b1;
-            rtx$6$d = s_desc_retransmit;
-            nocpl$6$d = s_desc_no_completion;
-            sport$6$d = s_desc_sport;
-            dport$6$d = s_desc_dport;
-            id$6$d = s_desc_id;
-            iova$6$d = s_desc_iova;
-            cookie$6$d = s_desc_cookie;
-            peer$6$d = s_desc_peer;
-            length$6$d = s_desc_length;
-            end$6$d = ins_end;
-            sent$6$d = s_desc_offset;
-            granted$6$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$6$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$6$d = s_desc_granted;
-            end
-            unsch$6$d = ins_unsch;
-            left$6$d = s_desc_bytes;
-            uleft$6$d = ins_uleft;
-            uend$6$d = ins_unsch == ins_end;
-            index$6$d = s_desc_index;
-            uprio$6$d = ins_uprio;
-            sprio$6$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$6$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$6$d = 1'b0;
-        end
-        live$7$clock = clock;
-        rtx$7$clock = clock;
-        nocpl$7$clock = clock;
-        sport$7$clock = clock;
-        dport$7$clock = clock;
-        id$7$clock = clock;
-        iova$7$clock = clock;
-        cookie$7$clock = clock;
-        peer$7$clock = clock;
-        length$7$clock = clock;
-        end$7$clock = clock;
-        sent$7$clock = clock;
-        granted$7$clock = clock;
-        unsch$7$clock = clock;
-        left$7$clock = clock;
-        uleft$7$clock = clock;
-        uend$7$clock = clock;
-        index$7$clock = clock;
-        uprio$7$clock = clock;
-        sprio$7$clock = clock;
-        live$7$d = live$7$q;
-        rtx$7$d = rtx$7$q;
-        nocpl$7$d = nocpl$7$q;
-        sport$7$d = sport$7$q;
-        dport$7$d = dport$7$q;
-        id$7$d = id$7$q;
-        iova$7$d = iova$7$q;
-        cookie$7$d = cookie$7$q;
-        peer$7$d = peer$7$q;
-        length$7$d = length$7$q;
-        end$7$d = end$7$q;
-        sent$7$d = sent$7$q;
-        granted$7$d = granted$7$q;
-        unsch$7$d = unsch$7$q;
-        left$7$d = left$7$q;
-        uleft$7$d = uleft$7$q;
-        uend$7$d = uend$7$q;
-        index$7$d = index$7$q;
-        uprio$7$d = uprio$7$q;
-        sprio$7$d = sprio$7$q;
-        if (fire & (pk_slot$q == c_slot$7)) begin
-            sent$7$d = p_new_sent;
-            left$7$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$7$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$7$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$7)) begin
-            live$7$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$7) begin
-            if (s_grant_offset > granted$7$q) begin
-                granted$7$d = length$7$q;
-                if (s_grant_offset < length$7$q) begin
-                    granted$7$d = s_grant_offset;
-                end
-            end
-            sprio$7$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$7) begin
-            end$7$d = c_base$7;
-            granted$7$d = c_base$7;
-            if (unsch$7$q > c_base$7) begin
-                unsch$7$d = c_base$7;
-            end
-            left$7$d = c_one32;
-            if (nz_u$7) begin
-                uleft$7$d = c_one32;
-                uend$7$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$7)) begin
-            live$7$d = 1'b1;
-            rtx$7$d = s_desc_retransmit;
-            nocpl$7$d = s_desc_no_completion;
-            sport$7$d = s_desc_sport;
-            dport$7$d = s_desc_dport;
-            id$7$d = s_desc_id;
-            iova$7$d = s_desc_iova;
-            cookie$7$d = s_desc_cookie;
-            peer$7$d = s_desc_peer;
-            length$7$d = s_desc_length;
-            end$7$d = ins_end;
-            sent$7$d = s_desc_offset;
-            granted$7$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$7$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$7$d = s_desc_granted;
-            end
-            unsch$7$d = ins_unsch;
-            left$7$d = s_desc_bytes;
-            uleft$7$d = ins_uleft;
-            uend$7$d = ins_unsch == ins_end;
-            index$7$d = s_desc_index;
-            uprio$7$d = ins_uprio;
-            sprio$7$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$7$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$7$d = 1'b0;
-        end
-        live$8$clock = clock;
-        rtx$8$clock = clock;
-        nocpl$8$clock = clock;
-        sport$8$clock = clock;
-        dport$8$clock = clock;
-        id$8$clock = clock;
-        iova$8$clock = clock;
-        cookie$8$clock = clock;
-        peer$8$clock = clock;
-        length$8$clock = clock;
-        end$8$clock = clock;
-        sent$8$clock = clock;
-        granted$8$clock = clock;
-        unsch$8$clock = clock;
-        left$8$clock = clock;
-        uleft$8$clock = clock;
-        uend$8$clock = clock;
-        index$8$clock = clock;
-        uprio$8$clock = clock;
-        sprio$8$clock = clock;
-        live$8$d = live$8$q;
-        rtx$8$d = rtx$8$q;
-        nocpl$8$d = nocpl$8$q;
-        sport$8$d = sport$8$q;
-        dport$8$d = dport$8$q;
-        id$8$d = id$8$q;
-        iova$8$d = iova$8$q;
-        cookie$8$d = cookie$8$q;
-        peer$8$d = peer$8$q;
-        length$8$d = length$8$q;
-        end$8$d = end$8$q;
-        sent$8$d = sent$8$q;
-        granted$8$d = granted$8$q;
-        unsch$8$d = unsch$8$q;
-        left$8$d = left$8$q;
-        uleft$8$d = uleft$8$q;
-        uend$8$d = uend$8$q;
-        index$8$d = index$8$q;
-        uprio$8$d = uprio$8$q;
-        sprio$8$d = sprio$8$q;
-        if (fire & (pk_slot$q == c_slot$8)) begin
-            sent$8$d = p_new_sent;
-            left$8$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$8$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$8$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$8)) begin
-            live$8$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$8) begin
-            if (s_grant_offset > granted$8$q) begin
-                granted$8$d = length$8$q;
-                if (s_grant_offset < length$8$q) begin
-                    granted$8$d = s_grant_offset;
-                end
-            end
-            sprio$8$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$8) begin
-            end$8$d = c_base$8;
-            granted$8$d = c_base$8;
-            if (unsch$8$q > c_base$8) begin
-                unsch$8$d = c_base$8;
-            end
-            left$8$d = c_one32;
-            if (nz_u$8) begin
-                uleft$8$d = c_one32;
-                uend$8$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$8)) begin
-            live$8$d = 1'b1;
-            rtx$8$d = s_desc_retransmit;
-            nocpl$8$d = s_desc_no_completion;
-            sport$8$d = s_desc_sport;
-            dport$8$d = s_desc_dport;
-            id$8$d = s_desc_id;
-            iova$8$d = s_desc_iova;
-            cookie$8$d = s_desc_cookie;
-            peer$8$d = s_desc_peer;
-            length$8$d = s_desc_length;
-            end$8$d = ins_end;
-            sent$8$d = s_desc_offset;
-            granted$8$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$8$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$8$d = s_desc_granted;
-            end
-            unsch$8$d = ins_unsch;
-            left$8$d = s_desc_bytes;
-            uleft$8$d = ins_uleft;
-            uend$8$d = ins_unsch == ins_end;
-            index$8$d = s_desc_index;
-            uprio$8$d = ins_uprio;
-            sprio$8$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$8$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$8$d = 1'b0;
-        end
-        live$9$clock = clock;
-        rtx$9$clock = clock;
-        nocpl$9$clock = clock;
-        sport$9$clock = clock;
-        dport$9$clock = clock;
-        id$9$clock = clock;
-        iova$9$clock = clock;
-        cookie$9$clock = clock;
-        peer$9$clock = clock;
-        length$9$clock = clock;
-        end$9$clock = clock;
-        sent$9$clock = clock;
-        granted$9$clock = clock;
-        unsch$9$clock = clock;
-        left$9$clock = clock;
-        uleft$9$clock = clock;
-        uend$9$clock = clock;
-        index$9$clock = clock;
-        uprio$9$clock = clock;
-        sprio$9$clock = clock;
-        live$9$d = live$9$q;
-        rtx$9$d = rtx$9$q;
-        nocpl$9$d = nocpl$9$q;
-        sport$9$d = sport$9$q;
-        dport$9$d = dport$9$q;
-        id$9$d = id$9$q;
-        iova$9$d = iova$9$q;
-        cookie$9$d = cookie$9$q;
-        peer$9$d = peer$9$q;
-        length$9$d = length$9$q;
-        end$9$d = end$9$q;
-        sent$9$d = sent$9$q;
-        granted$9$d = granted$9$q;
-        unsch$9$d = unsch$9$q;
-        left$9$d = left$9$q;
-        uleft$9$d = uleft$9$q;
-        uend$9$d = uend$9$q;
-        index$9$d = index$9$q;
-        uprio$9$d = uprio$9$q;
-        sprio$9$d = sprio$9$q;
-        if (fire & (pk_slot$q == c_slot$9)) begin
-            sent$9$d = p_new_sent;
-            left$9$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$9$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$9$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$9)) begin
-            live$9$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$9) begin
-            if (s_grant_offset > granted$9$q) begin
-                granted$9$d = length$9$q;
-                if (s_grant_offset < length$9$q) begin
-                    granted$9$d = s_grant_offset;
-                end
-            end
-            sprio$9$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$9) begin
-            end$9$d = c_base$9;
-            granted$9$d = c_base$9;
-            if (unsch$9$q > c_base$9) begin
-                unsch$9$d = c_base$9;
-            end
-            left$9$d = c_one32;
-            if (nz_u$9) begin
-                uleft$9$d = c_one32;
-                uend$9$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$9)) begin
-            live$9$d = 1'b1;
-            rtx$9$d = s_desc_retransmit;
-            nocpl$9$d = s_desc_no_completion;
-            sport$9$d = s_desc_sport;
-            dport$9$d = s_desc_dport;
-            id$9$d = s_desc_id;
-            iova$9$d = s_desc_iova;
-            cookie$9$d = s_desc_cookie;
-            peer$9$d = s_desc_peer;
-            length$9$d = s_desc_length;
-            end$9$d = ins_end;
-            sent$9$d = s_desc_offset;
-            granted$9$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$9$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$9$d = s_desc_granted;
-            end
-            unsch$9$d = ins_unsch;
-            left$9$d = s_desc_bytes;
-            uleft$9$d = ins_uleft;
-            uend$9$d = ins_unsch == ins_end;
-            index$9$d = s_desc_index;
-            uprio$9$d = ins_uprio;
-            sprio$9$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$9$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$9$d = 1'b0;
-        end
-        live$10$clock = clock;
-        rtx$10$clock = clock;
-        nocpl$10$clock = clock;
-        sport$10$clock = clock;
-        dport$10$clock = clock;
-        id$10$clock = clock;
-        iova$10$clock = clock;
-        cookie$10$clock = clock;
-        peer$10$clock = clock;
-        length$10$clock = clock;
-        end$10$clock = clock;
-        sent$10$clock = clock;
-        granted$10$clock = clock;
-        unsch$10$clock = clock;
-        left$10$clock = clock;
-        uleft$10$clock = clock;
-        uend$10$clock = clock;
-        index$10$clock = clock;
-        uprio$10$clock = clock;
-        sprio$10$clock = clock;
-        live$10$d = live$10$q;
-        rtx$10$d = rtx$10$q;
-        nocpl$10$d = nocpl$10$q;
-        sport$10$d = sport$10$q;
-        dport$10$d = dport$10$q;
-        id$10$d = id$10$q;
-        iova$10$d = iova$10$q;
-        cookie$10$d = cookie$10$q;
-        peer$10$d = peer$10$q;
-        length$10$d = length$10$q;
-        end$10$d = end$10$q;
-        sent$10$d = sent$10$q;
-        granted$10$d = granted$10$q;
-        unsch$10$d = unsch$10$q;
-        left$10$d = left$10$q;
-        uleft$10$d = uleft$10$q;
-        uend$10$d = uend$10$q;
-        index$10$d = index$10$q;
-        uprio$10$d = uprio$10$q;
-        sprio$10$d = sprio$10$q;
-        if (fire & (pk_slot$q == c_slot$10)) begin
-            sent$10$d = p_new_sent;
-            left$10$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$10$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$10$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$10)) begin
-            live$10$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$10) begin
-            if (s_grant_offset > granted$10$q) begin
-                granted$10$d = length$10$q;
-                if (s_grant_offset < length$10$q) begin
-                    granted$10$d = s_grant_offset;
-                end
-            end
-            sprio$10$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$10) begin
-            end$10$d = c_base$10;
-            granted$10$d = c_base$10;
-            if (unsch$10$q > c_base$10) begin
-                unsch$10$d = c_base$10;
-            end
-            left$10$d = c_one32;
-            if (nz_u$10) begin
-                uleft$10$d = c_one32;
-                uend$10$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$10)) begin
-            live$10$d = 1'b1;
-            rtx$10$d = s_desc_retransmit;
-            nocpl$10$d = s_desc_no_completion;
-            sport$10$d = s_desc_sport;
-            dport$10$d = s_desc_dport;
-            id$10$d = s_desc_id;
-            iova$10$d = s_desc_iova;
-            cookie$10$d = s_desc_cookie;
-            peer$10$d = s_desc_peer;
-            length$10$d = s_desc_length;
-            end$10$d = ins_end;
-            sent$10$d = s_desc_offset;
-            granted$10$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$10$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$10$d = s_desc_granted;
-            end
-            unsch$10$d = ins_unsch;
-            left$10$d = s_desc_bytes;
-            uleft$10$d = ins_uleft;
-            uend$10$d = ins_unsch == ins_end;
-            index$10$d = s_desc_index;
-            uprio$10$d = ins_uprio;
-            sprio$10$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$10$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$10$d = 1'b0;
-        end
-        live$11$clock = clock;
-        rtx$11$clock = clock;
-        nocpl$11$clock = clock;
-        sport$11$clock = clock;
-        dport$11$clock = clock;
-        id$11$clock = clock;
-        iova$11$clock = clock;
-        cookie$11$clock = clock;
-        peer$11$clock = clock;
-        length$11$clock = clock;
-        end$11$clock = clock;
-        sent$11$clock = clock;
-        granted$11$clock = clock;
-        unsch$11$clock = clock;
-        left$11$clock = clock;
-        uleft$11$clock = clock;
-        uend$11$clock = clock;
-        index$11$clock = clock;
-        uprio$11$clock = clock;
-        sprio$11$clock = clock;
-        live$11$d = live$11$q;
-        rtx$11$d = rtx$11$q;
-        nocpl$11$d = nocpl$11$q;
-        sport$11$d = sport$11$q;
-        dport$11$d = dport$11$q;
-        id$11$d = id$11$q;
-        iova$11$d = iova$11$q;
-        cookie$11$d = cookie$11$q;
-        peer$11$d = peer$11$q;
-        length$11$d = length$11$q;
-        end$11$d = end$11$q;
-        sent$11$d = sent$11$q;
-        granted$11$d = granted$11$q;
-        unsch$11$d = unsch$11$q;
-        left$11$d = left$11$q;
-        uleft$11$d = uleft$11$q;
-        uend$11$d = uend$11$q;
-        index$11$d = index$11$q;
-        uprio$11$d = uprio$11$q;
-        sprio$11$d = sprio$11$q;
-        if (fire & (pk_slot$q == c_slot$11)) begin
-            sent$11$d = p_new_sent;
-            left$11$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$11$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$11$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$11)) begin
-            live$11$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$11) begin
-            if (s_grant_offset > granted$11$q) begin
-                granted$11$d = length$11$q;
-                if (s_grant_offset < length$11$q) begin
-                    granted$11$d = s_grant_offset;
-                end
-            end
-            sprio$11$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$11) begin
-            end$11$d = c_base$11;
-            granted$11$d = c_base$11;
-            if (unsch$11$q > c_base$11) begin
-                unsch$11$d = c_base$11;
-            end
-            left$11$d = c_one32;
-            if (nz_u$11) begin
-                uleft$11$d = c_one32;
-                uend$11$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$11)) begin
-            live$11$d = 1'b1;
-            rtx$11$d = s_desc_retransmit;
-            nocpl$11$d = s_desc_no_completion;
-            sport$11$d = s_desc_sport;
-            dport$11$d = s_desc_dport;
-            id$11$d = s_desc_id;
-            iova$11$d = s_desc_iova;
-            cookie$11$d = s_desc_cookie;
-            peer$11$d = s_desc_peer;
-            length$11$d = s_desc_length;
-            end$11$d = ins_end;
-            sent$11$d = s_desc_offset;
-            granted$11$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$11$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$11$d = s_desc_granted;
-            end
-            unsch$11$d = ins_unsch;
-            left$11$d = s_desc_bytes;
-            uleft$11$d = ins_uleft;
-            uend$11$d = ins_unsch == ins_end;
-            index$11$d = s_desc_index;
-            uprio$11$d = ins_uprio;
-            sprio$11$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$11$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$11$d = 1'b0;
-        end
-        live$12$clock = clock;
-        rtx$12$clock = clock;
-        nocpl$12$clock = clock;
-        sport$12$clock = clock;
-        dport$12$clock = clock;
-        id$12$clock = clock;
-        iova$12$clock = clock;
-        cookie$12$clock = clock;
-        peer$12$clock = clock;
-        length$12$clock = clock;
-        end$12$clock = clock;
-        sent$12$clock = clock;
-        granted$12$clock = clock;
-        unsch$12$clock = clock;
-        left$12$clock = clock;
-        uleft$12$clock = clock;
-        uend$12$clock = clock;
-        index$12$clock = clock;
-        uprio$12$clock = clock;
-        sprio$12$clock = clock;
-        live$12$d = live$12$q;
-        rtx$12$d = rtx$12$q;
-        nocpl$12$d = nocpl$12$q;
-        sport$12$d = sport$12$q;
-        dport$12$d = dport$12$q;
-        id$12$d = id$12$q;
-        iova$12$d = iova$12$q;
-        cookie$12$d = cookie$12$q;
-        peer$12$d = peer$12$q;
-        length$12$d = length$12$q;
-        end$12$d = end$12$q;
-        sent$12$d = sent$12$q;
-        granted$12$d = granted$12$q;
-        unsch$12$d = unsch$12$q;
-        left$12$d = left$12$q;
-        uleft$12$d = uleft$12$q;
-        uend$12$d = uend$12$q;
-        index$12$d = index$12$q;
-        uprio$12$d = uprio$12$q;
-        sprio$12$d = sprio$12$q;
-        if (fire & (pk_slot$q == c_slot$12)) begin
-            sent$12$d = p_new_sent;
-            left$12$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$12$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$12$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$12)) begin
-            live$12$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$12) begin
-            if (s_grant_offset > granted$12$q) begin
-                granted$12$d = length$12$q;
-                if (s_grant_offset < length$12$q) begin
-                    granted$12$d = s_grant_offset;
-                end
-            end
-            sprio$12$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$12) begin
-            end$12$d = c_base$12;
-            granted$12$d = c_base$12;
-            if (unsch$12$q > c_base$12) begin
-                unsch$12$d = c_base$12;
-            end
-            left$12$d = c_one32;
-            if (nz_u$12) begin
-                uleft$12$d = c_one32;
-                uend$12$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$12)) begin
-            live$12$d = 1'b1;
-            rtx$12$d = s_desc_retransmit;
-            nocpl$12$d = s_desc_no_completion;
-            sport$12$d = s_desc_sport;
-            dport$12$d = s_desc_dport;
-            id$12$d = s_desc_id;
-            iova$12$d = s_desc_iova;
-            cookie$12$d = s_desc_cookie;
-            peer$12$d = s_desc_peer;
-            length$12$d = s_desc_length;
-            end$12$d = ins_end;
-            sent$12$d = s_desc_offset;
-            granted$12$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$12$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$12$d = s_desc_granted;
-            end
-            unsch$12$d = ins_unsch;
-            left$12$d = s_desc_bytes;
-            uleft$12$d = ins_uleft;
-            uend$12$d = ins_unsch == ins_end;
-            index$12$d = s_desc_index;
-            uprio$12$d = ins_uprio;
-            sprio$12$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$12$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$12$d = 1'b0;
-        end
-        live$13$clock = clock;
-        rtx$13$clock = clock;
-        nocpl$13$clock = clock;
-        sport$13$clock = clock;
-        dport$13$clock = clock;
-        id$13$clock = clock;
-        iova$13$clock = clock;
-        cookie$13$clock = clock;
-        peer$13$clock = clock;
-        length$13$clock = clock;
-        end$13$clock = clock;
-        sent$13$clock = clock;
-        granted$13$clock = clock;
-        unsch$13$clock = clock;
-        left$13$clock = clock;
-        uleft$13$clock = clock;
-        uend$13$clock = clock;
-        index$13$clock = clock;
-        uprio$13$clock = clock;
-        sprio$13$clock = clock;
-        live$13$d = live$13$q;
-        rtx$13$d = rtx$13$q;
-        nocpl$13$d = nocpl$13$q;
-        sport$13$d = sport$13$q;
-        dport$13$d = dport$13$q;
-        id$13$d = id$13$q;
-        iova$13$d = iova$13$q;
-        cookie$13$d = cookie$13$q;
-        peer$13$d = peer$13$q;
-        length$13$d = length$13$q;
-        end$13$d = end$13$q;
-        sent$13$d = sent$13$q;
-        granted$13$d = granted$13$q;
-        unsch$13$d = unsch$13$q;
-        left$13$d = left$13$q;
-        uleft$13$d = uleft$13$q;
-        uend$13$d = uend$13$q;
-        index$13$d = index$13$q;
-        uprio$13$d = uprio$13$q;
-        sprio$13$d = sprio$13$q;
-        if (fire & (pk_slot$q == c_slot$13)) begin
-            sent$13$d = p_new_sent;
-            left$13$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$13$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$13$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$13)) begin
-            live$13$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$13) begin
-            if (s_grant_offset > granted$13$q) begin
-                granted$13$d = length$13$q;
-                if (s_grant_offset < length$13$q) begin
-                    granted$13$d = s_grant_offset;
-                end
-            end
-            sprio$13$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$13) begin
-            end$13$d = c_base$13;
-            granted$13$d = c_base$13;
-            if (unsch$13$q > c_base$13) begin
-                unsch$13$d = c_base$13;
-            end
-            left$13$d = c_one32;
-            if (nz_u$13) begin
-                uleft$13$d = c_one32;
-                uend$13$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$13)) begin
-            live$13$d = 1'b1;
-            rtx$13$d = s_desc_retransmit;
-            nocpl$13$d = s_desc_no_completion;
-            sport$13$d = s_desc_sport;
-            dport$13$d = s_desc_dport;
-            id$13$d = s_desc_id;
-            iova$13$d = s_desc_iova;
-            cookie$13$d = s_desc_cookie;
-            peer$13$d = s_desc_peer;
-            length$13$d = s_desc_length;
-            end$13$d = ins_end;
-            sent$13$d = s_desc_offset;
-            granted$13$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$13$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$13$d = s_desc_granted;
-            end
-            unsch$13$d = ins_unsch;
-            left$13$d = s_desc_bytes;
-            uleft$13$d = ins_uleft;
-            uend$13$d = ins_unsch == ins_end;
-            index$13$d = s_desc_index;
-            uprio$13$d = ins_uprio;
-            sprio$13$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$13$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$13$d = 1'b0;
-        end
-        live$14$clock = clock;
-        rtx$14$clock = clock;
-        nocpl$14$clock = clock;
-        sport$14$clock = clock;
-        dport$14$clock = clock;
-        id$14$clock = clock;
-        iova$14$clock = clock;
-        cookie$14$clock = clock;
-        peer$14$clock = clock;
-        length$14$clock = clock;
-        end$14$clock = clock;
-        sent$14$clock = clock;
-        granted$14$clock = clock;
-        unsch$14$clock = clock;
-        left$14$clock = clock;
-        uleft$14$clock = clock;
-        uend$14$clock = clock;
-        index$14$clock = clock;
-        uprio$14$clock = clock;
-        sprio$14$clock = clock;
-        live$14$d = live$14$q;
-        rtx$14$d = rtx$14$q;
-        nocpl$14$d = nocpl$14$q;
-        sport$14$d = sport$14$q;
-        dport$14$d = dport$14$q;
-        id$14$d = id$14$q;
-        iova$14$d = iova$14$q;
-        cookie$14$d = cookie$14$q;
-        peer$14$d = peer$14$q;
-        length$14$d = length$14$q;
-        end$14$d = end$14$q;
-        sent$14$d = sent$14$q;
-        granted$14$d = granted$14$q;
-        unsch$14$d = unsch$14$q;
-        left$14$d = left$14$q;
-        uleft$14$d = uleft$14$q;
-        uend$14$d = uend$14$q;
-        index$14$d = index$14$q;
-        uprio$14$d = uprio$14$q;
-        sprio$14$d = sprio$14$q;
-        if (fire & (pk_slot$q == c_slot$14)) begin
-            sent$14$d = p_new_sent;
-            left$14$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$14$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$14$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$14)) begin
-            live$14$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$14) begin
-            if (s_grant_offset > granted$14$q) begin
-                granted$14$d = length$14$q;
-                if (s_grant_offset < length$14$q) begin
-                    granted$14$d = s_grant_offset;
-                end
-            end
-            sprio$14$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$14) begin
-            end$14$d = c_base$14;
-            granted$14$d = c_base$14;
-            if (unsch$14$q > c_base$14) begin
-                unsch$14$d = c_base$14;
-            end
-            left$14$d = c_one32;
-            if (nz_u$14) begin
-                uleft$14$d = c_one32;
-                uend$14$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$14)) begin
-            live$14$d = 1'b1;
-            rtx$14$d = s_desc_retransmit;
-            nocpl$14$d = s_desc_no_completion;
-            sport$14$d = s_desc_sport;
-            dport$14$d = s_desc_dport;
-            id$14$d = s_desc_id;
-            iova$14$d = s_desc_iova;
-            cookie$14$d = s_desc_cookie;
-            peer$14$d = s_desc_peer;
-            length$14$d = s_desc_length;
-            end$14$d = ins_end;
-            sent$14$d = s_desc_offset;
-            granted$14$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$14$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$14$d = s_desc_granted;
-            end
-            unsch$14$d = ins_unsch;
-            left$14$d = s_desc_bytes;
-            uleft$14$d = ins_uleft;
-            uend$14$d = ins_unsch == ins_end;
-            index$14$d = s_desc_index;
-            uprio$14$d = ins_uprio;
-            sprio$14$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$14$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$14$d = 1'b0;
-        end
-        live$15$clock = clock;
-        rtx$15$clock = clock;
-        nocpl$15$clock = clock;
-        sport$15$clock = clock;
-        dport$15$clock = clock;
-        id$15$clock = clock;
-        iova$15$clock = clock;
-        cookie$15$clock = clock;
-        peer$15$clock = clock;
-        length$15$clock = clock;
-        end$15$clock = clock;
-        sent$15$clock = clock;
-        granted$15$clock = clock;
-        unsch$15$clock = clock;
-        left$15$clock = clock;
-        uleft$15$clock = clock;
-        uend$15$clock = clock;
-        index$15$clock = clock;
-        uprio$15$clock = clock;
-        sprio$15$clock = clock;
-        live$15$d = live$15$q;
-        rtx$15$d = rtx$15$q;
-        nocpl$15$d = nocpl$15$q;
-        sport$15$d = sport$15$q;
-        dport$15$d = dport$15$q;
-        id$15$d = id$15$q;
-        iova$15$d = iova$15$q;
-        cookie$15$d = cookie$15$q;
-        peer$15$d = peer$15$q;
-        length$15$d = length$15$q;
-        end$15$d = end$15$q;
-        sent$15$d = sent$15$q;
-        granted$15$d = granted$15$q;
-        unsch$15$d = unsch$15$q;
-        left$15$d = left$15$q;
-        uleft$15$d = uleft$15$q;
-        uend$15$d = uend$15$q;
-        index$15$d = index$15$q;
-        uprio$15$d = uprio$15$q;
-        sprio$15$d = sprio$15$q;
-        if (fire & (pk_slot$q == c_slot$15)) begin
-            sent$15$d = p_new_sent;
-            left$15$d = p_rem;
-            if (p_in_unsched) begin
-                uleft$15$d = p_uleft - p_len;
-            end
-            if (p_last) begin
-                live$15$d = 1'b0;
-            end
-        end
-        if (park_fire & (park_slot == c_slot4$15)) begin
-            live$15$d = 1'b0;
-        end
-        if (s_grant_valid & gmatch$15) begin
-            if (s_grant_offset > granted$15$q) begin
-                granted$15$d = length$15$q;
-                if (s_grant_offset < length$15$q) begin
-                    granted$15$d = s_grant_offset;
-                end
-            end
-            sprio$15$d = s_grant_priority;
-        end
-        if (cancel_fire & cmatch$15) begin
-            end$15$d = c_base$15;
-            granted$15$d = c_base$15;
-            if (unsch$15$q > c_base$15) begin
-                unsch$15$d = c_base$15;
-            end
-            left$15$d = c_one32;
-            if (nz_u$15) begin
-                uleft$15$d = c_one32;
-                uend$15$d = 1'b1;
-            end
-        end
-        if (ins_fire & (srpt$m_free_slot == c_slot$15)) begin
-            live$15$d = 1'b1;
-            rtx$15$d = s_desc_retransmit;
-            nocpl$15$d = s_desc_no_completion;
-            sport$15$d = s_desc_sport;
-            dport$15$d = s_desc_dport;
-            id$15$d = s_desc_id;
-            iova$15$d = s_desc_iova;
-            cookie$15$d = s_desc_cookie;
-            peer$15$d = s_desc_peer;
-            length$15$d = s_desc_length;
-            end$15$d = ins_end;
-            sent$15$d = s_desc_offset;
-            granted$15$d = ins_unsch;
-            if (s_desc_retransmit) begin
-                granted$15$d = ins_end;
-            end
-            if (s_desc_resume) begin
-                granted$15$d = s_desc_granted;
-            end
-            unsch$15$d = ins_unsch;
-            left$15$d = s_desc_bytes;
-            uleft$15$d = ins_uleft;
-            uend$15$d = ins_unsch == ins_end;
-            index$15$d = s_desc_index;
-            uprio$15$d = ins_uprio;
-            sprio$15$d = c_prio$0;
-            if (s_desc_resume) begin
-                sprio$15$d = s_desc_sprio;
-            end
-        end
-        if (reset) begin
-            live$15$d = 1'b0;
         end
         if (fire) begin
             n_pkts$d = n_pkts$q + c_one32;
@@ -27803,120 +23879,6 @@ module homa_tx_engine_w512$sched$cookie$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$cookie$1
 
 
-module homa_tx_engine_w512$sched$cookie$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$cookie$10
-
-
-module homa_tx_engine_w512$sched$cookie$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$cookie$11
-
-
-module homa_tx_engine_w512$sched$cookie$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$cookie$12
-
-
-module homa_tx_engine_w512$sched$cookie$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$cookie$13
-
-
-module homa_tx_engine_w512$sched$cookie$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$cookie$14
-
-
-module homa_tx_engine_w512$sched$cookie$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$cookie$15
-
-
 module homa_tx_engine_w512$sched$cookie$2(d,q,clock);
     
     // Module arguments
@@ -27955,118 +23917,80 @@ module homa_tx_engine_w512$sched$cookie$3(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$cookie$3
 
 
-module homa_tx_engine_w512$sched$cookie$4(d,q,clock);
+module homa_tx_engine_w512$sched$cut$0(d,q,clock);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_engine_w512$sched$cookie$4
+endmodule // homa_tx_engine_w512$sched$cut$0
 
 
-module homa_tx_engine_w512$sched$cookie$5(d,q,clock);
+module homa_tx_engine_w512$sched$cut$1(d,q,clock);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_engine_w512$sched$cookie$5
+endmodule // homa_tx_engine_w512$sched$cut$1
 
 
-module homa_tx_engine_w512$sched$cookie$6(d,q,clock);
+module homa_tx_engine_w512$sched$cut$2(d,q,clock);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_engine_w512$sched$cookie$6
+endmodule // homa_tx_engine_w512$sched$cut$2
 
 
-module homa_tx_engine_w512$sched$cookie$7(d,q,clock);
+module homa_tx_engine_w512$sched$cut$3(d,q,clock);
     
     // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 64'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_engine_w512$sched$cookie$7
-
-
-module homa_tx_engine_w512$sched$cookie$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$cookie$8
-
-
-module homa_tx_engine_w512$sched$cookie$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$cookie$9
+endmodule // homa_tx_engine_w512$sched$cut$3
 
 
 module homa_tx_engine_w512$sched$dport$0(d,q,clock);
@@ -28107,120 +24031,6 @@ module homa_tx_engine_w512$sched$dport$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$dport$1
 
 
-module homa_tx_engine_w512$sched$dport$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$10
-
-
-module homa_tx_engine_w512$sched$dport$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$11
-
-
-module homa_tx_engine_w512$sched$dport$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$12
-
-
-module homa_tx_engine_w512$sched$dport$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$13
-
-
-module homa_tx_engine_w512$sched$dport$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$14
-
-
-module homa_tx_engine_w512$sched$dport$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$15
-
-
 module homa_tx_engine_w512$sched$dport$2(d,q,clock);
     
     // Module arguments
@@ -28257,120 +24067,6 @@ module homa_tx_engine_w512$sched$dport$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$dport$3
-
-
-module homa_tx_engine_w512$sched$dport$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$4
-
-
-module homa_tx_engine_w512$sched$dport$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$5
-
-
-module homa_tx_engine_w512$sched$dport$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$6
-
-
-module homa_tx_engine_w512$sched$dport$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$7
-
-
-module homa_tx_engine_w512$sched$dport$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$8
-
-
-module homa_tx_engine_w512$sched$dport$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$dport$9
 
 
 module homa_tx_engine_w512$sched$end$0(d,q,clock);
@@ -28411,120 +24107,6 @@ module homa_tx_engine_w512$sched$end$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$end$1
 
 
-module homa_tx_engine_w512$sched$end$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$10
-
-
-module homa_tx_engine_w512$sched$end$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$11
-
-
-module homa_tx_engine_w512$sched$end$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$12
-
-
-module homa_tx_engine_w512$sched$end$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$13
-
-
-module homa_tx_engine_w512$sched$end$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$14
-
-
-module homa_tx_engine_w512$sched$end$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$15
-
-
 module homa_tx_engine_w512$sched$end$2(d,q,clock);
     
     // Module arguments
@@ -28561,120 +24143,6 @@ module homa_tx_engine_w512$sched$end$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$end$3
-
-
-module homa_tx_engine_w512$sched$end$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$4
-
-
-module homa_tx_engine_w512$sched$end$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$5
-
-
-module homa_tx_engine_w512$sched$end$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$6
-
-
-module homa_tx_engine_w512$sched$end$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$7
-
-
-module homa_tx_engine_w512$sched$end$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$8
-
-
-module homa_tx_engine_w512$sched$end$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$end$9
 
 
 module homa_tx_engine_w512$sched$granted$0(d,q,clock);
@@ -28715,120 +24183,6 @@ module homa_tx_engine_w512$sched$granted$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$granted$1
 
 
-module homa_tx_engine_w512$sched$granted$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$10
-
-
-module homa_tx_engine_w512$sched$granted$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$11
-
-
-module homa_tx_engine_w512$sched$granted$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$12
-
-
-module homa_tx_engine_w512$sched$granted$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$13
-
-
-module homa_tx_engine_w512$sched$granted$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$14
-
-
-module homa_tx_engine_w512$sched$granted$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$15
-
-
 module homa_tx_engine_w512$sched$granted$2(d,q,clock);
     
     // Module arguments
@@ -28865,120 +24219,6 @@ module homa_tx_engine_w512$sched$granted$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$granted$3
-
-
-module homa_tx_engine_w512$sched$granted$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$4
-
-
-module homa_tx_engine_w512$sched$granted$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$5
-
-
-module homa_tx_engine_w512$sched$granted$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$6
-
-
-module homa_tx_engine_w512$sched$granted$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$7
-
-
-module homa_tx_engine_w512$sched$granted$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$8
-
-
-module homa_tx_engine_w512$sched$granted$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$granted$9
 
 
 module homa_tx_engine_w512$sched$id$0(d,q,clock);
@@ -29019,120 +24259,6 @@ module homa_tx_engine_w512$sched$id$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$id$1
 
 
-module homa_tx_engine_w512$sched$id$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$10
-
-
-module homa_tx_engine_w512$sched$id$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$11
-
-
-module homa_tx_engine_w512$sched$id$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$12
-
-
-module homa_tx_engine_w512$sched$id$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$13
-
-
-module homa_tx_engine_w512$sched$id$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$14
-
-
-module homa_tx_engine_w512$sched$id$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$15
-
-
 module homa_tx_engine_w512$sched$id$2(d,q,clock);
     
     // Module arguments
@@ -29169,120 +24295,6 @@ module homa_tx_engine_w512$sched$id$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$id$3
-
-
-module homa_tx_engine_w512$sched$id$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$4
-
-
-module homa_tx_engine_w512$sched$id$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$5
-
-
-module homa_tx_engine_w512$sched$id$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$6
-
-
-module homa_tx_engine_w512$sched$id$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$7
-
-
-module homa_tx_engine_w512$sched$id$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$8
-
-
-module homa_tx_engine_w512$sched$id$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$id$9
 
 
 module homa_tx_engine_w512$sched$index$0(d,q,clock);
@@ -29323,120 +24335,6 @@ module homa_tx_engine_w512$sched$index$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$index$1
 
 
-module homa_tx_engine_w512$sched$index$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$10
-
-
-module homa_tx_engine_w512$sched$index$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$11
-
-
-module homa_tx_engine_w512$sched$index$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$12
-
-
-module homa_tx_engine_w512$sched$index$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$13
-
-
-module homa_tx_engine_w512$sched$index$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$14
-
-
-module homa_tx_engine_w512$sched$index$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$15
-
-
 module homa_tx_engine_w512$sched$index$2(d,q,clock);
     
     // Module arguments
@@ -29473,120 +24371,6 @@ module homa_tx_engine_w512$sched$index$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$index$3
-
-
-module homa_tx_engine_w512$sched$index$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$4
-
-
-module homa_tx_engine_w512$sched$index$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$5
-
-
-module homa_tx_engine_w512$sched$index$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$6
-
-
-module homa_tx_engine_w512$sched$index$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$7
-
-
-module homa_tx_engine_w512$sched$index$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$8
-
-
-module homa_tx_engine_w512$sched$index$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$index$9
 
 
 module homa_tx_engine_w512$sched$iova$0(d,q,clock);
@@ -29627,120 +24411,6 @@ module homa_tx_engine_w512$sched$iova$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$iova$1
 
 
-module homa_tx_engine_w512$sched$iova$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$10
-
-
-module homa_tx_engine_w512$sched$iova$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$11
-
-
-module homa_tx_engine_w512$sched$iova$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$12
-
-
-module homa_tx_engine_w512$sched$iova$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$13
-
-
-module homa_tx_engine_w512$sched$iova$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$14
-
-
-module homa_tx_engine_w512$sched$iova$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$15
-
-
 module homa_tx_engine_w512$sched$iova$2(d,q,clock);
     
     // Module arguments
@@ -29777,120 +24447,6 @@ module homa_tx_engine_w512$sched$iova$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$iova$3
-
-
-module homa_tx_engine_w512$sched$iova$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$4
-
-
-module homa_tx_engine_w512$sched$iova$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$5
-
-
-module homa_tx_engine_w512$sched$iova$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$6
-
-
-module homa_tx_engine_w512$sched$iova$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$7
-
-
-module homa_tx_engine_w512$sched$iova$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$8
-
-
-module homa_tx_engine_w512$sched$iova$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 64'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$iova$9
 
 
 module homa_tx_engine_w512$sched$left$0(d,q,clock);
@@ -29931,120 +24487,6 @@ module homa_tx_engine_w512$sched$left$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$left$1
 
 
-module homa_tx_engine_w512$sched$left$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$10
-
-
-module homa_tx_engine_w512$sched$left$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$11
-
-
-module homa_tx_engine_w512$sched$left$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$12
-
-
-module homa_tx_engine_w512$sched$left$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$13
-
-
-module homa_tx_engine_w512$sched$left$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$14
-
-
-module homa_tx_engine_w512$sched$left$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$15
-
-
 module homa_tx_engine_w512$sched$left$2(d,q,clock);
     
     // Module arguments
@@ -30081,120 +24523,6 @@ module homa_tx_engine_w512$sched$left$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$left$3
-
-
-module homa_tx_engine_w512$sched$left$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$4
-
-
-module homa_tx_engine_w512$sched$left$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$5
-
-
-module homa_tx_engine_w512$sched$left$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$6
-
-
-module homa_tx_engine_w512$sched$left$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$7
-
-
-module homa_tx_engine_w512$sched$left$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$8
-
-
-module homa_tx_engine_w512$sched$left$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$left$9
 
 
 module homa_tx_engine_w512$sched$length$0(d,q,clock);
@@ -30235,120 +24563,6 @@ module homa_tx_engine_w512$sched$length$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$length$1
 
 
-module homa_tx_engine_w512$sched$length$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$10
-
-
-module homa_tx_engine_w512$sched$length$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$11
-
-
-module homa_tx_engine_w512$sched$length$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$12
-
-
-module homa_tx_engine_w512$sched$length$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$13
-
-
-module homa_tx_engine_w512$sched$length$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$14
-
-
-module homa_tx_engine_w512$sched$length$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$15
-
-
 module homa_tx_engine_w512$sched$length$2(d,q,clock);
     
     // Module arguments
@@ -30385,120 +24599,6 @@ module homa_tx_engine_w512$sched$length$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$length$3
-
-
-module homa_tx_engine_w512$sched$length$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$4
-
-
-module homa_tx_engine_w512$sched$length$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$5
-
-
-module homa_tx_engine_w512$sched$length$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$6
-
-
-module homa_tx_engine_w512$sched$length$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$7
-
-
-module homa_tx_engine_w512$sched$length$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$8
-
-
-module homa_tx_engine_w512$sched$length$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$length$9
 
 
 module homa_tx_engine_w512$sched$live$0(d,q,clock);
@@ -30539,120 +24639,6 @@ module homa_tx_engine_w512$sched$live$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$live$1
 
 
-module homa_tx_engine_w512$sched$live$10(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$10
-
-
-module homa_tx_engine_w512$sched$live$11(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$11
-
-
-module homa_tx_engine_w512$sched$live$12(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$12
-
-
-module homa_tx_engine_w512$sched$live$13(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$13
-
-
-module homa_tx_engine_w512$sched$live$14(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$14
-
-
-module homa_tx_engine_w512$sched$live$15(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$15
-
-
 module homa_tx_engine_w512$sched$live$2(d,q,clock);
     
     // Module arguments
@@ -30691,7 +24677,45 @@ module homa_tx_engine_w512$sched$live$3(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$live$3
 
 
-module homa_tx_engine_w512$sched$live$4(d,q,clock);
+module homa_tx_engine_w512$sched$mo_l(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$sched$mo_l
+
+
+module homa_tx_engine_w512$sched$mo_s(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$sched$mo_s
+
+
+module homa_tx_engine_w512$sched$mo_v(d,q,clock);
     
     // Module arguments
     input wire  d;
@@ -30707,102 +24731,7 @@ module homa_tx_engine_w512$sched$live$4(d,q,clock);
        q <= d;
     end
           
-endmodule // homa_tx_engine_w512$sched$live$4
-
-
-module homa_tx_engine_w512$sched$live$5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$5
-
-
-module homa_tx_engine_w512$sched$live$6(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$6
-
-
-module homa_tx_engine_w512$sched$live$7(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$7
-
-
-module homa_tx_engine_w512$sched$live$8(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$8
-
-
-module homa_tx_engine_w512$sched$live$9(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$live$9
+endmodule // homa_tx_engine_w512$sched$mo_v
 
 
 module homa_tx_engine_w512$sched$n_pkts(d,q,clock);
@@ -30881,120 +24810,6 @@ module homa_tx_engine_w512$sched$nocpl$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$nocpl$1
 
 
-module homa_tx_engine_w512$sched$nocpl$10(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$10
-
-
-module homa_tx_engine_w512$sched$nocpl$11(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$11
-
-
-module homa_tx_engine_w512$sched$nocpl$12(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$12
-
-
-module homa_tx_engine_w512$sched$nocpl$13(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$13
-
-
-module homa_tx_engine_w512$sched$nocpl$14(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$14
-
-
-module homa_tx_engine_w512$sched$nocpl$15(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$15
-
-
 module homa_tx_engine_w512$sched$nocpl$2(d,q,clock);
     
     // Module arguments
@@ -31031,120 +24846,6 @@ module homa_tx_engine_w512$sched$nocpl$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$nocpl$3
-
-
-module homa_tx_engine_w512$sched$nocpl$4(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$4
-
-
-module homa_tx_engine_w512$sched$nocpl$5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$5
-
-
-module homa_tx_engine_w512$sched$nocpl$6(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$6
-
-
-module homa_tx_engine_w512$sched$nocpl$7(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$7
-
-
-module homa_tx_engine_w512$sched$nocpl$8(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$8
-
-
-module homa_tx_engine_w512$sched$nocpl$9(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$nocpl$9
 
 
 module homa_tx_engine_w512$sched$peer$0(d,q,clock);
@@ -31185,120 +24886,6 @@ module homa_tx_engine_w512$sched$peer$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$peer$1
 
 
-module homa_tx_engine_w512$sched$peer$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$10
-
-
-module homa_tx_engine_w512$sched$peer$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$11
-
-
-module homa_tx_engine_w512$sched$peer$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$12
-
-
-module homa_tx_engine_w512$sched$peer$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$13
-
-
-module homa_tx_engine_w512$sched$peer$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$14
-
-
-module homa_tx_engine_w512$sched$peer$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$15
-
-
 module homa_tx_engine_w512$sched$peer$2(d,q,clock);
     
     // Module arguments
@@ -31337,130 +24924,16 @@ module homa_tx_engine_w512$sched$peer$3(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$peer$3
 
 
-module homa_tx_engine_w512$sched$peer$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$4
-
-
-module homa_tx_engine_w512$sched$peer$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$5
-
-
-module homa_tx_engine_w512$sched$peer$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$6
-
-
-module homa_tx_engine_w512$sched$peer$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$7
-
-
-module homa_tx_engine_w512$sched$peer$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$8
-
-
-module homa_tx_engine_w512$sched$peer$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$peer$9
-
-
 module homa_tx_engine_w512$sched$pk_slot(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 2'h0;
     end
     
     always @(posedge clock) begin
@@ -31527,120 +25000,6 @@ module homa_tx_engine_w512$sched$rtx$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$rtx$1
 
 
-module homa_tx_engine_w512$sched$rtx$10(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$10
-
-
-module homa_tx_engine_w512$sched$rtx$11(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$11
-
-
-module homa_tx_engine_w512$sched$rtx$12(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$12
-
-
-module homa_tx_engine_w512$sched$rtx$13(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$13
-
-
-module homa_tx_engine_w512$sched$rtx$14(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$14
-
-
-module homa_tx_engine_w512$sched$rtx$15(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$15
-
-
 module homa_tx_engine_w512$sched$rtx$2(d,q,clock);
     
     // Module arguments
@@ -31677,120 +25036,6 @@ module homa_tx_engine_w512$sched$rtx$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$rtx$3
-
-
-module homa_tx_engine_w512$sched$rtx$4(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$4
-
-
-module homa_tx_engine_w512$sched$rtx$5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$5
-
-
-module homa_tx_engine_w512$sched$rtx$6(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$6
-
-
-module homa_tx_engine_w512$sched$rtx$7(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$7
-
-
-module homa_tx_engine_w512$sched$rtx$8(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$8
-
-
-module homa_tx_engine_w512$sched$rtx$9(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$rtx$9
 
 
 module homa_tx_engine_w512$sched$sent$0(d,q,clock);
@@ -31831,120 +25076,6 @@ module homa_tx_engine_w512$sched$sent$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$sent$1
 
 
-module homa_tx_engine_w512$sched$sent$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$10
-
-
-module homa_tx_engine_w512$sched$sent$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$11
-
-
-module homa_tx_engine_w512$sched$sent$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$12
-
-
-module homa_tx_engine_w512$sched$sent$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$13
-
-
-module homa_tx_engine_w512$sched$sent$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$14
-
-
-module homa_tx_engine_w512$sched$sent$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$15
-
-
 module homa_tx_engine_w512$sched$sent$2(d,q,clock);
     
     // Module arguments
@@ -31981,120 +25112,6 @@ module homa_tx_engine_w512$sched$sent$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$sent$3
-
-
-module homa_tx_engine_w512$sched$sent$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$4
-
-
-module homa_tx_engine_w512$sched$sent$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$5
-
-
-module homa_tx_engine_w512$sched$sent$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$6
-
-
-module homa_tx_engine_w512$sched$sent$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$7
-
-
-module homa_tx_engine_w512$sched$sent$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$8
-
-
-module homa_tx_engine_w512$sched$sent$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sent$9
 
 
 module homa_tx_engine_w512$sched$sport$0(d,q,clock);
@@ -32135,120 +25152,6 @@ module homa_tx_engine_w512$sched$sport$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$sport$1
 
 
-module homa_tx_engine_w512$sched$sport$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$10
-
-
-module homa_tx_engine_w512$sched$sport$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$11
-
-
-module homa_tx_engine_w512$sched$sport$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$12
-
-
-module homa_tx_engine_w512$sched$sport$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$13
-
-
-module homa_tx_engine_w512$sched$sport$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$14
-
-
-module homa_tx_engine_w512$sched$sport$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$15
-
-
 module homa_tx_engine_w512$sched$sport$2(d,q,clock);
     
     // Module arguments
@@ -32285,120 +25188,6 @@ module homa_tx_engine_w512$sched$sport$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$sport$3
-
-
-module homa_tx_engine_w512$sched$sport$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$4
-
-
-module homa_tx_engine_w512$sched$sport$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$5
-
-
-module homa_tx_engine_w512$sched$sport$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$6
-
-
-module homa_tx_engine_w512$sched$sport$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$7
-
-
-module homa_tx_engine_w512$sched$sport$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$8
-
-
-module homa_tx_engine_w512$sched$sport$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sport$9
 
 
 module homa_tx_engine_w512$sched$sprio$0(d,q,clock);
@@ -32439,120 +25228,6 @@ module homa_tx_engine_w512$sched$sprio$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$sprio$1
 
 
-module homa_tx_engine_w512$sched$sprio$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$10
-
-
-module homa_tx_engine_w512$sched$sprio$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$11
-
-
-module homa_tx_engine_w512$sched$sprio$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$12
-
-
-module homa_tx_engine_w512$sched$sprio$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$13
-
-
-module homa_tx_engine_w512$sched$sprio$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$14
-
-
-module homa_tx_engine_w512$sched$sprio$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$15
-
-
 module homa_tx_engine_w512$sched$sprio$2(d,q,clock);
     
     // Module arguments
@@ -32591,120 +25266,6 @@ module homa_tx_engine_w512$sched$sprio$3(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$sprio$3
 
 
-module homa_tx_engine_w512$sched$sprio$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$4
-
-
-module homa_tx_engine_w512$sched$sprio$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$5
-
-
-module homa_tx_engine_w512$sched$sprio$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$6
-
-
-module homa_tx_engine_w512$sched$sprio$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$7
-
-
-module homa_tx_engine_w512$sched$sprio$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$8
-
-
-module homa_tx_engine_w512$sched$sprio$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$sprio$9
-
-
 module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_id,s_ins_remaining,s_upd_valid,s_upd_slot,s_upd_remaining,s_upd_free,s_mask,m_free_slot,m_pick_valid,m_pick_slot,m_pick_id,m_pick_remaining,occupancy);
     
     // Module arguments
@@ -32715,40 +25276,28 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
     input wire  [15:0] s_ins_id;
     input wire  [31:0] s_ins_remaining;
     input wire  s_upd_valid;
-    input wire  [3:0] s_upd_slot;
+    input wire  [1:0] s_upd_slot;
     input wire  [31:0] s_upd_remaining;
     input wire  s_upd_free;
-    input wire  [15:0] s_mask;
-    output reg  [3:0] m_free_slot;
+    input wire  [3:0] s_mask;
+    output reg  [1:0] m_free_slot;
     output reg  m_pick_valid;
-    output reg  [3:0] m_pick_slot;
+    output reg  [1:0] m_pick_slot;
     output reg  [15:0] m_pick_id;
     output reg  [31:0] m_pick_remaining;
     output reg  [15:0] occupancy;
     
     // Constant declarations
-    localparam  c_slot$0 = 4'h0;
-    localparam  c_slot$1 = 4'h1;
-    localparam  c_slot$2 = 4'h2;
-    localparam  c_slot$3 = 4'h3;
-    localparam  c_slot$4 = 4'h4;
-    localparam  c_slot$5 = 4'h5;
-    localparam  c_slot$6 = 4'h6;
-    localparam  c_slot$7 = 4'h7;
-    localparam  c_slot$8 = 4'h8;
-    localparam  c_slot$9 = 4'h9;
-    localparam  c_slot$10 = 4'ha;
-    localparam  c_slot$11 = 4'hb;
-    localparam  c_slot$12 = 4'hc;
-    localparam  c_slot$13 = 4'hd;
-    localparam  c_slot$14 = 4'he;
-    localparam  c_slot$15 = 4'hf;
-    localparam  c_one_s = 4'h1;
+    localparam  c_slot$0 = 2'b0;
+    localparam  c_slot$1 = 2'b1;
+    localparam  c_slot$2 = 2'b10;
+    localparam  c_slot$3 = 2'b11;
+    localparam  c_one_s = 2'b1;
     localparam  c_zero32 = 32'h0;
     localparam  c_lo = 8'h0;
     localparam  c_zero16 = 16'h0;
     localparam  c_one16 = 16'h1;
-    localparam  c_zero_s = 4'h0;
+    localparam  c_zero_s = 2'b0;
     
     // Stub signals
     reg  valid$0$d;
@@ -32763,42 +25312,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
     reg  valid$3$d;
     wire  valid$3$q;
     reg  valid$3$clock;
-    reg  valid$4$d;
-    wire  valid$4$q;
-    reg  valid$4$clock;
-    reg  valid$5$d;
-    wire  valid$5$q;
-    reg  valid$5$clock;
-    reg  valid$6$d;
-    wire  valid$6$q;
-    reg  valid$6$clock;
-    reg  valid$7$d;
-    wire  valid$7$q;
-    reg  valid$7$clock;
-    reg  valid$8$d;
-    wire  valid$8$q;
-    reg  valid$8$clock;
-    reg  valid$9$d;
-    wire  valid$9$q;
-    reg  valid$9$clock;
-    reg  valid$10$d;
-    wire  valid$10$q;
-    reg  valid$10$clock;
-    reg  valid$11$d;
-    wire  valid$11$q;
-    reg  valid$11$clock;
-    reg  valid$12$d;
-    wire  valid$12$q;
-    reg  valid$12$clock;
-    reg  valid$13$d;
-    wire  valid$13$q;
-    reg  valid$13$clock;
-    reg  valid$14$d;
-    wire  valid$14$q;
-    reg  valid$14$clock;
-    reg  valid$15$d;
-    wire  valid$15$q;
-    reg  valid$15$clock;
     reg  [15:0] id$0$d;
     wire  [15:0] id$0$q;
     reg  id$0$clock;
@@ -32811,42 +25324,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
     reg  [15:0] id$3$d;
     wire  [15:0] id$3$q;
     reg  id$3$clock;
-    reg  [15:0] id$4$d;
-    wire  [15:0] id$4$q;
-    reg  id$4$clock;
-    reg  [15:0] id$5$d;
-    wire  [15:0] id$5$q;
-    reg  id$5$clock;
-    reg  [15:0] id$6$d;
-    wire  [15:0] id$6$q;
-    reg  id$6$clock;
-    reg  [15:0] id$7$d;
-    wire  [15:0] id$7$q;
-    reg  id$7$clock;
-    reg  [15:0] id$8$d;
-    wire  [15:0] id$8$q;
-    reg  id$8$clock;
-    reg  [15:0] id$9$d;
-    wire  [15:0] id$9$q;
-    reg  id$9$clock;
-    reg  [15:0] id$10$d;
-    wire  [15:0] id$10$q;
-    reg  id$10$clock;
-    reg  [15:0] id$11$d;
-    wire  [15:0] id$11$q;
-    reg  id$11$clock;
-    reg  [15:0] id$12$d;
-    wire  [15:0] id$12$q;
-    reg  id$12$clock;
-    reg  [15:0] id$13$d;
-    wire  [15:0] id$13$q;
-    reg  id$13$clock;
-    reg  [15:0] id$14$d;
-    wire  [15:0] id$14$q;
-    reg  id$14$clock;
-    reg  [15:0] id$15$d;
-    wire  [15:0] id$15$q;
-    reg  id$15$clock;
     reg  [31:0] rem$0$d;
     wire  [31:0] rem$0$q;
     reg  rem$0$clock;
@@ -32859,102 +25336,30 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
     reg  [31:0] rem$3$d;
     wire  [31:0] rem$3$q;
     reg  rem$3$clock;
-    reg  [31:0] rem$4$d;
-    wire  [31:0] rem$4$q;
-    reg  rem$4$clock;
-    reg  [31:0] rem$5$d;
-    wire  [31:0] rem$5$q;
-    reg  rem$5$clock;
-    reg  [31:0] rem$6$d;
-    wire  [31:0] rem$6$q;
-    reg  rem$6$clock;
-    reg  [31:0] rem$7$d;
-    wire  [31:0] rem$7$q;
-    reg  rem$7$clock;
-    reg  [31:0] rem$8$d;
-    wire  [31:0] rem$8$q;
-    reg  rem$8$clock;
-    reg  [31:0] rem$9$d;
-    wire  [31:0] rem$9$q;
-    reg  rem$9$clock;
-    reg  [31:0] rem$10$d;
-    wire  [31:0] rem$10$q;
-    reg  rem$10$clock;
-    reg  [31:0] rem$11$d;
-    wire  [31:0] rem$11$q;
-    reg  rem$11$clock;
-    reg  [31:0] rem$12$d;
-    wire  [31:0] rem$12$q;
-    reg  rem$12$clock;
-    reg  [31:0] rem$13$d;
-    wire  [31:0] rem$13$q;
-    reg  rem$13$clock;
-    reg  [31:0] rem$14$d;
-    wire  [31:0] rem$14$q;
-    reg  rem$14$clock;
-    reg  [31:0] rem$15$d;
-    wire  [31:0] rem$15$q;
-    reg  rem$15$clock;
-    reg  [3:0] rank$0$d;
-    wire  [3:0] rank$0$q;
+    reg  [1:0] rank$0$d;
+    wire  [1:0] rank$0$q;
     reg  rank$0$clock;
-    reg  [3:0] rank$1$d;
-    wire  [3:0] rank$1$q;
+    reg  [1:0] rank$1$d;
+    wire  [1:0] rank$1$q;
     reg  rank$1$clock;
-    reg  [3:0] rank$2$d;
-    wire  [3:0] rank$2$q;
+    reg  [1:0] rank$2$d;
+    wire  [1:0] rank$2$q;
     reg  rank$2$clock;
-    reg  [3:0] rank$3$d;
-    wire  [3:0] rank$3$q;
+    reg  [1:0] rank$3$d;
+    wire  [1:0] rank$3$q;
     reg  rank$3$clock;
-    reg  [3:0] rank$4$d;
-    wire  [3:0] rank$4$q;
-    reg  rank$4$clock;
-    reg  [3:0] rank$5$d;
-    wire  [3:0] rank$5$q;
-    reg  rank$5$clock;
-    reg  [3:0] rank$6$d;
-    wire  [3:0] rank$6$q;
-    reg  rank$6$clock;
-    reg  [3:0] rank$7$d;
-    wire  [3:0] rank$7$q;
-    reg  rank$7$clock;
-    reg  [3:0] rank$8$d;
-    wire  [3:0] rank$8$q;
-    reg  rank$8$clock;
-    reg  [3:0] rank$9$d;
-    wire  [3:0] rank$9$q;
-    reg  rank$9$clock;
-    reg  [3:0] rank$10$d;
-    wire  [3:0] rank$10$q;
-    reg  rank$10$clock;
-    reg  [3:0] rank$11$d;
-    wire  [3:0] rank$11$q;
-    reg  rank$11$clock;
-    reg  [3:0] rank$12$d;
-    wire  [3:0] rank$12$q;
-    reg  rank$12$clock;
-    reg  [3:0] rank$13$d;
-    wire  [3:0] rank$13$q;
-    reg  rank$13$clock;
-    reg  [3:0] rank$14$d;
-    wire  [3:0] rank$14$q;
-    reg  rank$14$clock;
-    reg  [3:0] rank$15$d;
-    wire  [3:0] rank$15$q;
-    reg  rank$15$clock;
     reg  [15:0] occ$d;
     wire  [15:0] occ$q;
     reg  occ$clock;
     
     // Local signals
     reg  free_any;
-    reg  [3:0] free_slot;
+    reg  [1:0] free_slot;
     reg  ins_fire;
     reg  upd_hit;
     reg  del_fire;
-    reg  [3:0] del_rank;
-    reg  [3:0] ins_rank;
+    reg  [1:0] del_rank;
+    reg  [1:0] ins_rank;
     reg  nv$0;
     reg  nv$1;
     reg  nv$2;
@@ -32962,61 +25367,13 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
     reg  nv$4;
     reg  nv$5;
     reg  nv$6;
-    reg  nv$7;
-    reg  nv$8;
-    reg  nv$9;
-    reg  nv$10;
-    reg  nv$11;
-    reg  nv$12;
-    reg  nv$13;
-    reg  nv$14;
-    reg  nv$15;
-    reg  nv$16;
-    reg  nv$17;
-    reg  nv$18;
-    reg  nv$19;
-    reg  nv$20;
-    reg  nv$21;
-    reg  nv$22;
-    reg  nv$23;
-    reg  nv$24;
-    reg  nv$25;
-    reg  nv$26;
-    reg  nv$27;
-    reg  nv$28;
-    reg  nv$29;
-    reg  nv$30;
-    reg  [3:0] ns$0;
-    reg  [3:0] ns$1;
-    reg  [3:0] ns$2;
-    reg  [3:0] ns$3;
-    reg  [3:0] ns$4;
-    reg  [3:0] ns$5;
-    reg  [3:0] ns$6;
-    reg  [3:0] ns$7;
-    reg  [3:0] ns$8;
-    reg  [3:0] ns$9;
-    reg  [3:0] ns$10;
-    reg  [3:0] ns$11;
-    reg  [3:0] ns$12;
-    reg  [3:0] ns$13;
-    reg  [3:0] ns$14;
-    reg  [3:0] ns$15;
-    reg  [3:0] ns$16;
-    reg  [3:0] ns$17;
-    reg  [3:0] ns$18;
-    reg  [3:0] ns$19;
-    reg  [3:0] ns$20;
-    reg  [3:0] ns$21;
-    reg  [3:0] ns$22;
-    reg  [3:0] ns$23;
-    reg  [3:0] ns$24;
-    reg  [3:0] ns$25;
-    reg  [3:0] ns$26;
-    reg  [3:0] ns$27;
-    reg  [3:0] ns$28;
-    reg  [3:0] ns$29;
-    reg  [3:0] ns$30;
+    reg  [1:0] ns$0;
+    reg  [1:0] ns$1;
+    reg  [1:0] ns$2;
+    reg  [1:0] ns$3;
+    reg  [1:0] ns$4;
+    reg  [1:0] ns$5;
+    reg  [1:0] ns$6;
     reg  [15:0] ni$0;
     reg  [15:0] ni$1;
     reg  [15:0] ni$2;
@@ -33024,30 +25381,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
     reg  [15:0] ni$4;
     reg  [15:0] ni$5;
     reg  [15:0] ni$6;
-    reg  [15:0] ni$7;
-    reg  [15:0] ni$8;
-    reg  [15:0] ni$9;
-    reg  [15:0] ni$10;
-    reg  [15:0] ni$11;
-    reg  [15:0] ni$12;
-    reg  [15:0] ni$13;
-    reg  [15:0] ni$14;
-    reg  [15:0] ni$15;
-    reg  [15:0] ni$16;
-    reg  [15:0] ni$17;
-    reg  [15:0] ni$18;
-    reg  [15:0] ni$19;
-    reg  [15:0] ni$20;
-    reg  [15:0] ni$21;
-    reg  [15:0] ni$22;
-    reg  [15:0] ni$23;
-    reg  [15:0] ni$24;
-    reg  [15:0] ni$25;
-    reg  [15:0] ni$26;
-    reg  [15:0] ni$27;
-    reg  [15:0] ni$28;
-    reg  [15:0] ni$29;
-    reg  [15:0] ni$30;
     reg  [31:0] nr$0;
     reg  [31:0] nr$1;
     reg  [31:0] nr$2;
@@ -33055,46 +25388,10 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
     reg  [31:0] nr$4;
     reg  [31:0] nr$5;
     reg  [31:0] nr$6;
-    reg  [31:0] nr$7;
-    reg  [31:0] nr$8;
-    reg  [31:0] nr$9;
-    reg  [31:0] nr$10;
-    reg  [31:0] nr$11;
-    reg  [31:0] nr$12;
-    reg  [31:0] nr$13;
-    reg  [31:0] nr$14;
-    reg  [31:0] nr$15;
-    reg  [31:0] nr$16;
-    reg  [31:0] nr$17;
-    reg  [31:0] nr$18;
-    reg  [31:0] nr$19;
-    reg  [31:0] nr$20;
-    reg  [31:0] nr$21;
-    reg  [31:0] nr$22;
-    reg  [31:0] nr$23;
-    reg  [31:0] nr$24;
-    reg  [31:0] nr$25;
-    reg  [31:0] nr$26;
-    reg  [31:0] nr$27;
-    reg  [31:0] nr$28;
-    reg  [31:0] nr$29;
-    reg  [31:0] nr$30;
     reg  cand$0;
     reg  cand$1;
     reg  cand$2;
     reg  cand$3;
-    reg  cand$4;
-    reg  cand$5;
-    reg  cand$6;
-    reg  cand$7;
-    reg  cand$8;
-    reg  cand$9;
-    reg  cand$10;
-    reg  cand$11;
-    reg  cand$12;
-    reg  cand$13;
-    reg  cand$14;
-    reg  cand$15;
     reg  bt$0;
     reg  bt$1;
     reg  bt$2;
@@ -33111,262 +25408,10 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
     reg  bt$13;
     reg  bt$14;
     reg  bt$15;
-    reg  bt$16;
-    reg  bt$17;
-    reg  bt$18;
-    reg  bt$19;
-    reg  bt$20;
-    reg  bt$21;
-    reg  bt$22;
-    reg  bt$23;
-    reg  bt$24;
-    reg  bt$25;
-    reg  bt$26;
-    reg  bt$27;
-    reg  bt$28;
-    reg  bt$29;
-    reg  bt$30;
-    reg  bt$31;
-    reg  bt$32;
-    reg  bt$33;
-    reg  bt$34;
-    reg  bt$35;
-    reg  bt$36;
-    reg  bt$37;
-    reg  bt$38;
-    reg  bt$39;
-    reg  bt$40;
-    reg  bt$41;
-    reg  bt$42;
-    reg  bt$43;
-    reg  bt$44;
-    reg  bt$45;
-    reg  bt$46;
-    reg  bt$47;
-    reg  bt$48;
-    reg  bt$49;
-    reg  bt$50;
-    reg  bt$51;
-    reg  bt$52;
-    reg  bt$53;
-    reg  bt$54;
-    reg  bt$55;
-    reg  bt$56;
-    reg  bt$57;
-    reg  bt$58;
-    reg  bt$59;
-    reg  bt$60;
-    reg  bt$61;
-    reg  bt$62;
-    reg  bt$63;
-    reg  bt$64;
-    reg  bt$65;
-    reg  bt$66;
-    reg  bt$67;
-    reg  bt$68;
-    reg  bt$69;
-    reg  bt$70;
-    reg  bt$71;
-    reg  bt$72;
-    reg  bt$73;
-    reg  bt$74;
-    reg  bt$75;
-    reg  bt$76;
-    reg  bt$77;
-    reg  bt$78;
-    reg  bt$79;
-    reg  bt$80;
-    reg  bt$81;
-    reg  bt$82;
-    reg  bt$83;
-    reg  bt$84;
-    reg  bt$85;
-    reg  bt$86;
-    reg  bt$87;
-    reg  bt$88;
-    reg  bt$89;
-    reg  bt$90;
-    reg  bt$91;
-    reg  bt$92;
-    reg  bt$93;
-    reg  bt$94;
-    reg  bt$95;
-    reg  bt$96;
-    reg  bt$97;
-    reg  bt$98;
-    reg  bt$99;
-    reg  bt$100;
-    reg  bt$101;
-    reg  bt$102;
-    reg  bt$103;
-    reg  bt$104;
-    reg  bt$105;
-    reg  bt$106;
-    reg  bt$107;
-    reg  bt$108;
-    reg  bt$109;
-    reg  bt$110;
-    reg  bt$111;
-    reg  bt$112;
-    reg  bt$113;
-    reg  bt$114;
-    reg  bt$115;
-    reg  bt$116;
-    reg  bt$117;
-    reg  bt$118;
-    reg  bt$119;
-    reg  bt$120;
-    reg  bt$121;
-    reg  bt$122;
-    reg  bt$123;
-    reg  bt$124;
-    reg  bt$125;
-    reg  bt$126;
-    reg  bt$127;
-    reg  bt$128;
-    reg  bt$129;
-    reg  bt$130;
-    reg  bt$131;
-    reg  bt$132;
-    reg  bt$133;
-    reg  bt$134;
-    reg  bt$135;
-    reg  bt$136;
-    reg  bt$137;
-    reg  bt$138;
-    reg  bt$139;
-    reg  bt$140;
-    reg  bt$141;
-    reg  bt$142;
-    reg  bt$143;
-    reg  bt$144;
-    reg  bt$145;
-    reg  bt$146;
-    reg  bt$147;
-    reg  bt$148;
-    reg  bt$149;
-    reg  bt$150;
-    reg  bt$151;
-    reg  bt$152;
-    reg  bt$153;
-    reg  bt$154;
-    reg  bt$155;
-    reg  bt$156;
-    reg  bt$157;
-    reg  bt$158;
-    reg  bt$159;
-    reg  bt$160;
-    reg  bt$161;
-    reg  bt$162;
-    reg  bt$163;
-    reg  bt$164;
-    reg  bt$165;
-    reg  bt$166;
-    reg  bt$167;
-    reg  bt$168;
-    reg  bt$169;
-    reg  bt$170;
-    reg  bt$171;
-    reg  bt$172;
-    reg  bt$173;
-    reg  bt$174;
-    reg  bt$175;
-    reg  bt$176;
-    reg  bt$177;
-    reg  bt$178;
-    reg  bt$179;
-    reg  bt$180;
-    reg  bt$181;
-    reg  bt$182;
-    reg  bt$183;
-    reg  bt$184;
-    reg  bt$185;
-    reg  bt$186;
-    reg  bt$187;
-    reg  bt$188;
-    reg  bt$189;
-    reg  bt$190;
-    reg  bt$191;
-    reg  bt$192;
-    reg  bt$193;
-    reg  bt$194;
-    reg  bt$195;
-    reg  bt$196;
-    reg  bt$197;
-    reg  bt$198;
-    reg  bt$199;
-    reg  bt$200;
-    reg  bt$201;
-    reg  bt$202;
-    reg  bt$203;
-    reg  bt$204;
-    reg  bt$205;
-    reg  bt$206;
-    reg  bt$207;
-    reg  bt$208;
-    reg  bt$209;
-    reg  bt$210;
-    reg  bt$211;
-    reg  bt$212;
-    reg  bt$213;
-    reg  bt$214;
-    reg  bt$215;
-    reg  bt$216;
-    reg  bt$217;
-    reg  bt$218;
-    reg  bt$219;
-    reg  bt$220;
-    reg  bt$221;
-    reg  bt$222;
-    reg  bt$223;
-    reg  bt$224;
-    reg  bt$225;
-    reg  bt$226;
-    reg  bt$227;
-    reg  bt$228;
-    reg  bt$229;
-    reg  bt$230;
-    reg  bt$231;
-    reg  bt$232;
-    reg  bt$233;
-    reg  bt$234;
-    reg  bt$235;
-    reg  bt$236;
-    reg  bt$237;
-    reg  bt$238;
-    reg  bt$239;
-    reg  bt$240;
-    reg  bt$241;
-    reg  bt$242;
-    reg  bt$243;
-    reg  bt$244;
-    reg  bt$245;
-    reg  bt$246;
-    reg  bt$247;
-    reg  bt$248;
-    reg  bt$249;
-    reg  bt$250;
-    reg  bt$251;
-    reg  bt$252;
-    reg  bt$253;
-    reg  bt$254;
-    reg  bt$255;
     reg  win$0;
     reg  win$1;
     reg  win$2;
     reg  win$3;
-    reg  win$4;
-    reg  win$5;
-    reg  win$6;
-    reg  win$7;
-    reg  win$8;
-    reg  win$9;
-    reg  win$10;
-    reg  win$11;
-    reg  win$12;
-    reg  win$13;
-    reg  win$14;
-    reg  win$15;
     
     // Sub module instances
     homa_tx_engine_w512$sched$srpt$valid$0 valid$0(
@@ -33389,66 +25434,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         .q(valid$3$q),
         .clock(valid$3$clock)
     );
-    homa_tx_engine_w512$sched$srpt$valid$4 valid$4(
-        .d(valid$4$d),
-        .q(valid$4$q),
-        .clock(valid$4$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$5 valid$5(
-        .d(valid$5$d),
-        .q(valid$5$q),
-        .clock(valid$5$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$6 valid$6(
-        .d(valid$6$d),
-        .q(valid$6$q),
-        .clock(valid$6$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$7 valid$7(
-        .d(valid$7$d),
-        .q(valid$7$q),
-        .clock(valid$7$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$8 valid$8(
-        .d(valid$8$d),
-        .q(valid$8$q),
-        .clock(valid$8$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$9 valid$9(
-        .d(valid$9$d),
-        .q(valid$9$q),
-        .clock(valid$9$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$10 valid$10(
-        .d(valid$10$d),
-        .q(valid$10$q),
-        .clock(valid$10$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$11 valid$11(
-        .d(valid$11$d),
-        .q(valid$11$q),
-        .clock(valid$11$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$12 valid$12(
-        .d(valid$12$d),
-        .q(valid$12$q),
-        .clock(valid$12$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$13 valid$13(
-        .d(valid$13$d),
-        .q(valid$13$q),
-        .clock(valid$13$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$14 valid$14(
-        .d(valid$14$d),
-        .q(valid$14$q),
-        .clock(valid$14$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$valid$15 valid$15(
-        .d(valid$15$d),
-        .q(valid$15$q),
-        .clock(valid$15$clock)
-    );
     homa_tx_engine_w512$sched$srpt$id$0 id$0(
         .d(id$0$d),
         .q(id$0$q),
@@ -33468,66 +25453,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         .d(id$3$d),
         .q(id$3$q),
         .clock(id$3$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$4 id$4(
-        .d(id$4$d),
-        .q(id$4$q),
-        .clock(id$4$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$5 id$5(
-        .d(id$5$d),
-        .q(id$5$q),
-        .clock(id$5$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$6 id$6(
-        .d(id$6$d),
-        .q(id$6$q),
-        .clock(id$6$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$7 id$7(
-        .d(id$7$d),
-        .q(id$7$q),
-        .clock(id$7$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$8 id$8(
-        .d(id$8$d),
-        .q(id$8$q),
-        .clock(id$8$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$9 id$9(
-        .d(id$9$d),
-        .q(id$9$q),
-        .clock(id$9$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$10 id$10(
-        .d(id$10$d),
-        .q(id$10$q),
-        .clock(id$10$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$11 id$11(
-        .d(id$11$d),
-        .q(id$11$q),
-        .clock(id$11$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$12 id$12(
-        .d(id$12$d),
-        .q(id$12$q),
-        .clock(id$12$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$13 id$13(
-        .d(id$13$d),
-        .q(id$13$q),
-        .clock(id$13$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$14 id$14(
-        .d(id$14$d),
-        .q(id$14$q),
-        .clock(id$14$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$id$15 id$15(
-        .d(id$15$d),
-        .q(id$15$q),
-        .clock(id$15$clock)
     );
     homa_tx_engine_w512$sched$srpt$rem$0 rem$0(
         .d(rem$0$d),
@@ -33549,66 +25474,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         .q(rem$3$q),
         .clock(rem$3$clock)
     );
-    homa_tx_engine_w512$sched$srpt$rem$4 rem$4(
-        .d(rem$4$d),
-        .q(rem$4$q),
-        .clock(rem$4$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$5 rem$5(
-        .d(rem$5$d),
-        .q(rem$5$q),
-        .clock(rem$5$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$6 rem$6(
-        .d(rem$6$d),
-        .q(rem$6$q),
-        .clock(rem$6$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$7 rem$7(
-        .d(rem$7$d),
-        .q(rem$7$q),
-        .clock(rem$7$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$8 rem$8(
-        .d(rem$8$d),
-        .q(rem$8$q),
-        .clock(rem$8$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$9 rem$9(
-        .d(rem$9$d),
-        .q(rem$9$q),
-        .clock(rem$9$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$10 rem$10(
-        .d(rem$10$d),
-        .q(rem$10$q),
-        .clock(rem$10$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$11 rem$11(
-        .d(rem$11$d),
-        .q(rem$11$q),
-        .clock(rem$11$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$12 rem$12(
-        .d(rem$12$d),
-        .q(rem$12$q),
-        .clock(rem$12$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$13 rem$13(
-        .d(rem$13$d),
-        .q(rem$13$q),
-        .clock(rem$13$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$14 rem$14(
-        .d(rem$14$d),
-        .q(rem$14$q),
-        .clock(rem$14$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rem$15 rem$15(
-        .d(rem$15$d),
-        .q(rem$15$q),
-        .clock(rem$15$clock)
-    );
     homa_tx_engine_w512$sched$srpt$rank$0 rank$0(
         .d(rank$0$d),
         .q(rank$0$q),
@@ -33629,66 +25494,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         .q(rank$3$q),
         .clock(rank$3$clock)
     );
-    homa_tx_engine_w512$sched$srpt$rank$4 rank$4(
-        .d(rank$4$d),
-        .q(rank$4$q),
-        .clock(rank$4$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$5 rank$5(
-        .d(rank$5$d),
-        .q(rank$5$q),
-        .clock(rank$5$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$6 rank$6(
-        .d(rank$6$d),
-        .q(rank$6$q),
-        .clock(rank$6$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$7 rank$7(
-        .d(rank$7$d),
-        .q(rank$7$q),
-        .clock(rank$7$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$8 rank$8(
-        .d(rank$8$d),
-        .q(rank$8$q),
-        .clock(rank$8$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$9 rank$9(
-        .d(rank$9$d),
-        .q(rank$9$q),
-        .clock(rank$9$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$10 rank$10(
-        .d(rank$10$d),
-        .q(rank$10$q),
-        .clock(rank$10$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$11 rank$11(
-        .d(rank$11$d),
-        .q(rank$11$q),
-        .clock(rank$11$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$12 rank$12(
-        .d(rank$12$d),
-        .q(rank$12$q),
-        .clock(rank$12$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$13 rank$13(
-        .d(rank$13$d),
-        .q(rank$13$q),
-        .clock(rank$13$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$14 rank$14(
-        .d(rank$14$d),
-        .q(rank$14$q),
-        .clock(rank$14$clock)
-    );
-    homa_tx_engine_w512$sched$srpt$rank$15 rank$15(
-        .d(rank$15$d),
-        .q(rank$15$q),
-        .clock(rank$15$clock)
-    );
     homa_tx_engine_w512$sched$srpt$occ occ(
         .d(occ$d),
         .q(occ$q),
@@ -33701,54 +25506,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         occ$d = occ$q;
         free_any = 1'b0;
         free_slot = c_zero_s;
-        if (~valid$15$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$15;
-        end
-        if (~valid$14$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$14;
-        end
-        if (~valid$13$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$13;
-        end
-        if (~valid$12$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$12;
-        end
-        if (~valid$11$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$11;
-        end
-        if (~valid$10$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$10;
-        end
-        if (~valid$9$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$9;
-        end
-        if (~valid$8$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$8;
-        end
-        if (~valid$7$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$7;
-        end
-        if (~valid$6$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$6;
-        end
-        if (~valid$5$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$5;
-        end
-        if (~valid$4$q) begin
-            free_any = 1'b1;
-            free_slot = c_slot$4;
-        end
         if (~valid$3$q) begin
             free_any = 1'b1;
             free_slot = c_slot$3;
@@ -33781,42 +25538,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         if (valid$3$q & (s_upd_slot == c_slot$3)) begin
             upd_hit = 1'b1;
         end
-        if (valid$4$q & (s_upd_slot == c_slot$4)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$5$q & (s_upd_slot == c_slot$5)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$6$q & (s_upd_slot == c_slot$6)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$7$q & (s_upd_slot == c_slot$7)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$8$q & (s_upd_slot == c_slot$8)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$9$q & (s_upd_slot == c_slot$9)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$10$q & (s_upd_slot == c_slot$10)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$11$q & (s_upd_slot == c_slot$11)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$12$q & (s_upd_slot == c_slot$12)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$13$q & (s_upd_slot == c_slot$13)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$14$q & (s_upd_slot == c_slot$14)) begin
-            upd_hit = 1'b1;
-        end
-        if (valid$15$q & (s_upd_slot == c_slot$15)) begin
-            upd_hit = 1'b1;
-        end
         del_fire = s_upd_valid & upd_hit & s_upd_free;
         del_rank = rank$0$q;
         if (s_upd_slot == c_slot$0) begin
@@ -33831,45 +25552,9 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         if (s_upd_slot == c_slot$3) begin
             del_rank = rank$3$q;
         end
-        if (s_upd_slot == c_slot$4) begin
-            del_rank = rank$4$q;
-        end
-        if (s_upd_slot == c_slot$5) begin
-            del_rank = rank$5$q;
-        end
-        if (s_upd_slot == c_slot$6) begin
-            del_rank = rank$6$q;
-        end
-        if (s_upd_slot == c_slot$7) begin
-            del_rank = rank$7$q;
-        end
-        if (s_upd_slot == c_slot$8) begin
-            del_rank = rank$8$q;
-        end
-        if (s_upd_slot == c_slot$9) begin
-            del_rank = rank$9$q;
-        end
-        if (s_upd_slot == c_slot$10) begin
-            del_rank = rank$10$q;
-        end
-        if (s_upd_slot == c_slot$11) begin
-            del_rank = rank$11$q;
-        end
-        if (s_upd_slot == c_slot$12) begin
-            del_rank = rank$12$q;
-        end
-        if (s_upd_slot == c_slot$13) begin
-            del_rank = rank$13$q;
-        end
-        if (s_upd_slot == c_slot$14) begin
-            del_rank = rank$14$q;
-        end
-        if (s_upd_slot == c_slot$15) begin
-            del_rank = rank$15$q;
-        end
-        ins_rank = occ$q[(c_lo)+:(4)];
+        ins_rank = occ$q[(c_lo)+:(2)];
         if (del_fire) begin
-            ins_rank = occ$q[(c_lo)+:(4)] - c_one_s;
+            ins_rank = occ$q[(c_lo)+:(2)] - c_one_s;
         end
         valid$0$clock = clock;
         id$0$clock = clock;
@@ -33975,318 +25660,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         if (reset) begin
             valid$3$d = 1'b0;
         end
-        valid$4$clock = clock;
-        id$4$clock = clock;
-        rem$4$clock = clock;
-        rank$4$clock = clock;
-        valid$4$d = valid$4$q;
-        id$4$d = id$4$q;
-        rem$4$d = rem$4$q;
-        rank$4$d = rank$4$q;
-        if (del_fire & (rank$4$q > del_rank)) begin
-            rank$4$d = rank$4$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$4)) begin
-            valid$4$d = 1'b1;
-            id$4$d = s_ins_id;
-            rem$4$d = s_ins_remaining;
-            rank$4$d = ins_rank;
-        end
-        if (s_upd_valid & valid$4$q & (s_upd_slot == c_slot$4)) begin
-            rem$4$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$4$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$4$d = 1'b0;
-        end
-        valid$5$clock = clock;
-        id$5$clock = clock;
-        rem$5$clock = clock;
-        rank$5$clock = clock;
-        valid$5$d = valid$5$q;
-        id$5$d = id$5$q;
-        rem$5$d = rem$5$q;
-        rank$5$d = rank$5$q;
-        if (del_fire & (rank$5$q > del_rank)) begin
-            rank$5$d = rank$5$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$5)) begin
-            valid$5$d = 1'b1;
-            id$5$d = s_ins_id;
-            rem$5$d = s_ins_remaining;
-            rank$5$d = ins_rank;
-        end
-        if (s_upd_valid & valid$5$q & (s_upd_slot == c_slot$5)) begin
-            rem$5$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$5$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$5$d = 1'b0;
-        end
-        valid$6$clock = clock;
-        id$6$clock = clock;
-        rem$6$clock = clock;
-        rank$6$clock = clock;
-        valid$6$d = valid$6$q;
-        id$6$d = id$6$q;
-        rem$6$d = rem$6$q;
-        rank$6$d = rank$6$q;
-        if (del_fire & (rank$6$q > del_rank)) begin
-            rank$6$d = rank$6$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$6)) begin
-            valid$6$d = 1'b1;
-            id$6$d = s_ins_id;
-            rem$6$d = s_ins_remaining;
-            rank$6$d = ins_rank;
-        end
-        if (s_upd_valid & valid$6$q & (s_upd_slot == c_slot$6)) begin
-            rem$6$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$6$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$6$d = 1'b0;
-        end
-        valid$7$clock = clock;
-        id$7$clock = clock;
-        rem$7$clock = clock;
-        rank$7$clock = clock;
-        valid$7$d = valid$7$q;
-        id$7$d = id$7$q;
-        rem$7$d = rem$7$q;
-        rank$7$d = rank$7$q;
-        if (del_fire & (rank$7$q > del_rank)) begin
-            rank$7$d = rank$7$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$7)) begin
-            valid$7$d = 1'b1;
-            id$7$d = s_ins_id;
-            rem$7$d = s_ins_remaining;
-            rank$7$d = ins_rank;
-        end
-        if (s_upd_valid & valid$7$q & (s_upd_slot == c_slot$7)) begin
-            rem$7$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$7$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$7$d = 1'b0;
-        end
-        valid$8$clock = clock;
-        id$8$clock = clock;
-        rem$8$clock = clock;
-        rank$8$clock = clock;
-        valid$8$d = valid$8$q;
-        id$8$d = id$8$q;
-        rem$8$d = rem$8$q;
-        rank$8$d = rank$8$q;
-        if (del_fire & (rank$8$q > del_rank)) begin
-            rank$8$d = rank$8$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$8)) begin
-            valid$8$d = 1'b1;
-            id$8$d = s_ins_id;
-            rem$8$d = s_ins_remaining;
-            rank$8$d = ins_rank;
-        end
-        if (s_upd_valid & valid$8$q & (s_upd_slot == c_slot$8)) begin
-            rem$8$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$8$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$8$d = 1'b0;
-        end
-        valid$9$clock = clock;
-        id$9$clock = clock;
-        rem$9$clock = clock;
-        rank$9$clock = clock;
-        valid$9$d = valid$9$q;
-        id$9$d = id$9$q;
-        rem$9$d = rem$9$q;
-        rank$9$d = rank$9$q;
-        if (del_fire & (rank$9$q > del_rank)) begin
-            rank$9$d = rank$9$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$9)) begin
-            valid$9$d = 1'b1;
-            id$9$d = s_ins_id;
-            rem$9$d = s_ins_remaining;
-            rank$9$d = ins_rank;
-        end
-        if (s_upd_valid & valid$9$q & (s_upd_slot == c_slot$9)) begin
-            rem$9$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$9$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$9$d = 1'b0;
-        end
-        valid$10$clock = clock;
-        id$10$clock = clock;
-        rem$10$clock = clock;
-        rank$10$clock = clock;
-        valid$10$d = valid$10$q;
-        id$10$d = id$10$q;
-        rem$10$d = rem$10$q;
-        rank$10$d = rank$10$q;
-        if (del_fire & (rank$10$q > del_rank)) begin
-            rank$10$d = rank$10$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$10)) begin
-            valid$10$d = 1'b1;
-            id$10$d = s_ins_id;
-            rem$10$d = s_ins_remaining;
-            rank$10$d = ins_rank;
-        end
-        if (s_upd_valid & valid$10$q & (s_upd_slot == c_slot$10)) begin
-            rem$10$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$10$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$10$d = 1'b0;
-        end
-        valid$11$clock = clock;
-        id$11$clock = clock;
-        rem$11$clock = clock;
-        rank$11$clock = clock;
-        valid$11$d = valid$11$q;
-        id$11$d = id$11$q;
-        rem$11$d = rem$11$q;
-        rank$11$d = rank$11$q;
-        if (del_fire & (rank$11$q > del_rank)) begin
-            rank$11$d = rank$11$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$11)) begin
-            valid$11$d = 1'b1;
-            id$11$d = s_ins_id;
-            rem$11$d = s_ins_remaining;
-            rank$11$d = ins_rank;
-        end
-        if (s_upd_valid & valid$11$q & (s_upd_slot == c_slot$11)) begin
-            rem$11$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$11$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$11$d = 1'b0;
-        end
-        valid$12$clock = clock;
-        id$12$clock = clock;
-        rem$12$clock = clock;
-        rank$12$clock = clock;
-        valid$12$d = valid$12$q;
-        id$12$d = id$12$q;
-        rem$12$d = rem$12$q;
-        rank$12$d = rank$12$q;
-        if (del_fire & (rank$12$q > del_rank)) begin
-            rank$12$d = rank$12$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$12)) begin
-            valid$12$d = 1'b1;
-            id$12$d = s_ins_id;
-            rem$12$d = s_ins_remaining;
-            rank$12$d = ins_rank;
-        end
-        if (s_upd_valid & valid$12$q & (s_upd_slot == c_slot$12)) begin
-            rem$12$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$12$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$12$d = 1'b0;
-        end
-        valid$13$clock = clock;
-        id$13$clock = clock;
-        rem$13$clock = clock;
-        rank$13$clock = clock;
-        valid$13$d = valid$13$q;
-        id$13$d = id$13$q;
-        rem$13$d = rem$13$q;
-        rank$13$d = rank$13$q;
-        if (del_fire & (rank$13$q > del_rank)) begin
-            rank$13$d = rank$13$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$13)) begin
-            valid$13$d = 1'b1;
-            id$13$d = s_ins_id;
-            rem$13$d = s_ins_remaining;
-            rank$13$d = ins_rank;
-        end
-        if (s_upd_valid & valid$13$q & (s_upd_slot == c_slot$13)) begin
-            rem$13$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$13$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$13$d = 1'b0;
-        end
-        valid$14$clock = clock;
-        id$14$clock = clock;
-        rem$14$clock = clock;
-        rank$14$clock = clock;
-        valid$14$d = valid$14$q;
-        id$14$d = id$14$q;
-        rem$14$d = rem$14$q;
-        rank$14$d = rank$14$q;
-        if (del_fire & (rank$14$q > del_rank)) begin
-            rank$14$d = rank$14$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$14)) begin
-            valid$14$d = 1'b1;
-            id$14$d = s_ins_id;
-            rem$14$d = s_ins_remaining;
-            rank$14$d = ins_rank;
-        end
-        if (s_upd_valid & valid$14$q & (s_upd_slot == c_slot$14)) begin
-            rem$14$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$14$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$14$d = 1'b0;
-        end
-        valid$15$clock = clock;
-        id$15$clock = clock;
-        rem$15$clock = clock;
-        rank$15$clock = clock;
-        valid$15$d = valid$15$q;
-        id$15$d = id$15$q;
-        rem$15$d = rem$15$q;
-        rank$15$d = rank$15$q;
-        if (del_fire & (rank$15$q > del_rank)) begin
-            rank$15$d = rank$15$q - c_one_s;
-        end
-        if (ins_fire & (free_slot == c_slot$15)) begin
-            valid$15$d = 1'b1;
-            id$15$d = s_ins_id;
-            rem$15$d = s_ins_remaining;
-            rank$15$d = ins_rank;
-        end
-        if (s_upd_valid & valid$15$q & (s_upd_slot == c_slot$15)) begin
-            rem$15$d = s_upd_remaining;
-            if (s_upd_free) begin
-                valid$15$d = 1'b0;
-            end
-        end
-        if (reset) begin
-            valid$15$d = 1'b0;
-        end
         if (ins_fire & ~del_fire) begin
             occ$d = occ$q + c_one16;
         end
@@ -34301,18 +25674,6 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         cand$1 = valid$1$q & s_mask[1];
         cand$2 = valid$2$q & s_mask[2];
         cand$3 = valid$3$q & s_mask[3];
-        cand$4 = valid$4$q & s_mask[4];
-        cand$5 = valid$5$q & s_mask[5];
-        cand$6 = valid$6$q & s_mask[6];
-        cand$7 = valid$7$q & s_mask[7];
-        cand$8 = valid$8$q & s_mask[8];
-        cand$9 = valid$9$q & s_mask[9];
-        cand$10 = valid$10$q & s_mask[10];
-        cand$11 = valid$11$q & s_mask[11];
-        cand$12 = valid$12$q & s_mask[12];
-        cand$13 = valid$13$q & s_mask[13];
-        cand$14 = valid$14$q & s_mask[14];
-        cand$15 = valid$15$q & s_mask[15];
         if (0 < 0) begin
             bt$0 = (rem$0$q < rem$0$q) | ((rem$0$q == rem$0$q) & (rank$0$q < rank$0$q));
         end
@@ -34326,7 +25687,7 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
             bt$1 = (rem$0$q < rem$1$q) | ((rem$0$q == rem$1$q) & (rank$0$q < rank$1$q));
         end
         else if (1 < 0) begin
-            bt$1 = ~bt$16;
+            bt$1 = ~bt$4;
         end
         else begin
             bt$1 = 1'b1;
@@ -34335,7 +25696,7 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
             bt$2 = (rem$0$q < rem$2$q) | ((rem$0$q == rem$2$q) & (rank$0$q < rank$2$q));
         end
         else if (2 < 0) begin
-            bt$2 = ~bt$32;
+            bt$2 = ~bt$8;
         end
         else begin
             bt$2 = 1'b1;
@@ -34344,2278 +25705,118 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
             bt$3 = (rem$0$q < rem$3$q) | ((rem$0$q == rem$3$q) & (rank$0$q < rank$3$q));
         end
         else if (3 < 0) begin
-            bt$3 = ~bt$48;
+            bt$3 = ~bt$12;
         end
         else begin
             bt$3 = 1'b1;
         end
-        if (0 < 4) begin
-            bt$4 = (rem$0$q < rem$4$q) | ((rem$0$q == rem$4$q) & (rank$0$q < rank$4$q));
+        if (1 < 0) begin
+            bt$4 = (rem$1$q < rem$0$q) | ((rem$1$q == rem$0$q) & (rank$1$q < rank$0$q));
         end
-        else if (4 < 0) begin
-            bt$4 = ~bt$64;
+        else if (0 < 1) begin
+            bt$4 = ~bt$1;
         end
         else begin
             bt$4 = 1'b1;
         end
-        if (0 < 5) begin
-            bt$5 = (rem$0$q < rem$5$q) | ((rem$0$q == rem$5$q) & (rank$0$q < rank$5$q));
+        if (1 < 1) begin
+            bt$5 = (rem$1$q < rem$1$q) | ((rem$1$q == rem$1$q) & (rank$1$q < rank$1$q));
         end
-        else if (5 < 0) begin
-            bt$5 = ~bt$80;
+        else if (1 < 1) begin
+            bt$5 = ~bt$5;
         end
         else begin
             bt$5 = 1'b1;
         end
-        if (0 < 6) begin
-            bt$6 = (rem$0$q < rem$6$q) | ((rem$0$q == rem$6$q) & (rank$0$q < rank$6$q));
+        if (1 < 2) begin
+            bt$6 = (rem$1$q < rem$2$q) | ((rem$1$q == rem$2$q) & (rank$1$q < rank$2$q));
         end
-        else if (6 < 0) begin
-            bt$6 = ~bt$96;
+        else if (2 < 1) begin
+            bt$6 = ~bt$9;
         end
         else begin
             bt$6 = 1'b1;
         end
-        if (0 < 7) begin
-            bt$7 = (rem$0$q < rem$7$q) | ((rem$0$q == rem$7$q) & (rank$0$q < rank$7$q));
+        if (1 < 3) begin
+            bt$7 = (rem$1$q < rem$3$q) | ((rem$1$q == rem$3$q) & (rank$1$q < rank$3$q));
         end
-        else if (7 < 0) begin
-            bt$7 = ~bt$112;
+        else if (3 < 1) begin
+            bt$7 = ~bt$13;
         end
         else begin
             bt$7 = 1'b1;
         end
-        if (0 < 8) begin
-            bt$8 = (rem$0$q < rem$8$q) | ((rem$0$q == rem$8$q) & (rank$0$q < rank$8$q));
+        if (2 < 0) begin
+            bt$8 = (rem$2$q < rem$0$q) | ((rem$2$q == rem$0$q) & (rank$2$q < rank$0$q));
         end
-        else if (8 < 0) begin
-            bt$8 = ~bt$128;
+        else if (0 < 2) begin
+            bt$8 = ~bt$2;
         end
         else begin
             bt$8 = 1'b1;
         end
-        if (0 < 9) begin
-            bt$9 = (rem$0$q < rem$9$q) | ((rem$0$q == rem$9$q) & (rank$0$q < rank$9$q));
+        if (2 < 1) begin
+            bt$9 = (rem$2$q < rem$1$q) | ((rem$2$q == rem$1$q) & (rank$2$q < rank$1$q));
         end
-        else if (9 < 0) begin
-            bt$9 = ~bt$144;
+        else if (1 < 2) begin
+            bt$9 = ~bt$6;
         end
         else begin
             bt$9 = 1'b1;
         end
-        if (0 < 10) begin
-            bt$10 = (rem$0$q < rem$10$q) | ((rem$0$q == rem$10$q) & (rank$0$q < rank$10$q));
+        if (2 < 2) begin
+            bt$10 = (rem$2$q < rem$2$q) | ((rem$2$q == rem$2$q) & (rank$2$q < rank$2$q));
         end
-        else if (10 < 0) begin
-            bt$10 = ~bt$160;
+        else if (2 < 2) begin
+            bt$10 = ~bt$10;
         end
         else begin
             bt$10 = 1'b1;
         end
-        if (0 < 11) begin
-            bt$11 = (rem$0$q < rem$11$q) | ((rem$0$q == rem$11$q) & (rank$0$q < rank$11$q));
+        if (2 < 3) begin
+            bt$11 = (rem$2$q < rem$3$q) | ((rem$2$q == rem$3$q) & (rank$2$q < rank$3$q));
         end
-        else if (11 < 0) begin
-            bt$11 = ~bt$176;
+        else if (3 < 2) begin
+            bt$11 = ~bt$14;
         end
         else begin
             bt$11 = 1'b1;
         end
-        if (0 < 12) begin
-            bt$12 = (rem$0$q < rem$12$q) | ((rem$0$q == rem$12$q) & (rank$0$q < rank$12$q));
+        if (3 < 0) begin
+            bt$12 = (rem$3$q < rem$0$q) | ((rem$3$q == rem$0$q) & (rank$3$q < rank$0$q));
         end
-        else if (12 < 0) begin
-            bt$12 = ~bt$192;
+        else if (0 < 3) begin
+            bt$12 = ~bt$3;
         end
         else begin
             bt$12 = 1'b1;
         end
-        if (0 < 13) begin
-            bt$13 = (rem$0$q < rem$13$q) | ((rem$0$q == rem$13$q) & (rank$0$q < rank$13$q));
+        if (3 < 1) begin
+            bt$13 = (rem$3$q < rem$1$q) | ((rem$3$q == rem$1$q) & (rank$3$q < rank$1$q));
         end
-        else if (13 < 0) begin
-            bt$13 = ~bt$208;
+        else if (1 < 3) begin
+            bt$13 = ~bt$7;
         end
         else begin
             bt$13 = 1'b1;
         end
-        if (0 < 14) begin
-            bt$14 = (rem$0$q < rem$14$q) | ((rem$0$q == rem$14$q) & (rank$0$q < rank$14$q));
+        if (3 < 2) begin
+            bt$14 = (rem$3$q < rem$2$q) | ((rem$3$q == rem$2$q) & (rank$3$q < rank$2$q));
         end
-        else if (14 < 0) begin
-            bt$14 = ~bt$224;
+        else if (2 < 3) begin
+            bt$14 = ~bt$11;
         end
         else begin
             bt$14 = 1'b1;
         end
-        if (0 < 15) begin
-            bt$15 = (rem$0$q < rem$15$q) | ((rem$0$q == rem$15$q) & (rank$0$q < rank$15$q));
+        if (3 < 3) begin
+            bt$15 = (rem$3$q < rem$3$q) | ((rem$3$q == rem$3$q) & (rank$3$q < rank$3$q));
         end
-        else if (15 < 0) begin
-            bt$15 = ~bt$240;
+        else if (3 < 3) begin
+            bt$15 = ~bt$15;
         end
         else begin
             bt$15 = 1'b1;
-        end
-        if (1 < 0) begin
-            bt$16 = (rem$1$q < rem$0$q) | ((rem$1$q == rem$0$q) & (rank$1$q < rank$0$q));
-        end
-        else if (0 < 1) begin
-            bt$16 = ~bt$1;
-        end
-        else begin
-            bt$16 = 1'b1;
-        end
-        if (1 < 1) begin
-            bt$17 = (rem$1$q < rem$1$q) | ((rem$1$q == rem$1$q) & (rank$1$q < rank$1$q));
-        end
-        else if (1 < 1) begin
-            bt$17 = ~bt$17;
-        end
-        else begin
-            bt$17 = 1'b1;
-        end
-        if (1 < 2) begin
-            bt$18 = (rem$1$q < rem$2$q) | ((rem$1$q == rem$2$q) & (rank$1$q < rank$2$q));
-        end
-        else if (2 < 1) begin
-            bt$18 = ~bt$33;
-        end
-        else begin
-            bt$18 = 1'b1;
-        end
-        if (1 < 3) begin
-            bt$19 = (rem$1$q < rem$3$q) | ((rem$1$q == rem$3$q) & (rank$1$q < rank$3$q));
-        end
-        else if (3 < 1) begin
-            bt$19 = ~bt$49;
-        end
-        else begin
-            bt$19 = 1'b1;
-        end
-        if (1 < 4) begin
-            bt$20 = (rem$1$q < rem$4$q) | ((rem$1$q == rem$4$q) & (rank$1$q < rank$4$q));
-        end
-        else if (4 < 1) begin
-            bt$20 = ~bt$65;
-        end
-        else begin
-            bt$20 = 1'b1;
-        end
-        if (1 < 5) begin
-            bt$21 = (rem$1$q < rem$5$q) | ((rem$1$q == rem$5$q) & (rank$1$q < rank$5$q));
-        end
-        else if (5 < 1) begin
-            bt$21 = ~bt$81;
-        end
-        else begin
-            bt$21 = 1'b1;
-        end
-        if (1 < 6) begin
-            bt$22 = (rem$1$q < rem$6$q) | ((rem$1$q == rem$6$q) & (rank$1$q < rank$6$q));
-        end
-        else if (6 < 1) begin
-            bt$22 = ~bt$97;
-        end
-        else begin
-            bt$22 = 1'b1;
-        end
-        if (1 < 7) begin
-            bt$23 = (rem$1$q < rem$7$q) | ((rem$1$q == rem$7$q) & (rank$1$q < rank$7$q));
-        end
-        else if (7 < 1) begin
-            bt$23 = ~bt$113;
-        end
-        else begin
-            bt$23 = 1'b1;
-        end
-        if (1 < 8) begin
-            bt$24 = (rem$1$q < rem$8$q) | ((rem$1$q == rem$8$q) & (rank$1$q < rank$8$q));
-        end
-        else if (8 < 1) begin
-            bt$24 = ~bt$129;
-        end
-        else begin
-            bt$24 = 1'b1;
-        end
-        if (1 < 9) begin
-            bt$25 = (rem$1$q < rem$9$q) | ((rem$1$q == rem$9$q) & (rank$1$q < rank$9$q));
-        end
-        else if (9 < 1) begin
-            bt$25 = ~bt$145;
-        end
-        else begin
-            bt$25 = 1'b1;
-        end
-        if (1 < 10) begin
-            bt$26 = (rem$1$q < rem$10$q) | ((rem$1$q == rem$10$q) & (rank$1$q < rank$10$q));
-        end
-        else if (10 < 1) begin
-            bt$26 = ~bt$161;
-        end
-        else begin
-            bt$26 = 1'b1;
-        end
-        if (1 < 11) begin
-            bt$27 = (rem$1$q < rem$11$q) | ((rem$1$q == rem$11$q) & (rank$1$q < rank$11$q));
-        end
-        else if (11 < 1) begin
-            bt$27 = ~bt$177;
-        end
-        else begin
-            bt$27 = 1'b1;
-        end
-        if (1 < 12) begin
-            bt$28 = (rem$1$q < rem$12$q) | ((rem$1$q == rem$12$q) & (rank$1$q < rank$12$q));
-        end
-        else if (12 < 1) begin
-            bt$28 = ~bt$193;
-        end
-        else begin
-            bt$28 = 1'b1;
-        end
-        if (1 < 13) begin
-            bt$29 = (rem$1$q < rem$13$q) | ((rem$1$q == rem$13$q) & (rank$1$q < rank$13$q));
-        end
-        else if (13 < 1) begin
-            bt$29 = ~bt$209;
-        end
-        else begin
-            bt$29 = 1'b1;
-        end
-        if (1 < 14) begin
-            bt$30 = (rem$1$q < rem$14$q) | ((rem$1$q == rem$14$q) & (rank$1$q < rank$14$q));
-        end
-        else if (14 < 1) begin
-            bt$30 = ~bt$225;
-        end
-        else begin
-            bt$30 = 1'b1;
-        end
-        if (1 < 15) begin
-            bt$31 = (rem$1$q < rem$15$q) | ((rem$1$q == rem$15$q) & (rank$1$q < rank$15$q));
-        end
-        else if (15 < 1) begin
-            bt$31 = ~bt$241;
-        end
-        else begin
-            bt$31 = 1'b1;
-        end
-        if (2 < 0) begin
-            bt$32 = (rem$2$q < rem$0$q) | ((rem$2$q == rem$0$q) & (rank$2$q < rank$0$q));
-        end
-        else if (0 < 2) begin
-            bt$32 = ~bt$2;
-        end
-        else begin
-            bt$32 = 1'b1;
-        end
-        if (2 < 1) begin
-            bt$33 = (rem$2$q < rem$1$q) | ((rem$2$q == rem$1$q) & (rank$2$q < rank$1$q));
-        end
-        else if (1 < 2) begin
-            bt$33 = ~bt$18;
-        end
-        else begin
-            bt$33 = 1'b1;
-        end
-        if (2 < 2) begin
-            bt$34 = (rem$2$q < rem$2$q) | ((rem$2$q == rem$2$q) & (rank$2$q < rank$2$q));
-        end
-        else if (2 < 2) begin
-            bt$34 = ~bt$34;
-        end
-        else begin
-            bt$34 = 1'b1;
-        end
-        if (2 < 3) begin
-            bt$35 = (rem$2$q < rem$3$q) | ((rem$2$q == rem$3$q) & (rank$2$q < rank$3$q));
-        end
-        else if (3 < 2) begin
-            bt$35 = ~bt$50;
-        end
-        else begin
-            bt$35 = 1'b1;
-        end
-        if (2 < 4) begin
-            bt$36 = (rem$2$q < rem$4$q) | ((rem$2$q == rem$4$q) & (rank$2$q < rank$4$q));
-        end
-        else if (4 < 2) begin
-            bt$36 = ~bt$66;
-        end
-        else begin
-            bt$36 = 1'b1;
-        end
-        if (2 < 5) begin
-            bt$37 = (rem$2$q < rem$5$q) | ((rem$2$q == rem$5$q) & (rank$2$q < rank$5$q));
-        end
-        else if (5 < 2) begin
-            bt$37 = ~bt$82;
-        end
-        else begin
-            bt$37 = 1'b1;
-        end
-        if (2 < 6) begin
-            bt$38 = (rem$2$q < rem$6$q) | ((rem$2$q == rem$6$q) & (rank$2$q < rank$6$q));
-        end
-        else if (6 < 2) begin
-            bt$38 = ~bt$98;
-        end
-        else begin
-            bt$38 = 1'b1;
-        end
-        if (2 < 7) begin
-            bt$39 = (rem$2$q < rem$7$q) | ((rem$2$q == rem$7$q) & (rank$2$q < rank$7$q));
-        end
-        else if (7 < 2) begin
-            bt$39 = ~bt$114;
-        end
-        else begin
-            bt$39 = 1'b1;
-        end
-        if (2 < 8) begin
-            bt$40 = (rem$2$q < rem$8$q) | ((rem$2$q == rem$8$q) & (rank$2$q < rank$8$q));
-        end
-        else if (8 < 2) begin
-            bt$40 = ~bt$130;
-        end
-        else begin
-            bt$40 = 1'b1;
-        end
-        if (2 < 9) begin
-            bt$41 = (rem$2$q < rem$9$q) | ((rem$2$q == rem$9$q) & (rank$2$q < rank$9$q));
-        end
-        else if (9 < 2) begin
-            bt$41 = ~bt$146;
-        end
-        else begin
-            bt$41 = 1'b1;
-        end
-        if (2 < 10) begin
-            bt$42 = (rem$2$q < rem$10$q) | ((rem$2$q == rem$10$q) & (rank$2$q < rank$10$q));
-        end
-        else if (10 < 2) begin
-            bt$42 = ~bt$162;
-        end
-        else begin
-            bt$42 = 1'b1;
-        end
-        if (2 < 11) begin
-            bt$43 = (rem$2$q < rem$11$q) | ((rem$2$q == rem$11$q) & (rank$2$q < rank$11$q));
-        end
-        else if (11 < 2) begin
-            bt$43 = ~bt$178;
-        end
-        else begin
-            bt$43 = 1'b1;
-        end
-        if (2 < 12) begin
-            bt$44 = (rem$2$q < rem$12$q) | ((rem$2$q == rem$12$q) & (rank$2$q < rank$12$q));
-        end
-        else if (12 < 2) begin
-            bt$44 = ~bt$194;
-        end
-        else begin
-            bt$44 = 1'b1;
-        end
-        if (2 < 13) begin
-            bt$45 = (rem$2$q < rem$13$q) | ((rem$2$q == rem$13$q) & (rank$2$q < rank$13$q));
-        end
-        else if (13 < 2) begin
-            bt$45 = ~bt$210;
-        end
-        else begin
-            bt$45 = 1'b1;
-        end
-        if (2 < 14) begin
-            bt$46 = (rem$2$q < rem$14$q) | ((rem$2$q == rem$14$q) & (rank$2$q < rank$14$q));
-        end
-        else if (14 < 2) begin
-            bt$46 = ~bt$226;
-        end
-        else begin
-            bt$46 = 1'b1;
-        end
-        if (2 < 15) begin
-            bt$47 = (rem$2$q < rem$15$q) | ((rem$2$q == rem$15$q) & (rank$2$q < rank$15$q));
-        end
-        else if (15 < 2) begin
-            bt$47 = ~bt$242;
-        end
-        else begin
-            bt$47 = 1'b1;
-        end
-        if (3 < 0) begin
-            bt$48 = (rem$3$q < rem$0$q) | ((rem$3$q == rem$0$q) & (rank$3$q < rank$0$q));
-        end
-        else if (0 < 3) begin
-            bt$48 = ~bt$3;
-        end
-        else begin
-            bt$48 = 1'b1;
-        end
-        if (3 < 1) begin
-            bt$49 = (rem$3$q < rem$1$q) | ((rem$3$q == rem$1$q) & (rank$3$q < rank$1$q));
-        end
-        else if (1 < 3) begin
-            bt$49 = ~bt$19;
-        end
-        else begin
-            bt$49 = 1'b1;
-        end
-        if (3 < 2) begin
-            bt$50 = (rem$3$q < rem$2$q) | ((rem$3$q == rem$2$q) & (rank$3$q < rank$2$q));
-        end
-        else if (2 < 3) begin
-            bt$50 = ~bt$35;
-        end
-        else begin
-            bt$50 = 1'b1;
-        end
-        if (3 < 3) begin
-            bt$51 = (rem$3$q < rem$3$q) | ((rem$3$q == rem$3$q) & (rank$3$q < rank$3$q));
-        end
-        else if (3 < 3) begin
-            bt$51 = ~bt$51;
-        end
-        else begin
-            bt$51 = 1'b1;
-        end
-        if (3 < 4) begin
-            bt$52 = (rem$3$q < rem$4$q) | ((rem$3$q == rem$4$q) & (rank$3$q < rank$4$q));
-        end
-        else if (4 < 3) begin
-            bt$52 = ~bt$67;
-        end
-        else begin
-            bt$52 = 1'b1;
-        end
-        if (3 < 5) begin
-            bt$53 = (rem$3$q < rem$5$q) | ((rem$3$q == rem$5$q) & (rank$3$q < rank$5$q));
-        end
-        else if (5 < 3) begin
-            bt$53 = ~bt$83;
-        end
-        else begin
-            bt$53 = 1'b1;
-        end
-        if (3 < 6) begin
-            bt$54 = (rem$3$q < rem$6$q) | ((rem$3$q == rem$6$q) & (rank$3$q < rank$6$q));
-        end
-        else if (6 < 3) begin
-            bt$54 = ~bt$99;
-        end
-        else begin
-            bt$54 = 1'b1;
-        end
-        if (3 < 7) begin
-            bt$55 = (rem$3$q < rem$7$q) | ((rem$3$q == rem$7$q) & (rank$3$q < rank$7$q));
-        end
-        else if (7 < 3) begin
-            bt$55 = ~bt$115;
-        end
-        else begin
-            bt$55 = 1'b1;
-        end
-        if (3 < 8) begin
-            bt$56 = (rem$3$q < rem$8$q) | ((rem$3$q == rem$8$q) & (rank$3$q < rank$8$q));
-        end
-        else if (8 < 3) begin
-            bt$56 = ~bt$131;
-        end
-        else begin
-            bt$56 = 1'b1;
-        end
-        if (3 < 9) begin
-            bt$57 = (rem$3$q < rem$9$q) | ((rem$3$q == rem$9$q) & (rank$3$q < rank$9$q));
-        end
-        else if (9 < 3) begin
-            bt$57 = ~bt$147;
-        end
-        else begin
-            bt$57 = 1'b1;
-        end
-        if (3 < 10) begin
-            bt$58 = (rem$3$q < rem$10$q) | ((rem$3$q == rem$10$q) & (rank$3$q < rank$10$q));
-        end
-        else if (10 < 3) begin
-            bt$58 = ~bt$163;
-        end
-        else begin
-            bt$58 = 1'b1;
-        end
-        if (3 < 11) begin
-            bt$59 = (rem$3$q < rem$11$q) | ((rem$3$q == rem$11$q) & (rank$3$q < rank$11$q));
-        end
-        else if (11 < 3) begin
-            bt$59 = ~bt$179;
-        end
-        else begin
-            bt$59 = 1'b1;
-        end
-        if (3 < 12) begin
-            bt$60 = (rem$3$q < rem$12$q) | ((rem$3$q == rem$12$q) & (rank$3$q < rank$12$q));
-        end
-        else if (12 < 3) begin
-            bt$60 = ~bt$195;
-        end
-        else begin
-            bt$60 = 1'b1;
-        end
-        if (3 < 13) begin
-            bt$61 = (rem$3$q < rem$13$q) | ((rem$3$q == rem$13$q) & (rank$3$q < rank$13$q));
-        end
-        else if (13 < 3) begin
-            bt$61 = ~bt$211;
-        end
-        else begin
-            bt$61 = 1'b1;
-        end
-        if (3 < 14) begin
-            bt$62 = (rem$3$q < rem$14$q) | ((rem$3$q == rem$14$q) & (rank$3$q < rank$14$q));
-        end
-        else if (14 < 3) begin
-            bt$62 = ~bt$227;
-        end
-        else begin
-            bt$62 = 1'b1;
-        end
-        if (3 < 15) begin
-            bt$63 = (rem$3$q < rem$15$q) | ((rem$3$q == rem$15$q) & (rank$3$q < rank$15$q));
-        end
-        else if (15 < 3) begin
-            bt$63 = ~bt$243;
-        end
-        else begin
-            bt$63 = 1'b1;
-        end
-        if (4 < 0) begin
-            bt$64 = (rem$4$q < rem$0$q) | ((rem$4$q == rem$0$q) & (rank$4$q < rank$0$q));
-        end
-        else if (0 < 4) begin
-            bt$64 = ~bt$4;
-        end
-        else begin
-            bt$64 = 1'b1;
-        end
-        if (4 < 1) begin
-            bt$65 = (rem$4$q < rem$1$q) | ((rem$4$q == rem$1$q) & (rank$4$q < rank$1$q));
-        end
-        else if (1 < 4) begin
-            bt$65 = ~bt$20;
-        end
-        else begin
-            bt$65 = 1'b1;
-        end
-        if (4 < 2) begin
-            bt$66 = (rem$4$q < rem$2$q) | ((rem$4$q == rem$2$q) & (rank$4$q < rank$2$q));
-        end
-        else if (2 < 4) begin
-            bt$66 = ~bt$36;
-        end
-        else begin
-            bt$66 = 1'b1;
-        end
-        if (4 < 3) begin
-            bt$67 = (rem$4$q < rem$3$q) | ((rem$4$q == rem$3$q) & (rank$4$q < rank$3$q));
-        end
-        else if (3 < 4) begin
-            bt$67 = ~bt$52;
-        end
-        else begin
-            bt$67 = 1'b1;
-        end
-        if (4 < 4) begin
-            bt$68 = (rem$4$q < rem$4$q) | ((rem$4$q == rem$4$q) & (rank$4$q < rank$4$q));
-        end
-        else if (4 < 4) begin
-            bt$68 = ~bt$68;
-        end
-        else begin
-            bt$68 = 1'b1;
-        end
-        if (4 < 5) begin
-            bt$69 = (rem$4$q < rem$5$q) | ((rem$4$q == rem$5$q) & (rank$4$q < rank$5$q));
-        end
-        else if (5 < 4) begin
-            bt$69 = ~bt$84;
-        end
-        else begin
-            bt$69 = 1'b1;
-        end
-        if (4 < 6) begin
-            bt$70 = (rem$4$q < rem$6$q) | ((rem$4$q == rem$6$q) & (rank$4$q < rank$6$q));
-        end
-        else if (6 < 4) begin
-            bt$70 = ~bt$100;
-        end
-        else begin
-            bt$70 = 1'b1;
-        end
-        if (4 < 7) begin
-            bt$71 = (rem$4$q < rem$7$q) | ((rem$4$q == rem$7$q) & (rank$4$q < rank$7$q));
-        end
-        else if (7 < 4) begin
-            bt$71 = ~bt$116;
-        end
-        else begin
-            bt$71 = 1'b1;
-        end
-        if (4 < 8) begin
-            bt$72 = (rem$4$q < rem$8$q) | ((rem$4$q == rem$8$q) & (rank$4$q < rank$8$q));
-        end
-        else if (8 < 4) begin
-            bt$72 = ~bt$132;
-        end
-        else begin
-            bt$72 = 1'b1;
-        end
-        if (4 < 9) begin
-            bt$73 = (rem$4$q < rem$9$q) | ((rem$4$q == rem$9$q) & (rank$4$q < rank$9$q));
-        end
-        else if (9 < 4) begin
-            bt$73 = ~bt$148;
-        end
-        else begin
-            bt$73 = 1'b1;
-        end
-        if (4 < 10) begin
-            bt$74 = (rem$4$q < rem$10$q) | ((rem$4$q == rem$10$q) & (rank$4$q < rank$10$q));
-        end
-        else if (10 < 4) begin
-            bt$74 = ~bt$164;
-        end
-        else begin
-            bt$74 = 1'b1;
-        end
-        if (4 < 11) begin
-            bt$75 = (rem$4$q < rem$11$q) | ((rem$4$q == rem$11$q) & (rank$4$q < rank$11$q));
-        end
-        else if (11 < 4) begin
-            bt$75 = ~bt$180;
-        end
-        else begin
-            bt$75 = 1'b1;
-        end
-        if (4 < 12) begin
-            bt$76 = (rem$4$q < rem$12$q) | ((rem$4$q == rem$12$q) & (rank$4$q < rank$12$q));
-        end
-        else if (12 < 4) begin
-            bt$76 = ~bt$196;
-        end
-        else begin
-            bt$76 = 1'b1;
-        end
-        if (4 < 13) begin
-            bt$77 = (rem$4$q < rem$13$q) | ((rem$4$q == rem$13$q) & (rank$4$q < rank$13$q));
-        end
-        else if (13 < 4) begin
-            bt$77 = ~bt$212;
-        end
-        else begin
-            bt$77 = 1'b1;
-        end
-        if (4 < 14) begin
-            bt$78 = (rem$4$q < rem$14$q) | ((rem$4$q == rem$14$q) & (rank$4$q < rank$14$q));
-        end
-        else if (14 < 4) begin
-            bt$78 = ~bt$228;
-        end
-        else begin
-            bt$78 = 1'b1;
-        end
-        if (4 < 15) begin
-            bt$79 = (rem$4$q < rem$15$q) | ((rem$4$q == rem$15$q) & (rank$4$q < rank$15$q));
-        end
-        else if (15 < 4) begin
-            bt$79 = ~bt$244;
-        end
-        else begin
-            bt$79 = 1'b1;
-        end
-        if (5 < 0) begin
-            bt$80 = (rem$5$q < rem$0$q) | ((rem$5$q == rem$0$q) & (rank$5$q < rank$0$q));
-        end
-        else if (0 < 5) begin
-            bt$80 = ~bt$5;
-        end
-        else begin
-            bt$80 = 1'b1;
-        end
-        if (5 < 1) begin
-            bt$81 = (rem$5$q < rem$1$q) | ((rem$5$q == rem$1$q) & (rank$5$q < rank$1$q));
-        end
-        else if (1 < 5) begin
-            bt$81 = ~bt$21;
-        end
-        else begin
-            bt$81 = 1'b1;
-        end
-        if (5 < 2) begin
-            bt$82 = (rem$5$q < rem$2$q) | ((rem$5$q == rem$2$q) & (rank$5$q < rank$2$q));
-        end
-        else if (2 < 5) begin
-            bt$82 = ~bt$37;
-        end
-        else begin
-            bt$82 = 1'b1;
-        end
-        if (5 < 3) begin
-            bt$83 = (rem$5$q < rem$3$q) | ((rem$5$q == rem$3$q) & (rank$5$q < rank$3$q));
-        end
-        else if (3 < 5) begin
-            bt$83 = ~bt$53;
-        end
-        else begin
-            bt$83 = 1'b1;
-        end
-        if (5 < 4) begin
-            bt$84 = (rem$5$q < rem$4$q) | ((rem$5$q == rem$4$q) & (rank$5$q < rank$4$q));
-        end
-        else if (4 < 5) begin
-            bt$84 = ~bt$69;
-        end
-        else begin
-            bt$84 = 1'b1;
-        end
-        if (5 < 5) begin
-            bt$85 = (rem$5$q < rem$5$q) | ((rem$5$q == rem$5$q) & (rank$5$q < rank$5$q));
-        end
-        else if (5 < 5) begin
-            bt$85 = ~bt$85;
-        end
-        else begin
-            bt$85 = 1'b1;
-        end
-        if (5 < 6) begin
-            bt$86 = (rem$5$q < rem$6$q) | ((rem$5$q == rem$6$q) & (rank$5$q < rank$6$q));
-        end
-        else if (6 < 5) begin
-            bt$86 = ~bt$101;
-        end
-        else begin
-            bt$86 = 1'b1;
-        end
-        if (5 < 7) begin
-            bt$87 = (rem$5$q < rem$7$q) | ((rem$5$q == rem$7$q) & (rank$5$q < rank$7$q));
-        end
-        else if (7 < 5) begin
-            bt$87 = ~bt$117;
-        end
-        else begin
-            bt$87 = 1'b1;
-        end
-        if (5 < 8) begin
-            bt$88 = (rem$5$q < rem$8$q) | ((rem$5$q == rem$8$q) & (rank$5$q < rank$8$q));
-        end
-        else if (8 < 5) begin
-            bt$88 = ~bt$133;
-        end
-        else begin
-            bt$88 = 1'b1;
-        end
-        if (5 < 9) begin
-            bt$89 = (rem$5$q < rem$9$q) | ((rem$5$q == rem$9$q) & (rank$5$q < rank$9$q));
-        end
-        else if (9 < 5) begin
-            bt$89 = ~bt$149;
-        end
-        else begin
-            bt$89 = 1'b1;
-        end
-        if (5 < 10) begin
-            bt$90 = (rem$5$q < rem$10$q) | ((rem$5$q == rem$10$q) & (rank$5$q < rank$10$q));
-        end
-        else if (10 < 5) begin
-            bt$90 = ~bt$165;
-        end
-        else begin
-            bt$90 = 1'b1;
-        end
-        if (5 < 11) begin
-            bt$91 = (rem$5$q < rem$11$q) | ((rem$5$q == rem$11$q) & (rank$5$q < rank$11$q));
-        end
-        else if (11 < 5) begin
-            bt$91 = ~bt$181;
-        end
-        else begin
-            bt$91 = 1'b1;
-        end
-        if (5 < 12) begin
-            bt$92 = (rem$5$q < rem$12$q) | ((rem$5$q == rem$12$q) & (rank$5$q < rank$12$q));
-        end
-        else if (12 < 5) begin
-            bt$92 = ~bt$197;
-        end
-        else begin
-            bt$92 = 1'b1;
-        end
-        if (5 < 13) begin
-            bt$93 = (rem$5$q < rem$13$q) | ((rem$5$q == rem$13$q) & (rank$5$q < rank$13$q));
-        end
-        else if (13 < 5) begin
-            bt$93 = ~bt$213;
-        end
-        else begin
-            bt$93 = 1'b1;
-        end
-        if (5 < 14) begin
-            bt$94 = (rem$5$q < rem$14$q) | ((rem$5$q == rem$14$q) & (rank$5$q < rank$14$q));
-        end
-        else if (14 < 5) begin
-            bt$94 = ~bt$229;
-        end
-        else begin
-            bt$94 = 1'b1;
-        end
-        if (5 < 15) begin
-            bt$95 = (rem$5$q < rem$15$q) | ((rem$5$q == rem$15$q) & (rank$5$q < rank$15$q));
-        end
-        else if (15 < 5) begin
-            bt$95 = ~bt$245;
-        end
-        else begin
-            bt$95 = 1'b1;
-        end
-        if (6 < 0) begin
-            bt$96 = (rem$6$q < rem$0$q) | ((rem$6$q == rem$0$q) & (rank$6$q < rank$0$q));
-        end
-        else if (0 < 6) begin
-            bt$96 = ~bt$6;
-        end
-        else begin
-            bt$96 = 1'b1;
-        end
-        if (6 < 1) begin
-            bt$97 = (rem$6$q < rem$1$q) | ((rem$6$q == rem$1$q) & (rank$6$q < rank$1$q));
-        end
-        else if (1 < 6) begin
-            bt$97 = ~bt$22;
-        end
-        else begin
-            bt$97 = 1'b1;
-        end
-        if (6 < 2) begin
-            bt$98 = (rem$6$q < rem$2$q) | ((rem$6$q == rem$2$q) & (rank$6$q < rank$2$q));
-        end
-        else if (2 < 6) begin
-            bt$98 = ~bt$38;
-        end
-        else begin
-            bt$98 = 1'b1;
-        end
-        if (6 < 3) begin
-            bt$99 = (rem$6$q < rem$3$q) | ((rem$6$q == rem$3$q) & (rank$6$q < rank$3$q));
-        end
-        else if (3 < 6) begin
-            bt$99 = ~bt$54;
-        end
-        else begin
-            bt$99 = 1'b1;
-        end
-        if (6 < 4) begin
-            bt$100 = (rem$6$q < rem$4$q) | ((rem$6$q == rem$4$q) & (rank$6$q < rank$4$q));
-        end
-        else if (4 < 6) begin
-            bt$100 = ~bt$70;
-        end
-        else begin
-            bt$100 = 1'b1;
-        end
-        if (6 < 5) begin
-            bt$101 = (rem$6$q < rem$5$q) | ((rem$6$q == rem$5$q) & (rank$6$q < rank$5$q));
-        end
-        else if (5 < 6) begin
-            bt$101 = ~bt$86;
-        end
-        else begin
-            bt$101 = 1'b1;
-        end
-        if (6 < 6) begin
-            bt$102 = (rem$6$q < rem$6$q) | ((rem$6$q == rem$6$q) & (rank$6$q < rank$6$q));
-        end
-        else if (6 < 6) begin
-            bt$102 = ~bt$102;
-        end
-        else begin
-            bt$102 = 1'b1;
-        end
-        if (6 < 7) begin
-            bt$103 = (rem$6$q < rem$7$q) | ((rem$6$q == rem$7$q) & (rank$6$q < rank$7$q));
-        end
-        else if (7 < 6) begin
-            bt$103 = ~bt$118;
-        end
-        else begin
-            bt$103 = 1'b1;
-        end
-        if (6 < 8) begin
-            bt$104 = (rem$6$q < rem$8$q) | ((rem$6$q == rem$8$q) & (rank$6$q < rank$8$q));
-        end
-        else if (8 < 6) begin
-            bt$104 = ~bt$134;
-        end
-        else begin
-            bt$104 = 1'b1;
-        end
-        if (6 < 9) begin
-            bt$105 = (rem$6$q < rem$9$q) | ((rem$6$q == rem$9$q) & (rank$6$q < rank$9$q));
-        end
-        else if (9 < 6) begin
-            bt$105 = ~bt$150;
-        end
-        else begin
-            bt$105 = 1'b1;
-        end
-        if (6 < 10) begin
-            bt$106 = (rem$6$q < rem$10$q) | ((rem$6$q == rem$10$q) & (rank$6$q < rank$10$q));
-        end
-        else if (10 < 6) begin
-            bt$106 = ~bt$166;
-        end
-        else begin
-            bt$106 = 1'b1;
-        end
-        if (6 < 11) begin
-            bt$107 = (rem$6$q < rem$11$q) | ((rem$6$q == rem$11$q) & (rank$6$q < rank$11$q));
-        end
-        else if (11 < 6) begin
-            bt$107 = ~bt$182;
-        end
-        else begin
-            bt$107 = 1'b1;
-        end
-        if (6 < 12) begin
-            bt$108 = (rem$6$q < rem$12$q) | ((rem$6$q == rem$12$q) & (rank$6$q < rank$12$q));
-        end
-        else if (12 < 6) begin
-            bt$108 = ~bt$198;
-        end
-        else begin
-            bt$108 = 1'b1;
-        end
-        if (6 < 13) begin
-            bt$109 = (rem$6$q < rem$13$q) | ((rem$6$q == rem$13$q) & (rank$6$q < rank$13$q));
-        end
-        else if (13 < 6) begin
-            bt$109 = ~bt$214;
-        end
-        else begin
-            bt$109 = 1'b1;
-        end
-        if (6 < 14) begin
-            bt$110 = (rem$6$q < rem$14$q) | ((rem$6$q == rem$14$q) & (rank$6$q < rank$14$q));
-        end
-        else if (14 < 6) begin
-            bt$110 = ~bt$230;
-        end
-        else begin
-            bt$110 = 1'b1;
-        end
-        if (6 < 15) begin
-            bt$111 = (rem$6$q < rem$15$q) | ((rem$6$q == rem$15$q) & (rank$6$q < rank$15$q));
-        end
-        else if (15 < 6) begin
-            bt$111 = ~bt$246;
-        end
-        else begin
-            bt$111 = 1'b1;
-        end
-        if (7 < 0) begin
-            bt$112 = (rem$7$q < rem$0$q) | ((rem$7$q == rem$0$q) & (rank$7$q < rank$0$q));
-        end
-        else if (0 < 7) begin
-            bt$112 = ~bt$7;
-        end
-        else begin
-            bt$112 = 1'b1;
-        end
-        if (7 < 1) begin
-            bt$113 = (rem$7$q < rem$1$q) | ((rem$7$q == rem$1$q) & (rank$7$q < rank$1$q));
-        end
-        else if (1 < 7) begin
-            bt$113 = ~bt$23;
-        end
-        else begin
-            bt$113 = 1'b1;
-        end
-        if (7 < 2) begin
-            bt$114 = (rem$7$q < rem$2$q) | ((rem$7$q == rem$2$q) & (rank$7$q < rank$2$q));
-        end
-        else if (2 < 7) begin
-            bt$114 = ~bt$39;
-        end
-        else begin
-            bt$114 = 1'b1;
-        end
-        if (7 < 3) begin
-            bt$115 = (rem$7$q < rem$3$q) | ((rem$7$q == rem$3$q) & (rank$7$q < rank$3$q));
-        end
-        else if (3 < 7) begin
-            bt$115 = ~bt$55;
-        end
-        else begin
-            bt$115 = 1'b1;
-        end
-        if (7 < 4) begin
-            bt$116 = (rem$7$q < rem$4$q) | ((rem$7$q == rem$4$q) & (rank$7$q < rank$4$q));
-        end
-        else if (4 < 7) begin
-            bt$116 = ~bt$71;
-        end
-        else begin
-            bt$116 = 1'b1;
-        end
-        if (7 < 5) begin
-            bt$117 = (rem$7$q < rem$5$q) | ((rem$7$q == rem$5$q) & (rank$7$q < rank$5$q));
-        end
-        else if (5 < 7) begin
-            bt$117 = ~bt$87;
-        end
-        else begin
-            bt$117 = 1'b1;
-        end
-        if (7 < 6) begin
-            bt$118 = (rem$7$q < rem$6$q) | ((rem$7$q == rem$6$q) & (rank$7$q < rank$6$q));
-        end
-        else if (6 < 7) begin
-            bt$118 = ~bt$103;
-        end
-        else begin
-            bt$118 = 1'b1;
-        end
-        if (7 < 7) begin
-            bt$119 = (rem$7$q < rem$7$q) | ((rem$7$q == rem$7$q) & (rank$7$q < rank$7$q));
-        end
-        else if (7 < 7) begin
-            bt$119 = ~bt$119;
-        end
-        else begin
-            bt$119 = 1'b1;
-        end
-        if (7 < 8) begin
-            bt$120 = (rem$7$q < rem$8$q) | ((rem$7$q == rem$8$q) & (rank$7$q < rank$8$q));
-        end
-        else if (8 < 7) begin
-            bt$120 = ~bt$135;
-        end
-        else begin
-            bt$120 = 1'b1;
-        end
-        if (7 < 9) begin
-            bt$121 = (rem$7$q < rem$9$q) | ((rem$7$q == rem$9$q) & (rank$7$q < rank$9$q));
-        end
-        else if (9 < 7) begin
-            bt$121 = ~bt$151;
-        end
-        else begin
-            bt$121 = 1'b1;
-        end
-        if (7 < 10) begin
-            bt$122 = (rem$7$q < rem$10$q) | ((rem$7$q == rem$10$q) & (rank$7$q < rank$10$q));
-        end
-        else if (10 < 7) begin
-            bt$122 = ~bt$167;
-        end
-        else begin
-            bt$122 = 1'b1;
-        end
-        if (7 < 11) begin
-            bt$123 = (rem$7$q < rem$11$q) | ((rem$7$q == rem$11$q) & (rank$7$q < rank$11$q));
-        end
-        else if (11 < 7) begin
-            bt$123 = ~bt$183;
-        end
-        else begin
-            bt$123 = 1'b1;
-        end
-        if (7 < 12) begin
-            bt$124 = (rem$7$q < rem$12$q) | ((rem$7$q == rem$12$q) & (rank$7$q < rank$12$q));
-        end
-        else if (12 < 7) begin
-            bt$124 = ~bt$199;
-        end
-        else begin
-            bt$124 = 1'b1;
-        end
-        if (7 < 13) begin
-            bt$125 = (rem$7$q < rem$13$q) | ((rem$7$q == rem$13$q) & (rank$7$q < rank$13$q));
-        end
-        else if (13 < 7) begin
-            bt$125 = ~bt$215;
-        end
-        else begin
-            bt$125 = 1'b1;
-        end
-        if (7 < 14) begin
-            bt$126 = (rem$7$q < rem$14$q) | ((rem$7$q == rem$14$q) & (rank$7$q < rank$14$q));
-        end
-        else if (14 < 7) begin
-            bt$126 = ~bt$231;
-        end
-        else begin
-            bt$126 = 1'b1;
-        end
-        if (7 < 15) begin
-            bt$127 = (rem$7$q < rem$15$q) | ((rem$7$q == rem$15$q) & (rank$7$q < rank$15$q));
-        end
-        else if (15 < 7) begin
-            bt$127 = ~bt$247;
-        end
-        else begin
-            bt$127 = 1'b1;
-        end
-        if (8 < 0) begin
-            bt$128 = (rem$8$q < rem$0$q) | ((rem$8$q == rem$0$q) & (rank$8$q < rank$0$q));
-        end
-        else if (0 < 8) begin
-            bt$128 = ~bt$8;
-        end
-        else begin
-            bt$128 = 1'b1;
-        end
-        if (8 < 1) begin
-            bt$129 = (rem$8$q < rem$1$q) | ((rem$8$q == rem$1$q) & (rank$8$q < rank$1$q));
-        end
-        else if (1 < 8) begin
-            bt$129 = ~bt$24;
-        end
-        else begin
-            bt$129 = 1'b1;
-        end
-        if (8 < 2) begin
-            bt$130 = (rem$8$q < rem$2$q) | ((rem$8$q == rem$2$q) & (rank$8$q < rank$2$q));
-        end
-        else if (2 < 8) begin
-            bt$130 = ~bt$40;
-        end
-        else begin
-            bt$130 = 1'b1;
-        end
-        if (8 < 3) begin
-            bt$131 = (rem$8$q < rem$3$q) | ((rem$8$q == rem$3$q) & (rank$8$q < rank$3$q));
-        end
-        else if (3 < 8) begin
-            bt$131 = ~bt$56;
-        end
-        else begin
-            bt$131 = 1'b1;
-        end
-        if (8 < 4) begin
-            bt$132 = (rem$8$q < rem$4$q) | ((rem$8$q == rem$4$q) & (rank$8$q < rank$4$q));
-        end
-        else if (4 < 8) begin
-            bt$132 = ~bt$72;
-        end
-        else begin
-            bt$132 = 1'b1;
-        end
-        if (8 < 5) begin
-            bt$133 = (rem$8$q < rem$5$q) | ((rem$8$q == rem$5$q) & (rank$8$q < rank$5$q));
-        end
-        else if (5 < 8) begin
-            bt$133 = ~bt$88;
-        end
-        else begin
-            bt$133 = 1'b1;
-        end
-        if (8 < 6) begin
-            bt$134 = (rem$8$q < rem$6$q) | ((rem$8$q == rem$6$q) & (rank$8$q < rank$6$q));
-        end
-        else if (6 < 8) begin
-            bt$134 = ~bt$104;
-        end
-        else begin
-            bt$134 = 1'b1;
-        end
-        if (8 < 7) begin
-            bt$135 = (rem$8$q < rem$7$q) | ((rem$8$q == rem$7$q) & (rank$8$q < rank$7$q));
-        end
-        else if (7 < 8) begin
-            bt$135 = ~bt$120;
-        end
-        else begin
-            bt$135 = 1'b1;
-        end
-        if (8 < 8) begin
-            bt$136 = (rem$8$q < rem$8$q) | ((rem$8$q == rem$8$q) & (rank$8$q < rank$8$q));
-        end
-        else if (8 < 8) begin
-            bt$136 = ~bt$136;
-        end
-        else begin
-            bt$136 = 1'b1;
-        end
-        if (8 < 9) begin
-            bt$137 = (rem$8$q < rem$9$q) | ((rem$8$q == rem$9$q) & (rank$8$q < rank$9$q));
-        end
-        else if (9 < 8) begin
-            bt$137 = ~bt$152;
-        end
-        else begin
-            bt$137 = 1'b1;
-        end
-        if (8 < 10) begin
-            bt$138 = (rem$8$q < rem$10$q) | ((rem$8$q == rem$10$q) & (rank$8$q < rank$10$q));
-        end
-        else if (10 < 8) begin
-            bt$138 = ~bt$168;
-        end
-        else begin
-            bt$138 = 1'b1;
-        end
-        if (8 < 11) begin
-            bt$139 = (rem$8$q < rem$11$q) | ((rem$8$q == rem$11$q) & (rank$8$q < rank$11$q));
-        end
-        else if (11 < 8) begin
-            bt$139 = ~bt$184;
-        end
-        else begin
-            bt$139 = 1'b1;
-        end
-        if (8 < 12) begin
-            bt$140 = (rem$8$q < rem$12$q) | ((rem$8$q == rem$12$q) & (rank$8$q < rank$12$q));
-        end
-        else if (12 < 8) begin
-            bt$140 = ~bt$200;
-        end
-        else begin
-            bt$140 = 1'b1;
-        end
-        if (8 < 13) begin
-            bt$141 = (rem$8$q < rem$13$q) | ((rem$8$q == rem$13$q) & (rank$8$q < rank$13$q));
-        end
-        else if (13 < 8) begin
-            bt$141 = ~bt$216;
-        end
-        else begin
-            bt$141 = 1'b1;
-        end
-        if (8 < 14) begin
-            bt$142 = (rem$8$q < rem$14$q) | ((rem$8$q == rem$14$q) & (rank$8$q < rank$14$q));
-        end
-        else if (14 < 8) begin
-            bt$142 = ~bt$232;
-        end
-        else begin
-            bt$142 = 1'b1;
-        end
-        if (8 < 15) begin
-            bt$143 = (rem$8$q < rem$15$q) | ((rem$8$q == rem$15$q) & (rank$8$q < rank$15$q));
-        end
-        else if (15 < 8) begin
-            bt$143 = ~bt$248;
-        end
-        else begin
-            bt$143 = 1'b1;
-        end
-        if (9 < 0) begin
-            bt$144 = (rem$9$q < rem$0$q) | ((rem$9$q == rem$0$q) & (rank$9$q < rank$0$q));
-        end
-        else if (0 < 9) begin
-            bt$144 = ~bt$9;
-        end
-        else begin
-            bt$144 = 1'b1;
-        end
-        if (9 < 1) begin
-            bt$145 = (rem$9$q < rem$1$q) | ((rem$9$q == rem$1$q) & (rank$9$q < rank$1$q));
-        end
-        else if (1 < 9) begin
-            bt$145 = ~bt$25;
-        end
-        else begin
-            bt$145 = 1'b1;
-        end
-        if (9 < 2) begin
-            bt$146 = (rem$9$q < rem$2$q) | ((rem$9$q == rem$2$q) & (rank$9$q < rank$2$q));
-        end
-        else if (2 < 9) begin
-            bt$146 = ~bt$41;
-        end
-        else begin
-            bt$146 = 1'b1;
-        end
-        if (9 < 3) begin
-            bt$147 = (rem$9$q < rem$3$q) | ((rem$9$q == rem$3$q) & (rank$9$q < rank$3$q));
-        end
-        else if (3 < 9) begin
-            bt$147 = ~bt$57;
-        end
-        else begin
-            bt$147 = 1'b1;
-        end
-        if (9 < 4) begin
-            bt$148 = (rem$9$q < rem$4$q) | ((rem$9$q == rem$4$q) & (rank$9$q < rank$4$q));
-        end
-        else if (4 < 9) begin
-            bt$148 = ~bt$73;
-        end
-        else begin
-            bt$148 = 1'b1;
-        end
-        if (9 < 5) begin
-            bt$149 = (rem$9$q < rem$5$q) | ((rem$9$q == rem$5$q) & (rank$9$q < rank$5$q));
-        end
-        else if (5 < 9) begin
-            bt$149 = ~bt$89;
-        end
-        else begin
-            bt$149 = 1'b1;
-        end
-        if (9 < 6) begin
-            bt$150 = (rem$9$q < rem$6$q) | ((rem$9$q == rem$6$q) & (rank$9$q < rank$6$q));
-        end
-        else if (6 < 9) begin
-            bt$150 = ~bt$105;
-        end
-        else begin
-            bt$150 = 1'b1;
-        end
-        if (9 < 7) begin
-            bt$151 = (rem$9$q < rem$7$q) | ((rem$9$q == rem$7$q) & (rank$9$q < rank$7$q));
-        end
-        else if (7 < 9) begin
-            bt$151 = ~bt$121;
-        end
-        else begin
-            bt$151 = 1'b1;
-        end
-        if (9 < 8) begin
-            bt$152 = (rem$9$q < rem$8$q) | ((rem$9$q == rem$8$q) & (rank$9$q < rank$8$q));
-        end
-        else if (8 < 9) begin
-            bt$152 = ~bt$137;
-        end
-        else begin
-            bt$152 = 1'b1;
-        end
-        if (9 < 9) begin
-            bt$153 = (rem$9$q < rem$9$q) | ((rem$9$q == rem$9$q) & (rank$9$q < rank$9$q));
-        end
-        else if (9 < 9) begin
-            bt$153 = ~bt$153;
-        end
-        else begin
-            bt$153 = 1'b1;
-        end
-        if (9 < 10) begin
-            bt$154 = (rem$9$q < rem$10$q) | ((rem$9$q == rem$10$q) & (rank$9$q < rank$10$q));
-        end
-        else if (10 < 9) begin
-            bt$154 = ~bt$169;
-        end
-        else begin
-            bt$154 = 1'b1;
-        end
-        if (9 < 11) begin
-            bt$155 = (rem$9$q < rem$11$q) | ((rem$9$q == rem$11$q) & (rank$9$q < rank$11$q));
-        end
-        else if (11 < 9) begin
-            bt$155 = ~bt$185;
-        end
-        else begin
-            bt$155 = 1'b1;
-        end
-        if (9 < 12) begin
-            bt$156 = (rem$9$q < rem$12$q) | ((rem$9$q == rem$12$q) & (rank$9$q < rank$12$q));
-        end
-        else if (12 < 9) begin
-            bt$156 = ~bt$201;
-        end
-        else begin
-            bt$156 = 1'b1;
-        end
-        if (9 < 13) begin
-            bt$157 = (rem$9$q < rem$13$q) | ((rem$9$q == rem$13$q) & (rank$9$q < rank$13$q));
-        end
-        else if (13 < 9) begin
-            bt$157 = ~bt$217;
-        end
-        else begin
-            bt$157 = 1'b1;
-        end
-        if (9 < 14) begin
-            bt$158 = (rem$9$q < rem$14$q) | ((rem$9$q == rem$14$q) & (rank$9$q < rank$14$q));
-        end
-        else if (14 < 9) begin
-            bt$158 = ~bt$233;
-        end
-        else begin
-            bt$158 = 1'b1;
-        end
-        if (9 < 15) begin
-            bt$159 = (rem$9$q < rem$15$q) | ((rem$9$q == rem$15$q) & (rank$9$q < rank$15$q));
-        end
-        else if (15 < 9) begin
-            bt$159 = ~bt$249;
-        end
-        else begin
-            bt$159 = 1'b1;
-        end
-        if (10 < 0) begin
-            bt$160 = (rem$10$q < rem$0$q) | ((rem$10$q == rem$0$q) & (rank$10$q < rank$0$q));
-        end
-        else if (0 < 10) begin
-            bt$160 = ~bt$10;
-        end
-        else begin
-            bt$160 = 1'b1;
-        end
-        if (10 < 1) begin
-            bt$161 = (rem$10$q < rem$1$q) | ((rem$10$q == rem$1$q) & (rank$10$q < rank$1$q));
-        end
-        else if (1 < 10) begin
-            bt$161 = ~bt$26;
-        end
-        else begin
-            bt$161 = 1'b1;
-        end
-        if (10 < 2) begin
-            bt$162 = (rem$10$q < rem$2$q) | ((rem$10$q == rem$2$q) & (rank$10$q < rank$2$q));
-        end
-        else if (2 < 10) begin
-            bt$162 = ~bt$42;
-        end
-        else begin
-            bt$162 = 1'b1;
-        end
-        if (10 < 3) begin
-            bt$163 = (rem$10$q < rem$3$q) | ((rem$10$q == rem$3$q) & (rank$10$q < rank$3$q));
-        end
-        else if (3 < 10) begin
-            bt$163 = ~bt$58;
-        end
-        else begin
-            bt$163 = 1'b1;
-        end
-        if (10 < 4) begin
-            bt$164 = (rem$10$q < rem$4$q) | ((rem$10$q == rem$4$q) & (rank$10$q < rank$4$q));
-        end
-        else if (4 < 10) begin
-            bt$164 = ~bt$74;
-        end
-        else begin
-            bt$164 = 1'b1;
-        end
-        if (10 < 5) begin
-            bt$165 = (rem$10$q < rem$5$q) | ((rem$10$q == rem$5$q) & (rank$10$q < rank$5$q));
-        end
-        else if (5 < 10) begin
-            bt$165 = ~bt$90;
-        end
-        else begin
-            bt$165 = 1'b1;
-        end
-        if (10 < 6) begin
-            bt$166 = (rem$10$q < rem$6$q) | ((rem$10$q == rem$6$q) & (rank$10$q < rank$6$q));
-        end
-        else if (6 < 10) begin
-            bt$166 = ~bt$106;
-        end
-        else begin
-            bt$166 = 1'b1;
-        end
-        if (10 < 7) begin
-            bt$167 = (rem$10$q < rem$7$q) | ((rem$10$q == rem$7$q) & (rank$10$q < rank$7$q));
-        end
-        else if (7 < 10) begin
-            bt$167 = ~bt$122;
-        end
-        else begin
-            bt$167 = 1'b1;
-        end
-        if (10 < 8) begin
-            bt$168 = (rem$10$q < rem$8$q) | ((rem$10$q == rem$8$q) & (rank$10$q < rank$8$q));
-        end
-        else if (8 < 10) begin
-            bt$168 = ~bt$138;
-        end
-        else begin
-            bt$168 = 1'b1;
-        end
-        if (10 < 9) begin
-            bt$169 = (rem$10$q < rem$9$q) | ((rem$10$q == rem$9$q) & (rank$10$q < rank$9$q));
-        end
-        else if (9 < 10) begin
-            bt$169 = ~bt$154;
-        end
-        else begin
-            bt$169 = 1'b1;
-        end
-        if (10 < 10) begin
-            bt$170 = (rem$10$q < rem$10$q) | ((rem$10$q == rem$10$q) & (rank$10$q < rank$10$q));
-        end
-        else if (10 < 10) begin
-            bt$170 = ~bt$170;
-        end
-        else begin
-            bt$170 = 1'b1;
-        end
-        if (10 < 11) begin
-            bt$171 = (rem$10$q < rem$11$q) | ((rem$10$q == rem$11$q) & (rank$10$q < rank$11$q));
-        end
-        else if (11 < 10) begin
-            bt$171 = ~bt$186;
-        end
-        else begin
-            bt$171 = 1'b1;
-        end
-        if (10 < 12) begin
-            bt$172 = (rem$10$q < rem$12$q) | ((rem$10$q == rem$12$q) & (rank$10$q < rank$12$q));
-        end
-        else if (12 < 10) begin
-            bt$172 = ~bt$202;
-        end
-        else begin
-            bt$172 = 1'b1;
-        end
-        if (10 < 13) begin
-            bt$173 = (rem$10$q < rem$13$q) | ((rem$10$q == rem$13$q) & (rank$10$q < rank$13$q));
-        end
-        else if (13 < 10) begin
-            bt$173 = ~bt$218;
-        end
-        else begin
-            bt$173 = 1'b1;
-        end
-        if (10 < 14) begin
-            bt$174 = (rem$10$q < rem$14$q) | ((rem$10$q == rem$14$q) & (rank$10$q < rank$14$q));
-        end
-        else if (14 < 10) begin
-            bt$174 = ~bt$234;
-        end
-        else begin
-            bt$174 = 1'b1;
-        end
-        if (10 < 15) begin
-            bt$175 = (rem$10$q < rem$15$q) | ((rem$10$q == rem$15$q) & (rank$10$q < rank$15$q));
-        end
-        else if (15 < 10) begin
-            bt$175 = ~bt$250;
-        end
-        else begin
-            bt$175 = 1'b1;
-        end
-        if (11 < 0) begin
-            bt$176 = (rem$11$q < rem$0$q) | ((rem$11$q == rem$0$q) & (rank$11$q < rank$0$q));
-        end
-        else if (0 < 11) begin
-            bt$176 = ~bt$11;
-        end
-        else begin
-            bt$176 = 1'b1;
-        end
-        if (11 < 1) begin
-            bt$177 = (rem$11$q < rem$1$q) | ((rem$11$q == rem$1$q) & (rank$11$q < rank$1$q));
-        end
-        else if (1 < 11) begin
-            bt$177 = ~bt$27;
-        end
-        else begin
-            bt$177 = 1'b1;
-        end
-        if (11 < 2) begin
-            bt$178 = (rem$11$q < rem$2$q) | ((rem$11$q == rem$2$q) & (rank$11$q < rank$2$q));
-        end
-        else if (2 < 11) begin
-            bt$178 = ~bt$43;
-        end
-        else begin
-            bt$178 = 1'b1;
-        end
-        if (11 < 3) begin
-            bt$179 = (rem$11$q < rem$3$q) | ((rem$11$q == rem$3$q) & (rank$11$q < rank$3$q));
-        end
-        else if (3 < 11) begin
-            bt$179 = ~bt$59;
-        end
-        else begin
-            bt$179 = 1'b1;
-        end
-        if (11 < 4) begin
-            bt$180 = (rem$11$q < rem$4$q) | ((rem$11$q == rem$4$q) & (rank$11$q < rank$4$q));
-        end
-        else if (4 < 11) begin
-            bt$180 = ~bt$75;
-        end
-        else begin
-            bt$180 = 1'b1;
-        end
-        if (11 < 5) begin
-            bt$181 = (rem$11$q < rem$5$q) | ((rem$11$q == rem$5$q) & (rank$11$q < rank$5$q));
-        end
-        else if (5 < 11) begin
-            bt$181 = ~bt$91;
-        end
-        else begin
-            bt$181 = 1'b1;
-        end
-        if (11 < 6) begin
-            bt$182 = (rem$11$q < rem$6$q) | ((rem$11$q == rem$6$q) & (rank$11$q < rank$6$q));
-        end
-        else if (6 < 11) begin
-            bt$182 = ~bt$107;
-        end
-        else begin
-            bt$182 = 1'b1;
-        end
-        if (11 < 7) begin
-            bt$183 = (rem$11$q < rem$7$q) | ((rem$11$q == rem$7$q) & (rank$11$q < rank$7$q));
-        end
-        else if (7 < 11) begin
-            bt$183 = ~bt$123;
-        end
-        else begin
-            bt$183 = 1'b1;
-        end
-        if (11 < 8) begin
-            bt$184 = (rem$11$q < rem$8$q) | ((rem$11$q == rem$8$q) & (rank$11$q < rank$8$q));
-        end
-        else if (8 < 11) begin
-            bt$184 = ~bt$139;
-        end
-        else begin
-            bt$184 = 1'b1;
-        end
-        if (11 < 9) begin
-            bt$185 = (rem$11$q < rem$9$q) | ((rem$11$q == rem$9$q) & (rank$11$q < rank$9$q));
-        end
-        else if (9 < 11) begin
-            bt$185 = ~bt$155;
-        end
-        else begin
-            bt$185 = 1'b1;
-        end
-        if (11 < 10) begin
-            bt$186 = (rem$11$q < rem$10$q) | ((rem$11$q == rem$10$q) & (rank$11$q < rank$10$q));
-        end
-        else if (10 < 11) begin
-            bt$186 = ~bt$171;
-        end
-        else begin
-            bt$186 = 1'b1;
-        end
-        if (11 < 11) begin
-            bt$187 = (rem$11$q < rem$11$q) | ((rem$11$q == rem$11$q) & (rank$11$q < rank$11$q));
-        end
-        else if (11 < 11) begin
-            bt$187 = ~bt$187;
-        end
-        else begin
-            bt$187 = 1'b1;
-        end
-        if (11 < 12) begin
-            bt$188 = (rem$11$q < rem$12$q) | ((rem$11$q == rem$12$q) & (rank$11$q < rank$12$q));
-        end
-        else if (12 < 11) begin
-            bt$188 = ~bt$203;
-        end
-        else begin
-            bt$188 = 1'b1;
-        end
-        if (11 < 13) begin
-            bt$189 = (rem$11$q < rem$13$q) | ((rem$11$q == rem$13$q) & (rank$11$q < rank$13$q));
-        end
-        else if (13 < 11) begin
-            bt$189 = ~bt$219;
-        end
-        else begin
-            bt$189 = 1'b1;
-        end
-        if (11 < 14) begin
-            bt$190 = (rem$11$q < rem$14$q) | ((rem$11$q == rem$14$q) & (rank$11$q < rank$14$q));
-        end
-        else if (14 < 11) begin
-            bt$190 = ~bt$235;
-        end
-        else begin
-            bt$190 = 1'b1;
-        end
-        if (11 < 15) begin
-            bt$191 = (rem$11$q < rem$15$q) | ((rem$11$q == rem$15$q) & (rank$11$q < rank$15$q));
-        end
-        else if (15 < 11) begin
-            bt$191 = ~bt$251;
-        end
-        else begin
-            bt$191 = 1'b1;
-        end
-        if (12 < 0) begin
-            bt$192 = (rem$12$q < rem$0$q) | ((rem$12$q == rem$0$q) & (rank$12$q < rank$0$q));
-        end
-        else if (0 < 12) begin
-            bt$192 = ~bt$12;
-        end
-        else begin
-            bt$192 = 1'b1;
-        end
-        if (12 < 1) begin
-            bt$193 = (rem$12$q < rem$1$q) | ((rem$12$q == rem$1$q) & (rank$12$q < rank$1$q));
-        end
-        else if (1 < 12) begin
-            bt$193 = ~bt$28;
-        end
-        else begin
-            bt$193 = 1'b1;
-        end
-        if (12 < 2) begin
-            bt$194 = (rem$12$q < rem$2$q) | ((rem$12$q == rem$2$q) & (rank$12$q < rank$2$q));
-        end
-        else if (2 < 12) begin
-            bt$194 = ~bt$44;
-        end
-        else begin
-            bt$194 = 1'b1;
-        end
-        if (12 < 3) begin
-            bt$195 = (rem$12$q < rem$3$q) | ((rem$12$q == rem$3$q) & (rank$12$q < rank$3$q));
-        end
-        else if (3 < 12) begin
-            bt$195 = ~bt$60;
-        end
-        else begin
-            bt$195 = 1'b1;
-        end
-        if (12 < 4) begin
-            bt$196 = (rem$12$q < rem$4$q) | ((rem$12$q == rem$4$q) & (rank$12$q < rank$4$q));
-        end
-        else if (4 < 12) begin
-            bt$196 = ~bt$76;
-        end
-        else begin
-            bt$196 = 1'b1;
-        end
-        if (12 < 5) begin
-            bt$197 = (rem$12$q < rem$5$q) | ((rem$12$q == rem$5$q) & (rank$12$q < rank$5$q));
-        end
-        else if (5 < 12) begin
-            bt$197 = ~bt$92;
-        end
-        else begin
-            bt$197 = 1'b1;
-        end
-        if (12 < 6) begin
-            bt$198 = (rem$12$q < rem$6$q) | ((rem$12$q == rem$6$q) & (rank$12$q < rank$6$q));
-        end
-        else if (6 < 12) begin
-            bt$198 = ~bt$108;
-        end
-        else begin
-            bt$198 = 1'b1;
-        end
-        if (12 < 7) begin
-            bt$199 = (rem$12$q < rem$7$q) | ((rem$12$q == rem$7$q) & (rank$12$q < rank$7$q));
-        end
-        else if (7 < 12) begin
-            bt$199 = ~bt$124;
-        end
-        else begin
-            bt$199 = 1'b1;
-        end
-        if (12 < 8) begin
-            bt$200 = (rem$12$q < rem$8$q) | ((rem$12$q == rem$8$q) & (rank$12$q < rank$8$q));
-        end
-        else if (8 < 12) begin
-            bt$200 = ~bt$140;
-        end
-        else begin
-            bt$200 = 1'b1;
-        end
-        if (12 < 9) begin
-            bt$201 = (rem$12$q < rem$9$q) | ((rem$12$q == rem$9$q) & (rank$12$q < rank$9$q));
-        end
-        else if (9 < 12) begin
-            bt$201 = ~bt$156;
-        end
-        else begin
-            bt$201 = 1'b1;
-        end
-        if (12 < 10) begin
-            bt$202 = (rem$12$q < rem$10$q) | ((rem$12$q == rem$10$q) & (rank$12$q < rank$10$q));
-        end
-        else if (10 < 12) begin
-            bt$202 = ~bt$172;
-        end
-        else begin
-            bt$202 = 1'b1;
-        end
-        if (12 < 11) begin
-            bt$203 = (rem$12$q < rem$11$q) | ((rem$12$q == rem$11$q) & (rank$12$q < rank$11$q));
-        end
-        else if (11 < 12) begin
-            bt$203 = ~bt$188;
-        end
-        else begin
-            bt$203 = 1'b1;
-        end
-        if (12 < 12) begin
-            bt$204 = (rem$12$q < rem$12$q) | ((rem$12$q == rem$12$q) & (rank$12$q < rank$12$q));
-        end
-        else if (12 < 12) begin
-            bt$204 = ~bt$204;
-        end
-        else begin
-            bt$204 = 1'b1;
-        end
-        if (12 < 13) begin
-            bt$205 = (rem$12$q < rem$13$q) | ((rem$12$q == rem$13$q) & (rank$12$q < rank$13$q));
-        end
-        else if (13 < 12) begin
-            bt$205 = ~bt$220;
-        end
-        else begin
-            bt$205 = 1'b1;
-        end
-        if (12 < 14) begin
-            bt$206 = (rem$12$q < rem$14$q) | ((rem$12$q == rem$14$q) & (rank$12$q < rank$14$q));
-        end
-        else if (14 < 12) begin
-            bt$206 = ~bt$236;
-        end
-        else begin
-            bt$206 = 1'b1;
-        end
-        if (12 < 15) begin
-            bt$207 = (rem$12$q < rem$15$q) | ((rem$12$q == rem$15$q) & (rank$12$q < rank$15$q));
-        end
-        else if (15 < 12) begin
-            bt$207 = ~bt$252;
-        end
-        else begin
-            bt$207 = 1'b1;
-        end
-        if (13 < 0) begin
-            bt$208 = (rem$13$q < rem$0$q) | ((rem$13$q == rem$0$q) & (rank$13$q < rank$0$q));
-        end
-        else if (0 < 13) begin
-            bt$208 = ~bt$13;
-        end
-        else begin
-            bt$208 = 1'b1;
-        end
-        if (13 < 1) begin
-            bt$209 = (rem$13$q < rem$1$q) | ((rem$13$q == rem$1$q) & (rank$13$q < rank$1$q));
-        end
-        else if (1 < 13) begin
-            bt$209 = ~bt$29;
-        end
-        else begin
-            bt$209 = 1'b1;
-        end
-        if (13 < 2) begin
-            bt$210 = (rem$13$q < rem$2$q) | ((rem$13$q == rem$2$q) & (rank$13$q < rank$2$q));
-        end
-        else if (2 < 13) begin
-            bt$210 = ~bt$45;
-        end
-        else begin
-            bt$210 = 1'b1;
-        end
-        if (13 < 3) begin
-            bt$211 = (rem$13$q < rem$3$q) | ((rem$13$q == rem$3$q) & (rank$13$q < rank$3$q));
-        end
-        else if (3 < 13) begin
-            bt$211 = ~bt$61;
-        end
-        else begin
-            bt$211 = 1'b1;
-        end
-        if (13 < 4) begin
-            bt$212 = (rem$13$q < rem$4$q) | ((rem$13$q == rem$4$q) & (rank$13$q < rank$4$q));
-        end
-        else if (4 < 13) begin
-            bt$212 = ~bt$77;
-        end
-        else begin
-            bt$212 = 1'b1;
-        end
-        if (13 < 5) begin
-            bt$213 = (rem$13$q < rem$5$q) | ((rem$13$q == rem$5$q) & (rank$13$q < rank$5$q));
-        end
-        else if (5 < 13) begin
-            bt$213 = ~bt$93;
-        end
-        else begin
-            bt$213 = 1'b1;
-        end
-        if (13 < 6) begin
-            bt$214 = (rem$13$q < rem$6$q) | ((rem$13$q == rem$6$q) & (rank$13$q < rank$6$q));
-        end
-        else if (6 < 13) begin
-            bt$214 = ~bt$109;
-        end
-        else begin
-            bt$214 = 1'b1;
-        end
-        if (13 < 7) begin
-            bt$215 = (rem$13$q < rem$7$q) | ((rem$13$q == rem$7$q) & (rank$13$q < rank$7$q));
-        end
-        else if (7 < 13) begin
-            bt$215 = ~bt$125;
-        end
-        else begin
-            bt$215 = 1'b1;
-        end
-        if (13 < 8) begin
-            bt$216 = (rem$13$q < rem$8$q) | ((rem$13$q == rem$8$q) & (rank$13$q < rank$8$q));
-        end
-        else if (8 < 13) begin
-            bt$216 = ~bt$141;
-        end
-        else begin
-            bt$216 = 1'b1;
-        end
-        if (13 < 9) begin
-            bt$217 = (rem$13$q < rem$9$q) | ((rem$13$q == rem$9$q) & (rank$13$q < rank$9$q));
-        end
-        else if (9 < 13) begin
-            bt$217 = ~bt$157;
-        end
-        else begin
-            bt$217 = 1'b1;
-        end
-        if (13 < 10) begin
-            bt$218 = (rem$13$q < rem$10$q) | ((rem$13$q == rem$10$q) & (rank$13$q < rank$10$q));
-        end
-        else if (10 < 13) begin
-            bt$218 = ~bt$173;
-        end
-        else begin
-            bt$218 = 1'b1;
-        end
-        if (13 < 11) begin
-            bt$219 = (rem$13$q < rem$11$q) | ((rem$13$q == rem$11$q) & (rank$13$q < rank$11$q));
-        end
-        else if (11 < 13) begin
-            bt$219 = ~bt$189;
-        end
-        else begin
-            bt$219 = 1'b1;
-        end
-        if (13 < 12) begin
-            bt$220 = (rem$13$q < rem$12$q) | ((rem$13$q == rem$12$q) & (rank$13$q < rank$12$q));
-        end
-        else if (12 < 13) begin
-            bt$220 = ~bt$205;
-        end
-        else begin
-            bt$220 = 1'b1;
-        end
-        if (13 < 13) begin
-            bt$221 = (rem$13$q < rem$13$q) | ((rem$13$q == rem$13$q) & (rank$13$q < rank$13$q));
-        end
-        else if (13 < 13) begin
-            bt$221 = ~bt$221;
-        end
-        else begin
-            bt$221 = 1'b1;
-        end
-        if (13 < 14) begin
-            bt$222 = (rem$13$q < rem$14$q) | ((rem$13$q == rem$14$q) & (rank$13$q < rank$14$q));
-        end
-        else if (14 < 13) begin
-            bt$222 = ~bt$237;
-        end
-        else begin
-            bt$222 = 1'b1;
-        end
-        if (13 < 15) begin
-            bt$223 = (rem$13$q < rem$15$q) | ((rem$13$q == rem$15$q) & (rank$13$q < rank$15$q));
-        end
-        else if (15 < 13) begin
-            bt$223 = ~bt$253;
-        end
-        else begin
-            bt$223 = 1'b1;
-        end
-        if (14 < 0) begin
-            bt$224 = (rem$14$q < rem$0$q) | ((rem$14$q == rem$0$q) & (rank$14$q < rank$0$q));
-        end
-        else if (0 < 14) begin
-            bt$224 = ~bt$14;
-        end
-        else begin
-            bt$224 = 1'b1;
-        end
-        if (14 < 1) begin
-            bt$225 = (rem$14$q < rem$1$q) | ((rem$14$q == rem$1$q) & (rank$14$q < rank$1$q));
-        end
-        else if (1 < 14) begin
-            bt$225 = ~bt$30;
-        end
-        else begin
-            bt$225 = 1'b1;
-        end
-        if (14 < 2) begin
-            bt$226 = (rem$14$q < rem$2$q) | ((rem$14$q == rem$2$q) & (rank$14$q < rank$2$q));
-        end
-        else if (2 < 14) begin
-            bt$226 = ~bt$46;
-        end
-        else begin
-            bt$226 = 1'b1;
-        end
-        if (14 < 3) begin
-            bt$227 = (rem$14$q < rem$3$q) | ((rem$14$q == rem$3$q) & (rank$14$q < rank$3$q));
-        end
-        else if (3 < 14) begin
-            bt$227 = ~bt$62;
-        end
-        else begin
-            bt$227 = 1'b1;
-        end
-        if (14 < 4) begin
-            bt$228 = (rem$14$q < rem$4$q) | ((rem$14$q == rem$4$q) & (rank$14$q < rank$4$q));
-        end
-        else if (4 < 14) begin
-            bt$228 = ~bt$78;
-        end
-        else begin
-            bt$228 = 1'b1;
-        end
-        if (14 < 5) begin
-            bt$229 = (rem$14$q < rem$5$q) | ((rem$14$q == rem$5$q) & (rank$14$q < rank$5$q));
-        end
-        else if (5 < 14) begin
-            bt$229 = ~bt$94;
-        end
-        else begin
-            bt$229 = 1'b1;
-        end
-        if (14 < 6) begin
-            bt$230 = (rem$14$q < rem$6$q) | ((rem$14$q == rem$6$q) & (rank$14$q < rank$6$q));
-        end
-        else if (6 < 14) begin
-            bt$230 = ~bt$110;
-        end
-        else begin
-            bt$230 = 1'b1;
-        end
-        if (14 < 7) begin
-            bt$231 = (rem$14$q < rem$7$q) | ((rem$14$q == rem$7$q) & (rank$14$q < rank$7$q));
-        end
-        else if (7 < 14) begin
-            bt$231 = ~bt$126;
-        end
-        else begin
-            bt$231 = 1'b1;
-        end
-        if (14 < 8) begin
-            bt$232 = (rem$14$q < rem$8$q) | ((rem$14$q == rem$8$q) & (rank$14$q < rank$8$q));
-        end
-        else if (8 < 14) begin
-            bt$232 = ~bt$142;
-        end
-        else begin
-            bt$232 = 1'b1;
-        end
-        if (14 < 9) begin
-            bt$233 = (rem$14$q < rem$9$q) | ((rem$14$q == rem$9$q) & (rank$14$q < rank$9$q));
-        end
-        else if (9 < 14) begin
-            bt$233 = ~bt$158;
-        end
-        else begin
-            bt$233 = 1'b1;
-        end
-        if (14 < 10) begin
-            bt$234 = (rem$14$q < rem$10$q) | ((rem$14$q == rem$10$q) & (rank$14$q < rank$10$q));
-        end
-        else if (10 < 14) begin
-            bt$234 = ~bt$174;
-        end
-        else begin
-            bt$234 = 1'b1;
-        end
-        if (14 < 11) begin
-            bt$235 = (rem$14$q < rem$11$q) | ((rem$14$q == rem$11$q) & (rank$14$q < rank$11$q));
-        end
-        else if (11 < 14) begin
-            bt$235 = ~bt$190;
-        end
-        else begin
-            bt$235 = 1'b1;
-        end
-        if (14 < 12) begin
-            bt$236 = (rem$14$q < rem$12$q) | ((rem$14$q == rem$12$q) & (rank$14$q < rank$12$q));
-        end
-        else if (12 < 14) begin
-            bt$236 = ~bt$206;
-        end
-        else begin
-            bt$236 = 1'b1;
-        end
-        if (14 < 13) begin
-            bt$237 = (rem$14$q < rem$13$q) | ((rem$14$q == rem$13$q) & (rank$14$q < rank$13$q));
-        end
-        else if (13 < 14) begin
-            bt$237 = ~bt$222;
-        end
-        else begin
-            bt$237 = 1'b1;
-        end
-        if (14 < 14) begin
-            bt$238 = (rem$14$q < rem$14$q) | ((rem$14$q == rem$14$q) & (rank$14$q < rank$14$q));
-        end
-        else if (14 < 14) begin
-            bt$238 = ~bt$238;
-        end
-        else begin
-            bt$238 = 1'b1;
-        end
-        if (14 < 15) begin
-            bt$239 = (rem$14$q < rem$15$q) | ((rem$14$q == rem$15$q) & (rank$14$q < rank$15$q));
-        end
-        else if (15 < 14) begin
-            bt$239 = ~bt$254;
-        end
-        else begin
-            bt$239 = 1'b1;
-        end
-        if (15 < 0) begin
-            bt$240 = (rem$15$q < rem$0$q) | ((rem$15$q == rem$0$q) & (rank$15$q < rank$0$q));
-        end
-        else if (0 < 15) begin
-            bt$240 = ~bt$15;
-        end
-        else begin
-            bt$240 = 1'b1;
-        end
-        if (15 < 1) begin
-            bt$241 = (rem$15$q < rem$1$q) | ((rem$15$q == rem$1$q) & (rank$15$q < rank$1$q));
-        end
-        else if (1 < 15) begin
-            bt$241 = ~bt$31;
-        end
-        else begin
-            bt$241 = 1'b1;
-        end
-        if (15 < 2) begin
-            bt$242 = (rem$15$q < rem$2$q) | ((rem$15$q == rem$2$q) & (rank$15$q < rank$2$q));
-        end
-        else if (2 < 15) begin
-            bt$242 = ~bt$47;
-        end
-        else begin
-            bt$242 = 1'b1;
-        end
-        if (15 < 3) begin
-            bt$243 = (rem$15$q < rem$3$q) | ((rem$15$q == rem$3$q) & (rank$15$q < rank$3$q));
-        end
-        else if (3 < 15) begin
-            bt$243 = ~bt$63;
-        end
-        else begin
-            bt$243 = 1'b1;
-        end
-        if (15 < 4) begin
-            bt$244 = (rem$15$q < rem$4$q) | ((rem$15$q == rem$4$q) & (rank$15$q < rank$4$q));
-        end
-        else if (4 < 15) begin
-            bt$244 = ~bt$79;
-        end
-        else begin
-            bt$244 = 1'b1;
-        end
-        if (15 < 5) begin
-            bt$245 = (rem$15$q < rem$5$q) | ((rem$15$q == rem$5$q) & (rank$15$q < rank$5$q));
-        end
-        else if (5 < 15) begin
-            bt$245 = ~bt$95;
-        end
-        else begin
-            bt$245 = 1'b1;
-        end
-        if (15 < 6) begin
-            bt$246 = (rem$15$q < rem$6$q) | ((rem$15$q == rem$6$q) & (rank$15$q < rank$6$q));
-        end
-        else if (6 < 15) begin
-            bt$246 = ~bt$111;
-        end
-        else begin
-            bt$246 = 1'b1;
-        end
-        if (15 < 7) begin
-            bt$247 = (rem$15$q < rem$7$q) | ((rem$15$q == rem$7$q) & (rank$15$q < rank$7$q));
-        end
-        else if (7 < 15) begin
-            bt$247 = ~bt$127;
-        end
-        else begin
-            bt$247 = 1'b1;
-        end
-        if (15 < 8) begin
-            bt$248 = (rem$15$q < rem$8$q) | ((rem$15$q == rem$8$q) & (rank$15$q < rank$8$q));
-        end
-        else if (8 < 15) begin
-            bt$248 = ~bt$143;
-        end
-        else begin
-            bt$248 = 1'b1;
-        end
-        if (15 < 9) begin
-            bt$249 = (rem$15$q < rem$9$q) | ((rem$15$q == rem$9$q) & (rank$15$q < rank$9$q));
-        end
-        else if (9 < 15) begin
-            bt$249 = ~bt$159;
-        end
-        else begin
-            bt$249 = 1'b1;
-        end
-        if (15 < 10) begin
-            bt$250 = (rem$15$q < rem$10$q) | ((rem$15$q == rem$10$q) & (rank$15$q < rank$10$q));
-        end
-        else if (10 < 15) begin
-            bt$250 = ~bt$175;
-        end
-        else begin
-            bt$250 = 1'b1;
-        end
-        if (15 < 11) begin
-            bt$251 = (rem$15$q < rem$11$q) | ((rem$15$q == rem$11$q) & (rank$15$q < rank$11$q));
-        end
-        else if (11 < 15) begin
-            bt$251 = ~bt$191;
-        end
-        else begin
-            bt$251 = 1'b1;
-        end
-        if (15 < 12) begin
-            bt$252 = (rem$15$q < rem$12$q) | ((rem$15$q == rem$12$q) & (rank$15$q < rank$12$q));
-        end
-        else if (12 < 15) begin
-            bt$252 = ~bt$207;
-        end
-        else begin
-            bt$252 = 1'b1;
-        end
-        if (15 < 13) begin
-            bt$253 = (rem$15$q < rem$13$q) | ((rem$15$q == rem$13$q) & (rank$15$q < rank$13$q));
-        end
-        else if (13 < 15) begin
-            bt$253 = ~bt$223;
-        end
-        else begin
-            bt$253 = 1'b1;
-        end
-        if (15 < 14) begin
-            bt$254 = (rem$15$q < rem$14$q) | ((rem$15$q == rem$14$q) & (rank$15$q < rank$14$q));
-        end
-        else if (14 < 15) begin
-            bt$254 = ~bt$239;
-        end
-        else begin
-            bt$254 = 1'b1;
-        end
-        if (15 < 15) begin
-            bt$255 = (rem$15$q < rem$15$q) | ((rem$15$q == rem$15$q) & (rank$15$q < rank$15$q));
-        end
-        else if (15 < 15) begin
-            bt$255 = ~bt$255;
-        end
-        else begin
-            bt$255 = 1'b1;
         end
         win$0 = cand$0;
         if (cand$0 & ~bt$0) begin
@@ -36630,776 +25831,44 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
         if (cand$3 & ~bt$3) begin
             win$0 = 1'b0;
         end
-        if (cand$4 & ~bt$4) begin
-            win$0 = 1'b0;
-        end
-        if (cand$5 & ~bt$5) begin
-            win$0 = 1'b0;
-        end
-        if (cand$6 & ~bt$6) begin
-            win$0 = 1'b0;
-        end
-        if (cand$7 & ~bt$7) begin
-            win$0 = 1'b0;
-        end
-        if (cand$8 & ~bt$8) begin
-            win$0 = 1'b0;
-        end
-        if (cand$9 & ~bt$9) begin
-            win$0 = 1'b0;
-        end
-        if (cand$10 & ~bt$10) begin
-            win$0 = 1'b0;
-        end
-        if (cand$11 & ~bt$11) begin
-            win$0 = 1'b0;
-        end
-        if (cand$12 & ~bt$12) begin
-            win$0 = 1'b0;
-        end
-        if (cand$13 & ~bt$13) begin
-            win$0 = 1'b0;
-        end
-        if (cand$14 & ~bt$14) begin
-            win$0 = 1'b0;
-        end
-        if (cand$15 & ~bt$15) begin
-            win$0 = 1'b0;
-        end
         win$1 = cand$1;
-        if (cand$0 & ~bt$16) begin
+        if (cand$0 & ~bt$4) begin
             win$1 = 1'b0;
         end
-        if (cand$1 & ~bt$17) begin
+        if (cand$1 & ~bt$5) begin
             win$1 = 1'b0;
         end
-        if (cand$2 & ~bt$18) begin
+        if (cand$2 & ~bt$6) begin
             win$1 = 1'b0;
         end
-        if (cand$3 & ~bt$19) begin
-            win$1 = 1'b0;
-        end
-        if (cand$4 & ~bt$20) begin
-            win$1 = 1'b0;
-        end
-        if (cand$5 & ~bt$21) begin
-            win$1 = 1'b0;
-        end
-        if (cand$6 & ~bt$22) begin
-            win$1 = 1'b0;
-        end
-        if (cand$7 & ~bt$23) begin
-            win$1 = 1'b0;
-        end
-        if (cand$8 & ~bt$24) begin
-            win$1 = 1'b0;
-        end
-        if (cand$9 & ~bt$25) begin
-            win$1 = 1'b0;
-        end
-        if (cand$10 & ~bt$26) begin
-            win$1 = 1'b0;
-        end
-        if (cand$11 & ~bt$27) begin
-            win$1 = 1'b0;
-        end
-        if (cand$12 & ~bt$28) begin
-            win$1 = 1'b0;
-        end
-        if (cand$13 & ~bt$29) begin
-            win$1 = 1'b0;
-        end
-        if (cand$14 & ~bt$30) begin
-            win$1 = 1'b0;
-        end
-        if (cand$15 & ~bt$31) begin
+        if (cand$3 & ~bt$7) begin
             win$1 = 1'b0;
         end
         win$2 = cand$2;
-        if (cand$0 & ~bt$32) begin
+        if (cand$0 & ~bt$8) begin
             win$2 = 1'b0;
         end
-        if (cand$1 & ~bt$33) begin
+        if (cand$1 & ~bt$9) begin
             win$2 = 1'b0;
         end
-        if (cand$2 & ~bt$34) begin
+        if (cand$2 & ~bt$10) begin
             win$2 = 1'b0;
         end
-        if (cand$3 & ~bt$35) begin
-            win$2 = 1'b0;
-        end
-        if (cand$4 & ~bt$36) begin
-            win$2 = 1'b0;
-        end
-        if (cand$5 & ~bt$37) begin
-            win$2 = 1'b0;
-        end
-        if (cand$6 & ~bt$38) begin
-            win$2 = 1'b0;
-        end
-        if (cand$7 & ~bt$39) begin
-            win$2 = 1'b0;
-        end
-        if (cand$8 & ~bt$40) begin
-            win$2 = 1'b0;
-        end
-        if (cand$9 & ~bt$41) begin
-            win$2 = 1'b0;
-        end
-        if (cand$10 & ~bt$42) begin
-            win$2 = 1'b0;
-        end
-        if (cand$11 & ~bt$43) begin
-            win$2 = 1'b0;
-        end
-        if (cand$12 & ~bt$44) begin
-            win$2 = 1'b0;
-        end
-        if (cand$13 & ~bt$45) begin
-            win$2 = 1'b0;
-        end
-        if (cand$14 & ~bt$46) begin
-            win$2 = 1'b0;
-        end
-        if (cand$15 & ~bt$47) begin
+        if (cand$3 & ~bt$11) begin
             win$2 = 1'b0;
         end
         win$3 = cand$3;
-        if (cand$0 & ~bt$48) begin
+        if (cand$0 & ~bt$12) begin
             win$3 = 1'b0;
         end
-        if (cand$1 & ~bt$49) begin
+        if (cand$1 & ~bt$13) begin
             win$3 = 1'b0;
         end
-        if (cand$2 & ~bt$50) begin
+        if (cand$2 & ~bt$14) begin
             win$3 = 1'b0;
         end
-        if (cand$3 & ~bt$51) begin
+        if (cand$3 & ~bt$15) begin
             win$3 = 1'b0;
-        end
-        if (cand$4 & ~bt$52) begin
-            win$3 = 1'b0;
-        end
-        if (cand$5 & ~bt$53) begin
-            win$3 = 1'b0;
-        end
-        if (cand$6 & ~bt$54) begin
-            win$3 = 1'b0;
-        end
-        if (cand$7 & ~bt$55) begin
-            win$3 = 1'b0;
-        end
-        if (cand$8 & ~bt$56) begin
-            win$3 = 1'b0;
-        end
-        if (cand$9 & ~bt$57) begin
-            win$3 = 1'b0;
-        end
-        if (cand$10 & ~bt$58) begin
-            win$3 = 1'b0;
-        end
-        if (cand$11 & ~bt$59) begin
-            win$3 = 1'b0;
-        end
-        if (cand$12 & ~bt$60) begin
-            win$3 = 1'b0;
-        end
-        if (cand$13 & ~bt$61) begin
-            win$3 = 1'b0;
-        end
-        if (cand$14 & ~bt$62) begin
-            win$3 = 1'b0;
-        end
-        if (cand$15 & ~bt$63) begin
-            win$3 = 1'b0;
-        end
-        win$4 = cand$4;
-        if (cand$0 & ~bt$64) begin
-            win$4 = 1'b0;
-        end
-        if (cand$1 & ~bt$65) begin
-            win$4 = 1'b0;
-        end
-        if (cand$2 & ~bt$66) begin
-            win$4 = 1'b0;
-        end
-        if (cand$3 & ~bt$67) begin
-            win$4 = 1'b0;
-        end
-        if (cand$4 & ~bt$68) begin
-            win$4 = 1'b0;
-        end
-        if (cand$5 & ~bt$69) begin
-            win$4 = 1'b0;
-        end
-        if (cand$6 & ~bt$70) begin
-            win$4 = 1'b0;
-        end
-        if (cand$7 & ~bt$71) begin
-            win$4 = 1'b0;
-        end
-        if (cand$8 & ~bt$72) begin
-            win$4 = 1'b0;
-        end
-        if (cand$9 & ~bt$73) begin
-            win$4 = 1'b0;
-        end
-        if (cand$10 & ~bt$74) begin
-            win$4 = 1'b0;
-        end
-        if (cand$11 & ~bt$75) begin
-            win$4 = 1'b0;
-        end
-        if (cand$12 & ~bt$76) begin
-            win$4 = 1'b0;
-        end
-        if (cand$13 & ~bt$77) begin
-            win$4 = 1'b0;
-        end
-        if (cand$14 & ~bt$78) begin
-            win$4 = 1'b0;
-        end
-        if (cand$15 & ~bt$79) begin
-            win$4 = 1'b0;
-        end
-        win$5 = cand$5;
-        if (cand$0 & ~bt$80) begin
-            win$5 = 1'b0;
-        end
-        if (cand$1 & ~bt$81) begin
-            win$5 = 1'b0;
-        end
-        if (cand$2 & ~bt$82) begin
-            win$5 = 1'b0;
-        end
-        if (cand$3 & ~bt$83) begin
-            win$5 = 1'b0;
-        end
-        if (cand$4 & ~bt$84) begin
-            win$5 = 1'b0;
-        end
-        if (cand$5 & ~bt$85) begin
-            win$5 = 1'b0;
-        end
-        if (cand$6 & ~bt$86) begin
-            win$5 = 1'b0;
-        end
-        if (cand$7 & ~bt$87) begin
-            win$5 = 1'b0;
-        end
-        if (cand$8 & ~bt$88) begin
-            win$5 = 1'b0;
-        end
-        if (cand$9 & ~bt$89) begin
-            win$5 = 1'b0;
-        end
-        if (cand$10 & ~bt$90) begin
-            win$5 = 1'b0;
-        end
-        if (cand$11 & ~bt$91) begin
-            win$5 = 1'b0;
-        end
-        if (cand$12 & ~bt$92) begin
-            win$5 = 1'b0;
-        end
-        if (cand$13 & ~bt$93) begin
-            win$5 = 1'b0;
-        end
-        if (cand$14 & ~bt$94) begin
-            win$5 = 1'b0;
-        end
-        if (cand$15 & ~bt$95) begin
-            win$5 = 1'b0;
-        end
-        win$6 = cand$6;
-        if (cand$0 & ~bt$96) begin
-            win$6 = 1'b0;
-        end
-        if (cand$1 & ~bt$97) begin
-            win$6 = 1'b0;
-        end
-        if (cand$2 & ~bt$98) begin
-            win$6 = 1'b0;
-        end
-        if (cand$3 & ~bt$99) begin
-            win$6 = 1'b0;
-        end
-        if (cand$4 & ~bt$100) begin
-            win$6 = 1'b0;
-        end
-        if (cand$5 & ~bt$101) begin
-            win$6 = 1'b0;
-        end
-        if (cand$6 & ~bt$102) begin
-            win$6 = 1'b0;
-        end
-        if (cand$7 & ~bt$103) begin
-            win$6 = 1'b0;
-        end
-        if (cand$8 & ~bt$104) begin
-            win$6 = 1'b0;
-        end
-        if (cand$9 & ~bt$105) begin
-            win$6 = 1'b0;
-        end
-        if (cand$10 & ~bt$106) begin
-            win$6 = 1'b0;
-        end
-        if (cand$11 & ~bt$107) begin
-            win$6 = 1'b0;
-        end
-        if (cand$12 & ~bt$108) begin
-            win$6 = 1'b0;
-        end
-        if (cand$13 & ~bt$109) begin
-            win$6 = 1'b0;
-        end
-        if (cand$14 & ~bt$110) begin
-            win$6 = 1'b0;
-        end
-        if (cand$15 & ~bt$111) begin
-            win$6 = 1'b0;
-        end
-        win$7 = cand$7;
-        if (cand$0 & ~bt$112) begin
-            win$7 = 1'b0;
-        end
-        if (cand$1 & ~bt$113) begin
-            win$7 = 1'b0;
-        end
-        if (cand$2 & ~bt$114) begin
-            win$7 = 1'b0;
-        end
-        if (cand$3 & ~bt$115) begin
-            win$7 = 1'b0;
-        end
-        if (cand$4 & ~bt$116) begin
-            win$7 = 1'b0;
-        end
-        if (cand$5 & ~bt$117) begin
-            win$7 = 1'b0;
-        end
-        if (cand$6 & ~bt$118) begin
-            win$7 = 1'b0;
-        end
-        if (cand$7 & ~bt$119) begin
-            win$7 = 1'b0;
-        end
-        if (cand$8 & ~bt$120) begin
-            win$7 = 1'b0;
-        end
-        if (cand$9 & ~bt$121) begin
-            win$7 = 1'b0;
-        end
-        if (cand$10 & ~bt$122) begin
-            win$7 = 1'b0;
-        end
-        if (cand$11 & ~bt$123) begin
-            win$7 = 1'b0;
-        end
-        if (cand$12 & ~bt$124) begin
-            win$7 = 1'b0;
-        end
-        if (cand$13 & ~bt$125) begin
-            win$7 = 1'b0;
-        end
-        if (cand$14 & ~bt$126) begin
-            win$7 = 1'b0;
-        end
-        if (cand$15 & ~bt$127) begin
-            win$7 = 1'b0;
-        end
-        win$8 = cand$8;
-        if (cand$0 & ~bt$128) begin
-            win$8 = 1'b0;
-        end
-        if (cand$1 & ~bt$129) begin
-            win$8 = 1'b0;
-        end
-        if (cand$2 & ~bt$130) begin
-            win$8 = 1'b0;
-        end
-        if (cand$3 & ~bt$131) begin
-            win$8 = 1'b0;
-        end
-        if (cand$4 & ~bt$132) begin
-            win$8 = 1'b0;
-        end
-        if (cand$5 & ~bt$133) begin
-            win$8 = 1'b0;
-        end
-        if (cand$6 & ~bt$134) begin
-            win$8 = 1'b0;
-        end
-        if (cand$7 & ~bt$135) begin
-            win$8 = 1'b0;
-        end
-        if (cand$8 & ~bt$136) begin
-            win$8 = 1'b0;
-        end
-        if (cand$9 & ~bt$137) begin
-            win$8 = 1'b0;
-        end
-        if (cand$10 & ~bt$138) begin
-            win$8 = 1'b0;
-        end
-        if (cand$11 & ~bt$139) begin
-            win$8 = 1'b0;
-        end
-        if (cand$12 & ~bt$140) begin
-            win$8 = 1'b0;
-        end
-        if (cand$13 & ~bt$141) begin
-            win$8 = 1'b0;
-        end
-        if (cand$14 & ~bt$142) begin
-            win$8 = 1'b0;
-        end
-        if (cand$15 & ~bt$143) begin
-            win$8 = 1'b0;
-        end
-        win$9 = cand$9;
-        if (cand$0 & ~bt$144) begin
-            win$9 = 1'b0;
-        end
-        if (cand$1 & ~bt$145) begin
-            win$9 = 1'b0;
-        end
-        if (cand$2 & ~bt$146) begin
-            win$9 = 1'b0;
-        end
-        if (cand$3 & ~bt$147) begin
-            win$9 = 1'b0;
-        end
-        if (cand$4 & ~bt$148) begin
-            win$9 = 1'b0;
-        end
-        if (cand$5 & ~bt$149) begin
-            win$9 = 1'b0;
-        end
-        if (cand$6 & ~bt$150) begin
-            win$9 = 1'b0;
-        end
-        if (cand$7 & ~bt$151) begin
-            win$9 = 1'b0;
-        end
-        if (cand$8 & ~bt$152) begin
-            win$9 = 1'b0;
-        end
-        if (cand$9 & ~bt$153) begin
-            win$9 = 1'b0;
-        end
-        if (cand$10 & ~bt$154) begin
-            win$9 = 1'b0;
-        end
-        if (cand$11 & ~bt$155) begin
-            win$9 = 1'b0;
-        end
-        if (cand$12 & ~bt$156) begin
-            win$9 = 1'b0;
-        end
-        if (cand$13 & ~bt$157) begin
-            win$9 = 1'b0;
-        end
-        if (cand$14 & ~bt$158) begin
-            win$9 = 1'b0;
-        end
-        if (cand$15 & ~bt$159) begin
-            win$9 = 1'b0;
-        end
-        win$10 = cand$10;
-        if (cand$0 & ~bt$160) begin
-            win$10 = 1'b0;
-        end
-        if (cand$1 & ~bt$161) begin
-            win$10 = 1'b0;
-        end
-        if (cand$2 & ~bt$162) begin
-            win$10 = 1'b0;
-        end
-        if (cand$3 & ~bt$163) begin
-            win$10 = 1'b0;
-        end
-        if (cand$4 & ~bt$164) begin
-            win$10 = 1'b0;
-        end
-        if (cand$5 & ~bt$165) begin
-            win$10 = 1'b0;
-        end
-        if (cand$6 & ~bt$166) begin
-            win$10 = 1'b0;
-        end
-        if (cand$7 & ~bt$167) begin
-            win$10 = 1'b0;
-        end
-        if (cand$8 & ~bt$168) begin
-            win$10 = 1'b0;
-        end
-        if (cand$9 & ~bt$169) begin
-            win$10 = 1'b0;
-        end
-        if (cand$10 & ~bt$170) begin
-            win$10 = 1'b0;
-        end
-        if (cand$11 & ~bt$171) begin
-            win$10 = 1'b0;
-        end
-        if (cand$12 & ~bt$172) begin
-            win$10 = 1'b0;
-        end
-        if (cand$13 & ~bt$173) begin
-            win$10 = 1'b0;
-        end
-        if (cand$14 & ~bt$174) begin
-            win$10 = 1'b0;
-        end
-        if (cand$15 & ~bt$175) begin
-            win$10 = 1'b0;
-        end
-        win$11 = cand$11;
-        if (cand$0 & ~bt$176) begin
-            win$11 = 1'b0;
-        end
-        if (cand$1 & ~bt$177) begin
-            win$11 = 1'b0;
-        end
-        if (cand$2 & ~bt$178) begin
-            win$11 = 1'b0;
-        end
-        if (cand$3 & ~bt$179) begin
-            win$11 = 1'b0;
-        end
-        if (cand$4 & ~bt$180) begin
-            win$11 = 1'b0;
-        end
-        if (cand$5 & ~bt$181) begin
-            win$11 = 1'b0;
-        end
-        if (cand$6 & ~bt$182) begin
-            win$11 = 1'b0;
-        end
-        if (cand$7 & ~bt$183) begin
-            win$11 = 1'b0;
-        end
-        if (cand$8 & ~bt$184) begin
-            win$11 = 1'b0;
-        end
-        if (cand$9 & ~bt$185) begin
-            win$11 = 1'b0;
-        end
-        if (cand$10 & ~bt$186) begin
-            win$11 = 1'b0;
-        end
-        if (cand$11 & ~bt$187) begin
-            win$11 = 1'b0;
-        end
-        if (cand$12 & ~bt$188) begin
-            win$11 = 1'b0;
-        end
-        if (cand$13 & ~bt$189) begin
-            win$11 = 1'b0;
-        end
-        if (cand$14 & ~bt$190) begin
-            win$11 = 1'b0;
-        end
-        if (cand$15 & ~bt$191) begin
-            win$11 = 1'b0;
-        end
-        win$12 = cand$12;
-        if (cand$0 & ~bt$192) begin
-            win$12 = 1'b0;
-        end
-        if (cand$1 & ~bt$193) begin
-            win$12 = 1'b0;
-        end
-        if (cand$2 & ~bt$194) begin
-            win$12 = 1'b0;
-        end
-        if (cand$3 & ~bt$195) begin
-            win$12 = 1'b0;
-        end
-        if (cand$4 & ~bt$196) begin
-            win$12 = 1'b0;
-        end
-        if (cand$5 & ~bt$197) begin
-            win$12 = 1'b0;
-        end
-        if (cand$6 & ~bt$198) begin
-            win$12 = 1'b0;
-        end
-        if (cand$7 & ~bt$199) begin
-            win$12 = 1'b0;
-        end
-        if (cand$8 & ~bt$200) begin
-            win$12 = 1'b0;
-        end
-        if (cand$9 & ~bt$201) begin
-            win$12 = 1'b0;
-        end
-        if (cand$10 & ~bt$202) begin
-            win$12 = 1'b0;
-        end
-        if (cand$11 & ~bt$203) begin
-            win$12 = 1'b0;
-        end
-        if (cand$12 & ~bt$204) begin
-            win$12 = 1'b0;
-        end
-        if (cand$13 & ~bt$205) begin
-            win$12 = 1'b0;
-        end
-        if (cand$14 & ~bt$206) begin
-            win$12 = 1'b0;
-        end
-        if (cand$15 & ~bt$207) begin
-            win$12 = 1'b0;
-        end
-        win$13 = cand$13;
-        if (cand$0 & ~bt$208) begin
-            win$13 = 1'b0;
-        end
-        if (cand$1 & ~bt$209) begin
-            win$13 = 1'b0;
-        end
-        if (cand$2 & ~bt$210) begin
-            win$13 = 1'b0;
-        end
-        if (cand$3 & ~bt$211) begin
-            win$13 = 1'b0;
-        end
-        if (cand$4 & ~bt$212) begin
-            win$13 = 1'b0;
-        end
-        if (cand$5 & ~bt$213) begin
-            win$13 = 1'b0;
-        end
-        if (cand$6 & ~bt$214) begin
-            win$13 = 1'b0;
-        end
-        if (cand$7 & ~bt$215) begin
-            win$13 = 1'b0;
-        end
-        if (cand$8 & ~bt$216) begin
-            win$13 = 1'b0;
-        end
-        if (cand$9 & ~bt$217) begin
-            win$13 = 1'b0;
-        end
-        if (cand$10 & ~bt$218) begin
-            win$13 = 1'b0;
-        end
-        if (cand$11 & ~bt$219) begin
-            win$13 = 1'b0;
-        end
-        if (cand$12 & ~bt$220) begin
-            win$13 = 1'b0;
-        end
-        if (cand$13 & ~bt$221) begin
-            win$13 = 1'b0;
-        end
-        if (cand$14 & ~bt$222) begin
-            win$13 = 1'b0;
-        end
-        if (cand$15 & ~bt$223) begin
-            win$13 = 1'b0;
-        end
-        win$14 = cand$14;
-        if (cand$0 & ~bt$224) begin
-            win$14 = 1'b0;
-        end
-        if (cand$1 & ~bt$225) begin
-            win$14 = 1'b0;
-        end
-        if (cand$2 & ~bt$226) begin
-            win$14 = 1'b0;
-        end
-        if (cand$3 & ~bt$227) begin
-            win$14 = 1'b0;
-        end
-        if (cand$4 & ~bt$228) begin
-            win$14 = 1'b0;
-        end
-        if (cand$5 & ~bt$229) begin
-            win$14 = 1'b0;
-        end
-        if (cand$6 & ~bt$230) begin
-            win$14 = 1'b0;
-        end
-        if (cand$7 & ~bt$231) begin
-            win$14 = 1'b0;
-        end
-        if (cand$8 & ~bt$232) begin
-            win$14 = 1'b0;
-        end
-        if (cand$9 & ~bt$233) begin
-            win$14 = 1'b0;
-        end
-        if (cand$10 & ~bt$234) begin
-            win$14 = 1'b0;
-        end
-        if (cand$11 & ~bt$235) begin
-            win$14 = 1'b0;
-        end
-        if (cand$12 & ~bt$236) begin
-            win$14 = 1'b0;
-        end
-        if (cand$13 & ~bt$237) begin
-            win$14 = 1'b0;
-        end
-        if (cand$14 & ~bt$238) begin
-            win$14 = 1'b0;
-        end
-        if (cand$15 & ~bt$239) begin
-            win$14 = 1'b0;
-        end
-        win$15 = cand$15;
-        if (cand$0 & ~bt$240) begin
-            win$15 = 1'b0;
-        end
-        if (cand$1 & ~bt$241) begin
-            win$15 = 1'b0;
-        end
-        if (cand$2 & ~bt$242) begin
-            win$15 = 1'b0;
-        end
-        if (cand$3 & ~bt$243) begin
-            win$15 = 1'b0;
-        end
-        if (cand$4 & ~bt$244) begin
-            win$15 = 1'b0;
-        end
-        if (cand$5 & ~bt$245) begin
-            win$15 = 1'b0;
-        end
-        if (cand$6 & ~bt$246) begin
-            win$15 = 1'b0;
-        end
-        if (cand$7 & ~bt$247) begin
-            win$15 = 1'b0;
-        end
-        if (cand$8 & ~bt$248) begin
-            win$15 = 1'b0;
-        end
-        if (cand$9 & ~bt$249) begin
-            win$15 = 1'b0;
-        end
-        if (cand$10 & ~bt$250) begin
-            win$15 = 1'b0;
-        end
-        if (cand$11 & ~bt$251) begin
-            win$15 = 1'b0;
-        end
-        if (cand$12 & ~bt$252) begin
-            win$15 = 1'b0;
-        end
-        if (cand$13 & ~bt$253) begin
-            win$15 = 1'b0;
-        end
-        if (cand$14 & ~bt$254) begin
-            win$15 = 1'b0;
-        end
-        if (cand$15 & ~bt$255) begin
-            win$15 = 1'b0;
         end
         nv$0 = cand$0;
         ns$0 = c_zero_s;
@@ -37437,178 +25906,22 @@ module homa_tx_engine_w512$sched$srpt(clock,reset,s_ins_valid,s_ins_ready,s_ins_
             ni$3 = id$3$q;
             nr$3 = rem$3$q;
         end
-        nv$4 = cand$4;
-        ns$4 = c_zero_s;
-        ni$4 = c_zero16;
-        nr$4 = c_zero32;
-        if (win$4) begin
-            ns$4 = c_slot$4;
-            ni$4 = id$4$q;
-            nr$4 = rem$4$q;
-        end
-        nv$5 = cand$5;
-        ns$5 = c_zero_s;
-        ni$5 = c_zero16;
-        nr$5 = c_zero32;
-        if (win$5) begin
-            ns$5 = c_slot$5;
-            ni$5 = id$5$q;
-            nr$5 = rem$5$q;
-        end
-        nv$6 = cand$6;
-        ns$6 = c_zero_s;
-        ni$6 = c_zero16;
-        nr$6 = c_zero32;
-        if (win$6) begin
-            ns$6 = c_slot$6;
-            ni$6 = id$6$q;
-            nr$6 = rem$6$q;
-        end
-        nv$7 = cand$7;
-        ns$7 = c_zero_s;
-        ni$7 = c_zero16;
-        nr$7 = c_zero32;
-        if (win$7) begin
-            ns$7 = c_slot$7;
-            ni$7 = id$7$q;
-            nr$7 = rem$7$q;
-        end
-        nv$8 = cand$8;
-        ns$8 = c_zero_s;
-        ni$8 = c_zero16;
-        nr$8 = c_zero32;
-        if (win$8) begin
-            ns$8 = c_slot$8;
-            ni$8 = id$8$q;
-            nr$8 = rem$8$q;
-        end
-        nv$9 = cand$9;
-        ns$9 = c_zero_s;
-        ni$9 = c_zero16;
-        nr$9 = c_zero32;
-        if (win$9) begin
-            ns$9 = c_slot$9;
-            ni$9 = id$9$q;
-            nr$9 = rem$9$q;
-        end
-        nv$10 = cand$10;
-        ns$10 = c_zero_s;
-        ni$10 = c_zero16;
-        nr$10 = c_zero32;
-        if (win$10) begin
-            ns$10 = c_slot$10;
-            ni$10 = id$10$q;
-            nr$10 = rem$10$q;
-        end
-        nv$11 = cand$11;
-        ns$11 = c_zero_s;
-        ni$11 = c_zero16;
-        nr$11 = c_zero32;
-        if (win$11) begin
-            ns$11 = c_slot$11;
-            ni$11 = id$11$q;
-            nr$11 = rem$11$q;
-        end
-        nv$12 = cand$12;
-        ns$12 = c_zero_s;
-        ni$12 = c_zero16;
-        nr$12 = c_zero32;
-        if (win$12) begin
-            ns$12 = c_slot$12;
-            ni$12 = id$12$q;
-            nr$12 = rem$12$q;
-        end
-        nv$13 = cand$13;
-        ns$13 = c_zero_s;
-        ni$13 = c_zero16;
-        nr$13 = c_zero32;
-        if (win$13) begin
-            ns$13 = c_slot$13;
-            ni$13 = id$13$q;
-            nr$13 = rem$13$q;
-        end
-        nv$14 = cand$14;
-        ns$14 = c_zero_s;
-        ni$14 = c_zero16;
-        nr$14 = c_zero32;
-        if (win$14) begin
-            ns$14 = c_slot$14;
-            ni$14 = id$14$q;
-            nr$14 = rem$14$q;
-        end
-        nv$15 = cand$15;
-        ns$15 = c_zero_s;
-        ni$15 = c_zero16;
-        nr$15 = c_zero32;
-        if (win$15) begin
-            ns$15 = c_slot$15;
-            ni$15 = id$15$q;
-            nr$15 = rem$15$q;
-        end
-        nv$16 = nv$0 | nv$1;
-        ns$16 = ns$0 | ns$1;
-        ni$16 = ni$0 | ni$1;
-        nr$16 = nr$0 | nr$1;
-        nv$17 = nv$2 | nv$3;
-        ns$17 = ns$2 | ns$3;
-        ni$17 = ni$2 | ni$3;
-        nr$17 = nr$2 | nr$3;
-        nv$18 = nv$4 | nv$5;
-        ns$18 = ns$4 | ns$5;
-        ni$18 = ni$4 | ni$5;
-        nr$18 = nr$4 | nr$5;
-        nv$19 = nv$6 | nv$7;
-        ns$19 = ns$6 | ns$7;
-        ni$19 = ni$6 | ni$7;
-        nr$19 = nr$6 | nr$7;
-        nv$20 = nv$8 | nv$9;
-        ns$20 = ns$8 | ns$9;
-        ni$20 = ni$8 | ni$9;
-        nr$20 = nr$8 | nr$9;
-        nv$21 = nv$10 | nv$11;
-        ns$21 = ns$10 | ns$11;
-        ni$21 = ni$10 | ni$11;
-        nr$21 = nr$10 | nr$11;
-        nv$22 = nv$12 | nv$13;
-        ns$22 = ns$12 | ns$13;
-        ni$22 = ni$12 | ni$13;
-        nr$22 = nr$12 | nr$13;
-        nv$23 = nv$14 | nv$15;
-        ns$23 = ns$14 | ns$15;
-        ni$23 = ni$14 | ni$15;
-        nr$23 = nr$14 | nr$15;
-        nv$24 = nv$16 | nv$17;
-        ns$24 = ns$16 | ns$17;
-        ni$24 = ni$16 | ni$17;
-        nr$24 = nr$16 | nr$17;
-        nv$25 = nv$18 | nv$19;
-        ns$25 = ns$18 | ns$19;
-        ni$25 = ni$18 | ni$19;
-        nr$25 = nr$18 | nr$19;
-        nv$26 = nv$20 | nv$21;
-        ns$26 = ns$20 | ns$21;
-        ni$26 = ni$20 | ni$21;
-        nr$26 = nr$20 | nr$21;
-        nv$27 = nv$22 | nv$23;
-        ns$27 = ns$22 | ns$23;
-        ni$27 = ni$22 | ni$23;
-        nr$27 = nr$22 | nr$23;
-        nv$28 = nv$24 | nv$25;
-        ns$28 = ns$24 | ns$25;
-        ni$28 = ni$24 | ni$25;
-        nr$28 = nr$24 | nr$25;
-        nv$29 = nv$26 | nv$27;
-        ns$29 = ns$26 | ns$27;
-        ni$29 = ni$26 | ni$27;
-        nr$29 = nr$26 | nr$27;
-        nv$30 = nv$28 | nv$29;
-        ns$30 = ns$28 | ns$29;
-        ni$30 = ni$28 | ni$29;
-        nr$30 = nr$28 | nr$29;
-        m_pick_valid = nv$30;
-        m_pick_slot = ns$30;
-        m_pick_id = ni$30;
-        m_pick_remaining = nr$30;
+        nv$4 = nv$0 | nv$1;
+        ns$4 = ns$0 | ns$1;
+        ni$4 = ni$0 | ni$1;
+        nr$4 = nr$0 | nr$1;
+        nv$5 = nv$2 | nv$3;
+        ns$5 = ns$2 | ns$3;
+        ni$5 = ni$2 | ni$3;
+        nr$5 = nr$2 | nr$3;
+        nv$6 = nv$4 | nv$5;
+        ns$6 = ns$4 | ns$5;
+        ni$6 = ni$4 | ni$5;
+        nr$6 = nr$4 | nr$5;
+        m_pick_valid = nv$6;
+        m_pick_slot = ns$6;
+        m_pick_id = ni$6;
+        m_pick_remaining = nr$6;
     end
     
 endmodule // homa_tx_engine_w512$sched$srpt
@@ -37652,120 +25965,6 @@ module homa_tx_engine_w512$sched$srpt$id$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$srpt$id$1
 
 
-module homa_tx_engine_w512$sched$srpt$id$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$10
-
-
-module homa_tx_engine_w512$sched$srpt$id$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$11
-
-
-module homa_tx_engine_w512$sched$srpt$id$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$12
-
-
-module homa_tx_engine_w512$sched$srpt$id$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$13
-
-
-module homa_tx_engine_w512$sched$srpt$id$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$14
-
-
-module homa_tx_engine_w512$sched$srpt$id$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$15
-
-
 module homa_tx_engine_w512$sched$srpt$id$2(d,q,clock);
     
     // Module arguments
@@ -37804,120 +26003,6 @@ module homa_tx_engine_w512$sched$srpt$id$3(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$srpt$id$3
 
 
-module homa_tx_engine_w512$sched$srpt$id$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$4
-
-
-module homa_tx_engine_w512$sched$srpt$id$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$5
-
-
-module homa_tx_engine_w512$sched$srpt$id$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$6
-
-
-module homa_tx_engine_w512$sched$srpt$id$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$7
-
-
-module homa_tx_engine_w512$sched$srpt$id$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$8
-
-
-module homa_tx_engine_w512$sched$srpt$id$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 16'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$id$9
-
-
 module homa_tx_engine_w512$sched$srpt$occ(d,q,clock);
     
     // Module arguments
@@ -37940,13 +26025,13 @@ endmodule // homa_tx_engine_w512$sched$srpt$occ
 module homa_tx_engine_w512$sched$srpt$rank$0(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 2'h0;
     end
     
     always @(posedge clock) begin
@@ -37959,13 +26044,13 @@ endmodule // homa_tx_engine_w512$sched$srpt$rank$0
 module homa_tx_engine_w512$sched$srpt$rank$1(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 2'h0;
     end
     
     always @(posedge clock) begin
@@ -37975,130 +26060,16 @@ module homa_tx_engine_w512$sched$srpt$rank$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$srpt$rank$1
 
 
-module homa_tx_engine_w512$sched$srpt$rank$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$10
-
-
-module homa_tx_engine_w512$sched$srpt$rank$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$11
-
-
-module homa_tx_engine_w512$sched$srpt$rank$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$12
-
-
-module homa_tx_engine_w512$sched$srpt$rank$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$13
-
-
-module homa_tx_engine_w512$sched$srpt$rank$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$14
-
-
-module homa_tx_engine_w512$sched$srpt$rank$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$15
-
-
 module homa_tx_engine_w512$sched$srpt$rank$2(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 2'h0;
     end
     
     always @(posedge clock) begin
@@ -38111,13 +26082,13 @@ endmodule // homa_tx_engine_w512$sched$srpt$rank$2
 module homa_tx_engine_w512$sched$srpt$rank$3(d,q,clock);
     
     // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 4'h0;
+       q = 2'h0;
     end
     
     always @(posedge clock) begin
@@ -38125,120 +26096,6 @@ module homa_tx_engine_w512$sched$srpt$rank$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$srpt$rank$3
-
-
-module homa_tx_engine_w512$sched$srpt$rank$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$4
-
-
-module homa_tx_engine_w512$sched$srpt$rank$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$5
-
-
-module homa_tx_engine_w512$sched$srpt$rank$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$6
-
-
-module homa_tx_engine_w512$sched$srpt$rank$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$7
-
-
-module homa_tx_engine_w512$sched$srpt$rank$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$8
-
-
-module homa_tx_engine_w512$sched$srpt$rank$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rank$9
 
 
 module homa_tx_engine_w512$sched$srpt$rem$0(d,q,clock);
@@ -38279,120 +26136,6 @@ module homa_tx_engine_w512$sched$srpt$rem$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$srpt$rem$1
 
 
-module homa_tx_engine_w512$sched$srpt$rem$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$10
-
-
-module homa_tx_engine_w512$sched$srpt$rem$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$11
-
-
-module homa_tx_engine_w512$sched$srpt$rem$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$12
-
-
-module homa_tx_engine_w512$sched$srpt$rem$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$13
-
-
-module homa_tx_engine_w512$sched$srpt$rem$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$14
-
-
-module homa_tx_engine_w512$sched$srpt$rem$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$15
-
-
 module homa_tx_engine_w512$sched$srpt$rem$2(d,q,clock);
     
     // Module arguments
@@ -38429,120 +26172,6 @@ module homa_tx_engine_w512$sched$srpt$rem$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$srpt$rem$3
-
-
-module homa_tx_engine_w512$sched$srpt$rem$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$4
-
-
-module homa_tx_engine_w512$sched$srpt$rem$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$5
-
-
-module homa_tx_engine_w512$sched$srpt$rem$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$6
-
-
-module homa_tx_engine_w512$sched$srpt$rem$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$7
-
-
-module homa_tx_engine_w512$sched$srpt$rem$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$8
-
-
-module homa_tx_engine_w512$sched$srpt$rem$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$rem$9
 
 
 module homa_tx_engine_w512$sched$srpt$valid$0(d,q,clock);
@@ -38583,120 +26212,6 @@ module homa_tx_engine_w512$sched$srpt$valid$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$srpt$valid$1
 
 
-module homa_tx_engine_w512$sched$srpt$valid$10(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$10
-
-
-module homa_tx_engine_w512$sched$srpt$valid$11(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$11
-
-
-module homa_tx_engine_w512$sched$srpt$valid$12(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$12
-
-
-module homa_tx_engine_w512$sched$srpt$valid$13(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$13
-
-
-module homa_tx_engine_w512$sched$srpt$valid$14(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$14
-
-
-module homa_tx_engine_w512$sched$srpt$valid$15(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$15
-
-
 module homa_tx_engine_w512$sched$srpt$valid$2(d,q,clock);
     
     // Module arguments
@@ -38733,120 +26248,6 @@ module homa_tx_engine_w512$sched$srpt$valid$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$srpt$valid$3
-
-
-module homa_tx_engine_w512$sched$srpt$valid$4(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$4
-
-
-module homa_tx_engine_w512$sched$srpt$valid$5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$5
-
-
-module homa_tx_engine_w512$sched$srpt$valid$6(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$6
-
-
-module homa_tx_engine_w512$sched$srpt$valid$7(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$7
-
-
-module homa_tx_engine_w512$sched$srpt$valid$8(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$8
-
-
-module homa_tx_engine_w512$sched$srpt$valid$9(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$srpt$valid$9
 
 
 module homa_tx_engine_w512$sched$uend$0(d,q,clock);
@@ -38887,120 +26288,6 @@ module homa_tx_engine_w512$sched$uend$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$uend$1
 
 
-module homa_tx_engine_w512$sched$uend$10(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$10
-
-
-module homa_tx_engine_w512$sched$uend$11(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$11
-
-
-module homa_tx_engine_w512$sched$uend$12(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$12
-
-
-module homa_tx_engine_w512$sched$uend$13(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$13
-
-
-module homa_tx_engine_w512$sched$uend$14(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$14
-
-
-module homa_tx_engine_w512$sched$uend$15(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$15
-
-
 module homa_tx_engine_w512$sched$uend$2(d,q,clock);
     
     // Module arguments
@@ -39037,120 +26324,6 @@ module homa_tx_engine_w512$sched$uend$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$uend$3
-
-
-module homa_tx_engine_w512$sched$uend$4(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$4
-
-
-module homa_tx_engine_w512$sched$uend$5(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$5
-
-
-module homa_tx_engine_w512$sched$uend$6(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$6
-
-
-module homa_tx_engine_w512$sched$uend$7(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$7
-
-
-module homa_tx_engine_w512$sched$uend$8(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$8
-
-
-module homa_tx_engine_w512$sched$uend$9(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uend$9
 
 
 module homa_tx_engine_w512$sched$uleft$0(d,q,clock);
@@ -39191,120 +26364,6 @@ module homa_tx_engine_w512$sched$uleft$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$uleft$1
 
 
-module homa_tx_engine_w512$sched$uleft$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$10
-
-
-module homa_tx_engine_w512$sched$uleft$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$11
-
-
-module homa_tx_engine_w512$sched$uleft$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$12
-
-
-module homa_tx_engine_w512$sched$uleft$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$13
-
-
-module homa_tx_engine_w512$sched$uleft$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$14
-
-
-module homa_tx_engine_w512$sched$uleft$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$15
-
-
 module homa_tx_engine_w512$sched$uleft$2(d,q,clock);
     
     // Module arguments
@@ -39341,120 +26400,6 @@ module homa_tx_engine_w512$sched$uleft$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$uleft$3
-
-
-module homa_tx_engine_w512$sched$uleft$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$4
-
-
-module homa_tx_engine_w512$sched$uleft$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$5
-
-
-module homa_tx_engine_w512$sched$uleft$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$6
-
-
-module homa_tx_engine_w512$sched$uleft$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$7
-
-
-module homa_tx_engine_w512$sched$uleft$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$8
-
-
-module homa_tx_engine_w512$sched$uleft$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uleft$9
 
 
 module homa_tx_engine_w512$sched$unsch$0(d,q,clock);
@@ -39495,120 +26440,6 @@ module homa_tx_engine_w512$sched$unsch$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$unsch$1
 
 
-module homa_tx_engine_w512$sched$unsch$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$10
-
-
-module homa_tx_engine_w512$sched$unsch$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$11
-
-
-module homa_tx_engine_w512$sched$unsch$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$12
-
-
-module homa_tx_engine_w512$sched$unsch$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$13
-
-
-module homa_tx_engine_w512$sched$unsch$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$14
-
-
-module homa_tx_engine_w512$sched$unsch$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$15
-
-
 module homa_tx_engine_w512$sched$unsch$2(d,q,clock);
     
     // Module arguments
@@ -39645,120 +26476,6 @@ module homa_tx_engine_w512$sched$unsch$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$unsch$3
-
-
-module homa_tx_engine_w512$sched$unsch$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$4
-
-
-module homa_tx_engine_w512$sched$unsch$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$5
-
-
-module homa_tx_engine_w512$sched$unsch$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$6
-
-
-module homa_tx_engine_w512$sched$unsch$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$7
-
-
-module homa_tx_engine_w512$sched$unsch$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$8
-
-
-module homa_tx_engine_w512$sched$unsch$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$unsch$9
 
 
 module homa_tx_engine_w512$sched$uprio$0(d,q,clock);
@@ -39799,120 +26516,6 @@ module homa_tx_engine_w512$sched$uprio$1(d,q,clock);
 endmodule // homa_tx_engine_w512$sched$uprio$1
 
 
-module homa_tx_engine_w512$sched$uprio$10(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$10
-
-
-module homa_tx_engine_w512$sched$uprio$11(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$11
-
-
-module homa_tx_engine_w512$sched$uprio$12(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$12
-
-
-module homa_tx_engine_w512$sched$uprio$13(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$13
-
-
-module homa_tx_engine_w512$sched$uprio$14(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$14
-
-
-module homa_tx_engine_w512$sched$uprio$15(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$15
-
-
 module homa_tx_engine_w512$sched$uprio$2(d,q,clock);
     
     // Module arguments
@@ -39949,120 +26552,6 @@ module homa_tx_engine_w512$sched$uprio$3(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$sched$uprio$3
-
-
-module homa_tx_engine_w512$sched$uprio$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$4
-
-
-module homa_tx_engine_w512$sched$uprio$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$5
-
-
-module homa_tx_engine_w512$sched$uprio$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$6
-
-
-module homa_tx_engine_w512$sched$uprio$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$7
-
-
-module homa_tx_engine_w512$sched$uprio$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$8
-
-
-module homa_tx_engine_w512$sched$uprio$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 3'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$sched$uprio$9
 
 
 module homa_tx_engine_w512$wr(d,q,clock);

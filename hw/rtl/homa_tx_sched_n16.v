@@ -3,7 +3,7 @@
 // rewrites it. Lint waivers: verilator.vlt.
 
 
-module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_desc_resume,s_desc_granted,s_desc_sprio,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_grant_hit,waiting,park_valid,park_slot,park_ok,park_no_completion,park_sport,park_dport,park_id,park_peer,park_length,park_iova,park_cookie,park_index,park_sent,park_left,park_granted,park_sprio,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
+module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutoff1,cfg_cutoff2,cfg_cutoff3,cfg_cutoff4,cfg_cutoff5,cfg_cutoff6,cfg_cutoff7,s_desc_valid,s_desc_ready,s_desc_retransmit,s_desc_cancel,s_desc_no_completion,s_desc_sport,s_desc_dport,s_desc_id,s_desc_peer,s_desc_length,s_desc_iova,s_desc_offset,s_desc_bytes,s_desc_cookie,s_desc_index,s_desc_resume,s_desc_granted,s_desc_sprio,s_grant_valid,s_grant_ready,s_grant_peer,s_grant_id,s_grant_offset,s_grant_priority,m_grant_hit,waiting,park_valid,park_slot,park_ok,most_valid,most_slot,most_left,full,park_no_completion,park_sport,park_dport,park_id,park_peer,park_length,park_iova,park_cookie,park_index,park_sent,park_left,park_granted,park_sprio,m_job_valid,m_job_ready,m_job_addr,m_job_offset,m_job_len,m_job_priority,m_job_retransmit,m_job_incoming,m_job_last,m_job_no_completion,m_job_peer,m_job_sport,m_job_dport,m_job_id,m_job_length,m_job_cookie,m_job_index,m_job_slot,occupancy,packets,grants_unmatched);
     
     // Module arguments
     input wire  clock;
@@ -46,6 +46,10 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     input wire  park_valid;
     input wire  [3:0] park_slot;
     output reg  park_ok;
+    output reg  most_valid;
+    output reg  [3:0] most_slot;
+    output reg  [31:0] most_left;
+    output reg  full;
     output reg  park_no_completion;
     output reg  [15:0] park_sport;
     output reg  [15:0] park_dport;
@@ -997,6 +1001,54 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  uend$15$d;
     wire  uend$15$q;
     reg  uend$15$clock;
+    reg  cut$0$d;
+    wire  cut$0$q;
+    reg  cut$0$clock;
+    reg  cut$1$d;
+    wire  cut$1$q;
+    reg  cut$1$clock;
+    reg  cut$2$d;
+    wire  cut$2$q;
+    reg  cut$2$clock;
+    reg  cut$3$d;
+    wire  cut$3$q;
+    reg  cut$3$clock;
+    reg  cut$4$d;
+    wire  cut$4$q;
+    reg  cut$4$clock;
+    reg  cut$5$d;
+    wire  cut$5$q;
+    reg  cut$5$clock;
+    reg  cut$6$d;
+    wire  cut$6$q;
+    reg  cut$6$clock;
+    reg  cut$7$d;
+    wire  cut$7$q;
+    reg  cut$7$clock;
+    reg  cut$8$d;
+    wire  cut$8$q;
+    reg  cut$8$clock;
+    reg  cut$9$d;
+    wire  cut$9$q;
+    reg  cut$9$clock;
+    reg  cut$10$d;
+    wire  cut$10$q;
+    reg  cut$10$clock;
+    reg  cut$11$d;
+    wire  cut$11$q;
+    reg  cut$11$clock;
+    reg  cut$12$d;
+    wire  cut$12$q;
+    reg  cut$12$clock;
+    reg  cut$13$d;
+    wire  cut$13$q;
+    reg  cut$13$clock;
+    reg  cut$14$d;
+    wire  cut$14$q;
+    reg  cut$14$clock;
+    reg  cut$15$d;
+    wire  cut$15$q;
+    reg  cut$15$clock;
     reg  [31:0] index$0$d;
     wire  [31:0] index$0$q;
     reg  index$0$clock;
@@ -1153,8 +1205,126 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
     reg  [3:0] pk_slot$d;
     wire  [3:0] pk_slot$q;
     reg  pk_slot$clock;
+    reg  mo_v$d;
+    wire  mo_v$q;
+    reg  mo_v$clock;
+    reg  [3:0] mo_s$d;
+    wire  [3:0] mo_s$q;
+    reg  mo_s$clock;
+    reg  [31:0] mo_l$d;
+    wire  [31:0] mo_l$q;
+    reg  mo_l$clock;
     
     // Local signals
+    reg  pkb$0;
+    reg  pkb$1;
+    reg  pkb$2;
+    reg  pkb$3;
+    reg  pkb$4;
+    reg  pkb$5;
+    reg  pkb$6;
+    reg  pkb$7;
+    reg  pkb$8;
+    reg  pkb$9;
+    reg  pkb$10;
+    reg  pkb$11;
+    reg  pkb$12;
+    reg  pkb$13;
+    reg  pkb$14;
+    reg  pkb$15;
+    reg  tv$0;
+    reg  tv$1;
+    reg  tv$2;
+    reg  tv$3;
+    reg  tv$4;
+    reg  tv$5;
+    reg  tv$6;
+    reg  tv$7;
+    reg  tv$8;
+    reg  tv$9;
+    reg  tv$10;
+    reg  tv$11;
+    reg  tv$12;
+    reg  tv$13;
+    reg  tv$14;
+    reg  tv$15;
+    reg  tv$16;
+    reg  tv$17;
+    reg  tv$18;
+    reg  tv$19;
+    reg  tv$20;
+    reg  tv$21;
+    reg  tv$22;
+    reg  tv$23;
+    reg  tv$24;
+    reg  tv$25;
+    reg  tv$26;
+    reg  tv$27;
+    reg  tv$28;
+    reg  tv$29;
+    reg  tv$30;
+    reg  [3:0] ts$0;
+    reg  [3:0] ts$1;
+    reg  [3:0] ts$2;
+    reg  [3:0] ts$3;
+    reg  [3:0] ts$4;
+    reg  [3:0] ts$5;
+    reg  [3:0] ts$6;
+    reg  [3:0] ts$7;
+    reg  [3:0] ts$8;
+    reg  [3:0] ts$9;
+    reg  [3:0] ts$10;
+    reg  [3:0] ts$11;
+    reg  [3:0] ts$12;
+    reg  [3:0] ts$13;
+    reg  [3:0] ts$14;
+    reg  [3:0] ts$15;
+    reg  [3:0] ts$16;
+    reg  [3:0] ts$17;
+    reg  [3:0] ts$18;
+    reg  [3:0] ts$19;
+    reg  [3:0] ts$20;
+    reg  [3:0] ts$21;
+    reg  [3:0] ts$22;
+    reg  [3:0] ts$23;
+    reg  [3:0] ts$24;
+    reg  [3:0] ts$25;
+    reg  [3:0] ts$26;
+    reg  [3:0] ts$27;
+    reg  [3:0] ts$28;
+    reg  [3:0] ts$29;
+    reg  [3:0] ts$30;
+    reg  [31:0] tl$0;
+    reg  [31:0] tl$1;
+    reg  [31:0] tl$2;
+    reg  [31:0] tl$3;
+    reg  [31:0] tl$4;
+    reg  [31:0] tl$5;
+    reg  [31:0] tl$6;
+    reg  [31:0] tl$7;
+    reg  [31:0] tl$8;
+    reg  [31:0] tl$9;
+    reg  [31:0] tl$10;
+    reg  [31:0] tl$11;
+    reg  [31:0] tl$12;
+    reg  [31:0] tl$13;
+    reg  [31:0] tl$14;
+    reg  [31:0] tl$15;
+    reg  [31:0] tl$16;
+    reg  [31:0] tl$17;
+    reg  [31:0] tl$18;
+    reg  [31:0] tl$19;
+    reg  [31:0] tl$20;
+    reg  [31:0] tl$21;
+    reg  [31:0] tl$22;
+    reg  [31:0] tl$23;
+    reg  [31:0] tl$24;
+    reg  [31:0] tl$25;
+    reg  [31:0] tl$26;
+    reg  [31:0] tl$27;
+    reg  [31:0] tl$28;
+    reg  [31:0] tl$29;
+    reg  [31:0] tl$30;
     reg  elig$0;
     reg  elig$1;
     reg  elig$2;
@@ -2757,6 +2927,86 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         .q(uend$15$q),
         .clock(uend$15$clock)
     );
+    homa_tx_sched_n16$cut$0 cut$0(
+        .d(cut$0$d),
+        .q(cut$0$q),
+        .clock(cut$0$clock)
+    );
+    homa_tx_sched_n16$cut$1 cut$1(
+        .d(cut$1$d),
+        .q(cut$1$q),
+        .clock(cut$1$clock)
+    );
+    homa_tx_sched_n16$cut$2 cut$2(
+        .d(cut$2$d),
+        .q(cut$2$q),
+        .clock(cut$2$clock)
+    );
+    homa_tx_sched_n16$cut$3 cut$3(
+        .d(cut$3$d),
+        .q(cut$3$q),
+        .clock(cut$3$clock)
+    );
+    homa_tx_sched_n16$cut$4 cut$4(
+        .d(cut$4$d),
+        .q(cut$4$q),
+        .clock(cut$4$clock)
+    );
+    homa_tx_sched_n16$cut$5 cut$5(
+        .d(cut$5$d),
+        .q(cut$5$q),
+        .clock(cut$5$clock)
+    );
+    homa_tx_sched_n16$cut$6 cut$6(
+        .d(cut$6$d),
+        .q(cut$6$q),
+        .clock(cut$6$clock)
+    );
+    homa_tx_sched_n16$cut$7 cut$7(
+        .d(cut$7$d),
+        .q(cut$7$q),
+        .clock(cut$7$clock)
+    );
+    homa_tx_sched_n16$cut$8 cut$8(
+        .d(cut$8$d),
+        .q(cut$8$q),
+        .clock(cut$8$clock)
+    );
+    homa_tx_sched_n16$cut$9 cut$9(
+        .d(cut$9$d),
+        .q(cut$9$q),
+        .clock(cut$9$clock)
+    );
+    homa_tx_sched_n16$cut$10 cut$10(
+        .d(cut$10$d),
+        .q(cut$10$q),
+        .clock(cut$10$clock)
+    );
+    homa_tx_sched_n16$cut$11 cut$11(
+        .d(cut$11$d),
+        .q(cut$11$q),
+        .clock(cut$11$clock)
+    );
+    homa_tx_sched_n16$cut$12 cut$12(
+        .d(cut$12$d),
+        .q(cut$12$q),
+        .clock(cut$12$clock)
+    );
+    homa_tx_sched_n16$cut$13 cut$13(
+        .d(cut$13$d),
+        .q(cut$13$q),
+        .clock(cut$13$clock)
+    );
+    homa_tx_sched_n16$cut$14 cut$14(
+        .d(cut$14$d),
+        .q(cut$14$q),
+        .clock(cut$14$clock)
+    );
+    homa_tx_sched_n16$cut$15 cut$15(
+        .d(cut$15$d),
+        .q(cut$15$q),
+        .clock(cut$15$clock)
+    );
     homa_tx_sched_n16$index$0 index$0(
         .d(index$0$d),
         .q(index$0$q),
@@ -3017,13 +3267,34 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         .q(pk_slot$q),
         .clock(pk_slot$clock)
     );
+    homa_tx_sched_n16$mo_v mo_v(
+        .d(mo_v$d),
+        .q(mo_v$q),
+        .clock(mo_v$clock)
+    );
+    homa_tx_sched_n16$mo_s mo_s(
+        .d(mo_s$d),
+        .q(mo_s$q),
+        .clock(mo_s$clock)
+    );
+    homa_tx_sched_n16$mo_l mo_l(
+        .d(mo_l$d),
+        .q(mo_l$q),
+        .clock(mo_l$clock)
+    );
     
     // Update code
     always @(*) begin
         n_pkts$clock = clock;
         n_unmatched$clock = clock;
+        mo_v$clock = clock;
+        mo_s$clock = clock;
+        mo_l$clock = clock;
         n_pkts$d = n_pkts$q;
         n_unmatched$d = n_unmatched$q;
+        mo_v$d = mo_v$q;
+        mo_s$d = mo_s$q;
+        mo_l$d = mo_l$q;
         srpt$clock = clock;
         srpt$reset = reset;
         elig$0 = live$0$q & (sent$0$q < granted$0$q);
@@ -3122,21 +3393,37 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         mk$29 = mk$26 | mk$27;
         mk$30 = mk$28 | mk$29;
         srpt$s_mask = mk$30;
+        pkb$0 = live$0$q & ~rtx$0$q & ~cut$0$q;
         wait$0 = live$0$q & ~rtx$0$q & (sent$0$q == granted$0$q);
+        pkb$1 = live$1$q & ~rtx$1$q & ~cut$1$q;
         wait$1 = live$1$q & ~rtx$1$q & (sent$1$q == granted$1$q);
+        pkb$2 = live$2$q & ~rtx$2$q & ~cut$2$q;
         wait$2 = live$2$q & ~rtx$2$q & (sent$2$q == granted$2$q);
+        pkb$3 = live$3$q & ~rtx$3$q & ~cut$3$q;
         wait$3 = live$3$q & ~rtx$3$q & (sent$3$q == granted$3$q);
+        pkb$4 = live$4$q & ~rtx$4$q & ~cut$4$q;
         wait$4 = live$4$q & ~rtx$4$q & (sent$4$q == granted$4$q);
+        pkb$5 = live$5$q & ~rtx$5$q & ~cut$5$q;
         wait$5 = live$5$q & ~rtx$5$q & (sent$5$q == granted$5$q);
+        pkb$6 = live$6$q & ~rtx$6$q & ~cut$6$q;
         wait$6 = live$6$q & ~rtx$6$q & (sent$6$q == granted$6$q);
+        pkb$7 = live$7$q & ~rtx$7$q & ~cut$7$q;
         wait$7 = live$7$q & ~rtx$7$q & (sent$7$q == granted$7$q);
+        pkb$8 = live$8$q & ~rtx$8$q & ~cut$8$q;
         wait$8 = live$8$q & ~rtx$8$q & (sent$8$q == granted$8$q);
+        pkb$9 = live$9$q & ~rtx$9$q & ~cut$9$q;
         wait$9 = live$9$q & ~rtx$9$q & (sent$9$q == granted$9$q);
+        pkb$10 = live$10$q & ~rtx$10$q & ~cut$10$q;
         wait$10 = live$10$q & ~rtx$10$q & (sent$10$q == granted$10$q);
+        pkb$11 = live$11$q & ~rtx$11$q & ~cut$11$q;
         wait$11 = live$11$q & ~rtx$11$q & (sent$11$q == granted$11$q);
+        pkb$12 = live$12$q & ~rtx$12$q & ~cut$12$q;
         wait$12 = live$12$q & ~rtx$12$q & (sent$12$q == granted$12$q);
+        pkb$13 = live$13$q & ~rtx$13$q & ~cut$13$q;
         wait$13 = live$13$q & ~rtx$13$q & (sent$13$q == granted$13$q);
+        pkb$14 = live$14$q & ~rtx$14$q & ~cut$14$q;
         wait$14 = live$14$q & ~rtx$14$q & (sent$14$q == granted$14$q);
+        pkb$15 = live$15$q & ~rtx$15$q & ~cut$15$q;
         wait$15 = live$15$q & ~rtx$15$q & (sent$15$q == granted$15$q);
         wk$0 = c_zero16;
         if (wait$0) begin
@@ -3738,13 +4025,6 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         end
         m_job_last = p_last;
         fire = pick_valid & m_job_ready;
-        pk_valid$clock = clock;
-        pk_slot$clock = clock;
-        pk_valid$d = srpt$m_pick_valid & ~fire;
-        pk_slot$d = srpt$m_pick_slot;
-        if (reset) begin
-            pk_valid$d = 1'b0;
-        end
         s_grant_ready = 1'b1;
         gid = s_grant_id ^ c_one64;
         any_match = 1'b0;
@@ -3828,7 +4108,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         park_granted = granted$0$q;
         park_sprio = sprio$0$q;
         if (park_slot == c_slot4$0) begin
-            park_ok = wait$0;
+            park_ok = pkb$0;
             park_no_completion = nocpl$0$q;
             park_sport = sport$0$q;
             park_dport = dport$0$q;
@@ -3844,7 +4124,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$0$q;
         end
         if (park_slot == c_slot4$1) begin
-            park_ok = wait$1;
+            park_ok = pkb$1;
             park_no_completion = nocpl$1$q;
             park_sport = sport$1$q;
             park_dport = dport$1$q;
@@ -3860,7 +4140,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$1$q;
         end
         if (park_slot == c_slot4$2) begin
-            park_ok = wait$2;
+            park_ok = pkb$2;
             park_no_completion = nocpl$2$q;
             park_sport = sport$2$q;
             park_dport = dport$2$q;
@@ -3876,7 +4156,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$2$q;
         end
         if (park_slot == c_slot4$3) begin
-            park_ok = wait$3;
+            park_ok = pkb$3;
             park_no_completion = nocpl$3$q;
             park_sport = sport$3$q;
             park_dport = dport$3$q;
@@ -3892,7 +4172,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$3$q;
         end
         if (park_slot == c_slot4$4) begin
-            park_ok = wait$4;
+            park_ok = pkb$4;
             park_no_completion = nocpl$4$q;
             park_sport = sport$4$q;
             park_dport = dport$4$q;
@@ -3908,7 +4188,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$4$q;
         end
         if (park_slot == c_slot4$5) begin
-            park_ok = wait$5;
+            park_ok = pkb$5;
             park_no_completion = nocpl$5$q;
             park_sport = sport$5$q;
             park_dport = dport$5$q;
@@ -3924,7 +4204,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$5$q;
         end
         if (park_slot == c_slot4$6) begin
-            park_ok = wait$6;
+            park_ok = pkb$6;
             park_no_completion = nocpl$6$q;
             park_sport = sport$6$q;
             park_dport = dport$6$q;
@@ -3940,7 +4220,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$6$q;
         end
         if (park_slot == c_slot4$7) begin
-            park_ok = wait$7;
+            park_ok = pkb$7;
             park_no_completion = nocpl$7$q;
             park_sport = sport$7$q;
             park_dport = dport$7$q;
@@ -3956,7 +4236,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$7$q;
         end
         if (park_slot == c_slot4$8) begin
-            park_ok = wait$8;
+            park_ok = pkb$8;
             park_no_completion = nocpl$8$q;
             park_sport = sport$8$q;
             park_dport = dport$8$q;
@@ -3972,7 +4252,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$8$q;
         end
         if (park_slot == c_slot4$9) begin
-            park_ok = wait$9;
+            park_ok = pkb$9;
             park_no_completion = nocpl$9$q;
             park_sport = sport$9$q;
             park_dport = dport$9$q;
@@ -3988,7 +4268,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$9$q;
         end
         if (park_slot == c_slot4$10) begin
-            park_ok = wait$10;
+            park_ok = pkb$10;
             park_no_completion = nocpl$10$q;
             park_sport = sport$10$q;
             park_dport = dport$10$q;
@@ -4004,7 +4284,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$10$q;
         end
         if (park_slot == c_slot4$11) begin
-            park_ok = wait$11;
+            park_ok = pkb$11;
             park_no_completion = nocpl$11$q;
             park_sport = sport$11$q;
             park_dport = dport$11$q;
@@ -4020,7 +4300,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$11$q;
         end
         if (park_slot == c_slot4$12) begin
-            park_ok = wait$12;
+            park_ok = pkb$12;
             park_no_completion = nocpl$12$q;
             park_sport = sport$12$q;
             park_dport = dport$12$q;
@@ -4036,7 +4316,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$12$q;
         end
         if (park_slot == c_slot4$13) begin
-            park_ok = wait$13;
+            park_ok = pkb$13;
             park_no_completion = nocpl$13$q;
             park_sport = sport$13$q;
             park_dport = dport$13$q;
@@ -4052,7 +4332,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$13$q;
         end
         if (park_slot == c_slot4$14) begin
-            park_ok = wait$14;
+            park_ok = pkb$14;
             park_no_completion = nocpl$14$q;
             park_sport = sport$14$q;
             park_dport = dport$14$q;
@@ -4068,7 +4348,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_sprio = sprio$14$q;
         end
         if (park_slot == c_slot4$15) begin
-            park_ok = wait$15;
+            park_ok = pkb$15;
             park_no_completion = nocpl$15$q;
             park_sport = sport$15$q;
             park_dport = dport$15$q;
@@ -4087,6 +4367,176 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             park_ok = 1'b0;
         end
         park_fire = park_valid & park_ok;
+        pk_valid$clock = clock;
+        pk_slot$clock = clock;
+        pk_valid$d = srpt$m_pick_valid & ~fire & ~park_fire;
+        pk_slot$d = srpt$m_pick_slot;
+        if (reset) begin
+            pk_valid$d = 1'b0;
+        end
+        tv$0 = pkb$0;
+        ts$0 = c_slot4$0;
+        tl$0 = left$0$q;
+        tv$1 = pkb$1;
+        ts$1 = c_slot4$1;
+        tl$1 = left$1$q;
+        tv$2 = pkb$2;
+        ts$2 = c_slot4$2;
+        tl$2 = left$2$q;
+        tv$3 = pkb$3;
+        ts$3 = c_slot4$3;
+        tl$3 = left$3$q;
+        tv$4 = pkb$4;
+        ts$4 = c_slot4$4;
+        tl$4 = left$4$q;
+        tv$5 = pkb$5;
+        ts$5 = c_slot4$5;
+        tl$5 = left$5$q;
+        tv$6 = pkb$6;
+        ts$6 = c_slot4$6;
+        tl$6 = left$6$q;
+        tv$7 = pkb$7;
+        ts$7 = c_slot4$7;
+        tl$7 = left$7$q;
+        tv$8 = pkb$8;
+        ts$8 = c_slot4$8;
+        tl$8 = left$8$q;
+        tv$9 = pkb$9;
+        ts$9 = c_slot4$9;
+        tl$9 = left$9$q;
+        tv$10 = pkb$10;
+        ts$10 = c_slot4$10;
+        tl$10 = left$10$q;
+        tv$11 = pkb$11;
+        ts$11 = c_slot4$11;
+        tl$11 = left$11$q;
+        tv$12 = pkb$12;
+        ts$12 = c_slot4$12;
+        tl$12 = left$12$q;
+        tv$13 = pkb$13;
+        ts$13 = c_slot4$13;
+        tl$13 = left$13$q;
+        tv$14 = pkb$14;
+        ts$14 = c_slot4$14;
+        tl$14 = left$14$q;
+        tv$15 = pkb$15;
+        ts$15 = c_slot4$15;
+        tl$15 = left$15$q;
+        tv$16 = tv$0 | tv$1;
+        ts$16 = ts$0;
+        tl$16 = tl$0;
+        if (tv$1 & (~tv$0 | (tl$1 > tl$0))) begin
+            ts$16 = ts$1;
+            tl$16 = tl$1;
+        end
+        tv$17 = tv$2 | tv$3;
+        ts$17 = ts$2;
+        tl$17 = tl$2;
+        if (tv$3 & (~tv$2 | (tl$3 > tl$2))) begin
+            ts$17 = ts$3;
+            tl$17 = tl$3;
+        end
+        tv$18 = tv$4 | tv$5;
+        ts$18 = ts$4;
+        tl$18 = tl$4;
+        if (tv$5 & (~tv$4 | (tl$5 > tl$4))) begin
+            ts$18 = ts$5;
+            tl$18 = tl$5;
+        end
+        tv$19 = tv$6 | tv$7;
+        ts$19 = ts$6;
+        tl$19 = tl$6;
+        if (tv$7 & (~tv$6 | (tl$7 > tl$6))) begin
+            ts$19 = ts$7;
+            tl$19 = tl$7;
+        end
+        tv$20 = tv$8 | tv$9;
+        ts$20 = ts$8;
+        tl$20 = tl$8;
+        if (tv$9 & (~tv$8 | (tl$9 > tl$8))) begin
+            ts$20 = ts$9;
+            tl$20 = tl$9;
+        end
+        tv$21 = tv$10 | tv$11;
+        ts$21 = ts$10;
+        tl$21 = tl$10;
+        if (tv$11 & (~tv$10 | (tl$11 > tl$10))) begin
+            ts$21 = ts$11;
+            tl$21 = tl$11;
+        end
+        tv$22 = tv$12 | tv$13;
+        ts$22 = ts$12;
+        tl$22 = tl$12;
+        if (tv$13 & (~tv$12 | (tl$13 > tl$12))) begin
+            ts$22 = ts$13;
+            tl$22 = tl$13;
+        end
+        tv$23 = tv$14 | tv$15;
+        ts$23 = ts$14;
+        tl$23 = tl$14;
+        if (tv$15 & (~tv$14 | (tl$15 > tl$14))) begin
+            ts$23 = ts$15;
+            tl$23 = tl$15;
+        end
+        tv$24 = tv$16 | tv$17;
+        ts$24 = ts$16;
+        tl$24 = tl$16;
+        if (tv$17 & (~tv$16 | (tl$17 > tl$16))) begin
+            ts$24 = ts$17;
+            tl$24 = tl$17;
+        end
+        tv$25 = tv$18 | tv$19;
+        ts$25 = ts$18;
+        tl$25 = tl$18;
+        if (tv$19 & (~tv$18 | (tl$19 > tl$18))) begin
+            ts$25 = ts$19;
+            tl$25 = tl$19;
+        end
+        tv$26 = tv$20 | tv$21;
+        ts$26 = ts$20;
+        tl$26 = tl$20;
+        if (tv$21 & (~tv$20 | (tl$21 > tl$20))) begin
+            ts$26 = ts$21;
+            tl$26 = tl$21;
+        end
+        tv$27 = tv$22 | tv$23;
+        ts$27 = ts$22;
+        tl$27 = tl$22;
+        if (tv$23 & (~tv$22 | (tl$23 > tl$22))) begin
+            ts$27 = ts$23;
+            tl$27 = tl$23;
+        end
+        tv$28 = tv$24 | tv$25;
+        ts$28 = ts$24;
+        tl$28 = tl$24;
+        if (tv$25 & (~tv$24 | (tl$25 > tl$24))) begin
+            ts$28 = ts$25;
+            tl$28 = tl$25;
+        end
+        tv$29 = tv$26 | tv$27;
+        ts$29 = ts$26;
+        tl$29 = tl$26;
+        if (tv$27 & (~tv$26 | (tl$27 > tl$26))) begin
+            ts$29 = ts$27;
+            tl$29 = tl$27;
+        end
+        tv$30 = tv$28 | tv$29;
+        ts$30 = ts$28;
+        tl$30 = tl$28;
+        if (tv$29 & (~tv$28 | (tl$29 > tl$28))) begin
+            ts$30 = ts$29;
+            tl$30 = tl$29;
+        end
+        mo_v$d = tv$30;
+        mo_s$d = ts$30;
+        mo_l$d = tl$30;
+        if (reset) begin
+            mo_v$d = 1'b0;
+        end
+        most_valid = mo_v$q;
+        most_slot = mo_s$q;
+        most_left = mo_l$q;
+        full = ~srpt$s_ins_ready;
         srpt$s_upd_valid = fire | park_fire;
         srpt$s_upd_slot = pk_slot$q;
         park_s = c_zero_s;
@@ -4228,6 +4678,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$0$clock = clock;
         uleft$0$clock = clock;
         uend$0$clock = clock;
+        cut$0$clock = clock;
         index$0$clock = clock;
         uprio$0$clock = clock;
         sprio$0$clock = clock;
@@ -4248,6 +4699,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$0$d = left$0$q;
         uleft$0$d = uleft$0$q;
         uend$0$d = uend$0$q;
+        cut$0$d = cut$0$q;
         index$0$d = index$0$q;
         uprio$0$d = uprio$0$q;
         sprio$0$d = sprio$0$q;
@@ -4280,6 +4732,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$0$d = c_base$0;
             end
             left$0$d = c_one32;
+            cut$0$d = 1'b1;
             if (nz_u$0) begin
                 uleft$0$d = c_one32;
                 uend$0$d = 1'b1;
@@ -4309,6 +4762,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$0$d = s_desc_bytes;
             uleft$0$d = ins_uleft;
             uend$0$d = ins_unsch == ins_end;
+            cut$0$d = 1'b0;
             index$0$d = s_desc_index;
             uprio$0$d = ins_uprio;
             sprio$0$d = c_prio$0;
@@ -4336,6 +4790,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$1$clock = clock;
         uleft$1$clock = clock;
         uend$1$clock = clock;
+        cut$1$clock = clock;
         index$1$clock = clock;
         uprio$1$clock = clock;
         sprio$1$clock = clock;
@@ -4356,6 +4811,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$1$d = left$1$q;
         uleft$1$d = uleft$1$q;
         uend$1$d = uend$1$q;
+        cut$1$d = cut$1$q;
         index$1$d = index$1$q;
         uprio$1$d = uprio$1$q;
         sprio$1$d = sprio$1$q;
@@ -4388,6 +4844,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$1$d = c_base$1;
             end
             left$1$d = c_one32;
+            cut$1$d = 1'b1;
             if (nz_u$1) begin
                 uleft$1$d = c_one32;
                 uend$1$d = 1'b1;
@@ -4417,6 +4874,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$1$d = s_desc_bytes;
             uleft$1$d = ins_uleft;
             uend$1$d = ins_unsch == ins_end;
+            cut$1$d = 1'b0;
             index$1$d = s_desc_index;
             uprio$1$d = ins_uprio;
             sprio$1$d = c_prio$0;
@@ -4444,6 +4902,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$2$clock = clock;
         uleft$2$clock = clock;
         uend$2$clock = clock;
+        cut$2$clock = clock;
         index$2$clock = clock;
         uprio$2$clock = clock;
         sprio$2$clock = clock;
@@ -4464,6 +4923,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$2$d = left$2$q;
         uleft$2$d = uleft$2$q;
         uend$2$d = uend$2$q;
+        cut$2$d = cut$2$q;
         index$2$d = index$2$q;
         uprio$2$d = uprio$2$q;
         sprio$2$d = sprio$2$q;
@@ -4496,6 +4956,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$2$d = c_base$2;
             end
             left$2$d = c_one32;
+            cut$2$d = 1'b1;
             if (nz_u$2) begin
                 uleft$2$d = c_one32;
                 uend$2$d = 1'b1;
@@ -4525,6 +4986,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$2$d = s_desc_bytes;
             uleft$2$d = ins_uleft;
             uend$2$d = ins_unsch == ins_end;
+            cut$2$d = 1'b0;
             index$2$d = s_desc_index;
             uprio$2$d = ins_uprio;
             sprio$2$d = c_prio$0;
@@ -4552,6 +5014,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$3$clock = clock;
         uleft$3$clock = clock;
         uend$3$clock = clock;
+        cut$3$clock = clock;
         index$3$clock = clock;
         uprio$3$clock = clock;
         sprio$3$clock = clock;
@@ -4572,6 +5035,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$3$d = left$3$q;
         uleft$3$d = uleft$3$q;
         uend$3$d = uend$3$q;
+        cut$3$d = cut$3$q;
         index$3$d = index$3$q;
         uprio$3$d = uprio$3$q;
         sprio$3$d = sprio$3$q;
@@ -4604,6 +5068,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$3$d = c_base$3;
             end
             left$3$d = c_one32;
+            cut$3$d = 1'b1;
             if (nz_u$3) begin
                 uleft$3$d = c_one32;
                 uend$3$d = 1'b1;
@@ -4633,6 +5098,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$3$d = s_desc_bytes;
             uleft$3$d = ins_uleft;
             uend$3$d = ins_unsch == ins_end;
+            cut$3$d = 1'b0;
             index$3$d = s_desc_index;
             uprio$3$d = ins_uprio;
             sprio$3$d = c_prio$0;
@@ -4660,6 +5126,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$4$clock = clock;
         uleft$4$clock = clock;
         uend$4$clock = clock;
+        cut$4$clock = clock;
         index$4$clock = clock;
         uprio$4$clock = clock;
         sprio$4$clock = clock;
@@ -4680,6 +5147,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$4$d = left$4$q;
         uleft$4$d = uleft$4$q;
         uend$4$d = uend$4$q;
+        cut$4$d = cut$4$q;
         index$4$d = index$4$q;
         uprio$4$d = uprio$4$q;
         sprio$4$d = sprio$4$q;
@@ -4712,6 +5180,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$4$d = c_base$4;
             end
             left$4$d = c_one32;
+            cut$4$d = 1'b1;
             if (nz_u$4) begin
                 uleft$4$d = c_one32;
                 uend$4$d = 1'b1;
@@ -4741,6 +5210,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$4$d = s_desc_bytes;
             uleft$4$d = ins_uleft;
             uend$4$d = ins_unsch == ins_end;
+            cut$4$d = 1'b0;
             index$4$d = s_desc_index;
             uprio$4$d = ins_uprio;
             sprio$4$d = c_prio$0;
@@ -4768,6 +5238,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$5$clock = clock;
         uleft$5$clock = clock;
         uend$5$clock = clock;
+        cut$5$clock = clock;
         index$5$clock = clock;
         uprio$5$clock = clock;
         sprio$5$clock = clock;
@@ -4788,6 +5259,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$5$d = left$5$q;
         uleft$5$d = uleft$5$q;
         uend$5$d = uend$5$q;
+        cut$5$d = cut$5$q;
         index$5$d = index$5$q;
         uprio$5$d = uprio$5$q;
         sprio$5$d = sprio$5$q;
@@ -4820,6 +5292,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$5$d = c_base$5;
             end
             left$5$d = c_one32;
+            cut$5$d = 1'b1;
             if (nz_u$5) begin
                 uleft$5$d = c_one32;
                 uend$5$d = 1'b1;
@@ -4849,6 +5322,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$5$d = s_desc_bytes;
             uleft$5$d = ins_uleft;
             uend$5$d = ins_unsch == ins_end;
+            cut$5$d = 1'b0;
             index$5$d = s_desc_index;
             uprio$5$d = ins_uprio;
             sprio$5$d = c_prio$0;
@@ -4876,6 +5350,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$6$clock = clock;
         uleft$6$clock = clock;
         uend$6$clock = clock;
+        cut$6$clock = clock;
         index$6$clock = clock;
         uprio$6$clock = clock;
         sprio$6$clock = clock;
@@ -4896,6 +5371,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$6$d = left$6$q;
         uleft$6$d = uleft$6$q;
         uend$6$d = uend$6$q;
+        cut$6$d = cut$6$q;
         index$6$d = index$6$q;
         uprio$6$d = uprio$6$q;
         sprio$6$d = sprio$6$q;
@@ -4928,6 +5404,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$6$d = c_base$6;
             end
             left$6$d = c_one32;
+            cut$6$d = 1'b1;
             if (nz_u$6) begin
                 uleft$6$d = c_one32;
                 uend$6$d = 1'b1;
@@ -4957,6 +5434,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$6$d = s_desc_bytes;
             uleft$6$d = ins_uleft;
             uend$6$d = ins_unsch == ins_end;
+            cut$6$d = 1'b0;
             index$6$d = s_desc_index;
             uprio$6$d = ins_uprio;
             sprio$6$d = c_prio$0;
@@ -4984,6 +5462,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$7$clock = clock;
         uleft$7$clock = clock;
         uend$7$clock = clock;
+        cut$7$clock = clock;
         index$7$clock = clock;
         uprio$7$clock = clock;
         sprio$7$clock = clock;
@@ -5004,6 +5483,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$7$d = left$7$q;
         uleft$7$d = uleft$7$q;
         uend$7$d = uend$7$q;
+        cut$7$d = cut$7$q;
         index$7$d = index$7$q;
         uprio$7$d = uprio$7$q;
         sprio$7$d = sprio$7$q;
@@ -5036,6 +5516,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$7$d = c_base$7;
             end
             left$7$d = c_one32;
+            cut$7$d = 1'b1;
             if (nz_u$7) begin
                 uleft$7$d = c_one32;
                 uend$7$d = 1'b1;
@@ -5065,6 +5546,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$7$d = s_desc_bytes;
             uleft$7$d = ins_uleft;
             uend$7$d = ins_unsch == ins_end;
+            cut$7$d = 1'b0;
             index$7$d = s_desc_index;
             uprio$7$d = ins_uprio;
             sprio$7$d = c_prio$0;
@@ -5092,6 +5574,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$8$clock = clock;
         uleft$8$clock = clock;
         uend$8$clock = clock;
+        cut$8$clock = clock;
         index$8$clock = clock;
         uprio$8$clock = clock;
         sprio$8$clock = clock;
@@ -5112,6 +5595,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$8$d = left$8$q;
         uleft$8$d = uleft$8$q;
         uend$8$d = uend$8$q;
+        cut$8$d = cut$8$q;
         index$8$d = index$8$q;
         uprio$8$d = uprio$8$q;
         sprio$8$d = sprio$8$q;
@@ -5144,6 +5628,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$8$d = c_base$8;
             end
             left$8$d = c_one32;
+            cut$8$d = 1'b1;
             if (nz_u$8) begin
                 uleft$8$d = c_one32;
                 uend$8$d = 1'b1;
@@ -5173,6 +5658,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$8$d = s_desc_bytes;
             uleft$8$d = ins_uleft;
             uend$8$d = ins_unsch == ins_end;
+            cut$8$d = 1'b0;
             index$8$d = s_desc_index;
             uprio$8$d = ins_uprio;
             sprio$8$d = c_prio$0;
@@ -5200,6 +5686,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$9$clock = clock;
         uleft$9$clock = clock;
         uend$9$clock = clock;
+        cut$9$clock = clock;
         index$9$clock = clock;
         uprio$9$clock = clock;
         sprio$9$clock = clock;
@@ -5220,6 +5707,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$9$d = left$9$q;
         uleft$9$d = uleft$9$q;
         uend$9$d = uend$9$q;
+        cut$9$d = cut$9$q;
         index$9$d = index$9$q;
         uprio$9$d = uprio$9$q;
         sprio$9$d = sprio$9$q;
@@ -5252,6 +5740,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$9$d = c_base$9;
             end
             left$9$d = c_one32;
+            cut$9$d = 1'b1;
             if (nz_u$9) begin
                 uleft$9$d = c_one32;
                 uend$9$d = 1'b1;
@@ -5281,6 +5770,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$9$d = s_desc_bytes;
             uleft$9$d = ins_uleft;
             uend$9$d = ins_unsch == ins_end;
+            cut$9$d = 1'b0;
             index$9$d = s_desc_index;
             uprio$9$d = ins_uprio;
             sprio$9$d = c_prio$0;
@@ -5308,6 +5798,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$10$clock = clock;
         uleft$10$clock = clock;
         uend$10$clock = clock;
+        cut$10$clock = clock;
         index$10$clock = clock;
         uprio$10$clock = clock;
         sprio$10$clock = clock;
@@ -5328,6 +5819,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$10$d = left$10$q;
         uleft$10$d = uleft$10$q;
         uend$10$d = uend$10$q;
+        cut$10$d = cut$10$q;
         index$10$d = index$10$q;
         uprio$10$d = uprio$10$q;
         sprio$10$d = sprio$10$q;
@@ -5360,6 +5852,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$10$d = c_base$10;
             end
             left$10$d = c_one32;
+            cut$10$d = 1'b1;
             if (nz_u$10) begin
                 uleft$10$d = c_one32;
                 uend$10$d = 1'b1;
@@ -5389,6 +5882,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$10$d = s_desc_bytes;
             uleft$10$d = ins_uleft;
             uend$10$d = ins_unsch == ins_end;
+            cut$10$d = 1'b0;
             index$10$d = s_desc_index;
             uprio$10$d = ins_uprio;
             sprio$10$d = c_prio$0;
@@ -5416,6 +5910,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$11$clock = clock;
         uleft$11$clock = clock;
         uend$11$clock = clock;
+        cut$11$clock = clock;
         index$11$clock = clock;
         uprio$11$clock = clock;
         sprio$11$clock = clock;
@@ -5436,6 +5931,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$11$d = left$11$q;
         uleft$11$d = uleft$11$q;
         uend$11$d = uend$11$q;
+        cut$11$d = cut$11$q;
         index$11$d = index$11$q;
         uprio$11$d = uprio$11$q;
         sprio$11$d = sprio$11$q;
@@ -5468,6 +5964,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$11$d = c_base$11;
             end
             left$11$d = c_one32;
+            cut$11$d = 1'b1;
             if (nz_u$11) begin
                 uleft$11$d = c_one32;
                 uend$11$d = 1'b1;
@@ -5497,6 +5994,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$11$d = s_desc_bytes;
             uleft$11$d = ins_uleft;
             uend$11$d = ins_unsch == ins_end;
+            cut$11$d = 1'b0;
             index$11$d = s_desc_index;
             uprio$11$d = ins_uprio;
             sprio$11$d = c_prio$0;
@@ -5524,6 +6022,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$12$clock = clock;
         uleft$12$clock = clock;
         uend$12$clock = clock;
+        cut$12$clock = clock;
         index$12$clock = clock;
         uprio$12$clock = clock;
         sprio$12$clock = clock;
@@ -5544,6 +6043,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$12$d = left$12$q;
         uleft$12$d = uleft$12$q;
         uend$12$d = uend$12$q;
+        cut$12$d = cut$12$q;
         index$12$d = index$12$q;
         uprio$12$d = uprio$12$q;
         sprio$12$d = sprio$12$q;
@@ -5576,6 +6076,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$12$d = c_base$12;
             end
             left$12$d = c_one32;
+            cut$12$d = 1'b1;
             if (nz_u$12) begin
                 uleft$12$d = c_one32;
                 uend$12$d = 1'b1;
@@ -5605,6 +6106,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$12$d = s_desc_bytes;
             uleft$12$d = ins_uleft;
             uend$12$d = ins_unsch == ins_end;
+            cut$12$d = 1'b0;
             index$12$d = s_desc_index;
             uprio$12$d = ins_uprio;
             sprio$12$d = c_prio$0;
@@ -5632,6 +6134,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$13$clock = clock;
         uleft$13$clock = clock;
         uend$13$clock = clock;
+        cut$13$clock = clock;
         index$13$clock = clock;
         uprio$13$clock = clock;
         sprio$13$clock = clock;
@@ -5652,6 +6155,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$13$d = left$13$q;
         uleft$13$d = uleft$13$q;
         uend$13$d = uend$13$q;
+        cut$13$d = cut$13$q;
         index$13$d = index$13$q;
         uprio$13$d = uprio$13$q;
         sprio$13$d = sprio$13$q;
@@ -5684,6 +6188,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$13$d = c_base$13;
             end
             left$13$d = c_one32;
+            cut$13$d = 1'b1;
             if (nz_u$13) begin
                 uleft$13$d = c_one32;
                 uend$13$d = 1'b1;
@@ -5713,6 +6218,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$13$d = s_desc_bytes;
             uleft$13$d = ins_uleft;
             uend$13$d = ins_unsch == ins_end;
+            cut$13$d = 1'b0;
             index$13$d = s_desc_index;
             uprio$13$d = ins_uprio;
             sprio$13$d = c_prio$0;
@@ -5740,6 +6246,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$14$clock = clock;
         uleft$14$clock = clock;
         uend$14$clock = clock;
+        cut$14$clock = clock;
         index$14$clock = clock;
         uprio$14$clock = clock;
         sprio$14$clock = clock;
@@ -5760,6 +6267,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$14$d = left$14$q;
         uleft$14$d = uleft$14$q;
         uend$14$d = uend$14$q;
+        cut$14$d = cut$14$q;
         index$14$d = index$14$q;
         uprio$14$d = uprio$14$q;
         sprio$14$d = sprio$14$q;
@@ -5792,6 +6300,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$14$d = c_base$14;
             end
             left$14$d = c_one32;
+            cut$14$d = 1'b1;
             if (nz_u$14) begin
                 uleft$14$d = c_one32;
                 uend$14$d = 1'b1;
@@ -5821,6 +6330,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$14$d = s_desc_bytes;
             uleft$14$d = ins_uleft;
             uend$14$d = ins_unsch == ins_end;
+            cut$14$d = 1'b0;
             index$14$d = s_desc_index;
             uprio$14$d = ins_uprio;
             sprio$14$d = c_prio$0;
@@ -5848,6 +6358,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$15$clock = clock;
         uleft$15$clock = clock;
         uend$15$clock = clock;
+        cut$15$clock = clock;
         index$15$clock = clock;
         uprio$15$clock = clock;
         sprio$15$clock = clock;
@@ -5868,6 +6379,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
         left$15$d = left$15$q;
         uleft$15$d = uleft$15$q;
         uend$15$d = uend$15$q;
+        cut$15$d = cut$15$q;
         index$15$d = index$15$q;
         uprio$15$d = uprio$15$q;
         sprio$15$d = sprio$15$q;
@@ -5900,6 +6412,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
                 unsch$15$d = c_base$15;
             end
             left$15$d = c_one32;
+            cut$15$d = 1'b1;
             if (nz_u$15) begin
                 uleft$15$d = c_one32;
                 uend$15$d = 1'b1;
@@ -5929,6 +6442,7 @@ module homa_tx_sched_n16(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cutof
             left$15$d = s_desc_bytes;
             uleft$15$d = ins_uleft;
             uend$15$d = ins_unsch == ins_end;
+            cut$15$d = 1'b0;
             index$15$d = s_desc_index;
             uprio$15$d = ins_uprio;
             sprio$15$d = c_prio$0;
@@ -6259,6 +6773,310 @@ module homa_tx_sched_n16$cookie$9(d,q,clock);
     end
           
 endmodule // homa_tx_sched_n16$cookie$9
+
+
+module homa_tx_sched_n16$cut$0(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$0
+
+
+module homa_tx_sched_n16$cut$1(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$1
+
+
+module homa_tx_sched_n16$cut$10(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$10
+
+
+module homa_tx_sched_n16$cut$11(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$11
+
+
+module homa_tx_sched_n16$cut$12(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$12
+
+
+module homa_tx_sched_n16$cut$13(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$13
+
+
+module homa_tx_sched_n16$cut$14(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$14
+
+
+module homa_tx_sched_n16$cut$15(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$15
+
+
+module homa_tx_sched_n16$cut$2(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$2
+
+
+module homa_tx_sched_n16$cut$3(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$3
+
+
+module homa_tx_sched_n16$cut$4(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$4
+
+
+module homa_tx_sched_n16$cut$5(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$5
+
+
+module homa_tx_sched_n16$cut$6(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$6
+
+
+module homa_tx_sched_n16$cut$7(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$7
+
+
+module homa_tx_sched_n16$cut$8(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$8
+
+
+module homa_tx_sched_n16$cut$9(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$cut$9
 
 
 module homa_tx_sched_n16$dport$0(d,q,clock);
@@ -8995,6 +9813,63 @@ module homa_tx_sched_n16$live$9(d,q,clock);
     end
           
 endmodule // homa_tx_sched_n16$live$9
+
+
+module homa_tx_sched_n16$mo_l(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$mo_l
+
+
+module homa_tx_sched_n16$mo_s(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$mo_s
+
+
+module homa_tx_sched_n16$mo_v(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_sched_n16$mo_v
 
 
 module homa_tx_sched_n16$n_pkts(d,q,clock);

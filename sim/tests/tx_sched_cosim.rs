@@ -111,6 +111,9 @@ mod built {
                     sprio: m.get_park_sprio() as u8,
                     ..TxEntry::default()
                 }),
+                most: (m.get_most_valid() == 1)
+                    .then(|| (m.get_most_slot() as usize, m.get_most_left() as u32)),
+                full: m.get_full() == 1,
             }
         }
 

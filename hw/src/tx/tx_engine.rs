@@ -1,12 +1,13 @@
 //! `TxEngine512`: the NIC's transmit path between the TX descriptor ring and the MAC: the
-//! transmit scheduler ([`TxSched16`]) decides each DATA packet and requests its payload by
-//! DMA; the packet's header fields wait in a 16-entry FIFO (LUT RAM) while the read is out;
-//! the DATA framer ([`DataFramer512`]) builds the frame as the payload comes back and posts
+//! transmit scheduler ([`TxSched4`], [`ENGINE_SLOTS`] slots, with the park of
+//! [`crate::tx_park`] behind them for every other message) decides each DATA packet and
+//! requests its payload by DMA; the packet's header fields wait in a 16-entry FIFO (LUT RAM)
+//! while the read is out; the DATA framer ([`DataFramer512`]) builds the frame as the payload comes back and posts
 //! `TX_DONE` after a message's last frame.
 //!
 //! ```text
 //!  s_desc_* ─┐                         ┌─► m_rd_* (payload address, length)
-//!  s_grant_* ┴─► TxSched16 ─► m_job_* ─┤
+//!  s_grant_* ┴─► TxSched4 ─► m_job_* ──┤
 //!                                      └─► job FIFO (16) ─► DataFramer512 ─► m_axis_*
 //!  s_pay_* (DMA read data, payload at lane 26) ───────────────────┘      └─► m_done_*
 //! ```
@@ -28,7 +29,11 @@ use crate::grant_framer::Beat512;
 use crate::hdl::*;
 use crate::lutram::LutRam;
 use crate::tx_park::TxPark;
-use crate::tx_sched::TxSched16;
+use crate::tx_sched::TxSched4;
+
+/// The transmit scheduler's slots in the engine: the shortest messages with bytes to send;
+/// the park holds the rest (see [`crate::tx_park`]).
+pub const ENGINE_SLOTS: usize = 4;
 
 /// Packets whose payload read may be out at once (the job FIFO's depth).
 pub const TX_READS_IN_FLIGHT: usize = 16;
@@ -72,7 +77,7 @@ pub struct TxEngine512 {
     pub s_desc_ready: Signal<Out, Bit>,
     /// RETRANSMIT (otherwise SEND_MESSAGE).
     pub s_desc_retransmit: Signal<In, Bit>,
-    /// CANCEL: stop what the engine holds of this peer and RPC id (`TxSched16`).
+    /// CANCEL: stop what the engine holds of this peer and RPC id (`TxSched`).
     pub s_desc_cancel: Signal<In, Bit>,
     /// Flag NO_COMPLETION.
     pub s_desc_no_completion: Signal<In, Bit>,
@@ -162,7 +167,7 @@ pub struct TxEngine512 {
     pub frames: Signal<Out, Bits<32>>,
     /// Packets whose payload read is out, not yet framed (0-16).
     pub queued: Signal<Out, Bits<5>>,
-    sched: TxSched16,
+    sched: TxSched4,
     park: TxPark,
     framer: DataFramer512,
     fifo: LutRam<JobRec, 4>,
@@ -247,7 +252,7 @@ impl TxEngine512 {
             park_collisions: Signal::default(),
             frames: Signal::default(),
             queued: Signal::default(),
-            sched: TxSched16::new(),
+            sched: TxSched4::new(),
             park: TxPark::new(),
             framer: DataFramer512::new(),
             fifo: LutRam::default(),
@@ -353,7 +358,11 @@ impl Logic for TxEngine512 {
         self.park.ring_cancel.next = self.s_desc_cancel.val();
         self.park.ring_peer.next = self.s_desc_peer.val();
         self.park.ring_id.next = self.s_desc_id.val();
-        self.park.sched_occupancy.next = self.sched.occupancy.val();
+        self.park.ring_bytes.next = self.s_desc_bytes.val();
+        self.park.sched_full.next = self.sched.full.val();
+        self.park.most_valid.next = self.sched.most_valid.val();
+        self.park.most_slot.next = self.sched.most_slot.val();
+        self.park.most_left.next = self.sched.most_left.val();
         self.park.g_valid.next = self.s_grant_valid.val();
         self.park.g_peer.next = self.s_grant_peer.val();
         self.park.g_id.next = self.s_grant_id.val();

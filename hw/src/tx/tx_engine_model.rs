@@ -463,8 +463,8 @@ pub fn run_seeds<D: EnginePorts>(
         eprintln!("  {st:?}");
         most_held = most_held.max(st.max_held);
     }
-    // With enough messages, a stingy receiver's run must have had more than the 16 slots.
-    if n >= 30 && runs >= 2 && most_held <= crate::tx_sched::TX_SLOTS {
+    // With enough messages, a stingy receiver's run must have had more than the slots.
+    if n >= 30 && runs >= 2 && most_held <= crate::tx_engine::ENGINE_SLOTS {
         return Err(format!(
             "seeds {seed:#x}+{runs}: never more than {most_held} messages held: the park \
              was not exercised"

@@ -1,13 +1,15 @@
-//! `TxPark`: the transmit scheduler's second level. [`TxSched16`](crate::tx_sched::TxSched16)
-//! keeps 16 outbound messages in registers; a message that has sent every byte it was
-//! granted only waits, and 16 of them would leave no slot for the unscheduled bytes of a new
-//! message. The park takes such a message out of its slot into a table of 1024 entries in
-//! block RAM, and brings it back when a GRANT for it arrives.
+//! `TxPark`: the transmit scheduler's second level. [`TxSched`](crate::tx_sched::TxSched)
+//! keeps a few outbound messages in registers (four in the engine); the park keeps the rest
+//! in a table of 1024 entries in block RAM. A message leaves its slot for the park when it
+//! has sent every byte it was granted (it only waits: it comes back when a GRANT for it
+//! arrives), or when a message that wants a slot has fewer bytes left than it (it is ready at
+//! once, and comes back when its turn does), so the slots hold the shortest messages that
+//! may send.
 //!
 //! ```text
-//!  ring desc ─┬──────────────────────────────► mux ─► TxSched16 ─► waiting, park_*
+//!  ring desc ─┬──────────────────────────────► mux ─► TxSched ─► waiting, most_*, park_*
 //!             │ CANCEL                          ▲ r_* (resume, re-issued CANCEL)   │
-//!  GRANT ─────┼─► TxSched16: no slot matched ─► queue (16) ─► keys ─► entries ◄────┘ park
+//!  GRANT ─────┼─► TxSched: no slot matched ───► queue (64) ─► keys ─► entries ◄────┘ park
 //!             │                                              │ hit: resume, or mark ready
 //!             │                                              │      ─► ready queue ─► fetch
 //!             │                                              └ miss: re-offer the GRANT
@@ -23,13 +25,19 @@
 //!
 //! One sequential engine does everything that touches the tables, one step at a time:
 //! - **Park**: when a descriptor (from the ring, or a resume) waits, every slot is taken and
-//!   an entry is free, the highest waiting slot not tried yet is hashed; if one of its four
+//!   an entry is free, the highest waiting slot not tried yet is hashed, or, when no slot
+//!   waits, the slot with the most bytes left (`most_*`, registered in the scheduler) if the
+//!   descriptor has strictly fewer (`ring_bytes`, or the resume's `left`): a message that
+//!   comes back never outranks the one that made room for it, so nothing swaps back and
+//!   forth. The slot must still hold the message hashed when it leaves (a slot that finished
+//!   and took another message meanwhile is left alone). A message that leaves with granted
+//!   bytes to send joins the ready queue at once; if one of its four
 //!   ways is free, the slot leaves into a free entry (`park_valid` with `park_ok`, see
 //!   `TxSched16`). Four taken ways (or its own key already parked, a host's fault) are a
 //!   collision: that slot is not tried again until a park succeeds or every waiting slot was
 //!   tried.
 //! - **Lookup**: a GRANT that matched no slot (`m_grant_hit` low) while anything is parked,
-//!   and every CANCEL taken while anything is parked, enter a 16-entry queue and look up the
+//!   and every CANCEL taken while anything is parked, enter a 64-entry queue and look up the
 //!   key table, then the entry. A GRANT that finds its message brings it back (`r_*`,
 //!   offered ahead of the ring with `r_resume`) with the GRANT applied (granted raised, never
 //!   lowered; the scheduled priority). If another message holds the resume register (it
@@ -44,6 +52,11 @@
 //! - **Fetch**: when the resume register is free, the oldest ready entry is read and its
 //!   message comes back, if the entry still holds a ready one (a GRANT or CANCEL may have
 //!   brought it back meanwhile). Fetches go first, then lookups and parks by turns.
+//!
+//! The ready queue is first in, first out: among parked messages that may send, the oldest
+//! comes back first, not the shortest. A shorter one behind it then takes the slot of the
+//! longest (above), so the slots converge on SRPT one swap per message out of order; a
+//! bucketed queue keyed by packets left ([`crate::bucket_queue`]) would make the order exact.
 //!
 //! A message that comes back frees its entry (onto the free list) and its key's way (found
 //! through the entry's [`KeyLoc`], so a fetch need not hash again).
@@ -79,6 +92,10 @@ fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
 /// Bits of the park's index: 1024 entries.
 pub const PARK_BITS: usize = 10;
 
+/// Bits of the lookup queue's index: 64 GRANTs and CANCELs (LUT RAM). With four slots
+/// nearly every GRANT of a burst is for a parked message, and a lookup takes six cycles.
+pub const QUEUE_BITS: usize = 6;
+
 /// The park: 1024 waiting messages in block RAM, and the engine that moves them.
 #[derive(LogicBlock)]
 pub struct TxPark {
@@ -98,8 +115,16 @@ pub struct TxPark {
     /// The ring's descriptor may go to the scheduler this cycle (no resume or CANCEL of the
     /// park's goes first, and a CANCEL has room in the queue).
     pub ring_ok: Signal<Out, Bit>,
-    /// The scheduler's occupied slots.
-    pub sched_occupancy: Signal<In, Bits<16>>,
+    /// The ring's descriptor's bytes to send (its SRPT key against the slots').
+    pub ring_bytes: Signal<In, Bits<32>>,
+    /// Every slot of the scheduler is taken.
+    pub sched_full: Signal<In, Bit>,
+    /// The scheduler holds a SEND_MESSAGE that may park (`TxSched::most_*`)...
+    pub most_valid: Signal<In, Bit>,
+    /// ... in this slot, the one with the most bytes left ...
+    pub most_slot: Signal<In, Bits<4>>,
+    /// ... which are these.
+    pub most_left: Signal<In, Bits<32>>,
     /// The parser offers a GRANT (the scheduler sees it; `ro_*` waits).
     pub g_valid: Signal<In, Bit>,
     /// Its peer.
@@ -156,7 +181,7 @@ pub struct TxPark {
     free: RAM<Bits<PARK_BITS>, PARK_BITS>,
     h0: KeyHash,
     h1: KeyHash,
-    queue: LutRam<ParkItem, 4>,
+    queue: LutRam<ParkItem, QUEUE_BITS>,
     ready: RAM<Bits<PARK_BITS>, PARK_BITS>,
     rwr: DFF<Bits<PARK_BITS>>,
     rrd: DFF<Bits<PARK_BITS>>,
@@ -165,9 +190,9 @@ pub struct TxPark {
     frd: DFF<Bits<PARK_BITS>>,
     turn: DFF<Bit>,
     rmatch: DFF<Bit>,
-    qwr: DFF<Bits<4>>,
-    qrd: DFF<Bits<4>>,
-    qcnt: DFF<Bits<5>>,
+    qwr: DFF<Bits<QUEUE_BITS>>,
+    qrd: DFF<Bits<QUEUE_BITS>>,
+    qcnt: DFF<Bits<7>>,
     st: DFF<Bits<4>>,
     item: DFF<ParkItem>,
     cand: DFF<Bits<4>>,
@@ -229,6 +254,11 @@ pub struct TxPark {
     g_new: Signal<Local, Bits<32>>,
     full_table: Signal<Local, Bit>,
     want_slot: Signal<Local, Bit>,
+    cand_left: Signal<Local, Bits<32>>,
+    most_oh: Signal<Local, Bits<16>>,
+    outranked: Signal<Local, Bit>,
+    bump: Signal<Local, Bit>,
+    same: DFF<Bit>,
     // The engine's states: idle; a lookup's hash, key read, key compare, entry read and
     // apply; a candidate's hash, key read, check and park; a fetch's index, read and check;
     // clearing the tables after reset.
@@ -258,17 +288,17 @@ pub struct TxPark {
     c_slot: [Constant<Bits<4>>; 16],
     c_oh: [Constant<Bits<16>>; 16],
     c_entries: Constant<Bits<16>>,
-    c_sixteen: Constant<Bits<16>>,
     c_zero16: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
     c_one32: Constant<Bits<32>>,
     c_one64: Constant<Bits<64>>,
     c_zero32: Constant<Bits<32>>,
-    c_one4: Constant<Bits<4>>,
-    c_one5: Constant<Bits<5>>,
+    c_qone: Constant<Bits<QUEUE_BITS>>,
+    c_qzero: Constant<Bits<QUEUE_BITS>>,
+    c_one7: Constant<Bits<7>>,
     c_zero4: Constant<Bits<4>>,
-    c_zero5: Constant<Bits<5>>,
-    c_qdepth: Constant<Bits<5>>,
+    c_zero7: Constant<Bits<7>>,
+    c_qdepth: Constant<Bits<7>>,
 }
 
 impl TxPark {
@@ -282,7 +312,11 @@ impl TxPark {
             ring_peer: Signal::default(),
             ring_id: Signal::default(),
             ring_ok: Signal::default(),
-            sched_occupancy: Signal::default(),
+            ring_bytes: Signal::default(),
+            sched_full: Signal::default(),
+            most_valid: Signal::default(),
+            most_slot: Signal::default(),
+            most_left: Signal::default(),
             g_valid: Signal::default(),
             g_peer: Signal::default(),
             g_id: Signal::default(),
@@ -388,6 +422,11 @@ impl TxPark {
             g_new: Signal::default(),
             full_table: Signal::default(),
             want_slot: Signal::default(),
+            cand_left: Signal::default(),
+            most_oh: Signal::default(),
+            outranked: Signal::default(),
+            bump: Signal::default(),
+            same: DFF::default(),
             s_idle: k(0),
             s_hash: k(1),
             s_lrd: k(2),
@@ -414,17 +453,17 @@ impl TxPark {
             c_slot: std::array::from_fn(|j| k(j as u64)),
             c_oh: std::array::from_fn(|j| k(1u64 << j)),
             c_entries: k(1 << PARK_BITS),
-            c_sixteen: k(16),
             c_zero16: k(0),
             c_one16: k(1),
             c_one32: k(1),
             c_one64: k(1),
             c_zero32: k(0),
-            c_one4: k(1),
-            c_one5: k(1),
+            c_qone: k(1),
+            c_qzero: k(0),
+            c_one7: k(1),
             c_zero4: k(0),
-            c_zero5: k(0),
-            c_qdepth: k(16),
+            c_zero7: k(0),
+            c_qdepth: k(1 << QUEUE_BITS),
         }
     }
 }
@@ -439,7 +478,11 @@ impl TxPark {
         uut.ring_cancel.connect();
         uut.ring_peer.connect();
         uut.ring_id.connect();
-        uut.sched_occupancy.connect();
+        uut.ring_bytes.connect();
+        uut.sched_full.connect();
+        uut.most_valid.connect();
+        uut.most_slot.connect();
+        uut.most_left.connect();
         uut.g_valid.connect();
         uut.g_peer.connect();
         uut.g_id.connect();
@@ -472,7 +515,7 @@ impl Logic for TxPark {
         dff_setup!(
             self, clock, qwr, qrd, qcnt, st, item, cand, cand_oh, tried, hb0, hb1, kpeer, kid,
             khit, kway, kb, eidx, count, n_resolved, rv, re, xv, xpeer, xid, rov, ro, gv, gi, rwr,
-            rrd, rcnt, fwr, frd, turn, rmatch, n_dropped, n_coll, most
+            rrd, rcnt, fwr, frd, turn, rmatch, n_dropped, n_coll, most, same
         );
         // The entries, and where each one's key is: read and written at `eidx`.
         self.ram.read_clock.next = self.clock.val();
@@ -538,7 +581,7 @@ impl Logic for TxPark {
         self.ready.write_data.next = self.eidx.q.val();
         self.ready.write_enable.next = false;
         self.r_full.next = self.rcnt.q.val() == self.c_rdepth.val();
-        self.full_table.next = self.sched_occupancy.val() == self.c_sixteen.val();
+        self.full_table.next = self.sched_full.val();
         // What the park offers the scheduler: a resume first, then a CANCEL issued again.
         self.r_valid.next = self.rv.q.val() | self.xv.q.val();
         self.r_entry.next = self.re.q.val();
@@ -616,6 +659,26 @@ impl Logic for TxPark {
         }
         self.want_slot.next = (self.rv.q.val() | (self.ring_valid.val() & !self.ring_cancel.val()))
             & self.full_table.val();
+        // With no slot waiting, the slot with the most bytes left makes room when the
+        // message that wants a slot has fewer (strictly: a message that comes back from
+        // the ready queue never outranks the one that made room for it).
+        self.cand_left.next = self.ring_bytes.val();
+        if self.rv.q.val() {
+            self.cand_left.next = self.re.q.val().left;
+        }
+        self.most_oh.next = self.c_zero16.val();
+        for j in 0..16 {
+            if self.most_slot.val() == self.c_slot[j].val() {
+                self.most_oh.next = self.c_oh[j].val();
+            }
+        }
+        self.outranked.next = self.most_valid.val() & (self.cand_left.val() < self.most_left.val());
+        self.bump.next = self.outranked.val()
+            & ((self.tried.q.val() & self.most_oh.val()) == self.c_zero16.val());
+        if !self.any_avail.val() & self.bump.val() {
+            self.pick.next = self.most_slot.val();
+            self.pick_oh.next = self.most_oh.val();
+        }
         // The resume register is free at this edge: empty, or the scheduler takes it now.
         self.rv_free.next = !self.rv.q.val() | !self.full_table.val();
         // What the engine may start from idle. A fetch of a ready entry needs the resume
@@ -625,7 +688,7 @@ impl Logic for TxPark {
         self.fetch_go.next =
             !self.rv.q.val() & !self.xv.q.val() & (self.rcnt.q.val() != self.c_zero11.val());
         self.look_go.next =
-            !self.xv.q.val() & !self.rov.q.val() & (self.qcnt.q.val() != self.c_zero5.val());
+            !self.xv.q.val() & !self.rov.q.val() & (self.qcnt.q.val() != self.c_zero7.val());
         if self.queue.read_data.val().cancel {
             if self.rv.q.val() {
                 self.look_go.next = false;
@@ -634,8 +697,9 @@ impl Logic for TxPark {
             self.look_go.next = false;
         }
         self.park_go.next = self.want_slot.val()
-            & self.any_avail.val()
-            & (self.count.q.val() != self.c_entries.val());
+            & (self.any_avail.val() | self.bump.val())
+            & (self.count.q.val() != self.c_entries.val())
+            & !self.r_full.val();
         // The key to hash: the looked-up one, or the candidate slot's.
         self.hpeer.next = self.item.q.val().peer;
         self.hid.next = self.item.q.val().id;
@@ -667,7 +731,7 @@ impl Logic for TxPark {
         // edge (then the GRANT is offered again, and finds it in its slot).
         self.rhit.next = self.rmatch.q.val() & self.rv.q.val() & self.full_table.val();
         // The engine.
-        self.park_valid.next = self.st.q.val() == self.s_evg.val();
+        self.park_valid.next = (self.st.q.val() == self.s_evg.val()) & self.same.q.val();
         self.park_slot.next = self.cand.q.val();
         self.q_pop.next = false;
         self.ram.write_enable.next = false;
@@ -690,8 +754,10 @@ impl Logic for TxPark {
                 self.cand_oh.d.next = self.pick_oh.val();
                 self.st.d.next = self.s_ev1.val();
                 self.turn.d.next = false;
-            } else if self.want_slot.val() & (self.waiting.val() != self.c_zero16.val()) {
-                // Every waiting slot collided: try them all again.
+            } else if self.want_slot.val()
+                & ((self.waiting.val() != self.c_zero16.val()) | self.outranked.val())
+            {
+                // Every slot that may park collided: try them all again.
                 self.tried.d.next = self.c_zero16.val();
             }
         }
@@ -781,6 +847,10 @@ impl Logic for TxPark {
         }
         if self.st.q.val() == self.s_evd.val() {
             self.st.d.next = self.s_evg.val();
+            // The slot still holds the message hashed (a slot that finished and took another
+            // message since is not parked under the old one's key).
+            self.same.d.next = (self.park_entry.val().peer == self.kpeer.q.val())
+                & (self.park_entry.val().id == self.kid.q.val());
             self.eidx.d.next = self.free.read_data.val();
             self.kb.d.next = self.hb1.q.val();
             self.kway.d.next = self.c_way[3].val();
@@ -811,7 +881,7 @@ impl Logic for TxPark {
         }
         if self.st.q.val() == self.s_evg.val() {
             self.st.d.next = self.s_idle.val();
-            if self.park_ok.val() {
+            if self.park_ok.val() & self.same.q.val() {
                 self.ram.write_enable.next = true;
                 self.loc.write_enable.next = true;
                 self.kw.next.valid = true;
@@ -824,6 +894,12 @@ impl Logic for TxPark {
                 self.frd.d.next = self.frd.q.val() + self.c_one_idx.val();
                 self.count.d.next = self.count.q.val() + self.c_one16.val();
                 self.tried.d.next = self.c_zero16.val();
+                // A message with granted bytes to send is ready at once.
+                if self.park_entry.val().granted != self.park_entry.val().sent {
+                    self.ready.write_enable.next = true;
+                    self.rwr.d.next = self.rwr.q.val() + self.c_one_idx.val();
+                    self.rcnt.d.next = self.rcnt.q.val() + self.c_one11.val();
+                }
             }
         }
         // A fetch: the oldest ready entry's index, its RAM read, and its check (an entry
@@ -893,25 +969,25 @@ impl Logic for TxPark {
         self.k2.write_enable.next = self.kwe.val().get_bit(2);
         self.k3.write_enable.next = self.kwe.val().get_bit(3);
         if self.q_push.val() {
-            self.qwr.d.next = self.qwr.q.val() + self.c_one4.val();
+            self.qwr.d.next = self.qwr.q.val() + self.c_qone.val();
         }
         if self.q_pop.val() {
-            self.qrd.d.next = self.qrd.q.val() + self.c_one4.val();
+            self.qrd.d.next = self.qrd.q.val() + self.c_qone.val();
         }
         if self.q_push.val() & !self.q_pop.val() {
-            self.qcnt.d.next = self.qcnt.q.val() + self.c_one5.val();
+            self.qcnt.d.next = self.qcnt.q.val() + self.c_one7.val();
         }
         if self.q_pop.val() & !self.q_push.val() {
-            self.qcnt.d.next = self.qcnt.q.val() - self.c_one5.val();
+            self.qcnt.d.next = self.qcnt.q.val() - self.c_one7.val();
         }
         if self.reset.val() {
             self.st.d.next = self.s_clr.val();
             self.eidx.d.next = self.c_zero_idx.val();
             self.fwr.d.next = self.c_zero_idx.val();
             self.frd.d.next = self.c_zero_idx.val();
-            self.qwr.d.next = self.c_zero4.val();
-            self.qrd.d.next = self.c_zero4.val();
-            self.qcnt.d.next = self.c_zero5.val();
+            self.qwr.d.next = self.c_qzero.val();
+            self.qrd.d.next = self.c_qzero.val();
+            self.qcnt.d.next = self.c_zero7.val();
             self.count.d.next = self.c_zero16.val();
             self.n_resolved.d.next = self.c_zero32.val();
             self.n_dropped.d.next = self.c_zero32.val();

@@ -174,9 +174,18 @@ pub struct TxSched<const N: usize, const NODES: usize, const NN: usize, const S:
     pub park_valid: Signal<In, Bit>,
     /// The slot to park.
     pub park_slot: Signal<In, Bits<4>>,
-    /// `park_slot` may leave at this edge: it waits for a GRANT, and there is no GRANT, no
-    /// CANCEL and no registered pick in this cycle.
+    /// `park_slot` may leave at this edge: it holds a SEND_MESSAGE that no CANCEL cut short,
+    /// and there is no GRANT, no CANCEL and no registered pick in this cycle.
     pub park_ok: Signal<Out, Bit>,
+    /// Some slot holds a SEND_MESSAGE that may park (registered: the state of the cycle
+    /// before).
+    pub most_valid: Signal<Out, Bit>,
+    /// Of those, the one with the most bytes left to send (the lowest on ties).
+    pub most_slot: Signal<Out, Bits<4>>,
+    /// Its bytes left to send.
+    pub most_left: Signal<Out, Bits<32>>,
+    /// Every slot is taken (from registers).
+    pub full: Signal<Out, Bit>,
     /// `park_slot`'s flag NO_COMPLETION.
     pub park_no_completion: Signal<Out, Bit>,
     /// `park_slot`'s local port.
@@ -263,6 +272,7 @@ pub struct TxSched<const N: usize, const NODES: usize, const NN: usize, const S:
     left: [DFF<Bits<32>>; N],
     uleft: [DFF<Bits<32>>; N],
     uend: [DFF<Bit>; N],
+    cut: [DFF<Bit>; N],
     index: [DFF<Bits<32>>; N],
     uprio: [DFF<Bits<3>>; N],
     sprio: [DFF<Bits<3>>; N],
@@ -270,6 +280,13 @@ pub struct TxSched<const N: usize, const NODES: usize, const NN: usize, const S:
     n_unmatched: DFF<Bits<32>>,
     pk_valid: DFF<Bit>,
     pk_slot: DFF<Bits<S>>,
+    mo_v: DFF<Bit>,
+    mo_s: DFF<Bits<4>>,
+    mo_l: DFF<Bits<32>>,
+    pkb: [Signal<Local, Bit>; N],
+    tv: [Signal<Local, Bit>; NODES],
+    ts: [Signal<Local, Bits<4>>; NODES],
+    tl: [Signal<Local, Bits<32>>; NODES],
     elig: [Signal<Local, Bit>; N],
     wait: [Signal<Local, Bit>; N],
     wk: [Signal<Local, Bits<16>>; NODES],
@@ -378,6 +395,10 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> TxSche
             park_valid: Signal::default(),
             park_slot: Signal::default(),
             park_ok: Signal::default(),
+            most_valid: Signal::default(),
+            most_slot: Signal::default(),
+            most_left: Signal::default(),
+            full: Signal::default(),
             park_no_completion: Signal::default(),
             park_sport: Signal::default(),
             park_dport: Signal::default(),
@@ -430,6 +451,7 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> TxSche
             left: std::array::from_fn(|_| DFF::default()),
             uleft: std::array::from_fn(|_| DFF::default()),
             uend: std::array::from_fn(|_| DFF::default()),
+            cut: std::array::from_fn(|_| DFF::default()),
             index: std::array::from_fn(|_| DFF::default()),
             uprio: std::array::from_fn(|_| DFF::default()),
             sprio: std::array::from_fn(|_| DFF::default()),
@@ -437,6 +459,13 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> TxSche
             n_unmatched: DFF::default(),
             pk_valid: DFF::default(),
             pk_slot: DFF::default(),
+            mo_v: DFF::default(),
+            mo_s: DFF::default(),
+            mo_l: DFF::default(),
+            pkb: std::array::from_fn(|_| Signal::default()),
+            tv: std::array::from_fn(|_| Signal::default()),
+            ts: std::array::from_fn(|_| Signal::default()),
+            tl: std::array::from_fn(|_| Signal::default()),
             elig: std::array::from_fn(|_| Signal::default()),
             wait: std::array::from_fn(|_| Signal::default()),
             wk: std::array::from_fn(|_| Signal::default()),
@@ -562,7 +591,7 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, n_pkts, n_unmatched);
+        dff_setup!(self, clock, n_pkts, n_unmatched, mo_v, mo_s, mo_l);
         self.srpt.clock.next = self.clock.val();
         self.srpt.reset.next = self.reset.val();
         // Eligible slots: live, with granted bytes not yet sent.
@@ -586,8 +615,10 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
         for r in (NODES - 1)..NODES {
             self.srpt.s_mask.next = self.mk[r].val();
         }
-        // Slots that wait for a GRANT (what a park may take).
+        // Slots that wait for a GRANT (what a park may take first), and the SEND_MESSAGEs no
+        // CANCEL cut short (what a park may take).
         for j in 0..N {
+            self.pkb[j].next = self.live[j].q.val() & !self.rtx[j].q.val() & !self.cut[j].q.val();
             self.wait[j].next = self.live[j].q.val()
                 & !self.rtx[j].q.val()
                 & (self.sent[j].q.val() == self.granted[j].q.val());
@@ -705,15 +736,6 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
         }
         self.m_job_last.next = self.p_last.val();
         self.fire.next = self.pick_valid.val() & self.m_job_ready.val();
-        // Stage 1: the SRPT pick over this cycle's state, registered. A pick taken at this
-        // edge moves its slot's key, so the registered pick would be stale: none follows.
-        self.pk_valid.clock.next = self.clock.val();
-        self.pk_slot.clock.next = self.clock.val();
-        self.pk_valid.d.next = self.srpt.m_pick_valid.val() & !self.fire.val();
-        self.pk_slot.d.next = self.srpt.m_pick_slot.val();
-        if self.reset.val() {
-            self.pk_valid.d.next = false;
-        }
         // GRANTs: matched against live SEND_MESSAGE slots by (peer, local id).
         self.s_grant_ready.next = true;
         self.gid.next = self.s_grant_id.val() ^ self.c_one64.val();
@@ -728,8 +750,8 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
             }
         }
         self.m_grant_hit.next = self.s_grant_valid.val() & self.any_match.val();
-        // Parking: `park_slot` leaves when it waits for a GRANT and nothing else may touch it
-        // in the cycle: no GRANT (its own, or a re-offered one), no CANCEL, no registered pick
+        // Parking: `park_slot` leaves when it holds a SEND_MESSAGE (one that waits for a GRANT,
+        // or one that a shorter message outranks) and nothing else may touch it in the cycle: no GRANT (its own, or a re-offered one), no CANCEL, no registered pick
         // (whose job would take the SRPT update port). All from inputs and registers, off
         // the GRANT compare and the job's ready.
         self.park_ok.next = false;
@@ -748,7 +770,7 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
         self.park_sprio.next = self.sprio[0].q.val();
         for j in 0..N {
             if self.park_slot.val() == self.c_slot4[j].val() {
-                self.park_ok.next = self.wait[j].val();
+                self.park_ok.next = self.pkb[j].val();
                 self.park_no_completion.next = self.nocpl[j].q.val();
                 self.park_sport.next = self.sport[j].q.val();
                 self.park_dport.next = self.dport[j].q.val();
@@ -768,6 +790,49 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
             self.park_ok.next = false;
         }
         self.park_fire.next = self.park_valid.val() & self.park_ok.val();
+        // Stage 1: the SRPT pick over this cycle's state, registered. A pick taken at this
+        // edge moves its slot's key, so the registered pick would be stale: none follows; nor
+        // after a park (the pick may be the slot that leaves).
+        self.pk_valid.clock.next = self.clock.val();
+        self.pk_slot.clock.next = self.clock.val();
+        self.pk_valid.d.next =
+            self.srpt.m_pick_valid.val() & !self.fire.val() & !self.park_fire.val();
+        self.pk_slot.d.next = self.srpt.m_pick_slot.val();
+        if self.reset.val() {
+            self.pk_valid.d.next = false;
+        }
+        // The SEND_MESSAGE with the most bytes left, for the park to weigh against a shorter
+        // message that waits for a slot: a tree of compares over the slots, registered.
+        for j in 0..N {
+            self.tv[j].next = self.pkb[j].val();
+            self.ts[j].next = self.c_slot4[j].val();
+            self.tl[j].next = self.left[j].q.val();
+        }
+        for n in N..(N + 1) {
+            for k in 0..(N - 1) {
+                self.tv[n + k].next = self.tv[2 * k].val() | self.tv[2 * k + 1].val();
+                self.ts[n + k].next = self.ts[2 * k].val();
+                self.tl[n + k].next = self.tl[2 * k].val();
+                if self.tv[2 * k + 1].val()
+                    & (!self.tv[2 * k].val() | (self.tl[2 * k + 1].val() > self.tl[2 * k].val()))
+                {
+                    self.ts[n + k].next = self.ts[2 * k + 1].val();
+                    self.tl[n + k].next = self.tl[2 * k + 1].val();
+                }
+            }
+        }
+        for r in (NODES - 1)..NODES {
+            self.mo_v.d.next = self.tv[r].val();
+            self.mo_s.d.next = self.ts[r].val();
+            self.mo_l.d.next = self.tl[r].val();
+        }
+        if self.reset.val() {
+            self.mo_v.d.next = false;
+        }
+        self.most_valid.next = self.mo_v.q.val();
+        self.most_slot.next = self.mo_s.q.val();
+        self.most_left.next = self.mo_l.q.val();
+        self.full.next = !self.srpt.s_ins_ready.val();
         self.srpt.s_upd_valid.next = self.fire.val() | self.park_fire.val();
         self.srpt.s_upd_slot.next = self.pk_slot.q.val();
         self.park_s.next = self.c_zero_s.val();
@@ -851,6 +916,7 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
             self.left[j].clock.next = self.clock.val();
             self.uleft[j].clock.next = self.clock.val();
             self.uend[j].clock.next = self.clock.val();
+            self.cut[j].clock.next = self.clock.val();
             self.index[j].clock.next = self.clock.val();
             self.uprio[j].clock.next = self.clock.val();
             self.sprio[j].clock.next = self.clock.val();
@@ -871,6 +937,7 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
             self.left[j].d.next = self.left[j].q.val();
             self.uleft[j].d.next = self.uleft[j].q.val();
             self.uend[j].d.next = self.uend[j].q.val();
+            self.cut[j].d.next = self.cut[j].q.val();
             self.index[j].d.next = self.index[j].q.val();
             self.uprio[j].d.next = self.uprio[j].q.val();
             self.sprio[j].d.next = self.sprio[j].q.val();
@@ -903,6 +970,7 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
                     self.unsch[j].d.next = self.c_base[j].val();
                 }
                 self.left[j].d.next = self.c_one32.val();
+                self.cut[j].d.next = true;
                 if self.nz_u[j].val() {
                     self.uleft[j].d.next = self.c_one32.val();
                     self.uend[j].d.next = true;
@@ -932,6 +1000,7 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
                 self.left[j].d.next = self.s_desc_bytes.val();
                 self.uleft[j].d.next = self.ins_uleft.val();
                 self.uend[j].d.next = self.ins_unsch.val() == self.ins_end.val();
+                self.cut[j].d.next = false;
                 self.index[j].d.next = self.s_desc_index.val();
                 self.uprio[j].d.next = self.ins_uprio.val();
                 self.sprio[j].d.next = self.c_prio[0].val();

@@ -131,6 +131,13 @@ struct Slot {
     key: u32,
 }
 
+impl Slot {
+    /// A SEND_MESSAGE that no CANCEL cut short: what may leave for the park.
+    fn parkable(&self) -> bool {
+        !self.e.retransmit && self.end == self.e.offset + self.e.bytes
+    }
+}
+
 /// The scheduler's state as the reference keeps it.
 #[derive(Debug, Clone)]
 pub struct Mirror {
@@ -138,6 +145,8 @@ pub struct Mirror {
     inserted: u64,
     /// The SRPT pick of the cycle before, unless a job was taken at the edge since.
     pick: Option<usize>,
+    /// The SEND_MESSAGE with the most bytes left in the cycle before: (slot, bytes).
+    most: Option<(usize, u32)>,
     /// Jobs taken.
     pub packets: u32,
     /// GRANTs that matched no slot.
@@ -151,6 +160,7 @@ impl Mirror {
             slots: vec![None; n],
             inserted: 0,
             pick: None,
+            most: None,
             packets: 0,
             grants_unmatched: 0,
         }
@@ -201,14 +211,14 @@ impl Mirror {
         (0..self.slots.len()).any(|j| self.grant_matches(j, grant))
     }
 
-    /// What `park_*` offer for slot `j` when it may leave this cycle (`park_ok`): it waits for
-    /// a GRANT, and the cycle has no GRANT, no CANCEL and no registered pick. The record is
-    /// the descriptor that brings it back.
+    /// What `park_*` offer for slot `j` when it may leave this cycle (`park_ok`): it holds a
+    /// SEND_MESSAGE, and the cycle has no GRANT, no CANCEL and no registered pick. The record
+    /// is the descriptor that brings it back.
     pub fn park(&self, j: usize, grant: Option<TxGrant>, cancel: bool) -> Option<TxEntry> {
-        if self.waiting() & (1 << j) == 0 || grant.is_some() || cancel || self.pick.is_some() {
+        if grant.is_some() || cancel || self.pick.is_some() {
             return None;
         }
-        let s = self.slots[j].as_ref()?;
+        let s = self.slots.get(j)?.as_ref().filter(|s| s.parkable())?;
         Some(TxEntry {
             resume: true,
             offset: s.sent,
@@ -217,6 +227,24 @@ impl Mirror {
             sprio: s.sprio,
             ..s.e
         })
+    }
+
+    /// `most_*`: the registered (slot, bytes left) of the SEND_MESSAGE with the most bytes
+    /// left, the lowest slot on ties.
+    pub fn most(&self) -> Option<(usize, u32)> {
+        self.most
+    }
+
+    fn most_now(&self) -> Option<(usize, u32)> {
+        let mut best: Option<(usize, u32)> = None;
+        for (j, s) in self.slots.iter().enumerate() {
+            if let Some(s) = s.filter(Slot::parkable)
+                && best.is_none_or(|(_, l)| s.end - s.sent > l)
+            {
+                best = Some((j, s.end - s.sent));
+            }
+        }
+        best
     }
 
     /// The SRPT scheduler's pick over the slots as they are now: among those with granted bytes
@@ -292,7 +320,8 @@ impl Mirror {
         let cancel = insert.is_some_and(|e| e.cancel);
         let parked = park.filter(|&j| self.park(j, grant, cancel).is_some());
         let job = if take { self.job(cfg) } else { None };
-        self.pick = if job.is_some() {
+        self.most = self.most_now();
+        self.pick = if job.is_some() || parked.is_some() {
             None
         } else {
             self.srpt_choice()
@@ -391,6 +420,10 @@ pub struct TxSchedAnswer {
     pub waiting: u16,
     /// `park_*` for `park_slot` when `park_ok` (the descriptor that brings it back).
     pub park: Option<TxEntry>,
+    /// `most_*` when `most_valid`.
+    pub most: Option<(usize, u32)>,
+    /// `full`.
+    pub full: bool,
 }
 
 /// A transmit scheduler under test.
@@ -625,6 +658,8 @@ pub fn run<D: TxSchedPorts>(dut: &mut D, seed: u64, messages: u32) -> Result<TxS
             grant_hit: m.grant_hit(grant),
             waiting: m.waiting(),
             park: park.and_then(|j| m.park(j, grant, cancel)),
+            most: m.most(),
+            full: m.free().is_none(),
         };
         if a != want {
             return Err(format!("{}:\n  block {a:?}\n  model {want:?}", ctx()));

@@ -503,8 +503,8 @@ const TX: &[Register] = &[
         "capacity",
         0x00c,
         Access::Ro,
-        1040,
-        "Outbound messages the engine can hold: 16 in its scheduler's slots and 1024 more that wait for a GRANT in its park (found by peer and id in a key table of two hash choices of two ways: a descriptor whose message finds no room waits in the ring).",
+        1028,
+        "Outbound messages the engine can hold: 4 in its scheduler's slots (the shortest with bytes to send) and 1024 more in its park, waiting for a GRANT or for a slot (found by peer and id in a key table of two hash choices of two ways: a descriptor whose message finds no room waits in the ring).",
     ),
     reg(
         "messages_queued",
