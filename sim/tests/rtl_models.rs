@@ -408,13 +408,18 @@ mod built {
         fifo.ticks(3);
     }
 
-    fn run_child(homa_vcd: &str) {
+    fn run_child(homa_vcd: &str, only: Option<&str>) {
         let exe = std::env::current_exe().unwrap_or_default();
-        let status = std::process::Command::new(exe)
+        let mut child = std::process::Command::new(exe);
+        child
             .args(["--exact", "built::homa_vcd_child", "--test-threads", "1"])
             .env("HOMA_SIM_VCD_CHILD", "1")
             .env("HOMA_VCD", homa_vcd)
-            .output();
+            .env_remove("HOMA_VCD_ONLY");
+        if let Some(only) = only {
+            child.env("HOMA_VCD_ONLY", only);
+        }
+        let status = child.output();
         assert!(
             status.as_ref().is_ok_and(|o| o.status.success()),
             "child failed: {status:?}"
@@ -425,15 +430,31 @@ mod built {
     fn homa_vcd__one_waveform_per_instance() {
         let file = tmp("env-file/wave.vcd");
         let _ = std::fs::remove_dir_all(tmp("env-file"));
-        run_child(&file.to_string_lossy());
+        run_child(&file.to_string_lossy(), None);
         assert_is_vcd(&file, "count");
         assert_is_vcd(&tmp("env-file/wave-1.vcd"), "s_axis_tdata");
 
         let dir = tmp("env-dir");
         let _ = std::fs::remove_dir_all(&dir);
-        run_child(&format!("{}/", dir.display()));
+        run_child(&format!("{}/", dir.display()), None);
         assert_is_vcd(&dir.join("rtl_test_counter-0.vcd"), "count");
         assert_is_vcd(&dir.join("rtl_test_axis_fifo-1.vcd"), "m_axis_tready");
+
+        // HOMA_VCD_ONLY picks instances; a bad list records none.
+        for (only, want) in [
+            ("1", [false, true]),
+            ("0,1", [true, true]),
+            ("1x", [false; 2]),
+        ] {
+            let dir = tmp("env-only");
+            let _ = std::fs::remove_dir_all(&dir);
+            run_child(&format!("{}/", dir.display()), Some(only));
+            let got = [
+                dir.join("rtl_test_counter-0.vcd").exists(),
+                dir.join("rtl_test_axis_fifo-1.vcd").exists(),
+            ];
+            assert_eq!(got, want, "HOMA_VCD_ONLY={only}");
+        }
     }
 
     /// The example in the `rtl` module documentation.

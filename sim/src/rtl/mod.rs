@@ -46,7 +46,10 @@
 //! `HOMA_VCD=<dir>/`, `<dir>/<module>-<n>.vcd`; a relative path is relative to the working
 //! directory, `sim/` under `cargo test`). Each instance prints its file on stderr, which the
 //! test harness shows for failing tests. Typical use: `HOMA_VCD=/tmp/w.vcd cargo test -p
-//! homa-sim --test <file> <one test>`.
+//! homa-sim --test <file> <one test>`. `HOMA_VCD_ONLY=<n>[,<n>...]` records only those
+//! instances (numbered as the file names are, in the order the process creates them: in a
+//! `homa-nic sim --engine rtl` cluster, host n's NIC core is instance n), so that one NIC of
+//! a long run can be watched without writing every other one's waveform.
 //!
 //! Adding a model: put the Verilog under `hw/rtl/` and add its top module on a line of
 //! `hw/rtl/models.txt` (format in that file's header: `<top> [files] [clock=] [reset=|reset_n=]`).
@@ -222,6 +225,15 @@ static INSTANCES: AtomicU64 = AtomicU64::new(0);
 pub fn vcd_path_from_env(name: &str) -> Option<PathBuf> {
     let value = std::env::var_os("HOMA_VCD").filter(|v| !v.is_empty())?;
     let n = INSTANCES.fetch_add(1, Ordering::Relaxed);
+    let only = std::env::var("HOMA_VCD_ONLY").ok();
+    match instance_selected(only.as_deref(), n) {
+        Ok(true) => {}
+        Ok(false) => return None,
+        Err(e) => {
+            eprintln!("homa-sim: {name}: no waveform: {e}");
+            return None;
+        }
+    }
     let base = PathBuf::from(&value);
     let is_dir = base.is_dir() || value.to_string_lossy().ends_with(std::path::MAIN_SEPARATOR);
     let path = if is_dir {
@@ -238,6 +250,25 @@ pub fn vcd_path_from_env(name: &str) -> Option<PathBuf> {
     };
     eprintln!("homa-sim: {name}: waveform {}", path.display());
     Some(path)
+}
+
+/// Whether instance `n` records its waveform under `HOMA_VCD_ONLY` (`None`: unset, every
+/// instance does); a value that is not a comma-separated list of instance numbers is an
+/// error, and then none does.
+fn instance_selected(only: Option<&str>, n: u64) -> Result<bool, String> {
+    let Some(only) = only.map(str::trim).filter(|s| !s.is_empty()) else {
+        return Ok(true);
+    };
+    let mut selected = false;
+    for item in only.split(',') {
+        let k: u64 = item.trim().parse().map_err(|_| {
+            format!(
+                "HOMA_VCD_ONLY={only:?}: {item:?} is not an instance number (want e.g. 2 or 0,3)"
+            )
+        })?;
+        selected |= k == n;
+    }
+    Ok(selected)
 }
 
 /// Starts the waveform of a new model instance if `HOMA_VCD` asks for one; a failure is
@@ -320,6 +351,17 @@ mod tests {
             error.map_err(|e| e.to_string()).err().as_deref(),
             Some("failed to open the waveform b.vcd: this model is already recording a.vcd")
         );
+    }
+
+    #[test]
+    fn instance_selected__a_list_of_instances() {
+        assert_eq!(instance_selected(None, 5), Ok(true));
+        assert_eq!(instance_selected(Some(" "), 5), Ok(true));
+        assert_eq!(instance_selected(Some("2"), 2), Ok(true));
+        assert_eq!(instance_selected(Some("2"), 3), Ok(false));
+        assert_eq!(instance_selected(Some("0, 3"), 3), Ok(true));
+        let e = instance_selected(Some("2,x"), 2).unwrap_err();
+        assert!(e.contains("\"x\" is not an instance number"), "{e}");
     }
 
     #[test]
