@@ -55,11 +55,6 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     localparam  c_one32 = 32'h1;
     localparam  c_two32 = 32'h2;
     localparam  c_one8 = 8'h1;
-    localparam  c_qone = 4'h1;
-    localparam  c_zero5 = 5'b0;
-    localparam  c_zero4 = 4'h0;
-    localparam  c_one5 = 5'b1;
-    localparam  c_qdepth = 5'b10000;
     localparam  c_at0 = 16'h0;
     localparam  c_at6 = 16'h6;
     localparam  c_at8 = 16'h8;
@@ -98,20 +93,13 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     wire  [31:0] taken$q;
     reg  taken$clock;
     reg  q$clock;
-    reg  [3:0] q$read_address;
-    wire  [72:0] q$read_data;
-    reg  [3:0] q$write_address;
-    reg  [72:0] q$write_data;
-    reg  q$write_enable;
-    reg  [3:0] qwr$d;
-    wire  [3:0] qwr$q;
-    reg  qwr$clock;
-    reg  [3:0] qrd$d;
-    wire  [3:0] qrd$q;
-    reg  qrd$clock;
-    reg  [4:0] qcnt$d;
-    wire  [4:0] qcnt$q;
-    reg  qcnt$clock;
+    reg  q$reset;
+    reg  q$push;
+    reg  [72:0] q$din;
+    reg  q$ready;
+    wire  q$valid;
+    wire  [72:0] q$dout;
+    wire  q$full;
     reg  l_busy$d;
     wire  l_busy$q;
     reg  l_busy$clock;
@@ -197,26 +185,13 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     );
     homa_tx_push_w512$q q(
         .clock(q$clock),
-        .read_address(q$read_address),
-        .read_data(q$read_data),
-        .write_address(q$write_address),
-        .write_data(q$write_data),
-        .write_enable(q$write_enable)
-    );
-    homa_tx_push_w512$qwr qwr(
-        .d(qwr$d),
-        .q(qwr$q),
-        .clock(qwr$clock)
-    );
-    homa_tx_push_w512$qrd qrd(
-        .d(qrd$d),
-        .q(qrd$q),
-        .clock(qrd$clock)
-    );
-    homa_tx_push_w512$qcnt qcnt(
-        .d(qcnt$d),
-        .q(qcnt$q),
-        .clock(qcnt$clock)
+        .reset(q$reset),
+        .push(q$push),
+        .din(q$din),
+        .ready(q$ready),
+        .valid(q$valid),
+        .dout(q$dout),
+        .full(q$full)
     );
     homa_tx_push_w512$l_busy l_busy(
         .d(l_busy$d),
@@ -256,9 +231,6 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         l_rd_ok$clock = clock;
         issued$clock = clock;
         taken$clock = clock;
-        qwr$clock = clock;
-        qrd$clock = clock;
-        qcnt$clock = clock;
         l_busy$clock = clock;
         l_word$clock = clock;
         l_left$clock = clock;
@@ -270,9 +242,6 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         l_rd_ok$d = l_rd_ok$q;
         issued$d = issued$q;
         taken$d = taken$q;
-        qwr$d = qwr$q;
-        qrd$d = qrd$q;
-        qcnt$d = qcnt$q;
         l_busy$d = l_busy$q;
         l_word$d = l_word$q;
         l_left$d = l_left$q;
@@ -280,6 +249,7 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         l_have$d = l_have$q;
         n_faults$d = n_faults$q;
         q$clock = clock;
+        q$reset = reset;
         ring$clock = clock;
         pay$clock = clock;
         ring$write_address = s_push_word[(c_at0)+:(6)];
@@ -329,32 +299,19 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         m_dma_pay_len = s_pay_len;
         s_pay_ready = m_dma_pay_ready;
         if (pay_on) begin
-            s_pay_ready = qcnt$q != c_qdepth;
+            s_pay_ready = ~q$full;
         end
         pay_go = s_pay_valid & pay_on & s_pay_ready;
         pay_ext = m_dma_pay_valid & m_dma_pay_ready;
         enq = pay_go & (pay_beats != c_zero32);
-        q$write_address = qwr$q;
-        q$write_data[(64'h0)+:(32)] = issued$q;
-        q$write_data[(64'h20)+:(8)] = l_first;
-        q$write_data[(64'h28)+:(32)] = pay_beats;
-        q$write_data[(64'h48)+:(1)] = pay_in;
-        q$write_enable = enq;
-        q$read_address = qrd$q;
-        head_due = (qcnt$q != c_zero5) & (q$read_data[(64'h0)+:(32)] == taken$q);
+        q$din[(64'h0)+:(32)] = issued$q;
+        q$din[(64'h20)+:(8)] = l_first;
+        q$din[(64'h28)+:(32)] = pay_beats;
+        q$din[(64'h48)+:(1)] = pay_in;
+        q$push = enq;
+        head_due = q$valid & (q$dout[(64'h0)+:(32)] == taken$q);
         start = head_due & ~l_busy$q;
-        if (enq) begin
-            qwr$d = qwr$q + c_qone;
-        end
-        if (start) begin
-            qrd$d = qrd$q + c_qone;
-        end
-        if (enq & ~start) begin
-            qcnt$d = qcnt$q + c_one5;
-        end
-        if (~enq & start) begin
-            qcnt$d = qcnt$q - c_one5;
-        end
+        q$ready = start;
         m_payr_valid = s_dma_pay_valid & ~head_due;
         m_payr_data = s_dma_pay_data;
         s_dma_pay_ready = m_payr_ready & ~head_due;
@@ -379,10 +336,10 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
             end
         end
         if (start) begin
-            pay$read_address = q$read_data[(64'h20)+:(8)];
-            l_word$d = q$read_data[(64'h20)+:(8)];
-            l_left$d = q$read_data[(64'h28)+:(32)];
-            l_ok$d = q$read_data[(64'h48)+:(1)];
+            pay$read_address = q$dout[(64'h20)+:(8)];
+            l_word$d = q$dout[(64'h20)+:(8)];
+            l_left$d = q$dout[(64'h28)+:(32)];
+            l_ok$d = q$dout[(64'h48)+:(1)];
             l_busy$d = 1'b1;
             l_have$d = 1'b1;
         end
@@ -406,9 +363,6 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
             l_rd$d = 1'b0;
             issued$d = c_zero32;
             taken$d = c_zero32;
-            qwr$d = c_zero4;
-            qrd$d = c_zero4;
-            qcnt$d = c_zero5;
             l_busy$d = 1'b0;
             l_have$d = 1'b0;
             n_faults$d = c_zero32;
@@ -621,7 +575,131 @@ module homa_tx_push_w512$pay(clock,read_address,read_data,write_address,write_da
 endmodule // homa_tx_push_w512$pay
 
 
-module homa_tx_push_w512$q(clock,read_address,read_data,write_address,write_data,write_enable);
+module homa_tx_push_w512$q(clock,reset,push,din,ready,valid,dout,full);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  push;
+    input wire  [72:0] din;
+    input wire  ready;
+    output reg  valid;
+    output reg  [72:0] dout;
+    output reg  full;
+    
+    // Constant declarations
+    localparam  c_zero = 8'h0;
+    localparam  c_one = 8'h1;
+    localparam  c_cap = 8'h10;
+    localparam  c_step = 4'h1;
+    localparam  c_zn = 4'h0;
+    
+    // Stub signals
+    reg  ram$clock;
+    reg  [3:0] ram$read_address;
+    wire  [72:0] ram$read_data;
+    reg  [3:0] ram$write_address;
+    reg  [72:0] ram$write_data;
+    reg  ram$write_enable;
+    reg  [3:0] wr$d;
+    wire  [3:0] wr$q;
+    reg  wr$clock;
+    reg  [3:0] rd$d;
+    wire  [3:0] rd$q;
+    reg  rd$clock;
+    reg  [7:0] n$d;
+    wire  [7:0] n$q;
+    reg  n$clock;
+    
+    // Local signals
+    reg  pop;
+    reg  put;
+    
+    // Sub module instances
+    homa_tx_push_w512$q$ram ram(
+        .clock(ram$clock),
+        .read_address(ram$read_address),
+        .read_data(ram$read_data),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .write_enable(ram$write_enable)
+    );
+    homa_tx_push_w512$q$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_tx_push_w512$q$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_tx_push_w512$q$n n(
+        .d(n$d),
+        .q(n$q),
+        .clock(n$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        wr$clock = clock;
+        rd$clock = clock;
+        n$clock = clock;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        n$d = n$q;
+        ram$clock = clock;
+        valid = n$q != c_zero;
+        full = n$q == c_cap;
+        pop = (n$q != c_zero) & ready;
+        put = push & (n$q != c_cap);
+        ram$read_address = rd$q;
+        dout = ram$read_data;
+        ram$write_address = wr$q;
+        ram$write_data = din;
+        ram$write_enable = put;
+        if (put) begin
+            wr$d = wr$q + c_step;
+        end
+        if (pop) begin
+            rd$d = rd$q + c_step;
+        end
+        if (put & ~pop) begin
+            n$d = n$q + c_one;
+        end
+        if (pop & ~put) begin
+            n$d = n$q - c_one;
+        end
+        if (reset) begin
+            wr$d = c_zn;
+            rd$d = c_zn;
+            n$d = c_zero;
+        end
+    end
+    
+endmodule // homa_tx_push_w512$q
+
+
+module homa_tx_push_w512$q$n(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$q$n
+
+
+module homa_tx_push_w512$q$ram(clock,read_address,read_data,write_address,write_data,write_enable);
     
     // Module arguments
     input wire  clock;
@@ -643,29 +721,10 @@ module homa_tx_push_w512$q(clock,read_address,read_data,write_address,write_data
     always @(*) begin
         read_data = mem[read_address];
     end
-endmodule // homa_tx_push_w512$q
+endmodule // homa_tx_push_w512$q$ram
 
 
-module homa_tx_push_w512$qcnt(d,q,clock);
-    
-    // Module arguments
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 5'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_push_w512$qcnt
-
-
-module homa_tx_push_w512$qrd(d,q,clock);
+module homa_tx_push_w512$q$rd(d,q,clock);
     
     // Module arguments
     input wire  [3:0] d;
@@ -681,10 +740,10 @@ module homa_tx_push_w512$qrd(d,q,clock);
        q <= d;
     end
           
-endmodule // homa_tx_push_w512$qrd
+endmodule // homa_tx_push_w512$q$rd
 
 
-module homa_tx_push_w512$qwr(d,q,clock);
+module homa_tx_push_w512$q$wr(d,q,clock);
     
     // Module arguments
     input wire  [3:0] d;
@@ -700,7 +759,7 @@ module homa_tx_push_w512$qwr(d,q,clock);
        q <= d;
     end
           
-endmodule // homa_tx_push_w512$qwr
+endmodule // homa_tx_push_w512$q$wr
 
 
 module homa_tx_push_w512$rd_due(d,q,clock);

@@ -35,7 +35,7 @@ mod tests;
 pub use rec::OnChipRead;
 
 use crate::hdl::*;
-use crate::lutram::LutRam;
+use crate::lut_fifo::LutFifo;
 use crate::wideram::WideRam;
 use homa_proto::hostif::onchip;
 
@@ -128,11 +128,8 @@ pub struct TxPush512 {
     /// Host payload beats requested, and passed on (free-running).
     issued: DFF<Bits<32>>,
     taken: DFF<Bits<32>>,
-    /// On-chip payload reads waiting for their turn: write and read index, count.
-    q: LutRam<OnChipRead, ONCHIP_BITS>,
-    qwr: DFF<Bits<ONCHIP_BITS>>,
-    qrd: DFF<Bits<ONCHIP_BITS>>,
-    qcnt: DFF<Bits<5>>,
+    /// On-chip payload reads waiting for their turn.
+    q: LutFifo<OnChipRead, ONCHIP_BITS>,
     /// The queue's head may stream: every host beat requested before it was passed on.
     head_due: Signal<Local, Bit>,
     /// It starts streaming at this edge.
@@ -175,11 +172,6 @@ pub struct TxPush512 {
     c_one32: Constant<Bits<32>>,
     c_two32: Constant<Bits<32>>,
     c_one8: Constant<Bits<8>>,
-    c_qone: Constant<Bits<ONCHIP_BITS>>,
-    c_zero5: Constant<Bits<5>>,
-    c_zero4: Constant<Bits<ONCHIP_BITS>>,
-    c_one5: Constant<Bits<5>>,
-    c_qdepth: Constant<Bits<5>>,
     c_at0: Constant<Bits<16>>,
     c_at6: Constant<Bits<16>>,
     c_at8: Constant<Bits<16>>,
@@ -239,10 +231,7 @@ impl TxPush512 {
             l_rd_ok: DFF::default(),
             issued: DFF::default(),
             taken: DFF::default(),
-            q: LutRam::default(),
-            qwr: DFF::default(),
-            qrd: DFF::default(),
-            qcnt: DFF::default(),
+            q: LutFifo::default(),
             head_due: Signal::default(),
             start: Signal::default(),
             enq: Signal::default(),
@@ -281,11 +270,6 @@ impl TxPush512 {
             c_one32: k(1),
             c_two32: k(2),
             c_one8: k(1),
-            c_qone: k(1),
-            c_zero5: k(0),
-            c_zero4: k(0),
-            c_one5: k(1),
-            c_qdepth: k(ONCHIP_READS as u64),
             c_at0: k(0),
             c_at6: k(6),
             c_at8: k(8),
@@ -338,10 +322,11 @@ impl Logic for TxPush512 {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rd_due, l_rd, l_rd_ok, issued, taken, qwr, qrd, qcnt, l_busy, l_word,
-            l_left, l_ok, l_have, n_faults
+            self, clock, rd_due, l_rd, l_rd_ok, issued, taken, l_busy, l_word, l_left, l_ok,
+            l_have, n_faults
         );
         self.q.clock.next = self.clock.val();
+        self.q.reset.next = self.reset.val();
         self.ring.clock.next = self.clock.val();
         self.pay.clock.next = self.clock.val();
         // Pushes: BAR0 0x8000-0x8fff into the ring area, 0xc000-0xffff into the payload area.
@@ -448,35 +433,21 @@ impl Logic for TxPush512 {
         self.m_dma_pay_len.next = self.s_pay_len.val();
         self.s_pay_ready.next = self.m_dma_pay_ready.val();
         if self.pay_on.val() {
-            self.s_pay_ready.next = self.qcnt.q.val() != self.c_qdepth.val();
+            self.s_pay_ready.next = !self.q.full.val();
         }
         self.pay_go.next = self.s_pay_valid.val() & self.pay_on.val() & self.s_pay_ready.val();
         self.pay_ext.next = self.m_dma_pay_valid.val() & self.m_dma_pay_ready.val();
         // The queue: an on-chip read with beats to answer joins it, marked with the host beats
         // requested before it.
         self.enq.next = self.pay_go.val() & (self.pay_beats.val() != self.c_zero32.val());
-        self.q.write_address.next = self.qwr.q.val();
-        self.q.write_data.next.mark = self.issued.q.val();
-        self.q.write_data.next.first = self.l_first.val();
-        self.q.write_data.next.beats = self.pay_beats.val();
-        self.q.write_data.next.ok = self.pay_in.val();
-        self.q.write_enable.next = self.enq.val();
-        self.q.read_address.next = self.qrd.q.val();
-        self.head_due.next = (self.qcnt.q.val() != self.c_zero5.val())
-            & (self.q.read_data.val().mark == self.taken.q.val());
+        self.q.din.next.mark = self.issued.q.val();
+        self.q.din.next.first = self.l_first.val();
+        self.q.din.next.beats = self.pay_beats.val();
+        self.q.din.next.ok = self.pay_in.val();
+        self.q.push.next = self.enq.val();
+        self.head_due.next = self.q.valid.val() & (self.q.dout.val().mark == self.taken.q.val());
         self.start.next = self.head_due.val() & !self.l_busy.q.val();
-        if self.enq.val() {
-            self.qwr.d.next = self.qwr.q.val() + self.c_qone.val();
-        }
-        if self.start.val() {
-            self.qrd.d.next = self.qrd.q.val() + self.c_qone.val();
-        }
-        if self.enq.val() & !self.start.val() {
-            self.qcnt.d.next = self.qcnt.q.val() + self.c_one5.val();
-        }
-        if !self.enq.val() & self.start.val() {
-            self.qcnt.d.next = self.qcnt.q.val() - self.c_one5.val();
-        }
+        self.q.ready.next = self.start.val();
         // Beats out: the on-chip stream's while it runs, else host memory's unless the
         // queue's head comes first.
         self.m_payr_valid.next = self.s_dma_pay_valid.val() & !self.head_due.val();
@@ -504,10 +475,10 @@ impl Logic for TxPush512 {
             }
         }
         if self.start.val() {
-            self.pay.read_address.next = self.q.read_data.val().first;
-            self.l_word.d.next = self.q.read_data.val().first;
-            self.l_left.d.next = self.q.read_data.val().beats;
-            self.l_ok.d.next = self.q.read_data.val().ok;
+            self.pay.read_address.next = self.q.dout.val().first;
+            self.l_word.d.next = self.q.dout.val().first;
+            self.l_left.d.next = self.q.dout.val().beats;
+            self.l_ok.d.next = self.q.dout.val().ok;
             self.l_busy.d.next = true;
             self.l_have.d.next = true;
         }
@@ -531,9 +502,6 @@ impl Logic for TxPush512 {
             self.l_rd.d.next = false;
             self.issued.d.next = self.c_zero32.val();
             self.taken.d.next = self.c_zero32.val();
-            self.qwr.d.next = self.c_zero4.val();
-            self.qrd.d.next = self.c_zero4.val();
-            self.qcnt.d.next = self.c_zero5.val();
             self.l_busy.d.next = false;
             self.l_have.d.next = false;
             self.n_faults.d.next = self.c_zero32.val();
