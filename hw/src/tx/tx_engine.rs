@@ -2,8 +2,8 @@
 //! transmit scheduler ([`TxSched4`], [`ENGINE_SLOTS`] slots, with the park of
 //! [`crate::tx_park`] behind them for every other message) decides each DATA packet and
 //! requests its payload by DMA; the packet's header fields wait in a 16-entry FIFO (LUT RAM)
-//! while the read is out; the DATA framer ([`DataFramer512`]) builds the frame as the payload comes back and posts
-//! `TX_DONE` after a message's last frame.
+//! while the read is out; the DATA framer ([`DataFramer512`]) builds the frame as the payload
+//! comes back and posts `TX_DONE` after a message's last frame.
 //!
 //! ```text
 //!  s_desc_* ─┐                         ┌─► m_rd_* (payload address, length)

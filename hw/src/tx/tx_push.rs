@@ -43,11 +43,12 @@ use homa_proto::hostif::onchip;
 pub const RING_WORDS: usize = 64;
 /// Words of the payload area.
 pub const PAYLOAD_WORDS: usize = 256;
-/// Bits of the on-chip payload read queue's index.
-const ONCHIP_BITS: usize = 4;
-/// On-chip payload reads that may wait behind host reads (LUT RAM): as many as the transmit
-/// engine keeps payload reads in flight.
+/// Bits of the on-chip payload read queue's index: as many reads as the transmit engine
+/// keeps in flight may wait behind host reads, so it never waits for room.
+const ONCHIP_BITS: usize = crate::tx_engine::TX_READS_IN_FLIGHT.trailing_zeros() as usize;
+/// On-chip payload reads that may wait behind host reads (LUT RAM).
 pub const ONCHIP_READS: usize = 1 << ONCHIP_BITS;
+const _: () = assert!(ONCHIP_READS == crate::tx_engine::TX_READS_IN_FLIGHT);
 
 /// On-chip TX memory and the two read routers.
 #[derive(LogicBlock)]

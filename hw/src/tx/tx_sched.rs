@@ -751,8 +751,9 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> Logic
         }
         self.m_grant_hit.next = self.s_grant_valid.val() & self.any_match.val();
         // Parking: `park_slot` leaves when it holds a SEND_MESSAGE (one that waits for a GRANT,
-        // or one that a shorter message outranks) and nothing else may touch it in the cycle: no GRANT (its own, or a re-offered one), no CANCEL, no registered pick
-        // (whose job would take the SRPT update port). All from inputs and registers, off
+        // or one that a shorter message outranks) and nothing else may touch it in the cycle:
+        // no GRANT (its own, or a re-offered one), no CANCEL, no registered pick (whose job
+        // would take the SRPT update port). All from inputs and registers, off
         // the GRANT compare and the job's ready.
         self.park_ok.next = false;
         self.park_no_completion.next = false;

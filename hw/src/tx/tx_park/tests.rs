@@ -387,8 +387,8 @@ const ONE_WAY: Placement = Placement {
 };
 
 /// How many messages the park takes before a descriptor must wait (at most 1024): the
-/// engine's slots hold waiting messages (keys from `next`), nothing is granted, and each descriptor
-/// parks the first slot that has room in one of its buckets and takes its place; a slot
+/// engine's slots hold waiting messages (keys from `next`), nothing is granted, and each
+/// descriptor parks the first slot that has room in one of its buckets and takes its place; a slot
 /// with no room keeps its message. Stops when no slot has room.
 fn fill_until_refused(at: &Placement, mut next: impl FnMut() -> (u32, u64)) -> usize {
     let mut used = vec![0; at.buckets];

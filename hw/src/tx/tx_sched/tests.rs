@@ -130,30 +130,21 @@ impl<const N: usize, const NODES: usize, const NN: usize, const S: usize> TxSche
     }
 }
 
+/// Four seeded runs from `seed` (`HOMA_HW_SEED` replaces it) of the `N`-slot scheduler.
+fn runs<const N: usize, const NODES: usize, const NN: usize, const S: usize>(seed: u64) {
+    let seed = seed_from_env(seed);
+    let messages = if cfg!(debug_assertions) { 12 } else { 60 };
+    let what = format!("tx_sched_n{N} (rust-hdl)");
+    tx_sched_model::run_seeds(&what, Bench::<N, NODES, NN, S>::new, seed, 4, messages)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn tx_sched__matches_the_reference_on_random_traffic() {
-    let seed = seed_from_env(0x7c5_0001);
-    let messages = if cfg!(debug_assertions) { 12 } else { 60 };
-    tx_sched_model::run_seeds(
-        "tx_sched (rust-hdl)",
-        Bench::<16, 31, 256, 4>::new,
-        seed,
-        4,
-        messages,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    runs::<16, 31, 256, 4>(0x7c5_0001);
 }
 
 #[test]
 fn tx_sched__four_slots_match_the_reference_on_random_traffic() {
-    let seed = seed_from_env(0x7c5_0004);
-    let messages = if cfg!(debug_assertions) { 12 } else { 60 };
-    tx_sched_model::run_seeds(
-        "tx_sched_n4 (rust-hdl)",
-        Bench::<4, 7, 16, 2>::new,
-        seed,
-        4,
-        messages,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    runs::<4, 7, 16, 2>(0x7c5_0004);
 }
