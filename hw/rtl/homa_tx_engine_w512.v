@@ -164,6 +164,7 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
     reg  [63:0] park$ring_id;
     wire  park$ring_ok;
     reg  [31:0] park$ring_bytes;
+    reg  [31:0] park$cfg_max_payload;
     reg  park$sched_full;
     reg  park$most_valid;
     reg  [3:0] park$most_slot;
@@ -340,6 +341,7 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         .ring_id(park$ring_id),
         .ring_ok(park$ring_ok),
         .ring_bytes(park$ring_bytes),
+        .cfg_max_payload(park$cfg_max_payload),
         .sched_full(park$sched_full),
         .most_valid(park$most_valid),
         .most_slot(park$most_slot),
@@ -460,6 +462,7 @@ module homa_tx_engine_w512(clock,reset,cfg_unsched_bytes,cfg_max_payload,cfg_cut
         park$ring_peer = s_desc_peer;
         park$ring_id = s_desc_id;
         park$ring_bytes = s_desc_bytes;
+        park$cfg_max_payload = cfg_max_payload;
         park$sched_full = sched$full;
         park$most_valid = sched$most_valid;
         park$most_slot = sched$most_slot;
@@ -19623,7 +19626,7 @@ module homa_tx_engine_w512$framer$n_frames(d,q,clock);
 endmodule // homa_tx_engine_w512$framer$n_frames
 
 
-module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,ring_bytes,sched_full,most_valid,most_slot,most_left,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved,parked,parked_most,grants_dropped,collisions);
+module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,ring_bytes,cfg_max_payload,sched_full,most_valid,most_slot,most_left,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved,parked,parked_most,grants_dropped,collisions);
     
     // Module arguments
     input wire  clock;
@@ -19634,6 +19637,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     input wire  [63:0] ring_id;
     output reg  ring_ok;
     input wire  [31:0] ring_bytes;
+    input wire  [31:0] cfg_max_payload;
     input wire  sched_full;
     input wire  most_valid;
     input wire  [3:0] most_slot;
@@ -19677,9 +19681,10 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     localparam  s_f0 = 4'h9;
     localparam  s_frd = 4'ha;
     localparam  s_fchk = 4'hb;
-    localparam  c_rdepth = 11'b10000000000;
-    localparam  c_one11 = 11'b1;
-    localparam  c_zero11 = 11'b0;
+    localparam  s_fw = 4'he;
+    localparam  c_set = 2'b0;
+    localparam  c_remove = 2'b1;
+    localparam  c_walk = 2'b10;
     localparam  c_last = 10'b1111111111;
     localparam  c_one_idx = 10'b1;
     localparam  c_zero_idx = 10'b0;
@@ -19799,22 +19804,41 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  [5:0] queue$write_address;
     reg  [131:0] queue$write_data;
     reg  queue$write_enable;
-    reg  [9:0] ready$read_address;
-    reg  ready$read_clock;
-    wire  [9:0] ready$read_data;
-    reg  [9:0] ready$write_address;
-    reg  ready$write_clock;
-    reg  [9:0] ready$write_data;
-    reg  ready$write_enable;
-    reg  [9:0] rwr$d;
-    wire  [9:0] rwr$q;
-    reg  rwr$clock;
-    reg  [9:0] rrd$d;
-    wire  [9:0] rrd$q;
-    reg  rrd$clock;
-    reg  [10:0] rcnt$d;
-    wire  [10:0] rcnt$q;
-    reg  rcnt$clock;
+    reg  ready$clock;
+    reg  ready$reset;
+    reg  ready$s_cmd_valid;
+    wire  ready$s_cmd_ready;
+    reg  [1:0] ready$s_cmd_op;
+    reg  [9:0] ready$s_cmd_entry;
+    reg  [9:0] ready$s_cmd_key;
+    reg  ready$s_walk_stop;
+    wire  ready$m_walk_valid;
+    wire  [9:0] ready$m_walk_entry;
+    wire  [9:0] ready$m_walk_key;
+    wire  ready$m_walk_end;
+    wire  [15:0] ready$count;
+    reg  pk$clock;
+    reg  pk$reset;
+    reg  pk$start;
+    reg  [31:0] pk$bytes;
+    reg  [31:0] pk$max_payload;
+    wire  pk$done;
+    wire  [9:0] pk$key;
+    reg  cv$d;
+    wire  cv$q;
+    reg  cv$clock;
+    reg  cset$d;
+    wire  cset$q;
+    reg  cset$clock;
+    reg  [9:0] ce$d;
+    wire  [9:0] ce$q;
+    reg  ce$clock;
+    reg  cgo$d;
+    wire  cgo$q;
+    reg  cgo$clock;
+    reg  [31:0] cleft$d;
+    wire  [31:0] cleft$q;
+    reg  cleft$clock;
     reg  [9:0] fwr$d;
     wire  [9:0] fwr$q;
     reg  fwr$clock;
@@ -19930,7 +19954,10 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  look_go;
     reg  park_go;
     reg  rv_free;
-    reg  r_full;
+    reg  cmd_go;
+    reg  [31:0] set_left;
+    reg  set_ready;
+    reg  rm;
     reg  rhit;
     reg  q_full;
     reg  q_push;
@@ -20044,28 +20071,53 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         .write_enable(queue$write_enable)
     );
     homa_tx_engine_w512$park$ready ready(
-        .read_address(ready$read_address),
-        .read_clock(ready$read_clock),
-        .read_data(ready$read_data),
-        .write_address(ready$write_address),
-        .write_clock(ready$write_clock),
-        .write_data(ready$write_data),
-        .write_enable(ready$write_enable)
+        .clock(ready$clock),
+        .reset(ready$reset),
+        .s_cmd_valid(ready$s_cmd_valid),
+        .s_cmd_ready(ready$s_cmd_ready),
+        .s_cmd_op(ready$s_cmd_op),
+        .s_cmd_entry(ready$s_cmd_entry),
+        .s_cmd_key(ready$s_cmd_key),
+        .s_walk_stop(ready$s_walk_stop),
+        .m_walk_valid(ready$m_walk_valid),
+        .m_walk_entry(ready$m_walk_entry),
+        .m_walk_key(ready$m_walk_key),
+        .m_walk_end(ready$m_walk_end),
+        .count(ready$count)
     );
-    homa_tx_engine_w512$park$rwr rwr(
-        .d(rwr$d),
-        .q(rwr$q),
-        .clock(rwr$clock)
+    homa_tx_engine_w512$park$pk pk(
+        .clock(pk$clock),
+        .reset(pk$reset),
+        .start(pk$start),
+        .bytes(pk$bytes),
+        .max_payload(pk$max_payload),
+        .done(pk$done),
+        .key(pk$key)
     );
-    homa_tx_engine_w512$park$rrd rrd(
-        .d(rrd$d),
-        .q(rrd$q),
-        .clock(rrd$clock)
+    homa_tx_engine_w512$park$cv cv(
+        .d(cv$d),
+        .q(cv$q),
+        .clock(cv$clock)
     );
-    homa_tx_engine_w512$park$rcnt rcnt(
-        .d(rcnt$d),
-        .q(rcnt$q),
-        .clock(rcnt$clock)
+    homa_tx_engine_w512$park$cset cset(
+        .d(cset$d),
+        .q(cset$q),
+        .clock(cset$clock)
+    );
+    homa_tx_engine_w512$park$ce ce(
+        .d(ce$d),
+        .q(ce$q),
+        .clock(ce$clock)
+    );
+    homa_tx_engine_w512$park$cgo cgo(
+        .d(cgo$d),
+        .q(cgo$q),
+        .clock(cgo$clock)
+    );
+    homa_tx_engine_w512$park$cleft cleft(
+        .d(cleft$d),
+        .q(cleft$q),
+        .clock(cleft$clock)
     );
     homa_tx_engine_w512$park$fwr fwr(
         .d(fwr$d),
@@ -20272,9 +20324,6 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         ro$clock = clock;
         gv$clock = clock;
         gi$clock = clock;
-        rwr$clock = clock;
-        rrd$clock = clock;
-        rcnt$clock = clock;
         fwr$clock = clock;
         frd$clock = clock;
         turn$clock = clock;
@@ -20283,6 +20332,11 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         n_coll$clock = clock;
         most$clock = clock;
         same$clock = clock;
+        cv$clock = clock;
+        cset$clock = clock;
+        ce$clock = clock;
+        cgo$clock = clock;
+        cleft$clock = clock;
         qwr$d = qwr$q;
         qrd$d = qrd$q;
         qcnt$d = qcnt$q;
@@ -20310,9 +20364,6 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         ro$d = ro$q;
         gv$d = gv$q;
         gi$d = gi$q;
-        rwr$d = rwr$q;
-        rrd$d = rrd$q;
-        rcnt$d = rcnt$q;
         fwr$d = fwr$q;
         frd$d = frd$q;
         turn$d = turn$q;
@@ -20321,6 +20372,11 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         n_coll$d = n_coll$q;
         most$d = most$q;
         same$d = same$q;
+        cv$d = cv$q;
+        cset$d = cset$q;
+        ce$d = ce$q;
+        cgo$d = cgo$q;
+        cleft$d = cleft$q;
         ram$read_clock = clock;
         ram$write_clock = clock;
         ram$read_address = eidx$q;
@@ -20364,13 +20420,29 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         free$write_data = eidx$q;
         free$write_enable = 1'b0;
         queue$clock = clock;
-        ready$read_clock = clock;
-        ready$write_clock = clock;
-        ready$read_address = rrd$q;
-        ready$write_address = rwr$q;
-        ready$write_data = eidx$q;
-        ready$write_enable = 1'b0;
-        r_full = rcnt$q == c_rdepth;
+        ready$clock = clock;
+        ready$reset = reset;
+        pk$clock = clock;
+        pk$reset = reset;
+        pk$start = cgo$q;
+        pk$bytes = cleft$q;
+        pk$max_payload = cfg_max_payload;
+        cgo$d = 1'b0;
+        cmd_go = cv$q & (~cset$q | (pk$done & ~cgo$q));
+        ready$s_cmd_valid = cmd_go;
+        ready$s_cmd_op = c_remove;
+        if (cset$q) begin
+            ready$s_cmd_op = c_set;
+        end
+        ready$s_cmd_entry = ce$q;
+        ready$s_cmd_key = pk$key;
+        ready$s_walk_stop = 1'b0;
+        if (cmd_go & ready$s_cmd_ready) begin
+            cv$d = 1'b0;
+        end
+        set_ready = 1'b0;
+        set_left = e[(64'h162)+:(32)];
+        rm = 1'b0;
         full_table = sched_full;
         r_valid = rv$q | xv$q;
         r_entry = re$q;
@@ -20557,17 +20629,12 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             pick_oh = most_oh;
         end
         rv_free = ~rv$q | ~full_table;
-        fetch_go = ~rv$q & ~xv$q & (rcnt$q != c_zero11);
-        look_go = ~xv$q & ~rov$q & (qcnt$q != c_zero7);
-        if (queue$read_data[(64'h0)+:(1)]) begin
-            if (rv$q) begin
-                look_go = 1'b0;
-            end
-        end
-        else if (rv$q & r_full) begin
+        fetch_go = ~rv$q & ~xv$q & ~cv$q & ready$s_cmd_ready & (ready$count != c_zero16);
+        look_go = ~xv$q & ~rov$q & ~cv$q & (qcnt$q != c_zero7);
+        if (queue$read_data[(64'h0)+:(1)] & rv$q) begin
             look_go = 1'b0;
         end
-        park_go = want_slot & (any_avail | bump) & (count$q != c_entries) & ~r_full;
+        park_go = want_slot & (any_avail | bump) & (count$q != c_entries) & ~cv$q;
         hpeer = item$q[(64'h1)+:(32)];
         hid = item$q[(64'h21)+:(64)];
         if (st$q == s_ev1) begin
@@ -20675,9 +20742,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 ram$write_data[(64'h1a2)+:(3)] = item$q[(64'h81)+:(3)];
                 ram$write_enable = 1'b1;
                 if ((e[(64'h182)+:(32)] == e[(64'h142)+:(32)]) & (g_new != e[(64'h142)+:(32)])) begin
-                    ready$write_enable = 1'b1;
-                    rwr$d = rwr$q + c_one_idx;
-                    rcnt$d = rcnt$q + c_one11;
+                    set_ready = 1'b1;
                 end
             end
             else if (rhit) begin
@@ -20741,17 +20806,27 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 count$d = count$q + c_one16;
                 tried$d = c_zero16;
                 if (park_entry[(64'h182)+:(32)] != park_entry[(64'h142)+:(32)]) begin
-                    ready$write_enable = 1'b1;
-                    rwr$d = rwr$q + c_one_idx;
-                    rcnt$d = rcnt$q + c_one11;
+                    set_ready = 1'b1;
+                    set_left = park_entry[(64'h162)+:(32)];
                 end
             end
         end
         if (st$q == s_f0) begin
-            eidx$d = ready$read_data;
-            rrd$d = rrd$q + c_one_idx;
-            rcnt$d = rcnt$q - c_one11;
-            st$d = s_frd;
+            ready$s_cmd_valid = 1'b1;
+            ready$s_cmd_op = c_walk;
+            if (ready$s_cmd_ready) begin
+                st$d = s_fw;
+            end
+        end
+        if (st$q == s_fw) begin
+            ready$s_walk_stop = ready$m_walk_valid;
+            if (ready$m_walk_valid) begin
+                eidx$d = ready$m_walk_entry;
+                st$d = s_frd;
+            end
+            else if (ready$m_walk_end) begin
+                st$d = s_idle;
+            end
         end
         if (st$q == s_frd) begin
             st$d = s_fchk;
@@ -20762,6 +20837,9 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
                 rv$d = 1'b1;
                 re$d = e;
                 unkey = 1'b1;
+            end
+            else begin
+                rm = 1'b1;
             end
         end
         if (unkey) begin
@@ -20783,6 +20861,19 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             free$write_enable = 1'b1;
             fwr$d = fwr$q + c_one_idx;
             count$d = count$q - c_one16;
+            rm = 1'b1;
+        end
+        if (rm) begin
+            cv$d = 1'b1;
+            cset$d = 1'b0;
+            ce$d = eidx$q;
+        end
+        if (set_ready) begin
+            cv$d = 1'b1;
+            cset$d = 1'b1;
+            ce$d = eidx$q;
+            cgo$d = 1'b1;
+            cleft$d = set_left;
         end
         clr_b = eidx$q[(c_at0)+:(9)];
         if (st$q == s_clr) begin
@@ -20835,9 +20926,8 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
             n_coll$d = c_zero32;
             most$d = c_zero16;
             tried$d = c_zero16;
-            rwr$d = c_zero_idx;
-            rrd$d = c_zero_idx;
-            rcnt$d = c_zero11;
+            cv$d = 1'b0;
+            cgo$d = 1'b0;
             turn$d = 1'b0;
             rv$d = 1'b0;
             xv$d = 1'b0;
@@ -20887,6 +20977,63 @@ module homa_tx_engine_w512$park$cand_oh(d,q,clock);
 endmodule // homa_tx_engine_w512$park$cand_oh
 
 
+module homa_tx_engine_w512$park$ce(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ce
+
+
+module homa_tx_engine_w512$park$cgo(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$cgo
+
+
+module homa_tx_engine_w512$park$cleft(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$cleft
+
+
 module homa_tx_engine_w512$park$count(d,q,clock);
     
     // Module arguments
@@ -20904,6 +21051,44 @@ module homa_tx_engine_w512$park$count(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$park$count
+
+
+module homa_tx_engine_w512$park$cset(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$cset
+
+
+module homa_tx_engine_w512$park$cv(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$cv
 
 
 module homa_tx_engine_w512$park$eidx(d,q,clock);
@@ -21489,6 +21674,427 @@ module homa_tx_engine_w512$park$n_resolved(d,q,clock);
 endmodule // homa_tx_engine_w512$park$n_resolved
 
 
+module homa_tx_engine_w512$park$pk(clock,reset,start,bytes,max_payload,done,key);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  start;
+    input wire  [31:0] bytes;
+    input wire  [31:0] max_payload;
+    output reg  done;
+    output reg  [9:0] key;
+    
+    // Constant declarations
+    localparam  c_zero32 = 32'h0;
+    localparam  c_one32 = 32'h1;
+    localparam  c_two32 = 32'h2;
+    localparam  c_shift = 32'ha;
+    localparam  c_zero_k = 10'b0;
+    localparam  c_one_k = 10'b1;
+    localparam  c_two_k = 10'b10;
+    localparam  c_three_k = 10'b11;
+    localparam  c_last_k = 10'b1111111111;
+    localparam  c_top_k = 10'b1000000000;
+    localparam  c_next_k = 10'b100000000;
+    localparam  c_zero4 = 4'h0;
+    localparam  c_one4 = 4'h1;
+    localparam  c_last_step = 4'h4;
+    
+    // Stub signals
+    reg  [31:0] mp$d;
+    wire  [31:0] mp$q;
+    reg  mp$clock;
+    reg  [31:0] mp2$d;
+    wire  [31:0] mp2$q;
+    reg  mp2$clock;
+    reg  [31:0] mp3$d;
+    wire  [31:0] mp3$q;
+    reg  mp3$clock;
+    reg  [31:0] r$d;
+    wire  [31:0] r$q;
+    reg  r$clock;
+    reg  [9:0] lo$d;
+    wire  [9:0] lo$q;
+    reg  lo$clock;
+    reg  [9:0] quo$d;
+    wire  [9:0] quo$q;
+    reg  quo$clock;
+    reg  sat$d;
+    wire  sat$q;
+    reg  sat$clock;
+    reg  zero$d;
+    wire  zero$q;
+    reg  zero$clock;
+    reg  [3:0] n$d;
+    wire  [3:0] n$q;
+    reg  n$clock;
+    reg  busy$d;
+    wire  busy$q;
+    reg  busy$clock;
+    reg  fin$d;
+    wire  fin$q;
+    reg  fin$clock;
+    
+    // Local signals
+    reg  [31:0] m;
+    reg  [31:0] x;
+    reg  [31:0] r4;
+    
+    // Sub module instances
+    homa_tx_engine_w512$park$pk$mp mp(
+        .d(mp$d),
+        .q(mp$q),
+        .clock(mp$clock)
+    );
+    homa_tx_engine_w512$park$pk$mp2 mp2(
+        .d(mp2$d),
+        .q(mp2$q),
+        .clock(mp2$clock)
+    );
+    homa_tx_engine_w512$park$pk$mp3 mp3(
+        .d(mp3$d),
+        .q(mp3$q),
+        .clock(mp3$clock)
+    );
+    homa_tx_engine_w512$park$pk$r r(
+        .d(r$d),
+        .q(r$q),
+        .clock(r$clock)
+    );
+    homa_tx_engine_w512$park$pk$lo lo(
+        .d(lo$d),
+        .q(lo$q),
+        .clock(lo$clock)
+    );
+    homa_tx_engine_w512$park$pk$quo quo(
+        .d(quo$d),
+        .q(quo$q),
+        .clock(quo$clock)
+    );
+    homa_tx_engine_w512$park$pk$sat sat(
+        .d(sat$d),
+        .q(sat$q),
+        .clock(sat$clock)
+    );
+    homa_tx_engine_w512$park$pk$zero zero(
+        .d(zero$d),
+        .q(zero$q),
+        .clock(zero$clock)
+    );
+    homa_tx_engine_w512$park$pk$n n(
+        .d(n$d),
+        .q(n$q),
+        .clock(n$clock)
+    );
+    homa_tx_engine_w512$park$pk$busy busy(
+        .d(busy$d),
+        .q(busy$q),
+        .clock(busy$clock)
+    );
+    homa_tx_engine_w512$park$pk$fin fin(
+        .d(fin$d),
+        .q(fin$q),
+        .clock(fin$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        mp$clock = clock;
+        mp2$clock = clock;
+        mp3$clock = clock;
+        r$clock = clock;
+        lo$clock = clock;
+        quo$clock = clock;
+        sat$clock = clock;
+        zero$clock = clock;
+        n$clock = clock;
+        busy$clock = clock;
+        fin$clock = clock;
+        mp$d = mp$q;
+        mp2$d = mp2$q;
+        mp3$d = mp3$q;
+        r$d = r$q;
+        lo$d = lo$q;
+        quo$d = quo$q;
+        sat$d = sat$q;
+        zero$d = zero$q;
+        n$d = n$q;
+        busy$d = busy$q;
+        fin$d = fin$q;
+        done = fin$q;
+        key = quo$q + c_one_k;
+        if (sat$q | (quo$q == c_last_k)) begin
+            key = c_last_k;
+        end
+        if (zero$q) begin
+            key = c_zero_k;
+        end
+        m = max_payload;
+        if (max_payload == c_zero32) begin
+            m = c_one32;
+        end
+        x = bytes - c_one32;
+        r4 = r$q << c_two32;
+        if ((lo$q & c_top_k) != c_zero_k) begin
+            r4 = r4 | c_two32;
+        end
+        if ((lo$q & c_next_k) != c_zero_k) begin
+            r4 = r4 | c_one32;
+        end
+        if (busy$q) begin
+            quo$d = quo$q << c_two_k;
+            r$d = r4;
+            if (r4 >= mp3$q) begin
+                r$d = r4 - mp3$q;
+                quo$d = (quo$q << c_two_k) | c_three_k;
+            end
+            else if (r4 >= mp2$q) begin
+                r$d = r4 - mp2$q;
+                quo$d = (quo$q << c_two_k) | c_two_k;
+            end
+            else if (r4 >= mp$q) begin
+                r$d = r4 - mp$q;
+                quo$d = (quo$q << c_two_k) | c_one_k;
+            end
+            lo$d = lo$q << c_two_k;
+            n$d = n$q + c_one4;
+            if (n$q == c_last_step) begin
+                busy$d = 1'b0;
+                fin$d = 1'b1;
+            end
+        end
+        if (start) begin
+            mp$d = m;
+            mp2$d = m << c_one32;
+            mp3$d = (m << c_one32) + m;
+            r$d = x >> c_shift;
+            lo$d = x[(32'h0)+:(10)];
+            sat$d = (x >> c_shift) >= m;
+            zero$d = bytes == c_zero32;
+            quo$d = c_zero_k;
+            n$d = c_zero4;
+            busy$d = 1'b1;
+            fin$d = 1'b0;
+        end
+        if (reset) begin
+            busy$d = 1'b0;
+            fin$d = 1'b0;
+        end
+    end
+    
+endmodule // homa_tx_engine_w512$park$pk
+
+
+module homa_tx_engine_w512$park$pk$busy(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$busy
+
+
+module homa_tx_engine_w512$park$pk$fin(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$fin
+
+
+module homa_tx_engine_w512$park$pk$lo(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$lo
+
+
+module homa_tx_engine_w512$park$pk$mp(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$mp
+
+
+module homa_tx_engine_w512$park$pk$mp2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$mp2
+
+
+module homa_tx_engine_w512$park$pk$mp3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$mp3
+
+
+module homa_tx_engine_w512$park$pk$n(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$n
+
+
+module homa_tx_engine_w512$park$pk$quo(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$quo
+
+
+module homa_tx_engine_w512$park$pk$r(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$r
+
+
+module homa_tx_engine_w512$park$pk$sat(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$sat
+
+
+module homa_tx_engine_w512$park$pk$zero(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$pk$zero
+
+
 module homa_tx_engine_w512$park$qcnt(d,q,clock);
     
     // Module arguments
@@ -21600,25 +22206,6 @@ module homa_tx_engine_w512$park$ram(read_address,read_clock,read_data,write_addr
 endmodule // homa_tx_engine_w512$park$ram
 
 
-module homa_tx_engine_w512$park$rcnt(d,q,clock);
-    
-    // Module arguments
-    input wire  [10:0] d;
-    output reg  [10:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 11'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$park$rcnt
-
-
 module homa_tx_engine_w512$park$re(d,q,clock);
     
     // Module arguments
@@ -21638,7 +22225,749 @@ module homa_tx_engine_w512$park$re(d,q,clock);
 endmodule // homa_tx_engine_w512$park$re
 
 
-module homa_tx_engine_w512$park$ready(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+module homa_tx_engine_w512$park$ready(clock,reset,s_cmd_valid,s_cmd_ready,s_cmd_op,s_cmd_entry,s_cmd_key,s_walk_stop,m_walk_valid,m_walk_entry,m_walk_key,m_walk_end,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  s_cmd_valid;
+    output reg  s_cmd_ready;
+    input wire  [1:0] s_cmd_op;
+    input wire  [9:0] s_cmd_entry;
+    input wire  [9:0] s_cmd_key;
+    input wire  s_walk_stop;
+    output reg  m_walk_valid;
+    output reg  [9:0] m_walk_entry;
+    output reg  [9:0] m_walk_key;
+    output reg  m_walk_end;
+    output reg  [15:0] count;
+    
+    // Constant declarations
+    localparam  s_clr = 4'h0;
+    localparam  s_idle = 4'h1;
+    localparam  s_u1 = 4'h2;
+    localparam  s_u2 = 4'h3;
+    localparam  s_u3 = 4'hb;
+    localparam  s_l0 = 4'h4;
+    localparam  s_l1 = 4'h5;
+    localparam  s_fa = 4'h6;
+    localparam  s_fb = 4'h7;
+    localparam  s_fc = 4'ha;
+    localparam  s_h = 4'h8;
+    localparam  s_n = 4'h9;
+    localparam  c_set = 2'b0;
+    localparam  c_walk = 2'b10;
+    localparam  c_sel$0 = 32'haaaaaaaa;
+    localparam  c_sel$1 = 32'hcccccccc;
+    localparam  c_sel$2 = 32'hf0f0f0f0;
+    localparam  c_sel$3 = 32'hff00ff00;
+    localparam  c_sel$4 = 32'hffff0000;
+    localparam  c_pow$0 = 10'b1;
+    localparam  c_pow$1 = 10'b10;
+    localparam  c_pow$2 = 10'b100;
+    localparam  c_pow$3 = 10'b1000;
+    localparam  c_pow$4 = 10'b10000;
+    localparam  c_pow$5 = 10'b100000;
+    localparam  c_pow$6 = 10'b1000000;
+    localparam  c_pow$7 = 10'b10000000;
+    localparam  c_pow$8 = 10'b100000000;
+    localparam  c_pow$9 = 10'b1000000000;
+    localparam  c_low = 10'b11111;
+    localparam  c_high = 10'b1111100000;
+    localparam  c_five8 = 8'h5;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_ones = 32'hffffffff;
+    localparam  c_one = 32'h1;
+    localparam  c_zero = 32'h0;
+    localparam  c_one_k = 10'b1;
+    localparam  c_zero_k = 10'b0;
+    localparam  c_last_k = 10'b1111111111;
+    localparam  c_one_e = 10'b1;
+    localparam  c_zero_e = 10'b0;
+    localparam  c_last_e = 10'b1111111111;
+    localparam  c_one16 = 16'h1;
+    localparam  c_zero16 = 16'h0;
+    localparam  c_zero5 = 5'b0;
+    
+    // Stub signals
+    reg  [9:0] nxt$read_address;
+    reg  nxt$read_clock;
+    wire  [9:0] nxt$read_data;
+    reg  [9:0] nxt$write_address;
+    reg  nxt$write_clock;
+    reg  [9:0] nxt$write_data;
+    reg  nxt$write_enable;
+    reg  [9:0] prv$read_address;
+    reg  prv$read_clock;
+    wire  [9:0] prv$read_data;
+    reg  [9:0] prv$write_address;
+    reg  prv$write_clock;
+    reg  [9:0] prv$write_data;
+    reg  prv$write_enable;
+    reg  [9:0] ekey$read_address;
+    reg  ekey$read_clock;
+    wire  [9:0] ekey$read_data;
+    reg  [9:0] ekey$write_address;
+    reg  ekey$write_clock;
+    reg  [9:0] ekey$write_data;
+    reg  ekey$write_enable;
+    reg  [9:0] ev$read_address;
+    reg  ev$read_clock;
+    wire  ev$read_data;
+    reg  [9:0] ev$write_address;
+    reg  ev$write_clock;
+    reg  ev$write_data;
+    reg  ev$write_enable;
+    reg  [9:0] head$read_address;
+    reg  head$read_clock;
+    wire  [9:0] head$read_data;
+    reg  [9:0] head$write_address;
+    reg  head$write_clock;
+    reg  [9:0] head$write_data;
+    reg  head$write_enable;
+    reg  [9:0] tail$read_address;
+    reg  tail$read_clock;
+    wire  [9:0] tail$read_data;
+    reg  [9:0] tail$write_address;
+    reg  tail$write_clock;
+    reg  [9:0] tail$write_data;
+    reg  tail$write_enable;
+    reg  words$clock;
+    reg  [4:0] words$read_address;
+    wire  [31:0] words$read_data;
+    reg  [4:0] words$write_address;
+    reg  [31:0] words$write_data;
+    reg  words$write_enable;
+    reg  [31:0] sum$d;
+    wire  [31:0] sum$q;
+    reg  sum$clock;
+    reg  [3:0] st$d;
+    wire  [3:0] st$q;
+    reg  st$clock;
+    reg  [1:0] op$d;
+    wire  [1:0] op$q;
+    reg  op$clock;
+    reg  [9:0] e$d;
+    wire  [9:0] e$q;
+    reg  e$clock;
+    reg  [9:0] key$d;
+    wire  [9:0] key$q;
+    reg  key$clock;
+    reg  [9:0] ob$d;
+    wire  [9:0] ob$q;
+    reg  ob$clock;
+    reg  [9:0] onx$d;
+    wire  [9:0] onx$q;
+    reg  onx$clock;
+    reg  [9:0] opv$d;
+    wire  [9:0] opv$q;
+    reg  opv$clock;
+    reg  [9:0] clr$d;
+    wire  [9:0] clr$q;
+    reg  clr$clock;
+    reg  [15:0] n$d;
+    wire  [15:0] n$q;
+    reg  n$clock;
+    reg  [9:0] fb$d;
+    wire  [9:0] fb$q;
+    reg  fb$clock;
+    reg  [9:0] f_w2$d;
+    wire  [9:0] f_w2$q;
+    reg  f_w2$clock;
+    reg  [9:0] wb$d;
+    wire  [9:0] wb$q;
+    reg  wb$clock;
+    reg  [9:0] wt$d;
+    wire  [9:0] wt$q;
+    reg  wt$clock;
+    reg  emptied$d;
+    wire  emptied$q;
+    reg  emptied$clock;
+    reg  [4:0] wa$d;
+    wire  [4:0] wa$q;
+    reg  wa$clock;
+    reg  pz$d;
+    wire  pz$q;
+    reg  pz$clock;
+    reg  wl$d;
+    wire  wl$q;
+    reg  wl$clock;
+    
+    // Local signals
+    reg  ek_valid;
+    reg  [9:0] ek_key;
+    reg  is_head;
+    reg  is_tail;
+    reg  [4:0] kw;
+    reg  [9:0] kb;
+    reg  [4:0] ow;
+    reg  [9:0] obb;
+    reg  [4:0] fw;
+    reg  [9:0] fbb;
+    reg  [4:0] w2w;
+    reg  [9:0] wb_next;
+    reg  [4:0] nw;
+    reg  [31:0] sum_base;
+    reg  [31:0] word;
+    reg  [31:0] k_bit;
+    reg  k_empty;
+    reg  [31:0] o_bit;
+    reg  [31:0] o_left;
+    reg  [31:0] m1;
+    reg  [31:0] s2;
+    reg  [31:0] oh_w;
+    reg  [31:0] oh_s;
+    reg  [9:0] t_w$0;
+    reg  [9:0] t_w$1;
+    reg  [9:0] t_w$2;
+    reg  [9:0] t_w$3;
+    reg  [9:0] t_w$4;
+    reg  [9:0] t_s$0;
+    reg  [9:0] t_s$1;
+    reg  [9:0] t_s$2;
+    reg  [9:0] t_s$3;
+    reg  [9:0] t_s$4;
+    reg  [9:0] ffs_w;
+    reg  [9:0] ffs_s;
+    reg  [9:0] w_entry;
+    reg  w_last;
+    reg  w_top;
+    reg  [9:0] bt_addr;
+    reg  walking;
+    
+    // Sub module instances
+    homa_tx_engine_w512$park$ready$nxt nxt(
+        .read_address(nxt$read_address),
+        .read_clock(nxt$read_clock),
+        .read_data(nxt$read_data),
+        .write_address(nxt$write_address),
+        .write_clock(nxt$write_clock),
+        .write_data(nxt$write_data),
+        .write_enable(nxt$write_enable)
+    );
+    homa_tx_engine_w512$park$ready$prv prv(
+        .read_address(prv$read_address),
+        .read_clock(prv$read_clock),
+        .read_data(prv$read_data),
+        .write_address(prv$write_address),
+        .write_clock(prv$write_clock),
+        .write_data(prv$write_data),
+        .write_enable(prv$write_enable)
+    );
+    homa_tx_engine_w512$park$ready$ekey ekey(
+        .read_address(ekey$read_address),
+        .read_clock(ekey$read_clock),
+        .read_data(ekey$read_data),
+        .write_address(ekey$write_address),
+        .write_clock(ekey$write_clock),
+        .write_data(ekey$write_data),
+        .write_enable(ekey$write_enable)
+    );
+    homa_tx_engine_w512$park$ready$ev ev(
+        .read_address(ev$read_address),
+        .read_clock(ev$read_clock),
+        .read_data(ev$read_data),
+        .write_address(ev$write_address),
+        .write_clock(ev$write_clock),
+        .write_data(ev$write_data),
+        .write_enable(ev$write_enable)
+    );
+    homa_tx_engine_w512$park$ready$head head(
+        .read_address(head$read_address),
+        .read_clock(head$read_clock),
+        .read_data(head$read_data),
+        .write_address(head$write_address),
+        .write_clock(head$write_clock),
+        .write_data(head$write_data),
+        .write_enable(head$write_enable)
+    );
+    homa_tx_engine_w512$park$ready$tail tail(
+        .read_address(tail$read_address),
+        .read_clock(tail$read_clock),
+        .read_data(tail$read_data),
+        .write_address(tail$write_address),
+        .write_clock(tail$write_clock),
+        .write_data(tail$write_data),
+        .write_enable(tail$write_enable)
+    );
+    homa_tx_engine_w512$park$ready$words words(
+        .clock(words$clock),
+        .read_address(words$read_address),
+        .read_data(words$read_data),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .write_enable(words$write_enable)
+    );
+    homa_tx_engine_w512$park$ready$sum sum(
+        .d(sum$d),
+        .q(sum$q),
+        .clock(sum$clock)
+    );
+    homa_tx_engine_w512$park$ready$st st(
+        .d(st$d),
+        .q(st$q),
+        .clock(st$clock)
+    );
+    homa_tx_engine_w512$park$ready$op op(
+        .d(op$d),
+        .q(op$q),
+        .clock(op$clock)
+    );
+    homa_tx_engine_w512$park$ready$e e(
+        .d(e$d),
+        .q(e$q),
+        .clock(e$clock)
+    );
+    homa_tx_engine_w512$park$ready$key key(
+        .d(key$d),
+        .q(key$q),
+        .clock(key$clock)
+    );
+    homa_tx_engine_w512$park$ready$ob ob(
+        .d(ob$d),
+        .q(ob$q),
+        .clock(ob$clock)
+    );
+    homa_tx_engine_w512$park$ready$onx onx(
+        .d(onx$d),
+        .q(onx$q),
+        .clock(onx$clock)
+    );
+    homa_tx_engine_w512$park$ready$opv opv(
+        .d(opv$d),
+        .q(opv$q),
+        .clock(opv$clock)
+    );
+    homa_tx_engine_w512$park$ready$clr clr(
+        .d(clr$d),
+        .q(clr$q),
+        .clock(clr$clock)
+    );
+    homa_tx_engine_w512$park$ready$n n(
+        .d(n$d),
+        .q(n$q),
+        .clock(n$clock)
+    );
+    homa_tx_engine_w512$park$ready$fb fb(
+        .d(fb$d),
+        .q(fb$q),
+        .clock(fb$clock)
+    );
+    homa_tx_engine_w512$park$ready$f_w2 f_w2(
+        .d(f_w2$d),
+        .q(f_w2$q),
+        .clock(f_w2$clock)
+    );
+    homa_tx_engine_w512$park$ready$wb wb(
+        .d(wb$d),
+        .q(wb$q),
+        .clock(wb$clock)
+    );
+    homa_tx_engine_w512$park$ready$wt wt(
+        .d(wt$d),
+        .q(wt$q),
+        .clock(wt$clock)
+    );
+    homa_tx_engine_w512$park$ready$emptied emptied(
+        .d(emptied$d),
+        .q(emptied$q),
+        .clock(emptied$clock)
+    );
+    homa_tx_engine_w512$park$ready$wa wa(
+        .d(wa$d),
+        .q(wa$q),
+        .clock(wa$clock)
+    );
+    homa_tx_engine_w512$park$ready$pz pz(
+        .d(pz$d),
+        .q(pz$q),
+        .clock(pz$clock)
+    );
+    homa_tx_engine_w512$park$ready$wl wl(
+        .d(wl$d),
+        .q(wl$q),
+        .clock(wl$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        sum$clock = clock;
+        st$clock = clock;
+        op$clock = clock;
+        e$clock = clock;
+        key$clock = clock;
+        ob$clock = clock;
+        onx$clock = clock;
+        opv$clock = clock;
+        clr$clock = clock;
+        n$clock = clock;
+        fb$clock = clock;
+        f_w2$clock = clock;
+        wb$clock = clock;
+        wt$clock = clock;
+        emptied$clock = clock;
+        wa$clock = clock;
+        pz$clock = clock;
+        wl$clock = clock;
+        sum$d = sum$q;
+        st$d = st$q;
+        op$d = op$q;
+        e$d = e$q;
+        key$d = key$q;
+        ob$d = ob$q;
+        onx$d = onx$q;
+        opv$d = opv$q;
+        clr$d = clr$q;
+        n$d = n$q;
+        fb$d = fb$q;
+        f_w2$d = f_w2$q;
+        wb$d = wb$q;
+        wt$d = wt$q;
+        emptied$d = emptied$q;
+        wa$d = wa$q;
+        pz$d = pz$q;
+        wl$d = wl$q;
+        words$clock = clock;
+        nxt$read_clock = clock;
+        nxt$write_clock = clock;
+        prv$read_clock = clock;
+        prv$write_clock = clock;
+        ekey$read_clock = clock;
+        ekey$write_clock = clock;
+        ev$read_clock = clock;
+        ev$write_clock = clock;
+        head$read_clock = clock;
+        head$write_clock = clock;
+        tail$read_clock = clock;
+        tail$write_clock = clock;
+        nxt$read_address = e$q;
+        prv$read_address = e$q;
+        ekey$read_address = e$q;
+        ev$read_address = e$q;
+        if (st$q == s_idle) begin
+            nxt$read_address = s_cmd_entry;
+            prv$read_address = s_cmd_entry;
+            ekey$read_address = s_cmd_entry;
+            ev$read_address = s_cmd_entry;
+        end
+        ek_valid = ev$read_data;
+        ek_key = ekey$read_data;
+        is_head = head$read_data == e$q;
+        is_tail = tail$read_data == e$q;
+        kw = key$q[(c_five8)+:(5)];
+        kb = key$q & c_low;
+        ow = ob$q[(c_five8)+:(5)];
+        obb = ob$q & c_low;
+        fw = fb$q[(c_five8)+:(5)];
+        fbb = fb$q & c_low;
+        wb_next = wb$q + c_one_k;
+        nw = wb_next[(c_five8)+:(5)];
+        words$read_address = wa$q;
+        word = words$read_data;
+        k_bit = c_one << kb;
+        k_empty = (word & k_bit) == c_zero;
+        o_bit = c_one << obb;
+        o_left = word & ~o_bit;
+        m1 = word & (c_ones << fbb);
+        s2 = sum$q & ((c_ones << fw) << c_one);
+        if (st$q == s_fb) begin
+            m1 = word;
+        end
+        oh_w = m1 & ((~m1) + c_one);
+        oh_s = s2 & ((~s2) + c_one);
+        t_w$0 = c_zero_k;
+        t_s$0 = c_zero_k;
+        if ((oh_w & c_sel$0) != c_zero) begin
+            t_w$0 = c_pow$0;
+        end
+        if ((oh_s & c_sel$0) != c_zero) begin
+            t_s$0 = c_pow$5;
+        end
+        t_w$1 = c_zero_k;
+        t_s$1 = c_zero_k;
+        if ((oh_w & c_sel$1) != c_zero) begin
+            t_w$1 = c_pow$1;
+        end
+        if ((oh_s & c_sel$1) != c_zero) begin
+            t_s$1 = c_pow$6;
+        end
+        t_w$2 = c_zero_k;
+        t_s$2 = c_zero_k;
+        if ((oh_w & c_sel$2) != c_zero) begin
+            t_w$2 = c_pow$2;
+        end
+        if ((oh_s & c_sel$2) != c_zero) begin
+            t_s$2 = c_pow$7;
+        end
+        t_w$3 = c_zero_k;
+        t_s$3 = c_zero_k;
+        if ((oh_w & c_sel$3) != c_zero) begin
+            t_w$3 = c_pow$3;
+        end
+        if ((oh_s & c_sel$3) != c_zero) begin
+            t_s$3 = c_pow$8;
+        end
+        t_w$4 = c_zero_k;
+        t_s$4 = c_zero_k;
+        if ((oh_w & c_sel$4) != c_zero) begin
+            t_w$4 = c_pow$4;
+        end
+        if ((oh_s & c_sel$4) != c_zero) begin
+            t_s$4 = c_pow$9;
+        end
+        ffs_w = t_w$0 | t_w$1 | t_w$2 | t_w$3 | t_w$4;
+        ffs_s = t_s$0 | t_s$1 | t_s$2 | t_s$3 | t_s$4;
+        w2w = ffs_s[(c_five8)+:(5)];
+        bt_addr = key$q;
+        if (st$q == s_u1) begin
+            bt_addr = ek_key;
+        end
+        if (st$q == s_fc) begin
+            bt_addr = wb$q;
+        end
+        head$read_address = bt_addr;
+        tail$read_address = bt_addr;
+        w_entry = nxt$read_data;
+        w_last = nxt$read_data == wt$q;
+        if (st$q == s_h) begin
+            w_entry = head$read_data;
+            w_last = head$read_data == tail$read_data;
+        end
+        w_top = wb$q == c_last_k;
+        m_walk_valid = (st$q == s_h) | ((st$q == s_n) & ~wl$q);
+        m_walk_entry = w_entry;
+        m_walk_key = wb$q;
+        m_walk_end = 1'b0;
+        if ((st$q == s_fa) & (m1 == c_zero) & (s2 == c_zero)) begin
+            m_walk_end = 1'b1;
+        end
+        if ((st$q == s_n) & wl$q & w_top) begin
+            m_walk_end = 1'b1;
+        end
+        s_cmd_ready = st$q == s_idle;
+        count = n$q;
+        sum_base = sum$q;
+        if (pz$q) begin
+            sum_base = sum$q & ~(c_one << ow);
+        end
+        sum$d = sum_base;
+        pz$d = 1'b0;
+        nxt$write_enable = 1'b0;
+        prv$write_enable = 1'b0;
+        ekey$write_enable = 1'b0;
+        ev$write_enable = 1'b0;
+        head$write_enable = 1'b0;
+        tail$write_enable = 1'b0;
+        words$write_enable = 1'b0;
+        nxt$write_address = opv$q;
+        nxt$write_data = onx$q;
+        prv$write_address = onx$q;
+        prv$write_data = opv$q;
+        ekey$write_address = e$q;
+        ekey$write_data = key$q;
+        ev$write_address = e$q;
+        ev$write_data = 1'b0;
+        head$write_address = bt_addr;
+        head$write_data = onx$q;
+        tail$write_address = bt_addr;
+        tail$write_data = opv$q;
+        words$write_address = kw;
+        words$write_data = word | k_bit;
+        if (st$q == s_clr) begin
+            ev$write_address = clr$q;
+            ev$write_enable = 1'b1;
+            words$write_address = clr$q[(c_zero8)+:(5)];
+            words$write_data = c_zero;
+            words$write_enable = 1'b1;
+            clr$d = clr$q + c_one_e;
+            if (clr$q == c_last_e) begin
+                st$d = s_idle;
+            end
+        end
+        if ((st$q == s_idle) & s_cmd_valid) begin
+            op$d = s_cmd_op;
+            e$d = s_cmd_entry;
+            key$d = s_cmd_key;
+            if (s_cmd_op == c_walk) begin
+                fb$d = c_zero_k;
+                wa$d = c_zero5;
+                st$d = s_fa;
+            end
+            else begin
+                st$d = s_u1;
+            end
+        end
+        if (st$q == s_u1) begin
+            ob$d = ek_key;
+            onx$d = nxt$read_data;
+            opv$d = prv$read_data;
+            emptied$d = 1'b0;
+            if (~ek_valid) begin
+                if (op$q == c_set) begin
+                    st$d = s_l0;
+                end
+                else begin
+                    st$d = s_idle;
+                end
+            end
+            else if ((op$q == c_set) & (ek_key == key$q)) begin
+                st$d = s_idle;
+            end
+            else begin
+                st$d = s_u2;
+            end
+        end
+        if (st$q == s_u2) begin
+            head$write_address = ob$q;
+            tail$write_address = ob$q;
+            nxt$write_enable = ~is_head;
+            prv$write_enable = ~is_tail;
+            head$write_enable = is_head;
+            tail$write_enable = is_tail;
+            ev$write_enable = 1'b1;
+            n$d = n$q - c_one16;
+            emptied$d = is_head & is_tail;
+            wa$d = ow;
+            if (op$q == c_set) begin
+                st$d = s_l0;
+            end
+            else begin
+                st$d = s_u3;
+            end
+        end
+        if (((st$q == s_u3) | (st$q == s_l0)) & emptied$q) begin
+            words$write_address = ow;
+            words$write_data = o_left;
+            words$write_enable = 1'b1;
+            pz$d = o_left == c_zero;
+        end
+        if (st$q == s_u3) begin
+            st$d = s_idle;
+        end
+        if (st$q == s_l0) begin
+            wa$d = kw;
+            st$d = s_l1;
+        end
+        if (st$q == s_l1) begin
+            ekey$write_enable = 1'b1;
+            ev$write_data = 1'b1;
+            ev$write_enable = 1'b1;
+            tail$write_data = e$q;
+            tail$write_enable = 1'b1;
+            n$d = n$q + c_one16;
+            words$write_enable = 1'b1;
+            sum$d = sum_base | (c_one << kw);
+            if (k_empty) begin
+                head$write_data = e$q;
+                head$write_enable = 1'b1;
+            end
+            else begin
+                nxt$write_address = tail$read_data;
+                nxt$write_data = e$q;
+                nxt$write_enable = 1'b1;
+                prv$write_address = e$q;
+                prv$write_data = tail$read_data;
+                prv$write_enable = 1'b1;
+            end
+            st$d = s_idle;
+        end
+        if (st$q == s_fa) begin
+            wb$d = (fb$q & c_high) | ffs_w;
+            f_w2$d = ffs_s;
+            if (m1 != c_zero) begin
+                st$d = s_fc;
+            end
+            else if (s2 != c_zero) begin
+                wa$d = w2w;
+                st$d = s_fb;
+            end
+            else begin
+                st$d = s_idle;
+            end
+        end
+        if (st$q == s_fb) begin
+            wb$d = f_w2$q | ffs_w;
+            st$d = s_fc;
+        end
+        if (st$q == s_fc) begin
+            st$d = s_h;
+        end
+        if (m_walk_valid) begin
+            if (st$q == s_h) begin
+                wt$d = tail$read_data;
+            end
+            nxt$read_address = w_entry;
+            wl$d = w_last;
+            st$d = s_n;
+        end
+        if ((st$q == s_n) & wl$q) begin
+            fb$d = wb_next;
+            wa$d = nw;
+            wl$d = 1'b0;
+            if (w_top) begin
+                st$d = s_idle;
+            end
+            else begin
+                st$d = s_fa;
+            end
+        end
+        walking = (st$q == s_fa) | (st$q == s_fb) | (st$q == s_fc) | (st$q == s_h) | (st$q == s_n);
+        if (walking & s_walk_stop) begin
+            st$d = s_idle;
+            wl$d = 1'b0;
+        end
+        if (reset) begin
+            st$d = s_clr;
+            clr$d = c_zero_e;
+            n$d = c_zero16;
+            sum$d = c_zero;
+            pz$d = 1'b0;
+            wl$d = 1'b0;
+        end
+    end
+    
+endmodule // homa_tx_engine_w512$park$ready
+
+
+module homa_tx_engine_w512$park$ready$clr(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$clr
+
+
+module homa_tx_engine_w512$park$ready$e(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$e
+
+
+module homa_tx_engine_w512$park$ready$ekey(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
     
     // Module arguments
     input wire  [9:0] read_address;
@@ -21664,7 +22993,481 @@ module homa_tx_engine_w512$park$ready(read_address,read_clock,read_data,write_ad
        end
     end
                 
-endmodule // homa_tx_engine_w512$park$ready
+endmodule // homa_tx_engine_w512$park$ready$ekey
+
+
+module homa_tx_engine_w512$park$ready$emptied(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$emptied
+
+
+module homa_tx_engine_w512$park$ready$ev(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[0:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$ready$ev
+
+
+module homa_tx_engine_w512$park$ready$f_w2(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$f_w2
+
+
+module homa_tx_engine_w512$park$ready$fb(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$fb
+
+
+module homa_tx_engine_w512$park$ready$head(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$ready$head
+
+
+module homa_tx_engine_w512$park$ready$key(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$key
+
+
+module homa_tx_engine_w512$park$ready$n(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$n
+
+
+module homa_tx_engine_w512$park$ready$nxt(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$ready$nxt
+
+
+module homa_tx_engine_w512$park$ready$ob(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$ob
+
+
+module homa_tx_engine_w512$park$ready$onx(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$onx
+
+
+module homa_tx_engine_w512$park$ready$op(d,q,clock);
+    
+    // Module arguments
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 2'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$op
+
+
+module homa_tx_engine_w512$park$ready$opv(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$opv
+
+
+module homa_tx_engine_w512$park$ready$prv(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$ready$prv
+
+
+module homa_tx_engine_w512$park$ready$pz(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$pz
+
+
+module homa_tx_engine_w512$park$ready$st(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$st
+
+
+module homa_tx_engine_w512$park$ready$sum(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$sum
+
+
+module homa_tx_engine_w512$park$ready$tail(read_address,read_clock,read_data,write_address,write_clock,write_data,write_enable);
+    
+    // Module arguments
+    input wire  [9:0] read_address;
+    input wire  read_clock;
+    output reg  [9:0] read_data;
+    input wire  [9:0] write_address;
+    input wire  write_clock;
+    input wire  [9:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg[9:0] mem[1023:0];
+    
+    
+    
+    always @(posedge read_clock) begin
+       read_data <= mem[read_address];
+    end
+    
+    always @(posedge write_clock) begin
+       if (write_enable) begin
+          mem[write_address] <= write_data;
+       end
+    end
+                
+endmodule // homa_tx_engine_w512$park$ready$tail
+
+
+module homa_tx_engine_w512$park$ready$wa(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$wa
+
+
+module homa_tx_engine_w512$park$ready$wb(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$wb
+
+
+module homa_tx_engine_w512$park$ready$wl(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$wl
+
+
+module homa_tx_engine_w512$park$ready$words(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [4:0] read_address;
+    output reg  [31:0] read_data;
+    input wire  [4:0] write_address;
+    input wire  [31:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [31:0] mem [0:31];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_tx_engine_w512$park$ready$words
+
+
+module homa_tx_engine_w512$park$ready$wt(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_engine_w512$park$ready$wt
 
 
 module homa_tx_engine_w512$park$rmatch(d,q,clock);
@@ -21724,25 +23527,6 @@ module homa_tx_engine_w512$park$rov(d,q,clock);
 endmodule // homa_tx_engine_w512$park$rov
 
 
-module homa_tx_engine_w512$park$rrd(d,q,clock);
-    
-    // Module arguments
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 10'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$park$rrd
-
-
 module homa_tx_engine_w512$park$rv(d,q,clock);
     
     // Module arguments
@@ -21760,25 +23544,6 @@ module homa_tx_engine_w512$park$rv(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$park$rv
-
-
-module homa_tx_engine_w512$park$rwr(d,q,clock);
-    
-    // Module arguments
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 10'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$park$rwr
 
 
 module homa_tx_engine_w512$park$same(d,q,clock);

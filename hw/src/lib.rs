@@ -82,7 +82,8 @@ pub mod nic_core;
 // Every block is also reached at the crate's root by its own name (`homa_hw::parser`,
 // `homa_hw::tx_park`, ...): the groups order the source, the paths stay short.
 pub use common::{
-    bench, bucket_queue, bucket_queue_model, fifo, key_hash, lut_fifo, lutram, wideram,
+    bench, bucket_queue, bucket_queue_model, fifo, key_hash, lut_fifo, lutram, packets_left,
+    wideram,
 };
 pub use host::{
     cq_writer, cq_writer_model, host_rx, host_rx_model, regfile, rx_ring, rx_ring_model, tx_ring,

@@ -8,4 +8,5 @@ pub mod fifo;
 pub mod key_hash;
 pub mod lut_fifo;
 pub mod lutram;
+pub mod packets_left;
 pub mod wideram;

@@ -359,6 +359,7 @@ impl Logic for TxEngine512 {
         self.park.ring_peer.next = self.s_desc_peer.val();
         self.park.ring_id.next = self.s_desc_id.val();
         self.park.ring_bytes.next = self.s_desc_bytes.val();
+        self.park.cfg_max_payload.next = self.cfg_max_payload.val();
         self.park.sched_full.next = self.sched.full.val();
         self.park.most_valid.next = self.sched.most_valid.val();
         self.park.most_slot.next = self.sched.most_slot.val();

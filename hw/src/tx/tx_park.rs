@@ -11,7 +11,7 @@
 //!             │ CANCEL                          ▲ r_* (resume, re-issued CANCEL)   │
 //!  GRANT ─────┼─► TxSched: no slot matched ───► queue (64) ─► keys ─► entries ◄────┘ park
 //!             │                                              │ hit: resume, or mark ready
-//!             │                                              │      ─► ready queue ─► fetch
+//!             │                             packets left (divider) ─► ready queue ─► fetch
 //!             │                                              └ miss: re-offer the GRANT
 //! ```
 //!
@@ -42,24 +42,28 @@
 //!   offered ahead of the ring with `r_resume`) with the GRANT applied (granted raised, never
 //!   lowered; the scheduled priority). If another message holds the resume register (it
 //!   waits for a slot), the GRANT is applied in the table instead and an entry it makes ready
-//!   (granted above sent) joins the **ready queue** (1024 indices in block RAM), so lookups
+//!   (granted above sent) joins the **ready queue** (below), so lookups
 //!   go on behind a message that waits. A GRANT for the message in the resume register is
 //!   applied there. A GRANT that finds nothing is offered once more to the scheduler
 //!   (`ro_*`, when the parser offers none), since its message may have come back since it
 //!   was queued; it is then counted there if it matches nothing again. A CANCEL waits for a
 //!   free resume register, brings its message back if parked, then is issued again (`r_*`
 //!   with `r_cancel`), for the message that came back or any that did while it waited.
-//! - **Fetch**: when the resume register is free, the oldest ready entry is read and its
-//!   message comes back, if the entry still holds a ready one (a GRANT or CANCEL may have
-//!   brought it back meanwhile). Fetches go first, then lookups and parks by turns.
+//! - **Fetch**: when the resume register is free, the first ready entry is read and its
+//!   message comes back. Fetches go first, then lookups and parks by turns.
 //!
-//! The ready queue is first in, first out: among parked messages that may send, the oldest
-//! comes back first, not the shortest. A shorter one behind it then takes the slot of the
-//! longest (above), so the slots converge on SRPT one swap per message out of order; a
-//! bucketed queue keyed by packets left ([`crate::bucket_queue`]) would make the order exact.
+//! The **ready queue** is a [`BucketQueue`] over the entries, keyed by the packets of TX
+//! `max_payload` bytes each message has left (`policy::bucket::packets_left`, from a
+//! [`PacketsLeft`] divider): the parked messages that may send come back fewest packets
+//! first, and those of one key in the order they became ready. With the slots holding the
+//! shortest sendable messages (above), the order over every message with bytes to send is
+//! SRPT to within a packet. An entry is in the queue exactly while it holds a parked message
+//! with granted bytes to send (a parked message's sent bytes do not change and its granted
+//! bytes only rise), so the queue never fills.
 //!
-//! A message that comes back frees its entry (onto the free list) and its key's way (found
-//! through the entry's [`KeyLoc`], so a fetch need not hash again).
+//! A message that comes back frees its entry (onto the free list), its key's way (found
+//! through the entry's [`KeyLoc`], so a fetch need not hash again) and its place in the
+//! ready queue.
 //!
 //! A GRANT that misses while the queue is full is dropped (`grants_dropped`), as the network
 //! may drop one: the receiver's RESEND recovers it. A CANCEL waits for room instead.
@@ -71,8 +75,11 @@
 //! Timing: a GRANT that missed is registered before it is queued (off the scheduler's
 //! compare); a lookup is then six cycles (pop, hash, key read, key compare, entry read,
 //! apply), a park five (choose, hash, key read, check, park: the slot's `park_ok` comes from
-//! the scheduler's inputs and registers only), a fetch four (wait for the ready queue's
-//! read, index, read, check). Every RAM address and both hashes come from registers.
+//! the scheduler's inputs and registers only), a fetch the ready queue's walk to its first
+//! entry, then two (read, check). Each leaves at most one command for the ready queue (a
+//! SET with its key, seven cycles after the operation for the division, or a REMOVE), and
+//! the next operation starts once it is taken. Every RAM address and both hashes come from
+//! registers.
 
 mod records;
 #[cfg(test)]
@@ -80,10 +87,11 @@ mod tests;
 
 pub use records::{KeyLoc, KeyWay, ParkEntry, ParkItem};
 
-use crate::key_hash::{BUCKET_BITS, H0, H1, KeyHash};
-
+use crate::bucket_queue::{BucketQueue, OP_REMOVE, OP_SET, OP_WALK};
 use crate::hdl::*;
+use crate::key_hash::{BUCKET_BITS, H0, H1, KeyHash};
 use crate::lutram::LutRam;
+use crate::packets_left::PacketsLeft;
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
@@ -117,6 +125,8 @@ pub struct TxPark {
     pub ring_ok: Signal<Out, Bit>,
     /// The ring's descriptor's bytes to send (its SRPT key against the slots').
     pub ring_bytes: Signal<In, Bits<32>>,
+    /// Payload bytes of a full DATA packet (TX `max_payload`): the ready queue's unit.
+    pub cfg_max_payload: Signal<In, Bits<32>>,
     /// Every slot of the scheduler is taken.
     pub sched_full: Signal<In, Bit>,
     /// The scheduler holds a SEND_MESSAGE that may park (`TxSched::most_*`)...
@@ -182,10 +192,13 @@ pub struct TxPark {
     h0: KeyHash,
     h1: KeyHash,
     queue: LutRam<ParkItem, QUEUE_BITS>,
-    ready: RAM<Bits<PARK_BITS>, PARK_BITS>,
-    rwr: DFF<Bits<PARK_BITS>>,
-    rrd: DFF<Bits<PARK_BITS>>,
-    rcnt: DFF<Bits<11>>,
+    ready: BucketQueue<PARK_BITS>,
+    pk: PacketsLeft,
+    cv: DFF<Bit>,
+    cset: DFF<Bit>,
+    ce: DFF<Bits<PARK_BITS>>,
+    cgo: DFF<Bit>,
+    cleft: DFF<Bits<32>>,
     fwr: DFF<Bits<PARK_BITS>>,
     frd: DFF<Bits<PARK_BITS>>,
     turn: DFF<Bit>,
@@ -228,7 +241,10 @@ pub struct TxPark {
     look_go: Signal<Local, Bit>,
     park_go: Signal<Local, Bit>,
     rv_free: Signal<Local, Bit>,
-    r_full: Signal<Local, Bit>,
+    cmd_go: Signal<Local, Bit>,
+    set_left: Signal<Local, Bits<32>>,
+    set_ready: Signal<Local, Bit>,
+    rm: Signal<Local, Bit>,
     rhit: Signal<Local, Bit>,
     q_full: Signal<Local, Bit>,
     q_push: Signal<Local, Bit>,
@@ -276,9 +292,10 @@ pub struct TxPark {
     s_f0: Constant<Bits<4>>,
     s_frd: Constant<Bits<4>>,
     s_fchk: Constant<Bits<4>>,
-    c_rdepth: Constant<Bits<11>>,
-    c_one11: Constant<Bits<11>>,
-    c_zero11: Constant<Bits<11>>,
+    s_fw: Constant<Bits<4>>,
+    c_set: Constant<Bits<2>>,
+    c_remove: Constant<Bits<2>>,
+    c_walk: Constant<Bits<2>>,
     c_last: Constant<Bits<PARK_BITS>>,
     c_one_idx: Constant<Bits<PARK_BITS>>,
     c_zero_idx: Constant<Bits<PARK_BITS>>,
@@ -313,6 +330,7 @@ impl TxPark {
             ring_id: Signal::default(),
             ring_ok: Signal::default(),
             ring_bytes: Signal::default(),
+            cfg_max_payload: Signal::default(),
             sched_full: Signal::default(),
             most_valid: Signal::default(),
             most_slot: Signal::default(),
@@ -350,10 +368,13 @@ impl TxPark {
             h0: KeyHash::new(&H0),
             h1: KeyHash::new(&H1),
             queue: LutRam::default(),
-            ready: RAM::default(),
-            rwr: DFF::default(),
-            rrd: DFF::default(),
-            rcnt: DFF::default(),
+            ready: BucketQueue::default(),
+            pk: PacketsLeft::default(),
+            cv: DFF::default(),
+            cset: DFF::default(),
+            ce: DFF::default(),
+            cgo: DFF::default(),
+            cleft: DFF::default(),
             fwr: DFF::default(),
             frd: DFF::default(),
             turn: DFF::default(),
@@ -396,7 +417,10 @@ impl TxPark {
             look_go: Signal::default(),
             park_go: Signal::default(),
             rv_free: Signal::default(),
-            r_full: Signal::default(),
+            cmd_go: Signal::default(),
+            set_left: Signal::default(),
+            set_ready: Signal::default(),
+            rm: Signal::default(),
             rhit: Signal::default(),
             q_full: Signal::default(),
             q_push: Signal::default(),
@@ -441,9 +465,10 @@ impl TxPark {
             s_fchk: k(11),
             s_krd: k(12),
             s_kchk: k(13),
-            c_rdepth: k(1 << PARK_BITS),
-            c_one11: k(1),
-            c_zero11: k(0),
+            s_fw: k(14),
+            c_set: k(OP_SET),
+            c_remove: k(OP_REMOVE),
+            c_walk: k(OP_WALK),
             c_last: k((1 << PARK_BITS) - 1),
             c_one_idx: k(1),
             c_zero_idx: k(0),
@@ -479,6 +504,7 @@ impl TxPark {
         uut.ring_peer.connect();
         uut.ring_id.connect();
         uut.ring_bytes.connect();
+        uut.cfg_max_payload.connect();
         uut.sched_full.connect();
         uut.most_valid.connect();
         uut.most_slot.connect();
@@ -514,8 +540,8 @@ impl Logic for TxPark {
     fn update(&mut self) {
         dff_setup!(
             self, clock, qwr, qrd, qcnt, st, item, cand, cand_oh, tried, hb0, hb1, kpeer, kid,
-            khit, kway, kb, eidx, count, n_resolved, rv, re, xv, xpeer, xid, rov, ro, gv, gi, rwr,
-            rrd, rcnt, fwr, frd, turn, rmatch, n_dropped, n_coll, most, same
+            khit, kway, kb, eidx, count, n_resolved, rv, re, xv, xpeer, xid, rov, ro, gv, gi, fwr,
+            frd, turn, rmatch, n_dropped, n_coll, most, same, cv, cset, ce, cgo, cleft
         );
         // The entries, and where each one's key is: read and written at `eidx`.
         self.ram.read_clock.next = self.clock.val();
@@ -565,8 +591,7 @@ impl Logic for TxPark {
         self.m3.next = self.k3.read_data.val().valid
             & (self.k3.read_data.val().peer == self.kpeer.q.val())
             & (self.k3.read_data.val().id == self.kid.q.val());
-        // The free entries, and the ready queue: entries whose message a GRANT made sendable
-        // while the resume register was taken (each entry once per GRANT that made it ready).
+        // The free entries.
         self.free.read_clock.next = self.clock.val();
         self.free.write_clock.next = self.clock.val();
         self.free.read_address.next = self.frd.q.val();
@@ -574,13 +599,33 @@ impl Logic for TxPark {
         self.free.write_data.next = self.eidx.q.val();
         self.free.write_enable.next = false;
         self.queue.clock.next = self.clock.val();
-        self.ready.read_clock.next = self.clock.val();
-        self.ready.write_clock.next = self.clock.val();
-        self.ready.read_address.next = self.rrd.q.val();
-        self.ready.write_address.next = self.rwr.q.val();
-        self.ready.write_data.next = self.eidx.q.val();
-        self.ready.write_enable.next = false;
-        self.r_full.next = self.rcnt.q.val() == self.c_rdepth.val();
+        // The ready queue, keyed by packets left: an operation that makes an entry ready or
+        // empties one leaves one command (`cv`) at its end; a SET's key is divided first, from
+        // registers (`cgo`, `cleft`).
+        self.ready.clock.next = self.clock.val();
+        self.ready.reset.next = self.reset.val();
+        self.pk.clock.next = self.clock.val();
+        self.pk.reset.next = self.reset.val();
+        self.pk.start.next = self.cgo.q.val();
+        self.pk.bytes.next = self.cleft.q.val();
+        self.pk.max_payload.next = self.cfg_max_payload.val();
+        self.cgo.d.next = false;
+        self.cmd_go.next =
+            self.cv.q.val() & (!self.cset.q.val() | (self.pk.done.val() & !self.cgo.q.val()));
+        self.ready.s_cmd_valid.next = self.cmd_go.val();
+        self.ready.s_cmd_op.next = self.c_remove.val();
+        if self.cset.q.val() {
+            self.ready.s_cmd_op.next = self.c_set.val();
+        }
+        self.ready.s_cmd_entry.next = self.ce.q.val();
+        self.ready.s_cmd_key.next = self.pk.key.val();
+        self.ready.s_walk_stop.next = false;
+        if self.cmd_go.val() & self.ready.s_cmd_ready.val() {
+            self.cv.d.next = false;
+        }
+        self.set_ready.next = false;
+        self.set_left.next = self.e.val().left;
+        self.rm.next = false;
         self.full_table.next = self.sched_full.val();
         // What the park offers the scheduler: a resume first, then a CANCEL issued again.
         self.r_valid.next = self.rv.q.val() | self.xv.q.val();
@@ -685,21 +730,23 @@ impl Logic for TxPark {
         // register. A lookup needs the re-offer and re-issue registers; a CANCEL's needs the
         // resume register too (it brings its message back), a GRANT's needs it or room in
         // the ready queue. A park needs a free entry.
-        self.fetch_go.next =
-            !self.rv.q.val() & !self.xv.q.val() & (self.rcnt.q.val() != self.c_zero11.val());
-        self.look_go.next =
-            !self.xv.q.val() & !self.rov.q.val() & (self.qcnt.q.val() != self.c_zero7.val());
-        if self.queue.read_data.val().cancel {
-            if self.rv.q.val() {
-                self.look_go.next = false;
-            }
-        } else if self.rv.q.val() & self.r_full.val() {
+        // Each waits for the ready queue's last command to be taken (`cv`).
+        self.fetch_go.next = !self.rv.q.val()
+            & !self.xv.q.val()
+            & !self.cv.q.val()
+            & self.ready.s_cmd_ready.val()
+            & (self.ready.count.val() != self.c_zero16.val());
+        self.look_go.next = !self.xv.q.val()
+            & !self.rov.q.val()
+            & !self.cv.q.val()
+            & (self.qcnt.q.val() != self.c_zero7.val());
+        if self.queue.read_data.val().cancel & self.rv.q.val() {
             self.look_go.next = false;
         }
         self.park_go.next = self.want_slot.val()
             & (self.any_avail.val() | self.bump.val())
             & (self.count.q.val() != self.c_entries.val())
-            & !self.r_full.val();
+            & !self.cv.q.val();
         // The key to hash: the looked-up one, or the candidate slot's.
         self.hpeer.next = self.item.q.val().peer;
         self.hid.next = self.item.q.val().id;
@@ -825,9 +872,7 @@ impl Logic for TxPark {
                 if (self.e.val().granted == self.e.val().sent)
                     & (self.g_new.val() != self.e.val().sent)
                 {
-                    self.ready.write_enable.next = true;
-                    self.rwr.d.next = self.rwr.q.val() + self.c_one_idx.val();
-                    self.rcnt.d.next = self.rcnt.q.val() + self.c_one11.val();
+                    self.set_ready.next = true;
                 }
             } else if self.rhit.val() {
                 self.re.d.next.granted = self.g_new.val();
@@ -896,19 +941,28 @@ impl Logic for TxPark {
                 self.tried.d.next = self.c_zero16.val();
                 // A message with granted bytes to send is ready at once.
                 if self.park_entry.val().granted != self.park_entry.val().sent {
-                    self.ready.write_enable.next = true;
-                    self.rwr.d.next = self.rwr.q.val() + self.c_one_idx.val();
-                    self.rcnt.d.next = self.rcnt.q.val() + self.c_one11.val();
+                    self.set_ready.next = true;
+                    self.set_left.next = self.park_entry.val().left;
                 }
             }
         }
-        // A fetch: the oldest ready entry's index, its RAM read, and its check (an entry
-        // that a CANCEL took back meanwhile, or that holds another message now, is skipped).
+        // A fetch: a walk of the ready queue stopped at its first entry (fewest packets
+        // left), the entry's RAM read, and its check; the entry then leaves the queue.
         if self.st.q.val() == self.s_f0.val() {
-            self.eidx.d.next = self.ready.read_data.val();
-            self.rrd.d.next = self.rrd.q.val() + self.c_one_idx.val();
-            self.rcnt.d.next = self.rcnt.q.val() - self.c_one11.val();
-            self.st.d.next = self.s_frd.val();
+            self.ready.s_cmd_valid.next = true;
+            self.ready.s_cmd_op.next = self.c_walk.val();
+            if self.ready.s_cmd_ready.val() {
+                self.st.d.next = self.s_fw.val();
+            }
+        }
+        if self.st.q.val() == self.s_fw.val() {
+            self.ready.s_walk_stop.next = self.ready.m_walk_valid.val();
+            if self.ready.m_walk_valid.val() {
+                self.eidx.d.next = self.ready.m_walk_entry.val();
+                self.st.d.next = self.s_frd.val();
+            } else if self.ready.m_walk_end.val() {
+                self.st.d.next = self.s_idle.val();
+            }
         }
         if self.st.q.val() == self.s_frd.val() {
             self.st.d.next = self.s_fchk.val();
@@ -919,6 +973,8 @@ impl Logic for TxPark {
                 self.rv.d.next = true;
                 self.re.d.next = self.e.val();
                 self.unkey.next = true;
+            } else {
+                self.rm.next = true;
             }
         }
         // A message that comes back leaves its entry (to the free list) and its key's way.
@@ -934,6 +990,20 @@ impl Logic for TxPark {
             self.free.write_enable.next = true;
             self.fwr.d.next = self.fwr.q.val() + self.c_one_idx.val();
             self.count.d.next = self.count.q.val() - self.c_one16.val();
+            self.rm.next = true;
+        }
+        // The operation's command to the ready queue: its entry out, or in under its key.
+        if self.rm.val() {
+            self.cv.d.next = true;
+            self.cset.d.next = false;
+            self.ce.d.next = self.eidx.q.val();
+        }
+        if self.set_ready.val() {
+            self.cv.d.next = true;
+            self.cset.d.next = true;
+            self.ce.d.next = self.eidx.q.val();
+            self.cgo.d.next = true;
+            self.cleft.d.next = self.set_left.val();
         }
         // After reset: every entry and every way emptied, every entry onto the free list.
         self.clr_b.next = self
@@ -994,9 +1064,8 @@ impl Logic for TxPark {
             self.n_coll.d.next = self.c_zero32.val();
             self.most.d.next = self.c_zero16.val();
             self.tried.d.next = self.c_zero16.val();
-            self.rwr.d.next = self.c_zero_idx.val();
-            self.rrd.d.next = self.c_zero_idx.val();
-            self.rcnt.d.next = self.c_zero11.val();
+            self.cv.d.next = false;
+            self.cgo.d.next = false;
             self.turn.d.next = false;
             self.rv.d.next = false;
             self.xv.d.next = false;

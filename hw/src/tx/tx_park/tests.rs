@@ -12,6 +12,9 @@ fn buckets(p: u32, x: u64) -> (usize, usize) {
     (bucket_of(&H0, p, x), bucket_of(&H1, p, x))
 }
 
+/// TX `max_payload` in the bench: the ready queue's unit.
+const MAX_PAYLOAD: u32 = 1442;
+
 struct Bench {
     uut: TxPark,
     /// The scheduler's slots as the bench plays them: what `park_entry` shows per slot.
@@ -62,6 +65,7 @@ impl Bench {
         u.sched_full.next = true;
         u.most_valid.next = false;
         u.park_ok.next = true;
+        u.cfg_max_payload.next = u64::from(MAX_PAYLOAD).into();
     }
 
     /// Settles this cycle's outputs (the slot the park names shows its entry).
@@ -273,16 +277,18 @@ fn tx_park__grants_for_parked_messages_go_on_while_one_waits_for_a_slot() {
     ] {
         b.grant(peer, ids[x], off, x as u8);
     }
-    for _ in 0..40 {
+    // (A lookup that makes an entry ready takes about 13 cycles: six, then its key's
+    // division and its queue command.)
+    for _ in 0..100 {
         b.cycle();
         assert!(!b.uut.ro_valid.val());
     }
     assert!(b.uut.r_valid.val(), "still waiting for a slot");
     assert_eq!(granted(&b.uut.r_entry.val()), 25_000);
     assert_eq!(b.uut.grants_resolved.val().to_u32(), 6);
-    // A slot frees: the waiting message, then the ready ones in the order of their GRANTs,
-    // each once, with every GRANT applied (the larger offset wins).
-    let back = resumes(&mut b, 30);
+    // A slot frees: the waiting message, then the ready ones (all as long: in the order of
+    // their GRANTs), each once, with every GRANT applied (the larger offset wins).
+    let back = resumes(&mut b, 80);
     let got: Vec<(u64, u32, u64)> = back
         .iter()
         .map(|e| (e.id.to_u64(), granted(e), e.sprio.to_u64()))
@@ -299,8 +305,8 @@ fn tx_park__grants_for_parked_messages_go_on_while_one_waits_for_a_slot() {
     assert_eq!(b.uut.parked.val().to_u64(), 0);
     // Park two again; the first one's GRANT comes while the second one's waits, so the first
     // is queued as ready. A second GRANT for it is looked up just as the scheduler takes the
-    // waiting one: it comes back at once, and its queued index then finds an empty entry
-    // (skipped: it comes back once).
+    // waiting one: it comes back at once, out of the ready queue with it (it comes back
+    // once).
     for (j, &x) in ids.iter().enumerate().take(2) {
         b.slots[j] = entry(peer, x, 10_000, 100_000, j as u32);
         assert!(b.park(j));
@@ -313,7 +319,7 @@ fn tx_park__grants_for_parked_messages_go_on_while_one_waits_for_a_slot() {
     b.edge();
     b.grant(peer, ids[0], 80_000, 4);
     assert!(b.until(12, |u| u.st.q.val() == u.s_look.val()));
-    let back = resumes(&mut b, 30);
+    let back = resumes(&mut b, 80);
     let got: Vec<(u64, u32)> = back.iter().map(|e| (e.id.to_u64(), granted(e))).collect();
     assert_eq!(got, vec![(ids[1], 60_000), (ids[0], 80_000)]);
     assert_eq!(b.uut.parked.val().to_u64(), 0);
@@ -564,9 +570,69 @@ fn tx_park__a_shorter_message_makes_the_longest_slot_park_and_it_comes_back_read
     b.uut.ring_valid.next = false;
     b.uut.most_valid.next = false;
     assert!(
-        b.until(12, |u| u.r_valid.val()),
+        b.until(40, |u| u.r_valid.val()),
         "fetched from the ready queue"
     );
     assert_eq!(b.uut.r_entry.val(), long);
     assert_eq!(b.uut.parked.val().to_u32(), 0);
+}
+
+#[test]
+fn tx_park__ready_messages_come_back_fewest_packets_first() {
+    use homa_proto::policy::bucket::packets_left;
+    let mut b = Bench::new();
+    let mut rng = crate::bench::Rng::new(crate::bench::seed_from_env(0x5e7));
+    // One message waits in the resume register (every slot stays taken) ...
+    let first = entry(0x0a00_0001, 2, 0, 100, 0);
+    b.slots[0] = first;
+    assert!(b.park(0));
+    b.grant(0x0a00_0001, 2, 100, 0);
+    assert!(b.until(20, |u| u.r_valid.val()));
+    // ... while 300 more park, a third of them ready at once (granted bytes to send), the
+    // others made ready later by a GRANT each, in random order. The queue's reference order:
+    // fewest packets left first, then the order in which each became ready.
+    let mut ready: Vec<(u16, u64)> = Vec::new();
+    let mut waiting: Vec<ParkEntry> = Vec::new();
+    for i in 1..=300u32 {
+        let length = 1 + rng.below(1 << 20) as u32;
+        let sent = rng.below(u64::from(length)) as u32;
+        let mut e = entry(rng.next_u64() as u32, rng.next_u64() & !1, sent, length, i);
+        let at_once = rng.chance(33);
+        if at_once {
+            e.granted = u64::from(length).into();
+        }
+        let j = 1 + i as usize % 15;
+        b.slots[j] = e;
+        if !b.park(j) {
+            continue;
+        }
+        if at_once {
+            ready.push((packets_left(length - sent, MAX_PAYLOAD), e.id.to_u64()));
+        } else {
+            waiting.push(e);
+        }
+    }
+    while !waiting.is_empty() {
+        let e = waiting.swap_remove(rng.below(waiting.len() as u64) as usize);
+        let resolved = b.uut.grants_resolved.val().to_u32();
+        b.grant(e.peer.to_u32(), e.id.to_u64(), e.length.to_u32(), 1);
+        assert!(
+            b.until(40, |u| u.grants_resolved.val().to_u32() == resolved + 1),
+            "the GRANT for {e:?} is looked up"
+        );
+        let left = e.length.to_u32() - e.sent.to_u32();
+        ready.push((packets_left(left, MAX_PAYLOAD), e.id.to_u64()));
+    }
+    ready.sort_by_key(|&(key, _)| key);
+    let mut want = vec![first.id.to_u64()];
+    want.extend(ready.iter().map(|&(_, id)| id));
+    // A slot frees for good: everything comes back, in that order.
+    let got: Vec<u64> = resumes(&mut b, 40 * want.len())
+        .iter()
+        .map(|e| e.id.to_u64())
+        .collect();
+    assert_eq!(got.len(), want.len(), "every ready message comes back once");
+    assert_eq!(got, want);
+    assert_eq!(b.uut.parked.val().to_u64(), 0);
+    assert_eq!(b.uut.grants_dropped.val().to_u32(), 0);
 }
