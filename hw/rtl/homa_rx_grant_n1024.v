@@ -107,7 +107,6 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     localparam  c_one4 = 4'h1;
     localparam  c_max_k = 4'h8;
     localparam  c_batch = 4'h4;
-    localparam  c_last_step = 4'h4;
     localparam  c_zero6 = 6'b0;
     localparam  c_one6 = 6'b1;
     localparam  c_last6 = 6'b11111;
@@ -116,15 +115,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     localparam  c_one32 = 32'h1;
     localparam  c_max32 = 32'hffffffff;
     localparam  c_top32 = 32'h80000000;
-    localparam  c_ten32 = 32'ha;
-    localparam  c_top_k = 10'b1000000000;
-    localparam  c_next_k = 10'b100000000;
-    localparam  c_two_k = 10'b10;
-    localparam  c_three_k = 10'b11;
-    localparam  c_two32 = 32'h2;
     localparam  c_zero_k = 10'b0;
-    localparam  c_one_k = 10'b1;
-    localparam  c_last_k = 10'b1111111111;
     localparam  c_zero_e = 10'b0;
     localparam  c_one_e = 10'b1;
     localparam  c_last_e = 10'b1111111111;
@@ -257,36 +248,19 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  u_set$d;
     wire  u_set$q;
     reg  u_set$clock;
-    reg  [31:0] u_rem1$d;
-    wire  [31:0] u_rem1$q;
-    reg  u_rem1$clock;
-    reg  [31:0] u_x$d;
-    wire  [31:0] u_x$q;
-    reg  u_x$clock;
+    reg  [31:0] u_rem$d;
+    wire  [31:0] u_rem$q;
+    reg  u_rem$clock;
     reg  [1:0] qop$d;
     wire  [1:0] qop$q;
     reg  qop$clock;
-    reg  [31:0] dr$d;
-    wire  [31:0] dr$q;
-    reg  dr$clock;
-    reg  [9:0] dlo$d;
-    wire  [9:0] dlo$q;
-    reg  dlo$clock;
-    reg  [9:0] dq$d;
-    wire  [9:0] dq$q;
-    reg  dq$clock;
-    reg  [3:0] dn$d;
-    wire  [3:0] dn$q;
-    reg  dn$clock;
-    reg  [31:0] mp2$d;
-    wire  [31:0] mp2$q;
-    reg  mp2$clock;
-    reg  [31:0] mp3$d;
-    wire  [31:0] mp3$q;
-    reg  mp3$clock;
-    reg  dsat$d;
-    wire  dsat$q;
-    reg  dsat$clock;
+    reg  pk$clock;
+    reg  pk$reset;
+    reg  pk$start;
+    reg  [31:0] pk$bytes;
+    reg  [31:0] pk$max_payload;
+    wire  pk$done;
+    wire  [9:0] pk$key;
     reg  [31:0] outstanding$d;
     wire  [31:0] outstanding$q;
     reg  outstanding$clock;
@@ -642,12 +616,6 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     reg  top_s;
     reg  [128:0] wrec;
     reg  [143:0] whdr;
-    reg  [31:0] mp;
-    reg  [31:0] x;
-    reg  [31:0] r4;
-    reg  [31:0] d1;
-    reg  [31:0] d2;
-    reg  [31:0] d3;
     reg  [3:0] prio_max;
     reg  stop;
     reg  peer_seen;
@@ -869,55 +837,24 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         .q(u_set$q),
         .clock(u_set$clock)
     );
-    homa_rx_grant_n1024$u_rem1 u_rem1(
-        .d(u_rem1$d),
-        .q(u_rem1$q),
-        .clock(u_rem1$clock)
-    );
-    homa_rx_grant_n1024$u_x u_x(
-        .d(u_x$d),
-        .q(u_x$q),
-        .clock(u_x$clock)
+    homa_rx_grant_n1024$u_rem u_rem(
+        .d(u_rem$d),
+        .q(u_rem$q),
+        .clock(u_rem$clock)
     );
     homa_rx_grant_n1024$qop qop(
         .d(qop$d),
         .q(qop$q),
         .clock(qop$clock)
     );
-    homa_rx_grant_n1024$dr dr(
-        .d(dr$d),
-        .q(dr$q),
-        .clock(dr$clock)
-    );
-    homa_rx_grant_n1024$dlo dlo(
-        .d(dlo$d),
-        .q(dlo$q),
-        .clock(dlo$clock)
-    );
-    homa_rx_grant_n1024$dq dq(
-        .d(dq$d),
-        .q(dq$q),
-        .clock(dq$clock)
-    );
-    homa_rx_grant_n1024$dn dn(
-        .d(dn$d),
-        .q(dn$q),
-        .clock(dn$clock)
-    );
-    homa_rx_grant_n1024$mp2 mp2(
-        .d(mp2$d),
-        .q(mp2$q),
-        .clock(mp2$clock)
-    );
-    homa_rx_grant_n1024$mp3 mp3(
-        .d(mp3$d),
-        .q(mp3$q),
-        .clock(mp3$clock)
-    );
-    homa_rx_grant_n1024$dsat dsat(
-        .d(dsat$d),
-        .q(dsat$q),
-        .clock(dsat$clock)
+    homa_rx_grant_n1024$pk pk(
+        .clock(pk$clock),
+        .reset(pk$reset),
+        .start(pk$start),
+        .bytes(pk$bytes),
+        .max_payload(pk$max_payload),
+        .done(pk$done),
+        .key(pk$key)
     );
     homa_rx_grant_n1024$outstanding outstanding(
         .d(outstanding$d),
@@ -1521,16 +1458,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         u_vn$clock = clock;
         u_newif$clock = clock;
         u_set$clock = clock;
-        u_rem1$clock = clock;
-        u_x$clock = clock;
+        u_rem$clock = clock;
         qop$clock = clock;
-        dr$clock = clock;
-        dlo$clock = clock;
-        dq$clock = clock;
-        dn$clock = clock;
-        mp2$clock = clock;
-        mp3$clock = clock;
-        dsat$clock = clock;
         outstanding$clock = clock;
         tracked$clock = clock;
         n_grants$clock = clock;
@@ -1626,16 +1555,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         u_vn$d = u_vn$q;
         u_newif$d = u_newif$q;
         u_set$d = u_set$q;
-        u_rem1$d = u_rem1$q;
-        u_x$d = u_x$q;
+        u_rem$d = u_rem$q;
         qop$d = qop$q;
-        dr$d = dr$q;
-        dlo$d = dlo$q;
-        dq$d = dq$q;
-        dn$d = dn$q;
-        mp2$d = mp2$q;
-        mp3$d = mp3$q;
-        dsat$d = dsat$q;
         outstanding$d = outstanding$q;
         tracked$d = tracked$q;
         n_grants$d = n_grants$q;
@@ -1909,26 +1830,11 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         if ((top_a & top_b) | ((top_a | top_b) & ~top_s)) begin
             sum_r = c_max32;
         end
-        mp = cfg_max_payload;
-        if (cfg_max_payload == c_zero32) begin
-            mp = c_one32;
-        end
-        x = u_rem1$q + mp;
-        if (x < u_rem1$q) begin
-            x = c_max32;
-        end
-        mp2$d = mp << c_one32;
-        mp3$d = mp2$q + mp;
-        r4 = dr$q << c_two32;
-        if ((dlo$q & c_top_k) != c_zero_k) begin
-            r4 = (dr$q << c_two32) | c_two32;
-        end
-        if ((dlo$q & c_next_k) != c_zero_k) begin
-            r4 = r4 | c_one32;
-        end
-        d1 = r4 - mp;
-        d2 = r4 - mp2$q;
-        d3 = r4 - mp3$q;
+        pk$clock = clock;
+        pk$reset = reset;
+        pk$start = 1'b0;
+        pk$bytes = u_rem$q;
+        pk$max_payload = cfg_max_payload;
         eq$0$d = (c4$0 < nf$q) & (seen$0$q == rq$q[(64'h1)+:(32)]);
         eq$1$d = (c4$1 < nf$q) & (seen$1$q == rq$q[(64'h1)+:(32)]);
         eq$2$d = (c4$2 < nf$q) & (seen$2$q == rq$q[(64'h1)+:(32)]);
@@ -2052,10 +1958,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         queue$s_cmd_valid = 1'b0;
         queue$s_cmd_op = qop$q;
         queue$s_cmd_entry = e_idx$q;
-        queue$s_cmd_key = dq$q;
-        if (dsat$q) begin
-            queue$s_cmd_key = c_last_k;
-        end
+        queue$s_cmd_key = pk$key;
         queue$s_walk_stop = stop;
         both_ready = queue$s_cmd_ready & ages$s_cmd_ready;
         ages$s_cmd_valid = 1'b0;
@@ -2145,7 +2048,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
                 u_newif$d = u_gr$q - u_recv$q;
             end
             u_set$d = (u_hit$q | u_ins$q) & (u_recv$q < u_len$q) & (u_gr$q < u_len$q);
-            u_rem1$d = u_len$q + ~u_recv$q;
+            u_rem$d = u_len$q - u_recv$q;
             fsm$d = s_u3;
         end
         if (fsm$q == s_u3) begin
@@ -2155,7 +2058,6 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
             if (batch$q < c_batch) begin
                 batch$d = batch$q + c_one4;
             end
-            u_x$d = x;
             fsm$d = s_idle;
             if (u_hit$q | u_ins$q) begin
                 st$write_enable = 1'b1;
@@ -2173,6 +2075,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
                     tracked$d = tracked$q - c_one32;
                 end
                 if (u_set$q) begin
+                    pk$start = 1'b1;
                     fsm$d = s_u4;
                 end
                 else if (u_oldq$q) begin
@@ -2183,11 +2086,6 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
         end
         if (fsm$q == s_u4) begin
             qop$d = c_set;
-            dr$d = u_x$q >> c_ten32;
-            dlo$d = u_x$q[(32'h0)+:(10)];
-            dsat$d = (u_x$q >> c_ten32) >= mp;
-            dq$d = c_zero_k;
-            dn$d = c_zero4;
             fsm$d = s_div;
             if (u_ins$q) begin
                 ages$s_cmd_valid = ages$s_cmd_ready;
@@ -2197,26 +2095,8 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
                 end
             end
         end
-        if (fsm$q == s_div) begin
-            dq$d = dq$q << c_two_k;
-            dr$d = r4;
-            if (r4 >= mp3$q) begin
-                dr$d = d3;
-                dq$d = (dq$q << c_two_k) | c_three_k;
-            end
-            else if (r4 >= mp2$q) begin
-                dr$d = d2;
-                dq$d = (dq$q << c_two_k) | c_two_k;
-            end
-            else if (r4 >= mp) begin
-                dr$d = d1;
-                dq$d = (dq$q << c_two_k) | c_one_k;
-            end
-            dlo$d = dlo$q << c_two_k;
-            dn$d = dn$q + c_one4;
-            if (dn$q == c_last_step) begin
-                fsm$d = s_qc;
-            end
+        if ((fsm$q == s_div) & pk$done) begin
+            fsm$d = s_qc;
         end
         if (fsm$q == s_qc) begin
             queue$s_cmd_valid = both_ready;
@@ -3893,101 +3773,6 @@ module homa_rx_grant_n1024$dirty(d,q,clock);
 endmodule // homa_rx_grant_n1024$dirty
 
 
-module homa_rx_grant_n1024$dlo(d,q,clock);
-    
-    // Module arguments
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 10'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_grant_n1024$dlo
-
-
-module homa_rx_grant_n1024$dn(d,q,clock);
-    
-    // Module arguments
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 4'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_grant_n1024$dn
-
-
-module homa_rx_grant_n1024$dq(d,q,clock);
-    
-    // Module arguments
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 10'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_grant_n1024$dq
-
-
-module homa_rx_grant_n1024$dr(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_grant_n1024$dr
-
-
-module homa_rx_grant_n1024$dsat(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_grant_n1024$dsat
-
-
 module homa_rx_grant_n1024$e_dport(d,q,clock);
     
     // Module arguments
@@ -5233,44 +5018,6 @@ module homa_rx_grant_n1024$lastf(d,q,clock);
 endmodule // homa_rx_grant_n1024$lastf
 
 
-module homa_rx_grant_n1024$mp2(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_grant_n1024$mp2
-
-
-module homa_rx_grant_n1024$mp3(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_grant_n1024$mp3
-
-
 module homa_rx_grant_n1024$n_dec(d,q,clock);
     
     // Module arguments
@@ -5611,6 +5358,427 @@ module homa_rx_grant_n1024$p_take(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$p_take
+
+
+module homa_rx_grant_n1024$pk(clock,reset,start,bytes,max_payload,done,key);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  start;
+    input wire  [31:0] bytes;
+    input wire  [31:0] max_payload;
+    output reg  done;
+    output reg  [9:0] key;
+    
+    // Constant declarations
+    localparam  c_zero32 = 32'h0;
+    localparam  c_one32 = 32'h1;
+    localparam  c_two32 = 32'h2;
+    localparam  c_shift = 32'ha;
+    localparam  c_zero_k = 10'b0;
+    localparam  c_one_k = 10'b1;
+    localparam  c_two_k = 10'b10;
+    localparam  c_three_k = 10'b11;
+    localparam  c_last_k = 10'b1111111111;
+    localparam  c_top_k = 10'b1000000000;
+    localparam  c_next_k = 10'b100000000;
+    localparam  c_zero4 = 4'h0;
+    localparam  c_one4 = 4'h1;
+    localparam  c_last_step = 4'h4;
+    
+    // Stub signals
+    reg  [31:0] mp$d;
+    wire  [31:0] mp$q;
+    reg  mp$clock;
+    reg  [31:0] mp2$d;
+    wire  [31:0] mp2$q;
+    reg  mp2$clock;
+    reg  [31:0] mp3$d;
+    wire  [31:0] mp3$q;
+    reg  mp3$clock;
+    reg  [31:0] r$d;
+    wire  [31:0] r$q;
+    reg  r$clock;
+    reg  [9:0] lo$d;
+    wire  [9:0] lo$q;
+    reg  lo$clock;
+    reg  [9:0] quo$d;
+    wire  [9:0] quo$q;
+    reg  quo$clock;
+    reg  sat$d;
+    wire  sat$q;
+    reg  sat$clock;
+    reg  zero$d;
+    wire  zero$q;
+    reg  zero$clock;
+    reg  [3:0] n$d;
+    wire  [3:0] n$q;
+    reg  n$clock;
+    reg  busy$d;
+    wire  busy$q;
+    reg  busy$clock;
+    reg  fin$d;
+    wire  fin$q;
+    reg  fin$clock;
+    
+    // Local signals
+    reg  [31:0] m;
+    reg  [31:0] x;
+    reg  [31:0] r4;
+    
+    // Sub module instances
+    homa_rx_grant_n1024$pk$mp mp(
+        .d(mp$d),
+        .q(mp$q),
+        .clock(mp$clock)
+    );
+    homa_rx_grant_n1024$pk$mp2 mp2(
+        .d(mp2$d),
+        .q(mp2$q),
+        .clock(mp2$clock)
+    );
+    homa_rx_grant_n1024$pk$mp3 mp3(
+        .d(mp3$d),
+        .q(mp3$q),
+        .clock(mp3$clock)
+    );
+    homa_rx_grant_n1024$pk$r r(
+        .d(r$d),
+        .q(r$q),
+        .clock(r$clock)
+    );
+    homa_rx_grant_n1024$pk$lo lo(
+        .d(lo$d),
+        .q(lo$q),
+        .clock(lo$clock)
+    );
+    homa_rx_grant_n1024$pk$quo quo(
+        .d(quo$d),
+        .q(quo$q),
+        .clock(quo$clock)
+    );
+    homa_rx_grant_n1024$pk$sat sat(
+        .d(sat$d),
+        .q(sat$q),
+        .clock(sat$clock)
+    );
+    homa_rx_grant_n1024$pk$zero zero(
+        .d(zero$d),
+        .q(zero$q),
+        .clock(zero$clock)
+    );
+    homa_rx_grant_n1024$pk$n n(
+        .d(n$d),
+        .q(n$q),
+        .clock(n$clock)
+    );
+    homa_rx_grant_n1024$pk$busy busy(
+        .d(busy$d),
+        .q(busy$q),
+        .clock(busy$clock)
+    );
+    homa_rx_grant_n1024$pk$fin fin(
+        .d(fin$d),
+        .q(fin$q),
+        .clock(fin$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        mp$clock = clock;
+        mp2$clock = clock;
+        mp3$clock = clock;
+        r$clock = clock;
+        lo$clock = clock;
+        quo$clock = clock;
+        sat$clock = clock;
+        zero$clock = clock;
+        n$clock = clock;
+        busy$clock = clock;
+        fin$clock = clock;
+        mp$d = mp$q;
+        mp2$d = mp2$q;
+        mp3$d = mp3$q;
+        r$d = r$q;
+        lo$d = lo$q;
+        quo$d = quo$q;
+        sat$d = sat$q;
+        zero$d = zero$q;
+        n$d = n$q;
+        busy$d = busy$q;
+        fin$d = fin$q;
+        done = fin$q;
+        key = quo$q + c_one_k;
+        if (sat$q | (quo$q == c_last_k)) begin
+            key = c_last_k;
+        end
+        if (zero$q) begin
+            key = c_zero_k;
+        end
+        m = max_payload;
+        if (max_payload == c_zero32) begin
+            m = c_one32;
+        end
+        x = bytes - c_one32;
+        r4 = r$q << c_two32;
+        if ((lo$q & c_top_k) != c_zero_k) begin
+            r4 = r4 | c_two32;
+        end
+        if ((lo$q & c_next_k) != c_zero_k) begin
+            r4 = r4 | c_one32;
+        end
+        if (busy$q) begin
+            quo$d = quo$q << c_two_k;
+            r$d = r4;
+            if (r4 >= mp3$q) begin
+                r$d = r4 - mp3$q;
+                quo$d = (quo$q << c_two_k) | c_three_k;
+            end
+            else if (r4 >= mp2$q) begin
+                r$d = r4 - mp2$q;
+                quo$d = (quo$q << c_two_k) | c_two_k;
+            end
+            else if (r4 >= mp$q) begin
+                r$d = r4 - mp$q;
+                quo$d = (quo$q << c_two_k) | c_one_k;
+            end
+            lo$d = lo$q << c_two_k;
+            n$d = n$q + c_one4;
+            if (n$q == c_last_step) begin
+                busy$d = 1'b0;
+                fin$d = 1'b1;
+            end
+        end
+        if (start) begin
+            mp$d = m;
+            mp2$d = m << c_one32;
+            mp3$d = (m << c_one32) + m;
+            r$d = x >> c_shift;
+            lo$d = x[(32'h0)+:(10)];
+            sat$d = (x >> c_shift) >= m;
+            zero$d = bytes == c_zero32;
+            quo$d = c_zero_k;
+            n$d = c_zero4;
+            busy$d = 1'b1;
+            fin$d = 1'b0;
+        end
+        if (reset) begin
+            busy$d = 1'b0;
+            fin$d = 1'b0;
+        end
+    end
+    
+endmodule // homa_rx_grant_n1024$pk
+
+
+module homa_rx_grant_n1024$pk$busy(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$busy
+
+
+module homa_rx_grant_n1024$pk$fin(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$fin
+
+
+module homa_rx_grant_n1024$pk$lo(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$lo
+
+
+module homa_rx_grant_n1024$pk$mp(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$mp
+
+
+module homa_rx_grant_n1024$pk$mp2(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$mp2
+
+
+module homa_rx_grant_n1024$pk$mp3(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$mp3
+
+
+module homa_rx_grant_n1024$pk$n(d,q,clock);
+    
+    // Module arguments
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 4'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$n
+
+
+module homa_rx_grant_n1024$pk$quo(d,q,clock);
+    
+    // Module arguments
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 10'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$quo
+
+
+module homa_rx_grant_n1024$pk$r(d,q,clock);
+    
+    // Module arguments
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 32'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$r
+
+
+module homa_rx_grant_n1024$pk$sat(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$sat
+
+
+module homa_rx_grant_n1024$pk$zero(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_n1024$pk$zero
 
 
 module homa_rx_grant_n1024$qop(d,q,clock);
@@ -7647,7 +7815,7 @@ module homa_rx_grant_n1024$u_recv(d,q,clock);
 endmodule // homa_rx_grant_n1024$u_recv
 
 
-module homa_rx_grant_n1024$u_rem1(d,q,clock);
+module homa_rx_grant_n1024$u_rem(d,q,clock);
     
     // Module arguments
     input wire  [31:0] d;
@@ -7663,7 +7831,7 @@ module homa_rx_grant_n1024$u_rem1(d,q,clock);
        q <= d;
     end
           
-endmodule // homa_rx_grant_n1024$u_rem1
+endmodule // homa_rx_grant_n1024$u_rem
 
 
 module homa_rx_grant_n1024$u_set(d,q,clock);
@@ -7702,25 +7870,6 @@ module homa_rx_grant_n1024$u_vn(d,q,clock);
     end
           
 endmodule // homa_rx_grant_n1024$u_vn
-
-
-module homa_rx_grant_n1024$u_x(d,q,clock);
-    
-    // Module arguments
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 32'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_rx_grant_n1024$u_x
 
 
 module homa_rx_grant_n1024$wcnt(d,q,clock);

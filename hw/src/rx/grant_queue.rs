@@ -10,7 +10,7 @@
 //! ```text
 //!  s_evt_* (entry, DATA fields) ─► state RAM (2^A): valid, peer, length, received, granted
 //!     │                           header RAM (2^A): id, ports, MAC (echoed by GRANTs)
-//!     │ update, outstanding bytes ─► key = packets left (5-cycle divider) ─► queue SET/REMOVE
+//!     │ update, outstanding bytes ─► key = packets left (PacketsLeft) ─► queue SET/REMOVE
 //!     ▼
 //!  decision: walk the queue (≤ 32) ─► firsts / seconds per peer ─► ranks in queue order
 //!     ─► per rank: window, target within the budget, priority ─► state write ─► m_grant_*
@@ -22,7 +22,8 @@
 //! - An event (`s_evt_*`, taken in `IDLE`) reads its entry; the update is worked out over
 //!   three cycles (a hit on the entry's (peer, id), a new message taking it, or neither), the
 //!   fourth writes it and moves the bytes granted and not received. A message that still
-//!   needs grants gets its key from a radix-4 divider (five cycles) and is set in the queue;
+//!   needs grants gets its key from a radix-4 divider ([`PacketsLeft`], five cycles) and is
+//!   set in the queue;
 //!   one that no longer does is removed. An event of a message not tracked that needs no
 //!   grants takes five cycles and changes nothing; one that sets a key about twelve.
 //! - A decision follows a batch of events: when no event is offered, or after
@@ -63,9 +64,7 @@ pub use records::{GqHeader, GqState};
 
 use crate::bucket_queue::{BucketQueue, KEY_BITS, OP_REMOVE, OP_SET, OP_WALK};
 use crate::hdl::*;
-
-// The divider takes the key's bits two at a time.
-const _: () = assert!(KEY_BITS.is_multiple_of(2));
+use crate::packets_left::PacketsLeft;
 
 /// Events taken before a pending decision is made, while more are offered.
 pub const MAX_BATCH: usize = 4;
@@ -218,18 +217,10 @@ pub struct GrantQueue<const A: usize> {
     u_vn: DFF<Bit>,
     u_newif: DFF<Bits<32>>,
     u_set: DFF<Bit>,
-    u_rem1: DFF<Bits<32>>,
-    u_x: DFF<Bits<32>>,
+    u_rem: DFF<Bits<32>>,
     // The queue command and the key's divider.
     qop: DFF<Bits<2>>,
-    dr: DFF<Bits<32>>,
-    dlo: DFF<Bits<KEY_BITS>>,
-    dq: DFF<Bits<KEY_BITS>>,
-    dn: DFF<Bits<4>>,
-    // Twice and three times the payload unit, for the divider's radix-4 steps.
-    mp2: DFF<Bits<32>>,
-    mp3: DFF<Bits<32>>,
-    dsat: DFF<Bit>,
+    pk: PacketsLeft,
     // Totals and the batch.
     outstanding: DFF<Bits<32>>,
     tracked: DFF<Bits<32>>,
@@ -322,12 +313,6 @@ pub struct GrantQueue<const A: usize> {
     top_s: Signal<Local, Bit>,
     wrec: Signal<Local, GqState>,
     whdr: Signal<Local, GqHeader>,
-    mp: Signal<Local, Bits<32>>,
-    x: Signal<Local, Bits<32>>,
-    r4: Signal<Local, Bits<32>>,
-    d1: Signal<Local, Bits<32>>,
-    d2: Signal<Local, Bits<32>>,
-    d3: Signal<Local, Bits<32>>,
     prio_max: Signal<Local, Bits<4>>,
     stop: Signal<Local, Bit>,
     peer_seen: Signal<Local, Bit>,
@@ -398,7 +383,6 @@ pub struct GrantQueue<const A: usize> {
     c_one4: Constant<Bits<4>>,
     c_max_k: Constant<Bits<4>>,
     c_batch: Constant<Bits<4>>,
-    c_last_step: Constant<Bits<4>>,
     c_zero6: Constant<Bits<6>>,
     c_one6: Constant<Bits<6>>,
     c_last6: Constant<Bits<6>>,
@@ -407,15 +391,7 @@ pub struct GrantQueue<const A: usize> {
     c_one32: Constant<Bits<32>>,
     c_max32: Constant<Bits<32>>,
     c_top32: Constant<Bits<32>>,
-    c_ten32: Constant<Bits<32>>,
-    c_top_k: Constant<Bits<KEY_BITS>>,
-    c_next_k: Constant<Bits<KEY_BITS>>,
-    c_two_k: Constant<Bits<KEY_BITS>>,
-    c_three_k: Constant<Bits<KEY_BITS>>,
-    c_two32: Constant<Bits<32>>,
     c_zero_k: Constant<Bits<KEY_BITS>>,
-    c_one_k: Constant<Bits<KEY_BITS>>,
-    c_last_k: Constant<Bits<KEY_BITS>>,
     c_zero_e: Constant<Bits<A>>,
     c_one_e: Constant<Bits<A>>,
     c_last_e: Constant<Bits<A>>,
@@ -527,16 +503,9 @@ impl<const A: usize> GrantQueue<A> {
             u_vn: DFF::default(),
             u_newif: DFF::default(),
             u_set: DFF::default(),
-            u_rem1: DFF::default(),
-            u_x: DFF::default(),
+            u_rem: DFF::default(),
             qop: DFF::default(),
-            dr: DFF::default(),
-            dlo: DFF::default(),
-            dq: DFF::default(),
-            dn: DFF::default(),
-            mp2: DFF::default(),
-            mp3: DFF::default(),
-            dsat: DFF::default(),
+            pk: PacketsLeft::default(),
             outstanding: DFF::default(),
             tracked: DFF::default(),
             n_grants: DFF::default(),
@@ -620,12 +589,6 @@ impl<const A: usize> GrantQueue<A> {
             top_s: Signal::default(),
             wrec: Signal::default(),
             whdr: Signal::default(),
-            mp: Signal::default(),
-            x: Signal::default(),
-            r4: Signal::default(),
-            d1: Signal::default(),
-            d2: Signal::default(),
-            d3: Signal::default(),
             prio_max: Signal::default(),
             stop: Signal::default(),
             peer_seen: Signal::default(),
@@ -694,7 +657,6 @@ impl<const A: usize> GrantQueue<A> {
             c_one4: k(1),
             c_max_k: k(MAX_OVERCOMMIT as u64),
             c_batch: k(MAX_BATCH as u64),
-            c_last_step: k((KEY_BITS / 2 - 1) as u64),
             c_zero6: k(0),
             c_one6: k(1),
             c_last6: k((crate::grant_queue_model::LOOKAHEAD - 1) as u64),
@@ -703,15 +665,7 @@ impl<const A: usize> GrantQueue<A> {
             c_one32: k(1),
             c_max32: k(u64::from(u32::MAX)),
             c_top32: k(1 << 31),
-            c_ten32: k(KEY_BITS as u64),
-            c_top_k: k(1 << (KEY_BITS - 1)),
-            c_next_k: k(1 << (KEY_BITS - 2)),
-            c_two_k: k(2),
-            c_three_k: k(3),
-            c_two32: k(2),
             c_zero_k: k(0),
-            c_one_k: k(1),
-            c_last_k: k((1 << KEY_BITS) - 1),
             c_zero_e: k(0),
             c_one_e: k(1),
             c_last_e: k((1 << A) - 1),
@@ -792,16 +746,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
             u_vn,
             u_newif,
             u_set,
-            u_rem1,
-            u_x,
+            u_rem,
             qop,
-            dr,
-            dlo,
-            dq,
-            dn,
-            mp2,
-            mp3,
-            dsat,
             outstanding,
             tracked,
             n_grants,
@@ -973,32 +919,12 @@ impl<const A: usize> Logic for GrantQueue<A> {
             self.sum_r.next = self.c_max32.val();
         }
 
-        // The key's dividend, `remaining + max_payload - 1` (saturated: it then exceeds any
-        // quotient of 10 bits).
-        self.mp.next = self.cfg_max_payload.val();
-        if self.cfg_max_payload.val() == self.c_zero32.val() {
-            self.mp.next = self.c_one32.val();
-        }
-        self.x.next = self.u_rem1.q.val() + self.mp.val();
-        if self.x.val() < self.u_rem1.q.val() {
-            self.x.next = self.c_max32.val();
-        }
-        // Radix 4: shift in the next two dividend bits; the quotient digit is how many of
-        // `mp`, `2 mp`, `3 mp` fit (three compares and subtractions side by side). The
-        // remainder stays below `mp`, so `4 mp` must fit 32 bits: `max_payload` below 2^30
-        // (the driver allows at most 65,459).
-        self.mp2.d.next = self.mp.val() << self.c_one32.val();
-        self.mp3.d.next = self.mp2.q.val() + self.mp.val();
-        self.r4.next = self.dr.q.val() << self.c_two32.val();
-        if (self.dlo.q.val() & self.c_top_k.val()) != self.c_zero_k.val() {
-            self.r4.next = (self.dr.q.val() << self.c_two32.val()) | self.c_two32.val();
-        }
-        if (self.dlo.q.val() & self.c_next_k.val()) != self.c_zero_k.val() {
-            self.r4.next = self.r4.val() | self.c_one32.val();
-        }
-        self.d1.next = self.r4.val() - self.mp.val();
-        self.d2.next = self.r4.val() - self.mp2.q.val();
-        self.d3.next = self.r4.val() - self.mp3.q.val();
+        // The key's divider: started as an update that sets a key is written.
+        self.pk.clock.next = self.clock.val();
+        self.pk.reset.next = self.reset.val();
+        self.pk.start.next = false;
+        self.pk.bytes.next = self.u_rem.q.val();
+        self.pk.max_payload.next = self.cfg_max_payload.val();
 
         // ---- The walk's classification of the entry read. ----
         // Stage X (the entry's state just read): its peer against every peer seen so far, and
@@ -1124,10 +1050,7 @@ impl<const A: usize> Logic for GrantQueue<A> {
         self.queue.s_cmd_valid.next = false;
         self.queue.s_cmd_op.next = self.qop.q.val();
         self.queue.s_cmd_entry.next = self.e_idx.q.val();
-        self.queue.s_cmd_key.next = self.dq.q.val();
-        if self.dsat.q.val() {
-            self.queue.s_cmd_key.next = self.c_last_k.val();
-        }
+        self.queue.s_cmd_key.next = self.pk.key.val();
         self.queue.s_walk_stop.next = self.stop.val();
         // The age order takes the queue's SETs (under key 0: a message keeps its place) and
         // REMOVEs, a REMOVE before a new message's SET, and its own walks.
@@ -1230,8 +1153,7 @@ impl<const A: usize> Logic for GrantQueue<A> {
             self.u_set.d.next = (self.u_hit.q.val() | self.u_ins.q.val())
                 & (self.u_recv.q.val() < self.u_len.q.val())
                 & (self.u_gr.q.val() < self.u_len.q.val());
-            // `length - received - 1`, in one adder.
-            self.u_rem1.d.next = self.u_len.q.val() + !self.u_recv.q.val();
+            self.u_rem.d.next = self.u_len.q.val() - self.u_recv.q.val();
             self.fsm.d.next = self.s_u3.val();
         }
         if self.fsm.q.val() == self.s_u3.val() {
@@ -1241,7 +1163,6 @@ impl<const A: usize> Logic for GrantQueue<A> {
             if self.batch.q.val() < self.c_batch.val() {
                 self.batch.d.next = self.batch.q.val() + self.c_one4.val();
             }
-            self.u_x.d.next = self.x.val();
             self.fsm.d.next = self.s_idle.val();
             if self.u_hit.q.val() | self.u_ins.q.val() {
                 self.st.write_enable.next = true;
@@ -1259,6 +1180,7 @@ impl<const A: usize> Logic for GrantQueue<A> {
                     self.tracked.d.next = self.tracked.q.val() - self.c_one32.val();
                 }
                 if self.u_set.q.val() {
+                    self.pk.start.next = true;
                     self.fsm.d.next = self.s_u4.val();
                 } else if self.u_oldq.q.val() {
                     self.qop.d.next = self.c_remove.val();
@@ -1270,11 +1192,6 @@ impl<const A: usize> Logic for GrantQueue<A> {
             // A new message is the youngest: out of the age order first, whatever the entry
             // held (the queue's SET below moves it within the queue by itself).
             self.qop.d.next = self.c_set.val();
-            self.dr.d.next = self.u_x.q.val() >> self.c_ten32.val();
-            self.dlo.d.next = self.u_x.q.val().get_bits::<KEY_BITS>(0);
-            self.dsat.d.next = (self.u_x.q.val() >> self.c_ten32.val()) >= self.mp.val();
-            self.dq.d.next = self.c_zero_k.val();
-            self.dn.d.next = self.c_zero4.val();
             self.fsm.d.next = self.s_div.val();
             // A new message is the youngest: out of the age order first, whatever the entry
             // held (the queue's SET moves it within the queue by itself).
@@ -1286,24 +1203,8 @@ impl<const A: usize> Logic for GrantQueue<A> {
                 }
             }
         }
-        if self.fsm.q.val() == self.s_div.val() {
-            self.dq.d.next = self.dq.q.val() << self.c_two_k.val();
-            self.dr.d.next = self.r4.val();
-            if self.r4.val() >= self.mp3.q.val() {
-                self.dr.d.next = self.d3.val();
-                self.dq.d.next = (self.dq.q.val() << self.c_two_k.val()) | self.c_three_k.val();
-            } else if self.r4.val() >= self.mp2.q.val() {
-                self.dr.d.next = self.d2.val();
-                self.dq.d.next = (self.dq.q.val() << self.c_two_k.val()) | self.c_two_k.val();
-            } else if self.r4.val() >= self.mp.val() {
-                self.dr.d.next = self.d1.val();
-                self.dq.d.next = (self.dq.q.val() << self.c_two_k.val()) | self.c_one_k.val();
-            }
-            self.dlo.d.next = self.dlo.q.val() << self.c_two_k.val();
-            self.dn.d.next = self.dn.q.val() + self.c_one4.val();
-            if self.dn.q.val() == self.c_last_step.val() {
-                self.fsm.d.next = self.s_qc.val();
-            }
+        if (self.fsm.q.val() == self.s_div.val()) & self.pk.done.val() {
+            self.fsm.d.next = self.s_qc.val();
         }
         if self.fsm.q.val() == self.s_qc.val() {
             self.queue.s_cmd_valid.next = self.both_ready.val();
