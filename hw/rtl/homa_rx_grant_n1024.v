@@ -106,7 +106,7 @@ module homa_rx_grant_n1024(clock,reset,cfg_max_overcommit,cfg_max_sched_prio,cfg
     localparam  c_zero4 = 4'h0;
     localparam  c_one4 = 4'h1;
     localparam  c_max_k = 4'h8;
-    localparam  c_batch = 4'h4;
+    localparam  c_batch = 4'h8;
     localparam  c_zero6 = 6'b0;
     localparam  c_one6 = 6'b1;
     localparam  c_last6 = 6'b11111;

@@ -18,7 +18,7 @@
 //! Grants: the message table hands each DATA packet's event, with the message's entry, to a
 //! 32-event queue in LUT RAM ([`EVENT_QUEUE_BITS`]) in front of the grant generator over
 //! every entry of the table ([`crate::grant_queue::GrantQueue`]), which takes an event in 5
-//! to 17 cycles and decides after each batch of up to four (a decision takes 35 to 160
+//! to 17 cycles and decides after each batch of up to eight (a decision takes 35 to 160
 //! cycles); the queue absorbs bursts of short packets, and only when it is full does the
 //! table, then the header fork, wait. The SRPT key's unit is TX `max_payload`. The trace
 //! outputs `m_trace_grant_*` show each event taken, each decision and whether the grant path

@@ -281,13 +281,13 @@ mod built {
         }
     }
 
-    fn run(seed: u64, packets: u64, cfg: QueueConfig, live: usize) {
+    fn run(seed: u64, packets: u64, cfg: QueueConfig, live: usize, starts: u64) {
         eprintln!(
             "rx core co-sim: seed {seed:#x} (HOMA_HW_SEED to replay), {packets} packets, {cfg:?}"
         );
         let mut m = HomaNicCoreW512::new();
         configure(&mut m, &cfg);
-        let mut traffic = Traffic::with_peers(seed, live, 48).with_start_percent(10);
+        let mut traffic = Traffic::with_peers(seed, live, 48).with_start_percent(starts);
         let mut rng = Rng::new(seed ^ 0xC0DE);
         let mut table = TableModel::new(10);
         let mut grants = GrantSide::new(cfg);
@@ -549,7 +549,14 @@ mod built {
                     priority: NUM_PRIORITIES - 2,
                 },
             };
-            run(seed.wrapping_add(i as u64), packets, cfg, [400, 60][i]);
+            // The second run's larger packets finish messages sooner: more of them start.
+            run(
+                seed.wrapping_add(i as u64),
+                packets,
+                cfg,
+                [400, 60][i],
+                [10, 20][i],
+            );
         }
     }
 
