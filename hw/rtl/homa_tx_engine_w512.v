@@ -19830,9 +19830,6 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
     reg  cset$d;
     wire  cset$q;
     reg  cset$clock;
-    reg  [9:0] ce$d;
-    wire  [9:0] ce$q;
-    reg  ce$clock;
     reg  cgo$d;
     wire  cgo$q;
     reg  cgo$clock;
@@ -20104,11 +20101,6 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         .q(cset$q),
         .clock(cset$clock)
     );
-    homa_tx_engine_w512$park$ce ce(
-        .d(ce$d),
-        .q(ce$q),
-        .clock(ce$clock)
-    );
     homa_tx_engine_w512$park$cgo cgo(
         .d(cgo$d),
         .q(cgo$q),
@@ -20334,7 +20326,6 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         same$clock = clock;
         cv$clock = clock;
         cset$clock = clock;
-        ce$clock = clock;
         cgo$clock = clock;
         cleft$clock = clock;
         qwr$d = qwr$q;
@@ -20374,7 +20365,6 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         same$d = same$q;
         cv$d = cv$q;
         cset$d = cset$q;
-        ce$d = ce$q;
         cgo$d = cgo$q;
         cleft$d = cleft$q;
         ram$read_clock = clock;
@@ -20434,7 +20424,7 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         if (cset$q) begin
             ready$s_cmd_op = c_set;
         end
-        ready$s_cmd_entry = ce$q;
+        ready$s_cmd_entry = eidx$q;
         ready$s_cmd_key = pk$key;
         ready$s_walk_stop = 1'b0;
         if (cmd_go & ready$s_cmd_ready) begin
@@ -20866,12 +20856,10 @@ module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,rin
         if (rm) begin
             cv$d = 1'b1;
             cset$d = 1'b0;
-            ce$d = eidx$q;
         end
         if (set_ready) begin
             cv$d = 1'b1;
             cset$d = 1'b1;
-            ce$d = eidx$q;
             cgo$d = 1'b1;
             cleft$d = set_left;
         end
@@ -20975,25 +20963,6 @@ module homa_tx_engine_w512$park$cand_oh(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$park$cand_oh
-
-
-module homa_tx_engine_w512$park$ce(d,q,clock);
-    
-    // Module arguments
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 10'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_engine_w512$park$ce
 
 
 module homa_tx_engine_w512$park$cgo(d,q,clock);

@@ -23,9 +23,9 @@
 //!   three cycles (a hit on the entry's (peer, id), a new message taking it, or neither), the
 //!   fourth writes it and moves the bytes granted and not received. A message that still
 //!   needs grants gets its key from a radix-4 divider ([`PacketsLeft`], five cycles) and is
-//!   set in the queue;
-//!   one that no longer does is removed. An event of a message not tracked that needs no
-//!   grants takes five cycles and changes nothing; one that sets a key about twelve.
+//!   set in the queue; one that no longer does is removed. An event of a message not tracked
+//!   that needs no grants takes five cycles and changes nothing; one that sets a key about
+//!   twelve.
 //! - A decision follows a batch of events: when no event is offered, or after
 //!   [`MAX_BATCH`] events, if any of them calls for one. It walks the queue, classifying each
 //!   entry by its peer four cycles after the queue shows it (its state read, its peer

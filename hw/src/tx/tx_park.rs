@@ -196,7 +196,6 @@ pub struct TxPark {
     pk: PacketsLeft,
     cv: DFF<Bit>,
     cset: DFF<Bit>,
-    ce: DFF<Bits<PARK_BITS>>,
     cgo: DFF<Bit>,
     cleft: DFF<Bits<32>>,
     fwr: DFF<Bits<PARK_BITS>>,
@@ -372,7 +371,6 @@ impl TxPark {
             pk: PacketsLeft::default(),
             cv: DFF::default(),
             cset: DFF::default(),
-            ce: DFF::default(),
             cgo: DFF::default(),
             cleft: DFF::default(),
             fwr: DFF::default(),
@@ -541,7 +539,7 @@ impl Logic for TxPark {
         dff_setup!(
             self, clock, qwr, qrd, qcnt, st, item, cand, cand_oh, tried, hb0, hb1, kpeer, kid,
             khit, kway, kb, eidx, count, n_resolved, rv, re, xv, xpeer, xid, rov, ro, gv, gi, fwr,
-            frd, turn, rmatch, n_dropped, n_coll, most, same, cv, cset, ce, cgo, cleft
+            frd, turn, rmatch, n_dropped, n_coll, most, same, cv, cset, cgo, cleft
         );
         // The entries, and where each one's key is: read and written at `eidx`.
         self.ram.read_clock.next = self.clock.val();
@@ -600,7 +598,8 @@ impl Logic for TxPark {
         self.free.write_enable.next = false;
         self.queue.clock.next = self.clock.val();
         // The ready queue, keyed by packets left: an operation that makes an entry ready or
-        // empties one leaves one command (`cv`) at its end; a SET's key is divided first, from
+        // empties one leaves one command (`cv`) at its end, for its entry (`eidx`, which no
+        // operation changes until the command is taken); a SET's key is divided first, from
         // registers (`cgo`, `cleft`).
         self.ready.clock.next = self.clock.val();
         self.ready.reset.next = self.reset.val();
@@ -617,7 +616,7 @@ impl Logic for TxPark {
         if self.cset.q.val() {
             self.ready.s_cmd_op.next = self.c_set.val();
         }
-        self.ready.s_cmd_entry.next = self.ce.q.val();
+        self.ready.s_cmd_entry.next = self.eidx.q.val();
         self.ready.s_cmd_key.next = self.pk.key.val();
         self.ready.s_walk_stop.next = false;
         if self.cmd_go.val() & self.ready.s_cmd_ready.val() {
@@ -728,8 +727,7 @@ impl Logic for TxPark {
         self.rv_free.next = !self.rv.q.val() | !self.full_table.val();
         // What the engine may start from idle. A fetch of a ready entry needs the resume
         // register. A lookup needs the re-offer and re-issue registers; a CANCEL's needs the
-        // resume register too (it brings its message back), a GRANT's needs it or room in
-        // the ready queue. A park needs a free entry.
+        // resume register too (it brings its message back). A park needs a free entry.
         // Each waits for the ready queue's last command to be taken (`cv`).
         self.fetch_go.next = !self.rv.q.val()
             & !self.xv.q.val()
@@ -996,12 +994,10 @@ impl Logic for TxPark {
         if self.rm.val() {
             self.cv.d.next = true;
             self.cset.d.next = false;
-            self.ce.d.next = self.eidx.q.val();
         }
         if self.set_ready.val() {
             self.cv.d.next = true;
             self.cset.d.next = true;
-            self.ce.d.next = self.eidx.q.val();
             self.cgo.d.next = true;
             self.cleft.d.next = self.set_left.val();
         }
