@@ -4,8 +4,13 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 use homa_nic::capture::{CaptureError, CaptureWriter, FlushingWriter};
 use homa_nic::plot::{Series, slowdown_chart};
+use homa_sim::baseline::tcp::TcpConfig;
+use homa_sim::baseline::{
+    BaselineCluster, BaselineConfig, Transport, TransportReport, dctcp_mark_bytes,
+};
 use homa_sim::cluster::{
-    Cluster, ClusterConfig, Engine as ClusterEngine, NicReport, Pattern, Report, Watchdog,
+    Cluster, ClusterConfig, Engine as ClusterEngine, NicReport, Pattern, Progress, Report,
+    Watchdog, mean_arrival_gap_ps,
 };
 use homa_sim::fabric::{FabricConfig, Topology};
 use homa_sim::nic::NicTiming;
@@ -31,6 +36,15 @@ pub(crate) struct SimArgs {
     /// parses every frame and decides and builds every GRANT.
     #[arg(long, value_enum, default_value_t = Engine::Model)]
     engine: Engine,
+    /// The transport every host runs: `homa`, in the engine --engine names; or a baseline
+    /// carrying the same messages over the same fabric, in the fast model: `tcp` (NewReno
+    /// over drop-tail switches) or `dctcp` (switches mark ECN above --ecn-threshold-bytes).
+    #[arg(long, value_enum, default_value_t = TransportArg::Homa)]
+    transport: TransportArg,
+    /// Switch ECN marking threshold K in bytes (--transport dctcp) [default: 65 full-size
+    /// packets per 10 Gb/s of host link, the DCTCP paper's setting].
+    #[arg(long)]
+    ecn_threshold_bytes: Option<u64>,
     /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES.
     #[arg(long, default_value = "w3")]
     workload: String,
@@ -118,6 +132,27 @@ impl Engine {
             Engine::Model => "model",
             Engine::ModelNic => "model-nic",
             Engine::Rtl => "rtl",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TransportArg {
+    /// Homa.
+    Homa,
+    /// TCP NewReno, one connection per host pair (`homa_sim::baseline`).
+    Tcp,
+    /// DCTCP: TCP cutting its window by the share of ECN-marked bytes.
+    Dctcp,
+}
+
+impl TransportArg {
+    /// The baseline transport it names (`None` for Homa).
+    pub(crate) fn baseline(self) -> Option<Transport> {
+        match self {
+            TransportArg::Homa => None,
+            TransportArg::Tcp => Some(Transport::Tcp),
+            TransportArg::Dctcp => Some(Transport::Dctcp),
         }
     }
 }
@@ -210,6 +245,24 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     } else {
         (Pattern::Uniform, args.load)
     };
+    if let Some(transport) = args.transport.baseline() {
+        let gap = mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps);
+        let config = BaselineConfig {
+            transport,
+            tcp: TcpConfig::default(),
+            topology,
+            fabric,
+            workload,
+            load,
+            mean_gap_ps: gap,
+            messages,
+            seed: args.seed,
+            time_limit_ps: args.time_limit_ms.saturating_mul(MS),
+            pattern,
+            watchdog,
+        };
+        return run_baseline(&args, config);
+    }
     let config = ClusterConfig {
         topology,
         fabric,
@@ -250,30 +303,9 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         Some(path) => Some(start_capture(&mut cluster, path)?),
         None => None,
     };
-    let bar = ProgressBar::new(messages);
-    if std::io::stderr().is_terminal() {
-        bar.set_style(
-            ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:30}] {pos}/{len} measured, eta {eta} {msg}",
-            )
-            .expect("static template")
-            .progress_chars("=> "),
-        );
-    } else {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
+    let bar = progress_bar(messages);
     let wall_start = std::time::Instant::now();
-    let report = cluster.run(&mut |p| {
-        bar.set_position(p.measured);
-        let secs = wall_start.elapsed().as_secs_f64().max(1e-3);
-        bar.set_message(format!(
-            "| simulated {:.3} ms, {} RPCs done, {} failed, {:.0} packets/s",
-            p.simulated_ps as f64 / MS as f64,
-            p.completed,
-            p.failed,
-            p.packets as f64 / secs
-        ));
-    });
+    let report = cluster.run(&mut |p| show_progress(&bar, wall_start, p));
     bar.finish_and_clear();
     if let (Some(c), Some(path)) = (capture, &args.pcap) {
         finish_capture(c, path)?;
@@ -292,20 +324,87 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         engine: args.engine.name(),
         small_rpc_rtt_ps: rtt,
         small_rpc_bytes: rtt_bytes,
+        baseline: None,
     };
+    finish(&args, &report, &run)
+}
+
+/// Runs a baseline transport on the messages and fabric Homa would have had.
+fn run_baseline(args: &SimArgs, mut config: BaselineConfig) -> Result<()> {
+    let name = config.transport.name();
+    if !matches!(args.engine, Engine::Model) {
+        anyhow::bail!(
+            "--transport {name} runs in the fast model only: drop --engine {}",
+            args.engine.name()
+        );
+    }
+    for (flag, given) in [
+        ("--pcap", args.pcap.is_some()),
+        ("--config", args.config.is_some()),
+    ] {
+        if given {
+            anyhow::bail!(
+                "{flag} applies to Homa only: drop it with --transport {name} (its parameters \
+                 are documented in docs/baselines.md)"
+            );
+        }
+    }
+    config.fabric.ecn_mark_bytes = match (config.transport, args.ecn_threshold_bytes) {
+        (Transport::Dctcp, k) => {
+            Some(k.unwrap_or_else(|| dctcp_mark_bytes(config.fabric.host_link_bps)))
+        }
+        (_, Some(_)) => anyhow::bail!(
+            "--ecn-threshold-bytes applies to --transport dctcp only (switches mark only \
+             ECN-capable packets)"
+        ),
+        (_, None) => None,
+    };
+    for path in [&args.json, &args.plot].into_iter().flatten() {
+        make_parent(path)?;
+    }
+    let messages = config.messages;
+    let cluster = BaselineCluster::new(config)?;
+    eprintln!(
+        "homa-nic sim: transport {name}, {} hosts{}, workload {}, load {}, {messages} messages, \
+         seed {}",
+        cluster.num_hosts(),
+        if args.incast {
+            " (incast to host 0)"
+        } else {
+            ""
+        },
+        args.workload,
+        args.load,
+        args.seed
+    );
+    let bar = progress_bar(messages);
+    let wall_start = std::time::Instant::now();
+    let (report, transport) = cluster.run(&mut |p| show_progress(&bar, wall_start, p));
+    bar.finish_and_clear();
+    let run = RunInfo {
+        engine: name,
+        small_rpc_rtt_ps: None,
+        small_rpc_bytes: 0,
+        baseline: Some(transport),
+    };
+    finish(args, &report, &run)
+}
+
+/// Prints the report, writes the files asked for, and fails if the run stopped early.
+fn finish(args: &SimArgs, report: &Report, run: &RunInfo) -> Result<()> {
     // The report first: a file that cannot be written then does not cost the results.
-    match print_report(&mut std::io::stdout().lock(), &report, &run) {
+    match print_report(&mut std::io::stdout().lock(), report, run) {
         // The reader went away (`| head`): not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         other => other.context("failed to write to standard output")?,
     }
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report_json(&report, &run))? + "\n";
+        let text = serde_json::to_string_pretty(&report_json(report, run))? + "\n";
         std::fs::write(path, text)
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
     if let Some(path) = &args.plot {
-        std::fs::write(path, chart(&report, run.engine))
+        std::fs::write(path, chart(report, run))
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
     if let Some(stop) = &report.stopped {
@@ -345,9 +444,41 @@ pub(crate) fn make_parent(path: &Path) -> Result<()> {
     }
 }
 
+/// A progress bar of measured messages (hidden when standard error is not a terminal).
+fn progress_bar(messages: u64) -> ProgressBar {
+    let bar = ProgressBar::new(messages);
+    if std::io::stderr().is_terminal() {
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {pos}/{len} measured, eta {eta} {msg}",
+            )
+            .expect("static template")
+            .progress_chars("=> "),
+        );
+    } else {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar
+}
+
+fn show_progress(bar: &ProgressBar, wall_start: std::time::Instant, p: &Progress) {
+    bar.set_position(p.measured);
+    let secs = wall_start.elapsed().as_secs_f64().max(1e-3);
+    bar.set_message(format!(
+        "| simulated {:.3} ms, {} messages done, {} failed, {:.0} packets/s",
+        p.simulated_ps as f64 / MS as f64,
+        p.completed,
+        p.failed,
+        p.packets as f64 / secs
+    ));
+}
+
 /// What the run adds to the cluster's report.
 struct RunInfo {
+    /// The Homa engine, or the baseline transport's name.
     engine: &'static str,
+    /// A baseline's transport counters (`None`: Homa ran).
+    baseline: Option<TransportReport>,
     /// Median round trip of a small RPC on the idle cluster.
     small_rpc_rtt_ps: Option<u64>,
     /// Its request and response size (100 B, or the workload's largest if smaller).
@@ -390,9 +521,9 @@ fn finish_capture(sink: Sink, path: &Path) -> Result<()> {
 
 /// The rows the paper's tables quote (smallest bucket and the buckets holding the P50, P90
 /// and P99 message): bucket, max_bytes, our p99, the paper's p99.
-fn paper_comparison(r: &Report) -> Vec<(&'static str, u32, Option<f64>, f64)> {
-    // Only the paper's own topology is comparable.
-    if r.hosts != Topology::paper().num_hosts() {
+fn paper_comparison(r: &Report, run: &RunInfo) -> Vec<(&'static str, u32, Option<f64>, f64)> {
+    // Only Homa on the paper's own topology is comparable.
+    if r.hosts != Topology::paper().num_hosts() || run.baseline.is_some() {
         return Vec::new();
     }
     let Some(load) = stats::paper_load_key(r.load) else {
@@ -416,7 +547,11 @@ fn paper_comparison(r: &Report) -> Vec<(&'static str, u32, Option<f64>, f64)> {
     .collect()
 }
 
-fn chart(r: &Report, engine: &str) -> String {
+fn chart(r: &Report, run: &RunInfo) -> String {
+    let engine = match run.baseline {
+        None => format!("homa-nic {}", run.engine),
+        Some(_) => run.engine.to_string(),
+    };
     let ours = |label: &str, color, dashed, f: fn(&homa_sim::cluster::BucketRow) -> f64| Series {
         label: label.into(),
         color,
@@ -428,15 +563,15 @@ fn chart(r: &Report, engine: &str) -> String {
             .collect(),
     };
     let mut series = vec![
-        ours(&format!("p99 (homa-nic {engine})"), "#c0392b", false, |b| {
+        ours(&format!("p99 ({engine})"), "#c0392b", false, |b| {
             b.p99_slowdown
         }),
-        ours(&format!("p50 (homa-nic {engine})"), "#2471a3", false, |b| {
+        ours(&format!("p50 ({engine})"), "#2471a3", false, |b| {
             b.p50_slowdown
         }),
     ];
     let paper_rows = stats::paper_load_key(r.load)
-        .filter(|_| r.hosts == Topology::paper().num_hosts())
+        .filter(|_| r.hosts == Topology::paper().num_hosts() && run.baseline.is_none())
         .map(|load| {
             r.buckets
                 .iter()
@@ -467,7 +602,9 @@ fn chart(r: &Report, engine: &str) -> String {
 }
 
 fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Result<()> {
-    let paper = stats::paper_load_key(r.load).filter(|_| r.hosts == Topology::paper().num_hosts());
+    // The paper's columns are Homa's: only a Homa run on its topology compares with them.
+    let paper = stats::paper_load_key(r.load)
+        .filter(|_| r.hosts == Topology::paper().num_hosts() && run.baseline.is_none());
     let head = if paper.is_some() {
         "  paper_p50 paper_p99"
     } else {
@@ -522,11 +659,29 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
         "achieved load {:.3} (offered {})",
         r.achieved_load, r.load
     )?;
-    writeln!(
-        out,
-        "engine {}: RPCs completed {}, failed {}, payload errors {}",
-        run.engine, r.completed, r.rpcs_failed, r.payload_errors
-    )?;
+    match &run.baseline {
+        None => writeln!(
+            out,
+            "engine {}: RPCs completed {}, failed {}, payload errors {}",
+            run.engine, r.completed, r.rpcs_failed, r.payload_errors
+        )?,
+        Some(t) => writeln!(
+            out,
+            "transport {}: messages completed {} over {} connections; segments {} ({} sent \
+             again: {} fast retransmits, {} timeouts); ACKs {}; ECN marks {}, window cuts for \
+             them {}",
+            run.engine,
+            r.completed,
+            t.connections,
+            t.segments,
+            t.retransmits,
+            t.fast_retransmits,
+            t.timeouts,
+            t.acks,
+            r.fabric.ecn_marks,
+            t.ecn_reductions
+        )?,
+    }
     if let Some(rtt) = run.small_rpc_rtt_ps {
         let cycles = r
             .nic
@@ -606,7 +761,7 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             n.pushes
         )?;
     }
-    let rows = paper_comparison(r);
+    let rows = paper_comparison(r, run);
     if !rows.is_empty() {
         writeln!(
             out,
@@ -654,7 +809,7 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             })
         })
         .collect();
-    let comparison: Vec<_> = paper_comparison(r)
+    let comparison: Vec<_> = paper_comparison(r, run)
         .into_iter()
         .map(|(name, max_bytes, ours, paper)| {
             json!({
@@ -678,6 +833,17 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
         "timeouts": r.timeouts,
         "payload_errors": r.payload_errors,
         "engine": run.engine,
+        "transport": if run.baseline.is_some() { run.engine } else { "homa" },
+        "ecn_marks": r.fabric.ecn_marks,
+        "baseline": run.baseline.as_ref().map(|t| json!({
+            "connections": t.connections,
+            "segments": t.segments,
+            "retransmits": t.retransmits,
+            "fast_retransmits": t.fast_retransmits,
+            "timeouts": t.timeouts,
+            "acks": t.acks,
+            "ecn_reductions": t.ecn_reductions,
+        })),
         "rpcs": r.completed,
         "rpcs_failed": r.rpcs_failed,
         "packets": packets_json(r),

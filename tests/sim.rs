@@ -192,3 +192,87 @@ fn sim__the_small_rpc_timing_fits_a_workload_of_tiny_messages() {
         "{stdout}"
     );
 }
+
+fn json_of(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn sim__baselines_carry_the_same_messages_and_report_their_transport() {
+    let mut counts = Vec::new();
+    for transport in ["homa", "tcp", "dctcp"] {
+        let json = temp(&format!("{transport}.json"));
+        let out = homa_nic(&[
+            "sim",
+            "--transport",
+            transport,
+            "--workload",
+            "w2",
+            "--hosts",
+            "4",
+            "--messages",
+            "300",
+            "--rtt-samples",
+            "0",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{transport}: {out:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        let v = json_of(&json);
+        assert_eq!(v["transport"], transport);
+        assert_eq!(v["messages"], 300);
+        let buckets: Vec<u64> = v["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["count"].as_u64().unwrap())
+            .collect();
+        counts.push(buckets);
+        if transport == "homa" {
+            assert_eq!(v["baseline"], Value::Null);
+        } else {
+            assert!(
+                stdout.contains(&format!("transport {transport}:")),
+                "{stdout}"
+            );
+            let b = &v["baseline"];
+            assert!(b["segments"].as_u64().unwrap() >= 300, "{b}");
+            assert!(b["acks"].as_u64().unwrap() > 0);
+            assert_eq!(v["packets"]["ACK"], b["acks"]);
+            if transport == "tcp" {
+                assert_eq!(v["ecn_marks"], 0, "plain TCP is not ECN-capable");
+            }
+        }
+        let _ = std::fs::remove_file(json);
+    }
+    // The same seed gives every transport the same messages: the same sizes per bucket.
+    assert_eq!(counts[0], counts[1]);
+    assert_eq!(counts[0], counts[2]);
+}
+
+#[test]
+fn sim__baseline_options_that_do_not_apply_are_refused() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--transport", "tcp", "--engine", "model-nic"],
+            "fast model only",
+        ),
+        (
+            &["--transport", "tcp", "--ecn-threshold-bytes", "9000"],
+            "dctcp only",
+        ),
+        (
+            &["--transport", "dctcp", "--pcap", "/tmp/x.pcap"],
+            "Homa only",
+        ),
+    ];
+    for (args, says) in cases {
+        let mut all = vec!["sim", "--messages", "10"];
+        all.extend_from_slice(args);
+        let out = homa_nic(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}

@@ -30,6 +30,7 @@
 //! Still to come: control packets (RESEND, ACK, ...) framed by the NIC from host
 //! descriptors.
 
+pub mod baseline;
 pub mod cluster;
 pub mod event;
 pub mod fabric;

@@ -336,16 +336,12 @@ impl Cluster {
                 );
             }
         }
-        let grant_wire = host::wire_bytes(33, 20);
-        let mean_wire = config.workload.expectation(|s| {
-            let frames = frames_of(&config.homa, s);
-            let data: u64 = frames.iter().map(|&f| u64::from(f)).sum();
-            let scheduled = frames_of_scheduled(&config.homa, s);
-            data as f64 + scheduled as f64 * f64::from(grant_wire)
-        });
-        let rate_per_ps =
-            config.load * config.fabric.host_link_bps as f64 / 8.0 / SEC as f64 / mean_wire;
-        let mean_gap_ps = 1.0 / rate_per_ps;
+        let mean_gap_ps = mean_arrival_gap_ps(
+            &config.homa,
+            &config.workload,
+            config.load,
+            config.fabric.host_link_bps,
+        );
         let mut timers = EventQueue::new();
         let mut arrivals = Vec::with_capacity(n);
         for i in 0..n {
@@ -820,6 +816,27 @@ impl Cluster {
 }
 
 /// Scheduled DATA packets of a message (each is preceded by about one GRANT).
+/// The mean gap between one host's message arrivals, ps, that puts `load` of a host link
+/// of `host_link_bps` on the wire as Homa sends `workload`: its DATA frames with every
+/// overhead, and the GRANTs that schedule them. The baseline transports take the same gap,
+/// so that every transport carries the same messages.
+pub fn mean_arrival_gap_ps(
+    homa: &Config,
+    workload: &Workload,
+    load: f64,
+    host_link_bps: u64,
+) -> f64 {
+    let grant_wire = host::wire_bytes(33, 20);
+    let mean_wire = workload.expectation(|s| {
+        let frames = frames_of(homa, s);
+        let data: u64 = frames.iter().map(|&f| u64::from(f)).sum();
+        let scheduled = frames_of_scheduled(homa, s);
+        data as f64 + scheduled as f64 * f64::from(grant_wire)
+    });
+    let rate_per_ps = load * host_link_bps as f64 / 8.0 / SEC as f64 / mean_wire;
+    1.0 / rate_per_ps
+}
+
 fn frames_of_scheduled(config: &Config, size: u32) -> u64 {
     let unsched = config.unsched_bytes.min(size);
     let payload = config.max_payload(20);
@@ -827,7 +844,7 @@ fn frames_of_scheduled(config: &Config, size: u32) -> u64 {
 }
 
 /// Buckets for workloads without paper data: powers of two up to the largest size.
-fn default_buckets(workload: &Workload) -> Vec<u32> {
+pub(crate) fn default_buckets(workload: &Workload) -> Vec<u32> {
     let max = workload.max_bytes();
     let mut b = Vec::new();
     let mut x: u32 = 1;

@@ -54,6 +54,10 @@ pub struct FabricConfig {
     pub host_rx_delay_ps: Ps,
     /// Capacity of each switch egress port in bytes (all priorities together); `None` is unlimited.
     pub port_buffer_bytes: Option<u64>,
+    /// ECN marking threshold K of each switch egress port, in bytes: an ECN-capable packet
+    /// that arrives while the port holds more than K bytes is marked Congestion Experienced
+    /// (DCTCP's marking on the instantaneous queue); `None` marks nothing.
+    pub ecn_mark_bytes: Option<u64>,
     /// Probability that a packet is dropped on its last hop, in [0, 1).
     pub loss_rate: f64,
     /// Probability that a packet is delivered twice, in [0, 1).
@@ -92,6 +96,7 @@ impl Default for FabricConfig {
             host_tx_delay_ps: 1_000_000,
             host_rx_delay_ps: 500_000,
             port_buffer_bytes: None,
+            ecn_mark_bytes: None,
             loss_rate: 0.0,
             duplicate_rate: 0.0,
             reorder_rate: 0.0,

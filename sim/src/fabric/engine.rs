@@ -245,7 +245,7 @@ impl<P: FabricPacket + Clone> Fabric<P> {
         self.start_if_idle(port, now);
     }
 
-    fn arrive(&mut self, port: usize, now: Ps, packet: P) {
+    fn arrive(&mut self, port: usize, now: Ps, mut packet: P) {
         let bytes = u64::from(packet.wire_bytes());
         let p = &mut self.ports[port];
         if let Some(cap) = self.config.port_buffer_bytes
@@ -253,6 +253,13 @@ impl<P: FabricPacket + Clone> Fabric<P> {
         {
             self.stats.buffer_drops += 1;
             return;
+        }
+        if let Some(k) = self.config.ecn_mark_bytes
+            && p.queued_bytes > k
+            && packet.ecn_capable()
+        {
+            packet.mark_ce();
+            self.stats.ecn_marks += 1;
         }
         p.hold(bytes);
         p.enqueue(packet.priority(), packet);

@@ -3,7 +3,8 @@
 //!
 //! Every link serializes one packet at a time at its rate; a packet moves on only after its
 //! last bit has arrived. Host NICs send from one FIFO; switch egress ports serve eight
-//! strict-priority FIFOs (7 first) and may drop-tail when a byte budget is set. Cross-rack
+//! strict-priority FIFOs (7 first), may drop-tail when a byte budget is set and may mark
+//! ECN-capable packets above a queue threshold. Cross-rack
 //! packets are sprayed over the aggregation switches at random per packet. Loss, duplication
 //! and reordering can be injected on the last hop. All randomness comes from the configured
 //! seed, so a run is a pure function of its inputs.
@@ -36,6 +37,13 @@ pub trait FabricPacket {
     fn wire_bytes(&self) -> u32;
     /// Switch priority, 0..=7 with 7 highest; larger values count as 7.
     fn priority(&self) -> u8;
+    /// Whether a switch may mark the packet instead of queueing it silently (the IP header's
+    /// ECT codepoint); packets that are not ECN-capable are never marked.
+    fn ecn_capable(&self) -> bool {
+        false
+    }
+    /// A switch marks the packet Congestion Experienced (called only when `ecn_capable`).
+    fn mark_ce(&mut self) {}
 }
 
 /// A packet handed to its destination host.
@@ -62,6 +70,8 @@ pub struct FabricStats {
     pub invalid_packets: u64,
     /// Packets dropped because a switch egress buffer was full.
     pub buffer_drops: u64,
+    /// Packets marked Congestion Experienced by a switch (`ecn_mark_bytes`).
+    pub ecn_marks: u64,
     /// Packets dropped by injected loss.
     pub injected_losses: u64,
     /// Extra copies delivered by injected duplication.

@@ -230,3 +230,90 @@ fn stats__hops_match_paths() {
     assert_eq!(s.packet_hops, 6);
     assert_eq!(s.bytes_delivered, 200);
 }
+
+/// A packet that may be ECN-capable and records whether a switch marked it.
+#[derive(Debug, Clone)]
+struct EcnPkt {
+    src: HostId,
+    dst: HostId,
+    ect: bool,
+    ce: bool,
+}
+
+impl FabricPacket for EcnPkt {
+    fn src(&self) -> HostId {
+        self.src
+    }
+    fn dst(&self) -> HostId {
+        self.dst
+    }
+    fn wire_bytes(&self) -> u32 {
+        1_000
+    }
+    fn priority(&self) -> u8 {
+        0
+    }
+    fn ecn_capable(&self) -> bool {
+        self.ect
+    }
+    fn mark_ce(&mut self) {
+        self.ce = true;
+    }
+}
+
+#[test]
+fn switch_port__marks_ecn_capable_packets_above_the_threshold_only() {
+    let config = FabricConfig {
+        ecn_mark_bytes: Some(2_500),
+        ..FabricConfig::default()
+    };
+    let mut f = Fabric::new(Topology::SingleSwitch { hosts: 5 }, config).expect("valid");
+    // Four senders at once into host 4: the port to host 4 holds up to 4 packets, so the
+    // fourth and later arrivals of a round find more than 2,500 bytes there.
+    for round in 0..5 {
+        for src in 0..4 {
+            let ect = src != 3;
+            f.host_send(
+                round * 10,
+                EcnPkt {
+                    src,
+                    dst: 4,
+                    ect,
+                    ce: false,
+                },
+            );
+        }
+    }
+    let mut out = Vec::new();
+    f.advance(Ps::MAX, &mut out);
+    let s = f.stats();
+    assert_eq!(s.packets_delivered, 20);
+    let marked = out.iter().filter(|d| d.packet.ce).count() as u64;
+    assert_eq!(marked, s.ecn_marks);
+    assert!(marked > 0, "a queue of up to 20 packets must mark some");
+    assert!(
+        out.iter().all(|d| d.packet.ect || !d.packet.ce),
+        "non-ECT never marked"
+    );
+    // The first three packets find at most 2,000 bytes queued.
+    assert!(out[..3].iter().all(|d| !d.packet.ce));
+
+    // Without a threshold nothing is marked.
+    let mut f =
+        Fabric::new(Topology::SingleSwitch { hosts: 3 }, FabricConfig::default()).expect("valid");
+    for i in 0..10 {
+        f.host_send(
+            i,
+            EcnPkt {
+                src: i as usize % 2,
+                dst: 2,
+                ect: true,
+                ce: false,
+            },
+        );
+    }
+    out.clear();
+    f.advance(Ps::MAX, &mut out);
+    assert_eq!(f.stats().ecn_marks, 0);
+    assert!(out.iter().all(|d| !d.packet.ce));
+}

@@ -1,0 +1,574 @@
+//! A cluster of hosts talking TCP or DCTCP over the fabric, driven and measured like the
+//! Homa cluster: the same Poisson arrivals, sizes and destinations for a seed, the same
+//! slowdown by size.
+//!
+//! Each ordered pair of hosts has one connection, open from the start; a host's messages to
+//! one peer are written to that connection's stream in the order they arrive, so a short
+//! message waits behind every byte written before it (the head-of-line blocking of RPC over
+//! TCP). A message completes when the receiver holds every byte of the stream up to its
+//! end. Slowdown divides its completion time by the best case on the idle fabric for the
+//! segments it becomes on its own.
+
+use std::collections::{HashMap, VecDeque};
+
+use rand::RngExt;
+
+use super::packet::{self, Body, TcpPacket};
+use super::tcp::{Receiver, Segment, Sender, SenderCounts, TcpConfig, TcpConfigError};
+use crate::cluster::default_buckets;
+use crate::cluster::{BucketRow, Pattern, Progress, Report, StopReason, Stopped, Watchdog};
+use crate::event::EventQueue;
+use crate::fabric::{Delivery, Fabric, FabricConfig, FabricError, HostId, Topology};
+use crate::rng::{SimRng, seeded_rng};
+use crate::stats::SlowdownStats;
+use crate::time::{Ps, SEC};
+use crate::workload::{PoissonArrivals, Workload};
+
+/// A transport other than Homa.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// TCP NewReno over drop-tail switches.
+    Tcp,
+    /// DCTCP: TCP that cuts its window by the fraction of ECN-marked bytes; the switches
+    /// must mark (`FabricConfig::ecn_mark_bytes`).
+    Dctcp,
+}
+
+impl Transport {
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Tcp => "tcp",
+            Transport::Dctcp => "dctcp",
+        }
+    }
+}
+
+/// DCTCP's marking threshold for a link: 65 full-size packets per 10 Gb/s (the DCTCP paper's
+/// setting for 10 Gb/s), bytes.
+pub fn dctcp_mark_bytes(link_bps: u64) -> u64 {
+    let packets = (65.0 * link_bps as f64 / 10e9).round().max(1.0) as u64;
+    packets * u64::from(packet::wire_bytes(TcpConfig::default().mss))
+}
+
+/// Everything a baseline run depends on.
+#[derive(Debug, Clone)]
+pub struct BaselineConfig {
+    /// The transport every host runs.
+    pub transport: Transport,
+    /// Its parameters.
+    pub tcp: TcpConfig,
+    /// The network.
+    pub topology: Topology,
+    /// Link rates, delays, buffers (and ECN marking), impairments and the fabric's seed.
+    pub fabric: FabricConfig,
+    /// Message sizes.
+    pub workload: Workload,
+    /// The offered load the arrivals stand for, reported as given.
+    pub load: f64,
+    /// Mean gap between one host's message arrivals, ps
+    /// ([`crate::cluster::mean_arrival_gap_ps`] gives Homa's at a load).
+    pub mean_gap_ps: f64,
+    /// Messages to measure (a tenth more warm the network up first).
+    pub messages: u64,
+    /// Seed of the workload generator.
+    pub seed: u64,
+    /// Simulated time after which the run stops.
+    pub time_limit_ps: Ps,
+    /// Where messages go.
+    pub pattern: Pattern,
+    /// When a run that stops making progress gives up.
+    pub watchdog: Watchdog,
+}
+
+/// Why a baseline run could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    /// The fabric configuration is invalid.
+    #[error(transparent)]
+    Fabric(#[from] FabricError),
+    /// The TCP configuration is invalid.
+    #[error(transparent)]
+    Tcp(#[from] TcpConfigError),
+    /// A run parameter is out of range.
+    #[error("invalid {field} {value}: allowed {allowed}")]
+    Invalid {
+        /// The parameter.
+        field: &'static str,
+        /// Its value.
+        value: String,
+        /// What is allowed.
+        allowed: &'static str,
+    },
+}
+
+/// What the transport did, summed over every connection.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TransportReport {
+    /// Data segments sent, retransmissions included.
+    pub segments: u64,
+    /// Segments sent again.
+    pub retransmits: u64,
+    /// Fast retransmits.
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Window reductions for ECN echoes (DCTCP).
+    pub ecn_reductions: u64,
+    /// ACKs sent.
+    pub acks: u64,
+    /// Connections that carried a message.
+    pub connections: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Timer {
+    /// A new message is due at this host.
+    Arrival(HostId),
+    /// The retransmission timer of connection (src, dst) may fire.
+    Rto(HostId, HostId),
+}
+
+/// One direction of a connection: its two ends and the messages in its stream.
+#[derive(Debug)]
+struct Conn {
+    sender: Sender,
+    receiver: Receiver,
+    /// Bytes written to the stream so far.
+    written: u64,
+    /// Messages written and not yet complete: (stream offset of their end, id).
+    pending: VecDeque<(u64, u64)>,
+    /// The time a `Timer::Rto` is queued for, if any.
+    timer_at: Option<Ps>,
+}
+
+/// A message in flight.
+#[derive(Debug, Clone, Copy)]
+struct Tracked {
+    src: HostId,
+    dst: HostId,
+    size: u32,
+    start: Ps,
+    measured: bool,
+}
+
+/// A running baseline cluster.
+#[derive(Debug)]
+pub struct BaselineCluster {
+    config: BaselineConfig,
+    fabric: Fabric<TcpPacket>,
+    conns: HashMap<(HostId, HostId), Conn>,
+    timers: EventQueue<Timer>,
+    arrivals: Vec<PoissonArrivals>,
+    rng: SimRng,
+    in_flight: HashMap<u64, Tracked>,
+    generated: u64,
+    warmup: u64,
+    measured_done: u64,
+    completed: u64,
+    stats: SlowdownStats,
+    ideal_cache: HashMap<(u32, bool), Ps>,
+    now: Ps,
+    acks: u64,
+    segments: Vec<Segment>,
+    deliveries: Vec<Delivery<TcpPacket>>,
+    stopped: Option<Stopped>,
+}
+
+impl BaselineCluster {
+    /// Builds the cluster; nothing runs yet.
+    pub fn new(config: BaselineConfig) -> Result<Self, BaselineError> {
+        config.tcp.validate()?;
+        if !(config.mean_gap_ps.is_finite() && config.mean_gap_ps >= 1.0) {
+            return Err(BaselineError::Invalid {
+                field: "mean arrival gap",
+                value: format!("{} ps", config.mean_gap_ps),
+                allowed: "a finite gap of at least 1 ps",
+            });
+        }
+        if !(config.load > 0.0 && config.load < 1.0) {
+            return Err(BaselineError::Invalid {
+                field: "load",
+                value: config.load.to_string(),
+                allowed: "a fraction strictly between 0 and 1",
+            });
+        }
+        if config.messages == 0 {
+            return Err(BaselineError::Invalid {
+                field: "messages",
+                value: "0".into(),
+                allowed: "at least 1",
+            });
+        }
+        let fabric = Fabric::new(config.topology, config.fabric.clone())?;
+        let n = fabric.num_hosts();
+        if n < 2 {
+            return Err(BaselineError::Invalid {
+                field: "hosts",
+                value: n.to_string(),
+                allowed: "at least 2",
+            });
+        }
+        if let Pattern::Incast { target } = config.pattern
+            && target >= n
+        {
+            return Err(BaselineError::Invalid {
+                field: "incast target",
+                value: target.to_string(),
+                allowed: "a host of the topology",
+            });
+        }
+        // The same arrival streams as the Homa cluster's for the seed.
+        let mut timers = EventQueue::new();
+        let mut arrivals = Vec::with_capacity(n);
+        for i in 0..n {
+            let seed = config
+                .seed
+                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                .wrapping_add(i as u64);
+            let mut a = PoissonArrivals::new(config.mean_gap_ps, seed).map_err(|e| {
+                BaselineError::Invalid {
+                    field: "mean arrival gap",
+                    value: format!("{} ps", e.0),
+                    allowed: "a positive, finite gap",
+                }
+            })?;
+            let first = match config.pattern {
+                Pattern::Incast { .. } => 1,
+                Pattern::Uniform => a.next_gap(),
+            };
+            timers.push(first, Timer::Arrival(i));
+            arrivals.push(a);
+        }
+        let bounds = crate::stats::paper_buckets(&config.workload.name())
+            .unwrap_or_else(|| default_buckets(&config.workload));
+        let stats = SlowdownStats::with_buckets(bounds).map_err(|e| BaselineError::Invalid {
+            field: "buckets",
+            value: e.to_string(),
+            allowed: "a non-empty ascending list",
+        })?;
+        Ok(Self {
+            rng: seeded_rng(config.seed),
+            warmup: config.messages / 10,
+            fabric,
+            conns: HashMap::new(),
+            timers,
+            arrivals,
+            in_flight: HashMap::new(),
+            generated: 0,
+            measured_done: 0,
+            completed: 0,
+            stats,
+            ideal_cache: HashMap::new(),
+            now: 0,
+            acks: 0,
+            segments: Vec::new(),
+            deliveries: Vec::new(),
+            stopped: None,
+            config,
+        })
+    }
+
+    /// Hosts in the cluster.
+    pub fn num_hosts(&self) -> usize {
+        self.fabric.num_hosts()
+    }
+
+    /// Runs until every measured message completed, calling `progress` now and then; a run
+    /// that cannot finish stops early and its report says why.
+    pub fn run(mut self, progress: &mut dyn FnMut(&Progress)) -> (Report, TransportReport) {
+        let wall = std::time::Instant::now();
+        let watchdog = self.config.watchdog;
+        let mut steps: u64 = 0;
+        let (mut last_completed, mut last_progress_ps) = (0, 0);
+        while self.measured_done < self.config.messages {
+            let Some(next) = [self.fabric.next_event_time(), self.timers.peek_time()]
+                .into_iter()
+                .flatten()
+                .min()
+            else {
+                self.stop(StopReason::NothingPending);
+                break;
+            };
+            if next > self.config.time_limit_ps {
+                self.stop(StopReason::TimeLimit {
+                    limit_ps: self.config.time_limit_ps,
+                });
+                break;
+            }
+            self.step(next);
+            steps += 1;
+            if self.completed != last_completed || self.in_flight.is_empty() {
+                last_completed = self.completed;
+                last_progress_ps = self.now;
+            }
+            let span_ps = self.now - last_progress_ps;
+            if span_ps > watchdog.stall_ps {
+                self.stop(StopReason::Stalled { span_ps });
+                break;
+            }
+            if steps.is_multiple_of(1024)
+                && let Some(budget) = watchdog.wall
+                && wall.elapsed() > budget
+            {
+                self.stop(StopReason::WallBudget { budget });
+                break;
+            }
+            if steps.is_multiple_of(4096) {
+                progress(&self.progress());
+            }
+        }
+        progress(&self.progress());
+        let transport = self.transport_report();
+        (self.report(steps, wall.elapsed().as_secs_f64()), transport)
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            measured: self.measured_done,
+            total: self.config.messages,
+            completed: self.completed,
+            failed: 0,
+            simulated_ps: self.now,
+            packets: self.fabric.stats().packets_sent,
+        }
+    }
+
+    fn stop(&mut self, reason: StopReason) {
+        self.stopped = Some(Stopped {
+            reason,
+            at_ps: self.now,
+            in_flight: self.in_flight.len(),
+            stuck: Vec::new(),
+        });
+    }
+
+    /// Handles everything that happens at `now`.
+    fn step(&mut self, now: Ps) {
+        self.now = now;
+        let mut deliveries = std::mem::take(&mut self.deliveries);
+        self.fabric.advance(now, &mut deliveries);
+        for d in deliveries.drain(..) {
+            self.receive(d.host, d.packet);
+        }
+        self.deliveries = deliveries;
+        while self.timers.peek_time().is_some_and(|t| t <= now) {
+            let (t, timer) = self.timers.pop().expect("peeked");
+            match timer {
+                Timer::Arrival(h) => {
+                    self.new_message(h);
+                    let gap = self.arrivals[h].next_gap();
+                    self.timers.push(now + gap.max(1), Timer::Arrival(h));
+                }
+                Timer::Rto(src, dst) => {
+                    let Some(c) = self.conns.get_mut(&(src, dst)) else {
+                        continue;
+                    };
+                    if c.timer_at == Some(t) {
+                        c.timer_at = None;
+                    }
+                    c.sender.on_timer(now, &mut self.segments);
+                    self.flush(src, dst);
+                }
+            }
+        }
+    }
+
+    fn new_message(&mut self, src: HostId) {
+        let n = self.num_hosts();
+        let dst = match self.config.pattern {
+            Pattern::Uniform => {
+                let d = self.rng.random_range(0..n - 1);
+                if d >= src { d + 1 } else { d }
+            }
+            Pattern::Incast { target } if target != src => target,
+            Pattern::Incast { .. } => return,
+        };
+        let size = self.config.workload.sample(&mut self.rng).max(1);
+        let id = self.generated;
+        self.generated += 1;
+        let measured = id >= self.warmup && id < self.warmup + self.config.messages;
+        self.in_flight.insert(
+            id,
+            Tracked {
+                src,
+                dst,
+                size,
+                start: self.now,
+                measured,
+            },
+        );
+        let (tcp, dctcp) = (self.config.tcp, self.config.transport == Transport::Dctcp);
+        let c = self.conns.entry((src, dst)).or_insert_with(|| Conn {
+            sender: Sender::new(tcp, dctcp),
+            receiver: Receiver::default(),
+            written: 0,
+            pending: VecDeque::new(),
+            timer_at: None,
+        });
+        c.sender.write(u64::from(size));
+        c.written += u64::from(size);
+        c.pending.push_back((c.written, id));
+        c.sender.poll(self.now, &mut self.segments);
+        self.flush(src, dst);
+    }
+
+    /// A packet reached `host`.
+    fn receive(&mut self, host: HostId, p: TcpPacket) {
+        match p.body {
+            Body::Data(seg) => {
+                let (src, dst) = (p.src, host);
+                let Some(c) = self.conns.get_mut(&(src, dst)) else {
+                    return;
+                };
+                let ack = c.receiver.on_segment(seg);
+                let mut done = Vec::new();
+                while c.pending.front().is_some_and(|&(end, _)| end <= ack) {
+                    done.push(c.pending.pop_front().expect("peeked").1);
+                }
+                self.acks += 1;
+                let reply = TcpPacket {
+                    src: dst,
+                    dst: src,
+                    body: Body::Ack { ack, ece: p.ce },
+                    ect: false,
+                    ce: false,
+                };
+                self.fabric.host_send(self.now, reply);
+                for id in done {
+                    self.complete(id);
+                }
+            }
+            Body::Ack { ack, ece } => {
+                let (src, dst) = (host, p.src);
+                let Some(c) = self.conns.get_mut(&(src, dst)) else {
+                    return;
+                };
+                c.sender.on_ack(self.now, ack, ece, &mut self.segments);
+                c.sender.poll(self.now, &mut self.segments);
+                self.flush(src, dst);
+            }
+        }
+    }
+
+    /// Sends the segments the sender of (src, dst) produced and re-arms its timer.
+    fn flush(&mut self, src: HostId, dst: HostId) {
+        let Some(c) = self.conns.get_mut(&(src, dst)) else {
+            return;
+        };
+        let ect = c.sender.is_dctcp();
+        for seg in self.segments.drain(..) {
+            let p = TcpPacket {
+                src,
+                dst,
+                body: Body::Data(seg),
+                ect,
+                ce: false,
+            };
+            self.fabric.host_send(self.now, p);
+        }
+        if let Some(d) = c.sender.deadline()
+            && c.timer_at.is_none_or(|at| d < at)
+        {
+            c.timer_at = Some(d);
+            self.timers.push(d, Timer::Rto(src, dst));
+        }
+    }
+
+    fn complete(&mut self, id: u64) {
+        let Some(t) = self.in_flight.remove(&id) else {
+            return;
+        };
+        self.completed += 1;
+        if t.measured {
+            let ideal = self.ideal(t.src, t.dst, t.size);
+            let took = self.now - t.start;
+            self.stats.record(t.size, took as f64 / ideal as f64);
+            self.measured_done += 1;
+        }
+    }
+
+    /// The best case of a message of `size` bytes from `src` to `dst` on the idle fabric:
+    /// its full segments back to back.
+    fn ideal(&mut self, src: HostId, dst: HostId, size: u32) -> Ps {
+        let same = self.config.topology.same_rack(src, dst);
+        if let Some(v) = self.ideal_cache.get(&(size, same)) {
+            return *v;
+        }
+        let mss = self.config.tcp.mss;
+        let frames: Vec<u32> = (0..size.div_ceil(mss))
+            .map(|i| packet::wire_bytes((size - i * mss).min(mss)))
+            .collect();
+        let v = self.fabric.ideal_delivery_ps(src, dst, &frames).max(1);
+        self.ideal_cache.insert((size, same), v);
+        v
+    }
+
+    fn transport_report(&self) -> TransportReport {
+        let sum =
+            self.conns
+                .values()
+                .map(|c| c.sender.counts())
+                .fold(SenderCounts::default(), |a, b| SenderCounts {
+                    segments: a.segments + b.segments,
+                    retransmits: a.retransmits + b.retransmits,
+                    fast_retransmits: a.fast_retransmits + b.fast_retransmits,
+                    timeouts: a.timeouts + b.timeouts,
+                    ecn_reductions: a.ecn_reductions + b.ecn_reductions,
+                });
+        TransportReport {
+            segments: sum.segments,
+            retransmits: sum.retransmits,
+            fast_retransmits: sum.fast_retransmits,
+            timeouts: sum.timeouts,
+            ecn_reductions: sum.ecn_reductions,
+            acks: self.acks,
+            connections: self.conns.len() as u64,
+        }
+    }
+
+    fn report(&self, steps: u64, wall_seconds: f64) -> Report {
+        let fabric = self.fabric.stats();
+        let capacity = self.now as f64 / SEC as f64
+            * self.num_hosts() as f64
+            * self.config.fabric.host_link_bps as f64;
+        let t = self.transport_report();
+        Report {
+            workload: self.config.workload.name(),
+            load: self.config.load,
+            hosts: self.num_hosts(),
+            messages: self.measured_done,
+            generated: self.generated,
+            wall_seconds,
+            simulated_seconds: self.now as f64 / SEC as f64,
+            steps,
+            buckets: self
+                .stats
+                .buckets()
+                .into_iter()
+                .map(|b| BucketRow {
+                    max_bytes: b.max_bytes,
+                    count: b.count,
+                    p50_slowdown: b.p50_slowdown,
+                    p99_slowdown: b.p99_slowdown,
+                    mean_slowdown: b.mean_slowdown,
+                })
+                .collect(),
+            fabric,
+            packets_by_type: vec![("DATA", t.segments), ("ACK", t.acks)],
+            timeouts: t.timeouts,
+            completed: self.completed,
+            payload_errors: 0,
+            achieved_load: fabric.bytes_delivered as f64 * 8.0 / capacity.max(1.0),
+            nic: None,
+            grant_nic: None,
+            rpcs_failed: 0,
+            in_flight: self.in_flight.len() as u64,
+            late_deliveries: 0,
+            stopped: self.stopped.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

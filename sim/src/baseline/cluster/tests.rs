@@ -1,0 +1,133 @@
+#![allow(non_snake_case)]
+
+use super::*;
+use crate::cluster::mean_arrival_gap_ps;
+use crate::preset::{Preset, for_engine};
+use crate::time::MS;
+
+fn config(transport: Transport, workload: &str, load: f64, hosts: usize) -> BaselineConfig {
+    let workload = Workload::parse(workload).expect("workload");
+    let (fabric, homa) = for_engine(Preset::Paper, &workload, false, 1);
+    let ecn_mark_bytes =
+        (transport == Transport::Dctcp).then(|| dctcp_mark_bytes(fabric.host_link_bps));
+    BaselineConfig {
+        transport,
+        tcp: TcpConfig::default(),
+        topology: Topology::SingleSwitch { hosts },
+        mean_gap_ps: mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps),
+        fabric: FabricConfig {
+            ecn_mark_bytes,
+            ..fabric
+        },
+        workload,
+        load,
+        messages: 400,
+        seed: 1,
+        time_limit_ps: 10_000 * MS,
+        pattern: Pattern::Uniform,
+        watchdog: Watchdog {
+            stall_ps: 1_000 * MS,
+            wall: None,
+        },
+    }
+}
+
+fn run(c: BaselineConfig) -> (Report, TransportReport) {
+    BaselineCluster::new(c).expect("valid").run(&mut |_| {})
+}
+
+#[test]
+fn run__tcp_and_dctcp_complete_every_message_no_faster_than_the_idle_fabric() {
+    for transport in [Transport::Tcp, Transport::Dctcp] {
+        let (r, t) = run(config(transport, "w3", 0.5, 8));
+        assert!(r.stopped.is_none(), "{transport:?}: {:?}", r.stopped);
+        assert_eq!(r.messages, 400);
+        assert_eq!(r.completed + r.in_flight, r.generated);
+        assert!(r.buckets.iter().map(|b| b.count).sum::<u64>() == 400);
+        for b in r.buckets.iter().filter(|b| b.count > 0) {
+            assert!(b.p50_slowdown >= 1.0, "{transport:?}: {b:?}");
+            assert!(b.p99_slowdown >= b.p50_slowdown);
+        }
+        assert!(t.acks > 0 && t.acks <= t.segments, "{t:?}");
+        assert!(
+            r.achieved_load > 0.2 && r.achieved_load < 0.8,
+            "{}",
+            r.achieved_load
+        );
+        assert_eq!(r.fabric.buffer_drops, 0, "unlimited buffers");
+    }
+}
+
+#[test]
+fn run__is_a_pure_function_of_its_config() {
+    let a = run(config(Transport::Dctcp, "w2", 0.6, 6));
+    let b = run(config(Transport::Dctcp, "w2", 0.6, 6));
+    assert_eq!(a.0.buckets, b.0.buckets);
+    assert_eq!(a.1, b.1);
+    assert_eq!(a.0.fabric, b.0.fabric);
+}
+
+#[test]
+fn incast__dctcp_keeps_the_queue_near_its_threshold_where_tcp_fills_the_buffer() {
+    let incast = |transport| {
+        let mut c = config(transport, "fixed:200000", 0.8, 9);
+        c.pattern = Pattern::Incast { target: 0 };
+        c.mean_gap_ps *= 8.0;
+        c.messages = 60;
+        c.fabric.port_buffer_bytes = Some(1_000_000);
+        run(c)
+    };
+    let (tcp, tcp_t) = incast(Transport::Tcp);
+    let (dctcp, dctcp_t) = incast(Transport::Dctcp);
+    for r in [&tcp, &dctcp] {
+        assert!(r.stopped.is_none(), "{:?}", r.stopped);
+        assert_eq!(r.messages, 60);
+    }
+    assert_eq!(tcp.fabric.ecn_marks, 0, "plain TCP is not ECN-capable");
+    assert!(
+        tcp.fabric.buffer_drops > 0,
+        "TCP fills the buffer: {:?}",
+        tcp.fabric
+    );
+    assert!(tcp_t.retransmits > 0);
+    assert!(dctcp.fabric.ecn_marks > 0 && dctcp_t.ecn_reductions > 0);
+    let k = dctcp_mark_bytes(10_000_000_000);
+    assert!(
+        dctcp.fabric.max_switch_queue_bytes < tcp.fabric.max_switch_queue_bytes
+            && dctcp.fabric.max_switch_queue_bytes < 3 * k,
+        "DCTCP {} B, TCP {} B, K {k} B",
+        dctcp.fabric.max_switch_queue_bytes,
+        tcp.fabric.max_switch_queue_bytes
+    );
+}
+
+#[test]
+fn loss__every_message_still_arrives_through_retransmission() {
+    let mut c = config(Transport::Tcp, "w4", 0.5, 6);
+    c.fabric.loss_rate = 0.01;
+    c.messages = 200;
+    let (r, t) = run(c);
+    assert!(r.stopped.is_none(), "{:?}", r.stopped);
+    assert_eq!(r.messages, 200);
+    assert!(r.fabric.injected_losses > 0);
+    assert!(t.fast_retransmits + t.timeouts > 0, "{t:?}");
+}
+
+#[test]
+fn new__names_bad_settings() {
+    let mut c = config(Transport::Tcp, "w1", 0.5, 4);
+    c.messages = 0;
+    let e = BaselineCluster::new(c).expect_err("0 messages");
+    assert!(e.to_string().contains("messages"), "{e}");
+    let mut c = config(Transport::Tcp, "w1", 0.5, 4);
+    c.tcp.mss = 1;
+    let e = BaselineCluster::new(c).expect_err("mss");
+    assert!(e.to_string().contains("mss"), "{e}");
+    let mut c = config(Transport::Tcp, "w1", 0.5, 4);
+    c.pattern = Pattern::Incast { target: 4 };
+    let e = BaselineCluster::new(c).expect_err("target");
+    assert!(e.to_string().contains("incast target"), "{e}");
+    let mut c = config(Transport::Tcp, "w1", 0.5, 4);
+    c.mean_gap_ps = f64::NAN;
+    assert!(BaselineCluster::new(c).is_err());
+}
