@@ -158,7 +158,7 @@ impl TransportArg {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum TopologyArg {
+pub(crate) enum TopologyArg {
     /// The SIGCOMM'18 two-level topology (144 hosts).
     Paper,
     /// One switch.
@@ -445,7 +445,7 @@ pub(crate) fn make_parent(path: &Path) -> Result<()> {
 }
 
 /// A progress bar of measured messages (hidden when standard error is not a terminal).
-fn progress_bar(messages: u64) -> ProgressBar {
+pub(crate) fn progress_bar(messages: u64) -> ProgressBar {
     let bar = ProgressBar::new(messages);
     if std::io::stderr().is_terminal() {
         bar.set_style(
@@ -626,9 +626,24 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             b.max_bytes, b.count, b.p50_slowdown, b.p99_slowdown
         )?;
     }
+    let ranges: Vec<String> = r
+        .ranges
+        .iter()
+        .map(|b| {
+            let bound = match b.max_bytes {
+                u32::MAX => "larger".to_string(),
+                m => format!("<= {m} B"),
+            };
+            format!(
+                "{bound}: {} messages, p50 {:.2}, p99 {:.2}",
+                b.count, b.p50_slowdown, b.p99_slowdown
+            )
+        })
+        .collect();
+    writeln!(out, "\nby size range: {}", ranges.join("; "))?;
     writeln!(
         out,
-        "\n{} messages measured ({} generated) on {} hosts, workload {}, load {}",
+        "{} messages measured ({} generated) on {} hosts, workload {}, load {}",
         r.messages, r.generated, r.hosts, r.workload, r.load
     )?;
     writeln!(
@@ -865,6 +880,13 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "software_grants": g.software_grants,
         })),
         "buckets": buckets,
+        "ranges": r.ranges.iter().map(|b| json!({
+            "max_bytes": b.max_bytes,
+            "count": b.count,
+            "p50_slowdown": b.p50_slowdown,
+            "p99_slowdown": b.p99_slowdown,
+            "mean_slowdown": b.mean_slowdown,
+        })).collect::<Vec<_>>(),
         "paper_comparison": comparison,
     })
 }

@@ -2,6 +2,7 @@
 
 mod bench_rpc;
 mod cmd_bench;
+mod cmd_compare;
 mod cmd_probe;
 mod cmd_regs;
 mod cmd_sim;
@@ -36,6 +37,10 @@ enum Command {
     Decode(DecodeArgs),
     /// Simulate a Homa cluster on a workload and print the slowdown by message size.
     Sim(cmd_sim::SimArgs),
+    /// Run one workload under several transports (Homa, TCP, DCTCP) and seeds on the same
+    /// messages and fabric, and print their slowdowns side by side with the ratios to the
+    /// first.
+    Compare(cmd_compare::CompareArgs),
     /// Run the stress matrix (workloads x loads x losses, duplication with reordering,
     /// incast) over both engines and check every run: it completes, every RPC is accounted
     /// for, no payload is wrong, control packets and switch queues stay bounded.
@@ -123,6 +128,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Decode(args) => decode(args),
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Compare(args) => cmd_compare::run(args).map(|()| ExitCode::SUCCESS),
         Command::Stress(args) => cmd_stress::run(args),
         Command::Gen { out, list, json } => match out {
             Some(out) if !list => generate(&out),

@@ -1,5 +1,5 @@
-//! A small SVG line chart of slowdown against message size (log-scale x), for
-//! `homa-nic sim --plot`. Hand-written SVG: one chart type, no dependency.
+//! A small SVG line chart of slowdown against message size (log-scale x; linear or log y),
+//! for `homa-nic sim --plot` and `homa-nic compare --plot`. Hand-written SVG: one chart type, no dependency.
 
 use std::fmt::Write;
 
@@ -23,8 +23,18 @@ const RIGHT: f64 = 24.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 56.0;
 
-/// Renders `series` as an SVG document titled `title`.
+/// Renders `series` as an SVG document titled `title`, slowdown on a linear axis from 0.
 pub fn slowdown_chart(title: &str, series: &[Series]) -> String {
+    chart(title, series, false)
+}
+
+/// Renders `series` with slowdown on a logarithmic axis from 1, for series that differ by
+/// orders of magnitude (transports side by side).
+pub fn slowdown_chart_log(title: &str, series: &[Series]) -> String {
+    chart(title, series, true)
+}
+
+fn chart(title: &str, series: &[Series], log_y: bool) -> String {
     let pts = series.iter().flat_map(|s| s.points.iter());
     let (mut x_min, mut x_max, mut y_max) = (f64::MAX, f64::MIN, 1.0f64);
     for &(x, y) in pts {
@@ -39,9 +49,22 @@ pub fn slowdown_chart(title: &str, series: &[Series]) -> String {
         x_min.log10().floor(),
         x_max.log10().ceil().max(x_min.log10().floor() + 1.0),
     );
-    let y_top = nice_ceiling(y_max);
+    // Linear: 0 to a round top in five steps. Logarithmic: 1 to a decade, a step each.
+    let (y_top, steps) = if log_y {
+        let decades = y_max.log10().ceil().max(1.0);
+        (10f64.powf(decades), decades as u32)
+    } else {
+        (nice_ceiling(y_max), 5)
+    };
+    let frac = |y: f64| {
+        if log_y {
+            y.max(1.0).log10() / y_top.log10()
+        } else {
+            y / y_top
+        }
+    };
     let px = |x: f64| LEFT + (x.max(1.0).log10() - lx0) / (lx1 - lx0) * (W - LEFT - RIGHT);
-    let py = |y: f64| TOP + (1.0 - y / y_top) * (H - TOP - BOTTOM);
+    let py = |y: f64| TOP + (1.0 - frac(y)) * (H - TOP - BOTTOM);
     let mut svg = String::new();
     let _ = write!(
         svg,
@@ -74,8 +97,12 @@ pub fn slowdown_chart(title: &str, series: &[Series]) -> String {
         );
         d += 1.0;
     }
-    for i in 0..=5 {
-        let v = y_top * f64::from(i) / 5.0;
+    for i in 0..=steps {
+        let v = if log_y {
+            10f64.powi(i as i32)
+        } else {
+            y_top * f64::from(i) / 5.0
+        };
         let y = py(v);
         let _ = writeln!(
             svg,
@@ -171,6 +198,42 @@ mod tests {
         assert!(svg.contains("paper p99") && svg.contains("stroke-dasharray"));
         assert!(svg.contains("W3 &lt;80%&gt;"));
         assert!(svg.contains(">1M<") && svg.contains(">1K<"));
+    }
+
+    #[test]
+    fn slowdown_chart_log__has_a_grid_line_per_decade_and_keeps_small_values_apart() {
+        let s = |y: f64| Series {
+            label: format!("{y}"),
+            color: "red",
+            dashed: false,
+            points: vec![(10.0, y), (10_000.0, y)],
+        };
+        let svg = slowdown_chart_log("t", &[s(1.5), s(2_500.0)]);
+        // 1 to 10,000: five decade lines.
+        for v in [">1.0<", ">10.0<", ">100.0<", ">1000.0<", ">10000.0<"] {
+            assert!(svg.contains(v), "{v}");
+        }
+        // On a log axis 1.5 sits clearly above the bottom (on a linear one it would not).
+        let y_of = |svg: &str, i: usize| -> f64 {
+            let line = svg
+                .lines()
+                .filter(|l| l.starts_with("<polyline"))
+                .nth(i)
+                .unwrap();
+            let pts = line.split("points=\"").nth(1).unwrap();
+            pts.split(',')
+                .nth(1)
+                .unwrap()
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        let bottom = H - BOTTOM;
+        assert!(bottom - y_of(&svg, 0) > 10.0);
+        let linear = slowdown_chart("t", &[s(1.5), s(2_500.0)]);
+        assert!(bottom - y_of(&linear, 0) < 1.0);
     }
 
     #[test]

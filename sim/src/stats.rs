@@ -101,6 +101,39 @@ impl SlowdownStats {
             .collect()
     }
 
+    /// Summaries over consecutive groups of buckets, one per entry of `upper` and one more
+    /// (bound `u32::MAX`) for the rest: a bucket belongs to the first range whose bound is at
+    /// least its own. Empty ranges are left out.
+    pub fn ranges(&self, upper: &[u32]) -> Vec<BucketSummary> {
+        let mut groups: Vec<(u32, Vec<f64>)> = upper
+            .iter()
+            .copied()
+            .chain([u32::MAX])
+            .map(|b| (b, Vec::new()))
+            .collect();
+        for (&bound, s) in self.bounds.iter().zip(&self.samples) {
+            let g = groups
+                .iter_mut()
+                .find(|(b, _)| *b >= bound)
+                .expect("the last range takes every bucket");
+            g.1.extend_from_slice(s);
+        }
+        groups
+            .into_iter()
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(max_bytes, mut sorted)| {
+                sorted.sort_by(f64::total_cmp);
+                BucketSummary {
+                    max_bytes,
+                    count: sorted.len() as u64,
+                    p50_slowdown: nearest_rank(&sorted, 50.0),
+                    p99_slowdown: nearest_rank(&sorted, 99.0),
+                    mean_slowdown: sorted.iter().sum::<f64>() / sorted.len() as f64,
+                }
+            })
+            .collect()
+    }
+
     /// The percentile buckets (SPEC §5.3) of the recorded messages, by their own counts.
     pub fn percentile_buckets(&self) -> Option<PercentileBuckets> {
         let counts: Vec<(u32, f64)> = self
@@ -111,6 +144,10 @@ impl SlowdownStats {
         PercentileBuckets::from_counts(&counts)
     }
 }
+
+/// The size ranges that reports summarize, by bucket: short (buckets up to 10 KB), medium
+/// (up to 1 MB) and long (the rest).
+pub const SIZE_RANGES: [u32; 2] = [10_000, 1_000_000];
 
 /// Nearest-rank percentile of ascending `sorted` (NaN when empty).
 pub fn nearest_rank(sorted: &[f64], percentile: f64) -> f64 {
@@ -153,6 +190,28 @@ mod tests {
         );
         assert_eq!(s.count(), 5);
         assert_eq!(s.mean_slowdown(), Some(3.0));
+    }
+
+    #[test]
+    fn ranges__group_whole_buckets_and_leave_out_empty_ones() {
+        let mut s = stats(vec![10, 100, 1000, 10_000]);
+        for (size, sd) in [(5, 1.0), (50, 3.0), (500, 5.0), (20_000, 9.0)] {
+            s.record(size, sd);
+        }
+        let r = s.ranges(&[100, 200]);
+        // Buckets 10 and 100 in the first range; none has a bound in (100, 200]; 1000 and
+        // 10,000 in the last.
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            (r[0].max_bytes, r[0].count, r[0].mean_slowdown),
+            (100, 2, 2.0)
+        );
+        assert_eq!((r[0].p50_slowdown, r[0].p99_slowdown), (1.0, 3.0));
+        assert_eq!(
+            (r[1].max_bytes, r[1].count, r[1].mean_slowdown),
+            (u32::MAX, 2, 7.0)
+        );
+        assert_eq!(stats(vec![10]).ranges(&SIZE_RANGES), []);
     }
 
     #[test]

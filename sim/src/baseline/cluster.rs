@@ -15,12 +15,12 @@ use rand::RngExt;
 
 use super::packet::{self, Body, TcpPacket};
 use super::tcp::{Receiver, Segment, Sender, SenderCounts, TcpConfig, TcpConfigError};
-use crate::cluster::default_buckets;
-use crate::cluster::{BucketRow, Pattern, Progress, Report, StopReason, Stopped, Watchdog};
+use crate::cluster::{Pattern, Progress, Report, StopReason, Stopped, Watchdog};
+use crate::cluster::{default_buckets, report_rows};
 use crate::event::EventQueue;
 use crate::fabric::{Delivery, Fabric, FabricConfig, FabricError, HostId, Topology};
 use crate::rng::{SimRng, seeded_rng};
-use crate::stats::SlowdownStats;
+use crate::stats::{SIZE_RANGES, SlowdownStats};
 use crate::time::{Ps, SEC};
 use crate::workload::{PoissonArrivals, Workload};
 
@@ -542,18 +542,8 @@ impl BaselineCluster {
             wall_seconds,
             simulated_seconds: self.now as f64 / SEC as f64,
             steps,
-            buckets: self
-                .stats
-                .buckets()
-                .into_iter()
-                .map(|b| BucketRow {
-                    max_bytes: b.max_bytes,
-                    count: b.count,
-                    p50_slowdown: b.p50_slowdown,
-                    p99_slowdown: b.p99_slowdown,
-                    mean_slowdown: b.mean_slowdown,
-                })
-                .collect(),
+            buckets: report_rows(self.stats.buckets()),
+            ranges: report_rows(self.stats.ranges(&SIZE_RANGES)),
             fabric,
             packets_by_type: vec![("DATA", t.segments), ("ACK", t.acks)],
             timeouts: t.timeouts,

@@ -31,6 +31,7 @@ mod watchdog;
 pub use breakdown::Stage;
 pub use grant_nic::GrantNicReport;
 pub use pingpong::RpcRun;
+pub(crate) use report::rows as report_rows;
 pub use report::{BucketRow, NicReport, Report};
 pub use watchdog::{STUCK_LISTED, SeenPacket, StopReason, Stopped, StuckRpc, Watchdog};
 

@@ -2,6 +2,7 @@
 
 use super::Cluster;
 use crate::fabric::FabricStats;
+use crate::stats::{BucketSummary, SIZE_RANGES};
 use crate::time::SEC;
 use homa_proto::wire::PacketType;
 
@@ -41,6 +42,9 @@ pub struct Report {
     pub steps: u64,
     /// Per-bucket slowdowns, ascending by size.
     pub buckets: Vec<BucketRow>,
+    /// Slowdowns over the size ranges of [`crate::stats::SIZE_RANGES`] (`max_bytes` is the
+    /// range's bound, `u32::MAX` for the last), ascending; empty ranges left out.
+    pub ranges: Vec<BucketRow>,
     /// Fabric counters.
     pub fabric: FabricStats,
     /// Packets sent by all hosts, by type name.
@@ -162,10 +166,9 @@ impl Report {
     }
 }
 
-pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicReport>) -> Report {
-    let buckets = c
-        .stats
-        .buckets()
+/// The report's rows for summaries of `stats`.
+pub(crate) fn rows(summaries: Vec<BucketSummary>) -> Vec<BucketRow> {
+    summaries
         .into_iter()
         .map(|b| BucketRow {
             max_bytes: b.max_bytes,
@@ -174,7 +177,11 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
             p99_slowdown: b.p99_slowdown,
             mean_slowdown: b.mean_slowdown,
         })
-        .collect();
+        .collect()
+}
+
+pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicReport>) -> Report {
+    let buckets = rows(c.stats.buckets());
     let grant_nic = c.grant_nic_report();
     // What the engines sent, and what the NICs built themselves (DATA, GRANT).
     let packets_by_type = PacketType::ALL
@@ -207,6 +214,7 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
         simulated_seconds: c.now as f64 / SEC as f64,
         steps,
         buckets,
+        ranges: rows(c.stats.ranges(&SIZE_RANGES)),
         fabric: c.fabric.stats(),
         packets_by_type,
         timeouts: c.hosts.iter().map(|h| h.engine().metrics().timeouts).sum(),

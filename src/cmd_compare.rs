@@ -1,0 +1,507 @@
+//! `homa-nic compare`: one workload under several transports and seeds, side by side.
+//!
+//! Every transport carries the same messages for a seed (sizes, destinations, arrival
+//! times) over the same fabric; each statistic is the median over the seeds of that seed's
+//! percentile, and each ratio divides a transport's by the reference's (the first transport
+//! listed, Homa by default).
+
+use anyhow::{Context, Result};
+use homa_nic::plot::{Series, slowdown_chart_log};
+use homa_sim::baseline::tcp::TcpConfig;
+use homa_sim::baseline::{BaselineCluster, BaselineConfig, Transport, dctcp_mark_bytes};
+use homa_sim::cluster::{
+    BucketRow, Cluster, ClusterConfig, Engine, Pattern, Report, mean_arrival_gap_ps,
+};
+use homa_sim::fabric::{FabricConfig, Topology};
+use homa_sim::preset::{Preset, for_engine};
+use homa_sim::time::MS;
+use homa_sim::workload::Workload;
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use crate::cmd_sim::{PresetArg, TopologyArg, TransportArg, make_parent, progress_bar, watchdog};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct CompareArgs {
+    /// Transports, comma-separated; the first is the reference of every ratio.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "homa,tcp,dctcp"
+    )]
+    transports: Vec<TransportArg>,
+    /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES.
+    #[arg(long, default_value = "w3")]
+    workload: String,
+    /// Offered load on every host link, strictly between 0 and 1 (Homa's wire bytes: every
+    /// transport gets the same messages).
+    #[arg(long, default_value_t = 0.5)]
+    load: f64,
+    /// Hosts on one switch (ignored with --topology paper).
+    #[arg(long, default_value_t = 16)]
+    hosts: usize,
+    /// `paper`: the SIGCOMM'18 topology (144 hosts); `single`: --hosts on one switch.
+    #[arg(long, value_enum, default_value_t = TopologyArg::Single)]
+    topology: TopologyArg,
+    /// Messages measured per run (a tenth more warm the network up).
+    #[arg(long, default_value_t = 5_000)]
+    messages: u64,
+    /// Runs per transport, with seeds 1 to N.
+    #[arg(long, default_value_t = 3)]
+    seeds: u64,
+    /// Homa parameters (and the fabric's delays) to start from.
+    #[arg(long, value_enum, default_value_t = PresetArg::Paper)]
+    preset: PresetArg,
+    /// Per-port switch buffer in bytes, for every transport (default: unlimited, as in the
+    /// paper).
+    #[arg(long)]
+    buffer_bytes: Option<u64>,
+    /// DCTCP's switch marking threshold K in bytes [default: 65 full-size packets per
+    /// 10 Gb/s of host link].
+    #[arg(long)]
+    ecn_threshold_bytes: Option<u64>,
+    /// Drop this fraction of packets on the last hop (0 to <1).
+    #[arg(long, default_value_t = 0.0)]
+    loss: f64,
+    /// Incast: every other host sends to host 0; --load is host 0's link load.
+    #[arg(long)]
+    incast: bool,
+    /// Stop a run after this much simulated time (milliseconds).
+    #[arg(long, default_value_t = 60_000)]
+    time_limit_ms: u64,
+    /// Stop a run when no message completes for this much simulated time (milliseconds).
+    #[arg(long, default_value_t = 1_000.0)]
+    stall_ms: f64,
+    /// Runs at once [default: the machine's cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Also write every run and the medians as JSON to FILE.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Also draw p99 (solid) and p50 (dashed) slowdown by size per transport as SVG.
+    #[arg(long)]
+    plot: Option<PathBuf>,
+}
+
+/// One run's result.
+struct Run {
+    seed: u64,
+    report: Report,
+}
+
+/// One transport's runs and their medians.
+struct Column {
+    name: &'static str,
+    runs: Vec<Run>,
+    buckets: Vec<BucketRow>,
+    ranges: Vec<BucketRow>,
+}
+
+pub(crate) fn run(args: CompareArgs) -> Result<()> {
+    if args.transports.is_empty() {
+        anyhow::bail!("--transports lists no transport: name at least one of homa, tcp, dctcp");
+    }
+    if args.seeds == 0 {
+        anyhow::bail!("invalid --seeds 0: allowed at least 1 run per transport");
+    }
+    let mut seen = Vec::new();
+    for t in &args.transports {
+        if seen.contains(t) {
+            anyhow::bail!("--transports names {t:?} twice");
+        }
+        seen.push(*t);
+    }
+    let workload = Workload::parse(&args.workload)?;
+    let topology = match args.topology {
+        TopologyArg::Paper => Topology::paper(),
+        TopologyArg::Single => Topology::SingleSwitch { hosts: args.hosts },
+    };
+    let watchdog = watchdog(args.stall_ms, None)?;
+    let (pattern, load) = if args.incast {
+        let senders = topology.num_hosts().saturating_sub(1);
+        if senders == 0 {
+            anyhow::bail!("--incast needs at least 2 hosts (--hosts)");
+        }
+        (Pattern::Incast { target: 0 }, args.load / senders as f64)
+    } else {
+        (Pattern::Uniform, args.load)
+    };
+    for path in [&args.json, &args.plot].into_iter().flatten() {
+        make_parent(path)?;
+    }
+    let jobs: Vec<(usize, u64)> = (0..args.transports.len())
+        .flat_map(|t| (1..=args.seeds).map(move |s| (t, s)))
+        .collect();
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, jobs.len());
+    eprintln!(
+        "homa-nic compare: {} on {} hosts, workload {}, load {}, {} messages x {} seeds, {} runs \
+         at once",
+        args.transports
+            .iter()
+            .map(|t| name(*t))
+            .collect::<Vec<_>>()
+            .join(", "),
+        topology.num_hosts(),
+        args.workload,
+        args.load,
+        args.messages,
+        args.seeds,
+        threads
+    );
+    let setup = |t: TransportArg, seed: u64| -> Result<Report> {
+        let (base, homa) = for_engine(Preset::from(args.preset), &workload, false, seed);
+        let fabric = FabricConfig {
+            loss_rate: args.loss,
+            port_buffer_bytes: args.buffer_bytes,
+            ..base
+        };
+        let time_limit_ps = args.time_limit_ms.saturating_mul(MS);
+        match t.baseline() {
+            None => {
+                let config = ClusterConfig {
+                    topology,
+                    fabric,
+                    homa,
+                    workload: workload.clone(),
+                    load,
+                    messages: args.messages,
+                    seed,
+                    time_limit_ps,
+                    pattern,
+                    engine: Engine::Model,
+                    watchdog,
+                };
+                Ok(Cluster::new(config)?.run(&mut |_| {}))
+            }
+            Some(transport) => {
+                let ecn_mark_bytes = (transport == Transport::Dctcp).then(|| {
+                    args.ecn_threshold_bytes
+                        .unwrap_or_else(|| dctcp_mark_bytes(fabric.host_link_bps))
+                });
+                let config = BaselineConfig {
+                    transport,
+                    tcp: TcpConfig::default(),
+                    topology,
+                    mean_gap_ps: mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps),
+                    fabric: FabricConfig {
+                        ecn_mark_bytes,
+                        ..fabric
+                    },
+                    workload: workload.clone(),
+                    load,
+                    messages: args.messages,
+                    seed,
+                    time_limit_ps,
+                    pattern,
+                    watchdog,
+                };
+                Ok(BaselineCluster::new(config)?.run(&mut |_| {}).0)
+            }
+        }
+    };
+    // Every run before any output: a bad setting fails at once, in the first run.
+    let bar = progress_bar(jobs.len() as u64);
+    let queue = Mutex::new(jobs.iter().copied());
+    let results: Mutex<Vec<(usize, u64, Result<Report>)>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                loop {
+                    let Some((t, seed)) = queue.lock().expect("queue").next() else {
+                        break;
+                    };
+                    let r = setup(args.transports[t], seed);
+                    results.lock().expect("results").push((t, seed, r));
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let mut results = results.into_inner().expect("results");
+    results.sort_by_key(|(t, seed, _)| (*t, *seed));
+    let mut columns: Vec<Column> = args
+        .transports
+        .iter()
+        .map(|t| Column {
+            name: name(*t),
+            runs: Vec::new(),
+            buckets: Vec::new(),
+            ranges: Vec::new(),
+        })
+        .collect();
+    for (t, seed, r) in results {
+        let report = r.with_context(|| format!("{} run, seed {seed}", columns[t].name))?;
+        columns[t].runs.push(Run { seed, report });
+    }
+    for c in &mut columns {
+        c.buckets = medians(c.runs.iter().map(|r| &r.report.buckets));
+        c.ranges = medians(c.runs.iter().map(|r| &r.report.ranges));
+    }
+    let title = format!(
+        "{}, load {}, {} hosts, median of {} seeds",
+        workload.name(),
+        args.load,
+        topology.num_hosts(),
+        args.seeds
+    );
+    match print(&mut std::io::stdout().lock(), &title, &columns) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.context("failed to write to standard output")?,
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&to_json(&args, &columns))? + "\n";
+        std::fs::write(path, text)
+            .with_context(|| format!("failed to write {}", path.display()))?;
+    }
+    if let Some(path) = &args.plot {
+        std::fs::write(path, chart(&title, &columns))
+            .with_context(|| format!("failed to write {}", path.display()))?;
+    }
+    let stopped: Vec<String> = columns
+        .iter()
+        .flat_map(|c| {
+            c.runs.iter().filter_map(move |r| {
+                let s = r.report.stopped.as_ref()?;
+                Some(format!("{} seed {}: {s}", c.name, r.seed))
+            })
+        })
+        .collect();
+    if !stopped.is_empty() {
+        anyhow::bail!(
+            "{} runs stopped early (their rows hold what they measured):\n{}\n(--stall-ms and \
+             --time-limit-ms set the limits)",
+            stopped.len(),
+            stopped.join("\n")
+        );
+    }
+    Ok(())
+}
+
+fn name(t: TransportArg) -> &'static str {
+    t.baseline().map_or("homa", Transport::name)
+}
+
+/// Per row (by `max_bytes`), the median over runs of each statistic; counts are summed.
+fn medians<'a>(runs: impl Iterator<Item = &'a Vec<BucketRow>>) -> Vec<BucketRow> {
+    let mut by_size: std::collections::BTreeMap<u32, Vec<&BucketRow>> = Default::default();
+    for rows in runs {
+        for r in rows {
+            by_size.entry(r.max_bytes).or_default().push(r);
+        }
+    }
+    by_size
+        .into_iter()
+        .map(|(max_bytes, rows)| {
+            let med = |f: fn(&BucketRow) -> f64| {
+                let mut v: Vec<f64> = rows.iter().map(|r| f(r)).collect();
+                v.sort_by(f64::total_cmp);
+                let n = v.len();
+                if n % 2 == 1 {
+                    v[n / 2]
+                } else {
+                    (v[n / 2 - 1] + v[n / 2]) / 2.0
+                }
+            };
+            BucketRow {
+                max_bytes,
+                count: rows.iter().map(|r| r.count).sum(),
+                p50_slowdown: med(|r| r.p50_slowdown),
+                p99_slowdown: med(|r| r.p99_slowdown),
+                mean_slowdown: med(|r| r.mean_slowdown),
+            }
+        })
+        .collect()
+}
+
+fn range_name(max_bytes: u32, previous: Option<u32>) -> String {
+    let kb = |b: u32| {
+        if b >= 1_000_000 {
+            format!("{} MB", b / 1_000_000)
+        } else {
+            format!("{} KB", b / 1_000)
+        }
+    };
+    match (previous, max_bytes) {
+        (None, b) => format!("<= {}", kb(b)),
+        (Some(p), u32::MAX) => format!("> {}", kb(p)),
+        (Some(p), b) => format!("{} - {}", kb(p), kb(b)),
+    }
+}
+
+/// The ratio of `v` to the reference column's value in the same row, formatted.
+fn ratio(v: f64, reference: Option<f64>) -> String {
+    match reference {
+        Some(r) if r > 0.0 => format!("({:.1}x)", v / r),
+        _ => String::new(),
+    }
+}
+
+fn print(out: &mut impl Write, title: &str, columns: &[Column]) -> std::io::Result<()> {
+    let reference = &columns[0];
+    writeln!(out, "{title}; ratios to {}", reference.name)?;
+    type Pick = fn(&BucketRow) -> f64;
+    let stats: [(&str, Pick); 2] = [("p50", |r| r.p50_slowdown), ("p99", |r| r.p99_slowdown)];
+    // Size ranges first: the summary most readers want.
+    writeln!(out, "\nslowdown by size range")?;
+    write!(out, "{:>16} {:>8}", "range", "stat")?;
+    for c in columns {
+        write!(out, " {:>20}", c.name)?;
+    }
+    writeln!(out)?;
+    let mut previous = None;
+    for r in &reference.ranges {
+        for (stat, pick) in stats {
+            write!(out, "{:>16} {stat:>8}", range_name(r.max_bytes, previous))?;
+            let base = Some(pick(r));
+            for c in columns {
+                match c.ranges.iter().find(|x| x.max_bytes == r.max_bytes) {
+                    Some(x) => {
+                        let cell = format!("{:.2} {}", pick(x), ratio(pick(x), base));
+                        write!(out, " {:>20}", cell.trim_end())?
+                    }
+                    None => write!(out, " {:>20}", "-")?,
+                }
+            }
+            writeln!(out)?;
+        }
+        previous = Some(r.max_bytes);
+    }
+    for (stat, pick) in stats {
+        writeln!(out, "\n{stat} slowdown by message size")?;
+        write!(out, "{:>10}", "max_bytes")?;
+        for c in columns {
+            write!(out, " {:>20}", c.name)?;
+        }
+        writeln!(out)?;
+        for r in &reference.buckets {
+            write!(out, "{:>10}", r.max_bytes)?;
+            let base = Some(pick(r));
+            for c in columns {
+                match c.buckets.iter().find(|x| x.max_bytes == r.max_bytes) {
+                    Some(x) => {
+                        let cell = format!("{:.2} {}", pick(x), ratio(pick(x), base));
+                        write!(out, " {:>20}", cell.trim_end())?
+                    }
+                    None => write!(out, " {:>20}", "-")?,
+                }
+            }
+            writeln!(out)?;
+        }
+    }
+    writeln!(out)?;
+    for c in columns {
+        let achieved: Vec<String> = c
+            .runs
+            .iter()
+            .map(|r| format!("{:.3}", r.report.achieved_load))
+            .collect();
+        let wall: f64 = c.runs.iter().map(|r| r.report.wall_seconds).sum();
+        let drops: u64 = c.runs.iter().map(|r| r.report.fabric.buffer_drops).sum();
+        let queue = c
+            .runs
+            .iter()
+            .map(|r| r.report.fabric.max_switch_queue_bytes)
+            .max()
+            .unwrap_or(0);
+        writeln!(
+            out,
+            "{}: achieved load {} (per seed), max switch queue {queue} B, switch drops {drops}, \
+             {wall:.1} s wall",
+            c.name,
+            achieved.join(" ")
+        )?;
+    }
+    Ok(())
+}
+
+fn rows_json(rows: &[BucketRow]) -> Vec<serde_json::Value> {
+    rows.iter()
+        .map(|b| {
+            json!({
+                "max_bytes": b.max_bytes,
+                "count": b.count,
+                "p50_slowdown": b.p50_slowdown,
+                "p99_slowdown": b.p99_slowdown,
+                "mean_slowdown": b.mean_slowdown,
+            })
+        })
+        .collect()
+}
+
+fn to_json(args: &CompareArgs, columns: &[Column]) -> serde_json::Value {
+    let transports: Vec<_> = columns
+        .iter()
+        .map(|c| {
+            let runs: Vec<_> = c
+                .runs
+                .iter()
+                .map(|r| {
+                    json!({
+                        "seed": r.seed,
+                        "messages": r.report.messages,
+                        "achieved_load": r.report.achieved_load,
+                        "simulated_seconds": r.report.simulated_seconds,
+                        "wall_seconds": r.report.wall_seconds,
+                        "switch_drops": r.report.fabric.buffer_drops,
+                        "ecn_marks": r.report.fabric.ecn_marks,
+                        "max_switch_queue_bytes": r.report.fabric.max_switch_queue_bytes,
+                        "stopped": r.report.stopped.as_ref().map(|s| s.to_string()),
+                        "buckets": rows_json(&r.report.buckets),
+                        "ranges": rows_json(&r.report.ranges),
+                    })
+                })
+                .collect();
+            json!({
+                "transport": c.name,
+                "buckets": rows_json(&c.buckets),
+                "ranges": rows_json(&c.ranges),
+                "runs": runs,
+            })
+        })
+        .collect();
+    json!({
+        "workload": args.workload,
+        "load": args.load,
+        "messages": args.messages,
+        "seeds": args.seeds,
+        "reference": columns[0].name,
+        "transports": transports,
+    })
+}
+
+fn chart(title: &str, columns: &[Column]) -> String {
+    const COLORS: [&str; 6] = [
+        "#c0392b", "#2471a3", "#27ae60", "#8e44ad", "#d35400", "#7f8c8d",
+    ];
+    let mut series = Vec::new();
+    for (i, c) in columns.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        for (stat, dashed, pick) in [
+            (
+                "p99",
+                false,
+                (|r: &BucketRow| r.p99_slowdown) as fn(&BucketRow) -> f64,
+            ),
+            ("p50", true, |r: &BucketRow| r.p50_slowdown),
+        ] {
+            series.push(Series {
+                label: format!("{stat} {}", c.name),
+                color,
+                dashed,
+                points: c
+                    .buckets
+                    .iter()
+                    .map(|b| (f64::from(b.max_bytes), pick(b)))
+                    .collect(),
+            });
+        }
+    }
+    slowdown_chart_log(title, &series)
+}
