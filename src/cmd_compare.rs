@@ -63,6 +63,10 @@ pub(crate) struct CompareArgs {
     /// 10 Gb/s of host link].
     #[arg(long)]
     ecn_threshold_bytes: Option<u64>,
+    /// TCP connections per ordered host pair (--transport tcp|dctcp): each message goes to
+    /// the one with the fewest bytes outstanding, as a connection pool would send it.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    tcp_connections: u16,
     /// Drop this fraction of packets on the last hop (0 to <1).
     #[arg(long, default_value_t = 0.0)]
     loss: f64,
@@ -187,6 +191,7 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
                 let config = BaselineConfig {
                     transport,
                     tcp: TcpConfig::default(),
+                    connections: args.tcp_connections,
                     topology,
                     mean_gap_ps: mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps),
                     fabric: FabricConfig {

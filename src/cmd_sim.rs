@@ -45,6 +45,10 @@ pub(crate) struct SimArgs {
     /// packets per 10 Gb/s of host link, the DCTCP paper's setting].
     #[arg(long)]
     ecn_threshold_bytes: Option<u64>,
+    /// TCP connections per ordered host pair (--transport tcp|dctcp): each message goes to
+    /// the one with the fewest bytes outstanding, as a connection pool would send it.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    tcp_connections: u16,
     /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES.
     #[arg(long, default_value = "w3")]
     workload: String,
@@ -250,6 +254,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         let config = BaselineConfig {
             transport,
             tcp: TcpConfig::default(),
+            connections: args.tcp_connections,
             topology,
             fabric,
             workload,

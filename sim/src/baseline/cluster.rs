@@ -2,10 +2,11 @@
 //! Homa cluster: the same Poisson arrivals, sizes and destinations for a seed, the same
 //! slowdown by size.
 //!
-//! Each ordered pair of hosts has one connection, open from the start; a host's messages to
-//! one peer are written to that connection's stream in the order they arrive, so a short
-//! message waits behind every byte written before it (the head-of-line blocking of RPC over
-//! TCP). A message completes when the receiver holds every byte of the stream up to its
+//! Each ordered pair of hosts has one connection (or a pool of them), open from the start; a
+//! host's messages to one peer are written to that connection's stream in the order they
+//! arrive, so a short message waits behind every byte written before it (the head-of-line
+//! blocking of RPC over TCP). With a pool, each message goes to the connection with the
+//! fewest bytes outstanding. A message completes when the receiver holds every byte of the stream up to its
 //! end. Slowdown divides its completion time by the best case on the idle fabric for the
 //! segments it becomes on its own.
 
@@ -58,6 +59,9 @@ pub struct BaselineConfig {
     pub transport: Transport,
     /// Its parameters.
     pub tcp: TcpConfig,
+    /// Connections per ordered host pair (at least 1): each message goes whole to the one
+    /// with the fewest bytes outstanding, as an RPC library's connection pool would send it.
+    pub connections: u16,
     /// The network.
     pub topology: Topology,
     /// Link rates, delays, buffers (and ECN marking), impairments and the fabric's seed.
@@ -121,12 +125,15 @@ pub struct TransportReport {
     pub connections: u64,
 }
 
+/// A connection: its sending host, its receiving host, and which of the pair's it is.
+type ConnId = (HostId, HostId, u16);
+
 #[derive(Debug, Clone, Copy)]
 enum Timer {
     /// A new message is due at this host.
     Arrival(HostId),
-    /// The retransmission timer of connection (src, dst) may fire.
-    Rto(HostId, HostId),
+    /// The retransmission timer of a connection may fire.
+    Rto(ConnId),
 }
 
 /// One direction of a connection: its two ends and the messages in its stream.
@@ -157,7 +164,7 @@ struct Tracked {
 pub struct BaselineCluster {
     config: BaselineConfig,
     fabric: Fabric<TcpPacket>,
-    conns: HashMap<(HostId, HostId), Conn>,
+    conns: HashMap<ConnId, Conn>,
     timers: EventQueue<Timer>,
     arrivals: Vec<PoissonArrivals>,
     rng: SimRng,
@@ -184,6 +191,13 @@ impl BaselineCluster {
                 field: "mean arrival gap",
                 value: format!("{} ps", config.mean_gap_ps),
                 allowed: "a finite gap of at least 1 ps",
+            });
+        }
+        if config.connections == 0 {
+            return Err(BaselineError::Invalid {
+                field: "connections per host pair",
+                value: "0".into(),
+                allowed: "at least 1",
             });
         }
         if !(config.load > 0.0 && config.load < 1.0) {
@@ -360,15 +374,15 @@ impl BaselineCluster {
                     let gap = self.arrivals[h].next_gap();
                     self.timers.push(now + gap.max(1), Timer::Arrival(h));
                 }
-                Timer::Rto(src, dst) => {
-                    let Some(c) = self.conns.get_mut(&(src, dst)) else {
+                Timer::Rto(id) => {
+                    let Some(c) = self.conns.get_mut(&id) else {
                         continue;
                     };
                     if c.timer_at == Some(t) {
                         c.timer_at = None;
                     }
                     c.sender.on_timer(now, &mut self.segments);
-                    self.flush(src, dst);
+                    self.flush(id);
                 }
             }
         }
@@ -385,11 +399,11 @@ impl BaselineCluster {
             Pattern::Incast { .. } => return,
         };
         let size = self.config.workload.sample(&mut self.rng).max(1);
-        let id = self.generated;
+        let message = self.generated;
         self.generated += 1;
-        let measured = id >= self.warmup && id < self.warmup + self.config.messages;
+        let measured = message >= self.warmup && message < self.warmup + self.config.messages;
         self.in_flight.insert(
-            id,
+            message,
             Tracked {
                 src,
                 dst,
@@ -399,7 +413,16 @@ impl BaselineCluster {
             },
         );
         let (tcp, dctcp) = (self.config.tcp, self.config.transport == Transport::Dctcp);
-        let c = self.conns.entry((src, dst)).or_insert_with(|| Conn {
+        // The pair's connection with the fewest bytes outstanding (the lowest on a tie).
+        let k = (0..self.config.connections)
+            .min_by_key(|&k| {
+                self.conns
+                    .get(&(src, dst, k))
+                    .map_or(0, |c| c.sender.unacked())
+            })
+            .unwrap_or(0);
+        let id = (src, dst, k);
+        let c = self.conns.entry(id).or_insert_with(|| Conn {
             sender: Sender::new(tcp, dctcp),
             receiver: Receiver::default(),
             written: 0,
@@ -408,9 +431,9 @@ impl BaselineCluster {
         });
         c.sender.write(u64::from(size));
         c.written += u64::from(size);
-        c.pending.push_back((c.written, id));
+        c.pending.push_back((c.written, message));
         c.sender.poll(self.now, &mut self.segments);
-        self.flush(src, dst);
+        self.flush(id);
     }
 
     /// A packet reached `host`.
@@ -418,7 +441,7 @@ impl BaselineCluster {
         match p.body {
             Body::Data(seg) => {
                 let (src, dst) = (p.src, host);
-                let Some(c) = self.conns.get_mut(&(src, dst)) else {
+                let Some(c) = self.conns.get_mut(&(src, dst, p.conn)) else {
                     return;
                 };
                 let ack = c.receiver.on_segment(seg);
@@ -430,6 +453,7 @@ impl BaselineCluster {
                 let reply = TcpPacket {
                     src: dst,
                     dst: src,
+                    conn: p.conn,
                     body: Body::Ack { ack, ece: p.ce },
                     ect: false,
                     ce: false,
@@ -440,27 +464,29 @@ impl BaselineCluster {
                 }
             }
             Body::Ack { ack, ece } => {
-                let (src, dst) = (host, p.src);
-                let Some(c) = self.conns.get_mut(&(src, dst)) else {
+                let id = (host, p.src, p.conn);
+                let Some(c) = self.conns.get_mut(&id) else {
                     return;
                 };
                 c.sender.on_ack(self.now, ack, ece, &mut self.segments);
                 c.sender.poll(self.now, &mut self.segments);
-                self.flush(src, dst);
+                self.flush(id);
             }
         }
     }
 
-    /// Sends the segments the sender of (src, dst) produced and re-arms its timer.
-    fn flush(&mut self, src: HostId, dst: HostId) {
-        let Some(c) = self.conns.get_mut(&(src, dst)) else {
+    /// Sends the segments the sender of connection `id` produced and re-arms its timer.
+    fn flush(&mut self, id: ConnId) {
+        let Some(c) = self.conns.get_mut(&id) else {
             return;
         };
         let ect = c.sender.is_dctcp();
+        let (src, dst, conn) = id;
         for seg in self.segments.drain(..) {
             let p = TcpPacket {
                 src,
                 dst,
+                conn,
                 body: Body::Data(seg),
                 ect,
                 ce: false,
@@ -471,7 +497,7 @@ impl BaselineCluster {
             && c.timer_at.is_none_or(|at| d < at)
         {
             c.timer_at = Some(d);
-            self.timers.push(d, Timer::Rto(src, dst));
+            self.timers.push(d, Timer::Rto(id));
         }
     }
 

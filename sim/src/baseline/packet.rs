@@ -29,6 +29,8 @@ pub(crate) enum Body {
 pub(crate) struct TcpPacket {
     pub src: HostId,
     pub dst: HostId,
+    /// Which of the pair's connections (0 when there is one).
+    pub conn: u16,
     pub body: Body,
     /// ECN-capable transport (DCTCP's segments).
     pub ect: bool,

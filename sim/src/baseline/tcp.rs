@@ -32,6 +32,10 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// DCTCP's estimation gain g (1/16); used only when the connection runs DCTCP.
     pub dctcp_gain: f64,
+    /// After more than a retransmission timeout without sending, the window restarts from
+    /// at most `init_cwnd` (RFC 5681 §4.1; Linux's `tcp_slow_start_after_idle`, on by
+    /// default).
+    pub restart_after_idle: bool,
 }
 
 impl Default for TcpConfig {
@@ -44,6 +48,7 @@ impl Default for TcpConfig {
             rto_max_ps: 60 * crate::time::SEC,
             dupack_threshold: 3,
             dctcp_gain: 1.0 / 16.0,
+            restart_after_idle: true,
         }
     }
 }
@@ -157,6 +162,8 @@ pub struct Sender {
     rtt_probe: Option<(u64, Ps)>,
     /// When the retransmission timer fires, if armed.
     deadline: Option<Ps>,
+    /// When a segment was last sent.
+    last_sent: Option<Ps>,
     dctcp: Option<Dctcp>,
     counts: SenderCounts,
 }
@@ -181,6 +188,7 @@ impl Sender {
             rto_ps: config.rto_min_ps,
             rtt_probe: None,
             deadline: None,
+            last_sent: None,
             dctcp: dctcp.then_some(Dctcp {
                 alpha: 1.0,
                 window_end: 0,
@@ -238,6 +246,16 @@ impl Sender {
 
     /// Sends what the windows allow: new data, or data again after a timeout rewound `nxt`.
     pub fn poll(&mut self, now: Ps, out: &mut Vec<Segment>) {
+        if self.config.restart_after_idle
+            && self.nxt < self.end
+            && self.flight() == 0
+            && self
+                .last_sent
+                .is_some_and(|t| now.saturating_sub(t) > self.rto_ps)
+        {
+            let restart = self.mss() * f64::from(self.config.init_cwnd);
+            self.cwnd = self.cwnd.min(restart);
+        }
         let window = (self.cwnd.max(0.0) as u64).min(self.config.max_window);
         while self.nxt < self.end && self.flight() < window {
             let len = (self.end - self.nxt).min(u64::from(self.config.mss)) as u32;
@@ -251,6 +269,7 @@ impl Sender {
                 self.rtt_probe = Some((self.nxt, now));
             }
             self.counts.segments += 1;
+            self.last_sent = Some(now);
             out.push(seg);
             if self.deadline.is_none() {
                 self.deadline = Some(now + self.rto_ps);
@@ -268,6 +287,7 @@ impl Sender {
         self.counts.retransmits += 1;
         // Karn: a retransmission invalidates the sample in progress.
         self.rtt_probe = None;
+        self.last_sent = Some(now);
         out.push(Segment { seq: self.una, len });
         self.deadline = Some(now + self.rto_ps);
     }

@@ -13,6 +13,7 @@ fn config(transport: Transport, workload: &str, load: f64, hosts: usize) -> Base
     BaselineConfig {
         transport,
         tcp: TcpConfig::default(),
+        connections: 1,
         topology: Topology::SingleSwitch { hosts },
         mean_gap_ps: mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps),
         fabric: FabricConfig {
@@ -128,6 +129,33 @@ fn new__names_bad_settings() {
     let e = BaselineCluster::new(c).expect_err("target");
     assert!(e.to_string().contains("incast target"), "{e}");
     let mut c = config(Transport::Tcp, "w1", 0.5, 4);
+    c.connections = 0;
+    let e = BaselineCluster::new(c).expect_err("connections");
+    assert!(e.to_string().contains("connections"), "{e}");
+    let mut c = config(Transport::Tcp, "w1", 0.5, 4);
     c.mean_gap_ps = f64::NAN;
     assert!(BaselineCluster::new(c).is_err());
+}
+
+#[test]
+fn pool__a_connection_per_message_in_flight_cuts_head_of_line_blocking() {
+    let run_with = |connections| {
+        let mut c = config(Transport::Tcp, "w4", 0.5, 6);
+        c.connections = connections;
+        c.messages = 1_000;
+        run(c)
+    };
+    let (one, one_t) = run_with(1);
+    let (pool, pool_t) = run_with(8);
+    assert!(one.stopped.is_none() && pool.stopped.is_none());
+    assert!(one_t.connections <= 30, "one per ordered pair of 6 hosts");
+    assert!(pool_t.connections > 30, "{}", pool_t.connections);
+    // Short messages no longer wait behind long ones written before them.
+    let short = |r: &Report| r.ranges[0].p99_slowdown;
+    assert!(
+        short(&pool) < short(&one) / 2.0,
+        "p99 <= 10 KB: pool {} vs one {}",
+        short(&pool),
+        short(&one)
+    );
 }

@@ -208,6 +208,49 @@ fn sender__timeout_goes_back_to_the_oldest_byte_with_one_segment_and_backs_off()
 }
 
 #[test]
+fn sender__restarts_from_the_initial_window_after_an_idle_timeout_only() {
+    let grown = |restart_after_idle| {
+        let mut s = Sender::new(
+            TcpConfig {
+                restart_after_idle,
+                ..TcpConfig::default()
+            },
+            false,
+        );
+        s.write(40 * MSS);
+        let mut out = Vec::new();
+        s.poll(0, &mut out);
+        for _ in 0..3 {
+            for seg in std::mem::take(&mut out) {
+                s.on_ack(US, seg.seq + u64::from(seg.len), false, &mut Vec::new());
+            }
+            s.poll(US, &mut out);
+        }
+        assert_eq!(s.unacked(), 0);
+        assert!(s.cwnd() > 20.0 * MSS as f64);
+        s
+    };
+    // Idle for less than the timeout (10 ms): the grown window is used at once.
+    let mut s = grown(true);
+    s.write(100 * MSS);
+    let mut out = Vec::new();
+    s.poll(5 * MS, &mut out);
+    assert!(out.len() > 20, "{}", out.len());
+    // Idle for longer: ten segments, as for a new connection.
+    let mut s = grown(true);
+    s.write(100 * MSS);
+    out.clear();
+    s.poll(20 * MS, &mut out);
+    assert_eq!(out.len(), 10);
+    // Unless the restart is off.
+    let mut s = grown(false);
+    s.write(100 * MSS);
+    out.clear();
+    s.poll(20 * MS, &mut out);
+    assert!(out.len() > 20);
+}
+
+#[test]
 fn sender__ignores_acks_beyond_what_it_sent() {
     let mut s = sender(false);
     s.write(3 * MSS);
