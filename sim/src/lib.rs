@@ -32,6 +32,7 @@
 
 pub mod baseline;
 pub mod cluster;
+pub mod collective;
 pub mod event;
 pub mod fabric;
 pub mod nic;
