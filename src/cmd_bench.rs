@@ -119,6 +119,7 @@ pub(crate) fn run(cmd: BenchCmd) -> Result<()> {
                     pattern: Pattern::Uniform,
                     engine: homa_sim::cluster::Engine::Model,
                     watchdog: homa_sim::cluster::Watchdog::default(),
+                    collective: None,
                 };
                 let r = Cluster::new(config)?.run(&mut |_| {});
                 rates.push(r.packets_per_wall_second());
@@ -266,6 +267,7 @@ fn sim_rpcs_once(
         pattern: Pattern::Uniform,
         engine,
         watchdog: homa_sim::cluster::Watchdog::default(),
+        collective: None,
     };
     let (name, clock) = match engine {
         SimEngine::Rtl(t) => ("simulated NICs (rtl engine)", Some(t)),

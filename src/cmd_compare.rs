@@ -12,16 +12,17 @@ use homa_sim::baseline::{BaselineCluster, BaselineConfig, Transport, dctcp_mark_
 use homa_sim::cluster::{
     BucketRow, Cluster, ClusterConfig, Engine, Pattern, Report, mean_arrival_gap_ps,
 };
+use homa_sim::collective::CollectiveReport;
 use homa_sim::fabric::{FabricConfig, Topology};
 use homa_sim::preset::{Preset, for_engine};
 use homa_sim::time::MS;
-use homa_sim::workload::Workload;
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::cmd_sim::{PresetArg, TopologyArg, TransportArg, make_parent, progress_bar, watchdog};
+use crate::traffic::{self, Traffic};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct CompareArgs {
@@ -33,16 +34,22 @@ pub(crate) struct CompareArgs {
         default_value = "homa,tcp,dctcp"
     )]
     transports: Vec<TransportArg>,
-    /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES.
+    /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES; or a training
+    /// job's collectives: allreduce:hosts=N,bucket=SIZE,buckets=B,compute=TIME[,steps=S]
+    /// [,algo=ring|tree] or alltoall:... (docs/baselines.md).
     #[arg(long, default_value = "w3")]
     workload: String,
+    /// With a training job: RPCs of these sizes (w1..w5, fixed:BYTES) beside it, at --load.
+    #[arg(long)]
+    background: Option<String>,
     /// Offered load on every host link, strictly between 0 and 1 (Homa's wire bytes: every
     /// transport gets the same messages).
     #[arg(long, default_value_t = 0.5)]
     load: f64,
-    /// Hosts on one switch (ignored with --topology paper).
-    #[arg(long, default_value_t = 16)]
-    hosts: usize,
+    /// Hosts on one switch (ignored with --topology paper) [default: 16, or the training
+    /// job's].
+    #[arg(long)]
+    hosts: Option<usize>,
     /// `paper`: the SIGCOMM'18 topology (144 hosts); `single`: --hosts on one switch.
     #[arg(long, value_enum, default_value_t = TopologyArg::Single)]
     topology: TopologyArg,
@@ -118,10 +125,12 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
         }
         seen.push(*t);
     }
-    let workload = Workload::parse(&args.workload)?;
+    let traffic = Traffic::parse(&args.workload, args.background.as_deref(), args.load)?;
+    let (workload, collective) = (traffic.workload, traffic.collective);
+    let hosts = args.hosts.unwrap_or(collective.map_or(16, |c| c.hosts));
     let topology = match args.topology {
         TopologyArg::Paper => Topology::paper(),
-        TopologyArg::Single => Topology::SingleSwitch { hosts: args.hosts },
+        TopologyArg::Single => Topology::SingleSwitch { hosts },
     };
     let watchdog = watchdog(args.stall_ms, None)?;
     let (pattern, load) = if args.incast {
@@ -129,9 +138,9 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
         if senders == 0 {
             anyhow::bail!("--incast needs at least 2 hosts (--hosts)");
         }
-        (Pattern::Incast { target: 0 }, args.load / senders as f64)
+        (Pattern::Incast { target: 0 }, traffic.load / senders as f64)
     } else {
-        (Pattern::Uniform, args.load)
+        (Pattern::Uniform, traffic.load)
     };
     for path in [&args.json, &args.plot].into_iter().flatten() {
         make_parent(path)?;
@@ -180,6 +189,7 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
                     pattern,
                     engine: Engine::Model,
                     watchdog,
+                    collective,
                 };
                 Ok(Cluster::new(config)?.run(&mut |_| {}))
             }
@@ -188,12 +198,18 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
                     args.ecn_threshold_bytes
                         .unwrap_or_else(|| dctcp_mark_bytes(fabric.host_link_bps))
                 });
+                // Without Poisson messages the gap is unused.
+                let gap = if load > 0.0 {
+                    mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps)
+                } else {
+                    f64::INFINITY
+                };
                 let config = BaselineConfig {
                     transport,
                     tcp: TcpConfig::default(),
                     connections: args.tcp_connections,
                     topology,
-                    mean_gap_ps: mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps),
+                    mean_gap_ps: gap,
                     fabric: FabricConfig {
                         ecn_mark_bytes,
                         ..fabric
@@ -205,6 +221,7 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
                     time_limit_ps,
                     pattern,
                     watchdog,
+                    collective,
                 };
                 Ok(BaselineCluster::new(config)?.run(&mut |_| {}).0)
             }
@@ -250,9 +267,13 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
         c.ranges = medians(c.runs.iter().map(|r| &r.report.ranges));
     }
     let title = format!(
-        "{}, load {}, {} hosts, median of {} seeds",
-        workload.name(),
-        args.load,
+        "{}{}, {} hosts, median of {} seeds",
+        collective.map_or(workload.name(), |c| c.name()),
+        match (collective, load > 0.0) {
+            (Some(_), true) => format!(" with {} RPCs at load {}", workload.name(), args.load),
+            (Some(_), false) => String::new(),
+            (None, _) => format!(", load {}", args.load),
+        },
         topology.num_hosts(),
         args.seeds
     );
@@ -293,6 +314,20 @@ fn name(t: TransportArg) -> &'static str {
     t.baseline().map_or("homa", Transport::name)
 }
 
+/// The median of `v` (the mean of the middle two for an even count); `None` when empty.
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
 /// Per row (by `max_bytes`), the median over runs of each statistic; counts are summed.
 fn medians<'a>(runs: impl Iterator<Item = &'a Vec<BucketRow>>) -> Vec<BucketRow> {
     let mut by_size: std::collections::BTreeMap<u32, Vec<&BucketRow>> = Default::default();
@@ -305,14 +340,7 @@ fn medians<'a>(runs: impl Iterator<Item = &'a Vec<BucketRow>>) -> Vec<BucketRow>
         .into_iter()
         .map(|(max_bytes, rows)| {
             let med = |f: fn(&BucketRow) -> f64| {
-                let mut v: Vec<f64> = rows.iter().map(|r| f(r)).collect();
-                v.sort_by(f64::total_cmp);
-                let n = v.len();
-                if n % 2 == 1 {
-                    v[n / 2]
-                } else {
-                    (v[n / 2 - 1] + v[n / 2]) / 2.0
-                }
+                median(rows.iter().map(|r| f(r)).collect()).unwrap_or(f64::NAN)
             };
             BucketRow {
                 max_bytes,
@@ -351,6 +379,12 @@ fn ratio(v: f64, reference: Option<f64>) -> String {
 fn print(out: &mut impl Write, title: &str, columns: &[Column]) -> std::io::Result<()> {
     let reference = &columns[0];
     writeln!(out, "{title}; ratios to {}", reference.name)?;
+    if reference.runs.iter().any(|r| r.report.collective.is_some()) {
+        steps(out, columns)?;
+    }
+    if reference.ranges.is_empty() {
+        return totals(out, columns);
+    }
     type Pick = fn(&BucketRow) -> f64;
     let stats: [(&str, Pick); 2] = [("p50", |r| r.p50_slowdown), ("p99", |r| r.p99_slowdown)];
     // Size ranges first: the summary most readers want.
@@ -400,6 +434,57 @@ fn print(out: &mut impl Write, title: &str, columns: &[Column]) -> std::io::Resu
             writeln!(out)?;
         }
     }
+    totals(out, columns)
+}
+
+/// The training job's step times per transport: the median over seeds of each seed's p50
+/// and p99 step, and of its share waiting on the network.
+fn steps(out: &mut impl Write, columns: &[Column]) -> std::io::Result<()> {
+    let stat = |c: &Column, f: fn(&CollectiveReport) -> f64| -> Option<f64> {
+        let v: Vec<f64> = c
+            .runs
+            .iter()
+            .filter_map(|r| r.report.collective.as_ref().map(f))
+            .collect();
+        median(v)
+    };
+    type Pick = fn(&CollectiveReport) -> f64;
+    let rows: [(&str, Pick); 3] = [
+        ("p50 step (ms)", |c| traffic::ms(c.p50_ps)),
+        ("p99 step (ms)", |c| traffic::ms(c.p99_ps)),
+        ("network wait (%)", |c| 100.0 * c.network_share),
+    ];
+    if let Some(c) = columns[0]
+        .runs
+        .iter()
+        .find_map(|r| r.report.collective.as_ref())
+    {
+        writeln!(out, "\ntraining job {} ({} steps per run)", c.name, c.steps)?;
+    }
+    write!(out, "{:>18}", "")?;
+    for c in columns {
+        write!(out, " {:>20}", c.name)?;
+    }
+    writeln!(out)?;
+    for (name, pick) in rows {
+        write!(out, "{name:>18}")?;
+        let base = stat(&columns[0], pick);
+        for c in columns {
+            match stat(c, pick) {
+                Some(v) => {
+                    let cell = format!("{v:.3} {}", ratio(v, base));
+                    write!(out, " {:>20}", cell.trim_end())?
+                }
+                None => write!(out, " {:>20}", "-")?,
+            }
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// Per transport: achieved load, queues, drops and wall time over its runs.
+fn totals(out: &mut impl Write, columns: &[Column]) -> std::io::Result<()> {
     writeln!(out)?;
     for c in columns {
         let achieved: Vec<String> = c
@@ -458,6 +543,7 @@ fn to_json(args: &CompareArgs, columns: &[Column]) -> serde_json::Value {
                         "ecn_marks": r.report.fabric.ecn_marks,
                         "max_switch_queue_bytes": r.report.fabric.max_switch_queue_bytes,
                         "stopped": r.report.stopped.as_ref().map(|s| s.to_string()),
+                        "collective": r.report.collective.as_ref().map(traffic::to_json),
                         "buckets": rows_json(&r.report.buckets),
                         "ranges": rows_json(&r.report.ranges),
                     })

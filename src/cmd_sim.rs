@@ -1,5 +1,6 @@
 //! `homa-nic sim`: a simulated Homa cluster and its slowdown by message size.
 
+use crate::traffic::{self, Traffic};
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use homa_nic::capture::{CaptureError, CaptureWriter, FlushingWriter};
@@ -17,7 +18,6 @@ use homa_sim::nic::NicTiming;
 use homa_sim::preset::{Preset, for_engine};
 use homa_sim::stats;
 use homa_sim::time::MS;
-use homa_sim::workload::Workload;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use std::cell::RefCell;
@@ -49,9 +49,14 @@ pub(crate) struct SimArgs {
     /// the one with the fewest bytes outstanding, as a connection pool would send it.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     tcp_connections: u16,
-    /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES.
+    /// Message sizes: w1..w5 (the Homa paper's workloads) or fixed:BYTES; or a training
+    /// job's collectives: allreduce:hosts=N,bucket=SIZE,buckets=B,compute=TIME[,steps=S]
+    /// [,algo=ring|tree] or alltoall:... (docs/baselines.md).
     #[arg(long, default_value = "w3")]
     workload: String,
+    /// With a training job: RPCs of these sizes (w1..w5, fixed:BYTES) beside it, at --load.
+    #[arg(long)]
+    background: Option<String>,
     /// Offered load on every host link, strictly between 0 and 1.
     #[arg(long, default_value_t = 0.5)]
     load: f64,
@@ -188,9 +193,15 @@ impl From<PresetArg> for Preset {
 
 pub(crate) fn run(args: SimArgs) -> Result<()> {
     let rtl = matches!(args.engine, Engine::Rtl);
-    let hosts = args.hosts.unwrap_or(if rtl { 4 } else { 16 });
+    let traffic = Traffic::parse(&args.workload, args.background.as_deref(), args.load)?;
+    let collective = traffic.collective;
+    let hosts = args.hosts.unwrap_or(match collective {
+        Some(c) => c.hosts,
+        None if rtl => 4,
+        None => 16,
+    });
     let messages = args.messages.unwrap_or(if rtl { 5_000 } else { 20_000 });
-    let mut workload = Workload::parse(&args.workload)?;
+    let mut workload = traffic.workload;
     let limit = homa_proto::wire::MAX_MESSAGE_LENGTH;
     if rtl && workload.max_bytes() > limit {
         // Real frames carry Homa's 1 MB limit (the model engine may exceed it).
@@ -245,9 +256,9 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         if senders == 0 {
             anyhow::bail!("--incast needs at least 2 hosts (--hosts)");
         }
-        (Pattern::Incast { target: 0 }, args.load / senders as f64)
+        (Pattern::Incast { target: 0 }, traffic.load / senders as f64)
     } else {
-        (Pattern::Uniform, args.load)
+        (Pattern::Uniform, traffic.load)
     };
     if let Some(transport) = args.transport.baseline() {
         let gap = mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps);
@@ -265,6 +276,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             time_limit_ps: args.time_limit_ms.saturating_mul(MS),
             pattern,
             watchdog,
+            collective,
         };
         return run_baseline(&args, config);
     }
@@ -284,6 +296,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             Engine::Model => ClusterEngine::Model,
         },
         watchdog,
+        collective,
     };
     // Output paths are checked (their directories made) before a run of minutes, not after.
     for path in [&args.json, &args.plot, &args.pcap].into_iter().flatten() {
@@ -318,7 +331,14 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     // A 100-byte RPC, or the workload's largest message if it is smaller.
     let rtt_bytes = config.workload.max_bytes().min(100);
     let rtt = if args.rtt_samples > 0 && report.stopped.is_none() {
-        let mut v = Cluster::round_trips(config, rtt_bytes, rtt_bytes, args.rtt_samples)
+        // On the idle cluster: no training job (and a load the checks accept; nothing
+        // arrives while RPCs are timed).
+        let idle = ClusterConfig {
+            collective: None,
+            load: if config.load > 0.0 { config.load } else { 0.5 },
+            ..config
+        };
+        let mut v = Cluster::round_trips(idle, rtt_bytes, rtt_bytes, args.rtt_samples)
             .context("timing small RPCs")?;
         v.sort_unstable();
         Some(v[v.len() / 2])
@@ -645,7 +665,12 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
             )
         })
         .collect();
-    writeln!(out, "\nby size range: {}", ranges.join("; "))?;
+    if !ranges.is_empty() {
+        writeln!(out, "\nby size range: {}", ranges.join("; "))?;
+    }
+    if let Some(c) = &r.collective {
+        writeln!(out, "{}", traffic::describe(c))?;
+    }
     writeln!(
         out,
         "{} messages measured ({} generated) on {} hosts, workload {}, load {}",
@@ -893,6 +918,7 @@ fn report_json(r: &Report, run: &RunInfo) -> serde_json::Value {
             "mean_slowdown": b.mean_slowdown,
         })).collect::<Vec<_>>(),
         "paper_comparison": comparison,
+        "collective": r.collective.as_ref().map(traffic::to_json),
     })
 }
 

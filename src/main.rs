@@ -9,6 +9,7 @@ mod cmd_sim;
 mod cmd_stress;
 mod cmd_synth;
 mod pnr;
+mod traffic;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};

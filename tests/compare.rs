@@ -101,3 +101,38 @@ fn compare__bad_input_is_a_clear_error() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn compare__a_training_job_gets_step_times_per_transport() {
+    let json = temp("job.json");
+    let out = homa_nic(&[
+        "compare",
+        "--workload",
+        "alltoall:hosts=4,bucket=400KB,buckets=2,compute=200us,steps=3",
+        "--background",
+        "w1",
+        "--load",
+        "0.1",
+        "--messages",
+        "50",
+        "--seeds",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("training job alltoall"), "{stdout}");
+    assert!(stdout.contains("p99 step (ms)") && stdout.contains("network wait (%)"));
+    assert!(stdout.contains("with w1 RPCs at load 0.1"), "{stdout}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for t in v["transports"].as_array().unwrap() {
+        let job = &t["runs"][0]["collective"];
+        assert_eq!(job["steps"], 3, "{job}");
+        let steps = job["step_ms"].as_array().unwrap();
+        assert!(steps.iter().all(|s| s.as_f64().unwrap() >= 0.2), "{job}");
+        // The RPCs beside the job were measured.
+        assert!(t["runs"][0]["messages"].as_u64().unwrap() > 0);
+    }
+    let _ = std::fs::remove_file(json);
+}

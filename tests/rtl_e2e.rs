@@ -38,6 +38,7 @@ fn config(hosts: usize, workload: &str, load: f64, messages: u64, loss: f64) -> 
         pattern: Pattern::Uniform,
         engine: Engine::Rtl(NicTiming::default()),
         watchdog: Default::default(),
+        collective: None,
     }
 }
 

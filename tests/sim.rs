@@ -276,3 +276,36 @@ fn sim__baseline_options_that_do_not_apply_are_refused() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn sim__a_training_job_reports_its_steps() {
+    let json = temp("job.json");
+    for transport in ["homa", "dctcp"] {
+        let out = homa_nic(&[
+            "sim",
+            "--transport",
+            transport,
+            "--workload",
+            "allreduce:hosts=4,bucket=1MB,buckets=2,compute=100us,steps=2,algo=tree",
+            "--rtt-samples",
+            "2",
+            "--json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{transport}: {out:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.contains("training job allreduce-tree"), "{stdout}");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert_eq!(v["hosts"], 4, "the job's hosts by default");
+        assert_eq!(v["collective"]["steps"], 2);
+        assert!(v["collective"]["network_share"].as_f64().unwrap() > 0.0);
+        assert_eq!(v["messages"], 0, "no RPCs without --background");
+    }
+    let _ = std::fs::remove_file(json);
+    let out = homa_nic(&["sim", "--workload", "w3", "--background", "w1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--background applies"));
+    let out = homa_nic(&["sim", "--workload", "allreduce:hosts=4,bucket=1MB"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is missing"));
+}

@@ -18,6 +18,7 @@ use super::packet::{self, Body, TcpPacket};
 use super::tcp::{Receiver, Segment, Sender, SenderCounts, TcpConfig, TcpConfigError};
 use crate::cluster::{Pattern, Progress, Report, StopReason, Stopped, Watchdog};
 use crate::cluster::{default_buckets, report_rows};
+use crate::collective::{Collective, CollectiveSpec};
 use crate::event::EventQueue;
 use crate::fabric::{Delivery, Fabric, FabricConfig, FabricError, HostId, Topology};
 use crate::rng::{SimRng, seeded_rng};
@@ -83,6 +84,9 @@ pub struct BaselineConfig {
     pub pattern: Pattern,
     /// When a run that stops making progress gives up.
     pub watchdog: Watchdog,
+    /// A training job on hosts 0 to N-1, beside the Poisson messages (which then run only
+    /// at a load above 0); the run ends when the job does.
+    pub collective: Option<CollectiveSpec>,
 }
 
 /// Why a baseline run could not start.
@@ -134,6 +138,8 @@ enum Timer {
     Arrival(HostId),
     /// The retransmission timer of a connection may fire.
     Rto(ConnId),
+    /// The training job's next bucket may be ready.
+    Collective,
 }
 
 /// One direction of a connection: its two ends and the messages in its stream.
@@ -157,6 +163,8 @@ struct Tracked {
     size: u32,
     start: Ps,
     measured: bool,
+    /// The training job's tag for it (`None`: a Poisson message).
+    tag: Option<u64>,
 }
 
 /// A running baseline cluster.
@@ -169,6 +177,9 @@ pub struct BaselineCluster {
     arrivals: Vec<PoissonArrivals>,
     rng: SimRng,
     in_flight: HashMap<u64, Tracked>,
+    /// The next message's key in `in_flight`.
+    next_id: u64,
+    /// Poisson messages generated.
     generated: u64,
     warmup: u64,
     measured_done: u64,
@@ -180,13 +191,15 @@ pub struct BaselineCluster {
     segments: Vec<Segment>,
     deliveries: Vec<Delivery<TcpPacket>>,
     stopped: Option<Stopped>,
+    collective: Option<Collective>,
 }
 
 impl BaselineCluster {
     /// Builds the cluster; nothing runs yet.
     pub fn new(config: BaselineConfig) -> Result<Self, BaselineError> {
         config.tcp.validate()?;
-        if !(config.mean_gap_ps.is_finite() && config.mean_gap_ps >= 1.0) {
+        let poisson = config.collective.is_none() || config.load > 0.0;
+        if poisson && !(config.mean_gap_ps.is_finite() && config.mean_gap_ps >= 1.0) {
             return Err(BaselineError::Invalid {
                 field: "mean arrival gap",
                 value: format!("{} ps", config.mean_gap_ps),
@@ -200,7 +213,7 @@ impl BaselineCluster {
                 allowed: "at least 1",
             });
         }
-        if !(config.load > 0.0 && config.load < 1.0) {
+        if poisson && !(config.load > 0.0 && config.load < 1.0) {
             return Err(BaselineError::Invalid {
                 field: "load",
                 value: config.load.to_string(),
@@ -223,6 +236,15 @@ impl BaselineCluster {
                 allowed: "at least 2",
             });
         }
+        if let Some(c) = &config.collective
+            && c.hosts > n
+        {
+            return Err(BaselineError::Invalid {
+                field: "collective hosts",
+                value: c.hosts.to_string(),
+                allowed: "at most the topology's hosts",
+            });
+        }
         if let Pattern::Incast { target } = config.pattern
             && target >= n
         {
@@ -240,19 +262,24 @@ impl BaselineCluster {
                 .seed
                 .wrapping_mul(0x9e37_79b9_7f4a_7c15)
                 .wrapping_add(i as u64);
-            let mut a = PoissonArrivals::new(config.mean_gap_ps, seed).map_err(|e| {
-                BaselineError::Invalid {
-                    field: "mean arrival gap",
-                    value: format!("{} ps", e.0),
-                    allowed: "a positive, finite gap",
-                }
+            // Without Poisson messages the streams exist but are never started.
+            let gap = if poisson { config.mean_gap_ps } else { 1.0 };
+            let mut a = PoissonArrivals::new(gap, seed).map_err(|e| BaselineError::Invalid {
+                field: "mean arrival gap",
+                value: format!("{} ps", e.0),
+                allowed: "a positive, finite gap",
             })?;
             let first = match config.pattern {
                 Pattern::Incast { .. } => 1,
                 Pattern::Uniform => a.next_gap(),
             };
-            timers.push(first, Timer::Arrival(i));
+            if poisson {
+                timers.push(first, Timer::Arrival(i));
+            }
             arrivals.push(a);
+        }
+        if config.collective.is_some() {
+            timers.push(0, Timer::Collective);
         }
         let bounds = crate::stats::paper_buckets(&config.workload.name())
             .unwrap_or_else(|| default_buckets(&config.workload));
@@ -269,6 +296,7 @@ impl BaselineCluster {
             timers,
             arrivals,
             in_flight: HashMap::new(),
+            next_id: 0,
             generated: 0,
             measured_done: 0,
             completed: 0,
@@ -279,6 +307,7 @@ impl BaselineCluster {
             segments: Vec::new(),
             deliveries: Vec::new(),
             stopped: None,
+            collective: config.collective.map(Collective::new),
             config,
         })
     }
@@ -295,7 +324,7 @@ impl BaselineCluster {
         let watchdog = self.config.watchdog;
         let mut steps: u64 = 0;
         let (mut last_completed, mut last_progress_ps) = (0, 0);
-        while self.measured_done < self.config.messages {
+        while !self.finished() {
             let Some(next) = [self.fabric.next_event_time(), self.timers.peek_time()]
                 .into_iter()
                 .flatten()
@@ -337,6 +366,15 @@ impl BaselineCluster {
         (self.report(steps, wall.elapsed().as_secs_f64()), transport)
     }
 
+    /// Whether the run is over: the training job is done, or (without one) every measured
+    /// message completed.
+    fn finished(&self) -> bool {
+        match &self.collective {
+            Some(c) => c.is_done(),
+            None => self.measured_done >= self.config.messages,
+        }
+    }
+
     fn progress(&self) -> Progress {
         Progress {
             measured: self.measured_done,
@@ -374,6 +412,7 @@ impl BaselineCluster {
                     let gap = self.arrivals[h].next_gap();
                     self.timers.push(now + gap.max(1), Timer::Arrival(h));
                 }
+                Timer::Collective => self.drive_collective(),
                 Timer::Rto(id) => {
                     let Some(c) = self.conns.get_mut(&id) else {
                         continue;
@@ -388,6 +427,21 @@ impl BaselineCluster {
         }
     }
 
+    /// Lets the training job send what it may now, and schedules its next bucket.
+    fn drive_collective(&mut self) {
+        let Some(c) = &mut self.collective else {
+            return;
+        };
+        let sends = c.poll(self.now);
+        let next = c.next_time();
+        for s in sends {
+            self.send_message(s.src, s.dst, s.bytes, false, Some(s.tag));
+        }
+        if let Some(t) = next {
+            self.timers.push(t.max(self.now), Timer::Collective);
+        }
+    }
+
     fn new_message(&mut self, src: HostId) {
         let n = self.num_hosts();
         let dst = match self.config.pattern {
@@ -399,9 +453,23 @@ impl BaselineCluster {
             Pattern::Incast { .. } => return,
         };
         let size = self.config.workload.sample(&mut self.rng).max(1);
-        let message = self.generated;
+        let index = self.generated;
         self.generated += 1;
-        let measured = message >= self.warmup && message < self.warmup + self.config.messages;
+        let measured = index >= self.warmup && index < self.warmup + self.config.messages;
+        self.send_message(src, dst, size, measured, None);
+    }
+
+    /// Writes a message of `size` bytes to a connection from `src` to `dst`.
+    fn send_message(
+        &mut self,
+        src: HostId,
+        dst: HostId,
+        size: u32,
+        measured: bool,
+        tag: Option<u64>,
+    ) {
+        let message = self.next_id;
+        self.next_id += 1;
         self.in_flight.insert(
             message,
             Tracked {
@@ -410,6 +478,7 @@ impl BaselineCluster {
                 size,
                 start: self.now,
                 measured,
+                tag,
             },
         );
         let (tcp, dctcp) = (self.config.tcp, self.config.transport == Transport::Dctcp);
@@ -506,6 +575,10 @@ impl BaselineCluster {
             return;
         };
         self.completed += 1;
+        if let (Some(tag), Some(c)) = (t.tag, &mut self.collective) {
+            c.delivered(self.now, tag);
+            self.drive_collective();
+        }
         if t.measured {
             let ideal = self.ideal(t.src, t.dst, t.size);
             let took = self.now - t.start;
@@ -564,7 +637,7 @@ impl BaselineCluster {
             load: self.config.load,
             hosts: self.num_hosts(),
             messages: self.measured_done,
-            generated: self.generated,
+            generated: self.next_id,
             wall_seconds,
             simulated_seconds: self.now as f64 / SEC as f64,
             steps,
@@ -582,6 +655,7 @@ impl BaselineCluster {
             in_flight: self.in_flight.len() as u64,
             late_deliveries: 0,
             stopped: self.stopped.clone(),
+            collective: self.collective.as_ref().map(Collective::report),
         }
     }
 }

@@ -35,6 +35,7 @@ pub(crate) use report::rows as report_rows;
 pub use report::{BucketRow, NicReport, Report};
 pub use watchdog::{STUCK_LISTED, SeenPacket, StopReason, Stopped, StuckRpc, Watchdog};
 
+use crate::collective::{Collective, CollectiveSpec};
 use crate::event::EventQueue;
 use crate::fabric::{Fabric, FabricConfig, FabricError, HostId, Topology};
 use crate::nic::{NicError, NicTiming};
@@ -75,6 +76,9 @@ pub struct ClusterConfig {
     pub engine: Engine,
     /// When a run that stops making progress gives up.
     pub watchdog: Watchdog,
+    /// A training job on hosts 0 to N-1, beside the Poisson messages (which then run only
+    /// at a load above 0); the run ends when the job does.
+    pub collective: Option<CollectiveSpec>,
 }
 
 /// How a run is going, for a progress display.
@@ -174,6 +178,8 @@ enum Timer {
     ToWire(HostId),
     /// The host's model NIC makes a FIFO grant (`Engine::ModelNic`).
     NicFifo(HostId),
+    /// The training job's next bucket may be ready.
+    Collective,
 }
 
 /// A message in flight.
@@ -190,6 +196,8 @@ struct Tracked {
     reached: u32,
     /// When `reached` last grew (or the message started).
     advanced_ps: Ps,
+    /// The training job's tag for it (`None`: a Poisson message).
+    tag: Option<u64>,
 }
 
 /// A running cluster.
@@ -205,7 +213,10 @@ pub struct Cluster {
     rng: SimRng,
     /// Messages in flight by (destination host, client id at the source).
     in_flight: HashMap<(HostId, HostId, u64), Tracked>,
+    /// Messages submitted (Poisson and the training job's).
     generated: u64,
+    /// Poisson messages submitted: the first `warmup` are not measured.
+    poisson: u64,
     warmup: u64,
     measured_done: u64,
     stats: SlowdownStats,
@@ -233,6 +244,10 @@ pub struct Cluster {
     ping: Option<pingpong::Ping>,
     /// The model NICs' grant decisions, one per host (`Engine::ModelNic`; else empty).
     grant_nics: Vec<grant_nic::GrantNic>,
+    /// The training job, if one runs.
+    collective: Option<Collective>,
+    /// Hosts the training job submitted messages on, to drain before the step ends.
+    collective_hosts: Vec<HostId>,
     /// NIC outputs of the current step.
     // Built by the rtl engine only (without Verilator it is never constructed).
     #[cfg_attr(not(homa_rtl), allow(dead_code))]
@@ -270,7 +285,8 @@ impl Cluster {
             }
             config.homa.max_message_length = config.homa.max_message_length.min(limit);
         }
-        if !(config.load > 0.0 && config.load < 1.0) {
+        let poisson = config.collective.is_none() || config.load > 0.0;
+        if poisson && !(config.load > 0.0 && config.load < 1.0) {
             return Err(ClusterError::Invalid {
                 field: "load",
                 value: config.load.to_string(),
@@ -290,6 +306,23 @@ impl Cluster {
                 value: config.workload.name(),
                 allowed: "messages no longer than the configuration's max_message_length",
             });
+        }
+        if let Some(c) = &config.collective {
+            if c.largest_message() > config.homa.max_message_length {
+                return Err(ClusterError::Invalid {
+                    field: "collective",
+                    value: format!("{} (messages of {} bytes)", c.name(), c.largest_message()),
+                    allowed: "messages no longer than the configuration's max_message_length \
+                              (smaller buckets, or more hosts for ring and all-to-all)",
+                });
+            }
+            if c.hosts > config.topology.num_hosts() {
+                return Err(ClusterError::Invalid {
+                    field: "collective hosts",
+                    value: c.hosts.to_string(),
+                    allowed: "at most the topology's hosts",
+                });
+            }
         }
         config.homa.validate()?;
         if let Pattern::Incast { target } = config.pattern
@@ -337,10 +370,11 @@ impl Cluster {
                 );
             }
         }
+        // Without Poisson messages the arrival streams exist but are never started.
         let mean_gap_ps = mean_arrival_gap_ps(
             &config.homa,
             &config.workload,
-            config.load,
+            if poisson { config.load } else { 0.5 },
             config.fabric.host_link_bps,
         );
         let mut timers = EventQueue::new();
@@ -361,11 +395,19 @@ impl Cluster {
                 Pattern::Incast { .. } => 1,
                 Pattern::Uniform => a.next_gap(),
             };
-            timers.push(first, Timer::Arrival(i));
+            if poisson {
+                timers.push(first, Timer::Arrival(i));
+            }
             arrivals.push(a);
         }
+        if config.collective.is_some() {
+            timers.push(0, Timer::Collective);
+        }
         let warmup = config.messages / 10;
-        let largest = config.workload.max_bytes() as usize;
+        let largest = config
+            .collective
+            .map_or(0, |c| c.largest_message())
+            .max(config.workload.max_bytes()) as usize;
         let bounds = crate::stats::paper_buckets(&config.workload.name())
             .unwrap_or_else(|| default_buckets(&config.workload));
         let stats = SlowdownStats::with_buckets(bounds).map_err(|e| ClusterError::Invalid {
@@ -395,6 +437,8 @@ impl Cluster {
             failed_measured: 0,
             stopped: None,
             nic_out: Vec::new(),
+            collective: config.collective.map(Collective::new),
+            collective_hosts: Vec::new(),
             grant_nics,
             rng: seeded_rng(config.seed),
             fabric,
@@ -404,6 +448,7 @@ impl Cluster {
             arrivals,
             in_flight: HashMap::new(),
             generated: 0,
+            poisson: 0,
             warmup,
             measured_done: 0,
             stats,
@@ -430,7 +475,7 @@ impl Cluster {
         let watchdog = self.config.watchdog;
         let mut events: u64 = 0;
         let (mut last_completed, mut last_completion_ps) = (0, 0);
-        while self.measured_done + self.failed_measured < total {
+        while !self.finished(total) {
             let reason = match self.step() {
                 Step::Ran => None,
                 Step::Idle => Some(StopReason::NothingPending),
@@ -608,6 +653,10 @@ impl Cluster {
                     }
                 }
                 Timer::ToWire(h) => self.nic_to_wire(h, next),
+                Timer::Collective => {
+                    self.drive_collective(now_ns);
+                    continue;
+                }
                 Timer::NicFifo(h) => {
                     let nic = &mut self.grant_nics[h];
                     let grants = nic.fifo_grant();
@@ -619,14 +668,48 @@ impl Cluster {
             }
             touched.push(match timer {
                 Timer::Arrival(h) | Timer::Engine(h) | Timer::ToWire(h) | Timer::NicFifo(h) => h,
+                Timer::Collective => unreachable!("handled above"),
             });
         }
-        touched.sort_unstable();
-        touched.dedup();
-        for h in touched {
-            self.drain(h, now_ns);
+        // The training job's sends (from its timer, or from deliveries) are drained too.
+        loop {
+            touched.append(&mut self.collective_hosts);
+            if touched.is_empty() {
+                break;
+            }
+            touched.sort_unstable();
+            touched.dedup();
+            for h in std::mem::take(&mut touched) {
+                self.drain(h, now_ns);
+            }
         }
         Step::Ran
+    }
+
+    /// Whether the run is over: the training job is done, or (without one) every measured
+    /// message completed or failed.
+    fn finished(&self, total: u64) -> bool {
+        match &self.collective {
+            Some(c) => c.is_done(),
+            None => self.measured_done + self.failed_measured >= total,
+        }
+    }
+
+    /// Lets the training job send what it may now (its hosts are drained at the end of the
+    /// step), and schedules its next bucket.
+    fn drive_collective(&mut self, now: Instant) {
+        let Some(c) = &mut self.collective else {
+            return;
+        };
+        let sends = c.poll(self.now);
+        let next = c.next_time();
+        for s in sends {
+            self.submit(s.src, s.dst, s.bytes, false, Some(s.tag), now);
+            self.collective_hosts.push(s.src);
+        }
+        if let Some(t) = next {
+            self.timers.push(t.max(self.now), Timer::Collective);
+        }
     }
 
     fn new_message(&mut self, src: HostId, now: Instant) {
@@ -640,14 +723,29 @@ impl Cluster {
             Pattern::Incast { .. } => return,
         };
         let size = self.config.workload.sample(&mut self.rng).max(1);
+        let index = self.poisson;
+        let measured = index >= self.warmup && index < self.warmup + self.config.messages;
+        if self.submit(src, dst, size, measured, None, now) {
+            self.poisson += 1;
+        }
+    }
+
+    /// Host `src` sends a message of `size` bytes to `dst`; false if its engine refused it.
+    fn submit(
+        &mut self,
+        src: HostId,
+        dst: HostId,
+        size: u32,
+        measured: bool,
+        tag: Option<u64>,
+        now: Instant,
+    ) -> bool {
         let data = self.payload.slice(..size as usize);
         let dest = std::net::SocketAddr::new(addr_of(dst), SERVER_PORT);
         let Ok(client_id) = self.hosts[src].submit(now, CLIENT_PORT, dest, data) else {
-            return;
+            return false;
         };
-        let index = self.generated;
         self.generated += 1;
-        let measured = index >= self.warmup && index < self.warmup + self.config.messages;
         self.in_flight.insert(
             (dst, src, client_id),
             Tracked {
@@ -659,8 +757,10 @@ impl Cluster {
                 seen: [None; watchdog::SEEN],
                 reached: 0,
                 advanced_ps: self.now,
+                tag,
             },
         );
+        true
     }
 
     /// Lets host `h` act at `now`: deliver events, send packets, re-arm its timer.
@@ -733,6 +833,10 @@ impl Cluster {
         self.completed += 1;
         if !self.intact(message, t.size as usize) {
             self.payload_errors += 1;
+        }
+        if let (Some(tag), Some(c)) = (t.tag, &mut self.collective) {
+            c.delivered(self.now, tag);
+            self.drive_collective(Instant::from_nanos(self.now / 1_000));
         }
         if t.measured {
             let ideal = self.ideal(t.src, dst, t.size);

@@ -71,6 +71,8 @@ pub struct Report {
     pub late_deliveries: u64,
     /// Why the run ended before every measured message completed, if it did.
     pub stopped: Option<super::Stopped>,
+    /// The training job's steps, if one ran.
+    pub collective: Option<crate::collective::CollectiveReport>,
 }
 
 /// What the Verilated NICs of an `rtl` run did, summed over the hosts.
@@ -233,5 +235,9 @@ pub(super) fn build(c: &Cluster, steps: u64, wall_seconds: f64, nic: Option<NicR
         in_flight: c.in_flight.len() as u64,
         late_deliveries: c.late_deliveries,
         stopped: c.stopped.clone(),
+        collective: c
+            .collective
+            .as_ref()
+            .map(crate::collective::Collective::report),
     }
 }

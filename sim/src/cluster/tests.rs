@@ -2,6 +2,7 @@
 #![allow(non_snake_case)]
 
 use super::*;
+use crate::collective::CollectiveSpec;
 use crate::preset::{Preset, config_for};
 use crate::time::MS;
 
@@ -23,6 +24,7 @@ fn cluster(hosts: usize, workload: &str, load: f64, messages: u64, seed: u64) ->
         pattern: Pattern::Uniform,
         engine: Engine::Model,
         watchdog: Watchdog::default(),
+        collective: None,
     }
 }
 
@@ -181,6 +183,7 @@ fn rtl_cluster(hosts: usize, workload: &str, load: f64, messages: u64, seed: u64
         pattern: Pattern::Uniform,
         engine: Engine::Rtl(crate::nic::NicTiming::default()),
         watchdog: Watchdog::default(),
+        collective: None,
     }
 }
 
@@ -326,4 +329,62 @@ fn round_trips__refuse_an_empty_request() {
     let c = cluster(2, "w1", 0.5, 10, 1);
     let e = Cluster::round_trips(c, 0, 100, 5).unwrap_err();
     assert!(e.to_string().contains("request"), "{e}");
+}
+
+/// A ring all-reduce cannot beat its bytes on the wire: each host sends 2(N-1)/N of every
+/// bucket, at the host link's rate, after the first bucket is ready.
+fn check_ring_step_times(r: &Report, what: &str) {
+    let c = r.collective.as_ref().expect("collective report");
+    assert_eq!(c.steps, 3, "{what}");
+    // 8 hosts, 2 buckets of 1 MB: 3.5 MB per host at 10 Gb/s is 2.8 ms, the first bucket
+    // ready after 0.5 ms.
+    let floor = 500 * crate::time::US + 2_800 * crate::time::US;
+    for &t in &c.step_times_ps {
+        assert!(t >= floor, "{what}: step {t} ps below the wire's {floor}");
+        assert!(t < 3 * floor, "{what}: step {t} ps");
+    }
+    assert!(
+        c.network_share > 0.5 && c.network_share < 1.0,
+        "{what}: {}",
+        c.network_share
+    );
+    assert!(c.p99_ps >= c.p50_ps);
+    assert_eq!(r.payload_errors, 0);
+    assert!(r.stopped.is_none(), "{what}: {:?}", r.stopped);
+}
+
+#[test]
+fn collective__ring_allreduce_steps_finish_and_respect_the_wire() {
+    let mut config = cluster(8, "w3", 0.5, 100, 1);
+    config.collective = Some(
+        CollectiveSpec::parse("allreduce:hosts=8,bucket=1MB,buckets=2,compute=1ms,steps=3")
+            .unwrap(),
+    );
+    config.load = 0.0;
+    let r = run(config.clone());
+    check_ring_step_times(&r, "homa");
+    assert_eq!(r.messages, 0, "no Poisson messages at load 0");
+    assert_eq!(r.generated, 3 * 2 * 14 * 8);
+    // The same job beside background RPCs at 20 % load: it still finishes, the RPCs are
+    // measured as usual.
+    config.load = 0.2;
+    let r = run(config);
+    assert_eq!(r.collective.as_ref().map(|c| c.steps), Some(3));
+    assert!(r.messages > 0);
+}
+
+#[test]
+fn collective__too_large_a_message_or_too_many_hosts_is_refused() {
+    let mut config = cluster(4, "w3", 0.5, 100, 1);
+    config.collective =
+        Some(CollectiveSpec::parse("allreduce:hosts=8,bucket=1MB,buckets=1,compute=0").unwrap());
+    let e = Cluster::new(config.clone()).unwrap_err().to_string();
+    assert!(e.contains("collective hosts"), "{e}");
+    config.homa.max_message_length = 100_000;
+    config.collective = Some(
+        CollectiveSpec::parse("allreduce:hosts=4,bucket=1MB,buckets=1,compute=0,algo=tree")
+            .unwrap(),
+    );
+    let e = Cluster::new(config).unwrap_err().to_string();
+    assert!(e.contains("max_message_length"), "{e}");
 }

@@ -260,6 +260,7 @@ impl Case {
                 Engine::Model
             },
             watchdog,
+            collective: None,
         })
     }
 

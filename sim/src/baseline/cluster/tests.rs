@@ -30,6 +30,7 @@ fn config(transport: Transport, workload: &str, load: f64, hosts: usize) -> Base
             stall_ps: 1_000 * MS,
             wall: None,
         },
+        collective: None,
     }
 }
 
@@ -158,4 +159,33 @@ fn pool__a_connection_per_message_in_flight_cuts_head_of_line_blocking() {
         short(&pool),
         short(&one)
     );
+}
+
+#[test]
+fn collective__tcp_and_dctcp_run_a_training_job_to_its_end() {
+    for (transport, spec) in [
+        (
+            Transport::Tcp,
+            "allreduce:hosts=6,bucket=600KB,buckets=2,compute=1ms,steps=2",
+        ),
+        (
+            Transport::Dctcp,
+            "alltoall:hosts=6,bucket=600KB,buckets=2,compute=1ms,steps=2",
+        ),
+        (
+            Transport::Tcp,
+            "allreduce:hosts=6,bucket=600KB,buckets=2,compute=0,steps=2,algo=tree",
+        ),
+    ] {
+        let mut c = config(transport, "w3", 0.0, 6);
+        c.collective = Some(crate::collective::CollectiveSpec::parse(spec).unwrap());
+        let (r, t) = run(c);
+        assert!(r.stopped.is_none(), "{spec}: {:?}", r.stopped);
+        let job = r.collective.expect("report");
+        assert_eq!(job.steps, 2, "{spec}");
+        assert!(job.step_times_ps.iter().all(|&s| s >= job.compute_ps));
+        assert_eq!(r.messages, 0);
+        assert_eq!(r.completed, r.generated);
+        assert!(t.segments > 0);
+    }
 }
