@@ -126,7 +126,7 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
         seen.push(*t);
     }
     let traffic = Traffic::parse(&args.workload, args.background.as_deref(), args.load)?;
-    let (workload, collective) = (traffic.workload, traffic.collective);
+    let (workload, collective) = (traffic.workload.clone(), traffic.collective);
     let hosts = args.hosts.unwrap_or(collective.map_or(16, |c| c.hosts));
     let topology = match args.topology {
         TopologyArg::Paper => Topology::paper(),
@@ -153,17 +153,14 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, jobs.len());
     eprintln!(
-        "homa-nic compare: {} on {} hosts, workload {}, load {}, {} messages x {} seeds, {} runs \
-         at once",
+        "homa-nic compare: {} on {} hosts, {}, {} seeds, {} runs at once",
         args.transports
             .iter()
             .map(|t| name(*t))
             .collect::<Vec<_>>()
             .join(", "),
         topology.num_hosts(),
-        args.workload,
-        args.load,
-        args.messages,
+        traffic.summary(&args.workload, args.messages),
         args.seeds,
         threads
     );

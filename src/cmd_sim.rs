@@ -195,6 +195,10 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     let rtl = matches!(args.engine, Engine::Rtl);
     let traffic = Traffic::parse(&args.workload, args.background.as_deref(), args.load)?;
     let collective = traffic.collective;
+    let summary = traffic.summary(
+        &args.workload,
+        args.messages.unwrap_or(if rtl { 5_000 } else { 20_000 }),
+    );
     let hosts = args.hosts.unwrap_or(match collective {
         Some(c) => c.hosts,
         None if rtl => 4,
@@ -278,7 +282,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
             watchdog,
             collective,
         };
-        return run_baseline(&args, config);
+        return run_baseline(&args, config, &summary);
     }
     let config = ClusterConfig {
         topology,
@@ -304,7 +308,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     }
     let mut cluster = Cluster::new(config.clone())?;
     eprintln!(
-        "homa-nic sim: engine {}, {} hosts{}, workload {}, load {}, {} messages, seed {}",
+        "homa-nic sim: engine {}, {} hosts{}, {}, seed {}",
         args.engine.name(),
         cluster.num_hosts(),
         if args.incast {
@@ -312,9 +316,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         } else {
             ""
         },
-        args.workload,
-        args.load,
-        messages,
+        summary,
         args.seed
     );
     let capture = match &args.pcap {
@@ -355,7 +357,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
 }
 
 /// Runs a baseline transport on the messages and fabric Homa would have had.
-fn run_baseline(args: &SimArgs, mut config: BaselineConfig) -> Result<()> {
+fn run_baseline(args: &SimArgs, mut config: BaselineConfig, summary: &str) -> Result<()> {
     let name = config.transport.name();
     if !matches!(args.engine, Engine::Model) {
         anyhow::bail!(
@@ -390,16 +392,13 @@ fn run_baseline(args: &SimArgs, mut config: BaselineConfig) -> Result<()> {
     let messages = config.messages;
     let cluster = BaselineCluster::new(config)?;
     eprintln!(
-        "homa-nic sim: transport {name}, {} hosts{}, workload {}, load {}, {messages} messages, \
-         seed {}",
+        "homa-nic sim: transport {name}, {} hosts{}, {summary}, seed {}",
         cluster.num_hosts(),
         if args.incast {
             " (incast to host 0)"
         } else {
             ""
         },
-        args.workload,
-        args.load,
         args.seed
     );
     let bar = progress_bar(messages);

@@ -19,6 +19,24 @@ pub(crate) struct Traffic {
 }
 
 impl Traffic {
+    /// What runs, for the line a command prints before it starts.
+    pub(crate) fn summary(&self, workload: &str, messages: u64) -> String {
+        match (&self.collective, self.load > 0.0) {
+            (None, _) => format!(
+                "workload {workload}, load {}, {messages} messages",
+                self.load
+            ),
+            (Some(_), false) => format!("workload {workload} (no RPCs beside it)"),
+            (Some(_), true) => format!(
+                "workload {workload} with {} RPCs at load {}, {messages} of them measured",
+                self.workload.name(),
+                self.load
+            ),
+        }
+    }
+}
+
+impl Traffic {
     /// `--workload` (a size distribution or a collective), `--background` (the sizes of
     /// RPCs beside a collective, at `--load`) and `--load`.
     pub(crate) fn parse(workload: &str, background: Option<&str>, load: f64) -> Result<Self> {
