@@ -7,21 +7,17 @@
 
 use anyhow::{Context, Result};
 use homa_nic::plot::{Series, slowdown_chart_log};
-use homa_sim::baseline::tcp::TcpConfig;
-use homa_sim::baseline::{BaselineCluster, BaselineConfig, Transport, dctcp_mark_bytes};
-use homa_sim::cluster::{
-    BucketRow, Cluster, ClusterConfig, Engine, Pattern, Report, mean_arrival_gap_ps,
-};
+use homa_sim::cluster::{BucketRow, Pattern};
 use homa_sim::collective::CollectiveReport;
-use homa_sim::fabric::{FabricConfig, Topology};
-use homa_sim::preset::{Preset, for_engine};
+use homa_sim::fabric::Topology;
+use homa_sim::preset::Preset;
 use homa_sim::time::MS;
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
-use crate::cmd_sim::{PresetArg, TopologyArg, TransportArg, make_parent, progress_bar, watchdog};
+use crate::cmd_sim::{PresetArg, TopologyArg, TransportArg, make_parent, watchdog};
+use crate::matrix::{self, Column, Scenario, median};
 use crate::traffic::{self, Traffic};
 
 #[derive(Debug, clap::Args)]
@@ -97,20 +93,6 @@ pub(crate) struct CompareArgs {
     plot: Option<PathBuf>,
 }
 
-/// One run's result.
-struct Run {
-    seed: u64,
-    report: Report,
-}
-
-/// One transport's runs and their medians.
-struct Column {
-    name: &'static str,
-    runs: Vec<Run>,
-    buckets: Vec<BucketRow>,
-    ranges: Vec<BucketRow>,
-}
-
 pub(crate) fn run(args: CompareArgs) -> Result<()> {
     if args.transports.is_empty() {
         anyhow::bail!("--transports lists no transport: name at least one of homa, tcp, dctcp");
@@ -145,18 +127,27 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
     for path in [&args.json, &args.plot].into_iter().flatten() {
         make_parent(path)?;
     }
-    let jobs: Vec<(usize, u64)> = (0..args.transports.len())
-        .flat_map(|t| (1..=args.seeds).map(move |s| (t, s)))
-        .collect();
-    let threads = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, jobs.len());
+    let scenario = Scenario {
+        topology,
+        preset: Preset::from(args.preset),
+        workload: workload.clone(),
+        collective,
+        load,
+        pattern,
+        messages: args.messages,
+        buffer_bytes: args.buffer_bytes,
+        loss: args.loss,
+        ecn_threshold_bytes: args.ecn_threshold_bytes,
+        tcp_connections: args.tcp_connections,
+        time_limit_ps: args.time_limit_ms.saturating_mul(MS),
+        watchdog,
+    };
+    let threads = matrix::threads(args.jobs, args.transports.len() as u64 * args.seeds);
     eprintln!(
         "homa-nic compare: {} on {} hosts, {}, {} seeds, {} runs at once",
         args.transports
             .iter()
-            .map(|t| name(*t))
+            .map(|t| matrix::name(*t))
             .collect::<Vec<_>>()
             .join(", "),
         topology.num_hosts(),
@@ -164,105 +155,7 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
         args.seeds,
         threads
     );
-    let setup = |t: TransportArg, seed: u64| -> Result<Report> {
-        let (base, homa) = for_engine(Preset::from(args.preset), &workload, false, seed);
-        let fabric = FabricConfig {
-            loss_rate: args.loss,
-            port_buffer_bytes: args.buffer_bytes,
-            ..base
-        };
-        let time_limit_ps = args.time_limit_ms.saturating_mul(MS);
-        match t.baseline() {
-            None => {
-                let config = ClusterConfig {
-                    topology,
-                    fabric,
-                    homa,
-                    workload: workload.clone(),
-                    load,
-                    messages: args.messages,
-                    seed,
-                    time_limit_ps,
-                    pattern,
-                    engine: Engine::Model,
-                    watchdog,
-                    collective,
-                };
-                Ok(Cluster::new(config)?.run(&mut |_| {}))
-            }
-            Some(transport) => {
-                let ecn_mark_bytes = (transport == Transport::Dctcp).then(|| {
-                    args.ecn_threshold_bytes
-                        .unwrap_or_else(|| dctcp_mark_bytes(fabric.host_link_bps))
-                });
-                // Without Poisson messages the gap is unused.
-                let gap = if load > 0.0 {
-                    mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps)
-                } else {
-                    f64::INFINITY
-                };
-                let config = BaselineConfig {
-                    transport,
-                    tcp: TcpConfig::default(),
-                    connections: args.tcp_connections,
-                    topology,
-                    mean_gap_ps: gap,
-                    fabric: FabricConfig {
-                        ecn_mark_bytes,
-                        ..fabric
-                    },
-                    workload: workload.clone(),
-                    load,
-                    messages: args.messages,
-                    seed,
-                    time_limit_ps,
-                    pattern,
-                    watchdog,
-                    collective,
-                };
-                Ok(BaselineCluster::new(config)?.run(&mut |_| {}).0)
-            }
-        }
-    };
-    // Every run before any output: a bad setting fails at once, in the first run.
-    let bar = progress_bar(jobs.len() as u64);
-    let queue = Mutex::new(jobs.iter().copied());
-    let results: Mutex<Vec<(usize, u64, Result<Report>)>> = Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                loop {
-                    let Some((t, seed)) = queue.lock().expect("queue").next() else {
-                        break;
-                    };
-                    let r = setup(args.transports[t], seed);
-                    results.lock().expect("results").push((t, seed, r));
-                    bar.inc(1);
-                }
-            });
-        }
-    });
-    bar.finish_and_clear();
-    let mut results = results.into_inner().expect("results");
-    results.sort_by_key(|(t, seed, _)| (*t, *seed));
-    let mut columns: Vec<Column> = args
-        .transports
-        .iter()
-        .map(|t| Column {
-            name: name(*t),
-            runs: Vec::new(),
-            buckets: Vec::new(),
-            ranges: Vec::new(),
-        })
-        .collect();
-    for (t, seed, r) in results {
-        let report = r.with_context(|| format!("{} run, seed {seed}", columns[t].name))?;
-        columns[t].runs.push(Run { seed, report });
-    }
-    for c in &mut columns {
-        c.buckets = medians(c.runs.iter().map(|r| &r.report.buckets));
-        c.ranges = medians(c.runs.iter().map(|r| &r.report.ranges));
-    }
+    let columns = matrix::run_all(&scenario, &args.transports, args.seeds, threads)?;
     let title = format!(
         "{}{}, {} hosts, median of {} seeds",
         collective.map_or(workload.name(), |c| c.name()),
@@ -305,49 +198,6 @@ pub(crate) fn run(args: CompareArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-fn name(t: TransportArg) -> &'static str {
-    t.baseline().map_or("homa", Transport::name)
-}
-
-/// The median of `v` (the mean of the middle two for an even count); `None` when empty.
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
-}
-
-/// Per row (by `max_bytes`), the median over runs of each statistic; counts are summed.
-fn medians<'a>(runs: impl Iterator<Item = &'a Vec<BucketRow>>) -> Vec<BucketRow> {
-    let mut by_size: std::collections::BTreeMap<u32, Vec<&BucketRow>> = Default::default();
-    for rows in runs {
-        for r in rows {
-            by_size.entry(r.max_bytes).or_default().push(r);
-        }
-    }
-    by_size
-        .into_iter()
-        .map(|(max_bytes, rows)| {
-            let med = |f: fn(&BucketRow) -> f64| {
-                median(rows.iter().map(|r| f(r)).collect()).unwrap_or(f64::NAN)
-            };
-            BucketRow {
-                max_bytes,
-                count: rows.iter().map(|r| r.count).sum(),
-                p50_slowdown: med(|r| r.p50_slowdown),
-                p99_slowdown: med(|r| r.p99_slowdown),
-                mean_slowdown: med(|r| r.mean_slowdown),
-            }
-        })
-        .collect()
 }
 
 fn range_name(max_bytes: u32, previous: Option<u32>) -> String {

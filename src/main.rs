@@ -8,6 +8,7 @@ mod cmd_regs;
 mod cmd_sim;
 mod cmd_stress;
 mod cmd_synth;
+mod matrix;
 mod pnr;
 mod traffic;
 
