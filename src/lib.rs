@@ -6,11 +6,14 @@
 //!
 //! - [`capture`]: reading frames from pcap/pcapng files and writing pcap files.
 //! - [`decode`]: `homa-nic decode`, a tcpdump for Homa.
+//! - [`infer`]: message sizes inferred from a capture of TCP and UDP traffic, for
+//!   `homa-nic advise`.
 //! - [`plot`]: the SVG chart of slowdown against message size that `homa-nic sim` draws.
 //! - [`samples`]: one frame of every Homa packet type, the content of
 //!   `tests/data/all-types.pcap`.
 
 pub mod capture;
 pub mod decode;
+pub mod infer;
 pub mod plot;
 pub mod samples;

@@ -1,6 +1,7 @@
 //! `homa-nic`: the command-line entry point. See `homa-nic --help`.
 
 mod bench_rpc;
+mod cmd_advise;
 mod cmd_bench;
 mod cmd_compare;
 mod cmd_probe;
@@ -43,6 +44,10 @@ enum Command {
     /// messages and fabric, and print their slowdowns side by side with the ratios to the
     /// first.
     Compare(cmd_compare::CompareArgs),
+    /// What Homa would do for your traffic: simulate Homa, TCP and DCTCP on your message
+    /// sizes (a workload, a CDF file, or inferred from a capture) at a load, over several
+    /// seeds, and advise from the changes that every seed agrees on.
+    Advise(cmd_advise::AdviseArgs),
     /// Run the stress matrix (workloads x loads x losses, duplication with reordering,
     /// incast) over both engines and check every run: it completes, every RPC is accounted
     /// for, no payload is wrong, control packets and switch queues stay bounded.
@@ -131,6 +136,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => decode(args),
         Command::Sim(args) => cmd_sim::run(args).map(|()| ExitCode::SUCCESS),
         Command::Compare(args) => cmd_compare::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Advise(args) => cmd_advise::run(args).map(|()| ExitCode::SUCCESS),
         Command::Stress(args) => cmd_stress::run(args),
         Command::Gen { out, list, json } => match out {
             Some(out) if !list => generate(&out),
