@@ -6,6 +6,7 @@
 # chart per run (ours against the paper, p50 and p99 by message size) goes beside the JSON.
 #
 # Usage: scripts/paper-sim.sh [OUT] [SCALE]   SCALE multiplies the message counts (default 1).
+# TRANSPORT=pfabric compares pFabric with the paper's pFabric rows instead of Homa with Homa's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/paper}
@@ -19,7 +20,7 @@ for wl in w1 w2 w3 w4 w5; do
   for load in 0.5 0.8; do
     n=$(( ${messages[$wl]} * scale ))
     echo "== $wl load $load: $n messages" >&2
-    "$bin" sim --topology paper --workload "$wl" --load "$load" --messages "$n" \
+    "$bin" sim --transport "${TRANSPORT:-homa}" --topology paper --workload "$wl" --load "$load" --messages "$n" \
       --json "$out/$wl-$load.json" --plot "$out/$wl-$load.svg" > "$out/$wl-$load.txt"
   done
 done

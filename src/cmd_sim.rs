@@ -5,10 +5,9 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 use homa_nic::capture::{CaptureError, CaptureWriter, FlushingWriter};
 use homa_nic::plot::{Series, slowdown_chart};
+use homa_sim::baseline::pfabric::PfabricConfig;
 use homa_sim::baseline::tcp::TcpConfig;
-use homa_sim::baseline::{
-    BaselineCluster, BaselineConfig, Transport, TransportReport, dctcp_mark_bytes,
-};
+use homa_sim::baseline::{BaselineCluster, BaselineConfig, Transport, TransportReport, fabric_for};
 use homa_sim::cluster::{
     Cluster, ClusterConfig, Engine as ClusterEngine, NicReport, Pattern, Progress, Report,
     Watchdog, mean_arrival_gap_ps,
@@ -153,6 +152,9 @@ pub(crate) enum TransportArg {
     Tcp,
     /// DCTCP: TCP cutting its window by the share of ECN-marked bytes.
     Dctcp,
+    /// pFabric: a flow per message ranked by bytes left, switches that schedule and drop
+    /// by rank.
+    Pfabric,
 }
 
 impl TransportArg {
@@ -162,6 +164,7 @@ impl TransportArg {
             TransportArg::Homa => None,
             TransportArg::Tcp => Some(Transport::Tcp),
             TransportArg::Dctcp => Some(Transport::Dctcp),
+            TransportArg::Pfabric => Some(Transport::Pfabric),
         }
     }
 }
@@ -269,6 +272,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         let config = BaselineConfig {
             transport,
             tcp: TcpConfig::default(),
+            pfabric: PfabricConfig::default(),
             connections: args.tcp_connections,
             topology,
             fabric,
@@ -352,6 +356,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         small_rpc_rtt_ps: rtt,
         small_rpc_bytes: rtt_bytes,
         baseline: None,
+        paper_protocol: Some("Homa"),
     };
     finish(&args, &report, &run)
 }
@@ -359,6 +364,7 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
 /// Runs a baseline transport on the messages and fabric Homa would have had.
 fn run_baseline(args: &SimArgs, mut config: BaselineConfig, summary: &str) -> Result<()> {
     let name = config.transport.name();
+    let config_transport = config.transport;
     if !matches!(args.engine, Engine::Model) {
         anyhow::bail!(
             "--transport {name} runs in the fast model only: drop --engine {}",
@@ -376,16 +382,13 @@ fn run_baseline(args: &SimArgs, mut config: BaselineConfig, summary: &str) -> Re
             );
         }
     }
-    config.fabric.ecn_mark_bytes = match (config.transport, args.ecn_threshold_bytes) {
-        (Transport::Dctcp, k) => {
-            Some(k.unwrap_or_else(|| dctcp_mark_bytes(config.fabric.host_link_bps)))
-        }
-        (_, Some(_)) => anyhow::bail!(
+    if config.transport != Transport::Dctcp && args.ecn_threshold_bytes.is_some() {
+        anyhow::bail!(
             "--ecn-threshold-bytes applies to --transport dctcp only (switches mark only \
              ECN-capable packets)"
-        ),
-        (_, None) => None,
-    };
+        );
+    }
+    config.fabric = fabric_for(config.transport, config.fabric, args.ecn_threshold_bytes);
     for path in [&args.json, &args.plot].into_iter().flatten() {
         make_parent(path)?;
     }
@@ -410,6 +413,7 @@ fn run_baseline(args: &SimArgs, mut config: BaselineConfig, summary: &str) -> Re
         small_rpc_rtt_ps: None,
         small_rpc_bytes: 0,
         baseline: Some(transport),
+        paper_protocol: (config_transport == Transport::Pfabric).then_some("pFabric"),
     };
     finish(args, &report, &run)
 }
@@ -503,6 +507,8 @@ struct RunInfo {
     engine: &'static str,
     /// A baseline's transport counters (`None`: Homa ran).
     baseline: Option<TransportReport>,
+    /// The protocol of the SIGCOMM'18 data this run compares with, if the data has it.
+    paper_protocol: Option<&'static str>,
     /// Median round trip of a small RPC on the idle cluster.
     small_rpc_rtt_ps: Option<u64>,
     /// Its request and response size (100 B, or the workload's largest if smaller).
@@ -547,7 +553,10 @@ fn finish_capture(sink: Sink, path: &Path) -> Result<()> {
 /// and P99 message): bucket, max_bytes, our p99, the paper's p99.
 fn paper_comparison(r: &Report, run: &RunInfo) -> Vec<(&'static str, u32, Option<f64>, f64)> {
     // Only Homa on the paper's own topology is comparable.
-    if r.hosts != Topology::paper().num_hosts() || run.baseline.is_some() {
+    let Some(protocol) = run.paper_protocol else {
+        return Vec::new();
+    };
+    if r.hosts != Topology::paper().num_hosts() {
         return Vec::new();
     }
     let Some(load) = stats::paper_load_key(r.load) else {
@@ -564,7 +573,7 @@ fn paper_comparison(r: &Report, run: &RunInfo) -> Vec<(&'static str, u32, Option
     ]
     .into_iter()
     .filter_map(|(name, max_bytes)| {
-        let paper = stats::paper_homa_row(&r.workload, load, max_bytes)?;
+        let paper = stats::paper_row(protocol, &r.workload, load, max_bytes)?;
         let ours = r.buckets.iter().find(|b| b.max_bytes == max_bytes);
         Some((name, max_bytes, ours.map(|b| b.p99_slowdown), paper.p99))
     })
@@ -595,11 +604,13 @@ fn chart(r: &Report, run: &RunInfo) -> String {
         }),
     ];
     let paper_rows = stats::paper_load_key(r.load)
-        .filter(|_| r.hosts == Topology::paper().num_hosts() && run.baseline.is_none())
+        .filter(|_| r.hosts == Topology::paper().num_hosts())
         .map(|load| {
             r.buckets
                 .iter()
-                .filter_map(|b| stats::paper_homa_row(&r.workload, load, b.max_bytes))
+                .filter_map(|b| {
+                    stats::paper_row(run.paper_protocol?, &r.workload, load, b.max_bytes)
+                })
                 .collect::<Vec<_>>()
         })
         .unwrap_or_default();
@@ -628,7 +639,7 @@ fn chart(r: &Report, run: &RunInfo) -> String {
 fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Result<()> {
     // The paper's columns are Homa's: only a Homa run on its topology compares with them.
     let paper = stats::paper_load_key(r.load)
-        .filter(|_| r.hosts == Topology::paper().num_hosts() && run.baseline.is_none());
+        .filter(|_| r.hosts == Topology::paper().num_hosts() && run.paper_protocol.is_some());
     let head = if paper.is_some() {
         "  paper_p50 paper_p99"
     } else {
@@ -640,7 +651,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
         "max_bytes", "count", "p50", "p99"
     )?;
     for b in &r.buckets {
-        let row = paper.and_then(|l| stats::paper_homa_row(&r.workload, l, b.max_bytes));
+        let row =
+            paper.and_then(|l| stats::paper_row(run.paper_protocol?, &r.workload, l, b.max_bytes));
         let tail = row.map_or(String::new(), |p| {
             format!("  {:>9.2} {:>9.2}", p.p50, p.p99)
         });
@@ -711,12 +723,14 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
         )?,
         Some(t) => writeln!(
             out,
-            "transport {}: messages completed {} over {} connections; segments {} ({} sent \
-             again: {} fast retransmits, {} timeouts); ACKs {}; ECN marks {}, window cuts for \
-             them {}",
+            "transport {}: messages completed {} {}; segments {} ({} sent again: {} fast \
+             retransmits, {} timeouts); ACKs {}; ECN marks {}, window cuts for them {}",
             run.engine,
             r.completed,
-            t.connections,
+            match t.connections {
+                0 => "as one flow each".to_string(),
+                n => format!("over {n} connections"),
+            },
             t.segments,
             t.retransmits,
             t.fast_retransmits,
@@ -809,7 +823,8 @@ fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> std::io::Res
     if !rows.is_empty() {
         writeln!(
             out,
-            "\np99 slowdown against SIGCOMM'18 (Homa, same workload and load):"
+            "\np99 slowdown against SIGCOMM'18 ({}, same workload and load):",
+            run.paper_protocol.unwrap_or("-")
         )?;
         writeln!(
             out,

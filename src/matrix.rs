@@ -6,8 +6,9 @@
 //! of that seed's value.
 
 use anyhow::{Context, Result};
+use homa_sim::baseline::pfabric::PfabricConfig;
 use homa_sim::baseline::tcp::TcpConfig;
-use homa_sim::baseline::{BaselineCluster, BaselineConfig, Transport, dctcp_mark_bytes};
+use homa_sim::baseline::{BaselineCluster, BaselineConfig, Transport, fabric_for};
 use homa_sim::cluster::{
     BucketRow, Cluster, ClusterConfig, Engine, Pattern, Report, Watchdog, mean_arrival_gap_ps,
 };
@@ -101,10 +102,6 @@ fn run_one(s: &Scenario, transport: TransportArg, seed: u64) -> Result<Report> {
             Ok(Cluster::new(config)?.run(&mut |_| {}))
         }
         Some(transport) => {
-            let ecn_mark_bytes = (transport == Transport::Dctcp).then(|| {
-                s.ecn_threshold_bytes
-                    .unwrap_or_else(|| dctcp_mark_bytes(fabric.host_link_bps))
-            });
             // Without Poisson messages the gap is unused.
             let gap = if s.load > 0.0 {
                 mean_arrival_gap_ps(&homa, &s.workload, s.load, fabric.host_link_bps)
@@ -114,13 +111,11 @@ fn run_one(s: &Scenario, transport: TransportArg, seed: u64) -> Result<Report> {
             let config = BaselineConfig {
                 transport,
                 tcp: TcpConfig::default(),
+                pfabric: PfabricConfig::default(),
                 connections: s.tcp_connections,
                 topology: s.topology,
                 mean_gap_ps: gap,
-                fabric: FabricConfig {
-                    ecn_mark_bytes,
-                    ..fabric
-                },
+                fabric: fabric_for(transport, fabric, s.ecn_threshold_bytes),
                 workload: s.workload.clone(),
                 load: s.load,
                 messages: s.messages,

@@ -15,6 +15,7 @@ use std::collections::{HashMap, VecDeque};
 use rand::RngExt;
 
 use super::packet::{self, Body, TcpPacket};
+use super::pfabric::{FlowPacket, FlowReceiver, FlowSender, PfabricConfig};
 use super::tcp::{Receiver, Segment, Sender, SenderCounts, TcpConfig, TcpConfigError};
 use crate::cluster::{Pattern, Progress, Report, StopReason, Stopped, Watchdog};
 use crate::cluster::{default_buckets, report_rows};
@@ -34,6 +35,9 @@ pub enum Transport {
     /// DCTCP: TCP that cuts its window by the fraction of ECN-marked bytes; the switches
     /// must mark (`FabricConfig::ecn_mark_bytes`).
     Dctcp,
+    /// pFabric: every message a flow ranked by its bytes left; the switches must schedule
+    /// and drop by rank (`FabricConfig::pfabric`, with a small `port_buffer_bytes`).
+    Pfabric,
 }
 
 impl Transport {
@@ -42,7 +46,36 @@ impl Transport {
         match self {
             Transport::Tcp => "tcp",
             Transport::Dctcp => "dctcp",
+            Transport::Pfabric => "pfabric",
         }
+    }
+}
+
+/// pFabric's switch buffer per port: 36 KB, about two bandwidth-delay products at 10 Gb/s
+/// (the pFabric paper's setting).
+pub const PFABRIC_BUFFER_BYTES: u64 = 36_000;
+
+/// The switches `transport` needs on `fabric`: DCTCP's ECN marking above `ecn_mark_bytes`
+/// (default [`dctcp_mark_bytes`]), pFabric's queues with its small buffer (unless
+/// `port_buffer_bytes` sets one); TCP's unchanged.
+pub fn fabric_for(
+    transport: Transport,
+    fabric: FabricConfig,
+    ecn_mark_bytes: Option<u64>,
+) -> FabricConfig {
+    match transport {
+        Transport::Tcp => fabric,
+        Transport::Dctcp => FabricConfig {
+            ecn_mark_bytes: Some(
+                ecn_mark_bytes.unwrap_or_else(|| dctcp_mark_bytes(fabric.host_link_bps)),
+            ),
+            ..fabric
+        },
+        Transport::Pfabric => FabricConfig {
+            pfabric: true,
+            port_buffer_bytes: fabric.port_buffer_bytes.or(Some(PFABRIC_BUFFER_BYTES)),
+            ..fabric
+        },
     }
 }
 
@@ -58,8 +91,10 @@ pub fn dctcp_mark_bytes(link_bps: u64) -> u64 {
 pub struct BaselineConfig {
     /// The transport every host runs.
     pub transport: Transport,
-    /// Its parameters.
+    /// Its parameters (TCP and DCTCP).
     pub tcp: TcpConfig,
+    /// pFabric's end-host parameters.
+    pub pfabric: PfabricConfig,
     /// Connections per ordered host pair (at least 1): each message goes whole to the one
     /// with the fewest bytes outstanding, as an RPC library's connection pool would send it.
     pub connections: u16,
@@ -140,6 +175,8 @@ enum Timer {
     Rto(ConnId),
     /// The training job's next bucket may be ready.
     Collective,
+    /// The retransmission timer of a pFabric flow (by message) may fire.
+    FlowRto(u64),
 }
 
 /// One direction of a connection: its two ends and the messages in its stream.
@@ -152,6 +189,17 @@ struct Conn {
     /// Messages written and not yet complete: (stream offset of their end, id).
     pending: VecDeque<(u64, u64)>,
     /// The time a `Timer::Rto` is queued for, if any.
+    timer_at: Option<Ps>,
+}
+
+/// A pFabric flow: one message.
+#[derive(Debug)]
+struct Flow {
+    src: HostId,
+    dst: HostId,
+    sender: FlowSender,
+    receiver: FlowReceiver,
+    /// The time a `Timer::FlowRto` is queued for, if any.
     timer_at: Option<Ps>,
 }
 
@@ -173,6 +221,11 @@ pub struct BaselineCluster {
     config: BaselineConfig,
     fabric: Fabric<TcpPacket>,
     conns: HashMap<ConnId, Conn>,
+    /// pFabric's flows by message, until their sender has every acknowledgement.
+    flows: HashMap<u64, Flow>,
+    /// What finished pFabric flows did: packets, resent, timeouts.
+    flow_counts: (u64, u64, u64),
+    flow_packets: Vec<FlowPacket>,
     timers: EventQueue<Timer>,
     arrivals: Vec<PoissonArrivals>,
     rng: SimRng,
@@ -293,6 +346,9 @@ impl BaselineCluster {
             warmup: config.messages / 10,
             fabric,
             conns: HashMap::new(),
+            flows: HashMap::new(),
+            flow_counts: (0, 0, 0),
+            flow_packets: Vec::new(),
             timers,
             arrivals,
             in_flight: HashMap::new(),
@@ -413,6 +469,16 @@ impl BaselineCluster {
                     self.timers.push(now + gap.max(1), Timer::Arrival(h));
                 }
                 Timer::Collective => self.drive_collective(),
+                Timer::FlowRto(message) => {
+                    let Some(f) = self.flows.get_mut(&message) else {
+                        continue;
+                    };
+                    if f.timer_at == Some(t) {
+                        f.timer_at = None;
+                    }
+                    f.sender.on_timer(now, &mut self.flow_packets);
+                    self.flow_flush(message);
+                }
                 Timer::Rto(id) => {
                     let Some(c) = self.conns.get_mut(&id) else {
                         continue;
@@ -481,6 +547,22 @@ impl BaselineCluster {
                 tag,
             },
         );
+        if self.config.transport == Transport::Pfabric {
+            let sender = FlowSender::new(self.config.pfabric, u64::from(size));
+            let receiver = FlowReceiver::new(sender.packets());
+            self.flows.insert(
+                message,
+                Flow {
+                    src,
+                    dst,
+                    sender,
+                    receiver,
+                    timer_at: None,
+                },
+            );
+            self.flow_poll(message);
+            return;
+        }
         let (tcp, dctcp) = (self.config.tcp, self.config.transport == Transport::Dctcp);
         // The pair's connection with the fewest bytes outstanding (the lowest on a tie).
         let k = (0..self.config.connections)
@@ -505,8 +587,97 @@ impl BaselineCluster {
         self.flush(id);
     }
 
+    /// Sends what flow `message` may send now and re-arms its timer.
+    fn flow_poll(&mut self, message: u64) {
+        let Some(f) = self.flows.get_mut(&message) else {
+            return;
+        };
+        f.sender.poll(self.now, &mut self.flow_packets);
+        self.flow_flush(message);
+    }
+
+    /// Puts the packets flow `message` produced on the wire, re-arms its timer, and forgets
+    /// the flow once both ends are done.
+    fn flow_flush(&mut self, message: u64) {
+        let Some(f) = self.flows.get_mut(&message) else {
+            return;
+        };
+        let mss = u64::from(self.config.pfabric.mss);
+        for fp in self.flow_packets.drain(..) {
+            let p = TcpPacket {
+                src: f.src,
+                dst: f.dst,
+                conn: 0,
+                flow: message,
+                rank: fp.rank,
+                body: Body::Data(Segment {
+                    seq: u64::from(fp.index) * mss,
+                    len: fp.len,
+                }),
+                ect: false,
+                ce: false,
+            };
+            self.fabric.host_send(self.now, p);
+        }
+        if f.sender.is_done() && f.receiver.is_complete() {
+            let f = self.flows.remove(&message).expect("present");
+            self.flow_counts.0 += f.sender.sent;
+            self.flow_counts.1 += f.sender.resent;
+            self.flow_counts.2 += f.sender.timeouts;
+            return;
+        }
+        if let Some(d) = f.sender.deadline()
+            && f.timer_at.is_none_or(|at| d < at)
+        {
+            f.timer_at = Some(d);
+            self.timers.push(d, Timer::FlowRto(message));
+        }
+    }
+
+    /// A pFabric packet reached `host`.
+    fn flow_receive(&mut self, host: HostId, p: TcpPacket) {
+        let message = p.flow;
+        let Some(f) = self.flows.get_mut(&message) else {
+            return;
+        };
+        let mss = u64::from(self.config.pfabric.mss);
+        match p.body {
+            Body::Data(seg) => {
+                let index = (seg.seq / mss) as u32;
+                let complete = f.receiver.on_packet(index);
+                self.acks += 1;
+                let ack = TcpPacket {
+                    src: host,
+                    dst: p.src,
+                    conn: 0,
+                    flow: message,
+                    rank: 0,
+                    body: Body::Ack {
+                        ack: u64::from(index),
+                        ece: false,
+                    },
+                    ect: false,
+                    ce: false,
+                };
+                self.fabric.host_send(self.now, ack);
+                if complete {
+                    self.complete(message);
+                    self.flow_flush(message);
+                }
+            }
+            Body::Ack { ack, .. } => {
+                f.sender.on_ack(self.now, ack as u32);
+                self.flow_poll(message);
+            }
+        }
+    }
+
     /// A packet reached `host`.
     fn receive(&mut self, host: HostId, p: TcpPacket) {
+        if self.config.transport == Transport::Pfabric {
+            self.flow_receive(host, p);
+            return;
+        }
         match p.body {
             Body::Data(seg) => {
                 let (src, dst) = (p.src, host);
@@ -523,6 +694,8 @@ impl BaselineCluster {
                     src: dst,
                     dst: src,
                     conn: p.conn,
+                    flow: 0,
+                    rank: 0,
                     body: Body::Ack { ack, ece: p.ce },
                     ect: false,
                     ce: false,
@@ -556,6 +729,8 @@ impl BaselineCluster {
                 src,
                 dst,
                 conn,
+                flow: 0,
+                rank: 0,
                 body: Body::Data(seg),
                 ect,
                 ce: false,
@@ -594,7 +769,10 @@ impl BaselineCluster {
         if let Some(v) = self.ideal_cache.get(&(size, same)) {
             return *v;
         }
-        let mss = self.config.tcp.mss;
+        let mss = match self.config.transport {
+            Transport::Pfabric => self.config.pfabric.mss,
+            Transport::Tcp | Transport::Dctcp => self.config.tcp.mss,
+        };
         let frames: Vec<u32> = (0..size.div_ceil(mss))
             .map(|i| packet::wire_bytes((size - i * mss).min(mss)))
             .collect();
@@ -615,11 +793,23 @@ impl BaselineCluster {
                     timeouts: a.timeouts + b.timeouts,
                     ecn_reductions: a.ecn_reductions + b.ecn_reductions,
                 });
+        let live = self.flows.values().fold((0, 0, 0), |a, f| {
+            (
+                a.0 + f.sender.sent,
+                a.1 + f.sender.resent,
+                a.2 + f.sender.timeouts,
+            )
+        });
+        let flows = (
+            self.flow_counts.0 + live.0,
+            self.flow_counts.1 + live.1,
+            self.flow_counts.2 + live.2,
+        );
         TransportReport {
-            segments: sum.segments,
-            retransmits: sum.retransmits,
+            segments: sum.segments + flows.0,
+            retransmits: sum.retransmits + flows.1,
             fast_retransmits: sum.fast_retransmits,
-            timeouts: sum.timeouts,
+            timeouts: sum.timeouts + flows.2,
             ecn_reductions: sum.ecn_reductions,
             acks: self.acks,
             connections: self.conns.len() as u64,

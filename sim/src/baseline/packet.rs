@@ -17,7 +17,7 @@ pub(crate) fn wire_bytes(payload: u32) -> u32 {
 /// What a packet carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Body {
-    /// Stream data of the connection `src` → `dst`.
+    /// Stream data of the connection `src` → `dst` (pFabric: `seq` is the packet's index).
     Data(Segment),
     /// The acknowledgement of the connection `dst` → `src`: every byte before `ack`, and
     /// whether the segment it answers was marked Congestion Experienced.
@@ -31,6 +31,10 @@ pub(crate) struct TcpPacket {
     pub dst: HostId,
     /// Which of the pair's connections (0 when there is one).
     pub conn: u16,
+    /// pFabric: the flow (message) it belongs to, and its rank (the flow's bytes left; 0
+    /// for an ACK). TCP: 0 and 0.
+    pub flow: u64,
+    pub rank: u64,
     pub body: Body,
     /// ECN-capable transport (DCTCP's segments).
     pub ect: bool,
@@ -59,6 +63,9 @@ impl FabricPacket for TcpPacket {
     }
     fn mark_ce(&mut self) {
         self.ce = true;
+    }
+    fn rank(&self) -> (u64, u64) {
+        (self.rank, self.flow)
     }
 }
 

@@ -58,6 +58,11 @@ pub struct FabricConfig {
     /// that arrives while the port holds more than K bytes is marked Congestion Experienced
     /// (DCTCP's marking on the instantaneous queue); `None` marks nothing.
     pub ecn_mark_bytes: Option<u64>,
+    /// pFabric's queues at every switch port and host NIC instead of strict priorities: the
+    /// earliest packet of the flow with the lowest-rank packet goes first
+    /// ([`super::FabricPacket::rank`]), and a full switch port (`port_buffer_bytes`) drops
+    /// its highest-rank packet, the arriving one if that is it.
+    pub pfabric: bool,
     /// Probability that a packet is dropped on its last hop, in [0, 1).
     pub loss_rate: f64,
     /// Probability that a packet is delivered twice, in [0, 1).
@@ -97,6 +102,7 @@ impl Default for FabricConfig {
             host_rx_delay_ps: 500_000,
             port_buffer_bytes: None,
             ecn_mark_bytes: None,
+            pfabric: false,
             loss_rate: 0.0,
             duplicate_rate: 0.0,
             reorder_rate: 0.0,

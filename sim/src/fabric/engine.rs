@@ -199,7 +199,12 @@ impl<P: FabricPacket + Clone> Fabric<P> {
         if p.on_wire.is_some() {
             return;
         }
-        if let Some(packet) = p.dequeue() {
+        let next = if self.config.pfabric {
+            p.dequeue_ranked()
+        } else {
+            p.dequeue()
+        };
+        if let Some(packet) = next {
             let done = now.saturating_add(p.serialization(u64::from(packet.wire_bytes())));
             p.on_wire = Some(packet);
             self.events.push(done, Event::TxDone(port));
@@ -251,8 +256,17 @@ impl<P: FabricPacket + Clone> Fabric<P> {
         if let Some(cap) = self.config.port_buffer_bytes
             && p.queued_bytes.saturating_add(bytes) > cap
         {
-            self.stats.buffer_drops += 1;
-            return;
+            let evicted = match self.config.pfabric {
+                true => p.evict_for(bytes, packet.rank().0, cap),
+                false => None,
+            };
+            match evicted {
+                Some(n) => self.stats.buffer_drops += n,
+                None => {
+                    self.stats.buffer_drops += 1;
+                    return;
+                }
+            }
         }
         if let Some(k) = self.config.ecn_mark_bytes
             && p.queued_bytes > k
@@ -262,7 +276,13 @@ impl<P: FabricPacket + Clone> Fabric<P> {
             self.stats.ecn_marks += 1;
         }
         p.hold(bytes);
-        p.enqueue(packet.priority(), packet);
+        // pFabric keeps every packet in one queue, in arrival order.
+        let priority = if self.config.pfabric {
+            0
+        } else {
+            packet.priority()
+        };
+        p.enqueue(priority, packet);
         self.start_if_idle(port, now);
     }
 

@@ -44,6 +44,12 @@ pub trait FabricPacket {
     }
     /// A switch marks the packet Congestion Experienced (called only when `ecn_capable`).
     fn mark_ce(&mut self) {}
+    /// pFabric's scheduling key `(rank, flow)` (with `FabricConfig::pfabric`): lower ranks go
+    /// first, each flow in its own order, and a full switch port drops its highest rank.
+    /// Every packet has rank 0 of flow 0 by default: first in, first out.
+    fn rank(&self) -> (u64, u64) {
+        (0, 0)
+    }
 }
 
 /// A packet handed to its destination host.

@@ -97,6 +97,12 @@ impl<P> Port<P> {
         packet
     }
 
+    /// Packets waiting (not the one on the wire).
+    #[cfg(test)]
+    pub fn waiting(&self) -> usize {
+        self.queues.iter().map(VecDeque::len).sum()
+    }
+
     pub fn stats(&self) -> PortStats {
         PortStats {
             kind: self.kind,
@@ -105,6 +111,49 @@ impl<P> Port<P> {
             queued_bytes: self.queued_bytes,
             max_queued_bytes: self.max_queued_bytes,
         }
+    }
+}
+
+impl<P: super::FabricPacket> Port<P> {
+    /// pFabric's dequeue (everything waits in queue 0, in arrival order): the earliest
+    /// packet of the flow that holds the lowest-rank packet, so that no flow is reordered.
+    pub fn dequeue_ranked(&mut self) -> Option<P> {
+        let q = &mut self.queues[0];
+        let (_, flow) = q.iter().map(|p| p.rank()).min_by_key(|&(rank, _)| rank)?;
+        let i = q
+            .iter()
+            .position(|p| p.rank().1 == flow)
+            .expect("the flow has a packet");
+        let packet = q.remove(i);
+        if q.is_empty() {
+            self.nonempty &= !1;
+        }
+        packet
+    }
+
+    /// pFabric's drop: makes room for `bytes` more within `cap` by dropping waiting packets
+    /// of a higher rank than `rank`, highest first. Returns the packets dropped, or `None`
+    /// when even that leaves no room (the arriving packet is then the one to drop).
+    pub fn evict_for(&mut self, bytes: u64, rank: u64, cap: u64) -> Option<u64> {
+        let mut dropped = 0;
+        while self.queued_bytes.saturating_add(bytes) > cap {
+            let q = &mut self.queues[0];
+            let (i, worst) = q
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (i, p.rank().0))
+                .max_by_key(|&(i, r)| (r, i))?;
+            if worst <= rank {
+                return None;
+            }
+            let p = q.remove(i).expect("indexed");
+            self.queued_bytes -= u64::from(p.wire_bytes());
+            if q.is_empty() {
+                self.nonempty &= !1;
+            }
+            dropped += 1;
+        }
+        Some(dropped)
     }
 }
 
@@ -139,6 +188,60 @@ mod tests {
                 assert_eq!(port.serialization(bytes), serialization_ps(bytes, rate));
             }
         }
+    }
+
+    #[derive(Debug, Clone, PartialEq)]
+    struct Ranked(u64, u64, u32);
+    impl super::super::FabricPacket for Ranked {
+        fn src(&self) -> usize {
+            0
+        }
+        fn dst(&self) -> usize {
+            1
+        }
+        fn wire_bytes(&self) -> u32 {
+            self.2
+        }
+        fn priority(&self) -> u8 {
+            0
+        }
+        fn rank(&self) -> (u64, u64) {
+            (self.0, self.1)
+        }
+    }
+
+    #[test]
+    fn dequeue_ranked__lowest_rank_flow_first_in_its_own_order() {
+        let mut port = Port::new(PortKind::ToHost { host: 0 }, 10_000_000_000);
+        // Flow 7's first packet has rank 50, its second (sent later, fewer bytes left) 40;
+        // flow 8 has rank 45.
+        for p in [Ranked(50, 7, 100), Ranked(45, 8, 100), Ranked(40, 7, 100)] {
+            port.enqueue(0, p);
+        }
+        let order: Vec<_> = std::iter::from_fn(|| port.dequeue_ranked()).collect();
+        assert_eq!(
+            order,
+            [Ranked(50, 7, 100), Ranked(40, 7, 100), Ranked(45, 8, 100)]
+        );
+    }
+
+    #[test]
+    fn evict_for__drops_the_highest_ranks_above_the_arrival_only() {
+        let mut port = Port::new(PortKind::ToHost { host: 0 }, 10_000_000_000);
+        for p in [Ranked(10, 1, 500), Ranked(90, 2, 500), Ranked(60, 3, 500)] {
+            port.hold(500);
+            port.enqueue(0, p);
+        }
+        // Room for 500 more in 1,500: drop one, the rank-90 packet.
+        assert_eq!(port.evict_for(500, 20, 1_500), Some(1));
+        assert_eq!(port.queued_bytes, 1_000);
+        // An arrival of rank 95 is itself the worst: nothing to evict for it.
+        assert_eq!(port.evict_for(500, 95, 1_000), None);
+        assert_eq!(port.waiting(), 2);
+        // Room for 1,000 more in 1,000 for rank 5: both go.
+        assert_eq!(port.evict_for(1_000, 5, 1_000), Some(2));
+        assert_eq!(port.waiting(), 0);
+        assert_eq!(port.dequeue_ranked(), None);
     }
 
     #[test]

@@ -317,3 +317,76 @@ fn switch_port__marks_ecn_capable_packets_above_the_threshold_only() {
     assert_eq!(f.stats().ecn_marks, 0);
     assert!(out.iter().all(|d| !d.packet.ce));
 }
+
+/// A packet with pFabric's rank and flow.
+#[derive(Debug, Clone)]
+struct RankedPkt {
+    src: HostId,
+    rank: u64,
+    flow: u64,
+}
+
+impl FabricPacket for RankedPkt {
+    fn src(&self) -> HostId {
+        self.src
+    }
+    fn dst(&self) -> HostId {
+        3
+    }
+    fn wire_bytes(&self) -> u32 {
+        1_000
+    }
+    fn priority(&self) -> u8 {
+        // Ignored in pFabric mode: everything waits in one queue.
+        (self.rank % 8) as u8
+    }
+    fn rank(&self) -> (u64, u64) {
+        (self.rank, self.flow)
+    }
+}
+
+#[test]
+fn pfabric__a_switch_serves_the_lowest_rank_and_drops_the_highest_when_full() {
+    let config = FabricConfig {
+        pfabric: true,
+        port_buffer_bytes: Some(4_000),
+        ..FabricConfig::default()
+    };
+    let mut f = Fabric::new(Topology::SingleSwitch { hosts: 4 }, config).expect("valid");
+    // Three senders burst into host 3: ranks 100.. from host 0, 10.. from host 1, 50.. from
+    // host 2, four packets each, all at once.
+    for i in 0..4 {
+        for (src, base) in [(0, 100), (1, 10), (2, 50)] {
+            let p = RankedPkt {
+                src,
+                rank: base + i,
+                flow: src as u64,
+            };
+            f.host_send(0, p);
+        }
+    }
+    let mut out = Vec::new();
+    f.advance(Ps::MAX, &mut out);
+    let s = f.stats();
+    assert!(s.buffer_drops > 0, "12 packets into 4 KB");
+    assert_eq!(s.packets_delivered + s.buffer_drops, 12);
+    assert!(s.max_switch_queue_bytes <= 4_000);
+    let ranks: Vec<u64> = out.iter().map(|d| d.packet.rank).collect();
+    // Host 1's flow (the lowest ranks) loses nothing; drops hit the highest ranks.
+    for r in 10..14 {
+        assert!(ranks.contains(&r), "rank {r} delivered: {ranks:?}");
+    }
+    assert!(
+        !ranks.contains(&103),
+        "the highest rank is dropped: {ranks:?}"
+    );
+    // Each flow arrives in its own order.
+    for flow in 0..3 {
+        let of: Vec<u64> = out
+            .iter()
+            .filter(|d| d.packet.flow == flow)
+            .map(|d| d.packet.rank)
+            .collect();
+        assert!(of.windows(2).all(|w| w[0] < w[1]), "flow {flow}: {of:?}");
+    }
+}

@@ -1,6 +1,7 @@
 #![allow(non_snake_case)]
 
 use super::*;
+use crate::baseline::pfabric::PfabricConfig;
 use crate::cluster::mean_arrival_gap_ps;
 use crate::preset::{Preset, for_engine};
 use crate::time::MS;
@@ -8,18 +9,15 @@ use crate::time::MS;
 fn config(transport: Transport, workload: &str, load: f64, hosts: usize) -> BaselineConfig {
     let workload = Workload::parse(workload).expect("workload");
     let (fabric, homa) = for_engine(Preset::Paper, &workload, false, 1);
-    let ecn_mark_bytes =
-        (transport == Transport::Dctcp).then(|| dctcp_mark_bytes(fabric.host_link_bps));
+
     BaselineConfig {
         transport,
         tcp: TcpConfig::default(),
+        pfabric: PfabricConfig::default(),
         connections: 1,
         topology: Topology::SingleSwitch { hosts },
         mean_gap_ps: mean_arrival_gap_ps(&homa, &workload, load, fabric.host_link_bps),
-        fabric: FabricConfig {
-            ecn_mark_bytes,
-            ..fabric
-        },
+        fabric: fabric_for(transport, fabric, None),
         workload,
         load,
         messages: 400,
@@ -188,4 +186,25 @@ fn collective__tcp_and_dctcp_run_a_training_job_to_its_end() {
         assert_eq!(r.completed, r.generated);
         assert!(t.segments > 0);
     }
+}
+
+#[test]
+fn pfabric__completes_every_message_through_drops_and_beats_tcp_for_short_ones() {
+    let (pf, pf_t) = run(config(Transport::Pfabric, "w3", 0.8, 8));
+    let (tcp, _) = run(config(Transport::Tcp, "w3", 0.8, 8));
+    assert!(pf.stopped.is_none(), "{:?}", pf.stopped);
+    assert_eq!(pf.messages, 400);
+    assert_eq!(pf_t.connections, 0, "flows, not connections");
+    assert!(pf.fabric.max_switch_queue_bytes <= crate::baseline::PFABRIC_BUFFER_BYTES);
+    // Drops are repaired by timeouts.
+    if pf.fabric.buffer_drops > 0 {
+        assert!(pf_t.timeouts > 0 && pf_t.retransmits > 0, "{pf_t:?}");
+    }
+    let short = |r: &Report| r.ranges[0].p99_slowdown;
+    assert!(
+        short(&pf) < short(&tcp),
+        "pFabric {} vs TCP {}",
+        short(&pf),
+        short(&tcp)
+    );
 }
