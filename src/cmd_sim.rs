@@ -155,6 +155,8 @@ pub(crate) enum TransportArg {
     /// pFabric: a flow per message ranked by bytes left, switches that schedule and drop
     /// by rank.
     Pfabric,
+    /// PIAS: a DCTCP flow per message, demoted through the eight priorities by bytes sent.
+    Pias,
 }
 
 impl TransportArg {
@@ -165,6 +167,7 @@ impl TransportArg {
             TransportArg::Tcp => Some(Transport::Tcp),
             TransportArg::Dctcp => Some(Transport::Dctcp),
             TransportArg::Pfabric => Some(Transport::Pfabric),
+            TransportArg::Pias => Some(Transport::Pias),
         }
     }
 }
@@ -382,10 +385,12 @@ fn run_baseline(args: &SimArgs, mut config: BaselineConfig, summary: &str) -> Re
             );
         }
     }
-    if config.transport != Transport::Dctcp && args.ecn_threshold_bytes.is_some() {
+    if !matches!(config.transport, Transport::Dctcp | Transport::Pias)
+        && args.ecn_threshold_bytes.is_some()
+    {
         anyhow::bail!(
-            "--ecn-threshold-bytes applies to --transport dctcp only (switches mark only \
-             ECN-capable packets)"
+            "--ecn-threshold-bytes applies to --transport dctcp and pias only (switches mark \
+             only ECN-capable packets)"
         );
     }
     config.fabric = fabric_for(config.transport, config.fabric, args.ecn_threshold_bytes);
@@ -413,7 +418,11 @@ fn run_baseline(args: &SimArgs, mut config: BaselineConfig, summary: &str) -> Re
         small_rpc_rtt_ps: None,
         small_rpc_bytes: 0,
         baseline: Some(transport),
-        paper_protocol: (config_transport == Transport::Pfabric).then_some("pFabric"),
+        paper_protocol: match config_transport {
+            Transport::Pfabric => Some("pFabric"),
+            Transport::Pias => Some("PIAS"),
+            Transport::Tcp | Transport::Dctcp => None,
+        },
     };
     finish(args, &report, &run)
 }

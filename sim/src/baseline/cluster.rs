@@ -38,6 +38,10 @@ pub enum Transport {
     /// pFabric: every message a flow ranked by its bytes left; the switches must schedule
     /// and drop by rank (`FabricConfig::pfabric`, with a small `port_buffer_bytes`).
     Pfabric,
+    /// PIAS: every message a DCTCP flow of its own whose packets drop from priority 7 down
+    /// a level at each of seven thresholds of bytes sent (a multi-level feedback queue on
+    /// the switches' eight priorities); the switches mark ECN as for DCTCP.
+    Pias,
 }
 
 impl Transport {
@@ -47,6 +51,7 @@ impl Transport {
             Transport::Tcp => "tcp",
             Transport::Dctcp => "dctcp",
             Transport::Pfabric => "pfabric",
+            Transport::Pias => "pias",
         }
     }
 }
@@ -56,8 +61,9 @@ impl Transport {
 pub const PFABRIC_BUFFER_BYTES: u64 = 36_000;
 
 /// The switches `transport` needs on `fabric`: DCTCP's ECN marking above `ecn_mark_bytes`
-/// (default [`dctcp_mark_bytes`]), pFabric's queues with its small buffer (unless
-/// `port_buffer_bytes` sets one); TCP's unchanged.
+/// (default [`dctcp_mark_bytes`]), the same for PIAS with priority queues in the host NICs
+/// too, pFabric's queues with its small buffer (unless `port_buffer_bytes` sets one); TCP's
+/// unchanged.
 pub fn fabric_for(
     transport: Transport,
     fabric: FabricConfig,
@@ -71,11 +77,47 @@ pub fn fabric_for(
             ),
             ..fabric
         },
+        Transport::Pias => FabricConfig {
+            ecn_mark_bytes: Some(
+                ecn_mark_bytes.unwrap_or_else(|| dctcp_mark_bytes(fabric.host_link_bps)),
+            ),
+            nic_priorities: true,
+            ..fabric
+        },
         Transport::Pfabric => FabricConfig {
             pfabric: true,
             port_buffer_bytes: fabric.port_buffer_bytes.or(Some(PFABRIC_BUFFER_BYTES)),
             ..fabric
         },
+    }
+}
+
+/// PIAS's seven demotion thresholds for `workload`: the sizes below which 1/8, 2/8, ... 7/8
+/// of its messages fall, so that each of the eight priorities is where an equal share of the
+/// messages finish (an approximation of PIAS's optimised thresholds), ascending and distinct.
+pub fn pias_thresholds(workload: &Workload) -> Vec<u64> {
+    let mut out: Vec<u64> = Vec::new();
+    let mut cum = 0.0;
+    let mut next = 1;
+    for (size, p) in workload.probabilities() {
+        cum += p;
+        while next < 8 && cum >= f64::from(next) / 8.0 - 1e-12 {
+            if out.last().is_none_or(|&l| l < u64::from(size)) {
+                out.push(u64::from(size));
+            }
+            next += 1;
+        }
+    }
+    out
+}
+
+fn add(a: SenderCounts, b: SenderCounts) -> SenderCounts {
+    SenderCounts {
+        segments: a.segments + b.segments,
+        retransmits: a.retransmits + b.retransmits,
+        fast_retransmits: a.fast_retransmits + b.fast_retransmits,
+        timeouts: a.timeouts + b.timeouts,
+        ecn_reductions: a.ecn_reductions + b.ecn_reductions,
     }
 }
 
@@ -165,7 +207,7 @@ pub struct TransportReport {
 }
 
 /// A connection: its sending host, its receiving host, and which of the pair's it is.
-type ConnId = (HostId, HostId, u16);
+type ConnId = (HostId, HostId, u64);
 
 #[derive(Debug, Clone, Copy)]
 enum Timer {
@@ -221,6 +263,10 @@ pub struct BaselineCluster {
     config: BaselineConfig,
     fabric: Fabric<TcpPacket>,
     conns: HashMap<ConnId, Conn>,
+    /// What closed connections (PIAS flows) did.
+    closed: SenderCounts,
+    /// PIAS's demotion thresholds, bytes sent, ascending (empty for the other transports).
+    pias: Vec<u64>,
     /// pFabric's flows by message, until their sender has every acknowledgement.
     flows: HashMap<u64, Flow>,
     /// What finished pFabric flows did: packets, resent, timeouts.
@@ -346,6 +392,12 @@ impl BaselineCluster {
             warmup: config.messages / 10,
             fabric,
             conns: HashMap::new(),
+            closed: SenderCounts::default(),
+            pias: if config.transport == Transport::Pias {
+                pias_thresholds(&config.workload)
+            } else {
+                Vec::new()
+            },
             flows: HashMap::new(),
             flow_counts: (0, 0, 0),
             flow_packets: Vec::new(),
@@ -563,15 +615,24 @@ impl BaselineCluster {
             self.flow_poll(message);
             return;
         }
-        let (tcp, dctcp) = (self.config.tcp, self.config.transport == Transport::Dctcp);
-        // The pair's connection with the fewest bytes outstanding (the lowest on a tie).
-        let k = (0..self.config.connections)
-            .min_by_key(|&k| {
-                self.conns
-                    .get(&(src, dst, k))
-                    .map_or(0, |c| c.sender.unacked())
-            })
-            .unwrap_or(0);
+        let pias = self.config.transport == Transport::Pias;
+        let (tcp, dctcp) = (
+            self.config.tcp,
+            pias || self.config.transport == Transport::Dctcp,
+        );
+        // PIAS: a connection of its own. Else the pair's connection with the fewest bytes
+        // outstanding (the lowest on a tie).
+        let k = if pias {
+            message
+        } else {
+            (0..u64::from(self.config.connections))
+                .min_by_key(|&k| {
+                    self.conns
+                        .get(&(src, dst, k))
+                        .map_or(0, |c| c.sender.unacked())
+                })
+                .unwrap_or(0)
+        };
         let id = (src, dst, k);
         let c = self.conns.entry(id).or_insert_with(|| Conn {
             sender: Sender::new(tcp, dctcp),
@@ -610,6 +671,7 @@ impl BaselineCluster {
                 conn: 0,
                 flow: message,
                 rank: fp.rank,
+                priority: 0,
                 body: Body::Data(Segment {
                     seq: u64::from(fp.index) * mss,
                     len: fp.len,
@@ -652,6 +714,7 @@ impl BaselineCluster {
                     conn: 0,
                     flow: message,
                     rank: 0,
+                    priority: 0,
                     body: Body::Ack {
                         ack: u64::from(index),
                         ece: false,
@@ -696,6 +759,8 @@ impl BaselineCluster {
                     conn: p.conn,
                     flow: 0,
                     rank: 0,
+                    // PIAS sends ACKs at the top priority; TCP has one.
+                    priority: if self.pias.is_empty() { 0 } else { 7 },
                     body: Body::Ack { ack, ece: p.ce },
                     ect: false,
                     ce: false,
@@ -712,6 +777,12 @@ impl BaselineCluster {
                 };
                 c.sender.on_ack(self.now, ack, ece, &mut self.segments);
                 c.sender.poll(self.now, &mut self.segments);
+                // A PIAS flow is over once everything is acknowledged.
+                if !self.pias.is_empty() && c.sender.unacked() == 0 && c.pending.is_empty() {
+                    let c = self.conns.remove(&id).expect("present");
+                    self.closed = add(self.closed, c.sender.counts());
+                    return;
+                }
                 self.flush(id);
             }
         }
@@ -725,12 +796,15 @@ impl BaselineCluster {
         let ect = c.sender.is_dctcp();
         let (src, dst, conn) = id;
         for seg in self.segments.drain(..) {
+            // PIAS: one level down per threshold of bytes sent before the segment.
+            let demoted = self.pias.iter().filter(|&&t| seg.seq >= t).count() as u8;
             let p = TcpPacket {
                 src,
                 dst,
                 conn,
                 flow: 0,
                 rank: 0,
+                priority: if self.pias.is_empty() { 0 } else { 7 - demoted },
                 body: Body::Data(seg),
                 ect,
                 ce: false,
@@ -771,7 +845,7 @@ impl BaselineCluster {
         }
         let mss = match self.config.transport {
             Transport::Pfabric => self.config.pfabric.mss,
-            Transport::Tcp | Transport::Dctcp => self.config.tcp.mss,
+            Transport::Tcp | Transport::Dctcp | Transport::Pias => self.config.tcp.mss,
         };
         let frames: Vec<u32> = (0..size.div_ceil(mss))
             .map(|i| packet::wire_bytes((size - i * mss).min(mss)))
@@ -782,17 +856,11 @@ impl BaselineCluster {
     }
 
     fn transport_report(&self) -> TransportReport {
-        let sum =
-            self.conns
-                .values()
-                .map(|c| c.sender.counts())
-                .fold(SenderCounts::default(), |a, b| SenderCounts {
-                    segments: a.segments + b.segments,
-                    retransmits: a.retransmits + b.retransmits,
-                    fast_retransmits: a.fast_retransmits + b.fast_retransmits,
-                    timeouts: a.timeouts + b.timeouts,
-                    ecn_reductions: a.ecn_reductions + b.ecn_reductions,
-                });
+        let sum = self
+            .conns
+            .values()
+            .map(|c| c.sender.counts())
+            .fold(self.closed, add);
         let live = self.flows.values().fold((0, 0, 0), |a, f| {
             (
                 a.0 + f.sender.sent,
@@ -812,7 +880,10 @@ impl BaselineCluster {
             timeouts: sum.timeouts + flows.2,
             ecn_reductions: sum.ecn_reductions,
             acks: self.acks,
-            connections: self.conns.len() as u64,
+            connections: match self.config.transport {
+                Transport::Pfabric | Transport::Pias => 0,
+                Transport::Tcp | Transport::Dctcp => self.conns.len() as u64,
+            },
         }
     }
 

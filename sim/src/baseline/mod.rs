@@ -19,5 +19,5 @@ pub mod tcp;
 
 pub use cluster::{
     BaselineCluster, BaselineConfig, BaselineError, PFABRIC_BUFFER_BYTES, Transport,
-    TransportReport, dctcp_mark_bytes, fabric_for,
+    TransportReport, dctcp_mark_bytes, fabric_for, pias_thresholds,
 };

@@ -29,12 +29,14 @@ pub(crate) enum Body {
 pub(crate) struct TcpPacket {
     pub src: HostId,
     pub dst: HostId,
-    /// Which of the pair's connections (0 when there is one).
-    pub conn: u16,
+    /// Which of the pair's connections (0 when there is one; PIAS: the message).
+    pub conn: u64,
     /// pFabric: the flow (message) it belongs to, and its rank (the flow's bytes left; 0
     /// for an ACK). TCP: 0 and 0.
     pub flow: u64,
     pub rank: u64,
+    /// Switch priority (PIAS's level; 0 for the others).
+    pub priority: u8,
     pub body: Body,
     /// ECN-capable transport (DCTCP's segments).
     pub ect: bool,
@@ -56,7 +58,7 @@ impl FabricPacket for TcpPacket {
         }
     }
     fn priority(&self) -> u8 {
-        0
+        self.priority
     }
     fn ecn_capable(&self) -> bool {
         self.ect

@@ -63,6 +63,9 @@ pub struct FabricConfig {
     /// ([`super::FabricPacket::rank`]), and a full switch port (`port_buffer_bytes`) drops
     /// its highest-rank packet, the arriving one if that is it.
     pub pfabric: bool,
+    /// Host NICs serve the eight priorities strictly, as switch ports do (PIAS's end hosts),
+    /// instead of one first-in first-out queue.
+    pub nic_priorities: bool,
     /// Probability that a packet is dropped on its last hop, in [0, 1).
     pub loss_rate: f64,
     /// Probability that a packet is delivered twice, in [0, 1).
@@ -103,6 +106,7 @@ impl Default for FabricConfig {
             port_buffer_bytes: None,
             ecn_mark_bytes: None,
             pfabric: false,
+            nic_priorities: false,
             loss_rate: 0.0,
             duplicate_rate: 0.0,
             reorder_rate: 0.0,

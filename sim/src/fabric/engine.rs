@@ -137,7 +137,12 @@ impl<P: FabricPacket + Clone> Fabric<P> {
             match event {
                 Event::NicIn(packet) => {
                     let port = self.layout.host_nic(packet.src());
-                    self.ports[port].enqueue(0, packet);
+                    let priority = if self.config.nic_priorities && !self.config.pfabric {
+                        packet.priority()
+                    } else {
+                        0
+                    };
+                    self.ports[port].enqueue(priority, packet);
                     self.start_if_idle(port, t);
                 }
                 Event::TxDone(port) => self.tx_done(port, t),

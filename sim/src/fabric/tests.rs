@@ -195,6 +195,22 @@ fn host_nic__is_fifo_whatever_the_priority() {
 }
 
 #[test]
+fn host_nic__serves_priorities_when_asked() {
+    let config = FabricConfig {
+        nic_priorities: true,
+        ..FabricConfig::default()
+    };
+    let mut f = fabric(Topology::SingleSwitch { hosts: 2 }, config);
+    for i in 0..5 {
+        f.host_send(0, pkt(0, 1, 1000, 0, i));
+    }
+    f.host_send(0, pkt(0, 1, 1000, 7, 5));
+    let ids: Vec<u64> = run_to_end(&mut f).iter().map(|d| d.packet.id).collect();
+    // Packet 0 is on the wire when the rest arrive: 5 goes next.
+    assert_eq!(ids, [0, 5, 1, 2, 3, 4]);
+}
+
+#[test]
 fn host_backlog_bytes__counts_until_serialized() {
     let config = FabricConfig::default();
     let mut f = fabric(Topology::SingleSwitch { hosts: 2 }, config.clone());

@@ -208,3 +208,49 @@ fn pfabric__completes_every_message_through_drops_and_beats_tcp_for_short_ones()
         short(&tcp)
     );
 }
+
+#[test]
+fn pias__thresholds_split_the_messages_in_eighths() {
+    let w = Workload::parse("w3").unwrap();
+    let t = crate::baseline::pias_thresholds(&w);
+    assert!(!t.is_empty() && t.len() <= 7, "{t:?}");
+    assert!(t.windows(2).all(|p| p[0] < p[1]), "{t:?}");
+    // Each threshold has at least its share of the messages at or below it.
+    let probs = w.probabilities();
+    for (i, &th) in t.iter().enumerate() {
+        let below: f64 = probs
+            .iter()
+            .filter(|&&(s, _)| u64::from(s) <= th)
+            .map(|p| p.1)
+            .sum();
+        assert!(
+            below >= (i + 1) as f64 / 8.0 - 1e-9,
+            "{i}: {th} holds {below}"
+        );
+    }
+    assert_eq!(
+        crate::baseline::pias_thresholds(&Workload::Fixed(1_000)),
+        [1_000],
+        "one size: one threshold"
+    );
+}
+
+#[test]
+fn pias__short_messages_overtake_long_ones_at_the_top_priority() {
+    let (pias, t) = run(config(Transport::Pias, "w3", 0.8, 8));
+    let (dctcp, _) = run(config(Transport::Dctcp, "w3", 0.8, 8));
+    assert!(pias.stopped.is_none(), "{:?}", pias.stopped);
+    assert_eq!(pias.messages, 400);
+    assert_eq!(
+        t.connections, 0,
+        "every PIAS flow closed or counted as a flow"
+    );
+    assert_eq!(pias.completed + pias.in_flight, pias.generated);
+    let short = |r: &Report| r.ranges[0].p99_slowdown;
+    assert!(
+        short(&pias) < short(&dctcp),
+        "PIAS {} vs DCTCP {}",
+        short(&pias),
+        short(&dctcp)
+    );
+}
