@@ -5,7 +5,10 @@
 //!
 //! Minimal rate control: a timeout sends the oldest unacknowledged packet again with a
 //! window of one packet, and every acknowledgement grows the window by a packet, back up to
-//! the initial window.
+//! the initial window. Consecutive timeouts double the timeout (up to 2^10 times), as
+//! pFabric's probe mode slows a starved flow down: without that, flows that the switches
+//! starve (the largest, at high load) time out every 45 µs, and their copies take the
+//! fabric's bandwidth.
 
 use crate::time::{Ps, US};
 
@@ -59,6 +62,8 @@ pub struct FlowSender {
     in_flight: u32,
     window: u32,
     deadline: Option<Ps>,
+    /// Timeouts since the last new acknowledgement (the timeout doubles with each).
+    backoff: u32,
     /// Packets sent, retransmissions included.
     pub sent: u64,
     /// Packets sent again.
@@ -82,6 +87,7 @@ impl FlowSender {
             in_flight: 0,
             window: config.window,
             deadline: None,
+            backoff: 0,
             sent: 0,
             resent: 0,
             timeouts: 0,
@@ -135,7 +141,7 @@ impl FlowSender {
             });
         }
         if self.in_flight > 0 && self.deadline.is_none() {
-            self.deadline = Some(now + self.config.rto_ps);
+            self.deadline = Some(now + self.rto());
         }
     }
 
@@ -151,7 +157,13 @@ impl FlowSender {
         self.acked_bytes += u64::from(self.len_of(index));
         self.in_flight = self.in_flight.saturating_sub(1);
         self.window = (self.window + 1).min(self.config.window);
-        self.deadline = (!self.is_done()).then_some(now + self.config.rto_ps);
+        self.backoff = 0;
+        self.deadline = (!self.is_done()).then_some(now + self.rto());
+    }
+
+    /// The timeout now: the configured one, doubled per consecutive timeout.
+    fn rto(&self) -> Ps {
+        self.config.rto_ps << self.backoff.min(10)
     }
 
     /// The timer fired at `now` (earlier calls do nothing): everything unacknowledged is
@@ -166,6 +178,7 @@ impl FlowSender {
             return;
         }
         self.timeouts += 1;
+        self.backoff += 1;
         self.window = 1;
         self.in_flight = 0;
         self.resend_from = 0;
@@ -255,6 +268,7 @@ mod tests {
         s.on_timer(46 * US, &mut out);
         assert_eq!(out.iter().map(|p| p.index).collect::<Vec<_>>(), [0]);
         assert_eq!(s.timeouts, 1);
+        assert_eq!(s.deadline(), Some(46 * US + 90 * US), "the timeout doubled");
         // Its ACK opens the window to 2: packets 2 and 4, skipping the acknowledged 3.
         s.on_ack(50 * US, 0);
         out.clear();

@@ -60,8 +60,8 @@ pub struct FabricConfig {
     pub ecn_mark_bytes: Option<u64>,
     /// pFabric's queues at every switch port and host NIC instead of strict priorities: the
     /// earliest packet of the flow with the lowest-rank packet goes first
-    /// ([`super::FabricPacket::rank`]), and a full switch port (`port_buffer_bytes`) drops
-    /// its highest-rank packet, the arriving one if that is it.
+    /// ([`super::FabricPacket::rank`]), and a full port (`port_buffer_bytes`, host NICs
+    /// included) drops its highest-rank packet, the arriving one if that is it.
     pub pfabric: bool,
     /// Host NICs serve the eight priorities strictly, as switch ports do (PIAS's end hosts),
     /// instead of one first-in first-out queue.

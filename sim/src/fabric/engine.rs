@@ -137,6 +137,9 @@ impl<P: FabricPacket + Clone> Fabric<P> {
             match event {
                 Event::NicIn(packet) => {
                     let port = self.layout.host_nic(packet.src());
+                    if self.config.pfabric && !self.nic_room(port, &packet) {
+                        continue;
+                    }
                     let priority = if self.config.nic_priorities && !self.config.pfabric {
                         packet.priority()
                     } else {
@@ -253,6 +256,30 @@ impl<P: FabricPacket + Clone> Fabric<P> {
         self.events
             .push_fifo(LANE_ARRIVE, at, Event::Arrive(next, packet));
         self.start_if_idle(port, now);
+    }
+
+    /// pFabric's host NIC holds at most `port_buffer_bytes` too (the packet is already
+    /// counted, since `host_send`): makes room by dropping waiting packets of a higher rank,
+    /// or says to drop the packet itself.
+    fn nic_room(&mut self, port: usize, packet: &P) -> bool {
+        let Some(cap) = self.config.port_buffer_bytes else {
+            return true;
+        };
+        let p = &mut self.ports[port];
+        if p.queued_bytes <= cap {
+            return true;
+        }
+        match p.evict_for(0, packet.rank().0, cap) {
+            Some(n) => {
+                self.stats.buffer_drops += n;
+                true
+            }
+            None => {
+                p.queued_bytes -= u64::from(packet.wire_bytes());
+                self.stats.buffer_drops += 1;
+                false
+            }
+        }
     }
 
     fn arrive(&mut self, port: usize, now: Ps, mut packet: P) {
