@@ -18,6 +18,7 @@ use std::path::PathBuf;
 
 use crate::cmd_sim::{PresetArg, TopologyArg, TransportArg, make_parent, watchdog};
 use crate::matrix::{self, Column, Scenario, median};
+use crate::sim_report::rows_json;
 use crate::traffic::{self, Traffic};
 
 #[derive(Debug, clap::Args)]
@@ -356,20 +357,6 @@ fn totals(out: &mut impl Write, columns: &[Column]) -> std::io::Result<()> {
         )?;
     }
     Ok(())
-}
-
-fn rows_json(rows: &[BucketRow]) -> Vec<serde_json::Value> {
-    rows.iter()
-        .map(|b| {
-            json!({
-                "max_bytes": b.max_bytes,
-                "count": b.count,
-                "p50_slowdown": b.p50_slowdown,
-                "p99_slowdown": b.p99_slowdown,
-                "mean_slowdown": b.mean_slowdown,
-            })
-        })
-        .collect()
 }
 
 fn to_json(args: &CompareArgs, columns: &[Column]) -> serde_json::Value {

@@ -11,6 +11,7 @@ mod cmd_stress;
 mod cmd_synth;
 mod matrix;
 mod pnr;
+mod sim_report;
 mod traffic;
 
 use anyhow::{Context, Result};

@@ -260,7 +260,7 @@ fn sim__baseline_options_that_do_not_apply_are_refused() {
         ),
         (
             &["--transport", "tcp", "--ecn-threshold-bytes", "9000"],
-            "dctcp only",
+            "dctcp and pias only",
         ),
         (
             &["--transport", "dctcp", "--pcap", "/tmp/x.pcap"],

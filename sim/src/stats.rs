@@ -87,17 +87,7 @@ impl SlowdownStats {
             .iter()
             .zip(&self.samples)
             .filter(|(_, s)| !s.is_empty())
-            .map(|(&max_bytes, s)| {
-                let mut sorted = s.clone();
-                sorted.sort_by(f64::total_cmp);
-                BucketSummary {
-                    max_bytes,
-                    count: sorted.len() as u64,
-                    p50_slowdown: nearest_rank(&sorted, 50.0),
-                    p99_slowdown: nearest_rank(&sorted, 99.0),
-                    mean_slowdown: sorted.iter().sum::<f64>() / sorted.len() as f64,
-                }
-            })
+            .map(|(&max_bytes, s)| summary(max_bytes, s.clone()))
             .collect()
     }
 
@@ -121,16 +111,7 @@ impl SlowdownStats {
         groups
             .into_iter()
             .filter(|(_, s)| !s.is_empty())
-            .map(|(max_bytes, mut sorted)| {
-                sorted.sort_by(f64::total_cmp);
-                BucketSummary {
-                    max_bytes,
-                    count: sorted.len() as u64,
-                    p50_slowdown: nearest_rank(&sorted, 50.0),
-                    p99_slowdown: nearest_rank(&sorted, 99.0),
-                    mean_slowdown: sorted.iter().sum::<f64>() / sorted.len() as f64,
-                }
-            })
+            .map(|(max_bytes, samples)| summary(max_bytes, samples))
             .collect()
     }
 
@@ -142,6 +123,18 @@ impl SlowdownStats {
             .map(|b| (b.max_bytes, b.count as f64))
             .collect();
         PercentileBuckets::from_counts(&counts)
+    }
+}
+
+/// The summary of non-empty `samples` under the bound `max_bytes`.
+fn summary(max_bytes: u32, mut samples: Vec<f64>) -> BucketSummary {
+    samples.sort_by(f64::total_cmp);
+    BucketSummary {
+        max_bytes,
+        count: samples.len() as u64,
+        p50_slowdown: nearest_rank(&samples, 50.0),
+        p99_slowdown: nearest_rank(&samples, 99.0),
+        mean_slowdown: samples.iter().sum::<f64>() / samples.len() as f64,
     }
 }
 

@@ -16,9 +16,10 @@ use rand::RngExt;
 
 use super::packet::{self, Body, TcpPacket};
 use super::pfabric::{FlowPacket, FlowReceiver, FlowSender, PfabricConfig};
+use super::switches::pias_thresholds;
 use super::tcp::{Receiver, Segment, Sender, SenderCounts, TcpConfig, TcpConfigError};
 use crate::cluster::{Pattern, Progress, Report, StopReason, Stopped, Watchdog};
-use crate::cluster::{default_buckets, report_rows};
+use crate::cluster::{arrival_stream, default_buckets, report_rows};
 use crate::collective::{Collective, CollectiveSpec};
 use crate::event::EventQueue;
 use crate::fabric::{Delivery, Fabric, FabricConfig, FabricError, HostId, Topology};
@@ -26,6 +27,7 @@ use crate::rng::{SimRng, seeded_rng};
 use crate::stats::{SIZE_RANGES, SlowdownStats};
 use crate::time::{Ps, SEC};
 use crate::workload::{PoissonArrivals, Workload};
+use flows::Flow;
 
 /// A transport other than Homa.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,61 +58,6 @@ impl Transport {
     }
 }
 
-/// pFabric's switch buffer per port: 36 KB, about two bandwidth-delay products at 10 Gb/s
-/// (the pFabric paper's setting).
-pub const PFABRIC_BUFFER_BYTES: u64 = 36_000;
-
-/// The switches `transport` needs on `fabric`: DCTCP's ECN marking above `ecn_mark_bytes`
-/// (default [`dctcp_mark_bytes`]), the same for PIAS with priority queues in the host NICs
-/// too, pFabric's queues with its small buffer (unless `port_buffer_bytes` sets one); TCP's
-/// unchanged.
-pub fn fabric_for(
-    transport: Transport,
-    fabric: FabricConfig,
-    ecn_mark_bytes: Option<u64>,
-) -> FabricConfig {
-    match transport {
-        Transport::Tcp => fabric,
-        Transport::Dctcp => FabricConfig {
-            ecn_mark_bytes: Some(
-                ecn_mark_bytes.unwrap_or_else(|| dctcp_mark_bytes(fabric.host_link_bps)),
-            ),
-            ..fabric
-        },
-        Transport::Pias => FabricConfig {
-            ecn_mark_bytes: Some(
-                ecn_mark_bytes.unwrap_or_else(|| dctcp_mark_bytes(fabric.host_link_bps)),
-            ),
-            nic_priorities: true,
-            ..fabric
-        },
-        Transport::Pfabric => FabricConfig {
-            pfabric: true,
-            port_buffer_bytes: fabric.port_buffer_bytes.or(Some(PFABRIC_BUFFER_BYTES)),
-            ..fabric
-        },
-    }
-}
-
-/// PIAS's seven demotion thresholds for `workload`: the sizes below which 1/8, 2/8, ... 7/8
-/// of its messages fall, so that each of the eight priorities is where an equal share of the
-/// messages finish (an approximation of PIAS's optimised thresholds), ascending and distinct.
-pub fn pias_thresholds(workload: &Workload) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::new();
-    let mut cum = 0.0;
-    let mut next = 1;
-    for (size, p) in workload.probabilities() {
-        cum += p;
-        while next < 8 && cum >= f64::from(next) / 8.0 - 1e-12 {
-            if out.last().is_none_or(|&l| l < u64::from(size)) {
-                out.push(u64::from(size));
-            }
-            next += 1;
-        }
-    }
-    out
-}
-
 fn add(a: SenderCounts, b: SenderCounts) -> SenderCounts {
     SenderCounts {
         segments: a.segments + b.segments,
@@ -119,13 +66,6 @@ fn add(a: SenderCounts, b: SenderCounts) -> SenderCounts {
         timeouts: a.timeouts + b.timeouts,
         ecn_reductions: a.ecn_reductions + b.ecn_reductions,
     }
-}
-
-/// DCTCP's marking threshold for a link: 65 full-size packets per 10 Gb/s (the DCTCP paper's
-/// setting for 10 Gb/s), bytes.
-pub fn dctcp_mark_bytes(link_bps: u64) -> u64 {
-    let packets = (65.0 * link_bps as f64 / 10e9).round().max(1.0) as u64;
-    packets * u64::from(packet::wire_bytes(TcpConfig::default().mss))
 }
 
 /// Everything a baseline run depends on.
@@ -231,17 +171,6 @@ struct Conn {
     /// Messages written and not yet complete: (stream offset of their end, id).
     pending: VecDeque<(u64, u64)>,
     /// The time a `Timer::Rto` is queued for, if any.
-    timer_at: Option<Ps>,
-}
-
-/// A pFabric flow: one message.
-#[derive(Debug)]
-struct Flow {
-    src: HostId,
-    dst: HostId,
-    sender: FlowSender,
-    receiver: FlowReceiver,
-    /// The time a `Timer::FlowRto` is queued for, if any.
     timer_at: Option<Ps>,
 }
 
@@ -357,21 +286,15 @@ impl BaselineCluster {
         let mut timers = EventQueue::new();
         let mut arrivals = Vec::with_capacity(n);
         for i in 0..n {
-            let seed = config
-                .seed
-                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                .wrapping_add(i as u64);
             // Without Poisson messages the streams exist but are never started.
             let gap = if poisson { config.mean_gap_ps } else { 1.0 };
-            let mut a = PoissonArrivals::new(gap, seed).map_err(|e| BaselineError::Invalid {
-                field: "mean arrival gap",
-                value: format!("{} ps", e.0),
-                allowed: "a positive, finite gap",
+            let (first, a) = arrival_stream(config.seed, i, gap, config.pattern).map_err(|e| {
+                BaselineError::Invalid {
+                    field: "mean arrival gap",
+                    value: format!("{} ps", e.0),
+                    allowed: "a positive, finite gap",
+                }
             })?;
-            let first = match config.pattern {
-                Pattern::Incast { .. } => 1,
-                Pattern::Uniform => a.next_gap(),
-            };
             if poisson {
                 timers.push(first, Timer::Arrival(i));
             }
@@ -648,93 +571,6 @@ impl BaselineCluster {
         self.flush(id);
     }
 
-    /// Sends what flow `message` may send now and re-arms its timer.
-    fn flow_poll(&mut self, message: u64) {
-        let Some(f) = self.flows.get_mut(&message) else {
-            return;
-        };
-        f.sender.poll(self.now, &mut self.flow_packets);
-        self.flow_flush(message);
-    }
-
-    /// Puts the packets flow `message` produced on the wire, re-arms its timer, and forgets
-    /// the flow once both ends are done.
-    fn flow_flush(&mut self, message: u64) {
-        let Some(f) = self.flows.get_mut(&message) else {
-            return;
-        };
-        let mss = u64::from(self.config.pfabric.mss);
-        for fp in self.flow_packets.drain(..) {
-            let p = TcpPacket {
-                src: f.src,
-                dst: f.dst,
-                conn: 0,
-                flow: message,
-                rank: fp.rank,
-                priority: 0,
-                body: Body::Data(Segment {
-                    seq: u64::from(fp.index) * mss,
-                    len: fp.len,
-                }),
-                ect: false,
-                ce: false,
-            };
-            self.fabric.host_send(self.now, p);
-        }
-        if f.sender.is_done() && f.receiver.is_complete() {
-            let f = self.flows.remove(&message).expect("present");
-            self.flow_counts.0 += f.sender.sent;
-            self.flow_counts.1 += f.sender.resent;
-            self.flow_counts.2 += f.sender.timeouts;
-            return;
-        }
-        if let Some(d) = f.sender.deadline()
-            && f.timer_at.is_none_or(|at| d < at)
-        {
-            f.timer_at = Some(d);
-            self.timers.push(d, Timer::FlowRto(message));
-        }
-    }
-
-    /// A pFabric packet reached `host`.
-    fn flow_receive(&mut self, host: HostId, p: TcpPacket) {
-        let message = p.flow;
-        let Some(f) = self.flows.get_mut(&message) else {
-            return;
-        };
-        let mss = u64::from(self.config.pfabric.mss);
-        match p.body {
-            Body::Data(seg) => {
-                let index = (seg.seq / mss) as u32;
-                let complete = f.receiver.on_packet(index);
-                self.acks += 1;
-                let ack = TcpPacket {
-                    src: host,
-                    dst: p.src,
-                    conn: 0,
-                    flow: message,
-                    rank: 0,
-                    priority: 0,
-                    body: Body::Ack {
-                        ack: u64::from(index),
-                        ece: false,
-                    },
-                    ect: false,
-                    ce: false,
-                };
-                self.fabric.host_send(self.now, ack);
-                if complete {
-                    self.complete(message);
-                    self.flow_flush(message);
-                }
-            }
-            Body::Ack { ack, .. } => {
-                f.sender.on_ack(self.now, ack as u32);
-                self.flow_poll(message);
-            }
-        }
-    }
-
     /// A packet reached `host`.
     fn receive(&mut self, host: HostId, p: TcpPacket) {
         if self.config.transport == Transport::Pfabric {
@@ -920,6 +756,8 @@ impl BaselineCluster {
         }
     }
 }
+
+mod flows;
 
 #[cfg(test)]
 mod tests;

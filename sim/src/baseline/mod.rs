@@ -15,9 +15,8 @@
 mod cluster;
 mod packet;
 pub mod pfabric;
+mod switches;
 pub mod tcp;
 
-pub use cluster::{
-    BaselineCluster, BaselineConfig, BaselineError, PFABRIC_BUFFER_BYTES, Transport,
-    TransportReport, dctcp_mark_bytes, fabric_for, pias_thresholds,
-};
+pub use cluster::{BaselineCluster, BaselineConfig, BaselineError, Transport, TransportReport};
+pub use switches::{PFABRIC_BUFFER_BYTES, dctcp_mark_bytes, fabric_for, pias_thresholds};

@@ -380,21 +380,14 @@ impl Cluster {
         let mut timers = EventQueue::new();
         let mut arrivals = Vec::with_capacity(n);
         for i in 0..n {
-            let seed = config
-                .seed
-                .wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                .wrapping_add(i as u64);
-            let mut a =
-                PoissonArrivals::new(mean_gap_ps, seed).map_err(|e| ClusterError::Invalid {
-                    field: "load",
-                    value: format!("{} (mean gap {} ps)", config.load, e.0),
-                    allowed: "a load that gives a positive, finite message rate",
+            let (first, a) =
+                arrival_stream(config.seed, i, mean_gap_ps, config.pattern).map_err(|e| {
+                    ClusterError::Invalid {
+                        field: "load",
+                        value: format!("{} (mean gap {} ps)", config.load, e.0),
+                        allowed: "a load that gives a positive, finite message rate",
+                    }
                 })?;
-            // An incast starts with every sender's first message at once.
-            let first = match config.pattern {
-                Pattern::Incast { .. } => 1,
-                Pattern::Uniform => a.next_gap(),
-            };
             if poisson {
                 timers.push(first, Timer::Arrival(i));
             }
@@ -921,6 +914,26 @@ impl Cluster {
 }
 
 /// Scheduled DATA packets of a message (each is preceded by about one GRANT).
+/// Host `host`'s message arrivals for the run's `seed`, and when its first message comes: the
+/// same streams for every transport. An incast starts with every sender's first message at
+/// once.
+pub(crate) fn arrival_stream(
+    seed: u64,
+    host: HostId,
+    mean_gap_ps: f64,
+    pattern: Pattern,
+) -> Result<(Ps, PoissonArrivals), crate::workload::ArrivalsError> {
+    let seed = seed
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .wrapping_add(host as u64);
+    let mut a = PoissonArrivals::new(mean_gap_ps, seed)?;
+    let first = match pattern {
+        Pattern::Incast { .. } => 1,
+        Pattern::Uniform => a.next_gap(),
+    };
+    Ok((first, a))
+}
+
 /// The mean gap between one host's message arrivals, ps, that puts `load` of a host link
 /// of `host_link_bps` on the wire as Homa sends `workload`: its DATA frames with every
 /// overhead, and the GRANTs that schedule them. The baseline transports take the same gap,

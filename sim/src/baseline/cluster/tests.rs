@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::baseline::pfabric::PfabricConfig;
+use crate::baseline::{dctcp_mark_bytes, fabric_for};
 use crate::cluster::mean_arrival_gap_ps;
 use crate::preset::{Preset, for_engine};
 use crate::time::MS;
