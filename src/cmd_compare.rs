@@ -96,7 +96,9 @@ pub(crate) struct CompareArgs {
 
 pub(crate) fn run(args: CompareArgs) -> Result<()> {
     if args.transports.is_empty() {
-        anyhow::bail!("--transports lists no transport: name at least one of homa, tcp, dctcp");
+        anyhow::bail!(
+            "--transports lists no transport: name at least one of homa, tcp, dctcp, pfabric, pias"
+        );
     }
     if args.seeds == 0 {
         anyhow::bail!("invalid --seeds 0: allowed at least 1 run per transport");

@@ -35,11 +35,13 @@ pub(crate) struct SimArgs {
     engine: Engine,
     /// The transport every host runs: `homa`, in the engine --engine names; or a baseline
     /// carrying the same messages over the same fabric, in the fast model: `tcp` (NewReno
-    /// over drop-tail switches) or `dctcp` (switches mark ECN above --ecn-threshold-bytes).
+    /// over drop-tail switches), `dctcp` (switches mark ECN above --ecn-threshold-bytes),
+    /// `pfabric` (switches schedule and drop by bytes left) or `pias` (DCTCP flows demoted
+    /// through eight priorities) (docs/baselines.md).
     #[arg(long, value_enum, default_value_t = TransportArg::Homa)]
     transport: TransportArg,
-    /// Switch ECN marking threshold K in bytes (--transport dctcp) [default: 65 full-size
-    /// packets per 10 Gb/s of host link, the DCTCP paper's setting].
+    /// Switch ECN marking threshold K in bytes (--transport dctcp or pias) [default: 65
+    /// full-size packets per 10 Gb/s of host link, the DCTCP paper's setting].
     #[arg(long)]
     ecn_threshold_bytes: Option<u64>,
     /// TCP connections per ordered host pair (--transport tcp|dctcp): each message goes to

@@ -4,8 +4,10 @@
 //! - UDP: each datagram with a payload is one message of that payload.
 //! - TCP: per direction of a connection, a message is the new payload bytes up to a segment
 //!   with PSH or FIN set (Linux sets PSH on the last segment of each write the application
-//!   makes); retransmitted bytes (sequence numbers already seen) are not counted again, and
-//!   bytes still open when the capture ends make a last message, counted as cut.
+//!   makes); bytes at or below the highest sequence number seen are counted as retransmitted
+//!   and not again (so a segment the capture holds out of order counts as retransmitted),
+//!   a SYN starts the direction afresh, and bytes still open when the capture ends (or a SYN
+//!   reuses the ports) make a last message, counted as cut.
 //! - Everything else (ARP, ICMP, other IP protocols, frames that do not parse) is skipped
 //!   and counted.
 
@@ -85,6 +87,23 @@ impl Inferred {
                 (Some(TransportSlice::Tcp(t)), Some((src, dst))) => {
                     let key = (src, t.source_port(), dst, t.destination_port());
                     let flow = flows.entry(key).or_default();
+                    if t.syn() {
+                        // A new connection on the same ports: what the old one left open is
+                        // a message the capture cut.
+                        if flow.open > 0 {
+                            me.push(flow.open);
+                            me.tcp_messages += 1;
+                            me.tcp_cut += 1;
+                        }
+                        let payload_seq = t.sequence_number().wrapping_add(1);
+                        *flow = Flow {
+                            next: Some(payload_seq),
+                            open: 0,
+                        };
+                        if t.payload().is_empty() {
+                            continue;
+                        }
+                    }
                     let len = t.payload().len() as u32;
                     if len == 0 && !t.fin() {
                         me.skipped_frames += 1;
@@ -216,6 +235,28 @@ mod tests {
         let mut out = Vec::new();
         b.write(&mut out, &vec![9; payload]).unwrap();
         frame(out)
+    }
+
+    fn syn(src_port: u16, seq: u32) -> Frame {
+        let b = PacketBuilder::ethernet2([1; 6], [2; 6])
+            .ipv4([10, 0, 0, 1], [10, 0, 0, 2], 64)
+            .tcp(src_port, 80, seq, 65_000)
+            .syn();
+        let mut out = Vec::new();
+        b.write(&mut out, &[]).unwrap();
+        frame(out)
+    }
+
+    #[test]
+    fn tcp__a_syn_on_the_same_ports_starts_afresh() {
+        let frames = [
+            tcp(1, 5_000_000, 300, false, false), // left open by the old connection
+            syn(1, 100),                          // a new one, its sequence far behind
+            tcp(1, 101, 400, true, false),
+        ];
+        let i = Inferred::from_frames(&frames);
+        assert_eq!(i.sizes, [300, 400]);
+        assert_eq!((i.tcp_cut, i.retransmitted_bytes), (1, 0));
     }
 
     #[test]

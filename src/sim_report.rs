@@ -28,7 +28,7 @@ pub(crate) struct RunInfo {
 /// The rows the paper's tables quote (smallest bucket and the buckets holding the P50, P90
 /// and P99 message): bucket, max_bytes, our p99, the paper's p99.
 fn paper_comparison(r: &Report, run: &RunInfo) -> Vec<(&'static str, u32, Option<f64>, f64)> {
-    // Only Homa on the paper's own topology is comparable.
+    // Only a protocol the data has, on the paper's own topology, is comparable.
     let Some(protocol) = run.paper_protocol else {
         return Vec::new();
     };
@@ -104,7 +104,12 @@ pub(crate) fn chart(r: &Report, run: &RunInfo) -> String {
         series.push(paper("p50 (SIGCOMM'18)", "#2471a3", |p| p.p50));
     }
     let title = format!(
-        "Homa slowdown, {} at {:.0}% load, {} hosts",
+        "{} slowdown, {} at {:.0}% load, {} hosts",
+        if run.baseline.is_some() {
+            run.engine
+        } else {
+            "Homa"
+        },
         r.workload,
         r.load * 100.0,
         r.hosts

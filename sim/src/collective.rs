@@ -323,7 +323,9 @@ impl Collective {
 
     fn ready_at(&self, bucket: u32) -> Ps {
         let s = &self.spec;
-        self.step_start + s.compute_ps * u64::from(bucket + 1) / u64::from(s.buckets)
+        // In u128: compute (up to an hour in ps) times buckets (up to 10,000) overflows u64.
+        let at = u128::from(s.compute_ps) * u128::from(bucket + 1) / u128::from(s.buckets);
+        self.step_start + at as Ps
     }
 
     /// Advances to `now`: releases the buckets whose time has come and returns every message

@@ -220,6 +220,8 @@ pub struct BaselineCluster {
     deliveries: Vec<Delivery<TcpPacket>>,
     stopped: Option<Stopped>,
     collective: Option<Collective>,
+    /// The time a `Timer::Collective` is queued for, if any.
+    collective_timer: Option<Ps>,
 }
 
 impl BaselineCluster {
@@ -339,6 +341,7 @@ impl BaselineCluster {
             deliveries: Vec::new(),
             stopped: None,
             collective: config.collective.map(Collective::new),
+            collective_timer: config.collective.map(|_| 0),
             config,
         })
     }
@@ -443,7 +446,12 @@ impl BaselineCluster {
                     let gap = self.arrivals[h].next_gap();
                     self.timers.push(now + gap.max(1), Timer::Arrival(h));
                 }
-                Timer::Collective => self.drive_collective(),
+                Timer::Collective => {
+                    if self.collective_timer == Some(t) {
+                        self.collective_timer = None;
+                    }
+                    self.drive_collective();
+                }
                 Timer::FlowRto(message) => {
                     let Some(f) = self.flows.get_mut(&message) else {
                         continue;
@@ -478,8 +486,12 @@ impl BaselineCluster {
         for s in sends {
             self.send_message(s.src, s.dst, s.bytes, false, Some(s.tag));
         }
-        if let Some(t) = next {
-            self.timers.push(t.max(self.now), Timer::Collective);
+        // One timer at a time: a new one only when it is earlier than the one queued.
+        if let Some(t) = next.map(|t| t.max(self.now))
+            && self.collective_timer.is_none_or(|q| t < q)
+        {
+            self.collective_timer = Some(t);
+            self.timers.push(t, Timer::Collective);
         }
     }
 
@@ -596,7 +608,11 @@ impl BaselineCluster {
                     flow: 0,
                     rank: 0,
                     // PIAS sends ACKs at the top priority; TCP has one.
-                    priority: if self.pias.is_empty() { 0 } else { 7 },
+                    priority: if self.config.transport == Transport::Pias {
+                        7
+                    } else {
+                        0
+                    },
                     body: Body::Ack { ack, ece: p.ce },
                     ect: false,
                     ce: false,
@@ -614,7 +630,10 @@ impl BaselineCluster {
                 c.sender.on_ack(self.now, ack, ece, &mut self.segments);
                 c.sender.poll(self.now, &mut self.segments);
                 // A PIAS flow is over once everything is acknowledged.
-                if !self.pias.is_empty() && c.sender.unacked() == 0 && c.pending.is_empty() {
+                if self.config.transport == Transport::Pias
+                    && c.sender.unacked() == 0
+                    && c.pending.is_empty()
+                {
                     let c = self.conns.remove(&id).expect("present");
                     self.closed = add(self.closed, c.sender.counts());
                     return;
@@ -640,7 +659,11 @@ impl BaselineCluster {
                 conn,
                 flow: 0,
                 rank: 0,
-                priority: if self.pias.is_empty() { 0 } else { 7 - demoted },
+                priority: if self.config.transport == Transport::Pias {
+                    7 - demoted
+                } else {
+                    0
+                },
                 body: Body::Data(seg),
                 ect,
                 ce: false,

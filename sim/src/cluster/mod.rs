@@ -248,6 +248,8 @@ pub struct Cluster {
     collective: Option<Collective>,
     /// Hosts the training job submitted messages on, to drain before the step ends.
     collective_hosts: Vec<HostId>,
+    /// The time a `Timer::Collective` is queued for, if any.
+    collective_timer: Option<Ps>,
     /// NIC outputs of the current step.
     // Built by the rtl engine only (without Verilator it is never constructed).
     #[cfg_attr(not(homa_rtl), allow(dead_code))]
@@ -432,6 +434,7 @@ impl Cluster {
             nic_out: Vec::new(),
             collective: config.collective.map(Collective::new),
             collective_hosts: Vec::new(),
+            collective_timer: config.collective.map(|_| 0),
             grant_nics,
             rng: seeded_rng(config.seed),
             fabric,
@@ -629,7 +632,7 @@ impl Cluster {
         self.deliveries = deliveries;
         self.run_nics(next);
         while self.timers.peek_time().is_some_and(|t| t <= next) {
-            let (_, timer) = self.timers.pop().expect("peeked");
+            let (t, timer) = self.timers.pop().expect("peeked");
             match timer {
                 Timer::Arrival(h) => {
                     self.new_message(h, now_ns);
@@ -647,6 +650,9 @@ impl Cluster {
                 }
                 Timer::ToWire(h) => self.nic_to_wire(h, next),
                 Timer::Collective => {
+                    if self.collective_timer == Some(t) {
+                        self.collective_timer = None;
+                    }
                     self.drive_collective(now_ns);
                     continue;
                 }
@@ -700,8 +706,12 @@ impl Cluster {
             self.submit(s.src, s.dst, s.bytes, false, Some(s.tag), now);
             self.collective_hosts.push(s.src);
         }
-        if let Some(t) = next {
-            self.timers.push(t.max(self.now), Timer::Collective);
+        // One timer at a time: a new one only when it is earlier than the one queued.
+        if let Some(t) = next.map(|t| t.max(self.now))
+            && self.collective_timer.is_none_or(|q| t < q)
+        {
+            self.collective_timer = Some(t);
+            self.timers.push(t, Timer::Collective);
         }
     }
 
@@ -913,7 +923,6 @@ impl Cluster {
     }
 }
 
-/// Scheduled DATA packets of a message (each is preceded by about one GRANT).
 /// Host `host`'s message arrivals for the run's `seed`, and when its first message comes: the
 /// same streams for every transport. An incast starts with every sender's first message at
 /// once.
@@ -955,6 +964,7 @@ pub fn mean_arrival_gap_ps(
     1.0 / rate_per_ps
 }
 
+/// Scheduled DATA packets of a message (each is preceded by about one GRANT).
 fn frames_of_scheduled(config: &Config, size: u32) -> u64 {
     let unsched = config.unsched_bytes.min(size);
     let payload = config.max_payload(20);

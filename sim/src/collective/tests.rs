@@ -204,3 +204,14 @@ fn delivered__ignores_unknown_and_stale_tags() {
     assert!(c.is_done());
     assert_eq!(c.poll(5), []);
 }
+
+#[test]
+fn steps__hour_long_compute_over_many_buckets_does_not_overflow() {
+    let mut c = Collective::new(spec(
+        "alltoall:hosts=2,bucket=10,buckets=10000,compute=3000s,steps=1",
+    ));
+    // The first bucket is ready after 3000 s / 10,000.
+    assert_eq!(c.next_time(), Some(300 * MS));
+    assert!(c.poll(0).is_empty());
+    assert_eq!(c.poll(300 * MS).len(), 2);
+}

@@ -258,18 +258,21 @@ impl<P: FabricPacket + Clone> Fabric<P> {
         self.start_if_idle(port, now);
     }
 
-    /// pFabric's host NIC holds at most `port_buffer_bytes` too (the packet is already
-    /// counted, since `host_send`): makes room by dropping waiting packets of a higher rank,
-    /// or says to drop the packet itself.
+    /// pFabric's host NIC holds at most `port_buffer_bytes` of packets waiting or on the
+    /// wire too (those still in the send delay do not count): makes room by dropping waiting
+    /// packets of a higher rank, or says to drop the packet itself (its bytes, held since
+    /// `host_send`, are released).
     fn nic_room(&mut self, port: usize, packet: &P) -> bool {
         let Some(cap) = self.config.port_buffer_bytes else {
             return true;
         };
         let p = &mut self.ports[port];
-        if p.queued_bytes <= cap {
+        let bytes = u64::from(packet.wire_bytes());
+        let used = p.enqueued_bytes();
+        if used + bytes <= cap {
             return true;
         }
-        match p.evict_for(0, packet.rank().0, cap) {
+        match p.evict_for(bytes, packet.rank().0, used, cap) {
             Some(n) => {
                 self.stats.buffer_drops += n;
                 true
@@ -289,7 +292,7 @@ impl<P: FabricPacket + Clone> Fabric<P> {
             && p.queued_bytes.saturating_add(bytes) > cap
         {
             let evicted = match self.config.pfabric {
-                true => p.evict_for(bytes, packet.rank().0, cap),
+                true => p.evict_for(bytes, packet.rank().0, p.queued_bytes, cap),
                 false => None,
             };
             match evicted {

@@ -74,7 +74,8 @@ pub struct FabricStats {
     pub bytes_delivered: u64,
     /// Packets refused by `host_send` because the source or destination is not a host.
     pub invalid_packets: u64,
-    /// Packets dropped because a switch egress buffer was full.
+    /// Packets dropped because a switch egress buffer (with `pfabric`, a host NIC's too)
+    /// was full.
     pub buffer_drops: u64,
     /// Packets marked Congestion Experienced by a switch (`ecn_mark_bytes`).
     pub ecn_marks: u64,

@@ -131,27 +131,53 @@ impl<P: super::FabricPacket> Port<P> {
         packet
     }
 
-    /// pFabric's drop: makes room for `bytes` more within `cap` by dropping waiting packets
-    /// of a higher rank than `rank`, highest first. Returns the packets dropped, or `None`
-    /// when even that leaves no room (the arriving packet is then the one to drop).
-    pub fn evict_for(&mut self, bytes: u64, rank: u64, cap: u64) -> Option<u64> {
-        let mut dropped = 0;
-        while self.queued_bytes.saturating_add(bytes) > cap {
-            let q = &mut self.queues[0];
-            let (i, worst) = q
+    /// Bytes of the packets waiting and on the wire (a host NIC's `queued_bytes` also counts
+    /// packets still in the send delay).
+    pub fn enqueued_bytes(&self) -> u64 {
+        let waiting: u64 = self
+            .queues
+            .iter()
+            .flatten()
+            .map(|p| u64::from(p.wire_bytes()))
+            .sum();
+        waiting
+            + self
+                .on_wire
+                .as_ref()
+                .map_or(0, |p| u64::from(p.wire_bytes()))
+    }
+
+    /// pFabric's drop: makes room for `bytes` more when `used` of `cap` bytes are taken, by
+    /// dropping waiting packets of a higher rank than `rank`, highest first. All or nothing:
+    /// returns the packets dropped, or `None`, dropping none, when even all of them would
+    /// leave no room (the arriving packet is then the one to drop).
+    pub fn evict_for(&mut self, bytes: u64, rank: u64, used: u64, cap: u64) -> Option<u64> {
+        let need = used.saturating_add(bytes).saturating_sub(cap);
+        let q = &mut self.queues[0];
+        let above: u64 = q
+            .iter()
+            .filter(|p| p.rank().0 > rank)
+            .map(|p| u64::from(p.wire_bytes()))
+            .sum();
+        if above < need {
+            return None;
+        }
+        let (mut freed, mut dropped) = (0, 0);
+        while freed < need {
+            let (i, _) = q
                 .iter()
                 .enumerate()
                 .map(|(i, p)| (i, p.rank().0))
-                .max_by_key(|&(i, r)| (r, i))?;
-            if worst <= rank {
-                return None;
-            }
+                .max_by_key(|&(i, r)| (r, i))
+                .expect("enough bytes above the rank wait");
             let p = q.remove(i).expect("indexed");
-            self.queued_bytes -= u64::from(p.wire_bytes());
-            if q.is_empty() {
-                self.nonempty &= !1;
-            }
+            let b = u64::from(p.wire_bytes());
+            freed += b;
+            self.queued_bytes -= b;
             dropped += 1;
+        }
+        if q.is_empty() {
+            self.nonempty &= !1;
         }
         Some(dropped)
     }
@@ -233,14 +259,20 @@ mod tests {
             port.enqueue(0, p);
         }
         // Room for 500 more in 1,500: drop one, the rank-90 packet.
-        assert_eq!(port.evict_for(500, 20, 1_500), Some(1));
+        assert_eq!(port.evict_for(500, 20, port.queued_bytes, 1_500), Some(1));
         assert_eq!(port.queued_bytes, 1_000);
         // An arrival of rank 95 is itself the worst: nothing to evict for it.
-        assert_eq!(port.evict_for(500, 95, 1_000), None);
+        assert_eq!(port.evict_for(500, 95, port.queued_bytes, 1_000), None);
         assert_eq!(port.waiting(), 2);
-        // Room for 1,000 more in 1,000 for rank 5: both go.
-        assert_eq!(port.evict_for(1_000, 5, 1_000), Some(2));
+        // Rank 30 needs 500 bytes of room; only the rank-60 packet is above it: that will do.
+        // Rank 30 needing 1,000 bytes would need the rank-10 packet too: nothing is dropped.
+        assert_eq!(port.evict_for(1_000, 30, port.queued_bytes, 1_000), None);
+        assert_eq!(port.waiting(), 2, "all or nothing");
+        assert_eq!(port.evict_for(500, 30, port.queued_bytes, 1_000), Some(1));
+        // Room for 500 more in 500 for rank 5: the last one goes.
+        assert_eq!(port.evict_for(500, 5, port.queued_bytes, 500), Some(1));
         assert_eq!(port.waiting(), 0);
+        assert_eq!(port.enqueued_bytes(), 0);
         assert_eq!(port.dequeue_ranked(), None);
     }
 

@@ -390,3 +390,34 @@ fn pfabric__a_switch_serves_the_lowest_rank_and_drops_the_highest_when_full() {
         assert!(of.windows(2).all(|w| w[0] < w[1]), "flow {flow}: {of:?}");
     }
 }
+
+#[test]
+fn pfabric__a_host_nic_drops_its_highest_ranks_not_its_latest_packets() {
+    let config = FabricConfig {
+        pfabric: true,
+        port_buffer_bytes: Some(4_000),
+        ..FabricConfig::default()
+    };
+    let mut f = Fabric::new(Topology::SingleSwitch { hosts: 4 }, config).expect("valid");
+    // One host sends three flows at once: the highest ranks first, the lowest last.
+    for (rank, flow) in [(300, 2), (200, 1), (100, 0)] {
+        for i in 0..4 {
+            let p = RankedPkt {
+                src: 0,
+                rank: rank - i,
+                flow,
+            };
+            f.host_send(0, p);
+        }
+    }
+    let mut out = Vec::new();
+    f.advance(Ps::MAX, &mut out);
+    let s = f.stats();
+    assert!(s.buffer_drops > 0, "12 packets into a 4 KB NIC");
+    assert_eq!(s.packets_delivered + s.buffer_drops, 12);
+    // What is left is the first packet (on the wire before the rest arrived) and the three
+    // lowest ranks, those sent last: 4 KB holds three waiting packets.
+    let mut ranks: Vec<u64> = out.iter().map(|d| d.packet.rank).collect();
+    ranks.sort_unstable();
+    assert_eq!(ranks, [97, 98, 99, 300], "{out:?}");
+}

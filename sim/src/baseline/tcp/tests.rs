@@ -302,7 +302,7 @@ enum OnWire {
     Ack(u64, bool),
 }
 
-/// A sender and a receiver over a channel that drops, delays and duplicates segments and
+/// A sender and a receiver over a channel that drops and delays (reorders) segments and
 /// ACKs at random: the whole stream always arrives, in order, and the sender learns it.
 #[test]
 fn connection__delivers_the_whole_stream_over_a_lossy_reordering_channel() {
