@@ -250,6 +250,8 @@ pub struct Cluster {
     collective_hosts: Vec<HostId>,
     /// The time a `Timer::Collective` is queued for, if any.
     collective_timer: Option<Ps>,
+    /// Why the training job cannot finish, once one of its messages is lost.
+    job_lost: Option<StopReason>,
     /// NIC outputs of the current step.
     // Built by the rtl engine only (without Verilator it is never constructed).
     #[cfg_attr(not(homa_rtl), allow(dead_code))]
@@ -435,6 +437,7 @@ impl Cluster {
             collective: config.collective.map(Collective::new),
             collective_hosts: Vec::new(),
             collective_timer: config.collective.map(|_| 0),
+            job_lost: None,
             grant_nics,
             rng: seeded_rng(config.seed),
             fabric,
@@ -479,6 +482,7 @@ impl Cluster {
                     limit_ps: self.config.time_limit_ps,
                 }),
             };
+            let reason = reason.or_else(|| self.job_lost.take());
             events += 1;
             if self.completed + self.failed != last_completed || self.in_flight.is_empty() {
                 // Progress, or nothing to wait for (an idle gap between arrivals).
@@ -703,7 +707,13 @@ impl Cluster {
         let sends = c.poll(self.now);
         let next = c.next_time();
         for s in sends {
-            self.submit(s.src, s.dst, s.bytes, false, Some(s.tag), now);
+            if !self.submit(s.src, s.dst, s.bytes, false, Some(s.tag), now) {
+                self.job_lost.get_or_insert(StopReason::JobMessageLost {
+                    src: s.src,
+                    dst: s.dst,
+                    size: s.bytes,
+                });
+            }
             self.collective_hosts.push(s.src);
         }
         // One timer at a time: a new one only when it is earlier than the one queued.
@@ -859,6 +869,13 @@ impl Cluster {
         let Some(t) = key.and_then(|k| self.in_flight.remove(&k)) else {
             return;
         };
+        if t.tag.is_some() {
+            self.job_lost.get_or_insert(StopReason::JobMessageLost {
+                src: t.src,
+                dst: key.map_or(0, |k| k.0),
+                size: t.size,
+            });
+        }
         self.failed += 1;
         if t.measured {
             self.failed_measured += 1;

@@ -388,3 +388,23 @@ fn collective__too_large_a_message_or_too_many_hosts_is_refused() {
     let e = Cluster::new(config).unwrap_err().to_string();
     assert!(e.contains("max_message_length"), "{e}");
 }
+
+#[test]
+fn collective__a_lost_job_message_stops_the_run_and_says_so() {
+    let mut config = cluster(4, "w3", 0.5, 100, 1);
+    config.collective = Some(
+        CollectiveSpec::parse("alltoall:hosts=4,bucket=40KB,buckets=1,compute=0,steps=1").unwrap(),
+    );
+    config.load = 0.0;
+    // Nearly every packet is lost: RPCs fail after their timeouts.
+    config.fabric.loss_rate = 0.95;
+    config.homa.timeout_ticks = 6;
+    let r = run(config);
+    let stop = r.stopped.expect("the job cannot finish");
+    assert!(
+        matches!(stop.reason, StopReason::JobMessageLost { .. }),
+        "{stop}"
+    );
+    assert!(stop.to_string().contains("training job"), "{stop}");
+    assert_eq!(r.collective.map(|c| c.steps), Some(0));
+}

@@ -64,6 +64,16 @@ pub enum StopReason {
     },
     /// Nothing was left to happen (no event pending), yet messages were outstanding.
     NothingPending,
+    /// A training job's message was lost for good (its RPC failed, or its host refused it),
+    /// so the job cannot finish.
+    JobMessageLost {
+        /// Sending host.
+        src: HostId,
+        /// Receiving host.
+        dst: HostId,
+        /// Message bytes.
+        size: u32,
+    },
 }
 
 impl fmt::Display for StopReason {
@@ -90,6 +100,11 @@ impl fmt::Display for StopReason {
             StopReason::NothingPending => {
                 write!(f, "nothing was left to happen, with messages outstanding")
             }
+            StopReason::JobMessageLost { src, dst, size } => write!(
+                f,
+                "the training job's {size}-byte message from host {src} to host {dst} was lost \
+                 for good (its RPC failed), so the job cannot finish"
+            ),
         }
     }
 }
