@@ -19,7 +19,7 @@ use super::pfabric::{FlowPacket, FlowReceiver, FlowSender, PfabricConfig};
 use super::switches::pias_thresholds;
 use super::tcp::{Receiver, Segment, Sender, SenderCounts, TcpConfig, TcpConfigError};
 use crate::cluster::{Pattern, Progress, Report, StopReason, Stopped, Watchdog};
-use crate::cluster::{arrival_stream, default_buckets, report_rows};
+use crate::cluster::{arrival_stream, check_run, default_buckets, report_rows};
 use crate::collective::{Collective, CollectiveSpec};
 use crate::event::EventQueue;
 use crate::fabric::{Delivery, Fabric, FabricConfig, FabricError, HostId, Topology};
@@ -228,7 +228,18 @@ impl BaselineCluster {
     /// Builds the cluster; nothing runs yet.
     pub fn new(config: BaselineConfig) -> Result<Self, BaselineError> {
         config.tcp.validate()?;
-        let poisson = config.collective.is_none() || config.load > 0.0;
+        let poisson = check_run(
+            config.load,
+            config.messages,
+            config.topology.num_hosts(),
+            config.pattern,
+            config.collective.as_ref(),
+        )
+        .map_err(|(field, value, allowed)| BaselineError::Invalid {
+            field,
+            value,
+            allowed,
+        })?;
         if poisson && !(config.mean_gap_ps.is_finite() && config.mean_gap_ps >= 1.0) {
             return Err(BaselineError::Invalid {
                 field: "mean arrival gap",
@@ -243,47 +254,8 @@ impl BaselineCluster {
                 allowed: "at least 1",
             });
         }
-        if poisson && !(config.load > 0.0 && config.load < 1.0) {
-            return Err(BaselineError::Invalid {
-                field: "load",
-                value: config.load.to_string(),
-                allowed: "a fraction strictly between 0 and 1",
-            });
-        }
-        if config.messages == 0 {
-            return Err(BaselineError::Invalid {
-                field: "messages",
-                value: "0".into(),
-                allowed: "at least 1",
-            });
-        }
         let fabric = Fabric::new(config.topology, config.fabric.clone())?;
         let n = fabric.num_hosts();
-        if n < 2 {
-            return Err(BaselineError::Invalid {
-                field: "hosts",
-                value: n.to_string(),
-                allowed: "at least 2",
-            });
-        }
-        if let Some(c) = &config.collective
-            && c.hosts > n
-        {
-            return Err(BaselineError::Invalid {
-                field: "collective hosts",
-                value: c.hosts.to_string(),
-                allowed: "at most the topology's hosts",
-            });
-        }
-        if let Pattern::Incast { target } = config.pattern
-            && target >= n
-        {
-            return Err(BaselineError::Invalid {
-                field: "incast target",
-                value: target.to_string(),
-                allowed: "a host of the topology",
-            });
-        }
         // The same arrival streams as the Homa cluster's for the seed.
         let mut timers = EventQueue::new();
         let mut arrivals = Vec::with_capacity(n);

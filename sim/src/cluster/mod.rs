@@ -289,21 +289,18 @@ impl Cluster {
             }
             config.homa.max_message_length = config.homa.max_message_length.min(limit);
         }
-        let poisson = config.collective.is_none() || config.load > 0.0;
-        if poisson && !(config.load > 0.0 && config.load < 1.0) {
-            return Err(ClusterError::Invalid {
-                field: "load",
-                value: config.load.to_string(),
-                allowed: "a fraction strictly between 0 and 1",
-            });
-        }
-        if config.messages == 0 {
-            return Err(ClusterError::Invalid {
-                field: "messages",
-                value: "0".into(),
-                allowed: "at least 1",
-            });
-        }
+        let poisson = check_run(
+            config.load,
+            config.messages,
+            config.topology.num_hosts(),
+            config.pattern,
+            config.collective.as_ref(),
+        )
+        .map_err(|(field, value, allowed)| ClusterError::Invalid {
+            field,
+            value,
+            allowed,
+        })?;
         if config.workload.max_bytes() > config.homa.max_message_length {
             return Err(ClusterError::Invalid {
                 field: "workload",
@@ -311,42 +308,19 @@ impl Cluster {
                 allowed: "messages no longer than the configuration's max_message_length",
             });
         }
-        if let Some(c) = &config.collective {
-            if c.largest_message() > config.homa.max_message_length {
-                return Err(ClusterError::Invalid {
-                    field: "collective",
-                    value: format!("{} (messages of {} bytes)", c.name(), c.largest_message()),
-                    allowed: "messages no longer than the configuration's max_message_length \
-                              (smaller buckets, or more hosts for ring and all-to-all)",
-                });
-            }
-            if c.hosts > config.topology.num_hosts() {
-                return Err(ClusterError::Invalid {
-                    field: "collective hosts",
-                    value: c.hosts.to_string(),
-                    allowed: "at most the topology's hosts",
-                });
-            }
-        }
-        config.homa.validate()?;
-        if let Pattern::Incast { target } = config.pattern
-            && target >= config.topology.num_hosts()
+        if let Some(c) = &config.collective
+            && c.largest_message() > config.homa.max_message_length
         {
             return Err(ClusterError::Invalid {
-                field: "incast target",
-                value: target.to_string(),
-                allowed: "a host of the topology",
+                field: "collective",
+                value: format!("{} (messages of {} bytes)", c.name(), c.largest_message()),
+                allowed: "messages no longer than the configuration's max_message_length \
+                          (smaller buckets, or more hosts for ring and all-to-all)",
             });
         }
+        config.homa.validate()?;
         let fabric = Fabric::new(config.topology, config.fabric.clone())?;
         let n = fabric.num_hosts();
-        if n < 2 {
-            return Err(ClusterError::Invalid {
-                field: "hosts",
-                value: n.to_string(),
-                allowed: "at least 2",
-            });
-        }
         let (nics, mut hosts) = match config.engine {
             Engine::Model | Engine::ModelNic => {
                 let mut hosts = Vec::with_capacity(n);
@@ -938,6 +912,55 @@ impl Cluster {
         }
         self.fabric.host_send(at, packet);
     }
+}
+
+/// A run parameter out of range: its name, its value and what is allowed.
+pub(crate) type Invalid = (&'static str, String, &'static str);
+
+/// The checks every cluster makes of its run, Homa's and the baselines': the load (when
+/// Poisson messages run: always without a training job, and with one at a load above 0),
+/// the messages to measure, the hosts, and where a training job and an incast go. Returns
+/// whether Poisson messages run.
+pub(crate) fn check_run(
+    load: f64,
+    messages: u64,
+    hosts: usize,
+    pattern: Pattern,
+    collective: Option<&CollectiveSpec>,
+) -> Result<bool, Invalid> {
+    let poisson = collective.is_none() || load > 0.0;
+    if poisson && !(load > 0.0 && load < 1.0) {
+        return Err((
+            "load",
+            load.to_string(),
+            "a fraction strictly between 0 and 1",
+        ));
+    }
+    if messages == 0 {
+        return Err(("messages", "0".into(), "at least 1"));
+    }
+    if hosts < 2 {
+        return Err(("hosts", hosts.to_string(), "at least 2"));
+    }
+    if let Some(c) = collective
+        && c.hosts > hosts
+    {
+        return Err((
+            "collective hosts",
+            c.hosts.to_string(),
+            "at most the topology's hosts",
+        ));
+    }
+    if let Pattern::Incast { target } = pattern
+        && target >= hosts
+    {
+        return Err((
+            "incast target",
+            target.to_string(),
+            "a host of the topology",
+        ));
+    }
+    Ok(poisson)
 }
 
 /// Host `host`'s message arrivals for the run's `seed`, and when its first message comes: the
