@@ -695,18 +695,50 @@ module homa_host_rx_w512$cq(clock,reset,cfg_base,cfg_log2,cfg_consumer,cfg_clear
     localparam  c_zero32 = 32'h0;
     localparam  c_one32 = 32'h1;
     localparam  c_six = 32'h6;
+    localparam  c_keep_full = 64'hffffffffffffffff;
     localparam  c_keep_body = 64'h7fffffffffffffff;
     localparam  c_keep_last = 64'h8000000000000000;
     localparam  c_phase1 = 512'h1000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
-    localparam  c_zero512 = 512'h0;
+    localparam  c_zero = 512'h0;
+    localparam  c_beat$0 = 8'h0;
+    localparam  c_beat$1 = 8'h1;
+    localparam  c_beat$2 = 8'h2;
+    localparam  c_beat$3 = 8'h3;
+    localparam  c_beat$4 = 8'h4;
+    localparam  c_beat$5 = 8'h5;
+    localparam  c_beat$6 = 8'h6;
+    localparam  c_beat$7 = 8'h7;
+    localparam  c_beat$8 = 8'h8;
+    localparam  c_slice$0 = 16'h0;
+    localparam  c_slice$1 = 16'h0;
+    localparam  c_slice$2 = 16'h0;
+    localparam  c_slice$3 = 16'h0;
+    localparam  c_slice$4 = 16'h0;
+    localparam  c_slice$5 = 16'h0;
+    localparam  c_slice$6 = 16'h0;
+    localparam  c_slice$7 = 16'h0;
+    localparam  c_slice$8 = 16'h0;
+    localparam  c_boff$0 = 32'h0;
+    localparam  c_boff$1 = 32'h0;
+    localparam  c_boff$2 = 32'h0;
+    localparam  c_boff$3 = 32'h0;
+    localparam  c_boff$4 = 32'h0;
+    localparam  c_boff$5 = 32'h0;
+    localparam  c_boff$6 = 32'h0;
+    localparam  c_boff$7 = 32'h0;
+    localparam  c_boff$8 = 32'h0;
+    localparam  c_last_body = 8'h0;
+    localparam  c_phase_beat = 8'h1;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_one8 = 8'h1;
     
     // Stub signals
     reg  [31:0] prod$d;
     wire  [31:0] prod$q;
     reg  prod$clock;
-    reg  second$d;
-    wire  second$q;
-    reg  second$clock;
+    reg  [7:0] beat$d;
+    wire  [7:0] beat$q;
+    reg  beat$clock;
     reg  [31:0] n_drop$d;
     wire  [31:0] n_drop$q;
     reg  n_drop$clock;
@@ -720,6 +752,8 @@ module homa_host_rx_w512$cq(clock,reset,cfg_base,cfg_log2,cfg_consumer,cfg_clear
     reg  [31:0] pass;
     reg  phase;
     reg  go;
+    reg  is_phase;
+    reg  [31:0] boff;
     
     // Sub module instances
     homa_host_rx_w512$cq$prod prod(
@@ -727,10 +761,10 @@ module homa_host_rx_w512$cq(clock,reset,cfg_base,cfg_log2,cfg_consumer,cfg_clear
         .q(prod$q),
         .clock(prod$clock)
     );
-    homa_host_rx_w512$cq$second second(
-        .d(second$d),
-        .q(second$q),
-        .clock(second$clock)
+    homa_host_rx_w512$cq$beat beat(
+        .d(beat$d),
+        .q(beat$q),
+        .clock(beat$clock)
     );
     homa_host_rx_w512$cq$n_drop n_drop(
         .d(n_drop$d),
@@ -741,36 +775,78 @@ module homa_host_rx_w512$cq(clock,reset,cfg_base,cfg_log2,cfg_consumer,cfg_clear
     // Update code
     always @(*) begin
         prod$clock = clock;
-        second$clock = clock;
+        beat$clock = clock;
         n_drop$clock = clock;
         prod$d = prod$q;
-        second$d = second$q;
+        beat$d = beat$q;
         n_drop$d = n_drop$q;
         on = (cfg_log2 != c_zero5) & (cfg_log2 <= c_max_log2);
         size = c_one32 << cfg_log2;
         full = (prod$q - cfg_consumer) >= size;
         slot = prod$q & (size - c_one32);
-        off64[(64'h0)+:(32)] = slot << c_six;
-        off64[(64'h20)+:(32)] = c_zero32;
         pass = prod$q >> cfg_log2;
         phase = (pass & c_one32) == c_zero32;
+        is_phase = beat$q == c_phase_beat;
+        boff = c_boff$0;
+        m_dma_data = s_cpl_data[(c_slice$0)+:(512)];
+        if (beat$q == c_beat$0) begin
+            boff = c_boff$0;
+            m_dma_data = s_cpl_data[(c_slice$0)+:(512)];
+        end
+        if (beat$q == c_beat$1) begin
+            boff = c_boff$1;
+            m_dma_data = s_cpl_data[(c_slice$1)+:(512)];
+        end
+        if (beat$q == c_beat$2) begin
+            boff = c_boff$2;
+            m_dma_data = s_cpl_data[(c_slice$2)+:(512)];
+        end
+        if (beat$q == c_beat$3) begin
+            boff = c_boff$3;
+            m_dma_data = s_cpl_data[(c_slice$3)+:(512)];
+        end
+        if (beat$q == c_beat$4) begin
+            boff = c_boff$4;
+            m_dma_data = s_cpl_data[(c_slice$4)+:(512)];
+        end
+        if (beat$q == c_beat$5) begin
+            boff = c_boff$5;
+            m_dma_data = s_cpl_data[(c_slice$5)+:(512)];
+        end
+        if (beat$q == c_beat$6) begin
+            boff = c_boff$6;
+            m_dma_data = s_cpl_data[(c_slice$6)+:(512)];
+        end
+        if (beat$q == c_beat$7) begin
+            boff = c_boff$7;
+            m_dma_data = s_cpl_data[(c_slice$7)+:(512)];
+        end
+        if (beat$q == c_beat$8) begin
+            boff = c_boff$8;
+            m_dma_data = s_cpl_data[(c_slice$8)+:(512)];
+        end
+        off64[(64'h0)+:(32)] = (slot << c_six) | boff;
+        off64[(64'h20)+:(32)] = c_zero32;
         m_dma_addr = cfg_base + ((off64) & 64'hffffffffffffffff);
         m_dma_last = 1'b1;
-        m_dma_data = s_cpl_data;
-        m_dma_keep = c_keep_body;
-        if (second$q) begin
+        m_dma_keep = c_keep_full;
+        if (beat$q == c_last_body) begin
+            m_dma_keep = c_keep_body;
+        end
+        if (is_phase) begin
             m_dma_keep = c_keep_last;
             m_dma_data = c_phase1;
             if (~phase) begin
-                m_dma_data = c_zero512;
+                m_dma_data = c_zero;
             end
         end
         m_dma_valid = s_cpl_valid & on & ~full & ~cfg_clear & ~reset;
         go = m_dma_valid & m_dma_ready;
-        s_cpl_ready = ~reset & ((~on) | (second$q & go));
+        s_cpl_ready = ~reset & ((~on) | (is_phase & go));
         if (go) begin
-            second$d = ~second$q;
-            if (second$q) begin
+            beat$d = beat$q + c_one8;
+            if (is_phase) begin
+                beat$d = c_zero8;
                 prod$d = prod$q + c_one32;
             end
         end
@@ -781,11 +857,30 @@ module homa_host_rx_w512$cq(clock,reset,cfg_base,cfg_log2,cfg_consumer,cfg_clear
         dropped = n_drop$q;
         if (reset | cfg_clear) begin
             prod$d = c_zero32;
-            second$d = 1'b0;
+            beat$d = c_zero8;
         end
     end
     
 endmodule // homa_host_rx_w512$cq
+
+
+module homa_host_rx_w512$cq$beat(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$cq$beat
 
 
 module homa_host_rx_w512$cq$n_drop(d,q,clock);
@@ -824,25 +919,6 @@ module homa_host_rx_w512$cq$prod(d,q,clock);
     end
           
 endmodule // homa_host_rx_w512$cq$prod
-
-
-module homa_host_rx_w512$cq$second(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_host_rx_w512$cq$second
 
 
 module homa_host_rx_w512$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_pay_tlast,s_pay_tuser,s_pay_tready,s_hdr_valid,s_hdr_ready,s_hdr_ip_version,s_hdr_src_ip,s_hdr_sport,s_hdr_dport,s_hdr_sender_id,s_hdr_message_length,s_hdr_offset,s_hdr_payload_len,s_hdr_retransmit,s_hdr_host_grants,s_hdr_type,s_hdr_incoming,s_hdr_cutoff_version,s_hdr_ack_client_id,s_hdr_ack_server_port,s_hdr_body,s_buf_valid,s_buf_ready,s_buf_iova,s_buf_length,s_buf_id,s_buf_index,m_dma_valid,m_dma_ready,m_dma_addr,m_dma_data,m_dma_keep,m_dma_last,m_cpl_valid,m_cpl_ready,m_cpl_data,rx_data,rx_errors,no_buffer,bad_frames,empty);
@@ -905,8 +981,8 @@ module homa_host_rx_w512$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_
     localparam  c_one64 = 64'h1;
     localparam  c_beat = 32'h40;
     localparam  c_round = 32'h3f;
-    localparam  c_six = 32'h6;
-    localparam  c_ones64 = 64'hffffffffffffffff;
+    localparam  c_shift = 32'h6;
+    localparam  c_ones = 64'hffffffffffffffff;
     localparam  c_v4 = 4'h4;
     localparam  c_mapped = 128'hffff00000000;
     localparam  c_rx = 512'h20000000000000000;
@@ -1326,7 +1402,7 @@ module homa_host_rx_w512$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_
         m_dma_data = s_pay_tdata;
         m_dma_keep = s_pay_tkeep;
         if (rem < c_beat) begin
-            m_dma_keep = s_pay_tkeep & ~(c_ones64 << rem[(32'h0)+:(6)]);
+            m_dma_keep = s_pay_tkeep & ~(c_ones << rem[(32'h0)+:(6)]);
         end
         m_dma_last = s_pay_tlast | (rem <= c_beat);
         push = beat_go & s_pay_tlast & ~s_pay_tuser;
@@ -1408,7 +1484,7 @@ module homa_host_rx_w512$dma(clock,reset,s_pay_tdata,s_pay_tkeep,s_pay_tvalid,s_
         plen[(64'h0)+:(16)] = s_hdr_payload_len;
         plen[(64'h10)+:(16)] = c_zero16;
         plen32 = ((plen) & 32'hffffffff);
-        want_beats = (plen32 + c_round) >> c_six;
+        want_beats = (plen32 + c_round) >> c_shift;
         fits = plen32 <= head[(64'h41)+:(32)];
         ok = fits & (want_beats == head[(64'h61)+:(32)]);
         is_ctl = s_hdr_type != c_data;

@@ -1099,72 +1099,76 @@ module homa_tx_engine_w512$framer(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cf
     localparam  c_keep$61 = 64'h3fffffffffffffff;
     localparam  c_keep$62 = 64'h7fffffffffffffff;
     localparam  c_keep$63 = 64'hffffffffffffffff;
-    localparam  c_rem$0 = 6'b0;
-    localparam  c_rem$1 = 6'b1;
-    localparam  c_rem$2 = 6'b10;
-    localparam  c_rem$3 = 6'b11;
-    localparam  c_rem$4 = 6'b100;
-    localparam  c_rem$5 = 6'b101;
-    localparam  c_rem$6 = 6'b110;
-    localparam  c_rem$7 = 6'b111;
-    localparam  c_rem$8 = 6'b1000;
-    localparam  c_rem$9 = 6'b1001;
-    localparam  c_rem$10 = 6'b1010;
-    localparam  c_rem$11 = 6'b1011;
-    localparam  c_rem$12 = 6'b1100;
-    localparam  c_rem$13 = 6'b1101;
-    localparam  c_rem$14 = 6'b1110;
-    localparam  c_rem$15 = 6'b1111;
-    localparam  c_rem$16 = 6'b10000;
-    localparam  c_rem$17 = 6'b10001;
-    localparam  c_rem$18 = 6'b10010;
-    localparam  c_rem$19 = 6'b10011;
-    localparam  c_rem$20 = 6'b10100;
-    localparam  c_rem$21 = 6'b10101;
-    localparam  c_rem$22 = 6'b10110;
-    localparam  c_rem$23 = 6'b10111;
-    localparam  c_rem$24 = 6'b11000;
-    localparam  c_rem$25 = 6'b11001;
-    localparam  c_rem$26 = 6'b11010;
-    localparam  c_rem$27 = 6'b11011;
-    localparam  c_rem$28 = 6'b11100;
-    localparam  c_rem$29 = 6'b11101;
-    localparam  c_rem$30 = 6'b11110;
-    localparam  c_rem$31 = 6'b11111;
-    localparam  c_rem$32 = 6'b100000;
-    localparam  c_rem$33 = 6'b100001;
-    localparam  c_rem$34 = 6'b100010;
-    localparam  c_rem$35 = 6'b100011;
-    localparam  c_rem$36 = 6'b100100;
-    localparam  c_rem$37 = 6'b100101;
-    localparam  c_rem$38 = 6'b100110;
-    localparam  c_rem$39 = 6'b100111;
-    localparam  c_rem$40 = 6'b101000;
-    localparam  c_rem$41 = 6'b101001;
-    localparam  c_rem$42 = 6'b101010;
-    localparam  c_rem$43 = 6'b101011;
-    localparam  c_rem$44 = 6'b101100;
-    localparam  c_rem$45 = 6'b101101;
-    localparam  c_rem$46 = 6'b101110;
-    localparam  c_rem$47 = 6'b101111;
-    localparam  c_rem$48 = 6'b110000;
-    localparam  c_rem$49 = 6'b110001;
-    localparam  c_rem$50 = 6'b110010;
-    localparam  c_rem$51 = 6'b110011;
-    localparam  c_rem$52 = 6'b110100;
-    localparam  c_rem$53 = 6'b110101;
-    localparam  c_rem$54 = 6'b110110;
-    localparam  c_rem$55 = 6'b110111;
-    localparam  c_rem$56 = 6'b111000;
-    localparam  c_rem$57 = 6'b111001;
-    localparam  c_rem$58 = 6'b111010;
-    localparam  c_rem$59 = 6'b111011;
-    localparam  c_rem$60 = 6'b111100;
-    localparam  c_rem$61 = 6'b111101;
-    localparam  c_rem$62 = 6'b111110;
-    localparam  c_rem$63 = 6'b111111;
+    localparam  c_rem$0 = 8'h0;
+    localparam  c_rem$1 = 8'h1;
+    localparam  c_rem$2 = 8'h2;
+    localparam  c_rem$3 = 8'h3;
+    localparam  c_rem$4 = 8'h4;
+    localparam  c_rem$5 = 8'h5;
+    localparam  c_rem$6 = 8'h6;
+    localparam  c_rem$7 = 8'h7;
+    localparam  c_rem$8 = 8'h8;
+    localparam  c_rem$9 = 8'h9;
+    localparam  c_rem$10 = 8'ha;
+    localparam  c_rem$11 = 8'hb;
+    localparam  c_rem$12 = 8'hc;
+    localparam  c_rem$13 = 8'hd;
+    localparam  c_rem$14 = 8'he;
+    localparam  c_rem$15 = 8'hf;
+    localparam  c_rem$16 = 8'h10;
+    localparam  c_rem$17 = 8'h11;
+    localparam  c_rem$18 = 8'h12;
+    localparam  c_rem$19 = 8'h13;
+    localparam  c_rem$20 = 8'h14;
+    localparam  c_rem$21 = 8'h15;
+    localparam  c_rem$22 = 8'h16;
+    localparam  c_rem$23 = 8'h17;
+    localparam  c_rem$24 = 8'h18;
+    localparam  c_rem$25 = 8'h19;
+    localparam  c_rem$26 = 8'h1a;
+    localparam  c_rem$27 = 8'h1b;
+    localparam  c_rem$28 = 8'h1c;
+    localparam  c_rem$29 = 8'h1d;
+    localparam  c_rem$30 = 8'h1e;
+    localparam  c_rem$31 = 8'h1f;
+    localparam  c_rem$32 = 8'h20;
+    localparam  c_rem$33 = 8'h21;
+    localparam  c_rem$34 = 8'h22;
+    localparam  c_rem$35 = 8'h23;
+    localparam  c_rem$36 = 8'h24;
+    localparam  c_rem$37 = 8'h25;
+    localparam  c_rem$38 = 8'h26;
+    localparam  c_rem$39 = 8'h27;
+    localparam  c_rem$40 = 8'h28;
+    localparam  c_rem$41 = 8'h29;
+    localparam  c_rem$42 = 8'h2a;
+    localparam  c_rem$43 = 8'h2b;
+    localparam  c_rem$44 = 8'h2c;
+    localparam  c_rem$45 = 8'h2d;
+    localparam  c_rem$46 = 8'h2e;
+    localparam  c_rem$47 = 8'h2f;
+    localparam  c_rem$48 = 8'h30;
+    localparam  c_rem$49 = 8'h31;
+    localparam  c_rem$50 = 8'h32;
+    localparam  c_rem$51 = 8'h33;
+    localparam  c_rem$52 = 8'h34;
+    localparam  c_rem$53 = 8'h35;
+    localparam  c_rem$54 = 8'h36;
+    localparam  c_rem$55 = 8'h37;
+    localparam  c_rem$56 = 8'h38;
+    localparam  c_rem$57 = 8'h39;
+    localparam  c_rem$58 = 8'h3a;
+    localparam  c_rem$59 = 8'h3b;
+    localparam  c_rem$60 = 8'h3c;
+    localparam  c_rem$61 = 8'h3d;
+    localparam  c_rem$62 = 8'h3e;
+    localparam  c_rem$63 = 8'h3f;
+    localparam  c_rmask = 8'h3f;
+    localparam  c_shift = 8'h6;
+    localparam  c_hbeats = 16'h1;
+    localparam  c_ov_mask = 512'hffffffffffffffffffffffffffffffffffffffffffffffffffff;
     localparam  c_sum = 20'hc592;
-    localparam  c_ones64 = 64'hffffffffffffffff;
+    localparam  c_ones = 64'hffffffffffffffff;
     localparam  c_off$0 = 8'h0;
     localparam  c_off$1 = 8'h8;
     localparam  c_off$2 = 8'h10;
@@ -1175,7 +1179,6 @@ module homa_tx_engine_w512$framer(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cf
     localparam  c_off$7 = 8'h38;
     localparam  c_hdr_tail = 32'h59;
     localparam  c_ip_len = 32'h4c;
-    localparam  c_six = 8'h6;
     localparam  c_zero4 = 4'h0;
     localparam  c_zero5 = 5'b0;
     localparam  c_zero8 = 8'h0;
@@ -1555,6 +1558,168 @@ module homa_tx_engine_w512$framer(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cf
     reg  [31:0] cur_index$d;
     wire  [31:0] cur_index$q;
     reg  cur_index$clock;
+    reg  [7:0] pack$0$b0;
+    reg  [7:0] pack$0$b1;
+    reg  [7:0] pack$0$b2;
+    reg  [7:0] pack$0$b3;
+    reg  [7:0] pack$0$b4;
+    reg  [7:0] pack$0$b5;
+    reg  [7:0] pack$0$b6;
+    reg  [7:0] pack$0$b7;
+    wire  [63:0] pack$0$o;
+    reg  [7:0] pack$1$b0;
+    reg  [7:0] pack$1$b1;
+    reg  [7:0] pack$1$b2;
+    reg  [7:0] pack$1$b3;
+    reg  [7:0] pack$1$b4;
+    reg  [7:0] pack$1$b5;
+    reg  [7:0] pack$1$b6;
+    reg  [7:0] pack$1$b7;
+    wire  [63:0] pack$1$o;
+    reg  [7:0] pack$2$b0;
+    reg  [7:0] pack$2$b1;
+    reg  [7:0] pack$2$b2;
+    reg  [7:0] pack$2$b3;
+    reg  [7:0] pack$2$b4;
+    reg  [7:0] pack$2$b5;
+    reg  [7:0] pack$2$b6;
+    reg  [7:0] pack$2$b7;
+    wire  [63:0] pack$2$o;
+    reg  [7:0] pack$3$b0;
+    reg  [7:0] pack$3$b1;
+    reg  [7:0] pack$3$b2;
+    reg  [7:0] pack$3$b3;
+    reg  [7:0] pack$3$b4;
+    reg  [7:0] pack$3$b5;
+    reg  [7:0] pack$3$b6;
+    reg  [7:0] pack$3$b7;
+    wire  [63:0] pack$3$o;
+    reg  [7:0] pack$4$b0;
+    reg  [7:0] pack$4$b1;
+    reg  [7:0] pack$4$b2;
+    reg  [7:0] pack$4$b3;
+    reg  [7:0] pack$4$b4;
+    reg  [7:0] pack$4$b5;
+    reg  [7:0] pack$4$b6;
+    reg  [7:0] pack$4$b7;
+    wire  [63:0] pack$4$o;
+    reg  [7:0] pack$5$b0;
+    reg  [7:0] pack$5$b1;
+    reg  [7:0] pack$5$b2;
+    reg  [7:0] pack$5$b3;
+    reg  [7:0] pack$5$b4;
+    reg  [7:0] pack$5$b5;
+    reg  [7:0] pack$5$b6;
+    reg  [7:0] pack$5$b7;
+    wire  [63:0] pack$5$o;
+    reg  [7:0] pack$6$b0;
+    reg  [7:0] pack$6$b1;
+    reg  [7:0] pack$6$b2;
+    reg  [7:0] pack$6$b3;
+    reg  [7:0] pack$6$b4;
+    reg  [7:0] pack$6$b5;
+    reg  [7:0] pack$6$b6;
+    reg  [7:0] pack$6$b7;
+    wire  [63:0] pack$6$o;
+    reg  [7:0] pack$7$b0;
+    reg  [7:0] pack$7$b1;
+    reg  [7:0] pack$7$b2;
+    reg  [7:0] pack$7$b3;
+    reg  [7:0] pack$7$b4;
+    reg  [7:0] pack$7$b5;
+    reg  [7:0] pack$7$b6;
+    reg  [7:0] pack$7$b7;
+    wire  [63:0] pack$7$o;
+    reg  [7:0] pack$8$b0;
+    reg  [7:0] pack$8$b1;
+    reg  [7:0] pack$8$b2;
+    reg  [7:0] pack$8$b3;
+    reg  [7:0] pack$8$b4;
+    reg  [7:0] pack$8$b5;
+    reg  [7:0] pack$8$b6;
+    reg  [7:0] pack$8$b7;
+    wire  [63:0] pack$8$o;
+    reg  [7:0] pack$9$b0;
+    reg  [7:0] pack$9$b1;
+    reg  [7:0] pack$9$b2;
+    reg  [7:0] pack$9$b3;
+    reg  [7:0] pack$9$b4;
+    reg  [7:0] pack$9$b5;
+    reg  [7:0] pack$9$b6;
+    reg  [7:0] pack$9$b7;
+    wire  [63:0] pack$9$o;
+    reg  [7:0] pack$10$b0;
+    reg  [7:0] pack$10$b1;
+    reg  [7:0] pack$10$b2;
+    reg  [7:0] pack$10$b3;
+    reg  [7:0] pack$10$b4;
+    reg  [7:0] pack$10$b5;
+    reg  [7:0] pack$10$b6;
+    reg  [7:0] pack$10$b7;
+    wire  [63:0] pack$10$o;
+    reg  [7:0] pack$11$b0;
+    reg  [7:0] pack$11$b1;
+    reg  [7:0] pack$11$b2;
+    reg  [7:0] pack$11$b3;
+    reg  [7:0] pack$11$b4;
+    reg  [7:0] pack$11$b5;
+    reg  [7:0] pack$11$b6;
+    reg  [7:0] pack$11$b7;
+    wire  [63:0] pack$11$o;
+    reg  [7:0] pack$12$b0;
+    reg  [7:0] pack$12$b1;
+    reg  [7:0] pack$12$b2;
+    reg  [7:0] pack$12$b3;
+    reg  [7:0] pack$12$b4;
+    reg  [7:0] pack$12$b5;
+    reg  [7:0] pack$12$b6;
+    reg  [7:0] pack$12$b7;
+    wire  [63:0] pack$12$o;
+    reg  [7:0] pack$13$b0;
+    reg  [7:0] pack$13$b1;
+    reg  [7:0] pack$13$b2;
+    reg  [7:0] pack$13$b3;
+    reg  [7:0] pack$13$b4;
+    reg  [7:0] pack$13$b5;
+    reg  [7:0] pack$13$b6;
+    reg  [7:0] pack$13$b7;
+    wire  [63:0] pack$13$o;
+    reg  [7:0] pack$14$b0;
+    reg  [7:0] pack$14$b1;
+    reg  [7:0] pack$14$b2;
+    reg  [7:0] pack$14$b3;
+    reg  [7:0] pack$14$b4;
+    reg  [7:0] pack$14$b5;
+    reg  [7:0] pack$14$b6;
+    reg  [7:0] pack$14$b7;
+    wire  [63:0] pack$14$o;
+    reg  [7:0] pack$15$b0;
+    reg  [7:0] pack$15$b1;
+    reg  [7:0] pack$15$b2;
+    reg  [7:0] pack$15$b3;
+    reg  [7:0] pack$15$b4;
+    reg  [7:0] pack$15$b5;
+    reg  [7:0] pack$15$b6;
+    reg  [7:0] pack$15$b7;
+    wire  [63:0] pack$15$o;
+    reg  [15:0] beats$beat;
+    reg  [63:0] beats$w0;
+    reg  [63:0] beats$w1;
+    reg  [63:0] beats$w2;
+    reg  [63:0] beats$w3;
+    reg  [63:0] beats$w4;
+    reg  [63:0] beats$w5;
+    reg  [63:0] beats$w6;
+    reg  [63:0] beats$w7;
+    reg  [63:0] beats$w8;
+    reg  [63:0] beats$w9;
+    reg  [63:0] beats$w10;
+    reg  [63:0] beats$w11;
+    reg  [63:0] beats$w12;
+    reg  [63:0] beats$w13;
+    reg  [63:0] beats$w14;
+    reg  [63:0] beats$w15;
+    wire  [511:0] beats$o;
     
     // Local signals
     reg  free;
@@ -1705,14 +1870,141 @@ module homa_tx_engine_w512$framer(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cf
     reg  [7:0] fb$87;
     reg  [7:0] fb$88;
     reg  [7:0] fb$89;
-    reg  [511:0] beat0;
+    reg  [7:0] hbytes$0;
+    reg  [7:0] hbytes$1;
+    reg  [7:0] hbytes$2;
+    reg  [7:0] hbytes$3;
+    reg  [7:0] hbytes$4;
+    reg  [7:0] hbytes$5;
+    reg  [7:0] hbytes$6;
+    reg  [7:0] hbytes$7;
+    reg  [7:0] hbytes$8;
+    reg  [7:0] hbytes$9;
+    reg  [7:0] hbytes$10;
+    reg  [7:0] hbytes$11;
+    reg  [7:0] hbytes$12;
+    reg  [7:0] hbytes$13;
+    reg  [7:0] hbytes$14;
+    reg  [7:0] hbytes$15;
+    reg  [7:0] hbytes$16;
+    reg  [7:0] hbytes$17;
+    reg  [7:0] hbytes$18;
+    reg  [7:0] hbytes$19;
+    reg  [7:0] hbytes$20;
+    reg  [7:0] hbytes$21;
+    reg  [7:0] hbytes$22;
+    reg  [7:0] hbytes$23;
+    reg  [7:0] hbytes$24;
+    reg  [7:0] hbytes$25;
+    reg  [7:0] hbytes$26;
+    reg  [7:0] hbytes$27;
+    reg  [7:0] hbytes$28;
+    reg  [7:0] hbytes$29;
+    reg  [7:0] hbytes$30;
+    reg  [7:0] hbytes$31;
+    reg  [7:0] hbytes$32;
+    reg  [7:0] hbytes$33;
+    reg  [7:0] hbytes$34;
+    reg  [7:0] hbytes$35;
+    reg  [7:0] hbytes$36;
+    reg  [7:0] hbytes$37;
+    reg  [7:0] hbytes$38;
+    reg  [7:0] hbytes$39;
+    reg  [7:0] hbytes$40;
+    reg  [7:0] hbytes$41;
+    reg  [7:0] hbytes$42;
+    reg  [7:0] hbytes$43;
+    reg  [7:0] hbytes$44;
+    reg  [7:0] hbytes$45;
+    reg  [7:0] hbytes$46;
+    reg  [7:0] hbytes$47;
+    reg  [7:0] hbytes$48;
+    reg  [7:0] hbytes$49;
+    reg  [7:0] hbytes$50;
+    reg  [7:0] hbytes$51;
+    reg  [7:0] hbytes$52;
+    reg  [7:0] hbytes$53;
+    reg  [7:0] hbytes$54;
+    reg  [7:0] hbytes$55;
+    reg  [7:0] hbytes$56;
+    reg  [7:0] hbytes$57;
+    reg  [7:0] hbytes$58;
+    reg  [7:0] hbytes$59;
+    reg  [7:0] hbytes$60;
+    reg  [7:0] hbytes$61;
+    reg  [7:0] hbytes$62;
+    reg  [7:0] hbytes$63;
+    reg  [7:0] hbytes$64;
+    reg  [7:0] hbytes$65;
+    reg  [7:0] hbytes$66;
+    reg  [7:0] hbytes$67;
+    reg  [7:0] hbytes$68;
+    reg  [7:0] hbytes$69;
+    reg  [7:0] hbytes$70;
+    reg  [7:0] hbytes$71;
+    reg  [7:0] hbytes$72;
+    reg  [7:0] hbytes$73;
+    reg  [7:0] hbytes$74;
+    reg  [7:0] hbytes$75;
+    reg  [7:0] hbytes$76;
+    reg  [7:0] hbytes$77;
+    reg  [7:0] hbytes$78;
+    reg  [7:0] hbytes$79;
+    reg  [7:0] hbytes$80;
+    reg  [7:0] hbytes$81;
+    reg  [7:0] hbytes$82;
+    reg  [7:0] hbytes$83;
+    reg  [7:0] hbytes$84;
+    reg  [7:0] hbytes$85;
+    reg  [7:0] hbytes$86;
+    reg  [7:0] hbytes$87;
+    reg  [7:0] hbytes$88;
+    reg  [7:0] hbytes$89;
+    reg  [7:0] hbytes$90;
+    reg  [7:0] hbytes$91;
+    reg  [7:0] hbytes$92;
+    reg  [7:0] hbytes$93;
+    reg  [7:0] hbytes$94;
+    reg  [7:0] hbytes$95;
+    reg  [7:0] hbytes$96;
+    reg  [7:0] hbytes$97;
+    reg  [7:0] hbytes$98;
+    reg  [7:0] hbytes$99;
+    reg  [7:0] hbytes$100;
+    reg  [7:0] hbytes$101;
+    reg  [7:0] hbytes$102;
+    reg  [7:0] hbytes$103;
+    reg  [7:0] hbytes$104;
+    reg  [7:0] hbytes$105;
+    reg  [7:0] hbytes$106;
+    reg  [7:0] hbytes$107;
+    reg  [7:0] hbytes$108;
+    reg  [7:0] hbytes$109;
+    reg  [7:0] hbytes$110;
+    reg  [7:0] hbytes$111;
+    reg  [7:0] hbytes$112;
+    reg  [7:0] hbytes$113;
+    reg  [7:0] hbytes$114;
+    reg  [7:0] hbytes$115;
+    reg  [7:0] hbytes$116;
+    reg  [7:0] hbytes$117;
+    reg  [7:0] hbytes$118;
+    reg  [7:0] hbytes$119;
+    reg  [7:0] hbytes$120;
+    reg  [7:0] hbytes$121;
+    reg  [7:0] hbytes$122;
+    reg  [7:0] hbytes$123;
+    reg  [7:0] hbytes$124;
+    reg  [7:0] hbytes$125;
+    reg  [7:0] hbytes$126;
+    reg  [7:0] hbytes$127;
     reg  [511:0] ov;
     reg  [7:0] tos;
     reg  [31:0] tot;
     reg  [15:0] totlen;
     reg  [31:0] tail;
     reg  [15:0] last_beat;
-    reg  [5:0] rem6;
+    reg  [7:0] rem;
     reg  [63:0] keep_last;
     reg  first;
     reg  is_last;
@@ -2349,6 +2641,202 @@ module homa_tx_engine_w512$framer(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cf
         .q(cur_index$q),
         .clock(cur_index$clock)
     );
+    homa_tx_engine_w512$framer$pack$0 pack$0(
+        .b0(pack$0$b0),
+        .b1(pack$0$b1),
+        .b2(pack$0$b2),
+        .b3(pack$0$b3),
+        .b4(pack$0$b4),
+        .b5(pack$0$b5),
+        .b6(pack$0$b6),
+        .b7(pack$0$b7),
+        .o(pack$0$o)
+    );
+    homa_tx_engine_w512$framer$pack$1 pack$1(
+        .b0(pack$1$b0),
+        .b1(pack$1$b1),
+        .b2(pack$1$b2),
+        .b3(pack$1$b3),
+        .b4(pack$1$b4),
+        .b5(pack$1$b5),
+        .b6(pack$1$b6),
+        .b7(pack$1$b7),
+        .o(pack$1$o)
+    );
+    homa_tx_engine_w512$framer$pack$2 pack$2(
+        .b0(pack$2$b0),
+        .b1(pack$2$b1),
+        .b2(pack$2$b2),
+        .b3(pack$2$b3),
+        .b4(pack$2$b4),
+        .b5(pack$2$b5),
+        .b6(pack$2$b6),
+        .b7(pack$2$b7),
+        .o(pack$2$o)
+    );
+    homa_tx_engine_w512$framer$pack$3 pack$3(
+        .b0(pack$3$b0),
+        .b1(pack$3$b1),
+        .b2(pack$3$b2),
+        .b3(pack$3$b3),
+        .b4(pack$3$b4),
+        .b5(pack$3$b5),
+        .b6(pack$3$b6),
+        .b7(pack$3$b7),
+        .o(pack$3$o)
+    );
+    homa_tx_engine_w512$framer$pack$4 pack$4(
+        .b0(pack$4$b0),
+        .b1(pack$4$b1),
+        .b2(pack$4$b2),
+        .b3(pack$4$b3),
+        .b4(pack$4$b4),
+        .b5(pack$4$b5),
+        .b6(pack$4$b6),
+        .b7(pack$4$b7),
+        .o(pack$4$o)
+    );
+    homa_tx_engine_w512$framer$pack$5 pack$5(
+        .b0(pack$5$b0),
+        .b1(pack$5$b1),
+        .b2(pack$5$b2),
+        .b3(pack$5$b3),
+        .b4(pack$5$b4),
+        .b5(pack$5$b5),
+        .b6(pack$5$b6),
+        .b7(pack$5$b7),
+        .o(pack$5$o)
+    );
+    homa_tx_engine_w512$framer$pack$6 pack$6(
+        .b0(pack$6$b0),
+        .b1(pack$6$b1),
+        .b2(pack$6$b2),
+        .b3(pack$6$b3),
+        .b4(pack$6$b4),
+        .b5(pack$6$b5),
+        .b6(pack$6$b6),
+        .b7(pack$6$b7),
+        .o(pack$6$o)
+    );
+    homa_tx_engine_w512$framer$pack$7 pack$7(
+        .b0(pack$7$b0),
+        .b1(pack$7$b1),
+        .b2(pack$7$b2),
+        .b3(pack$7$b3),
+        .b4(pack$7$b4),
+        .b5(pack$7$b5),
+        .b6(pack$7$b6),
+        .b7(pack$7$b7),
+        .o(pack$7$o)
+    );
+    homa_tx_engine_w512$framer$pack$8 pack$8(
+        .b0(pack$8$b0),
+        .b1(pack$8$b1),
+        .b2(pack$8$b2),
+        .b3(pack$8$b3),
+        .b4(pack$8$b4),
+        .b5(pack$8$b5),
+        .b6(pack$8$b6),
+        .b7(pack$8$b7),
+        .o(pack$8$o)
+    );
+    homa_tx_engine_w512$framer$pack$9 pack$9(
+        .b0(pack$9$b0),
+        .b1(pack$9$b1),
+        .b2(pack$9$b2),
+        .b3(pack$9$b3),
+        .b4(pack$9$b4),
+        .b5(pack$9$b5),
+        .b6(pack$9$b6),
+        .b7(pack$9$b7),
+        .o(pack$9$o)
+    );
+    homa_tx_engine_w512$framer$pack$10 pack$10(
+        .b0(pack$10$b0),
+        .b1(pack$10$b1),
+        .b2(pack$10$b2),
+        .b3(pack$10$b3),
+        .b4(pack$10$b4),
+        .b5(pack$10$b5),
+        .b6(pack$10$b6),
+        .b7(pack$10$b7),
+        .o(pack$10$o)
+    );
+    homa_tx_engine_w512$framer$pack$11 pack$11(
+        .b0(pack$11$b0),
+        .b1(pack$11$b1),
+        .b2(pack$11$b2),
+        .b3(pack$11$b3),
+        .b4(pack$11$b4),
+        .b5(pack$11$b5),
+        .b6(pack$11$b6),
+        .b7(pack$11$b7),
+        .o(pack$11$o)
+    );
+    homa_tx_engine_w512$framer$pack$12 pack$12(
+        .b0(pack$12$b0),
+        .b1(pack$12$b1),
+        .b2(pack$12$b2),
+        .b3(pack$12$b3),
+        .b4(pack$12$b4),
+        .b5(pack$12$b5),
+        .b6(pack$12$b6),
+        .b7(pack$12$b7),
+        .o(pack$12$o)
+    );
+    homa_tx_engine_w512$framer$pack$13 pack$13(
+        .b0(pack$13$b0),
+        .b1(pack$13$b1),
+        .b2(pack$13$b2),
+        .b3(pack$13$b3),
+        .b4(pack$13$b4),
+        .b5(pack$13$b5),
+        .b6(pack$13$b6),
+        .b7(pack$13$b7),
+        .o(pack$13$o)
+    );
+    homa_tx_engine_w512$framer$pack$14 pack$14(
+        .b0(pack$14$b0),
+        .b1(pack$14$b1),
+        .b2(pack$14$b2),
+        .b3(pack$14$b3),
+        .b4(pack$14$b4),
+        .b5(pack$14$b5),
+        .b6(pack$14$b6),
+        .b7(pack$14$b7),
+        .o(pack$14$o)
+    );
+    homa_tx_engine_w512$framer$pack$15 pack$15(
+        .b0(pack$15$b0),
+        .b1(pack$15$b1),
+        .b2(pack$15$b2),
+        .b3(pack$15$b3),
+        .b4(pack$15$b4),
+        .b5(pack$15$b5),
+        .b6(pack$15$b6),
+        .b7(pack$15$b7),
+        .o(pack$15$o)
+    );
+    homa_tx_engine_w512$framer$beats beats(
+        .beat(beats$beat),
+        .w0(beats$w0),
+        .w1(beats$w1),
+        .w2(beats$w2),
+        .w3(beats$w3),
+        .w4(beats$w4),
+        .w5(beats$w5),
+        .w6(beats$w6),
+        .w7(beats$w7),
+        .w8(beats$w8),
+        .w9(beats$w9),
+        .w10(beats$w10),
+        .w11(beats$w11),
+        .w12(beats$w12),
+        .w13(beats$w13),
+        .w14(beats$w14),
+        .w15(beats$w15),
+        .o(beats$o)
+    );
     
     // Update code
     always @(*) begin
@@ -2601,199 +3089,199 @@ module homa_tx_engine_w512$framer(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cf
         tot = s_job_len + c_ip_len;
         totlen = tot[(c_off$0)+:(16)];
         tail = s_job_len + c_hdr_tail;
-        last_beat = tail[(c_six)+:(16)];
-        rem6 = tail[(c_off$0)+:(6)];
-        keep_last = c_ones64;
-        if (rem6 == c_rem$0) begin
+        last_beat = tail[(c_shift)+:(16)];
+        rem = tail[(c_off$0)+:(8)] & c_rmask;
+        keep_last = c_ones;
+        if (rem == c_rem$0) begin
             keep_last = c_keep$0;
         end
-        if (rem6 == c_rem$1) begin
+        if (rem == c_rem$1) begin
             keep_last = c_keep$1;
         end
-        if (rem6 == c_rem$2) begin
+        if (rem == c_rem$2) begin
             keep_last = c_keep$2;
         end
-        if (rem6 == c_rem$3) begin
+        if (rem == c_rem$3) begin
             keep_last = c_keep$3;
         end
-        if (rem6 == c_rem$4) begin
+        if (rem == c_rem$4) begin
             keep_last = c_keep$4;
         end
-        if (rem6 == c_rem$5) begin
+        if (rem == c_rem$5) begin
             keep_last = c_keep$5;
         end
-        if (rem6 == c_rem$6) begin
+        if (rem == c_rem$6) begin
             keep_last = c_keep$6;
         end
-        if (rem6 == c_rem$7) begin
+        if (rem == c_rem$7) begin
             keep_last = c_keep$7;
         end
-        if (rem6 == c_rem$8) begin
+        if (rem == c_rem$8) begin
             keep_last = c_keep$8;
         end
-        if (rem6 == c_rem$9) begin
+        if (rem == c_rem$9) begin
             keep_last = c_keep$9;
         end
-        if (rem6 == c_rem$10) begin
+        if (rem == c_rem$10) begin
             keep_last = c_keep$10;
         end
-        if (rem6 == c_rem$11) begin
+        if (rem == c_rem$11) begin
             keep_last = c_keep$11;
         end
-        if (rem6 == c_rem$12) begin
+        if (rem == c_rem$12) begin
             keep_last = c_keep$12;
         end
-        if (rem6 == c_rem$13) begin
+        if (rem == c_rem$13) begin
             keep_last = c_keep$13;
         end
-        if (rem6 == c_rem$14) begin
+        if (rem == c_rem$14) begin
             keep_last = c_keep$14;
         end
-        if (rem6 == c_rem$15) begin
+        if (rem == c_rem$15) begin
             keep_last = c_keep$15;
         end
-        if (rem6 == c_rem$16) begin
+        if (rem == c_rem$16) begin
             keep_last = c_keep$16;
         end
-        if (rem6 == c_rem$17) begin
+        if (rem == c_rem$17) begin
             keep_last = c_keep$17;
         end
-        if (rem6 == c_rem$18) begin
+        if (rem == c_rem$18) begin
             keep_last = c_keep$18;
         end
-        if (rem6 == c_rem$19) begin
+        if (rem == c_rem$19) begin
             keep_last = c_keep$19;
         end
-        if (rem6 == c_rem$20) begin
+        if (rem == c_rem$20) begin
             keep_last = c_keep$20;
         end
-        if (rem6 == c_rem$21) begin
+        if (rem == c_rem$21) begin
             keep_last = c_keep$21;
         end
-        if (rem6 == c_rem$22) begin
+        if (rem == c_rem$22) begin
             keep_last = c_keep$22;
         end
-        if (rem6 == c_rem$23) begin
+        if (rem == c_rem$23) begin
             keep_last = c_keep$23;
         end
-        if (rem6 == c_rem$24) begin
+        if (rem == c_rem$24) begin
             keep_last = c_keep$24;
         end
-        if (rem6 == c_rem$25) begin
+        if (rem == c_rem$25) begin
             keep_last = c_keep$25;
         end
-        if (rem6 == c_rem$26) begin
+        if (rem == c_rem$26) begin
             keep_last = c_keep$26;
         end
-        if (rem6 == c_rem$27) begin
+        if (rem == c_rem$27) begin
             keep_last = c_keep$27;
         end
-        if (rem6 == c_rem$28) begin
+        if (rem == c_rem$28) begin
             keep_last = c_keep$28;
         end
-        if (rem6 == c_rem$29) begin
+        if (rem == c_rem$29) begin
             keep_last = c_keep$29;
         end
-        if (rem6 == c_rem$30) begin
+        if (rem == c_rem$30) begin
             keep_last = c_keep$30;
         end
-        if (rem6 == c_rem$31) begin
+        if (rem == c_rem$31) begin
             keep_last = c_keep$31;
         end
-        if (rem6 == c_rem$32) begin
+        if (rem == c_rem$32) begin
             keep_last = c_keep$32;
         end
-        if (rem6 == c_rem$33) begin
+        if (rem == c_rem$33) begin
             keep_last = c_keep$33;
         end
-        if (rem6 == c_rem$34) begin
+        if (rem == c_rem$34) begin
             keep_last = c_keep$34;
         end
-        if (rem6 == c_rem$35) begin
+        if (rem == c_rem$35) begin
             keep_last = c_keep$35;
         end
-        if (rem6 == c_rem$36) begin
+        if (rem == c_rem$36) begin
             keep_last = c_keep$36;
         end
-        if (rem6 == c_rem$37) begin
+        if (rem == c_rem$37) begin
             keep_last = c_keep$37;
         end
-        if (rem6 == c_rem$38) begin
+        if (rem == c_rem$38) begin
             keep_last = c_keep$38;
         end
-        if (rem6 == c_rem$39) begin
+        if (rem == c_rem$39) begin
             keep_last = c_keep$39;
         end
-        if (rem6 == c_rem$40) begin
+        if (rem == c_rem$40) begin
             keep_last = c_keep$40;
         end
-        if (rem6 == c_rem$41) begin
+        if (rem == c_rem$41) begin
             keep_last = c_keep$41;
         end
-        if (rem6 == c_rem$42) begin
+        if (rem == c_rem$42) begin
             keep_last = c_keep$42;
         end
-        if (rem6 == c_rem$43) begin
+        if (rem == c_rem$43) begin
             keep_last = c_keep$43;
         end
-        if (rem6 == c_rem$44) begin
+        if (rem == c_rem$44) begin
             keep_last = c_keep$44;
         end
-        if (rem6 == c_rem$45) begin
+        if (rem == c_rem$45) begin
             keep_last = c_keep$45;
         end
-        if (rem6 == c_rem$46) begin
+        if (rem == c_rem$46) begin
             keep_last = c_keep$46;
         end
-        if (rem6 == c_rem$47) begin
+        if (rem == c_rem$47) begin
             keep_last = c_keep$47;
         end
-        if (rem6 == c_rem$48) begin
+        if (rem == c_rem$48) begin
             keep_last = c_keep$48;
         end
-        if (rem6 == c_rem$49) begin
+        if (rem == c_rem$49) begin
             keep_last = c_keep$49;
         end
-        if (rem6 == c_rem$50) begin
+        if (rem == c_rem$50) begin
             keep_last = c_keep$50;
         end
-        if (rem6 == c_rem$51) begin
+        if (rem == c_rem$51) begin
             keep_last = c_keep$51;
         end
-        if (rem6 == c_rem$52) begin
+        if (rem == c_rem$52) begin
             keep_last = c_keep$52;
         end
-        if (rem6 == c_rem$53) begin
+        if (rem == c_rem$53) begin
             keep_last = c_keep$53;
         end
-        if (rem6 == c_rem$54) begin
+        if (rem == c_rem$54) begin
             keep_last = c_keep$54;
         end
-        if (rem6 == c_rem$55) begin
+        if (rem == c_rem$55) begin
             keep_last = c_keep$55;
         end
-        if (rem6 == c_rem$56) begin
+        if (rem == c_rem$56) begin
             keep_last = c_keep$56;
         end
-        if (rem6 == c_rem$57) begin
+        if (rem == c_rem$57) begin
             keep_last = c_keep$57;
         end
-        if (rem6 == c_rem$58) begin
+        if (rem == c_rem$58) begin
             keep_last = c_keep$58;
         end
-        if (rem6 == c_rem$59) begin
+        if (rem == c_rem$59) begin
             keep_last = c_keep$59;
         end
-        if (rem6 == c_rem$60) begin
+        if (rem == c_rem$60) begin
             keep_last = c_keep$60;
         end
-        if (rem6 == c_rem$61) begin
+        if (rem == c_rem$61) begin
             keep_last = c_keep$61;
         end
-        if (rem6 == c_rem$62) begin
+        if (rem == c_rem$62) begin
             keep_last = c_keep$62;
         end
-        if (rem6 == c_rem$63) begin
+        if (rem == c_rem$63) begin
             keep_last = c_keep$63;
         end
         tos[(64'h0)+:(5)] = c_zero5;
@@ -17014,104 +17502,288 @@ module homa_tx_engine_w512$framer(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cf
         if (c_is_var$89 & (c_src$89 == c_var$51)) begin
             fb$89 = vb$51;
         end
-        beat0[(64'h0)+:(8)] = hdr$0$q;
-        beat0[(64'h8)+:(8)] = hdr$1$q;
-        beat0[(64'h10)+:(8)] = hdr$2$q;
-        beat0[(64'h18)+:(8)] = hdr$3$q;
-        beat0[(64'h20)+:(8)] = hdr$4$q;
-        beat0[(64'h28)+:(8)] = hdr$5$q;
-        beat0[(64'h30)+:(8)] = hdr$6$q;
-        beat0[(64'h38)+:(8)] = hdr$7$q;
-        beat0[(64'h40)+:(8)] = hdr$8$q;
-        beat0[(64'h48)+:(8)] = hdr$9$q;
-        beat0[(64'h50)+:(8)] = hdr$10$q;
-        beat0[(64'h58)+:(8)] = hdr$11$q;
-        beat0[(64'h60)+:(8)] = hdr$12$q;
-        beat0[(64'h68)+:(8)] = hdr$13$q;
-        beat0[(64'h70)+:(8)] = hdr$14$q;
-        beat0[(64'h78)+:(8)] = hdr$15$q;
-        beat0[(64'h80)+:(8)] = hdr$16$q;
-        beat0[(64'h88)+:(8)] = hdr$17$q;
-        beat0[(64'h90)+:(8)] = hdr$18$q;
-        beat0[(64'h98)+:(8)] = hdr$19$q;
-        beat0[(64'ha0)+:(8)] = hdr$20$q;
-        beat0[(64'ha8)+:(8)] = hdr$21$q;
-        beat0[(64'hb0)+:(8)] = hdr$22$q;
-        beat0[(64'hb8)+:(8)] = hdr$23$q;
-        beat0[(64'hc0)+:(8)] = hdr$24$q;
-        beat0[(64'hc8)+:(8)] = hdr$25$q;
-        beat0[(64'hd0)+:(8)] = hdr$26$q;
-        beat0[(64'hd8)+:(8)] = hdr$27$q;
-        beat0[(64'he0)+:(8)] = hdr$28$q;
-        beat0[(64'he8)+:(8)] = hdr$29$q;
-        beat0[(64'hf0)+:(8)] = hdr$30$q;
-        beat0[(64'hf8)+:(8)] = hdr$31$q;
-        beat0[(64'h100)+:(8)] = hdr$32$q;
-        beat0[(64'h108)+:(8)] = hdr$33$q;
-        beat0[(64'h110)+:(8)] = hdr$34$q;
-        beat0[(64'h118)+:(8)] = hdr$35$q;
-        beat0[(64'h120)+:(8)] = hdr$36$q;
-        beat0[(64'h128)+:(8)] = hdr$37$q;
-        beat0[(64'h130)+:(8)] = hdr$38$q;
-        beat0[(64'h138)+:(8)] = hdr$39$q;
-        beat0[(64'h140)+:(8)] = hdr$40$q;
-        beat0[(64'h148)+:(8)] = hdr$41$q;
-        beat0[(64'h150)+:(8)] = hdr$42$q;
-        beat0[(64'h158)+:(8)] = hdr$43$q;
-        beat0[(64'h160)+:(8)] = hdr$44$q;
-        beat0[(64'h168)+:(8)] = hdr$45$q;
-        beat0[(64'h170)+:(8)] = hdr$46$q;
-        beat0[(64'h178)+:(8)] = hdr$47$q;
-        beat0[(64'h180)+:(8)] = hdr$48$q;
-        beat0[(64'h188)+:(8)] = hdr$49$q;
-        beat0[(64'h190)+:(8)] = hdr$50$q;
-        beat0[(64'h198)+:(8)] = hdr$51$q;
-        beat0[(64'h1a0)+:(8)] = hdr$52$q;
-        beat0[(64'h1a8)+:(8)] = hdr$53$q;
-        beat0[(64'h1b0)+:(8)] = hdr$54$q;
-        beat0[(64'h1b8)+:(8)] = hdr$55$q;
-        beat0[(64'h1c0)+:(8)] = hdr$56$q;
-        beat0[(64'h1c8)+:(8)] = hdr$57$q;
-        beat0[(64'h1d0)+:(8)] = hdr$58$q;
-        beat0[(64'h1d8)+:(8)] = hdr$59$q;
-        beat0[(64'h1e0)+:(8)] = hdr$60$q;
-        beat0[(64'h1e8)+:(8)] = hdr$61$q;
-        beat0[(64'h1f0)+:(8)] = hdr$62$q;
-        beat0[(64'h1f8)+:(8)] = hdr$63$q;
+        hbytes$0 = hdr$0$q;
+        hbytes$1 = hdr$1$q;
+        hbytes$2 = hdr$2$q;
+        hbytes$3 = hdr$3$q;
+        hbytes$4 = hdr$4$q;
+        hbytes$5 = hdr$5$q;
+        hbytes$6 = hdr$6$q;
+        hbytes$7 = hdr$7$q;
+        hbytes$8 = hdr$8$q;
+        hbytes$9 = hdr$9$q;
+        hbytes$10 = hdr$10$q;
+        hbytes$11 = hdr$11$q;
+        hbytes$12 = hdr$12$q;
+        hbytes$13 = hdr$13$q;
+        hbytes$14 = hdr$14$q;
+        hbytes$15 = hdr$15$q;
+        hbytes$16 = hdr$16$q;
+        hbytes$17 = hdr$17$q;
+        hbytes$18 = hdr$18$q;
+        hbytes$19 = hdr$19$q;
+        hbytes$20 = hdr$20$q;
+        hbytes$21 = hdr$21$q;
+        hbytes$22 = hdr$22$q;
+        hbytes$23 = hdr$23$q;
+        hbytes$24 = hdr$24$q;
+        hbytes$25 = hdr$25$q;
+        hbytes$26 = hdr$26$q;
+        hbytes$27 = hdr$27$q;
+        hbytes$28 = hdr$28$q;
+        hbytes$29 = hdr$29$q;
+        hbytes$30 = hdr$30$q;
+        hbytes$31 = hdr$31$q;
+        hbytes$32 = hdr$32$q;
+        hbytes$33 = hdr$33$q;
+        hbytes$34 = hdr$34$q;
+        hbytes$35 = hdr$35$q;
+        hbytes$36 = hdr$36$q;
+        hbytes$37 = hdr$37$q;
+        hbytes$38 = hdr$38$q;
+        hbytes$39 = hdr$39$q;
+        hbytes$40 = hdr$40$q;
+        hbytes$41 = hdr$41$q;
+        hbytes$42 = hdr$42$q;
+        hbytes$43 = hdr$43$q;
+        hbytes$44 = hdr$44$q;
+        hbytes$45 = hdr$45$q;
+        hbytes$46 = hdr$46$q;
+        hbytes$47 = hdr$47$q;
+        hbytes$48 = hdr$48$q;
+        hbytes$49 = hdr$49$q;
+        hbytes$50 = hdr$50$q;
+        hbytes$51 = hdr$51$q;
+        hbytes$52 = hdr$52$q;
+        hbytes$53 = hdr$53$q;
+        hbytes$54 = hdr$54$q;
+        hbytes$55 = hdr$55$q;
+        hbytes$56 = hdr$56$q;
+        hbytes$57 = hdr$57$q;
+        hbytes$58 = hdr$58$q;
+        hbytes$59 = hdr$59$q;
+        hbytes$60 = hdr$60$q;
+        hbytes$61 = hdr$61$q;
+        hbytes$62 = hdr$62$q;
+        hbytes$63 = hdr$63$q;
+        hbytes$64 = hdr$64$q;
+        hbytes$65 = hdr$65$q;
+        hbytes$66 = hdr$66$q;
+        hbytes$67 = hdr$67$q;
+        hbytes$68 = hdr$68$q;
+        hbytes$69 = hdr$69$q;
+        hbytes$70 = hdr$70$q;
+        hbytes$71 = hdr$71$q;
+        hbytes$72 = hdr$72$q;
+        hbytes$73 = hdr$73$q;
+        hbytes$74 = hdr$74$q;
+        hbytes$75 = hdr$75$q;
+        hbytes$76 = hdr$76$q;
+        hbytes$77 = hdr$77$q;
+        hbytes$78 = hdr$78$q;
+        hbytes$79 = hdr$79$q;
+        hbytes$80 = hdr$80$q;
+        hbytes$81 = hdr$81$q;
+        hbytes$82 = hdr$82$q;
+        hbytes$83 = hdr$83$q;
+        hbytes$84 = hdr$84$q;
+        hbytes$85 = hdr$85$q;
+        hbytes$86 = hdr$86$q;
+        hbytes$87 = hdr$87$q;
+        hbytes$88 = hdr$88$q;
+        hbytes$89 = hdr$89$q;
+        hbytes$90 = c_zero8;
+        hbytes$91 = c_zero8;
+        hbytes$92 = c_zero8;
+        hbytes$93 = c_zero8;
+        hbytes$94 = c_zero8;
+        hbytes$95 = c_zero8;
+        hbytes$96 = c_zero8;
+        hbytes$97 = c_zero8;
+        hbytes$98 = c_zero8;
+        hbytes$99 = c_zero8;
+        hbytes$100 = c_zero8;
+        hbytes$101 = c_zero8;
+        hbytes$102 = c_zero8;
+        hbytes$103 = c_zero8;
+        hbytes$104 = c_zero8;
+        hbytes$105 = c_zero8;
+        hbytes$106 = c_zero8;
+        hbytes$107 = c_zero8;
+        hbytes$108 = c_zero8;
+        hbytes$109 = c_zero8;
+        hbytes$110 = c_zero8;
+        hbytes$111 = c_zero8;
+        hbytes$112 = c_zero8;
+        hbytes$113 = c_zero8;
+        hbytes$114 = c_zero8;
+        hbytes$115 = c_zero8;
+        hbytes$116 = c_zero8;
+        hbytes$117 = c_zero8;
+        hbytes$118 = c_zero8;
+        hbytes$119 = c_zero8;
+        hbytes$120 = c_zero8;
+        hbytes$121 = c_zero8;
+        hbytes$122 = c_zero8;
+        hbytes$123 = c_zero8;
+        hbytes$124 = c_zero8;
+        hbytes$125 = c_zero8;
+        hbytes$126 = c_zero8;
+        hbytes$127 = c_zero8;
+        pack$0$b0 = hbytes$0;
+        pack$0$b1 = hbytes$1;
+        pack$0$b2 = hbytes$2;
+        pack$0$b3 = hbytes$3;
+        pack$0$b4 = hbytes$4;
+        pack$0$b5 = hbytes$5;
+        pack$0$b6 = hbytes$6;
+        pack$0$b7 = hbytes$7;
+        pack$1$b0 = hbytes$8;
+        pack$1$b1 = hbytes$9;
+        pack$1$b2 = hbytes$10;
+        pack$1$b3 = hbytes$11;
+        pack$1$b4 = hbytes$12;
+        pack$1$b5 = hbytes$13;
+        pack$1$b6 = hbytes$14;
+        pack$1$b7 = hbytes$15;
+        pack$2$b0 = hbytes$16;
+        pack$2$b1 = hbytes$17;
+        pack$2$b2 = hbytes$18;
+        pack$2$b3 = hbytes$19;
+        pack$2$b4 = hbytes$20;
+        pack$2$b5 = hbytes$21;
+        pack$2$b6 = hbytes$22;
+        pack$2$b7 = hbytes$23;
+        pack$3$b0 = hbytes$24;
+        pack$3$b1 = hbytes$25;
+        pack$3$b2 = hbytes$26;
+        pack$3$b3 = hbytes$27;
+        pack$3$b4 = hbytes$28;
+        pack$3$b5 = hbytes$29;
+        pack$3$b6 = hbytes$30;
+        pack$3$b7 = hbytes$31;
+        pack$4$b0 = hbytes$32;
+        pack$4$b1 = hbytes$33;
+        pack$4$b2 = hbytes$34;
+        pack$4$b3 = hbytes$35;
+        pack$4$b4 = hbytes$36;
+        pack$4$b5 = hbytes$37;
+        pack$4$b6 = hbytes$38;
+        pack$4$b7 = hbytes$39;
+        pack$5$b0 = hbytes$40;
+        pack$5$b1 = hbytes$41;
+        pack$5$b2 = hbytes$42;
+        pack$5$b3 = hbytes$43;
+        pack$5$b4 = hbytes$44;
+        pack$5$b5 = hbytes$45;
+        pack$5$b6 = hbytes$46;
+        pack$5$b7 = hbytes$47;
+        pack$6$b0 = hbytes$48;
+        pack$6$b1 = hbytes$49;
+        pack$6$b2 = hbytes$50;
+        pack$6$b3 = hbytes$51;
+        pack$6$b4 = hbytes$52;
+        pack$6$b5 = hbytes$53;
+        pack$6$b6 = hbytes$54;
+        pack$6$b7 = hbytes$55;
+        pack$7$b0 = hbytes$56;
+        pack$7$b1 = hbytes$57;
+        pack$7$b2 = hbytes$58;
+        pack$7$b3 = hbytes$59;
+        pack$7$b4 = hbytes$60;
+        pack$7$b5 = hbytes$61;
+        pack$7$b6 = hbytes$62;
+        pack$7$b7 = hbytes$63;
+        pack$8$b0 = hbytes$64;
+        pack$8$b1 = hbytes$65;
+        pack$8$b2 = hbytes$66;
+        pack$8$b3 = hbytes$67;
+        pack$8$b4 = hbytes$68;
+        pack$8$b5 = hbytes$69;
+        pack$8$b6 = hbytes$70;
+        pack$8$b7 = hbytes$71;
+        pack$9$b0 = hbytes$72;
+        pack$9$b1 = hbytes$73;
+        pack$9$b2 = hbytes$74;
+        pack$9$b3 = hbytes$75;
+        pack$9$b4 = hbytes$76;
+        pack$9$b5 = hbytes$77;
+        pack$9$b6 = hbytes$78;
+        pack$9$b7 = hbytes$79;
+        pack$10$b0 = hbytes$80;
+        pack$10$b1 = hbytes$81;
+        pack$10$b2 = hbytes$82;
+        pack$10$b3 = hbytes$83;
+        pack$10$b4 = hbytes$84;
+        pack$10$b5 = hbytes$85;
+        pack$10$b6 = hbytes$86;
+        pack$10$b7 = hbytes$87;
+        pack$11$b0 = hbytes$88;
+        pack$11$b1 = hbytes$89;
+        pack$11$b2 = hbytes$90;
+        pack$11$b3 = hbytes$91;
+        pack$11$b4 = hbytes$92;
+        pack$11$b5 = hbytes$93;
+        pack$11$b6 = hbytes$94;
+        pack$11$b7 = hbytes$95;
+        pack$12$b0 = hbytes$96;
+        pack$12$b1 = hbytes$97;
+        pack$12$b2 = hbytes$98;
+        pack$12$b3 = hbytes$99;
+        pack$12$b4 = hbytes$100;
+        pack$12$b5 = hbytes$101;
+        pack$12$b6 = hbytes$102;
+        pack$12$b7 = hbytes$103;
+        pack$13$b0 = hbytes$104;
+        pack$13$b1 = hbytes$105;
+        pack$13$b2 = hbytes$106;
+        pack$13$b3 = hbytes$107;
+        pack$13$b4 = hbytes$108;
+        pack$13$b5 = hbytes$109;
+        pack$13$b6 = hbytes$110;
+        pack$13$b7 = hbytes$111;
+        pack$14$b0 = hbytes$112;
+        pack$14$b1 = hbytes$113;
+        pack$14$b2 = hbytes$114;
+        pack$14$b3 = hbytes$115;
+        pack$14$b4 = hbytes$116;
+        pack$14$b5 = hbytes$117;
+        pack$14$b6 = hbytes$118;
+        pack$14$b7 = hbytes$119;
+        pack$15$b0 = hbytes$120;
+        pack$15$b1 = hbytes$121;
+        pack$15$b2 = hbytes$122;
+        pack$15$b3 = hbytes$123;
+        pack$15$b4 = hbytes$124;
+        pack$15$b5 = hbytes$125;
+        pack$15$b6 = hbytes$126;
+        pack$15$b7 = hbytes$127;
+        beats$beat = beat$q;
+        beats$w0 = pack$0$o;
+        beats$w1 = pack$1$o;
+        beats$w2 = pack$2$o;
+        beats$w3 = pack$3$o;
+        beats$w4 = pack$4$o;
+        beats$w5 = pack$5$o;
+        beats$w6 = pack$6$o;
+        beats$w7 = pack$7$o;
+        beats$w8 = pack$8$o;
+        beats$w9 = pack$9$o;
+        beats$w10 = pack$10$o;
+        beats$w11 = pack$11$o;
+        beats$w12 = pack$12$o;
+        beats$w13 = pack$13$o;
+        beats$w14 = pack$14$o;
+        beats$w15 = pack$15$o;
         ov = s_pay_data;
-        if (beat$q == c_one16) begin
-            ov[(64'h0)+:(8)] = hdr$64$q;
-            ov[(64'h8)+:(8)] = hdr$65$q;
-            ov[(64'h10)+:(8)] = hdr$66$q;
-            ov[(64'h18)+:(8)] = hdr$67$q;
-            ov[(64'h20)+:(8)] = hdr$68$q;
-            ov[(64'h28)+:(8)] = hdr$69$q;
-            ov[(64'h30)+:(8)] = hdr$70$q;
-            ov[(64'h38)+:(8)] = hdr$71$q;
-            ov[(64'h40)+:(8)] = hdr$72$q;
-            ov[(64'h48)+:(8)] = hdr$73$q;
-            ov[(64'h50)+:(8)] = hdr$74$q;
-            ov[(64'h58)+:(8)] = hdr$75$q;
-            ov[(64'h60)+:(8)] = hdr$76$q;
-            ov[(64'h68)+:(8)] = hdr$77$q;
-            ov[(64'h70)+:(8)] = hdr$78$q;
-            ov[(64'h78)+:(8)] = hdr$79$q;
-            ov[(64'h80)+:(8)] = hdr$80$q;
-            ov[(64'h88)+:(8)] = hdr$81$q;
-            ov[(64'h90)+:(8)] = hdr$82$q;
-            ov[(64'h98)+:(8)] = hdr$83$q;
-            ov[(64'ha0)+:(8)] = hdr$84$q;
-            ov[(64'ha8)+:(8)] = hdr$85$q;
-            ov[(64'hb0)+:(8)] = hdr$86$q;
-            ov[(64'hb8)+:(8)] = hdr$87$q;
-            ov[(64'hc0)+:(8)] = hdr$88$q;
-            ov[(64'hc8)+:(8)] = hdr$89$q;
+        if (beat$q == c_hbeats) begin
+            ov = (s_pay_data & ~c_ov_mask) | (beats$o & c_ov_mask);
         end
-        first = beat$q == c_zero16;
+        first = beat$q < c_hbeats;
         is_last = ~first & (beat$q == cur_last_beat$q);
         stall = is_last & cur_need_done$q & done_full$q;
-        m_axis_tdata = beat0;
-        m_axis_tkeep = c_ones64;
+        m_axis_tdata = beats$o;
+        m_axis_tkeep = c_ones;
         m_axis_tlast = 1'b0;
         m_axis_tvalid = cur_valid$q & s_pay_valid;
         s_pay_ready = 1'b0;
@@ -17629,6 +18301,744 @@ module homa_tx_engine_w512$framer$beat(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$framer$beat
+
+
+module homa_tx_engine_w512$framer$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11,w12,w13,w14,w15,o);
+    
+    // Module arguments
+    input wire  [15:0] beat;
+    input wire  [63:0] w0;
+    input wire  [63:0] w1;
+    input wire  [63:0] w2;
+    input wire  [63:0] w3;
+    input wire  [63:0] w4;
+    input wire  [63:0] w5;
+    input wire  [63:0] w6;
+    input wire  [63:0] w7;
+    input wire  [63:0] w8;
+    input wire  [63:0] w9;
+    input wire  [63:0] w10;
+    input wire  [63:0] w11;
+    input wire  [63:0] w12;
+    input wire  [63:0] w13;
+    input wire  [63:0] w14;
+    input wire  [63:0] w15;
+    output reg  [511:0] o;
+    
+    // Constant declarations
+    localparam  c_wbeat$0 = 16'h0;
+    localparam  c_wbeat$1 = 16'h0;
+    localparam  c_wbeat$2 = 16'h0;
+    localparam  c_wbeat$3 = 16'h0;
+    localparam  c_wbeat$4 = 16'h0;
+    localparam  c_wbeat$5 = 16'h0;
+    localparam  c_wbeat$6 = 16'h0;
+    localparam  c_wbeat$7 = 16'h0;
+    localparam  c_wbeat$8 = 16'h1;
+    localparam  c_wbeat$9 = 16'h1;
+    localparam  c_wbeat$10 = 16'h1;
+    localparam  c_wbeat$11 = 16'h1;
+    localparam  c_wbeat$12 = 16'h1;
+    localparam  c_wbeat$13 = 16'h1;
+    localparam  c_wbeat$14 = 16'h1;
+    localparam  c_wbeat$15 = 16'h1;
+    localparam  c_wlane$0 = 8'h0;
+    localparam  c_wlane$1 = 8'h1;
+    localparam  c_wlane$2 = 8'h2;
+    localparam  c_wlane$3 = 8'h3;
+    localparam  c_wlane$4 = 8'h4;
+    localparam  c_wlane$5 = 8'h5;
+    localparam  c_wlane$6 = 8'h6;
+    localparam  c_wlane$7 = 8'h7;
+    localparam  c_wlane$8 = 8'h0;
+    localparam  c_wlane$9 = 8'h1;
+    localparam  c_wlane$10 = 8'h2;
+    localparam  c_wlane$11 = 8'h3;
+    localparam  c_wlane$12 = 8'h4;
+    localparam  c_wlane$13 = 8'h5;
+    localparam  c_wlane$14 = 8'h6;
+    localparam  c_wlane$15 = 8'h7;
+    localparam  c_j$0 = 8'h0;
+    localparam  c_j$1 = 8'h1;
+    localparam  c_j$2 = 8'h2;
+    localparam  c_j$3 = 8'h3;
+    localparam  c_j$4 = 8'h4;
+    localparam  c_j$5 = 8'h5;
+    localparam  c_j$6 = 8'h6;
+    localparam  c_j$7 = 8'h7;
+    localparam  c_used$0 = 1'b1;
+    localparam  c_used$1 = 1'b1;
+    localparam  c_used$2 = 1'b1;
+    localparam  c_used$3 = 1'b1;
+    localparam  c_used$4 = 1'b1;
+    localparam  c_used$5 = 1'b1;
+    localparam  c_used$6 = 1'b1;
+    localparam  c_used$7 = 1'b1;
+    localparam  c_sh$0 = 16'h0;
+    localparam  c_sh$1 = 16'h40;
+    localparam  c_sh$2 = 16'h80;
+    localparam  c_sh$3 = 16'hc0;
+    localparam  c_sh$4 = 16'h100;
+    localparam  c_sh$5 = 16'h140;
+    localparam  c_sh$6 = 16'h180;
+    localparam  c_sh$7 = 16'h1c0;
+    localparam  c_zero64 = 64'h0;
+    localparam  c_zero = 512'h0;
+    
+    // Stub signals
+    reg  [63:0] ext$0$i;
+    wire  [511:0] ext$0$o;
+    reg  [63:0] ext$1$i;
+    wire  [511:0] ext$1$o;
+    reg  [63:0] ext$2$i;
+    wire  [511:0] ext$2$o;
+    reg  [63:0] ext$3$i;
+    wire  [511:0] ext$3$o;
+    reg  [63:0] ext$4$i;
+    wire  [511:0] ext$4$o;
+    reg  [63:0] ext$5$i;
+    wire  [511:0] ext$5$o;
+    reg  [63:0] ext$6$i;
+    wire  [511:0] ext$6$o;
+    reg  [63:0] ext$7$i;
+    wire  [511:0] ext$7$o;
+    
+    // Local signals
+    reg  [63:0] wa$0;
+    reg  [63:0] wa$1;
+    reg  [63:0] wa$2;
+    reg  [63:0] wa$3;
+    reg  [63:0] wa$4;
+    reg  [63:0] wa$5;
+    reg  [63:0] wa$6;
+    reg  [63:0] wa$7;
+    reg  [63:0] wa$8;
+    reg  [63:0] wa$9;
+    reg  [63:0] wa$10;
+    reg  [63:0] wa$11;
+    reg  [63:0] wa$12;
+    reg  [63:0] wa$13;
+    reg  [63:0] wa$14;
+    reg  [63:0] wa$15;
+    reg  [63:0] sel$0;
+    reg  [63:0] sel$1;
+    reg  [63:0] sel$2;
+    reg  [63:0] sel$3;
+    reg  [63:0] sel$4;
+    reg  [63:0] sel$5;
+    reg  [63:0] sel$6;
+    reg  [63:0] sel$7;
+    reg  [511:0] acc$0;
+    reg  [511:0] acc$1;
+    reg  [511:0] acc$2;
+    reg  [511:0] acc$3;
+    reg  [511:0] acc$4;
+    reg  [511:0] acc$5;
+    reg  [511:0] acc$6;
+    reg  [511:0] acc$7;
+    reg  [511:0] acc$8;
+    
+    // Sub module instances
+    homa_tx_engine_w512$framer$beats$ext$0 ext$0(
+        .i(ext$0$i),
+        .o(ext$0$o)
+    );
+    homa_tx_engine_w512$framer$beats$ext$1 ext$1(
+        .i(ext$1$i),
+        .o(ext$1$o)
+    );
+    homa_tx_engine_w512$framer$beats$ext$2 ext$2(
+        .i(ext$2$i),
+        .o(ext$2$o)
+    );
+    homa_tx_engine_w512$framer$beats$ext$3 ext$3(
+        .i(ext$3$i),
+        .o(ext$3$o)
+    );
+    homa_tx_engine_w512$framer$beats$ext$4 ext$4(
+        .i(ext$4$i),
+        .o(ext$4$o)
+    );
+    homa_tx_engine_w512$framer$beats$ext$5 ext$5(
+        .i(ext$5$i),
+        .o(ext$5$o)
+    );
+    homa_tx_engine_w512$framer$beats$ext$6 ext$6(
+        .i(ext$6$i),
+        .o(ext$6$o)
+    );
+    homa_tx_engine_w512$framer$beats$ext$7 ext$7(
+        .i(ext$7$i),
+        .o(ext$7$o)
+    );
+    
+    // Update code
+    always @(*) begin
+        wa$0 = w0;
+        wa$1 = w1;
+        wa$2 = w2;
+        wa$3 = w3;
+        wa$4 = w4;
+        wa$5 = w5;
+        wa$6 = w6;
+        wa$7 = w7;
+        wa$8 = w8;
+        wa$9 = w9;
+        wa$10 = w10;
+        wa$11 = w11;
+        wa$12 = w12;
+        wa$13 = w13;
+        wa$14 = w14;
+        wa$15 = w15;
+        sel$0 = c_zero64;
+        if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$0)) begin
+            sel$0 = wa$0;
+        end
+        if ((beat == c_wbeat$1) & (c_wlane$1 == c_j$0)) begin
+            sel$0 = wa$1;
+        end
+        if ((beat == c_wbeat$2) & (c_wlane$2 == c_j$0)) begin
+            sel$0 = wa$2;
+        end
+        if ((beat == c_wbeat$3) & (c_wlane$3 == c_j$0)) begin
+            sel$0 = wa$3;
+        end
+        if ((beat == c_wbeat$4) & (c_wlane$4 == c_j$0)) begin
+            sel$0 = wa$4;
+        end
+        if ((beat == c_wbeat$5) & (c_wlane$5 == c_j$0)) begin
+            sel$0 = wa$5;
+        end
+        if ((beat == c_wbeat$6) & (c_wlane$6 == c_j$0)) begin
+            sel$0 = wa$6;
+        end
+        if ((beat == c_wbeat$7) & (c_wlane$7 == c_j$0)) begin
+            sel$0 = wa$7;
+        end
+        if ((beat == c_wbeat$8) & (c_wlane$8 == c_j$0)) begin
+            sel$0 = wa$8;
+        end
+        if ((beat == c_wbeat$9) & (c_wlane$9 == c_j$0)) begin
+            sel$0 = wa$9;
+        end
+        if ((beat == c_wbeat$10) & (c_wlane$10 == c_j$0)) begin
+            sel$0 = wa$10;
+        end
+        if ((beat == c_wbeat$11) & (c_wlane$11 == c_j$0)) begin
+            sel$0 = wa$11;
+        end
+        if ((beat == c_wbeat$12) & (c_wlane$12 == c_j$0)) begin
+            sel$0 = wa$12;
+        end
+        if ((beat == c_wbeat$13) & (c_wlane$13 == c_j$0)) begin
+            sel$0 = wa$13;
+        end
+        if ((beat == c_wbeat$14) & (c_wlane$14 == c_j$0)) begin
+            sel$0 = wa$14;
+        end
+        if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$0)) begin
+            sel$0 = wa$15;
+        end
+        sel$1 = c_zero64;
+        if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$1)) begin
+            sel$1 = wa$0;
+        end
+        if ((beat == c_wbeat$1) & (c_wlane$1 == c_j$1)) begin
+            sel$1 = wa$1;
+        end
+        if ((beat == c_wbeat$2) & (c_wlane$2 == c_j$1)) begin
+            sel$1 = wa$2;
+        end
+        if ((beat == c_wbeat$3) & (c_wlane$3 == c_j$1)) begin
+            sel$1 = wa$3;
+        end
+        if ((beat == c_wbeat$4) & (c_wlane$4 == c_j$1)) begin
+            sel$1 = wa$4;
+        end
+        if ((beat == c_wbeat$5) & (c_wlane$5 == c_j$1)) begin
+            sel$1 = wa$5;
+        end
+        if ((beat == c_wbeat$6) & (c_wlane$6 == c_j$1)) begin
+            sel$1 = wa$6;
+        end
+        if ((beat == c_wbeat$7) & (c_wlane$7 == c_j$1)) begin
+            sel$1 = wa$7;
+        end
+        if ((beat == c_wbeat$8) & (c_wlane$8 == c_j$1)) begin
+            sel$1 = wa$8;
+        end
+        if ((beat == c_wbeat$9) & (c_wlane$9 == c_j$1)) begin
+            sel$1 = wa$9;
+        end
+        if ((beat == c_wbeat$10) & (c_wlane$10 == c_j$1)) begin
+            sel$1 = wa$10;
+        end
+        if ((beat == c_wbeat$11) & (c_wlane$11 == c_j$1)) begin
+            sel$1 = wa$11;
+        end
+        if ((beat == c_wbeat$12) & (c_wlane$12 == c_j$1)) begin
+            sel$1 = wa$12;
+        end
+        if ((beat == c_wbeat$13) & (c_wlane$13 == c_j$1)) begin
+            sel$1 = wa$13;
+        end
+        if ((beat == c_wbeat$14) & (c_wlane$14 == c_j$1)) begin
+            sel$1 = wa$14;
+        end
+        if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$1)) begin
+            sel$1 = wa$15;
+        end
+        sel$2 = c_zero64;
+        if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$2)) begin
+            sel$2 = wa$0;
+        end
+        if ((beat == c_wbeat$1) & (c_wlane$1 == c_j$2)) begin
+            sel$2 = wa$1;
+        end
+        if ((beat == c_wbeat$2) & (c_wlane$2 == c_j$2)) begin
+            sel$2 = wa$2;
+        end
+        if ((beat == c_wbeat$3) & (c_wlane$3 == c_j$2)) begin
+            sel$2 = wa$3;
+        end
+        if ((beat == c_wbeat$4) & (c_wlane$4 == c_j$2)) begin
+            sel$2 = wa$4;
+        end
+        if ((beat == c_wbeat$5) & (c_wlane$5 == c_j$2)) begin
+            sel$2 = wa$5;
+        end
+        if ((beat == c_wbeat$6) & (c_wlane$6 == c_j$2)) begin
+            sel$2 = wa$6;
+        end
+        if ((beat == c_wbeat$7) & (c_wlane$7 == c_j$2)) begin
+            sel$2 = wa$7;
+        end
+        if ((beat == c_wbeat$8) & (c_wlane$8 == c_j$2)) begin
+            sel$2 = wa$8;
+        end
+        if ((beat == c_wbeat$9) & (c_wlane$9 == c_j$2)) begin
+            sel$2 = wa$9;
+        end
+        if ((beat == c_wbeat$10) & (c_wlane$10 == c_j$2)) begin
+            sel$2 = wa$10;
+        end
+        if ((beat == c_wbeat$11) & (c_wlane$11 == c_j$2)) begin
+            sel$2 = wa$11;
+        end
+        if ((beat == c_wbeat$12) & (c_wlane$12 == c_j$2)) begin
+            sel$2 = wa$12;
+        end
+        if ((beat == c_wbeat$13) & (c_wlane$13 == c_j$2)) begin
+            sel$2 = wa$13;
+        end
+        if ((beat == c_wbeat$14) & (c_wlane$14 == c_j$2)) begin
+            sel$2 = wa$14;
+        end
+        if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$2)) begin
+            sel$2 = wa$15;
+        end
+        sel$3 = c_zero64;
+        if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$3)) begin
+            sel$3 = wa$0;
+        end
+        if ((beat == c_wbeat$1) & (c_wlane$1 == c_j$3)) begin
+            sel$3 = wa$1;
+        end
+        if ((beat == c_wbeat$2) & (c_wlane$2 == c_j$3)) begin
+            sel$3 = wa$2;
+        end
+        if ((beat == c_wbeat$3) & (c_wlane$3 == c_j$3)) begin
+            sel$3 = wa$3;
+        end
+        if ((beat == c_wbeat$4) & (c_wlane$4 == c_j$3)) begin
+            sel$3 = wa$4;
+        end
+        if ((beat == c_wbeat$5) & (c_wlane$5 == c_j$3)) begin
+            sel$3 = wa$5;
+        end
+        if ((beat == c_wbeat$6) & (c_wlane$6 == c_j$3)) begin
+            sel$3 = wa$6;
+        end
+        if ((beat == c_wbeat$7) & (c_wlane$7 == c_j$3)) begin
+            sel$3 = wa$7;
+        end
+        if ((beat == c_wbeat$8) & (c_wlane$8 == c_j$3)) begin
+            sel$3 = wa$8;
+        end
+        if ((beat == c_wbeat$9) & (c_wlane$9 == c_j$3)) begin
+            sel$3 = wa$9;
+        end
+        if ((beat == c_wbeat$10) & (c_wlane$10 == c_j$3)) begin
+            sel$3 = wa$10;
+        end
+        if ((beat == c_wbeat$11) & (c_wlane$11 == c_j$3)) begin
+            sel$3 = wa$11;
+        end
+        if ((beat == c_wbeat$12) & (c_wlane$12 == c_j$3)) begin
+            sel$3 = wa$12;
+        end
+        if ((beat == c_wbeat$13) & (c_wlane$13 == c_j$3)) begin
+            sel$3 = wa$13;
+        end
+        if ((beat == c_wbeat$14) & (c_wlane$14 == c_j$3)) begin
+            sel$3 = wa$14;
+        end
+        if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$3)) begin
+            sel$3 = wa$15;
+        end
+        sel$4 = c_zero64;
+        if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$4)) begin
+            sel$4 = wa$0;
+        end
+        if ((beat == c_wbeat$1) & (c_wlane$1 == c_j$4)) begin
+            sel$4 = wa$1;
+        end
+        if ((beat == c_wbeat$2) & (c_wlane$2 == c_j$4)) begin
+            sel$4 = wa$2;
+        end
+        if ((beat == c_wbeat$3) & (c_wlane$3 == c_j$4)) begin
+            sel$4 = wa$3;
+        end
+        if ((beat == c_wbeat$4) & (c_wlane$4 == c_j$4)) begin
+            sel$4 = wa$4;
+        end
+        if ((beat == c_wbeat$5) & (c_wlane$5 == c_j$4)) begin
+            sel$4 = wa$5;
+        end
+        if ((beat == c_wbeat$6) & (c_wlane$6 == c_j$4)) begin
+            sel$4 = wa$6;
+        end
+        if ((beat == c_wbeat$7) & (c_wlane$7 == c_j$4)) begin
+            sel$4 = wa$7;
+        end
+        if ((beat == c_wbeat$8) & (c_wlane$8 == c_j$4)) begin
+            sel$4 = wa$8;
+        end
+        if ((beat == c_wbeat$9) & (c_wlane$9 == c_j$4)) begin
+            sel$4 = wa$9;
+        end
+        if ((beat == c_wbeat$10) & (c_wlane$10 == c_j$4)) begin
+            sel$4 = wa$10;
+        end
+        if ((beat == c_wbeat$11) & (c_wlane$11 == c_j$4)) begin
+            sel$4 = wa$11;
+        end
+        if ((beat == c_wbeat$12) & (c_wlane$12 == c_j$4)) begin
+            sel$4 = wa$12;
+        end
+        if ((beat == c_wbeat$13) & (c_wlane$13 == c_j$4)) begin
+            sel$4 = wa$13;
+        end
+        if ((beat == c_wbeat$14) & (c_wlane$14 == c_j$4)) begin
+            sel$4 = wa$14;
+        end
+        if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$4)) begin
+            sel$4 = wa$15;
+        end
+        sel$5 = c_zero64;
+        if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$5)) begin
+            sel$5 = wa$0;
+        end
+        if ((beat == c_wbeat$1) & (c_wlane$1 == c_j$5)) begin
+            sel$5 = wa$1;
+        end
+        if ((beat == c_wbeat$2) & (c_wlane$2 == c_j$5)) begin
+            sel$5 = wa$2;
+        end
+        if ((beat == c_wbeat$3) & (c_wlane$3 == c_j$5)) begin
+            sel$5 = wa$3;
+        end
+        if ((beat == c_wbeat$4) & (c_wlane$4 == c_j$5)) begin
+            sel$5 = wa$4;
+        end
+        if ((beat == c_wbeat$5) & (c_wlane$5 == c_j$5)) begin
+            sel$5 = wa$5;
+        end
+        if ((beat == c_wbeat$6) & (c_wlane$6 == c_j$5)) begin
+            sel$5 = wa$6;
+        end
+        if ((beat == c_wbeat$7) & (c_wlane$7 == c_j$5)) begin
+            sel$5 = wa$7;
+        end
+        if ((beat == c_wbeat$8) & (c_wlane$8 == c_j$5)) begin
+            sel$5 = wa$8;
+        end
+        if ((beat == c_wbeat$9) & (c_wlane$9 == c_j$5)) begin
+            sel$5 = wa$9;
+        end
+        if ((beat == c_wbeat$10) & (c_wlane$10 == c_j$5)) begin
+            sel$5 = wa$10;
+        end
+        if ((beat == c_wbeat$11) & (c_wlane$11 == c_j$5)) begin
+            sel$5 = wa$11;
+        end
+        if ((beat == c_wbeat$12) & (c_wlane$12 == c_j$5)) begin
+            sel$5 = wa$12;
+        end
+        if ((beat == c_wbeat$13) & (c_wlane$13 == c_j$5)) begin
+            sel$5 = wa$13;
+        end
+        if ((beat == c_wbeat$14) & (c_wlane$14 == c_j$5)) begin
+            sel$5 = wa$14;
+        end
+        if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$5)) begin
+            sel$5 = wa$15;
+        end
+        sel$6 = c_zero64;
+        if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$6)) begin
+            sel$6 = wa$0;
+        end
+        if ((beat == c_wbeat$1) & (c_wlane$1 == c_j$6)) begin
+            sel$6 = wa$1;
+        end
+        if ((beat == c_wbeat$2) & (c_wlane$2 == c_j$6)) begin
+            sel$6 = wa$2;
+        end
+        if ((beat == c_wbeat$3) & (c_wlane$3 == c_j$6)) begin
+            sel$6 = wa$3;
+        end
+        if ((beat == c_wbeat$4) & (c_wlane$4 == c_j$6)) begin
+            sel$6 = wa$4;
+        end
+        if ((beat == c_wbeat$5) & (c_wlane$5 == c_j$6)) begin
+            sel$6 = wa$5;
+        end
+        if ((beat == c_wbeat$6) & (c_wlane$6 == c_j$6)) begin
+            sel$6 = wa$6;
+        end
+        if ((beat == c_wbeat$7) & (c_wlane$7 == c_j$6)) begin
+            sel$6 = wa$7;
+        end
+        if ((beat == c_wbeat$8) & (c_wlane$8 == c_j$6)) begin
+            sel$6 = wa$8;
+        end
+        if ((beat == c_wbeat$9) & (c_wlane$9 == c_j$6)) begin
+            sel$6 = wa$9;
+        end
+        if ((beat == c_wbeat$10) & (c_wlane$10 == c_j$6)) begin
+            sel$6 = wa$10;
+        end
+        if ((beat == c_wbeat$11) & (c_wlane$11 == c_j$6)) begin
+            sel$6 = wa$11;
+        end
+        if ((beat == c_wbeat$12) & (c_wlane$12 == c_j$6)) begin
+            sel$6 = wa$12;
+        end
+        if ((beat == c_wbeat$13) & (c_wlane$13 == c_j$6)) begin
+            sel$6 = wa$13;
+        end
+        if ((beat == c_wbeat$14) & (c_wlane$14 == c_j$6)) begin
+            sel$6 = wa$14;
+        end
+        if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$6)) begin
+            sel$6 = wa$15;
+        end
+        sel$7 = c_zero64;
+        if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$7)) begin
+            sel$7 = wa$0;
+        end
+        if ((beat == c_wbeat$1) & (c_wlane$1 == c_j$7)) begin
+            sel$7 = wa$1;
+        end
+        if ((beat == c_wbeat$2) & (c_wlane$2 == c_j$7)) begin
+            sel$7 = wa$2;
+        end
+        if ((beat == c_wbeat$3) & (c_wlane$3 == c_j$7)) begin
+            sel$7 = wa$3;
+        end
+        if ((beat == c_wbeat$4) & (c_wlane$4 == c_j$7)) begin
+            sel$7 = wa$4;
+        end
+        if ((beat == c_wbeat$5) & (c_wlane$5 == c_j$7)) begin
+            sel$7 = wa$5;
+        end
+        if ((beat == c_wbeat$6) & (c_wlane$6 == c_j$7)) begin
+            sel$7 = wa$6;
+        end
+        if ((beat == c_wbeat$7) & (c_wlane$7 == c_j$7)) begin
+            sel$7 = wa$7;
+        end
+        if ((beat == c_wbeat$8) & (c_wlane$8 == c_j$7)) begin
+            sel$7 = wa$8;
+        end
+        if ((beat == c_wbeat$9) & (c_wlane$9 == c_j$7)) begin
+            sel$7 = wa$9;
+        end
+        if ((beat == c_wbeat$10) & (c_wlane$10 == c_j$7)) begin
+            sel$7 = wa$10;
+        end
+        if ((beat == c_wbeat$11) & (c_wlane$11 == c_j$7)) begin
+            sel$7 = wa$11;
+        end
+        if ((beat == c_wbeat$12) & (c_wlane$12 == c_j$7)) begin
+            sel$7 = wa$12;
+        end
+        if ((beat == c_wbeat$13) & (c_wlane$13 == c_j$7)) begin
+            sel$7 = wa$13;
+        end
+        if ((beat == c_wbeat$14) & (c_wlane$14 == c_j$7)) begin
+            sel$7 = wa$14;
+        end
+        if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$7)) begin
+            sel$7 = wa$15;
+        end
+        acc$0 = c_zero;
+        ext$0$i = sel$0;
+        acc$1 = acc$0;
+        if (c_used$0) begin
+            acc$1 = acc$0 | (ext$0$o << c_sh$0);
+        end
+        ext$1$i = sel$1;
+        acc$2 = acc$1;
+        if (c_used$1) begin
+            acc$2 = acc$1 | (ext$1$o << c_sh$1);
+        end
+        ext$2$i = sel$2;
+        acc$3 = acc$2;
+        if (c_used$2) begin
+            acc$3 = acc$2 | (ext$2$o << c_sh$2);
+        end
+        ext$3$i = sel$3;
+        acc$4 = acc$3;
+        if (c_used$3) begin
+            acc$4 = acc$3 | (ext$3$o << c_sh$3);
+        end
+        ext$4$i = sel$4;
+        acc$5 = acc$4;
+        if (c_used$4) begin
+            acc$5 = acc$4 | (ext$4$o << c_sh$4);
+        end
+        ext$5$i = sel$5;
+        acc$6 = acc$5;
+        if (c_used$5) begin
+            acc$6 = acc$5 | (ext$5$o << c_sh$5);
+        end
+        ext$6$i = sel$6;
+        acc$7 = acc$6;
+        if (c_used$6) begin
+            acc$7 = acc$6 | (ext$6$o << c_sh$6);
+        end
+        ext$7$i = sel$7;
+        acc$8 = acc$7;
+        if (c_used$7) begin
+            acc$8 = acc$7 | (ext$7$o << c_sh$7);
+        end
+        o = acc$8;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$beats
+
+
+module homa_tx_engine_w512$framer$beats$ext$0(i,o);
+    
+    // Module arguments
+    input wire  [63:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_tx_engine_w512$framer$beats$ext$0
+
+
+module homa_tx_engine_w512$framer$beats$ext$1(i,o);
+    
+    // Module arguments
+    input wire  [63:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_tx_engine_w512$framer$beats$ext$1
+
+
+module homa_tx_engine_w512$framer$beats$ext$2(i,o);
+    
+    // Module arguments
+    input wire  [63:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_tx_engine_w512$framer$beats$ext$2
+
+
+module homa_tx_engine_w512$framer$beats$ext$3(i,o);
+    
+    // Module arguments
+    input wire  [63:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_tx_engine_w512$framer$beats$ext$3
+
+
+module homa_tx_engine_w512$framer$beats$ext$4(i,o);
+    
+    // Module arguments
+    input wire  [63:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_tx_engine_w512$framer$beats$ext$4
+
+
+module homa_tx_engine_w512$framer$beats$ext$5(i,o);
+    
+    // Module arguments
+    input wire  [63:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_tx_engine_w512$framer$beats$ext$5
+
+
+module homa_tx_engine_w512$framer$beats$ext$6(i,o);
+    
+    // Module arguments
+    input wire  [63:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_tx_engine_w512$framer$beats$ext$6
+
+
+module homa_tx_engine_w512$framer$beats$ext$7(i,o);
+    
+    // Module arguments
+    input wire  [63:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_tx_engine_w512$framer$beats$ext$7
 
 
 module homa_tx_engine_w512$framer$cfg_sum(d,q,clock);
@@ -19624,6 +21034,518 @@ module homa_tx_engine_w512$framer$n_frames(d,q,clock);
     end
           
 endmodule // homa_tx_engine_w512$framer$n_frames
+
+
+module homa_tx_engine_w512$framer$pack$0(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$0
+
+
+module homa_tx_engine_w512$framer$pack$1(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$1
+
+
+module homa_tx_engine_w512$framer$pack$10(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$10
+
+
+module homa_tx_engine_w512$framer$pack$11(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$11
+
+
+module homa_tx_engine_w512$framer$pack$12(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$12
+
+
+module homa_tx_engine_w512$framer$pack$13(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$13
+
+
+module homa_tx_engine_w512$framer$pack$14(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$14
+
+
+module homa_tx_engine_w512$framer$pack$15(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$15
+
+
+module homa_tx_engine_w512$framer$pack$2(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$2
+
+
+module homa_tx_engine_w512$framer$pack$3(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$3
+
+
+module homa_tx_engine_w512$framer$pack$4(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$4
+
+
+module homa_tx_engine_w512$framer$pack$5(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$5
+
+
+module homa_tx_engine_w512$framer$pack$6(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$6
+
+
+module homa_tx_engine_w512$framer$pack$7(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$7
+
+
+module homa_tx_engine_w512$framer$pack$8(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$8
+
+
+module homa_tx_engine_w512$framer$pack$9(b0,b1,b2,b3,b4,b5,b6,b7,o);
+    
+    // Module arguments
+    input wire  [7:0] b0;
+    input wire  [7:0] b1;
+    input wire  [7:0] b2;
+    input wire  [7:0] b3;
+    input wire  [7:0] b4;
+    input wire  [7:0] b5;
+    input wire  [7:0] b6;
+    input wire  [7:0] b7;
+    output reg  [63:0] o;
+    
+    // Local signals
+    reg  [63:0] w;
+    
+    // Update code
+    always @(*) begin
+        w[(64'h0)+:(8)] = b0;
+        w[(64'h8)+:(8)] = b1;
+        w[(64'h10)+:(8)] = b2;
+        w[(64'h18)+:(8)] = b3;
+        w[(64'h20)+:(8)] = b4;
+        w[(64'h28)+:(8)] = b5;
+        w[(64'h30)+:(8)] = b6;
+        w[(64'h38)+:(8)] = b7;
+        o = w;
+    end
+    
+endmodule // homa_tx_engine_w512$framer$pack$9
 
 
 module homa_tx_engine_w512$park(clock,reset,ring_valid,ring_cancel,ring_peer,ring_id,ring_ok,ring_bytes,cfg_max_payload,sched_full,most_valid,most_slot,most_left,g_valid,g_peer,g_id,g_offset,g_priority,sched_grant_hit,waiting,park_valid,park_slot,park_ok,park_entry,r_valid,r_entry,ro_valid,ro_peer,ro_id,ro_offset,ro_priority,grants_resolved,parked,parked_most,grants_dropped,collisions);

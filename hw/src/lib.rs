@@ -15,21 +15,22 @@
 //! - [`grant_queue::GrantQueue`]: the grant generator over every message-table entry (1024
 //!   in block RAM, over a [`bucket_queue::BucketQueue`]): SRPT at packet granularity, the
 //!   same decisions as `homa_proto::policy`, one at a time after each batch of events.
-//! - [`grant_framer::GrantFramer512`]: GRANT frames built in hardware, byte-exact with
-//!   `proto::wire`.
+//! - [`grant_framer::GrantFramer`]: GRANT frames built in hardware, byte-exact with
+//!   `proto::wire`, at 64 or 512 bits a beat (beats cut from the frame's bytes by
+//!   [`frame_beats`], as the DATA framer's are).
 //! - [`regfile::RegFile`]: the register file, generated from `homa_proto::regs`.
 //! - [`nic_core::HomaNicCore512`]: the NIC core, composed of the blocks below (parser →
 //!   message table → grant generator → GRANT framer, register file, the RX host queues of
 //!   [`host_rx::HostRx512`], the TX descriptor ring and the transmit engine of
 //!   [`tx_engine::TxEngine512`], one MAC port for GRANT and DATA frames).
-//! - [`rx_dma::RxDma512`]: the receive DMA engine: each DATA payload into one posted host
+//! - [`rx_dma::RxDma`]: the receive DMA engine (64- and 512-bit instances): each DATA payload into one posted host
 //!   buffer (writes cut at the buffer's end), one `RX_DATA` or `ERROR` completion per buffer.
 //! - [`rx_ring::RxRing512`]: fetches the RX buffer descriptors the host posts, four per
 //!   DMA read and up to 16 reads in flight, into a 64-entry FIFO in LUT RAM, for the RX DMA
 //!   engine; refuses (with an `ERROR` completion) descriptors outside the RX window.
 //! - [`lutram::LutRam`]: distributed RAM with a combinational read port, for FIFOs.
-//! - [`cq_writer::CqWriter512`]: completions into the host's completion ring (body, then the
-//!   phase byte; never over an entry the host has not consumed).
+//! - [`cq_writer::CqWriter`]: completions into the host's completion ring (body, then the
+//!   phase byte, at 64 or 512 bits a beat; never over an entry the host has not consumed).
 //! - [`host_rx::HostRx512`]: the three above behind one DMA read port and one DMA write
 //!   port (completion entries win the write port over payload beats; `TX_DONE`s from the
 //!   transmit engine join the completions).
@@ -43,8 +44,9 @@
 //!   16-slot table, GRANTs raising their granted bytes, and one DATA packet decided per cycle
 //!   by SRPT among the slots with granted bytes to send (payload address and length for the
 //!   DMA read, every DATA header field for the framer).
-//! - [`data_framer::DataFramer512`]: DATA frames built in hardware from the scheduler's jobs
-//!   and the payload read by DMA (placed at lane 26, so nothing is shifted), byte-exact with
+//! - [`data_framer::DataFramer`]: DATA frames built in hardware from the scheduler's jobs
+//!   and the payload read by DMA (placed at lane 90 mod the width, 26 at 512 bits and 2 at
+//!   64, so nothing is shifted), byte-exact with
 //!   `proto::wire`; `TX_DONE` after a message's last frame.
 //! - [`tx_engine::TxEngine512`]: the transmit path composed: scheduler, a 16-entry job FIFO
 //!   (one payload read in flight per entry), DATA framer.
@@ -54,7 +56,8 @@
 //!   reads), in [`wideram::WideRam`]s (byte-write block RAM).
 //! - [`fifo::Fifo2`]: the two-entry output buffer the blocks use.
 //!
-//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`grant_queue_model`], [`rx_dma_model`],
+//! [`parser_model`], [`msg_table_model`], [`grant_model`], [`grant_queue_model`],
+//! [`grant_framer_model`], [`rx_dma_model`],
 //! [`rx_ring_model`], [`tx_ring_model`], [`tx_sched_model`], [`data_framer_model`],
 //! [`tx_engine_model`], [`tx_push_model`], [`cq_writer_model`], [`host_rx_model`] and [`srpt_model`] are the
 //! blocks' oracles and benches (no rust-hdl), shared by this crate's rust-hdl tests and the
@@ -82,16 +85,16 @@ pub mod nic_core;
 // Every block is also reached at the crate's root by its own name (`homa_hw::parser`,
 // `homa_hw::tx_park`, ...): the groups order the source, the paths stay short.
 pub use common::{
-    bench, bucket_queue, bucket_queue_model, fifo, key_hash, lut_fifo, lutram, packets_left,
-    wideram,
+    bench, bucket_queue, bucket_queue_model, fifo, frame_beats, key_hash, lut_fifo, lutram,
+    packets_left, wideram,
 };
 pub use host::{
     cq_writer, cq_writer_model, host_rx, host_rx_model, regfile, rx_ring, rx_ring_model, tx_ring,
     tx_ring_model,
 };
 pub use rx::{
-    grant, grant_framer, grant_model, grant_queue, grant_queue_model, msg_table, msg_table_model,
-    parser, parser_model, rx_dma, rx_dma_model,
+    grant, grant_framer, grant_framer_model, grant_model, grant_queue, grant_queue_model,
+    msg_table, msg_table_model, parser, parser_model, rx_dma, rx_dma_model,
 };
 pub use tx::{
     data_framer, data_framer_model, srpt, srpt_model, tx_engine, tx_engine_model, tx_park, tx_push,

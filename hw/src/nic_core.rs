@@ -69,7 +69,7 @@
 //! RESENDs cover the NIC's grants, and a message whose granted bytes are in waits quietly.
 
 use crate::fifo::Fifo2;
-use crate::grant_framer::{Beat512, GrantFramer512, Lo16In32, Lo32Hi32, Mac48};
+use crate::grant_framer::{GrantFramer512, Lo16In32, Lo32Hi32, Mac48};
 use crate::grant_queue::GrantQueue1024;
 use crate::hdl::*;
 use crate::host_rx::{HostHdr, HostRx512};
@@ -154,9 +154,9 @@ pub struct HomaNicCore512 {
     /// The beat is taken.
     pub s_dma_payrd_ready: Signal<Out, Bit>,
     /// The bytes: payload byte `i` at lane `26 + i` (then on in the following beats).
-    pub s_dma_payrd_data: Signal<In, Beat512>,
+    pub s_dma_payrd_data: Signal<In, Bits<512>>,
     /// Frames to the MAC (GRANT and DATA, whole frames, GRANTs first): data.
-    pub m_axis_tdata: Signal<Out, Beat512>,
+    pub m_axis_tdata: Signal<Out, Bits<512>>,
     /// Byte enables.
     pub m_axis_tkeep: Signal<Out, Bits<64>>,
     /// A beat is offered.
@@ -1138,14 +1138,14 @@ impl Logic for HomaNicCore512 {
         self.push.s_pay_len.next = self.tx.m_rd_len.val();
         self.tx.m_rd_ready.next = self.push.s_pay_ready.val();
         self.tx.s_pay_valid.next = self.push.m_payr_valid.val();
-        self.tx.s_pay_data.next = self.push.m_payr_data.val().into();
+        self.tx.s_pay_data.next = self.push.m_payr_data.val();
         self.push.m_payr_ready.next = self.tx.s_pay_ready.val();
         self.m_dma_payrd_valid.next = self.push.m_dma_pay_valid.val();
         self.m_dma_payrd_addr.next = self.push.m_dma_pay_addr.val();
         self.m_dma_payrd_len.next = self.push.m_dma_pay_len.val();
         self.push.m_dma_pay_ready.next = self.m_dma_payrd_ready.val();
         self.push.s_dma_pay_valid.next = self.s_dma_payrd_valid.val();
-        self.push.s_dma_pay_data.next = Bits::<512>::from(self.s_dma_payrd_data.val());
+        self.push.s_dma_pay_data.next = self.s_dma_payrd_data.val();
         self.s_dma_payrd_ready.next = self.push.s_dma_pay_ready.val();
         self.hq.s_txdone_valid.next = self.tx.m_done_valid.val();
         self.tx.m_done_ready.next = self.hq.s_txdone_ready.val();

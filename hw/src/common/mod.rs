@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bucket_queue;
 pub mod bucket_queue_model;
 pub mod fifo;
+pub mod frame_beats;
 pub mod key_hash;
 pub mod lut_fifo;
 pub mod lutram;

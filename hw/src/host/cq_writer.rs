@@ -1,13 +1,16 @@
-//! `CqWriter512`: writes 64-byte completions into the completion ring in host memory
+//! `CqWriter`: writes 64-byte completions into the completion ring in host memory, at any
+//! DMA width (`CqWriter512`, `CqWriter64`)
 //! (`proto::hostif`, QUEUE registers `cq_base_*`, `cq_log2_size`, `cq_producer`, `cq_consumer`).
 //!
 //! ```text
-//!  s_cpl_* (64 B, phase byte 0) ─► [slot = producer mod size] ─► m_dma_*: bytes 0-62, then byte 63
+//!  s_cpl_* (64 B, phase byte 0) ─► [slot = producer mod size] ─► m_dma_*: bytes 0-62 (W a
+//!                                                                 beat), then byte 63
 //!  cfg_consumer (host doorbell) ─► full when producer - consumer = size (back-pressure)
 //! ```
 //!
-//! Each completion takes two DMA write beats to `cq_base + 64 * slot`: bytes 0-62 first, then
-//! byte 63 alone with the phase bit (1 on the first pass over the ring, flipping on each wrap),
+//! Each completion takes `64 / W + 1` DMA write beats of `W` bytes into `cq_base + 64 * slot`
+//! (two at 512 bits, nine at 64): bytes 0-62 first, `W` a beat, then byte 63 alone with the
+//! phase bit (1 on the first pass over the ring, flipping on each wrap),
 //! so the host, which polls byte 63, never sees the phase before the rest (posted writes stay
 //! in order). The writer never overwrites an entry the host has not consumed: with `size`
 //! entries outstanding it stops taking completions until `cfg_consumer` moves. While the ring
@@ -23,9 +26,13 @@ use crate::grant_framer::Lo32Hi32;
 use crate::hdl::*;
 use homa_proto::hostif::COMPLETION_LEN;
 
-/// The completion ring writer.
+/// The most beats a completion takes (8 bytes a beat: eight for the body, one for the phase).
+const MAX_BEATS: usize = COMPLETION_LEN / 8 + 1;
+
+/// The completion ring writer, writing `W` bytes a beat (`B` = 8 `W` bits; `W` 8, 16, 32 or
+/// 64).
 #[derive(LogicBlock)]
-pub struct CqWriter512 {
+pub struct CqWriter<const W: usize, const B: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: the producer restarts at 0.
@@ -40,7 +47,7 @@ pub struct CqWriter512 {
     pub cfg_clear: Signal<In, Bit>,
     /// A completion is offered.
     pub s_cpl_valid: Signal<In, Bit>,
-    /// The completion is taken (with its second write).
+    /// The completion is taken (with its phase write).
     pub s_cpl_ready: Signal<Out, Bit>,
     /// The completion, byte 0 in bits 7..0; byte 63 must be 0 (the writer sets the phase).
     pub s_cpl_data: Signal<In, Bits<512>>,
@@ -51,9 +58,9 @@ pub struct CqWriter512 {
     /// Host address of data byte 0.
     pub m_dma_addr: Signal<Out, Bits<64>>,
     /// Data.
-    pub m_dma_data: Signal<Out, Bits<512>>,
+    pub m_dma_data: Signal<Out, Bits<B>>,
     /// Byte enables.
-    pub m_dma_keep: Signal<Out, Bits<64>>,
+    pub m_dma_keep: Signal<Out, Bits<W>>,
     /// Every beat is a write of its own.
     pub m_dma_last: Signal<Out, Bit>,
     /// The producer index (`cq_producer`).
@@ -61,7 +68,7 @@ pub struct CqWriter512 {
     /// Completions dropped while the ring was off (free-running).
     pub dropped: Signal<Out, Bits<32>>,
     prod: DFF<Bits<32>>,
-    second: DFF<Bit>,
+    beat: DFF<Bits<8>>,
     n_drop: DFF<Bits<32>>,
     on: Signal<Local, Bit>,
     size: Signal<Local, Bits<32>>,
@@ -71,25 +78,47 @@ pub struct CqWriter512 {
     pass: Signal<Local, Bits<32>>,
     phase: Signal<Local, Bit>,
     go: Signal<Local, Bit>,
+    is_phase: Signal<Local, Bit>,
+    boff: Signal<Local, Bits<32>>,
     c_zero5: Constant<Bits<5>>,
     c_max_log2: Constant<Bits<5>>,
     c_zero32: Constant<Bits<32>>,
     c_one32: Constant<Bits<32>>,
     c_six: Constant<Bits<32>>,
-    c_keep_body: Constant<Bits<64>>,
-    c_keep_last: Constant<Bits<64>>,
-    c_phase1: Constant<Bits<512>>,
-    c_zero512: Constant<Bits<512>>,
+    c_keep_full: Constant<Bits<W>>,
+    c_keep_body: Constant<Bits<W>>,
+    c_keep_last: Constant<Bits<W>>,
+    c_phase1: Constant<Bits<B>>,
+    c_zero: Constant<Bits<B>>,
+    c_beat: [Constant<Bits<8>>; MAX_BEATS],
+    c_slice: [Constant<Bits<16>>; MAX_BEATS],
+    c_boff: [Constant<Bits<32>>; MAX_BEATS],
+    c_last_body: Constant<Bits<8>>,
+    c_phase_beat: Constant<Bits<8>>,
+    c_zero8: Constant<Bits<8>>,
+    c_one8: Constant<Bits<8>>,
 }
+
+/// The completion writer of the 512-bit (Alveo) configuration.
+pub type CqWriter512 = CqWriter<64, 512>;
+
+/// The completion writer of the 64-bit (small) configuration.
+pub type CqWriter64 = CqWriter<8, 64>;
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
 }
 
-impl CqWriter512 {
-    /// A fresh writer (ports unconnected: use [`CqWriter512::top_level`] for Verilog).
+impl<const W: usize, const B: usize> CqWriter<W, B> {
+    /// A fresh writer (ports unconnected: use [`CqWriter::top_level`] for Verilog).
     pub fn new() -> Self {
         const _: () = assert!(COMPLETION_LEN == 64);
+        assert!(
+            B == 8 * W && W.is_power_of_two() && (8..=64).contains(&W),
+            "a completion writer is 8, 16, 32 or 64 bytes wide, with B = 8 W bits"
+        );
+        let body = COMPLETION_LEN / W;
+        let k8 = |v: usize| -> Constant<Bits<8>> { k(v as u64) };
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -109,7 +138,7 @@ impl CqWriter512 {
             producer: Signal::default(),
             dropped: Signal::default(),
             prod: DFF::default(),
-            second: DFF::default(),
+            beat: DFF::default(),
             n_drop: DFF::default(),
             on: Signal::default(),
             size: Signal::default(),
@@ -119,15 +148,26 @@ impl CqWriter512 {
             pass: Signal::default(),
             phase: Signal::default(),
             go: Signal::default(),
+            is_phase: Signal::default(),
+            boff: Signal::default(),
             c_zero5: k(0),
             c_max_log2: k(16),
             c_zero32: k(0),
             c_one32: k(1),
             c_six: k(6),
-            c_keep_body: k(u64::MAX >> 1),
-            c_keep_last: k(1 << 63),
-            c_phase1: Constant::new(Bits::<512>::from(1u64) << 504),
-            c_zero512: Constant::new(Bits::<512>::default()),
+            c_keep_full: Constant::new(Bits::<W>::mask()),
+            c_keep_body: Constant::new(Bits::<W>::mask() >> 1),
+            c_keep_last: Constant::new(Bits::<W>::from(1u64) << (W as u64 - 1)),
+            c_phase1: Constant::new(Bits::<B>::from(1u64) << (B as u64 - 8)),
+            c_zero: Constant::new(Bits::<B>::default()),
+            c_beat: std::array::from_fn(k8),
+            c_slice: std::array::from_fn(|j| k((B * j.min(body - 1)) as u64)),
+            // The phase write goes where the last body beat did.
+            c_boff: std::array::from_fn(|j| k((W * j.min(body - 1)) as u64)),
+            c_last_body: k8(body - 1),
+            c_phase_beat: k8(body),
+            c_zero8: k(0),
+            c_one8: k(1),
         }
     }
 
@@ -148,41 +188,63 @@ impl CqWriter512 {
     }
 }
 
-impl Default for CqWriter512 {
+impl<const W: usize, const B: usize> Default for CqWriter<W, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for CqWriter512 {
+impl<const W: usize, const B: usize> core::fmt::Debug for CqWriter<W, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("CqWriter512").finish_non_exhaustive()
+        f.debug_struct("CqWriter")
+            .field("bytes_per_beat", &W)
+            .finish_non_exhaustive()
     }
 }
 
-impl Logic for CqWriter512 {
+impl<const W: usize, const B: usize> Logic for CqWriter<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, prod, second, n_drop);
+        dff_setup!(self, clock, prod, beat, n_drop);
         self.on.next = (self.cfg_log2.val() != self.c_zero5.val())
             & (self.cfg_log2.val() <= self.c_max_log2.val());
         self.size.next = self.c_one32.val() << self.cfg_log2.val();
         self.full.next = (self.prod.q.val() - self.cfg_consumer.val()) >= self.size.val();
         self.slot.next = self.prod.q.val() & (self.size.val() - self.c_one32.val());
-        self.off64.next.lo = self.slot.val() << self.c_six.val();
-        self.off64.next.hi = self.c_zero32.val();
         // Phase 1 on even passes (the first pass is pass 0).
         self.pass.next = self.prod.q.val() >> self.cfg_log2.val();
         self.phase.next = (self.pass.val() & self.c_one32.val()) == self.c_zero32.val();
+        // Beat j of the body: bytes W j to W j + W - 1 at their place in the slot (the last
+        // without byte 63); then the phase alone, where the last body beat went.
+        self.is_phase.next = self.beat.q.val() == self.c_phase_beat.val();
+        self.boff.next = self.c_boff[0].val();
+        self.m_dma_data.next = self
+            .s_cpl_data
+            .val()
+            .get_bits::<B>(self.c_slice[0].val().index());
+        for j in 0..MAX_BEATS {
+            if self.beat.q.val() == self.c_beat[j].val() {
+                self.boff.next = self.c_boff[j].val();
+                self.m_dma_data.next = self
+                    .s_cpl_data
+                    .val()
+                    .get_bits::<B>(self.c_slice[j].val().index());
+            }
+        }
+        // The beat's offset is below 64: it sets the slot offset's low bits, no adder.
+        self.off64.next.lo = (self.slot.val() << self.c_six.val()) | self.boff.val();
+        self.off64.next.hi = self.c_zero32.val();
         self.m_dma_addr.next = self.cfg_base.val() + Bits::<64>::from(self.off64.val());
         self.m_dma_last.next = true;
-        self.m_dma_data.next = self.s_cpl_data.val();
-        self.m_dma_keep.next = self.c_keep_body.val();
-        if self.second.q.val() {
+        self.m_dma_keep.next = self.c_keep_full.val();
+        if self.beat.q.val() == self.c_last_body.val() {
+            self.m_dma_keep.next = self.c_keep_body.val();
+        }
+        if self.is_phase.val() {
             self.m_dma_keep.next = self.c_keep_last.val();
             self.m_dma_data.next = self.c_phase1.val();
             if !self.phase.val() {
-                self.m_dma_data.next = self.c_zero512.val();
+                self.m_dma_data.next = self.c_zero.val();
             }
         }
         self.m_dma_valid.next = self.s_cpl_valid.val()
@@ -191,12 +253,13 @@ impl Logic for CqWriter512 {
             & !self.cfg_clear.val()
             & !self.reset.val();
         self.go.next = self.m_dma_valid.val() & self.m_dma_ready.val();
-        // Taken with the second write, or at once (and dropped) while the ring is off.
+        // Taken with the phase write, or at once (and dropped) while the ring is off.
         self.s_cpl_ready.next =
-            !self.reset.val() & ((!self.on.val()) | (self.second.q.val() & self.go.val()));
+            !self.reset.val() & ((!self.on.val()) | (self.is_phase.val() & self.go.val()));
         if self.go.val() {
-            self.second.d.next = !self.second.q.val();
-            if self.second.q.val() {
+            self.beat.d.next = self.beat.q.val() + self.c_one8.val();
+            if self.is_phase.val() {
+                self.beat.d.next = self.c_zero8.val();
                 self.prod.d.next = self.prod.q.val() + self.c_one32.val();
             }
         }
@@ -207,7 +270,7 @@ impl Logic for CqWriter512 {
         self.dropped.next = self.n_drop.q.val();
         if self.reset.val() | self.cfg_clear.val() {
             self.prod.d.next = self.c_zero32.val();
-            self.second.d.next = false;
+            self.beat.d.next = self.c_zero8.val();
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The bench for [`crate::cq_writer::CqWriter512`], shared by its rust-hdl test and the
+//! The bench for [`crate::cq_writer::CqWriter`] at any width, shared by its rust-hdl tests and the
 //! Verilator co-simulation in `homa-sim`: a host that polls the completion ring the way the
 //! driver does (phase bit in byte 63, `proto::hostif::RingState`) and consumes entries at a
 //! random pace, against random completions and DMA back-pressure.
@@ -131,7 +131,8 @@ fn epoch_run<D: CqPorts>(
     let mut queue: VecDeque<[u8; COMPLETION_LEN]> = VecDeque::new();
     let mut taken: VecDeque<[u8; COMPLETION_LEN]> = VecDeque::new();
     let (mut sent, mut read, mut written, mut cycles) = (0u64, 0u64, 0u32, 0u64);
-    let mut body_of: Option<u32> = None;
+    // Lanes of the entry under way written so far.
+    let mut body = 0u64;
     let mut clear = true;
     let mut pause = 0u64;
     while read < n {
@@ -157,6 +158,7 @@ fn epoch_run<D: CqPorts>(
             dma_ready,
         });
         clear = false;
+        let mut completed = false;
         if let Some(w) = a.dma.as_ref().filter(|_| dma_ready) {
             let index = written;
             if index.wrapping_sub(host.consumer()) >= size {
@@ -166,23 +168,38 @@ fn epoch_run<D: CqPorts>(
                 ));
             }
             let at = base + 64 * u64::from(host.wrap(index));
-            if w.addr != at {
-                return Err(format!("entry {index} at {:#x}, want {at:#x}", w.addr));
-            }
             let phase = u8::from(host.phase(index));
-            match body_of {
-                None if w.keep == u64::MAX >> 1 => body_of = Some(index),
-                Some(i) if i == index && w.keep == 1 << 63 && w.data[63] == phase => {
-                    body_of = None;
-                    written += 1;
-                }
-                _ => {
+            // The enabled bytes, as lanes of the entry: the body's (0-62) in any number of
+            // writes, each byte once; then byte 63 alone, with the phase.
+            let mut mask = 0u64;
+            for (addr, _) in w.bytes() {
+                if addr < at || addr >= at + 64 {
                     return Err(format!(
-                        "entry {index}: write with keep {:#x}, byte 63 = {}, after body \
-                         {body_of:?} (phase {phase})",
-                        w.keep, w.data[63]
+                        "entry {index}: a write at {:#x} (keep {:#x}) outside its slot at {at:#x}",
+                        w.addr, w.keep
                     ));
                 }
+                mask |= 1 << (addr - at);
+            }
+            const PHASE: u64 = 1 << 63;
+            if mask == PHASE {
+                let byte = w.bytes().map(|(_, b)| b).next();
+                if body != !PHASE || byte != Some(phase) {
+                    return Err(format!(
+                        "entry {index}: phase byte {byte:?} (phase {phase}) with body lanes \
+                         {body:#x} written"
+                    ));
+                }
+                body = 0;
+                written += 1;
+                completed = true;
+            } else if mask == 0 || mask & PHASE != 0 || body & mask != 0 {
+                return Err(format!(
+                    "entry {index}: write of lanes {mask:#x} after lanes {body:#x} (keep {:#x})",
+                    w.keep
+                ));
+            } else {
+                body |= mask;
             }
             for (addr, byte) in w.bytes() {
                 ring[(addr - base) as usize] = byte;
@@ -192,7 +209,7 @@ fn epoch_run<D: CqPorts>(
             let Some(c) = cpl else {
                 return Err("took a completion not offered".into());
             };
-            if !(dma_ready && a.dma.is_some() && body_of.is_none()) {
+            if !completed {
                 return Err("took a completion before writing its phase byte".into());
             }
             taken.push_back(c);

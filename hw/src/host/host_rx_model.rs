@@ -442,7 +442,7 @@ pub fn run<D: HostRxPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<HostSt
         .collect();
     let mut pay_queue: VecDeque<(usize, Beat)> = VecDeque::new();
     for (i, f) in all.iter().enumerate() {
-        pay_queue.extend(beats_of(f).into_iter().map(|b| (i, b)));
+        pay_queue.extend(beats_of(f, 64).into_iter().map(|b| (i, b)));
     }
     // The cycle budget, fixed from the start: 60 per packet and per payload beat.
     let budget = 60 * (frames + pay_queue.len() as u64) + 200_000;

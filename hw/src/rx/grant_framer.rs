@@ -1,21 +1,25 @@
-//! `GrantFramer512`: builds the GRANT frames the grant generator decides on, byte for byte
+//! `GrantFramer`: builds the GRANT frames the grant generator decides on, byte for byte
 //! as `homa_proto::wire` emits them (Ethernet II, IPv4, Homa GRANT: 67 bytes, two beats of
-//! a 512-bit AXI-Stream), without the host.
+//! a 512-bit AXI-Stream, nine of a 64-bit one), without the host.
 //!
 //! Every constant byte comes from a template that `proto::wire` itself emits at elaboration
 //! time ([`template`]); the variable bytes (addresses, ports, id, offset, priority and the
 //! IPv4 header checksum) are muxed in from the grant and the configuration. The checksum is
-//! the template's constant partial sum plus the variable words, folded twice.
+//! the template's constant partial sum plus the variable words, folded twice. The frame's
+//! bytes become beats of any width through [`crate::frame_beats`], so one description serves
+//! every width.
 //!
 //! Timing: a GRANT is taken into registers (`g_*`) when the framer is empty or its last beat
-//! leaves in that cycle, and the frame is built from them: beat 0 in the cycle after, beat 1
-//! when beat 0 is taken. So the frame's checksum and byte muxes start at flip-flops, not at
+//! leaves in that cycle, and the frame is built from them: beat 0 in the cycle after, each
+//! next one when its predecessor is taken. So the frame's checksum and byte muxes start at flip-flops, not at
 //! the grant generator's output muxes (rank queue, then slot: through both and the checksum,
-//! that was the NIC core's longest path, 13 LUTs). One GRANT every two cycles at most (a
+//! that was the NIC core's longest path, 13 LUTs). One GRANT per frame's beats at most (a
 //! grant is taken in the cycle its predecessor's last beat leaves), against one DATA frame
-//! of at least two beats: the framer keeps up with any DATA stream at line rate. The
+//! of at least as many beats (90 bytes of header and a payload): the framer keeps up with
+//! any DATA stream at line rate. The
 //! register costs a cycle of latency from decision to frame.
 
+use crate::frame_beats::{FRAME_BYTES, FRAME_WORDS, FrameBeats, PackWord};
 use crate::grant_model::Grant;
 use crate::hdl::*;
 use crate::parser::Be16In20;
@@ -23,7 +27,7 @@ use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
 
 mod lanes;
 
-pub use lanes::{Beat512, Lo4In20, Lo16In20, Lo16In32, Lo32Hi32, Mac48, Prio8, Prio8Low};
+pub use lanes::{Lo4In20, Lo16In20, Lo16In32, Lo32Hi32, Mac48, Prio8, Prio8Low};
 
 /// Frame bytes emitted per GRANT.
 pub const GRANT_FRAME_LEN: usize = 14 + 20 + wire::field::homa::GRANT_LEN;
@@ -136,9 +140,15 @@ fn template_sum() -> u64 {
 /// Variable bytes: 6 + 6 + 1 + 2 + 4 + 4 + 2 + 2 + 8 + 4 + 1.
 const VARS: usize = 40;
 
-/// The GRANT framer for a 512-bit stream.
+/// Beats of a GRANT frame at `w` bytes a beat.
+pub const fn grant_beats(w: usize) -> usize {
+    GRANT_FRAME_LEN.div_ceil(w)
+}
+
+/// The GRANT framer for a stream of `W` bytes (`B` = 8 `W` bits) a beat; `W` is 8, 16, 32
+/// or 64.
 #[derive(LogicBlock)]
-pub struct GrantFramer512 {
+pub struct GrantFramer<const W: usize, const B: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -171,16 +181,16 @@ pub struct GrantFramer512 {
     /// sent at the level it grants would queue behind the scheduled DATA it asks for.
     pub cfg_ctl_priority: Signal<In, Bits<3>>,
     /// Frame data, byte lane 0 first on the wire.
-    pub m_axis_tdata: Signal<Out, Beat512>,
+    pub m_axis_tdata: Signal<Out, Bits<B>>,
     /// Byte enables.
-    pub m_axis_tkeep: Signal<Out, Bits<64>>,
+    pub m_axis_tkeep: Signal<Out, Bits<W>>,
     /// A beat is offered.
     pub m_axis_tvalid: Signal<Out, Bit>,
     /// The last beat of the frame.
     pub m_axis_tlast: Signal<Out, Bit>,
     /// The beat is taken.
     pub m_axis_tready: Signal<In, Bit>,
-    second: DFF<Bit>,
+    beat: DFF<Bits<16>>,
     hv: DFF<Bit>,
     g_peer: DFF<Bits<32>>,
     g_mac: DFF<Bits<48>>,
@@ -191,10 +201,11 @@ pub struct GrantFramer512 {
     g_priority: DFF<Bits<3>>,
     done: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
+    is_last: Signal<Local, Bit>,
     vb: [Signal<Local, Bits<8>>; VARS],
-    fb: [Signal<Local, Bits<8>>; 128],
-    beat0: Signal<Local, Beat512>,
-    beat1: Signal<Local, Beat512>,
+    fb: [Signal<Local, Bits<8>>; FRAME_BYTES],
+    pack: [PackWord; FRAME_WORDS],
+    beats: FrameBeats<W, B>,
     tos: Signal<Local, Prio8>,
     prio: Signal<Local, Prio8Low>,
     f1_lo: Signal<Local, Lo16In20>,
@@ -211,37 +222,51 @@ pub struct GrantFramer512 {
     w_lip_lo: Signal<Local, Be16In20>,
     w_pip_hi: Signal<Local, Be16In20>,
     w_pip_lo: Signal<Local, Be16In20>,
-    c_tmpl: [Constant<Bits<8>>; 128],
-    c_is_var: [Constant<Bit>; 128],
-    c_src: [Constant<Bits<8>>; 128],
+    c_tmpl: [Constant<Bits<8>>; FRAME_BYTES],
+    c_is_var: [Constant<Bit>; FRAME_BYTES],
+    c_src: [Constant<Bits<8>>; FRAME_BYTES],
     c_var: [Constant<Bits<8>>; VARS],
+    c_last_beat: Constant<Bits<16>>,
     c_sum: Constant<Bits<20>>,
-    c_keep0: Constant<Bits<64>>,
-    c_keep1: Constant<Bits<64>>,
+    c_ones: Constant<Bits<W>>,
+    c_keep_last: Constant<Bits<W>>,
     c_one64: Constant<Bits<64>>,
     c_off: [Constant<Bits<8>>; 8],
     c_zero4: Constant<Bits<4>>,
     c_zero5: Constant<Bits<5>>,
     c_zero8: Constant<Bits<8>>,
     c_zero16: Constant<Bits<16>>,
+    c_one16: Constant<Bits<16>>,
 }
+
+/// The GRANT framer of the 512-bit (Alveo) configuration.
+pub type GrantFramer512 = GrantFramer<64, 512>;
+
+/// The GRANT framer of the 64-bit (small) configuration.
+pub type GrantFramer64 = GrantFramer<8, 64>;
 
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
 }
 
-impl GrantFramer512 {
+impl<const W: usize, const B: usize> GrantFramer<W, B> {
     /// A framer with its template from `proto::wire`.
     pub fn new() -> Self {
+        assert!(
+            B == 8 * W && W.is_power_of_two() && (8..=64).contains(&W),
+            "a GRANT framer is 8, 16, 32 or 64 bytes wide, with B = 8 W bits"
+        );
         let t = template();
         let lay = layout();
         assert_eq!(lay.len(), VARS, "variable bytes");
-        let mut src = [0u64; 128];
-        let mut is_var = [false; 128];
+        let mut src = [0u64; FRAME_BYTES];
+        let mut is_var = [false; FRAME_BYTES];
         for (n, &(at, _, _)) in lay.iter().enumerate() {
             src[at] = n as u64;
             is_var[at] = true;
         }
+        let beats = grant_beats(W);
+        let tail = GRANT_FRAME_LEN - (beats - 1) * W;
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -262,7 +287,7 @@ impl GrantFramer512 {
             m_axis_tvalid: Signal::default(),
             m_axis_tlast: Signal::default(),
             m_axis_tready: Signal::default(),
-            second: DFF::default(),
+            beat: DFF::default(),
             hv: DFF::default(),
             g_peer: DFF::default(),
             g_mac: DFF::default(),
@@ -273,10 +298,11 @@ impl GrantFramer512 {
             g_priority: DFF::default(),
             done: Signal::default(),
             room: Signal::default(),
+            is_last: Signal::default(),
             vb: std::array::from_fn(|_| Signal::default()),
             fb: std::array::from_fn(|_| Signal::default()),
-            beat0: Signal::default(),
-            beat1: Signal::default(),
+            pack: std::array::from_fn(|_| PackWord::default()),
+            beats: FrameBeats::new(),
             tos: Signal::default(),
             prio: Signal::default(),
             f1_lo: Signal::default(),
@@ -297,20 +323,20 @@ impl GrantFramer512 {
             c_is_var: std::array::from_fn(|i| Constant::new(is_var[i])),
             c_src: std::array::from_fn(|i| k(src[i])),
             c_var: std::array::from_fn(|n| k(n as u64)),
+            c_last_beat: k(beats as u64 - 1),
             c_sum: k(template_sum()),
-            c_keep0: k(u64::MAX),
-            c_keep1: k((1u64 << (GRANT_FRAME_LEN - 64)) - 1),
+            c_ones: Constant::new(Bits::<W>::mask()),
+            c_keep_last: Constant::new(Bits::<W>::mask() >> (W - tail) as u64),
             c_one64: k(1),
             c_off: std::array::from_fn(|i| k(8 * i as u64)),
             c_zero4: k(0),
             c_zero5: k(0),
             c_zero8: k(0),
             c_zero16: k(0),
+            c_one16: k(1),
         }
     }
-}
 
-impl GrantFramer512 {
     /// A new framer as the top level of a design: every input driven from outside, the rest
     /// connected (what the Verilog generator and the bench both start from).
     pub fn top_level() -> Self {
@@ -334,23 +360,25 @@ impl GrantFramer512 {
     }
 }
 
-impl Default for GrantFramer512 {
+impl<const W: usize, const B: usize> Default for GrantFramer<W, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for GrantFramer512 {
+impl<const W: usize, const B: usize> core::fmt::Debug for GrantFramer<W, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("GrantFramer512").finish_non_exhaustive()
+        f.debug_struct("GrantFramer")
+            .field("bytes_per_beat", &W)
+            .finish_non_exhaustive()
     }
 }
 
-impl Logic for GrantFramer512 {
+impl<const W: usize, const B: usize> Logic for GrantFramer<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, second, hv, g_peer, g_mac, g_id, g_sport, g_dport, g_offset, g_priority
+            self, clock, beat, hv, g_peer, g_mac, g_id, g_sport, g_dport, g_offset, g_priority
         );
         self.tos.next.z = self.c_zero5.val();
         self.tos.next.p = self.cfg_ctl_priority.val();
@@ -405,8 +433,6 @@ impl Logic for GrantFramer512 {
         self.csum.next = !self.sum2.val().get_bits::<16>(self.c_off[0].val().index());
         // The variable bytes, most significant first, in `layout()` order.
         self.id_out.next = self.g_id.q.val() ^ self.c_one64.val();
-        self.tos.next.z = self.c_zero5.val();
-        self.tos.next.p = self.cfg_ctl_priority.val();
         self.prio.next.p = self.g_priority.q.val();
         self.prio.next.z = self.c_zero5.val();
         for i in 0..6 {
@@ -460,8 +486,9 @@ impl Logic for GrantFramer512 {
                 .get_bits::<8>(self.c_off[3 - i].val().index());
         }
         self.vb[39].next = Bits::<8>::from(self.prio.val());
-        // The frame.
-        for i in 0..128 {
+        // The frame: each byte from the template or from its variable, then the beat the
+        // frame is at.
+        for i in 0..FRAME_BYTES {
             self.fb[i].next = self.c_tmpl[i].val();
             for n in 0..VARS {
                 if self.c_is_var[i].val() & (self.c_src[i].val() == self.c_var[n].val()) {
@@ -469,148 +496,50 @@ impl Logic for GrantFramer512 {
                 }
             }
         }
-        self.beat0.next.b0 = self.fb[0].val();
-        self.beat0.next.b1 = self.fb[1].val();
-        self.beat0.next.b2 = self.fb[2].val();
-        self.beat0.next.b3 = self.fb[3].val();
-        self.beat0.next.b4 = self.fb[4].val();
-        self.beat0.next.b5 = self.fb[5].val();
-        self.beat0.next.b6 = self.fb[6].val();
-        self.beat0.next.b7 = self.fb[7].val();
-        self.beat0.next.b8 = self.fb[8].val();
-        self.beat0.next.b9 = self.fb[9].val();
-        self.beat0.next.b10 = self.fb[10].val();
-        self.beat0.next.b11 = self.fb[11].val();
-        self.beat0.next.b12 = self.fb[12].val();
-        self.beat0.next.b13 = self.fb[13].val();
-        self.beat0.next.b14 = self.fb[14].val();
-        self.beat0.next.b15 = self.fb[15].val();
-        self.beat0.next.b16 = self.fb[16].val();
-        self.beat0.next.b17 = self.fb[17].val();
-        self.beat0.next.b18 = self.fb[18].val();
-        self.beat0.next.b19 = self.fb[19].val();
-        self.beat0.next.b20 = self.fb[20].val();
-        self.beat0.next.b21 = self.fb[21].val();
-        self.beat0.next.b22 = self.fb[22].val();
-        self.beat0.next.b23 = self.fb[23].val();
-        self.beat0.next.b24 = self.fb[24].val();
-        self.beat0.next.b25 = self.fb[25].val();
-        self.beat0.next.b26 = self.fb[26].val();
-        self.beat0.next.b27 = self.fb[27].val();
-        self.beat0.next.b28 = self.fb[28].val();
-        self.beat0.next.b29 = self.fb[29].val();
-        self.beat0.next.b30 = self.fb[30].val();
-        self.beat0.next.b31 = self.fb[31].val();
-        self.beat0.next.b32 = self.fb[32].val();
-        self.beat0.next.b33 = self.fb[33].val();
-        self.beat0.next.b34 = self.fb[34].val();
-        self.beat0.next.b35 = self.fb[35].val();
-        self.beat0.next.b36 = self.fb[36].val();
-        self.beat0.next.b37 = self.fb[37].val();
-        self.beat0.next.b38 = self.fb[38].val();
-        self.beat0.next.b39 = self.fb[39].val();
-        self.beat0.next.b40 = self.fb[40].val();
-        self.beat0.next.b41 = self.fb[41].val();
-        self.beat0.next.b42 = self.fb[42].val();
-        self.beat0.next.b43 = self.fb[43].val();
-        self.beat0.next.b44 = self.fb[44].val();
-        self.beat0.next.b45 = self.fb[45].val();
-        self.beat0.next.b46 = self.fb[46].val();
-        self.beat0.next.b47 = self.fb[47].val();
-        self.beat0.next.b48 = self.fb[48].val();
-        self.beat0.next.b49 = self.fb[49].val();
-        self.beat0.next.b50 = self.fb[50].val();
-        self.beat0.next.b51 = self.fb[51].val();
-        self.beat0.next.b52 = self.fb[52].val();
-        self.beat0.next.b53 = self.fb[53].val();
-        self.beat0.next.b54 = self.fb[54].val();
-        self.beat0.next.b55 = self.fb[55].val();
-        self.beat0.next.b56 = self.fb[56].val();
-        self.beat0.next.b57 = self.fb[57].val();
-        self.beat0.next.b58 = self.fb[58].val();
-        self.beat0.next.b59 = self.fb[59].val();
-        self.beat0.next.b60 = self.fb[60].val();
-        self.beat0.next.b61 = self.fb[61].val();
-        self.beat0.next.b62 = self.fb[62].val();
-        self.beat0.next.b63 = self.fb[63].val();
-        self.beat1.next.b0 = self.fb[64].val();
-        self.beat1.next.b1 = self.fb[65].val();
-        self.beat1.next.b2 = self.fb[66].val();
-        self.beat1.next.b3 = self.fb[67].val();
-        self.beat1.next.b4 = self.fb[68].val();
-        self.beat1.next.b5 = self.fb[69].val();
-        self.beat1.next.b6 = self.fb[70].val();
-        self.beat1.next.b7 = self.fb[71].val();
-        self.beat1.next.b8 = self.fb[72].val();
-        self.beat1.next.b9 = self.fb[73].val();
-        self.beat1.next.b10 = self.fb[74].val();
-        self.beat1.next.b11 = self.fb[75].val();
-        self.beat1.next.b12 = self.fb[76].val();
-        self.beat1.next.b13 = self.fb[77].val();
-        self.beat1.next.b14 = self.fb[78].val();
-        self.beat1.next.b15 = self.fb[79].val();
-        self.beat1.next.b16 = self.fb[80].val();
-        self.beat1.next.b17 = self.fb[81].val();
-        self.beat1.next.b18 = self.fb[82].val();
-        self.beat1.next.b19 = self.fb[83].val();
-        self.beat1.next.b20 = self.fb[84].val();
-        self.beat1.next.b21 = self.fb[85].val();
-        self.beat1.next.b22 = self.fb[86].val();
-        self.beat1.next.b23 = self.fb[87].val();
-        self.beat1.next.b24 = self.fb[88].val();
-        self.beat1.next.b25 = self.fb[89].val();
-        self.beat1.next.b26 = self.fb[90].val();
-        self.beat1.next.b27 = self.fb[91].val();
-        self.beat1.next.b28 = self.fb[92].val();
-        self.beat1.next.b29 = self.fb[93].val();
-        self.beat1.next.b30 = self.fb[94].val();
-        self.beat1.next.b31 = self.fb[95].val();
-        self.beat1.next.b32 = self.fb[96].val();
-        self.beat1.next.b33 = self.fb[97].val();
-        self.beat1.next.b34 = self.fb[98].val();
-        self.beat1.next.b35 = self.fb[99].val();
-        self.beat1.next.b36 = self.fb[100].val();
-        self.beat1.next.b37 = self.fb[101].val();
-        self.beat1.next.b38 = self.fb[102].val();
-        self.beat1.next.b39 = self.fb[103].val();
-        self.beat1.next.b40 = self.fb[104].val();
-        self.beat1.next.b41 = self.fb[105].val();
-        self.beat1.next.b42 = self.fb[106].val();
-        self.beat1.next.b43 = self.fb[107].val();
-        self.beat1.next.b44 = self.fb[108].val();
-        self.beat1.next.b45 = self.fb[109].val();
-        self.beat1.next.b46 = self.fb[110].val();
-        self.beat1.next.b47 = self.fb[111].val();
-        self.beat1.next.b48 = self.fb[112].val();
-        self.beat1.next.b49 = self.fb[113].val();
-        self.beat1.next.b50 = self.fb[114].val();
-        self.beat1.next.b51 = self.fb[115].val();
-        self.beat1.next.b52 = self.fb[116].val();
-        self.beat1.next.b53 = self.fb[117].val();
-        self.beat1.next.b54 = self.fb[118].val();
-        self.beat1.next.b55 = self.fb[119].val();
-        self.beat1.next.b56 = self.fb[120].val();
-        self.beat1.next.b57 = self.fb[121].val();
-        self.beat1.next.b58 = self.fb[122].val();
-        self.beat1.next.b59 = self.fb[123].val();
-        self.beat1.next.b60 = self.fb[124].val();
-        self.beat1.next.b61 = self.fb[125].val();
-        self.beat1.next.b62 = self.fb[126].val();
-        self.beat1.next.b63 = self.fb[127].val();
-        // Two beats per held GRANT; the next is taken as the second leaves.
+        for m in 0..FRAME_WORDS {
+            self.pack[m].b0.next = self.fb[8 * m].val();
+            self.pack[m].b1.next = self.fb[8 * m + 1].val();
+            self.pack[m].b2.next = self.fb[8 * m + 2].val();
+            self.pack[m].b3.next = self.fb[8 * m + 3].val();
+            self.pack[m].b4.next = self.fb[8 * m + 4].val();
+            self.pack[m].b5.next = self.fb[8 * m + 5].val();
+            self.pack[m].b6.next = self.fb[8 * m + 6].val();
+            self.pack[m].b7.next = self.fb[8 * m + 7].val();
+        }
+        self.beats.beat.next = self.beat.q.val();
+        self.beats.w0.next = self.pack[0].o.val();
+        self.beats.w1.next = self.pack[1].o.val();
+        self.beats.w2.next = self.pack[2].o.val();
+        self.beats.w3.next = self.pack[3].o.val();
+        self.beats.w4.next = self.pack[4].o.val();
+        self.beats.w5.next = self.pack[5].o.val();
+        self.beats.w6.next = self.pack[6].o.val();
+        self.beats.w7.next = self.pack[7].o.val();
+        self.beats.w8.next = self.pack[8].o.val();
+        self.beats.w9.next = self.pack[9].o.val();
+        self.beats.w10.next = self.pack[10].o.val();
+        self.beats.w11.next = self.pack[11].o.val();
+        self.beats.w12.next = self.pack[12].o.val();
+        self.beats.w13.next = self.pack[13].o.val();
+        self.beats.w14.next = self.pack[14].o.val();
+        self.beats.w15.next = self.pack[15].o.val();
+        self.m_axis_tdata.next = self.beats.o.val();
+        self.is_last.next = self.beat.q.val() == self.c_last_beat.val();
         self.m_axis_tvalid.next = self.hv.q.val();
-        self.m_axis_tdata.next = self.beat0.val();
-        self.m_axis_tkeep.next = self.c_keep0.val();
+        self.m_axis_tkeep.next = self.c_ones.val();
         self.m_axis_tlast.next = false;
-        if self.second.q.val() {
-            self.m_axis_tdata.next = self.beat1.val();
-            self.m_axis_tkeep.next = self.c_keep1.val();
+        if self.is_last.val() {
+            self.m_axis_tkeep.next = self.c_keep_last.val();
             self.m_axis_tlast.next = true;
         }
+        // The beats of a held GRANT; the next is taken as the last leaves.
+        self.done.next = self.hv.q.val() & self.is_last.val() & self.m_axis_tready.val();
         if self.hv.q.val() & self.m_axis_tready.val() {
-            self.second.d.next = !self.second.q.val();
+            self.beat.d.next = self.beat.q.val() + self.c_one16.val();
         }
-        self.done.next = self.hv.q.val() & self.second.q.val() & self.m_axis_tready.val();
+        if self.done.val() {
+            self.beat.d.next = self.c_zero16.val();
+        }
         self.room.next = !self.hv.q.val() | self.done.val();
         self.s_grant_ready.next = self.room.val();
         if self.done.val() {
@@ -628,7 +557,7 @@ impl Logic for GrantFramer512 {
         }
         if self.reset.val() {
             self.hv.d.next = false;
-            self.second.d.next = false;
+            self.beat.d.next = self.c_zero16.val();
         }
     }
 }

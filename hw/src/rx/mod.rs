@@ -3,6 +3,7 @@
 
 pub mod grant;
 pub mod grant_framer;
+pub mod grant_framer_model;
 pub mod grant_model;
 pub mod grant_queue;
 pub mod grant_queue_model;

@@ -1,4 +1,4 @@
-//! `RxDma512`: the receive DMA engine. It writes each DATA packet's payload into one host
+//! `RxDma`: the receive DMA engine, at any payload width (`RxDma512`, `RxDma64`). It writes each DATA packet's payload into one host
 //! buffer the driver posted and reports it in one 64-byte completion (`proto::hostif`); every
 //! other packet it reports in a `CONTROL` completion.
 //!
@@ -12,7 +12,7 @@
 //!
 //! One buffer per packet: the engine holds one posted buffer (`s_buf_*`, from the RX buffer
 //! ring) for the next payload besides the one the payload under way writes, and streams each
-//! payload into its buffer, beat `k` at `iova + 64 k`. The parser
+//! payload into its buffer, beat `k` at `iova + W k` for `W` bytes a beat. The parser
 //! sends a payload before its header, so the engine keeps a record per streamed payload (up
 //! to 8) and writes the completion when the header arrives:
 //! - `RX_DATA` (status ok) when the payload fitted: the RPC id (the DATA's `sender_id` with
@@ -58,17 +58,17 @@ use homa_proto::wire::PacketType;
 /// its header FIFO), so eight never stall a payload on the parser's own headers.
 pub const PENDING: usize = 8;
 
-/// The RX DMA engine for 512-bit payload beats.
+/// The RX DMA engine for payload beats of `W` bytes (`B` = 8 `W` bits; `W` 8, 16, 32 or 64).
 #[derive(LogicBlock)]
-pub struct RxDma512 {
+pub struct RxDma<const W: usize, const B: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: drops the held buffer and the pending records.
     pub reset: Signal<In, Bit>,
     /// Payload (parser `m_axis`): byte 0 in lane 0.
-    pub s_pay_tdata: Signal<In, Bits<512>>,
+    pub s_pay_tdata: Signal<In, Bits<B>>,
     /// Payload byte enables (contiguous from lane 0).
-    pub s_pay_tkeep: Signal<In, Bits<64>>,
+    pub s_pay_tkeep: Signal<In, Bits<W>>,
     /// A payload beat is offered.
     pub s_pay_tvalid: Signal<In, Bit>,
     /// The payload's last beat.
@@ -133,9 +133,9 @@ pub struct RxDma512 {
     /// Host address of data byte 0.
     pub m_dma_addr: Signal<Out, Bits<64>>,
     /// Data: byte `i` goes to `addr + i` when `keep[i]`.
-    pub m_dma_data: Signal<Out, Bits<512>>,
+    pub m_dma_data: Signal<Out, Bits<B>>,
     /// Byte enables.
-    pub m_dma_keep: Signal<Out, Bits<64>>,
+    pub m_dma_keep: Signal<Out, Bits<W>>,
     /// The last write into this buffer.
     pub m_dma_last: Signal<Out, Bit>,
     /// A completion is offered.
@@ -223,8 +223,8 @@ pub struct RxDma512 {
     c_one64: Constant<Bits<64>>,
     c_beat: Constant<Bits<32>>,
     c_round: Constant<Bits<32>>,
-    c_six: Constant<Bits<32>>,
-    c_ones64: Constant<Bits<64>>,
+    c_shift: Constant<Bits<32>>,
+    c_ones: Constant<Bits<W>>,
     c_v4: Constant<Bits<4>>,
     c_mapped: Constant<Bits<128>>,
     c_rx: Constant<RxDataCpl>,
@@ -243,9 +243,19 @@ fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
 }
 
-impl RxDma512 {
-    /// A fresh engine (ports unconnected: use [`RxDma512::top_level`] for Verilog).
+/// The RX DMA engine of the 512-bit (Alveo) configuration.
+pub type RxDma512 = RxDma<64, 512>;
+
+/// The RX DMA engine of the 64-bit (small) configuration.
+pub type RxDma64 = RxDma<8, 64>;
+
+impl<const W: usize, const B: usize> RxDma<W, B> {
+    /// A fresh engine (ports unconnected: use [`RxDma::top_level`] for Verilog).
     pub fn new() -> Self {
+        assert!(
+            B == 8 * W && W.is_power_of_two() && (8..=64).contains(&W),
+            "an RX DMA engine is 8, 16, 32 or 64 bytes wide, with B = 8 W bits"
+        );
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -354,10 +364,10 @@ impl RxDma512 {
             c_full: k(PENDING as u64),
             c_one32: k(1),
             c_one64: k(1),
-            c_beat: k(64),
-            c_round: k(63),
-            c_six: k(6),
-            c_ones64: k(u64::MAX),
+            c_beat: k(W as u64),
+            c_round: k(W as u64 - 1),
+            c_shift: k(u64::from(W.trailing_zeros())),
+            c_ones: Constant::new(Bits::<W>::mask()),
             c_v4: k(4),
             c_mapped: Constant::new(Bits::<128>::from(0xffff_0000_0000u64)),
             c_rx: Constant::new(RxDataCpl {
@@ -425,21 +435,22 @@ impl RxDma512 {
     }
 }
 
-impl core::fmt::Debug for RxDma512 {
+impl<const W: usize, const B: usize> core::fmt::Debug for RxDma<W, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RxDma512")
+        f.debug_struct("RxDma")
+            .field("bytes_per_beat", &W)
             .field("pending", &PENDING)
             .finish_non_exhaustive()
     }
 }
 
-impl Default for RxDma512 {
+impl<const W: usize, const B: usize> Default for RxDma<W, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl Logic for RxDma512 {
+impl<const W: usize, const B: usize> Logic for RxDma<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -503,7 +514,7 @@ impl Logic for RxDma512 {
         self.m_dma_keep.next = self.s_pay_tkeep.val();
         if self.rem.val() < self.c_beat.val() {
             self.m_dma_keep.next =
-                self.s_pay_tkeep.val() & !(self.c_ones64.val() << self.rem.val().get_bits::<6>(0));
+                self.s_pay_tkeep.val() & !(self.c_ones.val() << self.rem.val().get_bits::<6>(0));
         }
         self.m_dma_last.next = self.s_pay_tlast.val() | (self.rem.val() <= self.c_beat.val());
         // A payload's end: its record.
@@ -554,7 +565,7 @@ impl Logic for RxDma512 {
         self.plen.next.lo = self.s_hdr_payload_len.val();
         self.plen.next.z = self.c_zero16.val();
         self.plen32.next = Bits::<32>::from(self.plen.val());
-        self.want_beats.next = (self.plen32.val() + self.c_round.val()) >> self.c_six.val();
+        self.want_beats.next = (self.plen32.val() + self.c_round.val()) >> self.c_shift.val();
         self.fits.next = self.plen32.val() <= self.head.val().buf_len;
         self.ok.next = self.fits.val() & (self.want_beats.val() == self.head.val().beats);
         // A control header makes its completion at once; a DATA header pairs with the oldest

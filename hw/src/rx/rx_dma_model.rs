@@ -1,5 +1,5 @@
-//! The reference for [`crate::rx_dma::RxDma512`], and the random traffic both its rust-hdl test
-//! and the Verilator co-simulation in `homa-sim` drive it with.
+//! The reference for [`crate::rx_dma::RxDma`] at any width, and the random traffic both its
+//! rust-hdl tests and the Verilator co-simulations in `homa-sim` drive it with.
 //!
 //! [`DmaModel`] follows the handshakes the engine makes (a buffer taken, a payload beat taken,
 //! a header taken) and says what the engine must output for each: the DMA write of a beat,
@@ -72,7 +72,7 @@ pub struct Header {
 /// The DATA type byte.
 pub const DATA: u8 = 0x10;
 
-/// One payload beat: up to 64 bytes from lane 0.
+/// One payload beat: up to a beat's bytes (64 at most) from lane 0.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Beat {
     /// The bytes (`keep` is their count).
@@ -95,7 +95,7 @@ impl Beat {
 pub struct DmaWrite {
     /// Host address of data byte 0.
     pub addr: u64,
-    /// 64 data bytes (only those under `keep` matter).
+    /// The beat's data bytes, up to 64 (only those under `keep` matter).
     pub data: [u8; 64],
     /// Byte enables.
     pub keep: u64,
@@ -135,8 +135,10 @@ struct Pending {
 }
 
 /// The reference: what the engine must do at each handshake.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct DmaModel {
+    /// Bytes a beat.
+    width: u32,
     held: Option<Buffer>,
     /// The buffer of a bad frame's payload, for the next payload.
     reuse: Option<Buffer>,
@@ -147,9 +149,17 @@ pub struct DmaModel {
 }
 
 impl DmaModel {
-    /// A model after reset.
-    pub fn new() -> Self {
-        Self::default()
+    /// A model after reset, for beats of `width` bytes (8 to 64).
+    pub fn new(width: usize) -> Self {
+        assert!((8..=64).contains(&width), "beats are 8 to 64 bytes");
+        Self {
+            width: width as u32,
+            held: None,
+            reuse: None,
+            current: None,
+            pending: VecDeque::new(),
+            counters: Counters::default(),
+        }
     }
 
     /// Whether the engine may take a buffer now (it holds none).
@@ -186,11 +196,11 @@ impl DmaModel {
                 addr: b.iova.wrapping_add(u64::from(off)),
                 data,
                 keep: beat.keep() & lanes(room),
-                last: beat.last || room <= 64,
+                last: beat.last || room <= u64::from(self.width),
             }
         });
         if !beat.last {
-            self.current = Some((buffer, off + 64, beats + 1));
+            self.current = Some((buffer, off + self.width, beats + 1));
         } else if beat.user {
             self.counters.3 += 1;
             self.reuse = buffer;
@@ -221,7 +231,7 @@ impl DmaModel {
         };
         let rpc_id = h.sender_id ^ 1;
         let fits = u32::from(h.payload_len) <= b.length;
-        if fits && u32::from(h.payload_len).div_ceil(64) == p.beats {
+        if fits && u32::from(h.payload_len).div_ceil(self.width) == p.beats {
             self.counters.0 += 1;
             return Ok(Some(rx_data_completion(h, b.id)));
         }
@@ -330,6 +340,8 @@ pub struct Answer {
 
 /// The engine under test: rust-hdl's simulation or the Verilated model.
 pub trait DmaPorts {
+    /// Bytes a beat (8 to 64).
+    const BYTES: usize;
     /// Resets the engine.
     fn reset(&mut self);
     /// Drives this cycle's inputs and returns the settled outputs.
@@ -410,11 +422,11 @@ pub(crate) fn frame(rng: &mut Rng, n: u64) -> Frame {
     }
 }
 
-/// A packet's payload as stream beats.
-pub(crate) fn beats_of(f: &Frame) -> Vec<Beat> {
-    let n = f.payload.len().div_ceil(64);
+/// A packet's payload as stream beats of `w` bytes.
+pub(crate) fn beats_of(f: &Frame, w: usize) -> Vec<Beat> {
+    let n = f.payload.len().div_ceil(w);
     f.payload
-        .chunks(64)
+        .chunks(w)
         .enumerate()
         .map(|(i, c)| Beat {
             bytes: c.to_vec(),
@@ -456,12 +468,12 @@ pub struct RunStats {
 pub fn run<D: DmaPorts>(dut: &mut D, seed: u64, frames: u64) -> Result<RunStats, String> {
     let fail = |m: String| format!("seed {seed:#x}: {m}");
     let mut rng = Rng::new(seed);
-    let mut model = DmaModel::new();
+    let mut model = DmaModel::new(D::BYTES);
     let all: Vec<Frame> = (0..frames).map(|n| frame(&mut rng, n)).collect();
     // The payload stream (frames with a payload) and, per frame, when its header may go.
     let mut pay_queue: VecDeque<(usize, Beat)> = VecDeque::new();
     for (i, f) in all.iter().enumerate() {
-        pay_queue.extend(beats_of(f).into_iter().map(|b| (i, b)));
+        pay_queue.extend(beats_of(f, D::BYTES).into_iter().map(|b| (i, b)));
     }
     let mut next_header = 0usize; // the next frame whose header goes (skipping bad ones)
     let mut buffers: VecDeque<Buffer> = VecDeque::new();

@@ -38,7 +38,8 @@
 #[cfg(test)]
 mod tests;
 
-use crate::grant_framer::{Beat512, Lo4In20, Lo16In20, Prio8};
+use crate::frame_beats::{FRAME_BYTES, FRAME_WORDS, FrameBeats, PackWord};
+use crate::grant_framer::{Lo4In20, Lo16In20, Prio8};
 use crate::hdl::*;
 use crate::parser::Be16In20;
 use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
@@ -171,9 +172,21 @@ fn template_sum() -> u64 {
         .sum()
 }
 
-/// The DATA framer for a 512-bit stream.
+/// Beats of a frame that hold header bytes alone, at `w` bytes a beat.
+pub const fn header_beats(w: usize) -> usize {
+    DATA_HEADER_FRAME_LEN / w
+}
+
+/// The byte lane, at `w` bytes a beat, where the payload starts: in the first payload beat,
+/// whose lanes below it carry the header's last bytes.
+pub const fn payload_lane(w: usize) -> usize {
+    DATA_HEADER_FRAME_LEN % w
+}
+
+/// The DATA framer for a stream of `W` bytes (`B` = 8 `W` bits) a beat; `W` is 8, 16, 32 or
+/// 64.
 #[derive(LogicBlock)]
-pub struct DataFramer512 {
+pub struct DataFramer<const W: usize, const B: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -219,16 +232,17 @@ pub struct DataFramer512 {
     pub s_job_cookie: Signal<In, Bits<64>>,
     /// The descriptor's ring index.
     pub s_job_index: Signal<In, Bits<32>>,
-    /// A payload beat from the DMA read (payload byte 0 at lane 26 of a job's first beat).
+    /// A payload beat from the DMA read (payload byte 0 at lane [`payload_lane`] of a job's
+    /// first beat).
     pub s_pay_valid: Signal<In, Bit>,
     /// The beat is taken.
     pub s_pay_ready: Signal<Out, Bit>,
     /// The beat's bytes, lane 0 in bits 7..0.
-    pub s_pay_data: Signal<In, Beat512>,
+    pub s_pay_data: Signal<In, Bits<B>>,
     /// Frame data, byte lane 0 first on the wire.
-    pub m_axis_tdata: Signal<Out, Beat512>,
+    pub m_axis_tdata: Signal<Out, Bits<B>>,
     /// Byte enables.
-    pub m_axis_tkeep: Signal<Out, Bits<64>>,
+    pub m_axis_tkeep: Signal<Out, Bits<W>>,
     /// A beat is offered.
     pub m_axis_tvalid: Signal<Out, Bit>,
     /// The last beat of the frame.
@@ -272,12 +286,12 @@ pub struct DataFramer512 {
     a_totlen: DFF<Bits<16>>,
     a_pip: DFF<Bits<20>>,
     a_last_beat: DFF<Bits<16>>,
-    a_keep: DFF<Bits<64>>,
+    a_keep: DFF<Bits<W>>,
     cfg_sum: DFF<Bits<20>>,
     cur_valid: DFF<Bit>,
     hdr: [DFF<Bits<8>>; DATA_HEADER_FRAME_LEN],
     cur_last_beat: DFF<Bits<16>>,
-    cur_keep: DFF<Bits<64>>,
+    cur_keep: DFF<Bits<W>>,
     cur_need_done: DFF<Bit>,
     cur_id: DFF<Bits<64>>,
     cur_length: DFF<Bits<32>>,
@@ -291,15 +305,17 @@ pub struct DataFramer512 {
     done_frame: Signal<Local, Bit>,
     vb: [Signal<Local, Bits<8>>; VARS],
     fb: [Signal<Local, Bits<8>>; DATA_HEADER_FRAME_LEN],
-    beat0: Signal<Local, Beat512>,
-    ov: Signal<Local, Beat512>,
+    hbytes: [Signal<Local, Bits<8>>; FRAME_BYTES],
+    pack: [PackWord; FRAME_WORDS],
+    beats: FrameBeats<W, B>,
+    ov: Signal<Local, Bits<B>>,
     tos: Signal<Local, Prio8>,
     tot: Signal<Local, Bits<32>>,
     totlen: Signal<Local, Bits<16>>,
     tail: Signal<Local, Bits<32>>,
     last_beat: Signal<Local, Bits<16>>,
-    rem6: Signal<Local, Bits<6>>,
-    keep_last: Signal<Local, Bits<64>>,
+    rem: Signal<Local, Bits<8>>,
+    keep_last: Signal<Local, Bits<W>>,
     first: Signal<Local, Bit>,
     is_last: Signal<Local, Bit>,
     stall: Signal<Local, Bit>,
@@ -322,14 +338,17 @@ pub struct DataFramer512 {
     c_is_var: [Constant<Bit>; DATA_HEADER_FRAME_LEN],
     c_src: [Constant<Bits<8>>; DATA_HEADER_FRAME_LEN],
     c_var: [Constant<Bits<8>>; VARS],
-    c_keep: [Constant<Bits<64>>; 64],
-    c_rem: [Constant<Bits<6>>; 64],
+    c_keep: [Constant<Bits<W>>; W],
+    c_rem: [Constant<Bits<8>>; W],
+    c_rmask: Constant<Bits<8>>,
+    c_shift: Constant<Bits<8>>,
+    c_hbeats: Constant<Bits<16>>,
+    c_ov_mask: Constant<Bits<B>>,
     c_sum: Constant<Bits<20>>,
-    c_ones64: Constant<Bits<64>>,
+    c_ones: Constant<Bits<W>>,
     c_off: [Constant<Bits<8>>; 8],
     c_hdr_tail: Constant<Bits<32>>,
     c_ip_len: Constant<Bits<32>>,
-    c_six: Constant<Bits<8>>,
     c_zero4: Constant<Bits<4>>,
     c_zero5: Constant<Bits<5>>,
     c_zero8: Constant<Bits<8>>,
@@ -340,13 +359,23 @@ pub struct DataFramer512 {
     c_zero32: Constant<Bits<32>>,
 }
 
+/// The DATA framer of the 512-bit (Alveo) configuration.
+pub type DataFramer512 = DataFramer<64, 512>;
+
+/// The DATA framer of the 64-bit (small) configuration.
+pub type DataFramer64 = DataFramer<8, 64>;
+
 fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
 }
 
-impl DataFramer512 {
+impl<const W: usize, const B: usize> DataFramer<W, B> {
     /// A framer with its template from `proto::wire`.
     pub fn new() -> Self {
+        assert!(
+            B == 8 * W && W.is_power_of_two() && (8..=64).contains(&W),
+            "a DATA framer is 8, 16, 32 or 64 bytes wide, with B = 8 W bits"
+        );
         let t = template();
         let mut src = [0u64; DATA_HEADER_FRAME_LEN];
         let mut is_var = [false; DATA_HEADER_FRAME_LEN];
@@ -359,6 +388,9 @@ impl DataFramer512 {
             }
         }
         assert_eq!(n as usize, VARS, "variable bytes");
+        let hb = header_beats(W);
+        let lane = payload_lane(W);
+        let ov_mask = bits_from_le_bytes::<B>(&vec![0xff; lane]);
         Self {
             clock: Signal::default(),
             reset: Signal::default(),
@@ -439,14 +471,16 @@ impl DataFramer512 {
             done_frame: Signal::default(),
             vb: std::array::from_fn(|_| Signal::default()),
             fb: std::array::from_fn(|_| Signal::default()),
-            beat0: Signal::default(),
+            hbytes: std::array::from_fn(|_| Signal::default()),
+            pack: std::array::from_fn(|_| PackWord::default()),
+            beats: FrameBeats::new(),
             ov: Signal::default(),
             tos: Signal::default(),
             tot: Signal::default(),
             totlen: Signal::default(),
             tail: Signal::default(),
             last_beat: Signal::default(),
-            rem6: Signal::default(),
+            rem: Signal::default(),
             keep_last: Signal::default(),
             first: Signal::default(),
             is_last: Signal::default(),
@@ -470,17 +504,20 @@ impl DataFramer512 {
             c_is_var: std::array::from_fn(|i| Constant::new(is_var[i])),
             c_src: std::array::from_fn(|i| k(src[i])),
             c_var: std::array::from_fn(|n| k(n as u64)),
-            // The last beat holds ((90 + len - 1) mod 64) + 1 bytes: rem6 + 1.
-            c_keep: std::array::from_fn(|r| k(u64::MAX >> (63 - r))),
+            // The last beat holds ((90 + len - 1) mod W) + 1 bytes: rem + 1.
+            c_keep: std::array::from_fn(|r| Constant::new(Bits::<W>::mask() >> (W - 1 - r) as u64)),
             c_rem: std::array::from_fn(|r| k(r as u64)),
+            c_rmask: k(W as u64 - 1),
+            c_shift: k(u64::from(W.trailing_zeros())),
+            c_hbeats: k(hb as u64),
+            c_ov_mask: Constant::new(ov_mask),
             c_sum: k(template_sum()),
-            c_ones64: k(u64::MAX),
+            c_ones: Constant::new(Bits::<W>::mask()),
             c_off: std::array::from_fn(|i| k(8 * i as u64)),
             c_hdr_tail: k(DATA_HEADER_FRAME_LEN as u64 - 1),
             c_ip_len: k(
                 (wire::field::ipv4::HEADER_LEN + wire::field::homa::DATA_HEADER_LEN) as u64,
             ),
-            c_six: k(6),
             c_zero4: k(0),
             c_zero5: k(0),
             c_zero8: k(0),
@@ -526,19 +563,21 @@ impl DataFramer512 {
     }
 }
 
-impl Default for DataFramer512 {
+impl<const W: usize, const B: usize> Default for DataFramer<W, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for DataFramer512 {
+impl<const W: usize, const B: usize> core::fmt::Debug for DataFramer<W, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("DataFramer512").finish_non_exhaustive()
+        f.debug_struct("DataFramer")
+            .field("bytes_per_beat", &W)
+            .finish_non_exhaustive()
     }
 }
 
-impl Logic for DataFramer512 {
+impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -587,11 +626,12 @@ impl Logic for DataFramer512 {
         self.tot.next = self.s_job_len.val() + self.c_ip_len.val();
         self.totlen.next = self.tot.val().get_bits::<16>(self.c_off[0].val().index());
         self.tail.next = self.s_job_len.val() + self.c_hdr_tail.val();
-        self.last_beat.next = self.tail.val().get_bits::<16>(self.c_six.val().index());
-        self.rem6.next = self.tail.val().get_bits::<6>(self.c_off[0].val().index());
-        self.keep_last.next = self.c_ones64.val();
-        for r in 0..64 {
-            if self.rem6.val() == self.c_rem[r].val() {
+        self.last_beat.next = self.tail.val().get_bits::<16>(self.c_shift.val().index());
+        self.rem.next =
+            self.tail.val().get_bits::<8>(self.c_off[0].val().index()) & self.c_rmask.val();
+        self.keep_last.next = self.c_ones.val();
+        for r in 0..W {
+            if self.rem.val() == self.c_rem[r].val() {
                 self.keep_last.next = self.c_keep[r].val();
             }
         }
@@ -733,7 +773,7 @@ impl Logic for DataFramer512 {
         if self.a_retransmit.q.val() {
             self.vb[51].next = self.c_one8.val();
         }
-        // The header.
+        // The header: each byte from the template or from its variable.
         for i in 0..DATA_HEADER_FRAME_LEN {
             self.fb[i].next = self.c_tmpl[i].val();
             for n in 0..VARS {
@@ -742,109 +782,57 @@ impl Logic for DataFramer512 {
                 }
             }
         }
-        self.beat0.next.b0 = self.hdr[0].q.val();
-        self.beat0.next.b1 = self.hdr[1].q.val();
-        self.beat0.next.b2 = self.hdr[2].q.val();
-        self.beat0.next.b3 = self.hdr[3].q.val();
-        self.beat0.next.b4 = self.hdr[4].q.val();
-        self.beat0.next.b5 = self.hdr[5].q.val();
-        self.beat0.next.b6 = self.hdr[6].q.val();
-        self.beat0.next.b7 = self.hdr[7].q.val();
-        self.beat0.next.b8 = self.hdr[8].q.val();
-        self.beat0.next.b9 = self.hdr[9].q.val();
-        self.beat0.next.b10 = self.hdr[10].q.val();
-        self.beat0.next.b11 = self.hdr[11].q.val();
-        self.beat0.next.b12 = self.hdr[12].q.val();
-        self.beat0.next.b13 = self.hdr[13].q.val();
-        self.beat0.next.b14 = self.hdr[14].q.val();
-        self.beat0.next.b15 = self.hdr[15].q.val();
-        self.beat0.next.b16 = self.hdr[16].q.val();
-        self.beat0.next.b17 = self.hdr[17].q.val();
-        self.beat0.next.b18 = self.hdr[18].q.val();
-        self.beat0.next.b19 = self.hdr[19].q.val();
-        self.beat0.next.b20 = self.hdr[20].q.val();
-        self.beat0.next.b21 = self.hdr[21].q.val();
-        self.beat0.next.b22 = self.hdr[22].q.val();
-        self.beat0.next.b23 = self.hdr[23].q.val();
-        self.beat0.next.b24 = self.hdr[24].q.val();
-        self.beat0.next.b25 = self.hdr[25].q.val();
-        self.beat0.next.b26 = self.hdr[26].q.val();
-        self.beat0.next.b27 = self.hdr[27].q.val();
-        self.beat0.next.b28 = self.hdr[28].q.val();
-        self.beat0.next.b29 = self.hdr[29].q.val();
-        self.beat0.next.b30 = self.hdr[30].q.val();
-        self.beat0.next.b31 = self.hdr[31].q.val();
-        self.beat0.next.b32 = self.hdr[32].q.val();
-        self.beat0.next.b33 = self.hdr[33].q.val();
-        self.beat0.next.b34 = self.hdr[34].q.val();
-        self.beat0.next.b35 = self.hdr[35].q.val();
-        self.beat0.next.b36 = self.hdr[36].q.val();
-        self.beat0.next.b37 = self.hdr[37].q.val();
-        self.beat0.next.b38 = self.hdr[38].q.val();
-        self.beat0.next.b39 = self.hdr[39].q.val();
-        self.beat0.next.b40 = self.hdr[40].q.val();
-        self.beat0.next.b41 = self.hdr[41].q.val();
-        self.beat0.next.b42 = self.hdr[42].q.val();
-        self.beat0.next.b43 = self.hdr[43].q.val();
-        self.beat0.next.b44 = self.hdr[44].q.val();
-        self.beat0.next.b45 = self.hdr[45].q.val();
-        self.beat0.next.b46 = self.hdr[46].q.val();
-        self.beat0.next.b47 = self.hdr[47].q.val();
-        self.beat0.next.b48 = self.hdr[48].q.val();
-        self.beat0.next.b49 = self.hdr[49].q.val();
-        self.beat0.next.b50 = self.hdr[50].q.val();
-        self.beat0.next.b51 = self.hdr[51].q.val();
-        self.beat0.next.b52 = self.hdr[52].q.val();
-        self.beat0.next.b53 = self.hdr[53].q.val();
-        self.beat0.next.b54 = self.hdr[54].q.val();
-        self.beat0.next.b55 = self.hdr[55].q.val();
-        self.beat0.next.b56 = self.hdr[56].q.val();
-        self.beat0.next.b57 = self.hdr[57].q.val();
-        self.beat0.next.b58 = self.hdr[58].q.val();
-        self.beat0.next.b59 = self.hdr[59].q.val();
-        self.beat0.next.b60 = self.hdr[60].q.val();
-        self.beat0.next.b61 = self.hdr[61].q.val();
-        self.beat0.next.b62 = self.hdr[62].q.val();
-        self.beat0.next.b63 = self.hdr[63].q.val();
-        // A payload beat; the first carries the header's last 26 bytes in lanes 0-25.
-        self.ov.next = self.s_pay_data.val();
-        if self.beat.q.val() == self.c_one16.val() {
-            self.ov.next.b0 = self.hdr[64].q.val();
-            self.ov.next.b1 = self.hdr[65].q.val();
-            self.ov.next.b2 = self.hdr[66].q.val();
-            self.ov.next.b3 = self.hdr[67].q.val();
-            self.ov.next.b4 = self.hdr[68].q.val();
-            self.ov.next.b5 = self.hdr[69].q.val();
-            self.ov.next.b6 = self.hdr[70].q.val();
-            self.ov.next.b7 = self.hdr[71].q.val();
-            self.ov.next.b8 = self.hdr[72].q.val();
-            self.ov.next.b9 = self.hdr[73].q.val();
-            self.ov.next.b10 = self.hdr[74].q.val();
-            self.ov.next.b11 = self.hdr[75].q.val();
-            self.ov.next.b12 = self.hdr[76].q.val();
-            self.ov.next.b13 = self.hdr[77].q.val();
-            self.ov.next.b14 = self.hdr[78].q.val();
-            self.ov.next.b15 = self.hdr[79].q.val();
-            self.ov.next.b16 = self.hdr[80].q.val();
-            self.ov.next.b17 = self.hdr[81].q.val();
-            self.ov.next.b18 = self.hdr[82].q.val();
-            self.ov.next.b19 = self.hdr[83].q.val();
-            self.ov.next.b20 = self.hdr[84].q.val();
-            self.ov.next.b21 = self.hdr[85].q.val();
-            self.ov.next.b22 = self.hdr[86].q.val();
-            self.ov.next.b23 = self.hdr[87].q.val();
-            self.ov.next.b24 = self.hdr[88].q.val();
-            self.ov.next.b25 = self.hdr[89].q.val();
+        // The held header's beat the frame is at (bytes past the header are zero), and the
+        // overlay beat: the payload's first beat with the header's last bytes in the lanes
+        // below the payload.
+        for i in 0..DATA_HEADER_FRAME_LEN {
+            self.hbytes[i].next = self.hdr[i].q.val();
         }
-        // The frame: beat 0 from the job's registers alone, then one beat per payload beat.
-        self.first.next = self.beat.q.val() == self.c_zero16.val();
+        for i in DATA_HEADER_FRAME_LEN..FRAME_BYTES {
+            self.hbytes[i].next = self.c_zero8.val();
+        }
+        for m in 0..FRAME_WORDS {
+            self.pack[m].b0.next = self.hbytes[8 * m].val();
+            self.pack[m].b1.next = self.hbytes[8 * m + 1].val();
+            self.pack[m].b2.next = self.hbytes[8 * m + 2].val();
+            self.pack[m].b3.next = self.hbytes[8 * m + 3].val();
+            self.pack[m].b4.next = self.hbytes[8 * m + 4].val();
+            self.pack[m].b5.next = self.hbytes[8 * m + 5].val();
+            self.pack[m].b6.next = self.hbytes[8 * m + 6].val();
+            self.pack[m].b7.next = self.hbytes[8 * m + 7].val();
+        }
+        self.beats.beat.next = self.beat.q.val();
+        self.beats.w0.next = self.pack[0].o.val();
+        self.beats.w1.next = self.pack[1].o.val();
+        self.beats.w2.next = self.pack[2].o.val();
+        self.beats.w3.next = self.pack[3].o.val();
+        self.beats.w4.next = self.pack[4].o.val();
+        self.beats.w5.next = self.pack[5].o.val();
+        self.beats.w6.next = self.pack[6].o.val();
+        self.beats.w7.next = self.pack[7].o.val();
+        self.beats.w8.next = self.pack[8].o.val();
+        self.beats.w9.next = self.pack[9].o.val();
+        self.beats.w10.next = self.pack[10].o.val();
+        self.beats.w11.next = self.pack[11].o.val();
+        self.beats.w12.next = self.pack[12].o.val();
+        self.beats.w13.next = self.pack[13].o.val();
+        self.beats.w14.next = self.pack[14].o.val();
+        self.beats.w15.next = self.pack[15].o.val();
+        self.ov.next = self.s_pay_data.val();
+        if self.beat.q.val() == self.c_hbeats.val() {
+            self.ov.next = (self.s_pay_data.val() & !self.c_ov_mask.val())
+                | (self.beats.o.val() & self.c_ov_mask.val());
+        }
+        // The frame: its header beats from the job's registers alone, then one beat per
+        // payload beat.
+        self.first.next = self.beat.q.val() < self.c_hbeats.val();
         self.is_last.next = !self.first.val() & (self.beat.q.val() == self.cur_last_beat.q.val());
         self.stall.next = self.is_last.val() & self.cur_need_done.q.val() & self.done_full.q.val();
-        self.m_axis_tdata.next = self.beat0.val();
-        self.m_axis_tkeep.next = self.c_ones64.val();
+        self.m_axis_tdata.next = self.beats.o.val();
+        self.m_axis_tkeep.next = self.c_ones.val();
         self.m_axis_tlast.next = false;
-        // Beat 0 waits for the payload's first beat: a frame never starts (and holds the
-        // MAC port) before its DMA read has answered.
+        // The header beats wait for the payload's first beat: a frame never starts (and
+        // holds the MAC port) before its DMA read has answered.
         self.m_axis_tvalid.next = self.cur_valid.q.val() & self.s_pay_valid.val();
         self.s_pay_ready.next = false;
         if !self.first.val() {

@@ -1,14 +1,15 @@
-//! The DATA framer's bench, shared by the rust-hdl test of
-//! [`crate::data_framer::DataFramer512`] and its Verilator co-simulation in `homa-sim`: seeded
-//! random jobs (every header field random, payloads of 1 B to 9000 B), a DMA read server that
-//! delivers each job's payload from lane 26 with garbage around it and random gaps,
+//! The DATA framer's bench, shared by the rust-hdl tests of [`crate::data_framer::DataFramer`]
+//! at every width and their Verilator co-simulations in `homa-sim`: seeded random jobs (every
+//! header field random, payloads of 1 B to 9000 B), a DMA read server that delivers each
+//! job's payload from [`payload_lane`] (26 at 64 bytes a beat, 2 at 8) with garbage around it
+//! and random gaps,
 //! back-pressure on the frames and on `TX_DONE`, jobs offered with gaps. Every frame must equal
 //! [`reference_frame`] (`proto::wire`'s DATA, byte for byte), and every message's last
 //! frame (without NO_COMPLETION) must post one `TX_DONE`, in order. The framer holds two jobs
 //! at most, and with nothing pushing back its frames follow back to back (one cycle a beat).
 
 use crate::bench::Rng;
-use crate::data_framer::{DataHeader, PAYLOAD_LANE, reference_frame};
+use crate::data_framer::{DATA_HEADER_FRAME_LEN, DataHeader, payload_lane, reference_frame};
 use crate::tx_sched_model::TxJob;
 use std::collections::VecDeque;
 
@@ -36,7 +37,7 @@ pub struct FramerOffer {
     /// The job at the head of the queue (the scheduler's; `addr` and `slot` are not the
     /// framer's business).
     pub job: Option<TxJob>,
-    /// A payload beat.
+    /// A payload beat (its first `BYTES` lanes).
     pub pay: Option<[u8; 64]>,
     /// `m_axis_tready`.
     pub tready: bool,
@@ -51,7 +52,7 @@ pub struct FramerAnswer {
     pub job_ready: bool,
     /// `s_pay_ready`.
     pub pay_ready: bool,
-    /// A frame beat: (data, keep, last).
+    /// A frame beat: (data, keep, last); lanes past `BYTES` are zero.
     pub beat: Option<([u8; 64], u64, bool)>,
     /// A `TX_DONE` offered.
     pub done: Option<Done>,
@@ -61,6 +62,8 @@ pub struct FramerAnswer {
 
 /// A DATA framer under test.
 pub trait FramerPorts {
+    /// Bytes a beat (8 to 64).
+    const BYTES: usize;
     /// Two cycles of reset.
     fn reset(&mut self);
     /// Sets the inputs and settles: the outputs of this cycle.
@@ -101,14 +104,19 @@ pub fn header_of(cfg: &FramerConfig, j: &TxJob) -> DataHeader {
     }
 }
 
-/// The DMA beats that carry `payload` for the framer: byte 0 at lane 26 of the first, the rest
-/// of the lanes filled from `rng` (the framer must ignore them).
-pub fn dma_beats(rng: &mut Rng, payload: &[u8]) -> Vec<[u8; 64]> {
-    let n = (PAYLOAD_LANE + payload.len()).div_ceil(64);
+/// The DMA beats of `w` bytes that carry `payload` for the framer: byte 0 at
+/// [`payload_lane`] of the first, the rest of the lanes filled from `rng` (the framer must
+/// ignore them). Lanes past `w` are zero.
+pub fn dma_beats(rng: &mut Rng, payload: &[u8], w: usize) -> Vec<[u8; 64]> {
+    let lane = payload_lane(w);
+    let n = (lane + payload.len()).div_ceil(w);
     (0..n)
         .map(|b| {
             std::array::from_fn(|l| {
-                let at = (64 * b + l).checked_sub(PAYLOAD_LANE);
+                if l >= w {
+                    return 0;
+                }
+                let at = (w * b + l).checked_sub(lane);
                 at.and_then(|i| payload.get(i).copied())
                     .unwrap_or_else(|| rng.byte())
             })
@@ -145,6 +153,7 @@ fn random_job(rng: &mut Rng, index: u32) -> TxJob {
 
 /// Drives `dut` with `n` random jobs from `seed` and checks every frame and `TX_DONE`.
 pub fn run<D: FramerPorts>(dut: &mut D, seed: u64, n: u32) -> Result<FramerStats, String> {
+    let w = D::BYTES;
     let mut rng = Rng::new(seed);
     let cfg = FramerConfig {
         mac: rng.next_u64() >> 16,
@@ -172,7 +181,7 @@ pub fn run<D: FramerPorts>(dut: &mut D, seed: u64, n: u32) -> Result<FramerStats
     // The DMA server: each job's beats, in job order.
     let mut dma: VecDeque<[u8; 64]> = VecDeque::new();
     for (_, p) in &jobs {
-        dma.extend(dma_beats(&mut rng, p));
+        dma.extend(dma_beats(&mut rng, p, w));
     }
     let mut want_dones: VecDeque<Done> = jobs
         .iter()
@@ -193,9 +202,11 @@ pub fn run<D: FramerPorts>(dut: &mut D, seed: u64, n: u32) -> Result<FramerStats
     let unthrottled = mode == 0;
     let beats: u64 = jobs
         .iter()
-        .map(|(j, _)| u64::from((PAYLOAD_LANE as u32 + 64 + j.len).div_ceil(64)))
+        .map(|(j, _)| (DATA_HEADER_FRAME_LEN as u64 + u64::from(j.len)).div_ceil(w as u64))
         .sum();
-    let limit = 200 * u64::from(n) + 10_000;
+    // Beats wait on a 40 % ready and a 50 % DMA at worst: five cycles a beat expected.
+    let limit = 20 * beats + 200 * u64::from(n) + 10_000;
+
     while head < jobs.len() || !want_dones.is_empty() {
         let offer = FramerOffer {
             cfg,
@@ -221,7 +232,7 @@ pub fn run<D: FramerPorts>(dut: &mut D, seed: u64, n: u32) -> Result<FramerStats
         }
         if let Some((data, keep, last)) = a.beat.filter(|_| offer.tready) {
             let n = keep.trailing_ones() as usize;
-            if keep != u64::MAX >> (64 - n.max(1)) || n == 0 || (!last && n != 64) {
+            if keep != u64::MAX >> (64 - n.max(1)) || n == 0 || n > w || (!last && n != w) {
                 return Err(format!("{ctx}: bad tkeep {keep:#x} (last {last})"));
             }
             frame.extend_from_slice(&data[..n]);

@@ -25,7 +25,7 @@ mod rec;
 pub use rec::JobRec;
 
 use crate::data_framer::DataFramer512;
-use crate::grant_framer::Beat512;
+
 use crate::hdl::*;
 use crate::lutram::LutRam;
 use crate::tx_park::TxPark;
@@ -126,9 +126,9 @@ pub struct TxEngine512 {
     /// It is taken.
     pub s_pay_ready: Signal<Out, Bit>,
     /// Its bytes, lane 0 in bits 7..0.
-    pub s_pay_data: Signal<In, Beat512>,
+    pub s_pay_data: Signal<In, Bits<512>>,
     /// Frame data, byte lane 0 first on the wire.
-    pub m_axis_tdata: Signal<Out, Beat512>,
+    pub m_axis_tdata: Signal<Out, Bits<512>>,
     /// Byte enables.
     pub m_axis_tkeep: Signal<Out, Bits<64>>,
     /// A beat is offered.

@@ -1,20 +1,11 @@
-//! [`GrantFramer512`] against `proto::wire`: random GRANTs under random back-pressure, every
-//! frame byte-exact with `FrameRepr::emit` (checksum included) and parsed back by
-//! `FrameRepr::parse` (`HOMA_HW_SEED` replays a run).
+//! [`GrantFramer512`] and [`GrantFramer64`] against `proto::wire` through
+//! [`crate::grant_framer_model`], and their rate when nothing holds them back
+//! (`HOMA_HW_SEED` replays a run).
 #![allow(non_snake_case)]
 
 use super::*;
-use crate::bench::{Rng, seed_from_env};
-use crate::grant_model::Grant;
-use homa_proto::wire::{FrameRepr, LinkType};
-use std::collections::VecDeque;
-
-fn beat_bytes(b: &Beat512) -> Vec<u8> {
-    let bits: Bits<512> = (*b).into();
-    (0..64)
-        .map(|i| bits.get_bits::<8>(8 * i).index() as u8)
-        .collect()
-}
+use crate::bench::seed_from_env;
+use crate::grant_framer_model::{self, GrantFramerAnswer, GrantFramerConfig, GrantFramerPorts};
 
 #[test]
 fn template__is_a_grant_of_67_bytes() {
@@ -25,90 +16,89 @@ fn template__is_a_grant_of_67_bytes() {
 
 #[test]
 fn grant_framer__frames_match_proto_wire_under_back_pressure() {
+    frames_match_proto_wire::<64, 512>();
+}
+
+#[test]
+fn grant_framer__w64_frames_match_proto_wire_under_back_pressure() {
+    frames_match_proto_wire::<8, 64>();
+}
+
+struct Bench<const W: usize, const B: usize> {
+    uut: GrantFramer<W, B>,
+}
+
+impl<const W: usize, const B: usize> GrantFramerPorts for Bench<W, B> {
+    const BYTES: usize = W;
+
+    fn reset(&mut self, cfg: &GrantFramerConfig) {
+        let u = &mut self.uut;
+        u.cfg_mac.next = cfg.mac.into();
+        u.cfg_ip.next = u64::from(cfg.ip).into();
+        u.cfg_ctl_priority.next = u64::from(cfg.ctl_priority).into();
+        reset_two_cycles(u, |u| &mut u.clock, |u| &mut u.reset);
+    }
+
+    fn drive(&mut self, g: Option<&Grant>, tready: bool) -> GrantFramerAnswer {
+        let u = &mut self.uut;
+        let g = g.copied();
+        let v = g.unwrap_or(Grant {
+            peer: 0,
+            mac: 0,
+            id: 0,
+            sport: 0,
+            dport: 0,
+            offset: 0,
+            priority: 0,
+        });
+        u.s_grant_valid.next = g.is_some();
+        u.s_grant_mac.next = v.mac.into();
+        u.s_grant_peer.next = u64::from(v.peer).into();
+        u.s_grant_sport.next = u64::from(v.sport).into();
+        u.s_grant_dport.next = u64::from(v.dport).into();
+        u.s_grant_id.next = v.id.into();
+        u.s_grant_offset.next = u64::from(v.offset).into();
+        u.s_grant_priority.next = u64::from(v.priority).into();
+        u.m_axis_tready.next = tready;
+        clock_half(u, |u| &mut u.clock, false);
+        let mut bytes = [0u8; 64];
+        bytes[..W].copy_from_slice(&le_bytes_of(u.m_axis_tdata.val()));
+        GrantFramerAnswer {
+            grant_ready: u.s_grant_ready.val(),
+            beat: u
+                .m_axis_tvalid
+                .val()
+                .then(|| (bytes, u.m_axis_tkeep.val().to_u64(), u.m_axis_tlast.val())),
+        }
+    }
+
+    fn edge(&mut self) {
+        clock_half(&mut self.uut, |u| &mut u.clock, true);
+    }
+}
+
+fn frames_match_proto_wire<const W: usize, const B: usize>() {
     let seed = seed_from_env(0x6f7a_0001);
-    eprintln!("grant framer: seed = {seed:#x} (HOMA_HW_SEED to replay)");
-    let mut rng = Rng::new(seed);
-    let mut uut = GrantFramer512::top_level();
-    let local_mac = 0x02_00_00_00_00_01 | (rng.next_u64() & 0xffff_ffff_ff00);
-    let local_ip = rng.next_u64() as u32;
-    uut.cfg_mac.next = local_mac.into();
-    uut.cfg_ip.next = u64::from(local_ip).into();
-    let ctl_priority = rng.below(8) as u8;
-    uut.cfg_ctl_priority.next = u64::from(ctl_priority).into();
-    uut.reset.next = true;
-    for high in [false, true, false, true] {
-        clock_half(&mut uut, |u| &mut u.clock, high);
-    }
-    uut.reset.next = false;
-    let mut frames = 0;
-    let mut beats: Vec<u8> = Vec::new();
-    // The GRANT offered (held until taken), and the frames of those taken, in order.
-    let mut offered: Option<Vec<u8>> = None;
-    let mut taken: VecDeque<Vec<u8>> = VecDeque::new();
-    let mut cycles = 0;
-    while frames < 200 {
-        cycles += 1;
-        assert!(cycles < 10_000, "seed {seed:#x}: no progress");
-        if offered.is_none() && rng.chance(70) {
-            let g = Grant {
-                mac: rng.next_u64() & 0xffff_ffff_ffff,
-                peer: rng.next_u64() as u32,
-                sport: rng.next_u64() as u16,
-                dport: rng.next_u64() as u16,
-                id: rng.next_u64(),
-                offset: rng.next_u64() as u32,
-                priority: rng.below(8) as u8,
-            };
-            uut.s_grant_mac.next = g.mac.into();
-            uut.s_grant_peer.next = u64::from(g.peer).into();
-            uut.s_grant_sport.next = u64::from(g.sport).into();
-            uut.s_grant_dport.next = u64::from(g.dport).into();
-            uut.s_grant_id.next = g.id.into();
-            uut.s_grant_offset.next = u64::from(g.offset).into();
-            uut.s_grant_priority.next = u64::from(g.priority).into();
-            offered = Some(reference_frame(local_mac, local_ip, ctl_priority, &g));
-        }
-        uut.s_grant_valid.next = offered.is_some();
-        let ready = rng.chance(60);
-        uut.m_axis_tready.next = ready;
-        clock_half(&mut uut, |u| &mut u.clock, false);
-        assert_eq!(
-            uut.m_axis_tvalid.val(),
-            !taken.is_empty(),
-            "seed {seed:#x}: a frame is offered exactly while a GRANT is held"
-        );
-        let last_leaves = uut.m_axis_tvalid.val() && ready && uut.m_axis_tlast.val();
-        assert_eq!(
-            uut.s_grant_ready.val(),
-            taken.is_empty() || last_leaves,
-            "seed {seed:#x}: a GRANT is taken when the framer is empty or its frame ends"
-        );
-        if uut.m_axis_tvalid.val() && ready {
-            let keep = uut.m_axis_tkeep.val().to_u64();
-            let bytes = beat_bytes(&uut.m_axis_tdata.val());
-            beats.extend(bytes.iter().take(keep.count_ones() as usize));
-            assert_eq!(keep.trailing_ones(), keep.count_ones(), "contiguous tkeep");
-            if uut.m_axis_tlast.val() {
-                let want = taken.pop_front().expect("a grant was taken");
-                assert_eq!(beats, want, "seed {seed:#x}, frame {frames}");
-                let parsed = FrameRepr::parse(&beats, LinkType::Ethernet, &Default::default())
-                    .expect("the frame parses");
-                assert!(matches!(parsed.homa.body, wire::Body::Grant(_)));
-                assert_eq!(beats[15] >> 5, ctl_priority, "sent at the control priority");
-                beats.clear();
-                frames += 1;
-            }
-        }
-        if uut.s_grant_valid.val() && uut.s_grant_ready.val() {
-            taken.push_back(offered.take().expect("offered"));
-        }
-        clock_half(&mut uut, |u| &mut u.clock, true);
-    }
+    let make = || Bench::<W, B> {
+        uut: GrantFramer::top_level(),
+    };
+    grant_framer_model::run_seeds("grant framer (rust-hdl)", make, seed, 2, 200)
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
 fn grant_framer__one_grant_every_two_cycles_when_never_held_back() {
-    let mut uut = GrantFramer512::top_level();
+    one_grant_per_frame_when_never_held_back::<64, 512>();
+}
+
+#[test]
+fn grant_framer__w64_one_grant_every_nine_cycles_when_never_held_back() {
+    one_grant_per_frame_when_never_held_back::<8, 64>();
+}
+
+fn one_grant_per_frame_when_never_held_back<const W: usize, const B: usize>() {
+    let n = grant_beats(W);
+    let mut uut = GrantFramer::<W, B>::top_level();
     uut.reset.next = true;
     for high in [false, true, false, true] {
         clock_half(&mut uut, |u| &mut u.clock, high);
@@ -123,8 +113,8 @@ fn grant_framer__one_grant_every_two_cycles_when_never_held_back() {
         lasts += usize::from(uut.m_axis_tvalid.val() && uut.m_axis_tlast.val());
         clock_half(&mut uut, |u| &mut u.clock, true);
     }
-    // The first GRANT is taken in cycle 0 and its frame leaves in cycles 1 and 2; from then
-    // on one is taken with each last beat.
-    assert_eq!(taken, 100, "GRANTs taken in 200 cycles");
-    assert_eq!(lasts, 99, "frames ended in 200 cycles");
+    // The first GRANT is taken in cycle 0 and its frame's n beats leave in cycles 1 to n;
+    // from then on one is taken with each last beat.
+    assert_eq!(taken, 200usize.div_ceil(n), "GRANTs taken in 200 cycles");
+    assert_eq!(lasts, 199 / n, "frames ended in 200 cycles");
 }

@@ -1,4 +1,5 @@
-//! [`RxDma512`] against [`crate::rx_dma_model`] with the direct `simulate()` loop, and its
+//! [`RxDma512`] and [`RxDma64`] against [`crate::rx_dma_model`] with the direct `simulate()`
+//! loop, and its
 //! completion records against the `proto::hostif` layout (`HOMA_HW_SEED` replays a run).
 #![allow(non_snake_case)]
 
@@ -7,25 +8,28 @@ use crate::bench::seed_from_env;
 use crate::rx_dma_model::{self, Answer, Counters, DmaPorts, DmaWrite, Offer};
 use homa_proto::hostif::{COMPLETION_LEN, LAYOUTS};
 
-struct Bench {
-    uut: RxDma512,
-}
-
-fn bits512(bytes: &[u8]) -> Bits<512> {
-    bits_from_le_bytes::<512>(bytes)
+struct Bench<const W: usize, const B: usize> {
+    uut: RxDma<W, B>,
 }
 
 fn bytes512(v: Bits<512>) -> [u8; 64] {
     le_bytes_of(v).try_into().expect("64 bytes")
 }
 
+/// A beat's bytes in the first lanes of 64.
+fn lanes_of<const B: usize>(v: Bits<B>) -> [u8; 64] {
+    let mut d = [0u8; 64];
+    d[..B / 8].copy_from_slice(&le_bytes_of(v));
+    d
+}
+
 fn bits128(v: u128) -> Bits<128> {
     bits_from_le_bytes::<128>(&v.to_le_bytes())
 }
 
-impl Bench {
+impl<const W: usize, const B: usize> Bench<W, B> {
     fn new() -> Self {
-        let mut uut = RxDma512::top_level();
+        let mut uut = RxDma::<W, B>::top_level();
         uut.connect_all();
         Bench { uut }
     }
@@ -35,7 +39,9 @@ impl Bench {
     }
 }
 
-impl DmaPorts for Bench {
+impl<const W: usize, const B: usize> DmaPorts for Bench<W, B> {
+    const BYTES: usize = W;
+
     fn reset(&mut self) {
         reset_two_cycles(&mut self.uut, |u| &mut u.clock, |u| &mut u.reset);
     }
@@ -44,7 +50,7 @@ impl DmaPorts for Bench {
         let u = &mut self.uut;
         let beat = o.beat.cloned().unwrap_or_default();
         u.s_pay_tvalid.next = o.beat.is_some();
-        u.s_pay_tdata.next = bits512(&beat.bytes);
+        u.s_pay_tdata.next = bits_from_le_bytes(&beat.bytes);
         u.s_pay_tkeep.next = beat.keep().into();
         u.s_pay_tlast.next = beat.last;
         u.s_pay_tuser.next = beat.user;
@@ -82,7 +88,7 @@ impl DmaPorts for Bench {
             buf_ready: u.s_buf_ready.val(),
             dma: u.m_dma_valid.val().then(|| DmaWrite {
                 addr: u.m_dma_addr.val().to_u64(),
-                data: bytes512(u.m_dma_data.val()),
+                data: lanes_of(u.m_dma_data.val()),
                 keep: u.m_dma_keep.val().to_u64(),
                 last: u.m_dma_last.val(),
             }),
@@ -110,7 +116,8 @@ impl DmaPorts for Bench {
 fn rx_dma__matches_the_reference_on_random_traffic() {
     let seed = seed_from_env(0xd3a_0001);
     eprintln!("rx dma: seed {seed:#x} (HOMA_HW_SEED to replay)");
-    let stats = rx_dma_model::run(&mut Bench::new(), seed, 250).unwrap_or_else(|e| panic!("{e}"));
+    let stats = rx_dma_model::run(&mut Bench::<64, 512>::new(), seed, 250)
+        .unwrap_or_else(|e| panic!("{e}"));
     eprintln!("  {stats:?}");
     let (data, errors, no_buffer, bad, empty) = stats.counters;
     // The traffic reaches every outcome.
@@ -118,6 +125,18 @@ fn rx_dma__matches_the_reference_on_random_traffic() {
         data > 100 && errors > 0 && no_buffer > 0 && bad > 0 && empty > 0,
         "{stats:?}"
     );
+}
+
+#[test]
+fn rx_dma__w64_matches_the_reference_on_random_traffic() {
+    let seed = seed_from_env(0xd3a_0641);
+    eprintln!("rx dma w64: seed {seed:#x} (HOMA_HW_SEED to replay)");
+    let frames = if cfg!(debug_assertions) { 30 } else { 250 };
+    let stats = rx_dma_model::run(&mut Bench::<8, 64>::new(), seed, frames)
+        .unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("  {stats:?}");
+    let (data, _, _, _, _) = stats.counters;
+    assert!(data > 10, "{stats:?}");
 }
 
 #[test]

@@ -1,19 +1,19 @@
-//! [`DataFramer512`] against `proto::wire` with the direct `simulate()` loop, through
-//! [`crate::data_framer_model`] (`HOMA_HW_SEED` replays a run).
+//! [`DataFramer512`] and [`DataFramer64`] against `proto::wire` with the direct `simulate()`
+//! loop, through [`crate::data_framer_model`] (`HOMA_HW_SEED` replays a run).
 #![allow(non_snake_case)]
 
 use super::*;
 use crate::bench::seed_from_env;
 use crate::data_framer_model::{self, FramerAnswer, FramerOffer, FramerPorts};
 
-struct Bench {
-    uut: DataFramer512,
+struct Bench<const W: usize, const B: usize> {
+    uut: DataFramer<W, B>,
 }
 
-impl Bench {
+impl<const W: usize, const B: usize> Bench<W, B> {
     fn new() -> Self {
         Bench {
-            uut: DataFramer512::top_level(),
+            uut: DataFramer::top_level(),
         }
     }
 
@@ -22,7 +22,9 @@ impl Bench {
     }
 }
 
-impl FramerPorts for Bench {
+impl<const W: usize, const B: usize> FramerPorts for Bench<W, B> {
+    const BYTES: usize = W;
+
     fn reset(&mut self) {
         reset_two_cycles(&mut self.uut, |u| &mut u.clock, |u| &mut u.reset);
     }
@@ -50,14 +52,13 @@ impl FramerPorts for Bench {
         u.s_job_cookie.next = j.cookie.into();
         u.s_job_index.next = u64::from(j.index).into();
         u.s_pay_valid.next = o.pay.is_some();
-        u.s_pay_data.next = Beat512::from_bytes(&o.pay.unwrap_or([0; 64]));
+        u.s_pay_data.next = bits_from_le_bytes(&o.pay.unwrap_or([0; 64])[..W]);
         u.m_axis_tready.next = o.tready;
         u.m_done_ready.next = o.done_ready;
         self.half(false);
         let u = &self.uut;
-        let data: Bits<512> = u.m_axis_tdata.val().into();
         let mut bytes = [0u8; 64];
-        bytes.copy_from_slice(&le_bytes_of(data));
+        bytes[..W].copy_from_slice(&le_bytes_of(u.m_axis_tdata.val()));
         FramerAnswer {
             job_ready: u.s_job_ready.val(),
             pay_ready: u.s_pay_ready.val(),
@@ -95,6 +96,27 @@ fn template__is_the_90_byte_data_header() {
 fn data_framer__frames_match_proto_wire_under_back_pressure() {
     let seed = seed_from_env(0xda7a_0001);
     let n = if cfg!(debug_assertions) { 40 } else { 300 };
-    data_framer_model::run_seeds("data framer (rust-hdl)", Bench::new, seed, 4, n)
+    data_framer_model::run_seeds("data framer (rust-hdl)", Bench::<64, 512>::new, seed, 4, n)
         .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn data_framer__w64_frames_match_proto_wire_under_back_pressure() {
+    let seed = seed_from_env(0xda7a_0641);
+    let n = if cfg!(debug_assertions) { 8 } else { 200 };
+    data_framer_model::run_seeds(
+        "data framer w64 (rust-hdl)",
+        Bench::<8, 64>::new,
+        seed,
+        4,
+        n,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn payload_lane__is_where_the_header_ends_in_its_last_beat() {
+    assert_eq!((header_beats(64), payload_lane(64)), (1, PAYLOAD_LANE));
+    assert_eq!((header_beats(8), payload_lane(8)), (11, 2));
+    assert_eq!((header_beats(16), payload_lane(16)), (5, 10));
 }

@@ -61,12 +61,12 @@ impl EnginePorts for Bench {
         u.s_grant_priority.next = u64::from(g.priority).into();
         u.m_rd_ready.next = o.rd_ready;
         u.s_pay_valid.next = o.pay.is_some();
-        u.s_pay_data.next = Beat512::from_bytes(&o.pay.unwrap_or([0; 64]));
+        u.s_pay_data.next = bits_from_le_bytes(&o.pay.unwrap_or([0; 64]));
         u.m_axis_tready.next = o.tready;
         u.m_done_ready.next = o.done_ready;
         clock_half(&mut self.uut, |u| &mut u.clock, false);
         let u = &self.uut;
-        let data: Bits<512> = u.m_axis_tdata.val().into();
+        let data: Bits<512> = u.m_axis_tdata.val();
         let mut bytes = [0u8; 64];
         bytes.copy_from_slice(&le_bytes_of(data));
         EngineAnswer {
