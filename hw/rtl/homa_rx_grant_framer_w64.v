@@ -16956,7 +16956,6 @@ module homa_rx_grant_framer_w64$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
     localparam  c_sh$5 = 16'h140;
     localparam  c_sh$6 = 16'h180;
     localparam  c_sh$7 = 16'h1c0;
-    localparam  c_zero64 = 64'h0;
     localparam  c_zero = 64'h0;
     
     // Stub signals
@@ -17064,7 +17063,7 @@ module homa_rx_grant_framer_w64$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         wa$13 = w13;
         wa$14 = w14;
         wa$15 = w15;
-        sel$0 = c_zero64;
+        sel$0 = wa$0;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$0)) begin
             sel$0 = wa$0;
         end
@@ -17113,7 +17112,7 @@ module homa_rx_grant_framer_w64$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$0)) begin
             sel$0 = wa$15;
         end
-        sel$1 = c_zero64;
+        sel$1 = wa$1;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$1)) begin
             sel$1 = wa$0;
         end
@@ -17162,7 +17161,7 @@ module homa_rx_grant_framer_w64$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$1)) begin
             sel$1 = wa$15;
         end
-        sel$2 = c_zero64;
+        sel$2 = wa$2;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$2)) begin
             sel$2 = wa$0;
         end
@@ -17211,7 +17210,7 @@ module homa_rx_grant_framer_w64$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$2)) begin
             sel$2 = wa$15;
         end
-        sel$3 = c_zero64;
+        sel$3 = wa$3;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$3)) begin
             sel$3 = wa$0;
         end
@@ -17260,7 +17259,7 @@ module homa_rx_grant_framer_w64$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$3)) begin
             sel$3 = wa$15;
         end
-        sel$4 = c_zero64;
+        sel$4 = wa$4;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$4)) begin
             sel$4 = wa$0;
         end
@@ -17309,7 +17308,7 @@ module homa_rx_grant_framer_w64$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$4)) begin
             sel$4 = wa$15;
         end
-        sel$5 = c_zero64;
+        sel$5 = wa$5;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$5)) begin
             sel$5 = wa$0;
         end
@@ -17358,7 +17357,7 @@ module homa_rx_grant_framer_w64$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$5)) begin
             sel$5 = wa$15;
         end
-        sel$6 = c_zero64;
+        sel$6 = wa$6;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$6)) begin
             sel$6 = wa$0;
         end
@@ -17407,7 +17406,7 @@ module homa_rx_grant_framer_w64$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$6)) begin
             sel$6 = wa$15;
         end
-        sel$7 = c_zero64;
+        sel$7 = wa$7;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$7)) begin
             sel$7 = wa$0;
         end

@@ -497,7 +497,40 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
     localparam  c_rem$63 = 8'h3f;
     localparam  c_rmask = 8'h3f;
     localparam  c_shift = 8'h6;
-    localparam  c_hbeats = 16'h1;
+    localparam  c_hlast = 16'h0;
+    localparam  c_from$0 = 8'h8;
+    localparam  c_from$1 = 8'h9;
+    localparam  c_from$2 = 8'ha;
+    localparam  c_from$3 = 8'hb;
+    localparam  c_from$4 = 8'hc;
+    localparam  c_from$5 = 8'hd;
+    localparam  c_from$6 = 8'he;
+    localparam  c_from$7 = 8'hf;
+    localparam  c_from$8 = 8'h10;
+    localparam  c_from$9 = 8'h11;
+    localparam  c_from$10 = 8'h12;
+    localparam  c_from$11 = 8'h13;
+    localparam  c_from$12 = 8'h14;
+    localparam  c_from$13 = 8'h15;
+    localparam  c_from$14 = 8'h16;
+    localparam  c_from$15 = 8'h17;
+    localparam  c_word$0 = 8'h0;
+    localparam  c_word$1 = 8'h1;
+    localparam  c_word$2 = 8'h2;
+    localparam  c_word$3 = 8'h3;
+    localparam  c_word$4 = 8'h4;
+    localparam  c_word$5 = 8'h5;
+    localparam  c_word$6 = 8'h6;
+    localparam  c_word$7 = 8'h7;
+    localparam  c_word$8 = 8'h8;
+    localparam  c_word$9 = 8'h9;
+    localparam  c_word$10 = 8'ha;
+    localparam  c_word$11 = 8'hb;
+    localparam  c_word$12 = 8'hc;
+    localparam  c_word$13 = 8'hd;
+    localparam  c_word$14 = 8'he;
+    localparam  c_word$15 = 8'hf;
+    localparam  c_zero64 = 64'h0;
     localparam  c_ov_mask = 512'hffffffffffffffffffffffffffffffffffffffffffffffffffff;
     localparam  c_sum = 20'hc592;
     localparam  c_ones = 64'hffffffffffffffff;
@@ -599,276 +632,60 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
     reg  cur_valid$d;
     wire  cur_valid$q;
     reg  cur_valid$clock;
-    reg  [7:0] hdr$0$d;
-    wire  [7:0] hdr$0$q;
-    reg  hdr$0$clock;
-    reg  [7:0] hdr$1$d;
-    wire  [7:0] hdr$1$q;
-    reg  hdr$1$clock;
-    reg  [7:0] hdr$2$d;
-    wire  [7:0] hdr$2$q;
-    reg  hdr$2$clock;
-    reg  [7:0] hdr$3$d;
-    wire  [7:0] hdr$3$q;
-    reg  hdr$3$clock;
-    reg  [7:0] hdr$4$d;
-    wire  [7:0] hdr$4$q;
-    reg  hdr$4$clock;
-    reg  [7:0] hdr$5$d;
-    wire  [7:0] hdr$5$q;
-    reg  hdr$5$clock;
-    reg  [7:0] hdr$6$d;
-    wire  [7:0] hdr$6$q;
-    reg  hdr$6$clock;
-    reg  [7:0] hdr$7$d;
-    wire  [7:0] hdr$7$q;
-    reg  hdr$7$clock;
-    reg  [7:0] hdr$8$d;
-    wire  [7:0] hdr$8$q;
-    reg  hdr$8$clock;
-    reg  [7:0] hdr$9$d;
-    wire  [7:0] hdr$9$q;
-    reg  hdr$9$clock;
-    reg  [7:0] hdr$10$d;
-    wire  [7:0] hdr$10$q;
-    reg  hdr$10$clock;
-    reg  [7:0] hdr$11$d;
-    wire  [7:0] hdr$11$q;
-    reg  hdr$11$clock;
-    reg  [7:0] hdr$12$d;
-    wire  [7:0] hdr$12$q;
-    reg  hdr$12$clock;
-    reg  [7:0] hdr$13$d;
-    wire  [7:0] hdr$13$q;
-    reg  hdr$13$clock;
-    reg  [7:0] hdr$14$d;
-    wire  [7:0] hdr$14$q;
-    reg  hdr$14$clock;
-    reg  [7:0] hdr$15$d;
-    wire  [7:0] hdr$15$q;
-    reg  hdr$15$clock;
-    reg  [7:0] hdr$16$d;
-    wire  [7:0] hdr$16$q;
-    reg  hdr$16$clock;
-    reg  [7:0] hdr$17$d;
-    wire  [7:0] hdr$17$q;
-    reg  hdr$17$clock;
-    reg  [7:0] hdr$18$d;
-    wire  [7:0] hdr$18$q;
-    reg  hdr$18$clock;
-    reg  [7:0] hdr$19$d;
-    wire  [7:0] hdr$19$q;
-    reg  hdr$19$clock;
-    reg  [7:0] hdr$20$d;
-    wire  [7:0] hdr$20$q;
-    reg  hdr$20$clock;
-    reg  [7:0] hdr$21$d;
-    wire  [7:0] hdr$21$q;
-    reg  hdr$21$clock;
-    reg  [7:0] hdr$22$d;
-    wire  [7:0] hdr$22$q;
-    reg  hdr$22$clock;
-    reg  [7:0] hdr$23$d;
-    wire  [7:0] hdr$23$q;
-    reg  hdr$23$clock;
-    reg  [7:0] hdr$24$d;
-    wire  [7:0] hdr$24$q;
-    reg  hdr$24$clock;
-    reg  [7:0] hdr$25$d;
-    wire  [7:0] hdr$25$q;
-    reg  hdr$25$clock;
-    reg  [7:0] hdr$26$d;
-    wire  [7:0] hdr$26$q;
-    reg  hdr$26$clock;
-    reg  [7:0] hdr$27$d;
-    wire  [7:0] hdr$27$q;
-    reg  hdr$27$clock;
-    reg  [7:0] hdr$28$d;
-    wire  [7:0] hdr$28$q;
-    reg  hdr$28$clock;
-    reg  [7:0] hdr$29$d;
-    wire  [7:0] hdr$29$q;
-    reg  hdr$29$clock;
-    reg  [7:0] hdr$30$d;
-    wire  [7:0] hdr$30$q;
-    reg  hdr$30$clock;
-    reg  [7:0] hdr$31$d;
-    wire  [7:0] hdr$31$q;
-    reg  hdr$31$clock;
-    reg  [7:0] hdr$32$d;
-    wire  [7:0] hdr$32$q;
-    reg  hdr$32$clock;
-    reg  [7:0] hdr$33$d;
-    wire  [7:0] hdr$33$q;
-    reg  hdr$33$clock;
-    reg  [7:0] hdr$34$d;
-    wire  [7:0] hdr$34$q;
-    reg  hdr$34$clock;
-    reg  [7:0] hdr$35$d;
-    wire  [7:0] hdr$35$q;
-    reg  hdr$35$clock;
-    reg  [7:0] hdr$36$d;
-    wire  [7:0] hdr$36$q;
-    reg  hdr$36$clock;
-    reg  [7:0] hdr$37$d;
-    wire  [7:0] hdr$37$q;
-    reg  hdr$37$clock;
-    reg  [7:0] hdr$38$d;
-    wire  [7:0] hdr$38$q;
-    reg  hdr$38$clock;
-    reg  [7:0] hdr$39$d;
-    wire  [7:0] hdr$39$q;
-    reg  hdr$39$clock;
-    reg  [7:0] hdr$40$d;
-    wire  [7:0] hdr$40$q;
-    reg  hdr$40$clock;
-    reg  [7:0] hdr$41$d;
-    wire  [7:0] hdr$41$q;
-    reg  hdr$41$clock;
-    reg  [7:0] hdr$42$d;
-    wire  [7:0] hdr$42$q;
-    reg  hdr$42$clock;
-    reg  [7:0] hdr$43$d;
-    wire  [7:0] hdr$43$q;
-    reg  hdr$43$clock;
-    reg  [7:0] hdr$44$d;
-    wire  [7:0] hdr$44$q;
-    reg  hdr$44$clock;
-    reg  [7:0] hdr$45$d;
-    wire  [7:0] hdr$45$q;
-    reg  hdr$45$clock;
-    reg  [7:0] hdr$46$d;
-    wire  [7:0] hdr$46$q;
-    reg  hdr$46$clock;
-    reg  [7:0] hdr$47$d;
-    wire  [7:0] hdr$47$q;
-    reg  hdr$47$clock;
-    reg  [7:0] hdr$48$d;
-    wire  [7:0] hdr$48$q;
-    reg  hdr$48$clock;
-    reg  [7:0] hdr$49$d;
-    wire  [7:0] hdr$49$q;
-    reg  hdr$49$clock;
-    reg  [7:0] hdr$50$d;
-    wire  [7:0] hdr$50$q;
-    reg  hdr$50$clock;
-    reg  [7:0] hdr$51$d;
-    wire  [7:0] hdr$51$q;
-    reg  hdr$51$clock;
-    reg  [7:0] hdr$52$d;
-    wire  [7:0] hdr$52$q;
-    reg  hdr$52$clock;
-    reg  [7:0] hdr$53$d;
-    wire  [7:0] hdr$53$q;
-    reg  hdr$53$clock;
-    reg  [7:0] hdr$54$d;
-    wire  [7:0] hdr$54$q;
-    reg  hdr$54$clock;
-    reg  [7:0] hdr$55$d;
-    wire  [7:0] hdr$55$q;
-    reg  hdr$55$clock;
-    reg  [7:0] hdr$56$d;
-    wire  [7:0] hdr$56$q;
-    reg  hdr$56$clock;
-    reg  [7:0] hdr$57$d;
-    wire  [7:0] hdr$57$q;
-    reg  hdr$57$clock;
-    reg  [7:0] hdr$58$d;
-    wire  [7:0] hdr$58$q;
-    reg  hdr$58$clock;
-    reg  [7:0] hdr$59$d;
-    wire  [7:0] hdr$59$q;
-    reg  hdr$59$clock;
-    reg  [7:0] hdr$60$d;
-    wire  [7:0] hdr$60$q;
-    reg  hdr$60$clock;
-    reg  [7:0] hdr$61$d;
-    wire  [7:0] hdr$61$q;
-    reg  hdr$61$clock;
-    reg  [7:0] hdr$62$d;
-    wire  [7:0] hdr$62$q;
-    reg  hdr$62$clock;
-    reg  [7:0] hdr$63$d;
-    wire  [7:0] hdr$63$q;
-    reg  hdr$63$clock;
-    reg  [7:0] hdr$64$d;
-    wire  [7:0] hdr$64$q;
-    reg  hdr$64$clock;
-    reg  [7:0] hdr$65$d;
-    wire  [7:0] hdr$65$q;
-    reg  hdr$65$clock;
-    reg  [7:0] hdr$66$d;
-    wire  [7:0] hdr$66$q;
-    reg  hdr$66$clock;
-    reg  [7:0] hdr$67$d;
-    wire  [7:0] hdr$67$q;
-    reg  hdr$67$clock;
-    reg  [7:0] hdr$68$d;
-    wire  [7:0] hdr$68$q;
-    reg  hdr$68$clock;
-    reg  [7:0] hdr$69$d;
-    wire  [7:0] hdr$69$q;
-    reg  hdr$69$clock;
-    reg  [7:0] hdr$70$d;
-    wire  [7:0] hdr$70$q;
-    reg  hdr$70$clock;
-    reg  [7:0] hdr$71$d;
-    wire  [7:0] hdr$71$q;
-    reg  hdr$71$clock;
-    reg  [7:0] hdr$72$d;
-    wire  [7:0] hdr$72$q;
-    reg  hdr$72$clock;
-    reg  [7:0] hdr$73$d;
-    wire  [7:0] hdr$73$q;
-    reg  hdr$73$clock;
-    reg  [7:0] hdr$74$d;
-    wire  [7:0] hdr$74$q;
-    reg  hdr$74$clock;
-    reg  [7:0] hdr$75$d;
-    wire  [7:0] hdr$75$q;
-    reg  hdr$75$clock;
-    reg  [7:0] hdr$76$d;
-    wire  [7:0] hdr$76$q;
-    reg  hdr$76$clock;
-    reg  [7:0] hdr$77$d;
-    wire  [7:0] hdr$77$q;
-    reg  hdr$77$clock;
-    reg  [7:0] hdr$78$d;
-    wire  [7:0] hdr$78$q;
-    reg  hdr$78$clock;
-    reg  [7:0] hdr$79$d;
-    wire  [7:0] hdr$79$q;
-    reg  hdr$79$clock;
-    reg  [7:0] hdr$80$d;
-    wire  [7:0] hdr$80$q;
-    reg  hdr$80$clock;
-    reg  [7:0] hdr$81$d;
-    wire  [7:0] hdr$81$q;
-    reg  hdr$81$clock;
-    reg  [7:0] hdr$82$d;
-    wire  [7:0] hdr$82$q;
-    reg  hdr$82$clock;
-    reg  [7:0] hdr$83$d;
-    wire  [7:0] hdr$83$q;
-    reg  hdr$83$clock;
-    reg  [7:0] hdr$84$d;
-    wire  [7:0] hdr$84$q;
-    reg  hdr$84$clock;
-    reg  [7:0] hdr$85$d;
-    wire  [7:0] hdr$85$q;
-    reg  hdr$85$clock;
-    reg  [7:0] hdr$86$d;
-    wire  [7:0] hdr$86$q;
-    reg  hdr$86$clock;
-    reg  [7:0] hdr$87$d;
-    wire  [7:0] hdr$87$q;
-    reg  hdr$87$clock;
-    reg  [7:0] hdr$88$d;
-    wire  [7:0] hdr$88$q;
-    reg  hdr$88$clock;
-    reg  [7:0] hdr$89$d;
-    wire  [7:0] hdr$89$q;
-    reg  hdr$89$clock;
+    reg  [63:0] hw$0$d;
+    wire  [63:0] hw$0$q;
+    reg  hw$0$clock;
+    reg  [63:0] hw$1$d;
+    wire  [63:0] hw$1$q;
+    reg  hw$1$clock;
+    reg  [63:0] hw$2$d;
+    wire  [63:0] hw$2$q;
+    reg  hw$2$clock;
+    reg  [63:0] hw$3$d;
+    wire  [63:0] hw$3$q;
+    reg  hw$3$clock;
+    reg  [63:0] hw$4$d;
+    wire  [63:0] hw$4$q;
+    reg  hw$4$clock;
+    reg  [63:0] hw$5$d;
+    wire  [63:0] hw$5$q;
+    reg  hw$5$clock;
+    reg  [63:0] hw$6$d;
+    wire  [63:0] hw$6$q;
+    reg  hw$6$clock;
+    reg  [63:0] hw$7$d;
+    wire  [63:0] hw$7$q;
+    reg  hw$7$clock;
+    reg  [63:0] hw$8$d;
+    wire  [63:0] hw$8$q;
+    reg  hw$8$clock;
+    reg  [63:0] hw$9$d;
+    wire  [63:0] hw$9$q;
+    reg  hw$9$clock;
+    reg  [63:0] hw$10$d;
+    wire  [63:0] hw$10$q;
+    reg  hw$10$clock;
+    reg  [63:0] hw$11$d;
+    wire  [63:0] hw$11$q;
+    reg  hw$11$clock;
+    reg  [63:0] hw$12$d;
+    wire  [63:0] hw$12$q;
+    reg  hw$12$clock;
+    reg  [63:0] hw$13$d;
+    wire  [63:0] hw$13$q;
+    reg  hw$13$clock;
+    reg  [63:0] hw$14$d;
+    wire  [63:0] hw$14$q;
+    reg  hw$14$clock;
+    reg  [63:0] hw$15$d;
+    wire  [63:0] hw$15$q;
+    reg  hw$15$clock;
+    reg  in_hdr$d;
+    wire  in_hdr$q;
+    reg  in_hdr$clock;
+    reg  at_ov$d;
+    wire  at_ov$q;
+    reg  at_ov$clock;
     reg  [15:0] cur_last_beat$d;
     wire  [15:0] cur_last_beat$q;
     reg  cur_last_beat$clock;
@@ -1202,134 +1019,150 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
     reg  [7:0] fb$87;
     reg  [7:0] fb$88;
     reg  [7:0] fb$89;
-    reg  [7:0] hbytes$0;
-    reg  [7:0] hbytes$1;
-    reg  [7:0] hbytes$2;
-    reg  [7:0] hbytes$3;
-    reg  [7:0] hbytes$4;
-    reg  [7:0] hbytes$5;
-    reg  [7:0] hbytes$6;
-    reg  [7:0] hbytes$7;
-    reg  [7:0] hbytes$8;
-    reg  [7:0] hbytes$9;
-    reg  [7:0] hbytes$10;
-    reg  [7:0] hbytes$11;
-    reg  [7:0] hbytes$12;
-    reg  [7:0] hbytes$13;
-    reg  [7:0] hbytes$14;
-    reg  [7:0] hbytes$15;
-    reg  [7:0] hbytes$16;
-    reg  [7:0] hbytes$17;
-    reg  [7:0] hbytes$18;
-    reg  [7:0] hbytes$19;
-    reg  [7:0] hbytes$20;
-    reg  [7:0] hbytes$21;
-    reg  [7:0] hbytes$22;
-    reg  [7:0] hbytes$23;
-    reg  [7:0] hbytes$24;
-    reg  [7:0] hbytes$25;
-    reg  [7:0] hbytes$26;
-    reg  [7:0] hbytes$27;
-    reg  [7:0] hbytes$28;
-    reg  [7:0] hbytes$29;
-    reg  [7:0] hbytes$30;
-    reg  [7:0] hbytes$31;
-    reg  [7:0] hbytes$32;
-    reg  [7:0] hbytes$33;
-    reg  [7:0] hbytes$34;
-    reg  [7:0] hbytes$35;
-    reg  [7:0] hbytes$36;
-    reg  [7:0] hbytes$37;
-    reg  [7:0] hbytes$38;
-    reg  [7:0] hbytes$39;
-    reg  [7:0] hbytes$40;
-    reg  [7:0] hbytes$41;
-    reg  [7:0] hbytes$42;
-    reg  [7:0] hbytes$43;
-    reg  [7:0] hbytes$44;
-    reg  [7:0] hbytes$45;
-    reg  [7:0] hbytes$46;
-    reg  [7:0] hbytes$47;
-    reg  [7:0] hbytes$48;
-    reg  [7:0] hbytes$49;
-    reg  [7:0] hbytes$50;
-    reg  [7:0] hbytes$51;
-    reg  [7:0] hbytes$52;
-    reg  [7:0] hbytes$53;
-    reg  [7:0] hbytes$54;
-    reg  [7:0] hbytes$55;
-    reg  [7:0] hbytes$56;
-    reg  [7:0] hbytes$57;
-    reg  [7:0] hbytes$58;
-    reg  [7:0] hbytes$59;
-    reg  [7:0] hbytes$60;
-    reg  [7:0] hbytes$61;
-    reg  [7:0] hbytes$62;
-    reg  [7:0] hbytes$63;
-    reg  [7:0] hbytes$64;
-    reg  [7:0] hbytes$65;
-    reg  [7:0] hbytes$66;
-    reg  [7:0] hbytes$67;
-    reg  [7:0] hbytes$68;
-    reg  [7:0] hbytes$69;
-    reg  [7:0] hbytes$70;
-    reg  [7:0] hbytes$71;
-    reg  [7:0] hbytes$72;
-    reg  [7:0] hbytes$73;
-    reg  [7:0] hbytes$74;
-    reg  [7:0] hbytes$75;
-    reg  [7:0] hbytes$76;
-    reg  [7:0] hbytes$77;
-    reg  [7:0] hbytes$78;
-    reg  [7:0] hbytes$79;
-    reg  [7:0] hbytes$80;
-    reg  [7:0] hbytes$81;
-    reg  [7:0] hbytes$82;
-    reg  [7:0] hbytes$83;
-    reg  [7:0] hbytes$84;
-    reg  [7:0] hbytes$85;
-    reg  [7:0] hbytes$86;
-    reg  [7:0] hbytes$87;
-    reg  [7:0] hbytes$88;
-    reg  [7:0] hbytes$89;
-    reg  [7:0] hbytes$90;
-    reg  [7:0] hbytes$91;
-    reg  [7:0] hbytes$92;
-    reg  [7:0] hbytes$93;
-    reg  [7:0] hbytes$94;
-    reg  [7:0] hbytes$95;
-    reg  [7:0] hbytes$96;
-    reg  [7:0] hbytes$97;
-    reg  [7:0] hbytes$98;
-    reg  [7:0] hbytes$99;
-    reg  [7:0] hbytes$100;
-    reg  [7:0] hbytes$101;
-    reg  [7:0] hbytes$102;
-    reg  [7:0] hbytes$103;
-    reg  [7:0] hbytes$104;
-    reg  [7:0] hbytes$105;
-    reg  [7:0] hbytes$106;
-    reg  [7:0] hbytes$107;
-    reg  [7:0] hbytes$108;
-    reg  [7:0] hbytes$109;
-    reg  [7:0] hbytes$110;
-    reg  [7:0] hbytes$111;
-    reg  [7:0] hbytes$112;
-    reg  [7:0] hbytes$113;
-    reg  [7:0] hbytes$114;
-    reg  [7:0] hbytes$115;
-    reg  [7:0] hbytes$116;
-    reg  [7:0] hbytes$117;
-    reg  [7:0] hbytes$118;
-    reg  [7:0] hbytes$119;
-    reg  [7:0] hbytes$120;
-    reg  [7:0] hbytes$121;
-    reg  [7:0] hbytes$122;
-    reg  [7:0] hbytes$123;
-    reg  [7:0] hbytes$124;
-    reg  [7:0] hbytes$125;
-    reg  [7:0] hbytes$126;
-    reg  [7:0] hbytes$127;
+    reg  [7:0] fbytes$0;
+    reg  [7:0] fbytes$1;
+    reg  [7:0] fbytes$2;
+    reg  [7:0] fbytes$3;
+    reg  [7:0] fbytes$4;
+    reg  [7:0] fbytes$5;
+    reg  [7:0] fbytes$6;
+    reg  [7:0] fbytes$7;
+    reg  [7:0] fbytes$8;
+    reg  [7:0] fbytes$9;
+    reg  [7:0] fbytes$10;
+    reg  [7:0] fbytes$11;
+    reg  [7:0] fbytes$12;
+    reg  [7:0] fbytes$13;
+    reg  [7:0] fbytes$14;
+    reg  [7:0] fbytes$15;
+    reg  [7:0] fbytes$16;
+    reg  [7:0] fbytes$17;
+    reg  [7:0] fbytes$18;
+    reg  [7:0] fbytes$19;
+    reg  [7:0] fbytes$20;
+    reg  [7:0] fbytes$21;
+    reg  [7:0] fbytes$22;
+    reg  [7:0] fbytes$23;
+    reg  [7:0] fbytes$24;
+    reg  [7:0] fbytes$25;
+    reg  [7:0] fbytes$26;
+    reg  [7:0] fbytes$27;
+    reg  [7:0] fbytes$28;
+    reg  [7:0] fbytes$29;
+    reg  [7:0] fbytes$30;
+    reg  [7:0] fbytes$31;
+    reg  [7:0] fbytes$32;
+    reg  [7:0] fbytes$33;
+    reg  [7:0] fbytes$34;
+    reg  [7:0] fbytes$35;
+    reg  [7:0] fbytes$36;
+    reg  [7:0] fbytes$37;
+    reg  [7:0] fbytes$38;
+    reg  [7:0] fbytes$39;
+    reg  [7:0] fbytes$40;
+    reg  [7:0] fbytes$41;
+    reg  [7:0] fbytes$42;
+    reg  [7:0] fbytes$43;
+    reg  [7:0] fbytes$44;
+    reg  [7:0] fbytes$45;
+    reg  [7:0] fbytes$46;
+    reg  [7:0] fbytes$47;
+    reg  [7:0] fbytes$48;
+    reg  [7:0] fbytes$49;
+    reg  [7:0] fbytes$50;
+    reg  [7:0] fbytes$51;
+    reg  [7:0] fbytes$52;
+    reg  [7:0] fbytes$53;
+    reg  [7:0] fbytes$54;
+    reg  [7:0] fbytes$55;
+    reg  [7:0] fbytes$56;
+    reg  [7:0] fbytes$57;
+    reg  [7:0] fbytes$58;
+    reg  [7:0] fbytes$59;
+    reg  [7:0] fbytes$60;
+    reg  [7:0] fbytes$61;
+    reg  [7:0] fbytes$62;
+    reg  [7:0] fbytes$63;
+    reg  [7:0] fbytes$64;
+    reg  [7:0] fbytes$65;
+    reg  [7:0] fbytes$66;
+    reg  [7:0] fbytes$67;
+    reg  [7:0] fbytes$68;
+    reg  [7:0] fbytes$69;
+    reg  [7:0] fbytes$70;
+    reg  [7:0] fbytes$71;
+    reg  [7:0] fbytes$72;
+    reg  [7:0] fbytes$73;
+    reg  [7:0] fbytes$74;
+    reg  [7:0] fbytes$75;
+    reg  [7:0] fbytes$76;
+    reg  [7:0] fbytes$77;
+    reg  [7:0] fbytes$78;
+    reg  [7:0] fbytes$79;
+    reg  [7:0] fbytes$80;
+    reg  [7:0] fbytes$81;
+    reg  [7:0] fbytes$82;
+    reg  [7:0] fbytes$83;
+    reg  [7:0] fbytes$84;
+    reg  [7:0] fbytes$85;
+    reg  [7:0] fbytes$86;
+    reg  [7:0] fbytes$87;
+    reg  [7:0] fbytes$88;
+    reg  [7:0] fbytes$89;
+    reg  [7:0] fbytes$90;
+    reg  [7:0] fbytes$91;
+    reg  [7:0] fbytes$92;
+    reg  [7:0] fbytes$93;
+    reg  [7:0] fbytes$94;
+    reg  [7:0] fbytes$95;
+    reg  [7:0] fbytes$96;
+    reg  [7:0] fbytes$97;
+    reg  [7:0] fbytes$98;
+    reg  [7:0] fbytes$99;
+    reg  [7:0] fbytes$100;
+    reg  [7:0] fbytes$101;
+    reg  [7:0] fbytes$102;
+    reg  [7:0] fbytes$103;
+    reg  [7:0] fbytes$104;
+    reg  [7:0] fbytes$105;
+    reg  [7:0] fbytes$106;
+    reg  [7:0] fbytes$107;
+    reg  [7:0] fbytes$108;
+    reg  [7:0] fbytes$109;
+    reg  [7:0] fbytes$110;
+    reg  [7:0] fbytes$111;
+    reg  [7:0] fbytes$112;
+    reg  [7:0] fbytes$113;
+    reg  [7:0] fbytes$114;
+    reg  [7:0] fbytes$115;
+    reg  [7:0] fbytes$116;
+    reg  [7:0] fbytes$117;
+    reg  [7:0] fbytes$118;
+    reg  [7:0] fbytes$119;
+    reg  [7:0] fbytes$120;
+    reg  [7:0] fbytes$121;
+    reg  [7:0] fbytes$122;
+    reg  [7:0] fbytes$123;
+    reg  [7:0] fbytes$124;
+    reg  [7:0] fbytes$125;
+    reg  [7:0] fbytes$126;
+    reg  [7:0] fbytes$127;
+    reg  [63:0] shifted$0;
+    reg  [63:0] shifted$1;
+    reg  [63:0] shifted$2;
+    reg  [63:0] shifted$3;
+    reg  [63:0] shifted$4;
+    reg  [63:0] shifted$5;
+    reg  [63:0] shifted$6;
+    reg  [63:0] shifted$7;
+    reg  [63:0] shifted$8;
+    reg  [63:0] shifted$9;
+    reg  [63:0] shifted$10;
+    reg  [63:0] shifted$11;
+    reg  [63:0] shifted$12;
+    reg  [63:0] shifted$13;
+    reg  [63:0] shifted$14;
+    reg  [63:0] shifted$15;
     reg  [511:0] ov;
     reg  [7:0] tos;
     reg  [31:0] tot;
@@ -1488,455 +1321,95 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         .q(cur_valid$q),
         .clock(cur_valid$clock)
     );
-    homa_tx_data_framer_w512$hdr$0 hdr$0(
-        .d(hdr$0$d),
-        .q(hdr$0$q),
-        .clock(hdr$0$clock)
-    );
-    homa_tx_data_framer_w512$hdr$1 hdr$1(
-        .d(hdr$1$d),
-        .q(hdr$1$q),
-        .clock(hdr$1$clock)
-    );
-    homa_tx_data_framer_w512$hdr$2 hdr$2(
-        .d(hdr$2$d),
-        .q(hdr$2$q),
-        .clock(hdr$2$clock)
-    );
-    homa_tx_data_framer_w512$hdr$3 hdr$3(
-        .d(hdr$3$d),
-        .q(hdr$3$q),
-        .clock(hdr$3$clock)
-    );
-    homa_tx_data_framer_w512$hdr$4 hdr$4(
-        .d(hdr$4$d),
-        .q(hdr$4$q),
-        .clock(hdr$4$clock)
-    );
-    homa_tx_data_framer_w512$hdr$5 hdr$5(
-        .d(hdr$5$d),
-        .q(hdr$5$q),
-        .clock(hdr$5$clock)
-    );
-    homa_tx_data_framer_w512$hdr$6 hdr$6(
-        .d(hdr$6$d),
-        .q(hdr$6$q),
-        .clock(hdr$6$clock)
-    );
-    homa_tx_data_framer_w512$hdr$7 hdr$7(
-        .d(hdr$7$d),
-        .q(hdr$7$q),
-        .clock(hdr$7$clock)
-    );
-    homa_tx_data_framer_w512$hdr$8 hdr$8(
-        .d(hdr$8$d),
-        .q(hdr$8$q),
-        .clock(hdr$8$clock)
-    );
-    homa_tx_data_framer_w512$hdr$9 hdr$9(
-        .d(hdr$9$d),
-        .q(hdr$9$q),
-        .clock(hdr$9$clock)
-    );
-    homa_tx_data_framer_w512$hdr$10 hdr$10(
-        .d(hdr$10$d),
-        .q(hdr$10$q),
-        .clock(hdr$10$clock)
-    );
-    homa_tx_data_framer_w512$hdr$11 hdr$11(
-        .d(hdr$11$d),
-        .q(hdr$11$q),
-        .clock(hdr$11$clock)
-    );
-    homa_tx_data_framer_w512$hdr$12 hdr$12(
-        .d(hdr$12$d),
-        .q(hdr$12$q),
-        .clock(hdr$12$clock)
-    );
-    homa_tx_data_framer_w512$hdr$13 hdr$13(
-        .d(hdr$13$d),
-        .q(hdr$13$q),
-        .clock(hdr$13$clock)
-    );
-    homa_tx_data_framer_w512$hdr$14 hdr$14(
-        .d(hdr$14$d),
-        .q(hdr$14$q),
-        .clock(hdr$14$clock)
-    );
-    homa_tx_data_framer_w512$hdr$15 hdr$15(
-        .d(hdr$15$d),
-        .q(hdr$15$q),
-        .clock(hdr$15$clock)
-    );
-    homa_tx_data_framer_w512$hdr$16 hdr$16(
-        .d(hdr$16$d),
-        .q(hdr$16$q),
-        .clock(hdr$16$clock)
-    );
-    homa_tx_data_framer_w512$hdr$17 hdr$17(
-        .d(hdr$17$d),
-        .q(hdr$17$q),
-        .clock(hdr$17$clock)
-    );
-    homa_tx_data_framer_w512$hdr$18 hdr$18(
-        .d(hdr$18$d),
-        .q(hdr$18$q),
-        .clock(hdr$18$clock)
-    );
-    homa_tx_data_framer_w512$hdr$19 hdr$19(
-        .d(hdr$19$d),
-        .q(hdr$19$q),
-        .clock(hdr$19$clock)
-    );
-    homa_tx_data_framer_w512$hdr$20 hdr$20(
-        .d(hdr$20$d),
-        .q(hdr$20$q),
-        .clock(hdr$20$clock)
-    );
-    homa_tx_data_framer_w512$hdr$21 hdr$21(
-        .d(hdr$21$d),
-        .q(hdr$21$q),
-        .clock(hdr$21$clock)
-    );
-    homa_tx_data_framer_w512$hdr$22 hdr$22(
-        .d(hdr$22$d),
-        .q(hdr$22$q),
-        .clock(hdr$22$clock)
-    );
-    homa_tx_data_framer_w512$hdr$23 hdr$23(
-        .d(hdr$23$d),
-        .q(hdr$23$q),
-        .clock(hdr$23$clock)
-    );
-    homa_tx_data_framer_w512$hdr$24 hdr$24(
-        .d(hdr$24$d),
-        .q(hdr$24$q),
-        .clock(hdr$24$clock)
-    );
-    homa_tx_data_framer_w512$hdr$25 hdr$25(
-        .d(hdr$25$d),
-        .q(hdr$25$q),
-        .clock(hdr$25$clock)
-    );
-    homa_tx_data_framer_w512$hdr$26 hdr$26(
-        .d(hdr$26$d),
-        .q(hdr$26$q),
-        .clock(hdr$26$clock)
-    );
-    homa_tx_data_framer_w512$hdr$27 hdr$27(
-        .d(hdr$27$d),
-        .q(hdr$27$q),
-        .clock(hdr$27$clock)
-    );
-    homa_tx_data_framer_w512$hdr$28 hdr$28(
-        .d(hdr$28$d),
-        .q(hdr$28$q),
-        .clock(hdr$28$clock)
-    );
-    homa_tx_data_framer_w512$hdr$29 hdr$29(
-        .d(hdr$29$d),
-        .q(hdr$29$q),
-        .clock(hdr$29$clock)
-    );
-    homa_tx_data_framer_w512$hdr$30 hdr$30(
-        .d(hdr$30$d),
-        .q(hdr$30$q),
-        .clock(hdr$30$clock)
-    );
-    homa_tx_data_framer_w512$hdr$31 hdr$31(
-        .d(hdr$31$d),
-        .q(hdr$31$q),
-        .clock(hdr$31$clock)
-    );
-    homa_tx_data_framer_w512$hdr$32 hdr$32(
-        .d(hdr$32$d),
-        .q(hdr$32$q),
-        .clock(hdr$32$clock)
-    );
-    homa_tx_data_framer_w512$hdr$33 hdr$33(
-        .d(hdr$33$d),
-        .q(hdr$33$q),
-        .clock(hdr$33$clock)
-    );
-    homa_tx_data_framer_w512$hdr$34 hdr$34(
-        .d(hdr$34$d),
-        .q(hdr$34$q),
-        .clock(hdr$34$clock)
-    );
-    homa_tx_data_framer_w512$hdr$35 hdr$35(
-        .d(hdr$35$d),
-        .q(hdr$35$q),
-        .clock(hdr$35$clock)
-    );
-    homa_tx_data_framer_w512$hdr$36 hdr$36(
-        .d(hdr$36$d),
-        .q(hdr$36$q),
-        .clock(hdr$36$clock)
-    );
-    homa_tx_data_framer_w512$hdr$37 hdr$37(
-        .d(hdr$37$d),
-        .q(hdr$37$q),
-        .clock(hdr$37$clock)
-    );
-    homa_tx_data_framer_w512$hdr$38 hdr$38(
-        .d(hdr$38$d),
-        .q(hdr$38$q),
-        .clock(hdr$38$clock)
-    );
-    homa_tx_data_framer_w512$hdr$39 hdr$39(
-        .d(hdr$39$d),
-        .q(hdr$39$q),
-        .clock(hdr$39$clock)
-    );
-    homa_tx_data_framer_w512$hdr$40 hdr$40(
-        .d(hdr$40$d),
-        .q(hdr$40$q),
-        .clock(hdr$40$clock)
-    );
-    homa_tx_data_framer_w512$hdr$41 hdr$41(
-        .d(hdr$41$d),
-        .q(hdr$41$q),
-        .clock(hdr$41$clock)
-    );
-    homa_tx_data_framer_w512$hdr$42 hdr$42(
-        .d(hdr$42$d),
-        .q(hdr$42$q),
-        .clock(hdr$42$clock)
-    );
-    homa_tx_data_framer_w512$hdr$43 hdr$43(
-        .d(hdr$43$d),
-        .q(hdr$43$q),
-        .clock(hdr$43$clock)
-    );
-    homa_tx_data_framer_w512$hdr$44 hdr$44(
-        .d(hdr$44$d),
-        .q(hdr$44$q),
-        .clock(hdr$44$clock)
-    );
-    homa_tx_data_framer_w512$hdr$45 hdr$45(
-        .d(hdr$45$d),
-        .q(hdr$45$q),
-        .clock(hdr$45$clock)
-    );
-    homa_tx_data_framer_w512$hdr$46 hdr$46(
-        .d(hdr$46$d),
-        .q(hdr$46$q),
-        .clock(hdr$46$clock)
-    );
-    homa_tx_data_framer_w512$hdr$47 hdr$47(
-        .d(hdr$47$d),
-        .q(hdr$47$q),
-        .clock(hdr$47$clock)
-    );
-    homa_tx_data_framer_w512$hdr$48 hdr$48(
-        .d(hdr$48$d),
-        .q(hdr$48$q),
-        .clock(hdr$48$clock)
-    );
-    homa_tx_data_framer_w512$hdr$49 hdr$49(
-        .d(hdr$49$d),
-        .q(hdr$49$q),
-        .clock(hdr$49$clock)
-    );
-    homa_tx_data_framer_w512$hdr$50 hdr$50(
-        .d(hdr$50$d),
-        .q(hdr$50$q),
-        .clock(hdr$50$clock)
-    );
-    homa_tx_data_framer_w512$hdr$51 hdr$51(
-        .d(hdr$51$d),
-        .q(hdr$51$q),
-        .clock(hdr$51$clock)
-    );
-    homa_tx_data_framer_w512$hdr$52 hdr$52(
-        .d(hdr$52$d),
-        .q(hdr$52$q),
-        .clock(hdr$52$clock)
-    );
-    homa_tx_data_framer_w512$hdr$53 hdr$53(
-        .d(hdr$53$d),
-        .q(hdr$53$q),
-        .clock(hdr$53$clock)
-    );
-    homa_tx_data_framer_w512$hdr$54 hdr$54(
-        .d(hdr$54$d),
-        .q(hdr$54$q),
-        .clock(hdr$54$clock)
-    );
-    homa_tx_data_framer_w512$hdr$55 hdr$55(
-        .d(hdr$55$d),
-        .q(hdr$55$q),
-        .clock(hdr$55$clock)
-    );
-    homa_tx_data_framer_w512$hdr$56 hdr$56(
-        .d(hdr$56$d),
-        .q(hdr$56$q),
-        .clock(hdr$56$clock)
-    );
-    homa_tx_data_framer_w512$hdr$57 hdr$57(
-        .d(hdr$57$d),
-        .q(hdr$57$q),
-        .clock(hdr$57$clock)
-    );
-    homa_tx_data_framer_w512$hdr$58 hdr$58(
-        .d(hdr$58$d),
-        .q(hdr$58$q),
-        .clock(hdr$58$clock)
-    );
-    homa_tx_data_framer_w512$hdr$59 hdr$59(
-        .d(hdr$59$d),
-        .q(hdr$59$q),
-        .clock(hdr$59$clock)
-    );
-    homa_tx_data_framer_w512$hdr$60 hdr$60(
-        .d(hdr$60$d),
-        .q(hdr$60$q),
-        .clock(hdr$60$clock)
-    );
-    homa_tx_data_framer_w512$hdr$61 hdr$61(
-        .d(hdr$61$d),
-        .q(hdr$61$q),
-        .clock(hdr$61$clock)
-    );
-    homa_tx_data_framer_w512$hdr$62 hdr$62(
-        .d(hdr$62$d),
-        .q(hdr$62$q),
-        .clock(hdr$62$clock)
-    );
-    homa_tx_data_framer_w512$hdr$63 hdr$63(
-        .d(hdr$63$d),
-        .q(hdr$63$q),
-        .clock(hdr$63$clock)
-    );
-    homa_tx_data_framer_w512$hdr$64 hdr$64(
-        .d(hdr$64$d),
-        .q(hdr$64$q),
-        .clock(hdr$64$clock)
-    );
-    homa_tx_data_framer_w512$hdr$65 hdr$65(
-        .d(hdr$65$d),
-        .q(hdr$65$q),
-        .clock(hdr$65$clock)
-    );
-    homa_tx_data_framer_w512$hdr$66 hdr$66(
-        .d(hdr$66$d),
-        .q(hdr$66$q),
-        .clock(hdr$66$clock)
-    );
-    homa_tx_data_framer_w512$hdr$67 hdr$67(
-        .d(hdr$67$d),
-        .q(hdr$67$q),
-        .clock(hdr$67$clock)
-    );
-    homa_tx_data_framer_w512$hdr$68 hdr$68(
-        .d(hdr$68$d),
-        .q(hdr$68$q),
-        .clock(hdr$68$clock)
-    );
-    homa_tx_data_framer_w512$hdr$69 hdr$69(
-        .d(hdr$69$d),
-        .q(hdr$69$q),
-        .clock(hdr$69$clock)
-    );
-    homa_tx_data_framer_w512$hdr$70 hdr$70(
-        .d(hdr$70$d),
-        .q(hdr$70$q),
-        .clock(hdr$70$clock)
-    );
-    homa_tx_data_framer_w512$hdr$71 hdr$71(
-        .d(hdr$71$d),
-        .q(hdr$71$q),
-        .clock(hdr$71$clock)
-    );
-    homa_tx_data_framer_w512$hdr$72 hdr$72(
-        .d(hdr$72$d),
-        .q(hdr$72$q),
-        .clock(hdr$72$clock)
-    );
-    homa_tx_data_framer_w512$hdr$73 hdr$73(
-        .d(hdr$73$d),
-        .q(hdr$73$q),
-        .clock(hdr$73$clock)
-    );
-    homa_tx_data_framer_w512$hdr$74 hdr$74(
-        .d(hdr$74$d),
-        .q(hdr$74$q),
-        .clock(hdr$74$clock)
-    );
-    homa_tx_data_framer_w512$hdr$75 hdr$75(
-        .d(hdr$75$d),
-        .q(hdr$75$q),
-        .clock(hdr$75$clock)
-    );
-    homa_tx_data_framer_w512$hdr$76 hdr$76(
-        .d(hdr$76$d),
-        .q(hdr$76$q),
-        .clock(hdr$76$clock)
-    );
-    homa_tx_data_framer_w512$hdr$77 hdr$77(
-        .d(hdr$77$d),
-        .q(hdr$77$q),
-        .clock(hdr$77$clock)
-    );
-    homa_tx_data_framer_w512$hdr$78 hdr$78(
-        .d(hdr$78$d),
-        .q(hdr$78$q),
-        .clock(hdr$78$clock)
-    );
-    homa_tx_data_framer_w512$hdr$79 hdr$79(
-        .d(hdr$79$d),
-        .q(hdr$79$q),
-        .clock(hdr$79$clock)
-    );
-    homa_tx_data_framer_w512$hdr$80 hdr$80(
-        .d(hdr$80$d),
-        .q(hdr$80$q),
-        .clock(hdr$80$clock)
-    );
-    homa_tx_data_framer_w512$hdr$81 hdr$81(
-        .d(hdr$81$d),
-        .q(hdr$81$q),
-        .clock(hdr$81$clock)
-    );
-    homa_tx_data_framer_w512$hdr$82 hdr$82(
-        .d(hdr$82$d),
-        .q(hdr$82$q),
-        .clock(hdr$82$clock)
-    );
-    homa_tx_data_framer_w512$hdr$83 hdr$83(
-        .d(hdr$83$d),
-        .q(hdr$83$q),
-        .clock(hdr$83$clock)
-    );
-    homa_tx_data_framer_w512$hdr$84 hdr$84(
-        .d(hdr$84$d),
-        .q(hdr$84$q),
-        .clock(hdr$84$clock)
-    );
-    homa_tx_data_framer_w512$hdr$85 hdr$85(
-        .d(hdr$85$d),
-        .q(hdr$85$q),
-        .clock(hdr$85$clock)
-    );
-    homa_tx_data_framer_w512$hdr$86 hdr$86(
-        .d(hdr$86$d),
-        .q(hdr$86$q),
-        .clock(hdr$86$clock)
-    );
-    homa_tx_data_framer_w512$hdr$87 hdr$87(
-        .d(hdr$87$d),
-        .q(hdr$87$q),
-        .clock(hdr$87$clock)
-    );
-    homa_tx_data_framer_w512$hdr$88 hdr$88(
-        .d(hdr$88$d),
-        .q(hdr$88$q),
-        .clock(hdr$88$clock)
-    );
-    homa_tx_data_framer_w512$hdr$89 hdr$89(
-        .d(hdr$89$d),
-        .q(hdr$89$q),
-        .clock(hdr$89$clock)
+    homa_tx_data_framer_w512$hw$0 hw$0(
+        .d(hw$0$d),
+        .q(hw$0$q),
+        .clock(hw$0$clock)
+    );
+    homa_tx_data_framer_w512$hw$1 hw$1(
+        .d(hw$1$d),
+        .q(hw$1$q),
+        .clock(hw$1$clock)
+    );
+    homa_tx_data_framer_w512$hw$2 hw$2(
+        .d(hw$2$d),
+        .q(hw$2$q),
+        .clock(hw$2$clock)
+    );
+    homa_tx_data_framer_w512$hw$3 hw$3(
+        .d(hw$3$d),
+        .q(hw$3$q),
+        .clock(hw$3$clock)
+    );
+    homa_tx_data_framer_w512$hw$4 hw$4(
+        .d(hw$4$d),
+        .q(hw$4$q),
+        .clock(hw$4$clock)
+    );
+    homa_tx_data_framer_w512$hw$5 hw$5(
+        .d(hw$5$d),
+        .q(hw$5$q),
+        .clock(hw$5$clock)
+    );
+    homa_tx_data_framer_w512$hw$6 hw$6(
+        .d(hw$6$d),
+        .q(hw$6$q),
+        .clock(hw$6$clock)
+    );
+    homa_tx_data_framer_w512$hw$7 hw$7(
+        .d(hw$7$d),
+        .q(hw$7$q),
+        .clock(hw$7$clock)
+    );
+    homa_tx_data_framer_w512$hw$8 hw$8(
+        .d(hw$8$d),
+        .q(hw$8$q),
+        .clock(hw$8$clock)
+    );
+    homa_tx_data_framer_w512$hw$9 hw$9(
+        .d(hw$9$d),
+        .q(hw$9$q),
+        .clock(hw$9$clock)
+    );
+    homa_tx_data_framer_w512$hw$10 hw$10(
+        .d(hw$10$d),
+        .q(hw$10$q),
+        .clock(hw$10$clock)
+    );
+    homa_tx_data_framer_w512$hw$11 hw$11(
+        .d(hw$11$d),
+        .q(hw$11$q),
+        .clock(hw$11$clock)
+    );
+    homa_tx_data_framer_w512$hw$12 hw$12(
+        .d(hw$12$d),
+        .q(hw$12$q),
+        .clock(hw$12$clock)
+    );
+    homa_tx_data_framer_w512$hw$13 hw$13(
+        .d(hw$13$d),
+        .q(hw$13$q),
+        .clock(hw$13$clock)
+    );
+    homa_tx_data_framer_w512$hw$14 hw$14(
+        .d(hw$14$d),
+        .q(hw$14$q),
+        .clock(hw$14$clock)
+    );
+    homa_tx_data_framer_w512$hw$15 hw$15(
+        .d(hw$15$d),
+        .q(hw$15$q),
+        .clock(hw$15$clock)
+    );
+    homa_tx_data_framer_w512$in_hdr in_hdr(
+        .d(in_hdr$d),
+        .q(in_hdr$q),
+        .clock(in_hdr$clock)
+    );
+    homa_tx_data_framer_w512$at_ov at_ov(
+        .d(at_ov$d),
+        .q(at_ov$q),
+        .clock(at_ov$clock)
     );
     homa_tx_data_framer_w512$cur_last_beat cur_last_beat(
         .d(cur_last_beat$d),
@@ -2198,6 +1671,8 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         a_keep$clock = clock;
         cfg_sum$clock = clock;
         cur_valid$clock = clock;
+        in_hdr$clock = clock;
+        at_ov$clock = clock;
         cur_last_beat$clock = clock;
         cur_keep$clock = clock;
         cur_need_done$clock = clock;
@@ -2231,6 +1706,8 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         a_keep$d = a_keep$q;
         cfg_sum$d = cfg_sum$q;
         cur_valid$d = cur_valid$q;
+        in_hdr$d = in_hdr$q;
+        at_ov$d = at_ov$q;
         cur_last_beat$d = cur_last_beat$q;
         cur_keep$d = cur_keep$q;
         cur_need_done$d = cur_need_done$q;
@@ -2238,186 +1715,38 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         cur_length$d = cur_length$q;
         cur_cookie$d = cur_cookie$q;
         cur_index$d = cur_index$q;
-        hdr$0$clock = clock;
-        hdr$0$d = hdr$0$q;
-        hdr$1$clock = clock;
-        hdr$1$d = hdr$1$q;
-        hdr$2$clock = clock;
-        hdr$2$d = hdr$2$q;
-        hdr$3$clock = clock;
-        hdr$3$d = hdr$3$q;
-        hdr$4$clock = clock;
-        hdr$4$d = hdr$4$q;
-        hdr$5$clock = clock;
-        hdr$5$d = hdr$5$q;
-        hdr$6$clock = clock;
-        hdr$6$d = hdr$6$q;
-        hdr$7$clock = clock;
-        hdr$7$d = hdr$7$q;
-        hdr$8$clock = clock;
-        hdr$8$d = hdr$8$q;
-        hdr$9$clock = clock;
-        hdr$9$d = hdr$9$q;
-        hdr$10$clock = clock;
-        hdr$10$d = hdr$10$q;
-        hdr$11$clock = clock;
-        hdr$11$d = hdr$11$q;
-        hdr$12$clock = clock;
-        hdr$12$d = hdr$12$q;
-        hdr$13$clock = clock;
-        hdr$13$d = hdr$13$q;
-        hdr$14$clock = clock;
-        hdr$14$d = hdr$14$q;
-        hdr$15$clock = clock;
-        hdr$15$d = hdr$15$q;
-        hdr$16$clock = clock;
-        hdr$16$d = hdr$16$q;
-        hdr$17$clock = clock;
-        hdr$17$d = hdr$17$q;
-        hdr$18$clock = clock;
-        hdr$18$d = hdr$18$q;
-        hdr$19$clock = clock;
-        hdr$19$d = hdr$19$q;
-        hdr$20$clock = clock;
-        hdr$20$d = hdr$20$q;
-        hdr$21$clock = clock;
-        hdr$21$d = hdr$21$q;
-        hdr$22$clock = clock;
-        hdr$22$d = hdr$22$q;
-        hdr$23$clock = clock;
-        hdr$23$d = hdr$23$q;
-        hdr$24$clock = clock;
-        hdr$24$d = hdr$24$q;
-        hdr$25$clock = clock;
-        hdr$25$d = hdr$25$q;
-        hdr$26$clock = clock;
-        hdr$26$d = hdr$26$q;
-        hdr$27$clock = clock;
-        hdr$27$d = hdr$27$q;
-        hdr$28$clock = clock;
-        hdr$28$d = hdr$28$q;
-        hdr$29$clock = clock;
-        hdr$29$d = hdr$29$q;
-        hdr$30$clock = clock;
-        hdr$30$d = hdr$30$q;
-        hdr$31$clock = clock;
-        hdr$31$d = hdr$31$q;
-        hdr$32$clock = clock;
-        hdr$32$d = hdr$32$q;
-        hdr$33$clock = clock;
-        hdr$33$d = hdr$33$q;
-        hdr$34$clock = clock;
-        hdr$34$d = hdr$34$q;
-        hdr$35$clock = clock;
-        hdr$35$d = hdr$35$q;
-        hdr$36$clock = clock;
-        hdr$36$d = hdr$36$q;
-        hdr$37$clock = clock;
-        hdr$37$d = hdr$37$q;
-        hdr$38$clock = clock;
-        hdr$38$d = hdr$38$q;
-        hdr$39$clock = clock;
-        hdr$39$d = hdr$39$q;
-        hdr$40$clock = clock;
-        hdr$40$d = hdr$40$q;
-        hdr$41$clock = clock;
-        hdr$41$d = hdr$41$q;
-        hdr$42$clock = clock;
-        hdr$42$d = hdr$42$q;
-        hdr$43$clock = clock;
-        hdr$43$d = hdr$43$q;
-        hdr$44$clock = clock;
-        hdr$44$d = hdr$44$q;
-        hdr$45$clock = clock;
-        hdr$45$d = hdr$45$q;
-        hdr$46$clock = clock;
-        hdr$46$d = hdr$46$q;
-        hdr$47$clock = clock;
-        hdr$47$d = hdr$47$q;
-        hdr$48$clock = clock;
-        hdr$48$d = hdr$48$q;
-        hdr$49$clock = clock;
-        hdr$49$d = hdr$49$q;
-        hdr$50$clock = clock;
-        hdr$50$d = hdr$50$q;
-        hdr$51$clock = clock;
-        hdr$51$d = hdr$51$q;
-        hdr$52$clock = clock;
-        hdr$52$d = hdr$52$q;
-        hdr$53$clock = clock;
-        hdr$53$d = hdr$53$q;
-        hdr$54$clock = clock;
-        hdr$54$d = hdr$54$q;
-        hdr$55$clock = clock;
-        hdr$55$d = hdr$55$q;
-        hdr$56$clock = clock;
-        hdr$56$d = hdr$56$q;
-        hdr$57$clock = clock;
-        hdr$57$d = hdr$57$q;
-        hdr$58$clock = clock;
-        hdr$58$d = hdr$58$q;
-        hdr$59$clock = clock;
-        hdr$59$d = hdr$59$q;
-        hdr$60$clock = clock;
-        hdr$60$d = hdr$60$q;
-        hdr$61$clock = clock;
-        hdr$61$d = hdr$61$q;
-        hdr$62$clock = clock;
-        hdr$62$d = hdr$62$q;
-        hdr$63$clock = clock;
-        hdr$63$d = hdr$63$q;
-        hdr$64$clock = clock;
-        hdr$64$d = hdr$64$q;
-        hdr$65$clock = clock;
-        hdr$65$d = hdr$65$q;
-        hdr$66$clock = clock;
-        hdr$66$d = hdr$66$q;
-        hdr$67$clock = clock;
-        hdr$67$d = hdr$67$q;
-        hdr$68$clock = clock;
-        hdr$68$d = hdr$68$q;
-        hdr$69$clock = clock;
-        hdr$69$d = hdr$69$q;
-        hdr$70$clock = clock;
-        hdr$70$d = hdr$70$q;
-        hdr$71$clock = clock;
-        hdr$71$d = hdr$71$q;
-        hdr$72$clock = clock;
-        hdr$72$d = hdr$72$q;
-        hdr$73$clock = clock;
-        hdr$73$d = hdr$73$q;
-        hdr$74$clock = clock;
-        hdr$74$d = hdr$74$q;
-        hdr$75$clock = clock;
-        hdr$75$d = hdr$75$q;
-        hdr$76$clock = clock;
-        hdr$76$d = hdr$76$q;
-        hdr$77$clock = clock;
-        hdr$77$d = hdr$77$q;
-        hdr$78$clock = clock;
-        hdr$78$d = hdr$78$q;
-        hdr$79$clock = clock;
-        hdr$79$d = hdr$79$q;
-        hdr$80$clock = clock;
-        hdr$80$d = hdr$80$q;
-        hdr$81$clock = clock;
-        hdr$81$d = hdr$81$q;
-        hdr$82$clock = clock;
-        hdr$82$d = hdr$82$q;
-        hdr$83$clock = clock;
-        hdr$83$d = hdr$83$q;
-        hdr$84$clock = clock;
-        hdr$84$d = hdr$84$q;
-        hdr$85$clock = clock;
-        hdr$85$d = hdr$85$q;
-        hdr$86$clock = clock;
-        hdr$86$d = hdr$86$q;
-        hdr$87$clock = clock;
-        hdr$87$d = hdr$87$q;
-        hdr$88$clock = clock;
-        hdr$88$d = hdr$88$q;
-        hdr$89$clock = clock;
-        hdr$89$d = hdr$89$q;
+        hw$0$clock = clock;
+        hw$0$d = hw$0$q;
+        hw$1$clock = clock;
+        hw$1$d = hw$1$q;
+        hw$2$clock = clock;
+        hw$2$d = hw$2$q;
+        hw$3$clock = clock;
+        hw$3$d = hw$3$q;
+        hw$4$clock = clock;
+        hw$4$d = hw$4$q;
+        hw$5$clock = clock;
+        hw$5$d = hw$5$q;
+        hw$6$clock = clock;
+        hw$6$d = hw$6$q;
+        hw$7$clock = clock;
+        hw$7$d = hw$7$q;
+        hw$8$clock = clock;
+        hw$8$d = hw$8$q;
+        hw$9$clock = clock;
+        hw$9$d = hw$9$q;
+        hw$10$clock = clock;
+        hw$10$d = hw$10$q;
+        hw$11$clock = clock;
+        hw$11$d = hw$11$q;
+        hw$12$clock = clock;
+        hw$12$d = hw$12$q;
+        hw$13$clock = clock;
+        hw$13$d = hw$13$q;
+        hw$14$clock = clock;
+        hw$14$d = hw$14$q;
+        hw$15$clock = clock;
+        hw$15$d = hw$15$q;
         tot = s_job_len + c_ip_len;
         totlen = tot[(c_off$0)+:(16)];
         tail = s_job_len + c_hdr_tail;
@@ -16834,284 +16163,1068 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         if (c_is_var$89 & (c_src$89 == c_var$51)) begin
             fb$89 = vb$51;
         end
-        hbytes$0 = hdr$0$q;
-        hbytes$1 = hdr$1$q;
-        hbytes$2 = hdr$2$q;
-        hbytes$3 = hdr$3$q;
-        hbytes$4 = hdr$4$q;
-        hbytes$5 = hdr$5$q;
-        hbytes$6 = hdr$6$q;
-        hbytes$7 = hdr$7$q;
-        hbytes$8 = hdr$8$q;
-        hbytes$9 = hdr$9$q;
-        hbytes$10 = hdr$10$q;
-        hbytes$11 = hdr$11$q;
-        hbytes$12 = hdr$12$q;
-        hbytes$13 = hdr$13$q;
-        hbytes$14 = hdr$14$q;
-        hbytes$15 = hdr$15$q;
-        hbytes$16 = hdr$16$q;
-        hbytes$17 = hdr$17$q;
-        hbytes$18 = hdr$18$q;
-        hbytes$19 = hdr$19$q;
-        hbytes$20 = hdr$20$q;
-        hbytes$21 = hdr$21$q;
-        hbytes$22 = hdr$22$q;
-        hbytes$23 = hdr$23$q;
-        hbytes$24 = hdr$24$q;
-        hbytes$25 = hdr$25$q;
-        hbytes$26 = hdr$26$q;
-        hbytes$27 = hdr$27$q;
-        hbytes$28 = hdr$28$q;
-        hbytes$29 = hdr$29$q;
-        hbytes$30 = hdr$30$q;
-        hbytes$31 = hdr$31$q;
-        hbytes$32 = hdr$32$q;
-        hbytes$33 = hdr$33$q;
-        hbytes$34 = hdr$34$q;
-        hbytes$35 = hdr$35$q;
-        hbytes$36 = hdr$36$q;
-        hbytes$37 = hdr$37$q;
-        hbytes$38 = hdr$38$q;
-        hbytes$39 = hdr$39$q;
-        hbytes$40 = hdr$40$q;
-        hbytes$41 = hdr$41$q;
-        hbytes$42 = hdr$42$q;
-        hbytes$43 = hdr$43$q;
-        hbytes$44 = hdr$44$q;
-        hbytes$45 = hdr$45$q;
-        hbytes$46 = hdr$46$q;
-        hbytes$47 = hdr$47$q;
-        hbytes$48 = hdr$48$q;
-        hbytes$49 = hdr$49$q;
-        hbytes$50 = hdr$50$q;
-        hbytes$51 = hdr$51$q;
-        hbytes$52 = hdr$52$q;
-        hbytes$53 = hdr$53$q;
-        hbytes$54 = hdr$54$q;
-        hbytes$55 = hdr$55$q;
-        hbytes$56 = hdr$56$q;
-        hbytes$57 = hdr$57$q;
-        hbytes$58 = hdr$58$q;
-        hbytes$59 = hdr$59$q;
-        hbytes$60 = hdr$60$q;
-        hbytes$61 = hdr$61$q;
-        hbytes$62 = hdr$62$q;
-        hbytes$63 = hdr$63$q;
-        hbytes$64 = hdr$64$q;
-        hbytes$65 = hdr$65$q;
-        hbytes$66 = hdr$66$q;
-        hbytes$67 = hdr$67$q;
-        hbytes$68 = hdr$68$q;
-        hbytes$69 = hdr$69$q;
-        hbytes$70 = hdr$70$q;
-        hbytes$71 = hdr$71$q;
-        hbytes$72 = hdr$72$q;
-        hbytes$73 = hdr$73$q;
-        hbytes$74 = hdr$74$q;
-        hbytes$75 = hdr$75$q;
-        hbytes$76 = hdr$76$q;
-        hbytes$77 = hdr$77$q;
-        hbytes$78 = hdr$78$q;
-        hbytes$79 = hdr$79$q;
-        hbytes$80 = hdr$80$q;
-        hbytes$81 = hdr$81$q;
-        hbytes$82 = hdr$82$q;
-        hbytes$83 = hdr$83$q;
-        hbytes$84 = hdr$84$q;
-        hbytes$85 = hdr$85$q;
-        hbytes$86 = hdr$86$q;
-        hbytes$87 = hdr$87$q;
-        hbytes$88 = hdr$88$q;
-        hbytes$89 = hdr$89$q;
-        hbytes$90 = c_zero8;
-        hbytes$91 = c_zero8;
-        hbytes$92 = c_zero8;
-        hbytes$93 = c_zero8;
-        hbytes$94 = c_zero8;
-        hbytes$95 = c_zero8;
-        hbytes$96 = c_zero8;
-        hbytes$97 = c_zero8;
-        hbytes$98 = c_zero8;
-        hbytes$99 = c_zero8;
-        hbytes$100 = c_zero8;
-        hbytes$101 = c_zero8;
-        hbytes$102 = c_zero8;
-        hbytes$103 = c_zero8;
-        hbytes$104 = c_zero8;
-        hbytes$105 = c_zero8;
-        hbytes$106 = c_zero8;
-        hbytes$107 = c_zero8;
-        hbytes$108 = c_zero8;
-        hbytes$109 = c_zero8;
-        hbytes$110 = c_zero8;
-        hbytes$111 = c_zero8;
-        hbytes$112 = c_zero8;
-        hbytes$113 = c_zero8;
-        hbytes$114 = c_zero8;
-        hbytes$115 = c_zero8;
-        hbytes$116 = c_zero8;
-        hbytes$117 = c_zero8;
-        hbytes$118 = c_zero8;
-        hbytes$119 = c_zero8;
-        hbytes$120 = c_zero8;
-        hbytes$121 = c_zero8;
-        hbytes$122 = c_zero8;
-        hbytes$123 = c_zero8;
-        hbytes$124 = c_zero8;
-        hbytes$125 = c_zero8;
-        hbytes$126 = c_zero8;
-        hbytes$127 = c_zero8;
-        pack$0$b0 = hbytes$0;
-        pack$0$b1 = hbytes$1;
-        pack$0$b2 = hbytes$2;
-        pack$0$b3 = hbytes$3;
-        pack$0$b4 = hbytes$4;
-        pack$0$b5 = hbytes$5;
-        pack$0$b6 = hbytes$6;
-        pack$0$b7 = hbytes$7;
-        pack$1$b0 = hbytes$8;
-        pack$1$b1 = hbytes$9;
-        pack$1$b2 = hbytes$10;
-        pack$1$b3 = hbytes$11;
-        pack$1$b4 = hbytes$12;
-        pack$1$b5 = hbytes$13;
-        pack$1$b6 = hbytes$14;
-        pack$1$b7 = hbytes$15;
-        pack$2$b0 = hbytes$16;
-        pack$2$b1 = hbytes$17;
-        pack$2$b2 = hbytes$18;
-        pack$2$b3 = hbytes$19;
-        pack$2$b4 = hbytes$20;
-        pack$2$b5 = hbytes$21;
-        pack$2$b6 = hbytes$22;
-        pack$2$b7 = hbytes$23;
-        pack$3$b0 = hbytes$24;
-        pack$3$b1 = hbytes$25;
-        pack$3$b2 = hbytes$26;
-        pack$3$b3 = hbytes$27;
-        pack$3$b4 = hbytes$28;
-        pack$3$b5 = hbytes$29;
-        pack$3$b6 = hbytes$30;
-        pack$3$b7 = hbytes$31;
-        pack$4$b0 = hbytes$32;
-        pack$4$b1 = hbytes$33;
-        pack$4$b2 = hbytes$34;
-        pack$4$b3 = hbytes$35;
-        pack$4$b4 = hbytes$36;
-        pack$4$b5 = hbytes$37;
-        pack$4$b6 = hbytes$38;
-        pack$4$b7 = hbytes$39;
-        pack$5$b0 = hbytes$40;
-        pack$5$b1 = hbytes$41;
-        pack$5$b2 = hbytes$42;
-        pack$5$b3 = hbytes$43;
-        pack$5$b4 = hbytes$44;
-        pack$5$b5 = hbytes$45;
-        pack$5$b6 = hbytes$46;
-        pack$5$b7 = hbytes$47;
-        pack$6$b0 = hbytes$48;
-        pack$6$b1 = hbytes$49;
-        pack$6$b2 = hbytes$50;
-        pack$6$b3 = hbytes$51;
-        pack$6$b4 = hbytes$52;
-        pack$6$b5 = hbytes$53;
-        pack$6$b6 = hbytes$54;
-        pack$6$b7 = hbytes$55;
-        pack$7$b0 = hbytes$56;
-        pack$7$b1 = hbytes$57;
-        pack$7$b2 = hbytes$58;
-        pack$7$b3 = hbytes$59;
-        pack$7$b4 = hbytes$60;
-        pack$7$b5 = hbytes$61;
-        pack$7$b6 = hbytes$62;
-        pack$7$b7 = hbytes$63;
-        pack$8$b0 = hbytes$64;
-        pack$8$b1 = hbytes$65;
-        pack$8$b2 = hbytes$66;
-        pack$8$b3 = hbytes$67;
-        pack$8$b4 = hbytes$68;
-        pack$8$b5 = hbytes$69;
-        pack$8$b6 = hbytes$70;
-        pack$8$b7 = hbytes$71;
-        pack$9$b0 = hbytes$72;
-        pack$9$b1 = hbytes$73;
-        pack$9$b2 = hbytes$74;
-        pack$9$b3 = hbytes$75;
-        pack$9$b4 = hbytes$76;
-        pack$9$b5 = hbytes$77;
-        pack$9$b6 = hbytes$78;
-        pack$9$b7 = hbytes$79;
-        pack$10$b0 = hbytes$80;
-        pack$10$b1 = hbytes$81;
-        pack$10$b2 = hbytes$82;
-        pack$10$b3 = hbytes$83;
-        pack$10$b4 = hbytes$84;
-        pack$10$b5 = hbytes$85;
-        pack$10$b6 = hbytes$86;
-        pack$10$b7 = hbytes$87;
-        pack$11$b0 = hbytes$88;
-        pack$11$b1 = hbytes$89;
-        pack$11$b2 = hbytes$90;
-        pack$11$b3 = hbytes$91;
-        pack$11$b4 = hbytes$92;
-        pack$11$b5 = hbytes$93;
-        pack$11$b6 = hbytes$94;
-        pack$11$b7 = hbytes$95;
-        pack$12$b0 = hbytes$96;
-        pack$12$b1 = hbytes$97;
-        pack$12$b2 = hbytes$98;
-        pack$12$b3 = hbytes$99;
-        pack$12$b4 = hbytes$100;
-        pack$12$b5 = hbytes$101;
-        pack$12$b6 = hbytes$102;
-        pack$12$b7 = hbytes$103;
-        pack$13$b0 = hbytes$104;
-        pack$13$b1 = hbytes$105;
-        pack$13$b2 = hbytes$106;
-        pack$13$b3 = hbytes$107;
-        pack$13$b4 = hbytes$108;
-        pack$13$b5 = hbytes$109;
-        pack$13$b6 = hbytes$110;
-        pack$13$b7 = hbytes$111;
-        pack$14$b0 = hbytes$112;
-        pack$14$b1 = hbytes$113;
-        pack$14$b2 = hbytes$114;
-        pack$14$b3 = hbytes$115;
-        pack$14$b4 = hbytes$116;
-        pack$14$b5 = hbytes$117;
-        pack$14$b6 = hbytes$118;
-        pack$14$b7 = hbytes$119;
-        pack$15$b0 = hbytes$120;
-        pack$15$b1 = hbytes$121;
-        pack$15$b2 = hbytes$122;
-        pack$15$b3 = hbytes$123;
-        pack$15$b4 = hbytes$124;
-        pack$15$b5 = hbytes$125;
-        pack$15$b6 = hbytes$126;
-        pack$15$b7 = hbytes$127;
-        beats$beat = beat$q;
-        beats$w0 = pack$0$o;
-        beats$w1 = pack$1$o;
-        beats$w2 = pack$2$o;
-        beats$w3 = pack$3$o;
-        beats$w4 = pack$4$o;
-        beats$w5 = pack$5$o;
-        beats$w6 = pack$6$o;
-        beats$w7 = pack$7$o;
-        beats$w8 = pack$8$o;
-        beats$w9 = pack$9$o;
-        beats$w10 = pack$10$o;
-        beats$w11 = pack$11$o;
-        beats$w12 = pack$12$o;
-        beats$w13 = pack$13$o;
-        beats$w14 = pack$14$o;
-        beats$w15 = pack$15$o;
+        fbytes$0 = fb$0;
+        fbytes$1 = fb$1;
+        fbytes$2 = fb$2;
+        fbytes$3 = fb$3;
+        fbytes$4 = fb$4;
+        fbytes$5 = fb$5;
+        fbytes$6 = fb$6;
+        fbytes$7 = fb$7;
+        fbytes$8 = fb$8;
+        fbytes$9 = fb$9;
+        fbytes$10 = fb$10;
+        fbytes$11 = fb$11;
+        fbytes$12 = fb$12;
+        fbytes$13 = fb$13;
+        fbytes$14 = fb$14;
+        fbytes$15 = fb$15;
+        fbytes$16 = fb$16;
+        fbytes$17 = fb$17;
+        fbytes$18 = fb$18;
+        fbytes$19 = fb$19;
+        fbytes$20 = fb$20;
+        fbytes$21 = fb$21;
+        fbytes$22 = fb$22;
+        fbytes$23 = fb$23;
+        fbytes$24 = fb$24;
+        fbytes$25 = fb$25;
+        fbytes$26 = fb$26;
+        fbytes$27 = fb$27;
+        fbytes$28 = fb$28;
+        fbytes$29 = fb$29;
+        fbytes$30 = fb$30;
+        fbytes$31 = fb$31;
+        fbytes$32 = fb$32;
+        fbytes$33 = fb$33;
+        fbytes$34 = fb$34;
+        fbytes$35 = fb$35;
+        fbytes$36 = fb$36;
+        fbytes$37 = fb$37;
+        fbytes$38 = fb$38;
+        fbytes$39 = fb$39;
+        fbytes$40 = fb$40;
+        fbytes$41 = fb$41;
+        fbytes$42 = fb$42;
+        fbytes$43 = fb$43;
+        fbytes$44 = fb$44;
+        fbytes$45 = fb$45;
+        fbytes$46 = fb$46;
+        fbytes$47 = fb$47;
+        fbytes$48 = fb$48;
+        fbytes$49 = fb$49;
+        fbytes$50 = fb$50;
+        fbytes$51 = fb$51;
+        fbytes$52 = fb$52;
+        fbytes$53 = fb$53;
+        fbytes$54 = fb$54;
+        fbytes$55 = fb$55;
+        fbytes$56 = fb$56;
+        fbytes$57 = fb$57;
+        fbytes$58 = fb$58;
+        fbytes$59 = fb$59;
+        fbytes$60 = fb$60;
+        fbytes$61 = fb$61;
+        fbytes$62 = fb$62;
+        fbytes$63 = fb$63;
+        fbytes$64 = fb$64;
+        fbytes$65 = fb$65;
+        fbytes$66 = fb$66;
+        fbytes$67 = fb$67;
+        fbytes$68 = fb$68;
+        fbytes$69 = fb$69;
+        fbytes$70 = fb$70;
+        fbytes$71 = fb$71;
+        fbytes$72 = fb$72;
+        fbytes$73 = fb$73;
+        fbytes$74 = fb$74;
+        fbytes$75 = fb$75;
+        fbytes$76 = fb$76;
+        fbytes$77 = fb$77;
+        fbytes$78 = fb$78;
+        fbytes$79 = fb$79;
+        fbytes$80 = fb$80;
+        fbytes$81 = fb$81;
+        fbytes$82 = fb$82;
+        fbytes$83 = fb$83;
+        fbytes$84 = fb$84;
+        fbytes$85 = fb$85;
+        fbytes$86 = fb$86;
+        fbytes$87 = fb$87;
+        fbytes$88 = fb$88;
+        fbytes$89 = fb$89;
+        fbytes$90 = c_zero8;
+        fbytes$91 = c_zero8;
+        fbytes$92 = c_zero8;
+        fbytes$93 = c_zero8;
+        fbytes$94 = c_zero8;
+        fbytes$95 = c_zero8;
+        fbytes$96 = c_zero8;
+        fbytes$97 = c_zero8;
+        fbytes$98 = c_zero8;
+        fbytes$99 = c_zero8;
+        fbytes$100 = c_zero8;
+        fbytes$101 = c_zero8;
+        fbytes$102 = c_zero8;
+        fbytes$103 = c_zero8;
+        fbytes$104 = c_zero8;
+        fbytes$105 = c_zero8;
+        fbytes$106 = c_zero8;
+        fbytes$107 = c_zero8;
+        fbytes$108 = c_zero8;
+        fbytes$109 = c_zero8;
+        fbytes$110 = c_zero8;
+        fbytes$111 = c_zero8;
+        fbytes$112 = c_zero8;
+        fbytes$113 = c_zero8;
+        fbytes$114 = c_zero8;
+        fbytes$115 = c_zero8;
+        fbytes$116 = c_zero8;
+        fbytes$117 = c_zero8;
+        fbytes$118 = c_zero8;
+        fbytes$119 = c_zero8;
+        fbytes$120 = c_zero8;
+        fbytes$121 = c_zero8;
+        fbytes$122 = c_zero8;
+        fbytes$123 = c_zero8;
+        fbytes$124 = c_zero8;
+        fbytes$125 = c_zero8;
+        fbytes$126 = c_zero8;
+        fbytes$127 = c_zero8;
+        pack$0$b0 = fbytes$0;
+        pack$0$b1 = fbytes$1;
+        pack$0$b2 = fbytes$2;
+        pack$0$b3 = fbytes$3;
+        pack$0$b4 = fbytes$4;
+        pack$0$b5 = fbytes$5;
+        pack$0$b6 = fbytes$6;
+        pack$0$b7 = fbytes$7;
+        pack$1$b0 = fbytes$8;
+        pack$1$b1 = fbytes$9;
+        pack$1$b2 = fbytes$10;
+        pack$1$b3 = fbytes$11;
+        pack$1$b4 = fbytes$12;
+        pack$1$b5 = fbytes$13;
+        pack$1$b6 = fbytes$14;
+        pack$1$b7 = fbytes$15;
+        pack$2$b0 = fbytes$16;
+        pack$2$b1 = fbytes$17;
+        pack$2$b2 = fbytes$18;
+        pack$2$b3 = fbytes$19;
+        pack$2$b4 = fbytes$20;
+        pack$2$b5 = fbytes$21;
+        pack$2$b6 = fbytes$22;
+        pack$2$b7 = fbytes$23;
+        pack$3$b0 = fbytes$24;
+        pack$3$b1 = fbytes$25;
+        pack$3$b2 = fbytes$26;
+        pack$3$b3 = fbytes$27;
+        pack$3$b4 = fbytes$28;
+        pack$3$b5 = fbytes$29;
+        pack$3$b6 = fbytes$30;
+        pack$3$b7 = fbytes$31;
+        pack$4$b0 = fbytes$32;
+        pack$4$b1 = fbytes$33;
+        pack$4$b2 = fbytes$34;
+        pack$4$b3 = fbytes$35;
+        pack$4$b4 = fbytes$36;
+        pack$4$b5 = fbytes$37;
+        pack$4$b6 = fbytes$38;
+        pack$4$b7 = fbytes$39;
+        pack$5$b0 = fbytes$40;
+        pack$5$b1 = fbytes$41;
+        pack$5$b2 = fbytes$42;
+        pack$5$b3 = fbytes$43;
+        pack$5$b4 = fbytes$44;
+        pack$5$b5 = fbytes$45;
+        pack$5$b6 = fbytes$46;
+        pack$5$b7 = fbytes$47;
+        pack$6$b0 = fbytes$48;
+        pack$6$b1 = fbytes$49;
+        pack$6$b2 = fbytes$50;
+        pack$6$b3 = fbytes$51;
+        pack$6$b4 = fbytes$52;
+        pack$6$b5 = fbytes$53;
+        pack$6$b6 = fbytes$54;
+        pack$6$b7 = fbytes$55;
+        pack$7$b0 = fbytes$56;
+        pack$7$b1 = fbytes$57;
+        pack$7$b2 = fbytes$58;
+        pack$7$b3 = fbytes$59;
+        pack$7$b4 = fbytes$60;
+        pack$7$b5 = fbytes$61;
+        pack$7$b6 = fbytes$62;
+        pack$7$b7 = fbytes$63;
+        pack$8$b0 = fbytes$64;
+        pack$8$b1 = fbytes$65;
+        pack$8$b2 = fbytes$66;
+        pack$8$b3 = fbytes$67;
+        pack$8$b4 = fbytes$68;
+        pack$8$b5 = fbytes$69;
+        pack$8$b6 = fbytes$70;
+        pack$8$b7 = fbytes$71;
+        pack$9$b0 = fbytes$72;
+        pack$9$b1 = fbytes$73;
+        pack$9$b2 = fbytes$74;
+        pack$9$b3 = fbytes$75;
+        pack$9$b4 = fbytes$76;
+        pack$9$b5 = fbytes$77;
+        pack$9$b6 = fbytes$78;
+        pack$9$b7 = fbytes$79;
+        pack$10$b0 = fbytes$80;
+        pack$10$b1 = fbytes$81;
+        pack$10$b2 = fbytes$82;
+        pack$10$b3 = fbytes$83;
+        pack$10$b4 = fbytes$84;
+        pack$10$b5 = fbytes$85;
+        pack$10$b6 = fbytes$86;
+        pack$10$b7 = fbytes$87;
+        pack$11$b0 = fbytes$88;
+        pack$11$b1 = fbytes$89;
+        pack$11$b2 = fbytes$90;
+        pack$11$b3 = fbytes$91;
+        pack$11$b4 = fbytes$92;
+        pack$11$b5 = fbytes$93;
+        pack$11$b6 = fbytes$94;
+        pack$11$b7 = fbytes$95;
+        pack$12$b0 = fbytes$96;
+        pack$12$b1 = fbytes$97;
+        pack$12$b2 = fbytes$98;
+        pack$12$b3 = fbytes$99;
+        pack$12$b4 = fbytes$100;
+        pack$12$b5 = fbytes$101;
+        pack$12$b6 = fbytes$102;
+        pack$12$b7 = fbytes$103;
+        pack$13$b0 = fbytes$104;
+        pack$13$b1 = fbytes$105;
+        pack$13$b2 = fbytes$106;
+        pack$13$b3 = fbytes$107;
+        pack$13$b4 = fbytes$108;
+        pack$13$b5 = fbytes$109;
+        pack$13$b6 = fbytes$110;
+        pack$13$b7 = fbytes$111;
+        pack$14$b0 = fbytes$112;
+        pack$14$b1 = fbytes$113;
+        pack$14$b2 = fbytes$114;
+        pack$14$b3 = fbytes$115;
+        pack$14$b4 = fbytes$116;
+        pack$14$b5 = fbytes$117;
+        pack$14$b6 = fbytes$118;
+        pack$14$b7 = fbytes$119;
+        pack$15$b0 = fbytes$120;
+        pack$15$b1 = fbytes$121;
+        pack$15$b2 = fbytes$122;
+        pack$15$b3 = fbytes$123;
+        pack$15$b4 = fbytes$124;
+        pack$15$b5 = fbytes$125;
+        pack$15$b6 = fbytes$126;
+        pack$15$b7 = fbytes$127;
+        shifted$0 = c_zero64;
+        if (c_from$0 == c_word$0) begin
+            shifted$0 = hw$0$q;
+        end
+        if (c_from$0 == c_word$1) begin
+            shifted$0 = hw$1$q;
+        end
+        if (c_from$0 == c_word$2) begin
+            shifted$0 = hw$2$q;
+        end
+        if (c_from$0 == c_word$3) begin
+            shifted$0 = hw$3$q;
+        end
+        if (c_from$0 == c_word$4) begin
+            shifted$0 = hw$4$q;
+        end
+        if (c_from$0 == c_word$5) begin
+            shifted$0 = hw$5$q;
+        end
+        if (c_from$0 == c_word$6) begin
+            shifted$0 = hw$6$q;
+        end
+        if (c_from$0 == c_word$7) begin
+            shifted$0 = hw$7$q;
+        end
+        if (c_from$0 == c_word$8) begin
+            shifted$0 = hw$8$q;
+        end
+        if (c_from$0 == c_word$9) begin
+            shifted$0 = hw$9$q;
+        end
+        if (c_from$0 == c_word$10) begin
+            shifted$0 = hw$10$q;
+        end
+        if (c_from$0 == c_word$11) begin
+            shifted$0 = hw$11$q;
+        end
+        if (c_from$0 == c_word$12) begin
+            shifted$0 = hw$12$q;
+        end
+        if (c_from$0 == c_word$13) begin
+            shifted$0 = hw$13$q;
+        end
+        if (c_from$0 == c_word$14) begin
+            shifted$0 = hw$14$q;
+        end
+        if (c_from$0 == c_word$15) begin
+            shifted$0 = hw$15$q;
+        end
+        shifted$1 = c_zero64;
+        if (c_from$1 == c_word$0) begin
+            shifted$1 = hw$0$q;
+        end
+        if (c_from$1 == c_word$1) begin
+            shifted$1 = hw$1$q;
+        end
+        if (c_from$1 == c_word$2) begin
+            shifted$1 = hw$2$q;
+        end
+        if (c_from$1 == c_word$3) begin
+            shifted$1 = hw$3$q;
+        end
+        if (c_from$1 == c_word$4) begin
+            shifted$1 = hw$4$q;
+        end
+        if (c_from$1 == c_word$5) begin
+            shifted$1 = hw$5$q;
+        end
+        if (c_from$1 == c_word$6) begin
+            shifted$1 = hw$6$q;
+        end
+        if (c_from$1 == c_word$7) begin
+            shifted$1 = hw$7$q;
+        end
+        if (c_from$1 == c_word$8) begin
+            shifted$1 = hw$8$q;
+        end
+        if (c_from$1 == c_word$9) begin
+            shifted$1 = hw$9$q;
+        end
+        if (c_from$1 == c_word$10) begin
+            shifted$1 = hw$10$q;
+        end
+        if (c_from$1 == c_word$11) begin
+            shifted$1 = hw$11$q;
+        end
+        if (c_from$1 == c_word$12) begin
+            shifted$1 = hw$12$q;
+        end
+        if (c_from$1 == c_word$13) begin
+            shifted$1 = hw$13$q;
+        end
+        if (c_from$1 == c_word$14) begin
+            shifted$1 = hw$14$q;
+        end
+        if (c_from$1 == c_word$15) begin
+            shifted$1 = hw$15$q;
+        end
+        shifted$2 = c_zero64;
+        if (c_from$2 == c_word$0) begin
+            shifted$2 = hw$0$q;
+        end
+        if (c_from$2 == c_word$1) begin
+            shifted$2 = hw$1$q;
+        end
+        if (c_from$2 == c_word$2) begin
+            shifted$2 = hw$2$q;
+        end
+        if (c_from$2 == c_word$3) begin
+            shifted$2 = hw$3$q;
+        end
+        if (c_from$2 == c_word$4) begin
+            shifted$2 = hw$4$q;
+        end
+        if (c_from$2 == c_word$5) begin
+            shifted$2 = hw$5$q;
+        end
+        if (c_from$2 == c_word$6) begin
+            shifted$2 = hw$6$q;
+        end
+        if (c_from$2 == c_word$7) begin
+            shifted$2 = hw$7$q;
+        end
+        if (c_from$2 == c_word$8) begin
+            shifted$2 = hw$8$q;
+        end
+        if (c_from$2 == c_word$9) begin
+            shifted$2 = hw$9$q;
+        end
+        if (c_from$2 == c_word$10) begin
+            shifted$2 = hw$10$q;
+        end
+        if (c_from$2 == c_word$11) begin
+            shifted$2 = hw$11$q;
+        end
+        if (c_from$2 == c_word$12) begin
+            shifted$2 = hw$12$q;
+        end
+        if (c_from$2 == c_word$13) begin
+            shifted$2 = hw$13$q;
+        end
+        if (c_from$2 == c_word$14) begin
+            shifted$2 = hw$14$q;
+        end
+        if (c_from$2 == c_word$15) begin
+            shifted$2 = hw$15$q;
+        end
+        shifted$3 = c_zero64;
+        if (c_from$3 == c_word$0) begin
+            shifted$3 = hw$0$q;
+        end
+        if (c_from$3 == c_word$1) begin
+            shifted$3 = hw$1$q;
+        end
+        if (c_from$3 == c_word$2) begin
+            shifted$3 = hw$2$q;
+        end
+        if (c_from$3 == c_word$3) begin
+            shifted$3 = hw$3$q;
+        end
+        if (c_from$3 == c_word$4) begin
+            shifted$3 = hw$4$q;
+        end
+        if (c_from$3 == c_word$5) begin
+            shifted$3 = hw$5$q;
+        end
+        if (c_from$3 == c_word$6) begin
+            shifted$3 = hw$6$q;
+        end
+        if (c_from$3 == c_word$7) begin
+            shifted$3 = hw$7$q;
+        end
+        if (c_from$3 == c_word$8) begin
+            shifted$3 = hw$8$q;
+        end
+        if (c_from$3 == c_word$9) begin
+            shifted$3 = hw$9$q;
+        end
+        if (c_from$3 == c_word$10) begin
+            shifted$3 = hw$10$q;
+        end
+        if (c_from$3 == c_word$11) begin
+            shifted$3 = hw$11$q;
+        end
+        if (c_from$3 == c_word$12) begin
+            shifted$3 = hw$12$q;
+        end
+        if (c_from$3 == c_word$13) begin
+            shifted$3 = hw$13$q;
+        end
+        if (c_from$3 == c_word$14) begin
+            shifted$3 = hw$14$q;
+        end
+        if (c_from$3 == c_word$15) begin
+            shifted$3 = hw$15$q;
+        end
+        shifted$4 = c_zero64;
+        if (c_from$4 == c_word$0) begin
+            shifted$4 = hw$0$q;
+        end
+        if (c_from$4 == c_word$1) begin
+            shifted$4 = hw$1$q;
+        end
+        if (c_from$4 == c_word$2) begin
+            shifted$4 = hw$2$q;
+        end
+        if (c_from$4 == c_word$3) begin
+            shifted$4 = hw$3$q;
+        end
+        if (c_from$4 == c_word$4) begin
+            shifted$4 = hw$4$q;
+        end
+        if (c_from$4 == c_word$5) begin
+            shifted$4 = hw$5$q;
+        end
+        if (c_from$4 == c_word$6) begin
+            shifted$4 = hw$6$q;
+        end
+        if (c_from$4 == c_word$7) begin
+            shifted$4 = hw$7$q;
+        end
+        if (c_from$4 == c_word$8) begin
+            shifted$4 = hw$8$q;
+        end
+        if (c_from$4 == c_word$9) begin
+            shifted$4 = hw$9$q;
+        end
+        if (c_from$4 == c_word$10) begin
+            shifted$4 = hw$10$q;
+        end
+        if (c_from$4 == c_word$11) begin
+            shifted$4 = hw$11$q;
+        end
+        if (c_from$4 == c_word$12) begin
+            shifted$4 = hw$12$q;
+        end
+        if (c_from$4 == c_word$13) begin
+            shifted$4 = hw$13$q;
+        end
+        if (c_from$4 == c_word$14) begin
+            shifted$4 = hw$14$q;
+        end
+        if (c_from$4 == c_word$15) begin
+            shifted$4 = hw$15$q;
+        end
+        shifted$5 = c_zero64;
+        if (c_from$5 == c_word$0) begin
+            shifted$5 = hw$0$q;
+        end
+        if (c_from$5 == c_word$1) begin
+            shifted$5 = hw$1$q;
+        end
+        if (c_from$5 == c_word$2) begin
+            shifted$5 = hw$2$q;
+        end
+        if (c_from$5 == c_word$3) begin
+            shifted$5 = hw$3$q;
+        end
+        if (c_from$5 == c_word$4) begin
+            shifted$5 = hw$4$q;
+        end
+        if (c_from$5 == c_word$5) begin
+            shifted$5 = hw$5$q;
+        end
+        if (c_from$5 == c_word$6) begin
+            shifted$5 = hw$6$q;
+        end
+        if (c_from$5 == c_word$7) begin
+            shifted$5 = hw$7$q;
+        end
+        if (c_from$5 == c_word$8) begin
+            shifted$5 = hw$8$q;
+        end
+        if (c_from$5 == c_word$9) begin
+            shifted$5 = hw$9$q;
+        end
+        if (c_from$5 == c_word$10) begin
+            shifted$5 = hw$10$q;
+        end
+        if (c_from$5 == c_word$11) begin
+            shifted$5 = hw$11$q;
+        end
+        if (c_from$5 == c_word$12) begin
+            shifted$5 = hw$12$q;
+        end
+        if (c_from$5 == c_word$13) begin
+            shifted$5 = hw$13$q;
+        end
+        if (c_from$5 == c_word$14) begin
+            shifted$5 = hw$14$q;
+        end
+        if (c_from$5 == c_word$15) begin
+            shifted$5 = hw$15$q;
+        end
+        shifted$6 = c_zero64;
+        if (c_from$6 == c_word$0) begin
+            shifted$6 = hw$0$q;
+        end
+        if (c_from$6 == c_word$1) begin
+            shifted$6 = hw$1$q;
+        end
+        if (c_from$6 == c_word$2) begin
+            shifted$6 = hw$2$q;
+        end
+        if (c_from$6 == c_word$3) begin
+            shifted$6 = hw$3$q;
+        end
+        if (c_from$6 == c_word$4) begin
+            shifted$6 = hw$4$q;
+        end
+        if (c_from$6 == c_word$5) begin
+            shifted$6 = hw$5$q;
+        end
+        if (c_from$6 == c_word$6) begin
+            shifted$6 = hw$6$q;
+        end
+        if (c_from$6 == c_word$7) begin
+            shifted$6 = hw$7$q;
+        end
+        if (c_from$6 == c_word$8) begin
+            shifted$6 = hw$8$q;
+        end
+        if (c_from$6 == c_word$9) begin
+            shifted$6 = hw$9$q;
+        end
+        if (c_from$6 == c_word$10) begin
+            shifted$6 = hw$10$q;
+        end
+        if (c_from$6 == c_word$11) begin
+            shifted$6 = hw$11$q;
+        end
+        if (c_from$6 == c_word$12) begin
+            shifted$6 = hw$12$q;
+        end
+        if (c_from$6 == c_word$13) begin
+            shifted$6 = hw$13$q;
+        end
+        if (c_from$6 == c_word$14) begin
+            shifted$6 = hw$14$q;
+        end
+        if (c_from$6 == c_word$15) begin
+            shifted$6 = hw$15$q;
+        end
+        shifted$7 = c_zero64;
+        if (c_from$7 == c_word$0) begin
+            shifted$7 = hw$0$q;
+        end
+        if (c_from$7 == c_word$1) begin
+            shifted$7 = hw$1$q;
+        end
+        if (c_from$7 == c_word$2) begin
+            shifted$7 = hw$2$q;
+        end
+        if (c_from$7 == c_word$3) begin
+            shifted$7 = hw$3$q;
+        end
+        if (c_from$7 == c_word$4) begin
+            shifted$7 = hw$4$q;
+        end
+        if (c_from$7 == c_word$5) begin
+            shifted$7 = hw$5$q;
+        end
+        if (c_from$7 == c_word$6) begin
+            shifted$7 = hw$6$q;
+        end
+        if (c_from$7 == c_word$7) begin
+            shifted$7 = hw$7$q;
+        end
+        if (c_from$7 == c_word$8) begin
+            shifted$7 = hw$8$q;
+        end
+        if (c_from$7 == c_word$9) begin
+            shifted$7 = hw$9$q;
+        end
+        if (c_from$7 == c_word$10) begin
+            shifted$7 = hw$10$q;
+        end
+        if (c_from$7 == c_word$11) begin
+            shifted$7 = hw$11$q;
+        end
+        if (c_from$7 == c_word$12) begin
+            shifted$7 = hw$12$q;
+        end
+        if (c_from$7 == c_word$13) begin
+            shifted$7 = hw$13$q;
+        end
+        if (c_from$7 == c_word$14) begin
+            shifted$7 = hw$14$q;
+        end
+        if (c_from$7 == c_word$15) begin
+            shifted$7 = hw$15$q;
+        end
+        shifted$8 = c_zero64;
+        if (c_from$8 == c_word$0) begin
+            shifted$8 = hw$0$q;
+        end
+        if (c_from$8 == c_word$1) begin
+            shifted$8 = hw$1$q;
+        end
+        if (c_from$8 == c_word$2) begin
+            shifted$8 = hw$2$q;
+        end
+        if (c_from$8 == c_word$3) begin
+            shifted$8 = hw$3$q;
+        end
+        if (c_from$8 == c_word$4) begin
+            shifted$8 = hw$4$q;
+        end
+        if (c_from$8 == c_word$5) begin
+            shifted$8 = hw$5$q;
+        end
+        if (c_from$8 == c_word$6) begin
+            shifted$8 = hw$6$q;
+        end
+        if (c_from$8 == c_word$7) begin
+            shifted$8 = hw$7$q;
+        end
+        if (c_from$8 == c_word$8) begin
+            shifted$8 = hw$8$q;
+        end
+        if (c_from$8 == c_word$9) begin
+            shifted$8 = hw$9$q;
+        end
+        if (c_from$8 == c_word$10) begin
+            shifted$8 = hw$10$q;
+        end
+        if (c_from$8 == c_word$11) begin
+            shifted$8 = hw$11$q;
+        end
+        if (c_from$8 == c_word$12) begin
+            shifted$8 = hw$12$q;
+        end
+        if (c_from$8 == c_word$13) begin
+            shifted$8 = hw$13$q;
+        end
+        if (c_from$8 == c_word$14) begin
+            shifted$8 = hw$14$q;
+        end
+        if (c_from$8 == c_word$15) begin
+            shifted$8 = hw$15$q;
+        end
+        shifted$9 = c_zero64;
+        if (c_from$9 == c_word$0) begin
+            shifted$9 = hw$0$q;
+        end
+        if (c_from$9 == c_word$1) begin
+            shifted$9 = hw$1$q;
+        end
+        if (c_from$9 == c_word$2) begin
+            shifted$9 = hw$2$q;
+        end
+        if (c_from$9 == c_word$3) begin
+            shifted$9 = hw$3$q;
+        end
+        if (c_from$9 == c_word$4) begin
+            shifted$9 = hw$4$q;
+        end
+        if (c_from$9 == c_word$5) begin
+            shifted$9 = hw$5$q;
+        end
+        if (c_from$9 == c_word$6) begin
+            shifted$9 = hw$6$q;
+        end
+        if (c_from$9 == c_word$7) begin
+            shifted$9 = hw$7$q;
+        end
+        if (c_from$9 == c_word$8) begin
+            shifted$9 = hw$8$q;
+        end
+        if (c_from$9 == c_word$9) begin
+            shifted$9 = hw$9$q;
+        end
+        if (c_from$9 == c_word$10) begin
+            shifted$9 = hw$10$q;
+        end
+        if (c_from$9 == c_word$11) begin
+            shifted$9 = hw$11$q;
+        end
+        if (c_from$9 == c_word$12) begin
+            shifted$9 = hw$12$q;
+        end
+        if (c_from$9 == c_word$13) begin
+            shifted$9 = hw$13$q;
+        end
+        if (c_from$9 == c_word$14) begin
+            shifted$9 = hw$14$q;
+        end
+        if (c_from$9 == c_word$15) begin
+            shifted$9 = hw$15$q;
+        end
+        shifted$10 = c_zero64;
+        if (c_from$10 == c_word$0) begin
+            shifted$10 = hw$0$q;
+        end
+        if (c_from$10 == c_word$1) begin
+            shifted$10 = hw$1$q;
+        end
+        if (c_from$10 == c_word$2) begin
+            shifted$10 = hw$2$q;
+        end
+        if (c_from$10 == c_word$3) begin
+            shifted$10 = hw$3$q;
+        end
+        if (c_from$10 == c_word$4) begin
+            shifted$10 = hw$4$q;
+        end
+        if (c_from$10 == c_word$5) begin
+            shifted$10 = hw$5$q;
+        end
+        if (c_from$10 == c_word$6) begin
+            shifted$10 = hw$6$q;
+        end
+        if (c_from$10 == c_word$7) begin
+            shifted$10 = hw$7$q;
+        end
+        if (c_from$10 == c_word$8) begin
+            shifted$10 = hw$8$q;
+        end
+        if (c_from$10 == c_word$9) begin
+            shifted$10 = hw$9$q;
+        end
+        if (c_from$10 == c_word$10) begin
+            shifted$10 = hw$10$q;
+        end
+        if (c_from$10 == c_word$11) begin
+            shifted$10 = hw$11$q;
+        end
+        if (c_from$10 == c_word$12) begin
+            shifted$10 = hw$12$q;
+        end
+        if (c_from$10 == c_word$13) begin
+            shifted$10 = hw$13$q;
+        end
+        if (c_from$10 == c_word$14) begin
+            shifted$10 = hw$14$q;
+        end
+        if (c_from$10 == c_word$15) begin
+            shifted$10 = hw$15$q;
+        end
+        shifted$11 = c_zero64;
+        if (c_from$11 == c_word$0) begin
+            shifted$11 = hw$0$q;
+        end
+        if (c_from$11 == c_word$1) begin
+            shifted$11 = hw$1$q;
+        end
+        if (c_from$11 == c_word$2) begin
+            shifted$11 = hw$2$q;
+        end
+        if (c_from$11 == c_word$3) begin
+            shifted$11 = hw$3$q;
+        end
+        if (c_from$11 == c_word$4) begin
+            shifted$11 = hw$4$q;
+        end
+        if (c_from$11 == c_word$5) begin
+            shifted$11 = hw$5$q;
+        end
+        if (c_from$11 == c_word$6) begin
+            shifted$11 = hw$6$q;
+        end
+        if (c_from$11 == c_word$7) begin
+            shifted$11 = hw$7$q;
+        end
+        if (c_from$11 == c_word$8) begin
+            shifted$11 = hw$8$q;
+        end
+        if (c_from$11 == c_word$9) begin
+            shifted$11 = hw$9$q;
+        end
+        if (c_from$11 == c_word$10) begin
+            shifted$11 = hw$10$q;
+        end
+        if (c_from$11 == c_word$11) begin
+            shifted$11 = hw$11$q;
+        end
+        if (c_from$11 == c_word$12) begin
+            shifted$11 = hw$12$q;
+        end
+        if (c_from$11 == c_word$13) begin
+            shifted$11 = hw$13$q;
+        end
+        if (c_from$11 == c_word$14) begin
+            shifted$11 = hw$14$q;
+        end
+        if (c_from$11 == c_word$15) begin
+            shifted$11 = hw$15$q;
+        end
+        shifted$12 = c_zero64;
+        if (c_from$12 == c_word$0) begin
+            shifted$12 = hw$0$q;
+        end
+        if (c_from$12 == c_word$1) begin
+            shifted$12 = hw$1$q;
+        end
+        if (c_from$12 == c_word$2) begin
+            shifted$12 = hw$2$q;
+        end
+        if (c_from$12 == c_word$3) begin
+            shifted$12 = hw$3$q;
+        end
+        if (c_from$12 == c_word$4) begin
+            shifted$12 = hw$4$q;
+        end
+        if (c_from$12 == c_word$5) begin
+            shifted$12 = hw$5$q;
+        end
+        if (c_from$12 == c_word$6) begin
+            shifted$12 = hw$6$q;
+        end
+        if (c_from$12 == c_word$7) begin
+            shifted$12 = hw$7$q;
+        end
+        if (c_from$12 == c_word$8) begin
+            shifted$12 = hw$8$q;
+        end
+        if (c_from$12 == c_word$9) begin
+            shifted$12 = hw$9$q;
+        end
+        if (c_from$12 == c_word$10) begin
+            shifted$12 = hw$10$q;
+        end
+        if (c_from$12 == c_word$11) begin
+            shifted$12 = hw$11$q;
+        end
+        if (c_from$12 == c_word$12) begin
+            shifted$12 = hw$12$q;
+        end
+        if (c_from$12 == c_word$13) begin
+            shifted$12 = hw$13$q;
+        end
+        if (c_from$12 == c_word$14) begin
+            shifted$12 = hw$14$q;
+        end
+        if (c_from$12 == c_word$15) begin
+            shifted$12 = hw$15$q;
+        end
+        shifted$13 = c_zero64;
+        if (c_from$13 == c_word$0) begin
+            shifted$13 = hw$0$q;
+        end
+        if (c_from$13 == c_word$1) begin
+            shifted$13 = hw$1$q;
+        end
+        if (c_from$13 == c_word$2) begin
+            shifted$13 = hw$2$q;
+        end
+        if (c_from$13 == c_word$3) begin
+            shifted$13 = hw$3$q;
+        end
+        if (c_from$13 == c_word$4) begin
+            shifted$13 = hw$4$q;
+        end
+        if (c_from$13 == c_word$5) begin
+            shifted$13 = hw$5$q;
+        end
+        if (c_from$13 == c_word$6) begin
+            shifted$13 = hw$6$q;
+        end
+        if (c_from$13 == c_word$7) begin
+            shifted$13 = hw$7$q;
+        end
+        if (c_from$13 == c_word$8) begin
+            shifted$13 = hw$8$q;
+        end
+        if (c_from$13 == c_word$9) begin
+            shifted$13 = hw$9$q;
+        end
+        if (c_from$13 == c_word$10) begin
+            shifted$13 = hw$10$q;
+        end
+        if (c_from$13 == c_word$11) begin
+            shifted$13 = hw$11$q;
+        end
+        if (c_from$13 == c_word$12) begin
+            shifted$13 = hw$12$q;
+        end
+        if (c_from$13 == c_word$13) begin
+            shifted$13 = hw$13$q;
+        end
+        if (c_from$13 == c_word$14) begin
+            shifted$13 = hw$14$q;
+        end
+        if (c_from$13 == c_word$15) begin
+            shifted$13 = hw$15$q;
+        end
+        shifted$14 = c_zero64;
+        if (c_from$14 == c_word$0) begin
+            shifted$14 = hw$0$q;
+        end
+        if (c_from$14 == c_word$1) begin
+            shifted$14 = hw$1$q;
+        end
+        if (c_from$14 == c_word$2) begin
+            shifted$14 = hw$2$q;
+        end
+        if (c_from$14 == c_word$3) begin
+            shifted$14 = hw$3$q;
+        end
+        if (c_from$14 == c_word$4) begin
+            shifted$14 = hw$4$q;
+        end
+        if (c_from$14 == c_word$5) begin
+            shifted$14 = hw$5$q;
+        end
+        if (c_from$14 == c_word$6) begin
+            shifted$14 = hw$6$q;
+        end
+        if (c_from$14 == c_word$7) begin
+            shifted$14 = hw$7$q;
+        end
+        if (c_from$14 == c_word$8) begin
+            shifted$14 = hw$8$q;
+        end
+        if (c_from$14 == c_word$9) begin
+            shifted$14 = hw$9$q;
+        end
+        if (c_from$14 == c_word$10) begin
+            shifted$14 = hw$10$q;
+        end
+        if (c_from$14 == c_word$11) begin
+            shifted$14 = hw$11$q;
+        end
+        if (c_from$14 == c_word$12) begin
+            shifted$14 = hw$12$q;
+        end
+        if (c_from$14 == c_word$13) begin
+            shifted$14 = hw$13$q;
+        end
+        if (c_from$14 == c_word$14) begin
+            shifted$14 = hw$14$q;
+        end
+        if (c_from$14 == c_word$15) begin
+            shifted$14 = hw$15$q;
+        end
+        shifted$15 = c_zero64;
+        if (c_from$15 == c_word$0) begin
+            shifted$15 = hw$0$q;
+        end
+        if (c_from$15 == c_word$1) begin
+            shifted$15 = hw$1$q;
+        end
+        if (c_from$15 == c_word$2) begin
+            shifted$15 = hw$2$q;
+        end
+        if (c_from$15 == c_word$3) begin
+            shifted$15 = hw$3$q;
+        end
+        if (c_from$15 == c_word$4) begin
+            shifted$15 = hw$4$q;
+        end
+        if (c_from$15 == c_word$5) begin
+            shifted$15 = hw$5$q;
+        end
+        if (c_from$15 == c_word$6) begin
+            shifted$15 = hw$6$q;
+        end
+        if (c_from$15 == c_word$7) begin
+            shifted$15 = hw$7$q;
+        end
+        if (c_from$15 == c_word$8) begin
+            shifted$15 = hw$8$q;
+        end
+        if (c_from$15 == c_word$9) begin
+            shifted$15 = hw$9$q;
+        end
+        if (c_from$15 == c_word$10) begin
+            shifted$15 = hw$10$q;
+        end
+        if (c_from$15 == c_word$11) begin
+            shifted$15 = hw$11$q;
+        end
+        if (c_from$15 == c_word$12) begin
+            shifted$15 = hw$12$q;
+        end
+        if (c_from$15 == c_word$13) begin
+            shifted$15 = hw$13$q;
+        end
+        if (c_from$15 == c_word$14) begin
+            shifted$15 = hw$14$q;
+        end
+        if (c_from$15 == c_word$15) begin
+            shifted$15 = hw$15$q;
+        end
+        beats$beat = c_zero16;
+        beats$w0 = hw$0$q;
+        beats$w1 = hw$1$q;
+        beats$w2 = hw$2$q;
+        beats$w3 = hw$3$q;
+        beats$w4 = hw$4$q;
+        beats$w5 = hw$5$q;
+        beats$w6 = hw$6$q;
+        beats$w7 = hw$7$q;
+        beats$w8 = hw$8$q;
+        beats$w9 = hw$9$q;
+        beats$w10 = hw$10$q;
+        beats$w11 = hw$11$q;
+        beats$w12 = hw$12$q;
+        beats$w13 = hw$13$q;
+        beats$w14 = hw$14$q;
+        beats$w15 = hw$15$q;
         ov = s_pay_data;
-        if (beat$q == c_hbeats) begin
+        if (at_ov$q) begin
             ov = (s_pay_data & ~c_ov_mask) | (beats$o & c_ov_mask);
         end
-        first = beat$q < c_hbeats;
+        first = in_hdr$q;
         is_last = ~first & (beat$q == cur_last_beat$q);
         stall = is_last & cur_need_done$q & done_full$q;
         m_axis_tdata = beats$o;
@@ -17132,7 +17245,31 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         done_frame = take & is_last;
         if (take) begin
             beat$d = beat$q + c_one16;
+            at_ov$d = 1'b0;
+            if (first) begin
+                hw$0$d = shifted$0;
+                hw$1$d = shifted$1;
+                hw$2$d = shifted$2;
+                hw$3$d = shifted$3;
+                hw$4$d = shifted$4;
+                hw$5$d = shifted$5;
+                hw$6$d = shifted$6;
+                hw$7$d = shifted$7;
+                hw$8$d = shifted$8;
+                hw$9$d = shifted$9;
+                hw$10$d = shifted$10;
+                hw$11$d = shifted$11;
+                hw$12$d = shifted$12;
+                hw$13$d = shifted$13;
+                hw$14$d = shifted$14;
+                hw$15$d = shifted$15;
+                if (beat$q == c_hlast) begin
+                    in_hdr$d = 1'b0;
+                    at_ov$d = 1'b1;
+                end
+            end
             if (is_last) begin
+                in_hdr$d = 1'b1;
                 beat$d = c_zero16;
                 n_frames$d = n_frames$q + c_one32;
             end
@@ -17148,96 +17285,22 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         if (load) begin
             cur_valid$d = 1'b1;
             a_valid$d = 1'b0;
-            hdr$0$d = fb$0;
-            hdr$1$d = fb$1;
-            hdr$2$d = fb$2;
-            hdr$3$d = fb$3;
-            hdr$4$d = fb$4;
-            hdr$5$d = fb$5;
-            hdr$6$d = fb$6;
-            hdr$7$d = fb$7;
-            hdr$8$d = fb$8;
-            hdr$9$d = fb$9;
-            hdr$10$d = fb$10;
-            hdr$11$d = fb$11;
-            hdr$12$d = fb$12;
-            hdr$13$d = fb$13;
-            hdr$14$d = fb$14;
-            hdr$15$d = fb$15;
-            hdr$16$d = fb$16;
-            hdr$17$d = fb$17;
-            hdr$18$d = fb$18;
-            hdr$19$d = fb$19;
-            hdr$20$d = fb$20;
-            hdr$21$d = fb$21;
-            hdr$22$d = fb$22;
-            hdr$23$d = fb$23;
-            hdr$24$d = fb$24;
-            hdr$25$d = fb$25;
-            hdr$26$d = fb$26;
-            hdr$27$d = fb$27;
-            hdr$28$d = fb$28;
-            hdr$29$d = fb$29;
-            hdr$30$d = fb$30;
-            hdr$31$d = fb$31;
-            hdr$32$d = fb$32;
-            hdr$33$d = fb$33;
-            hdr$34$d = fb$34;
-            hdr$35$d = fb$35;
-            hdr$36$d = fb$36;
-            hdr$37$d = fb$37;
-            hdr$38$d = fb$38;
-            hdr$39$d = fb$39;
-            hdr$40$d = fb$40;
-            hdr$41$d = fb$41;
-            hdr$42$d = fb$42;
-            hdr$43$d = fb$43;
-            hdr$44$d = fb$44;
-            hdr$45$d = fb$45;
-            hdr$46$d = fb$46;
-            hdr$47$d = fb$47;
-            hdr$48$d = fb$48;
-            hdr$49$d = fb$49;
-            hdr$50$d = fb$50;
-            hdr$51$d = fb$51;
-            hdr$52$d = fb$52;
-            hdr$53$d = fb$53;
-            hdr$54$d = fb$54;
-            hdr$55$d = fb$55;
-            hdr$56$d = fb$56;
-            hdr$57$d = fb$57;
-            hdr$58$d = fb$58;
-            hdr$59$d = fb$59;
-            hdr$60$d = fb$60;
-            hdr$61$d = fb$61;
-            hdr$62$d = fb$62;
-            hdr$63$d = fb$63;
-            hdr$64$d = fb$64;
-            hdr$65$d = fb$65;
-            hdr$66$d = fb$66;
-            hdr$67$d = fb$67;
-            hdr$68$d = fb$68;
-            hdr$69$d = fb$69;
-            hdr$70$d = fb$70;
-            hdr$71$d = fb$71;
-            hdr$72$d = fb$72;
-            hdr$73$d = fb$73;
-            hdr$74$d = fb$74;
-            hdr$75$d = fb$75;
-            hdr$76$d = fb$76;
-            hdr$77$d = fb$77;
-            hdr$78$d = fb$78;
-            hdr$79$d = fb$79;
-            hdr$80$d = fb$80;
-            hdr$81$d = fb$81;
-            hdr$82$d = fb$82;
-            hdr$83$d = fb$83;
-            hdr$84$d = fb$84;
-            hdr$85$d = fb$85;
-            hdr$86$d = fb$86;
-            hdr$87$d = fb$87;
-            hdr$88$d = fb$88;
-            hdr$89$d = fb$89;
+            hw$0$d = pack$0$o;
+            hw$1$d = pack$1$o;
+            hw$2$d = pack$2$o;
+            hw$3$d = pack$3$o;
+            hw$4$d = pack$4$o;
+            hw$5$d = pack$5$o;
+            hw$6$d = pack$6$o;
+            hw$7$d = pack$7$o;
+            hw$8$d = pack$8$o;
+            hw$9$d = pack$9$o;
+            hw$10$d = pack$10$o;
+            hw$11$d = pack$11$o;
+            hw$12$d = pack$12$o;
+            hw$13$d = pack$13$o;
+            hw$14$d = pack$14$o;
+            hw$15$d = pack$15$o;
             cur_last_beat$d = a_last_beat$q;
             cur_keep$d = a_keep$q;
             cur_need_done$d = a_need_done$q;
@@ -17277,6 +17340,8 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         end
         if (reset) begin
             beat$d = c_zero16;
+            in_hdr$d = 1'b1;
+            at_ov$d = 1'b0;
             cur_valid$d = 1'b0;
             a_valid$d = 1'b0;
             done_full$d = 1'b0;
@@ -17616,6 +17681,25 @@ module homa_tx_data_framer_w512$a_valid(d,q,clock);
 endmodule // homa_tx_data_framer_w512$a_valid
 
 
+module homa_tx_data_framer_w512$at_ov(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$at_ov
+
+
 module homa_tx_data_framer_w512$beat(d,q,clock);
     
     // Module arguments
@@ -17714,7 +17798,6 @@ module homa_tx_data_framer_w512$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
     localparam  c_sh$5 = 16'h140;
     localparam  c_sh$6 = 16'h180;
     localparam  c_sh$7 = 16'h1c0;
-    localparam  c_zero64 = 64'h0;
     localparam  c_zero = 512'h0;
     
     // Stub signals
@@ -17822,7 +17905,7 @@ module homa_tx_data_framer_w512$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         wa$13 = w13;
         wa$14 = w14;
         wa$15 = w15;
-        sel$0 = c_zero64;
+        sel$0 = wa$0;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$0)) begin
             sel$0 = wa$0;
         end
@@ -17871,7 +17954,7 @@ module homa_tx_data_framer_w512$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$0)) begin
             sel$0 = wa$15;
         end
-        sel$1 = c_zero64;
+        sel$1 = wa$1;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$1)) begin
             sel$1 = wa$0;
         end
@@ -17920,7 +18003,7 @@ module homa_tx_data_framer_w512$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$1)) begin
             sel$1 = wa$15;
         end
-        sel$2 = c_zero64;
+        sel$2 = wa$2;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$2)) begin
             sel$2 = wa$0;
         end
@@ -17969,7 +18052,7 @@ module homa_tx_data_framer_w512$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$2)) begin
             sel$2 = wa$15;
         end
-        sel$3 = c_zero64;
+        sel$3 = wa$3;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$3)) begin
             sel$3 = wa$0;
         end
@@ -18018,7 +18101,7 @@ module homa_tx_data_framer_w512$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$3)) begin
             sel$3 = wa$15;
         end
-        sel$4 = c_zero64;
+        sel$4 = wa$4;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$4)) begin
             sel$4 = wa$0;
         end
@@ -18067,7 +18150,7 @@ module homa_tx_data_framer_w512$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$4)) begin
             sel$4 = wa$15;
         end
-        sel$5 = c_zero64;
+        sel$5 = wa$5;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$5)) begin
             sel$5 = wa$0;
         end
@@ -18116,7 +18199,7 @@ module homa_tx_data_framer_w512$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$5)) begin
             sel$5 = wa$15;
         end
-        sel$6 = c_zero64;
+        sel$6 = wa$6;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$6)) begin
             sel$6 = wa$0;
         end
@@ -18165,7 +18248,7 @@ module homa_tx_data_framer_w512$beats(beat,w0,w1,w2,w3,w4,w5,w6,w7,w8,w9,w10,w11
         if ((beat == c_wbeat$15) & (c_wlane$15 == c_j$6)) begin
             sel$6 = wa$15;
         end
-        sel$7 = c_zero64;
+        sel$7 = wa$7;
         if ((beat == c_wbeat$0) & (c_wlane$0 == c_j$7)) begin
             sel$7 = wa$0;
         end
@@ -18639,1714 +18722,327 @@ module homa_tx_data_framer_w512$done_len(d,q,clock);
 endmodule // homa_tx_data_framer_w512$done_len
 
 
-module homa_tx_data_framer_w512$hdr$0(d,q,clock);
+module homa_tx_data_framer_w512$hw$0(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$0
+endmodule // homa_tx_data_framer_w512$hw$0
 
 
-module homa_tx_data_framer_w512$hdr$1(d,q,clock);
+module homa_tx_data_framer_w512$hw$1(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$1
+endmodule // homa_tx_data_framer_w512$hw$1
 
 
-module homa_tx_data_framer_w512$hdr$10(d,q,clock);
+module homa_tx_data_framer_w512$hw$10(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$10
+endmodule // homa_tx_data_framer_w512$hw$10
 
 
-module homa_tx_data_framer_w512$hdr$11(d,q,clock);
+module homa_tx_data_framer_w512$hw$11(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$11
+endmodule // homa_tx_data_framer_w512$hw$11
 
 
-module homa_tx_data_framer_w512$hdr$12(d,q,clock);
+module homa_tx_data_framer_w512$hw$12(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$12
+endmodule // homa_tx_data_framer_w512$hw$12
 
 
-module homa_tx_data_framer_w512$hdr$13(d,q,clock);
+module homa_tx_data_framer_w512$hw$13(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$13
+endmodule // homa_tx_data_framer_w512$hw$13
 
 
-module homa_tx_data_framer_w512$hdr$14(d,q,clock);
+module homa_tx_data_framer_w512$hw$14(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$14
+endmodule // homa_tx_data_framer_w512$hw$14
 
 
-module homa_tx_data_framer_w512$hdr$15(d,q,clock);
+module homa_tx_data_framer_w512$hw$15(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$15
+endmodule // homa_tx_data_framer_w512$hw$15
 
 
-module homa_tx_data_framer_w512$hdr$16(d,q,clock);
+module homa_tx_data_framer_w512$hw$2(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$16
+endmodule // homa_tx_data_framer_w512$hw$2
 
 
-module homa_tx_data_framer_w512$hdr$17(d,q,clock);
+module homa_tx_data_framer_w512$hw$3(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$17
+endmodule // homa_tx_data_framer_w512$hw$3
 
 
-module homa_tx_data_framer_w512$hdr$18(d,q,clock);
+module homa_tx_data_framer_w512$hw$4(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$18
+endmodule // homa_tx_data_framer_w512$hw$4
 
 
-module homa_tx_data_framer_w512$hdr$19(d,q,clock);
+module homa_tx_data_framer_w512$hw$5(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$19
+endmodule // homa_tx_data_framer_w512$hw$5
 
 
-module homa_tx_data_framer_w512$hdr$2(d,q,clock);
+module homa_tx_data_framer_w512$hw$6(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$2
+endmodule // homa_tx_data_framer_w512$hw$6
 
 
-module homa_tx_data_framer_w512$hdr$20(d,q,clock);
+module homa_tx_data_framer_w512$hw$7(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$20
+endmodule // homa_tx_data_framer_w512$hw$7
 
 
-module homa_tx_data_framer_w512$hdr$21(d,q,clock);
+module homa_tx_data_framer_w512$hw$8(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$21
+endmodule // homa_tx_data_framer_w512$hw$8
 
 
-module homa_tx_data_framer_w512$hdr$22(d,q,clock);
+module homa_tx_data_framer_w512$hw$9(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 64'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$22
+endmodule // homa_tx_data_framer_w512$hw$9
 
 
-module homa_tx_data_framer_w512$hdr$23(d,q,clock);
+module homa_tx_data_framer_w512$in_hdr(d,q,clock);
     
     // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
+    input wire  d;
+    output reg  q;
     input wire  clock;
     
     // Update code (custom)
     initial begin
-       q = 8'h0;
+       q = 1'h0;
     end
     
     always @(posedge clock) begin
        q <= d;
     end
           
-endmodule // homa_tx_data_framer_w512$hdr$23
-
-
-module homa_tx_data_framer_w512$hdr$24(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$24
-
-
-module homa_tx_data_framer_w512$hdr$25(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$25
-
-
-module homa_tx_data_framer_w512$hdr$26(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$26
-
-
-module homa_tx_data_framer_w512$hdr$27(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$27
-
-
-module homa_tx_data_framer_w512$hdr$28(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$28
-
-
-module homa_tx_data_framer_w512$hdr$29(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$29
-
-
-module homa_tx_data_framer_w512$hdr$3(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$3
-
-
-module homa_tx_data_framer_w512$hdr$30(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$30
-
-
-module homa_tx_data_framer_w512$hdr$31(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$31
-
-
-module homa_tx_data_framer_w512$hdr$32(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$32
-
-
-module homa_tx_data_framer_w512$hdr$33(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$33
-
-
-module homa_tx_data_framer_w512$hdr$34(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$34
-
-
-module homa_tx_data_framer_w512$hdr$35(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$35
-
-
-module homa_tx_data_framer_w512$hdr$36(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$36
-
-
-module homa_tx_data_framer_w512$hdr$37(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$37
-
-
-module homa_tx_data_framer_w512$hdr$38(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$38
-
-
-module homa_tx_data_framer_w512$hdr$39(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$39
-
-
-module homa_tx_data_framer_w512$hdr$4(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$4
-
-
-module homa_tx_data_framer_w512$hdr$40(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$40
-
-
-module homa_tx_data_framer_w512$hdr$41(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$41
-
-
-module homa_tx_data_framer_w512$hdr$42(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$42
-
-
-module homa_tx_data_framer_w512$hdr$43(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$43
-
-
-module homa_tx_data_framer_w512$hdr$44(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$44
-
-
-module homa_tx_data_framer_w512$hdr$45(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$45
-
-
-module homa_tx_data_framer_w512$hdr$46(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$46
-
-
-module homa_tx_data_framer_w512$hdr$47(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$47
-
-
-module homa_tx_data_framer_w512$hdr$48(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$48
-
-
-module homa_tx_data_framer_w512$hdr$49(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$49
-
-
-module homa_tx_data_framer_w512$hdr$5(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$5
-
-
-module homa_tx_data_framer_w512$hdr$50(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$50
-
-
-module homa_tx_data_framer_w512$hdr$51(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$51
-
-
-module homa_tx_data_framer_w512$hdr$52(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$52
-
-
-module homa_tx_data_framer_w512$hdr$53(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$53
-
-
-module homa_tx_data_framer_w512$hdr$54(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$54
-
-
-module homa_tx_data_framer_w512$hdr$55(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$55
-
-
-module homa_tx_data_framer_w512$hdr$56(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$56
-
-
-module homa_tx_data_framer_w512$hdr$57(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$57
-
-
-module homa_tx_data_framer_w512$hdr$58(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$58
-
-
-module homa_tx_data_framer_w512$hdr$59(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$59
-
-
-module homa_tx_data_framer_w512$hdr$6(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$6
-
-
-module homa_tx_data_framer_w512$hdr$60(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$60
-
-
-module homa_tx_data_framer_w512$hdr$61(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$61
-
-
-module homa_tx_data_framer_w512$hdr$62(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$62
-
-
-module homa_tx_data_framer_w512$hdr$63(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$63
-
-
-module homa_tx_data_framer_w512$hdr$64(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$64
-
-
-module homa_tx_data_framer_w512$hdr$65(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$65
-
-
-module homa_tx_data_framer_w512$hdr$66(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$66
-
-
-module homa_tx_data_framer_w512$hdr$67(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$67
-
-
-module homa_tx_data_framer_w512$hdr$68(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$68
-
-
-module homa_tx_data_framer_w512$hdr$69(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$69
-
-
-module homa_tx_data_framer_w512$hdr$7(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$7
-
-
-module homa_tx_data_framer_w512$hdr$70(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$70
-
-
-module homa_tx_data_framer_w512$hdr$71(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$71
-
-
-module homa_tx_data_framer_w512$hdr$72(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$72
-
-
-module homa_tx_data_framer_w512$hdr$73(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$73
-
-
-module homa_tx_data_framer_w512$hdr$74(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$74
-
-
-module homa_tx_data_framer_w512$hdr$75(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$75
-
-
-module homa_tx_data_framer_w512$hdr$76(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$76
-
-
-module homa_tx_data_framer_w512$hdr$77(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$77
-
-
-module homa_tx_data_framer_w512$hdr$78(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$78
-
-
-module homa_tx_data_framer_w512$hdr$79(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$79
-
-
-module homa_tx_data_framer_w512$hdr$8(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$8
-
-
-module homa_tx_data_framer_w512$hdr$80(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$80
-
-
-module homa_tx_data_framer_w512$hdr$81(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$81
-
-
-module homa_tx_data_framer_w512$hdr$82(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$82
-
-
-module homa_tx_data_framer_w512$hdr$83(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$83
-
-
-module homa_tx_data_framer_w512$hdr$84(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$84
-
-
-module homa_tx_data_framer_w512$hdr$85(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$85
-
-
-module homa_tx_data_framer_w512$hdr$86(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$86
-
-
-module homa_tx_data_framer_w512$hdr$87(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$87
-
-
-module homa_tx_data_framer_w512$hdr$88(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$88
-
-
-module homa_tx_data_framer_w512$hdr$89(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$89
-
-
-module homa_tx_data_framer_w512$hdr$9(d,q,clock);
-    
-    // Module arguments
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 8'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$hdr$9
+endmodule // homa_tx_data_framer_w512$in_hdr
 
 
 module homa_tx_data_framer_w512$n_frames(d,q,clock);

@@ -175,7 +175,6 @@ pub struct FrameBeats<const W: usize, const B: usize> {
     c_j: [Constant<Bits<8>>; MAX_BEAT_WORDS],
     c_used: [Constant<Bit>; MAX_BEAT_WORDS],
     c_sh: [Constant<Bits<16>>; MAX_BEAT_WORDS],
-    c_zero64: Constant<Bits<64>>,
     c_zero: Constant<Bits<B>>,
 }
 
@@ -217,7 +216,6 @@ impl<const W: usize, const B: usize> FrameBeats<W, B> {
             c_j: std::array::from_fn(k8),
             c_used: std::array::from_fn(|j| Constant::new(j < per)),
             c_sh: std::array::from_fn(|j| k16(64 * j)),
-            c_zero64: Constant::new(Bits::default()),
             c_zero: Constant::new(Bits::default()),
         }
     }
@@ -256,9 +254,11 @@ impl<const W: usize, const B: usize> Logic for FrameBeats<W, B> {
         self.wa[13].next = self.w13.val();
         self.wa[14].next = self.w14.val();
         self.wa[15].next = self.w15.val();
-        // Lane group j of the beat: the word whose beat and group are the counter's and j.
+        // Lane group j of the beat: the word whose beat and group are the counter's and j,
+        // beat 0's by default (not zero: a frame bit equal in every beat then stays a
+        // constant).
         for j in 0..MAX_BEAT_WORDS {
-            self.sel[j].next = self.c_zero64.val();
+            self.sel[j].next = self.wa[j].val();
             for m in 0..FRAME_WORDS {
                 if (self.beat.val() == self.c_wbeat[m].val())
                     & (self.c_wlane[m].val() == self.c_j[j].val())

@@ -289,7 +289,9 @@ pub struct DataFramer<const W: usize, const B: usize> {
     a_keep: DFF<Bits<W>>,
     cfg_sum: DFF<Bits<20>>,
     cur_valid: DFF<Bit>,
-    hdr: [DFF<Bits<8>>; DATA_HEADER_FRAME_LEN],
+    hw: [DFF<Bits<64>>; FRAME_WORDS],
+    in_hdr: DFF<Bit>,
+    at_ov: DFF<Bit>,
     cur_last_beat: DFF<Bits<16>>,
     cur_keep: DFF<Bits<W>>,
     cur_need_done: DFF<Bit>,
@@ -305,7 +307,8 @@ pub struct DataFramer<const W: usize, const B: usize> {
     done_frame: Signal<Local, Bit>,
     vb: [Signal<Local, Bits<8>>; VARS],
     fb: [Signal<Local, Bits<8>>; DATA_HEADER_FRAME_LEN],
-    hbytes: [Signal<Local, Bits<8>>; FRAME_BYTES],
+    fbytes: [Signal<Local, Bits<8>>; FRAME_BYTES],
+    shifted: [Signal<Local, Bits<64>>; FRAME_WORDS],
     pack: [PackWord; FRAME_WORDS],
     beats: FrameBeats<W, B>,
     ov: Signal<Local, Bits<B>>,
@@ -342,7 +345,10 @@ pub struct DataFramer<const W: usize, const B: usize> {
     c_rem: [Constant<Bits<8>>; W],
     c_rmask: Constant<Bits<8>>,
     c_shift: Constant<Bits<8>>,
-    c_hbeats: Constant<Bits<16>>,
+    c_hlast: Constant<Bits<16>>,
+    c_from: [Constant<Bits<8>>; FRAME_WORDS],
+    c_word: [Constant<Bits<8>>; FRAME_WORDS],
+    c_zero64: Constant<Bits<64>>,
     c_ov_mask: Constant<Bits<B>>,
     c_sum: Constant<Bits<20>>,
     c_ones: Constant<Bits<W>>,
@@ -455,7 +461,9 @@ impl<const W: usize, const B: usize> DataFramer<W, B> {
             a_keep: DFF::default(),
             cfg_sum: DFF::default(),
             cur_valid: DFF::default(),
-            hdr: std::array::from_fn(|_| DFF::default()),
+            hw: std::array::from_fn(|_| DFF::default()),
+            in_hdr: DFF::default(),
+            at_ov: DFF::default(),
             cur_last_beat: DFF::default(),
             cur_keep: DFF::default(),
             cur_need_done: DFF::default(),
@@ -471,7 +479,8 @@ impl<const W: usize, const B: usize> DataFramer<W, B> {
             done_frame: Signal::default(),
             vb: std::array::from_fn(|_| Signal::default()),
             fb: std::array::from_fn(|_| Signal::default()),
-            hbytes: std::array::from_fn(|_| Signal::default()),
+            fbytes: std::array::from_fn(|_| Signal::default()),
+            shifted: std::array::from_fn(|_| Signal::default()),
             pack: std::array::from_fn(|_| PackWord::default()),
             beats: FrameBeats::new(),
             ov: Signal::default(),
@@ -509,7 +518,11 @@ impl<const W: usize, const B: usize> DataFramer<W, B> {
             c_rem: std::array::from_fn(|r| k(r as u64)),
             c_rmask: k(W as u64 - 1),
             c_shift: k(u64::from(W.trailing_zeros())),
-            c_hbeats: k(hb as u64),
+            c_hlast: k(hb as u64 - 1),
+            // A header beat shifts word m + W / 8 into word m (none: zero).
+            c_from: std::array::from_fn(|m| k((m + W / 8).min(255) as u64)),
+            c_word: std::array::from_fn(|n| k(n as u64)),
+            c_zero64: k(0),
             c_ov_mask: Constant::new(ov_mask),
             c_sum: k(template_sum()),
             c_ones: Constant::new(Bits::<W>::mask()),
@@ -609,6 +622,8 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
             a_keep,
             cfg_sum,
             cur_valid,
+            in_hdr,
+            at_ov,
             cur_last_beat,
             cur_keep,
             cur_need_done,
@@ -617,9 +632,9 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
             cur_cookie,
             cur_index
         );
-        for i in 0..DATA_HEADER_FRAME_LEN {
-            self.hdr[i].clock.next = self.clock.val();
-            self.hdr[i].d.next = self.hdr[i].q.val();
+        for m in 0..FRAME_WORDS {
+            self.hw[m].clock.next = self.clock.val();
+            self.hw[m].d.next = self.hw[m].q.val();
         }
         // Stage A, from the job offered: the IPv4 total length, where the frame's last byte
         // falls, and the peer's two checksum words summed.
@@ -782,50 +797,63 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
                 }
             }
         }
-        // The held header's beat the frame is at (bytes past the header are zero), and the
-        // overlay beat: the payload's first beat with the header's last bytes in the lanes
-        // below the payload.
+        // The header built, as 64-bit words (bytes past the header zero), for the held
+        // words to load.
         for i in 0..DATA_HEADER_FRAME_LEN {
-            self.hbytes[i].next = self.hdr[i].q.val();
+            self.fbytes[i].next = self.fb[i].val();
         }
         for i in DATA_HEADER_FRAME_LEN..FRAME_BYTES {
-            self.hbytes[i].next = self.c_zero8.val();
+            self.fbytes[i].next = self.c_zero8.val();
         }
         for m in 0..FRAME_WORDS {
-            self.pack[m].b0.next = self.hbytes[8 * m].val();
-            self.pack[m].b1.next = self.hbytes[8 * m + 1].val();
-            self.pack[m].b2.next = self.hbytes[8 * m + 2].val();
-            self.pack[m].b3.next = self.hbytes[8 * m + 3].val();
-            self.pack[m].b4.next = self.hbytes[8 * m + 4].val();
-            self.pack[m].b5.next = self.hbytes[8 * m + 5].val();
-            self.pack[m].b6.next = self.hbytes[8 * m + 6].val();
-            self.pack[m].b7.next = self.hbytes[8 * m + 7].val();
+            self.pack[m].b0.next = self.fbytes[8 * m].val();
+            self.pack[m].b1.next = self.fbytes[8 * m + 1].val();
+            self.pack[m].b2.next = self.fbytes[8 * m + 2].val();
+            self.pack[m].b3.next = self.fbytes[8 * m + 3].val();
+            self.pack[m].b4.next = self.fbytes[8 * m + 4].val();
+            self.pack[m].b5.next = self.fbytes[8 * m + 5].val();
+            self.pack[m].b6.next = self.fbytes[8 * m + 6].val();
+            self.pack[m].b7.next = self.fbytes[8 * m + 7].val();
         }
-        self.beats.beat.next = self.beat.q.val();
-        self.beats.w0.next = self.pack[0].o.val();
-        self.beats.w1.next = self.pack[1].o.val();
-        self.beats.w2.next = self.pack[2].o.val();
-        self.beats.w3.next = self.pack[3].o.val();
-        self.beats.w4.next = self.pack[4].o.val();
-        self.beats.w5.next = self.pack[5].o.val();
-        self.beats.w6.next = self.pack[6].o.val();
-        self.beats.w7.next = self.pack[7].o.val();
-        self.beats.w8.next = self.pack[8].o.val();
-        self.beats.w9.next = self.pack[9].o.val();
-        self.beats.w10.next = self.pack[10].o.val();
-        self.beats.w11.next = self.pack[11].o.val();
-        self.beats.w12.next = self.pack[12].o.val();
-        self.beats.w13.next = self.pack[13].o.val();
-        self.beats.w14.next = self.pack[14].o.val();
-        self.beats.w15.next = self.pack[15].o.val();
+        // The held words shift down a beat's worth with each header beat, so the beat out is
+        // always the first W / 8 of them (no mux), and after the last header beat they hold
+        // the header's tail for the overlay beat. (`c_from` and `c_word` are constants: the
+        // comparison picks one wire per word.)
+        for m in 0..FRAME_WORDS {
+            self.shifted[m].next = self.c_zero64.val();
+            for n in 0..FRAME_WORDS {
+                if self.c_from[m].val() == self.c_word[n].val() {
+                    self.shifted[m].next = self.hw[n].q.val();
+                }
+            }
+        }
+        self.beats.beat.next = self.c_zero16.val();
+        self.beats.w0.next = self.hw[0].q.val();
+        self.beats.w1.next = self.hw[1].q.val();
+        self.beats.w2.next = self.hw[2].q.val();
+        self.beats.w3.next = self.hw[3].q.val();
+        self.beats.w4.next = self.hw[4].q.val();
+        self.beats.w5.next = self.hw[5].q.val();
+        self.beats.w6.next = self.hw[6].q.val();
+        self.beats.w7.next = self.hw[7].q.val();
+        self.beats.w8.next = self.hw[8].q.val();
+        self.beats.w9.next = self.hw[9].q.val();
+        self.beats.w10.next = self.hw[10].q.val();
+        self.beats.w11.next = self.hw[11].q.val();
+        self.beats.w12.next = self.hw[12].q.val();
+        self.beats.w13.next = self.hw[13].q.val();
+        self.beats.w14.next = self.hw[14].q.val();
+        self.beats.w15.next = self.hw[15].q.val();
+        // The overlay beat: the payload's first beat with the header's last bytes in the
+        // lanes below the payload.
         self.ov.next = self.s_pay_data.val();
-        if self.beat.q.val() == self.c_hbeats.val() {
+        if self.at_ov.q.val() {
             self.ov.next = (self.s_pay_data.val() & !self.c_ov_mask.val())
                 | (self.beats.o.val() & self.c_ov_mask.val());
         }
         // The frame: its header beats from the job's registers alone, then one beat per
         // payload beat.
-        self.first.next = self.beat.q.val() < self.c_hbeats.val();
+        self.first.next = self.in_hdr.q.val();
         self.is_last.next = !self.first.val() & (self.beat.q.val() == self.cur_last_beat.q.val());
         self.stall.next = self.is_last.val() & self.cur_need_done.q.val() & self.done_full.q.val();
         self.m_axis_tdata.next = self.beats.o.val();
@@ -850,7 +878,18 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
         self.done_frame.next = self.take.val() & self.is_last.val();
         if self.take.val() {
             self.beat.d.next = self.beat.q.val() + self.c_one16.val();
+            self.at_ov.d.next = false;
+            if self.first.val() {
+                for m in 0..FRAME_WORDS {
+                    self.hw[m].d.next = self.shifted[m].val();
+                }
+                if self.beat.q.val() == self.c_hlast.val() {
+                    self.in_hdr.d.next = false;
+                    self.at_ov.d.next = true;
+                }
+            }
             if self.is_last.val() {
+                self.in_hdr.d.next = true;
                 self.beat.d.next = self.c_zero16.val();
                 self.n_frames.d.next = self.n_frames.q.val() + self.c_one32.val();
             }
@@ -870,8 +909,8 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
         if self.load.val() {
             self.cur_valid.d.next = true;
             self.a_valid.d.next = false;
-            for i in 0..DATA_HEADER_FRAME_LEN {
-                self.hdr[i].d.next = self.fb[i].val();
+            for m in 0..FRAME_WORDS {
+                self.hw[m].d.next = self.pack[m].o.val();
             }
             self.cur_last_beat.d.next = self.a_last_beat.q.val();
             self.cur_keep.d.next = self.a_keep.q.val();
@@ -913,6 +952,8 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
         }
         if self.reset.val() {
             self.beat.d.next = self.c_zero16.val();
+            self.in_hdr.d.next = true;
+            self.at_ov.d.next = false;
             self.cur_valid.d.next = false;
             self.a_valid.d.next = false;
             self.done_full.d.next = false;
