@@ -498,6 +498,8 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
     localparam  c_rmask = 8'h3f;
     localparam  c_shift = 8'h6;
     localparam  c_hlast = 16'h0;
+    localparam  c_hbeats = 16'h1;
+    localparam  c_shifts = 1'b0;
     localparam  c_from$0 = 8'h8;
     localparam  c_from$1 = 8'h9;
     localparam  c_from$2 = 8'ha;
@@ -680,9 +682,9 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
     reg  [63:0] hw$15$d;
     wire  [63:0] hw$15$q;
     reg  hw$15$clock;
-    reg  in_hdr$d;
-    wire  in_hdr$q;
-    reg  in_hdr$clock;
+    reg  past_hdr$d;
+    wire  past_hdr$q;
+    reg  past_hdr$clock;
     reg  at_ov$d;
     wire  at_ov$q;
     reg  at_ov$clock;
@@ -1401,10 +1403,10 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         .q(hw$15$q),
         .clock(hw$15$clock)
     );
-    homa_tx_data_framer_w512$in_hdr in_hdr(
-        .d(in_hdr$d),
-        .q(in_hdr$q),
-        .clock(in_hdr$clock)
+    homa_tx_data_framer_w512$past_hdr past_hdr(
+        .d(past_hdr$d),
+        .q(past_hdr$q),
+        .clock(past_hdr$clock)
     );
     homa_tx_data_framer_w512$at_ov at_ov(
         .d(at_ov$d),
@@ -1671,7 +1673,7 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         a_keep$clock = clock;
         cfg_sum$clock = clock;
         cur_valid$clock = clock;
-        in_hdr$clock = clock;
+        past_hdr$clock = clock;
         at_ov$clock = clock;
         cur_last_beat$clock = clock;
         cur_keep$clock = clock;
@@ -1706,7 +1708,7 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         a_keep$d = a_keep$q;
         cfg_sum$d = cfg_sum$q;
         cur_valid$d = cur_valid$q;
-        in_hdr$d = in_hdr$q;
+        past_hdr$d = past_hdr$q;
         at_ov$d = at_ov$q;
         cur_last_beat$d = cur_last_beat$q;
         cur_keep$d = cur_keep$q;
@@ -17204,6 +17206,9 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
             shifted$15 = hw$15$q;
         end
         beats$beat = c_zero16;
+        if (at_ov$q & ~c_shifts) begin
+            beats$beat = c_hbeats;
+        end
         beats$w0 = hw$0$q;
         beats$w1 = hw$1$q;
         beats$w2 = hw$2$q;
@@ -17224,7 +17229,7 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         if (at_ov$q) begin
             ov = (s_pay_data & ~c_ov_mask) | (beats$o & c_ov_mask);
         end
-        first = in_hdr$q;
+        first = ~past_hdr$q;
         is_last = ~first & (beat$q == cur_last_beat$q);
         stall = is_last & cur_need_done$q & done_full$q;
         m_axis_tdata = beats$o;
@@ -17246,7 +17251,7 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         if (take) begin
             beat$d = beat$q + c_one16;
             at_ov$d = 1'b0;
-            if (first) begin
+            if (first & c_shifts) begin
                 hw$0$d = shifted$0;
                 hw$1$d = shifted$1;
                 hw$2$d = shifted$2;
@@ -17263,13 +17268,13 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
                 hw$13$d = shifted$13;
                 hw$14$d = shifted$14;
                 hw$15$d = shifted$15;
-                if (beat$q == c_hlast) begin
-                    in_hdr$d = 1'b0;
-                    at_ov$d = 1'b1;
-                end
+            end
+            if (first & (beat$q == c_hlast)) begin
+                past_hdr$d = 1'b1;
+                at_ov$d = 1'b1;
             end
             if (is_last) begin
-                in_hdr$d = 1'b1;
+                past_hdr$d = 1'b0;
                 beat$d = c_zero16;
                 n_frames$d = n_frames$q + c_one32;
             end
@@ -17340,7 +17345,7 @@ module homa_tx_data_framer_w512(clock,reset,cfg_mac,cfg_next_hop_mac,cfg_ip,cfg_
         end
         if (reset) begin
             beat$d = c_zero16;
-            in_hdr$d = 1'b1;
+            past_hdr$d = 1'b0;
             at_ov$d = 1'b0;
             cur_valid$d = 1'b0;
             a_valid$d = 1'b0;
@@ -19026,25 +19031,6 @@ module homa_tx_data_framer_w512$hw$9(d,q,clock);
 endmodule // homa_tx_data_framer_w512$hw$9
 
 
-module homa_tx_data_framer_w512$in_hdr(d,q,clock);
-    
-    // Module arguments
-    input wire  d;
-    output reg  q;
-    input wire  clock;
-    
-    // Update code (custom)
-    initial begin
-       q = 1'h0;
-    end
-    
-    always @(posedge clock) begin
-       q <= d;
-    end
-          
-endmodule // homa_tx_data_framer_w512$in_hdr
-
-
 module homa_tx_data_framer_w512$n_frames(d,q,clock);
     
     // Module arguments
@@ -19574,3 +19560,22 @@ module homa_tx_data_framer_w512$pack$9(b0,b1,b2,b3,b4,b5,b6,b7,o);
     end
     
 endmodule // homa_tx_data_framer_w512$pack$9
+
+
+module homa_tx_data_framer_w512$past_hdr(d,q,clock);
+    
+    // Module arguments
+    input wire  d;
+    output reg  q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 1'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_data_framer_w512$past_hdr

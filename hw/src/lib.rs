@@ -46,7 +46,7 @@
 //!   DMA read, every DATA header field for the framer).
 //! - [`data_framer::DataFramer`]: DATA frames built in hardware from the scheduler's jobs
 //!   and the payload read by DMA (placed at lane 90 mod the width, 26 at 512 bits and 2 at
-//!   64, so nothing is shifted), byte-exact with
+//!   64, so the payload is never shifted), byte-exact with
 //!   `proto::wire`; `TX_DONE` after a message's last frame.
 //! - [`tx_engine::TxEngine512`]: the transmit path composed: scheduler, a 16-entry job FIFO
 //!   (one payload read in flight per entry), DATA framer.

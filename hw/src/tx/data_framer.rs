@@ -1,39 +1,46 @@
-//! `DataFramer512`: builds the DATA frames the transmit scheduler decides on, byte for byte
-//! as `homa_proto::wire` emits them (Ethernet II, IPv4 with the priority in DSCP, the 56-byte
+//! `DataFramer`: builds the DATA frames the transmit scheduler decides on, byte for byte as
+//! `homa_proto::wire` emits them (Ethernet II, IPv4 with the priority in DSCP, the 56-byte
 //! Homa DATA header, the payload), from each job's header fields and the payload the DMA
-//! engine reads from host memory; posts `TX_DONE` after a message's last frame.
+//! engine reads from host memory; posts `TX_DONE` after a message's last frame. One
+//! description at `W` bytes a beat: `DataFramer512` (64 bytes) and `DataFramer64` (8).
 //!
 //! ```text
-//!  s_job_* (TxSched16, via a FIFO) ─► header (template + variable bytes) ─► beat 0
-//!  s_pay_* (DMA read data, payload byte 0 at lane 26) ─► beats 1.. (lanes 0-25 of beat 1:
-//!                                                        header bytes 64-89) ─► m_axis_*
+//!  s_job_* (the scheduler's, via a FIFO) ─► header (template + variable bytes) ─► header beats
+//!  s_pay_* (DMA read data, payload byte 0 at payload_lane) ─► overlay beat (the header's last
+//!                                     bytes below that lane), then payload beats ─► m_axis_*
 //!  last frame of a message (unless NO_COMPLETION) ─► m_done_* (one register)
 //! ```
 //!
-//! The header is 90 bytes (14 + 20 + 56), so the payload starts at byte lane 26 of the
-//! frame's second beat. The DMA read that serves a job is asked to deliver exactly that way:
-//! `ceil((26 + len) / 64)` beats with the payload's first byte at lane 26 of the first (lanes
-//! 0-25 of it and the bytes past the payload are ignored), as Corundum's DMA interface places
-//! a read at a RAM offset. The framer never shifts payload; it overlays the header's last 26
-//! bytes on the first data beat and counts beats from the job's length (the DMA must deliver
-//! exactly that many). Constant bytes come from a template `proto::wire` emits at elaboration
-//! ([`template`]); the variable ones (addresses, priority, lengths, ports, offset, id,
-//! incoming, cutoff version, retransmit flag and the IPv4 checksum) are muxed in.
+//! The header is 90 bytes (14 + 20 + 56): [`header_beats`] beats of header alone (1 at 64
+//! bytes a beat, 11 at 8), then the payload starts at lane [`payload_lane`] (90 mod `W`: 26
+//! or 2) of the next. The DMA read that serves a job is asked to deliver exactly that way:
+//! `ceil((payload_lane + len) / W)` beats with the payload's first byte at that lane of the
+//! first (the lanes below it and the bytes past the payload are ignored), as Corundum's DMA
+//! interface places a read at a RAM offset. The framer never shifts payload; it overlays
+//! the header's last bytes on the first data beat and counts beats from the job's length
+//! (the DMA must deliver exactly that many). Constant bytes come from a template
+//! `proto::wire` emits at elaboration ([`template`]); the variable ones (addresses,
+//! priority, lengths, ports, offset, id, incoming, cutoff version, retransmit flag and the
+//! IPv4 checksum) are muxed in.
 //!
 //! Timing: a job passes two stages of registers. Stage A takes it from the queue with its
 //! lengths worked out (the IPv4 total length, the last beat's number and keep) and the
-//! peer's two checksum words summed; stage B takes it from A with the header's 90 bytes
-//! built, the IPv4 checksum folded in. The frame's beats come from B through one byte
-//! mux, and each adder ends at a register. B takes A's job with the last beat of the frame
-//! it holds, A the next job in the same cycle, so frames still follow back to back. The
-//! checksum takes the NIC's address from a register of the configuration, one cycle behind
-//! it (the address is set before traffic starts).
-//! Beat 0 is offered only once the payload's first beat is there (a frame never holds the MAC port
-//! while its DMA read is in flight); each payload beat passes through with one 2:1 byte mux,
-//! so a frame of `n` beats takes `n` cycles back to back at full rate. The DMA must then
-//! deliver a job's beats without gaps for the MAC not to underrun: the simulator's does; a
-//! PCIe read engine that may not needs a frame FIFO (store and forward) in front of the MAC. `TX_DONE` waits in one register; a message's last frame
-//! holds its last beat while the register is still full.
+//! peer's two checksum words summed; stage B takes it from A with the header built, the IPv4
+//! checksum folded in, as 16 words of 64 bits. With more than one header beat the words
+//! shift down a beat's worth with each, so a header beat is always the first `W / 8` words
+//! and the overlay beat's header bytes are there after the last (no beat mux); with one,
+//! the overlay takes the second beat's words. Registered flags say which beat is next
+//! (header, overlay, payload), so no counter comparison lies in the output path; each
+//! payload beat passes through a 2:1 byte mux. B takes A's job with the last beat of the
+//! frame it holds, A the next job in the same cycle, so frames follow back to back: a
+//! frame of `n` beats takes `n` cycles at full rate. The checksum takes the NIC's address
+//! from a register of the configuration, one cycle behind it (the address is set before
+//! traffic starts). The header beats are offered only once the payload's first beat is
+//! there (a frame never holds the MAC port while its DMA read is in flight). The DMA must
+//! then deliver a job's beats without gaps for the MAC not to underrun: the simulator's
+//! does; a PCIe read engine that may not needs a frame FIFO (store and forward) in front of
+//! the MAC. `TX_DONE` waits in one register; a message's last frame holds its last beat
+//! while the register is still full.
 
 #[cfg(test)]
 mod tests;
@@ -53,8 +60,8 @@ const L4_AT: usize = IP_AT + wire::field::ipv4::HEADER_LEN;
 /// Header bytes before the payload: Ethernet 14, IPv4 20, Homa DATA 56.
 pub const DATA_HEADER_FRAME_LEN: usize = L4_AT + wire::field::homa::DATA_HEADER_LEN;
 
-/// The byte lane of a frame's second beat (and of the DMA's first data beat) where the
-/// payload starts.
+/// The byte lane of a 512-bit frame's second beat (and of the DMA's first data beat) where
+/// the payload starts: [`payload_lane`] at 64 bytes a beat.
 pub const PAYLOAD_LANE: usize = DATA_HEADER_FRAME_LEN - 64;
 
 const _: () = assert!(DATA_HEADER_FRAME_LEN == 90 && PAYLOAD_LANE == 26);
@@ -183,8 +190,7 @@ pub const fn payload_lane(w: usize) -> usize {
     DATA_HEADER_FRAME_LEN % w
 }
 
-/// The DATA framer for a stream of `W` bytes (`B` = 8 `W` bits) a beat; `W` is 8, 16, 32 or
-/// 64.
+/// The DATA framer for a stream of `W` bytes (`B` = 8 `W` bits) a beat; `W` is 8 or 64.
 #[derive(LogicBlock)]
 pub struct DataFramer<const W: usize, const B: usize> {
     /// Clock.
@@ -290,7 +296,7 @@ pub struct DataFramer<const W: usize, const B: usize> {
     cfg_sum: DFF<Bits<20>>,
     cur_valid: DFF<Bit>,
     hw: [DFF<Bits<64>>; FRAME_WORDS],
-    in_hdr: DFF<Bit>,
+    past_hdr: DFF<Bit>,
     at_ov: DFF<Bit>,
     cur_last_beat: DFF<Bits<16>>,
     cur_keep: DFF<Bits<W>>,
@@ -346,6 +352,8 @@ pub struct DataFramer<const W: usize, const B: usize> {
     c_rmask: Constant<Bits<8>>,
     c_shift: Constant<Bits<8>>,
     c_hlast: Constant<Bits<16>>,
+    c_hbeats: Constant<Bits<16>>,
+    c_shifts: Constant<Bit>,
     c_from: [Constant<Bits<8>>; FRAME_WORDS],
     c_word: [Constant<Bits<8>>; FRAME_WORDS],
     c_zero64: Constant<Bits<64>>,
@@ -379,8 +387,8 @@ impl<const W: usize, const B: usize> DataFramer<W, B> {
     /// A framer with its template from `proto::wire`.
     pub fn new() -> Self {
         assert!(
-            B == 8 * W && W.is_power_of_two() && (8..=64).contains(&W),
-            "a DATA framer is 8, 16, 32 or 64 bytes wide, with B = 8 W bits"
+            B == 8 * W && (W == 8 || W == 64),
+            "a DATA framer is 8 or 64 bytes wide (the widths generated and tested), with B = 8 W bits"
         );
         let t = template();
         let mut src = [0u64; DATA_HEADER_FRAME_LEN];
@@ -462,7 +470,7 @@ impl<const W: usize, const B: usize> DataFramer<W, B> {
             cfg_sum: DFF::default(),
             cur_valid: DFF::default(),
             hw: std::array::from_fn(|_| DFF::default()),
-            in_hdr: DFF::default(),
+            past_hdr: DFF::default(),
             at_ov: DFF::default(),
             cur_last_beat: DFF::default(),
             cur_keep: DFF::default(),
@@ -519,8 +527,10 @@ impl<const W: usize, const B: usize> DataFramer<W, B> {
             c_rmask: k(W as u64 - 1),
             c_shift: k(u64::from(W.trailing_zeros())),
             c_hlast: k(hb as u64 - 1),
+            c_hbeats: k(hb as u64),
+            c_shifts: Constant::new(hb > 1),
             // A header beat shifts word m + W / 8 into word m (none: zero).
-            c_from: std::array::from_fn(|m| k((m + W / 8).min(255) as u64)),
+            c_from: std::array::from_fn(|m| k((m + W / 8) as u64)),
             c_word: std::array::from_fn(|n| k(n as u64)),
             c_zero64: k(0),
             c_ov_mask: Constant::new(ov_mask),
@@ -622,7 +632,7 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
             a_keep,
             cfg_sum,
             cur_valid,
-            in_hdr,
+            past_hdr,
             at_ov,
             cur_last_beat,
             cur_keep,
@@ -815,10 +825,11 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
             self.pack[m].b6.next = self.fbytes[8 * m + 6].val();
             self.pack[m].b7.next = self.fbytes[8 * m + 7].val();
         }
-        // The held words shift down a beat's worth with each header beat, so the beat out is
-        // always the first W / 8 of them (no mux), and after the last header beat they hold
-        // the header's tail for the overlay beat. (`c_from` and `c_word` are constants: the
-        // comparison picks one wire per word.)
+        // With more than one header beat (64 bits), the held words shift down a beat's worth
+        // with each, so the beat out is always the first W / 8 of them (no mux), and after
+        // the last header beat they hold the header's tail for the overlay beat. (`c_from`
+        // and `c_word` are constants: the comparison picks one wire per word.) With one
+        // (512 bits), nothing shifts: the overlay beat takes the second beat's words.
         for m in 0..FRAME_WORDS {
             self.shifted[m].next = self.c_zero64.val();
             for n in 0..FRAME_WORDS {
@@ -828,6 +839,9 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
             }
         }
         self.beats.beat.next = self.c_zero16.val();
+        if self.at_ov.q.val() & !self.c_shifts.val() {
+            self.beats.beat.next = self.c_hbeats.val();
+        }
         self.beats.w0.next = self.hw[0].q.val();
         self.beats.w1.next = self.hw[1].q.val();
         self.beats.w2.next = self.hw[2].q.val();
@@ -853,7 +867,7 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
         }
         // The frame: its header beats from the job's registers alone, then one beat per
         // payload beat.
-        self.first.next = self.in_hdr.q.val();
+        self.first.next = !self.past_hdr.q.val();
         self.is_last.next = !self.first.val() & (self.beat.q.val() == self.cur_last_beat.q.val());
         self.stall.next = self.is_last.val() & self.cur_need_done.q.val() & self.done_full.q.val();
         self.m_axis_tdata.next = self.beats.o.val();
@@ -879,17 +893,17 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
         if self.take.val() {
             self.beat.d.next = self.beat.q.val() + self.c_one16.val();
             self.at_ov.d.next = false;
-            if self.first.val() {
+            if self.first.val() & self.c_shifts.val() {
                 for m in 0..FRAME_WORDS {
                     self.hw[m].d.next = self.shifted[m].val();
                 }
-                if self.beat.q.val() == self.c_hlast.val() {
-                    self.in_hdr.d.next = false;
-                    self.at_ov.d.next = true;
-                }
+            }
+            if self.first.val() & (self.beat.q.val() == self.c_hlast.val()) {
+                self.past_hdr.d.next = true;
+                self.at_ov.d.next = true;
             }
             if self.is_last.val() {
-                self.in_hdr.d.next = true;
+                self.past_hdr.d.next = false;
                 self.beat.d.next = self.c_zero16.val();
                 self.n_frames.d.next = self.n_frames.q.val() + self.c_one32.val();
             }
@@ -952,7 +966,7 @@ impl<const W: usize, const B: usize> Logic for DataFramer<W, B> {
         }
         if self.reset.val() {
             self.beat.d.next = self.c_zero16.val();
-            self.in_hdr.d.next = true;
+            self.past_hdr.d.next = false;
             self.at_ov.d.next = false;
             self.cur_valid.d.next = false;
             self.a_valid.d.next = false;

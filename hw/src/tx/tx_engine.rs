@@ -25,7 +25,6 @@ mod rec;
 pub use rec::JobRec;
 
 use crate::data_framer::DataFramer512;
-
 use crate::hdl::*;
 use crate::lutram::LutRam;
 use crate::tx_park::TxPark;
