@@ -14,7 +14,7 @@ use homa_sim::cluster::{
 };
 use homa_sim::fabric::{FabricConfig, Topology};
 use homa_sim::nic::NicTiming;
-use homa_sim::preset::{Preset, for_engine};
+use homa_sim::preset::{Preset, config_for, for_engine};
 use homa_sim::time::MS;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::cell::RefCell;
@@ -110,6 +110,11 @@ pub(crate) struct SimArgs {
     /// NIC clock in MHz (--engine rtl).
     #[arg(long, default_value_t = 250)]
     clock_mhz: u32,
+    /// The NIC core's data path (--engine rtl): `w512` (the Alveo configuration, 64 bytes a
+    /// cycle) or `w64` (the small configuration, 8 bytes a cycle: at 250 MHz it carries
+    /// 16 Gb/s, so give it links that slow, --link-gbps).
+    #[arg(long, value_enum, default_value_t = CoreWidth::W512)]
+    core: CoreWidth,
     /// Host-NIC latency over PCIe per crossing, ns (--engine rtl).
     #[arg(long, default_value_t = 500)]
     pcie_ns: u32,
@@ -120,6 +125,27 @@ pub(crate) struct SimArgs {
     /// topology) as an SVG chart into FILE.
     #[arg(long)]
     plot: Option<PathBuf>,
+}
+
+/// Link rate of clusters of the small core (`--core w64`).
+const W64_LINK_BPS: u64 = 10_000_000_000;
+
+/// The NIC core a cluster of `--engine rtl` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CoreWidth {
+    /// `homa_nic_core_w512`.
+    W512,
+    /// `homa_nic_core_w64`.
+    W64,
+}
+
+impl CoreWidth {
+    fn beat_bytes(self) -> u32 {
+        match self {
+            CoreWidth::W512 => 64,
+            CoreWidth::W64 => 8,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -230,7 +256,13 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
         TopologyArg::Single => Topology::SingleSwitch { hosts },
     };
     // --config can set the RTL engine's 10 us tick back.
-    let (base, mut homa) = for_engine(Preset::from(args.preset), &workload, rtl, args.seed);
+    let (mut base, mut homa) = for_engine(Preset::from(args.preset), &workload, rtl, args.seed);
+    if rtl && args.core == CoreWidth::W64 {
+        // The small core's links: 10 Gb/s, which it carries from 157 MHz.
+        base = FabricConfig::nic_at(W64_LINK_BPS, args.seed);
+        homa = config_for(Preset::from(args.preset), &workload, W64_LINK_BPS);
+        homa.tick_usecs = 10;
+    }
     let fabric = FabricConfig {
         loss_rate: args.loss,
         port_buffer_bytes: args.buffer_bytes,
@@ -253,11 +285,23 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     let timing = NicTiming {
         clock_mhz: args.clock_mhz,
         pcie_ns: args.pcie_ns,
+        beat_bytes: args.core.beat_bytes(),
     };
     if rtl && !(50..=1_000).contains(&args.clock_mhz) {
         anyhow::bail!(
             "invalid --clock-mhz {}: allowed 50 to 1000 (the NIC's clock)",
             args.clock_mhz
+        );
+    }
+    let core_bps = 8 * u64::from(timing.beat_bytes) * u64::from(args.clock_mhz) * 1_000_000;
+    if rtl && core_bps < fabric.host_link_bps {
+        anyhow::bail!(
+            "--core {:?} at --clock-mhz {} carries {:.1} Gb/s, less than its {} Gb/s links: \
+             raise --clock-mhz",
+            args.core,
+            args.clock_mhz,
+            core_bps as f64 / 1e9,
+            fabric.host_link_bps / 1_000_000_000
         );
     }
     let watchdog = watchdog(args.stall_ms, args.wall_limit_s)?;

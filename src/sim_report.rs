@@ -253,7 +253,7 @@ pub(crate) fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> s
     if let Some(n) = &r.nic {
         writeln!(
             out,
-            "NICs (Verilated homa_nic_core_w512 per host, {} MHz, PCIe {} ns each way): {} cycles \
+            "NICs (Verilated {} per host, {} MHz, PCIe {} ns each way): {} cycles \
              clocked; frames in {} (dropped by the MAC, FIFO full: {}), parser ok {} / dropped {}; GRANTs built in hardware {} \
              ({} FIFO); grant slots full {}, table collisions {}, holes forgotten {}; releases {}; messages \
              granted by host software {} ({} of them after the NIC's silence; {} GRANTs); \
@@ -266,6 +266,7 @@ pub(crate) fn print_report(out: &mut impl Write, r: &Report, run: &RunInfo) -> s
              parked at once on one NIC {} (parks refused, no free way for the key: {}); \
              the hosts' drivers wrote {} registers and read {} (each read a PCIe round trip) \
              and pushed {} 64-byte words into on-chip TX memory",
+            n.core,
             n.clock_mhz,
             n.pcie_ns,
             n.cycles,
@@ -428,6 +429,7 @@ fn packets_json(r: &Report) -> serde_json::Value {
 /// one `json!` would pass the macro's recursion limit).
 fn nic_json(n: &NicReport) -> serde_json::Value {
     let mut v = json!({
+        "core": n.core,
         "clock_mhz": n.clock_mhz,
         "pcie_ns": n.pcie_ns,
         "cycles": n.cycles,

@@ -119,6 +119,15 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
     wire  [7:0] ring$m_err_status;
     wire  [31:0] ring$consumer;
     wire  [31:0] ring$bad;
+    reg  rdg$clock;
+    reg  rdg$reset;
+    reg  rdg$req_fire;
+    reg  [31:0] rdg$req_len;
+    wire  rdg$req_room;
+    reg  rdg$s_valid;
+    reg  [511:0] rdg$s_data;
+    wire  rdg$m_valid;
+    wire  [511:0] rdg$m_data;
     reg  dma$clock;
     reg  dma$reset;
     reg  [511:0] dma$s_pay_tdata;
@@ -231,6 +240,17 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         .consumer(ring$consumer),
         .bad(ring$bad)
     );
+    homa_host_rx_w512$rdg rdg(
+        .clock(rdg$clock),
+        .reset(rdg$reset),
+        .req_fire(rdg$req_fire),
+        .req_len(rdg$req_len),
+        .req_room(rdg$req_room),
+        .s_valid(rdg$s_valid),
+        .s_data(rdg$s_data),
+        .m_valid(rdg$m_valid),
+        .m_data(rdg$m_data)
+    );
     homa_host_rx_w512$dma dma(
         .clock(dma$clock),
         .reset(dma$reset),
@@ -327,6 +347,8 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         dma$reset = reset;
         cq$clock = clock;
         cq$reset = reset;
+        rdg$clock = clock;
+        rdg$reset = reset;
         txe$clock = clock;
         txe_v$clock = clock;
         txe$d = txe$q;
@@ -337,12 +359,16 @@ module homa_host_rx_w512(clock,reset,cfg_rx_base,cfg_rx_log2,cfg_rx_producer,cfg
         ring$cfg_clear = cfg_rx_clear;
         ring$cfg_win_base = cfg_rx_win_base;
         ring$cfg_win_len = cfg_rx_win_len;
-        m_rd_valid = ring$m_rd_valid;
+        m_rd_valid = ring$m_rd_valid & rdg$req_room;
         m_rd_addr = ring$m_rd_addr;
         m_rd_len = ring$m_rd_len;
-        ring$m_rd_ready = m_rd_ready;
-        ring$s_rd_valid = s_rd_valid;
-        ring$s_rd_data = s_rd_data;
+        ring$m_rd_ready = m_rd_ready & rdg$req_room;
+        rdg$req_fire = ring$m_rd_valid & m_rd_ready & rdg$req_room;
+        rdg$req_len = ring$m_rd_len;
+        rdg$s_valid = s_rd_valid;
+        rdg$s_data = s_rd_data;
+        ring$s_rd_valid = rdg$m_valid;
+        ring$s_rd_data = rdg$m_data;
         dma$s_buf_valid = ring$m_buf_valid;
         dma$s_buf_iova = ring$m_buf_iova;
         dma$s_buf_length = ring$m_buf_length;
@@ -2177,6 +2203,415 @@ module homa_host_rx_w512$dma$wr(d,q,clock);
     end
           
 endmodule // homa_host_rx_w512$dma$wr
+
+
+module homa_host_rx_w512$rdg(clock,reset,req_fire,req_len,req_room,s_valid,s_data,m_valid,m_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  req_fire;
+    input wire  [31:0] req_len;
+    output reg  req_room;
+    input wire  s_valid;
+    input wire  [511:0] s_data;
+    output reg  m_valid;
+    output reg  [511:0] m_data;
+    
+    // Constant declarations
+    localparam  c_single = 1'b1;
+    localparam  c_shift = 32'h6;
+    localparam  c_max_k = 32'h0;
+    localparam  c_max_k8 = 8'h0;
+    localparam  c_at0 = 8'h0;
+    localparam  c_j$0 = 8'h0;
+    localparam  c_j$1 = 8'h1;
+    localparam  c_j$2 = 8'h2;
+    localparam  c_j$3 = 8'h3;
+    localparam  c_j$4 = 8'h4;
+    localparam  c_j$5 = 8'h5;
+    localparam  c_j$6 = 8'h6;
+    localparam  c_j$7 = 8'h7;
+    localparam  c_used$0 = 1'b1;
+    localparam  c_used$1 = 1'b0;
+    localparam  c_used$2 = 1'b0;
+    localparam  c_used$3 = 1'b0;
+    localparam  c_used$4 = 1'b0;
+    localparam  c_used$5 = 1'b0;
+    localparam  c_used$6 = 1'b0;
+    localparam  c_used$7 = 1'b0;
+    localparam  c_sh$0 = 16'h0;
+    localparam  c_sh$1 = 16'h200;
+    localparam  c_sh$2 = 16'h400;
+    localparam  c_sh$3 = 16'h600;
+    localparam  c_sh$4 = 16'h800;
+    localparam  c_sh$5 = 16'ha00;
+    localparam  c_sh$6 = 16'hc00;
+    localparam  c_sh$7 = 16'he00;
+    localparam  c_one32 = 32'h1;
+    localparam  c_zero32 = 32'h0;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_one8 = 8'h1;
+    
+    // Stub signals
+    reg  counts$clock;
+    reg  counts$reset;
+    reg  counts$push;
+    reg  [7:0] counts$din;
+    reg  counts$ready;
+    wire  counts$valid;
+    wire  [7:0] counts$dout;
+    wire  counts$full;
+    reg  [7:0] k$d;
+    wire  [7:0] k$q;
+    reg  k$clock;
+    reg  [511:0] acc$d;
+    wire  [511:0] acc$q;
+    reg  acc$clock;
+    reg  [511:0] ext$i;
+    wire  [511:0] ext$o;
+    
+    // Local signals
+    reg  [511:0] placed;
+    reg  [511:0] rec;
+    reg  last;
+    reg  [31:0] beats_less1;
+    
+    // Sub module instances
+    homa_host_rx_w512$rdg$counts counts(
+        .clock(counts$clock),
+        .reset(counts$reset),
+        .push(counts$push),
+        .din(counts$din),
+        .ready(counts$ready),
+        .valid(counts$valid),
+        .dout(counts$dout),
+        .full(counts$full)
+    );
+    homa_host_rx_w512$rdg$k k(
+        .d(k$d),
+        .q(k$q),
+        .clock(k$clock)
+    );
+    homa_host_rx_w512$rdg$acc acc(
+        .d(acc$d),
+        .q(acc$q),
+        .clock(acc$clock)
+    );
+    homa_host_rx_w512$rdg$ext ext(
+        .i(ext$i),
+        .o(ext$o)
+    );
+    
+    // Update code
+    always @(*) begin
+        k$clock = clock;
+        acc$clock = clock;
+        k$d = k$q;
+        acc$d = acc$q;
+        counts$clock = clock;
+        counts$reset = reset;
+        beats_less1 = (req_len - c_one32) >> c_shift;
+        if (beats_less1 > c_max_k) begin
+            beats_less1 = c_max_k;
+        end
+        if (req_len == c_zero32) begin
+            beats_less1 = c_zero32;
+        end
+        counts$din = beats_less1[(c_at0)+:(8)];
+        counts$push = req_fire & ~c_single;
+        req_room = ~counts$full | c_single;
+        ext$i = s_data;
+        placed = ext$o;
+        if (c_used$0 & (k$q == c_j$0)) begin
+            placed = ext$o << c_sh$0;
+        end
+        if (c_used$1 & (k$q == c_j$1)) begin
+            placed = ext$o << c_sh$1;
+        end
+        if (c_used$2 & (k$q == c_j$2)) begin
+            placed = ext$o << c_sh$2;
+        end
+        if (c_used$3 & (k$q == c_j$3)) begin
+            placed = ext$o << c_sh$3;
+        end
+        if (c_used$4 & (k$q == c_j$4)) begin
+            placed = ext$o << c_sh$4;
+        end
+        if (c_used$5 & (k$q == c_j$5)) begin
+            placed = ext$o << c_sh$5;
+        end
+        if (c_used$6 & (k$q == c_j$6)) begin
+            placed = ext$o << c_sh$6;
+        end
+        if (c_used$7 & (k$q == c_j$7)) begin
+            placed = ext$o << c_sh$7;
+        end
+        rec = acc$q | placed;
+        if (k$q == c_zero8) begin
+            rec = placed;
+        end
+        last = counts$valid & (k$q == counts$dout);
+        counts$ready = s_valid & last & ~c_single;
+        m_valid = s_valid & (last | c_single);
+        m_data = rec;
+        if (c_single) begin
+            m_data = ext$o;
+        end
+        if (s_valid & counts$valid & ~c_single) begin
+            if (last | (k$q == c_max_k8)) begin
+                k$d = c_zero8;
+            end
+            else begin
+                k$d = k$q + c_one8;
+                acc$d = rec;
+            end
+        end
+        if (reset) begin
+            k$d = c_zero8;
+        end
+    end
+    
+endmodule // homa_host_rx_w512$rdg
+
+
+module homa_host_rx_w512$rdg$acc(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$rdg$acc
+
+
+module homa_host_rx_w512$rdg$counts(clock,reset,push,din,ready,valid,dout,full);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  push;
+    input wire  [7:0] din;
+    input wire  ready;
+    output reg  valid;
+    output reg  [7:0] dout;
+    output reg  full;
+    
+    // Constant declarations
+    localparam  c_zero = 8'h0;
+    localparam  c_one = 8'h1;
+    localparam  c_cap = 8'h20;
+    localparam  c_step = 5'b1;
+    localparam  c_zn = 5'b0;
+    
+    // Stub signals
+    reg  ram$clock;
+    reg  [4:0] ram$read_address;
+    wire  [7:0] ram$read_data;
+    reg  [4:0] ram$write_address;
+    reg  [7:0] ram$write_data;
+    reg  ram$write_enable;
+    reg  [4:0] wr$d;
+    wire  [4:0] wr$q;
+    reg  wr$clock;
+    reg  [4:0] rd$d;
+    wire  [4:0] rd$q;
+    reg  rd$clock;
+    reg  [7:0] n$d;
+    wire  [7:0] n$q;
+    reg  n$clock;
+    
+    // Local signals
+    reg  pop;
+    reg  put;
+    
+    // Sub module instances
+    homa_host_rx_w512$rdg$counts$ram ram(
+        .clock(ram$clock),
+        .read_address(ram$read_address),
+        .read_data(ram$read_data),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .write_enable(ram$write_enable)
+    );
+    homa_host_rx_w512$rdg$counts$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_host_rx_w512$rdg$counts$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_host_rx_w512$rdg$counts$n n(
+        .d(n$d),
+        .q(n$q),
+        .clock(n$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        wr$clock = clock;
+        rd$clock = clock;
+        n$clock = clock;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        n$d = n$q;
+        ram$clock = clock;
+        valid = n$q != c_zero;
+        full = n$q == c_cap;
+        pop = (n$q != c_zero) & ready;
+        put = push & (n$q != c_cap);
+        ram$read_address = rd$q;
+        dout = ram$read_data;
+        ram$write_address = wr$q;
+        ram$write_data = din;
+        ram$write_enable = put;
+        if (put) begin
+            wr$d = wr$q + c_step;
+        end
+        if (pop) begin
+            rd$d = rd$q + c_step;
+        end
+        if (put & ~pop) begin
+            n$d = n$q + c_one;
+        end
+        if (pop & ~put) begin
+            n$d = n$q - c_one;
+        end
+        if (reset) begin
+            wr$d = c_zn;
+            rd$d = c_zn;
+            n$d = c_zero;
+        end
+    end
+    
+endmodule // homa_host_rx_w512$rdg$counts
+
+
+module homa_host_rx_w512$rdg$counts$n(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$rdg$counts$n
+
+
+module homa_host_rx_w512$rdg$counts$ram(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [4:0] read_address;
+    output reg  [7:0] read_data;
+    input wire  [4:0] write_address;
+    input wire  [7:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [7:0] mem [0:31];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_host_rx_w512$rdg$counts$ram
+
+
+module homa_host_rx_w512$rdg$counts$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$rdg$counts$rd
+
+
+module homa_host_rx_w512$rdg$counts$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$rdg$counts$wr
+
+
+module homa_host_rx_w512$rdg$ext(i,o);
+    
+    // Module arguments
+    input wire  [511:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_host_rx_w512$rdg$ext
+
+
+module homa_host_rx_w512$rdg$k(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_host_rx_w512$rdg$k
 
 
 module homa_host_rx_w512$ring(clock,reset,cfg_base,cfg_log2,cfg_producer,cfg_clear,cfg_win_base,cfg_win_len,m_rd_valid,m_rd_ready,m_rd_addr,m_rd_len,s_rd_valid,s_rd_data,m_buf_valid,m_buf_ready,m_buf_iova,m_buf_length,m_buf_id,m_buf_index,m_err_valid,m_err_ready,m_err_status,consumer,bad);

@@ -41,6 +41,12 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     output reg  [31:0] faults;
     
     // Constant declarations
+    localparam  c_sub0 = 16'h0;
+    localparam  c_max_sub = 16'h0;
+    localparam  c_zero16b = 16'h0;
+    localparam  c_one16 = 16'h1;
+    localparam  c_bshift = 16'h9;
+    localparam  c_zero_b = 512'h0;
     localparam  c_on_hi = 48'hfffffffffffe;
     localparam  c_ring_hi = 4'h8;
     localparam  c_pay_hi = 2'b11;
@@ -70,6 +76,18 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     reg  [511:0] ring$write_data;
     reg  [63:0] ring$write_keep;
     reg  ring$write_enable;
+    reg  rdg$clock;
+    reg  rdg$reset;
+    reg  rdg$req_fire;
+    reg  [31:0] rdg$req_len;
+    wire  rdg$req_room;
+    reg  rdg$s_valid;
+    reg  [511:0] rdg$s_data;
+    wire  rdg$m_valid;
+    wire  [511:0] rdg$m_data;
+    reg  [15:0] l_sub$d;
+    wire  [15:0] l_sub$q;
+    reg  l_sub$clock;
     reg  pay$clock;
     reg  [7:0] pay$read_address;
     wire  [511:0] pay$read_data;
@@ -120,6 +138,8 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     reg  n_faults$clock;
     
     // Local signals
+    reg  [511:0] word_sh;
+    reg  [511:0] narrow;
     reg  head_due;
     reg  start;
     reg  enq;
@@ -148,6 +168,22 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         .write_data(ring$write_data),
         .write_keep(ring$write_keep),
         .write_enable(ring$write_enable)
+    );
+    homa_tx_push_w512$rdg rdg(
+        .clock(rdg$clock),
+        .reset(rdg$reset),
+        .req_fire(rdg$req_fire),
+        .req_len(rdg$req_len),
+        .req_room(rdg$req_room),
+        .s_valid(rdg$s_valid),
+        .s_data(rdg$s_data),
+        .m_valid(rdg$m_valid),
+        .m_data(rdg$m_data)
+    );
+    homa_tx_push_w512$l_sub l_sub(
+        .d(l_sub$d),
+        .q(l_sub$q),
+        .clock(l_sub$clock)
     );
     homa_tx_push_w512$pay pay(
         .clock(pay$clock),
@@ -237,6 +273,7 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         l_ok$clock = clock;
         l_have$clock = clock;
         n_faults$clock = clock;
+        l_sub$clock = clock;
         rd_due$d = rd_due$q;
         l_rd$d = l_rd$q;
         l_rd_ok$d = l_rd_ok$q;
@@ -248,6 +285,9 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         l_ok$d = l_ok$q;
         l_have$d = l_have$q;
         n_faults$d = n_faults$q;
+        l_sub$d = l_sub$q;
+        rdg$clock = clock;
+        rdg$reset = reset;
         q$clock = clock;
         q$reset = reset;
         ring$clock = clock;
@@ -262,20 +302,24 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         pay$write_enable = s_push_valid & (s_push_word[(c_at8)+:(2)] == c_pay_hi);
         rd_on = s_rd_addr[(c_at16)+:(48)] == c_on_hi;
         rd_in = s_rd_addr[(c_at12)+:(4)] == c_ring_hi;
-        m_dma_rd_valid = s_rd_valid & ~rd_on;
+        m_dma_rd_valid = s_rd_valid & ~rd_on & rdg$req_room;
         m_dma_rd_addr = s_rd_addr;
         m_dma_rd_len = s_rd_len;
-        s_rd_ready = m_dma_rd_ready;
+        s_rd_ready = m_dma_rd_ready & rdg$req_room;
         if (rd_on) begin
             s_rd_ready = rd_due$q == c_zero32;
         end
         rd_go = s_rd_valid & rd_on & s_rd_ready;
         rd_ext = m_dma_rd_valid & m_dma_rd_ready;
+        rdg$req_fire = rd_ext;
+        rdg$req_len = s_rd_len;
+        rdg$s_valid = s_dma_rd_valid;
+        rdg$s_data = s_dma_rd_data;
         ring$read_address = s_rd_addr[(c_at6)+:(6)];
         l_rd$d = rd_go;
         l_rd_ok$d = rd_in;
-        m_rdr_valid = l_rd$q | s_dma_rd_valid;
-        m_rdr_data = s_dma_rd_data;
+        m_rdr_valid = l_rd$q | rdg$m_valid;
+        m_rdr_data = rdg$m_data;
         if (l_rd$q) begin
             m_rdr_data = c_zero512;
             if (l_rd_ok$q) begin
@@ -283,10 +327,10 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
             end
         end
         rd_due$d = rd_due$q;
-        if (rd_ext & ~s_dma_rd_valid) begin
+        if (rd_ext & ~rdg$m_valid) begin
             rd_due$d = rd_due$q + c_one32;
         end
-        if (~rd_ext & s_dma_rd_valid) begin
+        if (~rd_ext & rdg$m_valid) begin
             rd_due$d = rd_due$q - c_one32;
         end
         pay_on = s_pay_addr[(c_at16)+:(48)] == c_on_hi;
@@ -315,11 +359,13 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         m_payr_valid = s_dma_pay_valid & ~head_due;
         m_payr_data = s_dma_pay_data;
         s_dma_pay_ready = m_payr_ready & ~head_due;
+        word_sh = pay$read_data >> (l_sub$q << c_bshift);
+        narrow = word_sh[(c_at0)+:(512)];
         if (l_busy$q) begin
             m_payr_valid = l_have$q;
-            m_payr_data = c_zero512;
+            m_payr_data = c_zero_b;
             if (l_ok$q) begin
-                m_payr_data = pay$read_data;
+                m_payr_data = narrow;
             end
             s_dma_pay_ready = 1'b0;
         end
@@ -327,8 +373,12 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         ext_take = s_dma_pay_valid & s_dma_pay_ready;
         pay$read_address = l_word$q;
         if (l_take) begin
-            pay$read_address = l_word$q + c_one8;
-            l_word$d = l_word$q + c_one8;
+            l_sub$d = l_sub$q + c_one16;
+            if (l_sub$q == c_max_sub) begin
+                l_sub$d = c_zero16b;
+                pay$read_address = l_word$q + c_one8;
+                l_word$d = l_word$q + c_one8;
+            end
             l_left$d = l_left$q - c_one32;
             if (l_left$q == c_one32) begin
                 l_busy$d = 1'b0;
@@ -338,6 +388,7 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         if (start) begin
             pay$read_address = q$dout[(64'h20)+:(8)];
             l_word$d = q$dout[(64'h20)+:(8)];
+            l_sub$d = c_sub0;
             l_left$d = q$dout[(64'h28)+:(32)];
             l_ok$d = q$dout[(64'h48)+:(1)];
             l_busy$d = 1'b1;
@@ -503,6 +554,25 @@ module homa_tx_push_w512$l_rd_ok(d,q,clock);
     end
           
 endmodule // homa_tx_push_w512$l_rd_ok
+
+
+module homa_tx_push_w512$l_sub(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$l_sub
 
 
 module homa_tx_push_w512$l_word(d,q,clock);
@@ -779,6 +849,415 @@ module homa_tx_push_w512$rd_due(d,q,clock);
     end
           
 endmodule // homa_tx_push_w512$rd_due
+
+
+module homa_tx_push_w512$rdg(clock,reset,req_fire,req_len,req_room,s_valid,s_data,m_valid,m_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  req_fire;
+    input wire  [31:0] req_len;
+    output reg  req_room;
+    input wire  s_valid;
+    input wire  [511:0] s_data;
+    output reg  m_valid;
+    output reg  [511:0] m_data;
+    
+    // Constant declarations
+    localparam  c_single = 1'b1;
+    localparam  c_shift = 32'h6;
+    localparam  c_max_k = 32'h0;
+    localparam  c_max_k8 = 8'h0;
+    localparam  c_at0 = 8'h0;
+    localparam  c_j$0 = 8'h0;
+    localparam  c_j$1 = 8'h1;
+    localparam  c_j$2 = 8'h2;
+    localparam  c_j$3 = 8'h3;
+    localparam  c_j$4 = 8'h4;
+    localparam  c_j$5 = 8'h5;
+    localparam  c_j$6 = 8'h6;
+    localparam  c_j$7 = 8'h7;
+    localparam  c_used$0 = 1'b1;
+    localparam  c_used$1 = 1'b0;
+    localparam  c_used$2 = 1'b0;
+    localparam  c_used$3 = 1'b0;
+    localparam  c_used$4 = 1'b0;
+    localparam  c_used$5 = 1'b0;
+    localparam  c_used$6 = 1'b0;
+    localparam  c_used$7 = 1'b0;
+    localparam  c_sh$0 = 16'h0;
+    localparam  c_sh$1 = 16'h200;
+    localparam  c_sh$2 = 16'h400;
+    localparam  c_sh$3 = 16'h600;
+    localparam  c_sh$4 = 16'h800;
+    localparam  c_sh$5 = 16'ha00;
+    localparam  c_sh$6 = 16'hc00;
+    localparam  c_sh$7 = 16'he00;
+    localparam  c_one32 = 32'h1;
+    localparam  c_zero32 = 32'h0;
+    localparam  c_zero8 = 8'h0;
+    localparam  c_one8 = 8'h1;
+    
+    // Stub signals
+    reg  counts$clock;
+    reg  counts$reset;
+    reg  counts$push;
+    reg  [7:0] counts$din;
+    reg  counts$ready;
+    wire  counts$valid;
+    wire  [7:0] counts$dout;
+    wire  counts$full;
+    reg  [7:0] k$d;
+    wire  [7:0] k$q;
+    reg  k$clock;
+    reg  [511:0] acc$d;
+    wire  [511:0] acc$q;
+    reg  acc$clock;
+    reg  [511:0] ext$i;
+    wire  [511:0] ext$o;
+    
+    // Local signals
+    reg  [511:0] placed;
+    reg  [511:0] rec;
+    reg  last;
+    reg  [31:0] beats_less1;
+    
+    // Sub module instances
+    homa_tx_push_w512$rdg$counts counts(
+        .clock(counts$clock),
+        .reset(counts$reset),
+        .push(counts$push),
+        .din(counts$din),
+        .ready(counts$ready),
+        .valid(counts$valid),
+        .dout(counts$dout),
+        .full(counts$full)
+    );
+    homa_tx_push_w512$rdg$k k(
+        .d(k$d),
+        .q(k$q),
+        .clock(k$clock)
+    );
+    homa_tx_push_w512$rdg$acc acc(
+        .d(acc$d),
+        .q(acc$q),
+        .clock(acc$clock)
+    );
+    homa_tx_push_w512$rdg$ext ext(
+        .i(ext$i),
+        .o(ext$o)
+    );
+    
+    // Update code
+    always @(*) begin
+        k$clock = clock;
+        acc$clock = clock;
+        k$d = k$q;
+        acc$d = acc$q;
+        counts$clock = clock;
+        counts$reset = reset;
+        beats_less1 = (req_len - c_one32) >> c_shift;
+        if (beats_less1 > c_max_k) begin
+            beats_less1 = c_max_k;
+        end
+        if (req_len == c_zero32) begin
+            beats_less1 = c_zero32;
+        end
+        counts$din = beats_less1[(c_at0)+:(8)];
+        counts$push = req_fire & ~c_single;
+        req_room = ~counts$full | c_single;
+        ext$i = s_data;
+        placed = ext$o;
+        if (c_used$0 & (k$q == c_j$0)) begin
+            placed = ext$o << c_sh$0;
+        end
+        if (c_used$1 & (k$q == c_j$1)) begin
+            placed = ext$o << c_sh$1;
+        end
+        if (c_used$2 & (k$q == c_j$2)) begin
+            placed = ext$o << c_sh$2;
+        end
+        if (c_used$3 & (k$q == c_j$3)) begin
+            placed = ext$o << c_sh$3;
+        end
+        if (c_used$4 & (k$q == c_j$4)) begin
+            placed = ext$o << c_sh$4;
+        end
+        if (c_used$5 & (k$q == c_j$5)) begin
+            placed = ext$o << c_sh$5;
+        end
+        if (c_used$6 & (k$q == c_j$6)) begin
+            placed = ext$o << c_sh$6;
+        end
+        if (c_used$7 & (k$q == c_j$7)) begin
+            placed = ext$o << c_sh$7;
+        end
+        rec = acc$q | placed;
+        if (k$q == c_zero8) begin
+            rec = placed;
+        end
+        last = counts$valid & (k$q == counts$dout);
+        counts$ready = s_valid & last & ~c_single;
+        m_valid = s_valid & (last | c_single);
+        m_data = rec;
+        if (c_single) begin
+            m_data = ext$o;
+        end
+        if (s_valid & counts$valid & ~c_single) begin
+            if (last | (k$q == c_max_k8)) begin
+                k$d = c_zero8;
+            end
+            else begin
+                k$d = k$q + c_one8;
+                acc$d = rec;
+            end
+        end
+        if (reset) begin
+            k$d = c_zero8;
+        end
+    end
+    
+endmodule // homa_tx_push_w512$rdg
+
+
+module homa_tx_push_w512$rdg$acc(d,q,clock);
+    
+    // Module arguments
+    input wire  [511:0] d;
+    output reg  [511:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 512'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$rdg$acc
+
+
+module homa_tx_push_w512$rdg$counts(clock,reset,push,din,ready,valid,dout,full);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  push;
+    input wire  [7:0] din;
+    input wire  ready;
+    output reg  valid;
+    output reg  [7:0] dout;
+    output reg  full;
+    
+    // Constant declarations
+    localparam  c_zero = 8'h0;
+    localparam  c_one = 8'h1;
+    localparam  c_cap = 8'h20;
+    localparam  c_step = 5'b1;
+    localparam  c_zn = 5'b0;
+    
+    // Stub signals
+    reg  ram$clock;
+    reg  [4:0] ram$read_address;
+    wire  [7:0] ram$read_data;
+    reg  [4:0] ram$write_address;
+    reg  [7:0] ram$write_data;
+    reg  ram$write_enable;
+    reg  [4:0] wr$d;
+    wire  [4:0] wr$q;
+    reg  wr$clock;
+    reg  [4:0] rd$d;
+    wire  [4:0] rd$q;
+    reg  rd$clock;
+    reg  [7:0] n$d;
+    wire  [7:0] n$q;
+    reg  n$clock;
+    
+    // Local signals
+    reg  pop;
+    reg  put;
+    
+    // Sub module instances
+    homa_tx_push_w512$rdg$counts$ram ram(
+        .clock(ram$clock),
+        .read_address(ram$read_address),
+        .read_data(ram$read_data),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .write_enable(ram$write_enable)
+    );
+    homa_tx_push_w512$rdg$counts$wr wr(
+        .d(wr$d),
+        .q(wr$q),
+        .clock(wr$clock)
+    );
+    homa_tx_push_w512$rdg$counts$rd rd(
+        .d(rd$d),
+        .q(rd$q),
+        .clock(rd$clock)
+    );
+    homa_tx_push_w512$rdg$counts$n n(
+        .d(n$d),
+        .q(n$q),
+        .clock(n$clock)
+    );
+    
+    // Update code
+    always @(*) begin
+        wr$clock = clock;
+        rd$clock = clock;
+        n$clock = clock;
+        wr$d = wr$q;
+        rd$d = rd$q;
+        n$d = n$q;
+        ram$clock = clock;
+        valid = n$q != c_zero;
+        full = n$q == c_cap;
+        pop = (n$q != c_zero) & ready;
+        put = push & (n$q != c_cap);
+        ram$read_address = rd$q;
+        dout = ram$read_data;
+        ram$write_address = wr$q;
+        ram$write_data = din;
+        ram$write_enable = put;
+        if (put) begin
+            wr$d = wr$q + c_step;
+        end
+        if (pop) begin
+            rd$d = rd$q + c_step;
+        end
+        if (put & ~pop) begin
+            n$d = n$q + c_one;
+        end
+        if (pop & ~put) begin
+            n$d = n$q - c_one;
+        end
+        if (reset) begin
+            wr$d = c_zn;
+            rd$d = c_zn;
+            n$d = c_zero;
+        end
+    end
+    
+endmodule // homa_tx_push_w512$rdg$counts
+
+
+module homa_tx_push_w512$rdg$counts$n(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$rdg$counts$n
+
+
+module homa_tx_push_w512$rdg$counts$ram(clock,read_address,read_data,write_address,write_data,write_enable);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [4:0] read_address;
+    output reg  [7:0] read_data;
+    input wire  [4:0] write_address;
+    input wire  [7:0] write_data;
+    input wire  write_enable;
+    
+    // Update code (custom)
+    reg [7:0] mem [0:31];
+    
+    always @(posedge clock) begin
+        if (write_enable) begin
+            mem[write_address] <= write_data;
+        end
+    end
+    
+    always @(*) begin
+        read_data = mem[read_address];
+    end
+endmodule // homa_tx_push_w512$rdg$counts$ram
+
+
+module homa_tx_push_w512$rdg$counts$rd(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$rdg$counts$rd
+
+
+module homa_tx_push_w512$rdg$counts$wr(d,q,clock);
+    
+    // Module arguments
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 5'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$rdg$counts$wr
+
+
+module homa_tx_push_w512$rdg$ext(i,o);
+    
+    // Module arguments
+    input wire  [511:0] i;
+    output reg  [511:0] o;
+    
+    // Update code
+    always @(*) begin
+        o = ((i) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
+    end
+    
+endmodule // homa_tx_push_w512$rdg$ext
+
+
+module homa_tx_push_w512$rdg$k(d,q,clock);
+    
+    // Module arguments
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 8'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_tx_push_w512$rdg$k
 
 
 module homa_tx_push_w512$ring(clock,read_address,read_data,write_address,write_data,write_keep,write_enable);

@@ -86,7 +86,7 @@ pub mod nic_core;
 // `homa_hw::tx_park`, ...): the groups order the source, the paths stay short.
 pub use common::{
     bench, bucket_queue, bucket_queue_model, fifo, frame_beats, key_hash, lut_fifo, lutram,
-    packets_left, wideram,
+    packets_left, read_gather, wideram,
 };
 pub use host::{
     cq_writer, cq_writer_model, host_rx, host_rx_model, regfile, rx_ring, rx_ring_model, tx_ring,

@@ -1,16 +1,17 @@
-//! `HomaNicCore512`: the NIC core at 100 Gb/s, composed from the tested blocks: on receive,
+//! `HomaNicCore`: the NIC core, composed from the tested blocks, at 512 bits for 100 Gb/s
+//! ([`HomaNicCore512`], the Alveo configuration) or 64 ([`HomaNicCore64`], the small one): on receive,
 //! RX parser → inbound message table → grant generator → GRANT framer, and the RX host queues
 //! (descriptor ring fetcher, DMA engine, completion writer); on transmit, the TX descriptor
 //! ring and the transmit engine (SRPT scheduler, DATA framer); one MAC port out.
 //!
 //! ```text
-//!  s_axis_* ─► HomaParser512 ─┬─ payload ──────────► HostRx512 ─► m_dma_wr_* (payloads, completions)
+//!  s_axis_* ─► HomaParser ────┬─ payload ──────────► HostRx ────► m_dma_wr_* (payloads, completions)
 //!                             │                        ▲  └────► m_dma_rd_* / s_dma_rd_* (descriptors)
 //!                             ├─ every header ─────────┘  ▲ ▲
 //!                             ├─ IPv4 DATA headers ─► MsgTable1024 ─► event queue ─► GrantQueue1024
-//!                             │                           │ │             └─► GrantFramer512 ─┐
+//!                             │                           │ │             └─► GrantFramer ────┐
 //!                             └─ IPv4 GRANTs ─┐           │ └ TX_DONE ─┐                      ├► m_axis_*
-//!  cfg tx_* ─► TxRing512 ─ good descriptors ─► TxEngine512 ─ DATA frames ─────────────────────┘
+//!  cfg tx_* ─► TxRing512 ─ good descriptors ─► TxEngine ─ DATA frames ────────────────────────┘
 //!     │  └─ refusals (ERROR, ring TX) ────────────┘   └─ m_dma_payrd_* / s_dma_payrd_* (payloads)
 //!     └─ m_dma_txrd_* / s_dma_txrd_* (TX descriptors)
 //! ```
@@ -48,11 +49,19 @@
 //! `unsched_cutoff_*`), the rest as GRANTs from its receiver allow, at their priority, the
 //! message with the fewest bytes left first, in packets of at most TX `max_payload` bytes;
 //! RETRANSMIT descriptors resend a range whole. Payload is read on a third DMA read channel
-//! whose responses put the first byte at lane 26 (the DATA frame's headers are 90 bytes).
+//! whose responses put the first byte at lane `26 mod W` (the DATA frame's headers are 90
+//! bytes).
+//!
+//! Widths: the MAC ports, the DMA write port and the three DMA read channels carry `W` bytes a
+//! beat (`B` = 8 `W` bits); a read of `len` bytes is answered in `ceil(len / W)` beats (the
+//! payload channel's: `ceil((26 mod W + len) / W)`), and the descriptor fetchers gather theirs
+//! into 64-byte records. A completion entry is `64 / W` beats and a phase byte; a GRANT frame
+//! is 2 beats at 64 bytes, 9 at 8. The push port (BAR0's on-chip TX memory), the register
+//! bus and every table are the same at both widths.
 //! A message's `TX_DONE` completion follows its last frame (unless NO_COMPLETION).
 //!
 //! The MAC port carries whole frames from both framers: when both wait, a GRANT goes first
-//! (two beats; it lets a sender go on), never inside a DATA frame. Every frame goes to the
+//! (it lets a sender go on), never inside a DATA frame. Every frame goes to the
 //! next-hop MAC `gw_mac` (an L3 fabric: every frame leaves through the top-of-rack router).
 //! Configuration and counters live in the register file generated from `proto::regs`
 //! ([`crate::regfile::RegFile`]), on the `s_reg_*`/`m_reg_*` bus: the driver programs the
@@ -69,16 +78,16 @@
 //! RESENDs cover the NIC's grants, and a message whose granted bytes are in waits quietly.
 
 use crate::fifo::Fifo2;
-use crate::grant_framer::{GrantFramer512, Lo16In32, Lo32Hi32, Mac48};
+use crate::grant_framer::{GrantFramer, Lo16In32, Lo32Hi32, Mac48};
 use crate::grant_queue::GrantQueue1024;
 use crate::hdl::*;
-use crate::host_rx::{HostHdr, HostRx512};
+use crate::host_rx::{HostHdr, HostRx};
 use crate::lut_fifo::LutFifo;
 use crate::msg_table::MsgTable1024;
-use crate::parser::HomaParser512;
+use crate::parser::HomaParser;
 use crate::regfile::{HOMA_REG_WORDS, HomaRegFile, index_of};
-use crate::tx_engine::TxEngine512;
-use crate::tx_push::TxPush512;
+use crate::tx_engine::TxEngine;
+use crate::tx_push::TxPush;
 use crate::tx_ring::TxRing512;
 
 mod records;
@@ -87,17 +96,23 @@ pub use records::{GrantRep, Ipv4Msb, QueuedEvt};
 /// Address bits of the event queue in front of the grant generator (32 events).
 pub const EVENT_QUEUE_BITS: usize = 5;
 
-/// The NIC core at 512 bits.
+/// The NIC core of the Alveo configuration: 512 bits at 250 MHz for 100 Gb/s.
+pub type HomaNicCore512 = HomaNicCore<64, 512>;
+
+/// The NIC core of the small configuration: 64 bits, for an ECP5-85 class part.
+pub type HomaNicCore64 = HomaNicCore<8, 64>;
+
+/// The NIC core, `W` bytes (`B` = 8 `W` bits) a beat on its MAC and DMA ports.
 #[derive(LogicBlock)]
-pub struct HomaNicCore512 {
+pub struct HomaNicCore<const W: usize, const B: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
     pub reset: Signal<In, Bit>,
     /// Frames from the MAC: data, byte lane 0 first.
-    pub s_axis_tdata: Signal<In, Bits<512>>,
+    pub s_axis_tdata: Signal<In, Bits<B>>,
     /// Byte enables.
-    pub s_axis_tkeep: Signal<In, Bits<64>>,
+    pub s_axis_tkeep: Signal<In, Bits<W>>,
     /// A beat is offered.
     pub s_axis_tvalid: Signal<In, Bit>,
     /// The frame's last beat.
@@ -112,10 +127,10 @@ pub struct HomaNicCore512 {
     pub m_dma_rd_addr: Signal<Out, Bits<64>>,
     /// Bytes to read (16 to 64).
     pub m_dma_rd_len: Signal<Out, Bits<32>>,
-    /// A read response: one beat per request, in request order, always taken.
+    /// A read response beat: `ceil(len / W)` per request, in request order, always taken.
     pub s_dma_rd_valid: Signal<In, Bit>,
     /// The bytes read, byte 0 in bits 7..0.
-    pub s_dma_rd_data: Signal<In, Bits<512>>,
+    pub s_dma_rd_data: Signal<In, Bits<B>>,
     /// A DMA write beat (payload into an RX buffer, or a completion entry) is offered.
     pub m_dma_wr_valid: Signal<Out, Bit>,
     /// The write beat is taken.
@@ -123,9 +138,9 @@ pub struct HomaNicCore512 {
     /// Host address of data byte 0.
     pub m_dma_wr_addr: Signal<Out, Bits<64>>,
     /// Data: byte `i` goes to `addr + i` when `keep[i]`.
-    pub m_dma_wr_data: Signal<Out, Bits<512>>,
+    pub m_dma_wr_data: Signal<Out, Bits<B>>,
     /// Byte enables.
-    pub m_dma_wr_keep: Signal<Out, Bits<64>>,
+    pub m_dma_wr_keep: Signal<Out, Bits<W>>,
     /// The last beat of a write.
     pub m_dma_wr_last: Signal<Out, Bit>,
     /// DMA read request (TX descriptors) is offered: a second read channel.
@@ -136,12 +151,12 @@ pub struct HomaNicCore512 {
     pub m_dma_txrd_addr: Signal<Out, Bits<64>>,
     /// Bytes to read (64).
     pub m_dma_txrd_len: Signal<Out, Bits<32>>,
-    /// A read response on the TX channel: one beat per request, in order, always taken.
+    /// A read response beat on the TX channel: `64 / W` per request, in order, always taken.
     pub s_dma_txrd_valid: Signal<In, Bit>,
     /// The bytes read, byte 0 in bits 7..0.
-    pub s_dma_txrd_data: Signal<In, Bits<512>>,
+    pub s_dma_txrd_data: Signal<In, Bits<B>>,
     /// A payload read request (the transmit engine's): the response puts the first byte at
-    /// lane 26 of its first beat (the DATA header's length mod 64).
+    /// lane `26 mod W` of its first beat (the DATA header's length mod `W`).
     pub m_dma_payrd_valid: Signal<Out, Bit>,
     /// The request is taken.
     pub m_dma_payrd_ready: Signal<In, Bit>,
@@ -149,16 +164,16 @@ pub struct HomaNicCore512 {
     pub m_dma_payrd_addr: Signal<Out, Bits<64>>,
     /// Bytes to read (1 to `max_payload`).
     pub m_dma_payrd_len: Signal<Out, Bits<32>>,
-    /// A payload beat: `ceil((26 + len) / 64)` beats per request, in request order.
+    /// A payload beat: `ceil((26 mod W + len) / W)` beats per request, in request order.
     pub s_dma_payrd_valid: Signal<In, Bit>,
     /// The beat is taken.
     pub s_dma_payrd_ready: Signal<Out, Bit>,
-    /// The bytes: payload byte `i` at lane `26 + i` (then on in the following beats).
-    pub s_dma_payrd_data: Signal<In, Bits<512>>,
+    /// The bytes: payload byte `i` at lane `26 mod W + i` (then on in the following beats).
+    pub s_dma_payrd_data: Signal<In, Bits<B>>,
     /// Frames to the MAC (GRANT and DATA, whole frames, GRANTs first): data.
-    pub m_axis_tdata: Signal<Out, Bits<512>>,
+    pub m_axis_tdata: Signal<Out, Bits<B>>,
     /// Byte enables.
-    pub m_axis_tkeep: Signal<Out, Bits<64>>,
+    pub m_axis_tkeep: Signal<Out, Bits<W>>,
     /// A beat is offered.
     pub m_axis_tvalid: Signal<Out, Bit>,
     /// The frame's last beat.
@@ -198,7 +213,7 @@ pub struct HomaNicCore512 {
     /// Trace: the grant path has work (events queued, an event or a decision under way, a
     /// GRANT offered); low, it changes nothing until the message table sends an event.
     pub m_trace_grant_busy: Signal<Out, Bit>,
-    parser: HomaParser512,
+    parser: HomaParser<B, W>,
     msgs: MsgTable1024,
     grant: GrantQueue1024,
     /// The message table's events, queued for the grant generator (which takes one in 5 to
@@ -209,12 +224,12 @@ pub struct HomaNicCore512 {
     c_i_g_messages_queued: Constant<Bits<8>>,
     c_i_decisions: Constant<Bits<8>>,
     c_i_fifo_grants: Constant<Bits<8>>,
-    framer: GrantFramer512,
+    framer: GrantFramer<W, B>,
     regs: HomaRegFile,
-    hq: HostRx512,
+    hq: HostRx<W, B>,
     txq: TxRing512,
-    tx: TxEngine512,
-    push: TxPush512,
+    tx: TxEngine<W, B>,
+    push: TxPush<W, B>,
     /// The MAC port is in a GRANT frame / a DATA frame (until its last beat).
     out_g: DFF<Bit>,
     out_d: DFF<Bit>,
@@ -398,7 +413,7 @@ fn ix(block: &str, name: &str) -> Constant<Bits<8>> {
     Constant::new((index_of(block, name) as u64).into())
 }
 
-impl HomaNicCore512 {
+impl<const W: usize, const B: usize> HomaNicCore<W, B> {
     /// A new core.
     pub fn new() -> Self {
         Self {
@@ -436,7 +451,7 @@ impl HomaNicCore512 {
             s_push_word: Signal::default(),
             s_push_data: Signal::default(),
             s_push_keep: Signal::default(),
-            parser: HomaParser512::new(),
+            parser: HomaParser::new(),
             msgs: MsgTable1024::new(),
             grant: GrantQueue1024::new(),
             evq: LutFifo::default(),
@@ -449,12 +464,12 @@ impl HomaNicCore512 {
             m_trace_grant_decision: Signal::default(),
             m_trace_grant_fifo: Signal::default(),
             m_trace_grant_busy: Signal::default(),
-            framer: GrantFramer512::new(),
+            framer: GrantFramer::new(),
             regs: HomaRegFile::new(),
-            hq: HostRx512::new(),
+            hq: HostRx::new(),
             txq: TxRing512::new(),
-            tx: TxEngine512::new(),
-            push: TxPush512::new(),
+            tx: TxEngine::new(),
+            push: TxPush::new(),
             out_g: DFF::default(),
             out_d: DFF::default(),
             sel_g: Signal::default(),
@@ -656,19 +671,21 @@ impl HomaNicCore512 {
     }
 }
 
-impl Default for HomaNicCore512 {
+impl<const W: usize, const B: usize> Default for HomaNicCore<W, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for HomaNicCore512 {
+impl<const W: usize, const B: usize> core::fmt::Debug for HomaNicCore<W, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("HomaNicCore512").finish_non_exhaustive()
+        f.debug_struct("HomaNicCore")
+            .field("bytes_per_beat", &W)
+            .finish_non_exhaustive()
     }
 }
 
-impl Logic for HomaNicCore512 {
+impl<const W: usize, const B: usize> Logic for HomaNicCore<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(

@@ -1,7 +1,8 @@
-//! Co-simulation of the composed NIC core (`hw/rtl/homa_nic_core_w512.v`: parser, 1024-entry
-//! message table, grant generator, GRANT framer) under Verilator: DATA frames built by
+//! Co-simulation of the composed NIC core (`hw/rtl/homa_nic_core_w512.v` and
+//! `homa_nic_core_w64.v`: parser, 1024-entry message table, grant generator, GRANT framer)
+//! under Verilator, at both widths: DATA frames built by
 //! `proto::wire` from closed-loop traffic (many interleaved messages of 1 B to 1 MB, losses,
-//! duplicates, reordering) go in 64 bytes a cycle with gaps; every GRANT frame that comes out
+//! duplicates, reordering) go in a beat a cycle (64 or 8 bytes) with gaps; every GRANT frame that comes out
 //! must equal, byte for byte and in order, the frame `proto::wire` emits for the GRANT the
 //! reference decides (message table model, then `proto::policy` as `core` applies it), under
 //! back-pressure on every output. Also measures the latency from a DATA frame's last beat
@@ -31,8 +32,7 @@ mod built {
     use homa_hw::msg_table_model::{Outcome, TableModel, release_packet};
     use homa_hw::parser_model::{Verdict, expect};
     use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr, LinkType, PacketType};
-    use homa_sim::rtl::models::HomaNicCoreW512;
-    use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};
+    use homa_sim::rtl::nic_core::{NicCore, new_core};
     use std::collections::VecDeque;
 
     const LOCAL_MAC: u64 = 0x02_00_00_00_00_aa;
@@ -90,7 +90,7 @@ mod built {
     }
 
     /// A register write on the core's bus (one cycle).
-    fn write_reg(m: &mut HomaNicCoreW512, block: &str, name: &str, value: u64) {
+    fn write_reg(m: &mut dyn NicCore, block: &str, name: &str, value: u64) {
         m.set_s_reg_addr(address(block, name));
         m.set_s_reg_wdata(value);
         m.set_s_reg_we(1);
@@ -99,7 +99,7 @@ mod built {
     }
 
     /// A register read on the core's bus (one cycle).
-    fn read_reg(m: &mut HomaNicCoreW512, block: &str, name: &str) -> u64 {
+    fn read_reg(m: &mut dyn NicCore, block: &str, name: &str) -> u64 {
         m.set_s_reg_addr(address(block, name));
         m.set_s_reg_re(1);
         m.tick();
@@ -109,7 +109,7 @@ mod built {
     }
 
     /// Resets the core and programs it through its registers, as the driver does.
-    fn configure(m: &mut HomaNicCoreW512, cfg: &QueueConfig) {
+    fn configure(m: &mut dyn NicCore, cfg: &QueueConfig) {
         let (max_payload, fifo, cfg) = (cfg.max_payload, cfg.fifo, &cfg.grant);
         m.reset(2);
         assert_eq!(
@@ -176,13 +176,13 @@ mod built {
 
         /// A register write on the core's bus, its cycle traced (the FIFO grants' timer runs
         /// meanwhile).
-        fn write(&mut self, m: &mut HomaNicCoreW512, seed: u64, block: &str, name: &str, v: u64) {
+        fn write(&mut self, m: &mut dyn NicCore, seed: u64, block: &str, name: &str, v: u64) {
             self.trace(m, seed);
             write_reg(m, block, name, v);
         }
 
         /// This cycle's trace, before the edge.
-        fn trace(&mut self, m: &HomaNicCoreW512, seed: u64) {
+        fn trace(&mut self, m: &dyn NicCore, seed: u64) {
             if m.get_m_trace_grant_decision() == 1 {
                 assert!(self.dirty, "seed {seed:#x}: a decision no event called for");
                 for g in self.reference.decide() {
@@ -214,10 +214,13 @@ mod built {
     }
 
     /// Offers `beat` (or nothing) on the frame input.
-    fn offer(m: &mut HomaNicCoreW512, beat: Option<(&[u8], bool)>) {
+    fn offer(m: &mut dyn NicCore, beat: Option<(&[u8], bool)>) {
         let (bytes, last) = beat.unwrap_or((&[], false));
-        let data: [u32; 16] = words_from_le_bytes(bytes).expect("a beat is at most 64 bytes");
-        m.set_s_axis_tdata(&data);
+        assert!(
+            bytes.len() <= m.beat_bytes(),
+            "a beat is at most the port's width"
+        );
+        m.set_s_axis_data(bytes);
         let keep = if bytes.len() == 64 {
             u64::MAX
         } else {
@@ -281,17 +284,26 @@ mod built {
         }
     }
 
-    fn run(seed: u64, packets: u64, cfg: QueueConfig, live: usize, starts: u64) {
+    /// The core of `beat` bytes a beat.
+    fn core(beat: usize) -> Box<dyn NicCore> {
+        new_core(beat).expect("a generated width")
+    }
+
+    fn run(width: usize, seed: u64, packets: u64, cfg: QueueConfig, live: usize, starts: u64) {
+        let mut m = core(width);
+        let m = m.as_mut();
         eprintln!(
-            "rx core co-sim: seed {seed:#x} (HOMA_HW_SEED to replay), {packets} packets, {cfg:?}"
+            "rx core co-sim ({}): seed {seed:#x} (HOMA_HW_SEED to replay), {packets} packets, \
+             {cfg:?}",
+            m.module()
         );
-        let mut m = HomaNicCoreW512::new();
-        configure(&mut m, &cfg);
+        configure(m, &cfg);
         let mut traffic = Traffic::with_peers(seed, live, 48).with_start_percent(starts);
         let mut rng = Rng::new(seed ^ 0xC0DE);
         let mut table = TableModel::new(10);
         let mut grants = GrantSide::new(cfg);
-        let payload: Vec<u8> = (0..9000).map(|i| i as u8).collect();
+        // Packets re-cut as a RESEND would reach three segments (26,700 bytes at 8,900).
+        let payload: Vec<u8> = (0..1 << 16).map(|i| i as u8).collect();
         let (mut frame, mut at, mut current): (Vec<u8>, usize, Option<Packet>) =
             (Vec::new(), 0, None);
         let (mut sent, mut checked, mut got, mut quiet) = (0u64, 0u64, Vec::new(), 0u64);
@@ -319,7 +331,7 @@ mod built {
                 if !fifo_stopped {
                     // The FIFO grants' timer stops before the counters are read (the reads
                     // tick the core untraced); what it started meanwhile drains first.
-                    grants.write(&mut m, seed, "CONFIG", "fifo_grant_interval", 0);
+                    grants.write(m, seed, "CONFIG", "fifo_grant_interval", 0);
                     fifo_stopped = true;
                     quiet = 0;
                     continue;
@@ -327,7 +339,7 @@ mod built {
                 break;
             }
             assert!(
-                m.cycles() - start < 600 * packets + 20_000,
+                m.cycles() - start < 600 * packets * (64 / width) as u64 + 20_000,
                 "seed {seed:#x}: no progress"
             );
             // (The register writes tick the core: the grant path must be idle, and makes no
@@ -344,19 +356,13 @@ mod built {
                     let ev = release_packet(peer, id, length).ev;
                     // Nothing leaves the core meanwhile (the writes tick it).
                     m.set_m_axis_tready(0);
-                    offer(&mut m, None);
+                    offer(m, None);
                     let g = &mut grants;
-                    g.write(&mut m, seed, "GRANT", "release_peer", u64::from(ev.peer));
-                    g.write(&mut m, seed, "GRANT", "release_id_lo", ev.id & 0xffff_ffff);
-                    g.write(&mut m, seed, "GRANT", "release_id_hi", ev.id >> 32);
-                    g.write(
-                        &mut m,
-                        seed,
-                        "GRANT",
-                        "release_length",
-                        u64::from(ev.length),
-                    );
-                    g.write(&mut m, seed, "GRANT", "release", 1);
+                    g.write(m, seed, "GRANT", "release_peer", u64::from(ev.peer));
+                    g.write(m, seed, "GRANT", "release_id_lo", ev.id & 0xffff_ffff);
+                    g.write(m, seed, "GRANT", "release_id_hi", ev.id >> 32);
+                    g.write(m, seed, "GRANT", "release_length", u64::from(ev.length));
+                    g.write(m, seed, "GRANT", "release", 1);
                     releases += 1;
                     if let Some(ev) = table.release(&release_packet(ev.peer, ev.id, ev.length)) {
                         released += 1;
@@ -386,18 +392,18 @@ mod built {
             }
             let show = (current.is_some() || noisy.is_some()) && rng.chance(90);
             let beat = show.then(|| {
-                let end = (at + 64).min(frame.len());
+                let end = (at + width).min(frame.len());
                 (&frame[at..end], end == frame.len())
             });
-            offer(&mut m, beat);
+            offer(m, beat);
             let grant_ready = rng.chance(80);
             m.set_m_dma_wr_ready(u64::from(rng.chance(90)));
             m.set_m_dma_rd_ready(1);
             m.set_m_axis_tready(u64::from(grant_ready));
-            grants.trace(&m, seed);
+            grants.trace(m, seed);
             if m.get_m_axis_tvalid() == 1 && grant_ready {
                 let keep = m.get_m_axis_tkeep();
-                let bytes = words_to_le_bytes(&m.get_m_axis_tdata());
+                let bytes = m.m_axis_data();
                 got.extend_from_slice(&bytes[..keep.count_ones() as usize]);
                 if m.get_m_axis_tlast() == 1 {
                     let want = grants.expected.pop_front().unwrap_or_else(|| {
@@ -415,7 +421,7 @@ mod built {
             if let Some((_, last)) = beat
                 && m.get_s_axis_tready() == 1
             {
-                at += 64;
+                at += width;
                 quiet = 0;
                 if last && let Some(v) = noisy.take() {
                     verdicts[v as usize] += 1;
@@ -453,8 +459,8 @@ mod built {
                 v
             }
         );
-        offer(&mut m, None);
-        let mut reg = |b: &str, n: &str| read_reg(&mut m, b, n);
+        offer(m, None);
+        let mut reg = |b: &str, n: &str| read_reg(m, b, n);
         let rx = [
             reg("RX", "frames_ok"),
             reg("RX", "dropped_runt"),
@@ -531,8 +537,17 @@ mod built {
 
     #[test]
     fn nic_core_cosim__grant_frames_match_the_reference() {
+        grant_frames(64, 0xc04e_0001);
+    }
+
+    #[test]
+    fn nic_core_cosim__grant_frames_match_the_reference_w64() {
+        grant_frames(8, 0xc04e_0001);
+    }
+
+    fn grant_frames(beat: usize, default_seed: u64) {
         let packets = frames_from_env(2_000, 20_000) as u64;
-        let seed = seed_from_env(0xc04e_0001);
+        let seed = seed_from_env(default_seed);
         for (i, (k, window)) in [(8u8, 0u32), (2, 10_000)].into_iter().enumerate() {
             let cfg = QueueConfig {
                 grant: GrantConfig {
@@ -542,15 +557,17 @@ mod built {
                     window,
                 },
                 max_payload: [1442, 8900][i],
-                // FIFO grants in the first run, at the level below the control priority.
+                // FIFO grants in the first run, at the level below the control priority,
+                // as often per byte received at either width (the timer counts cycles).
                 fifo: FifoConfig {
-                    interval: [3_000, 0][i],
+                    interval: [3_000 * 64 / beat as u32, 0][i],
                     increment: 20_000,
                     priority: NUM_PRIORITIES - 2,
                 },
             };
             // The second run's larger packets finish messages sooner: more of them start.
             run(
+                beat,
                 seed.wrapping_add(i as u64),
                 packets,
                 cfg,
@@ -564,6 +581,15 @@ mod built {
     /// GRANT's first beat is offered, every output ready.
     #[test]
     fn nic_core_cosim__data_to_grant_latency() {
+        data_to_grant(64);
+    }
+
+    #[test]
+    fn nic_core_cosim__data_to_grant_latency_w64() {
+        data_to_grant(8);
+    }
+
+    fn data_to_grant(beat: usize) {
         let cfg = QueueConfig {
             grant: GrantConfig {
                 max_overcommit: 8,
@@ -574,8 +600,9 @@ mod built {
             max_payload: 1442,
             fifo: FifoConfig::default(),
         };
-        let mut m = HomaNicCoreW512::new();
-        configure(&mut m, &cfg);
+        let mut m = core(beat);
+        let m = m.as_mut();
+        configure(m, &cfg);
         // The grant generator clears its 1,024 entries after reset.
         m.ticks(1 << TABLE_BITS);
         assert_eq!(m.get_m_trace_grant_busy(), 0, "the grant path settles");
@@ -598,13 +625,13 @@ mod built {
         };
         let payload = vec![0x5a; 1400];
         let frame = data_frame(&p, &payload);
-        let beats: Vec<&[u8]> = frame.chunks(64).collect();
+        let beats: Vec<&[u8]> = frame.chunks(beat).collect();
         for (i, b) in beats.iter().enumerate() {
-            offer(&mut m, Some((b, i + 1 == beats.len())));
+            offer(m, Some((b, i + 1 == beats.len())));
             assert_eq!(m.get_s_axis_tready(), 1);
             m.tick();
         }
-        offer(&mut m, None);
+        offer(m, None);
         let mut latency = 0;
         while m.get_m_axis_tvalid() == 0 {
             m.tick();
@@ -613,12 +640,13 @@ mod built {
         }
         // The last beat was taken at the edge before `latency` more edges.
         eprintln!(
-            "DATA ({} bytes, {} beats) last beat taken -> GRANT first beat offered: {} cycles",
+            "{}: DATA ({} bytes, {} beats) last beat taken -> GRANT first beat offered: {} cycles",
+            m.module(),
             frame.len(),
             beats.len(),
             latency + 1
         );
-        let bytes = words_to_le_bytes(&m.get_m_axis_tdata());
+        let bytes = m.m_axis_data();
         let mut reference = QueueReference::new(cfg, 1 << TABLE_BITS);
         let ev = Event {
             new: 1400,
@@ -630,6 +658,6 @@ mod built {
         let g = reference.decide();
         assert_eq!(g.len(), 1, "one GRANT: {g:?}");
         let want = reference_frame(LOCAL_MAC, LOCAL_IP, CONTROL_PRIORITY, &g[0]);
-        assert_eq!(&bytes[..64], &want[..64], "the GRANT's first beat");
+        assert_eq!(&bytes[..beat], &want[..beat], "the GRANT's first beat");
     }
 }

@@ -10,4 +10,5 @@ pub mod key_hash;
 pub mod lut_fifo;
 pub mod lutram;
 pub mod packets_left;
+pub mod read_gather;
 pub mod wideram;

@@ -1,11 +1,12 @@
-//! `HostRx512`: the receive side of the host queue interface (DESIGN §3), composed from the
+//! `HostRx`: the receive side of the host queue interface (DESIGN §3), composed from the
 //! three tested blocks: the RX buffer ring fetcher, the RX DMA engine and the completion ring
-//! writer, behind one DMA read port and one DMA write port.
+//! writer, behind one DMA read port and one DMA write port, `W` bytes wide ([`HostRx512`],
+//! [`HostRx64`]).
 //!
 //! ```text
-//!  cfg_rx_* ─► RxRing512 ─ m_rd_* / s_rd_* (descriptor reads)
-//!                  ├─ buffers ─► RxDma512 ◄─ s_pay_* (payload), s_hdr_* (headers)
-//!                  └─ refusals ─────┐  └─ completions ─► CqWriter512 ◄─ cfg_cq_*
+//!  cfg_rx_* ─► RxRing512 ◄─ ReadGather ◄─ m_rd_* / s_rd_* (descriptor reads)
+//!                  ├─ buffers ─► RxDma ◄─ s_pay_* (payload), s_hdr_* (headers)
+//!                  └─ refusals ─────┐  └─ completions ─► CqWriter ◄─ cfg_cq_*
 //!                                  └─ payload writes ─┐        └─ entry writes
 //!                                                     └──► m_wr_* ◄──┘ (entry writes first)
 //! ```
@@ -30,12 +31,18 @@
 //!
 //! Completions pass through a two-entry FIFO on their way to the ring writer (which takes
 //! each with its second write), so the engine never waits on the write port's arbitration
-//! within a cycle. The write port takes one 64-byte beat per cycle. Completion-ring writes win the port over
-//! payload writes: they are at most two beats per packet and never wait on the payload, so
+//! within a cycle. The write port takes one beat per cycle. Completion-ring writes win the
+//! port over payload writes: they are one entry per packet (two beats at 64 bytes, nine at
+//! 8) and never wait on the payload, so
 //! neither side starves (a waiting completion holds the DMA engine's headers, and with them,
 //! after eight payloads, its payload input). Order on the port is the order of the engine's
 //! decisions: a completion exists only after the last beat of its payload went out, so a
 //! host that sees a completion's phase bit sees its payload (PCIe posted writes stay in order).
+//!
+//! The descriptor fetcher takes a read's answer as one 64-byte record: at 64 bytes a beat is
+//! one, narrower beats are gathered ([`ReadGather`]; `ceil(len / W)` beats per read), and a
+//! read is requested only while the gatherer has room to count it. The write port carries `W`
+//! bytes a beat: a completion entry is `64 / W` beats and its phase byte.
 //!
 //! Nothing here adds state: the safety properties are the blocks' own (writes only inside a
 //! posted buffer or an entry the host has consumed; reads only of posted descriptors).
@@ -46,16 +53,23 @@ mod tests;
 
 pub use records::HostHdr;
 
-use crate::cq_writer::CqWriter512;
+use crate::cq_writer::CqWriter;
 use crate::fifo::Fifo2;
 use crate::hdl::*;
-use crate::rx_dma::{ErrorCpl, GrantSentCpl, RxDma512, TxDoneCpl};
+use crate::read_gather::ReadGather;
+use crate::rx_dma::{ErrorCpl, GrantSentCpl, RxDma, TxDoneCpl};
 use crate::rx_ring::RxRing512;
 use homa_proto::hostif::{CompletionKind, ErrorRing};
 
-/// The RX host queues at 512 bits.
+/// The RX host queues at 512 bits (the Alveo configuration).
+pub type HostRx512 = HostRx<64, 512>;
+
+/// The RX host queues at 64 bits (the small configuration).
+pub type HostRx64 = HostRx<8, 64>;
+
+/// The RX host queues, `W` bytes (`B` = 8 `W` bits) a beat on the payload and DMA ports.
 #[derive(LogicBlock)]
-pub struct HostRx512 {
+pub struct HostRx<const W: usize, const B: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -81,9 +95,9 @@ pub struct HostRx512 {
     /// `cq_log2_size` was written: restart the ring at 0.
     pub cfg_cq_clear: Signal<In, Bit>,
     /// Payload (parser `m_axis`): byte 0 in lane 0.
-    pub s_pay_tdata: Signal<In, Bits<512>>,
+    pub s_pay_tdata: Signal<In, Bits<B>>,
     /// Payload byte enables.
-    pub s_pay_tkeep: Signal<In, Bits<64>>,
+    pub s_pay_tkeep: Signal<In, Bits<W>>,
     /// A payload beat is offered.
     pub s_pay_tvalid: Signal<In, Bit>,
     /// The payload's last beat.
@@ -177,10 +191,10 @@ pub struct HostRx512 {
     pub m_rd_addr: Signal<Out, Bits<64>>,
     /// Bytes to read (16 to 64).
     pub m_rd_len: Signal<Out, Bits<32>>,
-    /// A read response (one beat per request, in request order).
+    /// A read response beat (`ceil(len / W)` per request, in request order).
     pub s_rd_valid: Signal<In, Bit>,
     /// The bytes read, byte 0 in bits 7..0.
-    pub s_rd_data: Signal<In, Bits<512>>,
+    pub s_rd_data: Signal<In, Bits<B>>,
     /// A DMA write beat is offered.
     pub m_wr_valid: Signal<Out, Bit>,
     /// The write beat is taken.
@@ -188,9 +202,9 @@ pub struct HostRx512 {
     /// Host address of data byte 0.
     pub m_wr_addr: Signal<Out, Bits<64>>,
     /// Data: byte `i` goes to `addr + i` when `keep[i]`.
-    pub m_wr_data: Signal<Out, Bits<512>>,
+    pub m_wr_data: Signal<Out, Bits<B>>,
     /// Byte enables.
-    pub m_wr_keep: Signal<Out, Bits<64>>,
+    pub m_wr_keep: Signal<Out, Bits<W>>,
     /// The last beat of a write (a payload's last beat into its buffer, every entry beat).
     pub m_wr_last: Signal<Out, Bit>,
     /// Descriptors read back (`rx_consumer`).
@@ -212,8 +226,10 @@ pub struct HostRx512 {
     /// Completions dropped while the completion ring was off.
     pub cq_dropped: Signal<Out, Bits<32>>,
     ring: RxRing512,
-    dma: RxDma512,
-    cq: CqWriter512,
+    /// Descriptor read answers into 64-byte records.
+    rdg: ReadGather<W, B>,
+    dma: RxDma<W, B>,
+    cq: CqWriter<W, B>,
     /// Completions between the DMA engine and the ring writer: the engine sees only this
     /// FIFO's registered `full`, so no combinational path runs from the write port's
     /// arbitration back into the engine.
@@ -236,8 +252,8 @@ pub struct HostRx512 {
     c_ip_byte: [Constant<Bits<8>>; 4],
 }
 
-impl HostRx512 {
-    /// New host queues (ports unconnected: use [`HostRx512::top_level`] for Verilog).
+impl<const W: usize, const B: usize> HostRx<W, B> {
+    /// New host queues (ports unconnected: use [`HostRx::top_level`] for Verilog).
     pub fn new() -> Self {
         Self {
             clock: Signal::default(),
@@ -298,8 +314,9 @@ impl HostRx512 {
             bad_descriptors: Signal::default(),
             cq_dropped: Signal::default(),
             ring: RxRing512::new(),
-            dma: RxDma512::new(),
-            cq: CqWriter512::new(),
+            rdg: ReadGather::new(),
+            dma: RxDma::new(),
+            cq: CqWriter::new(),
             cpl: Fifo2::default(),
             refusal: Signal::default(),
             tx_refusal: Signal::default(),
@@ -410,19 +427,21 @@ impl HostRx512 {
     }
 }
 
-impl Default for HostRx512 {
+impl<const W: usize, const B: usize> Default for HostRx<W, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for HostRx512 {
+impl<const W: usize, const B: usize> core::fmt::Debug for HostRx<W, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("HostRx512").finish_non_exhaustive()
+        f.debug_struct("HostRx")
+            .field("bytes_per_beat", &W)
+            .finish_non_exhaustive()
     }
 }
 
-impl Logic for HostRx512 {
+impl<const W: usize, const B: usize> Logic for HostRx<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         self.ring.clock.next = self.clock.val();
@@ -431,6 +450,8 @@ impl Logic for HostRx512 {
         self.dma.reset.next = self.reset.val();
         self.cq.clock.next = self.clock.val();
         self.cq.reset.next = self.reset.val();
+        self.rdg.clock.next = self.clock.val();
+        self.rdg.reset.next = self.reset.val();
         dff_setup!(self, clock, txe, txe_v);
         // The descriptor ring: configuration, the read port, buffers to the DMA engine.
         self.ring.cfg_base.next = self.cfg_rx_base.val();
@@ -439,12 +460,18 @@ impl Logic for HostRx512 {
         self.ring.cfg_clear.next = self.cfg_rx_clear.val();
         self.ring.cfg_win_base.next = self.cfg_rx_win_base.val();
         self.ring.cfg_win_len.next = self.cfg_rx_win_len.val();
-        self.m_rd_valid.next = self.ring.m_rd_valid.val();
+        // Reads go out while the gatherer can count them; answers come back as records.
+        self.m_rd_valid.next = self.ring.m_rd_valid.val() & self.rdg.req_room.val();
         self.m_rd_addr.next = self.ring.m_rd_addr.val();
         self.m_rd_len.next = self.ring.m_rd_len.val();
-        self.ring.m_rd_ready.next = self.m_rd_ready.val();
-        self.ring.s_rd_valid.next = self.s_rd_valid.val();
-        self.ring.s_rd_data.next = self.s_rd_data.val();
+        self.ring.m_rd_ready.next = self.m_rd_ready.val() & self.rdg.req_room.val();
+        self.rdg.req_fire.next =
+            self.ring.m_rd_valid.val() & self.m_rd_ready.val() & self.rdg.req_room.val();
+        self.rdg.req_len.next = self.ring.m_rd_len.val();
+        self.rdg.s_valid.next = self.s_rd_valid.val();
+        self.rdg.s_data.next = self.s_rd_data.val();
+        self.ring.s_rd_valid.next = self.rdg.m_valid.val();
+        self.ring.s_rd_data.next = self.rdg.m_data.val();
         self.dma.s_buf_valid.next = self.ring.m_buf_valid.val();
         self.dma.s_buf_iova.next = self.ring.m_buf_iova.val();
         self.dma.s_buf_length.next = self.ring.m_buf_length.val();

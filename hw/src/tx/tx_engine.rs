@@ -1,21 +1,22 @@
-//! `TxEngine512`: the NIC's transmit path between the TX descriptor ring and the MAC: the
+//! `TxEngine`: the NIC's transmit path between the TX descriptor ring and the MAC: the
 //! transmit scheduler ([`TxSched4`], [`ENGINE_SLOTS`] slots, with the park of
 //! [`crate::tx_park`] behind them for every other message) decides each DATA packet and
 //! requests its payload by DMA; the packet's header fields wait in a 16-entry FIFO (LUT RAM)
-//! while the read is out; the DATA framer ([`DataFramer512`]) builds the frame as the payload
-//! comes back and posts `TX_DONE` after a message's last frame.
+//! while the read is out; the DATA framer ([`DataFramer`]) builds the frame as the payload
+//! comes back and posts `TX_DONE` after a message's last frame. Payload and frame beats are `W`
+//! bytes ([`TxEngine512`], [`TxEngine64`]).
 //!
 //! ```text
 //!  s_desc_* ─┐                         ┌─► m_rd_* (payload address, length)
 //!  s_grant_* ┴─► TxSched4 ─► m_job_* ──┤
-//!                                      └─► job FIFO (16) ─► DataFramer512 ─► m_axis_*
-//!  s_pay_* (DMA read data, payload at lane 26) ───────────────────┘      └─► m_done_*
+//!                                      └─► job FIFO (16) ─► DataFramer ─► m_axis_*
+//!  s_pay_* (DMA read data, payload at lane 26 mod W) ────────────────┘      └─► m_done_*
 //! ```
 //!
 //! A pick fires when the read request is taken and the FIFO has room, so at most 16 payload
 //! reads are out at once: at ~1 µs of PCIe read latency (250 cycles) and 1424-byte packets,
 //! 16 reads in flight carry 16 x 1424 B per µs, 182 Gb/s, above line rate. The DMA engine must
-//! answer reads in request order, each exactly as `m_rd_len` asks (see [`DataFramer512`]).
+//! answer reads in request order, each exactly as `m_rd_len` asks (see [`DataFramer`]).
 
 #[cfg(test)]
 mod tests;
@@ -24,7 +25,7 @@ mod rec;
 
 pub use rec::JobRec;
 
-use crate::data_framer::DataFramer512;
+use crate::data_framer::DataFramer;
 use crate::hdl::*;
 use crate::lutram::LutRam;
 use crate::tx_park::TxPark;
@@ -39,7 +40,7 @@ pub const TX_READS_IN_FLIGHT: usize = 16;
 
 /// The transmit path: scheduler, job FIFO, DATA framer.
 #[derive(LogicBlock)]
-pub struct TxEngine512 {
+pub struct TxEngine<const W: usize, const B: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high: frees every slot, empties the FIFO.
@@ -118,18 +119,19 @@ pub struct TxEngine512 {
     pub m_rd_ready: Signal<In, Bit>,
     /// Host address of the payload's first byte.
     pub m_rd_addr: Signal<Out, Bits<64>>,
-    /// Payload bytes: answered, in request order, as `ceil((26 + len) / 64)` beats with byte 0 at lane 26 of the first.
+    /// Payload bytes: answered, in request order, as `ceil((26 mod W + len) / W)` beats with
+    /// byte 0 at lane `26 mod W` of the first.
     pub m_rd_len: Signal<Out, Bits<32>>,
     /// A payload beat.
     pub s_pay_valid: Signal<In, Bit>,
     /// It is taken.
     pub s_pay_ready: Signal<Out, Bit>,
     /// Its bytes, lane 0 in bits 7..0.
-    pub s_pay_data: Signal<In, Bits<512>>,
+    pub s_pay_data: Signal<In, Bits<B>>,
     /// Frame data, byte lane 0 first on the wire.
-    pub m_axis_tdata: Signal<Out, Bits<512>>,
+    pub m_axis_tdata: Signal<Out, Bits<B>>,
     /// Byte enables.
-    pub m_axis_tkeep: Signal<Out, Bits<64>>,
+    pub m_axis_tkeep: Signal<Out, Bits<W>>,
     /// A beat is offered.
     pub m_axis_tvalid: Signal<Out, Bit>,
     /// The last beat of the frame.
@@ -168,7 +170,7 @@ pub struct TxEngine512 {
     pub queued: Signal<Out, Bits<5>>,
     sched: TxSched4,
     park: TxPark,
-    framer: DataFramer512,
+    framer: DataFramer<W, B>,
     fifo: LutRam<JobRec, 4>,
     wr: DFF<Bits<4>>,
     rd: DFF<Bits<4>>,
@@ -184,7 +186,13 @@ pub struct TxEngine512 {
     c_one4: Constant<Bits<4>>,
 }
 
-impl TxEngine512 {
+/// The transmit path of the 512-bit (Alveo) configuration.
+pub type TxEngine512 = TxEngine<64, 512>;
+
+/// The transmit path of the 64-bit (small) configuration.
+pub type TxEngine64 = TxEngine<8, 64>;
+
+impl<const W: usize, const B: usize> TxEngine<W, B> {
     /// An engine with every slot free and the FIFO empty (after reset).
     pub fn new() -> Self {
         Self {
@@ -253,7 +261,7 @@ impl TxEngine512 {
             queued: Signal::default(),
             sched: TxSched4::new(),
             park: TxPark::new(),
-            framer: DataFramer512::new(),
+            framer: DataFramer::new(),
             fifo: LutRam::default(),
             wr: DFF::default(),
             rd: DFF::default(),
@@ -318,19 +326,21 @@ impl TxEngine512 {
     }
 }
 
-impl Default for TxEngine512 {
+impl<const W: usize, const B: usize> Default for TxEngine<W, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for TxEngine512 {
+impl<const W: usize, const B: usize> core::fmt::Debug for TxEngine<W, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("TxEngine512").finish_non_exhaustive()
+        f.debug_struct("TxEngine")
+            .field("bytes_per_beat", &W)
+            .finish_non_exhaustive()
     }
 }
 
-impl Logic for TxEngine512 {
+impl<const W: usize, const B: usize> Logic for TxEngine<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr, rd, count);

@@ -1,4 +1,4 @@
-//! `TxPush512`: the NIC's on-chip TX memory (`proto::hostif::onchip`). The host pushes TX
+//! `TxPush`: the NIC's on-chip TX memory (`proto::hostif::onchip`). The host pushes TX
 //! descriptors and the payloads of small messages into it through BAR0 (64-byte
 //! write-combined stores on `s_push_*`); the TX descriptor fetcher and the transmit engine
 //! read it as if it were host memory, with no PCIe round trip.
@@ -7,7 +7,7 @@
 //!  s_push_* ─► ring area (64 words) ─┐          payload area (256 words) ◄─ s_push_*
 //!  TxRing512 ─ s_rd_* ─► on chip? ─ yes ─► read ─┴► m_rdr_* ◄─ s_dma_rd_* ◄┐  (in order)
 //!                           └──── no ─► m_dma_rd_* ────────────────────────┘
-//!  TxEngine512 ─ s_pay_* ─► on chip? ─ yes ─► beats from the payload area ─► m_payr_*
+//!  TxEngine ─ s_pay_* ─► on chip? ─ yes ─► beats from the payload area ─► m_payr_*
 //!                              └──── no ─► m_dma_pay_* ... s_dma_pay_* ────► m_payr_*
 //! ```
 //!
@@ -21,9 +21,13 @@
 //! stall. Descriptor answers have no back-pressure (as the DMA channel's); payload beats do.
 //! An on-chip read streams from the cycle after it starts (block RAM), one beat a cycle.
 //!
-//! An on-chip payload read is served word by word from the word its address is in, so payload
-//! byte 0 is at lane 26 of the first beat exactly when the address is at lane 26, which the
-//! descriptor fetcher holds every on-chip descriptor to. An on-chip read outside its area (a
+//! An on-chip payload read is served beat by beat from the beat its address is in, so payload
+//! byte 0 is at lane `26 mod W` of the first beat (26 at 64 bytes, 2 at 8: the DATA header's
+//! length modulo the beat, where the DATA framer wants it) exactly when the address is at lane
+//! 26 of its 64-byte word, which the descriptor fetcher holds every on-chip descriptor to.
+//! The memory is 64 bytes wide whatever `W`: a narrower beat is a slice of the word read.
+//! Host memory answers a descriptor read (64 bytes) in `64 / W` beats, gathered into one
+//! record ([`ReadGather`]) before the fetcher sees it. An on-chip read outside its area (a
 //! descriptor read outside the ring area, a payload read outside the payload area or at
 //! another lane) is answered with zeros for as many beats as asked, and counted (`faults`).
 //! Pushes outside both areas are ignored.
@@ -36,6 +40,7 @@ pub use rec::OnChipRead;
 
 use crate::hdl::*;
 use crate::lut_fifo::LutFifo;
+use crate::read_gather::ReadGather;
 use crate::wideram::WideRam;
 use homa_proto::hostif::onchip;
 
@@ -51,8 +56,16 @@ pub const ONCHIP_READS: usize = 1 << ONCHIP_BITS;
 const _: () = assert!(ONCHIP_READS == crate::tx_engine::TX_READS_IN_FLIGHT);
 
 /// On-chip TX memory and the two read routers.
+/// The on-chip TX memory of the 512-bit (Alveo) configuration.
+pub type TxPush512 = TxPush<64, 512>;
+
+/// The on-chip TX memory of the 64-bit (small) configuration.
+pub type TxPush64 = TxPush<8, 64>;
+
+/// On-chip TX memory and the two read routers; payload and host read beats of `W` bytes (`B`
+/// = 8 `W` bits). Pushes and descriptor records are 64 bytes at any width.
 #[derive(LogicBlock)]
-pub struct TxPush512 {
+pub struct TxPush<const W: usize, const B: usize> {
     /// Clock.
     pub clock: Signal<In, Clock>,
     /// Synchronous reset, active high.
@@ -85,10 +98,10 @@ pub struct TxPush512 {
     pub m_dma_rd_addr: Signal<Out, Bits<64>>,
     /// Length.
     pub m_dma_rd_len: Signal<Out, Bits<32>>,
-    /// Host memory's answer.
+    /// Host memory's answer: a beat (`64 / W` per read).
     pub s_dma_rd_valid: Signal<In, Bit>,
     /// Its bytes.
-    pub s_dma_rd_data: Signal<In, Bits<512>>,
+    pub s_dma_rd_data: Signal<In, Bits<B>>,
     /// A payload read (the transmit engine's): offered.
     pub s_pay_valid: Signal<In, Bit>,
     /// Taken.
@@ -97,12 +110,12 @@ pub struct TxPush512 {
     pub s_pay_addr: Signal<In, Bits<64>>,
     /// Bytes.
     pub s_pay_len: Signal<In, Bits<32>>,
-    /// A payload beat (byte 0 at lane 26 of the first), in request order.
+    /// A payload beat (byte 0 at lane `26 mod W` of the first), in request order.
     pub m_payr_valid: Signal<Out, Bit>,
     /// Taken.
     pub m_payr_ready: Signal<In, Bit>,
     /// The beat.
-    pub m_payr_data: Signal<Out, Bits<512>>,
+    pub m_payr_data: Signal<Out, Bits<B>>,
     /// A payload read to host memory.
     pub m_dma_pay_valid: Signal<Out, Bit>,
     /// Taken.
@@ -116,10 +129,23 @@ pub struct TxPush512 {
     /// Taken.
     pub s_dma_pay_ready: Signal<Out, Bit>,
     /// Its bytes.
-    pub s_dma_pay_data: Signal<In, Bits<512>>,
+    pub s_dma_pay_data: Signal<In, Bits<B>>,
     /// On-chip reads answered with zeros (free-running).
     pub faults: Signal<Out, Bits<32>>,
     ring: WideRam<6>,
+    /// Host descriptor answers into records.
+    rdg: ReadGather<W, B>,
+    /// The beat of the word read that the on-chip stream is at.
+    l_sub: DFF<Bits<16>>,
+    /// The word read, shifted down to that beat, and its low `B` bits.
+    word_sh: Signal<Local, Bits<512>>,
+    narrow: Signal<Local, Bits<B>>,
+    c_sub0: Constant<Bits<16>>,
+    c_max_sub: Constant<Bits<16>>,
+    c_zero16b: Constant<Bits<16>>,
+    c_one16: Constant<Bits<16>>,
+    c_bshift: Constant<Bits<16>>,
+    c_zero_b: Constant<Bits<B>>,
     pay: WideRam<8>,
     /// Host descriptor reads not yet answered.
     rd_due: DFF<Bits<32>>,
@@ -185,9 +211,14 @@ fn k<const M: usize>(v: u64) -> Constant<Bits<M>> {
     Constant::new(v.into())
 }
 
-impl TxPush512 {
-    /// A fresh block (ports unconnected: use [`TxPush512::top_level`] for Verilog).
+impl<const W: usize, const B: usize> TxPush<W, B> {
+    /// A fresh block (ports unconnected: use [`TxPush::top_level`] for Verilog).
     pub fn new() -> Self {
+        assert!(
+            B == 8 * W && (W == 8 || W == 64),
+            "the on-chip TX memory is read 8 or 64 bytes a beat (the widths generated and tested), with B = 8 W bits"
+        );
+        let lane = u64::from(onchip::PAYLOAD_LANE);
         const _: () = assert!(onchip::RING_ENTRIES as usize == RING_WORDS);
         const _: () = assert!(onchip::PAYLOAD_BYTES as usize == 64 * PAYLOAD_WORDS);
         const _: () = assert!(onchip::RING_OFFSET == 0x8000 && onchip::PAYLOAD_OFFSET == 0xc000);
@@ -226,6 +257,16 @@ impl TxPush512 {
             s_dma_pay_data: Signal::default(),
             faults: Signal::default(),
             ring: WideRam::default(),
+            rdg: ReadGather::new(),
+            l_sub: DFF::default(),
+            word_sh: Signal::default(),
+            narrow: Signal::default(),
+            c_sub0: k(lane / W as u64),
+            c_max_sub: k((64 / W - 1) as u64),
+            c_zero16b: k(0),
+            c_one16: k(1),
+            c_bshift: k(u64::from(W.trailing_zeros() + 3)),
+            c_zero_b: Constant::new(Bits::default()),
             pay: WideRam::default(),
             rd_due: DFF::default(),
             l_rd: DFF::default(),
@@ -264,8 +305,8 @@ impl TxPush512 {
             c_lo16: k(0xffff),
             c_zero16: k(0),
             c_area_end: k(u64::from(onchip::PAYLOAD_OFFSET + onchip::PAYLOAD_BYTES)),
-            c_lanes: k(u64::from(onchip::PAYLOAD_LANE) + 63),
-            c_shift: k(6),
+            c_lanes: k(lane % W as u64 + W as u64 - 1),
+            c_shift: k(u64::from(W.trailing_zeros())),
             c_zero32: k(0),
             c_zero512: Constant::new(Bits::default()),
             c_one32: k(1),
@@ -307,25 +348,29 @@ impl TxPush512 {
     }
 }
 
-impl Default for TxPush512 {
+impl<const W: usize, const B: usize> Default for TxPush<W, B> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl core::fmt::Debug for TxPush512 {
+impl<const W: usize, const B: usize> core::fmt::Debug for TxPush<W, B> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("TxPush512").finish_non_exhaustive()
+        f.debug_struct("TxPush")
+            .field("bytes_per_beat", &W)
+            .finish_non_exhaustive()
     }
 }
 
-impl Logic for TxPush512 {
+impl<const W: usize, const B: usize> Logic for TxPush<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
             self, clock, rd_due, l_rd, l_rd_ok, issued, taken, l_busy, l_word, l_left, l_ok,
-            l_have, n_faults
+            l_have, n_faults, l_sub
         );
+        self.rdg.clock.next = self.clock.val();
+        self.rdg.reset.next = self.reset.val();
         self.q.clock.next = self.clock.val();
         self.q.reset.next = self.reset.val();
         self.ring.clock.next = self.clock.val();
@@ -367,20 +412,26 @@ impl Logic for TxPush512 {
             .val()
             .get_bits::<4>(self.c_at12.val().index())
             == self.c_ring_hi.val();
-        self.m_dma_rd_valid.next = self.s_rd_valid.val() & !self.rd_on.val();
+        // (A host read goes out while the gatherer can count it.)
+        self.m_dma_rd_valid.next =
+            self.s_rd_valid.val() & !self.rd_on.val() & self.rdg.req_room.val();
         self.m_dma_rd_addr.next = self.s_rd_addr.val();
         self.m_dma_rd_len.next = self.s_rd_len.val();
-        self.s_rd_ready.next = self.m_dma_rd_ready.val();
+        self.s_rd_ready.next = self.m_dma_rd_ready.val() & self.rdg.req_room.val();
         if self.rd_on.val() {
             self.s_rd_ready.next = self.rd_due.q.val() == self.c_zero32.val();
         }
         self.rd_go.next = self.s_rd_valid.val() & self.rd_on.val() & self.s_rd_ready.val();
         self.rd_ext.next = self.m_dma_rd_valid.val() & self.m_dma_rd_ready.val();
+        self.rdg.req_fire.next = self.rd_ext.val();
+        self.rdg.req_len.next = self.s_rd_len.val();
+        self.rdg.s_valid.next = self.s_dma_rd_valid.val();
+        self.rdg.s_data.next = self.s_dma_rd_data.val();
         self.ring.read_address.next = self.s_rd_addr.val().get_bits::<6>(self.c_at6.val().index());
         self.l_rd.d.next = self.rd_go.val();
         self.l_rd_ok.d.next = self.rd_in.val();
-        self.m_rdr_valid.next = self.l_rd.q.val() | self.s_dma_rd_valid.val();
-        self.m_rdr_data.next = self.s_dma_rd_data.val();
+        self.m_rdr_valid.next = self.l_rd.q.val() | self.rdg.m_valid.val();
+        self.m_rdr_data.next = self.rdg.m_data.val();
         if self.l_rd.q.val() {
             self.m_rdr_data.next = self.c_zero512.val();
             if self.l_rd_ok.q.val() {
@@ -388,10 +439,10 @@ impl Logic for TxPush512 {
             }
         }
         self.rd_due.d.next = self.rd_due.q.val();
-        if self.rd_ext.val() & !self.s_dma_rd_valid.val() {
+        if self.rd_ext.val() & !self.rdg.m_valid.val() {
             self.rd_due.d.next = self.rd_due.q.val() + self.c_one32.val();
         }
-        if !self.rd_ext.val() & self.s_dma_rd_valid.val() {
+        if !self.rd_ext.val() & self.rdg.m_valid.val() {
             self.rd_due.d.next = self.rd_due.q.val() - self.c_one32.val();
         }
 
@@ -454,21 +505,29 @@ impl Logic for TxPush512 {
         self.m_payr_valid.next = self.s_dma_pay_valid.val() & !self.head_due.val();
         self.m_payr_data.next = self.s_dma_pay_data.val();
         self.s_dma_pay_ready.next = self.m_payr_ready.val() & !self.head_due.val();
+        // The on-chip beat: the slice of the word read that the stream is at.
+        self.word_sh.next = self.pay.read_data.val() >> (self.l_sub.q.val() << self.c_bshift.val());
+        self.narrow.next = self.word_sh.val().get_bits::<B>(self.c_at0.val().index());
         if self.l_busy.q.val() {
             self.m_payr_valid.next = self.l_have.q.val();
-            self.m_payr_data.next = self.c_zero512.val();
+            self.m_payr_data.next = self.c_zero_b.val();
             if self.l_ok.q.val() {
-                self.m_payr_data.next = self.pay.read_data.val();
+                self.m_payr_data.next = self.narrow.val();
             }
             self.s_dma_pay_ready.next = false;
         }
         self.l_take.next = self.l_busy.q.val() & self.l_have.q.val() & self.m_payr_ready.val();
         self.ext_take.next = self.s_dma_pay_valid.val() & self.s_dma_pay_ready.val();
-        // The payload area's read: the word shown now, the next one once it is taken.
+        // The payload area's read: the word shown now, the next one once its last beat is
+        // taken.
         self.pay.read_address.next = self.l_word.q.val();
         if self.l_take.val() {
-            self.pay.read_address.next = self.l_word.q.val() + self.c_one8.val();
-            self.l_word.d.next = self.l_word.q.val() + self.c_one8.val();
+            self.l_sub.d.next = self.l_sub.q.val() + self.c_one16.val();
+            if self.l_sub.q.val() == self.c_max_sub.val() {
+                self.l_sub.d.next = self.c_zero16b.val();
+                self.pay.read_address.next = self.l_word.q.val() + self.c_one8.val();
+                self.l_word.d.next = self.l_word.q.val() + self.c_one8.val();
+            }
             self.l_left.d.next = self.l_left.q.val() - self.c_one32.val();
             if self.l_left.q.val() == self.c_one32.val() {
                 self.l_busy.d.next = false;
@@ -478,6 +537,7 @@ impl Logic for TxPush512 {
         if self.start.val() {
             self.pay.read_address.next = self.q.dout.val().first;
             self.l_word.d.next = self.q.dout.val().first;
+            self.l_sub.d.next = self.c_sub0.val();
             self.l_left.d.next = self.q.dout.val().beats;
             self.l_ok.d.next = self.q.dout.val().ok;
             self.l_busy.d.next = true;

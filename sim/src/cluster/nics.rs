@@ -365,6 +365,7 @@ impl super::Cluster {
         };
         let (grant_fallbacks, grant_fallbacks_silent, software_grants) = self.host_grants();
         let r = super::NicReport {
+            core: format!("homa_nic_core_w{}", 8 * timing.beat_bytes),
             clock_mhz: timing.clock_mhz,
             pcie_ns: timing.pcie_ns,
             cycles: c.cycles,

@@ -78,6 +78,8 @@ pub struct Report {
 /// What the Verilated NICs of an `rtl` run did, summed over the hosts.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct NicReport {
+    /// The Verilated core: `homa_nic_core_w512` or `homa_nic_core_w64`.
+    pub core: String,
     /// NIC clock, MHz.
     pub clock_mhz: u32,
     /// Host-NIC latency per crossing, ns.

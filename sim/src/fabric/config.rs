@@ -83,9 +83,14 @@ impl FabricConfig {
     /// switch delay) with no host software delays: the `rtl` engine models the NIC and PCIe
     /// itself.
     pub fn nic_100g(seed: u64) -> Self {
+        Self::nic_at(100_000_000_000, seed)
+    }
+
+    /// The same with every link at `bps` (the small NIC configuration's 10 Gb/s).
+    pub fn nic_at(bps: u64, seed: u64) -> Self {
         FabricConfig {
-            host_link_bps: 100_000_000_000,
-            core_link_bps: 100_000_000_000,
+            host_link_bps: bps,
+            core_link_bps: bps,
             host_tx_delay_ps: 0,
             host_rx_delay_ps: 0,
             seed,

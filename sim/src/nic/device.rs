@@ -39,15 +39,18 @@ impl std::fmt::Debug for NicDevice {
 impl NicDevice {
     /// A NIC out of reset behind the PCIe model of `timing`, on the host's clock `clock`;
     /// the simulator keeps the returned `RtlNic` to clock it and feed it frames.
-    pub fn new(timing: NicTiming, clock: SimClock) -> (NicDevice, Rc<RefCell<RtlNic>>) {
-        let nic = Rc::new(RefCell::new(RtlNic::new(timing)));
+    pub fn new(
+        timing: NicTiming,
+        clock: SimClock,
+    ) -> Result<(NicDevice, Rc<RefCell<RtlNic>>), NicError> {
+        let nic = Rc::new(RefCell::new(RtlNic::new(timing)?));
         let memory = std::sync::Arc::clone(nic.borrow().memory());
         let dev = NicDevice {
             nic: Fragile::new(Rc::clone(&nic)),
             memory,
             clock,
         };
-        (dev, nic)
+        Ok((dev, nic))
     }
 
     /// A NIC brought up by the driver's own code through this device (probe, `config`,
@@ -60,7 +63,7 @@ impl NicDevice {
         timing: NicTiming,
         clock: SimClock,
     ) -> Result<(Nic<NicDevice>, Rc<RefCell<RtlNic>>), NicError> {
-        let (dev, nic) = NicDevice::new(timing, clock);
+        let (dev, nic) = NicDevice::new(timing, clock)?;
         let driver = Nic::init(dev, config, sizes)?;
         Ok((driver, nic))
     }

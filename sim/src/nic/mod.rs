@@ -81,6 +81,9 @@ pub struct NicTiming {
     /// the host engine this long after the NIC outputs it, and a packet the engine sends
     /// reaches the wire this long after it is posted.
     pub pcie_ns: u32,
+    /// Bytes a beat on the core's MAC and DMA ports: 64 (`homa_nic_core_w512`, the Alveo
+    /// configuration) or 8 (`homa_nic_core_w64`, the small one).
+    pub beat_bytes: u32,
 }
 
 impl Default for NicTiming {
@@ -88,6 +91,7 @@ impl Default for NicTiming {
         NicTiming {
             clock_mhz: 250,
             pcie_ns: 500,
+            beat_bytes: 64,
         }
     }
 }
@@ -207,6 +211,12 @@ pub enum NicError {
          build time): run scripts/setup.sh, then cargo build again"
     )]
     NotBuilt,
+    /// No core of that width is generated.
+    #[error(
+        "no NIC core is {0} bytes a beat: the generated cores are homa_nic_core_w512 (64) and \
+         homa_nic_core_w64 (8)"
+    )]
+    BeatWidth(u32),
 }
 
 /// A simulated NIC as the driver sees it ([`homa_driver::Device`]): a Verilated core just

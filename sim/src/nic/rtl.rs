@@ -4,8 +4,8 @@
 //! [`NicDevice`](super::NicDevice), like any other `Device`.
 
 use super::{NicCounters, NicError, NicEvent, NicOutput, NicTiming};
-use crate::rtl::models::HomaNicCoreW512;
-use crate::rtl::{words_from_le_bytes, words_to_le_bytes};
+use crate::rtl::nic_core::{NicCore, new_core};
+use crate::rtl::words_from_le_bytes;
 use crate::time::Ps;
 use homa_driver::MemDevice;
 // The lane of a payload read response's first byte, as the core's DATA framer takes it.
@@ -32,6 +32,14 @@ const MAC_RX_FIFO: usize = 128 * 1024;
 /// descriptors takes a few PCIe round trips).
 const PRIME_CYCLES: u64 = 20_000;
 
+/// The descriptor read channels.
+enum ReadChannel {
+    /// RX buffer descriptors (`m_dma_rd_*`).
+    Rx,
+    /// TX descriptors (`m_dma_txrd_*`).
+    Tx,
+}
+
 /// A posted write from the host.
 #[derive(Debug, Clone, Copy)]
 enum HostWrite {
@@ -41,9 +49,12 @@ enum HostWrite {
     Push { word: u16, data: [u32; 16] },
 }
 
-/// One host's NIC: the Verilated `homa_nic_core_w512` and the state around its streams.
+/// One host's NIC: the Verilated `homa_nic_core_w512` (or `homa_nic_core_w64`) and the
+/// state around its streams.
 pub struct RtlNic {
-    core: HomaNicCoreW512,
+    core: Box<dyn NicCore>,
+    /// Bytes a beat on the core's MAC and DMA ports.
+    beat: usize,
     /// Host memory: the driver allocates its rings and buffers here; the core's DMA reads
     /// and writes it.
     memory: Arc<MemDevice>,
@@ -55,6 +66,9 @@ pub struct RtlNic {
     /// front read already delivered.
     pay_reads: VecDeque<(u64, u64, usize)>,
     pay_beat: usize,
+    /// Beats of the front read already delivered on the RX and TX descriptor channels.
+    rd_beat: usize,
+    txrd_beat: usize,
     /// DMA writes on their way to host memory: (time they land, address, bytes).
     posted: VecDeque<(Ps, u64, Vec<u8>)>,
     /// One-way PCIe latency in cycles.
@@ -116,7 +130,7 @@ fn address(block: &'static str, name: &str) -> Result<u64, NicError> {
 }
 
 /// Whether the host side takes the core's outputs: frames, DMA requests and writes.
-fn set_ports_ready(core: &mut HomaNicCoreW512, ready: u64) {
+fn set_ports_ready(core: &mut dyn NicCore, ready: u64) {
     core.set_m_axis_tready(ready);
     core.set_m_dma_rd_ready(ready);
     core.set_m_dma_wr_ready(ready);
@@ -126,19 +140,24 @@ fn set_ports_ready(core: &mut HomaNicCoreW512, ready: u64) {
 
 impl RtlNic {
     /// A NIC just out of reset, with empty host memory: nothing is configured until a driver
-    /// does it through a [`NicDevice`](super::NicDevice).
-    pub fn new(timing: NicTiming) -> Self {
-        let mut core = HomaNicCoreW512::new();
+    /// does it through a [`NicDevice`](super::NicDevice). The core is the one of
+    /// `timing.beat_bytes` (8 or 64; [`NicError::BeatWidth`] otherwise).
+    pub fn new(timing: NicTiming) -> Result<Self, NicError> {
+        let beat = timing.beat_bytes as usize;
+        let mut core = new_core(beat).ok_or(NicError::BeatWidth(timing.beat_bytes))?;
         core.reset(2);
-        set_ports_ready(&mut core, 1);
+        set_ports_ready(core.as_mut(), 1);
         let period = timing.period_ps();
-        RtlNic {
+        Ok(RtlNic {
             core,
+            beat,
             memory: Arc::new(MemDevice::new()),
             reads: VecDeque::new(),
             tx_reads: VecDeque::new(),
             pay_reads: VecDeque::new(),
             pay_beat: 0,
+            rd_beat: 0,
+            txrd_beat: 0,
             posted: VecDeque::new(),
             pcie_cycles: timing.pcie_ps().div_ceil(period),
             period,
@@ -158,7 +177,12 @@ impl RtlNic {
             trace: None,
             tx_doorbell: address("QUEUE", "tx_producer").unwrap_or(u64::MAX),
             dma_log: None,
-        }
+        })
+    }
+
+    /// Bytes a beat on the core's MAC and DMA ports (64 or 8).
+    pub fn beat_bytes(&self) -> usize {
+        self.beat
     }
 
     /// Records (or stops recording) what the NIC does and when ([`NicEvent`]), for a
@@ -295,7 +319,7 @@ impl RtlNic {
     /// DMA answer is not taken twice) and no output is taken (none is lost).
     pub fn read_register(&mut self, block: &'static str, name: &str) -> Result<u32, NicError> {
         let address = address(block, name)?;
-        set_ports_ready(&mut self.core, 0);
+        set_ports_ready(self.core.as_mut(), 0);
         self.core.set_s_axis_tvalid(0);
         self.core.set_s_push_valid(0);
         self.core.set_s_dma_rd_valid(0);
@@ -306,7 +330,7 @@ impl RtlNic {
         self.core.set_s_reg_re(1);
         self.core.tick();
         self.core.set_s_reg_re(0);
-        set_ports_ready(&mut self.core, 1);
+        set_ports_ready(self.core.as_mut(), 1);
         Ok(self.core.get_m_reg_rdata() as u32)
     }
 
@@ -446,10 +470,9 @@ impl RtlNic {
         // Every input is set before the first output is read: one evaluation of the model.
         match &self.feeding {
             Some((frame, pos)) => {
-                let end = (pos + 64).min(frame.len());
+                let end = (pos + self.beat).min(frame.len());
                 let beat = &frame[*pos..end];
-                let data: [u32; 16] = words_from_le_bytes(beat).unwrap_or([0; 16]);
-                self.core.set_s_axis_tdata(&data);
+                self.core.set_s_axis_data(beat);
                 let keep = if beat.len() == 64 {
                     u64::MAX
                 } else {
@@ -468,7 +491,7 @@ impl RtlNic {
         if self.feeding.is_some() && self.core.get_s_axis_tready() == 1 {
             frames = true;
             let (frame, pos) = self.feeding.as_mut().expect("checked above");
-            *pos += 64;
+            *pos += self.beat;
             if *pos >= frame.len() {
                 self.feeding = None;
                 self.note(at, NicEvent::FrameIn);
@@ -479,7 +502,7 @@ impl RtlNic {
         if self.core.get_m_axis_tvalid() == 1 {
             frames = true;
             let keep = self.core.get_m_axis_tkeep();
-            let bytes = words_to_le_bytes(&self.core.get_m_axis_tdata());
+            let bytes = self.core.m_axis_data();
             self.frame_out
                 .extend_from_slice(&bytes[..keep.count_ones() as usize]);
             if self.core.get_m_axis_tlast() == 1 {
@@ -516,8 +539,8 @@ impl RtlNic {
                 if self.pay_beat == 0 {
                     self.note(self.cycle * self.period, NicEvent::PayloadRead);
                 }
-                let words = self.payload_beat(addr, len, self.pay_beat);
-                self.core.set_s_dma_payrd_data(&words);
+                let bytes = self.payload_beat(addr, len, self.pay_beat);
+                self.core.set_s_dma_payrd_data(&bytes);
                 self.core.set_s_dma_payrd_valid(1);
                 true
             }
@@ -528,10 +551,8 @@ impl RtlNic {
         };
         let tx = match self.tx_reads.front() {
             Some(&(due, addr, len)) if due <= self.cycle => {
-                self.tx_reads.pop_front();
-                self.note(self.cycle * self.period, NicEvent::DescriptorRead);
-                let words = self.read_words(addr, len);
-                self.core.set_s_dma_txrd_data(&words);
+                let bytes = self.read_beat(addr, len, &ReadChannel::Tx);
+                self.core.set_s_dma_txrd_data(&bytes);
                 self.core.set_s_dma_txrd_valid(1);
                 true
             }
@@ -543,9 +564,8 @@ impl RtlNic {
         pay | tx
             | match self.reads.front() {
                 Some(&(due, addr, len)) if due <= self.cycle => {
-                    self.reads.pop_front();
-                    let words = self.read_words(addr, len);
-                    self.core.set_s_dma_rd_data(&words);
+                    let bytes = self.read_beat(addr, len, &ReadChannel::Rx);
+                    self.core.set_s_dma_rd_data(&bytes);
                     self.core.set_s_dma_rd_valid(1);
                     true
                 }
@@ -556,30 +576,56 @@ impl RtlNic {
             }
     }
 
-    /// `len` bytes (at most 64) of host memory at `addr`, as a read response beat; an
-    /// access outside the memory the driver allocated reads zeros and is counted.
-    fn read_words(&mut self, addr: u64, len: usize) -> [u32; 16] {
-        let mut data = [0u8; 64];
+    /// The next response beat of the descriptor read at the front of `channel` (`len` bytes,
+    /// at most 64, of host memory at `addr`: `ceil(len / beat)` beats, beat `k` holding bytes
+    /// `beat k..`); the read leaves its queue with its last beat. An access outside the
+    /// memory the driver allocated reads zeros and is counted.
+    fn read_beat(&mut self, addr: u64, len: usize, channel: &ReadChannel) -> Vec<u8> {
+        let len = len.min(64);
+        let k = match channel {
+            ReadChannel::Rx => self.rd_beat,
+            ReadChannel::Tx => self.txrd_beat,
+        };
+        let lo = (k * self.beat).min(len);
+        let hi = (lo + self.beat).min(len);
+        let mut data = vec![0u8; self.beat];
         if self
             .memory
-            .dma_read(addr, &mut data[..len.min(64)])
+            .dma_read(addr.wrapping_add(lo as u64), &mut data[..hi - lo])
             .is_err()
         {
             self.counters.dma_faults += 1;
         }
-        words_from_le_bytes(&data).unwrap_or([0; 16])
+        let last = hi >= len;
+        match channel {
+            ReadChannel::Rx => {
+                self.rd_beat = if last { 0 } else { k + 1 };
+                if last {
+                    self.reads.pop_front();
+                }
+            }
+            ReadChannel::Tx => {
+                self.txrd_beat = if last { 0 } else { k + 1 };
+                if last {
+                    self.tx_reads.pop_front();
+                    self.note(self.cycle * self.period, NicEvent::DescriptorRead);
+                }
+            }
+        }
+        data
     }
 
     /// Beat `k` of the response to a payload read of `len` bytes at `addr`: payload byte
-    /// `i` at lane `PAYLOAD_LANE + i` of the whole response, zeros around it. An access
-    /// outside the memory the driver allocated reads zeros and is counted.
-    fn payload_beat(&mut self, addr: u64, len: usize, k: usize) -> [u32; 16] {
-        let mut data = [0u8; 64];
-        // Payload bytes [first, end) land in this beat, from lane `first + PAYLOAD_LANE - 64k`.
-        let first = (64 * k).saturating_sub(PAYLOAD_LANE);
-        let end = (64 * k + 64 - PAYLOAD_LANE).min(len);
+    /// `i` at lane `PAYLOAD_LANE mod beat + i` of the whole response, zeros around it. An
+    /// access outside the memory the driver allocated reads zeros and is counted.
+    fn payload_beat(&mut self, addr: u64, len: usize, k: usize) -> Vec<u8> {
+        let (w, lane0) = (self.beat, PAYLOAD_LANE % self.beat);
+        let mut data = vec![0u8; w];
+        // Payload bytes [first, end) land in this beat, from lane `first + lane0 - w k`.
+        let first = (w * k).saturating_sub(lane0);
+        let end = (w * k + w - lane0).min(len);
         if first < end {
-            let lane = first + PAYLOAD_LANE - 64 * k;
+            let lane = first + lane0 - w * k;
             let at = addr.wrapping_add(first as u64);
             if self
                 .memory
@@ -589,7 +635,7 @@ impl RtlNic {
                 self.counters.dma_faults += 1;
             }
         }
-        words_from_le_bytes(&data).unwrap_or([0; 16])
+        data
     }
 
     /// After the edge's inputs are set: whether the payload beat offered was taken (the
@@ -602,7 +648,7 @@ impl RtlNic {
             return false;
         }
         self.pay_beat += 1;
-        if self.pay_beat == (PAYLOAD_LANE + len).div_ceil(64) {
+        if self.pay_beat == (PAYLOAD_LANE % self.beat + len).div_ceil(self.beat) {
             self.pay_reads.pop_front();
             self.pay_beat = 0;
         }
@@ -658,16 +704,16 @@ impl RtlNic {
             let visible = (self.cycle + self.pcie_cycles) * self.period;
             let addr = self.core.get_m_dma_wr_addr();
             let keep = self.core.get_m_dma_wr_keep();
-            let bytes = words_to_le_bytes(&self.core.get_m_dma_wr_data());
+            let bytes = self.core.m_dma_wr_data();
             // Each run of enabled bytes is one write.
             let mut i = 0;
-            while i < 64 {
+            while i < self.beat {
                 if keep >> i & 1 == 0 {
                     i += 1;
                     continue;
                 }
                 let start = i;
-                while i < 64 && keep >> i & 1 == 1 {
+                while i < self.beat && keep >> i & 1 == 1 {
                     i += 1;
                 }
                 let at = addr.wrapping_add(start as u64);

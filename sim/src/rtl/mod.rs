@@ -76,6 +76,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 mod ffi;
 #[cfg(homa_rtl)]
 pub use ffi::{models, test_models};
+#[cfg(homa_rtl)]
+pub mod nic_core;
 
 /// Whether Verilator was available when `homa-sim` was built, i.e. whether [`models`] and
 /// [`test_models`] exist.
