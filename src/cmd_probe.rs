@@ -1,12 +1,14 @@
 //! `homa-nic probe --pci <BDF>`: open a homa-nic through VFIO and print its register
 //! blocks, ID block, configuration and counters (names from `proto::regs::BLOCKS`). Reads
-//! only: it changes nothing on the NIC. `--sim` probes a Verilated NIC the same way.
+//! only: it changes nothing on the NIC. `--sim` probes a Verilated NIC the same way;
+//! `--etherbone IP[:PORT]` an open-flow board over Etherbone (UDP 1234 by default).
 //!
 //! Exit status: 0 when the NIC was read, 1 when it could not be opened or read (the message
 //! names the device and the fix).
 
 use anyhow::Result;
-use homa_driver::{Device, Probe, VfioDevice, read_registers};
+use homa_driver::{Device, EtherboneDevice, Patience, Probe, VfioDevice, read_registers};
+use homa_proto::etherbone::BoardMap;
 use std::fmt::Write;
 use std::process::ExitCode;
 
@@ -17,10 +19,14 @@ pub(crate) struct ProbeArgs {
     #[arg(
         long,
         value_name = "BDF",
-        required_unless_present = "sim",
-        conflicts_with = "sim"
+        required_unless_present_any = ["sim", "etherbone"],
+        conflicts_with_all = ["sim", "etherbone"]
     )]
     pci: Option<String>,
+    /// Probe a homa-nic on an open-flow FPGA board over Etherbone (UDP), at IP or IP:PORT
+    /// (port 1234 if none), its bus laid out as `proto::etherbone::BoardMap::DEFAULT`.
+    #[arg(long, value_name = "IP[:PORT]", conflicts_with = "sim")]
+    etherbone: Option<String>,
     /// Probe a simulated NIC instead: the Verilated NIC core of hw/rtl just out of reset,
     /// through the same driver code (`homa_sim::nic::SimDevice`).
     #[arg(long)]
@@ -28,9 +34,11 @@ pub(crate) struct ProbeArgs {
 }
 
 pub(crate) fn run(args: ProbeArgs) -> Result<ExitCode> {
-    let text = match &args.pci {
-        Some(pci) => VfioDevice::open(pci).and_then(|dev| report(&dev)),
-        None => match homa_sim::nic::sim_device() {
+    let text = match (&args.pci, &args.etherbone) {
+        (Some(pci), _) => VfioDevice::open(pci).and_then(|dev| report(&dev)),
+        (None, Some(addr)) => EtherboneDevice::open(addr, BoardMap::DEFAULT, Patience::default())
+            .and_then(|dev| report(&dev)),
+        (None, None) => match homa_sim::nic::sim_device() {
             Ok(dev) => report(&dev),
             Err(e) => {
                 eprintln!("homa-nic: error: {e}");
@@ -101,6 +109,25 @@ pub(crate) fn report(dev: &impl Device) -> homa_driver::Result<String> {
 mod tests {
     use super::*;
     use homa_driver::MemDevice;
+
+    /// Over Etherbone, from a software endpoint holding the register map's reset image.
+    #[test]
+    fn report__over_etherbone_names_every_block() {
+        let bus = homa_driver::MemoryBus::with_register_image(BoardMap::DEFAULT.regs_base);
+        let ep = homa_driver::EtherboneEndpoint::spawn(bus, None).unwrap();
+        let addr = ep.addr().to_string();
+        let dev = EtherboneDevice::open(&addr, BoardMap::DEFAULT, Patience::default()).unwrap();
+        let text = report(&dev).unwrap();
+        assert!(
+            text.starts_with(&format!(
+                "homa-nic at etherbone {addr} (BAR0 65536 bytes)\n"
+            )),
+            "{text}"
+        );
+        for b in homa_proto::regs::BLOCKS {
+            assert!(text.contains(&format!("\n{} at 0x{:04x}", b.name, b.base)));
+        }
+    }
 
     #[test]
     fn report__names_every_block_and_register() {

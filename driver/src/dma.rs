@@ -1,4 +1,8 @@
 //! DMA memory as the driver hands it around: [`DmaRegion`], and IOVA assignment.
+//!
+//! A region lives in this host's memory (VFIO, the simulated devices), or in memory the host
+//! reaches only through the device's link ([`RemoteMemory`]: an FPGA board's DDR, over
+//! Etherbone).
 
 use crate::mmio::DmaMemory;
 use crate::{DriverError, Result};
@@ -15,13 +19,46 @@ use std::sync::Arc;
 /// device's own; the ring types own their regions and order writes before doorbells.
 #[derive(Debug)]
 pub struct DmaRegion {
-    mem: Arc<DmaMemory>,
+    mem: Backing,
     iova: u64,
+}
+
+/// Memory the device reaches by DMA and this host only through the device's link (an FPGA
+/// board's memory, over Etherbone): byte-addressed copies, each a transaction on the link.
+pub trait RemoteMemory: std::fmt::Debug + Send + Sync {
+    /// Copies `buf.len()` bytes at `addr` (the link's address) into `buf`.
+    fn read(&self, addr: u64, buf: &mut [u8]) -> Result<()>;
+    /// Copies `data` to `addr`.
+    fn write(&self, addr: u64, data: &[u8]) -> Result<()>;
+}
+
+/// Where a region's bytes are.
+#[derive(Debug)]
+enum Backing {
+    /// This host's memory, mapped.
+    Host(Arc<DmaMemory>),
+    /// `len` bytes at `addr` of a remote memory.
+    Remote {
+        mem: Arc<dyn RemoteMemory>,
+        addr: u64,
+        len: usize,
+    },
 }
 
 impl DmaRegion {
     pub(crate) fn new(mem: Arc<DmaMemory>, iova: u64) -> DmaRegion {
-        DmaRegion { mem, iova }
+        DmaRegion {
+            mem: Backing::Host(mem),
+            iova,
+        }
+    }
+
+    /// A region of `len` bytes at `addr` of `mem`, which the device reaches at `iova`.
+    pub(crate) fn remote(mem: Arc<dyn RemoteMemory>, addr: u64, len: usize, iova: u64) -> Self {
+        DmaRegion {
+            mem: Backing::Remote { mem, addr, len },
+            iova,
+        }
     }
 
     /// The IOVA of the first byte: what descriptors and ring registers carry.
@@ -31,17 +68,31 @@ impl DmaRegion {
 
     /// Size in bytes (the request rounded up to whole pages).
     pub fn len(&self) -> usize {
-        self.mem.len()
+        match &self.mem {
+            Backing::Host(m) => m.len(),
+            Backing::Remote { len, .. } => *len,
+        }
     }
 
     /// Never true: regions have at least one page.
     pub fn is_empty(&self) -> bool {
-        self.mem.len() == 0
+        self.len() == 0
     }
 
-    /// Whether the memory sits on 2 MiB hugepages.
+    /// Whether the memory sits on 2 MiB hugepages (never for remote memory).
     pub fn hugepages(&self) -> bool {
-        self.mem.hugepages()
+        match &self.mem {
+            Backing::Host(m) => m.hugepages(),
+            Backing::Remote { .. } => false,
+        }
+    }
+
+    /// The remote address of `offset..offset + n`, if inside the region.
+    fn remote_at(&self, offset: usize, n: usize, addr: u64, len: usize) -> Result<u64> {
+        match offset.checked_add(n) {
+            Some(end) if end <= len => Ok(addr + offset as u64),
+            _ => Err(self.fault(offset, n)),
+        }
     }
 
     fn fault(&self, offset: usize, len: usize) -> DriverError {
@@ -55,16 +106,26 @@ impl DmaRegion {
 
     /// Copies `buf.len()` bytes at `offset` into `buf`.
     pub fn read(&self, offset: usize, buf: &mut [u8]) -> Result<()> {
-        self.mem
-            .read(offset, buf)
-            .map_err(|_| self.fault(offset, buf.len()))
+        match &self.mem {
+            Backing::Host(m) => m
+                .read(offset, buf)
+                .map_err(|_| self.fault(offset, buf.len())),
+            Backing::Remote { mem, addr, len } => {
+                mem.read(self.remote_at(offset, buf.len(), *addr, *len)?, buf)
+            }
+        }
     }
 
     /// Copies `data` to `offset`.
     pub fn write(&self, offset: usize, data: &[u8]) -> Result<()> {
-        self.mem
-            .write(offset, data)
-            .map_err(|_| self.fault(offset, data.len()))
+        match &self.mem {
+            Backing::Host(m) => m
+                .write(offset, data)
+                .map_err(|_| self.fault(offset, data.len())),
+            Backing::Remote { mem, addr, len } => {
+                mem.write(self.remote_at(offset, data.len(), *addr, *len)?, data)
+            }
+        }
     }
 
     /// Reads one byte.

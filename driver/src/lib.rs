@@ -34,6 +34,7 @@ mod arena;
 mod device;
 mod dma;
 mod error;
+mod etherbone;
 mod mem;
 #[allow(unsafe_code)]
 mod mmio;
@@ -51,8 +52,9 @@ mod vfio;
 
 pub use arena::Arena;
 pub use device::{Device, check_push};
-pub use dma::DmaRegion;
+pub use dma::{DmaRegion, RemoteMemory};
 pub use error::{DriverError, Result};
+pub use etherbone::{Bus, EtherboneDevice, EtherboneEndpoint, MemoryBus, Patience};
 pub use mem::MemDevice;
 pub use nic::{
     FoundBlock, IdBlock, Nic, NicConfig, Probe, RegisterValue, RingSizes, enable, read_registers,

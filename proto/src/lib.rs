@@ -14,8 +14,11 @@
 //! - [`regs`]: the NIC register map (self-describing blocks), from which the hardware
 //!   decoder, the driver accessors and `docs/regs.md` are derived. Descriptor and completion
 //!   layouts join it with the driver.
+//! - [`etherbone`]: Etherbone (Wishbone over UDP), how a host reaches the open-flow board's
+//!   registers and memory.
 
 pub mod core;
+pub mod etherbone;
 pub mod hostif;
 pub mod policy;
 pub mod regs;
