@@ -81019,7 +81019,7 @@ module homa_nic_core_w64$regs(clock,reset,s_reg_addr,s_reg_wdata,s_reg_we,s_reg_
     localparam  c_value$5 = 32'h0;
     localparam  c_value$6 = 32'h0;
     localparam  c_value$7 = 32'h0;
-    localparam  c_value$8 = 32'h200;
+    localparam  c_value$8 = 32'h40;
     localparam  c_value$9 = 32'hfa;
     localparam  c_value$10 = 32'h484d4346;
     localparam  c_value$11 = 32'h10000;

@@ -19,10 +19,11 @@
 //!   `proto::wire`, at 64 or 512 bits a beat (beats cut from the frame's bytes by
 //!   [`frame_beats`], as the DATA framer's are).
 //! - [`regfile::RegFile`]: the register file, generated from `homa_proto::regs`.
-//! - [`nic_core::HomaNicCore512`]: the NIC core, composed of the blocks below (parser →
+//! - [`nic_core::HomaNicCore`]: the NIC core, composed of the blocks below (parser →
 //!   message table → grant generator → GRANT framer, register file, the RX host queues of
-//!   [`host_rx::HostRx512`], the TX descriptor ring and the transmit engine of
-//!   [`tx_engine::TxEngine512`], one MAC port for GRANT and DATA frames).
+//!   [`host_rx::HostRx`], the TX descriptor ring and the transmit engine of
+//!   [`tx_engine::TxEngine`], one MAC port for GRANT and DATA frames), at 512 bits a beat
+//!   (the Alveo configuration) or 64 (the small one).
 //! - [`rx_dma::RxDma`]: the receive DMA engine (64- and 512-bit instances): each DATA payload into one posted host
 //!   buffer (writes cut at the buffer's end), one `RX_DATA` or `ERROR` completion per buffer.
 //! - [`rx_ring::RxRing512`]: fetches the RX buffer descriptors the host posts, four per
@@ -31,8 +32,8 @@
 //! - [`lutram::LutRam`]: distributed RAM with a combinational read port, for FIFOs.
 //! - [`cq_writer::CqWriter`]: completions into the host's completion ring (body, then the
 //!   phase byte, at 64 or 512 bits a beat; never over an entry the host has not consumed).
-//! - [`host_rx::HostRx512`]: the three above behind one DMA read port and one DMA write
-//!   port (completion entries win the write port over payload beats; `TX_DONE`s from the
+//! - [`host_rx::HostRx`]: the three above behind one DMA read port and one DMA write
+//!   port (narrow descriptor reads gathered into records by [`read_gather::ReadGather`]) (completion entries win the write port over payload beats; `TX_DONE`s from the
 //!   transmit engine join the completions).
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
@@ -48,9 +49,9 @@
 //!   and the payload read by DMA (placed at lane 90 mod the width, 26 at 512 bits and 2 at
 //!   64, so the payload is never shifted), byte-exact with
 //!   `proto::wire`; `TX_DONE` after a message's last frame.
-//! - [`tx_engine::TxEngine512`]: the transmit path composed: scheduler, a 16-entry job FIFO
+//! - [`tx_engine::TxEngine`]: the transmit path composed: scheduler, a 16-entry job FIFO
 //!   (one payload read in flight per entry), DATA framer.
-//! - [`tx_push::TxPush512`]: on-chip TX memory (`proto::hostif::onchip`): the host pushes
+//! - [`tx_push::TxPush`]: on-chip TX memory (`proto::hostif::onchip`): the host pushes
 //!   TX descriptors and small payloads through BAR0, and the descriptor fetcher and the
 //!   transmit engine read them there instead of over PCIe (in request order with their host
 //!   reads), in [`wideram::WideRam`]s (byte-write block RAM).

@@ -465,7 +465,7 @@ impl<const W: usize, const B: usize> HomaNicCore<W, B> {
             m_trace_grant_fifo: Signal::default(),
             m_trace_grant_busy: Signal::default(),
             framer: GrantFramer::new(),
-            regs: HomaRegFile::new(),
+            regs: HomaRegFile::with_constants(&[("ID", "data_width", B as u32)]),
             hq: HostRx::new(),
             txq: TxRing512::new(),
             tx: TxEngine::new(),

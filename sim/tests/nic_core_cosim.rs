@@ -116,6 +116,11 @@ mod built {
             read_reg(m, "ID", "nic_id"),
             u64::from(homa_proto::regs::NIC_ID)
         );
+        assert_eq!(
+            read_reg(m, "ID", "data_width"),
+            8 * m.beat_bytes() as u64,
+            "the ID block names the core's width"
+        );
         write_reg(m, "CONFIG", "max_overcommit", u64::from(cfg.max_overcommit));
         write_reg(m, "CONFIG", "max_sched_prio", u64::from(cfg.max_sched_prio));
         write_reg(m, "CONFIG", "max_incoming", u64::from(cfg.max_incoming));

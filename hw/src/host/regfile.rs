@@ -132,7 +132,21 @@ impl<const R: usize> RegFile<R> {
     /// The register file of `proto::regs`. Panics unless `R == words().len()` (a build bug,
     /// caught by the tests).
     pub fn new() -> Self {
-        let w = words();
+        Self::with_constants(&[])
+    }
+
+    /// The same with some build constants (ID block words such as `data_width`) set to
+    /// `(block, name, value)` instead of their `proto::regs` reset values. Panics if one
+    /// names no constant word (a build bug).
+    pub fn with_constants(constants: &[(&str, &str, u32)]) -> Self {
+        let mut w = words();
+        for &(block, name, value) in constants {
+            let word = w
+                .iter_mut()
+                .find(|x| x.0 == block && x.1 == name && x.4 == WordKind::Const)
+                .unwrap_or_else(|| panic!("{block}.{name} is no build constant of proto::regs"));
+            word.3 = value;
+        }
         assert_eq!(
             w.len(),
             R,
