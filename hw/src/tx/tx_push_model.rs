@@ -1,5 +1,6 @@
-//! The bench of [`crate::tx_push::TxPush512`] (on-chip TX memory), shared by its rust-hdl test
-//! and its Verilator co-simulation in `homa-sim`: seeded random pushes (any word of BAR0's
+//! The bench of [`crate::tx_push::TxPush`] (on-chip TX memory) at any beat width
+//! ([`TxPushPorts::BYTES`]), shared by its rust-hdl test and its Verilator co-simulation in
+//! `homa-sim`: seeded random pushes (any word of BAR0's
 //! upper half, any byte enables), descriptor reads and payload reads that mix host memory and
 //! on-chip memory (inside and outside their areas, at lane 26 and not), a host-memory model
 //! that answers after random latencies with gaps, and random back-pressure on payload beats.
@@ -16,8 +17,8 @@ use homa_proto::hostif::onchip;
 
 use crate::bench::Rng;
 
-/// What the bench offers the block in one cycle.
-#[derive(Clone, Copy, Debug, Default)]
+/// What the bench offers the block in one cycle (beats of [`TxPushPorts::BYTES`] bytes).
+#[derive(Clone, Debug, Default)]
 pub struct TxPushOffer {
     /// A push: word (BAR0 offset / 64), bytes, byte enables.
     pub push: Option<(u16, [u8; 64], u64)>,
@@ -25,8 +26,8 @@ pub struct TxPushOffer {
     pub rd: Option<u64>,
     /// Host memory takes a descriptor read.
     pub dma_rd_ready: bool,
-    /// Host memory answers a descriptor read.
-    pub dma_rd_resp: Option<[u8; 64]>,
+    /// Host memory offers a beat of a descriptor read's answer (`64 / BYTES` beats a read).
+    pub dma_rd_resp: Option<Vec<u8>>,
     /// A payload read (address, length).
     pub pay: Option<(u64, u32)>,
     /// The engine takes a payload beat.
@@ -34,22 +35,22 @@ pub struct TxPushOffer {
     /// Host memory takes a payload read.
     pub dma_pay_ready: bool,
     /// Host memory offers a payload beat.
-    pub dma_pay_beat: Option<[u8; 64]>,
+    pub dma_pay_beat: Option<Vec<u8>>,
 }
 
 /// The block's outputs in that cycle, before the edge.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct TxPushAnswer {
     /// The descriptor read is taken.
     pub rd_ready: bool,
-    /// A descriptor answer.
+    /// A descriptor answer (a whole 64-byte record).
     pub rdr: Option<[u8; 64]>,
     /// A descriptor read to host memory (address).
     pub dma_rd: Option<u64>,
     /// The payload read is taken.
     pub pay_ready: bool,
     /// A payload beat to the engine.
-    pub payr: Option<[u8; 64]>,
+    pub payr: Option<Vec<u8>>,
     /// A payload read to host memory (address, length).
     pub dma_pay: Option<(u64, u32)>,
     /// Host memory's beat is taken.
@@ -60,6 +61,8 @@ pub struct TxPushAnswer {
 
 /// A bench's access to the block, one clock cycle per `cycle`.
 pub trait TxPushPorts {
+    /// Bytes a beat on the payload and host read ports (8 or 64).
+    const BYTES: usize;
     /// Reset.
     fn reset(&mut self);
     /// Sets the inputs, reads the outputs, then clocks one edge.
@@ -88,9 +91,14 @@ pub struct TxPushStats {
     pub faults: u32,
 }
 
-/// The payload beats of a read of `len` bytes: byte 0 at lane 26.
-pub fn beats(len: u32) -> usize {
-    onchip::payload_footprint(len as usize) / onchip::WORD
+/// The lane of a payload read's first byte at `w` bytes a beat: 26 mod `w`.
+fn lane(w: usize) -> usize {
+    onchip::PAYLOAD_LANE as usize % w
+}
+
+/// The payload beats of a read of `len` bytes at `w` bytes a beat: byte 0 at lane 26 mod `w`.
+pub fn beats(len: u32, w: usize) -> usize {
+    (lane(w) + len as usize).div_ceil(w)
 }
 
 /// Host memory's bytes at `addr` (any address: a pure function of it).
@@ -98,17 +106,21 @@ fn host_byte(addr: u64) -> u8 {
     (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8
 }
 
-/// Host memory's beat `k` of a payload read at `addr`: lane `l` holds the byte at
-/// `addr - 26 + 64k + l` (what a DMA engine placing byte 0 at lane 26 returns).
-fn host_beat(addr: u64, k: usize) -> [u8; 64] {
-    let first = addr.wrapping_sub(u64::from(onchip::PAYLOAD_LANE));
-    std::array::from_fn(|l| host_byte(first.wrapping_add((64 * k + l) as u64)))
+/// Host memory's beat `k` of a payload read at `addr`, `w` bytes a beat: lane `l` holds the
+/// byte at `addr - 26 mod w + w k + l` (what a DMA engine placing byte 0 at that lane
+/// returns).
+fn host_beat(addr: u64, k: usize, w: usize) -> Vec<u8> {
+    let first = addr.wrapping_sub(lane(w) as u64);
+    (0..w)
+        .map(|l| host_byte(first.wrapping_add((w * k + l) as u64)))
+        .collect()
 }
 
-/// A read the bench waits for, in order: its beats (1 for a descriptor read).
+/// A read the bench waits for, in order: its beats (one 64-byte record for a descriptor
+/// read).
 #[derive(Debug)]
 struct Due {
-    beats: VecDeque<[u8; 64]>,
+    beats: VecDeque<Vec<u8>>,
     /// The on-chip words it reads (pushes keep off them until it is answered).
     words: Vec<u16>,
     /// A read of host memory.
@@ -126,8 +138,10 @@ fn ring_word(addr: u64) -> (u16, bool) {
 }
 
 /// Whether an on-chip payload read of `len` bytes at `addr` is inside the payload area at
-/// lane 26, and the words it streams.
-fn payload_area_words(addr: u64, len: u32) -> (bool, Vec<u16>) {
+/// lane 26, the words it streams from, and its beats at `w` bytes a beat: from the beat of
+/// the word that holds lane `26 mod w`'s byte on (the area's word after its last wraps to
+/// its first).
+fn payload_area_read(addr: u64, len: u32, w: usize) -> (bool, Vec<u16>, Vec<(u16, usize)>) {
     let off = addr & 0xffff;
     let ok = off >> 14 == u64::from(onchip::PAYLOAD_OFFSET >> 14)
         && off % 64 == u64::from(onchip::PAYLOAD_LANE)
@@ -135,23 +149,31 @@ fn payload_area_words(addr: u64, len: u32) -> (bool, Vec<u16>) {
         && off + u64::from(len) <= 0x1_0000;
     let first = (addr >> 6 & 0xff) as usize;
     let base = (onchip::PAYLOAD_OFFSET / 64) as usize;
-    let words = (0..beats(len))
-        .map(|k| (base + (first + k) % 256) as u16)
+    let sub0 = onchip::PAYLOAD_LANE as usize / w;
+    // Beat k: (word, byte offset in it).
+    let beats: Vec<(u16, usize)> = (0..beats(len, w))
+        .map(|k| {
+            let at = sub0 * w + k * w;
+            ((base + (first + at / 64) % 256) as u16, at % 64)
+        })
         .collect();
-    (ok, words)
+    let mut words: Vec<u16> = beats.iter().map(|b| b.0).collect();
+    words.dedup();
+    (ok, words, beats)
 }
 
 /// One run of about `n` reads of each kind from `seed`.
 pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats, String> {
+    let w = D::BYTES;
     let fail = |m: String| format!("seed {seed:#x}: {m}");
     let mut rng = Rng::new(seed);
     let mut mem = vec![0u8; 1 << 16];
     let mut stats = TxPushStats::default();
     let mut rd_due: VecDeque<Due> = VecDeque::new();
     let mut pay_due: VecDeque<Due> = VecDeque::new();
-    // Host memory: descriptor reads (due cycle, bytes), payload reads (due cycle, addr,
+    // Host memory: descriptor read beats (due cycle, bytes), payload reads (due cycle, addr,
     // len, next beat).
-    let mut host_rd: VecDeque<(u64, [u8; 64])> = VecDeque::new();
+    let mut host_rd: VecDeque<(u64, Vec<u8>)> = VecDeque::new();
     let mut host_pay: VecDeque<(u64, u64, u32, usize)> = VecDeque::new();
     let mut rd_offer: Option<u64> = None;
     let mut pay_offer: Option<(u64, u32)> = None;
@@ -160,7 +182,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
     let busy_ready = rng.below(60);
     let mut beat_held = false;
     dut.reset();
-    let limit = 400 * u64::from(n) + 10_000;
+    let limit = (400 * u64::from(n) + 10_000) * (64 / w) as u64;
     for cycle in 0..limit {
         if rd_left == 0 && pay_left == 0 && rd_due.is_empty() && pay_due.is_empty() {
             stats.cycles = cycle;
@@ -203,7 +225,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
             busy.push(ring_word(a).0);
         }
         if let Some((a, l)) = pay_offer.filter(|&(a, _)| onchip::is_onchip(a)) {
-            busy.extend(payload_area_words(a, l).1);
+            busy.extend(payload_area_read(a, l, w).1);
         }
         let push = if rng.chance(50) {
             let word = match rng.below(8) {
@@ -225,16 +247,13 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
         };
         // Host memory's answers, after their latency.
         let dma_rd_resp = match host_rd.front() {
-            Some(&(due, b)) if due <= cycle => {
-                host_rd.pop_front();
-                Some(b)
-            }
+            Some((due, _)) if *due <= cycle => host_rd.pop_front().map(|(_, b)| b),
             _ => None,
         };
         let dma_pay_beat = match host_pay.front() {
             // Once offered, a beat stays offered until taken.
             Some(&(due, addr, _, k)) if due <= cycle && (beat_held || rng.chance(80)) => {
-                Some(host_beat(addr, k))
+                Some(host_beat(addr, k, w))
             }
             _ => None,
         };
@@ -259,7 +278,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
                 )));
             };
             let want = d.beats.pop_front().expect("one beat");
-            if got != want {
+            if got[..] != want[..] {
                 return Err(fail(format!(
                     "cycle {cycle}: descriptor answer {:02x?}, want {:02x?}",
                     &got[..16],
@@ -292,7 +311,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
                     faults += 1;
                 }
                 rd_due.push_back(Due {
-                    beats: VecDeque::from([b]),
+                    beats: VecDeque::from([b.to_vec()]),
                     words: vec![word],
                     host: false,
                 });
@@ -301,17 +320,21 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
                     return Err(fail(format!("cycle {cycle}: a host read taken unasked")));
                 }
                 stats.rd_host += 1;
-                let b = std::array::from_fn(|l| host_byte(addr + l as u64));
+                let b: Vec<u8> = (0..64).map(|l| host_byte(addr + l as u64)).collect();
+                // Answered in 64 / w beats, back to back.
+                let due = cycle + 1 + rng.below(20);
+                for beat in b.chunks(w) {
+                    host_rd.push_back((due, beat.to_vec()));
+                }
                 rd_due.push_back(Due {
                     beats: VecDeque::from([b]),
                     words: Vec::new(),
                     host: true,
                 });
-                host_rd.push_back((cycle + 1 + rng.below(20), b));
             }
         }
         // Payload beats, in order.
-        if let Some(got) = a.payr
+        if let Some(got) = &a.payr
             && offer.payr_ready
         {
             let Some(d) = pay_due.front_mut() else {
@@ -320,11 +343,12 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
                 )));
             };
             let want = d.beats.pop_front().expect("a beat left");
-            if got != want {
+            if *got != want {
+                let n = w.min(32);
                 return Err(fail(format!(
                     "cycle {cycle}: payload beat {:02x?}.., want {:02x?}..",
-                    &got[..32],
-                    &want[..32]
+                    &got[..n],
+                    &want[..n]
                 )));
             }
             if d.beats.is_empty() {
@@ -334,7 +358,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
         if a.dma_pay_ready && offer.dma_pay_beat.is_some() {
             let front = host_pay.front_mut().expect("a beat was offered");
             front.3 += 1;
-            if front.3 == beats(front.2) {
+            if front.3 == beats(front.2, w) {
                 host_pay.pop_front();
             }
             if !offer.payr_ready || a.payr != offer.dma_pay_beat {
@@ -353,15 +377,16 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
         {
             if onchip::is_onchip(addr) {
                 stats.pay_onchip += 1;
-                let (ok, words) = payload_area_words(addr, len);
-                let beats = words
+                let (ok, words, at) = payload_area_read(addr, len, w);
+                let beats = at
                     .iter()
-                    .map(|&w| {
-                        let mut b = [0u8; 64];
+                    .map(|&(word, off)| {
+                        let start = 64 * word as usize + off;
                         if ok {
-                            b.copy_from_slice(&mem[64 * w as usize..64 * w as usize + 64]);
+                            mem[start..start + w].to_vec()
+                        } else {
+                            vec![0u8; w]
                         }
-                        b
                     })
                     .collect();
                 faults += u32::from(!ok);
@@ -380,7 +405,7 @@ pub fn run<D: TxPushPorts>(dut: &mut D, seed: u64, n: u32) -> Result<TxPushStats
                     )));
                 }
                 stats.pay_host += 1;
-                let beats = (0..beats(len)).map(|k| host_beat(addr, k)).collect();
+                let beats = (0..beats(len, w)).map(|k| host_beat(addr, k, w)).collect();
                 pay_due.push_back(Due {
                     beats,
                     words: Vec::new(),
