@@ -388,10 +388,16 @@ impl Device for EtherboneDevice {
             )));
         }
         *used = end + GUARD;
+        drop(used);
+        // Board memory holds whatever an earlier run left: zero it, as `alloc_dma` promises.
+        let at = u64::from(self.map.mem_base) + start;
+        let zeros = vec![0u32; (len / 4) as usize];
+        self.link
+            .write_words(bus_addr(at, &self.link)?, &zeros, WORD_ENABLE)?;
         let memory: Arc<dyn RemoteMemory> = self.memory.clone();
         Ok(DmaRegion::remote(
             memory,
-            u64::from(self.map.mem_base) + start,
+            at,
             len as usize,
             self.map.dma_base + start,
         ))

@@ -170,3 +170,58 @@ fn open__a_silent_peer_is_refused_with_the_reason() {
             .contains("is not IP or IP:PORT")
     );
 }
+
+/// The driver's whole init sequence over Etherbone: rings and RX buffers in board memory,
+/// zeroed first, their addresses as the core's DMA sees them in the QUEUE registers, every
+/// RX buffer posted inside the RX window.
+#[test]
+fn nic_init__rings_and_buffers_live_in_board_memory() {
+    use crate::{Nic, NicConfig, RingSizes};
+    use homa_proto::hostif::{RX_BUF_DESC_LEN, RxBufDescriptor};
+    let (_ep, bus, dev) = board(None);
+    // Stale bytes where the first region will go: the allocation zeroes them.
+    bus.lock()
+        .unwrap()
+        .write(MAP.mem_base + 4096 + 8, 0xffff_ffff, 0xf);
+    let sizes = RingSizes {
+        tx_log2: 4,
+        rx_log2: 4,
+        cq_log2: 5,
+        rx_buffer_len: 1024,
+        ..RingSizes::default()
+    };
+    let nic = Nic::init(dev, &NicConfig::default(), &sizes).unwrap();
+    let probe = nic.probe();
+    let reg = |name: &str| {
+        let at = MAP.regs_base + probe.address("QUEUE", name).unwrap();
+        bus.lock().unwrap().read(at)
+    };
+    let in_window = |iova: u64| (MAP.dma_base..MAP.dma_base + MAP.mem_len as u64).contains(&iova);
+    let cq_base = u64::from(reg("cq_base_lo")) | u64::from(reg("cq_base_hi")) << 32;
+    let rx_base = u64::from(reg("rx_base_lo")) | u64::from(reg("rx_base_hi")) << 32;
+    assert!(
+        in_window(cq_base) && in_window(rx_base),
+        "{cq_base:#x} {rx_base:#x}"
+    );
+    assert_eq!(reg("rx_producer"), 16, "every RX buffer posted");
+    let win = u64::from(reg("rx_window_base_lo")) | u64::from(reg("rx_window_base_hi")) << 32;
+    let win_len = u64::from(reg("rx_window_len_lo"));
+    assert_eq!(win_len, 16 * 1024);
+    let mut board = bus.lock().unwrap();
+    assert_eq!(
+        board.read(MAP.mem_base + 4096 + 8),
+        0,
+        "allocations are zeroed"
+    );
+    for slot in 0..16u64 {
+        let at = MAP.mem_base as u64 + (rx_base - MAP.dma_base) + slot * RX_BUF_DESC_LEN as u64;
+        let bytes: Vec<u8> = (0..RX_BUF_DESC_LEN as u64 / 4)
+            .flat_map(|i| board.read((at + 4 * i) as u32).to_le_bytes())
+            .collect();
+        let d = RxBufDescriptor::decode(bytes[..].try_into().unwrap()).unwrap();
+        assert!(
+            d.iova >= win && d.iova + u64::from(d.length) <= win + win_len,
+            "slot {slot}: {d:?}"
+        );
+    }
+}
