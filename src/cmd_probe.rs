@@ -116,7 +116,9 @@ mod tests {
         let bus = homa_driver::MemoryBus::with_register_image(BoardMap::DEFAULT.regs_base);
         let ep = homa_driver::EtherboneEndpoint::spawn(bus, None).unwrap();
         let addr = ep.addr().to_string();
-        let dev = EtherboneDevice::open(&addr, BoardMap::DEFAULT, Patience::default()).unwrap();
+        let local = "127.0.0.1:0".parse().ok();
+        let dev = EtherboneDevice::open_from(&addr, local, BoardMap::DEFAULT, Patience::default())
+            .unwrap();
         let text = report(&dev).unwrap();
         assert!(
             text.starts_with(&format!(

@@ -111,8 +111,8 @@ pub(crate) struct SimArgs {
     #[arg(long, default_value_t = 250)]
     clock_mhz: u32,
     /// The NIC core's data path (--engine rtl): `w512` (the Alveo configuration, 64 bytes a
-    /// cycle) or `w64` (the small configuration, 8 bytes a cycle: at 250 MHz it carries
-    /// 16 Gb/s, so give it links that slow, --link-gbps).
+    /// cycle, on 100 Gb/s links) or `w64` (the small configuration, 8 bytes a cycle, on
+    /// 10 Gb/s links, which it carries from 157 MHz).
     #[arg(long, value_enum, default_value_t = CoreWidth::W512)]
     core: CoreWidth,
     /// Host-NIC latency over PCIe per crossing, ns (--engine rtl).
@@ -289,7 +289,8 @@ pub(crate) fn run(args: SimArgs) -> Result<()> {
     };
     if rtl && !(50..=1_000).contains(&args.clock_mhz) {
         anyhow::bail!(
-            "invalid --clock-mhz {}: allowed 50 to 1000 (the NIC's clock)",
+            "invalid --clock-mhz {}: allowed 50 to 1000 (the NIC's clock; and fast enough for \
+             the links: 196 MHz for w512 at 100 Gb/s, 157 for w64 at 10 Gb/s)",
             args.clock_mhz
         );
     }

@@ -11,11 +11,17 @@
 //!
 //! Every transaction is acknowledged: reads by their answer, writes by the answer of a read
 //! the same record carries (Etherbone's writes are otherwise unanswered, and UDP loses
-//! packets). An answer is matched to its request by its return address, a sequence tag, so a
-//! late or duplicated answer is ignored; a request unanswered within the timeout is sent
-//! again, up to the tries allowed. A write sent again may be applied twice: every write the
-//! driver makes (ring indices, configuration, descriptors, payloads) means the same the
-//! second time. Partial words are written with byte enables. All of it is slow by PCIe's
+//! packets). One transaction is out at a time. An answer is matched to its request by its
+//! return address, a sequence tag, so a late or duplicated answer is ignored; a request
+//! unanswered within the timeout is sent again, up to the tries allowed. A write sent again
+//! is applied twice when only its answer was lost, which an immediate repeat of any write the
+//! driver makes tolerates; a first copy delayed in the network past its repeat and past later
+//! writes would undo them, which a direct link between host and board does not do. Partial
+//! words are written with byte enables.
+//!
+//! LiteEth's Etherbone core answers from and to its own UDP port (1234), whatever the
+//! request's source port, so the host's socket is bound to the board's port by default
+//! ([`EtherboneDevice::open`]); [`EtherboneDevice::open_from`] binds another local address. All of it is slow by PCIe's
 //! measure (a round trip per access, about 0.1-1 ms over GbE and LiteEth): the board is for
 //! bring-up and functional tests, not for latency.
 
@@ -60,6 +66,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 #[derive(Debug)]
 struct Link {
     name: String,
+    /// Held for a whole exchange: one transaction on the link at a time, so no caller reads
+    /// (and drops) another's answer.
+    busy: Mutex<()>,
     socket: UdpSocket,
     peer: SocketAddr,
     patience: Patience,
@@ -83,6 +92,7 @@ impl Link {
         what: &str,
         mut accept: impl FnMut(Packet) -> Option<T>,
     ) -> Result<T> {
+        let _one = lock(&self.busy);
         let mut buf = vec![0u8; 2048];
         for _ in 0..self.patience.tries.max(1) {
             self.socket
@@ -301,8 +311,19 @@ const GUARD: u64 = 4096;
 
 impl EtherboneDevice {
     /// Opens the board at `addr` (`IP` or `IP:PORT`; port [`homa_proto::etherbone::PORT`] if
-    /// none), with its bus laid out as `map`, and checks that it answers a probe.
+    /// none), with its bus laid out as `map`, and checks that it answers a probe. The local
+    /// socket takes the board's port (LiteEth answers to it): one device per port per host.
     pub fn open(addr: &str, map: BoardMap, patience: Patience) -> Result<EtherboneDevice> {
+        Self::open_from(addr, None, map, patience)
+    }
+
+    /// The same from the local address `local` (`None`: any address, the board's port).
+    pub fn open_from(
+        addr: &str,
+        local: Option<SocketAddr>,
+        map: BoardMap,
+        patience: Patience,
+    ) -> Result<EtherboneDevice> {
         let name = format!("etherbone {addr}");
         let fail = |reason: String| DriverError::Unusable {
             device: name.clone(),
@@ -318,14 +339,32 @@ impl EtherboneDevice {
             .map_err(|e| fail(format!("`{addr}` is not IP or IP:PORT: {e}")))?
             .next()
             .ok_or_else(|| fail(format!("`{addr}` names no address")))?;
-        let local = if peer.is_ipv4() {
-            "0.0.0.0:0"
-        } else {
-            "[::]:0"
-        };
-        let socket = UdpSocket::bind(local).map_err(|e| fail(format!("binding UDP: {e}")))?;
+        let fits = |base: u32, len: u32| u64::from(base) + u64::from(len) <= 1 << 32;
+        if !fits(map.regs_base, BoardMap::REGS_LEN) || !fits(map.mem_base, map.mem_len) {
+            return Err(fail(format!(
+                "its board map {map:?} runs past the 32-bit bus: registers need {} bytes from \
+                 regs_base, the window mem_len bytes from mem_base",
+                BoardMap::REGS_LEN
+            )));
+        }
+        let local = local.unwrap_or_else(|| {
+            let any: std::net::IpAddr = if peer.is_ipv4() {
+                std::net::Ipv4Addr::UNSPECIFIED.into()
+            } else {
+                std::net::Ipv6Addr::UNSPECIFIED.into()
+            };
+            SocketAddr::new(any, peer.port())
+        });
+        let socket = UdpSocket::bind(local).map_err(|e| {
+            fail(format!(
+                "binding UDP {local}: {e} (the board answers to its own port, {}: is another \
+                 program, litex_server say, using it?)",
+                peer.port()
+            ))
+        })?;
         let link = Arc::new(Link {
             name: format!("etherbone {peer}"),
+            busy: Mutex::new(()),
             socket,
             peer,
             patience,

@@ -33,8 +33,9 @@
 //! - [`cq_writer::CqWriter`]: completions into the host's completion ring (body, then the
 //!   phase byte, at 64 or 512 bits a beat; never over an entry the host has not consumed).
 //! - [`host_rx::HostRx`]: the three above behind one DMA read port and one DMA write
-//!   port (narrow descriptor reads gathered into records by [`read_gather::ReadGather`]) (completion entries win the write port over payload beats; `TX_DONE`s from the
-//!   transmit engine join the completions).
+//!   port: completion entries win the write port over payload beats, `TX_DONE`s from the
+//!   transmit engine join the completions, and narrow descriptor reads are gathered into
+//!   records by [`read_gather::ReadGather`].
 //! - [`srpt::SrptScheduler`]: the TX SRPT scheduler (which outbound message sends next,
 //!   as `homa_proto::policy::srpt_pick`), with its 16-slot instance.
 //! - [`tx_ring::TxRing512`]: fetches the TX descriptors the host posts, one per DMA read and

@@ -1401,8 +1401,8 @@ impl<const W: usize, const B: usize> Logic for HomaNicCore<W, B> {
         self.framer.cfg_mac.next = Bits::<48>::from(self.local_mac.val());
         self.framer.cfg_ip.next = self.cfg_ip.val();
         self.framer.cfg_ctl_priority.next = self.ctl_prio.val();
-        // The MAC port: whole frames, a GRANT first when both wait (a GRANT is two beats
-        // and unblocks a sender; a DATA frame is at most 24).
+        // The MAC port: whole frames, a GRANT first when both wait (a GRANT is 2 beats at
+        // 64 bytes, 9 at 8, and unblocks a sender; a DATA frame is up to 24 or 190).
         self.sel_g.next =
             self.out_g.q.val() | (!self.out_d.q.val() & self.framer.m_axis_tvalid.val());
         self.m_axis_tdata.next = self.tx.m_axis_tdata.val();

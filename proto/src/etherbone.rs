@@ -140,6 +140,16 @@ pub struct Record {
 }
 
 impl Record {
+    /// A record that neither writes nor reads (4 zero bytes: padding).
+    pub fn empty() -> Record {
+        Record {
+            flags: 0,
+            byte_enable: 0,
+            writes: Writes::default(),
+            reads: Reads::default(),
+        }
+    }
+
     /// Writes of `values` to consecutive words from `base`.
     pub fn write(base: u32, values: Vec<u32>) -> Record {
         Record {
@@ -188,10 +198,13 @@ impl Packet {
         }
     }
 
-    /// A probe: an endpoint answers with a packet whose `probe_reply` is set.
+    /// A probe: an endpoint answers with a packet whose `probe_reply` is set. It carries one
+    /// empty record (4 zero bytes), as LiteX's client pads it: an endpoint may drop a packet
+    /// of a bare header.
     pub fn probe() -> Packet {
         Packet {
             probe: true,
+            records: vec![Record::empty()],
             ..Packet::default()
         }
     }
@@ -351,11 +364,13 @@ mod tests {
         };
         let back = Packet::decode(&reply.encode().unwrap()).unwrap();
         assert_eq!(back, reply);
-        assert!(
-            Packet::decode(&Packet::probe().encode().unwrap())
-                .unwrap()
-                .probe
+        let probe = Packet::probe().encode().unwrap();
+        assert_eq!(
+            hex::encode(&probe),
+            "4e6f11440000000000000000",
+            "padded as LiteX pads it"
         );
+        assert!(Packet::decode(&probe).unwrap().probe);
     }
 
     fn record() -> impl Strategy<Value = Record> {

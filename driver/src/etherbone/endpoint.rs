@@ -110,10 +110,29 @@ pub struct EtherboneEndpoint {
 }
 
 impl EtherboneEndpoint {
-    /// Serves `bus` on 127.0.0.1 at a free port. With `drop_every = Some(n)`, every n-th
-    /// packet received is ignored, as a lossy network would.
-    pub fn spawn(mut bus: impl Bus + 'static, drop_every: Option<u32>) -> std::io::Result<Self> {
-        let socket = UdpSocket::bind("127.0.0.1:0")?;
+    /// Serves `bus` on 127.0.0.1 at a free port, answering each request to its source address.
+    /// With `drop_every = Some(n)`, every n-th packet received is ignored, as a lossy network
+    /// would.
+    pub fn spawn(bus: impl Bus + 'static, drop_every: Option<u32>) -> std::io::Result<Self> {
+        Self::serve(UdpSocket::bind("127.0.0.1:0")?, bus, drop_every, false)
+    }
+
+    /// Serves `bus` at `bind` as LiteEth's Etherbone core does: answers go to the request's
+    /// source IP at this endpoint's own port, whatever the request's source port.
+    pub fn spawn_liteeth(
+        bind: SocketAddr,
+        bus: impl Bus + 'static,
+        drop_every: Option<u32>,
+    ) -> std::io::Result<Self> {
+        Self::serve(UdpSocket::bind(bind)?, bus, drop_every, true)
+    }
+
+    fn serve(
+        socket: UdpSocket,
+        mut bus: impl Bus + 'static,
+        drop_every: Option<u32>,
+        own_port: bool,
+    ) -> std::io::Result<Self> {
         socket.set_read_timeout(Some(Duration::from_millis(20)))?;
         let addr = socket.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
@@ -134,10 +153,15 @@ impl EtherboneEndpoint {
                     let Ok(p) = Packet::decode(&buf[..n]) else {
                         continue;
                     };
+                    let to = if own_port {
+                        SocketAddr::new(from.ip(), addr.port())
+                    } else {
+                        from
+                    };
                     if let Some(answer) = serve(&mut bus, &p)
                         && let Ok(bytes) = answer.encode()
                     {
-                        let _ = socket.send_to(&bytes, from);
+                        let _ = socket.send_to(&bytes, to);
                     }
                 }
             })?;

@@ -18,8 +18,50 @@ fn quick() -> Patience {
 fn board(drop_every: Option<u32>) -> (EtherboneEndpoint, Arc<Mutex<MemoryBus>>, EtherboneDevice) {
     let bus = Arc::new(Mutex::new(MemoryBus::with_register_image(MAP.regs_base)));
     let ep = EtherboneEndpoint::spawn(Arc::clone(&bus), drop_every).unwrap();
-    let dev = EtherboneDevice::open(&ep.addr().to_string(), MAP, quick()).unwrap();
+    let dev =
+        EtherboneDevice::open_from(&ep.addr().to_string(), Some(LOCAL), MAP, quick()).unwrap();
     (ep, bus, dev)
+}
+
+/// Any free port on the loopback.
+const LOCAL: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 0);
+
+/// An endpoint that answers as LiteEth does, to the sender's IP at its own port: the device
+/// bound (by `open`'s default) to that port gets the answers.
+#[test]
+fn open__answers_to_the_board_s_own_port_arrive() {
+    let bus = MemoryBus::with_register_image(MAP.regs_base);
+    let ep = EtherboneEndpoint::spawn_liteeth(LOCAL, bus, None).unwrap();
+    let port = ep.addr().port();
+    // The host side on another loopback address, at the board's port.
+    let host = SocketAddr::new(std::net::Ipv4Addr::new(127, 0, 0, 2).into(), port);
+    let dev = EtherboneDevice::open_from(&ep.addr().to_string(), Some(host), MAP, quick()).unwrap();
+    dev.write32(0x104, 5).unwrap();
+    assert_eq!(dev.read32(0x104).unwrap(), 5);
+    // From another port the answers never come.
+    let other = EtherboneDevice::open_from(
+        &ep.addr().to_string(),
+        Some(LOCAL),
+        MAP,
+        Patience {
+            timeout: Duration::from_millis(20),
+            tries: 2,
+        },
+    );
+    assert!(other.is_err());
+}
+
+#[test]
+fn open__a_map_past_the_bus_is_refused() {
+    let (ep, _bus, _dev) = board(None);
+    let map = BoardMap {
+        mem_base: 0xf000_0000,
+        mem_len: 0x2000_0000,
+        ..MAP
+    };
+    let err =
+        EtherboneDevice::open_from(&ep.addr().to_string(), Some(LOCAL), map, quick()).unwrap_err();
+    assert!(err.to_string().contains("past the 32-bit bus"), "{err}");
 }
 
 /// A small deterministic generator (xorshift) for offsets and bytes.
@@ -148,8 +190,9 @@ fn open__a_silent_peer_is_refused_with_the_reason() {
     let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
     let addr = silent.local_addr().unwrap().to_string();
     let t = Instant::now();
-    let err = EtherboneDevice::open(
+    let err = EtherboneDevice::open_from(
         &addr,
+        Some(LOCAL),
         MAP,
         Patience {
             timeout: Duration::from_millis(30),
@@ -164,7 +207,7 @@ fn open__a_silent_peer_is_refused_with_the_reason() {
         "{text}"
     );
     assert!(
-        EtherboneDevice::open("not an address", MAP, quick())
+        EtherboneDevice::open_from("not an address", Some(LOCAL), MAP, quick())
             .unwrap_err()
             .to_string()
             .contains("is not IP or IP:PORT")

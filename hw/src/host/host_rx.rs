@@ -30,7 +30,7 @@
 //! message it has not seen yet, and learns its grants from the next).
 //!
 //! Completions pass through a two-entry FIFO on their way to the ring writer (which takes
-//! each with its second write), so the engine never waits on the write port's arbitration
+//! each with its phase write, the last), so the engine never waits on the write port's arbitration
 //! within a cycle. The write port takes one beat per cycle. Completion-ring writes win the
 //! port over payload writes: they are one entry per packet (two beats at 64 bytes, nine at
 //! 8) and never wait on the payload, so

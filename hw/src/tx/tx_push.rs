@@ -55,7 +55,6 @@ const ONCHIP_BITS: usize = crate::tx_engine::TX_READS_IN_FLIGHT.trailing_zeros()
 pub const ONCHIP_READS: usize = 1 << ONCHIP_BITS;
 const _: () = assert!(ONCHIP_READS == crate::tx_engine::TX_READS_IN_FLIGHT);
 
-/// On-chip TX memory and the two read routers.
 /// The on-chip TX memory of the 512-bit (Alveo) configuration.
 pub type TxPush512 = TxPush<64, 512>;
 

@@ -95,7 +95,7 @@ impl NicDevice {
 
 impl Device for NicDevice {
     fn name(&self) -> &str {
-        "simulated homa-nic (Verilated homa_nic_core_w512, PCIe model)"
+        "simulated homa-nic (Verilated NIC core, PCIe model)"
     }
 
     fn bar_len(&self) -> u32 {

@@ -1,10 +1,11 @@
-//! A simulated host's homa-nic: the Verilated NIC core of `hw/rtl` (`homa_nic_core_w512`:
+//! A simulated host's homa-nic: the Verilated NIC core of `hw/rtl` (`homa_nic_core_w512`, or
+//! `homa_nic_core_w64` with [`NicTiming::beat_bytes`] 8:
 //! parser, inbound message table, grant generator, GRANT framer, RX host queues, TX
 //! descriptor ring, transmit engine and register file) clocked at the NIC clock, between the
 //! fabric and the host stack that applications link.
 //!
 //! ```text
-//!  fabric ──frame──► RtlNic::receive ─► MAC FIFO ─► s_axis (64 B/cycle) ─► Verilated core
+//!  fabric ──frame──► RtlNic::receive ─► MAC FIFO ─► s_axis (a beat/cycle) ─► Verilated core
 //!                                                     m_dma_wr / m_dma_rd / _txrd / _payrd
 //!   host memory ◄── payloads, completions (land one PCIe latency later) ─────────┘ ▲
 //!        ▲  └── rings, buffers, TX payloads (read a PCIe round trip later) ──────────┘
