@@ -27,6 +27,7 @@ module homa_rx_grant_framer_w64(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant
     input wire  m_axis_tready;
     
     // Constant declarations
+    localparam  c_csum_reg = 1'b1;
     localparam  c_tmpl$0 = 8'h0;
     localparam  c_tmpl$1 = 8'h0;
     localparam  c_tmpl$2 = 8'h0;
@@ -660,6 +661,9 @@ module homa_rx_grant_framer_w64(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant
     reg  [63:0] beats$w14;
     reg  [63:0] beats$w15;
     wire  [63:0] beats$o;
+    reg  [15:0] csum_q$d;
+    wire  [15:0] csum_q$q;
+    reg  csum_q$clock;
     
     // Local signals
     reg  done;
@@ -844,6 +848,7 @@ module homa_rx_grant_framer_w64(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant
     reg  [19:0] sum1;
     reg  [19:0] sum2;
     reg  [15:0] csum;
+    reg  [15:0] csum_c;
     reg  [19:0] w_tos;
     reg  [19:0] w_lip_hi;
     reg  [19:0] w_lip_lo;
@@ -1092,6 +1097,11 @@ module homa_rx_grant_framer_w64(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant
         .w15(beats$w15),
         .o(beats$o)
     );
+    homa_rx_grant_framer_w64$csum_q csum_q(
+        .d(csum_q$d),
+        .q(csum_q$q),
+        .clock(csum_q$clock)
+    );
     
     // Update code
     always @(*) begin
@@ -1104,6 +1114,7 @@ module homa_rx_grant_framer_w64(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant
         g_dport$clock = clock;
         g_offset$clock = clock;
         g_priority$clock = clock;
+        csum_q$clock = clock;
         beat$d = beat$q;
         hv$d = hv$q;
         g_peer$d = g_peer$q;
@@ -1113,6 +1124,7 @@ module homa_rx_grant_framer_w64(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant
         g_dport$d = g_dport$q;
         g_offset$d = g_offset$q;
         g_priority$d = g_priority$q;
+        csum_q$d = csum_q$q;
         tos[(64'h0)+:(5)] = c_zero5;
         tos[(64'h5)+:(3)] = cfg_ctl_priority;
         w_tos[(64'h0)+:(8)] = ((tos) & 8'hff);
@@ -1141,7 +1153,12 @@ module homa_rx_grant_framer_w64(clock,reset,cfg_mac,cfg_ip,s_grant_valid,s_grant
         f2_hi[(64'h0)+:(4)] = sum1[(c_off$2)+:(4)];
         f2_hi[(64'h4)+:(16)] = c_zero16;
         sum2 = ((f2_lo) & 20'hfffff) + ((f2_hi) & 20'hfffff);
-        csum = ~sum2[(c_off$0)+:(16)];
+        csum_c = ~sum2[(c_off$0)+:(16)];
+        csum_q$d = csum_c;
+        csum = csum_c;
+        if (c_csum_reg) begin
+            csum = csum_q$q;
+        end
         id_out = g_id$q ^ c_one64;
         prio[(64'h0)+:(3)] = g_priority$q;
         prio[(64'h3)+:(5)] = c_zero5;
@@ -17612,6 +17629,25 @@ module homa_rx_grant_framer_w64$beats$ext$7(i,o);
     end
     
 endmodule // homa_rx_grant_framer_w64$beats$ext$7
+
+
+module homa_rx_grant_framer_w64$csum_q(d,q,clock);
+    
+    // Module arguments
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    input wire  clock;
+    
+    // Update code (custom)
+    initial begin
+       q = 16'h0;
+    end
+    
+    always @(posedge clock) begin
+       q <= d;
+    end
+          
+endmodule // homa_rx_grant_framer_w64$csum_q
 
 
 module homa_rx_grant_framer_w64$g_dport(d,q,clock);

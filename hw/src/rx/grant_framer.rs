@@ -17,7 +17,10 @@
 //! grant is taken in the cycle its predecessor's last beat leaves), against one DATA frame
 //! of at least as many beats (90 bytes of header and a payload): the framer keeps up with
 //! any DATA stream at line rate. The
-//! register costs a cycle of latency from decision to frame.
+//! register costs a cycle of latency from decision to frame. At 8 bytes a beat the checksum
+//! is registered too (its bytes are in the fourth beat, three cycles after the GRANT is taken
+//! at the earliest), so the beat out starts at flip-flops for every byte; at 64 it is in
+//! beat 0 and comes straight from the GRANT's registers.
 
 use crate::frame_beats::{FRAME_BYTES, FRAME_WORDS, FrameBeats, PackWord};
 use crate::grant_model::Grant;
@@ -28,6 +31,9 @@ use homa_proto::wire::{self, ChecksumCapabilities, FrameRepr};
 mod lanes;
 
 pub use lanes::{Lo4In20, Lo16In20, Lo16In32, Lo32Hi32, Mac48, Prio8, Prio8Low};
+
+/// The IPv4 header checksum's offset in the frame.
+const CSUM_AT: usize = 14 + 10;
 
 /// Frame bytes emitted per GRANT.
 pub const GRANT_FRAME_LEN: usize = 14 + 20 + wire::field::homa::GRANT_LEN;
@@ -216,6 +222,12 @@ pub struct GrantFramer<const W: usize, const B: usize> {
     sum1: Signal<Local, Bits<20>>,
     sum2: Signal<Local, Bits<20>>,
     csum: Signal<Local, Bits<16>>,
+    /// The checksum from the GRANT's registers, and the same a cycle later: a beat narrower
+    /// than the checksum's offset (24) takes the register, whose value is ready before the
+    /// checksum's beat (the fourth at 8 bytes) can leave.
+    csum_c: Signal<Local, Bits<16>>,
+    csum_q: DFF<Bits<16>>,
+    c_csum_reg: Constant<Bit>,
     w_tos: Signal<Local, Be16In20>,
     w_lip_hi: Signal<Local, Be16In20>,
     w_lip_lo: Signal<Local, Be16In20>,
@@ -313,6 +325,9 @@ impl<const W: usize, const B: usize> GrantFramer<W, B> {
             sum1: Signal::default(),
             sum2: Signal::default(),
             csum: Signal::default(),
+            csum_c: Signal::default(),
+            csum_q: DFF::default(),
+            c_csum_reg: Constant::new(W <= CSUM_AT),
             w_tos: Signal::default(),
             w_lip_hi: Signal::default(),
             w_lip_lo: Signal::default(),
@@ -377,7 +392,8 @@ impl<const W: usize, const B: usize> Logic for GrantFramer<W, B> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, beat, hv, g_peer, g_mac, g_id, g_sport, g_dport, g_offset, g_priority
+            self, clock, beat, hv, g_peer, g_mac, g_id, g_sport, g_dport, g_offset, g_priority,
+            csum_q
         );
         self.tos.next.z = self.c_zero5.val();
         self.tos.next.p = self.cfg_ctl_priority.val();
@@ -429,7 +445,12 @@ impl<const W: usize, const B: usize> Logic for GrantFramer<W, B> {
         self.f2_hi.next.lo = self.sum1.val().get_bits::<4>(self.c_off[2].val().index());
         self.f2_hi.next.z = self.c_zero16.val();
         self.sum2.next = Bits::<20>::from(self.f2_lo.val()) + Bits::<20>::from(self.f2_hi.val());
-        self.csum.next = !self.sum2.val().get_bits::<16>(self.c_off[0].val().index());
+        self.csum_c.next = !self.sum2.val().get_bits::<16>(self.c_off[0].val().index());
+        self.csum_q.d.next = self.csum_c.val();
+        self.csum.next = self.csum_c.val();
+        if self.c_csum_reg.val() {
+            self.csum.next = self.csum_q.q.val();
+        }
         // The variable bytes, most significant first, in `layout()` order.
         self.id_out.next = self.g_id.q.val() ^ self.c_one64.val();
         self.prio.next.p = self.g_priority.q.val();
