@@ -82,6 +82,26 @@ pub fn check_push(device: &str, offset: u32, len: usize) -> Result<()> {
     }
 }
 
+/// Checks a register access at BAR0 `offset` of `device`, whose BAR0 has `bar_len` bytes:
+/// 4-byte aligned and inside. The check, and the error, of every backend.
+pub fn check_register(device: &str, offset: u32, bar_len: u32) -> Result<()> {
+    if offset.is_multiple_of(4) && offset < bar_len {
+        Ok(())
+    } else {
+        Err(DriverError::RegisterAccess {
+            device: device.to_string(),
+            offset,
+            bar_len,
+        })
+    }
+}
+
+/// Locks `m`, keeping its data if a holder panicked: the driver's locks guard plain data
+/// that stays usable.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Forwards every method to the device behind a pointer.
 macro_rules! forward_device {
     ($($ptr:ident)::+) => {

@@ -31,12 +31,12 @@ mod tests;
 
 pub use endpoint::{Bus, EtherboneEndpoint, MemoryBus};
 
-use crate::device::{Device, check_push};
+use crate::device::{Device, check_push, check_register, lock};
 use crate::dma::{DmaRegion, RemoteMemory};
 use crate::{DriverError, Result};
 use homa_proto::etherbone::{BoardMap, MAX_WORDS, Packet, Reads, Record, WORD_ENABLE, Writes};
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long to wait for an answer before sending a request again, and how many times to send
@@ -56,10 +56,6 @@ impl Default for Patience {
             tries: 5,
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The UDP link to one endpoint: requests out, answers matched by tag.
@@ -382,14 +378,9 @@ impl EtherboneDevice {
         })
     }
 
+    /// The bus address of BAR0 `offset`, checked.
     fn register(&self, offset: u32) -> Result<u32> {
-        if !offset.is_multiple_of(4) || offset >= self.bar_len() {
-            return Err(DriverError::RegisterAccess {
-                device: self.link.name.clone(),
-                offset,
-                bar_len: self.bar_len(),
-            });
-        }
+        check_register(self.name(), offset, self.bar_len())?;
         Ok(self.map.regs_base.wrapping_add(offset))
     }
 }

@@ -51,7 +51,7 @@ mod tx_queue;
 mod vfio;
 
 pub use arena::Arena;
-pub use device::{Device, check_push};
+pub use device::{Device, check_push, check_register};
 pub use dma::{DmaRegion, RemoteMemory};
 pub use error::{DriverError, Result};
 pub use etherbone::{Bus, EtherboneDevice, EtherboneEndpoint, MemoryBus, Patience};

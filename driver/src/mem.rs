@@ -1,13 +1,13 @@
 //! [`MemDevice`]: registers and DMA memory in plain host memory, no NIC behind them.
 
-use crate::device::{NO_ONCHIP, check_push, push_error};
+use crate::device::{NO_ONCHIP, check_push, lock, push_error};
 use crate::dma::IovaAllocator;
 use crate::mmio::DmaMemory;
 use crate::{Device, DmaRegion, DriverError, Result};
 use homa_proto::hostif::onchip;
 use homa_proto::regs::{BLOCKS, block, map_len};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 
 /// A device made of memory: a register array holding the reset image of
 /// [`homa_proto::regs::BLOCKS`], and DMA regions in ordinary (page-aligned, anonymous) memory.
@@ -28,11 +28,6 @@ pub struct MemDevice {
     writes: Mutex<Vec<(u32, u32)>>,
     regions: Mutex<Vec<(u64, Arc<DmaMemory>)>>,
     iova: Mutex<IovaAllocator>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding one of these locks leaves plain data behind: keep using it.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Default for MemDevice {

@@ -20,7 +20,9 @@ use std::fs::{self, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
+
+use crate::device::lock;
 use vfio_ioctls::VfioContainer;
 
 /// VFIO region index of BAR0 (linux/vfio.h `VFIO_PCI_BAR0_REGION_INDEX`).
@@ -71,10 +73,6 @@ impl fmt::Debug for VfioDevice {
             .field("bar_len", &self.bar_len)
             .finish_non_exhaustive()
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Reads a sysfs id file ("0x10ee\n").

@@ -19,7 +19,7 @@ mod built {
     use homa_hw::bench::{frames_from_env, seed_from_env};
     use homa_hw::tx_push_model::{self, TxPushAnswer, TxPushOffer, TxPushPorts};
     use homa_sim::rtl::models::{HomaTxPushW64, HomaTxPushW512};
-    use homa_sim::rtl::{words_from_le_bytes, words_to_le_bytes};
+    use homa_sim::rtl::{u64_from_le_bytes, words_from_le_bytes, words_to_le_bytes};
 
     fn words(bytes: &[u8]) -> [u32; 16] {
         words_from_le_bytes(bytes).expect("at most 64 bytes")
@@ -27,13 +27,6 @@ mod built {
 
     fn bytes(words: &[u32; 16]) -> [u8; 64] {
         words_to_le_bytes(words)[..64].try_into().expect("512 bits")
-    }
-
-    /// A 64-bit port's value from at most 8 bytes.
-    fn word64(bytes: &[u8]) -> u64 {
-        let mut b = [0u8; 8];
-        b[..bytes.len()].copy_from_slice(bytes);
-        u64::from_le_bytes(b)
     }
 
     /// The data ports whose width differs between the models, as bytes.
@@ -57,10 +50,10 @@ mod built {
 
     impl Beats for HomaTxPushW64 {
         fn set_rd_beat(&mut self, b: &[u8]) {
-            self.set_s_dma_rd_data(word64(b));
+            self.set_s_dma_rd_data(u64_from_le_bytes(b));
         }
         fn set_pay_beat(&mut self, b: &[u8]) {
-            self.set_s_dma_pay_data(word64(b));
+            self.set_s_dma_pay_data(u64_from_le_bytes(b));
         }
         fn payr_beat(&self) -> Vec<u8> {
             self.get_m_payr_data().to_le_bytes().to_vec()

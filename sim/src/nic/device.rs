@@ -12,7 +12,9 @@ use super::{NicError, NicTiming};
 use crate::rtl::models::HomaNicCoreW512;
 use crate::time::SimClock;
 use fragile::Fragile;
-use homa_driver::{Device, DmaRegion, DriverError, MemDevice, Nic, NicConfig, RingSizes};
+use homa_driver::{
+    Device, DmaRegion, DriverError, MemDevice, Nic, NicConfig, RingSizes, check_register,
+};
 use homa_proto::regs::map_len;
 use std::cell::{RefCell, RefMut};
 use std::rc::Rc;
@@ -82,14 +84,7 @@ impl NicDevice {
     }
 
     fn check(&self, offset: u32) -> Result<(), DriverError> {
-        if !offset.is_multiple_of(4) || offset >= self.bar_len() {
-            return Err(DriverError::RegisterAccess {
-                device: self.name().to_string(),
-                offset,
-                bar_len: self.bar_len(),
-            });
-        }
-        Ok(())
+        check_register(self.name(), offset, self.bar_len())
     }
 }
 
@@ -166,13 +161,7 @@ impl SimDevice {
     }
 
     fn check(&self, offset: u32) -> Result<u64, DriverError> {
-        if !offset.is_multiple_of(4) || offset >= self.bar_len() {
-            return Err(DriverError::RegisterAccess {
-                device: self.name().to_string(),
-                offset,
-                bar_len: self.bar_len(),
-            });
-        }
+        check_register(self.name(), offset, self.bar_len())?;
         Ok(u64::from(offset))
     }
 }

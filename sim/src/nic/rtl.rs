@@ -9,7 +9,7 @@ use crate::rtl::words_from_le_bytes;
 use crate::time::Ps;
 use homa_driver::MemDevice;
 // The lane of a payload read response's first byte, as the core's DATA framer takes it.
-use homa_hw::data_framer::PAYLOAD_LANE;
+use homa_hw::data_framer::payload_lane;
 use homa_proto::wire::{Body, ChecksumCapabilities, FrameRepr, LinkType};
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -616,10 +616,10 @@ impl RtlNic {
     }
 
     /// Beat `k` of the response to a payload read of `len` bytes at `addr`: payload byte
-    /// `i` at lane `PAYLOAD_LANE mod beat + i` of the whole response, zeros around it. An
+    /// `i` at lane `payload_lane(beat) + i` of the whole response, zeros around it. An
     /// access outside the memory the driver allocated reads zeros and is counted.
     fn payload_beat(&mut self, addr: u64, len: usize, k: usize) -> Vec<u8> {
-        let (w, lane0) = (self.beat, PAYLOAD_LANE % self.beat);
+        let (w, lane0) = (self.beat, payload_lane(self.beat));
         let mut data = vec![0u8; w];
         // Payload bytes [first, end) land in this beat, from lane `first + lane0 - w k`.
         let first = (w * k).saturating_sub(lane0);
@@ -648,7 +648,7 @@ impl RtlNic {
             return false;
         }
         self.pay_beat += 1;
-        if self.pay_beat == (PAYLOAD_LANE % self.beat + len).div_ceil(self.beat) {
+        if self.pay_beat == (payload_lane(self.beat) + len).div_ceil(self.beat) {
             self.pay_reads.pop_front();
             self.pay_beat = 0;
         }

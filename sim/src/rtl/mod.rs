@@ -211,6 +211,15 @@ pub fn words_from_le_bytes<const N: usize>(bytes: &[u8]) -> Option<[u32; N]> {
     Some(words)
 }
 
+/// Packs at most 8 bytes into a port of up to 64 bits, byte `i` in bits `8i+7..8i`, missing
+/// bytes zero (bytes past 8 are dropped): a narrow port's [`words_from_le_bytes`].
+pub fn u64_from_le_bytes(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = bytes.len().min(8);
+    b[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(b)
+}
+
 /// Unpacks the words of a wide port into little-endian bytes (the inverse of
 /// [`words_from_le_bytes`]): `4 * words.len()` bytes, byte `i` from bits `8i+7..8i`.
 pub fn words_to_le_bytes(words: &[u32]) -> Vec<u8> {

@@ -8,7 +8,7 @@
 //! bytes at both widths); every other port is the model's own.
 
 use super::models::{HomaNicCoreW64, HomaNicCoreW512};
-use super::{words_from_le_bytes, words_to_le_bytes};
+use super::{u64_from_le_bytes as narrow, words_from_le_bytes, words_to_le_bytes};
 
 /// A Verilated NIC core, whatever its width.
 pub trait NicCore {
@@ -171,14 +171,6 @@ macro_rules! common {
 /// Bytes as a 512-bit port's words (at most 64 bytes; the rest zero).
 fn wide(bytes: &[u8]) -> [u32; 16] {
     words_from_le_bytes(&bytes[..bytes.len().min(64)]).unwrap_or([0; 16])
-}
-
-/// Bytes as a 64-bit port's value (at most 8 bytes; the rest zero).
-fn narrow(bytes: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = bytes.len().min(8);
-    b[..n].copy_from_slice(&bytes[..n]);
-    u64::from_le_bytes(b)
 }
 
 impl NicCore for HomaNicCoreW512 {
