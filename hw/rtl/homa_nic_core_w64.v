@@ -79388,7 +79388,6 @@ module homa_nic_core_w64$push(clock,reset,s_push_valid,s_push_word,s_push_data,s
     // Constant declarations
     localparam  c_sub0 = 16'h3;
     localparam  c_max_sub = 16'h7;
-    localparam  c_zero16b = 16'h0;
     localparam  c_one16 = 16'h1;
     localparam  c_bshift = 16'h6;
     localparam  c_zero_b = 64'h0;
@@ -79720,7 +79719,7 @@ module homa_nic_core_w64$push(clock,reset,s_push_valid,s_push_word,s_push_data,s
         if (l_take) begin
             l_sub$d = l_sub$q + c_one16;
             if (l_sub$q == c_max_sub) begin
-                l_sub$d = c_zero16b;
+                l_sub$d = c_zero16;
                 pay$read_address = l_word$q + c_one8;
                 l_word$d = l_word$q + c_one8;
             end

@@ -43,7 +43,6 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
     // Constant declarations
     localparam  c_sub0 = 16'h0;
     localparam  c_max_sub = 16'h0;
-    localparam  c_zero16b = 16'h0;
     localparam  c_one16 = 16'h1;
     localparam  c_bshift = 16'h9;
     localparam  c_zero_b = 512'h0;
@@ -375,7 +374,7 @@ module homa_tx_push_w512(clock,reset,s_push_valid,s_push_word,s_push_data,s_push
         if (l_take) begin
             l_sub$d = l_sub$q + c_one16;
             if (l_sub$q == c_max_sub) begin
-                l_sub$d = c_zero16b;
+                l_sub$d = c_zero16;
                 pay$read_address = l_word$q + c_one8;
                 l_word$d = l_word$q + c_one8;
             end

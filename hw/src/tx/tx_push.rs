@@ -141,7 +141,6 @@ pub struct TxPush<const W: usize, const B: usize> {
     narrow: Signal<Local, Bits<B>>,
     c_sub0: Constant<Bits<16>>,
     c_max_sub: Constant<Bits<16>>,
-    c_zero16b: Constant<Bits<16>>,
     c_one16: Constant<Bits<16>>,
     c_bshift: Constant<Bits<16>>,
     c_zero_b: Constant<Bits<B>>,
@@ -262,7 +261,6 @@ impl<const W: usize, const B: usize> TxPush<W, B> {
             narrow: Signal::default(),
             c_sub0: k(lane / W as u64),
             c_max_sub: k((64 / W - 1) as u64),
-            c_zero16b: k(0),
             c_one16: k(1),
             c_bshift: k(u64::from(W.trailing_zeros() + 3)),
             c_zero_b: Constant::new(Bits::default()),
@@ -304,7 +302,7 @@ impl<const W: usize, const B: usize> TxPush<W, B> {
             c_lo16: k(0xffff),
             c_zero16: k(0),
             c_area_end: k(u64::from(onchip::PAYLOAD_OFFSET + onchip::PAYLOAD_BYTES)),
-            c_lanes: k(lane % W as u64 + W as u64 - 1),
+            c_lanes: k((crate::data_framer::payload_lane(W) + W - 1) as u64),
             c_shift: k(u64::from(W.trailing_zeros())),
             c_zero32: k(0),
             c_zero512: Constant::new(Bits::default()),
@@ -523,7 +521,7 @@ impl<const W: usize, const B: usize> Logic for TxPush<W, B> {
         if self.l_take.val() {
             self.l_sub.d.next = self.l_sub.q.val() + self.c_one16.val();
             if self.l_sub.q.val() == self.c_max_sub.val() {
-                self.l_sub.d.next = self.c_zero16b.val();
+                self.l_sub.d.next = self.c_zero16.val();
                 self.pay.read_address.next = self.l_word.q.val() + self.c_one8.val();
                 self.l_word.d.next = self.l_word.q.val() + self.c_one8.val();
             }

@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use homa_proto::hostif::onchip;
 
 use crate::bench::Rng;
+use crate::data_framer::payload_lane as lane;
 
 /// What the bench offers the block in one cycle (beats of [`TxPushPorts::BYTES`] bytes).
 #[derive(Clone, Debug, Default)]
@@ -89,11 +90,6 @@ pub struct TxPushStats {
     pub pay_onchip_behind_host: u64,
     /// Reads outside their area (answered with zeros).
     pub faults: u32,
-}
-
-/// The lane of a payload read's first byte at `w` bytes a beat: 26 mod `w`.
-fn lane(w: usize) -> usize {
-    onchip::PAYLOAD_LANE as usize % w
 }
 
 /// The payload beats of a read of `len` bytes at `w` bytes a beat: byte 0 at lane 26 mod `w`.
